@@ -1,0 +1,394 @@
+"""The loop body as the pass sees it: a flat list of top-level statements.
+
+Source is not IR. Before the pass runs, ``pl.unroll`` bodies are inlined,
+nested calls are split into their own statements, Simplify drops ``if``s it
+can prove and collapses one-trip ``pl.range`` loops, and an inner pipeline that
+was skewed is replaced by its prologue, steady loop and epilogue. This module
+re-creates that flat list from libcst nodes, with each statement's defs and
+reads, then binds every read to the statement whose definition it sees (the
+SSA edges the backward slice follows).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+import libcst as cst
+
+from . import dsl
+from .conditions import Interval, evaluate_condition
+from .constants import Const, Folded, Folder
+from .names import (
+    body_statements,
+    has_call,
+    reads_of,
+    small_statement_effects,
+    statement_effects,
+    unique,
+)
+
+# Unrolled copies beyond this are not modelled one by one (the compiler would, but
+# such a body is far outside anything that reaches the skew pass in practice).
+MAX_UNROLL_COPIES = 4096
+
+MESSAGE_TEMP = "%msg"
+
+
+@dataclass
+class Stmt:
+    """One top-level statement of the normalised body."""
+
+    node: cst.CSTNode
+    kind: str  # "push" | "pop" | "plain" | "compound"
+    defs: tuple[str, ...]
+    reads: tuple[str, ...]
+    scalar_arith: bool = False
+    origin: str = ""
+    deps: dict[str, int] = field(default_factory=dict)
+    carried_reads: tuple[str, ...] = ()
+
+    @property
+    def is_message(self) -> bool:
+        return self.kind in ("push", "pop")
+
+
+@dataclass(frozen=True)
+class InnerSkew:
+    """What the parent needs to splice a skewed inner pipeline into its body."""
+
+    node: cst.For
+    stmts: tuple[Stmt, ...]
+    produce: tuple[int, ...]
+    consume: tuple[int, ...]
+    depth: int
+    loop_var: str
+    iter_names: tuple[str, ...]
+    init_reads: tuple[str, ...]
+    yield_targets: tuple[str, ...]
+
+
+@dataclass
+class BodyContext:
+    """What normalisation needs to know about the surroundings of a body."""
+
+    lookup: Callable[[str], Folded | None]
+    ranges: dict[str, Interval]
+    aliases: dsl.Aliases
+    decide_inner: Callable[[cst.For, BodyContext], InnerSkew | None]
+    tile_names: frozenset[str] = frozenset()
+    temp_counter: list[int] = field(default_factory=lambda: [0])
+
+    def with_value(self, name: str, value: int) -> BodyContext:
+        ranges = dict(self.ranges)
+        ranges[name] = Interval(value, value)
+        return replace(self, ranges=ranges)
+
+    def with_range(self, name: str, interval: Interval | None) -> BodyContext:
+        ranges = dict(self.ranges)
+        if interval is None:
+            ranges.pop(name, None)
+        else:
+            ranges[name] = interval
+        return replace(self, ranges=ranges)
+
+    def fold(self, node: cst.BaseExpression) -> Folded:
+        def lookup(name: str) -> Folded | None:
+            known = self.ranges.get(name)
+            if known is not None and known.lo == known.hi:
+                return Const(known.lo)
+            return self.lookup(name)
+
+        return Folder(lookup).fold(node)
+
+
+@dataclass
+class Body:
+    stmts: list[Stmt]
+    yield_node: cst.CSTNode | None = None
+    yield_targets: tuple[str, ...] = ()
+    yield_reads: tuple[str, ...] = ()
+
+
+def normalise(block: Sequence[cst.CSTNode], ctx: BodyContext) -> Body:
+    """The flat top-level statement list of a loop body, with the trailing yield split off."""
+    body = Body(stmts=[])
+    statements = list(block)
+    last = _trailing_yield(statements)
+    if last is not None:
+        small = last.body[-1]
+        body.yield_node = small
+        defs, reads = small_statement_effects(small)
+        body.yield_targets = tuple(defs)
+        body.yield_reads = tuple(reads)
+        rest = list(last.body[:-1])
+        statements = statements[:-1]
+        body.stmts.extend(_block(statements, ctx))
+        for extra in rest:
+            body.stmts.extend(_small(extra, ctx))
+    else:
+        body.stmts.extend(_block(statements, ctx))
+    return body
+
+
+def _trailing_yield(statements: Sequence[cst.CSTNode]) -> cst.SimpleStatementLine | None:
+    if not statements:
+        return None
+    last = statements[-1]
+    if not isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) or not last.body:
+        return None
+    small = last.body[-1]
+    value = None
+    if isinstance(small, cst.Expr):
+        value = small.value
+    elif isinstance(small, (cst.Assign, cst.AnnAssign)):
+        value = small.value
+    if isinstance(value, cst.Call) and dsl.is_yield(value):
+        return last  # type: ignore[return-value]
+    return None
+
+
+def _block(statements: Sequence[cst.CSTNode], ctx: BodyContext) -> list[Stmt]:
+    out: list[Stmt] = []
+    for stmt in statements:
+        out.extend(_statement(stmt, ctx))
+    return out
+
+
+def _statement(stmt: cst.CSTNode, ctx: BodyContext) -> list[Stmt]:
+    if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        out: list[Stmt] = []
+        for small in stmt.body:
+            out.extend(_small(small, ctx))
+        return out
+    if isinstance(stmt, cst.If):
+        return _if(stmt, ctx)
+    if isinstance(stmt, cst.For):
+        return _for(stmt, ctx)
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return []
+    return [_compound(stmt)]
+
+
+def _compound(stmt: cst.CSTNode, origin: str = "") -> Stmt:
+    defs, reads = statement_effects(stmt)
+    return Stmt(stmt, "compound", unique(defs), tuple(reads), origin=origin)
+
+
+def _small(small: cst.BaseSmallStatement, ctx: BodyContext) -> list[Stmt]:
+    if isinstance(small, cst.Pass):
+        return []
+    if isinstance(small, cst.Expr) and isinstance(
+        small.value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)
+    ):
+        return []
+    value = getattr(small, "value", None)
+    defs, reads = small_statement_effects(small)
+    out: list[Stmt] = []
+    # Nested cross-core calls become statements of their own (FlattenCallExpr).
+    if isinstance(value, cst.Call):
+        nested = _nested_messages(value)
+    elif isinstance(value, cst.BaseExpression):
+        nested = _nested_messages(value, include_root=True)
+    else:
+        nested = []
+    extra_reads: list[str] = []
+    for call, kind in nested:
+        ctx.temp_counter[0] += 1
+        temp = f"{MESSAGE_TEMP}{ctx.temp_counter[0]}"
+        out.append(Stmt(call, kind, (temp,), tuple(reads_of(call))))
+        extra_reads.append(temp)
+    kind = "plain"
+    if isinstance(value, cst.Call):
+        kind = dsl.message_kind(value) or "plain"
+    out.append(
+        Stmt(
+            small,
+            kind,
+            unique(defs),
+            tuple(extra_reads + reads),
+            scalar_arith=_is_scalar_arith(small, ctx),
+        )
+    )
+    return out
+
+
+def _nested_messages(
+    value: cst.BaseExpression, include_root: bool = False
+) -> list[tuple[cst.Call, str]]:
+    """Cross-core calls nested inside an expression, innermost first (argument order)."""
+    found: list[tuple[cst.Call, str]] = []
+
+    class Finder(cst.CSTVisitor):
+        def leave_Call(self, node: cst.Call) -> None:
+            if node is value and not include_root:
+                return
+            kind = dsl.message_kind(node)
+            if kind is not None:
+                found.append((node, kind))
+
+    value.visit(Finder())
+    return found
+
+
+def _is_scalar_arith(small: cst.BaseSmallStatement, ctx: BodyContext) -> bool:
+    """A scalar assignment from plain arithmetic: what the compiler can recompute anywhere."""
+    if isinstance(small, cst.Assign):
+        if len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
+            return False
+        value: cst.BaseExpression | None = small.value
+    elif isinstance(small, cst.AnnAssign):
+        if not isinstance(small.target, cst.Name) or small.value is None:
+            return False
+        annotation = cst.Module(body=[]).code_for_node(small.annotation.annotation)
+        if "Tile" in annotation or "Tensor" in annotation:
+            return False
+        value = small.value
+    elif isinstance(small, cst.AugAssign):
+        if not isinstance(small.target, cst.Name):
+            return False
+        if small.target.value in ctx.tile_names:
+            return False
+        value = small.value
+    else:
+        return False
+    if has_call(value):
+        return False
+    return not any(name in ctx.tile_names for name in reads_of(value))
+
+
+def _if(stmt: cst.If, ctx: BodyContext) -> list[Stmt]:
+    verdict = evaluate_condition(stmt.test, ctx.ranges, ctx.lookup)
+    if verdict is True:
+        return _block(body_statements(stmt.body), ctx)
+    if verdict is False:
+        if stmt.orelse is None:
+            return []
+        if isinstance(stmt.orelse, cst.If):
+            return _if(stmt.orelse, ctx)
+        return _block(body_statements(stmt.orelse.body), ctx)
+    return [_compound(stmt)]
+
+
+def loop_bounds(call: cst.Call, ctx: BodyContext) -> tuple[Folded, Folded, Folded] | None:
+    """(start, stop, step) of a range-like call, folded; None when the call shape is odd."""
+    args = dsl.positional(call)
+    named = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    values: list[cst.BaseExpression] = [a.value for a in args]
+    if len(values) == 1:
+        start: cst.BaseExpression | None = named.get("start", cst.Integer("0"))
+        stop: cst.BaseExpression | None = values[0]
+        step: cst.BaseExpression | None = named.get("step", cst.Integer("1"))
+    elif len(values) == 2:
+        start, stop = values
+        step = named.get("step", cst.Integer("1"))
+    elif len(values) == 3:
+        start, stop, step = values
+    elif not values and "stop" in named:
+        start = named.get("start", cst.Integer("0"))
+        stop = named["stop"]
+        step = named.get("step", cst.Integer("1"))
+    else:
+        return None
+    assert start is not None and stop is not None and step is not None
+    return ctx.fold(start), ctx.fold(stop), ctx.fold(step)
+
+
+def _const_trip(call: cst.Call, ctx: BodyContext) -> tuple[int, int, int, int] | None:
+    from .depth import trip_count
+
+    bounds = loop_bounds(call, ctx)
+    if bounds is None or not all(isinstance(b, Const) for b in bounds):
+        return None
+    start, stop, step = (b.value for b in bounds)  # type: ignore[union-attr]
+    if step == 0:
+        return None
+    return start, stop, step, trip_count(start, stop, step)
+
+
+def _for(stmt: cst.For, ctx: BodyContext) -> list[Stmt]:
+    if not isinstance(stmt.iter, cst.Call):
+        return [_compound(stmt)]
+    kind = dsl.loop_kind(stmt.iter, ctx.aliases)
+    if kind in ("pipeline", "bare_pipeline"):
+        inner = ctx.decide_inner(stmt, ctx)
+        if inner is None:
+            return [_compound(stmt)]
+        return splice_skewed(inner)
+    if kind not in ("unroll", "range") or stmt.orelse is not None:
+        return [_compound(stmt)]
+    if not isinstance(stmt.target, cst.Name):
+        return [_compound(stmt)]
+    shape = _const_trip(stmt.iter, ctx)
+    if shape is None:
+        return [_compound(stmt)]
+    start, _stop, step, trip = shape
+    var = stmt.target.value
+    inner_block = body_statements(stmt.body)
+    if kind == "unroll" and trip <= MAX_UNROLL_COPIES:
+        out: list[Stmt] = []
+        for k in range(trip):
+            value = start + k * step
+            copy = _block(inner_block, ctx.with_value(var, value))
+            out.extend(replace(s, origin=f"{var}={value}") for s in copy)
+        return out
+    if kind == "range" and trip == 1:
+        return _block(inner_block, ctx.with_value(var, start))
+    return [_compound(stmt)]
+
+
+def splice_skewed(inner: InnerSkew) -> list[Stmt]:
+    """The prologue, steady loop and epilogue of a skewed inner pipeline, as parent statements."""
+    out: list[Stmt] = []
+    carried = {name: f"iter::{name}" for name in inner.iter_names}
+
+    def clone(stmt: Stmt, origin: str, rename: dict[str, str]) -> Stmt:
+        reads = tuple(
+            rename.get(name, name) for name in stmt.reads if name != inner.loop_var
+        )
+        return replace(stmt, reads=reads, origin=origin, deps={}, carried_reads=())
+
+    for i in range(inner.depth):
+        out.extend(clone(inner.stmts[k], f"prologue {i}", {}) for k in inner.produce)
+    steady_defs, steady_reads = statement_effects(inner.node.body)
+    hidden = {inner.loop_var, *inner.iter_names}
+    out.append(
+        Stmt(
+            inner.node,
+            "compound",
+            unique([*steady_defs, *carried.values()]),
+            tuple(inner.init_reads) + tuple(n for n in steady_reads if n not in hidden),
+            origin="steady",
+        )
+    )
+    for i in range(inner.depth):
+        out.extend(clone(inner.stmts[k], f"epilogue {i}", carried) for k in inner.consume)
+    if inner.yield_targets:
+        out.append(
+            Stmt(inner.node, "plain", inner.yield_targets, tuple(carried.values()), origin="results")
+        )
+    return out
+
+
+def resolve(stmts: list[Stmt], iter_names: Sequence[str]) -> None:
+    """Bind each read to the statement whose definition it sees, as SSA conversion would.
+
+    A read of a name that the body (re)defines, before any definition in the
+    body, sees the value from the previous iteration: loop-carried state.
+    """
+    defined_somewhere = set(iter_names)
+    for stmt in stmts:
+        defined_somewhere.update(stmt.defs)
+    current: dict[str, int] = {}
+    for index, stmt in enumerate(stmts):
+        deps: dict[str, int] = {}
+        carried: list[str] = []
+        for name in stmt.reads:
+            if name in current:
+                deps.setdefault(name, current[name])
+            elif name in defined_somewhere and name not in carried:
+                carried.append(name)
+        stmt.deps = deps
+        stmt.carried_reads = tuple(carried)
+        for name in stmt.defs:
+            current[name] = index

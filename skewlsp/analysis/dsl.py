@@ -1,0 +1,109 @@
+"""How pypto DSL calls are spelled in source, and which of them matter to the pass.
+
+The DSL parser works on the syntax tree, not on Python bindings: an operation
+call is accepted only when its root name is literally ``pl``, while the loop
+header is resolved through the module's imports, so ``lang.pipeline(...)``
+works but ``lang.tile.load(...)`` does not (SKEW_RULES.md section 6).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+OP_ROOT = "pl"
+PUSH_OPS = frozenset({"tpush_to_aiv", "tpush_to_aic"})
+POP_OPS = frozenset({"tpop_from_aiv", "tpop_from_aic"})
+# Namespaces under ``pl`` in which the cross-core ops exist.
+MESSAGE_NAMESPACES = frozenset({(), ("tile",), ("system",)})
+LOOP_KINDS = frozenset({"pipeline", "range", "parallel", "unroll", "spmd", "while_"})
+
+
+@dataclass(frozen=True)
+class Aliases:
+    """The names the module bound to ``pypto.language`` and to its ``pipeline``."""
+
+    modules: frozenset[str]
+    bare_pipeline: frozenset[str]
+
+    def header_roots(self) -> frozenset[str]:
+        return self.modules | {OP_ROOT}
+
+
+def dotted(expr: cst.BaseExpression) -> tuple[str, ...] | None:
+    """``pl.tile.load`` -> ("pl", "tile", "load"); None for anything not a plain dotted name."""
+    parts: list[str] = []
+    while isinstance(expr, cst.Attribute):
+        parts.append(expr.attr.value)
+        expr = expr.value
+    if not isinstance(expr, cst.Name):
+        return None
+    parts.append(expr.value)
+    return tuple(reversed(parts))
+
+
+def loop_kind(call: cst.Call, aliases: Aliases) -> str | None:
+    """The DSL loop kind of an iterable call (``pipeline``, ``range``, ...), or None.
+
+    Plain ``range(...)`` is treated as ``pl.range``: the DSL parser accepts it.
+    """
+    path = dotted(call.func)
+    if path is None:
+        return None
+    if len(path) == 1:
+        if path[0] in aliases.bare_pipeline:
+            return "bare_pipeline"
+        if path[0] == "range":
+            return "range"
+        return None
+    # The parser checks only the attribute name of a loop header, never its root.
+    if path[-1] in LOOP_KINDS:
+        return path[-1]
+    return None
+
+
+def op_name(call: cst.Call) -> tuple[str, ...] | None:
+    """The op path below ``pl`` of a DSL operation call (``("tile", "add")``), else None."""
+    path = dotted(call.func)
+    if path is None or len(path) < 2 or path[0] != OP_ROOT:
+        return None
+    return path[1:]
+
+
+def foreign_op_root(call: cst.Call, aliases: Aliases) -> str | None:
+    """The alias of an op call rooted at another name for pypto.language (SKW040), if any."""
+    path = dotted(call.func)
+    if path is None or len(path) < 3 or path[0] == OP_ROOT:
+        return None
+    return path[0] if path[0] in aliases.modules else None
+
+
+def message_kind(call: cst.Call) -> str | None:
+    """"push" or "pop" for a cross-core op call, None otherwise."""
+    name = op_name(call)
+    if not name:
+        return None
+    namespace, leaf = name[:-1], name[-1]
+    if namespace not in MESSAGE_NAMESPACES:
+        return None
+    if leaf in PUSH_OPS:
+        return "push"
+    if leaf in POP_OPS:
+        return "pop"
+    return None
+
+
+def is_yield(call: cst.Call) -> bool:
+    return op_name(call) in (("yield_",),)
+
+
+def keyword(call: cst.Call, name: str) -> cst.Arg | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def positional(call: cst.Call) -> list[cst.Arg]:
+    return [arg for arg in call.args if arg.keyword is None and not arg.star]

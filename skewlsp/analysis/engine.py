@@ -1,0 +1,497 @@
+"""``analyze``: source text in, one ``LoopReport`` per ``pl.pipeline`` loop out.
+
+Pure: no I/O (imported constants come through a caller-supplied resolver),
+no LSP or CLI types. The module is indexed with the stdlib parser and only
+the units holding loops are parsed with libcst, so the cost follows the loops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from . import dsl
+from .body import BodyContext, InnerSkew, Stmt, normalise, resolve
+from .conditions import Interval
+from .constants import Const, Dynamic, Folded, Folder, ModuleConstants, Opaque, Rejected
+from .decide import Decision, LoopHeader, check_int64, decide
+from .names import body_statements, statement_effects, target_effects
+from .report import Finding, LoopReport, Span
+from .scope import (
+    BUILTIN_CALLS,
+    EnclosingLoop,
+    FunctionScope,
+    flatten_top_level,
+    function_params,
+    is_transparent_with,
+    tile_like_names,
+    update_locals,
+)
+from .source_index import ModuleIndex, Unit, build_index
+
+Resolver = Callable[[str, int, "str | None"], "str | None"]
+INT32_MAX = 2**31 - 1
+
+
+def analyze(source: str, path: str | None = None, *, resolver: Resolver | None = None) -> list[LoopReport]:
+    """Predict the SkewCrossCorePipeline verdict of every ``pl.pipeline`` loop in ``source``."""
+    return [model.report for model in analyze_models(source, path, resolver=resolver)]
+
+
+@dataclass
+class LoopModel:
+    """A loop's report plus the internals a rewrite needs (the normalised body and its split)."""
+
+    report: LoopReport
+    node: cst.For | None = None
+    unit: Unit | None = None
+    module: cst.Module | None = None
+    stmts: list[Stmt] = field(default_factory=list)
+    decision: Decision | None = None
+    iter_names: tuple[str, ...] = ()
+    yield_node: cst.CSTNode | None = None
+
+
+def analyze_models(
+    source: str, path: str | None = None, *, resolver: Resolver | None = None
+) -> list[LoopModel]:
+    if "pipeline" not in source and "pypto" not in source:
+        return []
+    if source.startswith("\ufeff"):
+        source = source[1:]
+    index = build_index(source)
+    if index.syntax_problem is not None:
+        problem = index.syntax_problem
+        span = Span(problem.line, problem.column, problem.line, problem.column + 1)
+        report = LoopReport(
+            path, span, span, "error", "SKW900",
+            f"syntax error: {problem.message} (line {problem.line}, column {problem.column})",
+        )
+        return [LoopModel(report)]
+    if "pipeline" not in source:
+        return []
+    module_constants = ModuleConstants(index.constant_sources, _imported_lookup(index, path, resolver))
+    aliases = dsl.Aliases(index.pl_aliases, index.pipeline_names)
+    models: list[LoopModel] = []
+    for unit in index.units:
+        models.extend(_UnitAnalysis(unit, path, aliases, module_constants).run())
+    models.sort(key=lambda m: (m.report.span.line, m.report.span.column))
+    return models
+
+
+def _imported_lookup(index: ModuleIndex, path: str | None, resolver: Resolver | None):
+    cache: dict[str, ModuleConstants | None] = {}
+
+    def lookup(name: str) -> Folded | None:
+        imported = index.imported.get(name)
+        if imported is None:
+            return None
+        if resolver is None:
+            return Opaque(name, f"`{name}` is imported from `{imported.module}`")
+        key = f"{imported.level}:{imported.module}"
+        if key not in cache:
+            try:
+                text = resolver(imported.module, imported.level, path)
+            except Exception:
+                text = None
+            cache[key] = None
+            if text is not None:
+                other = build_index(text)
+                cache[key] = ModuleConstants(other.constant_sources)
+        constants = cache[key]
+        if constants is None:
+            return Opaque(name, f"`{name}` is imported from `{imported.module}`, which was not found")
+        found = constants(imported.name)
+        if found is None:
+            return Opaque(name, f"`{name}` is not a constant of `{imported.module}`")
+        return found
+
+    return lookup
+
+
+class _UnitAnalysis:
+    def __init__(
+        self, unit: Unit, path: str | None, aliases: dsl.Aliases, module: ModuleConstants
+    ) -> None:
+        self.unit = unit
+        self.path = path
+        self.aliases = aliases
+        self.module_constants = module
+        self.models: dict[int, LoopModel] = {}
+        self.inner: dict[int, InnerSkew | None] = {}
+
+    def run(self) -> list[LoopModel]:
+        try:
+            module = cst.parse_module(self.unit.text)
+        except Exception as err:  # libcst refused what the stdlib accepted: say so, once
+            line = self.unit.line_offset + 1
+            span = Span(line, 1, line, 2)
+            report = LoopReport(self.path, span, span, "error", "SKW900", f"cannot parse: {err}")
+            return [LoopModel(report)]
+        self.module = module
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        self.positions = wrapper.resolve(PositionProvider)
+        for stmt in module.body:
+            self._visit_top(stmt, qualname="")
+        return list(self.models.values())
+
+    # -- walking ---------------------------------------------------------------------------
+
+    def _visit_top(self, stmt: cst.CSTNode, qualname: str) -> None:
+        if isinstance(stmt, cst.FunctionDef):
+            self._function(stmt, qualname)
+        elif isinstance(stmt, cst.ClassDef):
+            for child in body_statements(stmt.body):
+                self._visit_top(child, f"{qualname}{stmt.name.value}.")
+        elif isinstance(stmt, cst.If) and not qualname and self.unit.text.startswith("if 1:"):
+            for child in body_statements(stmt.body):
+                self._visit_top(child, qualname)
+        else:
+            scope = FunctionScope(self.module_constants, frozenset(), frozenset(), frozenset())
+            self._visit(stmt, scope, [], qualname or "<module>")
+
+    def _function(self, fn: cst.FunctionDef, qualname: str) -> None:
+        name = f"{self.unit.qualname.rsplit('.', 1)[0] + '.' if '.' in self.unit.qualname and not qualname else qualname}{fn.name.value}"
+        params = frozenset(n for n, _ in function_params(fn))
+        defs, _ = statement_effects(fn.body)
+        dsl_names = frozenset(defs) | params
+        base = FunctionScope(self.module_constants, params, dsl_names, tile_like_names(fn))
+        env: dict[str, Folded] = {}
+        for stmt in flatten_top_level(body_statements(fn.body)):
+            compound = not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
+            poisoned = frozenset(statement_effects(stmt)[0]) if compound else frozenset()
+            scope = base.at(env, poisoned)
+            self._visit(stmt, scope, [], name)
+            update_locals(stmt, env, self.module_constants, set())
+
+    def _visit(
+        self, stmt: cst.CSTNode, scope: FunctionScope, enclosing: list[EnclosingLoop], fn: str
+    ) -> None:
+        if isinstance(stmt, cst.FunctionDef):
+            self._function(stmt, fn + ".")
+            return
+        if isinstance(stmt, cst.For):
+            if isinstance(stmt.iter, cst.Call) and dsl.loop_kind(stmt.iter, self.aliases) in (
+                "pipeline", "bare_pipeline",
+            ):
+                self._decide(stmt, scope, enclosing, fn)
+            inner = [*enclosing, self._enclosing(stmt, scope, enclosing)]
+            for child in body_statements(stmt.body):
+                self._visit(child, scope, inner, fn)
+            return
+        if isinstance(stmt, cst.If):
+            for child in body_statements(stmt.body):
+                self._visit(child, scope, enclosing, fn)
+            if stmt.orelse is not None:
+                self._visit(stmt.orelse, scope, enclosing, fn)
+            return
+        if isinstance(stmt, cst.Else):
+            for child in body_statements(stmt.body):
+                self._visit(child, scope, enclosing, fn)
+            return
+        if isinstance(stmt, (cst.While, cst.With, cst.Try)):
+            for child in body_statements(stmt.body):
+                self._visit(child, scope, enclosing, fn)
+            return
+
+    def _enclosing(
+        self, loop: cst.For, scope: FunctionScope, enclosing: Sequence[EnclosingLoop]
+    ) -> EnclosingLoop:
+        var = loop.target.value if isinstance(loop.target, cst.Name) else ""
+        if isinstance(loop.target, cst.Tuple) and loop.target.elements:
+            first = loop.target.elements[0].value
+            var = first.value if isinstance(first, cst.Name) else ""
+        interval = None
+        if isinstance(loop.iter, cst.Call):
+            lookup = scope.bound_lookup(enclosing)
+            ctx = BodyContext(lookup, {}, self.aliases, lambda n, c: None)
+            from .body import loop_bounds
+
+            bounds = loop_bounds(loop.iter, ctx)
+            if bounds is not None and isinstance(bounds[0], Const) and isinstance(bounds[1], Const):
+                if bounds[1].value > bounds[0].value:
+                    interval = Interval(bounds[0].value, bounds[1].value - 1)
+        return EnclosingLoop(var, interval)
+
+    # -- one loop ------------------------------------------------------------------------------
+
+    def _span(self, node: cst.CSTNode) -> Span:
+        position = self.positions[node]
+        return Span(
+            position.start.line + self.unit.line_offset,
+            position.start.column + 1,
+            position.end.line + self.unit.line_offset,
+            position.end.column + 1,
+        )
+
+    def _decide(
+        self, loop: cst.For, scope: FunctionScope, enclosing: list[EnclosingLoop], fn: str
+    ) -> InnerSkew | None:
+        key = id(loop)
+        if key in self.models:
+            return self.inner.get(key)
+        call = loop.iter
+        assert isinstance(call, cst.Call)
+        kind = dsl.loop_kind(call, self.aliases)
+        lookup = scope.bound_lookup(enclosing)
+        header_ctx = BodyContext(lookup, {}, self.aliases, lambda n, c: None)
+        errors: list[str] = []
+        if kind == "bare_pipeline":
+            errors.append(
+                "a bare `pipeline(...)` is rejected by the DSL parser: write `pl.pipeline(...)`"
+            )
+        loop_var, iter_names, target_error = _loop_target(loop, call)
+        if target_error:
+            errors.append(target_error)
+        stage, stage_span = self._stage(call, scope, errors)
+        start, stop, step = self._bounds(call, header_ctx, errors)
+        header = LoopHeader(stage, start, stop, step, iter_names, ())
+        overflow = check_int64(header)
+        if overflow:
+            errors.append(overflow)
+        errors.extend(_body_errors(loop, self.aliases))
+
+        ranges = {e.var: e.interval for e in enclosing if e.interval is not None}
+        if isinstance(start, Const) and isinstance(stop, Const) and stop.value > start.value:
+            ranges[loop_var] = Interval(start.value, stop.value - 1)
+        inner_enclosing = [*enclosing, EnclosingLoop(loop_var, ranges.get(loop_var))]
+
+        def decide_inner(node: cst.For, _ctx: BodyContext) -> InnerSkew | None:
+            return self._decide(node, scope, inner_enclosing, fn)
+
+        body_lookup = scope.bound_lookup(inner_enclosing)
+        ctx = BodyContext(body_lookup, ranges, self.aliases, decide_inner, scope.tile_names)
+        self.models[key] = LoopModel(  # placeholder guards against re-entry
+            LoopReport(self.path, self._span(loop), self._span(call), "unknown", "SKW050", "")
+        )
+        body = normalise(body_statements(loop.body), ctx)
+        stmts = body.stmts
+        resolve(stmts, iter_names)
+        header = LoopHeader(stage, start, stop, step, iter_names, tuple(errors))
+        decision = decide(header, stmts)
+        report = self._report(loop, call, fn, loop_var, decision, stmts, stage_span)
+        self.models[key] = LoopModel(
+            report, loop, self.unit, self.module, stmts, decision, iter_names, body.yield_node
+        )
+        inner: InnerSkew | None = None
+        if decision.verdict == "skewed" and decision.depth:
+            init_reads: list[str] = []
+            init = dsl.keyword(call, "init_values")
+            if init is not None:
+                from .names import reads_of
+
+                init_reads = reads_of(init.value)
+            inner = InnerSkew(
+                loop, tuple(stmts), decision.produce, decision.consume, decision.depth, loop_var,
+                iter_names, tuple(init_reads), body.yield_targets,
+            )
+        self.inner[key] = inner
+        return inner
+
+    def _stage(
+        self, call: cst.Call, scope: FunctionScope, errors: list[str]
+    ) -> tuple[Folded | None, Span | None]:
+        arg = dsl.keyword(call, "stage")
+        if arg is None:
+            errors.append("pl.pipeline() requires stage= (a positive integer)")
+            return None, None
+        span = self._span(arg)
+        folded = _fold_stage(arg.value, scope)
+        if isinstance(folded, Rejected):
+            errors.append(folded.reason)
+        elif isinstance(folded, Dynamic):
+            errors.append(
+                f"pl.pipeline() stage must be a compile-time constant integer ({folded.reason})"
+            )
+        elif isinstance(folded, Const):
+            if folded.value < 1:
+                errors.append(f"pl.pipeline() stage must be >= 1, got {folded.value}")
+            elif folded.value > INT32_MAX:
+                errors.append(f"pl.pipeline() stage {folded.value} does not fit in a 32-bit int")
+        return folded, span
+
+    def _bounds(
+        self, call: cst.Call, ctx: BodyContext, errors: list[str]
+    ) -> tuple[Folded, Folded, Folded]:
+        for arg in call.args:
+            if arg.star:
+                errors.append("pl.pipeline() does not accept *args or **kwargs")
+            elif arg.keyword is not None and arg.keyword.value not in (
+                "init_values", "stage", "attrs",
+            ):
+                errors.append(f"unknown keyword argument '{arg.keyword.value}' in pl.pipeline()")
+        values = [a.value for a in dsl.positional(call)]
+        if not values:
+            errors.append("pl.pipeline() requires at least 1 argument (stop)")
+            zero = Const(0)
+            return zero, zero, Const(1)
+        if len(values) == 1:
+            exprs: list[cst.BaseExpression | None] = [None, values[0], None]
+        elif len(values) == 2:
+            exprs = [values[0], values[1], None]
+        else:
+            exprs = list(values[:3])
+        folded: list[Folded] = []
+        for expr, default in zip(exprs, (0, None, 1)):
+            if expr is None:
+                folded.append(Const(default or 0))
+                continue
+            value = _fold_bound(expr, ctx)
+            if isinstance(value, Rejected):
+                errors.append(value.reason)
+            folded.append(value)
+        return folded[0], folded[1], folded[2]
+
+    def _report(
+        self,
+        loop: cst.For,
+        call: cst.Call,
+        fn: str,
+        loop_var: str,
+        d: Decision,
+        stmts: Sequence[Stmt],
+        stage_span: Span | None,
+    ) -> LoopReport:
+        def span_of(index: int | None) -> Span | None:
+            return None if index is None else self._span(stmts[index].node)
+
+        hints: tuple[Finding, ...] = ()
+        if d.verdict == "skewed" and d.stage == 3 and stage_span is not None:
+            hints = (
+                Finding(
+                    "SKW030",
+                    "stage=3 requests skew depth 2, the same as stage=2: write stage=2",
+                    stage_span,
+                ),
+            )
+        return LoopReport(
+            path=self.path,
+            span=self._span(loop),
+            call_span=self._span(call),
+            verdict=d.verdict,  # type: ignore[arg-type]
+            code=d.code,
+            message=d.message,
+            function=fn,
+            loop_var=loop_var,
+            stage=d.stage,
+            requested_depth=d.requested_depth,
+            depth=d.depth,
+            trip=d.trip,
+            start=d.start,
+            stop=d.stop,
+            step=d.step,
+            dynamic_symbol=d.dynamic_symbol,
+            lead=span_of(d.lead),
+            offending=span_of(d.offending),
+            producer_lines=self._line_ranges(stmts, d.produce),
+            consumer_lines=self._line_ranges(stmts, d.consume),
+            pushes=d.pushes,
+            pops=d.pops,
+            stage_span=stage_span,
+            hints=hints,
+        )
+
+    def _line_ranges(self, stmts: Sequence[Stmt], indices: Sequence[int]) -> tuple[tuple[int, int], ...]:
+        lines: set[int] = set()
+        for index in indices:
+            span = self._span(stmts[index].node)
+            lines.update(range(span.line, span.end_line + 1))
+        ranges: list[tuple[int, int]] = []
+        for line in sorted(lines):
+            if ranges and ranges[-1][1] == line - 1:
+                ranges[-1] = (ranges[-1][0], line)
+            else:
+                ranges.append((line, line))
+        return tuple(ranges)
+
+
+def _fold_stage(expr: cst.BaseExpression, scope: FunctionScope) -> Folded:
+    if isinstance(expr, cst.Call):
+        path = dsl.dotted(expr.func)
+        if path == ("pl", "const") and expr.args:
+            return _fold_stage(expr.args[0].value, scope)
+        if path is not None and len(path) == 1:
+            return Rejected(f"unsupported function call `{path[0]}(...)` in stage")
+    return Folder(scope.stage_lookup).fold(expr)
+
+
+def _fold_bound(expr: cst.BaseExpression, ctx: BodyContext) -> Folded:
+    bad = _builtin_call(expr)
+    if bad:
+        return Rejected(f"unsupported function call `{bad}(...)` in a loop bound")
+    if isinstance(expr, cst.Call) and dsl.dotted(expr.func) == ("pl", "const") and expr.args:
+        return ctx.fold(expr.args[0].value)
+    return ctx.fold(expr)
+
+
+def _builtin_call(expr: cst.CSTNode) -> str | None:
+    found: list[str] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            if isinstance(node.func, cst.Name) and node.func.value in BUILTIN_CALLS:
+                found.append(node.func.value)
+
+    expr.visit(Finder())
+    return found[0] if found else None
+
+
+def _loop_target(loop: cst.For, call: cst.Call) -> tuple[str, tuple[str, ...], str | None]:
+    init = dsl.keyword(call, "init_values")
+    target = loop.target
+    if isinstance(target, cst.Name):
+        if init is not None:
+            return target.value, (), "for loop target must be a tuple when init_values is provided"
+        return target.value, (), None
+    if isinstance(target, cst.Tuple) and len(target.elements) == 2:
+        first, second = target.elements[0].value, target.elements[1].value
+        var = first.value if isinstance(first, cst.Name) else ""
+        if isinstance(second, cst.Tuple):
+            names = tuple(e.value.value for e in second.elements if isinstance(e.value, cst.Name))
+            if init is None:
+                return var, names, "iter-args given in the target but no init_values"
+            if not isinstance(init.value, (cst.Tuple, cst.List)):
+                return var, names, "init_values must be a tuple or list literal"
+            if len(init.value.elements) != len(names):
+                return var, names, (
+                    f"mismatch: {len(names)} iter_args but {len(init.value.elements)} init_values"
+                )
+            return var, names, None
+        defs, _ = target_effects(second)
+        return var, tuple(defs), "iter-args must be written as a tuple: `for i, (a,) in ...`"
+    return "", (), "for loop target must be a simple name or (loop_var, (iter_args...))"
+
+
+def _body_errors(loop: cst.For, aliases: dsl.Aliases) -> list[str]:
+    """Constructs in the body that the DSL parser refuses (the kernel will not compile)."""
+    errors: list[str] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            errors.append(
+                "augmented assignment (`x += ...`) is not supported by the DSL parser: "
+                "write `x = x + ...`"
+            )
+
+        def visit_Call(self, node: cst.Call) -> None:
+            root = dsl.foreign_op_root(node, aliases)
+            if root is not None:
+                errors.append(
+                    f"unsupported operation call `{root}.…`: the DSL parser only accepts "
+                    "operations spelled `pl.`"
+                )
+            kind = dsl.message_kind(node)
+            if kind == "push" and dsl.keyword(node, "split") is None:
+                errors.append("tpush requires the keyword argument split=")
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+    loop.body.visit(Finder())
+    return errors
+
+
+_ = (is_transparent_with, Opaque)

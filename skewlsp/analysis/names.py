@@ -1,0 +1,197 @@
+"""Which names a piece of source reads and which it (re)binds.
+
+These are the def/use facts the SSA-based pass sees, recovered from source:
+subscript stores rebind the tensor they write (``t[a:b] = x`` is
+``t = assemble(t, x, ...)``), augmented assignment reads and rebinds, and a
+nested block counts as defining whatever it assigns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import libcst as cst
+
+
+class _ReadCollector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.reads: list[str] = []
+
+    def visit_Name(self, node: cst.Name) -> bool:
+        self.reads.append(node.value)
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Annotation(self, node: cst.Annotation) -> bool:
+        return False
+
+
+def reads_of(node: cst.CSTNode | None) -> list[str]:
+    """Every name an expression reads, in source order (attribute names and keywords excluded)."""
+    if node is None:
+        return []
+    collector = _ReadCollector()
+    node.visit(collector)
+    return collector.reads
+
+
+def target_effects(target: cst.BaseExpression) -> tuple[list[str], list[str]]:
+    """(defs, reads) of an assignment target."""
+    if isinstance(target, cst.Name):
+        return [target.value], []
+    if isinstance(target, (cst.Tuple, cst.List)):
+        defs: list[str] = []
+        reads: list[str] = []
+        for element in target.elements:
+            d, r = target_effects(element.value)
+            defs += d
+            reads += r
+        return defs, reads
+    if isinstance(target, cst.StarredElement):
+        return target_effects(target.value)
+    if isinstance(target, cst.Subscript):
+        base = target.value
+        reads = [name for element in target.slice for name in reads_of(element)]
+        if isinstance(base, cst.Name):
+            return [base.value], [base.value, *reads]
+        return [], reads_of(base) + reads
+    return [], reads_of(target)
+
+
+def small_statement_effects(stmt: cst.BaseSmallStatement) -> tuple[list[str], list[str]]:
+    """(defs, reads) of one small statement, reads in evaluation order."""
+    if isinstance(stmt, cst.Assign):
+        reads = reads_of(stmt.value)
+        defs: list[str] = []
+        for target in stmt.targets:
+            d, r = target_effects(target.target)
+            defs += d
+            reads += r
+        return defs, reads
+    if isinstance(stmt, cst.AnnAssign):
+        if stmt.value is None:
+            return [], []
+        d, r = target_effects(stmt.target)
+        return d, reads_of(stmt.value) + r
+    if isinstance(stmt, cst.AugAssign):
+        d, r = target_effects(stmt.target)
+        own = [stmt.target.value] if isinstance(stmt.target, cst.Name) else []
+        return d, own + r + reads_of(stmt.value)
+    if isinstance(stmt, (cst.Import, cst.ImportFrom)):
+        return [], []
+    return [], reads_of(stmt)
+
+
+def block_effects(statements: Sequence[cst.CSTNode]) -> tuple[list[str], list[str]]:
+    """(defs, external reads) of a block: a read is external unless the block bound it before."""
+    defined: set[str] = set()
+    defs: list[str] = []
+    external: list[str] = []
+    for stmt in statements:
+        d, r = statement_effects(stmt)
+        external += [name for name in r if name not in defined]
+        defined.update(d)
+        defs += d
+    return defs, external
+
+
+def statement_effects(stmt: cst.CSTNode) -> tuple[list[str], list[str]]:
+    """(defs, external reads) of any statement, compound ones included."""
+    if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        return block_effects(stmt.body)
+    if isinstance(stmt, cst.BaseSmallStatement):
+        return small_statement_effects(stmt)
+    if isinstance(stmt, cst.If):
+        reads = reads_of(stmt.test)
+        defs, inner = block_effects(_body(stmt.body))
+        reads += inner
+        if stmt.orelse is not None:
+            d, r = statement_effects(stmt.orelse)
+            defs += d
+            reads += r
+        return defs, reads
+    if isinstance(stmt, cst.Else):
+        return block_effects(_body(stmt.body))
+    if isinstance(stmt, cst.For):
+        target_defs, _ = target_effects(stmt.target)
+        defs, inner = block_effects(_body(stmt.body))
+        loop_names = set(target_defs)
+        reads = reads_of(stmt.iter) + [n for n in inner if n not in loop_names]
+        if stmt.orelse is not None:
+            d, r = statement_effects(stmt.orelse)
+            defs += d
+            reads += r
+        return defs, reads
+    if isinstance(stmt, cst.While):
+        defs, inner = block_effects(_body(stmt.body))
+        return defs, reads_of(stmt.test) + inner
+    if isinstance(stmt, cst.With):
+        reads: list[str] = []
+        bound: list[str] = []
+        for item in stmt.items:
+            reads += reads_of(item.item)
+            if item.asname is not None:
+                bound += target_effects(item.asname.name)[0]
+        defs, inner = block_effects(_body(stmt.body))
+        return bound + defs, reads + [n for n in inner if n not in bound]
+    if isinstance(stmt, cst.Try):
+        defs, reads = block_effects(_body(stmt.body))
+        for handler in stmt.handlers:
+            d, r = block_effects(_body(handler.body))
+            defs += d
+            reads += r
+        for extra in (stmt.orelse, stmt.finalbody):
+            if extra is not None:
+                d, r = block_effects(_body(extra.body))
+                defs += d
+                reads += r
+        return defs, reads
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return [stmt.name.value], []
+    return [], reads_of(stmt)
+
+
+def _body(suite: cst.BaseSuite) -> Sequence[cst.CSTNode]:
+    if isinstance(suite, cst.IndentedBlock):
+        return suite.body
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return suite.body
+    return []
+
+
+def body_statements(suite: cst.BaseSuite) -> Sequence[cst.CSTNode]:
+    """The statements of a suite, whether indented or on the header line."""
+    return _body(suite)
+
+
+def unique(names: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(names))
+
+
+def has_call(node: cst.CSTNode | None) -> bool:
+    """True when an expression contains a call or a subscript read (both are ops in IR)."""
+    if node is None:
+        return False
+    finder = _CallFinder()
+    node.visit(finder)
+    return finder.found
+
+
+class _CallFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        self.found = True
+        return False
+
+    def visit_Subscript(self, node: cst.Subscript) -> bool:
+        self.found = True
+        return False

@@ -1,0 +1,93 @@
+"""The data an adapter needs about one ``pl.pipeline`` loop.
+
+Everything here is plain, frozen data so that reports can be cached, pickled
+across a process pool and compared in tests; no adapter type (LSP, JSON) leaks
+in, and nothing here knows how it will be shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Verdict = Literal["skewed", "demoted", "left", "error", "unknown"]
+Core = Literal["aic", "aiv"]
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A source range: 1-based lines, 1-based columns in code points, end exclusive."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def shifted(self, lines: int) -> Span:
+        """The same range moved down by ``lines`` (units are parsed out of context)."""
+        return Span(self.line + lines, self.column, self.end_line + lines, self.end_column)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A secondary remark attached to a loop (e.g. SKW030 on its ``stage=`` argument)."""
+
+    code: str
+    message: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class CoreResult:
+    """The verdict for one core's copy of a loop split by the mixed-kernel model."""
+
+    core: Core
+    verdict: Verdict
+    code: str
+    reason: str
+    depth: int | None = None
+    requested_depth: int | None = None
+
+
+@dataclass(frozen=True)
+class LoopReport:
+    """What the compiler will do to one loop, and why.
+
+    ``message`` is an LLVM-remark style one-liner; ``args`` holds the typed
+    values it was built from so adapters can render them their own way.
+    """
+
+    path: str | None
+    span: Span  # the whole ``for`` statement
+    call_span: Span  # the ``pl.pipeline(...)`` call
+    verdict: Verdict
+    code: str
+    message: str
+    function: str = ""
+    loop_var: str = ""
+    stage: int | None = None
+    requested_depth: int | None = None
+    depth: int | None = None
+    trip: int | None = None
+    start: int | None = None
+    stop: int | None = None
+    step: int | None = None
+    dynamic_symbol: str | None = None
+    lead: Span | None = None
+    offending: Span | None = None
+    producer_lines: tuple[tuple[int, int], ...] = ()
+    consumer_lines: tuple[tuple[int, int], ...] = ()
+    pushes: int | None = None
+    pops: int | None = None
+    stage_span: Span | None = None
+    hints: tuple[Finding, ...] = ()
+    cores: tuple[CoreResult, ...] = ()
+    args: tuple[tuple[str, str], ...] = field(default=())
+
+    @property
+    def line(self) -> int:
+        return self.span.line
+
+    @property
+    def column(self) -> int:
+        return self.span.column

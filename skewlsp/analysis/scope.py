@@ -1,0 +1,178 @@
+"""What a loop header can see: constants, locals, parameters and enclosing loops.
+
+The compiler resolves a name in a loop bound in three tiers: module constants
+(and closure values) are folded when the kernel is parsed, locals assigned a
+constant at the top level of the function are folded by Simplify, and
+everything else — parameters, loop variables, locals assigned inside a branch
+or loop — stays dynamic. ``stage`` is stricter: only the first tier counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .conditions import Interval
+from .constants import Const, Dynamic, Folded, Folder, ModuleConstants, Opaque, Rejected
+from .names import body_statements, statement_effects
+
+# pypto.language scopes whose bodies Simplify treats as top level (no extra depth).
+TRANSPARENT_WITH = frozenset({"at", "scope", "manual_scope", "cluster"})
+BUILTIN_CALLS = frozenset({"max", "min", "int", "abs", "len", "round", "sum", "float", "bool"})
+
+
+@dataclass(frozen=True)
+class EnclosingLoop:
+    var: str
+    interval: Interval | None
+
+
+@dataclass
+class FunctionScope:
+    """Names of one DSL function and the local constants visible at a given point."""
+
+    module: ModuleConstants
+    params: frozenset[str]
+    dsl_names: frozenset[str]
+    tile_names: frozenset[str]
+    locals: dict[str, Folded] = field(default_factory=dict)
+    poisoned: frozenset[str] = frozenset()
+
+    def at(self, local_env: dict[str, Folded], poisoned: frozenset[str]) -> FunctionScope:
+        return FunctionScope(
+            self.module, self.params, self.dsl_names, self.tile_names, dict(local_env), poisoned
+        )
+
+    def bound_lookup(self, enclosing: Sequence[EnclosingLoop]):
+        """Name resolution for loop bounds and conditions inside the loop body."""
+        loop_vars = {loop.var for loop in enclosing}
+
+        def lookup(name: str) -> Folded | None:
+            if name in loop_vars:
+                return Dynamic(name, f"`{name}` is the variable of an enclosing loop")
+            if name in self.poisoned:
+                return Dynamic(name, f"`{name}` is assigned inside a branch or loop")
+            if name in self.locals:
+                return self.locals[name]
+            if name in self.params:
+                return Dynamic(name, f"`{name}` is a parameter of the kernel")
+            if name in self.dsl_names:
+                return Dynamic(name, f"`{name}` is not a compile-time constant")
+            found = self.module(name)
+            if found is None:
+                return Opaque(name, f"`{name}` is not defined in this module")
+            return found
+
+        return lookup
+
+    def stage_lookup(self, name: str) -> Folded | None:
+        """``stage`` must be a constant when the kernel is parsed: no DSL-scope names."""
+        if name in self.params or name in self.dsl_names:
+            return Rejected(
+                f"stage must be a compile-time constant integer, `{name}` is a kernel variable"
+            )
+        found = self.module(name)
+        if found is None:
+            return Opaque(name, f"`{name}` is not defined in this module")
+        return found
+
+
+def function_params(fn: cst.FunctionDef) -> list[tuple[str, cst.Param]]:
+    params = fn.params
+    everything = [*params.posonly_params, *params.params, *params.kwonly_params]
+    if isinstance(params.star_arg, cst.Param):
+        everything.append(params.star_arg)
+    if params.star_kwarg is not None:
+        everything.append(params.star_kwarg)
+    return [(p.name.value, p) for p in everything if p.name.value != "self"]
+
+
+def _annotation_text(annotation: cst.Annotation | None) -> str:
+    if annotation is None:
+        return ""
+    return cst.Module(body=[]).code_for_node(annotation.annotation)
+
+
+def tile_like_names(fn: cst.FunctionDef) -> frozenset[str]:
+    """Names that hold tiles or tensors: what plain arithmetic on them turns into op calls."""
+    names = {
+        name for name, p in function_params(fn) if _is_tile_annotation(_annotation_text(p.annotation))
+    }
+
+    class Finder(cst.CSTVisitor):
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            if isinstance(node.target, cst.Name) and _is_tile_annotation(
+                _annotation_text(node.annotation)
+            ):
+                names.add(node.target.value)
+
+    fn.body.visit(Finder())
+    return frozenset(names)
+
+
+def _is_tile_annotation(text: str) -> bool:
+    return "Tile" in text or "Tensor" in text
+
+
+def is_transparent_with(stmt: cst.With) -> bool:
+    if len(stmt.items) != 1 or not isinstance(stmt.items[0].item, cst.Call):
+        return False
+    func = stmt.items[0].item.func
+    return (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Name)
+        and func.value.value == "pl"
+        and func.attr.value in TRANSPARENT_WITH
+    )
+
+
+def update_locals(
+    stmt: cst.CSTNode, env: dict[str, Folded], lookup_module: ModuleConstants, scope_names: set[str]
+) -> None:
+    """Advance the top-level constant environment past one top-level statement."""
+    if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        for small in stmt.body:
+            _update_small(small, env, lookup_module)
+        return
+    defs, _ = statement_effects(stmt)
+    for name in defs:
+        env[name] = Dynamic(name, f"`{name}` is assigned inside a branch or loop")
+
+
+def _update_small(small: cst.BaseSmallStatement, env: dict[str, Folded], module: ModuleConstants) -> None:
+    def lookup(name: str) -> Folded | None:
+        if name in env:
+            return env[name]
+        return module(name)
+
+    target: cst.BaseExpression | None = None
+    value: cst.BaseExpression | None = None
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        target, value = small.targets[0].target, small.value
+    elif isinstance(small, cst.AnnAssign):
+        target, value = small.target, small.value
+    if isinstance(target, cst.Name) and value is not None:
+        folded = Folder(lookup).fold(value)
+        if isinstance(folded, Const):
+            env[target.value] = folded
+        else:
+            env[target.value] = Dynamic(
+                target.value, f"`{target.value}` is not a compile-time constant"
+            )
+        return
+    defs, _ = statement_effects(small)
+    for name in defs:
+        env[name] = Dynamic(name, f"`{name}` is not a compile-time constant")
+
+
+def flatten_top_level(block: Sequence[cst.CSTNode]) -> list[cst.CSTNode]:
+    """Top-level statements of a function body, looking through transparent ``with`` scopes."""
+    out: list[cst.CSTNode] = []
+    for stmt in block:
+        if isinstance(stmt, cst.With) and is_transparent_with(stmt):
+            out.extend(flatten_top_level(body_statements(stmt.body)))
+        else:
+            out.append(stmt)
+    return out

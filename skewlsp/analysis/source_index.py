@@ -1,0 +1,189 @@
+"""A cheap, whole-module index built with the stdlib parser.
+
+libcst is the source of truth for loop analysis, but parsing a whole
+2,000-line kernel with it (and resolving positions) costs seconds. The stdlib
+``ast`` parser costs milliseconds, so it does the module-wide work: it finds
+syntax errors, module constants, imports, and the few *units* (functions or
+top-level statements) that contain ``pipeline`` loops. Only those units are
+handed to libcst, so the cost follows the loops, not the file size.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+PYPTO_LANGUAGE = "pypto.language"
+
+
+@dataclass(frozen=True)
+class SyntaxProblem:
+    """Where and why the stdlib parser refused the file (1-based line and column)."""
+
+    message: str
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A slice of the module that holds pipeline loops, parsed on its own by libcst.
+
+    ``text`` is parseable as a module by itself: an indented unit is wrapped in
+    ``if 1:`` so that columns stay exactly those of the file; ``line_offset``
+    maps the unit's lines back to the file's.
+    """
+
+    text: str
+    line_offset: int
+    qualname: str
+
+
+@dataclass(frozen=True)
+class ImportedName:
+    """``from <module> import <name>``: a constant that may live in another file."""
+
+    module: str
+    name: str
+    level: int
+
+
+@dataclass
+class ModuleIndex:
+    syntax_problem: SyntaxProblem | None = None
+    constant_sources: dict[str, str] = field(default_factory=dict)
+    imported: dict[str, ImportedName] = field(default_factory=dict)
+    pl_aliases: frozenset[str] = frozenset()
+    pipeline_names: frozenset[str] = frozenset()
+    imports_pypto: bool = False
+    units: list[Unit] = field(default_factory=list)
+
+
+def build_index(source: str) -> ModuleIndex:
+    """Index ``source``; never raises for any input text."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as err:
+        return ModuleIndex(syntax_problem=_syntax_problem(err))
+    except (ValueError, RecursionError, MemoryError, OverflowError) as err:
+        reason = "too deeply nested" if isinstance(err, RecursionError) else str(err)
+        return ModuleIndex(syntax_problem=SyntaxProblem(f"cannot parse: {reason}", 1, 1))
+    lines = source.splitlines(keepends=True)
+    index = ModuleIndex()
+    _collect_imports(tree, index)
+    index.constant_sources = _module_constants(tree.body, lines)
+    index.units = list(_units(tree.body, lines, "", index.pipeline_names))
+    return index
+
+
+def _syntax_problem(err: SyntaxError) -> SyntaxProblem:
+    line = err.lineno or 1
+    column = err.offset or 1
+    return SyntaxProblem(err.msg or "invalid syntax", max(line, 1), max(column, 1))
+
+
+def _collect_imports(tree: ast.Module, index: ModuleIndex) -> None:
+    aliases: set[str] = set()
+    pipelines: set[str] = set()
+    imports_pypto = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "pypto" or alias.name.startswith("pypto."):
+                    imports_pypto = True
+                if alias.name == PYPTO_LANGUAGE and alias.asname:
+                    aliases.add(alias.asname)
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if module == "pypto" or module.startswith("pypto."):
+                imports_pypto = True
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                if module == "pypto" and alias.name == "language":
+                    aliases.add(bound)
+                elif module == PYPTO_LANGUAGE and alias.name == "pipeline":
+                    pipelines.add(bound)
+                elif not module.startswith("pypto") and isinstance(node, ast.ImportFrom):
+                    if node.col_offset == 0 and alias.name != "*":
+                        index.imported[bound] = ImportedName(module, alias.name, node.level)
+    index.pl_aliases = frozenset(aliases)
+    index.pipeline_names = frozenset(pipelines)
+    index.imports_pypto = imports_pypto
+
+
+def _segment(lines: list[str], node: ast.expr) -> str | None:
+    """Source text of ``node``; ast columns are UTF-8 byte offsets, so slice bytes."""
+    if node.end_lineno is None or node.end_col_offset is None:
+        return None
+    first, last = node.lineno - 1, node.end_lineno - 1
+    chunk = [line.encode("utf-8") for line in lines[first : last + 1]]
+    if not chunk:
+        return None
+    if first == last:
+        return chunk[0][node.col_offset : node.end_col_offset].decode("utf-8", "replace")
+    chunk[0] = chunk[0][node.col_offset :]
+    chunk[-1] = chunk[-1][: node.end_col_offset]
+    return b"".join(chunk).decode("utf-8", "replace")
+
+
+def _module_constants(body: list[ast.stmt], lines: list[str]) -> dict[str, str]:
+    """Top-level ``NAME = expr`` bindings, last one wins (as at decoration time)."""
+    found: dict[str, str] = {}
+    for stmt in body:
+        if isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                _bind_target(target, stmt.value, lines, found)
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            _bind_target(stmt.target, stmt.value, lines, found)
+        elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+            found.pop(stmt.target.id, None)
+    return found
+
+
+def _bind_target(target: ast.expr, value: ast.expr, lines: list[str], found: dict[str, str]) -> None:
+    if isinstance(target, ast.Name):
+        text = _segment(lines, value)
+        if text is not None:
+            found[target.id] = text
+        else:
+            found.pop(target.id, None)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else None
+        for i, element in enumerate(target.elts):
+            if values is not None and len(values) == len(target.elts):
+                _bind_target(element, values[i], lines, found)
+            elif isinstance(element, ast.Name):
+                found.pop(element.id, None)
+
+
+def _has_pipeline_loop(node: ast.AST, bare_names: frozenset[str]) -> bool:
+    for child in ast.walk(node):
+        if isinstance(child, (ast.For, ast.AsyncFor)) and isinstance(child.iter, ast.Call):
+            func = child.iter.func
+            if isinstance(func, ast.Attribute) and func.attr == "pipeline":
+                return True
+            if isinstance(func, ast.Name) and (func.id == "pipeline" or func.id in bare_names):
+                return True
+    return False
+
+
+def _units(body: list[ast.stmt], lines: list[str], prefix: str, bare_names: frozenset[str]):
+    for stmt in body:
+        if isinstance(stmt, ast.ClassDef):
+            yield from _units(stmt.body, lines, f"{prefix}{stmt.name}.", bare_names)
+            continue
+        if not _has_pipeline_loop(stmt, bare_names):
+            continue
+        first = stmt.lineno
+        decorators = getattr(stmt, "decorator_list", [])
+        if decorators:
+            first = min(first, *(d.lineno for d in decorators))
+        last = stmt.end_lineno or stmt.lineno
+        name = getattr(stmt, "name", f"<line {stmt.lineno}>")
+        text = "".join(lines[first - 1 : last])
+        if not text.endswith("\n"):
+            text += "\n"
+        if stmt.col_offset > 0:
+            yield Unit("if 1:\n" + text, first - 2, prefix + name)
+        else:
+            yield Unit(text, first - 1, prefix + name)
