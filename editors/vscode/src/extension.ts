@@ -1,0 +1,103 @@
+/**
+ * Entry point: wires VS Code events and commands to the server controller and
+ * the command flows. Deliberately thin; the behaviour lives in the modules it
+ * calls, which are unit-tested without VS Code.
+ */
+import * as vscode from 'vscode';
+import { ExecuteCommandRequest } from 'vscode-languageclient/node';
+import { COMMANDS, CONFIG_SECTION, LAUNCH_SETTING_KEYS, PREVIEW_SCHEME } from './constants';
+import { explainCode } from './explain';
+import { previewLoop } from './preview';
+import { PreviewDocumentProvider } from './previewProvider';
+import { onPythonInterpreterChanged } from './pythonExtension';
+import { ServerController } from './serverController';
+
+let controller: ServerController | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const output = vscode.window.createOutputChannel('skewlsp');
+  const documents = new PreviewDocumentProvider();
+  const server = new ServerController(output);
+  controller = server;
+
+  context.subscriptions.push(
+    output,
+    documents,
+    server,
+    vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, documents),
+    vscode.commands.registerCommand(COMMANDS.restartServer, () => server.restart()),
+    vscode.commands.registerCommand(COMMANDS.showOutput, () => output.show(true)),
+    vscode.commands.registerCommand(COMMANDS.previewLoop, async (uri?: unknown, position?: unknown) => {
+      const client = await server.runningClient();
+      if (!client) return;
+      await previewLoop(
+        {
+          sendRequest: (method, params) => client.sendRequest(method, params),
+          activeCursor: activeCursor,
+          documents,
+          showDiff: (left, right, title) => Promise.resolve(vscode.commands.executeCommand('vscode.diff', left, right, title)),
+          showInformation: (message) => void vscode.window.showInformationMessage(message),
+          showError: (message) => void vscode.window.showErrorMessage(message),
+        },
+        uri,
+        position,
+      );
+    }),
+    vscode.commands.registerCommand(COMMANDS.explainCode, async (code?: unknown) => {
+      const client = await server.runningClient();
+      if (!client) return;
+      await explainCode(
+        {
+          pickCode: async (entries, placeHolder) => (await vscode.window.showQuickPick(entries, { placeHolder }))?.label,
+          executeServerCommand: (command, args) =>
+            client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }),
+          showMarkdown: (codeName, markdown) => showMarkdown(documents, codeName, markdown),
+          showInformation: (message) => void vscode.window.showInformationMessage(message),
+          showError: (message) => void vscode.window.showErrorMessage(message),
+        },
+        code,
+      );
+    }),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (LAUNCH_SETTING_KEYS.some((key) => event.affectsConfiguration(`${CONFIG_SECTION}.${key}`))) {
+        void server.restart();
+      } else if (event.affectsConfiguration(CONFIG_SECTION)) {
+        void server.sendConfiguration();
+      }
+    }),
+    // Restricted settings (path, interpreter, args) from the workspace only count once it is trusted.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void server.restart()),
+  );
+
+  const interpreterWatch = await onPythonInterpreterChanged(() => {
+    const source = server.serverSource;
+    if (source !== 'skewlsp.path' && source !== 'skewlsp.interpreter') void server.restart();
+  });
+  if (interpreterWatch) context.subscriptions.push(interpreterWatch);
+
+  // Not awaited: finding the server may probe Python; commands wait for it themselves.
+  void server.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await controller?.stop();
+  controller = undefined;
+}
+
+function activeCursor(): { uri: string; position: { line: number; character: number } } | undefined {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) return undefined;
+  const { line, character } = editor.selection.active;
+  return { uri: editor.document.uri.toString(), position: { line, character } };
+}
+
+/** Shows markdown rendered in a preview; falls back to the plain read-only document if the markdown extension is off. */
+async function showMarkdown(documents: PreviewDocumentProvider, code: string, markdown: string): Promise<void> {
+  const uri = documents.add(`${code}.md`, markdown);
+  try {
+    await vscode.commands.executeCommand('markdown.showPreview', uri);
+  } catch {
+    const document = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(document, { preview: true });
+  }
+}

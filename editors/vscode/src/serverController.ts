@@ -1,0 +1,196 @@
+/**
+ * Owns the language client: finds the server, starts, stops and restarts it,
+ * and keeps it told about setting changes.
+ *
+ * Start/stop/restart are queued one after another so a burst of setting
+ * changes cannot start two servers. This is the only module that talks to
+ * vscode-languageclient; the decisions it makes are in the pure modules.
+ */
+import * as vscode from 'vscode';
+import {
+  DidChangeConfigurationNotification,
+  LanguageClient,
+  type LanguageClientOptions,
+  ResponseError,
+  RevealOutputChannelOn,
+  type ServerOptions,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import { CONFIG_SECTION, DOCUMENT_SELECTOR } from './constants';
+import { answerConfigurationRequest, buildInitializationOptions, didChangeConfigurationParams, type ServerSettings } from './initOptions';
+import { reportMissingServer } from './missingServer';
+import { createNodeLookupHost } from './nodeLookupHost';
+import { selectedPythonInterpreter } from './pythonExtension';
+import { findServer, type ServerCommand, type ServerSource } from './serverLookup';
+import { readSettings, type SkewlspSettings } from './settings';
+
+export class ServerController implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private runningServer: ServerCommand | undefined;
+  private lastTried: string[] = [];
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly output: vscode.OutputChannel) {}
+
+  /** Where the running server came from, or undefined when none runs. */
+  get serverSource(): ServerSource | undefined {
+    return this.runningServer?.source;
+  }
+
+  start(): Promise<void> {
+    return this.enqueue(() => this.startNow());
+  }
+
+  stop(): Promise<void> {
+    return this.enqueue(() => this.stopNow());
+  }
+
+  restart(): Promise<void> {
+    return this.enqueue(async () => {
+      await this.stopNow();
+      await this.startNow();
+    });
+  }
+
+  /**
+   * The running client, after any queued start/restart has finished. When no
+   * server runs, says why (with the fix) and returns undefined.
+   */
+  async runningClient(): Promise<LanguageClient | undefined> {
+    await this.queue;
+    if (this.client?.isRunning()) return this.client;
+    if (!this.runningServer) void this.notifyMissingServer();
+    else void vscode.window.showErrorMessage('skewlsp: the server is not running. Run "skewlsp: Restart Server".');
+    return undefined;
+  }
+
+  /** Sends `workspace/didChangeConfiguration` with the current server settings. */
+  async sendConfiguration(): Promise<void> {
+    await this.queue;
+    if (!this.client?.isRunning()) return;
+    await this.client.sendNotification(
+      DidChangeConfigurationNotification.type,
+      didChangeConfigurationParams(serverSettingsFor(undefined)),
+    );
+  }
+
+  dispose(): void {
+    void this.stop();
+  }
+
+  /** Runs `step` after the previous one; an unexpected error is logged rather than left unhandled. */
+  private enqueue(step: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(step).catch((error: unknown) => {
+      this.log(`Unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    });
+    this.queue = next;
+    return next;
+  }
+
+  private async startNow(): Promise<void> {
+    const workspaceFolder = vscode.workspace.workspaceFolders?.[0];
+    const settings = settingsFor(workspaceFolder?.uri);
+    for (const problem of settings.problems) this.log(`Setting problem: ${problem}`);
+
+    const lookup = await findServer(
+      {
+        serverCommand: settings.serverCommand,
+        interpreter: settings.interpreter,
+        pythonExtensionInterpreter: () => selectedPythonInterpreter(workspaceFolder?.uri),
+        extraArgs: settings.extraArgs,
+      },
+      createNodeLookupHost(workspaceFolder?.uri.fsPath),
+    );
+    this.lastTried = lookup.tried;
+    for (const line of lookup.tried) this.log(`Not used: ${line}`);
+    if (!lookup.server) {
+      this.runningServer = undefined;
+      // Not awaited: the notification waits for a click, and the queue must not.
+      void this.notifyMissingServer();
+      return;
+    }
+
+    const server = lookup.server;
+    this.runningServer = server;
+    this.log(`Starting server (from ${server.source}): ${[server.command, ...server.args].join(' ')}`);
+    const serverOptions: ServerOptions = {
+      command: server.command,
+      args: server.args,
+      transport: TransportKind.stdio,
+      options: { cwd: workspaceFolder?.uri.fsPath },
+    };
+    const client = new LanguageClient(CONFIG_SECTION, 'skewlsp', serverOptions, clientOptions(this.output, settings));
+    this.client = client;
+    try {
+      await client.start();
+    } catch (error) {
+      this.log(`Server failed to start: ${error instanceof Error ? error.message : String(error)}`);
+      void vscode.window
+        .showErrorMessage(
+          `skewlsp: the server (${server.command}) failed to start. Check that skewlsp is installed there, or set skewlsp.path.`,
+          'Show Output',
+        )
+        .then((choice) => {
+          if (choice === 'Show Output') this.output.show(true);
+        });
+    }
+  }
+
+  private async stopNow(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.runningServer = undefined;
+    if (!client) return;
+    try {
+      if (client.isRunning()) await client.stop();
+      await client.dispose();
+    } catch (error) {
+      this.log(`Error while stopping the server: ${String(error)}`);
+    }
+  }
+
+  private notifyMissingServer(): Promise<void> {
+    return reportMissingServer(
+      {
+        showError: (message, ...actions) => Promise.resolve(vscode.window.showErrorMessage(message, ...actions)),
+        openSettings: () => Promise.resolve(vscode.commands.executeCommand('workbench.action.openSettings', CONFIG_SECTION)),
+        showOutput: () => this.output.show(true),
+        log: (line) => this.log(line),
+      },
+      this.lastTried,
+    );
+  }
+
+  private log(line: string): void {
+    this.output.appendLine(`[${new Date().toISOString()}] ${line}`);
+  }
+}
+
+function settingsFor(scope: vscode.Uri | undefined): SkewlspSettings {
+  const configuration = vscode.workspace.getConfiguration(CONFIG_SECTION, scope);
+  return readSettings((key) => configuration.get(key));
+}
+
+function serverSettingsFor(scopeUri: string | undefined): ServerSettings {
+  const scope = scopeUri ? vscode.Uri.parse(scopeUri) : vscode.workspace.workspaceFolders?.[0]?.uri;
+  return buildInitializationOptions(settingsFor(scope));
+}
+
+function clientOptions(output: vscode.OutputChannel, settings: SkewlspSettings): LanguageClientOptions {
+  return {
+    documentSelector: DOCUMENT_SELECTOR,
+    outputChannel: output,
+    traceOutputChannel: output,
+    revealOutputChannelOn: RevealOutputChannelOn.Never,
+    initializationOptions: buildInitializationOptions(settings),
+    middleware: {
+      workspace: {
+        configuration: async (params, token, next) => {
+          const defaults = await next(params, token);
+          if (defaults instanceof ResponseError) return defaults;
+          return answerConfigurationRequest(params.items, defaults, serverSettingsFor);
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * Reads the `skewlsp.*` settings into one typed, validated object.
+ *
+ * VS Code hands settings back as `unknown` JSON that a user may have typed by
+ * hand; this module is the single place that turns that into types the rest of
+ * the extension can trust, and says (instead of silently dropping) what it
+ * could not use. It takes a plain getter so tests need no VS Code API.
+ */
+import type { SettingKey } from './constants';
+
+export const SEVERITY_NAMES = ['error', 'warning', 'information', 'hint'] as const;
+export type SeverityName = (typeof SEVERITY_NAMES)[number];
+
+export interface SkewlspSettings {
+  /** Server command line from `skewlsp.path`: executable then arguments; empty when unset. */
+  serverCommand: string[];
+  /** `skewlsp.interpreter`, or undefined when unset. */
+  interpreter: string | undefined;
+  /** `skewlsp.args`, appended to whichever server command is found. */
+  extraArgs: string[];
+  codeLensEnabled: boolean | undefined;
+  inlayHintsEnabled: boolean | undefined;
+  select: string[] | undefined;
+  ignore: string[] | undefined;
+  severity: Record<string, SeverityName> | undefined;
+  src: string[] | undefined;
+  /** Human-readable problems with the raw values (logged to the output channel). */
+  problems: string[];
+}
+
+/** Returns the raw value of `skewlsp.<key>` (what `WorkspaceConfiguration.get` returns). */
+export type SettingReader = (key: SettingKey) => unknown;
+
+const CODE_PATTERN = /^SKW[0-9]*$/;
+
+/** Reads and validates every setting; invalid entries are left out and reported in `problems`. */
+export function readSettings(read: SettingReader): SkewlspSettings {
+  const problems: string[] = [];
+  return {
+    serverCommand: readServerCommand(read('path'), problems),
+    interpreter: readOptionalString('interpreter', read('interpreter'), problems),
+    extraArgs: readStringArray('args', read('args'), problems) ?? [],
+    codeLensEnabled: readOptionalBoolean('codeLens.enable', read('codeLens.enable'), problems),
+    inlayHintsEnabled: readOptionalBoolean('inlayHints.enable', read('inlayHints.enable'), problems),
+    select: readCodeList('select', read('select'), problems),
+    ignore: readCodeList('ignore', read('ignore'), problems),
+    severity: readSeverityMap(read('severity'), problems),
+    src: readStringArray('src', read('src'), problems),
+    problems,
+  };
+}
+
+/** `skewlsp.path` may be one executable (string) or an executable followed by its arguments (array). */
+function readServerCommand(raw: unknown, problems: string[]): string[] {
+  if (raw === undefined || raw === null || raw === '') return [];
+  if (typeof raw === 'string') return [raw.trim()].filter((part) => part !== '');
+  const parts = readStringArray('path', raw, problems) ?? [];
+  return parts.length > 0 && parts[0].trim() !== '' ? parts : [];
+}
+
+function readOptionalString(key: SettingKey, raw: unknown, problems: string[]): string | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'string') {
+    problems.push(`skewlsp.${key} must be a string; ignoring ${JSON.stringify(raw)}`);
+    return undefined;
+  }
+  const trimmed = raw.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function readOptionalBoolean(key: SettingKey, raw: unknown, problems: string[]): boolean | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'boolean') {
+    problems.push(`skewlsp.${key} must be true or false; ignoring ${JSON.stringify(raw)}`);
+    return undefined;
+  }
+  return raw;
+}
+
+/** An array of strings; non-string entries are dropped and reported. `null`/unset gives undefined. */
+function readStringArray(key: SettingKey, raw: unknown, problems: string[]): string[] | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!Array.isArray(raw)) {
+    problems.push(`skewlsp.${key} must be an array of strings; ignoring ${JSON.stringify(raw)}`);
+    return undefined;
+  }
+  const strings: string[] = [];
+  for (const entry of raw) {
+    if (typeof entry === 'string') strings.push(entry);
+    else problems.push(`skewlsp.${key}: ignoring non-string entry ${JSON.stringify(entry)}`);
+  }
+  return strings;
+}
+
+/** Reason codes are compared upper-case (`skw020` means `SKW020`); anything that is not a code (prefix) is reported. */
+function readCodeList(key: SettingKey, raw: unknown, problems: string[]): string[] | undefined {
+  const entries = readStringArray(key, raw, problems);
+  if (entries === undefined) return undefined;
+  const codes: string[] = [];
+  for (const entry of entries) {
+    const code = entry.trim().toUpperCase();
+    if (CODE_PATTERN.test(code)) codes.push(code);
+    else problems.push(`skewlsp.${key}: ignoring ${JSON.stringify(entry)}, which is not a reason code such as SKW020`);
+  }
+  return codes;
+}
+
+function readSeverityMap(raw: unknown, problems: string[]): Record<string, SeverityName> | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    problems.push(`skewlsp.severity must be an object such as {"SKW010": "information"}; ignoring ${JSON.stringify(raw)}`);
+    return undefined;
+  }
+  const severity: Record<string, SeverityName> = {};
+  for (const [rawCode, rawLevel] of Object.entries(raw as Record<string, unknown>)) {
+    const code = rawCode.trim().toUpperCase();
+    const level = typeof rawLevel === 'string' ? rawLevel.trim().toLowerCase() : rawLevel;
+    if (!CODE_PATTERN.test(code)) {
+      problems.push(`skewlsp.severity: ignoring key ${JSON.stringify(rawCode)}, which is not a reason code`);
+    } else if (!isSeverityName(level)) {
+      problems.push(
+        `skewlsp.severity.${code}: ignoring ${JSON.stringify(rawLevel)}; use one of ${SEVERITY_NAMES.join(', ')}`,
+      );
+    } else {
+      severity[code] = level;
+    }
+  }
+  return severity;
+}
+
+function isSeverityName(value: unknown): value is SeverityName {
+  return typeof value === 'string' && (SEVERITY_NAMES as readonly string[]).includes(value);
+}

@@ -1,0 +1,104 @@
+/**
+ * Checks the manifest (package.json) against the code and the built bundle:
+ * every command the code registers is contributed and activates the
+ * extension, every setting the code reads is contributed with the right
+ * shape, and vsce will package what `main` points at.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { COMMANDS, DOCUMENT_SELECTOR, RESTRICTED_SETTING_KEYS, SETTING_KEYS } from '../src/constants';
+
+// Bundled into out/test/, so the extension root is two levels up.
+const root = resolve(__dirname, '..', '..');
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const properties: Record<string, Record<string, unknown>> = manifest.contributes.configuration.properties;
+
+describe('package.json manifest', () => {
+  it('contributes exactly the commands the extension registers, with the documented titles', () => {
+    const contributed = Object.fromEntries(
+      manifest.contributes.commands.map((entry: { command: string; category: string; title: string }) => [
+        entry.command,
+        `${entry.category}: ${entry.title}`,
+      ]),
+    );
+    assert.deepEqual(contributed, {
+      [COMMANDS.restartServer]: 'skewlsp: Restart Server',
+      [COMMANDS.showOutput]: 'skewlsp: Show Output',
+      [COMMANDS.previewLoop]: 'skewlsp: Preview Rewritten Loop',
+      [COMMANDS.explainCode]: 'skewlsp: Explain Code',
+    });
+  });
+
+  it('activates on Python files and on every command', () => {
+    const expected = ['onLanguage:python', ...Object.values(COMMANDS).map((command) => `onCommand:${command}`)];
+    assert.deepEqual([...manifest.activationEvents].sort(), expected.sort());
+  });
+
+  it('contributes exactly the settings the extension reads', () => {
+    assert.deepEqual(Object.keys(properties).sort(), SETTING_KEYS.map((key) => `skewlsp.${key}`).sort());
+  });
+
+  it('gives each setting the documented type and default', () => {
+    assert.deepEqual(properties['skewlsp.path'].type, ['array', 'string']);
+    assert.equal(properties['skewlsp.interpreter'].type, 'string');
+    assert.equal(properties['skewlsp.args'].type, 'array');
+    assert.deepEqual(properties['skewlsp.trace.server'].enum, ['off', 'messages', 'verbose']);
+    assert.equal(properties['skewlsp.trace.server'].default, 'off');
+    assert.equal(properties['skewlsp.codeLens.enable'].type, 'boolean');
+    assert.equal(properties['skewlsp.inlayHints.enable'].type, 'boolean');
+    for (const key of ['select', 'ignore', 'src']) {
+      assert.deepEqual(properties[`skewlsp.${key}`].type, ['array', 'null'], key);
+      assert.equal(properties[`skewlsp.${key}`].default, null, `${key} defaults to "server decides"`);
+    }
+    const severityValues = (properties['skewlsp.severity'].patternProperties as Record<string, { enum: string[] }>)['^SKW[0-9]+$'];
+    assert.deepEqual(severityValues.enum, ['error', 'warning', 'information', 'hint']);
+    for (const [key, schema] of Object.entries(properties)) {
+      assert.ok(schema.description || schema.markdownDescription, `${key} is described`);
+    }
+  });
+
+  it('restricts the settings that choose an executable in untrusted workspaces', () => {
+    const untrusted = manifest.capabilities.untrustedWorkspaces;
+    assert.equal(untrusted.supported, 'limited');
+    assert.deepEqual(untrusted.restrictedConfigurations, RESTRICTED_SETTING_KEYS.map((key) => `skewlsp.${key}`));
+    assert.deepEqual(untrusted.restrictedConfigurations, ['skewlsp.path', 'skewlsp.interpreter', 'skewlsp.args']);
+  });
+
+  it('serves Python files on disk and unsaved ones', () => {
+    assert.deepEqual(DOCUMENT_SELECTOR, [
+      { scheme: 'file', language: 'python' },
+      { scheme: 'untitled', language: 'python' },
+    ]);
+  });
+
+  it('has what vsce needs to package a release', () => {
+    for (const field of ['name', 'publisher', 'version', 'license', 'repository', 'engines']) {
+      assert.ok(manifest[field], `${field} is set`);
+    }
+    assert.equal(manifest.license, 'MIT');
+    assert.match(manifest.engines.vscode, /^\^1\.\d+\.\d+$/);
+    // @types/vscode must not be newer than the VS Code the extension claims to support.
+    assert.equal(manifest.devDependencies['@types/vscode'], manifest.engines.vscode.slice(1));
+    for (const file of ['README.md', 'CHANGELOG.md', 'LICENSE', '.vscodeignore']) {
+      assert.ok(existsSync(join(root, file)), `${file} exists`);
+    }
+    for (const dependencies of [manifest.dependencies, manifest.devDependencies]) {
+      for (const [name, version] of Object.entries(dependencies as Record<string, string>)) {
+        assert.match(version, /^\d+\.\d+\.\d+$/, `${name} is pinned to an exact version`);
+      }
+    }
+  });
+
+  it('points main at the esbuild bundle, which keeps vscode external and registers every command', () => {
+    assert.equal(manifest.main, './dist/extension.js');
+    const bundlePath = join(root, manifest.main);
+    assert.ok(existsSync(bundlePath), 'dist/extension.js was built');
+    const bundle = readFileSync(bundlePath, 'utf8');
+    assert.match(bundle, /require\("vscode"\)/);
+    for (const command of Object.values(COMMANDS)) assert.ok(bundle.includes(`"${command}"`), `${command} is in the bundle`);
+    assert.ok(bundle.includes('"skewlsp/preview"'));
+    assert.ok(bundle.includes('"skewlsp.explain"'));
+  });
+});
