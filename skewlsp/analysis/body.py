@@ -20,6 +20,7 @@ from . import dsl
 from .conditions import Interval, evaluate_condition
 from .constants import Const, Folded, Folder
 from .names import (
+    block_effects,
     body_statements,
     has_call,
     reads_of,
@@ -30,7 +31,7 @@ from .names import (
 
 # Unrolled copies beyond this are not modelled one by one (the compiler would, but
 # such a body is far outside anything that reaches the skew pass in practice).
-MAX_UNROLL_COPIES = 4096
+MAX_UNROLL_TRIP = 1024
 
 MESSAGE_TEMP = "%msg"
 
@@ -78,6 +79,8 @@ class BodyContext:
     decide_inner: Callable[[cst.For, BodyContext], InnerSkew | None]
     tile_names: frozenset[str] = frozenset()
     temp_counter: list[int] = field(default_factory=lambda: [0])
+    parse_time_lookup: Callable[[str], Folded | None] | None = None
+    errors: list[str] = field(default_factory=list)
 
     def with_value(self, name: str, value: int) -> BodyContext:
         ranges = dict(self.ranges)
@@ -315,26 +318,67 @@ def _for(stmt: cst.For, ctx: BodyContext) -> list[Stmt]:
         if inner is None:
             return [_compound(stmt)]
         return splice_skewed(inner)
-    if kind not in ("unroll", "range") or stmt.orelse is not None:
-        return [_compound(stmt)]
-    if not isinstance(stmt.target, cst.Name):
-        return [_compound(stmt)]
-    shape = _const_trip(stmt.iter, ctx)
-    if shape is None:
+    if kind == "unroll":
+        return _unroll(stmt, ctx)
+    if kind == "range" and dsl.keyword(stmt.iter, "attrs") is None:
+        return _collapse_short_range(stmt, ctx)
+    return [_compound(stmt)]
+
+
+def _unroll(stmt: cst.For, ctx: BodyContext) -> list[Stmt]:
+    """UnrollLoops runs first: one copy of the body per iteration, the variable a literal.
+
+    Its bounds must be constants when the kernel is *parsed*: literals and module
+    constants only (a local is not folded yet), else the kernel does not compile.
+    """
+    call = stmt.iter
+    assert isinstance(call, cst.Call)
+    parse_ctx = ctx if ctx.parse_time_lookup is None else replace(ctx, lookup=ctx.parse_time_lookup)
+    shape = _const_trip(call, parse_ctx)
+    if shape is None or not isinstance(stmt.target, cst.Name):
+        ctx.errors.append("pl.unroll() requires compile-time constant integer bounds")
         return [_compound(stmt)]
     start, _stop, step, trip = shape
+    if trip > MAX_UNROLL_TRIP:
+        ctx.errors.append(f"pl.unroll() trip {trip} exceeds the maximum allowed ({MAX_UNROLL_TRIP})")
+        return [_compound(stmt)]
     var = stmt.target.value
-    inner_block = body_statements(stmt.body)
-    if kind == "unroll" and trip <= MAX_UNROLL_COPIES:
-        out: list[Stmt] = []
-        for k in range(trip):
-            value = start + k * step
-            copy = _block(inner_block, ctx.with_value(var, value))
-            out.extend(replace(s, origin=f"{var}={value}") for s in copy)
-        return out
-    if kind == "range" and trip == 1:
-        return _block(inner_block, ctx.with_value(var, start))
+    out: list[Stmt] = []
+    for k in range(trip):
+        value = start + k * step
+        copy = _block(body_statements(stmt.body), ctx.with_value(var, value))
+        out.extend(replace(s, origin=f"{var}={value}") for s in copy)
+    return out
+
+
+def _collapse_short_range(stmt: cst.For, ctx: BodyContext) -> list[Stmt]:
+    """Simplify inlines a plain ``pl.range`` that runs once and drops one that never runs."""
+    call = stmt.iter
+    assert isinstance(call, cst.Call)
+    shape = _const_trip(call, ctx)
+    if shape is not None and shape[2] > 0 and isinstance(stmt.target, cst.Name):
+        start, _stop, _step, trip = shape
+        if trip == 0:
+            return []
+        if trip == 1:
+            return _block(body_statements(stmt.body), ctx.with_value(stmt.target.value, start))
+    elif shape is None and _symbolic_one_trip(call):
+        return _block(body_statements(stmt.body), ctx)
     return [_compound(stmt)]
+
+
+def _symbolic_one_trip(call: cst.Call) -> bool:
+    """``pl.range(k, k + c)`` with 0 < c <= step: one trip whatever k is."""
+    args = dsl.positional(call)
+    if len(args) not in (2, 3):
+        return False
+    start, stop = args[0].value, args[1].value
+    step = int(args[2].value.value, 0) if len(args) == 3 and isinstance(args[2].value, cst.Integer) else (1 if len(args) == 2 else None)
+    if step is None or not isinstance(stop, cst.BinaryOperation) or not isinstance(stop.operator, cst.Add):
+        return False
+    if not isinstance(stop.right, cst.Integer) or not stop.left.deep_equals(start):
+        return False
+    return 0 < int(stop.right.value, 0) <= step
 
 
 def splice_skewed(inner: InnerSkew) -> list[Stmt]:
@@ -350,7 +394,7 @@ def splice_skewed(inner: InnerSkew) -> list[Stmt]:
 
     for i in range(inner.depth):
         out.extend(clone(inner.stmts[k], f"prologue {i}", {}) for k in inner.produce)
-    steady_defs, steady_reads = statement_effects(inner.node.body)
+    steady_defs, steady_reads = block_effects(body_statements(inner.node.body))
     hidden = {inner.loop_var, *inner.iter_names}
     out.append(
         Stmt(

@@ -18,7 +18,7 @@ from .body import BodyContext, InnerSkew, Stmt, normalise, resolve
 from .conditions import Interval
 from .constants import Const, Dynamic, Folded, Folder, ModuleConstants, Opaque, Rejected
 from .decide import Decision, LoopHeader, check_int64, decide
-from .names import body_statements, statement_effects, target_effects
+from .names import block_effects, body_statements, statement_effects, target_effects
 from .report import Finding, LoopReport, Span
 from .scope import (
     BUILTIN_CALLS,
@@ -156,7 +156,7 @@ class _UnitAnalysis:
     def _function(self, fn: cst.FunctionDef, qualname: str) -> None:
         name = f"{self.unit.qualname.rsplit('.', 1)[0] + '.' if '.' in self.unit.qualname and not qualname else qualname}{fn.name.value}"
         params = frozenset(n for n, _ in function_params(fn))
-        defs, _ = statement_effects(fn.body)
+        defs, _ = block_effects(body_statements(fn.body))
         dsl_names = frozenset(defs) | params
         base = FunctionScope(self.module_constants, params, dsl_names, tile_like_names(fn))
         env: dict[str, Folded] = {}
@@ -263,13 +263,17 @@ class _UnitAnalysis:
             return self._decide(node, scope, inner_enclosing, fn)
 
         body_lookup = scope.bound_lookup(inner_enclosing)
-        ctx = BodyContext(body_lookup, ranges, self.aliases, decide_inner, scope.tile_names)
+        ctx = BodyContext(
+            body_lookup, ranges, self.aliases, decide_inner, scope.tile_names,
+            parse_time_lookup=scope.parse_time_lookup,
+        )
         self.models[key] = LoopModel(  # placeholder guards against re-entry
             LoopReport(self.path, self._span(loop), self._span(call), "unknown", "SKW050", "")
         )
         body = normalise(body_statements(loop.body), ctx)
         stmts = body.stmts
         resolve(stmts, iter_names)
+        errors.extend(ctx.errors)
         header = LoopHeader(stage, start, stop, step, iter_names, tuple(errors))
         decision = decide(header, stmts)
         report = self._report(loop, call, fn, loop_var, decision, stmts, stage_span)

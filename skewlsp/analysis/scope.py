@@ -67,6 +67,12 @@ class FunctionScope:
 
         return lookup
 
+    def parse_time_lookup(self, name: str) -> Folded | None:
+        """What the DSL parser folds: module constants only, never kernel variables."""
+        if name in self.params or name in self.dsl_names:
+            return Dynamic(name, f"`{name}` is a kernel variable")
+        return self.module(name)
+
     def stage_lookup(self, name: str) -> Folded | None:
         """``stage`` must be a constant when the kernel is parsed: no DSL-scope names."""
         if name in self.params or name in self.dsl_names:
