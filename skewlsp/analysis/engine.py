@@ -77,9 +77,24 @@ def analyze_models(
     aliases = dsl.Aliases(index.pl_aliases, index.pipeline_names)
     models: list[LoopModel] = []
     for unit in index.units:
-        models.extend(_UnitAnalysis(unit, path, aliases, module_constants).run())
+        models.extend(_analyse_unit(unit, path, aliases, module_constants))
     models.sort(key=lambda m: (m.report.span.line, m.report.span.column))
     return models
+
+
+def _analyse_unit(
+    unit: Unit, path: str | None, aliases: dsl.Aliases, constants: ModuleConstants
+) -> list[LoopModel]:
+    """One unit's loops; a failure here is reported on the unit, never raised."""
+    try:
+        return _UnitAnalysis(unit, path, aliases, constants).run()
+    except RecursionError:
+        reason = "the code is nested too deeply to analyse"
+    except Exception as err:  # an analysis bug must not take the editor or CI down
+        reason = f"internal error while analysing this function: {type(err).__name__}: {err}"
+    line = unit.line_offset + (2 if unit.text.startswith("if 1:") else 1)
+    span = Span(line, 1, line, 2)
+    return [LoopModel(LoopReport(path, span, span, "unknown", "SKW050", reason, function=unit.qualname))]
 
 
 def _imported_lookup(index: ModuleIndex, path: str | None, resolver: Resolver | None):

@@ -11,6 +11,7 @@ handed to libcst, so the cost follows the loops, not the file size.
 from __future__ import annotations
 
 import ast
+import warnings
 from dataclasses import dataclass, field
 
 PYPTO_LANGUAGE = "pypto.language"
@@ -62,7 +63,9 @@ class ModuleIndex:
 def build_index(source: str) -> ModuleIndex:
     """Index ``source``; never raises for any input text."""
     try:
-        tree = ast.parse(source)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
     except SyntaxError as err:
         return ModuleIndex(syntax_problem=_syntax_problem(err))
     except (ValueError, RecursionError, MemoryError, OverflowError) as err:
