@@ -13,13 +13,15 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from . import dsl
+from dataclasses import replace
+
+from . import dsl, mixed
 from .body import BodyContext, InnerSkew, Stmt, normalise, resolve
 from .conditions import Interval
 from .constants import Const, Dynamic, Folded, Folder, ModuleConstants, Opaque, Rejected
 from .decide import Decision, LoopHeader, check_int64, decide
 from .names import block_effects, body_statements, statement_effects, target_effects
-from .report import Finding, LoopReport, Span
+from .report import CoreResult, Finding, LoopReport, Span
 from .scope import (
     BUILTIN_CALLS,
     EnclosingLoop,
@@ -137,6 +139,7 @@ class _UnitAnalysis:
         self.module_constants = module
         self.models: dict[int, LoopModel] = {}
         self.inner: dict[int, InnerSkew | None] = {}
+        self.functions: list[cst.FunctionDef] = []
 
     def run(self) -> list[LoopModel]:
         try:
@@ -169,6 +172,13 @@ class _UnitAnalysis:
             self._visit(stmt, scope, [], qualname or "<module>")
 
     def _function(self, fn: cst.FunctionDef, qualname: str) -> None:
+        self.functions.append(fn)
+        try:
+            self._function_body(fn, qualname)
+        finally:
+            self.functions.pop()
+
+    def _function_body(self, fn: cst.FunctionDef, qualname: str) -> None:
         name = f"{self.unit.qualname.rsplit('.', 1)[0] + '.' if '.' in self.unit.qualname and not qualname else qualname}{fn.name.value}"
         params = frozenset(n for n, _ in function_params(fn))
         defs, _ = block_effects(body_statements(fn.body))
@@ -291,7 +301,15 @@ class _UnitAnalysis:
         errors.extend(ctx.errors)
         header = LoopHeader(stage, start, stop, step, iter_names, tuple(errors))
         decision = decide(header, stmts)
+        cores: tuple[CoreResult, ...] = ()
+        if not _has_explicit_messages(loop) and not header.errors:
+            live_out = (*iter_names, *body.yield_reads)
+            cores, summary = self._per_core(loop, stmts, header, live_out)
+            if summary is not None:
+                decision = summary
         report = self._report(loop, call, fn, loop_var, decision, stmts, stage_span)
+        if cores:
+            report = replace(report, cores=cores)
         self.models[key] = LoopModel(
             report, loop, self.unit, self.module, stmts, decision, iter_names, body.yield_node
         )
@@ -309,6 +327,59 @@ class _UnitAnalysis:
             )
         self.inner[key] = inner
         return inner
+
+    def _per_core(
+        self, loop: cst.For, stmts: list[Stmt], header: LoopHeader, live_out: Sequence[str]
+    ) -> tuple[tuple[CoreResult, ...], Decision | None]:
+        """Per-core verdicts when the compiler, not the author, creates the messages."""
+        fn = self.functions[-1] if self.functions else None
+        params: dict[str, str] = {}
+        if fn is not None:
+            for name, param in function_params(fn):
+                text = (
+                    cst.Module(body=[]).code_for_node(param.annotation.annotation)
+                    if param.annotation else ""
+                )
+                if "Tensor" in text:
+                    params[name] = mixed.GM
+                elif "Tile" in text:
+                    params[name] = mixed.VECTOR
+        outside = mixed.outside_sides(body_statements(fn.body), loop, params) if fn else params
+        split = mixed.split_body(stmts, outside, live_out)
+        copies = 1
+        if fn is not None and "split(" not in cst.Module(body=[]).code_for_node(fn):
+            copies = 2
+        if not split.crossings:
+            cores = []
+            if split.has_cube:
+                cores.append(CoreResult("aic", "left", "SKW010", "no boundary crossing at the top level"))
+            if split.has_vector:
+                cores.append(
+                    CoreResult("aiv", "left", "SKW010", "no boundary crossing at the top level")
+                )
+            if split.unknown and cores:
+                reason = f"the model does not know which core runs `{split.unknown}`"
+                return tuple(
+                    CoreResult(c.core, "unknown", "SKW050", reason) for c in cores
+                ), Decision("unknown", "SKW050", f"verdict unknown: {reason}")
+            return tuple(cores), None
+        results: list[tuple[CoreResult, Decision]] = []
+        for core, core_stmts in (("aic", split.aic), ("aiv", split.aiv)):
+            resolve(core_stmts, header.iter_names)
+            d = decide(header, core_stmts)
+            results.append((
+                CoreResult(
+                    core, d.verdict, d.code, _core_reason(d), d.depth, d.requested_depth, d.trip,
+                    copies if core == "aiv" else 1, d.pushes, d.pops,
+                ),
+                d,
+            ))
+        if split.unknown:
+            reason = f"the model does not know which core runs `{split.unknown}`"
+            return tuple(
+                CoreResult(c.core, "unknown", "SKW050", reason) for c, _ in results
+            ), Decision("unknown", "SKW050", f"verdict unknown: {reason}")
+        return tuple(c for c, _ in results), _summarise(results)
 
     def _stage(
         self, call: cst.Call, scope: FunctionScope, errors: list[str]
@@ -425,6 +496,53 @@ class _UnitAnalysis:
             else:
                 ranges.append((line, line))
         return tuple(ranges)
+
+
+def _has_explicit_messages(loop: cst.For) -> bool:
+    found: list[bool] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            if dsl.message_kind(node) is not None:
+                found.append(True)
+
+    loop.body.visit(Finder())
+    return bool(found)
+
+
+_CORE_NAMES = {"aic": "cube", "aiv": "vector"}
+
+
+def _core_reason(d: Decision) -> str:
+    """The part of a remark after "loop skewed:" / "loop not skewed:", for one core."""
+    message = d.message
+    for prefix in ("loop not skewed: ", "loop skewed: ", "loop left as a pipeline loop: "):
+        if message.startswith(prefix):
+            return message[len(prefix):]
+    return message
+
+
+def _summarise(results: list[tuple[CoreResult, Decision]]) -> Decision:
+    """One verdict for the loop: the skewed core if any, else the first cross-core one."""
+    parts = []
+    for core, d in results:
+        name = _CORE_NAMES[core.core]
+        if d.verdict == "skewed":
+            extra = (
+                f" (requested {d.requested_depth}: {core.reason.split(': ', 1)[-1]})"
+                if d.code == "SKW002" else ""
+            )
+            parts.append(f"{name}: skewed at depth {d.depth}{extra}")
+        elif d.verdict == "demoted":
+            parts.append(f"{name}: demoted, {core.reason}")
+        else:
+            parts.append(f"{name}: {d.verdict}, {core.reason}")
+    chosen = next((d for _, d in results if d.verdict == "skewed"), None)
+    if chosen is None:
+        chosen = next((d for _, d in results if d.verdict in ("demoted", "error")), results[0][1])
+    summary = replace(chosen)
+    summary.message = "; ".join(parts)
+    return summary
 
 
 def _fold_stage(expr: cst.BaseExpression, scope: FunctionScope) -> Folded:

@@ -47,6 +47,10 @@ class CoreResult:
     reason: str
     depth: int | None = None
     requested_depth: int | None = None
+    trip: int | None = None
+    copies: int = 1  # dual AIV dispatch runs the vector body twice (lane 0 and lane 1)
+    pushes: int = 0
+    pops: int = 0
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,366 @@
+"""The mixed-kernel model: how ExpandMixedKernel splits a loop body between the cores.
+
+Kernels written with high-level ops never spell ``tpush``/``tpop``: the
+compiler gives every op a side (``op_tables``), and wherever a value made on
+one core is consumed on the other it inserts one message — a push on the
+producing core and a pop on the consuming core — right before the first
+consumer in the consumer's block. Each core keeps its own statements plus the
+shared scalar ones, dead code is removed per core, and each core's copy of the
+loop then goes through the *same* decision procedure as a hand-written loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from . import dsl, op_tables
+from .body import Stmt
+from .names import body_statements, reads_of
+
+CUBE, VECTOR, SHARED, MIXED = "C", "V", "S", "M"
+GM, LAZY = "G", "L"  # a GM tensor; a GM slice/load whose side its first consumer decides
+TILE_SIDES = frozenset({CUBE, VECTOR, LAZY})
+
+
+@dataclass
+class Crossing:
+    """One value crossing the cube/vector boundary before a top-level statement."""
+
+    name: str
+    direction: str  # "C->V" or "V->C"
+    before: int
+
+
+@dataclass
+class Split:
+    """Both cores' statement lists for one loop body."""
+
+    aic: list[Stmt]
+    aiv: list[Stmt]
+    crossings: list[Crossing]
+    sides: list[str]
+    unknown: str | None = None
+    has_cube: bool = False
+    has_vector: bool = False
+
+
+@dataclass
+class _Scan:
+    sides: dict[str, str]
+    unknown: list[str] = field(default_factory=list)
+
+
+def op_leaf(call: cst.Call) -> str | None:
+    path = dsl.dotted(call.func)
+    if path is None or len(path) < 2 or path[0] not in ("pl", "pld"):
+        return None
+    return path[-1]
+
+
+def _memory(call: cst.Call) -> str | None:
+    arg = dsl.keyword(call, "target_memory")
+    if arg is None:
+        return None
+    text = cst.Module(body=[]).code_for_node(arg.value)
+    leaf = text.rsplit(".", 1)[-1]
+    if leaf in op_tables.CUBE_MEMORY:
+        return CUBE
+    if leaf in op_tables.VECTOR_MEMORY:
+        return VECTOR
+    return None
+
+
+class SideModel:
+    """Sides of values and statements; ``consumed`` collects (name, needed side) uses."""
+
+    def __init__(self, sides: Mapping[str, str]) -> None:
+        self.sides = dict(sides)
+        self.unknown: list[str] = []
+
+    def side_of(self, name: str) -> str:
+        return self.sides.get(name, SHARED)
+
+    # -- expressions -------------------------------------------------------------------------
+
+    def expr(self, node: cst.BaseExpression, consumed: list[tuple[str, str]]) -> tuple[str, str]:
+        """(value side, statement side) of evaluating ``node``."""
+        if isinstance(node, cst.Name):
+            side = self.side_of(node.value)
+            return side, SHARED
+        if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+            return SHARED, SHARED
+        if isinstance(node, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)):
+            operands = reads_of(node)
+            tiles = [n for n in operands if self.side_of(n) in TILE_SIDES]
+            if tiles:
+                consumed.extend((n, VECTOR) for n in tiles)
+                return VECTOR, VECTOR
+            return SHARED, SHARED
+        if isinstance(node, cst.Subscript):
+            base, _ = self.expr(node.value, consumed)
+            if base == GM:
+                return LAZY, SHARED
+            return (base if base in TILE_SIDES else SHARED), SHARED
+        if isinstance(node, cst.Call):
+            return self._call(node, consumed)
+        return SHARED, SHARED
+
+    def _tile_args(self, call: cst.Call) -> list[str]:
+        names: list[str] = []
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value in ("target_memory", "out_dtype", "dtype"):
+                continue
+            names += [n for n in reads_of(arg.value) if self.side_of(n) in TILE_SIDES | {GM}]
+        return names
+
+    def _call(self, call: cst.Call, consumed: list[tuple[str, str]]) -> tuple[str, str]:
+        leaf = op_leaf(call)
+        if leaf is None:
+            path = dsl.dotted(call.func)
+            if path and path[-1] == "yield_":
+                return SHARED, SHARED
+            if any(self.side_of(n) in TILE_SIDES for n in self._tile_args(call)):
+                self.unknown.append(cst.Module(body=[]).code_for_node(call.func))
+            return SHARED, SHARED
+        nested_side = SHARED
+        for arg in call.args:  # nested calls are flattened into statements of their own
+            if isinstance(arg.value, cst.Call):
+                _, inner = self._call(arg.value, consumed)
+                nested_side = _join(nested_side, inner)
+        args = self._tile_args(call)
+        tiles = [n for n in args if self.side_of(n) in TILE_SIDES]
+        nested_values = [
+            self._call(a.value, [])[0] for a in call.args if isinstance(a.value, cst.Call)
+        ]
+        has_tile = bool(tiles) or any(v in TILE_SIDES for v in nested_values)
+        if leaf in op_tables.CUBE_OPS:
+            consumed.extend((n, CUBE) for n in tiles)
+            return CUBE, _join(nested_side, CUBE)
+        if leaf in op_tables.LOAD_OPS:
+            memory = _memory(call)
+            return (memory or LAZY), _join(nested_side, memory or SHARED)
+        if leaf in op_tables.INHERIT_OPS:
+            first = next((self.side_of(n) for n in args), SHARED)
+            side = LAZY if first == GM else first
+            return side, nested_side
+        if leaf in op_tables.STORE_OPS:
+            stored = tiles[0] if tiles else None
+            side = self.side_of(stored) if stored else VECTOR
+            return GM, _join(nested_side, VECTOR if side == LAZY else side)
+        if leaf in op_tables.GM_OPS:
+            return GM, nested_side
+        if leaf in op_tables.VECTOR_SOURCES:
+            return VECTOR, _join(nested_side, VECTOR)
+        if leaf in op_tables.VECTOR_SCALAR_OPS:
+            return SHARED, _join(nested_side, VECTOR)
+        if leaf in op_tables.SHARED_SCALAR_OPS and not has_tile:
+            return SHARED, nested_side
+        if has_tile or nested_side in (VECTOR, CUBE):
+            consumed.extend((n, VECTOR) for n in tiles)
+            return VECTOR, _join(nested_side, VECTOR)
+        return SHARED, nested_side
+
+    # -- statements ----------------------------------------------------------------------------
+
+    def small(self, small: cst.BaseSmallStatement, consumed: list[tuple[str, str]]) -> tuple[str, list[str]]:
+        """(statement side, names whose side is decided by their first consumer)."""
+        lazy: list[str] = []
+        if isinstance(small, (cst.Assign, cst.AnnAssign)):
+            value = small.value
+            if value is None:
+                return SHARED, lazy
+            value_side, stmt_side = self.expr(value, consumed)
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+            for target in targets:
+                if isinstance(target, cst.Name):
+                    self.sides[target.value] = value_side
+                    if value_side == LAZY:
+                        lazy.append(target.value)
+                elif isinstance(target, cst.Subscript):
+                    stored_side = value_side
+                    if stored_side in (CUBE, VECTOR):
+                        stmt_side = _join(stmt_side, stored_side)
+                    elif stored_side == LAZY:
+                        stmt_side = _join(stmt_side, VECTOR)
+                    if isinstance(value, cst.Name) and stored_side == LAZY:
+                        consumed.append((value.value, VECTOR))
+                elif isinstance(target, (cst.Tuple, cst.List)):
+                    for element in target.elements:
+                        if isinstance(element.value, cst.Name):
+                            self.sides[element.value.value] = value_side
+            return stmt_side, lazy
+        if isinstance(small, cst.Expr):
+            _, side = self.expr(small.value, consumed)
+            return side, lazy
+        return SHARED, lazy
+
+    def compound(self, stmt: cst.CSTNode) -> str:
+        """The side of a nested block: both cores when it holds work of each."""
+        side = SHARED
+        if isinstance(stmt, (cst.If, cst.For, cst.While, cst.With, cst.Else)):
+            for child in body_statements(stmt.body):
+                side = _join(side, self.statement(child))
+            orelse = getattr(stmt, "orelse", None)
+            if orelse is not None:
+                side = _join(side, self.compound(orelse))
+        return side
+
+    def statement(self, stmt: cst.CSTNode) -> str:
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            side = SHARED
+            for small in stmt.body:
+                consumed: list[tuple[str, str]] = []
+                s, _ = self.small(small, consumed)
+                side = _join(side, s)
+                side = _join(side, self._crossing_side(consumed))
+            return side
+        return self.compound(stmt)
+
+    def _crossing_side(self, consumed: Iterable[tuple[str, str]]) -> str:
+        side = SHARED
+        for name, needed in consumed:
+            have = self.side_of(name)
+            if have in (CUBE, VECTOR) and have != needed:
+                side = MIXED
+        return side
+
+
+def _join(a: str, b: str) -> str:
+    if a == b or b == SHARED:
+        return a
+    if a == SHARED:
+        return b
+    return MIXED
+
+
+def outside_sides(fn_body: Sequence[cst.CSTNode], stop_at: cst.CSTNode, params: Mapping[str, str]) -> dict[str, str]:
+    """Sides of the values a loop reads from outside it: parameters and earlier statements."""
+    model = SideModel(params)
+
+    def walk(block: Sequence[cst.CSTNode]) -> bool:
+        for stmt in block:
+            if stmt is stop_at:
+                return True
+            if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                model.statement(stmt)
+            elif isinstance(stmt, (cst.With, cst.For, cst.If, cst.While)):
+                if walk(body_statements(stmt.body)):
+                    return True
+        return False
+
+    walk(fn_body)
+    return model.sides
+
+
+def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iterable[str]) -> Split:
+    """Both cores' top-level statement lists, with the implicit messages in program order."""
+    model = SideModel(outside)
+    sides: list[str] = []
+    crossings: list[Crossing] = []
+    crossed: set[tuple[str, str]] = set()
+    lazy_defs: dict[str, int] = {}
+    for index, stmt in enumerate(stmts):
+        consumed: list[tuple[str, str]] = []
+        if stmt.kind == "compound":
+            side = model.compound(stmt.node)
+        elif isinstance(stmt.node, cst.BaseSmallStatement):
+            side, lazy = model.small(stmt.node, consumed)
+            for name in lazy:
+                lazy_defs[name] = index
+        else:
+            side = SHARED
+        for name, needed in consumed:
+            have = model.side_of(name)
+            if have == LAZY:
+                model.sides[name] = needed
+                if name in lazy_defs:
+                    sides[lazy_defs[name]] = _join(sides[lazy_defs[name]], needed)
+                continue
+            if have in (CUBE, VECTOR) and have != needed:
+                direction = f"{have}->{needed}"
+                if (name, direction) not in crossed:
+                    crossed.add((name, direction))
+                    crossings.append(Crossing(name, direction, index))
+        sides.append(side)
+    for name, index in lazy_defs.items():
+        if model.side_of(name) == LAZY:
+            sides[index] = _join(sides[index], VECTOR)
+    aic = _core_list(stmts, sides, crossings, CUBE, live_out)
+    aiv = _core_list(stmts, sides, crossings, VECTOR, live_out)
+    unknown = model.unknown[0] if model.unknown else None
+    return Split(
+        aic, aiv, crossings, sides, unknown,
+        has_cube=any(s in (CUBE, MIXED) for s in sides) or bool(crossings),
+        has_vector=any(s in (VECTOR, MIXED) for s in sides) or bool(crossings),
+    )
+
+
+def _core_list(
+    stmts: Sequence[Stmt], sides: Sequence[str], crossings: Sequence[Crossing], core: str,
+    live_out: Iterable[str],
+) -> list[Stmt]:
+    out: list[Stmt] = []
+    popped: list[str] = []
+    for index, stmt in enumerate(stmts):
+        for crossing in crossings:
+            if crossing.before != index:
+                continue
+            producer = crossing.direction[0]
+            if producer == core:
+                out.append(Stmt(stmt.node, "push", (), (crossing.name,), origin="implicit push"))
+            else:
+                out.append(Stmt(stmt.node, "pop", (crossing.name,), (), origin="implicit pop"))
+                popped.append(crossing.name)
+        if sides[index] in (core, SHARED, MIXED):
+            out.append(Stmt(stmt.node, stmt.kind, stmt.defs, stmt.reads, stmt.scalar_arith, stmt.origin))
+    out = _add_tfrees(out, popped)
+    return _eliminate_dead(out, set(live_out))
+
+
+def _add_tfrees(stmts: list[Stmt], popped: Sequence[str]) -> list[Stmt]:
+    """A popped slot is freed right after the popped tile's last use in the same block."""
+    result = list(stmts)
+    for name in popped:
+        last = max(
+            (k for k, s in enumerate(result) if name in s.reads or (s.kind == "pop" and name in s.defs)),
+            default=None,
+        )
+        if last is not None:
+            result.insert(last + 1, Stmt(result[last].node, "plain", (), (name,), origin="implicit tfree"))
+    return result
+
+
+def _eliminate_dead(stmts: list[Stmt], live_out: set[str]) -> list[Stmt]:
+    """Per-core dead-code elimination: what the other core needed is gone from this one."""
+    keep = [True] * len(stmts)
+    changed = True
+    while changed:
+        changed = False
+        needed = set(live_out)
+        for k, stmt in enumerate(stmts):
+            if keep[k]:
+                needed.update(stmt.reads)
+        for k, stmt in enumerate(stmts):
+            if not keep[k] or _is_root(stmt):
+                continue
+            if not any(name in needed for name in stmt.defs):
+                keep[k] = False
+                changed = True
+    return [s for k, s in enumerate(stmts) if keep[k]]
+
+
+def _is_root(stmt: Stmt) -> bool:
+    if stmt.kind in ("push", "pop", "compound") or stmt.origin == "implicit tfree":
+        return True
+    node = stmt.node
+    value = getattr(node, "value", None)
+    if isinstance(value, cst.Call) and op_leaf(value) in op_tables.STORE_OPS:
+        return True
+    if isinstance(node, cst.Expr):
+        return True
+    if isinstance(node, cst.Assign):
+        return any(isinstance(t.target, cst.Subscript) for t in node.targets)
+    return not stmt.defs

@@ -1,0 +1,55 @@
+"""Which core runs each pypto op: the data behind the mixed-kernel model.
+
+ExpandMixedKernel assigns every op of a mixed InCore function to the cube
+(AIC) or the vector (AIV) core from the op registry's memory specs: matmuls
+write the Acc buffer (cube), element-wise, reduction and cast ops read and
+write Vec (vector), and data-movement ops follow the memory space of their
+data. Keep these tables in step with the registry when pypto adds ops; an op
+that is in none of them is treated as a vector op when it touches a tile and
+reported as an assumption.
+
+Names are the last component of the call path, so ``pl.matmul``,
+``pl.tile.matmul`` and ``pl.tensor.matmul`` all look up ``matmul``.
+"""
+
+from __future__ import annotations
+
+# Output in Acc: run on the cube core.
+CUBE_OPS = frozenset({
+    "matmul", "matmul_acc", "matmul_bias",
+    "gemv", "gemv_acc", "gemv_bias",
+    "batch_matmul", "batch_matmul_acc",
+    "matmul_mx", "matmul_mx_acc", "matmul_mx_bias",
+})
+
+# Views and layout changes: the result lives where the input lives.
+INHERIT_OPS = frozenset({
+    "slice", "reshape", "transpose", "transpose_view", "reinterpret_view", "view",
+    "set_validshape", "extract",
+})
+
+# Loads whose side follows the target memory, or (without one) the first consumer:
+# a GM slice feeding a matmul is loaded to Mat (cube), any other to Vec (vector).
+LOAD_OPS = frozenset({"load"})
+
+# Writes to GM: the side of the tile written; both Vec and Acc may be stored, so no crossing.
+STORE_OPS = frozenset({"store", "assemble", "write"})
+
+# GM tensors created in the kernel.
+GM_OPS = frozenset({"create_tensor"})
+
+# Tile producers with no tile input that live in Vec.
+VECTOR_SOURCES = frozenset({"full", "arange", "ci", "tri", "random", "create_tile", "zeros", "ones"})
+
+# Scalar-valued ops both cores can run (kept on both sides, then dead code is removed).
+SHARED_SCALAR_OPS = frozenset({
+    "read", "dim", "get_block_idx", "get_block_num", "const", "min", "max", "cast",
+    "add", "sub", "mul", "div",
+})
+
+# Scalar ops fixed to the vector core.
+VECTOR_SCALAR_OPS = frozenset({"get_subblock_idx"})
+
+# Memory spaces of the cube core (everything but DDR and Vec).
+CUBE_MEMORY = frozenset({"Mat", "Left", "Right", "Acc", "Bias", "ScaleLeft", "ScaleRight"})
+VECTOR_MEMORY = frozenset({"Vec"})

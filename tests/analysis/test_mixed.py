@@ -1,0 +1,157 @@
+"""Mixed cube+vector loops: the compiler creates the messages, each core gets its own verdict."""
+
+from __future__ import annotations
+
+import textwrap
+
+from skewlsp.analysis import LoopReport, analyze
+
+ATTENTION = '''\
+import pypto.language as pl
+
+H = {heads}
+QK_M_TILE = 32
+HEAD_DIM = 64
+
+
+@pl.jit
+def attention(q_flat: pl.Tensor[[256, 64], pl.BF16], kv: pl.Tensor[[64, 64], pl.BF16],
+              out_oi: pl.Tensor[[256, 64], pl.FP32], out_mi: pl.Tensor[[256, 1], pl.FP32]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        qk_kv = kv[0:64, 0:HEAD_DIM]
+        for hb in pl.pipeline(H // QK_M_TILE, stage=2):
+            h0 = hb * QK_M_TILE
+            q_tile = q_flat[h0 : h0 + QK_M_TILE, 0:HEAD_DIM]
+            raw = pl.matmul(q_tile, qk_kv, b_trans=True, out_dtype=pl.FP32)
+            scaled = pl.mul(raw, 0.125)
+            mi = pl.row_max(scaled)
+            ex = pl.exp(pl.row_expand_sub(scaled, mi))
+            ex_bf16 = pl.cast(ex, target_type=pl.BF16, mode="rint")
+            oi = pl.matmul(ex_bf16, qk_kv, out_dtype=pl.FP32)
+{tail}
+'''
+
+STORES = '''\
+            out_mi[h0 : h0 + QK_M_TILE, 0:1] = mi
+            out_oi[h0 : h0 + QK_M_TILE, 0:HEAD_DIM] = oi
+'''
+
+
+def report_of(source: str) -> LoopReport:
+    reports = analyze(source, "attention.py")
+    assert len(reports) == 1, [r.message for r in reports]
+    return reports[0]
+
+
+def cores(report: LoopReport) -> dict[str, tuple[str, str, int | None]]:
+    return {c.core: (c.verdict, c.code, c.depth) for c in report.cores}
+
+
+def test_attention_with_trip_two_skews_the_cube_at_depth_one_and_demotes_the_vector() -> None:
+    report = report_of(ATTENTION.format(heads=64, tail=STORES))
+    assert cores(report) == {"aic": ("skewed", "SKW002", 1), "aiv": ("demoted", "SKW020", None)}
+    assert (report.verdict, report.depth, report.trip) == ("skewed", 1, 2)
+    assert report.message.startswith("cube: skewed at depth 1 (requested 2")
+    assert "vector: demoted, consumer role" in report.message
+
+
+def test_attention_with_trip_four_reaches_depth_two_on_the_cube() -> None:
+    report = report_of(ATTENTION.format(heads=128, tail=STORES))
+    assert cores(report)["aic"] == ("skewed", "SKW001", 2)
+    assert cores(report)["aiv"][0] == "demoted"
+
+
+def test_the_vector_copy_runs_twice_under_dual_aiv_dispatch() -> None:
+    report = report_of(ATTENTION.format(heads=64, tail=STORES))
+    vector = next(c for c in report.cores if c.core == "aiv")
+    assert vector.copies == 2
+
+
+def test_vector_reading_the_pv_result_makes_both_cores_multi_round_trip() -> None:
+    tail = STORES + "            rescaled = pl.mul(oi, 0.5)\n            out_oi[h0 : h0 + QK_M_TILE, 0:HEAD_DIM] = rescaled\n"
+    report = report_of(ATTENTION.format(heads=64, tail=tail))
+    assert cores(report) == {"aic": ("demoted", "SKW021", None), "aiv": ("demoted", "SKW021", None)}
+
+
+def test_one_directional_cube_to_vector_epilogue_is_left_on_both_cores() -> None:
+    source = '''\
+import pypto.language as pl
+
+
+@pl.jit
+def proj(x: pl.Tensor[[256, 64], pl.BF16], w: pl.Tensor[[64, 64], pl.BF16], y: pl.Tensor[[256, 64], pl.FP32]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for t in pl.pipeline(8, stage=2):
+            acc = pl.matmul(x[t * 32 : t * 32 + 32, 0:64], w[0:64, 0:64], out_dtype=pl.FP32)
+            act = pl.exp(acc)
+            y[t * 32 : t * 32 + 32, 0:64] = act
+'''
+    report = report_of(source)
+    assert cores(report) == {"aic": ("left", "SKW010", None), "aiv": ("left", "SKW010", None)}
+    assert report.verdict == "left"
+
+
+def test_pure_cube_k_loop_is_left_on_the_cube_only() -> None:
+    source = '''\
+import pypto.language as pl
+
+
+@pl.jit
+def matmul_k(x: pl.Tensor[[64, 512], pl.BF16], w: pl.Tensor[[512, 64], pl.BF16], y: pl.Tensor[[64, 64], pl.FP32]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc = pl.matmul(x[0:64, 0:64], w[0:64, 0:64], out_dtype=pl.FP32)
+        for k in pl.pipeline(1, 8, stage=2):
+            acc = pl.matmul_acc(acc, x[0:64, k * 64 : k * 64 + 64], w[k * 64 : k * 64 + 64, 0:64])
+        y[0:64, 0:64] = acc
+'''
+    report = report_of(source)
+    assert cores(report) == {"aic": ("left", "SKW010", None)}
+
+
+def test_pure_vector_rmsnorm_is_left_on_the_vector_only() -> None:
+    source = textwrap.dedent('''\
+    import pypto.language as pl
+
+
+    @pl.jit
+    def rmsnorm(x: pl.Tensor[[256, 64], pl.FP32], y: pl.Tensor[[256, 64], pl.FP32]):
+        with pl.at(level=pl.Level.CORE_GROUP):
+            for r in pl.pipeline(0, 256, 32, stage=2):
+                rows = x[r : r + 32, 0:64]
+                sq = pl.mul(rows, rows)
+                ms = pl.row_sum(sq)
+                inv = pl.rsqrt(ms)
+                y[r : r + 32, 0:64] = pl.row_expand_mul(rows, inv)
+    ''')
+    assert cores(report_of(source)) == {"aiv": ("left", "SKW010", None)}
+
+
+def test_crossing_under_a_runtime_if_leaves_the_loop_on_both_cores() -> None:
+    source = ATTENTION.format(heads=64, tail=STORES).replace(
+        "            raw = pl.matmul", "            if h0 < pl.read(out_mi, [0, 0]):\n                pass\n            raw = pl.matmul"
+    )
+    body_under_if = ATTENTION.format(heads=64, tail="").split("for hb in pl.pipeline(H // QK_M_TILE, stage=2):\n")
+    guarded = body_under_if[0] + "for hb in pl.pipeline(H // QK_M_TILE, stage=2):\n            flag = pl.read(out_mi, [0, 0])\n            if flag > 0:\n" + textwrap.indent(body_under_if[1], "    ")
+    assert report_of(source).cores  # still mixed at top level
+    report = report_of(guarded)
+    assert {c.verdict for c in report.cores} == {"left"}
+
+
+def test_hand_written_messages_are_not_split_again() -> None:
+    source = '''\
+import pypto.language as pl
+
+
+@pl.program
+class K:
+    @pl.function
+    def main(self, q: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32]):
+        for i in pl.pipeline(0, 4, 1, stage=2):
+            a = pl.tile.load(q, [i * 16, 0], [16, 64])
+            s = pl.tile.matmul(a, a)
+            pl.tile.tpush_to_aiv(s, split=0)
+            e = pl.tile.tpop_from_aiv(split=0)
+            pl.tile.store(e, [i * 16, 0], out)
+'''
+    report = report_of(source)
+    assert report.cores == () and report.code == "SKW001"
