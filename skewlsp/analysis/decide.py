@@ -229,7 +229,7 @@ def _shown(name: str) -> str:
 
 def _depth_blocker(trip: int, requested: int) -> str:
     if trip < 2 * requested:
-        return f"trip {trip} < {2 * requested} (2 x depth {requested})"
+        return f"trip {trip} < 2 x depth {requested}"
     return f"trip {trip} is not a multiple of {requested}"
 
 

@@ -16,6 +16,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from dataclasses import replace
 
 from . import dsl, mixed
+from .advice import depth_hint
 from .body import BodyContext, InnerSkew, Stmt, normalise, resolve
 from .conditions import Interval
 from .constants import Const, Dynamic, Folded, Folder, ModuleConstants, Opaque, Rejected
@@ -310,6 +311,10 @@ class _UnitAnalysis:
         report = self._report(loop, call, fn, loop_var, decision, stmts, stage_span)
         if cores:
             report = replace(report, cores=cores)
+        if decision.code == "SKW002" and decision.trip and decision.requested_depth:
+            report = replace(
+                report, fix_hint=depth_hint(decision.trip, decision.requested_depth, call)
+            )
         self.models[key] = LoopModel(
             report, loop, self.unit, self.module, stmts, decision, iter_names, body.yield_node
         )
@@ -515,6 +520,8 @@ _CORE_NAMES = {"aic": "cube", "aiv": "vector"}
 
 def _core_reason(d: Decision) -> str:
     """The part of a remark after "loop skewed:" / "loop not skewed:", for one core."""
+    if d.code == "SKW002":
+        return f"depth {d.depth} (requested {d.requested_depth}: {d.message.rsplit(': ', 1)[-1]})"
     message = d.message
     for prefix in ("loop not skewed: ", "loop skewed: ", "loop left as a pipeline loop: "):
         if message.startswith(prefix):
@@ -527,12 +534,10 @@ def _summarise(results: list[tuple[CoreResult, Decision]]) -> Decision:
     parts = []
     for core, d in results:
         name = _CORE_NAMES[core.core]
-        if d.verdict == "skewed":
-            extra = (
-                f" (requested {d.requested_depth}: {core.reason.split(': ', 1)[-1]})"
-                if d.code == "SKW002" else ""
-            )
-            parts.append(f"{name}: skewed at depth {d.depth}{extra}")
+        if d.verdict == "skewed" and d.code == "SKW002":
+            parts.append(f"{name}: skewed at {core.reason}")
+        elif d.verdict == "skewed":
+            parts.append(f"{name}: skewed at depth {d.depth}")
         elif d.verdict == "demoted":
             parts.append(f"{name}: demoted, {core.reason}")
         else:

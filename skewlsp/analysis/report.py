@@ -86,6 +86,7 @@ class LoopReport:
     stage_span: Span | None = None
     hints: tuple[Finding, ...] = ()
     cores: tuple[CoreResult, ...] = ()
+    fix_hint: str | None = None  # what would make the loop skew (deeper), when we can compute it
     args: tuple[tuple[str, str], ...] = field(default=())
 
     @property

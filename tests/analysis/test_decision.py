@@ -275,3 +275,10 @@ def test_reports_carry_locations_of_loop_call_and_lead() -> None:
     assert report.lead is not None
     assert "tpush_to_aiv" in lines[report.lead.line - 1]
     assert report.producer_lines and report.consumer_lines
+
+
+def test_reduced_depth_names_the_trip_that_would_reach_the_requested_depth() -> None:
+    report = only_loop(kernel(PRODUCER, "pl.pipeline(0, 3, 1, stage=2)"))
+    assert report.fix_hint == "a trip of 4 would give depth 2"
+    report = only_loop(kernel(PRODUCER, "pl.pipeline(0, 6, 1, stage=5)"))
+    assert (report.depth, report.fix_hint) == (3, "a trip of 8 would give depth 4")

@@ -55,6 +55,11 @@ def test_attention_with_trip_two_skews_the_cube_at_depth_one_and_demotes_the_vec
     assert "vector: demoted, consumer role" in report.message
 
 
+def test_a_trip_that_blocks_the_depth_comes_with_a_computed_fix() -> None:
+    report = report_of(ATTENTION.format(heads=64, tail=STORES))
+    assert report.fix_hint == "a trip of 4 would give depth 2: e.g. halve QK_M_TILE"
+
+
 def test_attention_with_trip_four_reaches_depth_two_on_the_cube() -> None:
     report = report_of(ATTENTION.format(heads=128, tail=STORES))
     assert cores(report)["aic"] == ("skewed", "SKW001", 2)
