@@ -240,6 +240,8 @@ class _UnitAnalysis:
             if bounds is not None and isinstance(bounds[0], Const) and isinstance(bounds[1], Const):
                 if bounds[1].value > bounds[0].value:
                     interval = Interval(bounds[0].value, bounds[1].value - 1)
+                    if dsl.loop_kind(loop.iter, self.aliases) == "unroll":
+                        return EnclosingLoop(var, Interval(bounds[0].value, bounds[0].value), bounds[0].value)
         return EnclosingLoop(var, interval)
 
     # -- one loop ------------------------------------------------------------------------------

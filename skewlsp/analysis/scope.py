@@ -25,8 +25,16 @@ BUILTIN_CALLS = frozenset({"max", "min", "int", "abs", "len", "round", "sum", "f
 
 @dataclass(frozen=True)
 class EnclosingLoop:
+    """A loop around the one being decided.
+
+    ``unrolled`` holds the first value of a ``pl.unroll`` variable: UnrollLoops
+    replaces it by a literal in every copy before the pass, so bounds that use it
+    are constants (we decide the first copy; copies rarely differ).
+    """
+
     var: str
     interval: Interval | None
+    unrolled: int | None = None
 
 
 @dataclass
@@ -48,8 +56,11 @@ class FunctionScope:
     def bound_lookup(self, enclosing: Sequence[EnclosingLoop]):
         """Name resolution for loop bounds and conditions inside the loop body."""
         loop_vars = {loop.var for loop in enclosing}
+        unrolled = {loop.var: loop.unrolled for loop in enclosing if loop.unrolled is not None}
 
         def lookup(name: str) -> Folded | None:
+            if name in unrolled:
+                return Const(unrolled[name])
             if name in loop_vars:
                 return Dynamic(name, f"`{name}` is the variable of an enclosing loop")
             if name in self.poisoned:

@@ -200,3 +200,11 @@ def factory():
     def test_garbage_never_raises(self) -> None:
         for text in ["pipeline(((", "\x00pipeline", "pypto\n\tpipeline\n  x", "def f(:\n pipeline"]:
             analyze(text)
+
+
+def test_a_pipeline_inside_unroll_sees_the_unroll_variable_as_a_literal() -> None:
+    inner = "for i in pl.pipeline(j * 4, j * 4 + 4, 1, stage=2):\n" + "".join(
+        "    " + line + "\n" for line in PRODUCER.splitlines()
+    )
+    report = loop_at(kernel(inner, "pl.unroll(2)", target="j"), "for i in")
+    assert (report.code, report.trip, report.depth) == ("SKW001", 4, 2)
