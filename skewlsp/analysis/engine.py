@@ -33,7 +33,7 @@ from .scope import (
     tile_like_names,
     update_locals,
 )
-from .source_index import ModuleIndex, Unit, build_index
+from .source_index import ModuleIndex, Unit, build_exact_index, build_index
 
 Resolver = Callable[[str, int, "str | None"], "str | None"]
 INT32_MAX = 2**31 - 1
@@ -80,15 +80,45 @@ def analyze_models(
     aliases = dsl.Aliases(index.pl_aliases, index.pipeline_names)
     models: list[LoopModel] = []
     for unit in index.units:
-        models.extend(_analyse_unit(unit, path, aliases, module_constants))
+        unit_models = _analyse_unit(unit, path, aliases, module_constants)
+        if unit_models is None:  # the fast split was wrong, or the file has a syntax error
+            return _analyze_exact(source, path, resolver)
+        models.extend(unit_models)
+    models.sort(key=lambda m: (m.report.span.line, m.report.span.column))
+    return models
+
+
+def _analyze_exact(source: str, path: str | None, resolver: Resolver | None) -> list[LoopModel]:
+    """The slow, exact path: the whole module through the stdlib parser first."""
+    index = build_exact_index(source)
+    if index.syntax_problem is not None:
+        problem = index.syntax_problem
+        span = Span(problem.line, problem.column, problem.line, problem.column + 1)
+        report = LoopReport(
+            path, span, span, "error", "SKW900",
+            f"syntax error: {problem.message} (line {problem.line}, column {problem.column})",
+        )
+        return [LoopModel(report)]
+    module_constants = ModuleConstants(index.constant_sources, _imported_lookup(index, path, resolver))
+    aliases = dsl.Aliases(index.pl_aliases, index.pipeline_names)
+    models: list[LoopModel] = []
+    for unit in index.units:
+        unit_models = _analyse_unit(unit, path, aliases, module_constants)
+        if unit_models is None:
+            line = unit.line_offset + 1
+            span = Span(line, 1, line, 2)
+            unit_models = [LoopModel(LoopReport(
+                path, span, span, "unknown", "SKW050", "this function could not be parsed by libcst"
+            ))]
+        models.extend(unit_models)
     models.sort(key=lambda m: (m.report.span.line, m.report.span.column))
     return models
 
 
 def _analyse_unit(
     unit: Unit, path: str | None, aliases: dsl.Aliases, constants: ModuleConstants
-) -> list[LoopModel]:
-    """One unit's loops; a failure here is reported on the unit, never raised."""
+) -> list[LoopModel] | None:
+    """One unit's loops; None when libcst cannot parse it, other failures become reports."""
     try:
         return _UnitAnalysis(unit, path, aliases, constants).run()
     except RecursionError:
@@ -142,14 +172,11 @@ class _UnitAnalysis:
         self.inner: dict[int, InnerSkew | None] = {}
         self.functions: list[cst.FunctionDef] = []
 
-    def run(self) -> list[LoopModel]:
+    def run(self) -> list[LoopModel] | None:
         try:
             module = cst.parse_module(self.unit.text)
-        except Exception as err:  # libcst refused what the stdlib accepted: say so, once
-            line = self.unit.line_offset + 1
-            span = Span(line, 1, line, 2)
-            report = LoopReport(self.path, span, span, "error", "SKW900", f"cannot parse: {err}")
-            return [LoopModel(report)]
+        except Exception:
+            return None
         self.module = module
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         self.positions = wrapper.resolve(PositionProvider)

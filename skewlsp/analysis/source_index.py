@@ -11,8 +11,12 @@ handed to libcst, so the cost follows the loops, not the file size.
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 import warnings
 from dataclasses import dataclass, field
+
+from . import layout
 
 PYPTO_LANGUAGE = "pypto.language"
 
@@ -60,8 +64,101 @@ class ModuleIndex:
     units: list[Unit] = field(default_factory=list)
 
 
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][\w, ]*(?::[^=]+)?=(?!=)")
+_PYPTO_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+pypto|import[ \t]+pypto)[^\n]*$", re.MULTILINE)
+
+
 def build_index(source: str) -> ModuleIndex:
-    """Index ``source``; never raises for any input text."""
+    """Index ``source`` from its layout, parsing only small blocks; never raises.
+
+    Falls back to the exact whole-module index when anything looks off, so a
+    surprising layout costs time, never correctness.
+    """
+    try:
+        return _fast_index(source)
+    except (SyntaxError, ValueError, RecursionError, _LayoutSurprise):
+        return build_exact_index(source)
+
+
+class _LayoutSurprise(Exception):
+    """The text splitter met something it does not model; use the exact index."""
+
+
+def _fast_index(source: str) -> ModuleIndex:
+    page = layout.Layout(source)
+    lines = page.lines
+    index = ModuleIndex()
+    imports: list[ast.stmt] = []
+    constants: list[ast.stmt] = []
+    for block in page.blocks(1, len(lines), 0):
+        header = block.header
+        if header.startswith(("import ", "from ")):
+            imports.extend(_parse_block(lines, block))
+        elif _ASSIGNMENT.match(header):
+            constants.extend(_parse_block(lines, block))
+    for match in _PYPTO_IMPORT.finditer(source):
+        line = match.group().strip()
+        if line.endswith(("(", "\\")):
+            raise _LayoutSurprise(line)
+        imports.extend(ast.parse(line).body)
+    _collect_imports(ast.Module(body=imports, type_ignores=[]), index)
+    index.constant_sources = _module_constants(constants, lines)
+    hits = page.lines_containing("pipeline")
+    index.units = list(_layout_units(page, 1, len(lines), 0, "", index.pipeline_names, hits))
+    return index
+
+
+def _parse_block(lines: list[str], block: layout.Block) -> list[ast.stmt]:
+    """Parse one top-level block; its nodes keep the file's line numbers."""
+    text = "\n" * (block.first - 1) + "".join(lines[block.first - 1 : block.last])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text).body
+
+
+def _layout_units(page: layout.Layout, first: int, last: int, indent: int,
+                  prefix: str, bare: frozenset[str], hits: list[int]):
+    for block in page.blocks(first, last, indent):
+        i = bisect.bisect_left(hits, block.first)
+        if i == len(hits) or hits[i] > block.last:
+            continue
+        text = page.text(block)
+        header = block.header
+        if header.startswith("class "):
+            inner = page.body_indent(block)
+            if inner is None:
+                raise _LayoutSurprise(header)
+            name = header[6:].split("(")[0].split(":")[0].strip()
+            yield from _layout_units(
+                page, block.first, block.last, inner, f"{prefix}{name}.", bare, hits
+            )
+            continue
+        if not _mentions_pipeline_loop(text, bare):
+            continue
+        if not text.endswith("\n"):
+            text += "\n"
+        name = header
+        if header.startswith(("def ", "async def ")):
+            name = header.split("def ", 1)[1].split("(")[0].strip()
+        if block.indent > 0:
+            yield Unit("if 1:\n" + text, block.first - 2, prefix + name)
+        else:
+            yield Unit(text, block.first - 1, prefix + name)
+
+
+_LOOP_HEADER = re.compile(r"\bfor\b[^\n]*\bin\b[^\n]*?([\w.]+)\s*\(")
+
+
+def _mentions_pipeline_loop(text: str, bare: frozenset[str]) -> bool:
+    for match in _LOOP_HEADER.finditer(text):
+        callee = match.group(1)
+        if callee.endswith(".pipeline") or callee == "pipeline" or callee in bare:
+            return True
+    return False
+
+
+def build_exact_index(source: str) -> ModuleIndex:
+    """Index ``source`` with the stdlib parser: exact, and the judge of syntax errors."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
