@@ -1,0 +1,45 @@
+"""LoopReport <-> plain JSON data, for the on-disk cache.
+
+JSON rather than pickle so that a cache file can never run code when it is
+read; decoding is tolerant (unknown keys dropped, missing keys defaulted) and
+any mismatch simply makes the entry a cache miss.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from skewlsp.analysis.report import CoreResult, Finding, LoopReport, Span
+
+_SPAN_FIELDS = ("span", "call_span", "lead", "offending", "stage_span")
+_LINE_RANGES = ("producer_lines", "consumer_lines")
+
+
+def report_to_data(report: LoopReport) -> dict[str, Any]:
+    return dataclasses.asdict(report)
+
+
+def _span(data: Any) -> Span | None:
+    return None if data is None else Span(**data)
+
+
+def report_from_data(data: dict[str, Any]) -> LoopReport:
+    """Rebuild a report; raises (KeyError/TypeError/ValueError) on data of another shape."""
+    names = {f.name for f in dataclasses.fields(LoopReport)}
+    values = {k: v for k, v in data.items() if k in names}
+    for key in _SPAN_FIELDS:
+        if key in values:
+            values[key] = _span(values[key])
+    for key in _LINE_RANGES:
+        if key in values:
+            values[key] = tuple((int(a), int(b)) for a, b in values[key])
+    if "hints" in values:
+        values["hints"] = tuple(
+            Finding(h["code"], h["message"], Span(**h["span"])) for h in values["hints"]
+        )
+    if "cores" in values:
+        values["cores"] = tuple(CoreResult(**c) for c in values["cores"])
+    if "args" in values:
+        values["args"] = tuple((str(a), str(b)) for a, b in values["args"])
+    return LoopReport(**values)

@@ -1,0 +1,47 @@
+"""One line of linter output: a loop's report, one of its hints, or a lint-only remark.
+
+Output formats work from this flat record so that none of them needs to know
+how loop reports, hints and suppression remarks differ; ``report`` keeps the
+full :class:`LoopReport` for the formats that show more (full, json, sarif).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from skewlsp.analysis.report import LoopReport, Span
+
+Kind = Literal["loop", "hint", "suppression", "file"]
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    filename: str
+    kind: Kind
+    code: str
+    message: str
+    span: Span
+    severity: str
+    report: LoopReport | None = None
+    snippet: tuple[tuple[int, str], ...] = ()  # (line number, text) of the loop
+    preview: str | None = None
+    preview_error: str | None = None
+
+    @property
+    def verdict(self) -> str | None:
+        return self.report.verdict if self.report is not None else None
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.filename, self.span.line, self.span.column, self.code)
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """Everything the linter found in one file, plus how severe is "failing" there."""
+
+    filename: str
+    diagnostics: tuple[Diagnostic, ...] = ()
+    fail_on: str = "warning"
+    internal_error: str | None = None  # an analysis crash: reported on stderr, exit 2

@@ -1,0 +1,167 @@
+"""Which files a run lints: explicit files, ``*.py``/``*.pyi`` under directories,
+minus ``exclude``/``extend-exclude`` globs and whatever ``.gitignore`` ignores.
+
+Exclude globs use gitignore syntax relative to the settings' root (a bare name
+such as ``build`` matches at any depth). ``.gitignore`` files are read from the
+enclosing git repository's root down to each directory, like git does; outside
+a git repository they are not consulted. Explicit files are always linted unless
+``force_exclude`` (what pre-commit needs, since it passes every staged file).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+from skewlsp.lint.config import Settings
+from skewlsp.lint.settings_resolver import SettingsResolver
+
+SOURCE_SUFFIXES = (".py", ".pyi")
+
+
+class PathError(Exception):
+    """A path given on the command line cannot be linted (does not exist, ...)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    path: Path
+    settings: Settings
+
+
+def _relative(path: Path, base: Path) -> str | None:
+    try:
+        return path.relative_to(base).as_posix()
+    except ValueError:
+        return None
+
+
+class ExcludeMatcher:
+    """``exclude`` + ``extend-exclude`` of one Settings, compiled once."""
+
+    _compiled: dict[tuple[str, ...], pathspec.GitIgnoreSpec] = {}
+
+    @classmethod
+    def excluded(cls, path: Path, settings: Settings, is_dir: bool) -> bool:
+        patterns = settings.all_excludes
+        spec = cls._compiled.get(patterns)
+        if spec is None:
+            spec = cls._compiled[patterns] = pathspec.GitIgnoreSpec.from_lines(patterns)
+        relative = _relative(path, settings.root) or path.name
+        return spec.match_file(relative + "/" if is_dir else relative)
+
+
+class GitIgnore:
+    """The ``.gitignore`` files (and ``.git/info/exclude``) that govern a path."""
+
+    def __init__(self) -> None:
+        self._specs: dict[Path, pathspec.GitIgnoreSpec | None] = {}
+        self._roots: dict[Path, Path | None] = {}
+
+    def _git_root(self, directory: Path) -> Path | None:
+        if directory not in self._roots:
+            root = None
+            for candidate in (directory, *directory.parents):
+                if (candidate / ".git").exists():
+                    root = candidate
+                    break
+            self._roots[directory] = root
+        return self._roots[directory]
+
+    def _spec(self, directory: Path, root: Path) -> pathspec.GitIgnoreSpec | None:
+        if directory not in self._specs:
+            lines: list[str] = []
+            sources = [directory / ".gitignore"]
+            if directory == root:
+                sources.insert(0, root / ".git" / "info" / "exclude")
+            for source in sources:
+                try:
+                    lines += source.read_text(encoding="utf-8", errors="replace").splitlines()
+                except OSError:
+                    continue
+            self._specs[directory] = pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+        return self._specs[directory]
+
+    def ignored(self, path: Path, is_dir: bool) -> bool:
+        root = self._git_root(path.parent)
+        if root is None:
+            return False
+        chain = [path.parent, *path.parent.parents]
+        chain = list(reversed(chain[: chain.index(root) + 1]))
+        verdict: bool | None = None
+        for directory in chain:  # deeper .gitignore files override shallower ones
+            spec = self._spec(directory, root)
+            if spec is None:
+                continue
+            relative = path.relative_to(directory).as_posix() + ("/" if is_dir else "")
+            result = spec.check_file(relative)
+            if result.include is not None:
+                verdict = result.include
+        return bool(verdict)
+
+
+def discover(
+    paths: Sequence[str], resolver: SettingsResolver, *, force_exclude: bool = False
+) -> list[Target]:
+    """Expand the command line's paths to sorted, de-duplicated lint targets.
+
+    Raises :class:`PathError` for a path that does not exist.
+    """
+    gitignore = GitIgnore()
+    seen: dict[Path, Target] = {}
+    for raw in paths:
+        given = Path(raw)
+        if not given.exists():
+            raise PathError(f"{raw}: no such file or directory")
+        path = given.resolve()
+        if path.is_dir():
+            for found in _walk(path, resolver, gitignore):
+                seen.setdefault(found.path, found)
+            continue
+        settings = resolver.for_path(path)
+        if force_exclude and (
+            _excluded_with_parents(path, settings) or gitignore.ignored(path, is_dir=False)
+        ):
+            continue
+        seen.setdefault(path, Target(path, settings))
+    return [seen[p] for p in sorted(seen)]
+
+
+def _excluded_with_parents(path: Path, settings: Settings) -> bool:
+    if ExcludeMatcher.excluded(path, settings, is_dir=False):
+        return True
+    return any(
+        ExcludeMatcher.excluded(parent, settings, is_dir=True)
+        for parent in path.parents
+        if parent != settings.root and settings.root in parent.parents
+    )
+
+
+def _walk(top: Path, resolver: SettingsResolver, gitignore: GitIgnore) -> Iterator[Target]:
+    for directory, dirnames, filenames in os.walk(top, onerror=None):
+        here = Path(directory)
+        settings = resolver.for_path(here)
+        kept = []
+        for name in sorted(dirnames):
+            child = here / name
+            if child.is_symlink():
+                continue  # avoid cycles and linting outside the tree
+            if ExcludeMatcher.excluded(child, settings, is_dir=True):
+                continue
+            if gitignore.ignored(child, is_dir=True):
+                continue
+            kept.append(name)
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            if not name.endswith(SOURCE_SUFFIXES):
+                continue
+            child = here / name
+            if ExcludeMatcher.excluded(child, settings, is_dir=False):
+                continue
+            if gitignore.ignored(child, is_dir=False):
+                continue
+            yield Target(child, settings)

@@ -1,0 +1,68 @@
+"""Reading the sibling modules that kernels import constants from (``from consts import N``).
+
+The analysis never touches the file system; it asks this resolver for the text of
+a module. We search the importing file's directory, then the configured ``src``
+roots, read as UTF-8 with replacement, and never import or execute anything.
+Every answer is recorded so the cache can tell when an imported module changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+
+MAX_MODULE_BYTES = 2_000_000  # a constants module larger than this is not worth folding
+
+
+class RecordingResolver:
+    """``resolver(module, level, importing_path) -> text | None`` that remembers what it read."""
+
+    def __init__(self, src_roots: Sequence[Path]) -> None:
+        self.src_roots = tuple(src_roots)
+        self.fingerprint: list[tuple[str, int, str]] = []
+
+    def __call__(self, module: str, level: int, importing_path: str | None) -> str | None:
+        text = resolve_module(module, level, importing_path, self.src_roots)
+        digest = hashlib.sha256(text.encode()).hexdigest() if text is not None else "-"
+        self.fingerprint.append((module, level, digest))
+        return text
+
+
+def candidates(
+    module: str, level: int, importing_path: str | None, src_roots: Sequence[Path]
+) -> list[Path]:
+    """The files that could hold ``module``, most specific first."""
+    parts = [p for p in module.split(".") if p]
+    bases: list[Path] = []
+    here = Path(importing_path).resolve().parent if importing_path else None
+    if level > 0:
+        if here is None:
+            return []
+        base = here
+        for _ in range(level - 1):
+            base = base.parent
+        bases.append(base)
+    else:
+        if here is not None:
+            bases.append(here)
+        bases.extend(src_roots)
+    found: list[Path] = []
+    for base in bases:
+        target = base.joinpath(*parts)
+        if parts:
+            found.append(target.with_name(target.name + ".py"))
+        found.append(target / "__init__.py")
+    return found
+
+
+def resolve_module(
+    module: str, level: int, importing_path: str | None, src_roots: Sequence[Path]
+) -> str | None:
+    for candidate in candidates(module, level, importing_path, src_roots):
+        try:
+            if candidate.is_file() and candidate.stat().st_size <= MAX_MODULE_BYTES:
+                return candidate.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+    return None

@@ -1,0 +1,165 @@
+"""Linting one file end to end, and many files in a process pool.
+
+Per file: read bytes, skip files that never mention ``pipeline`` (cheap text
+pre-filter), decode, look up the cache or run the analysis, flatten reports to
+diagnostics, apply suppressions and selection. Everything a worker needs travels
+in a picklable :class:`Job`, and everything it returns is plain data.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tokenize
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+
+from skewlsp.analysis.report import LoopReport, Span
+from skewlsp.lint.cache import Cache, cache_key
+from skewlsp.lint.config import Settings
+from skewlsp.lint.diagnostic import Diagnostic, FileResult
+from skewlsp.lint.lint_codes import UNREADABLE_FILE, UNUSED_SUPPRESSION
+from skewlsp.lint.preview import preview_for
+from skewlsp.lint.resolver import RecordingResolver
+from skewlsp.lint.select import Selection
+from skewlsp.lint.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
+
+PARALLEL_THRESHOLD = 8  # below this many files a pool costs more than it saves
+MAX_SNIPPET_LINES = 200
+PREFILTER = b"pipeline"
+
+
+@dataclass(frozen=True)
+class Options:
+    use_cache: bool = True
+    preview: bool = False
+
+
+@dataclass(frozen=True)
+class Job:
+    filename: str  # as shown to the user
+    path: str | None  # absolute path given to the analysis (None: anonymous stdin)
+    settings: Settings
+    options: Options = Options()
+    data: bytes | None = None  # stdin contents; None means read ``path``
+
+
+def decode_source(data: bytes) -> str:
+    """Decode like Python does (PEP 263 cookie or UTF-8 with BOM); raises ValueError."""
+    if b"\0" in data:
+        raise ValueError("binary file (contains NUL bytes)")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding).removeprefix("\ufeff")
+    except SyntaxError as error:  # bad bytes in the first two lines, or a bad cookie
+        raise ValueError(f"not valid UTF-8 text ({error.msg})") from None
+    except LookupError as error:
+        raise ValueError(f"unknown encoding: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ValueError(
+            f"not valid {error.encoding.upper().replace('UTF-8-SIG', 'UTF-8')} text "
+            f"(byte {error.start}: {error.reason})"
+        ) from None
+
+
+def analyze_cached(source: str, data: bytes, job: Job) -> list[LoopReport]:
+    """Analysis results, from the cache when the file and its imported constants are unchanged."""
+    from skewlsp.analysis import analyze  # imported lazily: keeps CLI start-up fast
+
+    src_roots = job.settings.src
+    cache = Cache(job.settings.root) if job.options.use_cache and job.path else None
+    key = cache_key(data, job.path or "", src_roots) if cache else ""
+    if cache is not None and job.path is not None:
+        cached = cache.get(key, job.path, src_roots)
+        if cached is not None:
+            return cached
+    resolver = RecordingResolver(src_roots)
+    reports = list(analyze(source, job.path, resolver=resolver))
+    if cache is not None:
+        cache.put(key, reports, resolver.fingerprint)
+    return reports
+
+
+def _snippet(lines: list[str], span: Span) -> tuple[tuple[int, str], ...]:
+    last = min(span.end_line, span.line + MAX_SNIPPET_LINES - 1, len(lines))
+    return tuple((n, lines[n - 1]) for n in range(span.line, last + 1))
+
+
+def diagnostics_for(
+    filename: str, reports: Sequence[LoopReport], source: str, selection: Selection
+) -> list[Diagnostic]:
+    """Flatten reports: one loop diagnostic each, plus one per hint (copying the loop's report)."""
+    lines = source.splitlines()
+    found: list[Diagnostic] = []
+    for report in reports:
+        snippet = _snippet(lines, report.span)
+        found.append(
+            Diagnostic(filename, "loop", report.code, report.message, report.span,
+                       selection.severity(report.code), report, snippet)
+        )
+        for hint in report.hints:
+            found.append(
+                Diagnostic(filename, "hint", hint.code, hint.message, hint.span,
+                           selection.severity(hint.code), report, snippet)
+            )
+    return found
+
+
+def _file_problem(job: Job, selection: Selection, message: str) -> FileResult:
+    diagnostics = ()
+    if selection.is_enabled(UNREADABLE_FILE):
+        diagnostics = (
+            Diagnostic(job.filename, "file", UNREADABLE_FILE, f"cannot read file: {message}",
+                       Span(1, 1, 1, 1), selection.severity(UNREADABLE_FILE)),
+        )
+    return FileResult(job.filename, diagnostics, job.settings.fail_on)
+
+
+def lint_job(job: Job) -> FileResult:
+    """Lint one file; never raises (an analysis crash becomes ``internal_error``)."""
+    selection = Selection.from_settings(job.settings)
+    data = job.data
+    if data is None:
+        try:
+            data = Path(job.path or job.filename).read_bytes()
+        except OSError as error:
+            return _file_problem(job, selection, error.strerror or str(error))
+    if PREFILTER not in data:
+        return FileResult(job.filename, (), job.settings.fail_on)
+    try:
+        source = decode_source(data)
+    except ValueError as error:
+        return _file_problem(job, selection, str(error))
+    try:
+        reports = analyze_cached(source, data, job)
+    except Exception as error:  # noqa: BLE001 - the analysis must not take the run down
+        return FileResult(job.filename, (), job.settings.fail_on,
+                          internal_error=f"{type(error).__name__}: {error}")
+    diagnostics = diagnostics_for(job.filename, reports, source, selection)
+    suppressions = parse_suppressions(source)
+    diagnostics = apply_suppressions(diagnostics, suppressions)
+    diagnostics = [d for d in diagnostics if selection.is_enabled(d.code)]
+    if selection.is_enabled(UNUSED_SUPPRESSION):
+        diagnostics += unused_suppressions(
+            job.filename, suppressions, selection.severity(UNUSED_SUPPRESSION)
+        )
+    if job.options.preview:
+        diagnostics = [preview_for(d, source) for d in diagnostics]
+    diagnostics.sort(key=lambda d: d.sort_key)
+    return FileResult(job.filename, tuple(diagnostics), job.settings.fail_on)
+
+
+def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[FileResult]:
+    """Lint every job, in parallel when there are enough files to pay for a pool."""
+    workers = workers or os.cpu_count() or 1
+    if workers <= 1 or len(jobs) <= PARALLEL_THRESHOLD:
+        return [lint_job(job) for job in jobs]
+    try:
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+            chunk = max(1, len(jobs) // (workers * 4))
+            return list(pool.map(lint_job, jobs, chunksize=chunk))
+    except (BrokenProcessPool, OSError, PermissionError):
+        return [lint_job(job) for job in jobs]  # e.g. no /dev/shm in a sandbox

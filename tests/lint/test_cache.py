@@ -1,0 +1,92 @@
+"""The content-hash cache: hits skip the analysis, imported constants invalidate it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import skewlsp.analysis
+from skewlsp.lint.cache import CACHE_DIRNAME, Cache, cache_key
+from skewlsp.lint.codec import report_from_data, report_to_data
+from tests.lint.conftest import Run
+from tests.lint.helpers import SKEWED, STAGE3, write
+
+KERNEL = SKEWED.replace("pl.pipeline(0, 4,", "pl.pipeline(0, TRIP,").replace(
+    "import pypto.language as pl\n", "import pypto.language as pl\nfrom consts import TRIP\n"
+)
+
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Paths the real analysis was run on."""
+    seen: list[str] = []
+    real = skewlsp.analysis.analyze
+
+    def counting(source: str, path: str | None = None, **kwargs: object) -> list:
+        seen.append(path or "-")
+        return real(source, path, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(skewlsp.analysis, "analyze", counting)
+    return seen
+
+
+def test_second_run_is_served_from_the_cache(run: Run, tmp_path: Path, calls: list[str]) -> None:
+    write(tmp_path, {"k.py": STAGE3})
+    first = run("--output-format", "json", "k.py").out
+    second = run("--output-format", "json", "k.py").out
+    assert first == second and len(calls) == 1
+    assert (tmp_path / CACHE_DIRNAME / "CACHEDIR.TAG").is_file()
+
+
+def test_editing_the_file_misses(run: Run, tmp_path: Path, calls: list[str]) -> None:
+    write(tmp_path, {"k.py": STAGE3})
+    run("--output-format", "json", "k.py")
+    write(tmp_path, {"k.py": STAGE3 + "\n"})
+    run("--output-format", "json", "k.py")
+    assert len(calls) == 2
+
+
+def test_editing_an_imported_constant_misses(run: Run, tmp_path: Path, calls: list[str]) -> None:
+    write(tmp_path, {"k.py": KERNEL, "consts.py": "TRIP = 4\n"})
+    assert run("--output-format", "json", "k.py").json()[0]["trip"] == 4
+    write(tmp_path, {"consts.py": "TRIP = 8\n"})
+    assert run("--output-format", "json", "k.py").json()[0]["trip"] == 8
+    assert run("--output-format", "json", "k.py").json()[0]["trip"] == 8
+    assert len(calls) == 2
+
+
+def test_no_cache_neither_reads_nor_writes(run: Run, tmp_path: Path, calls: list[str]) -> None:
+    write(tmp_path, {"k.py": STAGE3})
+    run("--no-cache", "k.py")
+    run("--no-cache", "k.py")
+    assert len(calls) == 2 and not (tmp_path / CACHE_DIRNAME).exists()
+
+
+def test_cache_writes_only_under_its_own_directory(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": STAGE3})
+    before = {p for p in tmp_path.rglob("*")}
+    run("k.py")
+    created = {p for p in tmp_path.rglob("*")} - before
+    assert created and all(CACHE_DIRNAME in p.relative_to(tmp_path).parts for p in created)
+
+
+def test_corrupt_entries_are_misses(tmp_path: Path) -> None:
+    cache = Cache(tmp_path)
+    key = cache_key(b"x", "k.py", ())
+    cache.put(key, [], [])
+    entry = next((tmp_path / CACHE_DIRNAME).rglob(f"{key}.json"))
+    entry.write_text("{not json")
+    assert cache.get(key, "k.py", ()) is None
+
+
+def test_unwritable_cache_is_silently_skipped(tmp_path: Path) -> None:
+    (tmp_path / CACHE_DIRNAME).write_text("a file where the directory should be")
+    cache = Cache(tmp_path)
+    cache.put("ab" * 32, [], [])
+    assert cache.get("ab" * 32, "k.py", ()) is None
+
+
+def test_reports_round_trip_through_the_codec(tmp_path: Path) -> None:
+    reports = skewlsp.analysis.analyze(STAGE3, "k.py")
+    assert [report_from_data(report_to_data(r)) for r in reports] == reports

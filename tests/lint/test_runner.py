@@ -1,0 +1,102 @@
+"""Per-file linting: text pre-filter, bad bytes, and the process pool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skewlsp.lint import runner
+from skewlsp.lint.config import default_settings
+from skewlsp.lint.runner import Job, Options, decode_source, lint_job, run_jobs
+from tests.lint.conftest import Run
+from tests.lint.helpers import DEMOTED, SKEWED, write
+
+
+def job(path: Path, **options: bool) -> Job:
+    return Job(path.name, str(path), default_settings(path.parent), Options(**options))
+
+
+def test_files_without_pipeline_are_not_parsed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                               ) -> None:
+    write(tmp_path, {"plain.py": "def broken(:\n"})
+
+    def no_analysis(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the pre-filter should have skipped this file")
+
+    monkeypatch.setattr(runner, "analyze_cached", no_analysis)
+    assert lint_job(job(tmp_path / "plain.py")).diagnostics == ()
+
+
+def test_binary_file_is_reported_not_crashed(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"blob.py": b"pipeline\x00\x01\x02"})
+    result = run("--output-format", "json", "blob.py")
+    [item] = result.json()
+    assert (item["code"], item["kind"]) == ("SKW902", "file")
+    assert "binary file" in item["message"] and result.exit_code == 1
+
+
+def test_non_utf8_file_is_reported(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"latin.py": "# caf\xe9 pl.pipeline\n".encode("latin-1")})
+    [item] = run("--output-format", "json", "latin.py").json()
+    assert item["code"] == "SKW902" and "not valid UTF-8 text" in item["message"]
+
+
+def test_pep263_coding_cookie_is_honoured() -> None:
+    data = "# -*- coding: latin-1 -*-\nx = 'caf\xe9'\n".encode("latin-1")
+    assert "café" in decode_source(data)
+
+
+def test_utf8_bom_is_dropped() -> None:
+    assert decode_source(b"\xef\xbb\xbfx = 1\n") == "x = 1\n"
+
+
+def test_unreadable_file_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write(tmp_path, {"k.py": SKEWED}) / "k.py"
+
+    def denied(self: Path) -> bytes:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "read_bytes", denied)
+    [diagnostic] = lint_job(job(path)).diagnostics
+    assert diagnostic.code == "SKW902" and "Permission denied" in diagnostic.message
+
+
+def test_many_files_in_a_pool_give_the_same_results_as_serial(tmp_path: Path) -> None:
+    files = {f"k{n:02}.py": (DEMOTED if n % 2 else SKEWED) for n in range(12)}
+    write(tmp_path, files)
+    jobs = [job(tmp_path / name, use_cache=False) for name in sorted(files)]
+    assert len(jobs) > runner.PARALLEL_THRESHOLD
+    parallel = run_jobs(jobs, workers=2)
+    serial = run_jobs(jobs, workers=1)
+    assert parallel == serial
+    assert [r.diagnostics[0].code for r in parallel[:2]] == ["SKW001", "SKW020"]
+
+
+def test_jobs_option_through_the_cli(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {f"k{n:02}.py": DEMOTED for n in range(10)})
+    result = run("--jobs", "2", "--output-format", "json", ".")
+    assert len(result.json()) == 10 and result.exit_code == 1
+    assert run("--jobs", "0", ".").exit_code == 2
+
+
+def test_imported_constants_are_resolved_from_the_importing_directory(
+    run: Run, tmp_path: Path
+) -> None:
+    kernel = SKEWED.replace("pl.pipeline(0, 4,", "pl.pipeline(0, TRIP,").replace(
+        "import pypto.language as pl\n", "import pypto.language as pl\nfrom consts import TRIP\n"
+    )
+    write(tmp_path, {"k.py": kernel, "consts.py": "TRIP = 8\n"})
+    [item] = run("--output-format", "json", "k.py").json()
+    assert item["trip"] == 8
+
+
+def test_imported_constants_are_resolved_from_src_roots(run: Run, tmp_path: Path) -> None:
+    kernel = SKEWED.replace("pl.pipeline(0, 4,", "pl.pipeline(0, TRIP,").replace(
+        "import pypto.language as pl\n",
+        "import pypto.language as pl\nfrom shapes.consts import TRIP\n",
+    )
+    write(tmp_path, {"skewlint.toml": 'src = ["lib"]\n', "kernels/k.py": kernel,
+                     "lib/shapes/__init__.py": "", "lib/shapes/consts.py": "TRIP = 6\n"})
+    [item] = run("--output-format", "json", "kernels/k.py").json()
+    assert item["trip"] == 6
