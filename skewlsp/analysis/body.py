@@ -142,9 +142,7 @@ def _trailing_yield(statements: Sequence[cst.CSTNode]) -> cst.SimpleStatementLin
         return None
     small = last.body[-1]
     value = None
-    if isinstance(small, cst.Expr):
-        value = small.value
-    elif isinstance(small, (cst.Assign, cst.AnnAssign)):
+    if isinstance(small, (cst.Expr, cst.Assign, cst.AnnAssign)):
         value = small.value
     if isinstance(value, cst.Call) and dsl.is_yield(value):
         return last  # type: ignore[return-value]
@@ -340,7 +338,9 @@ def _unroll(stmt: cst.For, ctx: BodyContext) -> list[Stmt]:
         return [_compound(stmt)]
     start, _stop, step, trip = shape
     if trip > MAX_UNROLL_TRIP:
-        ctx.errors.append(f"pl.unroll() trip {trip} exceeds the maximum allowed ({MAX_UNROLL_TRIP})")
+        ctx.errors.append(
+            f"pl.unroll() trip {trip} exceeds the maximum allowed ({MAX_UNROLL_TRIP})"
+        )
         return [_compound(stmt)]
     var = stmt.target.value
     out: list[Stmt] = []
@@ -373,8 +373,16 @@ def _symbolic_one_trip(call: cst.Call) -> bool:
     if len(args) not in (2, 3):
         return False
     start, stop = args[0].value, args[1].value
-    step = int(args[2].value.value, 0) if len(args) == 3 and isinstance(args[2].value, cst.Integer) else (1 if len(args) == 2 else None)
-    if step is None or not isinstance(stop, cst.BinaryOperation) or not isinstance(stop.operator, cst.Add):
+    step = (
+        int(args[2].value.value, 0)
+        if len(args) == 3 and isinstance(args[2].value, cst.Integer)
+        else (1 if len(args) == 2 else None)
+    )
+    if (
+        step is None
+        or not isinstance(stop, cst.BinaryOperation)
+        or not isinstance(stop.operator, cst.Add)
+    ):
         return False
     if not isinstance(stop.right, cst.Integer) or not stop.left.deep_equals(start):
         return False
@@ -387,9 +395,7 @@ def splice_skewed(inner: InnerSkew) -> list[Stmt]:
     carried = {name: f"iter::{name}" for name in inner.iter_names}
 
     def clone(stmt: Stmt, origin: str, rename: dict[str, str]) -> Stmt:
-        reads = tuple(
-            rename.get(name, name) for name in stmt.reads if name != inner.loop_var
-        )
+        reads = tuple(rename.get(name, name) for name in stmt.reads if name != inner.loop_var)
         return replace(stmt, reads=reads, origin=origin, deps={}, carried_reads=())
 
     for i in range(inner.depth):
@@ -409,7 +415,9 @@ def splice_skewed(inner: InnerSkew) -> list[Stmt]:
         out.extend(clone(inner.stmts[k], f"epilogue {i}", carried) for k in inner.consume)
     if inner.yield_targets:
         out.append(
-            Stmt(inner.node, "plain", inner.yield_targets, tuple(carried.values()), origin="results")
+            Stmt(
+                inner.node, "plain", inner.yield_targets, tuple(carried.values()), origin="results"
+            )
         )
     return out
 

@@ -27,7 +27,10 @@ class ReasonCode:
 
 _CODES = [
     ReasonCode(
-        "SKW001", "skewed", "information", "loop skewed",
+        "SKW001",
+        "skewed",
+        "information",
+        "loop skewed",
         "The loop is a single round-trip cross-core loop in the producer role. The compiler "
         "runs its producer half D iterations ahead of its consumer half: a prologue of D "
         "produces, a sequential steady loop of D produces then D consumes per iteration, and "
@@ -40,7 +43,10 @@ _CODES = [
         "Nothing to fix: this is what the pass is for.",
     ),
     ReasonCode(
-        "SKW002", "skewed", "warning", "loop skewed below the requested depth",
+        "SKW002",
+        "skewed",
+        "warning",
+        "loop skewed below the requested depth",
         "The requested depth D = max(2, stage - 1) needs trip % D == 0 and trip >= 2*D. The "
         "compiler falls back to the largest depth that fits the trip count, down to 1.",
         "for i in pl.pipeline(0, 3, 1, stage=2):  # trip 3: depth 2 infeasible -> depth 1",
@@ -48,7 +54,10 @@ _CODES = [
         "change the tile size so the loop runs 4 or 8 times), or lower stage.",
     ),
     ReasonCode(
-        "SKW010", "left", "hint", "not cross-core: left for LowerPipelineLoops",
+        "SKW010",
+        "left",
+        "hint",
+        "not cross-core: left for LowerPipelineLoops",
         "The body has no top-level tpush and tpop pair, so the loop is not cross-core. The "
         "skew pass leaves it as a pipeline loop and LowerPipelineLoops replicates the body "
         "`stage` times (ping-pong buffers).",
@@ -59,7 +68,10 @@ _CODES = [
         "make the loop cross-core.",
     ),
     ReasonCode(
-        "SKW020", "demoted", "warning", "consumer role: a tile produced by the lead half feeds the body",
+        "SKW020",
+        "demoted",
+        "warning",
+        "consumer role: a tile produced by the lead half feeds the body",
         "The first cross-core message (the lead) and its backward slice define a value that "
         "the rest of the body reads and that cannot be recomputed (a tile, or a scalar derived "
         "from a call). The producer half cannot run ahead, so the loop runs sequentially; its "
@@ -72,7 +84,10 @@ _CODES = [
         "carried value is an address, compute it from the loop variable with plain arithmetic.",
     ),
     ReasonCode(
-        "SKW021", "demoted", "warning", "multi-round-trip: more than one message per direction",
+        "SKW021",
+        "demoted",
+        "warning",
+        "multi-round-trip: more than one message per direction",
         "The body has more than one top-level tpush or more than one tpop per iteration. "
         "Skewing only the lead message would reorder the in-order FIFO and feed the peer the "
         "wrong tile, so the compiler runs the loop sequentially.",
@@ -83,7 +98,10 @@ _CODES = [
         "messages into one tile.",
     ),
     ReasonCode(
-        "SKW022", "demoted", "warning", "dynamic bounds",
+        "SKW022",
+        "demoted",
+        "warning",
+        "dynamic bounds",
         "The start or stop of the loop is not a compile-time integer after constant folding "
         "(a parameter, a value computed at run time, a local assigned inside a branch or "
         "loop). The compiler cannot build a prologue/epilogue and runs the loop sequentially.",
@@ -92,21 +110,30 @@ _CODES = [
         "function body.",
     ),
     ReasonCode(
-        "SKW023", "demoted", "warning", "trip count below 2",
+        "SKW023",
+        "demoted",
+        "warning",
+        "trip count below 2",
         "A skew needs at least two iterations (one prologue produce and one epilogue "
         "consume). With trip < 2 the loop runs sequentially.",
         "for i in pl.pipeline(0, 1, 1, stage=2):",
         "Let the loop run at least twice, or write it with pl.range.",
     ),
     ReasonCode(
-        "SKW024", "demoted", "warning", "stage=1 on a cross-core loop",
+        "SKW024",
+        "demoted",
+        "warning",
+        "stage=1 on a cross-core loop",
         "stage=1 asks for no pipelining. A cross-core loop still leaves the pass as a "
         "sequential loop.",
         "for i in pl.pipeline(0, 8, 1, stage=1):",
         "Use stage=2 to skew the loop, or write it with pl.range.",
     ),
     ReasonCode(
-        "SKW025", "demoted", "warning", "producer half reads loop-carried state",
+        "SKW025",
+        "demoted",
+        "warning",
+        "producer half reads loop-carried state",
         "A statement of the producer half (the lead message and what it depends on) reads an "
         "iter-arg: an init_values name, or a name the compiler's SSA conversion makes "
         "loop-carried because it is read before it is reassigned in the body. The producer "
@@ -118,28 +145,40 @@ _CODES = [
         "Keep loop-carried state in the consumer half: update it after the lead message.",
     ),
     ReasonCode(
-        "SKW026", "demoted", "warning", "producer half depends on the consumer half",
+        "SKW026",
+        "demoted",
+        "warning",
+        "producer half depends on the consumer half",
         "A producer statement reads a value defined by a consumer statement, so it cannot be "
         "hoisted. Reserved: after SSA conversion no valid source reaches this.",
         "(no valid source reaches this code)",
         "Move the computation the lead needs before the lead.",
     ),
     ReasonCode(
-        "SKW027", "demoted", "warning", "degenerate split",
+        "SKW027",
+        "demoted",
+        "warning",
+        "degenerate split",
         "The backward slice of the lead is the whole body, so there is no consumer half. "
         "Reserved: no valid source reaches this.",
         "(no valid source reaches this code)",
         "Nothing to skew: write the loop with pl.range.",
     ),
     ReasonCode(
-        "SKW030", "-", "hint", "stage requests the same depth as a smaller stage",
+        "SKW030",
+        "-",
+        "hint",
+        "stage requests the same depth as a smaller stage",
         "The cross-core skew depth is max(2, stage - 1): stage=3 requests depth 2, exactly "
         "like stage=2.",
         "for i in pl.pipeline(0, 8, 1, stage=3):  # same as stage=2",
         "Write the smaller stage, or raise it to 4 or more for a deeper skew.",
     ),
     ReasonCode(
-        "SKW040", "error", "error", "the compiler will reject this loop",
+        "SKW040",
+        "error",
+        "error",
+        "the compiler will reject this loop",
         "The pl.pipeline call is invalid (missing or non-constant stage, stage < 1, a "
         "non-constant or zero step on a cross-core loop) or the loop uses a construct the DSL "
         "parser refuses (a class attribute in a bound, an op not spelled `pl.`, a bare "
@@ -149,7 +188,10 @@ _CODES = [
         "steps, spell ops as pl.<op>.",
     ),
     ReasonCode(
-        "SKW050", "unknown", "information", "verdict depends on a value skewlsp cannot see",
+        "SKW050",
+        "unknown",
+        "information",
+        "verdict depends on a value skewlsp cannot see",
         "A bound or the stage of a cross-core loop comes from a value Python computes when "
         "the module is loaded (a call, an attribute, a name imported from a module that was "
         "not found). The compiler treats it as a constant, but its value is not visible "
@@ -159,7 +201,10 @@ _CODES = [
         "skewlint where the imported module lives (`src`).",
     ),
     ReasonCode(
-        "SKW900", "error", "error", "the file cannot be parsed",
+        "SKW900",
+        "error",
+        "error",
+        "the file cannot be parsed",
         "The file has a syntax error, so no loop in it can be analysed (nor compiled).",
         "for i in pl.pipeline(0, 8, stage=2)  # missing colon",
         "Fix the syntax error at the reported position.",

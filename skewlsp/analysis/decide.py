@@ -72,14 +72,18 @@ def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
     if isinstance(stage, Opaque):
         if pushes and pops:
             return Decision(
-                "unknown", "SKW050",
+                "unknown",
+                "SKW050",
                 f"verdict unknown: stage depends on {stage.symbol}, computed when the module loads",
-                dynamic_symbol=stage.symbol, **base,
+                dynamic_symbol=stage.symbol,
+                **base,
             )
         return Decision(
-            "left", "SKW010",
+            "left",
+            "SKW010",
             _left_message(pushes, pops, None),
-            dynamic_symbol=stage.symbol, **base,
+            dynamic_symbol=stage.symbol,
+            **base,
         )
     assert isinstance(stage, Const)
     base["stage"] = stage.value
@@ -88,8 +92,10 @@ def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
         return Decision("left", "SKW010", _left_message(pushes, pops, stage.value), **base)
     if stage.value == 1:
         return Decision(
-            "demoted", "SKW024",
-            "loop not skewed: stage=1 on a cross-core loop (runs sequentially)", **base,
+            "demoted",
+            "SKW024",
+            "loop not skewed: stage=1 on a cross-core loop (runs sequentially)",
+            **base,
         )
     step = header.step
     if isinstance(step, Opaque):
@@ -98,9 +104,11 @@ def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
         symbol = step.symbol if isinstance(step, Dynamic) else None
         reason = step.reason if isinstance(step, (Dynamic, Rejected)) else ""
         return Decision(
-            "error", "SKW040",
+            "error",
+            "SKW040",
             f"invalid pl.pipeline loop: step must be a compile-time integer constant ({reason})",
-            dynamic_symbol=symbol, **base,
+            dynamic_symbol=symbol,
+            **base,
         )
     if step.value == 0:
         return Decision("error", "SKW040", "invalid pl.pipeline loop: step cannot be zero", **base)
@@ -112,10 +120,12 @@ def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
         if not isinstance(bound, Const):
             symbol = bound.symbol if isinstance(bound, Dynamic) else which
             return Decision(
-                "demoted", "SKW022",
+                "demoted",
+                "SKW022",
                 f"loop not skewed: dynamic bounds: {which} depends on `{symbol}`, "
                 "which is not a compile-time constant",
-                dynamic_symbol=symbol, **base,
+                dynamic_symbol=symbol,
+                **base,
             )
     start, stop = _const(header.start), _const(header.stop)
     assert start is not None and stop is not None
@@ -130,10 +140,12 @@ def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
 
 def _unknown(value: Opaque, which: str, base: dict) -> Decision:
     return Decision(
-        "unknown", "SKW050",
+        "unknown",
+        "SKW050",
         f"verdict unknown: {which} depends on `{value.symbol}`, computed when the module loads; "
         "skewed if it gives a trip of at least 2",
-        dynamic_symbol=value.symbol, **base,
+        dynamic_symbol=value.symbol,
+        **base,
     )
 
 
@@ -165,42 +177,54 @@ def _split(
     base["consume"] = tuple(consume)
     if len(produce) == len(stmts):
         return Decision(
-            "demoted", "SKW027",
-            "loop not skewed: degenerate split: the lead's slice is the whole body", **base,
+            "demoted",
+            "SKW027",
+            "loop not skewed: degenerate split: the lead's slice is the whole body",
+            **base,
         )
     for k in sorted(produce):
         if stmts[k].carried_reads:
             name = stmts[k].carried_reads[0]
             return Decision(
-                "demoted", "SKW025",
+                "demoted",
+                "SKW025",
                 f"loop not skewed: producer half reads loop-carried `{name}`",
-                offending=k, carried=(name,), **base,
+                offending=k,
+                carried=(name,),
+                **base,
             )
     for k in sorted(produce):
         outside = [dep for dep in stmts[k].deps.values() if dep not in produce]
         if outside:
             return Decision(
-                "demoted", "SKW026",
+                "demoted",
+                "SKW026",
                 "loop not skewed: producer half depends on a value of the consumer half",
-                offending=k, **base,
+                offending=k,
+                **base,
             )
     carried = _carried(stmts, produce, consume)
     if len(pushes) != 1 or len(pops) != 1:
         return Decision(
-            "demoted", "SKW021",
+            "demoted",
+            "SKW021",
             f"loop not skewed: multi-round-trip: {len(pushes)} tpush and {len(pops)} tpop "
             "per iteration",
-            offending=max(pushes + pops) if len(pushes) + len(pops) > 2 else None, **base,
+            offending=max(pushes + pops) if len(pushes) + len(pops) > 2 else None,
+            **base,
         )
     recompute: set[int] = set()
     for name, k in carried:
         chain = _recomputable(stmts, k)
         if chain is None:
             return Decision(
-                "demoted", "SKW020",
+                "demoted",
+                "SKW020",
                 f"loop not skewed: consumer role: `{_shown(name)}` from the lead half "
                 "feeds the body",
-                offending=k, carried=(name,), **base,
+                offending=k,
+                carried=(name,),
+                **base,
             )
         recompute.update(chain)
     depth = effective_depth(trip, requested)
@@ -210,13 +234,15 @@ def _split(
     base["carried"] = tuple(name for name, _ in carried)
     if depth == requested:
         return Decision(
-            "skewed", "SKW001",
+            "skewed",
+            "SKW001",
             f"loop skewed: producer runs {depth} iteration{'s' if depth > 1 else ''} ahead "
             f"(trip {trip}, stage {stage})",
             **base,
         )
     return Decision(
-        "skewed", "SKW002",
+        "skewed",
+        "SKW002",
         f"loop skewed at depth {depth}, below the requested {requested}: "
         f"{_depth_blocker(trip, requested)}",
         **base,

@@ -80,7 +80,7 @@ def foreign_op_root(call: cst.Call, aliases: Aliases) -> str | None:
 
 
 def message_kind(call: cst.Call) -> str | None:
-    """"push" or "pop" for a cross-core op call, None otherwise."""
+    """ "push" or "pop" for a cross-core op call, None otherwise."""
     name = op_name(call)
     if not name:
         return None

@@ -8,12 +8,10 @@ the units holding loops are parsed with libcst, so the cost follows the loops.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
-
-from dataclasses import replace
 
 from . import dsl, mixed
 from .advice import depth_hint
@@ -39,7 +37,9 @@ Resolver = Callable[[str, int, "str | None"], "str | None"]
 INT32_MAX = 2**31 - 1
 
 
-def analyze(source: str, path: str | None = None, *, resolver: Resolver | None = None) -> list[LoopReport]:
+def analyze(
+    source: str, path: str | None = None, *, resolver: Resolver | None = None
+) -> list[LoopReport]:
     """Predict the SkewCrossCorePipeline verdict of every ``pl.pipeline`` loop in ``source``."""
     return [model.report for model in analyze_models(source, path, resolver=resolver)]
 
@@ -70,13 +70,19 @@ def analyze_models(
         problem = index.syntax_problem
         span = Span(problem.line, problem.column, problem.line, problem.column + 1)
         report = LoopReport(
-            path, span, span, "error", "SKW900",
+            path,
+            span,
+            span,
+            "error",
+            "SKW900",
             f"syntax error: {problem.message} (line {problem.line}, column {problem.column})",
         )
         return [LoopModel(report)]
     if "pipeline" not in source:
         return []
-    module_constants = ModuleConstants(index.constant_sources, _imported_lookup(index, path, resolver))
+    module_constants = ModuleConstants(
+        index.constant_sources, _imported_lookup(index, path, resolver)
+    )
     aliases = dsl.Aliases(index.pl_aliases, index.pipeline_names)
     models: list[LoopModel] = []
     for unit in index.units:
@@ -95,11 +101,17 @@ def _analyze_exact(source: str, path: str | None, resolver: Resolver | None) -> 
         problem = index.syntax_problem
         span = Span(problem.line, problem.column, problem.line, problem.column + 1)
         report = LoopReport(
-            path, span, span, "error", "SKW900",
+            path,
+            span,
+            span,
+            "error",
+            "SKW900",
             f"syntax error: {problem.message} (line {problem.line}, column {problem.column})",
         )
         return [LoopModel(report)]
-    module_constants = ModuleConstants(index.constant_sources, _imported_lookup(index, path, resolver))
+    module_constants = ModuleConstants(
+        index.constant_sources, _imported_lookup(index, path, resolver)
+    )
     aliases = dsl.Aliases(index.pl_aliases, index.pipeline_names)
     models: list[LoopModel] = []
     for unit in index.units:
@@ -107,9 +119,18 @@ def _analyze_exact(source: str, path: str | None, resolver: Resolver | None) -> 
         if unit_models is None:
             line = unit.line_offset + 1
             span = Span(line, 1, line, 2)
-            unit_models = [LoopModel(LoopReport(
-                path, span, span, "unknown", "SKW050", "this function could not be parsed by libcst"
-            ))]
+            unit_models = [
+                LoopModel(
+                    LoopReport(
+                        path,
+                        span,
+                        span,
+                        "unknown",
+                        "SKW050",
+                        "this function could not be parsed by libcst",
+                    )
+                )
+            ]
         models.extend(unit_models)
     models.sort(key=lambda m: (m.report.span.line, m.report.span.column))
     return models
@@ -127,7 +148,9 @@ def _analyse_unit(
         reason = f"internal error while analysing this function: {type(err).__name__}: {err}"
     line = unit.line_offset + (2 if unit.text.startswith("if 1:") else 1)
     span = Span(line, 1, line, 2)
-    return [LoopModel(LoopReport(path, span, span, "unknown", "SKW050", reason, function=unit.qualname))]
+    return [
+        LoopModel(LoopReport(path, span, span, "unknown", "SKW050", reason, function=unit.qualname))
+    ]
 
 
 def _imported_lookup(index: ModuleIndex, path: str | None, resolver: Resolver | None):
@@ -151,7 +174,9 @@ def _imported_lookup(index: ModuleIndex, path: str | None, resolver: Resolver | 
                 cache[key] = ModuleConstants(other.constant_sources)
         constants = cache[key]
         if constants is None:
-            return Opaque(name, f"`{name}` is imported from `{imported.module}`, which was not found")
+            return Opaque(
+                name, f"`{name}` is imported from `{imported.module}`, which was not found"
+            )
         found = constants(imported.name)
         if found is None:
             return Opaque(name, f"`{name}` is not a constant of `{imported.module}`")
@@ -207,7 +232,9 @@ class _UnitAnalysis:
             self.functions.pop()
 
     def _function_body(self, fn: cst.FunctionDef, qualname: str) -> None:
-        name = f"{self.unit.qualname.rsplit('.', 1)[0] + '.' if '.' in self.unit.qualname and not qualname else qualname}{fn.name.value}"
+        name = f"{qualname}{fn.name.value}"
+        if not qualname and "." in self.unit.qualname:
+            name = f"{self.unit.qualname.rsplit('.', 1)[0]}.{fn.name.value}"
         params = frozenset(n for n, _ in function_params(fn))
         defs, _ = block_effects(body_statements(fn.body))
         dsl_names = frozenset(defs) | params
@@ -228,7 +255,8 @@ class _UnitAnalysis:
             return
         if isinstance(stmt, cst.For):
             if isinstance(stmt.iter, cst.Call) and dsl.loop_kind(stmt.iter, self.aliases) in (
-                "pipeline", "bare_pipeline",
+                "pipeline",
+                "bare_pipeline",
             ):
                 self._decide(stmt, scope, enclosing, fn)
             inner = [*enclosing, self._enclosing(stmt, scope, enclosing)]
@@ -264,11 +292,16 @@ class _UnitAnalysis:
             from .body import loop_bounds
 
             bounds = loop_bounds(loop.iter, ctx)
-            if bounds is not None and isinstance(bounds[0], Const) and isinstance(bounds[1], Const):
-                if bounds[1].value > bounds[0].value:
-                    interval = Interval(bounds[0].value, bounds[1].value - 1)
-                    if dsl.loop_kind(loop.iter, self.aliases) == "unroll":
-                        return EnclosingLoop(var, Interval(bounds[0].value, bounds[0].value), bounds[0].value)
+            if (
+                bounds is not None
+                and isinstance(bounds[0], Const)
+                and isinstance(bounds[1], Const)
+                and bounds[1].value > bounds[0].value
+            ):
+                interval = Interval(bounds[0].value, bounds[1].value - 1)
+                if dsl.loop_kind(loop.iter, self.aliases) == "unroll":
+                    first = bounds[0].value
+                    return EnclosingLoop(var, Interval(first, first), first)
         return EnclosingLoop(var, interval)
 
     # -- one loop ------------------------------------------------------------------------------
@@ -319,7 +352,11 @@ class _UnitAnalysis:
 
         body_lookup = scope.bound_lookup(inner_enclosing)
         ctx = BodyContext(
-            body_lookup, ranges, self.aliases, decide_inner, scope.tile_names,
+            body_lookup,
+            ranges,
+            self.aliases,
+            decide_inner,
+            scope.tile_names,
             parse_time_lookup=scope.parse_time_lookup,
         )
         self.models[key] = LoopModel(  # placeholder guards against re-entry
@@ -356,8 +393,15 @@ class _UnitAnalysis:
 
                 init_reads = reads_of(init.value)
             inner = InnerSkew(
-                loop, tuple(stmts), decision.produce, decision.consume, decision.depth, loop_var,
-                iter_names, tuple(init_reads), body.yield_targets,
+                loop,
+                tuple(stmts),
+                decision.produce,
+                decision.consume,
+                decision.depth,
+                loop_var,
+                iter_names,
+                tuple(init_reads),
+                body.yield_targets,
             )
         self.inner[key] = inner
         return inner
@@ -372,7 +416,8 @@ class _UnitAnalysis:
             for name, param in function_params(fn):
                 text = (
                     cst.Module(body=[]).code_for_node(param.annotation.annotation)
-                    if param.annotation else ""
+                    if param.annotation
+                    else ""
                 )
                 if "Tensor" in text:
                     params[name] = mixed.GM
@@ -386,7 +431,9 @@ class _UnitAnalysis:
         if not split.crossings:
             cores = []
             if split.has_cube:
-                cores.append(CoreResult("aic", "left", "SKW010", "no boundary crossing at the top level"))
+                cores.append(
+                    CoreResult("aic", "left", "SKW010", "no boundary crossing at the top level")
+                )
             if split.has_vector:
                 cores.append(
                     CoreResult("aiv", "left", "SKW010", "no boundary crossing at the top level")
@@ -401,13 +448,23 @@ class _UnitAnalysis:
         for core, core_stmts in (("aic", split.aic), ("aiv", split.aiv)):
             resolve(core_stmts, header.iter_names)
             d = decide(header, core_stmts)
-            results.append((
-                CoreResult(
-                    core, d.verdict, d.code, _core_reason(d), d.depth, d.requested_depth, d.trip,
-                    copies if core == "aiv" else 1, d.pushes, d.pops,
-                ),
-                d,
-            ))
+            results.append(
+                (
+                    CoreResult(
+                        core,
+                        d.verdict,
+                        d.code,
+                        _core_reason(d),
+                        d.depth,
+                        d.requested_depth,
+                        d.trip,
+                        copies if core == "aiv" else 1,
+                        d.pushes,
+                        d.pops,
+                    ),
+                    d,
+                )
+            )
         if split.unknown:
             reason = f"the model does not know which core runs `{split.unknown}`"
             return tuple(
@@ -444,7 +501,9 @@ class _UnitAnalysis:
             if arg.star:
                 errors.append("pl.pipeline() does not accept *args or **kwargs")
             elif arg.keyword is not None and arg.keyword.value not in (
-                "init_values", "stage", "attrs",
+                "init_values",
+                "stage",
+                "attrs",
             ):
                 errors.append(f"unknown keyword argument '{arg.keyword.value}' in pl.pipeline()")
         values = [a.value for a in dsl.positional(call)]
@@ -459,7 +518,7 @@ class _UnitAnalysis:
         else:
             exprs = list(values[:3])
         folded: list[Folded] = []
-        for expr, default in zip(exprs, (0, None, 1)):
+        for expr, default in zip(exprs, (0, None, 1), strict=True):
             if expr is None:
                 folded.append(Const(default or 0))
                 continue
@@ -518,7 +577,9 @@ class _UnitAnalysis:
             hints=hints,
         )
 
-    def _line_ranges(self, stmts: Sequence[Stmt], indices: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    def _line_ranges(
+        self, stmts: Sequence[Stmt], indices: Sequence[int]
+    ) -> tuple[tuple[int, int], ...]:
         lines: set[int] = set()
         for index in indices:
             span = self._span(stmts[index].node)
@@ -554,7 +615,7 @@ def _core_reason(d: Decision) -> str:
     message = d.message
     for prefix in ("loop not skewed: ", "loop skewed: ", "loop left as a pipeline loop: "):
         if message.startswith(prefix):
-            return message[len(prefix):]
+            return message[len(prefix) :]
     return message
 
 
@@ -627,8 +688,10 @@ def _loop_target(loop: cst.For, call: cst.Call) -> tuple[str, tuple[str, ...], s
             if not isinstance(init.value, (cst.Tuple, cst.List)):
                 return var, names, "init_values must be a tuple or list literal"
             if len(init.value.elements) != len(names):
-                return var, names, (
-                    f"mismatch: {len(names)} iter_args but {len(init.value.elements)} init_values"
+                return (
+                    var,
+                    names,
+                    f"mismatch: {len(names)} iter_args but {len(init.value.elements)} init_values",
                 )
             return var, names, None
         defs, _ = target_effects(second)

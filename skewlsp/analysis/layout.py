@@ -120,7 +120,8 @@ class Layout:
     def body_indent(self, block: Block) -> int | None:
         """Indentation of the first statement in a compound block's body."""
         header_line = next(
-            n for n in range(block.first, block.last + 1)
+            n
+            for n in range(block.first, block.last + 1)
             if not self.lines[n - 1].lstrip().startswith("@")
         )
         for number in range(header_line + 1, block.last + 1):

@@ -111,7 +111,11 @@ class SideModel:
     def _tile_args(self, call: cst.Call) -> list[str]:
         names: list[str] = []
         for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value in ("target_memory", "out_dtype", "dtype"):
+            if arg.keyword is not None and arg.keyword.value in (
+                "target_memory",
+                "out_dtype",
+                "dtype",
+            ):
                 continue
             names += [n for n in reads_of(arg.value) if self.side_of(n) in TILE_SIDES | {GM}]
         return names
@@ -165,7 +169,9 @@ class SideModel:
 
     # -- statements ----------------------------------------------------------------------------
 
-    def small(self, small: cst.BaseSmallStatement, consumed: list[tuple[str, str]]) -> tuple[str, list[str]]:
+    def small(
+        self, small: cst.BaseSmallStatement, consumed: list[tuple[str, str]]
+    ) -> tuple[str, list[str]]:
         """(statement side, names whose side is decided by their first consumer)."""
         lazy: list[str] = []
         if isinstance(small, (cst.Assign, cst.AnnAssign)):
@@ -173,7 +179,11 @@ class SideModel:
             if value is None:
                 return SHARED, lazy
             value_side, stmt_side = self.expr(value, consumed)
-            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+            targets = (
+                [t.target for t in small.targets]
+                if isinstance(small, cst.Assign)
+                else [small.target]
+            )
             for target in targets:
                 if isinstance(target, cst.Name):
                     self.sides[target.value] = value_side
@@ -236,7 +246,9 @@ def _join(a: str, b: str) -> str:
     return MIXED
 
 
-def outside_sides(fn_body: Sequence[cst.CSTNode], stop_at: cst.CSTNode, params: Mapping[str, str]) -> dict[str, str]:
+def outside_sides(
+    fn_body: Sequence[cst.CSTNode], stop_at: cst.CSTNode, params: Mapping[str, str]
+) -> dict[str, str]:
     """Sides of the values a loop reads from outside it: parameters and earlier statements."""
     model = SideModel(params)
 
@@ -246,9 +258,10 @@ def outside_sides(fn_body: Sequence[cst.CSTNode], stop_at: cst.CSTNode, params: 
                 return True
             if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
                 model.statement(stmt)
-            elif isinstance(stmt, (cst.With, cst.For, cst.If, cst.While)):
-                if walk(body_statements(stmt.body)):
-                    return True
+            elif isinstance(stmt, (cst.With, cst.For, cst.If, cst.While)) and walk(
+                body_statements(stmt.body)
+            ):
+                return True
         return False
 
     walk(fn_body)
@@ -292,14 +305,21 @@ def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iter
     aiv = _core_list(stmts, sides, crossings, VECTOR, live_out)
     unknown = model.unknown[0] if model.unknown else None
     return Split(
-        aic, aiv, crossings, sides, unknown,
+        aic,
+        aiv,
+        crossings,
+        sides,
+        unknown,
         has_cube=any(s in (CUBE, MIXED) for s in sides) or bool(crossings),
         has_vector=any(s in (VECTOR, MIXED) for s in sides) or bool(crossings),
     )
 
 
 def _core_list(
-    stmts: Sequence[Stmt], sides: Sequence[str], crossings: Sequence[Crossing], core: str,
+    stmts: Sequence[Stmt],
+    sides: Sequence[str],
+    crossings: Sequence[Crossing],
+    core: str,
     live_out: Iterable[str],
 ) -> list[Stmt]:
     out: list[Stmt] = []
@@ -315,7 +335,9 @@ def _core_list(
                 out.append(Stmt(stmt.node, "pop", (crossing.name,), (), origin="implicit pop"))
                 popped.append(crossing.name)
         if sides[index] in (core, SHARED, MIXED):
-            out.append(Stmt(stmt.node, stmt.kind, stmt.defs, stmt.reads, stmt.scalar_arith, stmt.origin))
+            out.append(
+                Stmt(stmt.node, stmt.kind, stmt.defs, stmt.reads, stmt.scalar_arith, stmt.origin)
+            )
     out = _add_tfrees(out, popped)
     return _eliminate_dead(out, set(live_out))
 
@@ -325,11 +347,17 @@ def _add_tfrees(stmts: list[Stmt], popped: Sequence[str]) -> list[Stmt]:
     result = list(stmts)
     for name in popped:
         last = max(
-            (k for k, s in enumerate(result) if name in s.reads or (s.kind == "pop" and name in s.defs)),
+            (
+                k
+                for k, s in enumerate(result)
+                if name in s.reads or (s.kind == "pop" and name in s.defs)
+            ),
             default=None,
         )
         if last is not None:
-            result.insert(last + 1, Stmt(result[last].node, "plain", (), (name,), origin="implicit tfree"))
+            result.insert(
+                last + 1, Stmt(result[last].node, "plain", (), (name,), origin="implicit tfree")
+            )
     return result
 
 

@@ -15,18 +15,35 @@ Names are the last component of the call path, so ``pl.matmul``,
 from __future__ import annotations
 
 # Output in Acc: run on the cube core.
-CUBE_OPS = frozenset({
-    "matmul", "matmul_acc", "matmul_bias",
-    "gemv", "gemv_acc", "gemv_bias",
-    "batch_matmul", "batch_matmul_acc",
-    "matmul_mx", "matmul_mx_acc", "matmul_mx_bias",
-})
+CUBE_OPS = frozenset(
+    {
+        "matmul",
+        "matmul_acc",
+        "matmul_bias",
+        "gemv",
+        "gemv_acc",
+        "gemv_bias",
+        "batch_matmul",
+        "batch_matmul_acc",
+        "matmul_mx",
+        "matmul_mx_acc",
+        "matmul_mx_bias",
+    }
+)
 
 # Views and layout changes: the result lives where the input lives.
-INHERIT_OPS = frozenset({
-    "slice", "reshape", "transpose", "transpose_view", "reinterpret_view", "view",
-    "set_validshape", "extract",
-})
+INHERIT_OPS = frozenset(
+    {
+        "slice",
+        "reshape",
+        "transpose",
+        "transpose_view",
+        "reinterpret_view",
+        "view",
+        "set_validshape",
+        "extract",
+    }
+)
 
 # Loads whose side follows the target memory, or (without one) the first consumer:
 # a GM slice feeding a matmul is loaded to Mat (cube), any other to Vec (vector).
@@ -39,13 +56,27 @@ STORE_OPS = frozenset({"store", "assemble", "write"})
 GM_OPS = frozenset({"create_tensor"})
 
 # Tile producers with no tile input that live in Vec.
-VECTOR_SOURCES = frozenset({"full", "arange", "ci", "tri", "random", "create_tile", "zeros", "ones"})
+VECTOR_SOURCES = frozenset(
+    {"full", "arange", "ci", "tri", "random", "create_tile", "zeros", "ones"}
+)
 
 # Scalar-valued ops both cores can run (kept on both sides, then dead code is removed).
-SHARED_SCALAR_OPS = frozenset({
-    "read", "dim", "get_block_idx", "get_block_num", "const", "min", "max", "cast",
-    "add", "sub", "mul", "div",
-})
+SHARED_SCALAR_OPS = frozenset(
+    {
+        "read",
+        "dim",
+        "get_block_idx",
+        "get_block_num",
+        "const",
+        "min",
+        "max",
+        "cast",
+        "add",
+        "sub",
+        "mul",
+        "div",
+    }
+)
 
 # Scalar ops fixed to the vector core.
 VECTOR_SCALAR_OPS = frozenset({"get_subblock_idx"})

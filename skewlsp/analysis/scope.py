@@ -115,7 +115,9 @@ def _annotation_text(annotation: cst.Annotation | None) -> str:
 def tile_like_names(fn: cst.FunctionDef) -> frozenset[str]:
     """Names that hold tiles or tensors: what plain arithmetic on them turns into op calls."""
     names = {
-        name for name, p in function_params(fn) if _is_tile_annotation(_annotation_text(p.annotation))
+        name
+        for name, p in function_params(fn)
+        if _is_tile_annotation(_annotation_text(p.annotation))
     }
 
     class Finder(cst.CSTVisitor):
@@ -158,7 +160,9 @@ def update_locals(
         env[name] = Dynamic(name, f"`{name}` is assigned inside a branch or loop")
 
 
-def _update_small(small: cst.BaseSmallStatement, env: dict[str, Folded], module: ModuleConstants) -> None:
+def _update_small(
+    small: cst.BaseSmallStatement, env: dict[str, Folded], module: ModuleConstants
+) -> None:
     def lookup(name: str) -> Folded | None:
         if name in env:
             return env[name]

@@ -116,8 +116,15 @@ def _parse_block(lines: list[str], block: layout.Block) -> list[ast.stmt]:
         return ast.parse(text).body
 
 
-def _layout_units(page: layout.Layout, first: int, last: int, indent: int,
-                  prefix: str, bare: frozenset[str], hits: list[int]):
+def _layout_units(
+    page: layout.Layout,
+    first: int,
+    last: int,
+    indent: int,
+    prefix: str,
+    bare: frozenset[str],
+    hits: list[int],
+):
     for block in page.blocks(first, last, indent):
         i = bisect.bisect_left(hits, block.first)
         if i == len(hits) or hits[i] > block.last:
@@ -203,9 +210,8 @@ def _collect_imports(tree: ast.Module, index: ModuleIndex) -> None:
                     aliases.add(bound)
                 elif module == PYPTO_LANGUAGE and alias.name == "pipeline":
                     pipelines.add(bound)
-                elif not module.startswith("pypto") and isinstance(node, ast.ImportFrom):
-                    if node.col_offset == 0 and alias.name != "*":
-                        index.imported[bound] = ImportedName(module, alias.name, node.level)
+                elif not module.startswith("pypto") and node.col_offset == 0 and alias.name != "*":
+                    index.imported[bound] = ImportedName(module, alias.name, node.level)
     index.pl_aliases = frozenset(aliases)
     index.pipeline_names = frozenset(pipelines)
     index.imports_pypto = imports_pypto
@@ -240,7 +246,9 @@ def _module_constants(body: list[ast.stmt], lines: list[str]) -> dict[str, str]:
     return found
 
 
-def _bind_target(target: ast.expr, value: ast.expr, lines: list[str], found: dict[str, str]) -> None:
+def _bind_target(
+    target: ast.expr, value: ast.expr, lines: list[str], found: dict[str, str]
+) -> None:
     if isinstance(target, ast.Name):
         text = _segment(lines, value)
         if text is not None:

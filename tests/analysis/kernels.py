@@ -6,7 +6,7 @@ import textwrap
 
 from skewlsp.analysis import LoopReport, analyze
 
-HEADER = '''\
+HEADER = """\
 import pypto.language as pl
 
 {prelude}
@@ -16,7 +16,7 @@ class Kernel:
     @pl.function
     def main(self, q: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32], n: pl.INDEX):
 {body}
-'''
+"""
 
 PRODUCER = """\
 qa: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(q, [i * 16, 0], [16, 64])
@@ -35,8 +35,14 @@ pl.tile.store(c0, [i * 16, 0], out)
 """
 
 
-def kernel(loop_body: str, header: str = "pl.pipeline(0, 8, 1, stage=2)", *, before: str = "",
-           prelude: str = "", target: str = "i") -> str:
+def kernel(
+    loop_body: str,
+    header: str = "pl.pipeline(0, 8, 1, stage=2)",
+    *,
+    before: str = "",
+    prelude: str = "",
+    target: str = "i",
+) -> str:
     """A module with one kernel whose function body is ``before`` then the loop."""
     loop = f"for {target} in {header}:\n" + textwrap.indent(textwrap.dedent(loop_body), "    ")
     body = textwrap.dedent(before) + loop

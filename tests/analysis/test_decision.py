@@ -8,12 +8,19 @@ from .kernels import CONSUMER, PRODUCER, kernel, loop_at, only_loop
 class TestSkewedLoops:
     def test_producer_role_single_round_trip_skews_at_default_depth_two(self) -> None:
         report = only_loop(kernel(PRODUCER))
-        assert (report.verdict, report.code, report.depth, report.trip) == ("skewed", "SKW001", 2, 8)
+        assert (report.verdict, report.code, report.depth, report.trip) == (
+            "skewed",
+            "SKW001",
+            2,
+            8,
+        )
         assert report.requested_depth == 2
         assert report.message == "loop skewed: producer runs 2 iterations ahead (trip 8, stage 2)"
 
     def test_vector_side_produce_first_skews_like_the_cube_side(self) -> None:
-        body = PRODUCER.replace("tpush_to_aiv", "tpush_to_aic").replace("tpop_from_aiv", "tpop_from_aic")
+        body = PRODUCER.replace("tpush_to_aiv", "tpush_to_aic").replace(
+            "tpop_from_aiv", "tpop_from_aic"
+        )
         assert only_loop(kernel(body)).code == "SKW001"
 
     def test_stage_four_requests_depth_three(self) -> None:
@@ -23,7 +30,10 @@ class TestSkewedLoops:
     def test_odd_trip_falls_back_to_depth_one(self) -> None:
         report = only_loop(kernel(PRODUCER, "pl.pipeline(0, 3, 1, stage=2)"))
         assert (report.verdict, report.code, report.depth, report.requested_depth) == (
-            "skewed", "SKW002", 1, 2,
+            "skewed",
+            "SKW002",
+            1,
+            2,
         )
         assert "trip 3" in report.message
 
@@ -180,7 +190,9 @@ class TestDemotions:
         assert only_loop(kernel(body)).code == "SKW025"
 
     def test_rebinding_only_in_the_consumer_half_is_harmless(self) -> None:
-        body = PRODUCER.replace("pl.tile.store(oi, [i * 16, 0], out)", "out = pl.tile.store(oi, [i * 16, 0], out)")
+        body = PRODUCER.replace(
+            "pl.tile.store(oi, [i * 16, 0], out)", "out = pl.tile.store(oi, [i * 16, 0], out)"
+        )
         assert only_loop(kernel(body)).code == "SKW001"
 
 
@@ -217,13 +229,15 @@ class TestCompilerErrors:
 
     def test_op_spelled_with_another_alias_is_an_error(self) -> None:
         source = kernel(PRODUCER.replace("pl.tile.load", "lang.tile.load")).replace(
-            "import pypto.language as pl", "import pypto.language as pl\nimport pypto.language as lang"
+            "import pypto.language as pl",
+            "import pypto.language as pl\nimport pypto.language as lang",
         )
         assert only_loop(source).code == "SKW040"
 
     def test_bare_pipeline_import_is_an_error(self) -> None:
         source = kernel(PRODUCER, "pipeline(0, 8, 1, stage=2)").replace(
-            "import pypto.language as pl", "import pypto.language as pl\nfrom pypto.language import pipeline"
+            "import pypto.language as pl",
+            "import pypto.language as pl\nfrom pypto.language import pipeline",
         )
         assert only_loop(source).code == "SKW040"
 

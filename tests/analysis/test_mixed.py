@@ -6,7 +6,7 @@ import textwrap
 
 from skewlsp.analysis import LoopReport, analyze
 
-ATTENTION = '''\
+ATTENTION = """\
 import pypto.language as pl
 
 H = {heads}
@@ -29,12 +29,12 @@ def attention(q_flat: pl.Tensor[[256, 64], pl.BF16], kv: pl.Tensor[[64, 64], pl.
             ex_bf16 = pl.cast(ex, target_type=pl.BF16, mode="rint")
             oi = pl.matmul(ex_bf16, qk_kv, out_dtype=pl.FP32)
 {tail}
-'''
+"""
 
-STORES = '''\
+STORES = """\
             out_mi[h0 : h0 + QK_M_TILE, 0:1] = mi
             out_oi[h0 : h0 + QK_M_TILE, 0:HEAD_DIM] = oi
-'''
+"""
 
 
 def report_of(source: str) -> LoopReport:
@@ -73,13 +73,16 @@ def test_the_vector_copy_runs_twice_under_dual_aiv_dispatch() -> None:
 
 
 def test_vector_reading_the_pv_result_makes_both_cores_multi_round_trip() -> None:
-    tail = STORES + "            rescaled = pl.mul(oi, 0.5)\n            out_oi[h0 : h0 + QK_M_TILE, 0:HEAD_DIM] = rescaled\n"
+    tail = (
+        STORES
+        + "            rescaled = pl.mul(oi, 0.5)\n            out_oi[h0 : h0 + QK_M_TILE, 0:HEAD_DIM] = rescaled\n"
+    )
     report = report_of(ATTENTION.format(heads=64, tail=tail))
     assert cores(report) == {"aic": ("demoted", "SKW021", None), "aiv": ("demoted", "SKW021", None)}
 
 
 def test_one_directional_cube_to_vector_epilogue_is_left_on_both_cores() -> None:
-    source = '''\
+    source = """\
 import pypto.language as pl
 
 
@@ -90,14 +93,14 @@ def proj(x: pl.Tensor[[256, 64], pl.BF16], w: pl.Tensor[[64, 64], pl.BF16], y: p
             acc = pl.matmul(x[t * 32 : t * 32 + 32, 0:64], w[0:64, 0:64], out_dtype=pl.FP32)
             act = pl.exp(acc)
             y[t * 32 : t * 32 + 32, 0:64] = act
-'''
+"""
     report = report_of(source)
     assert cores(report) == {"aic": ("left", "SKW010", None), "aiv": ("left", "SKW010", None)}
     assert report.verdict == "left"
 
 
 def test_pure_cube_k_loop_is_left_on_the_cube_only() -> None:
-    source = '''\
+    source = """\
 import pypto.language as pl
 
 
@@ -108,13 +111,13 @@ def matmul_k(x: pl.Tensor[[64, 512], pl.BF16], w: pl.Tensor[[512, 64], pl.BF16],
         for k in pl.pipeline(1, 8, stage=2):
             acc = pl.matmul_acc(acc, x[0:64, k * 64 : k * 64 + 64], w[k * 64 : k * 64 + 64, 0:64])
         y[0:64, 0:64] = acc
-'''
+"""
     report = report_of(source)
     assert cores(report) == {"aic": ("left", "SKW010", None)}
 
 
 def test_pure_vector_rmsnorm_is_left_on_the_vector_only() -> None:
-    source = textwrap.dedent('''\
+    source = textwrap.dedent("""\
     import pypto.language as pl
 
 
@@ -127,23 +130,30 @@ def test_pure_vector_rmsnorm_is_left_on_the_vector_only() -> None:
                 ms = pl.row_sum(sq)
                 inv = pl.rsqrt(ms)
                 y[r : r + 32, 0:64] = pl.row_expand_mul(rows, inv)
-    ''')
+    """)
     assert cores(report_of(source)) == {"aiv": ("left", "SKW010", None)}
 
 
 def test_crossing_under_a_runtime_if_leaves_the_loop_on_both_cores() -> None:
     source = ATTENTION.format(heads=64, tail=STORES).replace(
-        "            raw = pl.matmul", "            if h0 < pl.read(out_mi, [0, 0]):\n                pass\n            raw = pl.matmul"
+        "            raw = pl.matmul",
+        "            if h0 < pl.read(out_mi, [0, 0]):\n                pass\n            raw = pl.matmul",
     )
-    body_under_if = ATTENTION.format(heads=64, tail="").split("for hb in pl.pipeline(H // QK_M_TILE, stage=2):\n")
-    guarded = body_under_if[0] + "for hb in pl.pipeline(H // QK_M_TILE, stage=2):\n            flag = pl.read(out_mi, [0, 0])\n            if flag > 0:\n" + textwrap.indent(body_under_if[1], "    ")
+    body_under_if = ATTENTION.format(heads=64, tail="").split(
+        "for hb in pl.pipeline(H // QK_M_TILE, stage=2):\n"
+    )
+    guarded = (
+        body_under_if[0]
+        + "for hb in pl.pipeline(H // QK_M_TILE, stage=2):\n            flag = pl.read(out_mi, [0, 0])\n            if flag > 0:\n"
+        + textwrap.indent(body_under_if[1], "    ")
+    )
     assert report_of(source).cores  # still mixed at top level
     report = report_of(guarded)
     assert {c.verdict for c in report.cores} == {"left"}
 
 
 def test_hand_written_messages_are_not_split_again() -> None:
-    source = '''\
+    source = """\
 import pypto.language as pl
 
 
@@ -157,6 +167,6 @@ class K:
             pl.tile.tpush_to_aiv(s, split=0)
             e = pl.tile.tpop_from_aiv(split=0)
             pl.tile.store(e, [i * 16, 0], out)
-'''
+"""
     report = report_of(source)
     assert report.cores == () and report.code == "SKW001"

@@ -63,11 +63,15 @@ class TestSimplify:
         assert only_loop(kernel(body)).code == "SKW010"
 
     def test_one_trip_inner_range_is_collapsed(self) -> None:
-        body = "for j in pl.range(1):\n" + "".join("    " + line + "\n" for line in PRODUCER.splitlines())
+        body = "for j in pl.range(1):\n" + "".join(
+            "    " + line + "\n" for line in PRODUCER.splitlines()
+        )
         assert only_loop(kernel(body)).code == "SKW001"
 
     def test_multi_trip_inner_range_hides_its_messages(self) -> None:
-        body = "for j in pl.range(2):\n" + "".join("    " + line + "\n" for line in PRODUCER.splitlines())
+        body = "for j in pl.range(2):\n" + "".join(
+            "    " + line + "\n" for line in PRODUCER.splitlines()
+        )
         assert only_loop(kernel(body)).code == "SKW010"
 
     def test_nested_call_holding_a_pop_is_split_out(self) -> None:
@@ -115,7 +119,11 @@ class TestNestedPipelines:
 
 class TestConstants:
     def test_module_constant_arithmetic_folds(self) -> None:
-        report = only_loop(kernel(PRODUCER, "pl.pipeline(0, N * 2 // 4, 1, stage=S + 1)", prelude="N = 16\nS = 1\n"))
+        report = only_loop(
+            kernel(
+                PRODUCER, "pl.pipeline(0, N * 2 // 4, 1, stage=S + 1)", prelude="N = 16\nS = 1\n"
+            )
+        )
         assert (report.trip, report.stage, report.depth) == (8, 2, 2)
 
     def test_local_constant_at_function_top_level_folds(self) -> None:
@@ -123,7 +131,9 @@ class TestConstants:
         assert (report.code, report.trip) == ("SKW001", 4)
 
     def test_local_chain_of_constants_folds(self) -> None:
-        report = only_loop(kernel(PRODUCER, "pl.pipeline(0, k, 1, stage=2)", before="m = 8\nk = m // 2\n"))
+        report = only_loop(
+            kernel(PRODUCER, "pl.pipeline(0, k, 1, stage=2)", before="m = 8\nk = m // 2\n")
+        )
         assert report.trip == 4
 
     def test_local_constant_assigned_in_a_branch_stays_dynamic(self) -> None:
@@ -147,11 +157,16 @@ class TestConstants:
             "pl.range(1)",
             target="b",
         )
-        wrapped = source.replace("        for b in pl.range(1):\n", "        with pl.at(level=pl.Level.CORE_GROUP):\n            m = 4\n")
+        wrapped = source.replace(
+            "        for b in pl.range(1):\n",
+            "        with pl.at(level=pl.Level.CORE_GROUP):\n            m = 4\n",
+        )
         assert loop_at(wrapped, "for i in").code == "SKW001"
 
     def test_imported_constant_resolves_through_the_resolver(self) -> None:
-        source = kernel(PRODUCER, "pl.pipeline(0, TILES, 1, stage=2)", prelude="from consts import TILES\n")
+        source = kernel(
+            PRODUCER, "pl.pipeline(0, TILES, 1, stage=2)", prelude="from consts import TILES\n"
+        )
 
         def resolver(module: str, level: int, importer: str | None) -> str | None:
             return "TILES = 2 * 3\n" if module == "consts" else None
@@ -160,20 +175,27 @@ class TestConstants:
         assert (reports[0].code, reports[0].trip, reports[0].depth) == ("SKW001", 6, 2)
 
     def test_unresolved_import_gives_an_honest_unknown(self) -> None:
-        source = kernel(PRODUCER, "pl.pipeline(0, TILES, 1, stage=2)", prelude="from consts import TILES\n")
+        source = kernel(
+            PRODUCER, "pl.pipeline(0, TILES, 1, stage=2)", prelude="from consts import TILES\n"
+        )
         report = only_loop(source)
-        assert (report.verdict, report.code, report.dynamic_symbol) == ("unknown", "SKW050", "TILES")
+        assert (report.verdict, report.code, report.dynamic_symbol) == (
+            "unknown",
+            "SKW050",
+            "TILES",
+        )
 
 
 class TestDiscovery:
     def test_other_aliases_for_the_loop_header_are_found(self) -> None:
         source = kernel(PRODUCER, "lang.pipeline(0, 8, 1, stage=2)").replace(
-            "import pypto.language as pl", "import pypto.language as pl\nfrom pypto import language as lang"
+            "import pypto.language as pl",
+            "import pypto.language as pl\nfrom pypto import language as lang",
         )
         assert only_loop(source).code == "SKW001"
 
     def test_loops_in_nested_functions_and_with_blocks_are_found(self) -> None:
-        source = '''\
+        source = """\
 import pypto.language as pl
 
 
@@ -185,7 +207,7 @@ def factory():
                 t = pl.tile.load(q, [i * 16, 0], [16, 64])
                 pl.tile.store(t, [i * 16, 0], out)
     return inner
-'''
+"""
         report = only_loop(source)
         assert report.code == "SKW010" and report.function.endswith("inner")
 
