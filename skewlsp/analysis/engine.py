@@ -27,6 +27,8 @@ from .scope import (
     FunctionScope,
     flatten_top_level,
     function_params,
+    is_incore_function,
+    opens_incore_scope,
     is_transparent_with,
     tile_like_names,
     update_locals,
@@ -196,6 +198,7 @@ class _UnitAnalysis:
         self.models: dict[int, LoopModel] = {}
         self.inner: dict[int, InnerSkew | None] = {}
         self.functions: list[cst.FunctionDef] = []
+        self.incore: list[bool] = []
 
     def run(self) -> list[LoopModel] | None:
         try:
@@ -240,11 +243,14 @@ class _UnitAnalysis:
         dsl_names = frozenset(defs) | params
         base = FunctionScope(self.module_constants, params, dsl_names, tile_like_names(fn))
         env: dict[str, Folded] = {}
-        for stmt in flatten_top_level(body_statements(fn.body)):
+        function_incore = is_incore_function(fn)
+        for stmt, incore in flatten_top_level(body_statements(fn.body), function_incore):
+            self.incore.append(incore)
             compound = not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
             poisoned = frozenset(statement_effects(stmt)[0]) if compound else frozenset()
             scope = base.at(env, poisoned)
             self._visit(stmt, scope, [], name)
+            self.incore.pop()
             update_locals(stmt, env, self.module_constants, set())
 
     def _visit(
@@ -260,8 +266,10 @@ class _UnitAnalysis:
             ):
                 self._decide(stmt, scope, enclosing, fn)
             inner = [*enclosing, self._enclosing(stmt, scope, enclosing)]
+            self.incore.append(self._incore or opens_incore_scope(stmt))
             for child in body_statements(stmt.body):
                 self._visit(child, scope, inner, fn)
+            self.incore.pop()
             return
         if isinstance(stmt, cst.If):
             for child in body_statements(stmt.body):
@@ -274,9 +282,15 @@ class _UnitAnalysis:
                 self._visit(child, scope, enclosing, fn)
             return
         if isinstance(stmt, (cst.While, cst.With, cst.Try)):
+            self.incore.append(self._incore or opens_incore_scope(stmt))
             for child in body_statements(stmt.body):
                 self._visit(child, scope, enclosing, fn)
+            self.incore.pop()
             return
+
+    @property
+    def _incore(self) -> bool:
+        return bool(self.incore) and self.incore[-1]
 
     def _enclosing(
         self, loop: cst.For, scope: FunctionScope, enclosing: Sequence[EnclosingLoop]
@@ -369,11 +383,12 @@ class _UnitAnalysis:
         header = LoopHeader(stage, start, stop, step, iter_names, tuple(errors))
         decision = decide(header, stmts)
         cores: tuple[CoreResult, ...] = ()
-        if not _has_explicit_messages(loop) and not header.errors:
+        if self._incore and not _has_explicit_messages(loop) and not header.errors:
             live_out = (*iter_names, *body.yield_reads)
-            cores, summary = self._per_core(loop, stmts, header, live_out)
+            cores, summary, core_stmts = self._per_core(loop, stmts, header, live_out)
             if summary is not None:
                 decision = summary
+                stmts = core_stmts
         report = self._report(loop, call, fn, loop_var, decision, stmts, stage_span)
         if cores:
             report = replace(report, cores=cores)
@@ -408,8 +423,12 @@ class _UnitAnalysis:
 
     def _per_core(
         self, loop: cst.For, stmts: list[Stmt], header: LoopHeader, live_out: Sequence[str]
-    ) -> tuple[tuple[CoreResult, ...], Decision | None]:
-        """Per-core verdicts when the compiler, not the author, creates the messages."""
+    ) -> tuple[tuple[CoreResult, ...], Decision | None, list[Stmt]]:
+        """Per-core verdicts when the compiler, not the author, creates the messages.
+
+        Returns the cores, the loop's summary decision (None: keep the plain one)
+        and the statement list that summary's indices refer to.
+        """
         fn = self.functions[-1] if self.functions else None
         params: dict[str, str] = {}
         if fn is not None:
@@ -440,12 +459,16 @@ class _UnitAnalysis:
                 )
             if split.unknown and cores:
                 reason = f"the model does not know which core runs `{split.unknown}`"
-                return tuple(
-                    CoreResult(c.core, "unknown", "SKW050", reason) for c in cores
-                ), Decision("unknown", "SKW050", f"verdict unknown: {reason}")
-            return tuple(cores), None
+                unknown = Decision("unknown", "SKW050", f"verdict unknown: {reason}")
+                return (
+                    tuple(CoreResult(c.core, "unknown", "SKW050", reason) for c in cores),
+                    unknown,
+                    stmts,
+                )
+            return tuple(cores), None, stmts
         results: list[tuple[CoreResult, Decision]] = []
-        for core, core_stmts in (("aic", split.aic), ("aiv", split.aiv)):
+        lists = {"aic": split.aic, "aiv": split.aiv}
+        for core, core_stmts in lists.items():
             resolve(core_stmts, header.iter_names)
             d = decide(header, core_stmts)
             results.append(
@@ -467,10 +490,14 @@ class _UnitAnalysis:
             )
         if split.unknown:
             reason = f"the model does not know which core runs `{split.unknown}`"
-            return tuple(
-                CoreResult(c.core, "unknown", "SKW050", reason) for c, _ in results
-            ), Decision("unknown", "SKW050", f"verdict unknown: {reason}")
-        return tuple(c for c, _ in results), _summarise(results)
+            unknown = Decision("unknown", "SKW050", f"verdict unknown: {reason}")
+            return (
+                tuple(CoreResult(c.core, "unknown", "SKW050", reason) for c, _ in results),
+                unknown,
+                stmts,
+            )
+        chosen, summary = _summarise(results)
+        return tuple(c for c, _ in results), summary, lists[chosen]
 
     def _stage(
         self, call: cst.Call, scope: FunctionScope, errors: list[str]
@@ -619,7 +646,7 @@ def _core_reason(d: Decision) -> str:
     return message
 
 
-def _summarise(results: list[tuple[CoreResult, Decision]]) -> Decision:
+def _summarise(results: list[tuple[CoreResult, Decision]]) -> tuple[str, Decision]:
     """One verdict for the loop: the skewed core if any, else the first cross-core one."""
     parts = []
     for core, d in results:
@@ -632,12 +659,12 @@ def _summarise(results: list[tuple[CoreResult, Decision]]) -> Decision:
             parts.append(f"{name}: demoted, {core.reason}")
         else:
             parts.append(f"{name}: {d.verdict}, {core.reason}")
-    chosen = next((d for _, d in results if d.verdict == "skewed"), None)
+    chosen = next((r for r in results if r[1].verdict == "skewed"), None)
     if chosen is None:
-        chosen = next((d for _, d in results if d.verdict in ("demoted", "error")), results[0][1])
-    summary = replace(chosen)
+        chosen = next((r for r in results if r[1].verdict in ("demoted", "error")), results[0])
+    summary = replace(chosen[1])
     summary.message = "; ".join(parts)
-    return summary
+    return chosen[0].core, summary
 
 
 def _fold_stage(expr: cst.BaseExpression, scope: FunctionScope) -> Folded:

@@ -188,12 +188,47 @@ def _update_small(
         env[name] = Dynamic(name, f"`{name}` is not a compile-time constant")
 
 
-def flatten_top_level(block: Sequence[cst.CSTNode]) -> list[cst.CSTNode]:
-    """Top-level statements of a function body, looking through transparent ``with`` scopes."""
-    out: list[cst.CSTNode] = []
+def flatten_top_level(
+    block: Sequence[cst.CSTNode], incore: bool = False
+) -> list[tuple[cst.CSTNode, bool]]:
+    """Top-level statements of a function body, looking through transparent ``with`` scopes.
+
+    Each statement comes with whether it runs in an InCore scope (``pl.at`` at
+    the CORE_GROUP level), the only place ExpandMixedKernel splits cube from vector.
+    """
+    out: list[tuple[cst.CSTNode, bool]] = []
     for stmt in block:
         if isinstance(stmt, cst.With) and is_transparent_with(stmt):
-            out.extend(flatten_top_level(body_statements(stmt.body)))
+            inner = incore or opens_incore_scope(stmt)
+            out.extend(flatten_top_level(body_statements(stmt.body), inner))
         else:
-            out.append(stmt)
+            out.append((stmt, incore))
     return out
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+def opens_incore_scope(stmt: cst.CSTNode) -> bool:
+    """``with pl.at(level=CORE_GROUP)``, ``with pl.spmd(...)`` or ``for _ in pl.spmd(...)``."""
+    call: cst.BaseExpression | None = None
+    if isinstance(stmt, cst.With) and len(stmt.items) == 1:
+        call = stmt.items[0].item
+    elif isinstance(stmt, cst.For):
+        call = stmt.iter
+    if not isinstance(call, cst.Call):
+        return False
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+        return False
+    if func.value.value != "pl":
+        return False
+    if func.attr.value == "spmd":
+        return True
+    return func.attr.value == "at" and "CORE_GROUP" in _code(call)
+
+
+def is_incore_function(fn: cst.FunctionDef) -> bool:
+    """A function declared InCore (the other kinds are not split by ExpandMixedKernel)."""
+    return any("InCore" in _code(d.decorator) for d in fn.decorators)

@@ -52,6 +52,7 @@ def kernel(
 def only_loop(source: str) -> LoopReport:
     reports = analyze(source, "kernel.py")
     assert len(reports) == 1, [r.message for r in reports]
+    assert "internal error" not in reports[0].message, reports[0].message
     return reports[0]
 
 

@@ -40,6 +40,7 @@ STORES = """\
 def report_of(source: str) -> LoopReport:
     reports = analyze(source, "attention.py")
     assert len(reports) == 1, [r.message for r in reports]
+    assert "internal error" not in reports[0].message, reports[0].message
     return reports[0]
 
 
@@ -170,3 +171,24 @@ class K:
 """
     report = report_of(source)
     assert report.cores == () and report.code == "SKW001"
+
+
+def test_an_opaque_function_without_an_incore_scope_is_not_split() -> None:
+    source = '''\
+import pypto.language as pl
+
+
+@pl.program
+class K:
+    @pl.function
+    def main(self, x: pl.Tensor[[256, 64], pl.BF16], w: pl.Tensor[[64, 64], pl.BF16], y: pl.Tensor[[256, 64], pl.FP32]):
+        for t in pl.pipeline(8, stage=2):
+            acc = pl.matmul(x[t * 32 : t * 32 + 32, 0:64], w[0:64, 0:64], out_dtype=pl.FP32)
+            p = pl.exp(acc)
+            q = pl.matmul(p, w[0:64, 0:64], out_dtype=pl.FP32)
+            y[t * 32 : t * 32 + 32, 0:64] = q
+'''
+    report = report_of(source)
+    assert (report.code, report.cores) == ("SKW010", ())
+    incore = source.replace("@pl.function\n", "@pl.function(type=pl.FunctionType.InCore)\n")
+    assert {c.core: c.verdict for c in report_of(incore).cores} == {"aic": "skewed", "aiv": "demoted"}
