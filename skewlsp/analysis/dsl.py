@@ -71,12 +71,21 @@ def op_name(call: cst.Call) -> tuple[str, ...] | None:
     return path[1:]
 
 
-def foreign_op_root(call: cst.Call, aliases: Aliases) -> str | None:
-    """The alias of an op call rooted at another name for pypto.language (SKW040), if any."""
+# Roots the DSL parser dispatches on: ops (`pl`), distributed ops (`pld`) and kernel calls.
+ACCEPTED_ROOTS = frozenset({OP_ROOT, "pld", "self"})
+
+
+def foreign_op_root(call: cst.Call) -> str | None:
+    """The root of an attribute call the DSL parser refuses ("Unsupported operation call").
+
+    Every ``X.y(...)`` inside a kernel is parsed as an op call and dispatched only
+    when ``X`` is literally ``pl`` (or ``pld``, or ``self`` for kernel calls);
+    ``X.yield_(...)`` is the one exception, recognised by its name alone.
+    """
     path = dotted(call.func)
-    if path is None or len(path) < 3 or path[0] == OP_ROOT:
+    if path is None or len(path) < 2 or path[0] in ACCEPTED_ROOTS or path[-1] == "yield_":
         return None
-    return path[0] if path[0] in aliases.modules else None
+    return path[0]
 
 
 def message_kind(call: cst.Call) -> str | None:

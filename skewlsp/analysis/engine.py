@@ -17,7 +17,7 @@ from . import dsl, mixed
 from .advice import depth_hint
 from .body import BodyContext, InnerSkew, Stmt, normalise, resolve
 from .conditions import Interval
-from .constants import Const, Dynamic, Folded, Folder, ModuleConstants, Opaque, Rejected
+from .constants import Const, Dynamic, Folded, Folder, ModuleConstants, Opaque, Rejected, code_of
 from .decide import Decision, LoopHeader, check_int64, decide
 from .names import block_effects, body_statements, statement_effects, target_effects
 from .report import CoreResult, Finding, LoopReport, Span
@@ -29,7 +29,6 @@ from .scope import (
     function_params,
     is_incore_function,
     opens_incore_scope,
-    is_transparent_with,
     tile_like_names,
     update_locals,
 )
@@ -729,8 +728,17 @@ def _loop_target(loop: cst.For, call: cst.Call) -> tuple[str, tuple[str, ...], s
 def _body_errors(loop: cst.For, aliases: dsl.Aliases) -> list[str]:
     """Constructs in the body that the DSL parser refuses (the kernel will not compile)."""
     errors: list[str] = []
+    iterables: set[int] = set()
 
     class Finder(cst.CSTVisitor):
+        def visit_For(self, node: cst.For) -> None:
+            iterables.add(id(node.iter))  # loop headers are checked by their attribute only
+            if isinstance(node.iter, cst.Call) and dsl.loop_kind(node.iter, aliases) is None:
+                errors.append(
+                    f"`for ... in {code_of(node.iter.func)}(...)`: the DSL parser accepts only "
+                    "pl.range, pl.parallel, pl.unroll, pl.pipeline, pl.while_ and pl.spmd loops"
+                )
+
         def visit_AugAssign(self, node: cst.AugAssign) -> None:
             errors.append(
                 "augmented assignment (`x += ...`) is not supported by the DSL parser: "
@@ -738,12 +746,16 @@ def _body_errors(loop: cst.For, aliases: dsl.Aliases) -> list[str]:
             )
 
         def visit_Call(self, node: cst.Call) -> None:
-            root = dsl.foreign_op_root(node, aliases)
+            if id(node) in iterables:
+                return
+            root = dsl.foreign_op_root(node)
             if root is not None:
                 errors.append(
-                    f"unsupported operation call `{root}.…`: the DSL parser only accepts "
-                    "operations spelled `pl.`"
+                    f"unsupported operation call `{code_of(node.func)}(...)`: the DSL parser "
+                    "only accepts operations spelled `pl.`"
                 )
+            if isinstance(node.func, cst.Name) and node.func.value in BUILTIN_CALLS:
+                errors.append(f"unsupported function call `{node.func.value}(...)` inside a kernel")
             kind = dsl.message_kind(node)
             if kind == "push" and dsl.keyword(node, "split") is None:
                 errors.append("tpush requires the keyword argument split=")
@@ -754,5 +766,3 @@ def _body_errors(loop: cst.For, aliases: dsl.Aliases) -> list[str]:
     loop.body.visit(Finder())
     return errors
 
-
-_ = (is_transparent_with, Opaque)

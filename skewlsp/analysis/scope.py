@@ -20,7 +20,30 @@ from .names import body_statements, statement_effects
 
 # pypto.language scopes whose bodies Simplify treats as top level (no extra depth).
 TRANSPARENT_WITH = frozenset({"at", "scope", "manual_scope", "cluster"})
-BUILTIN_CALLS = frozenset({"max", "min", "int", "abs", "len", "round", "sum", "float", "bool"})
+# Python builtins a kernel cannot call: the parser resolves bare-name calls only to kernels.
+BUILTIN_CALLS = frozenset(
+    {
+        "max",
+        "min",
+        "int",
+        "abs",
+        "len",
+        "round",
+        "sum",
+        "float",
+        "bool",
+        "print",
+        "range",
+        "list",
+        "tuple",
+        "dict",
+        "enumerate",
+        "zip",
+        "str",
+        "divmod",
+        "pow",
+    }
+)
 
 
 @dataclass(frozen=True)

@@ -296,3 +296,23 @@ def test_reduced_depth_names_the_trip_that_would_reach_the_requested_depth() -> 
     assert report.fix_hint == "a trip of 4 would give depth 2"
     report = only_loop(kernel(PRODUCER, "pl.pipeline(0, 6, 1, stage=5)"))
     assert (report.depth, report.fix_hint) == (3, "a trip of 8 would give depth 4")
+
+
+class TestParserRefusals:
+    """Calls the DSL parser refuses inside a kernel make the loop an error, wherever they are."""
+
+    def test_a_method_call_on_a_value_is_refused(self) -> None:
+        body = PRODUCER + "k = qa.sum()\n"
+        assert only_loop(kernel(body)).code == "SKW040"
+
+    def test_a_builtin_call_is_refused(self) -> None:
+        body = PRODUCER + "k = max(i, 2)\n"
+        assert only_loop(kernel(body)).code == "SKW040"
+
+    def test_a_python_range_loop_is_refused(self) -> None:
+        body = PRODUCER + "for j in range(2):\n    pass\n"
+        assert only_loop(kernel(body)).code == "SKW040"
+
+    def test_yield_and_kernel_calls_are_accepted(self) -> None:
+        body = PRODUCER.replace("oi: pl.Tile[[16, 64], pl.FP32] = pl.tile.add(e, e)", "oi = self.helper(e)")
+        assert only_loop(kernel(body)).code == "SKW001"
