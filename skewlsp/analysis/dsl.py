@@ -46,17 +46,15 @@ def dotted(expr: cst.BaseExpression) -> tuple[str, ...] | None:
 def loop_kind(call: cst.Call, aliases: Aliases) -> str | None:
     """The DSL loop kind of an iterable call (``pipeline``, ``range``, ...), or None.
 
-    Plain ``range(...)`` is treated as ``pl.range``: the DSL parser accepts it.
+    A bare name is never a DSL loop (the parser refuses Python's ``range``);
+    a bare ``pipeline`` imported from pypto.language is recognised so that it
+    can be reported as the error it is.
     """
     path = dotted(call.func)
     if path is None:
         return None
     if len(path) == 1:
-        if path[0] in aliases.bare_pipeline:
-            return "bare_pipeline"
-        if path[0] == "range":
-            return "range"
-        return None
+        return "bare_pipeline" if path[0] in aliases.bare_pipeline else None
     # The parser checks only the attribute name of a loop header, never its root.
     if path[-1] in LOOP_KINDS:
         return path[-1]
