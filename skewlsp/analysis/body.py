@@ -48,6 +48,8 @@ class Stmt:
     origin: str = ""
     deps: dict[str, int] = field(default_factory=dict)
     carried_reads: tuple[str, ...] = ()
+    # Values of the inlined pl.unroll variables around this copy, outermost first.
+    bindings: tuple[tuple[str, int], ...] = ()
 
     @property
     def is_message(self) -> bool:
@@ -347,7 +349,9 @@ def _unroll(stmt: cst.For, ctx: BodyContext) -> list[Stmt]:
     for k in range(trip):
         value = start + k * step
         copy = _block(body_statements(stmt.body), ctx.with_value(var, value))
-        out.extend(replace(s, origin=f"{var}={value}") for s in copy)
+        out.extend(
+            replace(s, origin=f"{var}={value}", bindings=((var, value), *s.bindings)) for s in copy
+        )
     return out
 
 

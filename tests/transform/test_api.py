@@ -1,0 +1,180 @@
+"""The public API: verdict handling, refusals, surroundings untouched, names, the design note."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+import libcst as cst
+import pytest
+
+from skewlsp.analysis import analyze
+from skewlsp.transform import PreviewUnavailable, loop_source, preview_loop, rewrite_module
+
+from .equivalence import check_loop
+from .kernels import HEADER, Shape
+
+DESIGN_NOTE = Shape().text()
+
+
+def _only(source: str):
+    [report] = analyze(source)
+    return report
+
+
+def test_design_note_stage2_trip8_shape() -> None:
+    preview = preview_loop(DESIGN_NOTE, _only(DESIGN_NOTE))
+    lines = [line.strip() for line in preview.splitlines()]
+    assert lines[0] == "# prologue: produce(0), produce(1)"
+    assert "# steady: produce(i), produce(i+1); consume(i-2), consume(i-1)" in lines
+    assert "for i in pl.range(2, 8, 2):" in lines
+    assert "# epilogue: consume(6), consume(7)" in lines
+    messages = [line.split("(")[0] for line in lines if "tpush" in line or "tpop" in line]
+    kinds = ["push" if "tpush" in m else "pop" for m in messages]
+    assert kinds == ["push", "push", "push", "push", "pop", "pop", "pop", "pop"]
+    loads = re.findall(r"load\(q, \[([^\]]*)\]", preview)
+    assert loads == ["0, 0", "16, 0", "i * 16, 0", "(i + 1) * 16, 0"]
+    stores = re.findall(r"store\(oi\w*, \[([^\]]*)\]", preview)
+    assert stores == ["(i - 1) * 16 - 16, 0", "i * 16 - 16, 0", "96, 0", "112, 0"]
+
+
+def test_design_note_trip3_falls_back_to_depth1() -> None:
+    source = Shape(stop=3).text()
+    preview = preview_loop(source, _only(source))
+    assert "# prologue: produce(0)\n" in preview
+    assert "for i in pl.range(1, 3, 1):" in preview
+    assert "# steady: produce(i); consume(i-1)" in preview
+    assert "# epilogue: consume(2)" in preview
+
+
+def test_consumer_role_is_the_same_loop_over_range() -> None:
+    source = Shape(consumer_first=True).text()
+    report = _only(source)
+    assert report.verdict == "demoted"
+    preview = preview_loop(source, report)
+    assert preview.splitlines()[0] == "        for i in pl.range(0, 8, 1):"
+    assert preview.splitlines()[1:] == loop_source(source, report).splitlines()[1:]
+
+
+def test_demoted_keeps_other_keywords_and_comma_style() -> None:
+    loop = (
+        "        for i, (a,) in pl.pipeline(\n"
+        "            0, 4, 1, init_values=(acc0,), attrs={'k': 1}, stage=1,\n"
+        "        ):\n"
+        "            pl.tile.tpush_to_aiv(a, split=0)\n"
+        "            e = pl.tile.tpop_from_aiv(split=0)\n"
+        "            a2 = pl.tile.add(a, e)\n"
+        "            r = pl.yield_(a2)\n"
+        "        return r\n"
+    )
+    source = HEADER + loop
+    preview = preview_loop(source, _only(source))
+    assert preview.startswith(
+        "        for i, (a,) in pl.range(\n"
+        "            0, 4, 1, init_values=(acc0,), attrs={'k': 1},\n"
+        "        ):\n"
+    )
+
+
+def test_rewrite_module_leaves_the_rest_byte_identical() -> None:
+    source = DESIGN_NOTE.replace("        for i", "        # a comment\n\n        for i")
+    source += "\n\n# trailing   comment\nX = 1\n"
+    report = _only(source)
+    rewritten = rewrite_module(source, report)
+    before = loop_source(source, report)
+    start = source.index(before)
+    preview = preview_loop(source, report)
+    assert rewritten == source[:start] + preview + source[start + len(before) :]
+    cst.parse_module(rewritten)
+
+
+def test_loop_source_is_the_original_lines() -> None:
+    report = _only(DESIGN_NOTE)
+    text = loop_source(DESIGN_NOTE, report)
+    assert text.startswith("        for i in pl.pipeline(0, 8, 1, stage=2):\n")
+    assert text.rstrip().endswith("pl.tile.store(oi, [(i + 1) * 16 - 16, 0], out)")
+
+
+def test_left_loop_refuses_with_reason() -> None:
+    source = HEADER + (
+        "        for i in pl.pipeline(0, 8, 1, stage=3):\n"
+        "            t = pl.tile.load(q, [i * 16, 0], [16, 64])\n"
+        "            pl.tile.store(t, [i * 16, 0], out)\n"
+        "        return out\n"
+    )
+    with pytest.raises(PreviewUnavailable, match="left as a pipeline loop: LowerPipelineLoops "
+                       "replicates the body 3 times; nothing is rewritten by this pass"):
+        preview_loop(source, _only(source))
+
+
+def test_error_loop_refuses_with_the_report_message() -> None:
+    source = Shape().text().replace(", stage=2", "")
+    report = _only(source)
+    assert report.verdict == "error"
+    with pytest.raises(PreviewUnavailable, match="stage"):
+        preview_loop(source, report)
+
+
+def test_huge_depth_is_refused() -> None:
+    source = Shape(stop=400, stage=200).text()
+    report = _only(source)
+    assert report.verdict == "skewed" and report.depth and report.depth > 64
+    with pytest.raises(PreviewUnavailable, match="depth"):
+        preview_loop(source, report)
+
+
+def test_fresh_names_avoid_names_in_use() -> None:
+    source = DESIGN_NOTE.replace("        return (", "        qa_p0 = 1\n        return (")
+    preview = preview_loop(source, _only(source))
+    assert "qa_p0 " not in preview and "qa_p0_2" in preview
+
+
+def test_output_parses_after_dedent() -> None:
+    for shape in (Shape(), Shape(iter_args=2, guard=True, unroll=True), Shape(stage=1)):
+        source = shape.text()
+        cst.parse_module(textwrap.dedent(preview_loop(source, _only(source))))
+
+
+def test_stale_report_is_refused() -> None:
+    report = _only(DESIGN_NOTE)
+    with pytest.raises(PreviewUnavailable, match="no pl.pipeline loop"):
+        preview_loop("import pypto.language as pl\n\nx = 1  # pipeline\n", report)
+
+
+def test_nested_unroll_copies_are_inlined_with_every_level_bound() -> None:
+    source = HEADER + (
+        "        for i in pl.pipeline(0, 4, 1, stage=2):\n"
+        "            t = pl.tile.load(q, [i, 0], [16, 64])\n"
+        "            for j in pl.unroll(2):\n"
+        "                for m in pl.unroll(2):\n"
+        "                    t = pl.tile.add(t, q[i + j + m, 0:4])\n"
+        "            pl.tile.tpush_to_aiv(t, split=0)\n"
+        "            e = pl.tile.tpop_from_aiv(split=0)\n"
+        "            pl.tile.store(e, [i, 0], out)\n"
+        "        return out\n"
+    )
+    report = _only(source)
+    assert report.verdict == "skewed"
+    preview = preview_loop(source, report)
+    assert "q[i + 1 + 1, 0:4]" in preview or "q[i + 2, 0:4]" in preview
+    check_loop(source, report)
+
+
+def test_parent_of_a_skewed_inner_pipeline_is_refused() -> None:
+    source = HEADER + (
+        "        for b in pl.pipeline(0, 4, 1, stage=2):\n"
+        "            for i in pl.pipeline(0, 3, 1, stage=2):\n"
+        "                t = pl.tile.load(q, [b + i, 0], [16, 64])\n"
+        "                pl.tile.tpush_to_aiv(t, split=0)\n"
+        "                e = pl.tile.tpop_from_aiv(split=0)\n"
+        "                pl.tile.store(e, [b + i, 0], out)\n"
+        "        return out\n"
+    )
+    reports = analyze(source)
+    for report in reports:
+        if report.verdict == "skewed" and report.span.line == reports[0].span.line:
+            with pytest.raises(PreviewUnavailable, match="inner pl.pipeline"):
+                preview_loop(source, report)
+    inner = [r for r in reports if r.span.line != reports[0].span.line]
+    assert inner and inner[0].verdict == "skewed"
+    cst.parse_module(textwrap.dedent(preview_loop(source, inner[0])))

@@ -1,0 +1,51 @@
+"""Golden previews: tests/fixtures/transform/NAME.py -> NAME.preview.txt (readable by eye).
+
+Set SKEWLSP_UPDATE_GOLDEN=1 to rewrite the expected files after a deliberate change.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from skewlsp.analysis import analyze
+from skewlsp.transform import preview_loop, rewrite_module
+
+from .equivalence import check_loop
+from .fake_pl import Tensor
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "transform"
+CASES = sorted(p for p in FIXTURES.glob("*.py"))
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+def test_golden_preview(path: Path) -> None:
+    source = path.read_text()
+    [report] = analyze(source)
+    preview = preview_loop(source, report)
+    cst.parse_module(textwrap.dedent(preview))
+    expected = path.with_suffix(".preview.txt")
+    if os.environ.get("SKEWLSP_UPDATE_GOLDEN"):
+        expected.write_text(preview)
+    assert expected.exists(), f"no golden {expected.name}: run with SKEWLSP_UPDATE_GOLDEN=1"
+    assert preview == expected.read_text()
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+def test_golden_is_equivalent(path: Path) -> None:
+    source = path.read_text()
+    [report] = analyze(source)
+    args = {
+        "design_note_trip8": (Tensor("q"), Tensor("out")),
+        "trip3_depth1": (Tensor("q"), Tensor("out")),
+        "consumer_role": (Tensor("s"), Tensor("out")),
+        "recompute_init_values": (Tensor("kv"), Tensor("out"), ("init", "acc0")),
+        "negative_step_stage4": (Tensor("q"), Tensor("out")),
+        "nested_calls_inner_loops": (Tensor("q"), Tensor("kv"), Tensor("out"), ("init", "acc0")),
+    }[path.stem]
+    rewritten = check_loop(source, report, args)
+    assert rewritten == rewrite_module(source, report)
