@@ -50,6 +50,14 @@ class Stmt:
     carried_reads: tuple[str, ...] = ()
     # Values of the inlined pl.unroll variables around this copy, outermost first.
     bindings: tuple[tuple[str, int], ...] = ()
+    # For a statement the compiler creates (an implicit tpush/tpop), the source
+    # statement whose position it takes; ``node`` is then the synthetic statement.
+    anchor: cst.CSTNode | None = None
+
+    @property
+    def located(self) -> cst.CSTNode:
+        """The source node that gives this statement its position."""
+        return self.anchor if self.anchor is not None else self.node
 
     @property
     def is_message(self) -> bool:

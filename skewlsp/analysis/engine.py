@@ -565,7 +565,7 @@ class _UnitAnalysis:
         stage_span: Span | None,
     ) -> LoopReport:
         def span_of(index: int | None) -> Span | None:
-            return None if index is None else self._span(stmts[index].node)
+            return None if index is None else self._span(stmts[index].located)
 
         hints: tuple[Finding, ...] = ()
         if d.verdict == "skewed" and d.stage == 3 and stage_span is not None:
@@ -608,7 +608,7 @@ class _UnitAnalysis:
     ) -> tuple[tuple[int, int], ...]:
         lines: set[int] = set()
         for index in indices:
-            span = self._span(stmts[index].node)
+            span = self._span(stmts[index].located)
             lines.update(range(span.line, span.end_line + 1))
         ranges: list[tuple[int, int]] = []
         for line in sorted(lines):
@@ -765,4 +765,3 @@ def _body_errors(loop: cst.For, aliases: dsl.Aliases) -> list[str]:
 
     loop.body.visit(Finder())
     return errors
-

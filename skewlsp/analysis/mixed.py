@@ -329,20 +329,50 @@ def _core_list(
             if crossing.before != index:
                 continue
             producer = crossing.direction[0]
+            peer = "aiv" if core == CUBE else "aic"
             if producer == core:
-                out.append(Stmt(stmt.node, "push", (), (crossing.name,), origin="implicit push"))
+                node = _statement(f"pl.tile.tpush_to_{peer}({crossing.name}, split=0)")
+                out.append(
+                    Stmt(
+                        node,
+                        "push",
+                        (),
+                        (crossing.name,),
+                        origin="implicit push",
+                        anchor=stmt.located,
+                    )
+                )
             else:
-                out.append(Stmt(stmt.node, "pop", (crossing.name,), (), origin="implicit pop"))
+                node = _statement(f"{crossing.name} = pl.tile.tpop_from_{peer}(split=0)")
+                out.append(
+                    Stmt(
+                        node,
+                        "pop",
+                        (crossing.name,),
+                        (),
+                        origin="implicit pop",
+                        anchor=stmt.located,
+                    )
+                )
                 popped.append(crossing.name)
         if sides[index] in (core, SHARED, MIXED):
             out.append(
-                Stmt(stmt.node, stmt.kind, stmt.defs, stmt.reads, stmt.scalar_arith, stmt.origin)
+                Stmt(
+                    stmt.node,
+                    stmt.kind,
+                    stmt.defs,
+                    stmt.reads,
+                    stmt.scalar_arith,
+                    stmt.origin,
+                    bindings=stmt.bindings,
+                    anchor=stmt.anchor,
+                )
             )
-    out = _add_tfrees(out, popped)
+    out = _add_tfrees(out, popped, "aiv" if core == CUBE else "aic")
     return _eliminate_dead(out, set(live_out))
 
 
-def _add_tfrees(stmts: list[Stmt], popped: Sequence[str]) -> list[Stmt]:
+def _add_tfrees(stmts: list[Stmt], popped: Sequence[str], peer: str) -> list[Stmt]:
     """A popped slot is freed right after the popped tile's last use in the same block."""
     result = list(stmts)
     for name in popped:
@@ -355,10 +385,19 @@ def _add_tfrees(stmts: list[Stmt], popped: Sequence[str]) -> list[Stmt]:
             default=None,
         )
         if last is not None:
+            node = _statement(f"pl.system.tfree_to_{peer}({name})")
+            anchor = result[last].located
             result.insert(
-                last + 1, Stmt(result[last].node, "plain", (), (name,), origin="implicit tfree")
+                last + 1, Stmt(node, "plain", (), (name,), origin="implicit tfree", anchor=anchor)
             )
     return result
+
+
+def _statement(code: str) -> cst.BaseSmallStatement:
+    """A statement the compiler adds, as source, for previews of the core's function."""
+    line = cst.parse_statement(code + "\n")
+    assert isinstance(line, cst.SimpleStatementLine)
+    return line.body[0]
 
 
 def _eliminate_dead(stmts: list[Stmt], live_out: set[str]) -> list[Stmt]:

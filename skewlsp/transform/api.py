@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import libcst as cst
+
 from ..analysis import LoopModel, LoopReport, analyze_models
 from .context import build_context
 from .demote import demoted_loop
@@ -40,7 +42,7 @@ def rewrite_module(source: str, report: LoopReport, *, resolver: Resolver | None
     verdict = model.report.verdict
     if verdict == "skewed":
         context = build_context(model)
-        statements = skewed_statements(context)
+        statements = _labelled(skewed_statements(context), model.report)
         return replace_loop(source, model.report.span, lambda _loop: statements)
     if verdict == "demoted":
         return replace_loop(source, model.report.span, lambda loop: [demoted_loop(loop)])
@@ -53,6 +55,25 @@ def rewrite_module(source: str, report: LoopReport, *, resolver: Resolver | None
     raise PreviewUnavailable(
         model.report.message or f"no preview for a loop with verdict {verdict}"
     )
+
+
+_CORE_TITLES = {"aic": "cube (AIC)", "aiv": "vector (AIV)"}
+
+
+def _labelled(statements: list[cst.BaseStatement], report: LoopReport) -> list[cst.BaseStatement]:
+    """For a mixed loop, say whose function this is and where its messages come from."""
+    core = next((c for c in report.cores if c.verdict == "skewed"), None)
+    if core is None or not statements:
+        return statements
+    other = "vector (AIV)" if core.core == "aic" else "cube (AIC)"
+    lines = [
+        f"# the compiler's {_CORE_TITLES[core.core]} function for this loop: ExpandMixedKernel",
+        f"# creates the tpush/tpop/tfree below; the {other} work runs in the other core's copy",
+    ]
+    heading = [cst.EmptyLine(comment=cst.Comment(text)) for text in lines] + list(
+        statements[0].leading_lines
+    )
+    return [statements[0].with_changes(leading_lines=heading), *statements[1:]]
 
 
 def find_model(source: str, report: LoopReport, resolver: Resolver | None = None) -> LoopModel:
@@ -68,4 +89,3 @@ def find_model(source: str, report: LoopReport, resolver: Resolver | None = None
     raise PreviewUnavailable(
         f"no pl.pipeline loop at line {report.span.line} of this text (was the file edited?)"
     )
-

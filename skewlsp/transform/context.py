@@ -70,7 +70,7 @@ def build_context(model: LoopModel) -> LoopContext:
         names=Names(set(_all_names(module))),
     )
     for index, stmt in enumerate(model.stmts):
-        if stmt.origin and "=" not in stmt.origin:
+        if stmt.origin and "=" not in stmt.origin and not stmt.origin.startswith("implicit"):
             raise PreviewUnavailable(
                 "the body holds a skewed inner pl.pipeline loop; previews of nested skews "
                 "are not supported yet"

@@ -1,0 +1,1 @@
+"""The language-server adapter: pygls glue over the pure analysis and transform layers."""

@@ -1,0 +1,64 @@
+"""``skewlsp``: start the language server (stdio by default, ``--tcp HOST:PORT`` for debugging)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from skewlsp import __version__
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="skewlsp",
+        description="Language server predicting what pypto's SkewCrossCorePipeline does to loops.",
+    )
+    parser.add_argument("--version", action="version", version=f"skewlsp {__version__}")
+    parser.add_argument(
+        "--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)"
+    )
+    parser.add_argument(
+        "--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead of stdio"
+    )
+    parser.add_argument("--log-file", metavar="PATH", help="write the server log to this file")
+    parser.add_argument(
+        "--log-level",
+        default="INFO",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="log verbosity (default INFO)",
+    )
+    return parser.parse_args(argv)
+
+
+def _host_port(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    if not port.isdigit():
+        raise SystemExit(f"skewlsp: --tcp expects HOST:PORT, got {text!r}")
+    return host or "127.0.0.1", int(port)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    # Never log to stdout: on stdio it is the protocol channel.
+    if args.log_file:
+        logging.basicConfig(
+            filename=args.log_file,
+            level=args.log_level,
+            filemode="a",
+            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        )
+    else:
+        logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    from skewlsp.server.app import server
+
+    if args.tcp:
+        host, port = _host_port(args.tcp)
+        server.start_tcp(host, port)
+    else:
+        server.start_io()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

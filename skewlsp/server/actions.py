@@ -1,0 +1,336 @@
+"""Code actions on ``pl.pipeline`` loops, offered cheaply and resolved on demand.
+
+Listing actions happens on every cursor move, so it only names them and carries
+``data`` (uri, version, loop position); the expensive part — rewriting the loop
+through :mod:`skewlsp.transform` — runs in ``codeAction/resolve`` when the user
+looks at one. The preview rewrite is marked with a change annotation that needs
+confirmation, so editors that support it show the edit instead of applying it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lsprotocol import types
+
+from skewlsp.analysis import LoopReport
+
+from .positions import UTF16, code_points_to_units, span_to_range
+
+Resolver = Callable[[str, int, "str | None"], "str | None"]
+
+PREVIEW = "preview"
+CONVERT = "convert"
+STAGE = "stage"
+SUPPRESS = "suppress"
+PREVIEW_ANNOTATION = "skewlsp.preview"
+KINDS = [types.CodeActionKind.RefactorRewrite, types.CodeActionKind.QuickFix]
+_IGNORE_COMMENT = re.compile(r"#\s*skewlint\s*:\s*ignore\s*\[(?P<codes>[^\]]*)\]")
+_STAGE_HINT = re.compile(r"write stage=(\d+)")
+
+
+class PreviewUnavailableError(Exception):
+    """The loop cannot be rewritten (no transform installed, or it refused this loop)."""
+
+
+@dataclass(frozen=True)
+class EditSupport:
+    """What the client can take: documentChanges, and change annotations within them."""
+
+    document_changes: bool = False
+    change_annotations: bool = False
+
+    @classmethod
+    def of(cls, capabilities: types.ClientCapabilities | None) -> EditSupport:
+        edit = (
+            capabilities.workspace.workspace_edit
+            if capabilities and capabilities.workspace
+            else None
+        )
+        if edit is None:
+            return cls()
+        return cls(bool(edit.document_changes), edit.change_annotation_support is not None)
+
+
+def transform_available() -> bool:
+    try:
+        import skewlsp.transform as transform
+    except ImportError:
+        return False
+    return hasattr(transform, "preview_loop")
+
+
+def rewrite(source: str, report: LoopReport, resolver: Resolver | None = None) -> str:
+    """The loop as the compiler will rewrite it: whole lines, indented like the ``for``."""
+    try:
+        from skewlsp.transform import PreviewUnavailable, preview_loop
+    except ImportError as error:
+        raise PreviewUnavailableError("the loop rewriter (skewlsp.transform) is missing") from error
+    try:
+        return preview_loop(source, report, resolver=resolver)
+    except PreviewUnavailable as error:
+        raise PreviewUnavailableError(str(error)) from error
+
+
+def original(source: str, report: LoopReport) -> str:
+    """The loop's current text: its whole lines (:func:`skewlsp.transform.loop_source`)."""
+    try:
+        from skewlsp.transform import loop_source
+    except ImportError:
+        return "".join(line + "\n" for line in _loop_lines(source, report))
+    return loop_source(source, report)
+
+
+def loop_lines_range(
+    lines: Sequence[str], report: LoopReport, encoding: str = UTF16
+) -> types.Range:
+    """The loop's whole lines: from the start of the ``for`` line to the start of the next one."""
+    end_line = report.span.end_line
+    if end_line < len(lines):
+        return types.Range(types.Position(report.span.line - 1, 0), types.Position(end_line, 0))
+    last = len(lines) - 1
+    end = types.Position(last, code_points_to_units(lines[last], len(lines[last]), encoding))
+    return types.Range(types.Position(report.span.line - 1, 0), end)
+
+
+def _loop_lines(source: str, report: LoopReport) -> list[str]:
+    lines = source.splitlines()
+    return lines[report.span.line - 1 : report.span.end_line]
+
+
+def loop_at(reports: Sequence[LoopReport], line: int) -> LoopReport | None:
+    """The innermost loop whose ``for`` statement covers 1-based ``line``."""
+    found = [r for r in reports if r.verdict != "error" or r.code != "SKW900"]
+    found = [r for r in found if r.span.line <= line <= r.span.end_line]
+    return max(found, key=lambda r: r.span.line, default=None)
+
+
+def loops_in(reports: Sequence[LoopReport], first: int, last: int) -> list[LoopReport]:
+    """Loops whose header (``for`` .. end of the ``pl.pipeline`` call) meets lines ``first..last``,
+    or the innermost loop containing the range when no header does."""
+    headers = [
+        r
+        for r in reports
+        if r.code != "SKW900" and r.span.line <= last and first <= r.call_span.end_line
+    ]
+    if headers:
+        return headers
+    inner = loop_at(reports, first)
+    return [inner] if inner is not None else []
+
+
+def _data(
+    uri: str, version: int | None, action: str, report: LoopReport, code: str = ""
+) -> dict[str, Any]:
+    return {
+        "uri": uri,
+        "version": version,
+        "action": action,
+        "loop": [report.span.line, report.span.column],
+        "code": code,
+    }
+
+
+def list_actions(
+    uri: str,
+    version: int | None,
+    reports: Sequence[LoopReport],
+    first_line: int,
+    last_line: int,
+    context: Sequence[types.Diagnostic],
+    enabled: set[str] | None = None,
+    only: Sequence[str] | None = None,
+) -> list[types.CodeAction]:
+    """Unresolved actions for the loops at lines ``first_line..last_line`` (1-based)."""
+    actions: list[types.CodeAction] = []
+    can_rewrite = transform_available()
+
+    def wanted(kind: str) -> bool:
+        return not only or any(kind == k or kind.startswith(k + ".") for k in only)
+
+    def diags(code: str) -> list[types.Diagnostic] | None:
+        return [d for d in context if d.code == code] or None
+
+    for report in loops_in(reports, first_line, last_line):
+        if (
+            report.verdict == "skewed"
+            and can_rewrite
+            and wanted(types.CodeActionKind.RefactorRewrite)
+        ):
+            actions.append(
+                types.CodeAction(
+                    title="Preview skewed loop",
+                    kind=types.CodeActionKind.RefactorRewrite,
+                    data=_data(uri, version, PREVIEW, report),
+                )
+            )
+        if not wanted(types.CodeActionKind.QuickFix):
+            continue
+        if report.verdict == "demoted" and can_rewrite:
+            actions.append(
+                types.CodeAction(
+                    title="Convert to pl.range",
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=diags(report.code),
+                    data=_data(uri, version, CONVERT, report, report.code),
+                )
+            )
+        for hint in report.hints:
+            if hint.code == "SKW030" and stage_value(report) is not None:
+                actions.append(
+                    types.CodeAction(
+                        title=f"Use stage={stage_value(report)}",
+                        kind=types.CodeActionKind.QuickFix,
+                        diagnostics=diags(hint.code),
+                        is_preferred=True,
+                        data=_data(uri, version, STAGE, report, hint.code),
+                    )
+                )
+        codes = [report.code, *(h.code for h in report.hints)]
+        for code in dict.fromkeys(codes):
+            if code == "SKW900" or (enabled is not None and code not in enabled):
+                continue
+            actions.append(
+                types.CodeAction(
+                    title=f"Suppress {code} for this loop",
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=diags(code),
+                    data=_data(uri, version, SUPPRESS, report, code),
+                )
+            )
+    return actions
+
+
+def stage_value(report: LoopReport) -> int | None:
+    """The smaller stage that requests the same depth (SKW030's suggestion)."""
+    for hint in report.hints:
+        if hint.code == "SKW030":
+            match = _STAGE_HINT.search(hint.message)
+            if match:
+                return int(match.group(1))
+            if report.requested_depth:
+                return 2 if report.requested_depth == 2 else report.requested_depth + 1
+    return None
+
+
+def stage_edit(
+    lines: Sequence[str], report: LoopReport, encoding: str = UTF16
+) -> types.TextEdit | None:
+    """Replace the value of ``stage=`` (only the value: spacing and the keyword stay)."""
+    value = stage_value(report)
+    span = report.stage_span
+    if value is None or span is None or span.line != span.end_line:
+        return None
+    text = lines[span.line - 1][span.column - 1 : span.end_column - 1]
+    equals = text.find("=")
+    if equals < 0:
+        return None
+    start = equals + 1
+    while start < len(text) and text[start].isspace():
+        start += 1
+    begin = span.column + start
+    value_span = type(span)(span.line, begin, span.line, span.end_column)
+    return types.TextEdit(span_to_range(lines, value_span, encoding), str(value))
+
+
+def suppress_edit(
+    lines: Sequence[str], report: LoopReport, code: str, encoding: str = UTF16
+) -> types.TextEdit:
+    """Trailing ``# skewlint: ignore[CODE]`` on the ``for`` line (extends an existing one)."""
+    index = report.span.line - 1
+    text = lines[index] if index < len(lines) else ""
+    existing = _IGNORE_COMMENT.search(text)
+    Span = type(report.span)
+    if existing is not None:
+        codes = [c.strip() for c in existing.group("codes").split(",") if c.strip()]
+        if code not in codes:
+            codes.append(code)
+        start, end = existing.start() + 1, existing.end() + 1
+        span = Span(index + 1, start, index + 1, end)
+        return types.TextEdit(
+            span_to_range(lines, span, encoding), f"# skewlint: ignore[{', '.join(codes)}]"
+        )
+    end = len(text.rstrip()) + 1
+    span = Span(index + 1, end, index + 1, len(text) + 1)
+    return types.TextEdit(span_to_range(lines, span, encoding), f"  # skewlint: ignore[{code}]")
+
+
+def loop_edit(
+    source: str,
+    lines: Sequence[str],
+    report: LoopReport,
+    resolver: Resolver | None = None,
+    encoding: str = UTF16,
+) -> types.TextEdit:
+    """Replace the loop's whole lines with the rewrite (which is whole lines too)."""
+    rewritten = rewrite(source, report, resolver)
+    whole = loop_lines_range(lines, report, encoding)
+    if whole.end.character and rewritten.endswith("\n"):  # the loop ends the file, unterminated
+        rewritten = rewritten[:-1]
+    return types.TextEdit(whole, rewritten)
+
+
+def workspace_edit(
+    uri: str, version: int | None, edit: types.TextEdit, support: EditSupport, *, confirm: bool
+) -> types.WorkspaceEdit:
+    """A workspace edit in the richest form the client accepts."""
+    if support.document_changes and support.change_annotations and confirm:
+        annotated = types.AnnotatedTextEdit(
+            range=edit.range, new_text=edit.new_text, annotation_id=PREVIEW_ANNOTATION
+        )
+        return types.WorkspaceEdit(
+            document_changes=[
+                types.TextDocumentEdit(
+                    types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+                    [annotated],
+                )
+            ],
+            change_annotations={
+                PREVIEW_ANNOTATION: types.ChangeAnnotation(
+                    label="Rewrite the loop as the compiler will",
+                    needs_confirmation=True,
+                    description="skewlsp preview of the SkewCrossCorePipeline rewrite",
+                )
+            },
+        )
+    if support.document_changes:
+        return types.WorkspaceEdit(
+            document_changes=[
+                types.TextDocumentEdit(
+                    types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+                    [edit],
+                )
+            ]
+        )
+    return types.WorkspaceEdit(changes={uri: [edit]})
+
+
+def find_report(reports: Sequence[LoopReport], loop: Sequence[int]) -> LoopReport | None:
+    for report in reports:
+        if [report.span.line, report.span.column] == list(loop):
+            return report
+    return None
+
+
+def resolve_edit(
+    action: str,
+    source: str,
+    lines: Sequence[str],
+    report: LoopReport,
+    code: str,
+    encoding: str = UTF16,
+    resolver: Resolver | None = None,
+) -> tuple[types.TextEdit | None, bool]:
+    """(edit, needs confirmation) for one action kind; raises PreviewUnavailableError."""
+    if action == PREVIEW:
+        return loop_edit(source, lines, report, resolver, encoding), True
+    if action == CONVERT:
+        return loop_edit(source, lines, report, resolver, encoding), False
+    if action == STAGE:
+        return stage_edit(lines, report, encoding), False
+    if action == SUPPRESS:
+        return suppress_edit(lines, report, code, encoding), False
+    return None, False

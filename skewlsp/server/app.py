@@ -1,0 +1,599 @@
+"""The language server: feature registration and the glue between pygls and the modules.
+
+Kept thin on purpose: every answer is built by a pure module (diagnostics,
+presentation, actions, positions, settings) from an :class:`Analysis` that
+:class:`DocumentStore` computed off the event loop. What lives here is only
+what needs the client: capabilities, configuration requests, registrations,
+publishing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.parse import unquote
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcContentModified, JsonRpcException, JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import JsonRPCNotification
+from pygls.uris import to_fs_path
+
+from skewlsp import __version__
+
+from . import actions, diagnostics, presentation
+from .documents import Analysis, DocumentStore, Snapshot, WorkspaceResolver
+from .positions import UTF16, from_position, span_to_range, split_lines, to_position
+from .settings import (
+    ClientOptions,
+    EffectiveSettings,
+    SettingsCache,
+    effective,
+    is_config_file,
+    merge_client_options,
+    parse_client_options,
+)
+
+log = logging.getLogger(__name__)
+
+PREVIEW_REQUEST = "skewlsp/preview"
+PREVIEW_COMMAND = "skewlsp.previewLoop"  # implemented by the client (it calls PREVIEW_REQUEST)
+EXPLAIN_COMMAND = "skewlsp.explain"
+CONFIG_SECTION = "skewlsp"
+WATCHERS = ("**/pyproject.toml", "**/skewlint.toml", "**/.skewlint.toml", "**/*.py")
+
+
+class RequestFailed(JsonRpcException):
+    """LSP ``RequestFailed``: the request was valid but cannot be answered (e.g. no rewrite)."""
+
+    CODE = -32803
+
+
+class SkewProtocol(LanguageServerProtocol):
+    """Answers a request whose params cannot be read with an error instead of silence.
+
+    pygls logs and drops such a message, which leaves the client waiting for
+    ever; a wrong-shaped request must cost the client one error, nothing more.
+    """
+
+    def structure_message(self, data: dict[str, Any]):
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if isinstance(data, dict) and "id" in data and "method" in data:
+                self._send_response(data["id"], error=error.to_response_error())
+            return JsonRPCNotification(method="$/skewlsp/dropped", jsonrpc="2.0", params=None)
+
+
+class SkewServer(LanguageServer):
+    """pygls server holding the document store, the settings and the client's abilities."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "skewlsp",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=SkewProtocol,
+        )
+        self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="skewlsp-analysis")
+        self.settings_cache = SettingsCache()
+        self.init_options = ClientOptions()
+        self.options = ClientOptions()
+        self.pull_diagnostics = False
+        self.shown_errors: set[str] = set()
+        self.store = DocumentStore(self.executor, self.snapshot, self.resolver_for, self.on_ready)
+
+    # -- documents and settings --------------------------------------------------------
+
+    @property
+    def encoding(self) -> str:
+        try:
+            kind = self.workspace.position_encoding
+        except Exception:
+            return UTF16
+        return str(getattr(kind, "value", kind) or UTF16)
+
+    def document(self, uri: str):
+        """The open document, or ``None`` (never read from disk: unopened means no results)."""
+        try:
+            return self.workspace.text_documents.get(unquote(uri))
+        except RuntimeError:  # not initialised yet
+            return None
+
+    def snapshot(self, uri: str) -> Snapshot | None:
+        doc = self.document(uri)
+        if doc is None:
+            return None
+        return Snapshot(
+            uri, doc.version, doc.source, to_fs_path(uri) if uri.startswith("file:") else None
+        )
+
+    @property
+    def root(self) -> str | None:
+        try:
+            return self.workspace.root_path
+        except RuntimeError:
+            return None
+
+    def settings_for(self, uri: str) -> EffectiveSettings:
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+        project = self.settings_cache.project(path, self.root)
+        for file, message in list(self.settings_cache.errors.items()):
+            if file not in self.shown_errors:
+                self.shown_errors.add(file)
+                self.window_show_message(
+                    types.ShowMessageParams(types.MessageType.Error, f"skewlsp: {message}")
+                )
+        return effective(project, self.options, self.root)
+
+    def resolver_for(self, snapshot: Snapshot) -> WorkspaceResolver:
+        open_texts = {}
+        for doc in list(self.workspace.text_documents.values()):
+            path = to_fs_path(doc.uri) if doc.uri.startswith("file:") else None
+            if path and doc.uri != snapshot.uri:
+                open_texts[path] = doc.source
+        return WorkspaceResolver(open_texts, self.settings_for(snapshot.uri).src)
+
+    @property
+    def debounce(self) -> float:
+        return self.options.debounce_ms / 1000
+
+    # -- results -----------------------------------------------------------------------
+
+    def diagnostics_of(self, analysis: Analysis) -> list[types.Diagnostic]:
+        return diagnostics.build(
+            analysis.reports,
+            source=analysis.source,
+            lines=split_lines(analysis.source),
+            uri=analysis.uri,
+            selection=self.settings_for(analysis.uri).selection,
+            syntax_error=analysis.syntax_error,
+            encoding=self.encoding,
+        )
+
+    def on_ready(self, analysis: Analysis) -> None:
+        """A current result is in: push its diagnostics unless the client pulls them."""
+        if self.pull_diagnostics:
+            return
+        doc = self.document(analysis.uri)
+        if doc is None or doc.version != analysis.version:
+            return
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=analysis.uri,
+                diagnostics=self.diagnostics_of(analysis),
+                version=analysis.version,
+            )
+        )
+
+    def reanalyse(self, uris: list[str]) -> None:
+        """Re-run (push) or ask the client to re-pull (pull) after settings or imports changed."""
+        caps = self.client_capabilities.workspace
+        if self.pull_diagnostics:
+            if caps and caps.diagnostics and caps.diagnostics.refresh_support:
+                self.workspace_diagnostic_refresh(None)
+        else:
+            for uri in uris:
+                self.store.schedule(uri, 0)
+        if caps and caps.code_lens and caps.code_lens.refresh_support:
+            self.workspace_code_lens_refresh(None)
+        if caps and caps.inlay_hint and caps.inlay_hint.refresh_support:
+            self.workspace_inlay_hint_refresh(None)
+
+    def open_uris(self) -> list[str]:
+        return [doc.uri for doc in list(self.workspace.text_documents.values())]
+
+    def apply_options(self, raw: Any, *, initial: bool = False) -> None:
+        raw = _plain(raw)
+        parsed, problems = parse_client_options(raw)
+        for problem in problems:
+            self.window_log_message(types.LogMessageParams(types.MessageType.Warning, problem))
+        if initial:
+            self.init_options = parsed
+            self.options = parsed
+        else:
+            self.options = merge_client_options(self.init_options, parsed, raw)
+
+    async def pull_configuration(self) -> None:
+        """Ask the client for section ``skewlsp`` (when it answers ``workspace/configuration``)."""
+        caps = self.client_capabilities.workspace
+        if not (caps and caps.configuration):
+            return
+        try:
+            answer = await asyncio.wait_for(
+                self.workspace_configuration_async(
+                    types.ConfigurationParams([types.ConfigurationItem(section=CONFIG_SECTION)])
+                ),
+                timeout=10,
+            )
+        except Exception:
+            log.warning("workspace/configuration failed", exc_info=True)
+            return
+        if answer:
+            self.apply_options(answer[0])
+
+    async def register_watchers(self) -> None:
+        caps = self.client_capabilities.workspace
+        watched = caps.did_change_watched_files if caps else None
+        if not (watched and watched.dynamic_registration):
+            return
+        options = types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern=glob) for glob in WATCHERS]
+        )
+        registration = types.Registration(
+            id="skewlsp-watched-files",
+            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=options,
+        )
+        try:
+            await self.client_register_capability_async(types.RegistrationParams([registration]))
+        except Exception:
+            log.warning("could not register file watchers", exc_info=True)
+
+    def config_changed(self) -> None:
+        self.settings_cache.clear()
+        self.shown_errors.clear()
+        self.store.invalidate_all()
+        self.reanalyse(self.open_uris())
+
+    def file_changed(self, path: str) -> None:
+        """An imported module changed on disk or in the editor: re-analyse who imports it."""
+        dependents = self.store.dependents(path)
+        for uri in dependents:
+            self.store.invalidate(uri)
+        if dependents:
+            self.reanalyse(dependents)
+
+
+server = SkewServer()
+
+
+def _field(obj: Any, *names: str) -> Any:
+    """Read a field of a params object or of the plain dict a custom request arrives as."""
+    for name in names:
+        if obj is None:
+            return None
+        obj = obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+    return obj
+
+
+def _plain(value: Any) -> Any:
+    """pygls turns untyped JSON objects into namedtuples; give them back as dicts and lists."""
+    if hasattr(value, "_asdict"):
+        return {key: _plain(item) for key, item in value._asdict().items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _path(uri: str) -> str | None:
+    return to_fs_path(uri) if uri.startswith("file:") else None
+
+
+def _position(raw: Any) -> types.Position | None:
+    line, character = _field(raw, "line"), _field(raw, "character")
+    if not isinstance(line, int) or not isinstance(character, int):
+        return None
+    return types.Position(max(line, 0), max(character, 0))
+
+
+# -- lifecycle -------------------------------------------------------------------------
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: SkewServer, params: types.InitializeParams) -> None:
+    ls.apply_options(params.initialization_options, initial=True)
+    text = params.capabilities.text_document
+    ls.pull_diagnostics = bool(text and text.diagnostic)
+    if ls.pull_diagnostics:
+        ls.feature(
+            types.TEXT_DOCUMENT_DIAGNOSTIC,
+            types.DiagnosticOptions(
+                identifier="skewlsp", inter_file_dependencies=True, workspace_diagnostics=False
+            ),
+        )(pull_diagnostics)
+
+
+@server.feature(types.INITIALIZED)
+async def initialized(ls: SkewServer, params: types.InitializedParams) -> None:
+    await ls.register_watchers()
+    await ls.pull_configuration()
+
+
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: SkewServer, params: Any) -> None:
+    ls.executor.shutdown(wait=False, cancel_futures=True)
+
+
+# -- text synchronisation --------------------------------------------------------------
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: SkewServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.store.schedule(params.text_document.uri, 0)
+    if params.text_document.uri.startswith("file:"):
+        ls.file_changed(to_fs_path(params.text_document.uri) or "")
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: SkewServer, params: types.DidChangeTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    ls.store.schedule(uri, ls.debounce)
+    if uri.startswith("file:"):
+        ls.file_changed(to_fs_path(uri) or "")
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: SkewServer, params: types.DidSaveTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    if path and is_config_file(path):
+        ls.config_changed()
+    ls.store.schedule(uri, 0)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: SkewServer, params: types.DidCloseTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    ls.store.close(uri)
+    if not ls.pull_diagnostics:
+        ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+        )
+    if uri.startswith("file:"):
+        ls.file_changed(to_fs_path(uri) or "")
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: SkewServer, params: types.DidChangeWatchedFilesParams) -> None:
+    config = False
+    for change in params.changes:
+        path = to_fs_path(change.uri) if change.uri.startswith("file:") else None
+        if not path:
+            continue
+        if is_config_file(path):
+            config = True
+        elif path.endswith(".py"):
+            ls.file_changed(path)
+    if config:
+        ls.config_changed()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(
+    ls: SkewServer, params: types.DidChangeConfigurationParams
+) -> None:
+    section = _plain(_field(params.settings, CONFIG_SECTION))
+    if isinstance(section, Mapping):
+        ls.apply_options(section)
+    else:
+        await ls.pull_configuration()
+    ls.config_changed()
+
+
+# -- diagnostics (pull) ----------------------------------------------------------------
+
+
+async def pull_diagnostics(
+    ls: SkewServer, params: types.DocumentDiagnosticParams
+) -> types.RelatedFullDocumentDiagnosticReport:
+    analysis = await ls.store.get(params.text_document.uri)
+    items = ls.diagnostics_of(analysis) if analysis is not None else []
+    return types.RelatedFullDocumentDiagnosticReport(items=items)
+
+
+# -- hover, lenses, inlay hints --------------------------------------------------------
+
+
+def _header_report(analysis: Analysis, line: int):
+    """The loop whose ``for`` line or ``pl.pipeline(...)`` call holds 1-based ``line``."""
+    found = [
+        r
+        for r in analysis.reports
+        if r.code != "SKW900" and r.span.line <= line <= r.call_span.end_line
+    ]
+    return max(found, key=lambda r: r.span.line, default=None)
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+async def hover(ls: SkewServer, params: types.HoverParams) -> types.Hover | None:
+    analysis = await ls.store.get(params.text_document.uri)
+    if analysis is None:
+        return None
+    lines = split_lines(analysis.source)
+    line, _ = from_position(lines, params.position, ls.encoding)
+    report = _header_report(analysis, line)
+    if report is None:
+        return None
+    return types.Hover(
+        contents=types.MarkupContent(
+            types.MarkupKind.Markdown, presentation.hover_markdown(report)
+        ),
+        range=span_to_range(lines, report.call_span, ls.encoding),
+    )
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+async def code_lens(ls: SkewServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+    uri = params.text_document.uri
+    if not ls.settings_for(uri).code_lens:
+        return []
+    analysis = await ls.store.get(uri)
+    if analysis is None:
+        return []
+    lines = split_lines(analysis.source)
+    can_preview = actions.transform_available()
+    lenses = []
+    for report in analysis.reports:
+        if report.code == "SKW900":
+            continue
+        start = to_position(lines, report.span.line, report.span.column, ls.encoding)
+        previewable = can_preview and report.verdict in ("skewed", "demoted")
+        command = types.Command(
+            title=presentation.lens_title(report, previewable=previewable),
+            command=PREVIEW_COMMAND if previewable else "",
+            arguments=[uri, {"line": start.line, "character": start.character}]
+            if previewable
+            else None,
+        )
+        lenses.append(types.CodeLens(range=types.Range(start, start), command=command))
+    return lenses
+
+
+@server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
+async def inlay_hints(ls: SkewServer, params: types.InlayHintParams) -> list[types.InlayHint]:
+    uri = params.text_document.uri
+    if not ls.settings_for(uri).inlay_hints:
+        return []
+    analysis = await ls.store.get(uri)
+    if analysis is None:
+        return []
+    lines = split_lines(analysis.source)
+    first, last = params.range.start.line + 1, params.range.end.line + 1
+    hints = []
+    for report in analysis.reports:
+        span = report.stage_span
+        if span is None or not (first <= span.end_line <= last):
+            continue
+        hints.append(
+            types.InlayHint(
+                position=to_position(lines, span.end_line, span.end_column, ls.encoding),
+                label=presentation.inlay_label(report),
+                padding_left=True,
+                tooltip=report.message,
+            )
+        )
+    return hints
+
+
+# -- code actions ----------------------------------------------------------------------
+
+
+def _resolve_supported(ls: SkewServer) -> bool:
+    text = ls.client_capabilities.text_document
+    support = text.code_action.resolve_support if text and text.code_action else None
+    return bool(support and "edit" in support.properties)
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(resolve_provider=True, code_action_kinds=actions.KINDS),
+)
+async def code_action(ls: SkewServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    uri = params.text_document.uri
+    analysis = await ls.store.get(uri)
+    if analysis is None or analysis.stale:
+        return []
+    lines = split_lines(analysis.source)
+    first, _ = from_position(lines, params.range.start, ls.encoding)
+    last, _ = from_position(lines, params.range.end, ls.encoding)
+    selection = ls.settings_for(uri).selection
+    enabled = {code for code in selection.enabled_codes()}
+    found = actions.list_actions(
+        uri,
+        analysis.version,
+        analysis.reports,
+        first,
+        last,
+        params.context.diagnostics,
+        enabled,
+        params.context.only,
+    )
+    if _resolve_supported(ls):
+        return found
+    resolved = []
+    for action in found:
+        try:
+            resolved.append(await resolve_code_action(ls, action))
+        except JsonRpcException:
+            continue
+    return resolved
+
+
+@server.feature(types.CODE_ACTION_RESOLVE)
+async def resolve_code_action(ls: SkewServer, action: types.CodeAction) -> types.CodeAction:
+    data = _plain(action.data)
+    if not isinstance(data, Mapping):
+        data = {}
+    uri = data.get("uri")
+    if not isinstance(uri, str):
+        raise JsonRpcInvalidParams("this code action carries no skewlsp data")
+    analysis = await ls.store.get(uri)
+    if analysis is None or analysis.stale:
+        raise JsonRpcContentModified("the document is closed or does not parse")
+    report = actions.find_report(analysis.reports, data.get("loop") or [])
+    if report is None:
+        raise JsonRpcContentModified("the loop is no longer there; ask for code actions again")
+    lines = split_lines(analysis.source)
+    resolver = ls.resolver_for(Snapshot(uri, analysis.version, analysis.source, _path(uri)))
+    try:
+        edit, confirm = await asyncio.get_running_loop().run_in_executor(
+            ls.executor,
+            functools.partial(
+                actions.resolve_edit,
+                str(data.get("action")),
+                analysis.source,
+                lines,
+                report,
+                str(data.get("code") or ""),
+                ls.encoding,
+                resolver,
+            ),
+        )
+    except actions.PreviewUnavailableError as error:
+        raise RequestFailed(f"cannot rewrite this loop: {error}") from error
+    if edit is not None:
+        support = actions.EditSupport.of(ls.client_capabilities)
+        action.edit = actions.workspace_edit(uri, analysis.version, edit, support, confirm=confirm)
+    return action
+
+
+# -- custom request and commands -------------------------------------------------------
+
+
+@server.feature(PREVIEW_REQUEST)
+async def preview(ls: SkewServer, params: Any) -> dict[str, Any] | None:
+    """``{textDocument: {uri}, position}`` -> ``{range, original, rewritten}`` or null."""
+    uri = _field(params, "textDocument", "uri") or _field(params, "text_document", "uri")
+    position = _position(_field(params, "position"))
+    if not isinstance(uri, str) or position is None:
+        raise JsonRpcInvalidParams("expected {textDocument: {uri}, position: {line, character}}")
+    analysis = await ls.store.get(uri)
+    if analysis is None:
+        return None
+    if analysis.stale:
+        raise RequestFailed("the file has a syntax error: fix it to preview its loops")
+    lines = split_lines(analysis.source)
+    line, _ = from_position(lines, position, ls.encoding)
+    report = actions.loop_at(analysis.reports, line)
+    if report is None:
+        return None
+    resolver = ls.resolver_for(Snapshot(uri, analysis.version, analysis.source, _path(uri)))
+    try:
+        rewritten = await asyncio.get_running_loop().run_in_executor(
+            ls.executor, actions.rewrite, analysis.source, report, resolver
+        )
+    except actions.PreviewUnavailableError as error:
+        raise RequestFailed(f"cannot rewrite this loop: {error}") from error
+    whole = actions.loop_lines_range(lines, report, ls.encoding)
+    return {
+        "range": {
+            "start": {"line": whole.start.line, "character": whole.start.character},
+            "end": {"line": whole.end.line, "character": whole.end.character},
+        },
+        "original": actions.original(analysis.source, report),
+        "rewritten": rewritten,
+    }
+
+
+@server.command(EXPLAIN_COMMAND)
+def explain(ls: SkewServer, *args: Any) -> str | None:
+    """Markdown explanation of a reason code (``null`` for an unknown code)."""
+    if not args or not isinstance(args[0], str):
+        raise JsonRpcInvalidParams("expected one argument: a reason code such as SKW020")
+    return presentation.explain_markdown(args[0])

@@ -1,0 +1,157 @@
+"""Loop reports to LSP diagnostics.
+
+Pure: the same reports, text and settings always give the same diagnostics, so
+push and pull answer identically and tests need no client. Selection and
+suppression comments follow the CLI (:mod:`skewlsp.lint.select`,
+:mod:`skewlsp.lint.suppressions`) so the editor never disagrees with CI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lsprotocol import types
+
+from skewlsp.analysis import LoopReport, docs_url
+from skewlsp.lint.diagnostic import Diagnostic as LintDiagnostic
+from skewlsp.lint.lint_codes import UNUSED_SUPPRESSION
+from skewlsp.lint.select import Selection
+from skewlsp.lint.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
+
+from .positions import UTF16, span_to_range
+
+SOURCE = "skewlsp"
+SYNTAX_ERROR = "SKW900"
+
+_SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
+
+
+def lint_diagnostics(
+    reports: Sequence[LoopReport], selection: Selection, filename: str
+) -> list[LintDiagnostic]:
+    """One record per enabled loop verdict and per enabled hint, with its configured severity."""
+    found: list[LintDiagnostic] = []
+    for report in reports:
+        if selection.is_enabled(report.code):
+            found.append(
+                LintDiagnostic(
+                    filename,
+                    "loop",
+                    report.code,
+                    report.message,
+                    report.call_span,
+                    selection.severity(report.code),
+                    report,
+                )
+            )
+        for hint in report.hints:
+            if selection.is_enabled(hint.code):
+                found.append(
+                    LintDiagnostic(
+                        filename,
+                        "hint",
+                        hint.code,
+                        hint.message,
+                        hint.span,
+                        selection.severity(hint.code),
+                        report,
+                    )
+                )
+    return found
+
+
+def select_and_suppress(
+    reports: Sequence[LoopReport],
+    selection: Selection,
+    source: str,
+    filename: str,
+    *,
+    report_unused: bool = True,
+) -> list[LintDiagnostic]:
+    """What the CLI would print for these reports (minus file-level problems)."""
+    found = lint_diagnostics(reports, selection, filename)
+    if "skewlint" not in source:
+        return found
+    suppressions = parse_suppressions(source)
+    kept = apply_suppressions(found, suppressions)
+    if report_unused and selection.is_enabled(UNUSED_SUPPRESSION):
+        kept += unused_suppressions(filename, suppressions, selection.severity(UNUSED_SUPPRESSION))
+    return kept
+
+
+def to_lsp(
+    record: LintDiagnostic, lines: Sequence[str], uri: str, encoding: str = UTF16
+) -> types.Diagnostic:
+    """One LSP diagnostic: range, severity, code with its docs link, related locations."""
+    related: list[types.DiagnosticRelatedInformation] = []
+    report = record.report
+    if record.kind == "loop" and report is not None:
+        if report.lead is not None:
+            related.append(
+                types.DiagnosticRelatedInformation(
+                    types.Location(uri, span_to_range(lines, report.lead, encoding)),
+                    "lead message: the first cross-core tpush/tpop of the body",
+                )
+            )
+        if report.offending is not None:
+            related.append(
+                types.DiagnosticRelatedInformation(
+                    types.Location(uri, span_to_range(lines, report.offending, encoding)),
+                    f"this statement is why the loop is not skewed ({report.code})",
+                )
+            )
+    data = None
+    if report is not None:
+        data = {"loop": [report.span.line, report.span.column]}
+    return types.Diagnostic(
+        range=span_to_range(lines, record.span, encoding),
+        message=record.message,
+        severity=_SEVERITY.get(record.severity, types.DiagnosticSeverity.Warning),
+        code=record.code,
+        code_description=types.CodeDescription(href=docs_url(record.code)),
+        source=SOURCE,
+        related_information=related or None,
+        data=data,
+    )
+
+
+def build(
+    reports: Sequence[LoopReport],
+    *,
+    source: str,
+    lines: Sequence[str],
+    uri: str,
+    selection: Selection,
+    syntax_error: LoopReport | None = None,
+    encoding: str = UTF16,
+) -> list[types.Diagnostic]:
+    """Every diagnostic of one document version.
+
+    With a syntax error the error comes first and ``reports`` are the last good
+    version's loops, kept where they were: moving them by guesswork while the
+    user types would make them jump around more than leaving them still.
+    """
+    result: list[types.Diagnostic] = []
+    filename = uri
+    if syntax_error is not None:
+        error = LintDiagnostic(
+            filename,
+            "file",
+            SYNTAX_ERROR,
+            syntax_error.message,
+            syntax_error.call_span,
+            selection.severity(SYNTAX_ERROR),
+            syntax_error,
+        )
+        result.append(to_lsp(error, lines, uri, encoding))
+        records = lint_diagnostics(reports, selection, filename)
+    else:
+        records = select_and_suppress(reports, selection, source, filename)
+    records.sort(key=lambda r: (r.span.line, r.span.column, r.code))
+    result.extend(to_lsp(record, lines, uri, encoding) for record in records)
+    return result

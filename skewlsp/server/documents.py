@@ -1,0 +1,255 @@
+"""Analysis results per document version: debounced, off the event loop, never stale.
+
+pygls runs every handler on one asyncio loop, so a slow analysis there would
+freeze hovers and completions for every open file. Here analysis runs in a
+worker thread, keyed by (document version, invalidation epoch): a newer edit
+cancels the pending run (its debounce sleep, or the await of a thread that is
+already computing — whose result is then dropped), and only a result whose key
+is still current is stored and handed to ``on_ready``. Requests share the
+in-flight run for the current version instead of starting another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skewlsp.analysis import LoopReport, analyze
+from skewlsp.lint.resolver import MAX_MODULE_BYTES, candidates
+
+log = logging.getLogger(__name__)
+
+SYNTAX_ERROR = "SKW900"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The text of one open document at one version (what a run analyses)."""
+
+    uri: str
+    version: int | None
+    text: str
+    path: str | None
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One document version's loops.
+
+    While the text does not parse, ``syntax_error`` is set and ``reports`` are
+    the last version that parsed (``stale`` is then true): features keep showing
+    them as they were rather than flashing everything away on each keystroke.
+    """
+
+    uri: str
+    version: int | None
+    key: tuple[object, ...]
+    source: str
+    reports: tuple[LoopReport, ...]
+    syntax_error: LoopReport | None = None
+    stale: bool = False
+    deps: frozenset[str] = frozenset()
+    internal_error: str | None = None
+
+
+class WorkspaceResolver:
+    """Supplies imported modules' text: open documents first (unsaved edits count), then disk.
+
+    Records every path it considered, found or not, so creating a missing
+    constants module also re-analyses the files that import it.
+    """
+
+    def __init__(self, open_texts: dict[str, str], src_roots: Iterable[Path]) -> None:
+        self.open_texts = open_texts
+        self.src_roots = tuple(src_roots)
+        self.looked_at: set[str] = set()
+
+    def __call__(self, module: str, level: int, importing_path: str | None) -> str | None:
+        for candidate in candidates(module, level, importing_path, self.src_roots):
+            key = str(candidate)
+            self.looked_at.add(key)
+            if key in self.open_texts:
+                return self.open_texts[key]
+            try:
+                if candidate.is_file() and candidate.stat().st_size <= MAX_MODULE_BYTES:
+                    return candidate.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+        return None
+
+
+def compute(
+    snapshot: Snapshot,
+    key: tuple[object, ...],
+    resolver: WorkspaceResolver,
+    last_good: Analysis | None,
+) -> Analysis:
+    """Analyse one snapshot (runs in a worker thread; pure apart from reading imports)."""
+    try:
+        reports = analyze(snapshot.text, snapshot.path, resolver=resolver)
+    except Exception as error:  # the analysis must never take the server down
+        log.exception("analysis failed for %s", snapshot.uri)
+        return Analysis(
+            snapshot.uri,
+            snapshot.version,
+            key,
+            snapshot.text,
+            (),
+            internal_error=f"{type(error).__name__}: {error}",
+        )
+    deps = frozenset(resolver.looked_at)
+    errors = [r for r in reports if r.code == SYNTAX_ERROR and r.verdict == "error"]
+    if errors:
+        kept = last_good.reports if last_good is not None else ()
+        return Analysis(
+            snapshot.uri,
+            snapshot.version,
+            key,
+            snapshot.text,
+            kept,
+            syntax_error=errors[0],
+            stale=True,
+            deps=deps | (last_good.deps if last_good else frozenset()),
+        )
+    return Analysis(snapshot.uri, snapshot.version, key, snapshot.text, tuple(reports), deps=deps)
+
+
+@dataclass
+class _Entry:
+    epoch: int = 0
+    result: Analysis | None = None
+    last_good: Analysis | None = None
+    task: asyncio.Task[Analysis | None] | None = None
+    task_key: tuple[object, ...] | None = None
+    deps: frozenset[str] = field(default_factory=frozenset)
+
+
+class DocumentStore:
+    """The versioned analysis cache of the open documents.
+
+    ``snapshot_of(uri)`` reads the workspace (``None`` for a document never
+    opened); ``resolver_for(snapshot)`` builds the import resolver with the
+    current settings; ``on_ready(analysis)`` is called on the event loop with
+    each fresh, current result (the server publishes diagnostics from it).
+    """
+
+    def __init__(
+        self,
+        executor: Executor,
+        snapshot_of: Callable[[str], Snapshot | None],
+        resolver_for: Callable[[Snapshot], WorkspaceResolver],
+        on_ready: Callable[[Analysis], None],
+    ) -> None:
+        self.executor = executor
+        self.snapshot_of = snapshot_of
+        self.resolver_for = resolver_for
+        self.on_ready = on_ready
+        self.generation = 0  # bumped when settings change: every cached result is stale
+        self._entries: dict[str, _Entry] = {}
+
+    # -- keys and invalidation ---------------------------------------------------------
+
+    def _key(self, uri: str, snapshot: Snapshot) -> tuple[object, ...]:
+        entry = self._entries.setdefault(uri, _Entry())
+        return (snapshot.version, len(snapshot.text), entry.epoch, self.generation)
+
+    def invalidate_all(self) -> None:
+        """Settings changed: every document must be analysed again."""
+        self.generation += 1
+
+    def invalidate(self, uri: str) -> None:
+        """Something this document imports changed."""
+        self._entries.setdefault(uri, _Entry()).epoch += 1
+
+    def dependents(self, path: str) -> list[str]:
+        """Open documents whose analysis read (or looked for) ``path``."""
+        return [uri for uri, entry in self._entries.items() if path in entry.deps]
+
+    def close(self, uri: str) -> None:
+        entry = self._entries.pop(uri, None)
+        if entry is not None and entry.task is not None:
+            entry.task.cancel()
+
+    def cached(self, uri: str) -> Analysis | None:
+        """The newest stored result, whatever its version (for cheap, tolerant features)."""
+        entry = self._entries.get(uri)
+        return entry.result if entry else None
+
+    # -- running -----------------------------------------------------------------------
+
+    def schedule(self, uri: str, delay: float) -> None:
+        """Analyse the current version after ``delay`` seconds unless a newer edit comes first."""
+        snapshot = self.snapshot_of(uri)
+        if snapshot is None:
+            return
+        key = self._key(uri, snapshot)
+        entry = self._entries[uri]
+        if entry.result is not None and entry.result.key == key:
+            self.on_ready(entry.result)
+            return
+        if entry.task is not None and entry.task_key == key and not entry.task.done():
+            return
+        self._start(uri, key, delay)
+
+    def _start(
+        self, uri: str, key: tuple[object, ...], delay: float
+    ) -> asyncio.Task[Analysis | None]:
+        entry = self._entries[uri]
+        if entry.task is not None and not entry.task.done():
+            entry.task.cancel()  # superseded: a newer version or epoch
+        entry.task = asyncio.ensure_future(self._run(uri, key, delay))
+        entry.task_key = key
+        return entry.task
+
+    async def _run(self, uri: str, key: tuple[object, ...], delay: float) -> Analysis | None:
+        if delay > 0:
+            await asyncio.sleep(delay)
+        snapshot = self.snapshot_of(uri)
+        if snapshot is None or self._key(uri, snapshot) != key:
+            return None
+        entry = self._entries[uri]
+        resolver = self.resolver_for(snapshot)
+        loop = asyncio.get_running_loop()
+        result = await loop.run_in_executor(
+            self.executor, compute, snapshot, key, resolver, entry.last_good
+        )
+        current = self.snapshot_of(uri)
+        if current is None or uri not in self._entries or self._key(uri, current) != key:
+            return None  # a newer edit arrived while the thread ran: drop this result
+        entry = self._entries[uri]
+        entry.result = result
+        entry.deps = result.deps
+        if result.syntax_error is None and result.internal_error is None:
+            entry.last_good = result
+        try:
+            self.on_ready(result)
+        except Exception:
+            log.exception("publishing results for %s failed", uri)
+        return result
+
+    async def get(self, uri: str) -> Analysis | None:
+        """The analysis of the current version (``None`` for a document never opened)."""
+        for _ in range(8):
+            snapshot = self.snapshot_of(uri)
+            if snapshot is None:
+                return None
+            key = self._key(uri, snapshot)
+            entry = self._entries[uri]
+            if entry.result is not None and entry.result.key == key:
+                return entry.result
+            task = entry.task
+            if task is None or entry.task_key != key or task.done():
+                task = self._start(uri, key, 0)
+            try:
+                result = await asyncio.shield(task)
+            except asyncio.CancelledError:
+                if task.cancelled():
+                    continue  # superseded by a newer edit: analyse that one
+                raise
+            if result is not None:
+                return result
+        return self.cached(uri)

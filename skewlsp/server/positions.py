@@ -1,0 +1,123 @@
+"""Converting between the analysis's positions and the client's.
+
+The analysis speaks 1-based lines and 1-based columns counted in code points
+(end exclusive); LSP speaks 0-based lines and columns counted in the position
+encoding negotiated at ``initialize`` — UTF-16 code units unless the client
+offered something else (Neovim offers UTF-8 first). A line holding an accented
+name or an emoji makes the two differ, so every conversion goes through here
+and clamps instead of raising: a stale or hostile position must never crash a
+request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lsprotocol import types
+
+from skewlsp.analysis import Span
+
+UTF8 = "utf-8"
+UTF16 = "utf-16"
+UTF32 = "utf-32"
+
+
+def _units(char: str, encoding: str) -> int:
+    """How many code units of ``encoding`` one code point takes."""
+    point = ord(char)
+    if encoding == UTF8:
+        return 1 if point < 0x80 else 2 if point < 0x800 else 3 if point < 0x10000 else 4
+    if encoding == UTF32:
+        return 1
+    return 2 if point >= 0x10000 else 1
+
+
+def code_points_to_units(text: str, column: int, encoding: str = UTF16) -> int:
+    """Units before the 0-based code-point ``column`` of ``text`` (clamped to the line)."""
+    column = max(0, min(column, len(text)))
+    if encoding == UTF32:
+        return column
+    return sum(_units(c, encoding) for c in text[:column])
+
+
+def units_to_code_points(text: str, units: int, encoding: str = UTF16) -> int:
+    """The 0-based code-point column at ``units`` code units into ``text``.
+
+    A position inside a multi-unit character (half a surrogate pair) snaps to the
+    character's start; a position past the end clamps to the end of the line.
+    """
+    if units <= 0:
+        return 0
+    if encoding == UTF32:
+        return min(units, len(text))
+    seen = 0
+    for index, char in enumerate(text):
+        width = _units(char, encoding)
+        if seen + width > units:
+            return index
+        seen += width
+    return len(text)
+
+
+def _line(lines: Sequence[str], index: int) -> str:
+    if 0 <= index < len(lines):
+        return lines[index].rstrip("\r\n")
+    return ""
+
+
+def to_position(
+    lines: Sequence[str], line: int, column: int, encoding: str = UTF16
+) -> types.Position:
+    """LSP position of the analysis's 1-based ``line`` / 1-based code-point ``column``."""
+    index = max(0, min(line - 1, max(len(lines) - 1, 0)))
+    text = _line(lines, index)
+    return types.Position(index, code_points_to_units(text, column - 1, encoding))
+
+
+def span_to_range(lines: Sequence[str], span: Span, encoding: str = UTF16) -> types.Range:
+    """LSP range of an analysis :class:`Span`."""
+    return types.Range(
+        to_position(lines, span.line, span.column, encoding),
+        to_position(lines, span.end_line, span.end_column, encoding),
+    )
+
+
+def from_position(
+    lines: Sequence[str], position: types.Position, encoding: str = UTF16
+) -> tuple[int, int]:
+    """1-based (line, code-point column) of an LSP position, clamped into the document."""
+    if not lines:
+        return 1, 1
+    index = max(0, min(position.line, len(lines) - 1))
+    if position.line >= len(lines):  # past the last line: its end
+        text = _line(lines, index)
+        return index + 1, len(text) + 1
+    text = _line(lines, index)
+    return index + 1, units_to_code_points(text, position.character, encoding) + 1
+
+
+def span_contains(span: Span, line: int, column: int) -> bool:
+    """Whether the 1-based ``line``/``column`` lies in ``span`` (its end included, for a cursor)."""
+    if line < span.line or line > span.end_line:
+        return False
+    if line == span.line and column < span.column:
+        return False
+    return not (line == span.end_line and column > span.end_column)
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines the way LSP counts them: only ``\\n``, ``\\r\\n`` and ``\\r`` break a line."""
+    result: list[str] = []
+    start = 0
+    i = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\n" or ch == "\r":
+            result.append(text[start:i])
+            if ch == "\r" and i + 1 < n and text[i + 1] == "\n":
+                i += 1
+            start = i + 1
+        i += 1
+    result.append(text[start:])
+    return result
