@@ -433,7 +433,7 @@ async def code_lens(ls: SkewServer, params: types.CodeLensParams) -> list[types.
         if report.code == "SKW900":
             continue
         start = to_position(lines, report.span.line, report.span.column, ls.encoding)
-        previewable = can_preview and report.verdict in ("skewed", "demoted")
+        previewable = can_preview and not analysis.stale and report.verdict in ("skewed", "demoted")
         command = types.Command(
             title=presentation.lens_title(report, previewable=previewable),
             command=PREVIEW_COMMAND if previewable else "",

@@ -1,0 +1,108 @@
+"""Configuration: the CLI's [tool.skewlint], editor overrides, reloads, imported constants."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from .kernels import SKEWED
+
+pytestmark = pytest.mark.asyncio
+
+IMPORTING = SKEWED.replace(
+    "import pypto.language as pl\n", "import pypto.language as pl\nfrom consts import N\n"
+).replace("pl.pipeline(0, 8, 1, stage=2)", "pl.pipeline(0, N, 1, stage=2)")
+
+
+def codes(diagnostics) -> list[str]:
+    return sorted(str(d.code) for d in diagnostics)
+
+
+def severities(diagnostics) -> dict[str, types.DiagnosticSeverity]:
+    return {str(d.code): d.severity for d in diagnostics}
+
+
+def watched(client: LanguageClient, uri: str, kind=types.FileChangeType.Changed) -> None:
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams([types.FileEvent(uri, kind)])
+    )
+
+
+async def test_project_config_selects_codes_and_reloads_when_pyproject_changes(
+    client: LanguageClient,
+):
+    session = client.session
+    pyproject = session.path_uri("pyproject.toml", '[tool.skewlint]\nignore = ["SKW001"]\n')
+    uri = session.open("kernel.py", SKEWED)
+    await session.diagnostics(uri, lambda d: not d)  # ignored by the project
+
+    session.path_uri("pyproject.toml", '[tool.skewlint]\nseverity = { SKW001 = "warning" }\n')
+    watched(client, pyproject)
+    found = await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
+    assert severities(found) == {"SKW001": types.DiagnosticSeverity.Warning}
+
+
+@pytest.mark.init_options({"severity": {"SKW001": "hint"}, "ignore": ["SKW030"]})
+async def test_initialization_options_override_severity_and_selection(client: LanguageClient):
+    session = client.session
+    uri = session.open("kernel.py", SKEWED.replace("stage=2", "stage=3"))
+    found = await session.diagnostics(uri, lambda d: bool(d))
+    assert severities(found) == {"SKW001": types.DiagnosticSeverity.Hint}
+
+
+async def test_workspace_configuration_is_read_again_when_settings_change(client: LanguageClient):
+    session = client.session
+    uri = session.open("kernel.py", SKEWED)
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
+    client.set_configuration({"select": ["SKW02"]}, section="skewlsp")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    await session.diagnostics(uri, lambda d: not d)
+
+
+async def test_vscode_gets_file_watchers_registered_dynamically(client: LanguageClient):
+    session = client.session
+    uri = session.open("kernel.py", SKEWED)
+    await session.diagnostics(uri, lambda d: bool(d))
+    dynamic = client.capabilities.workspace.did_change_watched_files.dynamic_registration
+    registered = [r for r in client.registrations if r.method == "workspace/didChangeWatchedFiles"]
+    assert bool(registered) == bool(dynamic)
+    if registered:
+        globs = {w["globPattern"] for w in registered[0].register_options["watchers"]}
+        assert {"**/pyproject.toml", "**/skewlint.toml", "**/*.py"} <= globs
+
+
+async def test_constants_imported_from_a_workspace_file_are_resolved(client: LanguageClient):
+    session = client.session
+    session.path_uri("consts.py", "N = 8\n")
+    uri = session.open("kernel.py", IMPORTING)
+    found = await session.diagnostics(uri, lambda d: bool(d))
+    assert codes(found) == ["SKW001"]
+
+
+async def test_editing_an_open_constants_module_reanalyses_its_importers(client: LanguageClient):
+    session = client.session
+    session.path_uri("consts.py", "N = 8\n")
+    uri = session.open("kernel.py", IMPORTING)
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
+    consts = session.open("consts.py", "N = 8\n", write=False)
+    session.change(consts, (0, 4), (0, 5), "1")  # N = 1: unsaved, but the editor's text counts
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW023"])
+
+
+async def test_a_constants_module_changed_on_disk_reanalyses_its_importers(client: LanguageClient):
+    session = client.session
+    consts = session.path_uri("consts.py", "N = 8\n")
+    uri = session.open("kernel.py", IMPORTING)
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
+    session.path_uri("consts.py", "N = 1\n")
+    watched(client, consts)
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW023"])
+
+
+async def test_an_invalid_project_config_is_shown_and_defaults_apply(client: LanguageClient):
+    session = client.session
+    session.path_uri("pyproject.toml", '[tool.skewlint]\nselect = "SKW001"\n')
+    uri = session.open("kernel.py", SKEWED)
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
+    assert any("select" in m.message for m in client.messages)

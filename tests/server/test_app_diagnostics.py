@@ -1,0 +1,134 @@
+"""Diagnostics: one per loop (plus hints), pushed or pulled, for the current version only."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from skewlsp.analysis import docs_url
+
+from .kernels import DEMOTED, FOR_LINE, SKEWED, STAGE3
+
+pytestmark = pytest.mark.asyncio
+
+
+def codes(diagnostics) -> list[str]:
+    return sorted(str(d.code) for d in diagnostics)
+
+
+async def test_a_skewed_loop_is_reported_as_information_on_the_pipeline_call(
+    client: LanguageClient,
+):
+    session = client.session
+    uri = session.open("kernel.py", SKEWED)
+    (diagnostic,) = await session.diagnostics(uri, lambda d: bool(d))
+    line = SKEWED.splitlines()[FOR_LINE]
+    call = line.index("pl.pipeline")
+    assert diagnostic.code == "SKW001"
+    assert diagnostic.severity == types.DiagnosticSeverity.Information
+    assert diagnostic.source == "skewlsp"
+    assert diagnostic.code_description.href == docs_url("SKW001")
+    assert diagnostic.range == types.Range(
+        types.Position(FOR_LINE, session.column(line, call)),
+        types.Position(FOR_LINE, session.column(line, len(line) - 1)),
+    )
+    assert "2" in diagnostic.message
+    (lead,) = diagnostic.related_information
+    assert lead.location.uri == uri
+    assert lead.location.range.start.line == FOR_LINE + 2  # the tpush_to_aiv
+    assert "lead" in lead.message
+
+
+async def test_a_demoted_loop_is_a_warning_pointing_at_the_statement_that_demoted_it(
+    client: LanguageClient,
+):
+    session = client.session
+    uri = session.open("demoted.py", DEMOTED)
+    (diagnostic,) = await session.diagnostics(uri, lambda d: bool(d))
+    assert diagnostic.code == "SKW020"
+    assert diagnostic.severity == types.DiagnosticSeverity.Warning
+    related = {info.message.split(":")[0]: info for info in diagnostic.related_information}
+    cause = [info for info in diagnostic.related_information if "why" in info.message]
+    assert cause and cause[0].location.range.start.line == FOR_LINE + 1  # the tpop
+    assert related
+
+
+async def test_stage_3_adds_a_hint_on_the_stage_argument(client: LanguageClient):
+    session = client.session
+    uri = session.open("stage3.py", STAGE3)
+    found = await session.diagnostics(uri, lambda d: len(d) == 2)
+    assert codes(found) == ["SKW001", "SKW030"]
+    hint = next(d for d in found if d.code == "SKW030")
+    assert hint.severity == types.DiagnosticSeverity.Hint
+    line = STAGE3.splitlines()[FOR_LINE]
+    assert hint.range.start.character == session.column(line, line.index("stage=3"))
+
+
+async def test_an_incremental_edit_updates_the_verdict(client: LanguageClient):
+    session = client.session
+    uri = session.open("kernel.py", SKEWED)
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
+    line = SKEWED.splitlines()[FOR_LINE]
+    digit = line.index("stage=2") + len("stage=")
+    session.change(uri, (FOR_LINE, digit), (FOR_LINE, digit + 1), "1")
+    found = await session.diagnostics(uri, lambda d: codes(d) == ["SKW024"])
+    assert found[0].severity == types.DiagnosticSeverity.Warning
+
+
+async def test_a_syntax_error_while_typing_keeps_the_last_good_loop_diagnostics(
+    client: LanguageClient,
+):
+    session = client.session
+    uri = session.open("kernel.py", SKEWED)
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
+    line = SKEWED.splitlines()[FOR_LINE]
+    colon = len(line) - 1
+    session.change(uri, (FOR_LINE, colon), (FOR_LINE, colon + 1), "")  # delete the ':'
+    found = await session.diagnostics(uri, lambda d: "SKW900" in codes(d))
+    assert codes(found) == ["SKW001", "SKW900"]
+    error = next(d for d in found if d.code == "SKW900")
+    assert error.severity == types.DiagnosticSeverity.Error
+    session.change(uri, (FOR_LINE, colon), (FOR_LINE, colon), ":")  # typed back
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
+
+
+async def test_non_ascii_text_before_the_call_shifts_the_range_by_code_units(
+    client: LanguageClient,
+):
+    session = client.session
+    text = SKEWED.replace("for i in", "for 𝑖 in")  # U+1D456: 2 UTF-16 units, 4 UTF-8 bytes
+    uri = session.open("astral.py", text)
+    (diagnostic,) = await session.diagnostics(uri, lambda d: bool(d))
+    line = text.splitlines()[FOR_LINE]
+    assert diagnostic.range.start.character == session.column(line, line.index("pl.pipeline"))
+    assert diagnostic.range.start.character > line.index("pl.pipeline")
+
+
+@pytest.mark.init_options({"debounce": 400})
+async def test_only_the_current_version_is_published(client: LanguageClient):
+    session = client.session
+    if session.pulls:
+        pytest.skip("pull clients ask for the version they have; nothing is pushed")
+    uri = session.open("kernel.py", SKEWED)
+    await session.pushed(uri, lambda d: codes(d) == ["SKW001"])
+    line = SKEWED.splitlines()[FOR_LINE]
+    digit = line.index("stage=2") + len("stage=")
+    for value in ("1", "3", "1"):  # three quick edits inside one debounce window
+        last = session.change(uri, (FOR_LINE, digit), (FOR_LINE, digit + 1), value)
+    await session.pushed(uri, lambda d: codes(d) == ["SKW024"])
+    versions = [p.version for p in client.published if p.uri == uri]
+    assert versions[-1] == last
+    assert set(versions) <= {1, last}
+
+
+async def test_closing_a_document_clears_its_pushed_diagnostics(client: LanguageClient):
+    session = client.session
+    if session.pulls:
+        pytest.skip("pull clients drop diagnostics of closed documents themselves")
+    uri = session.open("kernel.py", SKEWED)
+    await session.pushed(uri, lambda d: bool(d))
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri))
+    )
+    await session.pushed(uri, lambda d: not d)

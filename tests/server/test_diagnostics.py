@@ -1,0 +1,57 @@
+"""Reports to LSP diagnostics, without a client."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from skewlsp.analysis import analyze
+from skewlsp.lint.config import Settings
+from skewlsp.lint.select import Selection
+from skewlsp.server.diagnostics import build
+from skewlsp.server.positions import split_lines
+
+from .kernels import DEMOTED, SKEWED, STAGE3
+
+URI = "file:///k.py"
+ALL = Selection.from_settings(Settings(root=__import__("pathlib").Path("/")))
+
+
+def diagnose(text: str, selection: Selection = ALL, **kwargs):
+    return build(
+        analyze(text), source=text, lines=split_lines(text), uri=URI, selection=selection, **kwargs
+    )
+
+
+def test_severity_follows_the_reason_code_table():
+    assert [d.severity for d in diagnose(SKEWED)] == [types.DiagnosticSeverity.Information]
+    assert [d.severity for d in diagnose(DEMOTED)] == [types.DiagnosticSeverity.Warning]
+    assert [(d.code, d.severity) for d in diagnose(STAGE3)] == [
+        ("SKW001", types.DiagnosticSeverity.Information),
+        ("SKW030", types.DiagnosticSeverity.Hint),
+    ]
+
+
+def test_selection_and_severity_overrides_apply():
+    quiet = Selection(("ALL",), ("SKW030",), {"SKW001": "error"})
+    assert [(d.code, d.severity) for d in diagnose(STAGE3, quiet)] == [
+        ("SKW001", types.DiagnosticSeverity.Error)
+    ]
+
+
+def test_a_suppression_comment_hides_the_loop_and_an_unused_one_is_reported():
+    text = DEMOTED.replace("stage=2):", "stage=2):  # skewlint: ignore[SKW020]")
+    assert diagnose(text) == []
+    unused = DEMOTED.replace("stage=2):", "stage=2):  # skewlint: ignore[SKW021]")
+    assert sorted(d.code for d in diagnose(unused)) == ["SKW020", "SKW901"]
+
+
+def test_a_syntax_error_comes_first_and_the_last_good_loops_stay_as_they_were():
+    good = analyze(SKEWED)
+    broken = SKEWED.replace("stage=2):", "stage=2)")
+    (error,) = analyze(broken)
+    found = build(
+        good, source=broken, lines=split_lines(broken), uri=URI, selection=ALL, syntax_error=error
+    )
+    assert [d.code for d in found] == ["SKW900", "SKW001"]
+    assert found[0].severity == types.DiagnosticSeverity.Error
+    assert found[1].range == diagnose(SKEWED)[0].range

@@ -1,0 +1,110 @@
+"""The versioned analysis cache: debounced, off the event loop, never publishing a stale version."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from skewlsp.server import documents
+from skewlsp.server.documents import DocumentStore, Snapshot, WorkspaceResolver
+
+from .kernels import DEMOTED, SKEWED
+
+URI = "file:///k.py"
+
+
+class Editor:
+    """Stands in for the pygls workspace: one document whose text and version we set."""
+
+    def __init__(self) -> None:
+        self.version = 1
+        self.text = SKEWED
+        self.ready: list[tuple[int | None, list[str]]] = []
+
+    def snapshot(self, uri: str) -> Snapshot | None:
+        return Snapshot(uri, self.version, self.text, None) if uri == URI else None
+
+    def edit(self, text: str) -> None:
+        self.version += 1
+        self.text = text
+
+
+@pytest.fixture
+def editor():
+    return Editor()
+
+
+@pytest.fixture
+def store(editor):
+    with ThreadPoolExecutor(1) as pool:
+        yield DocumentStore(
+            pool,
+            editor.snapshot,
+            lambda snap: WorkspaceResolver({}, ()),
+            lambda a: editor.ready.append((a.version, [r.code for r in a.reports])),
+        )
+
+
+@pytest.mark.asyncio
+async def test_a_newer_edit_supersedes_a_pending_run(editor, store):
+    store.schedule(URI, 0.05)
+    editor.edit(DEMOTED)
+    store.schedule(URI, 0.05)
+    analysis = await store.get(URI)
+    assert analysis.version == 2
+    assert editor.ready == [(2, ["SKW020"])]
+
+
+@pytest.mark.asyncio
+async def test_results_are_cached_per_version(editor, store, monkeypatch):
+    first = await store.get(URI)
+    calls = []
+    monkeypatch.setattr(documents, "analyze", lambda *a, **k: calls.append(1) or [])
+    assert await store.get(URI) is first
+    assert calls == []
+    store.invalidate_all()  # settings changed: analysed again
+    await store.get(URI)
+    assert calls == [1]
+
+
+@pytest.mark.asyncio
+async def test_analysis_runs_off_the_event_loop_thread(editor, store, monkeypatch):
+    threads = []
+    real = documents.analyze
+
+    def spy(*args, **kwargs):
+        threads.append(threading.current_thread())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(documents, "analyze", spy)
+    await store.get(URI)
+    assert threads and threads[0] is not threading.main_thread()
+
+
+@pytest.mark.asyncio
+async def test_a_syntax_error_keeps_the_last_good_reports(editor, store):
+    await store.get(URI)
+    editor.edit(SKEWED.replace("stage=2):", "stage=2)"))
+    analysis = await store.get(URI)
+    assert analysis.syntax_error is not None and analysis.stale
+    assert [r.code for r in analysis.reports] == ["SKW001"]
+
+
+@pytest.mark.asyncio
+async def test_a_crashing_analysis_is_contained(editor, store, monkeypatch):
+    def boom(*args, **kwargs):
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(documents, "analyze", boom)
+    analysis = await store.get(URI)
+    assert analysis.reports == () and "bug" in analysis.internal_error
+
+
+@pytest.mark.asyncio
+async def test_unknown_documents_have_no_analysis(store):
+    assert await store.get("file:///never.py") is None
+    store.schedule("file:///never.py", 0)
+    await asyncio.sleep(0)

@@ -1,0 +1,81 @@
+"""The server starts over stdio, advertises what it does, survives bad input, and exits cleanly."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import LanguageClient
+
+from .conftest import raw_request
+from .kernels import FOR_LINE, SKEWED
+
+
+def test_version_flag_prints_the_version_and_exits():
+    done = subprocess.run(
+        [sys.executable, "-m", "skewlsp", "--version"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0
+    assert done.stdout.startswith("skewlsp ")
+
+
+@pytest.mark.asyncio
+async def test_initialize_advertises_incremental_sync_and_every_feature(client: LanguageClient):
+    caps = client.session.server_capabilities
+    assert caps.text_document_sync.change == types.TextDocumentSyncKind.Incremental
+    assert caps.hover_provider
+    assert caps.code_lens_provider is not None
+    assert caps.inlay_hint_provider is not None
+    assert caps.code_action_provider.resolve_provider is True
+    assert types.CodeActionKind.QuickFix in caps.code_action_provider.code_action_kinds
+    assert "skewlsp.explain" in caps.execute_command_provider.commands
+
+
+@pytest.mark.asyncio
+async def test_diagnostics_are_pulled_only_by_clients_that_can(client: LanguageClient):
+    session = client.session
+    assert (session.server_capabilities.diagnostic_provider is not None) == session.pulls
+
+
+@pytest.mark.asyncio
+async def test_requests_for_a_document_never_opened_get_empty_answers(client: LanguageClient):
+    uri = client.session.path_uri("never_opened.py", SKEWED)
+    doc = types.TextDocumentIdentifier(uri)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(doc, types.Position(FOR_LINE, 10))
+    )
+    assert hover is None
+    assert not await client.text_document_code_lens_async(types.CodeLensParams(doc))
+    assert not await client.session.actions(uri, FOR_LINE)
+    preview = await client.protocol.send_request_async(
+        "skewlsp/preview",
+        {"textDocument": {"uri": uri}, "position": {"line": FOR_LINE, "character": 0}},
+    )
+    assert preview is None
+
+
+@pytest.mark.asyncio
+async def test_a_malformed_request_gets_an_error_and_the_server_lives_on(client: LanguageClient):
+    session = client.session
+    uri = session.open("kernel.py", SKEWED)
+    with pytest.raises(JsonRpcException):
+        await raw_request(client, types.TEXT_DOCUMENT_HOVER, {"bogus": True})
+    with pytest.raises(JsonRpcException):
+        await raw_request(client, "skewlsp/preview", {"position": "nowhere"})
+    with pytest.raises(JsonRpcException):
+        await raw_request(client, "workspace/executeCommand", {"command": "skewlsp.explain"})
+    hover = await session.hover(uri, FOR_LINE, 12)
+    assert hover is not None
+
+
+@pytest.mark.asyncio
+async def test_shutdown_then_exit_ends_the_process(client: LanguageClient):
+    await client.shutdown_async(None)
+    client.exit(None)
+    await asyncio.wait_for(client._server.wait(), 30)
+    assert client._server.returncode == 0
+    client.capabilities = None  # already shut down: the fixture must not do it again

@@ -1,0 +1,93 @@
+"""Code points <-> LSP code units, in every position encoding, clamped rather than raising."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+
+from skewlsp.analysis import Span
+from skewlsp.server.positions import (
+    UTF8,
+    UTF16,
+    UTF32,
+    code_points_to_units,
+    from_position,
+    span_contains,
+    span_to_range,
+    split_lines,
+    to_position,
+    units_to_code_points,
+)
+
+ASTRAL = "a𝑖b"  # U+1D456 is one code point, two UTF-16 units, four UTF-8 bytes
+ACCENT = "é="  # U+00E9: one code point, one UTF-16 unit, two UTF-8 bytes
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "encoding", "units"),
+    [
+        (ASTRAL, 0, UTF16, 0),
+        (ASTRAL, 1, UTF16, 1),
+        (ASTRAL, 2, UTF16, 3),
+        (ASTRAL, 3, UTF16, 4),
+        (ASTRAL, 2, UTF8, 5),
+        (ASTRAL, 2, UTF32, 2),
+        (ACCENT, 1, UTF16, 1),
+        (ACCENT, 1, UTF8, 2),
+        ("abc", 99, UTF16, 3),  # past the end: clamped
+    ],
+)
+def test_code_points_to_units(text, column, encoding, units):
+    assert code_points_to_units(text, column, encoding) == units
+
+
+@pytest.mark.parametrize(
+    ("text", "units", "encoding", "column"),
+    [
+        (ASTRAL, 3, UTF16, 2),
+        (ASTRAL, 2, UTF16, 1),  # inside the surrogate pair: snaps to the character's start
+        (ASTRAL, 5, UTF8, 2),
+        (ASTRAL, 99, UTF16, 3),
+        (ASTRAL, -4, UTF16, 0),
+        (ACCENT, 2, UTF8, 1),
+    ],
+)
+def test_units_to_code_points(text, units, encoding, column):
+    assert units_to_code_points(text, units, encoding) == column
+
+
+@pytest.mark.parametrize("encoding", [UTF8, UTF16, UTF32])
+def test_round_trip_on_every_character_boundary(encoding):
+    text = "x = 'é𝑖中🙂' + y"
+    for column in range(len(text) + 1):
+        units = code_points_to_units(text, column, encoding)
+        assert units_to_code_points(text, units, encoding) == column
+
+
+def test_a_span_becomes_a_zero_based_range_in_code_units():
+    lines = ["", "for 𝑖 in pl.pipeline(0, 8):"]
+    span = Span(2, 10, 2, 27)  # 1-based code points of `pl.pipeline(0, 8)`
+    assert span_to_range(lines, span, UTF16) == types.Range(
+        types.Position(1, 10),
+        types.Position(1, 27),  # 0-based, the 𝑖 counts twice
+    )
+    assert span_to_range(lines, span, UTF8).start == types.Position(1, 12)
+
+
+def test_positions_past_the_document_are_clamped():
+    lines = ["ab", "cd"]
+    assert from_position(lines, types.Position(10, 3)) == (2, 3)
+    assert from_position(lines, types.Position(0, 10)) == (1, 3)
+    assert from_position([], types.Position(3, 3)) == (1, 1)
+    assert to_position(lines, 99, 99) == types.Position(1, 2)
+
+
+def test_span_contains_includes_its_end_for_a_cursor():
+    span = Span(2, 5, 3, 4)
+    assert span_contains(span, 2, 5) and span_contains(span, 3, 4)
+    assert not span_contains(span, 2, 4) and not span_contains(span, 3, 5)
+
+
+def test_lines_split_like_lsp_not_like_str_splitlines():
+    assert split_lines("a\r\nb\rc\nd\u2028e") == ["a", "b", "c", "d\u2028e"]
+    assert split_lines("a\n") == ["a", ""]

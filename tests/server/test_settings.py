@@ -1,0 +1,71 @@
+"""Editor settings layered over the project's [tool.skewlint]."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skewlsp.server.settings import (
+    ClientOptions,
+    SettingsCache,
+    effective,
+    merge_client_options,
+    parse_client_options,
+)
+
+
+def test_editor_options_are_validated_key_by_key():
+    options, problems = parse_client_options(
+        {
+            "select": ["SKW02"],
+            "ignore": "SKW001",
+            "severity": {"SKW001": "loud"},
+            "codeLens": {"enable": False},
+            "inlayHints": False,
+            "debounce": 50,
+        }
+    )
+    assert options.select == ("SKW02",)
+    assert options.ignore is None
+    assert options.severity == {}
+    assert options.code_lens is False and options.inlay_hints is False
+    assert options.debounce_ms == 50
+    assert len(problems) == 2
+
+
+def test_options_nested_under_the_section_name_are_accepted():
+    options, _ = parse_client_options({"skewlsp": {"ignore": ["SKW010"]}})
+    assert options.ignore == ("SKW010",)
+
+
+def test_configuration_overrides_only_the_keys_it_sets():
+    base, _ = parse_client_options({"ignore": ["SKW010"], "codeLens": False})
+    raw = {"severity": {"SKW001": "hint"}}
+    override, _ = parse_client_options(raw)
+    merged = merge_client_options(base, override, raw)
+    assert merged.ignore == ("SKW010",) and merged.code_lens is False
+    assert merged.severity == {"SKW001": "hint"}
+
+
+def test_project_settings_come_from_the_cli_loader_and_editor_options_layer_on_top(
+    tmp_path: Path,
+):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.skewlint]\nignore = ["SKW010"]\nseverity = { SKW001 = "warning" }\n'
+    )
+    project = SettingsCache().project(str(tmp_path / "k.py"), None)
+    plain = effective(project, ClientOptions(), None).selection
+    assert not plain.is_enabled("SKW010")
+    assert plain.severity("SKW001") == "warning"
+    layered = effective(
+        project, ClientOptions(ignore=("SKW001",), severity={"SKW020": "error"}), None
+    ).selection
+    assert not layered.is_enabled("SKW001") and not layered.is_enabled("SKW010")
+    assert layered.severity("SKW020") == "error"
+
+
+def test_a_broken_config_falls_back_to_defaults_and_remembers_the_error(tmp_path: Path):
+    (tmp_path / "skewlint.toml").write_text("select = 3\n")
+    cache = SettingsCache()
+    project = cache.project(str(tmp_path / "k.py"), None)
+    assert project.select is None
+    assert any("select" in message for message in cache.errors.values())
