@@ -24,8 +24,8 @@ def schedule_summary(report: LoopReport) -> str | None:
     steady = trip // depth - 1
     return (
         f"schedule: prologue {depth}, steady {steady} x {depth} "
-        f"({trip}/{depth}-1 iterations of {depth} produces + {depth} consumes), "
-        f"epilogue {depth}"
+        f"({steady} iterations of {depth} produce{'s' if depth > 1 else ''} + {depth} "
+        f"consume{'s' if depth > 1 else ''}), epilogue {depth}"
     )
 
 
@@ -118,7 +118,10 @@ def render_one(diagnostic: Diagnostic, context: FormatContext) -> str:
         if summary:
             notes.append(summary)
         for core in report.cores:
-            notes.append(f"{core.core}: {core.verdict} ({core.code}) {core.reason}")
+            copies = f" (x{core.copies}: dual AIV dispatch)" if core.copies > 1 else ""
+            notes.append(f"{core.core}: {core.verdict} ({core.code}) {core.reason}{copies}")
+        if report.fix_hint:
+            notes.append(f"fix: {report.fix_hint}")
     hint = _hint(diagnostic)
     if hint:
         notes.append(f"help: {hint}")

@@ -59,10 +59,14 @@ def diagnostic_data(diagnostic: Diagnostic, *, preview: bool = False) -> dict[st
                 "reason": c.reason,
                 "depth": c.depth,
                 "requested_depth": c.requested_depth,
+                "trip": c.trip,
+                "copies": c.copies,
+                "pushes": c.pushes,
+                "pops": c.pops,
             }
             for c in (report.cores if report else ())
         ],
-        "fix": None,
+        "fix": report.fix_hint if report else None,
     }
     if preview:
         data["preview"] = diagnostic.preview

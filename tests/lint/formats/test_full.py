@@ -39,7 +39,7 @@ def test_schedule_summary_arithmetic() -> None:
                         depth=4, trip=16)
     summary = schedule_summary(report)
     assert summary is not None
-    assert summary.startswith("schedule: prologue 4, steady 3 x 4 (16/4-1 ")
+    assert summary.startswith("schedule: prologue 4, steady 3 x 4 (3 iterations of 4 produces")
     assert summary.endswith("epilogue 4")
 
 
