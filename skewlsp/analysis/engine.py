@@ -483,6 +483,7 @@ class _UnitAnalysis:
                         copies if core == "aiv" else 1,
                         d.pushes,
                         d.pops,
+                        _body_lines(core_stmts),
                     ),
                     d,
                 )
@@ -617,6 +618,17 @@ class _UnitAnalysis:
             else:
                 ranges.append((line, line))
         return tuple(ranges)
+
+
+def _body_lines(stmts: Sequence[Stmt], width: int = 60) -> tuple[str, ...]:
+    """One short line per statement of a core's body, the compiler's own marked with "+ "."""
+    lines = []
+    for stmt in stmts:
+        text = code_of(stmt.node).splitlines()[0] if code_of(stmt.node) else stmt.kind
+        if len(text) > width:
+            text = text[: width - 1] + "…"
+        lines.append(("+ " if stmt.origin.startswith("implicit") else "") + text)
+    return tuple(lines)
 
 
 def _has_explicit_messages(loop: cst.For) -> bool:

@@ -51,6 +51,9 @@ class CoreResult:
     copies: int = 1  # dual AIV dispatch runs the vector body twice (lane 0 and lane 1)
     pushes: int = 0
     pops: int = 0
+    # This core's copy of the loop body, one short line per top-level statement;
+    # statements the compiler adds (tpush/tpop/tfree) start with "+ ".
+    body: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -136,12 +136,21 @@ def hover_markdown(report: LoopReport) -> str:
     if report.pushes is not None and report.pops is not None and report.verdict != "left":
         facts.append(f"- messages per iteration: {report.pushes} push, {report.pops} pop")
     for core in report.cores:
-        depth = f", depth {core.depth}" if core.depth else ""
-        facts.append(f"- {core.core}: {core.verdict} `{core.code}`{depth} — {core.reason}")
+        depth = (
+            f", depth {core.depth}" if core.depth and not core.reason.startswith("depth") else ""
+        )
+        copies = f" (x{core.copies}, dual AIV dispatch)" if core.copies > 1 else ""
+        name = _CORE_NAMES[core.core]
+        facts.append(f"- {name}: {core.verdict} `{core.code}`{depth}{copies} — {core.reason}")
     lines += facts
+    halves = core_table(report)
+    if halves:
+        lines += ["", halves]
     schedule = schedule_text(report)
     if schedule:
         lines += ["", f"Schedule: {schedule}.", "", "```text", timeline(report) or "", "```"]
+    if report.fix_hint:
+        lines += ["", f"**Deeper skew:** {report.fix_hint}."]
     if report.verdict in ("demoted", "error", "unknown") or report.code == "SKW002":
         fix = _fix(report)
         if fix:
@@ -150,6 +159,34 @@ def hover_markdown(report: LoopReport) -> str:
     for hint in report.hints:
         lines += ["", f"`{hint.code}`: {hint.message}"]
     return "\n".join(lines).strip() + "\n"
+
+
+_CORE_NAMES = {"aic": "cube (AIC)", "aiv": "vector (AIV)"}
+
+
+def core_table(report: LoopReport) -> str | None:
+    """The two cores' copies of the body side by side; the compiler's messages in bold.
+
+    Kernel authors never wrote those tpush/tpop lines, so seeing where they land in
+    each core's copy is what explains the two verdicts.
+    """
+    cores = [core for core in report.cores if core.body]
+    if len(cores) < 2:
+        return None
+    header = "| " + " | ".join(_CORE_NAMES[c.core] for c in cores) + " |"
+    rule = "|" + "---|" * len(cores)
+    rows = []
+    for index in range(max(len(c.body) for c in cores)):
+        cells = []
+        for core in cores:
+            line = core.body[index] if index < len(core.body) else ""
+            line = line.replace("|", "\\|")
+            if line.startswith("+ "):
+                cells.append(f"**`{line[2:]}`** (compiler)")
+            else:
+                cells.append(f"`{line}`" if line else "")
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join([header, rule, *rows])
 
 
 def lens_title(report: LoopReport, *, previewable: bool = True) -> str:

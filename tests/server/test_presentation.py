@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 from skewlsp.analysis import analyze
 from skewlsp.server.presentation import (
@@ -93,3 +94,14 @@ def test_explain_covers_analysis_and_lint_codes():
     assert "```python" in explain_markdown("skw001")
     assert explain_markdown("SKW901").startswith("# SKW901")
     assert explain_markdown("SKW999") is None
+
+
+def test_hover_of_a_mixed_loop_shows_both_cores_side_by_side_with_compiler_messages() -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "mixed_attention.py"
+    (report,) = analyze(example.read_text(), str(example))
+    text = hover_markdown(report)
+    assert "| cube (AIC) | vector (AIV) |" in text
+    assert "**`pl.tile.tpush_to_aiv(scores, split=0)`** (compiler)" in text
+    assert "**`scores = pl.tile.tpop_from_aic(split=0)`** (compiler)" in text
+    assert "(x2, dual AIV dispatch)" in text
+    assert "a trip of 4 would give depth 2: e.g. halve QK_M_TILE" in text
