@@ -18,7 +18,7 @@ import libcst as cst
 
 from . import dsl
 from .conditions import Interval, evaluate_condition
-from .constants import Const, Folded, Folder
+from .constants import Const, Folded, Folder, Opaque, code_of
 from .names import (
     block_effects,
     body_statements,
@@ -91,6 +91,8 @@ class BodyContext:
     temp_counter: list[int] = field(default_factory=lambda: [0])
     parse_time_lookup: Callable[[str], Folded | None] | None = None
     errors: list[str] = field(default_factory=list)
+    # Symbols whose unseen values decide how the body looks (e.g. an unroll count).
+    unknowns: list[str] = field(default_factory=list)
 
     def with_value(self, name: str, value: int) -> BodyContext:
         ranges = dict(self.ranges)
@@ -344,7 +346,14 @@ def _unroll(stmt: cst.For, ctx: BodyContext) -> list[Stmt]:
     parse_ctx = ctx if ctx.parse_time_lookup is None else replace(ctx, lookup=ctx.parse_time_lookup)
     shape = _const_trip(call, parse_ctx)
     if shape is None or not isinstance(stmt.target, cst.Name):
-        ctx.errors.append("pl.unroll() requires compile-time constant integer bounds")
+        bounds = loop_bounds(call, parse_ctx)
+        opaque = [b for b in bounds or () if isinstance(b, Opaque)]
+        if opaque:  # a constant we cannot see: the copies are real, their count unknown
+            body_text = code_of(stmt.body)
+            if any(word in body_text for word in ("tpush", "tpop", "matmul", "gemv")):
+                ctx.unknowns.append(opaque[0].symbol)  # the count decides the messages
+        else:
+            ctx.errors.append("pl.unroll() requires compile-time constant integer bounds")
         return [_compound(stmt)]
     start, _stop, step, trip = shape
     if trip > MAX_UNROLL_TRIP:

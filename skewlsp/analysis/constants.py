@@ -8,8 +8,9 @@ does not tell a kernel author what to change.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -49,7 +50,24 @@ class Opaque:
     reason: str
 
 
-Folded = Const | Dynamic | Rejected | Opaque
+@dataclass(frozen=True)
+class Record:
+    """An object built at module level, such as a dataclass of model dimensions.
+
+    Kernels often read tile counts from a config object (``H = M.num_heads``
+    with ``M = ModelConfig(num_heads=64, ...)``); Python evaluates that when the
+    module loads, so the compiler sees a constant. We keep each field's source
+    text and fold it on demand in the module that built the object.
+    """
+
+    type_name: str
+    fields: Mapping[str, str]
+    owner: ModuleConstants = field(compare=False, hash=False)
+    # ``@property`` getters that just return an expression of ``self``'s fields.
+    properties: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+
+Folded = Const | Dynamic | Rejected | Opaque | Record
 
 NameLookup = Callable[[str], "Folded | None"]
 
@@ -69,8 +87,11 @@ class Folder:
     unknown here (then it is dynamic, named as the culprit).
     """
 
-    def __init__(self, lookup: NameLookup) -> None:
+    def __init__(self, lookup: NameLookup, owner: ModuleConstants | None = None) -> None:
         self._lookup = lookup
+        # Set when folding module-level Python (not DSL code): attribute access and
+        # config-object construction are then ordinary Python the module runs.
+        self._owner = owner
 
     def fold(self, node: cst.BaseExpression) -> Folded:
         try:
@@ -104,9 +125,15 @@ class Folder:
         if isinstance(node, cst.BinaryOperation):
             return self._binary(node)
         if isinstance(node, cst.Attribute):
+            if self._owner is not None:
+                return self._attribute(node)
             return Rejected(
                 f"standalone attribute access `{code_of(node)}` is not supported in a loop bound"
             )
+        if isinstance(node, cst.Call) and self._owner is not None:
+            built = self._owner.construct(node, self)
+            if built is not None:
+                return built
         if isinstance(node, (cst.Float, cst.Imaginary)):
             return Rejected(f"`{code_of(node)}` is not an integer")
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
@@ -115,6 +142,21 @@ class Folder:
         if isinstance(node, cst.Call):
             symbol = code_of(node.func) + "(...)"
         return Dynamic(symbol[:60], f"`{symbol[:60]}` is not a compile-time constant")
+
+    def _attribute(self, node: cst.Attribute) -> Folded:
+        base = self._fold(node.value)
+        name = node.attr.value
+        if isinstance(base, Record):
+            text = base.fields.get(name)
+            if text is not None:
+                return base.owner.fold_text(text)
+            getter = base.properties.get(name)
+            if getter is not None:
+                return base.owner.fold_text(getter, this=base)
+            return Opaque(code_of(node), f"`{code_of(node)}` is computed when the module loads")
+        if isinstance(base, Rejected):
+            return base
+        return Opaque(code_of(node), f"`{code_of(node)}` is computed when the module loads")
 
     def _binary(self, node: cst.BinaryOperation) -> Folded:
         left = self._fold(node.left)
@@ -162,11 +204,90 @@ class ModuleConstants:
         self,
         sources: Mapping[str, str],
         imported: Callable[[str], Folded | None] | None = None,
+        classes: Mapping[str, str] | None = None,
     ) -> None:
         self._sources = sources
         self._imported = imported
+        self._classes = classes or {}
+        self._fields: dict[str, tuple[list[tuple[str, str | None]], dict[str, str]] | None] = {}
         self._cache: dict[str, Folded | None] = {}
         self._busy: set[str] = set()
+
+    def fold_text(self, text: str, this: Record | None = None) -> Folded:
+        """Fold a module-level expression given as source text (``self`` is ``this``)."""
+        try:
+            expr = cst.parse_expression(text.strip())
+        except Exception:
+            return Opaque(text.strip()[:40], "not an expression skewlsp can read")
+        if this is None:
+            return Folder(self, owner=self).fold(expr)
+
+        def lookup(name: str) -> Folded | None:
+            return this if name == "self" else self(name)
+
+        return Folder(lookup, owner=self).fold(expr)
+
+    def construct(self, call: cst.Call, folder: Folder) -> Record | None:
+        """``Config(a=1, ...)`` of a class defined here, or ``replace(record, a=2)``."""
+        func = call.func
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return None
+        name = func.value if isinstance(func, cst.Name) else func.attr.value
+        if name == "replace" and call.args and call.args[0].keyword is None:
+            base = folder.fold(call.args[0].value)
+            if not isinstance(base, Record):
+                return None
+            fields = dict(base.fields)
+            for arg in call.args[1:]:
+                if arg.keyword is None:
+                    return None
+                fields[arg.keyword.value] = code_of(arg.value)
+            return Record(base.type_name, fields, self)
+        if not isinstance(func, cst.Name):
+            return None
+        info = self._class_info(name)
+        if info is None:
+            return None
+        declared, properties = info
+        fields = {key: default for key, default in declared if default is not None}
+        positional = [arg for arg in call.args if arg.keyword is None]
+        if any(arg.star for arg in call.args) or len(positional) > len(declared):
+            return None
+        for (key, _), arg in zip(declared, positional, strict=False):
+            fields[key] = code_of(arg.value)
+        for arg in call.args:
+            if arg.keyword is not None:
+                fields[arg.keyword.value] = code_of(arg.value)
+        return Record(name, fields, self, properties)
+
+    def _class_info(self, name: str) -> tuple[list[tuple[str, str | None]], dict[str, str]] | None:
+        """A class defined in this module: its annotated fields (with default texts) and
+        the properties that return one expression."""
+        if name in self._fields:
+            return self._fields[name]
+        text = self._classes.get(name)
+        found: tuple[list[tuple[str, str | None]], dict[str, str]] | None = None
+        if text is not None:
+            try:
+                module = cst.parse_module(textwrap.dedent(text))
+            except Exception:
+                module = None
+            body = module.body[0] if module and module.body else None
+            if isinstance(body, cst.ClassDef) and isinstance(body.body, cst.IndentedBlock):
+                found = ([], {})
+                for stmt in body.body.body:
+                    if isinstance(stmt, cst.FunctionDef):
+                        getter = _property_expression(stmt)
+                        if getter is not None:
+                            found[1][stmt.name.value] = getter
+                    if not isinstance(stmt, cst.SimpleStatementLine):
+                        continue
+                    for small in stmt.body:
+                        if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                            default = code_of(small.value) if small.value is not None else None
+                            found[0].append((small.target.value, default))
+        self._fields[name] = found
+        return found
 
     def __call__(self, name: str) -> Folded | None:
         if name in self._cache:
@@ -188,7 +309,7 @@ class ModuleConstants:
                 expr = cst.parse_expression(text.strip())
             except Exception:
                 return Dynamic(name, f"`{name}` is not a compile-time constant")
-            folded = Folder(self).fold(expr)
+            folded = Folder(self, owner=self).fold(expr)
             if isinstance(folded, (Dynamic, Opaque)) or (
                 isinstance(folded, Rejected) and not isinstance(expr, cst.Name)
             ):
@@ -199,3 +320,22 @@ class ModuleConstants:
         if self._imported is not None:
             return self._imported(name)
         return None
+
+
+def _property_expression(fn: cst.FunctionDef) -> str | None:
+    """``@property def x(self): return <expr>`` -> the text of ``<expr>``, else None."""
+    if not any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "property" for d in fn.decorators
+    ):
+        return None
+    statements = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
+    if statements and isinstance(statements[0], cst.SimpleStatementLine):
+        first = statements[0].body[0]
+        if isinstance(first, cst.Expr) and isinstance(first.value, cst.SimpleString):
+            statements = statements[1:]  # a docstring
+    if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
+        return None
+    only = statements[0].body[0]
+    if isinstance(only, cst.Return) and only.value is not None:
+        return code_of(only.value)
+    return None

@@ -82,7 +82,9 @@ def analyze_models(
     if "pipeline" not in source:
         return []
     module_constants = ModuleConstants(
-        index.constant_sources, _imported_lookup(index, path, resolver)
+        index.constant_sources,
+        _imported_lookup(index, path, resolver),
+        classes=index.class_sources,
     )
     aliases = dsl.Aliases(index.pl_aliases, index.pipeline_names)
     models: list[LoopModel] = []
@@ -111,7 +113,9 @@ def _analyze_exact(source: str, path: str | None, resolver: Resolver | None) -> 
         )
         return [LoopModel(report)]
     module_constants = ModuleConstants(
-        index.constant_sources, _imported_lookup(index, path, resolver)
+        index.constant_sources,
+        _imported_lookup(index, path, resolver),
+        classes=index.class_sources,
     )
     aliases = dsl.Aliases(index.pl_aliases, index.pipeline_names)
     models: list[LoopModel] = []
@@ -154,8 +158,27 @@ def _analyse_unit(
     ]
 
 
-def _imported_lookup(index: ModuleIndex, path: str | None, resolver: Resolver | None):
+def _imported_lookup(
+    index: ModuleIndex, path: str | None, resolver: Resolver | None, depth: int = 0
+) -> Callable[[str], Folded | None]:
+    """Names imported from sibling modules, read through the caller's resolver."""
     cache: dict[str, ModuleConstants | None] = {}
+
+    def module_of(module: str, level: int) -> ModuleConstants | None:
+        key = f"{level}:{module}"
+        if key not in cache:
+            cache[key] = None
+            try:
+                text = resolver(module, level, path) if resolver else None
+            except Exception:
+                text = None
+            if text is not None and depth < 4:
+                other = build_index(text)
+                nested = _imported_lookup(other, path, resolver, depth + 1)
+                cache[key] = ModuleConstants(
+                    other.constant_sources, nested, classes=other.class_sources
+                )
+        return cache[key]
 
     def lookup(name: str) -> Folded | None:
         imported = index.imported.get(name)
@@ -163,17 +186,7 @@ def _imported_lookup(index: ModuleIndex, path: str | None, resolver: Resolver | 
             return None
         if resolver is None:
             return Opaque(name, f"`{name}` is imported from `{imported.module}`")
-        key = f"{imported.level}:{imported.module}"
-        if key not in cache:
-            try:
-                text = resolver(imported.module, imported.level, path)
-            except Exception:
-                text = None
-            cache[key] = None
-            if text is not None:
-                other = build_index(text)
-                cache[key] = ModuleConstants(other.constant_sources)
-        constants = cache[key]
+        constants = module_of(imported.module, imported.level)
         if constants is None:
             return Opaque(
                 name, f"`{name}` is imported from `{imported.module}`, which was not found"
@@ -381,8 +394,22 @@ class _UnitAnalysis:
         errors.extend(ctx.errors)
         header = LoopHeader(stage, start, stop, step, iter_names, tuple(errors))
         decision = decide(header, stmts)
+        if ctx.unknowns and decision.verdict != "error":
+            symbol = ctx.unknowns[0]
+            decision = Decision(
+                "unknown",
+                "SKW050",
+                f"verdict unknown: a pl.unroll count depends on `{symbol}`, computed when the "
+                "module loads, and it decides how many messages the body sends",
+                dynamic_symbol=symbol,
+            )
         cores: tuple[CoreResult, ...] = ()
-        if self._incore and not _has_explicit_messages(loop) and not header.errors:
+        if (
+            self._incore
+            and not ctx.unknowns
+            and not _has_explicit_messages(loop)
+            and not header.errors
+        ):
             live_out = (*iter_names, *body.yield_reads)
             cores, summary, core_stmts = self._per_core(loop, stmts, header, live_out)
             if summary is not None:

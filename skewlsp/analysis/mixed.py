@@ -74,7 +74,12 @@ def _memory(call: cst.Call) -> str | None:
 
 
 class SideModel:
-    """Sides of values and statements; ``consumed`` collects (name, needed side) uses."""
+    """Sides of values and statements.
+
+    ``consumed`` collects (name, side needed, side it had when read): the side at
+    the read matters because ``x = pl.mul(x, 2)`` reads a cube ``x`` and rebinds
+    ``x`` to a vector tile in one statement.
+    """
 
     def __init__(self, sides: Mapping[str, str]) -> None:
         self.sides = dict(sides)
@@ -85,7 +90,9 @@ class SideModel:
 
     # -- expressions -------------------------------------------------------------------------
 
-    def expr(self, node: cst.BaseExpression, consumed: list[tuple[str, str]]) -> tuple[str, str]:
+    def expr(
+        self, node: cst.BaseExpression, consumed: list[tuple[str, str, str]]
+    ) -> tuple[str, str]:
         """(value side, statement side) of evaluating ``node``."""
         if isinstance(node, cst.Name):
             side = self.side_of(node.value)
@@ -96,7 +103,7 @@ class SideModel:
             operands = reads_of(node)
             tiles = [n for n in operands if self.side_of(n) in TILE_SIDES]
             if tiles:
-                consumed.extend((n, VECTOR) for n in tiles)
+                consumed.extend((n, VECTOR, self.side_of(n)) for n in tiles)
                 return VECTOR, VECTOR
             return SHARED, SHARED
         if isinstance(node, cst.Subscript):
@@ -120,7 +127,7 @@ class SideModel:
             names += [n for n in reads_of(arg.value) if self.side_of(n) in TILE_SIDES | {GM}]
         return names
 
-    def _call(self, call: cst.Call, consumed: list[tuple[str, str]]) -> tuple[str, str]:
+    def _call(self, call: cst.Call, consumed: list[tuple[str, str, str]]) -> tuple[str, str]:
         leaf = op_leaf(call)
         if leaf is None:
             path = dsl.dotted(call.func)
@@ -141,36 +148,51 @@ class SideModel:
         ]
         has_tile = bool(tiles) or any(v in TILE_SIDES for v in nested_values)
         if leaf in op_tables.CUBE_OPS:
-            consumed.extend((n, CUBE) for n in tiles)
+            consumed.extend((n, CUBE, self.side_of(n)) for n in tiles)
             return CUBE, _join(nested_side, CUBE)
         if leaf in op_tables.LOAD_OPS:
             memory = _memory(call)
             return (memory or LAZY), _join(nested_side, memory or SHARED)
+        if leaf in op_tables.CUBE_SOURCES:
+            return CUBE, _join(nested_side, CUBE)
+        if leaf in op_tables.MOVE_OPS or leaf in op_tables.TO_VECTOR_OPS | op_tables.TO_CUBE_OPS:
+            target = _memory(call)
+            if leaf in op_tables.TO_VECTOR_OPS:
+                target = VECTOR
+            elif leaf in op_tables.TO_CUBE_OPS:
+                target = CUBE
+            if target is None:
+                first = next((self.side_of(n) for n in tiles), SHARED)
+                return first, _join(nested_side, first if first in (CUBE, VECTOR) else SHARED)
+            consumed.extend((n, target, self.side_of(n)) for n in tiles)
+            return target, _join(nested_side, target)
         if leaf in op_tables.INHERIT_OPS:
             first = next((self.side_of(n) for n in args), SHARED)
             side = LAZY if first == GM else first
-            return side, nested_side
+            return side, _join(nested_side, side if side in (CUBE, VECTOR) else SHARED)
         if leaf in op_tables.STORE_OPS:
-            stored = tiles[0] if tiles else None
-            side = self.side_of(stored) if stored else VECTOR
+            if not tiles:
+                return GM, nested_side
+            side = self.side_of(tiles[0])
             return GM, _join(nested_side, VECTOR if side == LAZY else side)
         if leaf in op_tables.GM_OPS:
             return GM, nested_side
         if leaf in op_tables.VECTOR_SOURCES:
-            return VECTOR, _join(nested_side, VECTOR)
+            memory = _memory(call) or VECTOR
+            return memory, _join(nested_side, memory)
         if leaf in op_tables.VECTOR_SCALAR_OPS:
             return SHARED, _join(nested_side, VECTOR)
         if leaf in op_tables.SHARED_SCALAR_OPS and not has_tile:
             return SHARED, nested_side
         if has_tile or nested_side in (VECTOR, CUBE):
-            consumed.extend((n, VECTOR) for n in tiles)
+            consumed.extend((n, VECTOR, self.side_of(n)) for n in tiles)
             return VECTOR, _join(nested_side, VECTOR)
         return SHARED, nested_side
 
     # -- statements ----------------------------------------------------------------------------
 
     def small(
-        self, small: cst.BaseSmallStatement, consumed: list[tuple[str, str]]
+        self, small: cst.BaseSmallStatement, consumed: list[tuple[str, str, str]]
     ) -> tuple[str, list[str]]:
         """(statement side, names whose side is decided by their first consumer)."""
         lazy: list[str] = []
@@ -196,7 +218,7 @@ class SideModel:
                     elif stored_side == LAZY:
                         stmt_side = _join(stmt_side, VECTOR)
                     if isinstance(value, cst.Name) and stored_side == LAZY:
-                        consumed.append((value.value, VECTOR))
+                        consumed.append((value.value, VECTOR, LAZY))
                 elif isinstance(target, (cst.Tuple, cst.List)):
                     for element in target.elements:
                         if isinstance(element.value, cst.Name):
@@ -222,17 +244,16 @@ class SideModel:
         if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             side = SHARED
             for small in stmt.body:
-                consumed: list[tuple[str, str]] = []
+                consumed: list[tuple[str, str, str]] = []
                 s, _ = self.small(small, consumed)
                 side = _join(side, s)
                 side = _join(side, self._crossing_side(consumed))
             return side
         return self.compound(stmt)
 
-    def _crossing_side(self, consumed: Iterable[tuple[str, str]]) -> str:
+    def _crossing_side(self, consumed: Iterable[tuple[str, str, str]]) -> str:
         side = SHARED
-        for name, needed in consumed:
-            have = self.side_of(name)
+        for _name, needed, have in consumed:
             if have in (CUBE, VECTOR) and have != needed:
                 side = MIXED
         return side
@@ -276,7 +297,7 @@ def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iter
     crossed: set[tuple[str, str]] = set()
     lazy_defs: dict[str, int] = {}
     for index, stmt in enumerate(stmts):
-        consumed: list[tuple[str, str]] = []
+        consumed: list[tuple[str, str, str]] = []
         if stmt.kind == "compound":
             side = model.compound(stmt.node)
         elif isinstance(stmt.node, cst.BaseSmallStatement):
@@ -285,10 +306,10 @@ def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iter
                 lazy_defs[name] = index
         else:
             side = SHARED
-        for name, needed in consumed:
-            have = model.side_of(name)
+        for name, needed, have in consumed:
             if have == LAZY:
-                model.sides[name] = needed
+                if model.side_of(name) == LAZY:
+                    model.sides[name] = needed
                 if name in lazy_defs:
                     sides[lazy_defs[name]] = _join(sides[lazy_defs[name]], needed)
                 continue
@@ -297,6 +318,8 @@ def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iter
                 if (name, direction) not in crossed:
                     crossed.add((name, direction))
                     crossings.append(Crossing(name, direction, index))
+        # A rebound name is a new value: it crosses again if the other core reads it.
+        crossed = {(name, d) for name, d in crossed if name not in stmt.defs}
         sides.append(side)
     for name, index in lazy_defs.items():
         if model.side_of(name) == LAZY:
@@ -373,23 +396,27 @@ def _core_list(
 
 
 def _add_tfrees(stmts: list[Stmt], popped: Sequence[str], peer: str) -> list[Stmt]:
-    """A popped slot is freed right after the popped tile's last use in the same block."""
+    """A popped slot is freed right after the popped tile's last use in the same block.
+
+    "Last use" is of the popped *value*: a later statement that rebinds the name
+    (``x = pl.mul(x, 2)``) is its last possible use.
+    """
     result = list(stmts)
     for name in popped:
-        last = max(
-            (
-                k
-                for k, s in enumerate(result)
-                if name in s.reads or (s.kind == "pop" and name in s.defs)
-            ),
-            default=None,
+        pop = next((k for k, s in enumerate(result) if s.kind == "pop" and name in s.defs), None)
+        if pop is None:
+            continue
+        last = pop
+        for k in range(pop + 1, len(result)):
+            if name in result[k].reads:
+                last = k
+            if name in result[k].defs:
+                break
+        node = _statement(f"pl.system.tfree_to_{peer}({name})")
+        anchor = result[last].located
+        result.insert(
+            last + 1, Stmt(node, "plain", (), (name,), origin="implicit tfree", anchor=anchor)
         )
-        if last is not None:
-            node = _statement(f"pl.system.tfree_to_{peer}({name})")
-            anchor = result[last].located
-            result.insert(
-                last + 1, Stmt(node, "plain", (), (name,), origin="implicit tfree", anchor=anchor)
-            )
     return result
 
 

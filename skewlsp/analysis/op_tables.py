@@ -42,6 +42,7 @@ INHERIT_OPS = frozenset(
         "view",
         "set_validshape",
         "extract",
+        "gather_row",  # writes rows into the tile it is given: lives where that tile lives
     }
 )
 
@@ -49,7 +50,8 @@ INHERIT_OPS = frozenset(
 # a GM slice feeding a matmul is loaded to Mat (cube), any other to Vec (vector).
 LOAD_OPS = frozenset({"load"})
 
-# Writes to GM: the side of the tile written; both Vec and Acc may be stored, so no crossing.
+# Writes to GM: the side of the tile written; both Vec and Acc may be stored, so no
+# crossing. Without a tile operand (``pl.write(t, [i], scalar)``) both cores may run it.
 STORE_OPS = frozenset({"store", "assemble", "write"})
 
 # GM tensors created in the kernel.
@@ -84,3 +86,13 @@ VECTOR_SCALAR_OPS = frozenset({"get_subblock_idx"})
 # Memory spaces of the cube core (everything but DDR and Vec).
 CUBE_MEMORY = frozenset({"Mat", "Left", "Right", "Acc", "Bias", "ScaleLeft", "ScaleRight"})
 VECTOR_MEMORY = frozenset({"Vec"})
+
+# Tiles allocated in a cube buffer (L1/Mat).
+CUBE_SOURCES = frozenset({"create_l1"})
+
+# Explicit moves between memories: a boundary when source and target sides differ.
+MOVE_OPS = frozenset({"move"})
+
+# Explicit boundary crossings: cube -> vector and vector -> cube.
+TO_VECTOR_OPS = frozenset({"aiv_shard"})
+TO_CUBE_OPS = frozenset({"aic_gather"})

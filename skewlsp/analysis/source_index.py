@@ -57,6 +57,7 @@ class ImportedName:
 class ModuleIndex:
     syntax_problem: SyntaxProblem | None = None
     constant_sources: dict[str, str] = field(default_factory=dict)
+    class_sources: dict[str, str] = field(default_factory=dict)
     imported: dict[str, ImportedName] = field(default_factory=dict)
     pl_aliases: frozenset[str] = frozenset()
     pipeline_names: frozenset[str] = frozenset()
@@ -96,6 +97,9 @@ def _fast_index(source: str) -> ModuleIndex:
             imports.extend(_parse_block(lines, block))
         elif _ASSIGNMENT.match(header):
             constants.extend(_parse_block(lines, block))
+        elif header.startswith("class "):
+            name = header[6:].split("(")[0].split(":")[0].strip()
+            index.class_sources[name] = page.text(block)
     for match in _PYPTO_IMPORT.finditer(source):
         line = match.group().strip()
         if line.endswith(("(", "\\")):
@@ -179,6 +183,10 @@ def build_exact_index(source: str) -> ModuleIndex:
     index = ModuleIndex()
     _collect_imports(tree, index)
     index.constant_sources = _module_constants(tree.body, lines)
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ClassDef) and stmt.end_lineno is not None:
+            first = min([stmt.lineno, *(d.lineno for d in stmt.decorator_list)])
+            index.class_sources[stmt.name] = "".join(lines[first - 1 : stmt.end_lineno])
     index.units = list(_units(tree.body, lines, "", index.pipeline_names))
     return index
 

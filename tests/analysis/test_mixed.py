@@ -192,3 +192,47 @@ class K:
     assert (report.code, report.cores) == ("SKW010", ())
     incore = source.replace("@pl.function\n", "@pl.function(type=pl.FunctionType.InCore)\n")
     assert {c.core: c.verdict for c in report_of(incore).cores} == {"aic": "skewed", "aiv": "demoted"}
+
+
+def test_a_matmul_result_rebound_by_a_vector_op_still_crosses_to_the_vector_core() -> None:
+    tail = STORES
+    source = ATTENTION.format(heads=128, tail=tail).replace(
+        "            scaled = pl.mul(raw, 0.125)\n            mi = pl.row_max(scaled)\n"
+        "            ex = pl.exp(pl.row_expand_sub(scaled, mi))\n",
+        "            raw = pl.mul(raw, 0.125)\n            mi = pl.row_max(raw)\n"
+        "            ex = pl.exp(pl.row_expand_sub(raw, mi))\n",
+    )
+    assert "raw = pl.mul(raw, 0.125)" in source
+    report = report_of(source)
+    assert cores(report) == {"aic": ("skewed", "SKW001", 2), "aiv": ("demoted", "SKW020", None)}
+
+
+def test_config_object_fields_and_properties_fold_like_python_would() -> None:
+    source = '''\
+import pypto.language as pl
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Dims:
+    heads: int
+    tile: int = 32
+
+    @property
+    def blocks(self) -> int:
+        return self.heads // self.tile
+
+
+M = Dims(heads=128)
+BLOCKS = M.blocks
+
+
+@pl.jit
+def k(x: pl.Tensor[[256, 64], pl.FP32], y: pl.Tensor[[256, 64], pl.FP32]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for b in pl.pipeline(BLOCKS, stage=2):
+            t = x[b * 32 : b * 32 + 32, 0:64]
+            y[b * 32 : b * 32 + 32, 0:64] = pl.exp(t)
+'''
+    report = report_of(source)
+    assert (report.code, report.stop) == ("SKW010", 4)
