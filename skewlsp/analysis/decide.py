@@ -99,7 +99,7 @@ def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
         )
     step = header.step
     if isinstance(step, Opaque):
-        return _unknown(step, "step", base)
+        return _unknown(step, "step", base, None)
     if not isinstance(step, Const):
         symbol = step.symbol if isinstance(step, Dynamic) else None
         reason = step.reason if isinstance(step, (Dynamic, Rejected)) else ""
@@ -116,7 +116,8 @@ def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
     base["requested_depth"] = requested
     for which, bound in (("start", header.start), ("stop", header.stop)):
         if isinstance(bound, Opaque):
-            return _unknown(bound, which, base)
+            body = _split(stmts, pushes, pops, stage.value, requested, 2 * requested, dict(base))
+            return _unknown(bound, which, base, body)
         if not isinstance(bound, Const):
             symbol = bound.symbol if isinstance(bound, Dynamic) else which
             return Decision(
@@ -138,12 +139,24 @@ def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
     return _split(stmts, pushes, pops, stage.value, requested, trip, base)
 
 
-def _unknown(value: Opaque, which: str, base: dict) -> Decision:
+def _unknown(value: Opaque, which: str, base: dict, body: Decision | None) -> Decision:
+    """A conditional verdict: what the body decides, once the unseen trip is known."""
+    prefix = f"verdict unknown: {which} depends on `{value.symbol}`, computed when the module loads"
+    if body is None:
+        condition = "the step must be a nonzero integer"
+    elif body.verdict == "skewed":
+        depth = base.get("requested_depth")
+        condition = (
+            f"if the trip is at least 2 the loop skews, at the largest depth d <= {depth} "
+            "with trip % d == 0 and trip >= 2*d"
+        )
+    else:
+        reason = body.message.split(": ", 1)[-1]
+        condition = f"if the trip is at least 2 the loop is demoted ({body.code}: {reason})"
     return Decision(
         "unknown",
         "SKW050",
-        f"verdict unknown: {which} depends on `{value.symbol}`, computed when the module loads; "
-        "skewed if it gives a trip of at least 2",
+        f"{prefix}; {condition}",
         dynamic_symbol=value.symbol,
         **base,
     )

@@ -230,3 +230,16 @@ def test_a_pipeline_inside_unroll_sees_the_unroll_variable_as_a_literal() -> Non
     )
     report = loop_at(kernel(inner, "pl.unroll(2)", target="j"), "for i in")
     assert (report.code, report.trip, report.depth) == ("SKW001", 4, 2)
+
+
+def test_an_unseen_constant_gives_a_conditional_verdict_from_the_body() -> None:
+    source = kernel(PRODUCER, "pl.pipeline(0, TILES, 1, stage=2)", prelude="TILES = compute()\n")
+    report = only_loop(source)
+    assert (report.verdict, report.code) == ("unknown", "SKW050")
+    assert "if the trip is at least 2 the loop skews" in report.message
+    consumer = kernel(
+        "s0 = pl.tile.tpop_from_aic(split=0)\npl.tile.tpush_to_aic(pl.tile.exp(s0), split=0)\n",
+        "pl.pipeline(0, TILES, 1, stage=2)",
+        prelude="TILES = compute()\n",
+    )
+    assert "the loop is demoted (SKW020" in only_loop(consumer).message
