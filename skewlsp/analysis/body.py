@@ -253,8 +253,7 @@ def _is_scalar_arith(small: cst.BaseSmallStatement, ctx: BodyContext) -> bool:
     elif isinstance(small, cst.AnnAssign):
         if not isinstance(small.target, cst.Name) or small.value is None:
             return False
-        annotation = cst.Module(body=[]).code_for_node(small.annotation.annotation)
-        if "Tile" in annotation or "Tensor" in annotation:
+        if dsl.annotation_kind(small.annotation):
             return False
         value = small.value
     elif isinstance(small, cst.AugAssign):

@@ -114,3 +114,20 @@ def keyword(call: cst.Call, name: str) -> cst.Arg | None:
 
 def positional(call: cst.Call) -> list[cst.Arg]:
     return [arg for arg in call.args if arg.keyword is None and not arg.star]
+
+
+def annotation_kind(annotation: cst.Annotation | None) -> str | None:
+    """ "Tile" or "Tensor" for ``pl.Tile[...]`` / ``pl.Tensor[...]`` annotations, else None.
+
+    Checked on the tree, not on generated text: this runs for every annotated
+    assignment of a kernel, on the typing hot path.
+    """
+    if annotation is None:
+        return None
+    node = annotation.annotation
+    if isinstance(node, cst.Subscript):
+        node = node.value
+    path = dotted(node)
+    if path and path[-1] in ("Tile", "Tensor"):
+        return path[-1]
+    return None

@@ -459,14 +459,10 @@ class _UnitAnalysis:
         params: dict[str, str] = {}
         if fn is not None:
             for name, param in function_params(fn):
-                text = (
-                    cst.Module(body=[]).code_for_node(param.annotation.annotation)
-                    if param.annotation
-                    else ""
-                )
-                if "Tensor" in text:
+                kind = dsl.annotation_kind(param.annotation)
+                if kind == "Tensor":
                     params[name] = mixed.GM
-                elif "Tile" in text:
+                elif kind == "Tile":
                     params[name] = mixed.VECTOR
         outside = mixed.outside_sides(body_statements(fn.body), loop, params) if fn else params
         split = mixed.split_body(stmts, outside, live_out)

@@ -16,6 +16,7 @@ import libcst as cst
 
 from .conditions import Interval
 from .constants import Const, Dynamic, Folded, Folder, ModuleConstants, Opaque, Rejected
+from .dsl import annotation_kind
 from .names import body_statements, statement_effects
 
 # pypto.language scopes whose bodies Simplify treats as top level (no extra depth).
@@ -129,33 +130,20 @@ def function_params(fn: cst.FunctionDef) -> list[tuple[str, cst.Param]]:
     return [(p.name.value, p) for p in everything if p.name.value != "self"]
 
 
-def _annotation_text(annotation: cst.Annotation | None) -> str:
-    if annotation is None:
-        return ""
-    return cst.Module(body=[]).code_for_node(annotation.annotation)
-
-
 def tile_like_names(fn: cst.FunctionDef) -> frozenset[str]:
     """Names that hold tiles or tensors: what plain arithmetic on them turns into op calls."""
-    names = {
-        name
-        for name, p in function_params(fn)
-        if _is_tile_annotation(_annotation_text(p.annotation))
-    }
+    names = {name for name, p in function_params(fn) if annotation_kind(p.annotation)}
 
     class Finder(cst.CSTVisitor):
         def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            if isinstance(node.target, cst.Name) and _is_tile_annotation(
-                _annotation_text(node.annotation)
-            ):
+            if isinstance(node.target, cst.Name) and annotation_kind(node.annotation):
                 names.add(node.target.value)
+
+        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+            return any(isinstance(small, cst.AnnAssign) for small in node.body)
 
     fn.body.visit(Finder())
     return frozenset(names)
-
-
-def _is_tile_annotation(text: str) -> bool:
-    return "Tile" in text or "Tensor" in text
 
 
 def is_transparent_with(stmt: cst.With) -> bool:

@@ -11,6 +11,7 @@ request.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from lsprotocol import types
@@ -105,19 +106,12 @@ def span_contains(span: Span, line: int, column: int) -> bool:
     return not (line == span.end_line and column > span.end_column)
 
 
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
 def split_lines(text: str) -> list[str]:
-    """Lines the way LSP counts them: only ``\\n``, ``\\r\\n`` and ``\\r`` break a line."""
-    result: list[str] = []
-    start = 0
-    i = 0
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\n" or ch == "\r":
-            result.append(text[start:i])
-            if ch == "\r" and i + 1 < n and text[i + 1] == "\n":
-                i += 1
-            start = i + 1
-        i += 1
-    result.append(text[start:])
-    return result
+    """Lines the way LSP counts them: only ``\\n``, ``\\r\\n`` and ``\\r`` break a line.
+
+    (``str.splitlines`` would also break on form feeds and Unicode separators.)
+    """
+    return _LINE_BREAK.split(text)

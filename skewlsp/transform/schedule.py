@@ -21,6 +21,8 @@ from .expr import index_expr, index_text, int_literal
 
 # Beyond this many clones per part a preview is megabytes of text nobody reads.
 MAX_PREVIEW_DEPTH = 64
+# A preview holds 4 x depth clones of a half; past this many statements it is refused.
+MAX_PREVIEW_STATEMENTS = 5_000
 _LISTED = 4  # section headers list at most this many clones, then elide
 
 
@@ -37,6 +39,13 @@ def skewed_statements(ctx: LoopContext) -> list[cst.BaseStatement]:
             f"are shown up to depth {MAX_PREVIEW_DEPTH}"
         )
     produce, consume = decision.produce, decision.consume
+    statements = 2 * depth * (len(produce) + len(consume))
+    if statements > MAX_PREVIEW_STATEMENTS:
+        raise PreviewUnavailable(
+            f"the preview would print about {statements} statements ({depth} clones of a "
+            f"{len(produce)}-statement producer and a {len(consume)}-statement consumer per "
+            f"part); previews are shown up to {MAX_PREVIEW_STATEMENTS} statements"
+        )
     var = ctx.loop_var
     iters = ctx.model.iter_names
     init = _init_values(ctx)
