@@ -3,6 +3,7 @@
 from .codes import CODES, SEVERITY_RANK, ReasonCode, docs_url, severity_of
 from .engine import LoopModel, analyze, analyze_models
 from .report import CoreResult, Finding, LoopReport, Span
+from .unit_cache import UnitCache
 
 __all__ = [
     "CODES",
@@ -13,6 +14,7 @@ __all__ = [
     "LoopReport",
     "ReasonCode",
     "Span",
+    "UnitCache",
     "analyze",
     "analyze_models",
     "docs_url",

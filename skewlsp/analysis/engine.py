@@ -33,16 +33,26 @@ from .scope import (
     update_locals,
 )
 from .source_index import ModuleIndex, Unit, build_exact_index, build_index
+from .unit_cache import UnitCache, context_fingerprint
 
 Resolver = Callable[[str, int, "str | None"], "str | None"]
 INT32_MAX = 2**31 - 1
 
 
 def analyze(
-    source: str, path: str | None = None, *, resolver: Resolver | None = None
+    source: str,
+    path: str | None = None,
+    *,
+    resolver: Resolver | None = None,
+    cache: UnitCache | None = None,
 ) -> list[LoopReport]:
-    """Predict the SkewCrossCorePipeline verdict of every ``pl.pipeline`` loop in ``source``."""
-    return [model.report for model in analyze_models(source, path, resolver=resolver)]
+    """Predict the SkewCrossCorePipeline verdict of every ``pl.pipeline`` loop in ``source``.
+
+    With a ``cache``, functions whose text and surroundings did not change are not
+    analysed again (what a language server wants on every keystroke).
+    """
+    models = analyze_models(source, path, resolver=resolver, cache=cache)
+    return [model.report for model in models]
 
 
 @dataclass
@@ -60,8 +70,13 @@ class LoopModel:
 
 
 def analyze_models(
-    source: str, path: str | None = None, *, resolver: Resolver | None = None
+    source: str,
+    path: str | None = None,
+    *,
+    resolver: Resolver | None = None,
+    cache: UnitCache | None = None,
 ) -> list[LoopModel]:
+    """The reports plus, for units analysed now (not served from ``cache``), their models."""
     if "pipeline" not in source and "pypto" not in source:
         return []
     if source.startswith("\ufeff"):
@@ -87,14 +102,45 @@ def analyze_models(
         classes=index.class_sources,
     )
     aliases = dsl.Aliases(index.pl_aliases, index.pipeline_names)
+    fingerprint = context_fingerprint(index, path, resolver) if cache is not None else ""
     models: list[LoopModel] = []
+    broken = False
     for unit in index.units:
+        key = (path, unit.text, unit.line_offset, fingerprint)
+        cached = cache.get(key) if cache is not None else None
+        if cached is not None:
+            models.extend(LoopModel(report) for report in cached)
+            continue
         unit_models = _analyse_unit(unit, path, aliases, module_constants)
-        if unit_models is None:  # the fast split was wrong, or the file has a syntax error
-            return _analyze_exact(source, path, resolver)
+        if unit_models is None:  # a syntax error in this unit, or the fast split was wrong
+            broken = True
+            continue
+        if cache is not None:
+            cache.put(key, tuple(model.report for model in unit_models))
         models.extend(unit_models)
+    if broken:
+        problem = _syntax_problem(source, path)
+        if problem is None:  # the file is fine: the layout misled the fast split
+            return _analyze_exact(source, path, resolver)
+        models.append(LoopModel(problem))
     models.sort(key=lambda m: (m.report.span.line, m.report.span.column))
     return models
+
+
+def _syntax_problem(source: str, path: str | None = None) -> LoopReport | None:
+    """The file's syntax error as a report, judged by the stdlib parser (None: it parses)."""
+    problem = build_exact_index(source).syntax_problem
+    if problem is None:
+        return None
+    span = Span(problem.line, problem.column, problem.line, problem.column + 1)
+    return LoopReport(
+        path,
+        span,
+        span,
+        "error",
+        "SKW900",
+        f"syntax error: {problem.message} (line {problem.line}, column {problem.column})",
+    )
 
 
 def _analyze_exact(source: str, path: str | None, resolver: Resolver | None) -> list[LoopModel]:

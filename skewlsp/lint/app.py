@@ -93,8 +93,15 @@ def _jobs(ns: argparse.Namespace, resolver: SettingsResolver, options: Options) 
             settings = resolver.for_path(path)
             if ns.force_exclude and not discover_one(path, resolver):
                 return []
-            return [Job(ns.stdin_filename, str(path), settings,
-                        Options(use_cache=False, preview=options.preview), data)]
+            return [
+                Job(
+                    ns.stdin_filename,
+                    str(path),
+                    settings,
+                    Options(use_cache=False, preview=options.preview),
+                    data,
+                )
+            ]
         settings = resolver.for_path(Path.cwd())
         return [Job("-", None, settings, Options(use_cache=False, preview=options.preview), data)]
     if "-" in ns.paths:
@@ -147,9 +154,8 @@ def _show_settings(ns: argparse.Namespace, resolver: SettingsResolver) -> int:
         f"src = {[str(p) for p in settings.src]}",
         f"exclude = {list(settings.exclude)}",
         f"extend-exclude = {list(settings.extend_exclude)}",
-        "enabled codes: " + ", ".join(
-            f"{code} ({selection.severity(code)})" for code in selection.enabled_codes()
-        ),
+        "enabled codes: "
+        + ", ".join(f"{code} ({selection.severity(code)})" for code in selection.enabled_codes()),
     ]
     sys.stdout.write("\n".join(lines) + "\n")
     return EXIT_OK
@@ -195,7 +201,7 @@ def _write_output(ns: argparse.Namespace, diagnostics: list[Diagnostic], files: 
         else:
             text = FORMATS[ns.output_format](diagnostics, context)
             if ns.output_format in TEXT_FORMATS and not ns.quiet:
-                text += ("\n" if text and ns.output_format == "full" else "")
+                text += "\n" if text and ns.output_format == "full" else ""
                 text += _summary(diagnostics, files)
         stream.write(text)
         stream.flush()

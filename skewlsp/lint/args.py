@@ -37,44 +37,83 @@ def _check_parser() -> argparse.ArgumentParser:
         description="Report what pypto's SkewCrossCorePipeline pass does to each pl.pipeline "
         "loop. Subcommands: `skewlint explain CODE`, `skewlint preview PATH:LINE`.",
     )
-    parser.add_argument("paths", nargs="*", metavar="PATH",
-                        help="files or directories to lint (default: .); `-` reads stdin")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="files or directories to lint (default: .); `-` reads stdin",
+    )
     parser.add_argument("--version", action="version", version=f"skewlint {__version__}")
     output = parser.add_argument_group("output")
-    output.add_argument("--output-format", choices=sorted(FORMATS), default=None,
-                        help=f"output format (default: ${FORMAT_ENV} or {DEFAULT_FORMAT})")
+    output.add_argument(
+        "--output-format",
+        choices=sorted(FORMATS),
+        default=None,
+        help=f"output format (default: ${FORMAT_ENV} or {DEFAULT_FORMAT})",
+    )
     output.add_argument("-o", "--output-file", metavar="FILE", help="write the output to FILE")
-    output.add_argument("--statistics", action="store_true",
-                        help="print counts per code and per verdict instead of diagnostics")
+    output.add_argument(
+        "--statistics",
+        action="store_true",
+        help="print counts per code and per verdict instead of diagnostics",
+    )
     output.add_argument("--no-color", action="store_true", help="never colour the output")
     output.add_argument("-q", "--quiet", action="store_true", help="no summary line")
-    output.add_argument("--preview", action="store_true",
-                        help="add each loop's rewritten source (json: a `preview` key)")
+    output.add_argument(
+        "--preview",
+        action="store_true",
+        help="add each loop's rewritten source (json: a `preview` key)",
+    )
     rules = parser.add_argument_group("rules")
-    rules.add_argument("--select", type=_codes, action="append", metavar="CODES",
-                       help="only these codes or prefixes (replaces the config's select)")
+    rules.add_argument(
+        "--select",
+        type=_codes,
+        action="append",
+        metavar="CODES",
+        help="only these codes or prefixes (replaces the config's select)",
+    )
     rules.add_argument("--extend-select", type=_codes, action="append", metavar="CODES")
     rules.add_argument("--ignore", type=_codes, action="append", metavar="CODES")
-    rules.add_argument("--fail-on", choices=SEVERITIES, default=None,
-                       help="exit 1 when a diagnostic this severe or worse is shown "
-                       "(default: warning)")
-    rules.add_argument("--exit-zero", action="store_true",
-                       help="exit 0 even when diagnostics are found")
+    rules.add_argument(
+        "--fail-on",
+        choices=SEVERITIES,
+        default=None,
+        help="exit 1 when a diagnostic this severe or worse is shown (default: warning)",
+    )
+    rules.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when diagnostics are found"
+    )
     config = parser.add_argument_group("configuration")
-    config.add_argument("--config", metavar="PATH",
-                        help="use this pyproject.toml / skewlint.toml for every file")
+    config.add_argument(
+        "--config", metavar="PATH", help="use this pyproject.toml / skewlint.toml for every file"
+    )
     config.add_argument("--isolated", action="store_true", help="ignore all config files")
-    config.add_argument("--show-settings", action="store_true",
-                        help="print the resolved settings for the first PATH and exit")
+    config.add_argument(
+        "--show-settings",
+        action="store_true",
+        help="print the resolved settings for the first PATH and exit",
+    )
     files = parser.add_argument_group("files")
-    files.add_argument("--force-exclude", action="store_true",
-                       help="apply exclude / .gitignore to files named explicitly")
-    files.add_argument("--stdin-filename", metavar="NAME",
-                       help="read the source from stdin, reporting and configuring it as NAME")
+    files.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="apply exclude / .gitignore to files named explicitly",
+    )
+    files.add_argument(
+        "--stdin-filename",
+        metavar="NAME",
+        help="read the source from stdin, reporting and configuring it as NAME",
+    )
     speed = parser.add_argument_group("speed")
     speed.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
-    speed.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
-                       help="worker processes (default: CPU count; 1 disables the pool)")
+    speed.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes (default: CPU count; 1 disables the pool)",
+    )
     return parser
 
 
@@ -86,8 +125,10 @@ def _explain_parser() -> argparse.ArgumentParser:
 
 
 def _preview_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="skewlint preview",
-                     description="Print the loop at PATH:LINE as the compiler rewrites it.")
+    parser = _Parser(
+        prog="skewlint preview",
+        description="Print the loop at PATH:LINE as the compiler rewrites it.",
+    )
     parser.add_argument("target", metavar="PATH:LINE")
     parser.add_argument("--config", metavar="PATH")
     parser.add_argument("--isolated", action="store_true")
@@ -100,8 +141,9 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     command = "check"
     if argv and argv[0] in SUBCOMMANDS:
         command = argv.pop(0)
-    parser = {"check": _check_parser, "explain": _explain_parser,
-              "preview": _preview_parser}[command]()
+    parser = {"check": _check_parser, "explain": _explain_parser, "preview": _preview_parser}[
+        command
+    ]()
     namespace = parser.parse_args(argv)
     namespace.command = command
     if command == "check":

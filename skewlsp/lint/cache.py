@@ -43,9 +43,7 @@ class Cache:
     def _entry(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
-    def get(
-        self, key: str, path: str, src_roots: Sequence[Path]
-    ) -> list[LoopReport] | None:
+    def get(self, key: str, path: str, src_roots: Sequence[Path]) -> list[LoopReport] | None:
         try:
             payload = json.loads(self._entry(key).read_text(encoding="utf-8"))
             for module, level, digest in payload["deps"]:
@@ -92,4 +90,3 @@ class Cache:
             "# This file is a cache directory tag created by skewlint.\n",
             encoding="utf-8",
         )
-

@@ -24,19 +24,22 @@ def explain(code: str, *, as_json: bool = False) -> str:
     if info is None:
         raise UnknownCode(f"unknown code {code!r}; known codes: {', '.join(known)}")
     if as_json:
-        return json.dumps(
-            {
-                "code": info.code,
-                "title": info.title,
-                "verdict": info.verdict,
-                "severity": info.severity,
-                "explanation": info.explanation,
-                "example": info.example,
-                "fix": info.fix,
-                "url": docs_url(info.code),
-            },
-            indent=2,
-        ) + "\n"
+        return (
+            json.dumps(
+                {
+                    "code": info.code,
+                    "title": info.title,
+                    "verdict": info.verdict,
+                    "severity": info.severity,
+                    "explanation": info.explanation,
+                    "example": info.example,
+                    "fix": info.fix,
+                    "url": docs_url(info.code),
+                },
+                indent=2,
+            )
+            + "\n"
+        )
     wrap = textwrap.TextWrapper(width=88)
     parts = [
         f"{info.code}: {info.title}",

@@ -16,7 +16,10 @@ LINT_CODES: dict[str, ReasonCode] = {
     c.code: c
     for c in [
         ReasonCode(
-            UNUSED_SUPPRESSION, "-", "warning", "unused suppression",
+            UNUSED_SUPPRESSION,
+            "-",
+            "warning",
+            "unused suppression",
             "A `# skewlint: ignore[...]` or `# skewlint: file-ignore[...]` comment (or one of "
             "the codes it lists) suppresses nothing: the loop it sits on no longer reports "
             "that code, the code is unknown, or there is no loop there at all. Reporting it "
@@ -26,7 +29,10 @@ LINT_CODES: dict[str, ReasonCode] = {
             "Delete the comment, or the codes in it that no longer apply.",
         ),
         ReasonCode(
-            UNREADABLE_FILE, "-", "error", "the file cannot be read",
+            UNREADABLE_FILE,
+            "-",
+            "error",
+            "the file cannot be read",
             "The file could not be read as Python source: it is not readable, it is binary "
             "(contains NUL bytes), or it is not valid text in its declared encoding "
             "(UTF-8 unless a PEP 263 coding comment says otherwise).",

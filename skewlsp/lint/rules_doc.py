@@ -29,8 +29,10 @@ def render() -> str:
     ]
     for code, info in codes.items():
         origin = "linter" if code in LINT_CODES else "analysis"
-        out.append(f"| [{code}](#{code.lower()}) | {info.verdict} | {info.severity} | "
-                   f"{info.title} | {origin} |")
+        out.append(
+            f"| [{code}](#{code.lower()}) | {info.verdict} | {info.severity} | "
+            f"{info.title} | {origin} |"
+        )
     for code, info in codes.items():
         out += [
             "",

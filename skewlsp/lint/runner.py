@@ -97,13 +97,29 @@ def diagnostics_for(
     for report in reports:
         snippet = _snippet(lines, report.span)
         found.append(
-            Diagnostic(filename, "loop", report.code, report.message, report.span,
-                       selection.severity(report.code), report, snippet)
+            Diagnostic(
+                filename,
+                "loop",
+                report.code,
+                report.message,
+                report.span,
+                selection.severity(report.code),
+                report,
+                snippet,
+            )
         )
         for hint in report.hints:
             found.append(
-                Diagnostic(filename, "hint", hint.code, hint.message, hint.span,
-                           selection.severity(hint.code), report, snippet)
+                Diagnostic(
+                    filename,
+                    "hint",
+                    hint.code,
+                    hint.message,
+                    hint.span,
+                    selection.severity(hint.code),
+                    report,
+                    snippet,
+                )
             )
     return found
 
@@ -112,8 +128,14 @@ def _file_problem(job: Job, selection: Selection, message: str) -> FileResult:
     diagnostics = ()
     if selection.is_enabled(UNREADABLE_FILE):
         diagnostics = (
-            Diagnostic(job.filename, "file", UNREADABLE_FILE, f"cannot read file: {message}",
-                       Span(1, 1, 1, 1), selection.severity(UNREADABLE_FILE)),
+            Diagnostic(
+                job.filename,
+                "file",
+                UNREADABLE_FILE,
+                f"cannot read file: {message}",
+                Span(1, 1, 1, 1),
+                selection.severity(UNREADABLE_FILE),
+            ),
         )
     return FileResult(job.filename, diagnostics, job.settings.fail_on)
 
@@ -136,8 +158,12 @@ def lint_job(job: Job) -> FileResult:
     try:
         reports = analyze_cached(source, data, job)
     except Exception as error:  # noqa: BLE001 - the analysis must not take the run down
-        return FileResult(job.filename, (), job.settings.fail_on,
-                          internal_error=f"{type(error).__name__}: {error}")
+        return FileResult(
+            job.filename,
+            (),
+            job.settings.fail_on,
+            internal_error=f"{type(error).__name__}: {error}",
+        )
     diagnostics = diagnostics_for(job.filename, reports, source, selection)
     suppressions = parse_suppressions(source)
     diagnostics = apply_suppressions(diagnostics, suppressions)

@@ -133,7 +133,8 @@ def unused_suppressions(
                 continue
         else:
             unused = [
-                c for c in suppression.codes
+                c
+                for c in suppression.codes
                 if c not in suppression.used and c != UNUSED_SUPPRESSION
             ]
             if not unused:

@@ -18,7 +18,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from skewlsp.analysis import LoopReport, analyze
+from skewlsp.analysis import LoopReport, UnitCache, analyze
 from skewlsp.lint.resolver import MAX_MODULE_BYTES, candidates
 
 log = logging.getLogger(__name__)
@@ -87,10 +87,11 @@ def compute(
     key: tuple[object, ...],
     resolver: WorkspaceResolver,
     last_good: Analysis | None,
+    cache: UnitCache | None = None,
 ) -> Analysis:
     """Analyse one snapshot (runs in a worker thread; pure apart from reading imports)."""
     try:
-        reports = analyze(snapshot.text, snapshot.path, resolver=resolver)
+        reports = analyze(snapshot.text, snapshot.path, resolver=resolver, cache=cache)
     except Exception as error:  # the analysis must never take the server down
         log.exception("analysis failed for %s", snapshot.uri)
         return Analysis(
@@ -149,6 +150,8 @@ class DocumentStore:
         self.resolver_for = resolver_for
         self.on_ready = on_ready
         self.generation = 0  # bumped when settings change: every cached result is stale
+        # Per-function results shared by all documents: an edit re-analyses one function.
+        self.unit_cache = UnitCache()
         self._entries: dict[str, _Entry] = {}
 
     # -- keys and invalidation ---------------------------------------------------------
@@ -215,7 +218,7 @@ class DocumentStore:
         resolver = self.resolver_for(snapshot)
         loop = asyncio.get_running_loop()
         result = await loop.run_in_executor(
-            self.executor, compute, snapshot, key, resolver, entry.last_good
+            self.executor, compute, snapshot, key, resolver, entry.last_good, self.unit_cache
         )
         current = self.snapshot_of(uri)
         if current is None or uri not in self._entries or self._key(uri, current) != key:

@@ -246,8 +246,13 @@ def _keep_parens(result: cst.BaseExpression, node: cst.BaseExpression) -> cst.Ba
 
 
 _PRECEDENCE = {
-    cst.Add: 1, cst.Subtract: 1,
-    cst.Multiply: 2, cst.Divide: 2, cst.FloorDivide: 2, cst.Modulo: 2, cst.MatrixMultiply: 2,
+    cst.Add: 1,
+    cst.Subtract: 1,
+    cst.Multiply: 2,
+    cst.Divide: 2,
+    cst.FloorDivide: 2,
+    cst.Modulo: 2,
+    cst.MatrixMultiply: 2,
     cst.Power: 3,
 }
 

@@ -156,9 +156,7 @@ def _yield_line(
     if len(targets) == 1:
         target: cst.BaseExpression = cst.Name(targets[0])
     else:
-        target = cst.Tuple(
-            [cst.Element(cst.Name(name)) for name in targets], lpar=[], rpar=[]
-        )
+        target = cst.Tuple([cst.Element(cst.Name(name)) for name in targets], lpar=[], rpar=[])
     return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], yielded)])
 
 

@@ -5,8 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 _CODES = {
-    "bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "blue": "34",
-    "magenta": "35", "cyan": "36",
+    "bold": "1",
+    "dim": "2",
+    "red": "31",
+    "green": "32",
+    "yellow": "33",
+    "blue": "34",
+    "magenta": "35",
+    "cyan": "36",
 }
 
 

@@ -1,0 +1,85 @@
+"""Reports of units already analysed, so an edit costs the function it touched.
+
+A unit's reports depend on its own text, its position in the file, and what
+it can see from the rest of the module: constants, config classes, imports and
+the imported modules' text. The key holds all of that, so a hit is always
+exactly what a fresh analysis would say. Pure: an in-memory map owned by the
+caller (the language server keeps one); nothing is read or written here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+
+from .report import LoopReport
+from .source_index import ModuleIndex, build_index
+
+Resolver = Callable[[str, int, "str | None"], "str | None"]
+UnitKey = tuple[str | None, str, int, str]
+
+
+class UnitCache:
+    """A bounded LRU map from unit keys to the reports of that unit's loops."""
+
+    def __init__(self, max_units: int = 2048) -> None:
+        self._max_units = max_units
+        self._entries: OrderedDict[UnitKey, tuple[LoopReport, ...]] = OrderedDict()
+        self._lock = threading.Lock()  # a server analyses documents in worker threads
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: UnitKey) -> tuple[LoopReport, ...] | None:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is None:
+                self.misses += 1
+                return None
+            self._entries.move_to_end(key)
+            self.hits += 1
+            return found
+
+    def put(self, key: UnitKey, reports: tuple[LoopReport, ...]) -> None:
+        with self._lock:
+            self._entries[key] = reports
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._max_units:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+def context_fingerprint(
+    index: ModuleIndex, path: str | None, resolver: Resolver | None, depth: int = 0
+) -> str:
+    """A digest of everything outside a unit that its analysis can read."""
+    digest = hashlib.sha256()
+    for mapping in (index.constant_sources, index.class_sources):
+        for name in sorted(mapping):
+            digest.update(f"{name}\0{mapping[name]}\0".encode("utf-8", "surrogatepass"))
+    digest.update(repr(sorted(index.pl_aliases)).encode())
+    digest.update(repr(sorted(index.pipeline_names)).encode())
+    seen: set[tuple[str, int]] = set()
+    for name in sorted(index.imported):
+        imported = index.imported[name]
+        digest.update(f"{name}\0{imported.module}\0{imported.name}\0{imported.level}\0".encode())
+        target = (imported.module, imported.level)
+        if resolver is None or target in seen or depth >= 3:
+            continue
+        seen.add(target)
+        try:
+            text = resolver(imported.module, imported.level, path)
+        except Exception:
+            text = None
+        digest.update(b"<missing>" if text is None else text.encode("utf-8", "surrogatepass"))
+        if text is not None:
+            nested = build_index(text)
+            digest.update(context_fingerprint(nested, path, resolver, depth + 1).encode())
+    return digest.hexdigest()

@@ -1,0 +1,74 @@
+"""Incremental analysis: unchanged functions come from the cache, and only when nothing they see changed."""
+
+from __future__ import annotations
+
+from skewlsp.analysis import UnitCache, analyze
+
+from .kernels import PRODUCER
+
+TWO_KERNELS = '''\
+import pypto.language as pl
+from consts import TILES
+
+N = 8
+
+
+@pl.function
+def first(q: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32]):
+    for i in pl.pipeline(0, N, 1, stage=2):
+{body}
+
+@pl.function
+def second(q: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32]):
+    for i in pl.pipeline(0, TILES, 1, stage=2):
+{body}
+'''
+
+
+def source(n: int = 8) -> str:
+    body = "".join("        " + line + "\n" for line in PRODUCER.splitlines())
+    return TWO_KERNELS.format(body=body).replace("N = 8", f"N = {n}")
+
+
+def resolver_giving(tiles: int):
+    def resolve(module: str, level: int, importer: str | None) -> str | None:
+        return f"TILES = {tiles}\n" if module == "consts" else None
+
+    return resolve
+
+
+def test_a_second_analysis_of_the_same_text_is_served_from_the_cache() -> None:
+    cache = UnitCache()
+    first = analyze(source(), "k.py", resolver=resolver_giving(4), cache=cache)
+    assert cache.misses == 2 and cache.hits == 0
+    second = analyze(source(), "k.py", resolver=resolver_giving(4), cache=cache)
+    assert cache.hits == 2
+    assert first == second
+
+
+def test_editing_one_function_reanalyses_only_that_function() -> None:
+    cache = UnitCache()
+    analyze(source(), "k.py", resolver=resolver_giving(4), cache=cache)
+    edited = source().replace("pl.pipeline(0, TILES, 1, stage=2)", "pl.pipeline(0, TILES, 1, stage=4)")
+    reports = analyze(edited, "k.py", resolver=resolver_giving(4), cache=cache)
+    assert (cache.hits, cache.misses) == (1, 3)
+    assert reports == analyze(edited, "k.py", resolver=resolver_giving(4))
+
+
+def test_a_changed_module_constant_or_imported_module_misses_the_cache() -> None:
+    cache = UnitCache()
+    analyze(source(), "k.py", resolver=resolver_giving(4), cache=cache)
+    changed = analyze(source(16), "k.py", resolver=resolver_giving(4), cache=cache)
+    assert changed[0].trip == 16
+    imported = analyze(source(16), "k.py", resolver=resolver_giving(6), cache=cache)
+    assert imported[1].trip == 6
+    assert cache.hits == 0
+
+
+def test_a_syntax_error_in_one_function_keeps_the_other_functions_loops() -> None:
+    broken = source().replace(
+        "    for i in pl.pipeline(0, TILES, 1, stage=2):", "    for i in pl.pipeline(0, TILES, 1, stage=2)"
+    )
+    reports = analyze(broken, "k.py", resolver=resolver_giving(4))
+    assert [r.code for r in reports] == ["SKW001", "SKW900"]
+    assert reports[1].span.line == broken.splitlines().index("    for i in pl.pipeline(0, TILES, 1, stage=2)") + 1
