@@ -65,7 +65,11 @@ def decode_source(data: bytes) -> str:
         ) from None
 
 
-def analyze_cached(source: str, data: bytes, job: Job) -> list[LoopReport]:
+class CacheMiss(Exception):
+    """Raised instead of analysing when the caller asked for cached results only."""
+
+
+def analyze_cached(source: str, data: bytes, job: Job, *, analyse: bool = True) -> list[LoopReport]:
     """Analysis results, from the cache when the file and its imported constants are unchanged."""
     from skewlsp.analysis import analyze  # imported lazily: keeps CLI start-up fast
 
@@ -76,6 +80,8 @@ def analyze_cached(source: str, data: bytes, job: Job) -> list[LoopReport]:
         cached = cache.get(key, job.path, src_roots)
         if cached is not None:
             return cached
+    if not analyse:
+        raise CacheMiss(job.filename)
     resolver = RecordingResolver(src_roots)
     reports = list(analyze(source, job.path, resolver=resolver))
     if cache is not None:
@@ -140,8 +146,12 @@ def _file_problem(job: Job, selection: Selection, message: str) -> FileResult:
     return FileResult(job.filename, diagnostics, job.settings.fail_on)
 
 
-def lint_job(job: Job) -> FileResult:
-    """Lint one file; never raises (an analysis crash becomes ``internal_error``)."""
+def lint_job(job: Job, *, analyse: bool = True) -> FileResult | None:
+    """Lint one file; never raises (an analysis crash becomes ``internal_error``).
+
+    With ``analyse=False`` only what needs no analysis is done (files without
+    ``pipeline``, cache hits) and ``None`` means "needs the analysis".
+    """
     selection = Selection.from_settings(job.settings)
     data = job.data
     if data is None:
@@ -156,7 +166,9 @@ def lint_job(job: Job) -> FileResult:
     except ValueError as error:
         return _file_problem(job, selection, str(error))
     try:
-        reports = analyze_cached(source, data, job)
+        reports = analyze_cached(source, data, job, analyse=analyse)
+    except CacheMiss:
+        return None
     except Exception as error:  # noqa: BLE001 - the analysis must not take the run down
         return FileResult(
             job.filename,
@@ -179,13 +191,25 @@ def lint_job(job: Job) -> FileResult:
 
 
 def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[FileResult]:
-    """Lint every job, in parallel when there are enough files to pay for a pool."""
+    """Lint every job, in parallel when there are enough files to pay for a pool.
+
+    Files without loops and cache hits are answered here first; only the files
+    that need an analysis go to the pool, so a warm run starts no workers.
+    """
     workers = workers or os.cpu_count() or 1
-    if workers <= 1 or len(jobs) <= PARALLEL_THRESHOLD:
-        return [lint_job(job) for job in jobs]
-    try:
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
-            chunk = max(1, len(jobs) // (workers * 4))
-            return list(pool.map(lint_job, jobs, chunksize=chunk))
-    except (BrokenProcessPool, OSError, PermissionError):
-        return [lint_job(job) for job in jobs]  # e.g. no /dev/shm in a sandbox
+    results: list[FileResult | None] = [lint_job(job, analyse=False) for job in jobs]
+    pending = [i for i, result in enumerate(results) if result is None]
+    if workers <= 1 or len(pending) <= PARALLEL_THRESHOLD:
+        for i in pending:
+            results[i] = lint_job(jobs[i])
+    else:
+        todo = [jobs[i] for i in pending]
+        try:
+            with ProcessPoolExecutor(max_workers=min(workers, len(todo))) as pool:
+                chunk = max(1, len(todo) // (workers * 4))
+                done = list(pool.map(lint_job, todo, chunksize=chunk))
+        except (BrokenProcessPool, OSError, PermissionError):
+            done = [lint_job(job) for job in todo]  # e.g. no /dev/shm in a sandbox
+        for i, result in zip(pending, done, strict=True):
+            results[i] = result
+    return [result for result in results if result is not None]
