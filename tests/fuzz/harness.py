@@ -78,11 +78,13 @@ def check_preview(source: str, report: LoopReport) -> None:
 
 
 def _as_block(text: str) -> str:
-    """The previewed lines are indented like the original ``for``: wrap them to parse them."""
-    lines = text.splitlines()
-    indents = [len(line) - len(line.lstrip()) for line in lines if line.strip()]
-    cut = min(indents, default=0)
-    return "\n".join(line[cut:] for line in lines) + "\n"
+    """The previewed lines are indented like the original ``for``: nest them to parse them.
+
+    (Not ``splitlines``/``dedent``: a lone ``\\r`` inside brackets is legal and must stay.)
+    """
+    if text[:1] in (" ", "\t"):
+        return "if 1:\n" + text + "\n"
+    return text + "\n"
 
 
 def check_analysis(source: str, *, preview: bool = True) -> list[LoopReport]:
@@ -123,3 +125,59 @@ def check_cli(result: subprocess.CompletedProcess) -> None:
     assert result.returncode in (0, 1, 2), (result.returncode, stderr)
     if result.returncode == 2:
         assert stderr.strip(), "exit 2 must say why on stderr"
+
+
+ISOLATED_ANALYSIS = """
+import sys
+from skewlsp.analysis import analyze
+from skewlsp.transform import PreviewUnavailable, preview_loop
+
+source = open(sys.argv[1], encoding="utf-8", errors="surrogateescape", newline="").read()
+reports = analyze(source, sys.argv[1])
+if sys.argv[2] == "preview":
+    for report in reports:
+        try:
+            preview_loop(source, report)
+        except PreviewUnavailable:
+            pass
+print("ok", len(reports), " ".join(sorted({r.code for r in reports})))
+"""
+
+
+def analyze_isolated(
+    source: str, tmp_path: Path, *, cpu_seconds: float, preview: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """``analyze`` (and ``preview_loop``) in a child process capped at ``cpu_seconds`` of CPU.
+
+    A crash of the interpreter (stack overflow in a native parser) or a runaway
+    computation then fails one test with a readable message instead of killing
+    or stalling the whole test run. The child prints ``ok N CODES`` on success.
+    """
+    import resource
+
+    path = tmp_path / "kernel.py"
+    path.write_text(source, encoding="utf-8", errors="surrogateescape", newline="")
+    limit = max(1, int(cpu_seconds + 0.999))
+
+    def cap_cpu() -> None:  # runs in the child
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 1))
+
+    return subprocess.run(
+        [sys.executable, "-c", ISOLATED_ANALYSIS, str(path), "preview" if preview else "-"],
+        capture_output=True,
+        text=True,
+        timeout=limit * 10 + 60,
+        preexec_fn=cap_cpu,
+        check=False,
+    )
+
+
+def describe(result: subprocess.CompletedProcess[str]) -> str:
+    """Why an isolated run failed, in one readable block (signal, CPU limit, traceback)."""
+    if result.returncode < 0:
+        import signal
+
+        name = signal.Signals(-result.returncode).name
+        what = "CPU limit exceeded" if name in ("SIGXCPU", "SIGKILL") else "crashed"
+        return f"child {what} ({name})\n{result.stderr[-3000:]}"
+    return f"exit {result.returncode}\n{result.stdout[-500:]}\n{result.stderr[-3000:]}"

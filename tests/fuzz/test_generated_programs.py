@@ -20,13 +20,13 @@ def test_any_python_module_is_analysed_without_an_exception(source: str) -> None
     check_analysis(source)
 
 
-@fuzz_settings(ci_default=40)
+@fuzz_settings(ci_default=60)
 @given(python_in_a_loop())
 def test_any_python_inside_a_pipeline_loop_is_analysed_and_previewed_safely(source: str) -> None:
     check_analysis(source)
 
 
-@fuzz_settings(ci_default=150)
+@fuzz_settings(ci_default=60)
 @given(kernels())
 def test_kernels_with_hostile_headers_and_bodies_are_analysed_and_previewed_safely(
     source: str,
