@@ -7,6 +7,8 @@ the units holding loops are parsed with libcst, so the cost follows the loops.
 
 from __future__ import annotations
 
+import ast
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -195,13 +197,55 @@ def _analyse_unit(
         return _UnitAnalysis(unit, path, aliases, constants).run()
     except RecursionError:
         reason = "the code is nested too deeply to analyse"
+    except _TooDeep as err:
+        reason = str(err)
     except Exception as err:  # an analysis bug must not take the editor or CI down
-        reason = f"internal error while analysing this function: {type(err).__name__}: {err}"
+        reason = f"internal error while analysing this function: {_describe(err)}"
     line = unit.line_offset + (2 if unit.text.startswith("if 1:") else 1)
     span = Span(line, 1, line, 2)
     return [
         LoopModel(LoopReport(path, span, span, "unknown", "SKW050", reason, function=unit.qualname))
     ]
+
+
+class _TooDeep(Exception):
+    """The unit nests deeper than libcst's native parser can take without crashing."""
+
+
+# libcst's native parser recurses on the C stack: a few thousand nested brackets
+# or operators crash the process. CPython's own parser refuses such code earlier or
+# builds a tree we can measure cheaply, so we measure first.
+MAX_SYNTAX_DEPTH = 300
+
+
+def _describe(err: BaseException) -> str:
+    """``Type: message`` that never raises, even for errors whose str() recurses."""
+    try:
+        return f"{type(err).__name__}: {str(err)[:200]}"
+    except Exception:  # includes RecursionError while formatting
+        return type(err).__name__
+
+
+def _check_parseable(text: str) -> bool:
+    """False for a syntax error; raises _TooDeep for code too deep for libcst."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, MemoryError, OverflowError):
+        return False
+    except RecursionError:
+        raise _TooDeep("the code is nested too deeply to analyse") from None
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_SYNTAX_DEPTH:
+            raise _TooDeep(
+                f"an expression or block nests more than {MAX_SYNTAX_DEPTH} levels deep; "
+                "skewlsp does not analyse it"
+            )
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return True
 
 
 def _imported_lookup(
@@ -259,6 +303,8 @@ class _UnitAnalysis:
         self.incore: list[bool] = []
 
     def run(self) -> list[LoopModel] | None:
+        if not _check_parseable(self.unit.text):
+            return None
         try:
             module = cst.parse_module(self.unit.text)
         except Exception:

@@ -16,6 +16,8 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from .lines import source_lines
+
 _TOP_LEVEL_HEAD = re.compile(r"^[^\s#)\]}]", re.MULTILINE)
 _TRIPLE_QUOTED = re.compile(r'"""(?:\\.|[^\\])*?"""|\'\'\'(?:\\.|[^\\])*?\'\'\'', re.DOTALL)
 
@@ -35,7 +37,7 @@ class Layout:
 
     def __init__(self, source: str) -> None:
         self.source = source
-        self.lines = source.splitlines(keepends=True)
+        self.lines = source_lines(source, keepends=True)
         self._string_starts: list[int] = []
         self._string_ends: list[int] = []
         self._heads: list[int] | None = None

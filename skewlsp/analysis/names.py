@@ -175,8 +175,17 @@ def unique(names: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
+# Spellings the DSL parser turns into scalar expressions (Min, Max, Cast, ConstInt),
+# not into op calls, when their operands are scalars.
+SCALAR_EXPRESSION_OPS = frozenset({"min", "max", "cast", "const"})
+
+
 def has_call(node: cst.CSTNode | None) -> bool:
-    """True when an expression contains a call or a subscript read (both are ops in IR)."""
+    """True when an expression contains an op call or a subscript read (both calls in IR).
+
+    ``pl.min``/``pl.max``/``pl.cast``/``pl.const`` of scalars are plain scalar
+    arithmetic to the compiler, so they do not count.
+    """
     if node is None:
         return False
     finder = _CallFinder()
@@ -189,6 +198,14 @@ class _CallFinder(cst.CSTVisitor):
         self.found = False
 
     def visit_Call(self, node: cst.Call) -> bool:
+        func = node.func
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "pl"
+            and func.attr.value in SCALAR_EXPRESSION_OPS
+        ):
+            return True  # look inside: its operands may still hold a real call
         self.found = True
         return False
 

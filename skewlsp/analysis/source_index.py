@@ -17,6 +17,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from . import layout
+from .lines import source_lines
 
 PYPTO_LANGUAGE = "pypto.language"
 
@@ -177,9 +178,13 @@ def build_exact_index(source: str) -> ModuleIndex:
     except SyntaxError as err:
         return ModuleIndex(syntax_problem=_syntax_problem(err))
     except (ValueError, RecursionError, MemoryError, OverflowError) as err:
-        reason = "too deeply nested" if isinstance(err, RecursionError) else str(err)
+        reason = (
+            "too deeply nested"
+            if isinstance(err, RecursionError)
+            else (str(err) or type(err).__name__)
+        )
         return ModuleIndex(syntax_problem=SyntaxProblem(f"cannot parse: {reason}", 1, 1))
-    lines = source.splitlines(keepends=True)
+    lines = source_lines(source, keepends=True)
     index = ModuleIndex()
     _collect_imports(tree, index)
     index.constant_sources = _module_constants(tree.body, lines)

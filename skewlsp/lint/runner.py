@@ -17,6 +17,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
+from skewlsp.analysis.lines import source_lines
 from skewlsp.analysis.report import LoopReport, Span
 from skewlsp.lint.cache import Cache, cache_key
 from skewlsp.lint.config import Settings
@@ -98,7 +99,7 @@ def diagnostics_for(
     filename: str, reports: Sequence[LoopReport], source: str, selection: Selection
 ) -> list[Diagnostic]:
     """Flatten reports: one loop diagnostic each, plus one per hint (copying the loop's report)."""
-    lines = source.splitlines()
+    lines = source_lines(source)
     found: list[Diagnostic] = []
     for report in reports:
         snippet = _snippet(lines, report.span)

@@ -15,6 +15,7 @@ import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from skewlsp.analysis.lines import source_lines
 from skewlsp.analysis.report import Span
 from skewlsp.lint.diagnostic import Diagnostic
 from skewlsp.lint.lint_codes import UNUSED_SUPPRESSION, all_codes
@@ -51,12 +52,12 @@ def _comments(source: str) -> Iterable[tuple[int, int, str, bool]]:
     except (tokenize.TokenError, SyntaxError, ValueError):
         # Half-typed code: fall back to a line scan; a '#' inside a string may be
         # misread, which at worst yields a spurious unused-suppression remark.
-        for number, text in enumerate(source.splitlines(), start=1):
+        for number, text in enumerate(source_lines(source), start=1):
             index = text.find("#")
             if index >= 0:
                 yield number, index, text[index:], not text[:index].strip()
         return
-    lines = source.splitlines()
+    lines = source_lines(source)
     for token in tokens:
         if token.type == tokenize.COMMENT:
             row, col = token.start

@@ -17,6 +17,7 @@ from typing import Any
 from lsprotocol import types
 
 from skewlsp.analysis import LoopReport
+from skewlsp.analysis.lines import source_lines
 
 from .positions import UTF16, code_points_to_units, span_to_range
 
@@ -97,7 +98,7 @@ def loop_lines_range(
 
 
 def _loop_lines(source: str, report: LoopReport) -> list[str]:
-    lines = source.splitlines()
+    lines = source_lines(source)
     return lines[report.span.line - 1 : report.span.end_line]
 
 

@@ -38,6 +38,13 @@ def preview_loop(source: str, report: LoopReport, *, resolver: Resolver | None =
 
 def rewrite_module(source: str, report: LoopReport, *, resolver: Resolver | None = None) -> str:
     """The whole file with the loop replaced by its rewrite; everything else byte-identical."""
+    try:
+        source.encode("utf-8")
+    except UnicodeEncodeError as error:  # a lone surrogate: libcst cannot even read it
+        raise PreviewUnavailable(
+            f"the text holds a character that is not valid Unicode (at offset {error.start}); "
+            "no rewrite is shown"
+        ) from None
     model = find_model(source, report, resolver)
     verdict = model.report.verdict
     if verdict == "skewed":

@@ -15,6 +15,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..analysis import Span
+from ..analysis.lines import source_lines
 from .errors import PreviewUnavailable
 
 BOM = "\ufeff"
@@ -64,7 +65,7 @@ def replace_loop(source: str, span: Span, make: Replacement) -> str:
 
 def changed_region(before: str, after: str, span: Span) -> str:
     """The lines of ``after`` that stand where the loop's lines stood in ``before``."""
-    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    old, new = source_lines(before, keepends=True), source_lines(after, keepends=True)
     head = 0
     limit = min(span.line - 1, len(old), len(new))
     while head < limit and old[head] == new[head]:
@@ -79,5 +80,5 @@ def changed_region(before: str, after: str, span: Span) -> str:
 
 def loop_lines(source: str, span: Span) -> str:
     """The full lines the loop occupies, indentation included."""
-    lines = source.splitlines(keepends=True)
+    lines = source_lines(source, keepends=True)
     return "".join(lines[span.line - 1 : span.end_line]).lstrip(BOM)

@@ -316,3 +316,14 @@ class TestParserRefusals:
     def test_yield_and_kernel_calls_are_accepted(self) -> None:
         body = PRODUCER.replace("oi: pl.Tile[[16, 64], pl.FP32] = pl.tile.add(e, e)", "oi = self.helper(e)")
         assert only_loop(kernel(body)).code == "SKW001"
+
+
+def test_an_address_from_pl_min_is_scalar_arithmetic_and_recomputed() -> None:
+    body = """\
+    off: pl.Scalar[pl.INDEX] = pl.min(i * 16, 48)
+    ka = pl.tile.load(q, [off, 0], [16, 64])
+    pl.tile.tpush_to_aiv(ka, split=0)
+    e = pl.tile.tpop_from_aiv(split=0)
+    pl.tile.store(e, [off, 0], out)
+    """
+    assert only_loop(kernel(body, "pl.pipeline(0, 4, 1, stage=2)")).code == "SKW001"

@@ -155,11 +155,6 @@ def test_a_bom_or_crlf_does_not_change_the_verdicts() -> None:
             assert odd == plain, kind
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: preview_loop raises UnicodeEncodeError (from libcst) on a lone surrogate "
-    "in a comment; an LSP client's JSON \\ud800 escape decodes to one",
-)
 def test_a_lone_surrogate_in_a_comment_is_not_an_exception() -> None:
     check_analysis(EXAMPLES["odd_trip.py"].replace("import pypto", "# \ud800\nimport pypto"))
 
@@ -168,23 +163,12 @@ def test_a_lone_surrogate_in_a_comment_is_not_an_exception() -> None:
 SPLITLINES_ONLY_BREAKS = ["\x0c", "\x0b", "\x1c", "\x85", "\u2028"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: a form feed (or \\x0b, \\x1c, \\x85, \\u2028) in a comment or docstring before "
-    "the kernel makes analyze return [] (every loop is missed): lines are split with "
-    "str.splitlines() somewhere while Python counts only \\n, \\r\\n and \\r",
-)
 @pytest.mark.parametrize("char", SPLITLINES_ONLY_BREAKS, ids=repr)
 def test_a_page_break_in_the_docstring_does_not_hide_the_loops(char: str) -> None:
     source = EXAMPLES["odd_trip.py"].replace("A producer", f"A {char}producer")
     assert [(r.code, r.span.line) for r in check_analysis(source)] == [("SKW002", 13)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: with a form feed inside the function signature the preview region starts one "
-    "line early (it begins with the signature's `):`, which does not parse)",
-)
 def test_a_form_feed_in_the_signature_does_not_shift_the_preview() -> None:
     source = EXAMPLES["flash_attention_cube.py"].replace("k: pl.Tensor", "k: pl.\x0cTensor")
     check_analysis(source)

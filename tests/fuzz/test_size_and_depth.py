@@ -73,11 +73,6 @@ if LONG_RUN:
 STAGE_POWER_TOWER = KERNEL.replace("stage=2", "stage=" + "**".join(["2"] * 5_000))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: the interpreter crashes (SIGSEGV: libcst's native parser overflows the stack) "
-    "or analyze raises RecursionError on code nested thousands deep inside a kernel function",
-)
 @pytest.mark.parametrize("name", sorted(NESTED_IN_A_LOOP_BODY))
 def test_deep_nesting_inside_a_kernel_function_is_reported_not_fatal(
     name: str, tmp_path: Path
