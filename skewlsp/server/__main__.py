@@ -56,7 +56,9 @@ def main(argv: list[str] | None = None) -> int:
         host, port = _host_port(args.tcp)
         server.start_tcp(host, port)
     else:
-        server.start_io()
+        from skewlsp.server.stdio import serve_stdio
+
+        serve_stdio(server)
     return 0
 
 

@@ -85,11 +85,6 @@ def test_a_custom_request_with_wrong_params_is_an_error_not_silence(
     assert_still_serving(server, uri)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pygls drops a message whose body is not JSON without answering; JSON-RPC 2.0 "
-    "asks for a -32700 Parse error response with id null",
-)
 def test_a_body_that_is_not_json_is_answered_with_parse_error(server: RawServer, uri: str) -> None:
     server.send_bytes(frame(b'{"jsonrpc": "2.0", "id": 77, "method": '))
     assert_still_serving(server, uri)
@@ -143,11 +138,6 @@ def test_after_each_broken_message_the_server_still_answers(server: RawServer, u
             raise AssertionError(f"no valid answer after: {name}") from error
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug (pygls io_.py): Content-Length larger than a machine int raises OverflowError "
-    "in the reader and the server exits with a traceback",
-)
 def test_an_absurd_content_length_does_not_kill_the_server(server: RawServer, uri: str) -> None:
     server.send_bytes(b"Content-Length: 99999999999999999999\r\n\r\n{}")
     time.sleep(0.5)
