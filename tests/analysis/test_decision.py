@@ -327,3 +327,29 @@ def test_an_address_from_pl_min_is_scalar_arithmetic_and_recomputed() -> None:
     pl.tile.store(e, [off, 0], out)
     """
     assert only_loop(kernel(body, "pl.pipeline(0, 4, 1, stage=2)")).code == "SKW001"
+
+
+class TestReservedCodes:
+    """SKW026 and SKW027 exist for completeness: SSA makes them unreachable from valid source."""
+
+    def test_degenerate_split_is_reported_when_the_slice_covers_the_body(self) -> None:
+        import libcst as cst
+
+        from skewlsp.analysis.body import Stmt
+        from skewlsp.analysis.constants import Const
+        from skewlsp.analysis.decide import LoopHeader, decide
+
+        node = cst.parse_statement("pass\n")
+        push = Stmt(node, "push", (), ("y",), deps={"y": 1})  # a model no source produces
+        pop = Stmt(node, "pop", ("y",), ())
+        header = LoopHeader(Const(2), Const(0), Const(8), Const(1))
+        assert decide(header, [push, pop]).code == "SKW027"
+
+    def test_a_producer_reading_a_later_consumer_value_shows_up_as_loop_carried(self) -> None:
+        body = """\
+        t = pl.tile.add(e, e)
+        pl.tile.tpush_to_aiv(t, split=0)
+        e = pl.tile.tpop_from_aiv(split=0)
+        """
+        report = only_loop(kernel(body, before="e = pl.tile.load(q, [0, 0], [16, 64])\n"))
+        assert report.code == "SKW025"  # what the compiler reports instead of SKW026
