@@ -61,9 +61,16 @@ def context_fingerprint(
 ) -> str:
     """A digest of everything outside a unit that its analysis can read."""
     digest = hashlib.sha256()
-    for mapping in (index.constant_sources, index.class_sources):
-        for name in sorted(mapping):
-            digest.update(f"{name}\0{mapping[name]}\0".encode("utf-8", "surrogatepass"))
+    constants = index.constant_sources
+    for name in sorted(constants):
+        digest.update(f"{name}\0{constants[name]}\0".encode("utf-8", "surrogatepass"))
+    # Only classes a constant builds (config objects) can change a unit's result; the
+    # kernel classes that hold the units themselves change with every edit.
+    used = " ".join(constants.values())
+    for name in sorted(index.class_sources):
+        if name in used:
+            text = index.class_sources[name]
+            digest.update(f"{name}\0{text}\0".encode("utf-8", "surrogatepass"))
     digest.update(repr(sorted(index.pl_aliases)).encode())
     digest.update(repr(sorted(index.pipeline_names)).encode())
     seen: set[tuple[str, int]] = set()

@@ -12,6 +12,7 @@ in-flight run for the current version instead of starting another.
 from __future__ import annotations
 
 import asyncio
+import time
 import logging
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor
@@ -90,8 +91,17 @@ def compute(
     cache: UnitCache | None = None,
 ) -> Analysis:
     """Analyse one snapshot (runs in a worker thread; pure apart from reading imports)."""
+    started = time.perf_counter()
     try:
         reports = analyze(snapshot.text, snapshot.path, resolver=resolver, cache=cache)
+        log.debug(
+            "analysed %s v%s in %.1f ms (function cache: %s hits, %s misses so far)",
+            snapshot.uri,
+            snapshot.version,
+            (time.perf_counter() - started) * 1000,
+            cache.hits if cache else "-",
+            cache.misses if cache else "-",
+        )
     except Exception as error:  # the analysis must never take the server down
         log.exception("analysis failed for %s", snapshot.uri)
         return Analysis(

@@ -72,3 +72,18 @@ def test_a_syntax_error_in_one_function_keeps_the_other_functions_loops() -> Non
     reports = analyze(broken, "k.py", resolver=resolver_giving(4))
     assert [r.code for r in reports] == ["SKW001", "SKW900"]
     assert reports[1].span.line == broken.splitlines().index("    for i in pl.pipeline(0, TILES, 1, stage=2)") + 1
+
+
+def test_an_edit_in_one_method_of_a_kernel_class_keeps_the_other_methods_cached() -> None:
+    body = "".join("            " + line + "\n" for line in PRODUCER.splitlines())
+    source = (
+        "import pypto.language as pl\n\n\n@pl.program\nclass K:\n"
+        "    @pl.function\n    def a(self, q: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32]):\n"
+        f"        for i in pl.pipeline(0, 8, 1, stage=2):\n{body}\n"
+        "    @pl.function\n    def b(self, q: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32]):\n"
+        f"        for i in pl.pipeline(0, 4, 1, stage=2):\n{body}"
+    )
+    cache = UnitCache()
+    analyze(source, "k.py", cache=cache)
+    analyze(source.replace("stage=2):\n" + body + "\n", "stage=2):  # tuned\n" + body + "\n", 1), "k.py", cache=cache)
+    assert (cache.hits, cache.misses) == (1, 3)
