@@ -12,8 +12,8 @@ in-flight run for the current version instead of starting another.
 from __future__ import annotations
 
 import asyncio
-import time
 import logging
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
