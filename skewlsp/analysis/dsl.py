@@ -27,9 +27,6 @@ class Aliases:
     modules: frozenset[str]
     bare_pipeline: frozenset[str]
 
-    def header_roots(self) -> frozenset[str]:
-        return self.modules | {OP_ROOT}
-
 
 def dotted(expr: cst.BaseExpression) -> tuple[str, ...] | None:
     """``pl.tile.load`` -> ("pl", "tile", "load"); None for anything not a plain dotted name."""

@@ -34,7 +34,7 @@ from .scope import (
     tile_like_names,
     update_locals,
 )
-from .source_index import ModuleIndex, Unit, build_exact_index, build_index
+from .source_index import ModuleIndex, SyntaxProblem, Unit, build_exact_index, build_index
 from .unit_cache import UnitCache, context_fingerprint
 
 Resolver = Callable[[str, int, "str | None"], "str | None"]
@@ -85,25 +85,10 @@ def analyze_models(
         source = source[1:]
     index = build_index(source)
     if index.syntax_problem is not None:
-        problem = index.syntax_problem
-        span = Span(problem.line, problem.column, problem.line, problem.column + 1)
-        report = LoopReport(
-            path,
-            span,
-            span,
-            "error",
-            "SKW900",
-            f"syntax error: {problem.message} (line {problem.line}, column {problem.column})",
-        )
-        return [LoopModel(report)]
+        return [LoopModel(_syntax_report(index.syntax_problem, path))]
     if "pipeline" not in source:
         return []
-    module_constants = ModuleConstants(
-        index.constant_sources,
-        _imported_lookup(index, path, resolver),
-        classes=index.class_sources,
-    )
-    aliases = dsl.Aliases(index.pl_aliases, index.pipeline_names)
+    constants, aliases = _module_context(index, path, resolver)
     fingerprint = context_fingerprint(index, path, resolver) if cache is not None else ""
     models: list[LoopModel] = []
     broken = False
@@ -113,7 +98,7 @@ def analyze_models(
         if cached is not None:
             models.extend(LoopModel(report) for report in cached)
             continue
-        unit_models = _analyse_unit(unit, path, aliases, module_constants)
+        unit_models = _analyse_unit(unit, path, aliases, constants)
         if unit_models is None:  # a syntax error in this unit, or the fast split was wrong
             broken = True
             continue
@@ -121,69 +106,47 @@ def analyze_models(
             cache.put(key, tuple(model.report for model in unit_models))
         models.extend(unit_models)
     if broken:
-        problem = _syntax_problem(source, path)
+        problem = build_exact_index(source).syntax_problem
         if problem is None:  # the file is fine: the layout misled the fast split
             return _analyze_exact(source, path, resolver)
-        models.append(LoopModel(problem))
+        models.append(LoopModel(_syntax_report(problem, path)))
     models.sort(key=lambda m: (m.report.span.line, m.report.span.column))
     return models
 
 
-def _syntax_problem(source: str, path: str | None = None) -> LoopReport | None:
-    """The file's syntax error as a report, judged by the stdlib parser (None: it parses)."""
-    problem = build_exact_index(source).syntax_problem
-    if problem is None:
-        return None
+def _syntax_report(problem: SyntaxProblem, path: str | None) -> LoopReport:
+    """One SKW900 report at the position the stdlib parser gives."""
     span = Span(problem.line, problem.column, problem.line, problem.column + 1)
-    return LoopReport(
-        path,
-        span,
-        span,
-        "error",
-        "SKW900",
-        f"syntax error: {problem.message} (line {problem.line}, column {problem.column})",
+    message = f"syntax error: {problem.message} (line {problem.line}, column {problem.column})"
+    return LoopReport(path, span, span, "error", "SKW900", message)
+
+
+def _module_context(
+    index: ModuleIndex, path: str | None, resolver: Resolver | None
+) -> tuple[ModuleConstants, dsl.Aliases]:
+    """What every unit of a module sees: its constants (and imports), and its aliases."""
+    constants = ModuleConstants(
+        index.constant_sources,
+        _imported_lookup(index, path, resolver),
+        classes=index.class_sources,
     )
+    return constants, dsl.Aliases(index.pl_aliases, index.pipeline_names)
 
 
 def _analyze_exact(source: str, path: str | None, resolver: Resolver | None) -> list[LoopModel]:
     """The slow, exact path: the whole module through the stdlib parser first."""
     index = build_exact_index(source)
     if index.syntax_problem is not None:
-        problem = index.syntax_problem
-        span = Span(problem.line, problem.column, problem.line, problem.column + 1)
-        report = LoopReport(
-            path,
-            span,
-            span,
-            "error",
-            "SKW900",
-            f"syntax error: {problem.message} (line {problem.line}, column {problem.column})",
-        )
-        return [LoopModel(report)]
-    module_constants = ModuleConstants(
-        index.constant_sources,
-        _imported_lookup(index, path, resolver),
-        classes=index.class_sources,
-    )
-    aliases = dsl.Aliases(index.pl_aliases, index.pipeline_names)
+        return [LoopModel(_syntax_report(index.syntax_problem, path))]
+    constants, aliases = _module_context(index, path, resolver)
     models: list[LoopModel] = []
     for unit in index.units:
-        unit_models = _analyse_unit(unit, path, aliases, module_constants)
+        unit_models = _analyse_unit(unit, path, aliases, constants)
         if unit_models is None:
             line = unit.line_offset + 1
             span = Span(line, 1, line, 2)
-            unit_models = [
-                LoopModel(
-                    LoopReport(
-                        path,
-                        span,
-                        span,
-                        "unknown",
-                        "SKW050",
-                        "this function could not be parsed by libcst",
-                    )
-                )
-            ]
+            message = "this function could not be parsed by libcst"
+            unit_models = [LoopModel(LoopReport(path, span, span, "unknown", "SKW050", message))]
         models.extend(unit_models)
     models.sort(key=lambda m: (m.report.span.line, m.report.span.column))
     return models
@@ -717,6 +680,7 @@ class _UnitAnalysis:
             pops=d.pops,
             stage_span=stage_span,
             hints=hints,
+            args=_remark_args(d),
         )
 
     def _line_ranges(
@@ -744,6 +708,21 @@ def _body_lines(stmts: Sequence[Stmt], width: int = 60) -> tuple[str, ...]:
             text = text[: width - 1] + "…"
         lines.append(("+ " if stmt.origin.startswith("implicit") else "") + text)
     return tuple(lines)
+
+
+def _remark_args(d: Decision) -> tuple[tuple[str, str], ...]:
+    """Typed remark arguments, LLVM style (``Depth: 2``), for adapters that show them."""
+    values = (
+        ("Verdict", d.verdict),
+        ("Depth", d.depth),
+        ("RequestedDepth", d.requested_depth),
+        ("Trip", d.trip),
+        ("Stage", d.stage),
+        ("Pushes", d.pushes),
+        ("Pops", d.pops),
+        ("Symbol", d.dynamic_symbol),
+    )
+    return tuple((name, str(value)) for name, value in values if value is not None)
 
 
 def _has_explicit_messages(loop: cst.For) -> bool:
