@@ -17,4 +17,4 @@ class FlashAttentionVector:
             scaled: pl.Tile[[16, 16], pl.FP32] = pl.tile.mul(scores, scores)
             probs: pl.Tile[[16, 16], pl.FP16] = pl.tile.cast(pl.tile.exp(scaled), pl.FP16)
             pl.tile.tpush_to_aic(probs, split=0)
-            pl.system.tfree_to_aic(split=0)
+            pl.system.tfree_to_aic(scores, split=0)

@@ -23,10 +23,11 @@ def decode_attention(
     out_li: pl.Tensor[[64, 1], pl.FP32],
     out_oi: pl.Tensor[[64, 64], pl.FP32],
 ):
-    with pl.at(level=pl.Level.CORE_GROUP, name_hint="qk_pv"):
+    with pl.spmd(1, name_hint="qk_pv"):
+        block = pl.tile.get_block_idx()
         kv_tile = kv[0:64, 0:HEAD_DIM]
         for hb in pl.pipeline(HEADS // QK_M_TILE, stage=2):
-            h0 = hb * QK_M_TILE
+            h0 = block * HEADS + hb * QK_M_TILE
             q_tile = q_flat[h0 : h0 + QK_M_TILE, 0:HEAD_DIM]
             scores = pl.matmul(q_tile, kv_tile, b_trans=True, out_dtype=pl.FP32)
             scaled = pl.mul(scores, SOFTMAX_SCALE)

@@ -17,7 +17,7 @@ HEAD_DIM = 64
 @pl.jit
 def attention(q_flat: pl.Tensor[[256, 64], pl.BF16], kv: pl.Tensor[[64, 64], pl.BF16],
               out_oi: pl.Tensor[[256, 64], pl.FP32], out_mi: pl.Tensor[[256, 1], pl.FP32]):
-    with pl.at(level=pl.Level.CORE_GROUP):
+    with pl.spmd(1, name_hint="qk_pv"):
         qk_kv = kv[0:64, 0:HEAD_DIM]
         for hb in pl.pipeline(H // QK_M_TILE, stage=2):
             h0 = hb * QK_M_TILE
