@@ -236,3 +236,32 @@ def k(x: pl.Tensor[[256, 64], pl.FP32], y: pl.Tensor[[256, 64], pl.FP32]):
 '''
     report = report_of(source)
     assert (report.code, report.stop) == ("SKW010", 4)
+
+
+def test_moe_expert_gate_activation_down_projection_skews_the_cube_and_hints_stage_three() -> None:
+    source = '''\
+import pypto.language as pl
+
+TOKENS = 128
+TILE = 32
+
+
+@pl.jit
+def expert(x: pl.Tensor[[128, 64], pl.BF16], w_gate: pl.Tensor[[64, 64], pl.BF16],
+           w_down: pl.Tensor[[64, 64], pl.BF16], y: pl.Tensor[[128, 64], pl.FP32]):
+    with pl.spmd(1, name_hint="expert"):
+        blk = pl.tile.get_block_idx()
+        gate_w = w_gate[0:64, 0:64]
+        down_w = w_down[0:64, 0:64]
+        for t in pl.pipeline(TOKENS // TILE, stage=3):
+            row = blk * TOKENS + t * TILE
+            xt = x[row : row + TILE, 0:64]
+            gate = pl.matmul(xt, gate_w, out_dtype=pl.FP32)
+            act = pl.mul(gate, pl.recip(pl.add(pl.exp(pl.neg(gate)), 1.0)))
+            act_bf16 = pl.cast(act, target_type=pl.BF16, mode="rint")
+            out = pl.matmul(act_bf16, down_w, out_dtype=pl.FP32)
+            y[row : row + TILE, 0:64] = out
+'''
+    report = report_of(source)
+    assert cores(report) == {"aic": ("skewed", "SKW001", 2), "aiv": ("demoted", "SKW020", None)}
+    assert [hint.code for hint in report.hints] == ["SKW030"]
