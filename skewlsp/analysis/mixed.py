@@ -84,6 +84,8 @@ class SideModel:
     def __init__(self, sides: Mapping[str, str]) -> None:
         self.sides = dict(sides)
         self.unknown: list[str] = []
+        # (name, side needed) for GM slices read inside nested blocks.
+        self.nested_lazy_uses: list[tuple[str, str]] = []
 
     def side_of(self, name: str) -> str:
         return self.sides.get(name, SHARED)
@@ -248,6 +250,9 @@ class SideModel:
                 s, _ = self.small(small, consumed)
                 side = _join(side, s)
                 side = _join(side, self._crossing_side(consumed))
+                for name, needed, have in consumed:
+                    if have == LAZY:  # a GM slice made outside is loaded where it is used
+                        self.nested_lazy_uses.append((name, needed))
             return side
         return self.compound(stmt)
 
@@ -299,7 +304,9 @@ def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iter
     for index, stmt in enumerate(stmts):
         consumed: list[tuple[str, str, str]] = []
         if stmt.kind == "compound":
+            model.nested_lazy_uses.clear()
             side = model.compound(stmt.node)
+            consumed.extend((name, needed, LAZY) for name, needed in model.nested_lazy_uses)
         elif isinstance(stmt.node, cst.BaseSmallStatement):
             side, lazy = model.small(stmt.node, consumed)
             for name in lazy:

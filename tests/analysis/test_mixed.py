@@ -265,3 +265,25 @@ def expert(x: pl.Tensor[[128, 64], pl.BF16], w_gate: pl.Tensor[[64, 64], pl.BF16
     report = report_of(source)
     assert cores(report) == {"aic": ("skewed", "SKW001", 2), "aiv": ("demoted", "SKW020", None)}
     assert [hint.code for hint in report.hints] == ["SKW030"]
+
+
+def test_gm_slices_used_only_inside_a_branch_are_loaded_by_the_core_that_uses_them() -> None:
+    source = '''\
+import pypto.language as pl
+
+
+@pl.jit
+def gate(x: pl.Tensor[[64, 512], pl.BF16], w: pl.Tensor[[64, 512], pl.BF16], y: pl.Tensor[[64, 64], pl.FP32]):
+    for blk in pl.spmd(4, name_hint="gate"):
+        acc = pl.create_tensor([64, 64], dtype=pl.FP32)
+        for kb in pl.pipeline(0, 8, stage=2):
+            k0 = kb * 64
+            xs = x[0:64, k0 : k0 + 64]
+            ws = w[0:64, k0 : k0 + 64]
+            if k0 == 0:
+                acc = pl.matmul(xs, ws, out_dtype=pl.FP32, b_trans=True)
+            else:
+                acc = pl.matmul_acc(acc, xs, ws, b_trans=True)
+        y[0:64, 0:64] = acc
+'''
+    assert cores(report_of(source)) == {"aic": ("left", "SKW010", None)}
