@@ -28,6 +28,7 @@ from .names import (
     statement_effects,
     unique,
 )
+from .walk import children, walk
 
 # Unrolled copies beyond this are not modelled one by one (the compiler would, but
 # such a body is far outside anything that reaches the skew pass in practice).
@@ -232,16 +233,22 @@ def _nested_messages(
     """Cross-core calls nested inside an expression, innermost first (argument order)."""
     found: list[tuple[cst.Call, str]] = []
 
-    class Finder(cst.CSTVisitor):
-        def leave_Call(self, node: cst.Call) -> None:
-            if node is value and not include_root:
-                return
+    def post_order(node: cst.CSTNode) -> None:  # arguments are evaluated before the call
+        for child in children(node):
+            post_order(child)
+        if isinstance(node, cst.Call) and (node is not value or include_root):
             kind = dsl.message_kind(node)
             if kind is not None:
                 found.append((node, kind))
 
-    value.visit(Finder())
+    if "tp" in _text_hint(value):
+        post_order(value)
     return found
+
+
+def _text_hint(value: cst.BaseExpression) -> str:
+    """Names of the calls in an expression, joined: a cheap filter before a deep walk."""
+    return " ".join(node.attr.value for node in walk(value) if isinstance(node, cst.Attribute))
 
 
 def _is_scalar_arith(small: cst.BaseSmallStatement, ctx: BodyContext) -> bool:

@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from . import dsl, mixed
 from .advice import depth_hint
@@ -22,6 +21,7 @@ from .conditions import Interval
 from .constants import Const, Dynamic, Folded, Folder, ModuleConstants, Opaque, Rejected, code_of
 from .decide import Decision, LoopHeader, check_int64, decide
 from .names import block_effects, body_statements, statement_effects, target_effects
+from .positions import LoopPositions
 from .report import CoreResult, Finding, LoopReport, Span
 from .scope import (
     BUILTIN_CALLS,
@@ -36,6 +36,7 @@ from .scope import (
 )
 from .source_index import ModuleIndex, SyntaxProblem, Unit, build_exact_index, build_index
 from .unit_cache import UnitCache, context_fingerprint
+from .walk import children, walk
 
 Resolver = Callable[[str, int, "str | None"], "str | None"]
 INT32_MAX = 2**31 - 1
@@ -189,14 +190,14 @@ def _describe(err: BaseException) -> str:
         return type(err).__name__
 
 
-def _check_parseable(text: str) -> bool:
-    """False for a syntax error; raises _TooDeep for code too deep for libcst."""
+def _check_parseable(text: str) -> ast.Module | None:
+    """The stdlib tree (None for a syntax error); raises _TooDeep for code too deep for libcst."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(text)
     except (SyntaxError, ValueError, MemoryError, OverflowError):
-        return False
+        return None
     except RecursionError:
         raise _TooDeep("the code is nested too deeply to analyse") from None
     stack = [(tree, 0)]
@@ -208,7 +209,7 @@ def _check_parseable(text: str) -> bool:
                 "skewlsp does not analyse it"
             )
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
-    return True
+    return tree
 
 
 def _imported_lookup(
@@ -266,15 +267,16 @@ class _UnitAnalysis:
         self.incore: list[bool] = []
 
     def run(self) -> list[LoopModel] | None:
-        if not _check_parseable(self.unit.text):
+        tree = _check_parseable(self.unit.text)
+        if tree is None:
             return None
         try:
             module = cst.parse_module(self.unit.text)
         except Exception:
             return None
         self.module = module
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        self.positions = wrapper.resolve(PositionProvider)
+        self.positions = LoopPositions(module, tree, self.unit.text, self.unit.line_offset)
+        self.loop_stack: list[cst.For] = []
         for stmt in module.body:
             self._visit_top(stmt, qualname="")
         return list(self.models.values())
@@ -388,20 +390,24 @@ class _UnitAnalysis:
     # -- one loop ------------------------------------------------------------------------------
 
     def _span(self, node: cst.CSTNode) -> Span:
-        position = self.positions[node]
-        return Span(
-            position.start.line + self.unit.line_offset,
-            position.start.column + 1,
-            position.end.line + self.unit.line_offset,
-            position.end.column + 1,
-        )
+        """Where ``node`` is: it belongs to the loop being decided (or is that loop)."""
+        return self.positions.span(node, self.loop_stack[-1])
 
     def _decide(
         self, loop: cst.For, scope: FunctionScope, enclosing: list[EnclosingLoop], fn: str
     ) -> InnerSkew | None:
+        if id(loop) in self.models:
+            return self.inner.get(id(loop))
+        self.loop_stack.append(loop)
+        try:
+            return self._decide_loop(loop, scope, enclosing, fn)
+        finally:
+            self.loop_stack.pop()
+
+    def _decide_loop(
+        self, loop: cst.For, scope: FunctionScope, enclosing: list[EnclosingLoop], fn: str
+    ) -> InnerSkew | None:
         key = id(loop)
-        if key in self.models:
-            return self.inner.get(key)
         call = loop.iter
         assert isinstance(call, cst.Call)
         kind = dsl.loop_kind(call, self.aliases)
@@ -726,15 +732,10 @@ def _remark_args(d: Decision) -> tuple[tuple[str, str], ...]:
 
 
 def _has_explicit_messages(loop: cst.For) -> bool:
-    found: list[bool] = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            if dsl.message_kind(node) is not None:
-                found.append(True)
-
-    loop.body.visit(Finder())
-    return bool(found)
+    return any(
+        isinstance(node, cst.Call) and dsl.message_kind(node) is not None
+        for node in walk(loop.body)
+    )
 
 
 _CORE_NAMES = {"aic": "cube", "aiv": "vector"}
@@ -792,15 +793,14 @@ def _fold_bound(expr: cst.BaseExpression, ctx: BodyContext) -> Folded:
 
 
 def _builtin_call(expr: cst.CSTNode) -> str | None:
-    found: list[str] = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            if isinstance(node.func, cst.Name) and node.func.value in BUILTIN_CALLS:
-                found.append(node.func.value)
-
-    expr.visit(Finder())
-    return found[0] if found else None
+    for node in walk(expr):
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Name)
+            and node.func.value in BUILTIN_CALLS
+        ):
+            return node.func.value
+    return None
 
 
 def _loop_target(loop: cst.For, call: cst.Call) -> tuple[str, tuple[str, ...], str | None]:
@@ -835,25 +835,25 @@ def _body_errors(loop: cst.For, aliases: dsl.Aliases) -> list[str]:
     """Constructs in the body that the DSL parser refuses (the kernel will not compile)."""
     errors: list[str] = []
     iterables: set[int] = set()
-
-    class Finder(cst.CSTVisitor):
-        def visit_For(self, node: cst.For) -> None:
+    stack: list[cst.CSTNode] = [loop.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.FunctionDef):
+            continue
+        stack.extend(reversed(list(children(node))))
+        if isinstance(node, cst.For):
             iterables.add(id(node.iter))  # loop headers are checked by their attribute only
             if isinstance(node.iter, cst.Call) and dsl.loop_kind(node.iter, aliases) is None:
                 errors.append(
                     f"`for ... in {code_of(node.iter.func)}(...)`: the DSL parser accepts only "
                     "pl.range, pl.parallel, pl.unroll, pl.pipeline, pl.while_ and pl.spmd loops"
                 )
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        elif isinstance(node, cst.AugAssign):
             errors.append(
                 "augmented assignment (`x += ...`) is not supported by the DSL parser: "
                 "write `x = x + ...`"
             )
-
-        def visit_Call(self, node: cst.Call) -> None:
-            if id(node) in iterables:
-                return
+        elif isinstance(node, cst.Call) and id(node) not in iterables:
             root = dsl.foreign_op_root(node)
             if root is not None:
                 errors.append(
@@ -862,12 +862,6 @@ def _body_errors(loop: cst.For, aliases: dsl.Aliases) -> list[str]:
                 )
             if isinstance(node.func, cst.Name) and node.func.value in BUILTIN_CALLS:
                 errors.append(f"unsupported function call `{node.func.value}(...)` inside a kernel")
-            kind = dsl.message_kind(node)
-            if kind == "push" and dsl.keyword(node, "split") is None:
+            if dsl.message_kind(node) == "push" and dsl.keyword(node, "split") is None:
                 errors.append("tpush requires the keyword argument split=")
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
-
-    loop.body.visit(Finder())
     return errors

@@ -12,34 +12,30 @@ from collections.abc import Iterable, Sequence
 
 import libcst as cst
 
-
-class _ReadCollector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.reads: list[str] = []
-
-    def visit_Name(self, node: cst.Name) -> bool:
-        self.reads.append(node.value)
-        return False
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Annotation(self, node: cst.Annotation) -> bool:
-        return False
+from .walk import children, walk
 
 
 def reads_of(node: cst.CSTNode | None) -> list[str]:
     """Every name an expression reads, in source order (attribute names and keywords excluded)."""
     if node is None:
         return []
-    collector = _ReadCollector()
-    node.visit(collector)
-    return collector.reads
+    reads: list[str] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            reads.append(current.value)
+            continue
+        if isinstance(current, cst.Attribute):
+            stack.append(current.value)
+            continue
+        if isinstance(current, cst.Arg):
+            stack.append(current.value)
+            continue
+        if isinstance(current, cst.Annotation):
+            continue
+        stack.extend(reversed(list(children(current))))
+    return reads
 
 
 def target_effects(target: cst.BaseExpression) -> tuple[list[str], list[str]]:
@@ -188,27 +184,16 @@ def has_call(node: cst.CSTNode | None) -> bool:
     """
     if node is None:
         return False
-    finder = _CallFinder()
-    node.visit(finder)
-    return finder.found
-
-
-class _CallFinder(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found = False
-
-    def visit_Call(self, node: cst.Call) -> bool:
-        func = node.func
-        if (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.value.value == "pl"
-            and func.attr.value in SCALAR_EXPRESSION_OPS
-        ):
-            return True  # look inside: its operands may still hold a real call
-        self.found = True
-        return False
-
-    def visit_Subscript(self, node: cst.Subscript) -> bool:
-        self.found = True
-        return False
+    for current in walk(node):
+        if isinstance(current, cst.Subscript):
+            return True
+        if isinstance(current, cst.Call):
+            func = current.func
+            if not (
+                isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and func.value.value == "pl"
+                and func.attr.value in SCALAR_EXPRESSION_OPS
+            ):
+                return True
+    return False

@@ -18,6 +18,7 @@ from .conditions import Interval
 from .constants import Const, Dynamic, Folded, Folder, ModuleConstants, Opaque, Rejected
 from .dsl import annotation_kind
 from .names import body_statements, statement_effects
+from .walk import children
 
 # pypto.language scopes whose bodies Simplify treats as top level (no extra depth).
 TRANSPARENT_WITH = frozenset({"at", "scope", "manual_scope", "cluster"})
@@ -134,15 +135,19 @@ def tile_like_names(fn: cst.FunctionDef) -> frozenset[str]:
     """Names that hold tiles or tensors: what plain arithmetic on them turns into op calls."""
     names = {name for name, p in function_params(fn) if annotation_kind(p.annotation)}
 
-    class Finder(cst.CSTVisitor):
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            if isinstance(node.target, cst.Name) and annotation_kind(node.annotation):
-                names.add(node.target.value)
-
-        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
-            return any(isinstance(small, cst.AnnAssign) for small in node.body)
-
-    fn.body.visit(Finder())
+    stack: list[cst.CSTNode] = [fn.body]
+    while stack:  # statements only: annotated assignments never hide inside expressions
+        node = stack.pop()
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                if (
+                    isinstance(small, cst.AnnAssign)
+                    and isinstance(small.target, cst.Name)
+                    and annotation_kind(small.annotation)
+                ):
+                    names.add(small.target.value)
+        elif isinstance(node, (cst.BaseCompoundStatement, cst.BaseSuite, cst.Else)):
+            stack.extend(children(node))
     return frozenset(names)
 
 
