@@ -16,6 +16,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
+from .lines import source_lines
 from .report import Span
 from .walk import walk
 
@@ -82,7 +83,7 @@ def _syntactic_ranges(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
 
 def _for_starts(tree: ast.Module, text: str) -> list[tuple[int, int]]:
     """(line, code-point column) of every ``for`` statement, in source order."""
-    lines = text.split("\n")
+    lines = source_lines(text)
     starts = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.For, ast.AsyncFor)):
