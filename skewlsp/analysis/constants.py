@@ -67,7 +67,29 @@ class Record:
     properties: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
 
 
-Folded = Const | Dynamic | Rejected | Opaque | Record
+@dataclass(frozen=True)
+class Text:
+    """A string a configuration module computes (a preset name, an env default)."""
+
+    value: str
+
+
+@dataclass(frozen=True)
+class Items:
+    """A tuple or list of values."""
+
+    values: tuple[Folded, ...]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A dict of values keyed by strings or integers."""
+
+    entries: Mapping[object, Folded] = field(hash=False)
+
+
+Folded = Const | Dynamic | Rejected | Opaque | Record | Text | Items | Table
+PYTHON_ONLY = (Record, Text, Items, Table)
 
 NameLookup = Callable[[str], "Folded | None"]
 
@@ -93,6 +115,18 @@ class Folder:
         # config-object construction are then ordinary Python the module runs.
         self._owner = owner
 
+    def with_bindings(self, bindings: Mapping[str, Folded]) -> Folder:
+        """This folder with some names bound first (function locals, comprehension variables)."""
+        outer = self._lookup
+
+        def lookup(name: str) -> Folded | None:
+            return bindings[name] if name in bindings else outer(name)
+
+        return Folder(lookup, self._owner)
+
+    def with_binding(self, name: str, value: Folded) -> Folder:
+        return self.with_bindings({name: value})
+
     def fold(self, node: cst.BaseExpression) -> Folded:
         try:
             return self._fold(node)
@@ -102,6 +136,12 @@ class Folder:
     def _fold(self, node: cst.BaseExpression) -> Folded:
         if isinstance(node, cst.Integer):
             return Const(int(node.value, 0))
+        if self._owner is not None:
+            from .loadtime import fold_python
+
+            python = fold_python(node, self.fold, self._owner.functions)
+            if python is not None:
+                return python
         if isinstance(node, cst.Name):
             if node.value in ("True", "False"):
                 return Rejected(f"`{node.value}` is a bool, not an integer")
@@ -110,6 +150,8 @@ class Folder:
             found = self._lookup(node.value)
             if found is None:
                 return Dynamic(node.value, f"`{node.value}` is not a compile-time constant")
+            if self._owner is None and isinstance(found, PYTHON_ONLY):
+                return Rejected(f"`{node.value}` is not an integer")
             return found
         if isinstance(node, cst.UnaryOperation):
             inner = self._fold(node.expression)
@@ -205,10 +247,14 @@ class ModuleConstants:
         sources: Mapping[str, str],
         imported: Callable[[str], Folded | None] | None = None,
         classes: Mapping[str, str] | None = None,
+        functions: Mapping[str, str] | None = None,
     ) -> None:
+        from .loadtime import FunctionBodies
+
         self._sources = sources
         self._imported = imported
         self._classes = classes or {}
+        self.functions = FunctionBodies(dict(functions or {}))
         self._fields: dict[str, tuple[list[tuple[str, str | None]], dict[str, str]] | None] = {}
         self._cache: dict[str, Folded | None] = {}
         self._busy: set[str] = set()
@@ -242,7 +288,7 @@ class ModuleConstants:
                 if arg.keyword is None:
                     return None
                 fields[arg.keyword.value] = code_of(arg.value)
-            return Record(base.type_name, fields, self)
+            return Record(base.type_name, fields, self, base.properties)
         if not isinstance(func, cst.Name):
             return None
         info = self._class_info(name)

@@ -130,6 +130,7 @@ def _module_context(
         index.constant_sources,
         _imported_lookup(index, path, resolver),
         classes=index.class_sources,
+        functions=index.function_sources,
     )
     return constants, dsl.Aliases(index.pl_aliases, index.pipeline_names)
 
@@ -230,7 +231,10 @@ def _imported_lookup(
                 other = build_index(text)
                 nested = _imported_lookup(other, path, resolver, depth + 1)
                 cache[key] = ModuleConstants(
-                    other.constant_sources, nested, classes=other.class_sources
+                    other.constant_sources,
+                    nested,
+                    classes=other.class_sources,
+                    functions=other.function_sources,
                 )
         return cache[key]
 

@@ -59,6 +59,7 @@ class ModuleIndex:
     syntax_problem: SyntaxProblem | None = None
     constant_sources: dict[str, str] = field(default_factory=dict)
     class_sources: dict[str, str] = field(default_factory=dict)
+    function_sources: dict[str, str] = field(default_factory=dict)
     imported: dict[str, ImportedName] = field(default_factory=dict)
     pl_aliases: frozenset[str] = frozenset()
     pipeline_names: frozenset[str] = frozenset()
@@ -101,6 +102,9 @@ def _fast_index(source: str) -> ModuleIndex:
         elif header.startswith("class "):
             name = header[6:].split("(")[0].split(":")[0].strip()
             index.class_sources[name] = page.text(block)
+        elif header.startswith("def ") and "pipeline" not in header:
+            name = header[4:].split("(")[0].strip()
+            index.function_sources[name] = page.text(block)
     for match in _PYPTO_IMPORT.finditer(source):
         line = match.group().strip()
         if line.endswith(("(", "\\")):
@@ -189,6 +193,9 @@ def build_exact_index(source: str) -> ModuleIndex:
     _collect_imports(tree, index)
     index.constant_sources = _module_constants(tree.body, lines)
     for stmt in tree.body:
+        if isinstance(stmt, ast.FunctionDef) and stmt.end_lineno is not None:
+            first = min([stmt.lineno, *(d.lineno for d in stmt.decorator_list)])
+            index.function_sources[stmt.name] = "".join(lines[first - 1 : stmt.end_lineno])
         if isinstance(stmt, ast.ClassDef) and stmt.end_lineno is not None:
             first = min([stmt.lineno, *(d.lineno for d in stmt.decorator_list)])
             index.class_sources[stmt.name] = "".join(lines[first - 1 : stmt.end_lineno])

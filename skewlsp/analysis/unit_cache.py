@@ -67,10 +67,10 @@ def context_fingerprint(
     # Only classes a constant builds (config objects) can change a unit's result; the
     # kernel classes that hold the units themselves change with every edit.
     used = " ".join(constants.values())
-    for name in sorted(index.class_sources):
-        if name in used:
-            text = index.class_sources[name]
-            digest.update(f"{name}\0{text}\0".encode("utf-8", "surrogatepass"))
+    for sources in (index.class_sources, index.function_sources):
+        for name in sorted(sources):
+            if name in used:
+                digest.update(f"{name}\0{sources[name]}\0".encode("utf-8", "surrogatepass"))
     digest.update(repr(sorted(index.pl_aliases)).encode())
     digest.update(repr(sorted(index.pipeline_names)).encode())
     seen: set[tuple[str, int]] = set()
