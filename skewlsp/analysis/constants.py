@@ -254,7 +254,7 @@ class ModuleConstants:
         self._sources = sources
         self._imported = imported
         self._classes = classes or {}
-        self.functions = FunctionBodies(dict(functions or {}))
+        self.functions = FunctionBodies(functions or {})
         self._fields: dict[str, tuple[list[tuple[str, str | None]], dict[str, str]] | None] = {}
         self._cache: dict[str, Folded | None] = {}
         self._busy: set[str] = set()

@@ -13,8 +13,13 @@ import re
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
+_OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
 def source_lines(text: str, keepends: bool = False) -> list[str]:
     """Split at ``\\r\\n``, ``\\r`` and ``\\n`` only (like ``splitlines`` otherwise)."""
+    if not _OTHER_BREAKS.search(text):  # the usual case: the fast C splitter agrees
+        return text.splitlines(keepends)
     lines = _LINE.findall(text)
     if keepends:
         return lines

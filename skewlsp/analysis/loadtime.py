@@ -15,7 +15,7 @@ else stays opaque: the verdict is then reported as unknown, not guessed.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import libcst as cst
 
@@ -196,7 +196,7 @@ def _call(
 class FunctionBodies:
     """Zero-argument module-level functions, run by a tiny evaluator when a constant calls one."""
 
-    def __init__(self, sources: dict[str, str]) -> None:
+    def __init__(self, sources: Mapping[str, str]) -> None:
         self._sources = sources
         self._depth = 0
 

@@ -14,6 +14,7 @@ import ast
 import bisect
 import re
 import warnings
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from . import layout
@@ -58,8 +59,8 @@ class ImportedName:
 class ModuleIndex:
     syntax_problem: SyntaxProblem | None = None
     constant_sources: dict[str, str] = field(default_factory=dict)
-    class_sources: dict[str, str] = field(default_factory=dict)
-    function_sources: dict[str, str] = field(default_factory=dict)
+    class_sources: Mapping[str, str] = field(default_factory=dict)
+    function_sources: Mapping[str, str] = field(default_factory=dict)
     imported: dict[str, ImportedName] = field(default_factory=dict)
     pl_aliases: frozenset[str] = frozenset()
     pipeline_names: frozenset[str] = frozenset()
@@ -83,6 +84,27 @@ def build_index(source: str) -> ModuleIndex:
         return build_exact_index(source)
 
 
+class BlockTexts(Mapping[str, str]):
+    """Source texts of top-level blocks, cut out of the file only when asked for.
+
+    A large kernel file has thousands of functions; only the few a constant
+    calls or builds are ever read.
+    """
+
+    def __init__(self, page: layout.Layout, blocks: dict[str, layout.Block]) -> None:
+        self._page = page
+        self._blocks = blocks
+
+    def __getitem__(self, name: str) -> str:
+        return self._page.text(self._blocks[name])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._blocks)
+
+    def __len__(self) -> int:
+        return len(self._blocks)
+
+
 class _LayoutSurprise(Exception):
     """The text splitter met something it does not model; use the exact index."""
 
@@ -93,6 +115,8 @@ def _fast_index(source: str) -> ModuleIndex:
     index = ModuleIndex()
     imports: list[ast.stmt] = []
     constants: list[ast.stmt] = []
+    class_blocks: dict[str, layout.Block] = {}
+    function_blocks: dict[str, layout.Block] = {}
     for block in page.blocks(1, len(lines), 0):
         header = block.header
         if header.startswith(("import ", "from ")):
@@ -101,10 +125,9 @@ def _fast_index(source: str) -> ModuleIndex:
             constants.extend(_parse_block(lines, block))
         elif header.startswith("class "):
             name = header[6:].split("(")[0].split(":")[0].strip()
-            index.class_sources[name] = page.text(block)
-        elif header.startswith("def ") and "pipeline" not in header:
-            name = header[4:].split("(")[0].strip()
-            index.function_sources[name] = page.text(block)
+            class_blocks[name] = block
+        elif header.startswith("def "):
+            function_blocks[header[4:].split("(")[0].strip()] = block
     for match in _PYPTO_IMPORT.finditer(source):
         line = match.group().strip()
         if line.endswith(("(", "\\")):
@@ -112,6 +135,8 @@ def _fast_index(source: str) -> ModuleIndex:
         imports.extend(ast.parse(line).body)
     _collect_imports(ast.Module(body=imports, type_ignores=[]), index)
     index.constant_sources = _module_constants(constants, lines)
+    index.class_sources = BlockTexts(page, class_blocks)
+    index.function_sources = BlockTexts(page, function_blocks)
     hits = page.lines_containing("pipeline")
     index.units = list(_layout_units(page, 1, len(lines), 0, "", index.pipeline_names, hits))
     return index
@@ -192,13 +217,15 @@ def build_exact_index(source: str) -> ModuleIndex:
     index = ModuleIndex()
     _collect_imports(tree, index)
     index.constant_sources = _module_constants(tree.body, lines)
+    functions: dict[str, str] = {}
+    classes: dict[str, str] = {}
     for stmt in tree.body:
-        if isinstance(stmt, ast.FunctionDef) and stmt.end_lineno is not None:
+        if isinstance(stmt, (ast.FunctionDef, ast.ClassDef)) and stmt.end_lineno is not None:
             first = min([stmt.lineno, *(d.lineno for d in stmt.decorator_list)])
-            index.function_sources[stmt.name] = "".join(lines[first - 1 : stmt.end_lineno])
-        if isinstance(stmt, ast.ClassDef) and stmt.end_lineno is not None:
-            first = min([stmt.lineno, *(d.lineno for d in stmt.decorator_list)])
-            index.class_sources[stmt.name] = "".join(lines[first - 1 : stmt.end_lineno])
+            text = "".join(lines[first - 1 : stmt.end_lineno])
+            (functions if isinstance(stmt, ast.FunctionDef) else classes)[stmt.name] = text
+    index.function_sources = functions
+    index.class_sources = classes
     index.units = list(_units(tree.body, lines, "", index.pipeline_names))
     return index
 

@@ -10,6 +10,7 @@ caller (the language server keeps one); nothing is read or written here.
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from .report import LoopReport
 from .source_index import ModuleIndex, build_index
 
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 Resolver = Callable[[str, int, "str | None"], "str | None"]
 UnitKey = tuple[str | None, str, int, str]
 
@@ -66,7 +68,7 @@ def context_fingerprint(
         digest.update(f"{name}\0{constants[name]}\0".encode("utf-8", "surrogatepass"))
     # Only classes a constant builds (config objects) can change a unit's result; the
     # kernel classes that hold the units themselves change with every edit.
-    used = " ".join(constants.values())
+    used = set(_IDENTIFIER.findall(" ".join(constants.values())))
     for sources in (index.class_sources, index.function_sources):
         for name in sorted(sources):
             if name in used:
