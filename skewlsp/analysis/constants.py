@@ -139,7 +139,7 @@ class Folder:
         if self._owner is not None:
             from .loadtime import fold_python
 
-            python = fold_python(node, self.fold, self._owner.functions)
+            python = fold_python(node, self, self._owner.functions)
             if python is not None:
                 return python
         if isinstance(node, cst.Name):

@@ -20,18 +20,17 @@ from collections.abc import Callable, Mapping
 import libcst as cst
 
 from . import dsl
-from .constants import Const, Folded, Items, Opaque, Rejected, Table, Text, code_of
+from .constants import Const, Folded, Folder, Items, Opaque, Rejected, Table, Text, code_of
 
 MAX_CALL_DEPTH = 3
 _STRING_METHODS = {"strip", "lower", "upper", "lstrip", "rstrip"}
 
 
 def fold_python(
-    node: cst.BaseExpression,
-    fold: Callable[[cst.BaseExpression], Folded],
-    functions: FunctionBodies,
+    node: cst.BaseExpression, folder: Folder, functions: FunctionBodies
 ) -> Folded | None:
     """The value of a module-level expression of a kind only Python (not the DSL) has."""
+    fold = folder.fold
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         value = node.evaluated_value
         return Text(value) if isinstance(value, str) else Opaque(code_of(node), "bytes")
@@ -48,7 +47,7 @@ def fold_python(
             entries[key] = fold(element.value)
         return Table(entries)
     if isinstance(node, cst.DictComp):
-        return _dict_comprehension(node, fold)
+        return _dict_comprehension(node, folder)
     if isinstance(node, cst.Subscript) and len(node.slice) == 1:
         index = node.slice[0].slice
         if isinstance(index, cst.Index):
@@ -56,7 +55,7 @@ def fold_python(
     if isinstance(node, cst.Comparison):
         return _comparison(node, fold)
     if isinstance(node, cst.Call):
-        return _call(node, fold, functions)
+        return _call(node, folder, functions)
     return None
 
 
@@ -84,32 +83,22 @@ def _subscript(base: Folded, index: Folded, node: cst.CSTNode) -> Folded:
     return Opaque(code_of(node)[:60], f"`{code_of(node)[:60]}` is computed when the module loads")
 
 
-def _dict_comprehension(node: cst.DictComp, fold: Callable[[cst.BaseExpression], Folded]) -> Folded:
+def _dict_comprehension(node: cst.DictComp, folder: Folder) -> Folded:
     loop = node.for_in
     if loop.inner_for_in is not None or loop.ifs or not isinstance(loop.target, cst.Name):
         return Opaque(code_of(node)[:60], "a comprehension skewlsp does not evaluate")
-    source = fold(loop.iter)
+    source = folder.fold(loop.iter)
     if not isinstance(source, Items):
         return Opaque(code_of(node)[:60], "a comprehension over values computed at load time")
     name = loop.target.value
     entries: dict[object, Folded] = {}
     for item in source.values:
-        bound = _rebind(fold, name, item)
-        key = _key(bound(node.key))
+        bound = folder.with_binding(name, item)
+        key = _key(bound.fold(node.key))
         if key is None:
             return Opaque(code_of(node)[:60], "a dict key skewlsp cannot evaluate")
-        entries[key] = bound(node.value)
+        entries[key] = bound.fold(node.value)
     return Table(entries)
-
-
-def _rebind(
-    fold: Callable[[cst.BaseExpression], Folded], name: str, value: Folded
-) -> Callable[[cst.BaseExpression], Folded]:
-    """``fold`` with ``name`` bound to ``value`` (a comprehension variable)."""
-    folder = getattr(fold, "__self__", None)
-    if folder is None:
-        return fold
-    return folder.with_binding(name, value).fold
 
 
 def _comparison(node: cst.Comparison, fold: Callable[[cst.BaseExpression], Folded]) -> Folded:
@@ -156,9 +145,8 @@ def _compare(op: cst.BaseCompOp, left: Folded, right: Folded) -> bool | None:
     return None
 
 
-def _call(
-    node: cst.Call, fold: Callable[[cst.BaseExpression], Folded], functions: FunctionBodies
-) -> Folded | None:
+def _call(node: cst.Call, folder: Folder, functions: FunctionBodies) -> Folded | None:
+    fold = folder.fold
     path = dsl.dotted(node.func)
     args = [arg for arg in node.args if arg.keyword is None]
     if path in (("os", "environ", "get"), ("os", "getenv"), ("environ", "get")):
@@ -189,7 +177,7 @@ def _call(
             return Text(getattr(base.value, node.func.attr.value)())
         return None
     if isinstance(node.func, cst.Name) and not node.args:
-        return functions.call(node.func.value, fold)
+        return functions.call(node.func.value, folder)
     return None
 
 
@@ -200,7 +188,7 @@ class FunctionBodies:
         self._sources = sources
         self._depth = 0
 
-    def call(self, name: str, fold: Callable[[cst.BaseExpression], Folded]) -> Folded | None:
+    def call(self, name: str, folder: Folder) -> Folded | None:
         text = self._sources.get(name)
         if text is None:
             return None
@@ -220,9 +208,6 @@ class FunctionBodies:
             or params.star_kwarg is not None
         ):
             return Opaque(name, f"`{name}()` is computed when the module loads")
-        folder = getattr(fold, "__self__", None)
-        if folder is None:
-            return None
         self._depth += 1
         try:
             statements = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
@@ -238,7 +223,7 @@ def _run(
     """Run straight-line config code; the returned value, or None when it falls through."""
     opaque = Opaque(name, f"`{name}()` is computed when the module loads")
     for stmt in statements:
-        scope = folder.with_bindings(local)  # type: ignore[attr-defined]
+        scope = folder.with_bindings(local)
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 if isinstance(small, cst.Return):
