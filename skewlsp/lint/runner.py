@@ -72,7 +72,6 @@ class CacheMiss(Exception):
 
 def analyze_cached(source: str, data: bytes, job: Job, *, analyse: bool = True) -> list[LoopReport]:
     """Analysis results, from the cache when the file and its imported constants are unchanged."""
-    from skewlsp.analysis import analyze  # imported lazily: keeps CLI start-up fast
 
     src_roots = job.settings.src
     cache = Cache(job.settings.root) if job.options.use_cache and job.path else None
@@ -83,6 +82,8 @@ def analyze_cached(source: str, data: bytes, job: Job, *, analyse: bool = True) 
             return cached
     if not analyse:
         raise CacheMiss(job.filename)
+    from skewlsp.analysis import analyze  # only on a miss: libcst costs more than a warm run
+
     resolver = RecordingResolver(src_roots)
     reports = list(analyze(source, job.path, resolver=resolver))
     if cache is not None:
