@@ -84,7 +84,7 @@ def analyze_models(
         return []
     if source.startswith("\ufeff"):
         source = source[1:]
-    index = build_index(source)
+    index = cache.index(path, source) if cache is not None else build_index(source)
     if index.syntax_problem is not None:
         return [LoopModel(_syntax_report(index.syntax_problem, path))]
     if "pipeline" not in source:

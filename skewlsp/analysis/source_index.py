@@ -61,6 +61,9 @@ class ModuleIndex:
     constant_sources: dict[str, str] = field(default_factory=dict)
     class_sources: Mapping[str, str] = field(default_factory=dict)
     function_sources: Mapping[str, str] = field(default_factory=dict)
+    # Line ranges where an edit can change more than one unit's text (imports, module
+    # constants, the classes and functions they use); None: rebuild on every edit.
+    sensitive_lines: tuple[tuple[int, int], ...] | None = None
     imported: dict[str, ImportedName] = field(default_factory=dict)
     pl_aliases: frozenset[str] = frozenset()
     pipeline_names: frozenset[str] = frozenset()
@@ -68,6 +71,7 @@ class ModuleIndex:
     units: list[Unit] = field(default_factory=list)
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][\w, ]*(?::[^=]+)?=(?!=)")
 _PYPTO_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+pypto|import[ \t]+pypto)[^\n]*$", re.MULTILINE)
 
@@ -117,12 +121,15 @@ def _fast_index(source: str) -> ModuleIndex:
     constants: list[ast.stmt] = []
     class_blocks: dict[str, layout.Block] = {}
     function_blocks: dict[str, layout.Block] = {}
+    sensitive: list[tuple[int, int]] = []
     for block in page.blocks(1, len(lines), 0):
         header = block.header
         if header.startswith(("import ", "from ")):
             imports.extend(_parse_block(lines, block))
+            sensitive.append((block.first, block.last))
         elif _ASSIGNMENT.match(header):
             constants.extend(_parse_block(lines, block))
+            sensitive.append((block.first, block.last))
         elif header.startswith("class "):
             name = header[6:].split("(")[0].split(":")[0].strip()
             class_blocks[name] = block
@@ -137,6 +144,10 @@ def _fast_index(source: str) -> ModuleIndex:
     index.constant_sources = _module_constants(constants, lines)
     index.class_sources = BlockTexts(page, class_blocks)
     index.function_sources = BlockTexts(page, function_blocks)
+    used = set(_IDENTIFIER.findall(" ".join(index.constant_sources.values())))
+    for blocks in (class_blocks, function_blocks):
+        sensitive.extend((b.first, b.last) for name, b in blocks.items() if name in used)
+    index.sensitive_lines = tuple(sorted(sensitive))
     hits = page.lines_containing("pipeline")
     index.units = list(_layout_units(page, 1, len(lines), 0, "", index.pipeline_names, hits))
     return index

@@ -15,10 +15,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
+from .incremental import IndexedText
 from .report import LoopReport
 from .source_index import ModuleIndex, build_index
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+MAX_TEXTS = 64  # documents whose last text and index are kept for incremental re-indexing
 Resolver = Callable[[str, int, "str | None"], "str | None"]
 UnitKey = tuple[str | None, str, int, str]
 
@@ -30,6 +32,7 @@ class UnitCache:
         self._max_units = max_units
         self._entries: OrderedDict[UnitKey, tuple[LoopReport, ...]] = OrderedDict()
         self._lock = threading.Lock()  # a server analyses documents in worker threads
+        self._texts: OrderedDict[str | None, IndexedText] = OrderedDict()
         self.hits = 0
         self.misses = 0
 
@@ -53,6 +56,21 @@ class UnitCache:
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._texts.clear()
+
+    def index(self, path: str | None, source: str) -> ModuleIndex:
+        """The module index of ``source``, patched from this path's previous text if possible."""
+        from .incremental import update_index
+
+        with self._lock:
+            previous = self._texts.get(path)
+        indexed = update_index(previous, source)
+        with self._lock:
+            self._texts[path] = indexed
+            self._texts.move_to_end(path)
+            while len(self._texts) > MAX_TEXTS:
+                self._texts.popitem(last=False)
+        return indexed.index
 
     def __len__(self) -> int:
         return len(self._entries)

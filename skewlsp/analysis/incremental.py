@@ -1,0 +1,97 @@
+"""Re-index a module after a small edit without rescanning all of it.
+
+Typing changes one line at a time. When the edit stays on one line, inside a
+function, away from its indentation, quotes, line breaks and ``pipeline``,
+the module's layout cannot have changed: only the text of the unit holding
+that line (if any) did. Anything else, or any doubt, rebuilds the index from
+scratch, so the result is always what a full build would give.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from .source_index import ModuleIndex, Unit, build_index
+
+# Characters whose appearance or disappearance can change the layout of a module.
+_STRUCTURAL = frozenset("\n\r\"'\\\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+_HEAD_WORDS = ("def ", "class ", "async ", "@", "import ", "from ")
+
+
+@dataclass(frozen=True)
+class IndexedText:
+    source: str
+    index: ModuleIndex
+
+
+def update_index(previous: IndexedText | None, source: str) -> IndexedText:
+    """The index of ``source``, reusing ``previous`` when a one-line edit allows it."""
+    if previous is not None and previous.index.sensitive_lines is not None:
+        updated = _patched(previous, source)
+        if updated is not None:
+            return IndexedText(source, updated)
+    return IndexedText(source, build_index(source))
+
+
+def _common_prefix(a: str, b: str) -> int:
+    low, high = 0, min(len(a), len(b))
+    while low < high:  # binary search on slice equality: memcmp, not a Python loop
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    low, high = 0, limit
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _patched(previous: IndexedText, source: str) -> ModuleIndex | None:
+    old = previous.source
+    if old == source:
+        return previous.index
+    start = _common_prefix(old, source)
+    end = _common_suffix(old, source, min(len(old), len(source)) - start)
+    changed = old[start : len(old) - end] + source[start : len(source) - end]
+    if _STRUCTURAL.intersection(changed):
+        return None
+    line_start = source.rfind("\n", 0, start) + 1
+    line_end = source.find("\n", start)
+    new_line = source[line_start : len(source) if line_end < 0 else line_end]
+    old_end = old.find("\n", start)
+    old_line = old[line_start : len(old) if old_end < 0 else old_end]
+    stripped = new_line.lstrip(" \t")
+    indentation = len(new_line) - len(stripped)
+    if start - line_start <= indentation or not stripped:
+        return None  # the edit touches where a block may start
+    for text in (old_line.lstrip(" \t"), stripped):
+        if "pipeline" in text or text.startswith(_HEAD_WORDS) or "import" in text:
+            return None
+        if _STRUCTURAL.intersection(text.rstrip("\r")):  # a quote on the line: strings may shift
+            return None
+    line = old.count("\n", 0, start) + 1
+    index = previous.index
+    assert index.sensitive_lines is not None
+    if any(first <= line <= last for first, last in index.sensitive_lines):
+        return None
+    units = list(index.units)
+    for position, unit in enumerate(units):
+        lines = unit.text.split("\n")
+        k = line - unit.line_offset - 1
+        if 0 <= k < len(lines) and (k > 0 or not unit.text.startswith("if 1:")):
+            if lines[k] != old_line:
+                return None  # our bookkeeping disagrees: rebuild
+            lines[k] = new_line
+            units[position] = Unit("\n".join(lines), unit.line_offset, unit.qualname)
+            return dataclasses.replace(index, units=units)
+    return index  # the line belongs to no unit: nothing any loop sees has changed

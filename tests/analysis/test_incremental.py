@@ -1,0 +1,40 @@
+"""Re-indexing after an edit gives exactly what a full build gives, whatever the edit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skewlsp.analysis import UnitCache, analyze
+from skewlsp.analysis.incremental import IndexedText, update_index
+from skewlsp.analysis.source_index import build_index
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py"))
+TEXT = "\n\n".join(path.read_text() for path in EXAMPLES[:3])
+EDIT_CHARS = st.sampled_from(list("x1 #=+(,):\"'\n\tpipeline"))
+
+
+def units_of(source: str) -> list[tuple[str, int, str]]:
+    return [(u.text, u.line_offset, u.qualname) for u in build_index(source).units]
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.integers(0, len(TEXT)), st.integers(0, 3), st.text(EDIT_CHARS, max_size=3))
+def test_patched_index_equals_a_full_build(position: int, deleted: int, inserted: str) -> None:
+    edited = TEXT[:position] + inserted + TEXT[position + deleted :]
+    previous = IndexedText(TEXT, build_index(TEXT))
+    patched = update_index(previous, edited).index
+    assert [(u.text, u.line_offset, u.qualname) for u in patched.units] == units_of(edited)
+    assert dict(patched.constant_sources) == dict(build_index(edited).constant_sources)
+
+
+def test_typing_a_comment_in_a_loop_reuses_the_index_and_gives_the_full_answer() -> None:
+    cache = UnitCache()
+    analyze(TEXT, "k.py", cache=cache)
+    line = next(i for i, text in enumerate(TEXT.split("\n")) if "tpush_to_aiv" in text)
+    lines = TEXT.split("\n")
+    lines[line] += "  # tuned"
+    edited = "\n".join(lines)
+    assert analyze(edited, "k.py", cache=cache) == analyze(edited, "k.py")
