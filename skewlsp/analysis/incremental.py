@@ -34,26 +34,32 @@ def update_index(previous: IndexedText | None, source: str) -> IndexedText:
     return IndexedText(source, build_index(source))
 
 
+_CHUNK = 8192
+
+
 def _common_prefix(a: str, b: str) -> int:
-    low, high = 0, min(len(a), len(b))
-    while low < high:  # binary search on slice equality: memcmp, not a Python loop
-        mid = (low + high + 1) // 2
-        if a[:mid] == b[:mid]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
+    """Length of the common prefix, compared a chunk at a time (C compares, small copies)."""
+    limit = min(len(a), len(b))
+    i = 0
+    while i < limit and a[i : i + _CHUNK] == b[i : i + _CHUNK]:
+        i += _CHUNK
+    i = min(i, limit)
+    while i < limit and a[i] == b[i]:
+        i += 1
+    return i
 
 
 def _common_suffix(a: str, b: str, limit: int) -> int:
-    low, high = 0, limit
-    while low < high:
-        mid = (low + high + 1) // 2
-        if a[len(a) - mid :] == b[len(b) - mid :]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
+    """Length of the common suffix, at most ``limit`` characters."""
+    n, m = len(a), len(b)
+    i = 0
+    while (
+        i < limit and a[n - i - _CHUNK : n - i] == b[m - i - _CHUNK : m - i] and i + _CHUNK <= limit
+    ):
+        i += _CHUNK
+    while i < limit and a[n - i - 1] == b[m - i - 1]:
+        i += 1
+    return i
 
 
 def _patched(previous: IndexedText, source: str) -> ModuleIndex | None:
@@ -74,8 +80,11 @@ def _patched(previous: IndexedText, source: str) -> ModuleIndex | None:
     indentation = len(new_line) - len(stripped)
     if start - line_start <= indentation or not stripped:
         return None  # the edit touches where a block may start
+    mentions = old_line.count("pipeline")
+    if "pipeline" in changed or new_line.count("pipeline") != mentions:
+        return None  # whether a function holds a loop may have changed
     for text in (old_line.lstrip(" \t"), stripped):
-        if "pipeline" in text or text.startswith(_HEAD_WORDS) or "import" in text:
+        if text.startswith(_HEAD_WORDS) or "import" in text:
             return None
         if _STRUCTURAL.intersection(text.rstrip("\r")):  # a quote on the line: strings may shift
             return None
@@ -94,4 +103,6 @@ def _patched(previous: IndexedText, source: str) -> ModuleIndex | None:
             lines[k] = new_line
             units[position] = Unit("\n".join(lines), unit.line_offset, unit.qualname)
             return dataclasses.replace(index, units=units)
+    if mentions:
+        return None  # "pipeline" outside every unit: a full build decides what it means
     return index  # the line belongs to no unit: nothing any loop sees has changed
