@@ -431,7 +431,9 @@ class _UnitAnalysis:
         overflow = check_int64(header)
         if overflow:
             errors.append(overflow)
-        errors.extend(_body_errors(loop, self.aliases))
+        errors.extend(
+            _body_errors(loop, self.aliases, self.functions[-1] if self.functions else None)
+        )
 
         ranges = {e.var: e.interval for e in enclosing if e.interval is not None}
         if isinstance(start, Const) and isinstance(stop, Const) and stop.value > start.value:
@@ -835,9 +837,22 @@ def _loop_target(loop: cst.For, call: cst.Call) -> tuple[str, tuple[str, ...], s
     return "", (), "for loop target must be a simple name or (loop_var, (iter_args...))"
 
 
-def _body_errors(loop: cst.For, aliases: dsl.Aliases) -> list[str]:
+def _auto_scope(fn: cst.FunctionDef | None) -> bool:
+    """Kernels place runtime scopes automatically unless ``auto_scope=False`` is given."""
+    if fn is None:
+        return True
+    for decorator in fn.decorators:
+        if isinstance(decorator.decorator, cst.Call):
+            arg = dsl.keyword(decorator.decorator, "auto_scope")
+            if arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "False":
+                return False
+    return True
+
+
+def _body_errors(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None) -> list[str]:
     """Constructs in the body that the DSL parser refuses (the kernel will not compile)."""
     errors: list[str] = []
+    auto_scope = _auto_scope(fn)
     iterables: set[int] = set()
     stack: list[cst.CSTNode] = [loop.body]
     while stack:
@@ -852,6 +867,18 @@ def _body_errors(loop: cst.For, aliases: dsl.Aliases) -> list[str]:
                     f"`for ... in {code_of(node.iter.func)}(...)`: the DSL parser accepts only "
                     "pl.range, pl.parallel, pl.unroll, pl.pipeline, pl.while_ and pl.spmd loops"
                 )
+        elif isinstance(node, cst.With) and auto_scope:
+            for item in node.items:
+                call = item.item
+                if (
+                    isinstance(call, cst.Call)
+                    and dsl.dotted(call.func) == ("pl", "scope")
+                    and dsl.keyword(call, "mode") is None
+                ):
+                    errors.append(
+                        "a hand-placed AUTO `with pl.scope()` requires "
+                        "@pl.function(auto_scope=False)"
+                    )
         elif isinstance(node, cst.AugAssign):
             errors.append(
                 "augmented assignment (`x += ...`) is not supported by the DSL parser: "

@@ -353,3 +353,11 @@ class TestReservedCodes:
         """
         report = only_loop(kernel(body, before="e = pl.tile.load(q, [0, 0], [16, 64])\n"))
         assert report.code == "SKW025"  # what the compiler reports instead of SKW026
+
+
+def test_a_hand_placed_auto_scope_needs_auto_scope_false_on_the_function() -> None:
+    body = "with pl.scope():\n" + "".join("    " + line + "\n" for line in PRODUCER.splitlines())
+    source = kernel(body)
+    assert only_loop(source).code == "SKW040"
+    allowed = source.replace("    @pl.function\n", "    @pl.function(auto_scope=False)\n")
+    assert only_loop(allowed).code == "SKW010"  # the messages are nested in the scope
