@@ -324,7 +324,7 @@ class _UnitAnalysis:
             scope = base.at(env, poisoned)
             self._visit(stmt, scope, [], name)
             self.incore.pop()
-            update_locals(stmt, env, self.module_constants, set())
+            update_locals(stmt, env, self.module_constants)
 
     def _visit(
         self, stmt: cst.CSTNode, scope: FunctionScope, enclosing: list[EnclosingLoop], fn: str

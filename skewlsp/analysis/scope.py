@@ -164,7 +164,7 @@ def is_transparent_with(stmt: cst.With) -> bool:
 
 
 def update_locals(
-    stmt: cst.CSTNode, env: dict[str, Folded], lookup_module: ModuleConstants, scope_names: set[str]
+    stmt: cst.CSTNode, env: dict[str, Folded], lookup_module: ModuleConstants
 ) -> None:
     """Advance the top-level constant environment past one top-level statement."""
     if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
