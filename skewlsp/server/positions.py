@@ -11,12 +11,12 @@ request.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from lsprotocol import types
 
 from skewlsp.analysis import Span
+from skewlsp.analysis.lines import source_lines
 
 UTF8 = "utf-8"
 UTF16 = "utf-16"
@@ -106,12 +106,13 @@ def span_contains(span: Span, line: int, column: int) -> bool:
     return not (line == span.end_line and column > span.end_column)
 
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
 def split_lines(text: str) -> list[str]:
     """Lines the way LSP counts them: only ``\\n``, ``\\r\\n`` and ``\\r`` break a line.
 
-    (``str.splitlines`` would also break on form feeds and Unicode separators.)
+    Unlike ``str.splitlines`` (which also breaks on form feeds and Unicode
+    separators), and with the empty last line LSP counts after a final break.
     """
-    return _LINE_BREAK.split(text)
+    lines = source_lines(text)
+    if not text or text.endswith(("\n", "\r")):
+        lines.append("")
+    return lines
