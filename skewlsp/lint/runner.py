@@ -22,11 +22,11 @@ from skewlsp.analysis.report import LoopReport, Span
 from skewlsp.lint.cache import Cache, cache_key
 from skewlsp.lint.config import Settings
 from skewlsp.lint.diagnostic import Diagnostic, FileResult
-from skewlsp.lint.lint_codes import UNREADABLE_FILE, UNUSED_SUPPRESSION
+from skewlsp.lint.lint_codes import UNREADABLE_FILE
+from skewlsp.lint.pipeline import flatten, select_and_suppress
 from skewlsp.lint.preview import preview_for
 from skewlsp.lint.resolver import RecordingResolver
 from skewlsp.lint.select import Selection
-from skewlsp.lint.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
 
 PARALLEL_THRESHOLD = 8  # below this many files a pool costs more than it saves
 MAX_SNIPPET_LINES = 200
@@ -99,37 +99,15 @@ def _snippet(lines: list[str], span: Span) -> tuple[tuple[int, str], ...]:
 def diagnostics_for(
     filename: str, reports: Sequence[LoopReport], source: str, selection: Selection
 ) -> list[Diagnostic]:
-    """Flatten reports: one loop diagnostic each, plus one per hint (copying the loop's report)."""
+    """Flatten reports at their ``for`` statements, each with the loop's source lines."""
     lines = source_lines(source)
-    found: list[Diagnostic] = []
-    for report in reports:
-        snippet = _snippet(lines, report.span)
-        found.append(
-            Diagnostic(
-                filename,
-                "loop",
-                report.code,
-                report.message,
-                report.span,
-                selection.severity(report.code),
-                report,
-                snippet,
-            )
-        )
-        for hint in report.hints:
-            found.append(
-                Diagnostic(
-                    filename,
-                    "hint",
-                    hint.code,
-                    hint.message,
-                    hint.span,
-                    selection.severity(hint.code),
-                    report,
-                    snippet,
-                )
-            )
-    return found
+    return flatten(
+        filename,
+        reports,
+        selection,
+        span_of=lambda report: report.span,
+        snippet_of=lambda report: _snippet(lines, report.span),
+    )
 
 
 def _file_problem(job: Job, selection: Selection, message: str) -> FileResult:
@@ -178,14 +156,9 @@ def lint_job(job: Job, *, analyse: bool = True) -> FileResult | None:
             job.settings.fail_on,
             internal_error=f"{type(error).__name__}: {error}",
         )
-    diagnostics = diagnostics_for(job.filename, reports, source, selection)
-    suppressions = parse_suppressions(source)
-    diagnostics = apply_suppressions(diagnostics, suppressions)
-    diagnostics = [d for d in diagnostics if selection.is_enabled(d.code)]
-    if selection.is_enabled(UNUSED_SUPPRESSION):
-        diagnostics += unused_suppressions(
-            job.filename, suppressions, selection.severity(UNUSED_SUPPRESSION)
-        )
+    diagnostics = select_and_suppress(
+        diagnostics_for(job.filename, reports, source, selection), source, job.filename, selection
+    )
     if job.options.preview:
         diagnostics = [preview_for(d, source) for d in diagnostics]
     diagnostics.sort(key=lambda d: d.sort_key)

@@ -14,9 +14,9 @@ from lsprotocol import types
 
 from skewlsp.analysis import LoopReport, docs_url
 from skewlsp.lint.diagnostic import Diagnostic as LintDiagnostic
-from skewlsp.lint.lint_codes import UNUSED_SUPPRESSION
+from skewlsp.lint.pipeline import flatten
+from skewlsp.lint.pipeline import select_and_suppress as shared_select_and_suppress
 from skewlsp.lint.select import Selection
-from skewlsp.lint.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
 
 from .positions import UTF16, span_to_range
 
@@ -34,35 +34,9 @@ _SEVERITY = {
 def lint_diagnostics(
     reports: Sequence[LoopReport], selection: Selection, filename: str
 ) -> list[LintDiagnostic]:
-    """One record per enabled loop verdict and per enabled hint, with its configured severity."""
-    found: list[LintDiagnostic] = []
-    for report in reports:
-        if selection.is_enabled(report.code):
-            found.append(
-                LintDiagnostic(
-                    filename,
-                    "loop",
-                    report.code,
-                    report.message,
-                    report.call_span,
-                    selection.severity(report.code),
-                    report,
-                )
-            )
-        for hint in report.hints:
-            if selection.is_enabled(hint.code):
-                found.append(
-                    LintDiagnostic(
-                        filename,
-                        "hint",
-                        hint.code,
-                        hint.message,
-                        hint.span,
-                        selection.severity(hint.code),
-                        report,
-                    )
-                )
-    return found
+    """One record per enabled loop verdict and per enabled hint, at the ``pl.pipeline`` call."""
+    found = flatten(filename, reports, selection, span_of=lambda report: report.call_span)
+    return [record for record in found if selection.is_enabled(record.code)]
 
 
 def select_and_suppress(
@@ -74,14 +48,10 @@ def select_and_suppress(
     report_unused: bool = True,
 ) -> list[LintDiagnostic]:
     """What the CLI would print for these reports (minus file-level problems)."""
-    found = lint_diagnostics(reports, selection, filename)
-    if "skewlint" not in source:
-        return found
-    suppressions = parse_suppressions(source)
-    kept = apply_suppressions(found, suppressions)
-    if report_unused and selection.is_enabled(UNUSED_SUPPRESSION):
-        kept += unused_suppressions(filename, suppressions, selection.severity(UNUSED_SUPPRESSION))
-    return kept
+    found = flatten(filename, reports, selection, span_of=lambda report: report.call_span)
+    return shared_select_and_suppress(
+        found, source, filename, selection, report_unused=report_unused
+    )
 
 
 def to_lsp(
