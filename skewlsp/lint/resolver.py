@@ -56,13 +56,21 @@ def candidates(
     return found
 
 
+def read_module(candidate: Path) -> str | None:
+    """A candidate module's text, as data: None when absent, unreadable or too large."""
+    try:
+        if candidate.is_file() and candidate.stat().st_size <= MAX_MODULE_BYTES:
+            return candidate.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        pass
+    return None
+
+
 def resolve_module(
     module: str, level: int, importing_path: str | None, src_roots: Sequence[Path]
 ) -> str | None:
     for candidate in candidates(module, level, importing_path, src_roots):
-        try:
-            if candidate.is_file() and candidate.stat().st_size <= MAX_MODULE_BYTES:
-                return candidate.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
+        text = read_module(candidate)
+        if text is not None:
+            return text
     return None

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skewlsp.analysis import LoopReport, UnitCache, analyze
-from skewlsp.lint.resolver import MAX_MODULE_BYTES, candidates
+from skewlsp.lint.resolver import candidates, read_module
 
 log = logging.getLogger(__name__)
 
@@ -75,11 +75,9 @@ class WorkspaceResolver:
             self.looked_at.add(key)
             if key in self.open_texts:
                 return self.open_texts[key]
-            try:
-                if candidate.is_file() and candidate.stat().st_size <= MAX_MODULE_BYTES:
-                    return candidate.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
+            text = read_module(candidate)
+            if text is not None:
+                return text
         return None
 
 
