@@ -19,7 +19,7 @@ from skewlsp.lint.config import Settings, SettingsError
 from skewlsp.lint.diagnostic import Diagnostic, FileResult
 from skewlsp.lint.explain import UnknownCode, explain
 from skewlsp.lint.files import PathError, discover
-from skewlsp.lint.formats import FORMATS, TEXT_FORMATS, FormatContext
+from skewlsp.lint.formats import TEXT_FORMATS, FormatContext, renderer
 from skewlsp.lint.runner import Job, Options, decode_source, run_jobs
 from skewlsp.lint.select import Selection, at_least
 from skewlsp.lint.settings_resolver import SettingsResolver
@@ -77,10 +77,10 @@ def _resolver(ns: argparse.Namespace) -> SettingsResolver:
     return SettingsResolver(config=config, isolated=ns.isolated, overrides=overrides)
 
 
-def display_name(path: Path) -> str:
+def display_name(path: Path, cwd: Path | None = None) -> str:
     """Paths under the current directory are shown relative to it, others absolute."""
     try:
-        return path.relative_to(Path.cwd().resolve()).as_posix()
+        return path.relative_to(cwd or Path.cwd().resolve()).as_posix()
     except ValueError:
         return str(path)
 
@@ -107,7 +107,8 @@ def _jobs(ns: argparse.Namespace, resolver: SettingsResolver, options: Options) 
     if "-" in ns.paths:
         raise UsageError("`-` (stdin) cannot be combined with other paths")
     targets = discover(ns.paths or ["."], resolver, force_exclude=ns.force_exclude)
-    return [Job(display_name(t.path), str(t.path), t.settings, options) for t in targets]
+    cwd = Path.cwd().resolve()
+    return [Job(display_name(t.path, cwd), str(t.path), t.settings, options) for t in targets]
 
 
 def discover_one(path: Path, resolver: SettingsResolver) -> bool:
@@ -199,7 +200,7 @@ def _write_output(ns: argparse.Namespace, diagnostics: list[Diagnostic], files: 
             json_like = ns.output_format in ("json", "json-lines")
             text = render_json(diagnostics) if json_like else render_text(diagnostics)
         else:
-            text = FORMATS[ns.output_format](diagnostics, context)
+            text = renderer(ns.output_format)(diagnostics, context)
             if ns.output_format in TEXT_FORMATS and not ns.quiet:
                 text += "\n" if text and ns.output_format == "full" else ""
                 text += _summary(diagnostics, files)

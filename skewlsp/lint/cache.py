@@ -13,7 +13,6 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -34,21 +33,61 @@ def cache_key(data: bytes, path: str, src_roots: Sequence[Path]) -> str:
     return digest.hexdigest()
 
 
+class DependencyDigests:
+    """Digests of imported modules, memoised for one run.
+
+    Hundreds of kernels of a package import the same ``consts.py``; a warm run
+    would otherwise find, read and hash it once per kernel. One instance lives
+    as long as one run (files are not expected to change under a single run).
+    """
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[str, int, str, tuple[Path, ...]], str] = {}
+
+    def digest(self, module: str, level: int, path: str, src_roots: Sequence[Path]) -> str:
+        key = (module, level, os.path.dirname(path), tuple(src_roots))
+        found = self._known.get(key)
+        if found is None:
+            found = self._known[key] = dependency_digest(module, level, path, src_roots)
+        return found
+
+
+def dependency_digest(module: str, level: int, path: str, src_roots: Sequence[Path]) -> str:
+    """What an entry records for one import: the module text's sha256, or "-" if absent."""
+    text = resolve_module(module, level, path, src_roots)
+    return hashlib.sha256(text.encode()).hexdigest() if text is not None else "-"
+
+
 class Cache:
     """One cache directory; ``get``/``put`` never raise."""
 
     def __init__(self, root: Path) -> None:
         self.directory = root / CACHE_DIRNAME / f"v{_FORMAT}"
+        self._prefix = os.path.join(self.directory, "")
 
     def _entry(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key}.json"
+        return Path(self._entry_name(key))
 
-    def get(self, key: str, path: str, src_roots: Sequence[Path]) -> list[LoopReport] | None:
+    def _entry_name(self, key: str) -> str:
+        # plain strings: a warm run looks up every file, and pathlib joins cost more than the read
+        return f"{self._prefix}{key[:2]}/{key}.json"
+
+    def get(
+        self,
+        key: str,
+        path: str,
+        src_roots: Sequence[Path],
+        digests: DependencyDigests | None = None,
+    ) -> list[LoopReport] | None:
+        """The entry for ``key`` if every module it imported still has the same text."""
         try:
-            payload = json.loads(self._entry(key).read_text(encoding="utf-8"))
+            with open(self._entry_name(key), encoding="utf-8") as stream:
+                payload = json.load(stream)
             for module, level, digest in payload["deps"]:
-                text = resolve_module(module, level, path, src_roots)
-                now = hashlib.sha256(text.encode()).hexdigest() if text is not None else "-"
+                if digests is not None:
+                    now = digests.digest(module, level, path, src_roots)
+                else:
+                    now = dependency_digest(module, level, path, src_roots)
                 if now != digest:
                     return None
             return [report_from_data(item) for item in payload["reports"]]
@@ -66,6 +105,8 @@ class Cache:
         try:
             self._prepare()
             target.parent.mkdir(parents=True, exist_ok=True)
+            import tempfile  # only writers need it (a warm run writes nothing)
+
             handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
             try:
                 with os.fdopen(handle, "w", encoding="utf-8") as stream:

@@ -14,6 +14,7 @@ from skewlsp.analysis.report import CoreResult, Finding, LoopReport, Span
 
 _SPAN_FIELDS = ("span", "call_span", "lead", "offending", "stage_span")
 _LINE_RANGES = ("producer_lines", "consumer_lines")
+_REPORT_FIELDS = frozenset(f.name for f in dataclasses.fields(LoopReport))
 
 
 def report_to_data(report: LoopReport) -> dict[str, Any]:
@@ -26,8 +27,7 @@ def _span(data: Any) -> Span | None:
 
 def report_from_data(data: dict[str, Any]) -> LoopReport:
     """Rebuild a report; raises (KeyError/TypeError/ValueError) on data of another shape."""
-    names = {f.name for f in dataclasses.fields(LoopReport)}
-    values = {k: v for k, v in data.items() if k in names}
+    values = {k: v for k, v in data.items() if k in _REPORT_FIELDS}
     for key in _SPAN_FIELDS:
         if key in values:
             values[key] = _span(values[key])

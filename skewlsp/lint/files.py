@@ -11,14 +11,17 @@ a git repository they are not consulted. Explicit files are always linted unless
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from skewlsp.lint.config import Settings
 from skewlsp.lint.settings_resolver import SettingsResolver
+
+if TYPE_CHECKING:  # pathspec is imported on first use: explicit files never need it
+    import pathspec
 
 SOURCE_SUFFIXES = (".py", ".pyi")
 
@@ -50,6 +53,8 @@ class ExcludeMatcher:
         patterns = settings.all_excludes
         spec = cls._compiled.get(patterns)
         if spec is None:
+            import pathspec
+
             spec = cls._compiled[patterns] = pathspec.GitIgnoreSpec.from_lines(patterns)
         relative = _relative(path, settings.root) or path.name
         return spec.match_file(relative + "/" if is_dir else relative)
@@ -83,7 +88,12 @@ class GitIgnore:
                     lines += source.read_text(encoding="utf-8", errors="replace").splitlines()
                 except OSError:
                     continue
-            self._specs[directory] = pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+            spec = None
+            if lines:
+                import pathspec
+
+                spec = pathspec.GitIgnoreSpec.from_lines(lines)
+            self._specs[directory] = spec
         return self._specs[directory]
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
@@ -112,23 +122,46 @@ def discover(
     Raises :class:`PathError` for a path that does not exist.
     """
     gitignore = GitIgnore()
+    real = _RealPaths()
     seen: dict[Path, Target] = {}
     for raw in paths:
-        given = Path(raw)
-        if not given.exists():
-            raise PathError(f"{raw}: no such file or directory")
-        path = given.resolve()
-        if path.is_dir():
-            for found in _walk(path, resolver, gitignore):
+        try:
+            is_dir = stat.S_ISDIR(os.stat(raw).st_mode)
+        except (OSError, ValueError):
+            raise PathError(f"{raw}: no such file or directory") from None
+        if is_dir:
+            for found in _walk(Path(raw).resolve(), resolver, gitignore):
                 seen.setdefault(found.path, found)
             continue
-        settings = resolver.for_path(path)
+        path = real.of_file(raw)
+        settings = resolver.for_file(path)
         if force_exclude and (
             _excluded_with_parents(path, settings) or gitignore.ignored(path, is_dir=False)
         ):
             continue
         seen.setdefault(path, Target(path, settings))
     return [seen[p] for p in sorted(seen)]
+
+
+class _RealPaths:
+    """``Path.resolve()`` for many files, resolving each directory once.
+
+    A pre-commit hook or a benchmark passes hundreds of files from a few
+    directories; resolving every component of every path is most of a warm
+    run's file handling. A file that is itself a symlink is resolved in full.
+    """
+
+    def __init__(self) -> None:
+        self._directories: dict[str, str] = {}
+
+    def of_file(self, raw: str) -> Path:
+        if os.path.islink(raw):
+            return Path(raw).resolve()
+        head, name = os.path.split(os.path.abspath(raw))
+        directory = self._directories.get(head)
+        if directory is None:
+            directory = self._directories[head] = os.path.realpath(head)
+        return Path(directory, name)
 
 
 def _excluded_with_parents(path: Path, settings: Settings) -> bool:

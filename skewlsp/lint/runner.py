@@ -12,14 +12,11 @@ import io
 import os
 import tokenize
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from pathlib import Path
 
 from skewlsp.analysis.lines import source_lines
 from skewlsp.analysis.report import LoopReport, Span
-from skewlsp.lint.cache import Cache, cache_key
+from skewlsp.lint.cache import Cache, DependencyDigests, cache_key
 from skewlsp.lint.config import Settings
 from skewlsp.lint.diagnostic import Diagnostic, FileResult
 from skewlsp.lint.lint_codes import UNREADABLE_FILE
@@ -70,14 +67,21 @@ class CacheMiss(Exception):
     """Raised instead of analysing when the caller asked for cached results only."""
 
 
-def analyze_cached(source: str, data: bytes, job: Job, *, analyse: bool = True) -> list[LoopReport]:
+def analyze_cached(
+    source: str,
+    data: bytes,
+    job: Job,
+    *,
+    analyse: bool = True,
+    digests: DependencyDigests | None = None,
+) -> list[LoopReport]:
     """Analysis results, from the cache when the file and its imported constants are unchanged."""
 
     src_roots = job.settings.src
     cache = Cache(job.settings.root) if job.options.use_cache and job.path else None
     key = cache_key(data, job.path or "", src_roots) if cache else ""
     if cache is not None and job.path is not None:
-        cached = cache.get(key, job.path, src_roots)
+        cached = cache.get(key, job.path, src_roots, digests)
         if cached is not None:
             return cached
     if not analyse:
@@ -126,7 +130,9 @@ def _file_problem(job: Job, selection: Selection, message: str) -> FileResult:
     return FileResult(job.filename, diagnostics, job.settings.fail_on)
 
 
-def lint_job(job: Job, *, analyse: bool = True) -> FileResult | None:
+def lint_job(
+    job: Job, *, analyse: bool = True, digests: DependencyDigests | None = None
+) -> FileResult | None:
     """Lint one file; never raises (an analysis crash becomes ``internal_error``).
 
     With ``analyse=False`` only what needs no analysis is done (files without
@@ -136,7 +142,8 @@ def lint_job(job: Job, *, analyse: bool = True) -> FileResult | None:
     data = job.data
     if data is None:
         try:
-            data = Path(job.path or job.filename).read_bytes()
+            with open(job.path or job.filename, "rb") as stream:
+                data = stream.read()
         except OSError as error:
             return _file_problem(job, selection, error.strerror or str(error))
     if PREFILTER not in data:
@@ -146,7 +153,7 @@ def lint_job(job: Job, *, analyse: bool = True) -> FileResult | None:
     except ValueError as error:
         return _file_problem(job, selection, str(error))
     try:
-        reports = analyze_cached(source, data, job, analyse=analyse)
+        reports = analyze_cached(source, data, job, analyse=analyse, digests=digests)
     except CacheMiss:
         return None
     except Exception as error:  # noqa: BLE001 - the analysis must not take the run down
@@ -172,12 +179,18 @@ def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[FileResult
     that need an analysis go to the pool, so a warm run starts no workers.
     """
     workers = workers or os.cpu_count() or 1
-    results: list[FileResult | None] = [lint_job(job, analyse=False) for job in jobs]
+    digests = DependencyDigests()
+    results: list[FileResult | None] = [
+        lint_job(job, analyse=False, digests=digests) for job in jobs
+    ]
     pending = [i for i, result in enumerate(results) if result is None]
     if workers <= 1 or len(pending) <= PARALLEL_THRESHOLD:
         for i in pending:
             results[i] = lint_job(jobs[i])
     else:
+        from concurrent.futures import ProcessPoolExecutor  # only when a pool runs: ~10 ms
+        from concurrent.futures.process import BrokenProcessPool
+
         todo = [jobs[i] for i in pending]
         try:
             with ProcessPoolExecutor(max_workers=min(workers, len(todo))) as pool:

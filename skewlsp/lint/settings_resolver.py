@@ -37,7 +37,15 @@ class SettingsResolver:
         if self._fixed is not None:
             return self._fixed
         path = path.resolve() if path.exists() else path.absolute()
-        directory = path if path.is_dir() else path.parent
+        return self._for_directory(path if path.is_dir() else path.parent)
+
+    def for_file(self, path: Path) -> Settings:
+        """Settings for ``path``, an already resolved file (no file-system calls when memoised)."""
+        if self._fixed is not None:
+            return self._fixed
+        return self._for_directory(path.parent)
+
+    def _for_directory(self, directory: Path) -> Settings:
         cached = self._by_dir.get(directory)
         if cached is not None:
             return cached

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 import skewlsp.analysis
-from skewlsp.lint.cache import CACHE_DIRNAME, Cache, cache_key
+import skewlsp.lint.cache
+from skewlsp.lint.cache import CACHE_DIRNAME, Cache, DependencyDigests, cache_key, dependency_digest
 from skewlsp.lint.codec import report_from_data, report_to_data
 from tests.lint.conftest import Run
 from tests.lint.helpers import SKEWED, STAGE3, write
@@ -90,3 +91,30 @@ def test_unwritable_cache_is_silently_skipped(tmp_path: Path) -> None:
 def test_reports_round_trip_through_the_codec(tmp_path: Path) -> None:
     reports = skewlsp.analysis.analyze(STAGE3, "k.py")
     assert [report_from_data(report_to_data(r)) for r in reports] == reports
+
+
+def test_a_run_reads_each_imported_module_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within one run, kernels of a package share one read of their ``consts.py``."""
+    write(tmp_path, {"a.py": "", "b.py": "", "consts.py": "TRIP = 4\n"})
+    reads: list[str] = []
+    real = skewlsp.lint.cache.resolve_module
+
+    def counting(module: str, *args: object) -> str | None:
+        reads.append(module)
+        return real(module, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(skewlsp.lint.cache, "resolve_module", counting)
+    digests = DependencyDigests()
+    first = digests.digest("consts", 0, str(tmp_path / "a.py"), [])
+    assert digests.digest("consts", 0, str(tmp_path / "b.py"), []) == first
+    assert reads == ["consts"]
+    assert first == dependency_digest("consts", 0, str(tmp_path / "a.py"), [])
+
+
+def test_a_new_run_sees_an_edited_module(tmp_path: Path) -> None:
+    write(tmp_path, {"a.py": "", "consts.py": "TRIP = 4\n"})
+    before = DependencyDigests().digest("consts", 0, str(tmp_path / "a.py"), [])
+    write(tmp_path, {"consts.py": "TRIP = 8\n"})
+    after = DependencyDigests().digest("consts", 0, str(tmp_path / "a.py"), [])
+    assert before != after
+    assert DependencyDigests().digest("missing", 0, str(tmp_path / "a.py"), []) == "-"

@@ -77,6 +77,20 @@ def test_duplicates_are_linted_once(tmp_path: Path) -> None:
     assert found(tmp_path, "a.py", ".", "a.py") == ["a.py"]
 
 
+def test_explicit_files_are_named_by_their_real_path(tmp_path: Path) -> None:
+    write(tmp_path, {"real/k.py": "", "real/sub/j.py": ""})
+    (tmp_path / "linked").symlink_to(tmp_path / "real", target_is_directory=True)
+    (tmp_path / "alias.py").symlink_to(tmp_path / "real" / "k.py")
+    given = ["linked/k.py", "real/sub/../k.py", "alias.py", "linked/sub/j.py"]
+    assert found(tmp_path, *given) == ["real/k.py", "real/sub/j.py"]
+
+
+def test_a_broken_symlink_is_a_path_error(tmp_path: Path) -> None:
+    (tmp_path / "gone.py").symlink_to(tmp_path / "missing.py")
+    with pytest.raises(PathError, match="gone.py: no such file"):
+        found(tmp_path, "gone.py")
+
+
 def test_missing_path_is_a_path_error(tmp_path: Path) -> None:
     with pytest.raises(PathError, match="nope: no such file or directory"):
         found(tmp_path, "nope")

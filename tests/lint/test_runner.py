@@ -51,15 +51,11 @@ def test_utf8_bom_is_dropped() -> None:
     assert decode_source(b"\xef\xbb\xbfx = 1\n") == "x = 1\n"
 
 
-def test_unreadable_file_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = write(tmp_path, {"k.py": SKEWED}) / "k.py"
-
-    def denied(self: Path) -> bytes:
-        raise PermissionError(13, "Permission denied")
-
-    monkeypatch.setattr(Path, "read_bytes", denied)
+def test_unreadable_file_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "k.py"
+    path.mkdir()  # reading it fails for real (root could read a chmod 000 file)
     [diagnostic] = lint_job(job(path)).diagnostics
-    assert diagnostic.code == "SKW902" and "Permission denied" in diagnostic.message
+    assert diagnostic.code == "SKW902" and "Is a directory" in diagnostic.message
 
 
 def test_many_files_in_a_pool_give_the_same_results_as_serial(tmp_path: Path) -> None:
