@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -98,12 +99,12 @@ def _jobs(ns: argparse.Namespace, resolver: SettingsResolver, options: Options) 
                     ns.stdin_filename,
                     str(path),
                     settings,
-                    Options(use_cache=False, preview=options.preview),
+                    replace(options, use_cache=False),
                     data,
                 )
             ]
         settings = resolver.for_path(Path.cwd())
-        return [Job("-", None, settings, Options(use_cache=False, preview=options.preview), data)]
+        return [Job("-", None, settings, replace(options, use_cache=False), data)]
     if "-" in ns.paths:
         raise UsageError("`-` (stdin) cannot be combined with other paths")
     targets = discover(ns.paths or ["."], resolver, force_exclude=ns.force_exclude)
@@ -166,7 +167,11 @@ def _check(ns: argparse.Namespace) -> int:
     resolver = _resolver(ns)
     if ns.show_settings:
         return _show_settings(ns, resolver)
-    options = Options(use_cache=not ns.no_cache, preview=ns.preview)
+    options = Options(
+        use_cache=not ns.no_cache,
+        preview=ns.preview,
+        snippets=ns.output_format == "full" and not ns.statistics,
+    )
     jobs = _jobs(ns, resolver, options)
     results = run_jobs(jobs, ns.jobs)
     diagnostics = sorted((d for r in results for d in r.diagnostics), key=lambda d: d.sort_key)

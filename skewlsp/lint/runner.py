@@ -34,6 +34,7 @@ PREFILTER = b"pipeline"
 class Options:
     use_cache: bool = True
     preview: bool = False
+    snippets: bool = True  # only the full format shows the loop's lines
 
 
 @dataclass(frozen=True)
@@ -101,9 +102,16 @@ def _snippet(lines: list[str], span: Span) -> tuple[tuple[int, str], ...]:
 
 
 def diagnostics_for(
-    filename: str, reports: Sequence[LoopReport], source: str, selection: Selection
+    filename: str,
+    reports: Sequence[LoopReport],
+    source: str,
+    selection: Selection,
+    *,
+    snippets: bool = True,
 ) -> list[Diagnostic]:
-    """Flatten reports at their ``for`` statements, each with the loop's source lines."""
+    """Flatten reports at their ``for`` statements, each with the loop's source lines if asked."""
+    if not snippets:
+        return flatten(filename, reports, selection, span_of=lambda report: report.span)
     lines = source_lines(source)
     return flatten(
         filename,
@@ -164,7 +172,10 @@ def lint_job(
             internal_error=f"{type(error).__name__}: {error}",
         )
     diagnostics = select_and_suppress(
-        diagnostics_for(job.filename, reports, source, selection), source, job.filename, selection
+        diagnostics_for(job.filename, reports, source, selection, snippets=job.options.snippets),
+        source,
+        job.filename,
+        selection,
     )
     if job.options.preview:
         diagnostics = [preview_for(d, source) for d in diagnostics]

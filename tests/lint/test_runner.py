@@ -96,3 +96,21 @@ def test_imported_constants_are_resolved_from_src_roots(run: Run, tmp_path: Path
                      "lib/shapes/__init__.py": "", "lib/shapes/consts.py": "TRIP = 6\n"})
     [item] = run("--output-format", "json", "kernels/k.py").json()
     assert item["trip"] == 6
+
+
+def test_only_the_full_format_carries_the_loop_lines(tmp_path: Path) -> None:
+    path = write(tmp_path, {"k.py": SKEWED}) / "k.py"
+    full = lint_job(job(path)).diagnostics
+    bare = lint_job(job(path, use_cache=False, snippets=False)).diagnostics
+    assert full and all(d.snippet for d in full)
+    assert [d.snippet for d in bare] == [()] * len(full)
+    assert [d.code for d in bare] == [d.code for d in full]
+    assert [d.span for d in bare] == [d.span for d in full]
+
+
+def test_concise_output_is_unchanged_without_the_loop_lines(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": SKEWED, "d.py": DEMOTED})
+    concise = run("--no-cache", "--output-format", "concise", ".").out
+    assert concise.count("SKW0") >= 2 and "k.py:" in concise and "d.py:" in concise
+    full = run("--no-cache", "--output-format", "full", ".").out
+    assert "for " in full and "for " not in concise
