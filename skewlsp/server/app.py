@@ -20,7 +20,6 @@ from urllib.parse import unquote
 from lsprotocol import types
 from pygls.exceptions import JsonRpcContentModified, JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification
 from pygls.uris import to_fs_path
 
@@ -28,7 +27,7 @@ from skewlsp import __version__
 
 from . import actions, diagnostics, presentation
 from .documents import Analysis, DocumentStore, Snapshot, WorkspaceResolver
-from .positions import UTF16, from_position, span_to_range, split_lines, to_position
+from .positions import UTF16, from_position, span_to_range, to_position
 from .settings import (
     ClientOptions,
     EffectiveSettings,
@@ -38,6 +37,7 @@ from .settings import (
     merge_client_options,
     parse_client_options,
 )
+from .text_sync import SyncedDocument, SyncedProtocol
 
 log = logging.getLogger(__name__)
 
@@ -54,11 +54,12 @@ class RequestFailed(JsonRpcException):
     CODE = -32803
 
 
-class SkewProtocol(LanguageServerProtocol):
+class SkewProtocol(SyncedProtocol):
     """Answers a request whose params cannot be read with an error instead of silence.
 
     pygls logs and drops such a message, which leaves the client waiting for
     ever; a wrong-shaped request must cost the client one error, nothing more.
+    Its documents apply edits in time proportional to the edit (:mod:`.text_sync`).
     """
 
     def structure_message(self, data: dict[str, Any]):
@@ -109,8 +110,13 @@ class SkewServer(LanguageServer):
         doc = self.document(uri)
         if doc is None:
             return None
+        lines = doc.lsp_lines if isinstance(doc, SyncedDocument) else None
         return Snapshot(
-            uri, doc.version, doc.source, to_fs_path(uri) if uri.startswith("file:") else None
+            uri,
+            doc.version,
+            doc.source,
+            to_fs_path(uri) if uri.startswith("file:") else None,
+            lines,
         )
 
     @property
@@ -149,7 +155,7 @@ class SkewServer(LanguageServer):
         return diagnostics.build(
             analysis.reports,
             source=analysis.source,
-            lines=split_lines(analysis.source),
+            lines=analysis.lines,
             uri=analysis.uri,
             selection=self.settings_for(analysis.uri).selection,
             syntax_error=analysis.syntax_error,
@@ -405,7 +411,7 @@ async def hover(ls: SkewServer, params: types.HoverParams) -> types.Hover | None
     analysis = await ls.store.get(params.text_document.uri)
     if analysis is None:
         return None
-    lines = split_lines(analysis.source)
+    lines = analysis.lines
     line, _ = from_position(lines, params.position, ls.encoding)
     report = _header_report(analysis, line)
     if report is None:
@@ -426,7 +432,7 @@ async def code_lens(ls: SkewServer, params: types.CodeLensParams) -> list[types.
     analysis = await ls.store.get(uri)
     if analysis is None:
         return []
-    lines = split_lines(analysis.source)
+    lines = analysis.lines
     can_preview = actions.transform_available()
     lenses = []
     for report in analysis.reports:
@@ -453,7 +459,7 @@ async def inlay_hints(ls: SkewServer, params: types.InlayHintParams) -> list[typ
     analysis = await ls.store.get(uri)
     if analysis is None:
         return []
-    lines = split_lines(analysis.source)
+    lines = analysis.lines
     first, last = params.range.start.line + 1, params.range.end.line + 1
     hints = []
     for report in analysis.reports:
@@ -489,7 +495,7 @@ async def code_action(ls: SkewServer, params: types.CodeActionParams) -> list[ty
     analysis = await ls.store.get(uri)
     if analysis is None or analysis.stale:
         return []
-    lines = split_lines(analysis.source)
+    lines = analysis.lines
     first, _ = from_position(lines, params.range.start, ls.encoding)
     last, _ = from_position(lines, params.range.end, ls.encoding)
     selection = ls.settings_for(uri).selection
@@ -529,7 +535,7 @@ async def resolve_code_action(ls: SkewServer, action: types.CodeAction) -> types
     report = actions.find_report(analysis.reports, data.get("loop") or [])
     if report is None:
         raise JsonRpcContentModified("the loop is no longer there; ask for code actions again")
-    lines = split_lines(analysis.source)
+    lines = analysis.lines
     resolver = ls.resolver_for(Snapshot(uri, analysis.version, analysis.source, _path(uri)))
     try:
         edit, confirm = await asyncio.get_running_loop().run_in_executor(
@@ -568,7 +574,7 @@ async def preview(ls: SkewServer, params: Any) -> dict[str, Any] | None:
         return None
     if analysis.stale:
         raise RequestFailed("the file has a syntax error: fix it to preview its loops")
-    lines = split_lines(analysis.source)
+    lines = analysis.lines
     line, _ = from_position(lines, position, ls.encoding)
     report = actions.loop_at(analysis.reports, line)
     if report is None:

@@ -132,3 +132,40 @@ async def test_closing_a_document_clears_its_pushed_diagnostics(client: Language
         types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri))
     )
     await session.pushed(uri, lambda d: not d)
+
+
+async def test_a_notification_of_several_changes_is_applied_in_order(client: LanguageClient):
+    """CRLF text, an astral character before the edit, a position past the end: the server
+    ends with the text the client has (its diagnostics match that text opened afresh)."""
+    session = client.session
+    text = SKEWED.replace("for i in", "for 𝑖 in").replace("\n", "\r\n")
+    uri = session.open("edited.py", text)
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
+    line = text.split("\r\n")[FOR_LINE]
+    digit = session.column(line, line.index("stage=2") + len("stage="))
+    changes = [
+        ((0, 0), (0, 0), "# 😋 retuned\r\n"),  # every later line moves down one
+        ((FOR_LINE + 1, digit), (FOR_LINE + 1, digit + 1), "1"),  # so the header is here now
+        ((999, 0), (999, 5), "# end\r\n"),  # past the end: appended
+    ]
+    session.versions[uri] += 1
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(version=session.versions[uri], uri=uri),
+            [
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(*start), types.Position(*end)), text=new
+                )
+                for start, end, new in changes
+            ],
+        )
+    )
+    edited = await session.diagnostics(uri, lambda d: codes(d) == ["SKW024"])
+    final = "# 😋 retuned\r\n" + text.replace("stage=2", "stage=1") + "# end\r\n"
+    fresh = await session.diagnostics(
+        session.open("expected.py", final), lambda d: codes(d) == ["SKW024"]
+    )
+    assert [d.range for d in edited] == [d.range for d in fresh]
+    assert edited[0].range.start == types.Position(
+        FOR_LINE + 1, session.column(line, line.index("pl.pipeline"))
+    )

@@ -108,3 +108,17 @@ async def test_unknown_documents_have_no_analysis(store):
     assert await store.get("file:///never.py") is None
     store.schedule("file:///never.py", 0)
     await asyncio.sleep(0)
+
+
+def test_an_analysis_keeps_the_lines_its_snapshot_brought():
+    """The editor's lines travel with its text: a publish never re-splits the document."""
+    lines = tuple(SKEWED.split("\n"))
+    snapshot = Snapshot(URI, 1, SKEWED, None, lines)
+    analysis = documents.compute(snapshot, (1,), WorkspaceResolver({}, ()), None)
+    assert analysis.lines is lines
+
+
+def test_without_lines_an_analysis_splits_its_source_the_lsp_way():
+    snapshot = Snapshot(URI, 1, "a\x0cb\r\nc\r", None)
+    analysis = documents.compute(snapshot, (1,), WorkspaceResolver({}, ()), None)
+    assert analysis.lines == ["a\x0cb", "c", ""]
