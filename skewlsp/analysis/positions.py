@@ -1,11 +1,19 @@
-"""Positions of the nodes of a loop, computed for that loop only.
+"""Positions of the nodes of a loop, without libcst's whole-tree position metadata.
 
-libcst's PositionProvider generates the code of the whole tree it is given;
-on a kernel function that is most of the analysis time, although only the
-loops' nodes ever need a position. So each loop is rendered on its own and
-its positions are shifted to where the stdlib parser says the loop starts.
-A loop starts at its indentation, and the rendering drops exactly that much
-from every line, so one shift fits all of its nodes.
+libcst computes positions by generating the code of the tree it is given and
+recording where each node lands; on a kernel function that costs more than
+parsing it, although only a handful of nodes per loop ever need a position.
+The stdlib parser already knows where every statement starts and ends, so:
+
+- statements (compound ones and each small statement of a line) are paired
+  with their ``ast`` twins by one walk over the two statement trees, and a
+  loop's ``pl.pipeline(...)`` call and its keyword arguments with the twin
+  ``ast.For``'s call. Their ranges are the same in both parsers (both leave out
+  comments and enclosing parentheses); only ``ast``'s columns are UTF-8 byte
+  offsets, converted here to code points;
+- any other node (an expression deep inside a statement, or anything the
+  pairing could not place) falls back to rendering its loop alone with libcst's
+  position-recording code generator, shifted to where the loop starts.
 """
 
 from __future__ import annotations
@@ -13,32 +21,53 @@ from __future__ import annotations
 import ast
 
 import libcst as cst
-from libcst.metadata import CodeRange, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from .lines import source_lines
 from .report import Span
-from .walk import walk
+
+# The ast classes a libcst compound statement may pair with.
+_TWINS: dict[type[cst.CSTNode], tuple[type[ast.AST], ...]] = {
+    cst.FunctionDef: (ast.FunctionDef, ast.AsyncFunctionDef),
+    cst.ClassDef: (ast.ClassDef,),
+    cst.For: (ast.For, ast.AsyncFor),
+    cst.While: (ast.While,),
+    cst.If: (ast.If,),
+    cst.With: (ast.With, ast.AsyncWith),
+    cst.Try: (ast.Try,),
+    cst.Match: (ast.Match,),
+}
+if hasattr(ast, "TryStar"):  # Python 3.11+
+    _TWINS[cst.TryStar] = (ast.TryStar,)
+
+
+class _Unpaired(Exception):
+    """The two statement trees do not line up (never expected; positions then fall back)."""
 
 
 class LoopPositions:
-    """Spans of nodes inside ``for`` statements, computed on first use per loop."""
+    """Spans of the nodes of a unit's loops, computed on first use."""
 
     def __init__(self, module: cst.Module, tree: ast.Module, text: str, line_offset: int) -> None:
         self._module = module
+        self._tree = tree
+        self._text = text
         self._line_offset = line_offset
-        self._ranges: dict[int, CodeRange] = {}
-        self._done: set[int] = set()
-        starts = _for_starts(tree, text)
-        fors = [node for node in walk(module) if isinstance(node, cst.For)]
-        self._start_of = {id(node): start for node, start in zip(fors, starts, strict=False)}
+        self._twins: dict[int, ast.AST] | None = None
+        self._lines: list[str] | None = None
+        self._rendered: dict[int, CodeRange] = {}
+        self._rendered_loops: set[int] = set()
 
     def span(self, node: cst.CSTNode, loop: cst.For) -> Span:
         """The span of ``node``, which lies inside ``loop`` (or is it)."""
-        found = self._ranges.get(id(node))
+        twin = self._twin(node, loop)
+        if twin is not None:
+            return self._span_of_twin(twin)
+        found = self._rendered.get(id(node))
         if found is None:
-            self._measure(loop)
-            found = self._ranges[id(node)]
+            self._render(loop)
+            found = self._rendered[id(node)]
         return Span(
             found.start.line + self._line_offset,
             found.start.column + 1,
@@ -46,30 +75,123 @@ class LoopPositions:
             found.end.column + 1,
         )
 
-    def _measure(self, loop: cst.For) -> None:
-        if id(loop) in self._done:
+    # -- statements and loop headers, from the stdlib tree --------------------------------------
+
+    def _twin(self, node: cst.CSTNode, loop: cst.For) -> ast.AST | None:
+        twins = self._statement_twins()
+        found = twins.get(id(node))
+        if found is not None or id(node) in twins:
+            return found
+        loop_twin = twins.get(id(loop))
+        if not isinstance(loop_twin, (ast.For, ast.AsyncFor)):
+            return None
+        call = loop.iter
+        if not isinstance(call, cst.Call) or not isinstance(loop_twin.iter, ast.Call):
+            return None
+        if node is call:
+            return loop_twin.iter
+        if isinstance(node, cst.Arg):
+            return _argument_twin(node, call, loop_twin.iter)
+        return None
+
+    def _statement_twins(self) -> dict[int, ast.AST]:
+        if self._twins is None:
+            twins: dict[int, ast.AST] = {}
+            try:
+                _pair_block(self._module.body, self._tree.body, twins)
+            except _Unpaired:
+                twins = {}
+            self._twins = twins
+        return self._twins
+
+    def _span_of_twin(self, twin: ast.AST) -> Span:
+        line, end_line = twin.lineno, twin.end_lineno  # type: ignore[attr-defined]
+        column = self._code_points(line, twin.col_offset)  # type: ignore[attr-defined]
+        end_column = self._code_points(end_line, twin.end_col_offset)  # type: ignore[attr-defined]
+        return Span(
+            line + self._line_offset,
+            column + 1,
+            end_line + self._line_offset,
+            end_column + 1,
+        )
+
+    def _code_points(self, line: int, byte_offset: int) -> int:
+        if self._lines is None:
+            self._lines = source_lines(self._text)
+        text = self._lines[line - 1] if 0 < line <= len(self._lines) else ""
+        if text.isascii():
+            return byte_offset
+        return len(text.encode("utf-8", "surrogatepass")[:byte_offset].decode("utf-8", "replace"))
+
+    # -- anything else: render the loop alone ----------------------------------------------------
+
+    def _render(self, loop: cst.For) -> None:
+        """Positions of every node of ``loop``, from rendering it alone, moved into place.
+
+        Rendering drops the loop's indentation from the lines it indents itself,
+        but not from lines whose leading whitespace belongs to a token (after a
+        backslash continuation, inside a triple-quoted string): those keep their
+        column. Comparing each rendered line with the source line tells them apart.
+        """
+        if id(loop) in self._rendered_loops:
             return
-        self._done.add(id(loop))
-        line, column = self._start_of[id(loop)]
+        self._rendered_loops.add(id(loop))
+        line, column = self._loop_start(loop)
         alone = loop.with_changes(leading_lines=[])
         module = cst.Module(
             body=[alone],
             default_indent=self._module.default_indent,
             default_newline=self._module.default_newline,
         )
-        for node, found in _syntactic_ranges(module).items():
+        ranges, code = _syntactic_ranges(module)
+        shifts = self._column_shifts(source_lines(code), line, column)
+
+        def moved(at: CodePosition) -> CodePosition:
+            shift = shifts[at.line - 1] if at.line <= len(shifts) else column
+            return CodePosition(at.line + line - 1, at.column + shift)
+
+        for node, found in ranges.items():
             key = id(loop) if node is alone else id(node)
-            self._ranges[key] = CodeRange(
-                (found.start.line + line - 1, found.start.column + column),
-                (found.end.line + line - 1, found.end.column + column),
-            )
+            self._rendered[key] = CodeRange(moved(found.start), moved(found.end))
+
+    def _column_shifts(self, rendered: list[str], line: int, column: int) -> list[int]:
+        """Per rendered line, how far right its text sits in the source."""
+        if self._lines is None:
+            self._lines = source_lines(self._text)
+        shifts = [column]
+        for k, text in enumerate(rendered[1:], start=1):
+            index = line - 1 + k
+            original = self._lines[index] if index < len(self._lines) else ""
+            reindented = not original[:column].strip() and original[column:] == text
+            shifts.append(0 if original == text and not reindented else column)
+        return shifts
+
+    def _loop_start(self, loop: cst.For) -> tuple[int, int]:
+        """(line, code-point column) of ``loop`` in the unit text."""
+        twin = self._statement_twins().get(id(loop))
+        if twin is None:
+            raise LookupError("a loop the stdlib parser does not know")
+        return twin.lineno, self._code_points(twin.lineno, twin.col_offset)  # type: ignore[attr-defined]
 
 
-def _syntactic_ranges(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
-    """PositionProvider's ranges, without MetadataWrapper's extra pass over the tree.
+def _argument_twin(node: cst.Arg, call: cst.Call, twin: ast.Call) -> ast.AST | None:
+    """``f(a, *b, k=c, **d)``: ast keeps positional and starred arguments in ``args``
+    and the rest in ``keywords``, each in source order."""
+    positional = [arg for arg in call.args if arg.keyword is None and arg.star != "**"]
+    named = [arg for arg in call.args if arg.keyword is not None or arg.star == "**"]
+    for group, twins in ((positional, twin.args), (named, twin.keywords)):
+        if len(group) != len(twins):
+            return None
+        for arg, arg_twin in zip(group, twins, strict=True):
+            if arg is node:
+                return arg_twin
+    return None
 
-    (The wrapper also visits every node to hand metadata to visitors; the
-    ranges themselves come from one code generation.)
+
+def _syntactic_ranges(module: cst.Module) -> tuple[dict[cst.CSTNode, CodeRange], str]:
+    """PositionProvider's ranges and the rendered code, from one code generation.
+
+    (MetadataWrapper would also visit every node to hand metadata to visitors.)
     """
     provider = PositionProvider()
     state = PositionProvidingCodegenState(
@@ -78,15 +200,77 @@ def _syntactic_ranges(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
         provider=provider,
     )
     module._codegen(state)
-    return provider._computed
+    return provider._computed, "".join(state.tokens)
 
 
-def _for_starts(tree: ast.Module, text: str) -> list[tuple[int, int]]:
-    """(line, code-point column) of every ``for`` statement, in source order."""
-    lines = source_lines(text)
-    starts = []
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.For, ast.AsyncFor)):
-            raw = lines[node.lineno - 1].encode("utf-8")[: node.col_offset]
-            starts.append((node.lineno, len(raw.decode("utf-8", "replace"))))
-    return sorted(starts)
+def _pair_block(
+    statements: object, twins_of_block: list[ast.stmt], out: dict[int, ast.AST]
+) -> None:
+    """Pair a block's libcst statements (or a one-line suite) with the ast statements."""
+    queue = iter(twins_of_block)
+    for statement in _statements(statements):
+        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in statement.body:
+                out[id(small)] = _next(queue, (ast.stmt,))
+            continue
+        twin = _next(queue, _TWINS.get(type(statement), ()))
+        out[id(statement)] = twin
+        _pair_compound(statement, twin, out)
+    if next(queue, None) is not None:
+        raise _Unpaired("more ast statements than libcst ones")
+
+
+def _statements(block: object) -> list[cst.CSTNode]:
+    if isinstance(block, (list, tuple)):
+        return list(block)
+    if isinstance(block, cst.IndentedBlock):
+        return list(block.body)
+    if isinstance(block, cst.SimpleStatementSuite):
+        return [block]
+    raise _Unpaired(f"unexpected block {type(block).__name__}")
+
+
+def _next(queue: object, kinds: tuple[type[ast.AST], ...]) -> ast.AST:
+    twin = next(queue, None)  # type: ignore[call-overload]
+    if twin is None or not kinds or not isinstance(twin, kinds):
+        raise _Unpaired("statement kinds differ")
+    return twin
+
+
+def _pair_compound(statement: cst.CSTNode, twin: ast.AST, out: dict[int, ast.AST]) -> None:
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef, cst.With)):
+        _pair_block(statement.body, twin.body, out)  # type: ignore[attr-defined]
+    elif isinstance(statement, (cst.For, cst.While)):
+        _pair_block(statement.body, twin.body, out)  # type: ignore[attr-defined]
+        _pair_else(statement.orelse, twin.orelse, out)  # type: ignore[attr-defined]
+    elif isinstance(statement, cst.If):
+        assert isinstance(twin, ast.If)
+        _pair_block(statement.body, twin.body, out)
+        if isinstance(statement.orelse, cst.If):  # elif: the twin is the only else statement
+            if len(twin.orelse) != 1 or not isinstance(twin.orelse[0], ast.If):
+                raise _Unpaired("elif")
+            out[id(statement.orelse)] = twin.orelse[0]
+            _pair_compound(statement.orelse, twin.orelse[0], out)
+        else:
+            _pair_else(statement.orelse, twin.orelse, out)
+    elif isinstance(statement, (cst.Try, cst.TryStar)):
+        _pair_block(statement.body, twin.body, out)
+        if len(statement.handlers) != len(twin.handlers):
+            raise _Unpaired("except clauses")
+        for handler, handler_twin in zip(statement.handlers, twin.handlers, strict=True):
+            _pair_block(handler.body, handler_twin.body, out)
+        _pair_else(statement.orelse, twin.orelse, out)
+        finalbody = statement.finalbody.body if statement.finalbody is not None else []
+        _pair_block(finalbody, twin.finalbody, out)
+    elif isinstance(statement, cst.Match):
+        assert isinstance(twin, ast.Match)
+        if len(statement.cases) != len(twin.cases):
+            raise _Unpaired("match cases")
+        for case, case_twin in zip(statement.cases, twin.cases, strict=True):
+            _pair_block(case.body, case_twin.body, out)
+    else:
+        raise _Unpaired(f"unexpected statement {type(statement).__name__}")
+
+
+def _pair_else(orelse: cst.Else | None, twins: list[ast.stmt], out: dict[int, ast.AST]) -> None:
+    _pair_block(orelse.body if orelse is not None else [], twins, out)

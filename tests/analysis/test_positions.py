@@ -1,0 +1,185 @@
+"""Loop positions: statement spans from the stdlib parser equal libcst's own position metadata.
+
+The reference is libcst's public ``PositionProvider`` on the whole module (the
+slow path the engine avoids); the code under test pairs statements with their
+``ast`` twins. Two independent parsers, one answer.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import hypothesmith
+import libcst as cst
+import pytest
+from hypothesis import HealthCheck, given, settings
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+import skewlsp.analysis.positions as positions
+from skewlsp.analysis import analyze
+from skewlsp.analysis.positions import LoopPositions
+from skewlsp.analysis.report import Span
+from skewlsp.analysis.walk import walk
+from tests.fuzz.strategies import kernels
+
+ROOT = Path(__file__).resolve().parents[2]
+KERNEL_FILES = sorted(
+    [*ROOT.glob("examples/*.py"), *ROOT.glob("tests/fixtures/**/*.py")], key=str
+)
+KERNEL_FILES = [p for p in KERNEL_FILES if p.name != "syntax_error.py"]
+
+TRICKY = '''\
+import pypto.language as pl
+
+
+def kernel(a, n: pl.Scalar[pl.INDEX]):  # café
+    x = 1  # ünïcödé comment
+    for i in pl.pipeline(0, 8, stage = 2 , init_values=(a,)):  # header
+        y = pl.tile.load(a, [i, 0], [16, 16]) ; z = "日本語" ; w = (x)
+        if y:
+            pass
+        elif z:
+            q = 3
+        else:
+            (r) = 3   # tail
+        with pl.at(level=pl.Level.CORE_GROUP):
+            for j in (pl.pipeline(4, stage=(2))): s = 1; t = (2)
+        while x:
+            x = (x +
+                 1)
+        try:
+            pass
+        except ValueError:
+            u = "ß"
+        else:
+            v = 1
+        finally:
+            v = 2
+        match x:
+            case 1:
+                m = 1
+            case _:
+                m = 2
+        for k in pl.range(4):
+            e = "€" + "𝄞"; f = e
+        else:
+            g = 0
+        doc = """
+    a string line the rendering keeps as it is
+        pl.tile.add(y, y)"""
+        ü = pl.tile.add(y, y)
+        out[0:16, 0:16] = \\
+            pl.cast(ü, pl.INT8, mode="trunc")
+'''
+
+
+def reference_spans(module: cst.Module) -> dict[int, Span]:
+    ranges = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return {
+        id(node): Span(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
+        for node, r in ranges.items()
+    }
+
+
+def loops(module: cst.Module) -> Iterator[cst.For]:
+    for node in walk(module):
+        if isinstance(node, cst.For):
+            yield node
+
+
+def statements_within(loop: cst.For) -> Iterator[cst.CSTNode]:
+    for node in walk(loop):
+        if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            yield node
+
+
+def assert_spans_match(source: str) -> int:
+    """Compare every statement, loop call and keyword argument of every loop; return the count."""
+    module = cst.parse_module(source)
+    tree = ast.parse(source)
+    expected = reference_spans(module)
+    found = LoopPositions(module, tree, source, 0)
+    compared = 0
+    for loop in loops(module):
+        nodes = [*statements_within(loop)]
+        if isinstance(loop.iter, cst.Call):
+            nodes += [loop.iter, *loop.iter.args]
+        for node in nodes:
+            assert found.span(node, loop) == expected[id(node)], cst.Module([]).code_for_node(node)
+            compared += 1
+    return compared
+
+
+def test_every_statement_of_a_tricky_kernel_is_where_libcst_puts_it() -> None:
+    assert assert_spans_match(TRICKY) > 30
+
+
+def test_windows_line_endings_and_form_feeds_keep_their_places() -> None:
+    source = TRICKY.replace("    x = 1  #", "\f\n    x = 1  # \f").replace("\n", "\r\n")
+    assert assert_spans_match(source) > 30
+
+
+@pytest.mark.parametrize("path", KERNEL_FILES, ids=lambda p: p.name)
+def test_every_statement_of_the_sample_kernels_is_where_libcst_puts_it(path: Path) -> None:
+    assert_spans_match(path.read_text(encoding="utf-8"))
+
+
+def test_statements_take_the_stdlib_path_not_the_renderer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The point of the module: no code generation for statements and loop headers."""
+
+    def no_rendering(module: cst.Module) -> dict[cst.CSTNode, object]:
+        raise AssertionError("rendered a loop")
+
+    monkeypatch.setattr(positions, "_syntactic_ranges", no_rendering)
+    assert assert_spans_match(TRICKY) > 30
+
+
+def test_nodes_inside_expressions_fall_back_to_rendering_the_loop() -> None:
+    module = cst.parse_module(TRICKY)
+    expected = reference_spans(module)
+    found = LoopPositions(module, ast.parse(TRICKY), TRICKY, 0)
+    loop = next(loops(module))
+    inner_calls = [n for n in walk(loop.body) if isinstance(n, cst.Call)]
+    assert inner_calls
+    for call in inner_calls:
+        assert found.span(call, loop) == expected[id(call)]
+
+
+def test_spans_are_shifted_by_the_units_line_offset() -> None:
+    module = cst.parse_module(TRICKY)
+    loop = next(loops(module))
+    at_zero = LoopPositions(module, ast.parse(TRICKY), TRICKY, 0).span(loop, loop)
+    at_forty = LoopPositions(module, ast.parse(TRICKY), TRICKY, 40).span(loop, loop)
+    assert at_forty == at_zero.shifted(40)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(hypothesmith.from_grammar())
+def test_any_python_program_pairs_statements_like_libcst(source: str) -> None:
+    try:
+        ast.parse(source)
+        cst.parse_module(source)
+    except Exception:  # noqa: BLE001 - the two parsers disagree on what is valid
+        return
+    assert_spans_match(source)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(kernels())
+def test_reports_do_not_depend_on_how_positions_were_found(source: str) -> None:
+    """Whole reports (loop, call, stage, lead and offending spans, line ranges) agree."""
+    fast = analyze(source, None)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(LoopPositions, "_twin", lambda self, node, loop: None)
+        patch.setattr(LoopPositions, "_loop_start", _rendered_loop_start)
+        rendered = analyze(source, None)
+    assert fast == rendered
+
+
+def _rendered_loop_start(self: LoopPositions, loop: cst.For) -> tuple[int, int]:
+    """The reference for where a loop starts: libcst's metadata, not the ast."""
+    ranges = MetadataWrapper(self._module, unsafe_skip_copy=True).resolve(PositionProvider)
+    start = ranges[loop].start
+    return start.line, start.column
