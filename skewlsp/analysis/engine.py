@@ -201,16 +201,41 @@ def _check_parseable(text: str) -> ast.Module | None:
         return None
     except RecursionError:
         raise _TooDeep("the code is nested too deeply to analyse") from None
-    stack = [(tree, 0)]
+    _check_depth(tree)
+    return tree
+
+
+def _check_depth(tree: ast.Module) -> None:
+    """Raise _TooDeep if any node lies more than MAX_SYNTAX_DEPTH levels down.
+
+    Walking every node of every unit was a tenth of the analysis time, so
+    short expressions are not entered: below an expression that spans n
+    bytes of one line, each level of expressions is at least a byte shorter
+    and at most three non-expression levels (keyword, comprehension,
+    arguments) sit between two of them, so the subtree is at most 4n + 8
+    levels deep. f-strings are always entered: before Python 3.12 the
+    positions of the parts inside them are not reliable.
+    """
+    stack: list[tuple[ast.AST, int, bool]] = [(tree, 0, False)]
     while stack:
-        node, depth = stack.pop()
+        node, depth, in_fstring = stack.pop()
         if depth > MAX_SYNTAX_DEPTH:
             raise _TooDeep(
                 f"an expression or block nests more than {MAX_SYNTAX_DEPTH} levels deep; "
                 "skewlsp does not analyse it"
             )
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
-    return tree
+        inside = in_fstring or isinstance(node, ast.JoinedStr)
+        for child in ast.iter_child_nodes(node):
+            if (
+                not inside
+                and isinstance(child, ast.expr)
+                and not isinstance(child, ast.JoinedStr)
+                and child.end_lineno == child.lineno
+                and child.end_col_offset is not None
+                and depth + 4 * (child.end_col_offset - child.col_offset) + 8 < MAX_SYNTAX_DEPTH
+            ):
+                continue
+            stack.append((child, depth + 1, inside))
 
 
 def _imported_lookup(
@@ -857,17 +882,20 @@ def _body_errors(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None
     stack: list[cst.CSTNode] = [loop.body]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.FunctionDef):
+        kind = type(node)  # exact types (none of these libcst classes has subclasses): fast
+        if kind is cst.FunctionDef:
             continue
         stack.extend(reversed(list(children(node))))
-        if isinstance(node, cst.For):
+        if kind is cst.For:
+            assert isinstance(node, cst.For)
             iterables.add(id(node.iter))  # loop headers are checked by their attribute only
             if isinstance(node.iter, cst.Call) and dsl.loop_kind(node.iter, aliases) is None:
                 errors.append(
                     f"`for ... in {code_of(node.iter.func)}(...)`: the DSL parser accepts only "
                     "pl.range, pl.parallel, pl.unroll, pl.pipeline, pl.while_ and pl.spmd loops"
                 )
-        elif isinstance(node, cst.With) and auto_scope:
+        elif kind is cst.With and auto_scope:
+            assert isinstance(node, cst.With)
             for item in node.items:
                 call = item.item
                 if (
@@ -879,12 +907,13 @@ def _body_errors(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None
                         "a hand-placed AUTO `with pl.scope()` requires "
                         "@pl.function(auto_scope=False)"
                     )
-        elif isinstance(node, cst.AugAssign):
+        elif kind is cst.AugAssign:
             errors.append(
                 "augmented assignment (`x += ...`) is not supported by the DSL parser: "
                 "write `x = x + ...`"
             )
-        elif isinstance(node, cst.Call) and id(node) not in iterables:
+        elif kind is cst.Call and id(node) not in iterables:
+            assert isinstance(node, cst.Call)
             root = dsl.foreign_op_root(node)
             if root is not None:
                 errors.append(

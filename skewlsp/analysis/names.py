@@ -23,18 +23,13 @@ def reads_of(node: cst.CSTNode | None) -> list[str]:
     stack = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Name):
-            reads.append(current.value)
-            continue
-        if isinstance(current, cst.Attribute):
-            stack.append(current.value)
-            continue
-        if isinstance(current, cst.Arg):
-            stack.append(current.value)
-            continue
-        if isinstance(current, cst.Annotation):
-            continue
-        stack.extend(reversed(list(children(current))))
+        kind = type(current)  # exact types: these libcst classes have no subclasses
+        if kind is cst.Name:
+            reads.append(current.value)  # type: ignore[attr-defined]
+        elif kind is cst.Attribute or kind is cst.Arg:
+            stack.append(current.value)  # type: ignore[attr-defined]
+        elif kind is not cst.Annotation:
+            stack.extend(reversed(list(children(current))))
     return reads
 
 

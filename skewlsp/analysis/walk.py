@@ -34,11 +34,41 @@ _SKIPPED = (
 )
 
 
+# Fields that only ever hold whitespace, punctuation or blank lines (by libcst's naming).
+_PUNCTUATION_FIELDS = frozenset(
+    {
+        "lpar",
+        "rpar",
+        "lbracket",
+        "rbracket",
+        "lbrace",
+        "rbrace",
+        "comma",
+        "semicolon",
+        "colon",
+        "equal",
+        "star_tok",
+        "leading_lines",
+        "lines_after_decorators",
+        "trailing_whitespace",
+        "header",
+        "footer",
+        "newline",
+        "relative",
+    }
+)
+
+
 def _field_names(node: cst.CSTNode) -> tuple[str, ...]:
+    """The fields of ``node``'s type that can hold code, looked up once per type."""
     kind = type(node)
     names = _FIELDS.get(kind)
     if names is None:
-        names = tuple(field.name for field in dataclasses.fields(kind))
+        names = tuple(
+            field.name
+            for field in dataclasses.fields(kind)
+            if field.name not in _PUNCTUATION_FIELDS and not field.name.startswith("whitespace")
+        )
         _FIELDS[kind] = names
     return names
 

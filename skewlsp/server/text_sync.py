@@ -22,30 +22,18 @@ pygls has no hook for its document class: it builds a plain ``Workspace`` in
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol
 from pygls.workspace import TextDocument, Workspace
 
-# What str.splitlines breaks at beyond \n, \r\n and \r: ordinary characters to LSP.
-_OTHER_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
-# One LSP line with its terminator, or the unterminated rest of the text.
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+from skewlsp.analysis.lines import source_lines
 
 
 def line_table(text: str) -> tuple[list[str], list[str]]:
-    """LSP lines of ``text``: with their terminators, and bare (no empty last piece).
-
-    ``str.splitlines`` is C-fast and agrees unless the text holds a break LSP does
-    not count (each membership test is a C scan, and free for a character wider
-    than any in the text).
-    """
-    if not any(char in text for char in _OTHER_BREAKS):
-        return text.splitlines(True), text.splitlines()
-    kept = _LINE.findall(text)
-    return kept, [line.rstrip("\r\n") for line in kept]
+    """LSP lines of ``text``: with their terminators, and bare (no empty last piece)."""
+    return source_lines(text, keepends=True), source_lines(text)
 
 
 def _ends_line(text: str) -> bool:
