@@ -157,10 +157,10 @@ class _RealPaths:
     def of_file(self, raw: str) -> Path:
         if os.path.islink(raw):
             return Path(raw).resolve()
-        head, name = os.path.split(os.path.abspath(raw))
+        head, name = os.path.split(raw)  # no lexical "..": it must follow symlinks
         directory = self._directories.get(head)
         if directory is None:
-            directory = self._directories[head] = os.path.realpath(head)
+            directory = self._directories[head] = os.path.realpath(head or os.curdir)
         return Path(directory, name)
 
 

@@ -85,6 +85,12 @@ def test_explicit_files_are_named_by_their_real_path(tmp_path: Path) -> None:
     assert found(tmp_path, *given) == ["real/k.py", "real/sub/j.py"]
 
 
+def test_dot_dot_after_a_symlinked_directory_follows_the_link(tmp_path: Path) -> None:
+    write(tmp_path, {"far/away/k.py": "", "far/k.py": "", "k.py": ""})
+    (tmp_path / "link").symlink_to(tmp_path / "far" / "away", target_is_directory=True)
+    assert found(tmp_path, "link/../k.py") == ["far/k.py"]
+
+
 def test_a_broken_symlink_is_a_path_error(tmp_path: Path) -> None:
     (tmp_path / "gone.py").symlink_to(tmp_path / "missing.py")
     with pytest.raises(PathError, match="gone.py: no such file"):
