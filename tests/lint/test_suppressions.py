@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import io
+import tokenize
 from pathlib import Path
 
-from skewlsp.lint.suppressions import parse_suppressions
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skewlsp.lint.suppressions import _comments, parse_suppressions
 from tests.lint.conftest import Run
 from tests.lint.helpers import DEMOTED, SKEWED, STAGE3, write
 
@@ -105,3 +111,62 @@ def test_unused_suppressions_can_be_switched_off(run: Run, tmp_path: Path) -> No
 def test_suppressing_a_code_disabled_by_config_is_not_unused(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"skewlint.toml": 'ignore = ["SKW020"]\n'})
     assert lint(run, tmp_path, DEMOTED.replace(FOR, FOR + "  # skewlint: ignore[SKW020]")) == []
+
+
+# -- finding the comments: the same ones Python's tokenizer finds -----------------------------
+
+PIECES = [
+    "x = 1",
+    "# skewlint: ignore",
+    "y = 2  # skewlint: ignore[SKW002]",
+    "s = '# skewlint: ignore'",
+    's = "it\'s # skewlint: ignore"',
+    "s = 'esc\\' # skewlint: ignore'",
+    'b = rb"\\" # skewlint: not a comment"',
+    'f = f"{x!r} # skewlint: ignore" # skewlint: file-ignore',
+    "t = '''\n# skewlint: ignore\n''' # skewlint: ignore[SKW010]",
+    't = """a\n  \'\'\' # skewlint: ignore\n"""',
+    "u = 'continued \\\n# skewlint: ignore'",
+    "v = [1,  # skewlint: ignore\n     2]",
+    "w = 1 \\\n    + 2  # skewlint: ignore",
+    "\tz = 3\t# skewlint:ignore",
+    "é = 'ü'  # skewlint: ignore  ünïcode",
+]
+
+
+def tokenizer_comments(source: str) -> list[tuple[int, int, str, bool]]:
+    """The reference: Python's own tokenizer."""
+    lines = source.splitlines()
+    found = []
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT and "skewlint" in token.string:
+            row, col = token.start
+            found.append((row, col, token.string, not lines[row - 1][:col].strip()))
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=12), st.sampled_from(["\n", "\r\n"]))
+def test_comments_are_the_ones_the_tokenizer_finds(pieces: list[str], newline: str) -> None:
+    source = ("\n".join(pieces) + "\n").replace("\n", newline)
+    assert list(_comments(source)) == tokenizer_comments(source)
+
+
+@pytest.mark.parametrize(
+    "path", sorted(Path(__file__).resolve().parents[2].glob("examples/*.py")), ids=lambda p: p.name
+)
+def test_comments_of_the_sample_kernels_with_suppressions_added(path: Path) -> None:
+    source = path.read_text(encoding="utf-8").replace(":\n", ":  # skewlint: ignore\n")
+    assert list(_comments(source)) == tokenizer_comments(source)
+    assert tokenizer_comments(source)
+
+
+def test_a_suppression_in_a_large_file_costs_no_tokenizing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A language server parses suppressions on every keystroke: no whole-file tokenize."""
+
+    def forbidden(*args: object) -> None:
+        raise AssertionError("tokenized the file")
+
+    monkeypatch.setattr(tokenize, "generate_tokens", forbidden)
+    source = "x = 1  # skewlint: ignore\n" + "y = 'z'\n" * 30_000
+    assert [s.line for s in parse_suppressions(source)] == [1]
