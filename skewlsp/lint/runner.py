@@ -13,6 +13,7 @@ import os
 import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from skewlsp.analysis.lines import source_lines
 from skewlsp.analysis.report import LoopReport, Span
@@ -24,6 +25,9 @@ from skewlsp.lint.pipeline import flatten, select_and_suppress
 from skewlsp.lint.preview import preview_for
 from skewlsp.lint.resolver import RecordingResolver
 from skewlsp.lint.select import Selection
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 PARALLEL_THRESHOLD = 8  # below this many files a pool costs more than it saves
 MAX_SNIPPET_LINES = 200
@@ -187,28 +191,79 @@ def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[FileResult
     """Lint every job, in parallel when there are enough files to pay for a pool.
 
     Files without loops and cache hits are answered here first; only the files
-    that need an analysis go to the pool, so a warm run starts no workers.
+    that need an analysis go to the pool, so a warm run starts no workers. The
+    pool starts as soon as enough files need one, and its workers import the
+    analysis engine while this pass goes on reading the rest.
     """
     workers = workers or os.cpu_count() or 1
     digests = DependencyDigests()
-    results: list[FileResult | None] = [
-        lint_job(job, analyse=False, digests=digests) for job in jobs
-    ]
-    pending = [i for i, result in enumerate(results) if result is None]
-    if workers <= 1 or len(pending) <= PARALLEL_THRESHOLD:
-        for i in pending:
-            results[i] = lint_job(jobs[i])
-    else:
+    results: list[FileResult | None] = []
+    pending: list[int] = []
+    pool: _Pool | None = None
+    try:
+        for index, job in enumerate(jobs):
+            result = lint_job(job, analyse=False, digests=digests)
+            results.append(result)
+            if result is None:
+                pending.append(index)
+                if pool is None and workers > 1 and len(pending) > PARALLEL_THRESHOLD:
+                    pool = _Pool.start(workers)
+        done = pool.run([jobs[i] for i in pending]) if pool is not None else None
+    finally:
+        if pool is not None:
+            pool.close()
+    if done is None:
+        done = [lint_job(jobs[i]) for i in pending]
+    for index, result in zip(pending, done, strict=True):
+        results[index] = result
+    return [result for result in results if result is not None]
+
+
+def _warm_worker() -> None:
+    """Import the analysis engine (libcst included) before the first job arrives."""
+    import skewlsp.analysis.engine  # noqa: F401
+
+
+def _job_size(job: Job) -> int:
+    if job.data is not None:
+        return len(job.data)
+    try:
+        return os.stat(job.path or job.filename).st_size
+    except OSError:
+        return 0
+
+
+class _Pool:
+    """Worker processes for the analysis; any failure to use them means "run serially"."""
+
+    def __init__(self, executor: ProcessPoolExecutor) -> None:
+        self._executor = executor
+
+    @classmethod
+    def start(cls, workers: int) -> _Pool | None:
         from concurrent.futures import ProcessPoolExecutor  # only when a pool runs: ~10 ms
+
+        try:
+            executor = ProcessPoolExecutor(max_workers=workers, initializer=_warm_worker)
+            executor.submit(int)  # workers are created (and warm up) now, not at the first job
+        except (OSError, PermissionError, RuntimeError):
+            return None  # e.g. no /dev/shm in a sandbox
+        return cls(executor)
+
+    def run(self, todo: list[Job]) -> list[FileResult | None] | None:
+        """Results in ``todo``'s order, or None if the pool broke (the caller runs serially).
+
+        Largest files go first, one per task, so that no worker is left with a
+        long file at the end while the other idles.
+        """
         from concurrent.futures.process import BrokenProcessPool
 
-        todo = [jobs[i] for i in pending]
+        order = sorted(range(len(todo)), key=lambda i: -_job_size(todo[i]))
         try:
-            with ProcessPoolExecutor(max_workers=min(workers, len(todo))) as pool:
-                chunk = max(1, len(todo) // (workers * 4))
-                done = list(pool.map(lint_job, todo, chunksize=chunk))
+            futures = {i: self._executor.submit(lint_job, todo[i]) for i in order}
+            return [futures[i].result() for i in range(len(todo))]
         except (BrokenProcessPool, OSError, PermissionError):
-            done = [lint_job(job) for job in todo]  # e.g. no /dev/shm in a sandbox
-        for i, result in zip(pending, done, strict=True):
-            results[i] = result
-    return [result for result in results if result is not None]
+            return None
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)

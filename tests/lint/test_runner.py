@@ -69,6 +69,44 @@ def test_many_files_in_a_pool_give_the_same_results_as_serial(tmp_path: Path) ->
     assert [r.diagnostics[0].code for r in parallel[:2]] == ["SKW001", "SKW020"]
 
 
+def test_without_a_usable_pool_the_files_are_linted_serially(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import concurrent.futures
+
+    def no_processes(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "no /dev/shm in this sandbox")
+
+    files = {f"k{n:02}.py": SKEWED for n in range(runner.PARALLEL_THRESHOLD + 2)}
+    write(tmp_path, files)
+    jobs = [job(tmp_path / name, use_cache=False) for name in sorted(files)]
+    expected = run_jobs(jobs, workers=1)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", no_processes)
+    assert run_jobs(jobs, workers=2) == expected
+
+
+def test_a_pool_starts_only_when_enough_files_need_an_analysis(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[int] = []
+    real_start = runner._Pool.start
+
+    def counting(workers: int) -> object:
+        started.append(workers)
+        return real_start(workers)
+
+    monkeypatch.setattr(runner._Pool, "start", counting)
+    few = {f"k{n:02}.py": SKEWED for n in range(runner.PARALLEL_THRESHOLD)}
+    plain = {f"p{n:02}.py": "x = 1\n" for n in range(20)}
+    write(tmp_path, few | plain)
+    jobs = [job(tmp_path / name, use_cache=False) for name in sorted(few | plain)]
+    run_jobs(jobs, workers=2)
+    assert started == []
+    write(tmp_path, {"one_more.py": SKEWED})
+    run_jobs([*jobs, job(tmp_path / "one_more.py", use_cache=False)], workers=2)
+    assert started == [2]
+
+
 def test_jobs_option_through_the_cli(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {f"k{n:02}.py": DEMOTED for n in range(10)})
     result = run("--jobs", "2", "--output-format", "json", ".")
