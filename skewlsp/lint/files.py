@@ -5,7 +5,8 @@ Exclude globs use gitignore syntax relative to the settings' root (a bare name
 such as ``build`` matches at any depth). ``.gitignore`` files are read from the
 enclosing git repository's root down to each directory, like git does; outside
 a git repository they are not consulted. Explicit files are always linted unless
-``force_exclude`` (what pre-commit needs, since it passes every staged file).
+``force_exclude`` (what pre-commit needs, since it passes every staged file); a
+directory named explicitly is walked even if ``.gitignore`` ignores it, as ruff does.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ if TYPE_CHECKING:  # pathspec is imported on first use: explicit files never nee
     import pathspec
 
 SOURCE_SUFFIXES = (".py", ".pyi")
+
+Rule = tuple[Path, "int | None"]  # a .gitignore's directory and a pattern's index in it
 
 
 class PathError(Exception):
@@ -96,13 +99,19 @@ class GitIgnore:
             self._specs[directory] = spec
         return self._specs[directory]
 
-    def ignored(self, path: Path, is_dir: bool) -> bool:
+    def ignored(self, path: Path, is_dir: bool, inherited: Rule | None = None) -> bool:
+        """Whether .gitignore ignores ``path`` by a rule other than ``inherited``."""
+        rule = self.rule(path, is_dir)
+        return rule is not None and rule != inherited
+
+    def rule(self, path: Path, is_dir: bool) -> Rule | None:
+        """The (.gitignore directory, pattern index) that ignores ``path``; None if not ignored."""
         root = self._git_root(path.parent)
         if root is None:
-            return False
+            return None
         chain = [path.parent, *path.parent.parents]
         chain = list(reversed(chain[: chain.index(root) + 1]))
-        verdict: bool | None = None
+        deciding: Rule | None = None
         for directory in chain:  # deeper .gitignore files override shallower ones
             spec = self._spec(directory, root)
             if spec is None:
@@ -110,8 +119,8 @@ class GitIgnore:
             relative = path.relative_to(directory).as_posix() + ("/" if is_dir else "")
             result = spec.check_file(relative)
             if result.include is not None:
-                verdict = result.include
-        return bool(verdict)
+                deciding = (directory, result.index) if result.include else None
+        return deciding
 
 
 def discover(
@@ -175,6 +184,11 @@ def _excluded_with_parents(path: Path, settings: Settings) -> bool:
 
 
 def _walk(top: Path, resolver: SettingsResolver, gitignore: GitIgnore) -> Iterator[Target]:
+    # A directory named on the command line is linted even if .gitignore ignores it
+    # (like an explicit file, and as ruff does); inside it every other rule applies.
+    # pathspec matches "dir/" for everything below dir too, so the rule that ignores
+    # ``top`` is the one its contents would inherit.
+    inherited = gitignore.rule(top, is_dir=True)
     for directory, dirnames, filenames in os.walk(top, onerror=None):
         here = Path(directory)
         settings = resolver.for_path(here)
@@ -185,7 +199,7 @@ def _walk(top: Path, resolver: SettingsResolver, gitignore: GitIgnore) -> Iterat
                 continue  # avoid cycles and linting outside the tree
             if ExcludeMatcher.excluded(child, settings, is_dir=True):
                 continue
-            if gitignore.ignored(child, is_dir=True):
+            if gitignore.ignored(child, is_dir=True, inherited=inherited):
                 continue
             kept.append(name)
         dirnames[:] = kept
@@ -195,6 +209,6 @@ def _walk(top: Path, resolver: SettingsResolver, gitignore: GitIgnore) -> Iterat
             child = here / name
             if ExcludeMatcher.excluded(child, settings, is_dir=False):
                 continue
-            if gitignore.ignored(child, is_dir=False):
+            if gitignore.ignored(child, is_dir=False, inherited=inherited):
                 continue
             yield Target(child, settings)

@@ -56,6 +56,19 @@ def test_gitignore_is_respected_up_to_the_git_root(tmp_path: Path) -> None:
     assert found(tmp_path) == ["pkg/a.py", "pkg/keep_gen.py"]
 
 
+def test_a_directory_named_explicitly_is_linted_even_if_gitignored(tmp_path: Path) -> None:
+    """As ruff does: the rule that ignores the directory is not held against its contents."""
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, {
+        ".gitignore": "vendored/\n*_gen.py\nbuild2/\n",
+        "vendored/a.py": "", "vendored/sub/b.py": "", "vendored/c_gen.py": "",
+        "vendored/build2/d.py": "", "src/e.py": "",
+    })
+    assert found(tmp_path) == ["src/e.py"]
+    assert found(tmp_path, "vendored") == ["vendored/a.py", "vendored/sub/b.py"]
+    assert found(tmp_path, "vendored/sub") == ["vendored/sub/b.py"]
+
+
 def test_gitignore_outside_a_git_repository_is_not_consulted(tmp_path: Path) -> None:
     write(tmp_path, {".gitignore": "*.py\n", "a.py": ""})
     assert found(tmp_path) == ["a.py"]
