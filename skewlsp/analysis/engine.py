@@ -80,14 +80,14 @@ def analyze_models(
     cache: UnitCache | None = None,
 ) -> list[LoopModel]:
     """The reports plus, for units analysed now (not served from ``cache``), their models."""
-    if "pipeline" not in source and "pypto" not in source:
+    if "pypto" not in source and "pipeline" not in source:  # "pypto" is in the imports: early
         return []
     if source.startswith("\ufeff"):
         source = source[1:]
     index = cache.index(path, source) if cache is not None else build_index(source)
     if index.syntax_problem is not None:
         return [LoopModel(_syntax_report(index.syntax_problem, path))]
-    if "pipeline" not in source:
+    if not index.units:  # no function holds a pipeline loop (nor mentions "pipeline")
         return []
     constants, aliases = _module_context(index, path, resolver)
     fingerprint = context_fingerprint(index, path, resolver) if cache is not None else ""

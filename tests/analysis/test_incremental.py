@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skewlsp.analysis import UnitCache, analyze
-from skewlsp.analysis.incremental import IndexedText, update_index
+from skewlsp.analysis.incremental import IndexedText, _common_prefix, _common_suffix, update_index
 from skewlsp.analysis.source_index import build_index
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py"))
@@ -38,3 +38,42 @@ def test_typing_a_comment_in_a_loop_reuses_the_index_and_gives_the_full_answer()
     lines[line] += "  # tuned"
     edited = "\n".join(lines)
     assert analyze(edited, "k.py", cache=cache) == analyze(edited, "k.py")
+
+
+# -- where two versions differ ------------------------------------------------------------------
+
+
+def naive_prefix(a: str, b: str) -> int:
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def naive_suffix(a: str, b: str, limit: int) -> int:
+    i = 0
+    while i < limit and a[len(a) - i - 1] == b[len(b) - i - 1]:
+        i += 1
+    return i
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text("ab\n", max_size=40),
+    st.integers(0, 20_000),
+    st.text("abc\n", max_size=3),
+    st.integers(0, 20_000),
+    st.integers(0, 3),
+)
+def test_common_prefix_and_suffix_match_a_character_by_character_scan(
+    head: str, filler: int, typed: str, tail: int, cut: int
+) -> None:
+    """Versions the size of real documents, differing by one small edit anywhere."""
+    old = head + "x" * filler + "y" * tail
+    position = min(len(old), len(head) + filler)
+    new = old[:position] + typed + old[position + min(cut, len(old) - position):]
+    prefix = _common_prefix(old, new)
+    assert prefix == naive_prefix(old, new)
+    limit = min(len(old), len(new)) - prefix
+    assert _common_suffix(old, new, limit) == naive_suffix(old, new, limit)
+    assert _common_suffix(old, new, limit // 2) == naive_suffix(old, new, limit // 2)
