@@ -80,10 +80,11 @@ def _resolver(ns: argparse.Namespace) -> SettingsResolver:
 
 def display_name(path: Path, cwd: Path | None = None) -> str:
     """Paths under the current directory are shown relative to it, others absolute."""
-    try:
-        return path.relative_to(cwd or Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return str(path)
+    text, base = str(path), str(cwd or Path.cwd().resolve())
+    prefix = base if base.endswith(os.sep) else base + os.sep
+    if text.startswith(prefix):  # both are resolved, absolute paths: a string test suffices
+        return text[len(prefix) :].replace(os.sep, "/")
+    return text
 
 
 def _jobs(ns: argparse.Namespace, resolver: SettingsResolver, options: Options) -> list[Job]:

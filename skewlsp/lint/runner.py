@@ -8,11 +8,13 @@ in a picklable :class:`Job`, and everything it returns is plain data.
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skewlsp.analysis.lines import source_lines
@@ -54,6 +56,12 @@ def decode_source(data: bytes) -> str:
     """Decode like Python does (PEP 263 cookie or UTF-8 with BOM); raises ValueError."""
     if b"\0" in data:
         raise ValueError("binary file (contains NUL bytes)")
+    first_two_lines = data.split(b"\n", 2)[:2]
+    if not any(b"coding" in line for line in first_two_lines):
+        try:  # no cookie possible: UTF-8, what tokenize.detect_encoding would say
+            return data.decode("utf-8").removeprefix("\ufeff")
+        except UnicodeDecodeError:
+            pass  # the slow path below words the error like Python does
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         return data.decode(encoding).removeprefix("\ufeff")
@@ -66,6 +74,12 @@ def decode_source(data: bytes) -> str:
             f"not valid {error.encoding.upper().replace('UTF-8-SIG', 'UTF-8')} text "
             f"(byte {error.start}: {error.reason})"
         ) from None
+
+
+@functools.lru_cache(maxsize=64)
+def _cache_for(root: Path) -> Cache:
+    """One Cache per project root (a Cache holds nothing but its directory)."""
+    return Cache(root)
 
 
 class CacheMiss(Exception):
@@ -83,7 +97,7 @@ def analyze_cached(
     """Analysis results, from the cache when the file and its imported constants are unchanged."""
 
     src_roots = job.settings.src
-    cache = Cache(job.settings.root) if job.options.use_cache and job.path else None
+    cache = _cache_for(job.settings.root) if job.options.use_cache and job.path else None
     key = cache_key(data, job.path or "", src_roots) if cache else ""
     if cache is not None and job.path is not None:
         cached = cache.get(key, job.path, src_roots, digests)

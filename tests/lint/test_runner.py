@@ -152,3 +152,28 @@ def test_concise_output_is_unchanged_without_the_loop_lines(run: Run, tmp_path: 
     assert concise.count("SKW0") >= 2 and "k.py:" in concise and "d.py:" in concise
     full = run("--no-cache", "--output-format", "full", ".").out
     assert "for " in full and "for " not in concise
+
+
+@pytest.mark.parametrize(
+    "data, text",
+    [
+        (b"x = 1\n", "x = 1\n"),
+        (b"\xef\xbb\xbfx = '\xc3\xa9'\n", "x = 'é'\n"),
+        (b"# -*- coding: latin-1 -*-\nx = '\xe9'\n", "# -*- coding: latin-1 -*-\nx = '\xe9'\n"),
+        (b"#!/usr/bin/env python\n# coding=latin-1\nx = '\xe9'\n",
+         "#!/usr/bin/env python\n# coding=latin-1\nx = '\xe9'\n"),
+        (b"x = 1\ny = 2\n# coding: latin-1 (third line: not a cookie)\n",
+         "x = 1\ny = 2\n# coding: latin-1 (third line: not a cookie)\n"),
+    ],
+)
+def test_sources_decode_the_way_python_reads_them(data: bytes, text: str) -> None:
+    assert decode_source(data) == text
+
+
+def test_undecodable_bytes_are_described_as_python_describes_them() -> None:
+    with pytest.raises(ValueError, match=r"not valid UTF-8 text \(invalid or missing encoding"):
+        decode_source(b"x = '\xff'\n")  # in the first two lines: tokenize's own complaint
+    with pytest.raises(ValueError, match=r"not valid UTF-8 text \(byte 17: invalid start byte"):
+        decode_source(b"x = 1\ny = 2\nz = '\xff'\n")
+    with pytest.raises(ValueError, match=r"not valid UTF-8 text \(byte 21: invalid start byte"):
+        decode_source(b"# coding: utf-8\nx = '\xff'\n")
