@@ -840,6 +840,7 @@ class Config:
     paths: list[str]
     skip_fixit: bool
     skip_server: bool
+    skip_size: bool = False
 
 
 def cli_phase(cfg: Config, files: list[Path], cwd: Path) -> dict[str, Series]:
@@ -912,6 +913,62 @@ def analyze_samples(path: Path, runs: int) -> list[Sample]:
     return [Sample(t, 0, 0) for t in json.loads(out.stdout)]
 
 
+# ----------------------------------------------------------------------------- size (issue 8)
+
+SIZE_GOAL_SECONDS_PER_MB = 1.0
+MB = 1_000_000
+
+PER_MB = r"""
+import json, sys, time
+from skewlsp.analysis import analyze
+text = open(sys.argv[1], encoding="utf-8").read()
+start = time.process_time()
+reports = analyze(text, sys.argv[1])
+print(json.dumps([time.process_time() - start, len(reports)]))
+"""
+
+
+def size_inputs(dest: Path) -> list[tuple[str, Path]]:
+    """About 1 MB each: loop-dense shapes (the worst case) and loop-free ones."""
+    kernel = (REPO / "examples" / "odd_trip.py").read_text(encoding="utf-8")
+    last_body_line = "            pl.tile.store(oi, [i * 16, 0], out)\n"
+    body = "@pl.program" + kernel.split("@pl.program", 1)[1]
+    copies = MB // len(body)
+    shapes = {
+        "loop-dense: many small kernels": kernel + "".join(
+            body.replace("class OddTrip", f"class K{n}") for n in range(copies)),
+        "loop-dense: one huge loop body": kernel.replace(
+            last_body_line, last_body_line * (MB // len(last_body_line))),
+        "loop-free functions": kernel + "".join(
+            f"def helper_{n}(a):\n    return [a + 1 for b in range(3)]\n"
+            for n in range(MB // 50)),
+        "comments": kernel + ("# " + "x" * 78 + "\n") * (MB // 81),
+    }
+    dest.mkdir(parents=True, exist_ok=True)
+    files = []
+    for n, (name, text) in enumerate(shapes.items()):
+        path = dest / f"size_{n}.py"
+        path.write_text(text, encoding="utf-8")
+        files.append((name, path))
+    return files
+
+
+def size_phase() -> list[list[str]]:
+    """CPU seconds per MB of ``analyze()`` on each shape (one run each: they are slow)."""
+    rows = []
+    for name, path in size_inputs(CORPUS_ROOT / "size"):
+        megabytes = path.stat().st_size / MB
+        out = subprocess.run([sys.executable, "-c", PER_MB, str(path)],
+                             capture_output=True, text=True, check=True)
+        seconds, loops = json.loads(out.stdout)
+        per_mb = seconds / megabytes
+        verdict = "PASS" if per_mb <= SIZE_GOAL_SECONDS_PER_MB else (
+            f"MISS by {per_mb / SIZE_GOAL_SECONDS_PER_MB:.1f}x")
+        rows.append([name, f"{megabytes:.2f}", str(loops), f"{seconds:.2f}", f"{per_mb:.2f}",
+                     f"<= {SIZE_GOAL_SECONDS_PER_MB:g}", verdict])
+    return rows
+
+
 def server_phase(cfg: Config, base: Path, padded: Path, offset: int) -> list[ServerRun]:
     options, note = skewlsp_init_options()
     ruff_options = {"settings": {"lint": {"select": RUFF_RULES.split(",")},
@@ -971,7 +1028,7 @@ def target_rows(cli: dict[str, Series], scale: dict[str, Series],
 
 def report(cfg: Config, lines: int, nfiles: int, cli: dict[str, Series],
            scale: dict[str, Series], servers: list[ServerRun], kernel: tuple[int, int],
-           started: float) -> None:
+           started: float, size: Sequence[Sequence[str]] = ()) -> None:
     print(f"\n# skewlsp benchmark ({time.strftime('%Y-%m-%d %H:%M')})\n")
     print(f"machine: {machine()}")
     print(f"tools: {version_of([str(VENV_BIN / 'skewlint')])}, "
@@ -1003,6 +1060,9 @@ def report(cfg: Config, lines: int, nfiles: int, cli: dict[str, Series],
              for r in servers])
     print_table("Targets", ["ratio", "target", "measured", "result"],
                 target_rows(cli, scale, servers))
+    if size:
+        print_table("Size: analyze() CPU seconds per MB of input (one run each)",
+                    ["input", "MB", "loops", "CPU s", "CPU s/MB", "goal", "result"], size)
     print(f"\ntotal wall time {time.perf_counter() - started:.0f} s; "
           f"load average now {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
@@ -1024,6 +1084,8 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--skip-fixit", action="store_true")
     parser.add_argument("--skip-server", action="store_true")
+    parser.add_argument("--skip-size", action="store_true",
+                        help="skip the CPU-seconds-per-MB measurement (~25 s)")
     args = parser.parse_args(argv)
     quick = args.quick
     return Config(
@@ -1033,6 +1095,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
         kernel_lines=3_000, pad_factor=10, edits=args.edits or (30 if quick else EDITS),
         seed=args.seed,
         paths=args.paths, skip_fixit=args.skip_fixit, skip_server=args.skip_server,
+        skip_size=args.skip_size,
     )
 
 
@@ -1079,8 +1142,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not cfg.skip_server:
         with phase("servers"):
             servers = server_phase(cfg, base, padded, offset)
+    size: list[list[str]] = []
+    if not cfg.skip_size:
+        with phase("size"):
+            size = size_phase()
     kernel = (count_lines([base]), count_lines([padded]))
-    report(cfg, lines, len(files), cli, scale, servers, kernel, started)
+    report(cfg, lines, len(files), cli, scale, servers, kernel, started, size)
     return 0
 
 
