@@ -10,6 +10,7 @@ scratch, so the result is always what a full build would give.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .source_index import ModuleIndex, Unit, build_index
@@ -38,45 +39,36 @@ _FIRST_STEP = 4096
 
 
 def _common_prefix(a: str, b: str) -> int:
-    """Length of the common prefix of ``a`` and ``b``.
-
-    Galloping then bisecting with slice comparisons: O(log n) steps of C-speed
-    compares, instead of a Python loop over the characters near the edit (on a
-    30,000-line document that loop was most of the cost of re-indexing).
-    """
-    limit = min(len(a), len(b))
-    low, step = 0, _FIRST_STEP
-    while True:
-        high = min(low + step, limit)
-        if a[low:high] != b[low:high]:
-            break
-        if high == limit:
-            return limit
-        low, step = high, step * 2
-    # a[:low] == b[:low] and a[low:high] != b[low:high]: the first difference is in there
-    while high - low > 1:
-        middle = (low + high) // 2
-        if a[low:middle] == b[low:middle]:
-            low = middle
-        else:
-            high = middle
-    return low
+    """Length of the common prefix of ``a`` and ``b``."""
+    return _agreement(lambda low, high: a[low:high] == b[low:high], min(len(a), len(b)))
 
 
 def _common_suffix(a: str, b: str, limit: int) -> int:
     """Length of the common suffix of ``a`` and ``b``, at most ``limit`` characters."""
     n, m = len(a), len(b)
+    return _agreement(lambda low, high: a[n - high : n - low] == b[m - high : m - low], limit)
+
+
+def _agreement(agree: Callable[[int, int], bool], limit: int) -> int:
+    """The largest k <= limit such that ``agree(0, k)``, given ``agree(low, high)`` says
+    whether offsets [low, high) match.
+
+    Galloping then bisecting: O(log n) C-speed slice compares, instead of a Python
+    loop over the characters near the edit (on a 30,000-line document that loop was
+    most of the cost of re-indexing).
+    """
     low, step = 0, _FIRST_STEP
     while True:
         high = min(low + step, limit)
-        if a[n - high : n - low] != b[m - high : m - low]:
+        if not agree(low, high):
             break
         if high == limit:
             return limit
         low, step = high, step * 2
+    # [0, low) agrees and [low, high) does not: the first difference is in there
     while high - low > 1:
         middle = (low + high) // 2
-        if a[n - middle : n - low] == b[m - middle : m - low]:
+        if agree(low, middle):
             low = middle
         else:
             high = middle
