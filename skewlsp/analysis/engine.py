@@ -294,6 +294,8 @@ class _UnitAnalysis:
         self.inner: dict[int, InnerSkew | None] = {}
         self.functions: list[cst.FunctionDef] = []
         self.incore: list[bool] = []
+        self.dual_aiv: dict[int, bool] = {}  # per function: no pl.split, so two AIV lanes
+        self.outside: dict[int, mixed.OutsideSides] = {}  # per function
 
     def run(self) -> list[LoopModel] | None:
         tree = _check_parseable(self.unit.text)
@@ -556,11 +558,9 @@ class _UnitAnalysis:
                     params[name] = mixed.GM
                 elif kind == "Tile":
                     params[name] = mixed.VECTOR
-        outside = mixed.outside_sides(body_statements(fn.body), loop, params) if fn else params
+        outside = self._outside_sides(fn, params).before(loop) if fn else params
         split = mixed.split_body(stmts, outside, live_out)
-        copies = 1
-        if fn is not None and "split(" not in cst.Module(body=[]).code_for_node(fn):
-            copies = 2
+        copies = 2 if fn is not None and self._dual_aiv_dispatch(fn) else 1
         if not split.crossings:
             cores = []
             if split.has_cube:
@@ -613,6 +613,26 @@ class _UnitAnalysis:
             )
         chosen, summary = _summarise(results)
         return tuple(c for c, _ in results), summary, lists[chosen]
+
+    def _outside_sides(self, fn: cst.FunctionDef, params: dict[str, str]) -> mixed.OutsideSides:
+        """One walk of the function serves every loop in it (params depend on ``fn`` only)."""
+        found = self.outside.get(id(fn))
+        if found is None:
+            found = self.outside[id(fn)] = mixed.OutsideSides(body_statements(fn.body), params)
+        return found
+
+    def _dual_aiv_dispatch(self, fn: cst.FunctionDef) -> bool:
+        """Whether the compiler runs this function's vector body twice (no ``pl.split``).
+
+        Read from the function's source text (decorators included), once per function.
+        """
+        known = self.dual_aiv.get(id(fn))
+        if known is None:
+            text = self.positions.statement_text(fn)
+            if text is None:
+                text = cst.Module(body=[]).code_for_node(fn)
+            known = self.dual_aiv[id(fn)] = "split(" not in text
+        return known
 
     def _stage(
         self, call: cst.Call, scope: FunctionScope, errors: list[str]

@@ -276,22 +276,37 @@ def outside_sides(
     fn_body: Sequence[cst.CSTNode], stop_at: cst.CSTNode, params: Mapping[str, str]
 ) -> dict[str, str]:
     """Sides of the values a loop reads from outside it: parameters and earlier statements."""
-    model = SideModel(params)
+    return OutsideSides(fn_body, params).before(stop_at)
 
-    def walk(block: Sequence[cst.CSTNode]) -> bool:
-        for stmt in block:
-            if stmt is stop_at:
-                return True
-            if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-                model.statement(stmt)
-            elif isinstance(stmt, (cst.With, cst.For, cst.If, cst.While)) and walk(
-                body_statements(stmt.body)
-            ):
-                return True
-        return False
 
-    walk(fn_body)
-    return model.sides
+class OutsideSides:
+    """:func:`outside_sides` for every loop of one function, from a single walk.
+
+    A kernel function with many loops would otherwise be walked again up to each
+    of them. The walk records the sides known when it reaches each ``for``; it
+    enters the bodies of ``with``/``for``/``if``/``while`` (not ``else`` branches),
+    so a loop it never reaches sees the sides of the whole walk.
+    """
+
+    def __init__(self, fn_body: Sequence[cst.CSTNode], params: Mapping[str, str]) -> None:
+        model = SideModel(params)
+        self._at_loop: dict[int, dict[str, str]] = {}
+
+        def walk(block: Sequence[cst.CSTNode]) -> None:
+            for stmt in block:
+                if isinstance(stmt, cst.For):
+                    self._at_loop[id(stmt)] = dict(model.sides)
+                if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                    model.statement(stmt)
+                elif isinstance(stmt, (cst.With, cst.For, cst.If, cst.While)):
+                    walk(body_statements(stmt.body))
+
+        walk(fn_body)
+        self._after = dict(model.sides)
+
+    def before(self, loop: cst.CSTNode) -> dict[str, str]:
+        """The sides of the names defined before ``loop`` (copied: the caller may change them)."""
+        return dict(self._at_loop.get(id(loop), self._after))
 
 
 def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iterable[str]) -> Split:

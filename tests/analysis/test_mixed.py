@@ -287,3 +287,40 @@ def gate(x: pl.Tensor[[64, 512], pl.BF16], w: pl.Tensor[[64, 512], pl.BF16], y: 
         y[0:64, 0:64] = acc
 '''
     assert cores(report_of(source)) == {"aic": ("left", "SKW010", None)}
+
+
+def test_each_loop_sees_the_sides_of_the_values_defined_before_it() -> None:
+    """One walk of a function gives every loop the sides known where it starts."""
+    import libcst as cst
+
+    from skewlsp.analysis import mixed
+    from skewlsp.analysis.names import body_statements
+    from skewlsp.analysis.walk import walk
+
+    fn = cst.parse_module(textwrap.dedent("""\
+        def k(kv):
+            for first in pl.pipeline(4, stage=2):
+                pass
+            raw = pl.matmul(kv, kv, out_dtype=pl.FP32)
+            with pl.spmd(1):
+                for second in pl.pipeline(4, stage=2):
+                    pass
+            if kv:
+                pass
+            else:
+                for third in pl.pipeline(4, stage=2):
+                    pass
+            ex = pl.exp(raw)
+        """)).body[0]
+    assert isinstance(fn, cst.FunctionDef)
+    loops = [n for n in walk(fn) if isinstance(n, cst.For)]
+    first, second, third = loops
+    sides = mixed.OutsideSides(body_statements(fn.body), {"kv": mixed.GM})
+    assert "raw" not in sides.before(first)
+    assert sides.before(second)["raw"] == mixed.CUBE and "ex" not in sides.before(second)
+    # the walk does not enter else branches: that loop sees the whole function
+    assert sides.before(third)["ex"] == mixed.VECTOR
+    for loop in loops:
+        assert sides.before(loop) == mixed.outside_sides(
+            body_statements(fn.body), loop, {"kv": mixed.GM}
+        )
