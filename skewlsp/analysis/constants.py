@@ -8,11 +8,12 @@ does not tell a kernel author what to change.
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import libcst as cst
+
+from . import parsing
 
 # Results beyond this many bits are refused rather than computed (2**10**9 must not hang).
 _MAX_BITS = 4096
@@ -262,7 +263,7 @@ class ModuleConstants:
     def fold_text(self, text: str, this: Record | None = None) -> Folded:
         """Fold a module-level expression given as source text (``self`` is ``this``)."""
         try:
-            expr = cst.parse_expression(text.strip())
+            expr = parsing.expression(text)
         except Exception:
             return Opaque(text.strip()[:40], "not an expression skewlsp can read")
         if this is None:
@@ -315,7 +316,7 @@ class ModuleConstants:
         found: tuple[list[tuple[str, str | None]], dict[str, str]] | None = None
         if text is not None:
             try:
-                module = cst.parse_module(textwrap.dedent(text))
+                module = parsing.dedented_module(text)
             except Exception:
                 module = None
             body = module.body[0] if module and module.body else None
@@ -352,7 +353,7 @@ class ModuleConstants:
         text = self._sources.get(name)
         if text is not None:
             try:
-                expr = cst.parse_expression(text.strip())
+                expr = parsing.expression(text)
             except Exception:
                 return Dynamic(name, f"`{name}` is not a compile-time constant")
             folded = Folder(self, owner=self).fold(expr)

@@ -14,12 +14,11 @@ else stays opaque: the verdict is then reported as unknown, not guessed.
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Callable, Mapping
 
 import libcst as cst
 
-from . import dsl
+from . import dsl, parsing
 from .constants import Const, Folded, Folder, Items, Opaque, Rejected, Table, Text, code_of
 
 MAX_CALL_DEPTH = 3
@@ -195,7 +194,7 @@ class FunctionBodies:
         if self._depth >= MAX_CALL_DEPTH:
             return Opaque(name, f"`{name}()` calls too deep to evaluate")
         try:
-            module = cst.parse_module(textwrap.dedent(text))
+            module = parsing.dedented_module(text)
         except Exception:
             return Opaque(name, f"`{name}()` could not be read")
         fn = next((s for s in module.body if isinstance(s, cst.FunctionDef)), None)
