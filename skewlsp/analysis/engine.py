@@ -20,7 +20,13 @@ from .body import BodyContext, InnerSkew, Stmt, normalise, resolve
 from .conditions import Interval
 from .constants import Const, Dynamic, Folded, Folder, ModuleConstants, Opaque, Rejected, code_of
 from .decide import Decision, LoopHeader, check_int64, decide
-from .names import block_effects, body_statements, statement_effects, target_effects
+from .names import (
+    block_effects,
+    body_statements,
+    memoised_effects,
+    statement_effects,
+    target_effects,
+)
 from .positions import LoopPositions
 from .report import CoreResult, Finding, LoopReport, Span
 from .scope import (
@@ -308,8 +314,9 @@ class _UnitAnalysis:
         self.module = module
         self.positions = LoopPositions(module, tree, self.unit.text, self.unit.line_offset)
         self.loop_stack: list[cst.For] = []
-        for stmt in module.body:
-            self._visit_top(stmt, qualname="")
+        with memoised_effects():
+            for stmt in module.body:
+                self._visit_top(stmt, qualname="")
         return list(self.models.values())
 
     # -- walking ---------------------------------------------------------------------------

@@ -8,7 +8,9 @@ nested block counts as defining whatever it assigns.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import contextlib
+import contextvars
+from collections.abc import Iterable, Iterator, Sequence
 
 import libcst as cst
 
@@ -93,8 +95,38 @@ def block_effects(statements: Sequence[cst.CSTNode]) -> tuple[list[str], list[st
     return defs, external
 
 
+# While a unit is analysed, each statement's effects are computed once: the function
+# body, each loop body and each top-level statement ask again for the same nested
+# statements. The memo keeps the node itself, so its id cannot be reused meanwhile.
+_Effects = tuple[cst.CSTNode, tuple[str, ...], tuple[str, ...]]
+_MEMO: contextvars.ContextVar[dict[int, _Effects] | None] = contextvars.ContextVar(
+    "statement_effects_memo", default=None
+)
+
+
+@contextlib.contextmanager
+def memoised_effects() -> Iterator[None]:
+    """Within this block (one unit's analysis), ``statement_effects`` answers each node once."""
+    token = _MEMO.set({})
+    try:
+        yield
+    finally:
+        _MEMO.reset(token)
+
+
 def statement_effects(stmt: cst.CSTNode) -> tuple[list[str], list[str]]:
     """(defs, external reads) of any statement, compound ones included."""
+    memo = _MEMO.get()
+    if memo is None:
+        return _statement_effects(stmt)
+    found = memo.get(id(stmt))
+    if found is None:
+        defs, reads = _statement_effects(stmt)
+        found = memo[id(stmt)] = (stmt, tuple(defs), tuple(reads))
+    return list(found[1]), list(found[2])  # callers extend what they get
+
+
+def _statement_effects(stmt: cst.CSTNode) -> tuple[list[str], list[str]]:
     if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
         return block_effects(stmt.body)
     if isinstance(stmt, cst.BaseSmallStatement):
