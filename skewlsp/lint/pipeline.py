@@ -65,10 +65,15 @@ def select_and_suppress(
     selection: Selection,
     *,
     report_unused: bool = True,
+    may_suppress: bool = True,
 ) -> list[Diagnostic]:
     """Suppressions first (a comment that silences a disabled code is still used), then the
-    selection, then the unused-suppression remarks."""
-    suppressions = parse_suppressions(source)
+    selection, then the unused-suppression remarks.
+
+    ``may_suppress=False`` tells that ``source`` holds no suppression comment (a caller
+    that tracks it, like the server's documents, saves a scan of the whole text).
+    """
+    suppressions = parse_suppressions(source) if may_suppress else []
     kept = apply_suppressions(list(diagnostics), suppressions)
     kept = [d for d in kept if selection.is_enabled(d.code)]
     if report_unused and selection.is_enabled(UNUSED_SUPPRESSION):

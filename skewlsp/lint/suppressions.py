@@ -17,6 +17,9 @@ from skewlsp.analysis.report import Span
 from skewlsp.lint.diagnostic import Diagnostic
 from skewlsp.lint.lint_codes import UNUSED_SUPPRESSION, all_codes
 
+# Every suppression comment contains this word: text without it holds none.
+SUPPRESSION_MARK = "skewlint"
+
 _PATTERN = re.compile(
     r"#\s*skewlint\s*:\s*(?P<kind>file-ignore|ignore)\b(?:\s*\[(?P<codes>[^\]]*)\])?"
 )
@@ -68,7 +71,7 @@ def _comments(source: str) -> Iterable[tuple[int, int, str, bool]]:
     """
     for match in _STRING_OR_COMMENT.finditer(source):
         text = match.group("comment")
-        if text is None or "skewlint" not in text:
+        if text is None or SUPPRESSION_MARK not in text:
             continue
         position = match.start()
         line_start = max(source.rfind("\n", 0, position), source.rfind("\r", 0, position)) + 1
@@ -79,7 +82,7 @@ def _comments(source: str) -> Iterable[tuple[int, int, str, bool]]:
 
 
 def parse_suppressions(source: str) -> list[Suppression]:
-    if "skewlint" not in source:
+    if SUPPRESSION_MARK not in source:
         return []
     found: list[Suppression] = []
     for line, col, text, standalone in _comments(source):

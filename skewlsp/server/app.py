@@ -110,13 +110,14 @@ class SkewServer(LanguageServer):
         doc = self.document(uri)
         if doc is None:
             return None
-        lines = doc.lsp_lines if isinstance(doc, SyncedDocument) else None
+        synced = isinstance(doc, SyncedDocument)
         return Snapshot(
             uri,
             doc.version,
             doc.source,
             to_fs_path(uri) if uri.startswith("file:") else None,
-            lines,
+            doc.lsp_lines if synced else None,
+            doc.may_hold_suppressions if synced else True,
         )
 
     @property
@@ -160,6 +161,7 @@ class SkewServer(LanguageServer):
             selection=self.settings_for(analysis.uri).selection,
             syntax_error=analysis.syntax_error,
             encoding=self.encoding,
+            may_suppress=analysis.may_suppress,
         )
 
     def on_ready(self, analysis: Analysis) -> None:

@@ -46,11 +46,17 @@ def select_and_suppress(
     filename: str,
     *,
     report_unused: bool = True,
+    may_suppress: bool = True,
 ) -> list[LintDiagnostic]:
     """What the CLI would print for these reports (minus file-level problems)."""
     found = flatten(filename, reports, selection, span_of=lambda report: report.call_span)
     return shared_select_and_suppress(
-        found, source, filename, selection, report_unused=report_unused
+        found,
+        source,
+        filename,
+        selection,
+        report_unused=report_unused,
+        may_suppress=may_suppress,
     )
 
 
@@ -99,8 +105,10 @@ def build(
     selection: Selection,
     syntax_error: LoopReport | None = None,
     encoding: str = UTF16,
+    may_suppress: bool = True,
 ) -> list[types.Diagnostic]:
-    """Every diagnostic of one document version.
+    """Every diagnostic of one document version (``may_suppress=False``: no suppression
+    comment in ``source``, known without scanning it).
 
     With a syntax error the error comes first and ``reports`` are the last good
     version's loops, kept where they were: moving them by guesswork while the
@@ -121,7 +129,9 @@ def build(
         result.append(to_lsp(error, lines, uri, encoding))
         records = lint_diagnostics(reports, selection, filename)
     else:
-        records = select_and_suppress(reports, selection, source, filename)
+        records = select_and_suppress(
+            reports, selection, source, filename, may_suppress=may_suppress
+        )
     records.sort(key=lambda r: (r.span.line, r.span.column, r.code))
     result.extend(to_lsp(record, lines, uri, encoding) for record in records)
     return result

@@ -43,6 +43,7 @@ class Snapshot:
     text: str
     path: str | None
     lines: Sequence[str] | None = field(default=None, compare=False, repr=False)
+    may_suppress: bool = True  # False when the text is known to hold no suppression comment
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class Analysis:
     deps: frozenset[str] = frozenset()
     internal_error: str | None = None
     known_lines: Sequence[str] | None = field(default=None, compare=False, repr=False)
+    may_suppress: bool = True
 
     @functools.cached_property
     def lines(self) -> Sequence[str]:
@@ -124,6 +126,7 @@ def compute(
             (),
             internal_error=f"{type(error).__name__}: {error}",
             known_lines=snapshot.lines,
+            may_suppress=snapshot.may_suppress,
         )
     deps = frozenset(resolver.looked_at)
     errors = [r for r in reports if r.code == SYNTAX_ERROR and r.verdict == "error"]
@@ -139,6 +142,7 @@ def compute(
             stale=True,
             deps=deps | (last_good.deps if last_good else frozenset()),
             known_lines=snapshot.lines,
+            may_suppress=snapshot.may_suppress,
         )
     return Analysis(
         snapshot.uri,
@@ -148,6 +152,7 @@ def compute(
         tuple(reports),
         deps=deps,
         known_lines=snapshot.lines,
+        may_suppress=snapshot.may_suppress,
     )
 
 

@@ -29,6 +29,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.workspace import TextDocument, Workspace
 
 from skewlsp.analysis.lines import source_lines
+from skewlsp.lint.suppressions import SUPPRESSION_MARK
 
 
 def line_table(text: str) -> tuple[list[str], list[str]]:
@@ -60,6 +61,7 @@ class SyncedDocument(TextDocument):
     _text: str | None
     _lines_view: tuple[str, ...] | None
     _lsp_view: tuple[str, ...] | None
+    _marks: int  # occurrences of SUPPRESSION_MARK (a word never spans lines)
 
     @property
     def _source(self) -> str | None:
@@ -75,6 +77,7 @@ class SyncedDocument(TextDocument):
             self._kept, self._bare = None, []
         else:
             self._kept, self._bare = line_table(text)
+        self._marks = text.count(SUPPRESSION_MARK) if text is not None else 0
         self._text = text
         self._lines_view = None
         self._lsp_view = None
@@ -87,6 +90,12 @@ class SyncedDocument(TextDocument):
         if self._lines_view is None:
             self._lines_view = tuple(self._kept)
         return self._lines_view
+
+    @property
+    def may_hold_suppressions(self) -> bool:
+        """False when no line mentions a suppression comment (kept up to date per edit, so
+        publishing diagnostics need not scan the whole text for one)."""
+        return self._kept is None or self._marks > 0
 
     @property
     def lsp_lines(self) -> tuple[str, ...]:
@@ -128,6 +137,8 @@ class SyncedDocument(TextDocument):
             low -= 1
             segment = kept[low] + segment
         new_kept, new_bare = line_table(segment)
+        self._marks += segment.count(SUPPRESSION_MARK)
+        self._marks -= "".join(kept[low:high]).count(SUPPRESSION_MARK)
         kept[low:high] = new_kept
         self._bare[low:high] = new_bare
         self._text = None

@@ -169,3 +169,19 @@ async def test_a_notification_of_several_changes_is_applied_in_order(client: Lan
     assert edited[0].range.start == types.Position(
         FOR_LINE + 1, session.column(line, line.index("pl.pipeline"))
     )
+
+
+async def test_typing_and_deleting_a_suppression_comment_hides_and_shows_the_loop(
+    client: LanguageClient,
+):
+    """The server knows, edit by edit, whether any suppression comment is left to honour."""
+    session = client.session
+    uri = session.open("suppressed.py", DEMOTED)
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW020"])
+    end = len(DEMOTED.splitlines()[FOR_LINE])
+    comment = "  # skewlint: ignore[SKW020]"
+    for k, char in enumerate(comment):  # typed one key at a time
+        session.change(uri, (FOR_LINE, end + k), (FOR_LINE, end + k), char)
+    await session.diagnostics(uri, lambda d: codes(d) == [])
+    session.change(uri, (FOR_LINE, end + 4), (FOR_LINE, end + 5), "")  # "skewlint" -> "kewlint"
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW020"])

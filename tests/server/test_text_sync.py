@@ -16,6 +16,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import PositionCodec, TextDocument, Workspace
 
+from skewlsp.lint.suppressions import SUPPRESSION_MARK
 from skewlsp.server import text_sync
 from skewlsp.server.positions import split_lines
 from skewlsp.server.text_sync import (
@@ -30,9 +31,12 @@ ENCODINGS = ["utf-16", "utf-8", "utf-32"]
 
 # Pieces that stress columns (BMP and astral non-ASCII) and lines (every LSP break).
 PIECES = ["a", "pl", " ", "\t", "é", "€", "😋", "𝑖", "\n", "\r", "\r\n", "\n\n", "\r\r\n"]
+PIECES += ["skew", "lint", "skewlint"]  # the word that marks suppression comments
 texts = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
 # Inserted text: short, and as likely as not to end in a line break (CR, LF or both).
-inserts = st.lists(st.sampled_from(["a", "é", "😋", "\n", "\r", "\r\n"]), max_size=4).map("".join)
+inserts = st.lists(
+    st.sampled_from(["a", "é", "😋", "\n", "\r", "\r\n", "skew", "lint"]), max_size=4
+).map("".join)
 
 Edit = tuple[tuple[int, int], tuple[int, int], str]
 
@@ -77,6 +81,7 @@ def assert_consistent(doc: SyncedDocument) -> None:
     """Every view of the document describes the same text (``PIECES`` holds only LSP breaks)."""
     assert doc.lines == tuple(doc.source.splitlines(True))
     assert doc.lsp_lines == tuple(split_lines(doc.source))
+    assert doc.may_hold_suppressions == (SUPPRESSION_MARK in doc.source)
 
 
 PROPERTY = settings(
