@@ -149,7 +149,12 @@ def discover(
         ):
             continue
         seen.setdefault(path, Target(path, settings))
-    return [seen[p] for p in sorted(seen)]
+    return [seen[p] for p in sorted(seen, key=_parts)]
+
+
+def _parts(path: Path) -> tuple[str, ...]:
+    """Path order (component by component), compared as tuples: faster than Path's own."""
+    return path.parts
 
 
 class _RealPaths:
