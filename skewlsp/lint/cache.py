@@ -101,23 +101,26 @@ class Cache:
             "deps": [list(d) for d in deps],
             "reports": [report_to_data(r) for r in reports],
         }
-        target = self._entry(key)
         try:
-            self._prepare()
-            target.parent.mkdir(parents=True, exist_ok=True)
-            import tempfile  # only writers need it (a warm run writes nothing)
-
-            handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                    json.dump(payload, stream)
-                os.replace(temp, target)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp)
-                raise
+            self.write_json(self._entry(key), payload)
         except (OSError, TypeError, ValueError):
             return
+
+    def write_json(self, target: Path, payload: object) -> None:
+        """Write ``payload`` to ``target`` inside the cache, atomically (temp file + rename)."""
+        self._prepare()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile  # only writers need it (a warm run writes nothing)
+
+        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                json.dump(payload, stream)
+            os.replace(temp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
 
     def _prepare(self) -> None:
         """Create the directory with a .gitignore and CACHEDIR.TAG so tools skip it."""
@@ -131,3 +134,54 @@ class Cache:
             "# This file is a cache directory tag created by skewlint.\n",
             encoding="utf-8",
         )
+
+
+class PlainFiles:
+    """Files known not to mention ``pipeline``, recognised by their stat signature.
+
+    Most files of a project hold no pipeline loop; a warm run would read every one
+    of them again only to find that out. Their (mtime, ctime, size, inode) is
+    recorded instead, the way ruff's cache trusts modification times; the ctime
+    makes the signature change on any write, even one that restores the mtime.
+    One JSON file per cache directory, rewritten only when it changed.
+    """
+
+    def __init__(self, cache: Cache) -> None:
+        self._file = cache.directory / "plain.json"
+        self._cache = cache
+        self._known: dict[str, list[int]] | None = None
+        self._changed = False
+
+    @staticmethod
+    def signature(st: os.stat_result) -> list[int]:
+        return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino]
+
+    def _entries(self) -> dict[str, list[int]]:
+        if self._known is None:
+            try:
+                with open(self._file, encoding="utf-8") as stream:
+                    loaded = json.load(stream)
+                self._known = loaded if isinstance(loaded, dict) else {}
+            except (OSError, ValueError):
+                self._known = {}
+        return self._known
+
+    def known(self, path: str, st: os.stat_result) -> bool:
+        return self._entries().get(path) == self.signature(st)
+
+    def add(self, path: str, st: os.stat_result) -> None:
+        entries = self._entries()
+        signature = self.signature(st)
+        if entries.get(path) != signature:
+            entries[path] = signature
+            self._changed = True
+
+    def save(self) -> None:
+        """Write the record if it changed; never raises (no cache is the fallback)."""
+        if not self._changed or self._known is None:
+            return
+        try:
+            self._cache.write_json(self._file, self._known)
+        except (OSError, TypeError, ValueError):
+            return
+        self._changed = False

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from skewlsp.analysis.lines import source_lines
 from skewlsp.analysis.report import LoopReport, Span
-from skewlsp.lint.cache import Cache, DependencyDigests, cache_key
+from skewlsp.lint.cache import Cache, DependencyDigests, PlainFiles, cache_key
 from skewlsp.lint.config import Settings
 from skewlsp.lint.diagnostic import Diagnostic, FileResult
 from skewlsp.lint.lint_codes import UNREADABLE_FILE
@@ -157,22 +157,35 @@ def _file_problem(job: Job, selection: Selection, message: str) -> FileResult:
 
 
 def lint_job(
-    job: Job, *, analyse: bool = True, digests: DependencyDigests | None = None
+    job: Job,
+    *,
+    analyse: bool = True,
+    digests: DependencyDigests | None = None,
+    plain: PlainFiles | None = None,
 ) -> FileResult | None:
     """Lint one file; never raises (an analysis crash becomes ``internal_error``).
 
     With ``analyse=False`` only what needs no analysis is done (files without
-    ``pipeline``, cache hits) and ``None`` means "needs the analysis".
+    ``pipeline``, cache hits) and ``None`` means "needs the analysis". With
+    ``plain``, files it knows to lack ``pipeline`` are not even read.
     """
     selection = Selection.from_settings(job.settings)
     data = job.data
+    status: os.stat_result | None = None
     if data is None:
+        name = job.path or job.filename
         try:
-            with open(job.path or job.filename, "rb") as stream:
+            if plain is not None:
+                status = os.stat(name)
+                if plain.known(name, status):
+                    return FileResult(job.filename, (), job.settings.fail_on)
+            with open(name, "rb") as stream:
                 data = stream.read()
         except OSError as error:
             return _file_problem(job, selection, error.strerror or str(error))
     if PREFILTER not in data:
+        if plain is not None and status is not None:
+            plain.add(job.path or job.filename, status)
         return FileResult(job.filename, (), job.settings.fail_on)
     try:
         source = decode_source(data)
@@ -211,12 +224,17 @@ def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[FileResult
     """
     workers = workers or os.cpu_count() or 1
     digests = DependencyDigests()
+    plains: dict[Path, PlainFiles] = {}
     results: list[FileResult | None] = []
     pending: list[int] = []
     pool: _Pool | None = None
     try:
         for index, job in enumerate(jobs):
-            result = lint_job(job, analyse=False, digests=digests)
+            plain = None
+            if job.options.use_cache and job.path is not None and job.data is None:
+                root = job.settings.root
+                plain = plains.get(root) or plains.setdefault(root, PlainFiles(_cache_for(root)))
+            result = lint_job(job, analyse=False, digests=digests, plain=plain)
             results.append(result)
             if result is None:
                 pending.append(index)
@@ -226,6 +244,8 @@ def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[FileResult
     finally:
         if pool is not None:
             pool.close()
+        for plain in plains.values():
+            plain.save()
     if done is None:
         done = [lint_job(jobs[i]) for i in pending]
     for index, result in zip(pending, done, strict=True):

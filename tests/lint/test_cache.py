@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import pytest
 
 import skewlsp.analysis
 import skewlsp.lint.cache
-from skewlsp.lint.cache import CACHE_DIRNAME, Cache, DependencyDigests, cache_key, dependency_digest
+from skewlsp.lint.cache import (
+    CACHE_DIRNAME,
+    Cache,
+    DependencyDigests,
+    PlainFiles,
+    cache_key,
+    dependency_digest,
+)
 from skewlsp.lint.codec import report_from_data, report_to_data
 from tests.lint.conftest import Run
 from tests.lint.helpers import SKEWED, STAGE3, write
@@ -118,3 +127,68 @@ def test_a_new_run_sees_an_edited_module(tmp_path: Path) -> None:
     after = DependencyDigests().digest("consts", 0, str(tmp_path / "a.py"), [])
     assert before != after
     assert DependencyDigests().digest("missing", 0, str(tmp_path / "a.py"), []) == "-"
+
+
+# -- files without "pipeline": known by their stat signature, not read again -----------------
+
+
+def reads_of(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Paths the runner opens."""
+    opened: list[str] = []
+    real = open
+
+    def recording(file: object, *args: object, **kwargs: object) -> object:
+        opened.append(str(file))
+        return real(file, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr("builtins.open", recording)
+    return opened
+
+
+def test_a_file_without_pipeline_is_not_read_again(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, {"plain.py": "x = 1\n", "k.py": STAGE3})
+    run("plain.py", "k.py")
+    opened = reads_of(monkeypatch)
+    found = run("--output-format", "json", "plain.py", "k.py").json()
+    assert [d["code"] for d in found] == ["SKW001", "SKW030"]
+    assert not any(name.endswith("plain.py") for name in opened)
+    assert any(name.endswith("k.py") for name in opened)
+
+
+def test_a_file_that_gains_a_loop_is_read_again(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": "x = 1\n"})
+    assert run("--output-format", "json", "k.py").json() == []
+    write(tmp_path, {"k.py": STAGE3})
+    assert [d["code"] for d in run("--output-format", "json", "k.py").json()] == [
+        "SKW001", "SKW030",
+    ]
+
+
+def test_a_same_size_rewrite_with_the_old_mtime_is_still_noticed(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ctime in the signature changes on every write; mtimes can be set back."""
+    path = write(tmp_path, {"k.py": "x = 'pipelinx'\n"}) / "k.py"
+    run("k.py")
+    assert PlainFiles(Cache(tmp_path)).known(str(path.resolve()), path.stat())
+    before = path.stat()
+    path.write_text("x = 'pipeline'\n")  # same size, and now it mentions pipeline
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+    opened = reads_of(monkeypatch)
+    run("k.py")
+    assert any(name.endswith("k.py") for name in opened)
+
+
+def test_a_damaged_record_of_plain_files_is_ignored(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"plain.py": "x = 1\n", "k.py": STAGE3})
+    run("plain.py", "k.py")
+    record = tmp_path / CACHE_DIRNAME / "v1" / "plain.json"
+    assert record.is_file()
+    record.write_text("{not json")
+    assert [d["code"] for d in run("--output-format", "json", "plain.py", "k.py").json()] == [
+        "SKW001", "SKW030",
+    ]
+    assert json.loads(record.read_text())  # rewritten
