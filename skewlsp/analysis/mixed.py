@@ -272,15 +272,9 @@ def _join(a: str, b: str) -> str:
     return MIXED
 
 
-def outside_sides(
-    fn_body: Sequence[cst.CSTNode], stop_at: cst.CSTNode, params: Mapping[str, str]
-) -> dict[str, str]:
-    """Sides of the values a loop reads from outside it: parameters and earlier statements."""
-    return OutsideSides(fn_body, params).before(stop_at)
-
-
 class OutsideSides:
-    """:func:`outside_sides` for every loop of one function, from a single walk.
+    """Sides of the values each loop of one function reads from outside it (parameters
+    and earlier statements), from a single walk.
 
     A kernel function with many loops would otherwise be walked again up to each
     of them. The walk records the sides known when it reaches each ``for``; it
