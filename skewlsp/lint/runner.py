@@ -232,8 +232,9 @@ def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[FileResult
         for index, job in enumerate(jobs):
             plain = None
             if job.options.use_cache and job.path is not None and job.data is None:
-                root = job.settings.root
-                plain = plains.get(root) or plains.setdefault(root, PlainFiles(_cache_for(root)))
+                plain = plains.get(job.settings.root)
+                if plain is None:
+                    plain = plains[job.settings.root] = PlainFiles(_cache_for(job.settings.root))
             result = lint_job(job, analyse=False, digests=digests, plain=plain)
             results.append(result)
             if result is None:
