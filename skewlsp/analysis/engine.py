@@ -767,7 +767,8 @@ def _body_lines(stmts: Sequence[Stmt], width: int = 60) -> tuple[str, ...]:
     """One short line per statement of a core's body, the compiler's own marked with "+ "."""
     lines = []
     for stmt in stmts:
-        text = code_of(stmt.node).splitlines()[0] if code_of(stmt.node) else stmt.kind
+        code = code_of(stmt.node)
+        text = code.splitlines()[0] if code else stmt.kind
         if len(text) > width:
             text = text[: width - 1] + "…"
         lines.append(("+ " if stmt.origin.startswith("implicit") else "") + text)
