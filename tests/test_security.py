@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from skewlsp.analysis import analyze
-from skewlsp.lint.resolver import RecordingResolver
+from skewlsp.common.resolver import RecordingResolver
 from skewlsp.transform import preview_loop
 
 from .fuzz.rawlsp import RawServer

@@ -2,8 +2,8 @@
 
 Pure: the same reports, text and settings always give the same diagnostics, so
 push and pull answer identically and tests need no client. Selection and
-suppression comments follow the CLI (:mod:`skewlsp.lint.select`,
-:mod:`skewlsp.lint.suppressions`) so the editor never disagrees with CI.
+suppression comments follow the CLI (:mod:`skewlsp.common.select`,
+:mod:`skewlsp.common.suppressions`) so the editor never disagrees with CI.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from lsprotocol import types
 
 from skewlsp.analysis import LoopReport, docs_url
-from skewlsp.lint.diagnostic import Diagnostic as LintDiagnostic
-from skewlsp.lint.pipeline import flatten
-from skewlsp.lint.pipeline import select_and_suppress as shared_select_and_suppress
-from skewlsp.lint.select import Selection
+from skewlsp.common.diagnostic import Diagnostic as LintDiagnostic
+from skewlsp.common.pipeline import flatten
+from skewlsp.common.pipeline import select_and_suppress as shared_select_and_suppress
+from skewlsp.common.select import Selection
 
 from .positions import UTF16, span_to_range
 

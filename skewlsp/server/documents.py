@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skewlsp.analysis import LoopReport, UnitCache, analyze
-from skewlsp.lint.resolver import candidates, read_module
+from skewlsp.common.resolver import candidates, read_module
 
 from .positions import split_lines
 

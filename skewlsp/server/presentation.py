@@ -9,7 +9,7 @@ processes which.
 from __future__ import annotations
 
 from skewlsp.analysis import CODES, LoopReport
-from skewlsp.lint.lint_codes import all_codes
+from skewlsp.common.lint_codes import all_codes
 
 MAX_TIMELINE_BLOCKS = 6  # longer schedules show their head, an ellipsis and their tail
 

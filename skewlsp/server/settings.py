@@ -1,7 +1,7 @@
 """What the server should report for one file: project config plus editor overrides.
 
 The project's ``[tool.skewlint]`` (or ``skewlint.toml``) is read with the CLI's
-own loader (:mod:`skewlsp.lint.config`) so both tools agree on every file; the
+own loader (:mod:`skewlsp.common.config`) so both tools agree on every file; the
 editor's settings (``initializationOptions`` and ``workspace/configuration``
 section ``skewlsp``) are layered on top because they are the user's choice in
 this session. Invalid editor values are dropped with a message rather than
@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from skewlsp.analysis.codes import SEVERITY_RANK
-from skewlsp.lint.config import (
+from skewlsp.common.config import (
     Settings,
     SettingsError,
     default_settings,
     is_code_selector,
     load_settings,
 )
-from skewlsp.lint.select import Selection
+from skewlsp.common.select import Selection
 
 DEFAULT_DEBOUNCE_MS = 150
 CONFIG_FILE_NAMES = ("pyproject.toml", "skewlint.toml", ".skewlint.toml")

@@ -29,7 +29,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.workspace import TextDocument, Workspace
 
 from skewlsp.analysis.lines import source_lines
-from skewlsp.lint.suppressions import SUPPRESSION_MARK
+from skewlsp.common.suppressions import SUPPRESSION_MARK
 
 
 def line_table(text: str) -> tuple[list[str], list[str]]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from lsprotocol import types
 
 from skewlsp.analysis import analyze
-from skewlsp.lint.config import Settings
-from skewlsp.lint.select import Selection
+from skewlsp.common.config import Settings
+from skewlsp.common.select import Selection
 from skewlsp.server.diagnostics import build
 from skewlsp.server.positions import split_lines
 

@@ -16,7 +16,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import PositionCodec, TextDocument, Workspace
 
-from skewlsp.lint.suppressions import SUPPRESSION_MARK
+from skewlsp.common.suppressions import SUPPRESSION_MARK
 from skewlsp.server import text_sync
 from skewlsp.server.positions import split_lines
 from skewlsp.server.text_sync import (

@@ -1,0 +1,16 @@
+"""``skewlint``: the command-line adapter (arguments, files, runner, cache, formats, explain).
+
+It sits on :mod:`skewlsp.api` and the shared layer :mod:`skewlsp.common`; the
+language server never imports it. ``main`` is the console entry point.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main() -> None:
+    """Run ``skewlint`` with ``sys.argv`` and exit with its status (0, 1 or 2)."""
+    from .app import main as run
+
+    sys.exit(run())

@@ -1,0 +1,247 @@
+"""The linter's main flow: arguments -> settings -> files -> diagnostics -> output -> exit code.
+
+Exit codes (ruff's): 0 nothing at ``fail-on`` or above, 1 something was, 2 a
+usage, configuration or internal error — always as one line on stderr, never
+a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TextIO
+
+from skewlsp.cli.args import UsageError, parse
+from skewlsp.common.config import Settings, SettingsError
+from skewlsp.common.diagnostic import Diagnostic, FileResult
+from skewlsp.cli.explain import UnknownCode, explain
+from skewlsp.cli.files import PathError, discover
+from skewlsp.cli.formats import TEXT_FORMATS, FormatContext, renderer
+from skewlsp.cli.runner import Job, Options, decode_source, run_jobs
+from skewlsp.common.select import Selection, at_least
+from skewlsp.common.settings_resolver import SettingsResolver
+from skewlsp.cli.statistics import render_json, render_text
+
+EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
+
+
+class CliError(Exception):
+    """Anything that ends the run with exit 2 and a one-line message."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        ns = parse(sys.argv[1:] if argv is None else argv)
+        if ns.command == "explain":
+            return _explain(ns)
+        if ns.command == "preview":
+            return _preview(ns)
+        return _check(ns)
+    except (UsageError, SettingsError, PathError, CliError, UnknownCode) as error:
+        _fail(str(error))
+    except KeyboardInterrupt:
+        _fail("interrupted")
+    except BrokenPipeError:
+        # Output piped into e.g. `head` that closed early: not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except Exception as error:  # noqa: BLE001 - the promise is "never a traceback"
+        _fail(f"internal error: {type(error).__name__}: {error}")
+    return EXIT_ERROR
+
+
+def _fail(message: str) -> None:
+    sys.stderr.write(f"skewlint: error: {message}\n")
+
+
+def _explain(ns: argparse.Namespace) -> int:
+    sys.stdout.write(explain(ns.code, as_json=ns.output_format == "json"))
+    return EXIT_OK
+
+
+def _resolver(ns: argparse.Namespace) -> SettingsResolver:
+    def overrides(settings: Settings) -> Settings:
+        return settings.with_overrides(
+            select=getattr(ns, "select", None),
+            ignore=getattr(ns, "ignore", None),
+            extend_select=getattr(ns, "extend_select", None),
+            fail_on=getattr(ns, "fail_on", None),
+        )
+
+    config = Path(ns.config) if ns.config else None
+    if config is not None and not config.is_file():
+        raise CliError(f"--config {ns.config}: no such file")
+    return SettingsResolver(config=config, isolated=ns.isolated, overrides=overrides)
+
+
+def display_name(path: Path, cwd: Path | None = None) -> str:
+    """Paths under the current directory are shown relative to it, others absolute."""
+    text, base = str(path), str(cwd or Path.cwd().resolve())
+    prefix = base if base.endswith(os.sep) else base + os.sep
+    if text.startswith(prefix):  # both are resolved, absolute paths: a string test suffices
+        return text[len(prefix) :].replace(os.sep, "/")
+    return text
+
+
+def _jobs(ns: argparse.Namespace, resolver: SettingsResolver, options: Options) -> list[Job]:
+    if ns.stdin_filename is not None or ns.paths == ["-"]:
+        data = sys.stdin.buffer.read()
+        if ns.stdin_filename:
+            path = Path(ns.stdin_filename).absolute()
+            settings = resolver.for_path(path)
+            if ns.force_exclude and not discover_one(path, resolver):
+                return []
+            return [
+                Job(
+                    ns.stdin_filename,
+                    str(path),
+                    settings,
+                    replace(options, use_cache=False),
+                    data,
+                )
+            ]
+        settings = resolver.for_path(Path.cwd())
+        return [Job("-", None, settings, replace(options, use_cache=False), data)]
+    if "-" in ns.paths:
+        raise UsageError("`-` (stdin) cannot be combined with other paths")
+    targets = discover(ns.paths or ["."], resolver, force_exclude=ns.force_exclude)
+    cwd = Path.cwd().resolve()
+    return [Job(display_name(t.path, cwd), str(t.path), t.settings, options) for t in targets]
+
+
+def discover_one(path: Path, resolver: SettingsResolver) -> bool:
+    """Whether --force-exclude keeps a stdin file named ``path`` (it need not exist)."""
+    from skewlsp.cli.files import ExcludeMatcher
+
+    settings = resolver.for_path(path)
+    return not ExcludeMatcher.excluded(path, settings, is_dir=False)
+
+
+def _color(ns: argparse.Namespace, stream: TextIO) -> bool:
+    if ns.no_color or os.environ.get("NO_COLOR") or ns.output_file:
+        return False
+    return ns.output_format in TEXT_FORMATS and stream.isatty()
+
+
+def _summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
+    if not diagnostics:
+        return f"No diagnostics in {files} file{'s' if files != 1 else ''}.\n"
+    counts: dict[str, int] = {}
+    for d in diagnostics:
+        counts[d.severity] = counts.get(d.severity, 0) + 1
+    order = ("error", "warning", "information", "hint")
+    parts = ", ".join(f"{counts[s]} {s}" for s in order if s in counts)
+    n = len(diagnostics)
+    return f"Found {n} diagnostic{'s' if n != 1 else ''} ({parts}).\n"
+
+
+def _show_settings(ns: argparse.Namespace, resolver: SettingsResolver) -> int:
+    target = Path(ns.stdin_filename or (ns.paths[0] if ns.paths else "."))
+    if not ns.stdin_filename and not target.exists():
+        raise PathError(f"{target}: no such file or directory")
+    settings = resolver.for_path(target.absolute())
+    selection = Selection.from_settings(settings)
+    lines = [
+        f"Settings for {target}",
+        f"config file: {settings.config_path or '(none: defaults)'}",
+        f"root: {settings.root}",
+        f"select = {list(settings.select) if settings.select is not None else ['ALL']}",
+        f"extend-select = {list(settings.extend_select)}",
+        f"ignore = {list(settings.ignore)}",
+        f"severity = {dict(settings.severity)}",
+        f"fail-on = {settings.fail_on!r}",
+        f"src = {[str(p) for p in settings.src]}",
+        f"exclude = {list(settings.exclude)}",
+        f"extend-exclude = {list(settings.extend_exclude)}",
+        "enabled codes: "
+        + ", ".join(f"{code} ({selection.severity(code)})" for code in selection.enabled_codes()),
+    ]
+    sys.stdout.write("\n".join(lines) + "\n")
+    return EXIT_OK
+
+
+def _check(ns: argparse.Namespace) -> int:
+    resolver = _resolver(ns)
+    if ns.show_settings:
+        return _show_settings(ns, resolver)
+    options = Options(
+        use_cache=not ns.no_cache,
+        preview=ns.preview,
+        snippets=ns.output_format == "full" and not ns.statistics,
+    )
+    jobs = _jobs(ns, resolver, options)
+    results = run_jobs(jobs, ns.jobs)
+    diagnostics = sorted((d for r in results for d in r.diagnostics), key=lambda d: d.sort_key)
+    _write_output(ns, diagnostics, len(jobs))
+    crashed = [r for r in results if r.internal_error]
+    for result in crashed:
+        _fail(f"internal error while analysing {result.filename}: {result.internal_error}")
+    if crashed:
+        return EXIT_ERROR
+    if ns.exit_zero:
+        return EXIT_OK
+    return EXIT_FOUND if _failing(results) else EXIT_OK
+
+
+def _failing(results: Sequence[FileResult]) -> bool:
+    return any(at_least(d.severity, r.fail_on) for r in results for d in r.diagnostics)
+
+
+def _write_output(ns: argparse.Namespace, diagnostics: list[Diagnostic], files: int) -> None:
+    stream: TextIO
+    if ns.output_file:
+        try:
+            stream = open(ns.output_file, "w", encoding="utf-8")  # noqa: SIM115
+        except OSError as error:
+            raise CliError(f"--output-file {ns.output_file}: {error.strerror}") from None
+    else:
+        stream = sys.stdout
+    try:
+        context = FormatContext(color=_color(ns, stream), preview=ns.preview)
+        if ns.statistics:
+            json_like = ns.output_format in ("json", "json-lines")
+            text = render_json(diagnostics) if json_like else render_text(diagnostics)
+        else:
+            text = renderer(ns.output_format)(diagnostics, context)
+            if ns.output_format in TEXT_FORMATS and not ns.quiet:
+                text += "\n" if text and ns.output_format == "full" else ""
+                text += _summary(diagnostics, files)
+        stream.write(text)
+        stream.flush()
+    finally:
+        if stream is not sys.stdout:
+            stream.close()
+
+
+def _preview(ns: argparse.Namespace) -> int:
+    from skewlsp.analysis import analyze
+    from skewlsp.cli.preview import PreviewError, loop_at, preview_loop
+    from skewlsp.common.resolver import RecordingResolver
+
+    path_text, sep, line_text = ns.target.rpartition(":")
+    if not sep or not line_text.isdigit():
+        raise UsageError(f"expected PATH:LINE, got {ns.target!r}")
+    path, line = Path(path_text), int(line_text)
+    if not path.is_file():
+        raise PathError(f"{path_text}: no such file")
+    try:
+        source = decode_source(path.read_bytes())
+    except OSError as error:
+        raise CliError(f"{path_text}: cannot read: {error.strerror}") from None
+    except ValueError as error:
+        raise CliError(f"{path_text}: cannot read: {error}") from None
+    settings = _resolver(ns).for_path(path.absolute())
+    reports = analyze(source, str(path.resolve()), resolver=RecordingResolver(settings.src))
+    report = loop_at(reports, line)
+    if report is None:
+        raise CliError(f"{path_text}:{line}: no pl.pipeline loop spans this line")
+    try:
+        text = preview_loop(source, report)
+    except PreviewError as error:
+        raise CliError(str(error)) from None
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return EXIT_OK

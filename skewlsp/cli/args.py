@@ -1,0 +1,172 @@
+"""The command-line grammar: ``skewlint [check] PATH...``, ``explain CODE``, ``preview PATH:LINE``.
+
+Usage errors become :class:`UsageError` (one line, exit 2) instead of argparse's
+multi-line usage dump, so scripts and pre-commit logs stay readable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+
+from skewlsp import __version__
+from skewlsp.common.config import SEVERITIES
+from skewlsp.cli.formats import DEFAULT_FORMAT, FORMATS
+
+SUBCOMMANDS = ("check", "explain", "preview")
+FORMAT_ENV = "SKEWLINT_OUTPUT_FORMAT"
+
+
+class UsageError(Exception):
+    """Bad command-line usage; the message is one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+def _codes(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _check_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="skewlint",
+        description="Report what pypto's SkewCrossCorePipeline pass does to each pl.pipeline "
+        "loop. Subcommands: `skewlint explain CODE`, `skewlint preview PATH:LINE`.",
+    )
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="files or directories to lint (default: .); `-` reads stdin",
+    )
+    parser.add_argument("--version", action="version", version=f"skewlint {__version__}")
+    output = parser.add_argument_group("output")
+    output.add_argument(
+        "--output-format",
+        choices=sorted(FORMATS),
+        default=None,
+        help=f"output format (default: ${FORMAT_ENV} or {DEFAULT_FORMAT})",
+    )
+    output.add_argument("-o", "--output-file", metavar="FILE", help="write the output to FILE")
+    output.add_argument(
+        "--statistics",
+        action="store_true",
+        help="print counts per code and per verdict instead of diagnostics",
+    )
+    output.add_argument("--no-color", action="store_true", help="never colour the output")
+    output.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+    output.add_argument(
+        "--preview",
+        action="store_true",
+        help="add each loop's rewritten source (json: a `preview` key)",
+    )
+    rules = parser.add_argument_group("rules")
+    rules.add_argument(
+        "--select",
+        type=_codes,
+        action="append",
+        metavar="CODES",
+        help="only these codes or prefixes (replaces the config's select)",
+    )
+    rules.add_argument("--extend-select", type=_codes, action="append", metavar="CODES")
+    rules.add_argument("--ignore", type=_codes, action="append", metavar="CODES")
+    rules.add_argument(
+        "--fail-on",
+        choices=SEVERITIES,
+        default=None,
+        help="exit 1 when a diagnostic this severe or worse is shown (default: warning)",
+    )
+    rules.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when diagnostics are found"
+    )
+    config = parser.add_argument_group("configuration")
+    config.add_argument(
+        "--config", metavar="PATH", help="use this pyproject.toml / skewlint.toml for every file"
+    )
+    config.add_argument("--isolated", action="store_true", help="ignore all config files")
+    config.add_argument(
+        "--show-settings",
+        action="store_true",
+        help="print the resolved settings for the first PATH and exit",
+    )
+    files = parser.add_argument_group("files")
+    files.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="apply exclude / .gitignore to files named explicitly",
+    )
+    files.add_argument(
+        "--stdin-filename",
+        metavar="NAME",
+        help="read the source from stdin, reporting and configuring it as NAME",
+    )
+    speed = parser.add_argument_group("speed")
+    speed.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    speed.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes (default: CPU count; 1 disables the pool)",
+    )
+    return parser
+
+
+def _explain_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="skewlint explain", description="Explain a reason code.")
+    parser.add_argument("code", metavar="CODE")
+    parser.add_argument("--output-format", choices=("text", "json"), default="text")
+    return parser
+
+
+def _preview_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="skewlint preview",
+        description="Print the loop at PATH:LINE as the compiler rewrites it.",
+    )
+    parser.add_argument("target", metavar="PATH:LINE")
+    parser.add_argument("--config", metavar="PATH")
+    parser.add_argument("--isolated", action="store_true")
+    return parser
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    """Parse ``argv``; the namespace's ``command`` is check, explain or preview."""
+    argv = list(argv)
+    command = "check"
+    if argv and argv[0] in SUBCOMMANDS:
+        command = argv.pop(0)
+    parser = {"check": _check_parser, "explain": _explain_parser, "preview": _preview_parser}[
+        command
+    ]()
+    namespace = parser.parse_args(argv)
+    namespace.command = command
+    if command == "check":
+        _finish_check(namespace)
+    return namespace
+
+
+def _finish_check(ns: argparse.Namespace) -> None:
+    if ns.output_format is None:
+        env = os.environ.get(FORMAT_ENV, "").strip()
+        if env and env not in FORMATS:
+            raise UsageError(
+                f"${FORMAT_ENV}={env!r} is not an output format; use one of "
+                + ", ".join(sorted(FORMATS))
+            )
+        ns.output_format = env or DEFAULT_FORMAT
+    for key in ("select", "extend_select", "ignore"):
+        value = getattr(ns, key)
+        if value is not None:
+            setattr(ns, key, [code for group in value for code in group])
+    if ns.jobs is not None and ns.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if ns.isolated and ns.config:
+        raise UsageError("--config and --isolated cannot be used together")
+    if ns.stdin_filename is not None and any(p != "-" for p in ns.paths):
+        raise UsageError("--stdin-filename reads stdin: pass no other PATH")

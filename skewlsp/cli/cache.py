@@ -1,0 +1,187 @@
+"""A content-hash cache of analysis results under ``<project root>/.skewlint_cache/``.
+
+The key is the sha256 of the file's bytes, its path, the skewlsp version and the
+``src`` roots; the entry also records a digest of every module the analysis
+resolved (imported constants), so editing ``consts.py`` invalidates the kernels
+that import it. Entries are written atomically (temp file + rename) and only
+ever inside the cache directory; any I/O problem just disables caching.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from skewlsp import __version__
+from skewlsp.analysis.report import LoopReport
+from skewlsp.cli.codec import report_from_data, report_to_data
+from skewlsp.common.resolver import resolve_module
+
+CACHE_DIRNAME = ".skewlint_cache"
+_FORMAT = "1"
+
+
+def cache_key(data: bytes, path: str, src_roots: Sequence[Path]) -> str:
+    digest = hashlib.sha256()
+    for part in (_FORMAT, __version__, path, *map(str, src_roots)):
+        digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    digest.update(data)
+    return digest.hexdigest()
+
+
+class DependencyDigests:
+    """Digests of imported modules, memoised for one run.
+
+    Hundreds of kernels of a package import the same ``consts.py``; a warm run
+    would otherwise find, read and hash it once per kernel. One instance lives
+    as long as one run (files are not expected to change under a single run).
+    """
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[str, int, str, tuple[Path, ...]], str] = {}
+
+    def digest(self, module: str, level: int, path: str, src_roots: Sequence[Path]) -> str:
+        key = (module, level, os.path.dirname(path), tuple(src_roots))
+        found = self._known.get(key)
+        if found is None:
+            found = self._known[key] = dependency_digest(module, level, path, src_roots)
+        return found
+
+
+def dependency_digest(module: str, level: int, path: str, src_roots: Sequence[Path]) -> str:
+    """What an entry records for one import: the module text's sha256, or "-" if absent."""
+    text = resolve_module(module, level, path, src_roots)
+    return hashlib.sha256(text.encode()).hexdigest() if text is not None else "-"
+
+
+class Cache:
+    """One cache directory; ``get``/``put`` never raise."""
+
+    def __init__(self, root: Path) -> None:
+        self.directory = root / CACHE_DIRNAME / f"v{_FORMAT}"
+        self._prefix = os.path.join(self.directory, "")
+
+    def _entry(self, key: str) -> Path:
+        return Path(self._entry_name(key))
+
+    def _entry_name(self, key: str) -> str:
+        # plain strings: a warm run looks up every file, and pathlib joins cost more than the read
+        return f"{self._prefix}{key[:2]}/{key}.json"
+
+    def get(
+        self,
+        key: str,
+        path: str,
+        src_roots: Sequence[Path],
+        digests: DependencyDigests | None = None,
+    ) -> list[LoopReport] | None:
+        """The entry for ``key`` if every module it imported still has the same text."""
+        try:
+            with open(self._entry_name(key), encoding="utf-8") as stream:
+                payload = json.load(stream)
+            for module, level, digest in payload["deps"]:
+                if digests is not None:
+                    now = digests.digest(module, level, path, src_roots)
+                else:
+                    now = dependency_digest(module, level, path, src_roots)
+                if now != digest:
+                    return None
+            return [report_from_data(item) for item in payload["reports"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def put(
+        self, key: str, reports: Sequence[LoopReport], deps: Sequence[tuple[str, int, str]]
+    ) -> None:
+        payload = {
+            "deps": [list(d) for d in deps],
+            "reports": [report_to_data(r) for r in reports],
+        }
+        try:
+            self.write_json(self._entry(key), payload)
+        except (OSError, TypeError, ValueError):
+            return
+
+    def write_json(self, target: Path, payload: object) -> None:
+        """Write ``payload`` to ``target`` inside the cache, atomically (temp file + rename)."""
+        self._prepare()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile  # only writers need it (a warm run writes nothing)
+
+        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                json.dump(payload, stream)
+            os.replace(temp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+
+    def _prepare(self) -> None:
+        """Create the directory with a .gitignore and CACHEDIR.TAG so tools skip it."""
+        top = self.directory.parent
+        if top.is_dir():
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        (top / ".gitignore").write_text("# created by skewlint\n*\n", encoding="utf-8")
+        (top / "CACHEDIR.TAG").write_text(
+            "Signature: 8a477f597d28d172789f06886806bc55\n"
+            "# This file is a cache directory tag created by skewlint.\n",
+            encoding="utf-8",
+        )
+
+
+class PlainFiles:
+    """Files known not to mention ``pipeline``, recognised by their stat signature.
+
+    Most files of a project hold no pipeline loop; a warm run would read every one
+    of them again only to find that out. Their (mtime, ctime, size, inode) is
+    recorded instead, the way ruff's cache trusts modification times; the ctime
+    makes the signature change on any write, even one that restores the mtime.
+    One JSON file per cache directory, rewritten only when it changed.
+    """
+
+    def __init__(self, cache: Cache) -> None:
+        self._file = cache.directory / "plain.json"
+        self._cache = cache
+        self._known: dict[str, list[int]] | None = None
+        self._changed = False
+
+    @staticmethod
+    def signature(st: os.stat_result) -> list[int]:
+        return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino]
+
+    def _entries(self) -> dict[str, list[int]]:
+        if self._known is None:
+            try:
+                with open(self._file, encoding="utf-8") as stream:
+                    loaded = json.load(stream)
+                self._known = loaded if isinstance(loaded, dict) else {}
+            except (OSError, ValueError):
+                self._known = {}
+        return self._known
+
+    def known(self, path: str, st: os.stat_result) -> bool:
+        return self._entries().get(path) == self.signature(st)
+
+    def add(self, path: str, st: os.stat_result) -> None:
+        entries = self._entries()
+        signature = self.signature(st)
+        if entries.get(path) != signature:
+            entries[path] = signature
+            self._changed = True
+
+    def save(self) -> None:
+        """Write the record if it changed; never raises (no cache is the fallback)."""
+        if not self._changed or self._known is None:
+            return
+        try:
+            self._cache.write_json(self._file, self._known)
+        except (OSError, TypeError, ValueError):
+            return
+        self._changed = False

@@ -1,0 +1,39 @@
+"""Output formats: each module turns the run's diagnostics into one string.
+
+A format is a module with a function ``render(diagnostics, context) -> str``;
+adding one is a new module plus a line in :data:`FORMATS`. Modules are imported
+only when their format is used: a run pays for one renderer (SARIF's schema
+tables and JSON encoders are not free to import on every warm run).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+
+from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.cli.formats.context import FormatContext
+
+Renderer = Callable[[Sequence[Diagnostic], FormatContext], str]
+
+# format name -> module under skewlsp.cli.formats
+FORMATS: dict[str, str] = {
+    "concise": "concise",
+    "full": "full",
+    "json": "json_array",
+    "json-lines": "json_lines",
+    "sarif": "sarif",
+    "github": "github",
+}
+DEFAULT_FORMAT = "full"
+TEXT_FORMATS = ("concise", "full")
+
+
+def renderer(name: str) -> Renderer:
+    """The ``render`` function of format ``name`` (a key of :data:`FORMATS`)."""
+    module = importlib.import_module(f"{__name__}.{FORMATS[name]}")
+    render: Renderer = module.render
+    return render
+
+
+__all__ = ["DEFAULT_FORMAT", "FORMATS", "TEXT_FORMATS", "FormatContext", "Renderer", "renderer"]

@@ -1,0 +1,20 @@
+"""``--output-format concise``: ``path:line:col: CODE message``, one line per diagnostic."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.cli.formats.context import SEVERITY_STYLE, FormatContext
+
+
+def line_for(diagnostic: Diagnostic, context: FormatContext) -> str:
+    location = context.style(
+        f"{diagnostic.filename}:{diagnostic.span.line}:{diagnostic.span.column}:", "bold"
+    )
+    code = context.style(diagnostic.code, *SEVERITY_STYLE.get(diagnostic.severity, ()))
+    return f"{location} {code} {diagnostic.message}"
+
+
+def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
+    return "".join(line_for(d, context) + "\n" for d in diagnostics)

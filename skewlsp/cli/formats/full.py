@@ -1,0 +1,137 @@
+"""``--output-format full`` (default): the remark, the loop's source with the lead and the
+offending statement marked, the schedule of a skewed loop, and what would make it skew.
+
+Modelled on rustc/ruff snippets so a reader can act without opening the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from skewlsp.analysis.report import LoopReport, Span
+from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.cli.formats.context import SEVERITY_STYLE, FormatContext
+from skewlsp.common.lint_codes import all_codes
+
+FULL_LOOP_LINES = 12  # loops up to this long are shown whole; longer ones are elided
+
+
+def schedule_summary(report: LoopReport) -> str | None:
+    """``prologue D, steady (trip/D-1) x D, epilogue D`` for a skewed loop."""
+    if report.verdict != "skewed" or not report.depth or report.trip is None:
+        return None
+    depth, trip = report.depth, report.trip
+    steady = trip // depth - 1
+    return (
+        f"schedule: prologue {depth}, steady {steady} x {depth} "
+        f"({steady} iterations of {depth} produce{'s' if depth > 1 else ''} + {depth} "
+        f"consume{'s' if depth > 1 else ''}), epilogue {depth}"
+    )
+
+
+def _hint(diagnostic: Diagnostic) -> str | None:
+    if diagnostic.code == "SKW001":
+        return None
+    known = all_codes().get(diagnostic.code)
+    return known.fix if known else None
+
+
+def _marks(diagnostic: Diagnostic) -> dict[int, list[tuple[Span, str]]]:
+    report = diagnostic.report
+    marks: dict[int, list[tuple[Span, str]]] = {}
+    if report is None:
+        return marks
+    labelled: list[tuple[Span | None, str]]
+    if diagnostic.kind == "hint":
+        labelled = [(diagnostic.span, diagnostic.code)]
+    else:
+        labelled = [(report.lead, "lead"), (report.offending, "offending")]
+    for span, label in labelled:
+        if span is None:
+            continue
+        row = marks.setdefault(span.line, [])
+        same = [i for i, (other, _) in enumerate(row) if other == span]
+        if same:  # the lead is often the offending statement too: one caret line
+            row[same[0]] = (span, f"{row[same[0]][1]}, {label}")
+        else:
+            row.append((span, label))
+    return marks
+
+
+def _shown_lines(diagnostic: Diagnostic, marks: dict[int, list[tuple[Span, str]]]) -> list[int]:
+    numbers = [n for n, _ in diagnostic.snippet]
+    if not numbers:
+        return []
+    report = diagnostic.report
+    if diagnostic.kind == "hint":
+        return [n for n in numbers if n in marks or n == numbers[0]]
+    if len(numbers) <= FULL_LOOP_LINES or report is None:
+        return numbers
+    keep = set(range(report.span.line, report.call_span.end_line + 2))
+    for line in marks:
+        keep.update((line - 1, line, line + 1))
+    keep.add(numbers[-1])
+    return [n for n in numbers if n in keep]
+
+
+def snippet(diagnostic: Diagnostic, context: FormatContext) -> list[str]:
+    marks = _marks(diagnostic)
+    lines = dict(diagnostic.snippet)
+    shown = _shown_lines(diagnostic, marks)
+    if not shown:
+        return []
+    width = len(str(shown[-1]))
+    gutter = context.style(" " * width + " |", "blue")
+    out = [gutter]
+    previous: int | None = None
+    for number in shown:
+        if previous is not None and number != previous + 1:
+            out.append(context.style(" " * width + " ...", "blue"))
+        text = lines[number].rstrip()
+        out.append(context.style(f"{number:>{width}} |", "blue") + f" {text}")
+        for span, label in marks.get(number, []):
+            start = span.column - 1
+            end = span.end_column - 1 if span.end_line == span.line else len(text)
+            caret = "^" * max(1, end - start)
+            colour = ("bold", "red") if "offending" in label else ("bold", "yellow")
+            out.append(f"{gutter} {' ' * start}{context.style(f'{caret} {label}', *colour)}")
+        previous = number
+    out.append(gutter)
+    return out
+
+
+def render_one(diagnostic: Diagnostic, context: FormatContext) -> str:
+    severity = diagnostic.severity
+    head = (
+        context.style(
+            f"{diagnostic.filename}:{diagnostic.span.line}:{diagnostic.span.column}:", "bold"
+        )
+        + " "
+        + context.style(f"{diagnostic.code} [{severity}]", *SEVERITY_STYLE.get(severity, ()))
+        + f" {diagnostic.message}"
+    )
+    out = [head, *snippet(diagnostic, context)]
+    notes: list[str] = []
+    report = diagnostic.report
+    if report is not None and diagnostic.kind == "loop":
+        summary = schedule_summary(report)
+        if summary:
+            notes.append(summary)
+        for core in report.cores:
+            copies = f" (x{core.copies}: dual AIV dispatch)" if core.copies > 1 else ""
+            notes.append(f"{core.core}: {core.verdict} ({core.code}) {core.reason}{copies}")
+        if report.fix_hint:
+            notes.append(f"fix: {report.fix_hint}")
+    hint = _hint(diagnostic)
+    if hint:
+        notes.append(f"help: {hint}")
+    if diagnostic.preview is not None:
+        notes.append("preview:\n" + diagnostic.preview.rstrip())
+    elif diagnostic.preview_error is not None:
+        notes.append(f"preview: {diagnostic.preview_error}")
+    out.extend(context.style("  = ", "blue") + note for note in notes)
+    return "\n".join(out) + "\n"
+
+
+def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
+    return "\n".join(render_one(d, context) for d in diagnostics)

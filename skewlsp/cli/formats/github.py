@@ -1,0 +1,37 @@
+"""``--output-format github``: GitHub Actions workflow commands (annotations on the PR diff)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.cli.formats.context import FormatContext
+
+LEVELS = {"error": "error", "warning": "warning", "information": "notice", "hint": "notice"}
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
+    lines = []
+    for d in diagnostics:
+        level = LEVELS.get(d.severity, "warning")
+        properties = ",".join(
+            f"{key}={_escape_property(str(value))}"
+            for key, value in (
+                ("file", d.filename),
+                ("line", d.span.line),
+                ("col", d.span.column),
+                ("endLine", d.span.end_line),
+                ("endColumn", d.span.end_column),
+                ("title", d.code),
+            )
+        )
+        lines.append(f"::{level} {properties}::{_escape_data(d.message)}\n")
+    return "".join(lines)

@@ -1,0 +1,15 @@
+"""``--output-format json``: one JSON array of diagnostic objects (the machine contract)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.cli.formats.context import FormatContext
+from skewlsp.cli.formats.json_data import diagnostic_data
+
+
+def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
+    items = [diagnostic_data(d, preview=context.preview) for d in diagnostics]
+    return json.dumps(items, indent=2, ensure_ascii=False) + "\n"

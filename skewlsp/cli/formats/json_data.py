@@ -1,0 +1,74 @@
+"""The JSON object for one diagnostic: the machine contract shared by json and json-lines.
+
+Keys are only ever added, never renamed or removed; tools depend on them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from skewlsp.analysis.codes import docs_url
+from skewlsp.analysis.report import Span
+from skewlsp.common.diagnostic import Diagnostic
+
+
+def span_data(span: Span | None) -> dict[str, int] | None:
+    if span is None:
+        return None
+    return {
+        "line": span.line,
+        "column": span.column,
+        "end_line": span.end_line,
+        "end_column": span.end_column,
+    }
+
+
+def diagnostic_data(diagnostic: Diagnostic, *, preview: bool = False) -> dict[str, Any]:
+    report = diagnostic.report
+    span = diagnostic.span
+    data: dict[str, Any] = {
+        "kind": diagnostic.kind,
+        "filename": diagnostic.filename,
+        "line": span.line,
+        "column": span.column,
+        "end_line": span.end_line,
+        "end_column": span.end_column,
+        "code": diagnostic.code,
+        "severity": diagnostic.severity,
+        "message": diagnostic.message,
+        "url": docs_url(diagnostic.code),
+        "verdict": report.verdict if report else None,
+        "function": report.function if report else None,
+        "loop_var": report.loop_var if report else None,
+        "depth": report.depth if report else None,
+        "requested_depth": report.requested_depth if report else None,
+        "trip": report.trip if report else None,
+        "stage": report.stage if report else None,
+        "start": report.start if report else None,
+        "stop": report.stop if report else None,
+        "step": report.step if report else None,
+        "dynamic_symbol": report.dynamic_symbol if report else None,
+        "lead": span_data(report.lead) if report else None,
+        "offending": span_data(report.offending) if report else None,
+        "loop": span_data(report.span) if report else None,
+        "cores": [
+            {
+                "core": c.core,
+                "verdict": c.verdict,
+                "code": c.code,
+                "reason": c.reason,
+                "depth": c.depth,
+                "requested_depth": c.requested_depth,
+                "trip": c.trip,
+                "copies": c.copies,
+                "pushes": c.pushes,
+                "pops": c.pops,
+            }
+            for c in (report.cores if report else ())
+        ],
+        "fix": report.fix_hint if report else None,
+    }
+    if preview:
+        data["preview"] = diagnostic.preview
+        data["preview_error"] = diagnostic.preview_error
+    return data

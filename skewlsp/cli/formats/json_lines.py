@@ -1,0 +1,17 @@
+"""``--output-format json-lines``: one JSON object per line, for streaming consumers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.cli.formats.context import FormatContext
+from skewlsp.cli.formats.json_data import diagnostic_data
+
+
+def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
+    return "".join(
+        json.dumps(diagnostic_data(d, preview=context.preview), ensure_ascii=False) + "\n"
+        for d in diagnostics
+    )

@@ -1,0 +1,304 @@
+"""Linting one file end to end, and many files in a process pool.
+
+Per file: read bytes, skip files that never mention ``pipeline`` (cheap text
+pre-filter), decode, look up the cache or run the analysis, flatten reports to
+diagnostics, apply suppressions and selection. Everything a worker needs travels
+in a picklable :class:`Job`, and everything it returns is plain data.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import os
+import tokenize
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skewlsp.analysis.lines import source_lines
+from skewlsp.analysis.report import LoopReport, Span
+from skewlsp.cli.cache import Cache, DependencyDigests, PlainFiles, cache_key
+from skewlsp.common.config import Settings
+from skewlsp.common.diagnostic import Diagnostic, FileResult
+from skewlsp.common.lint_codes import UNREADABLE_FILE
+from skewlsp.common.pipeline import flatten, select_and_suppress
+from skewlsp.cli.preview import preview_for
+from skewlsp.common.resolver import RecordingResolver
+from skewlsp.common.select import Selection
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+PARALLEL_THRESHOLD = 8  # below this many files a pool costs more than it saves
+MAX_SNIPPET_LINES = 200
+PREFILTER = b"pipeline"
+
+
+@dataclass(frozen=True)
+class Options:
+    use_cache: bool = True
+    preview: bool = False
+    snippets: bool = True  # only the full format shows the loop's lines
+
+
+@dataclass(frozen=True)
+class Job:
+    filename: str  # as shown to the user
+    path: str | None  # absolute path given to the analysis (None: anonymous stdin)
+    settings: Settings
+    options: Options = Options()
+    data: bytes | None = None  # stdin contents; None means read ``path``
+
+
+def decode_source(data: bytes) -> str:
+    """Decode like Python does (PEP 263 cookie or UTF-8 with BOM); raises ValueError."""
+    if b"\0" in data:
+        raise ValueError("binary file (contains NUL bytes)")
+    first_two_lines = data.split(b"\n", 2)[:2]
+    if not any(b"coding" in line for line in first_two_lines):
+        try:  # no cookie possible: UTF-8, what tokenize.detect_encoding would say
+            return data.decode("utf-8").removeprefix("\ufeff")
+        except UnicodeDecodeError:
+            pass  # the slow path below words the error like Python does
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding).removeprefix("\ufeff")
+    except SyntaxError as error:  # bad bytes in the first two lines, or a bad cookie
+        raise ValueError(f"not valid UTF-8 text ({error.msg})") from None
+    except LookupError as error:
+        raise ValueError(f"unknown encoding: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ValueError(
+            f"not valid {error.encoding.upper().replace('UTF-8-SIG', 'UTF-8')} text "
+            f"(byte {error.start}: {error.reason})"
+        ) from None
+
+
+@functools.lru_cache(maxsize=64)
+def _cache_for(root: Path) -> Cache:
+    """One Cache per project root (a Cache holds nothing but its directory)."""
+    return Cache(root)
+
+
+class CacheMiss(Exception):
+    """Raised instead of analysing when the caller asked for cached results only."""
+
+
+def analyze_cached(
+    source: str,
+    data: bytes,
+    job: Job,
+    *,
+    analyse: bool = True,
+    digests: DependencyDigests | None = None,
+) -> list[LoopReport]:
+    """Analysis results, from the cache when the file and its imported constants are unchanged."""
+
+    src_roots = job.settings.src
+    cache = _cache_for(job.settings.root) if job.options.use_cache and job.path else None
+    key = cache_key(data, job.path or "", src_roots) if cache else ""
+    if cache is not None and job.path is not None:
+        cached = cache.get(key, job.path, src_roots, digests)
+        if cached is not None:
+            return cached
+    if not analyse:
+        raise CacheMiss(job.filename)
+    from skewlsp.analysis import analyze  # only on a miss: libcst costs more than a warm run
+
+    resolver = RecordingResolver(src_roots)
+    reports = list(analyze(source, job.path, resolver=resolver))
+    if cache is not None:
+        cache.put(key, reports, resolver.fingerprint)
+    return reports
+
+
+def _snippet(lines: list[str], span: Span) -> tuple[tuple[int, str], ...]:
+    last = min(span.end_line, span.line + MAX_SNIPPET_LINES - 1, len(lines))
+    return tuple((n, lines[n - 1]) for n in range(span.line, last + 1))
+
+
+def diagnostics_for(
+    filename: str,
+    reports: Sequence[LoopReport],
+    source: str,
+    selection: Selection,
+    *,
+    snippets: bool = True,
+) -> list[Diagnostic]:
+    """Flatten reports at their ``for`` statements, each with the loop's source lines if asked."""
+    if not snippets:
+        return flatten(filename, reports, selection, span_of=lambda report: report.span)
+    lines = source_lines(source)
+    return flatten(
+        filename,
+        reports,
+        selection,
+        span_of=lambda report: report.span,
+        snippet_of=lambda report: _snippet(lines, report.span),
+    )
+
+
+def _file_problem(job: Job, selection: Selection, message: str) -> FileResult:
+    diagnostics = ()
+    if selection.is_enabled(UNREADABLE_FILE):
+        diagnostics = (
+            Diagnostic(
+                job.filename,
+                "file",
+                UNREADABLE_FILE,
+                f"cannot read file: {message}",
+                Span(1, 1, 1, 1),
+                selection.severity(UNREADABLE_FILE),
+            ),
+        )
+    return FileResult(job.filename, diagnostics, job.settings.fail_on)
+
+
+def lint_job(
+    job: Job,
+    *,
+    analyse: bool = True,
+    digests: DependencyDigests | None = None,
+    plain: PlainFiles | None = None,
+) -> FileResult | None:
+    """Lint one file; never raises (an analysis crash becomes ``internal_error``).
+
+    With ``analyse=False`` only what needs no analysis is done (files without
+    ``pipeline``, cache hits) and ``None`` means "needs the analysis". With
+    ``plain``, files it knows to lack ``pipeline`` are not even read.
+    """
+    selection = Selection.from_settings(job.settings)
+    data = job.data
+    status: os.stat_result | None = None
+    if data is None:
+        name = job.path or job.filename
+        try:
+            if plain is not None:
+                status = os.stat(name)
+                if plain.known(name, status):
+                    return FileResult(job.filename, (), job.settings.fail_on)
+            with open(name, "rb") as stream:
+                data = stream.read()
+        except OSError as error:
+            return _file_problem(job, selection, error.strerror or str(error))
+    if PREFILTER not in data:
+        if plain is not None and status is not None:
+            plain.add(job.path or job.filename, status)
+        return FileResult(job.filename, (), job.settings.fail_on)
+    try:
+        source = decode_source(data)
+    except ValueError as error:
+        return _file_problem(job, selection, str(error))
+    try:
+        reports = analyze_cached(source, data, job, analyse=analyse, digests=digests)
+    except CacheMiss:
+        return None
+    except Exception as error:  # noqa: BLE001 - the analysis must not take the run down
+        return FileResult(
+            job.filename,
+            (),
+            job.settings.fail_on,
+            internal_error=f"{type(error).__name__}: {error}",
+        )
+    diagnostics = select_and_suppress(
+        diagnostics_for(job.filename, reports, source, selection, snippets=job.options.snippets),
+        source,
+        job.filename,
+        selection,
+    )
+    if job.options.preview:
+        diagnostics = [preview_for(d, source) for d in diagnostics]
+    diagnostics.sort(key=lambda d: d.sort_key)
+    return FileResult(job.filename, tuple(diagnostics), job.settings.fail_on)
+
+
+def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[FileResult]:
+    """Lint every job, in parallel when there are enough files to pay for a pool.
+
+    Files without loops and cache hits are answered here first; only the files
+    that need an analysis go to the pool, so a warm run starts no workers. The
+    pool starts as soon as enough files need one, and its workers import the
+    analysis engine while this pass goes on reading the rest.
+    """
+    workers = workers or os.cpu_count() or 1
+    digests = DependencyDigests()
+    plains: dict[Path, PlainFiles] = {}
+    results: list[FileResult | None] = []
+    pending: list[int] = []
+    pool: _Pool | None = None
+    try:
+        for index, job in enumerate(jobs):
+            plain = None
+            if job.options.use_cache and job.path is not None and job.data is None:
+                plain = plains.get(job.settings.root)
+                if plain is None:
+                    plain = plains[job.settings.root] = PlainFiles(_cache_for(job.settings.root))
+            result = lint_job(job, analyse=False, digests=digests, plain=plain)
+            results.append(result)
+            if result is None:
+                pending.append(index)
+                if pool is None and workers > 1 and len(pending) > PARALLEL_THRESHOLD:
+                    pool = _Pool.start(workers)
+        done = pool.run([jobs[i] for i in pending]) if pool is not None else None
+    finally:
+        if pool is not None:
+            pool.close()
+        for plain in plains.values():
+            plain.save()
+    if done is None:
+        done = [lint_job(jobs[i]) for i in pending]
+    for index, result in zip(pending, done, strict=True):
+        results[index] = result
+    return [result for result in results if result is not None]
+
+
+def _warm_worker() -> None:
+    """Import the analysis engine (libcst included) before the first job arrives."""
+    import skewlsp.analysis.engine  # noqa: F401
+
+
+def _job_size(job: Job) -> int:
+    if job.data is not None:
+        return len(job.data)
+    try:
+        return os.stat(job.path or job.filename).st_size
+    except OSError:
+        return 0
+
+
+class _Pool:
+    """Worker processes for the analysis; any failure to use them means "run serially"."""
+
+    def __init__(self, executor: ProcessPoolExecutor) -> None:
+        self._executor = executor
+
+    @classmethod
+    def start(cls, workers: int) -> _Pool | None:
+        from concurrent.futures import ProcessPoolExecutor  # only when a pool runs: ~10 ms
+
+        try:
+            executor = ProcessPoolExecutor(max_workers=workers, initializer=_warm_worker)
+            executor.submit(int)  # workers are created (and warm up) now, not at the first job
+        except (OSError, PermissionError, RuntimeError):
+            return None  # e.g. no /dev/shm in a sandbox
+        return cls(executor)
+
+    def run(self, todo: list[Job]) -> list[FileResult | None] | None:
+        """Results in ``todo``'s order, or None if the pool broke (the caller runs serially).
+
+        Largest files go first, one per task, so that no worker is left with a
+        long file at the end while the other idles.
+        """
+        from concurrent.futures.process import BrokenProcessPool
+
+        order = sorted(range(len(todo)), key=lambda i: -_job_size(todo[i]))
+        try:
+            futures = {i: self._executor.submit(lint_job, todo[i]) for i in order}
+            return [futures[i].result() for i in range(len(todo))]
+        except (BrokenProcessPool, OSError, PermissionError):
+            return None
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)

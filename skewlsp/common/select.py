@@ -1,0 +1,61 @@
+"""Which codes are reported, and at what severity.
+
+Selectors are codes or prefixes (``SKW02``) as in ruff: when a ``select`` and an
+``ignore`` entry both match a code, the more specific (longer) one wins, and on a
+tie ``ignore`` wins — so ``select = ["SKW02"]`` with ``ignore = ["SKW0"]`` still
+reports SKW021, while ``ignore = ["SKW021"]`` removes just that code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from skewlsp.analysis.codes import SEVERITY_RANK
+from skewlsp.common.config import Settings
+from skewlsp.common.lint_codes import all_codes
+
+
+def _specificity(selector: str, code: str) -> int:
+    """Length of the match (``ALL`` is the least specific), or -1 if it does not match."""
+    if selector == "ALL":
+        return 0
+    return len(selector) if code.startswith(selector) else -1
+
+
+def _best(selectors: Iterable[str], code: str) -> int:
+    return max((_specificity(s, code) for s in selectors), default=-1)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The enabled codes and their severities for one :class:`Settings`."""
+
+    select: tuple[str, ...]
+    ignore: tuple[str, ...]
+    severities: Mapping[str, str]
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Selection:
+        select = ("ALL",) if settings.select is None else settings.select
+        return cls(select + settings.extend_select, settings.ignore, dict(settings.severity))
+
+    def is_enabled(self, code: str) -> bool:
+        chosen = _best(self.select, code)
+        return chosen >= 0 and chosen > _best(self.ignore, code)
+
+    def severity(self, code: str) -> str:
+        """The configured severity (most specific matching entry) or the code's default."""
+        matches = [(len(k), v) for k, v in self.severities.items() if code.startswith(k)]
+        if matches:
+            return max(matches)[1]
+        known = all_codes().get(code)
+        return known.severity if known else "warning"
+
+    def enabled_codes(self) -> list[str]:
+        return [code for code in all_codes() if self.is_enabled(code)]
+
+
+def at_least(severity: str, threshold: str) -> bool:
+    """``True`` when ``severity`` is ``threshold`` or more severe."""
+    return SEVERITY_RANK.get(severity, 0) >= SEVERITY_RANK[threshold]

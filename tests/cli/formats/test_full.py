@@ -1,0 +1,65 @@
+"""``full``: the remark, the marked loop source, the schedule, and a hint."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skewlsp.analysis.report import LoopReport, Span
+from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.cli.formats import FormatContext
+from skewlsp.cli.formats.full import render_one, schedule_summary
+from tests.cli.conftest import Run
+from tests.cli.helpers import DEMOTED, SKEWED, write
+
+
+def test_demoted_loop_shows_source_marks_and_help(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"a.py": DEMOTED})
+    out = run("a.py").out
+    lines = out.splitlines()
+    assert lines[0].startswith("a.py:8:9: SKW020 [warning] loop not skewed")
+    assert " 8 |         for i in pl.pipeline(0, 4, 1, stage=2):" in lines
+    tpop = lines.index(
+        " 9 |             e: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)"
+    )
+    assert lines[tpop + 1].endswith("^ lead, offending")
+    assert lines[tpop + 1].index("^") == lines[tpop].index("e:")
+    assert any(line.startswith("  = help: ") for line in lines)
+    assert lines[-1] == "Found 1 diagnostic (1 warning)."
+
+
+def test_skewed_loop_shows_the_schedule(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"a.py": SKEWED})
+    out = run("a.py").out
+    assert "  = schedule: prologue 2, steady 1 x 2" in out
+    assert "epilogue 2" in out and "help:" not in out
+
+
+def test_schedule_summary_arithmetic() -> None:
+    report = LoopReport(None, Span(1, 1, 2, 1), Span(1, 1, 1, 1), "skewed", "SKW001", "m",
+                        depth=4, trip=16)
+    summary = schedule_summary(report)
+    assert summary is not None
+    assert summary.startswith("schedule: prologue 4, steady 3 x 4 (3 iterations of 4 produces")
+    assert summary.endswith("epilogue 4")
+
+
+def test_long_loops_are_elided_around_the_marks() -> None:
+    body = [(n, f"    x{n} = {n}") for n in range(2, 41)]
+    report = LoopReport(None, Span(1, 1, 40, 10), Span(1, 10, 1, 30), "demoted", "SKW021",
+                        "loop not skewed", lead=Span(20, 5, 20, 9),
+                        offending=Span(30, 5, 30, 9))
+    diagnostic = Diagnostic("k.py", "loop", "SKW021", "loop not skewed", report.span,
+                            "warning", report, ((1, "for i in pl.pipeline(0, 4, stage=2):"),
+                                                *body))
+    out = render_one(diagnostic, FormatContext())
+    shown = [line.split("|")[0].strip() for line in out.splitlines() if "|" in line]
+    numbers = [int(n) for n in shown if n.isdigit()]
+    assert numbers == [1, 2, 19, 20, 21, 29, 30, 31, 40]
+    assert out.count("...") == 3
+
+
+def test_colour_when_asked() -> None:
+    report = LoopReport(None, Span(1, 1, 1, 5), Span(1, 1, 1, 5), "demoted", "SKW021", "m")
+    diagnostic = Diagnostic("k.py", "loop", "SKW021", "m", report.span, "warning", report)
+    assert "\x1b[" in render_one(diagnostic, FormatContext(color=True))
+    assert "\x1b[" not in render_one(diagnostic, FormatContext(color=False))

@@ -1,0 +1,30 @@
+"""``github``: one workflow command per diagnostic, with escaped properties."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skewlsp.analysis.report import Span
+from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.cli.formats import FormatContext
+from skewlsp.cli.formats.github import render
+from tests.cli.conftest import Run
+from tests.cli.helpers import DEMOTED, STAGE3, write
+
+
+def test_annotation_per_diagnostic(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"a.py": DEMOTED, "b.py": STAGE3})
+    lines = run("--output-format", "github", ".").out.splitlines()
+    assert lines[0].startswith(
+        "::warning file=a.py,line=8,col=9,endLine=12,endColumn=47,title=SKW020::loop "
+    )
+    assert lines[1].startswith("::notice file=b.py,line=8,col=9,")
+    assert len(lines) == 3  # no summary line in machine formats
+
+
+def test_escaping() -> None:
+    diagnostic = Diagnostic("dir,x/a:b.py", "loop", "SKW021", "50% done\nnext",
+                            Span(1, 2, 3, 4), "error")
+    out = render([diagnostic], FormatContext())
+    assert out == ("::error file=dir%2Cx/a%3Ab.py,line=1,col=2,endLine=3,endColumn=4,"
+                   "title=SKW021::50%25 done%0Anext\n")

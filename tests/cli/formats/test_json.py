@@ -1,0 +1,40 @@
+"""json and json-lines carry the same objects; --preview adds a `preview` key."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.conftest import Run
+from tests.cli.helpers import DEMOTED, STAGE3, write
+
+
+def test_json_lines_has_one_object_per_line_matching_json(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"a.py": DEMOTED, "b.py": STAGE3})
+    array = run("--output-format", "json", ".").json()
+    lines = run("--output-format", "json-lines", ".").out.splitlines()
+    assert [json.loads(line) for line in lines] == array
+    assert [(i["filename"], i["code"]) for i in array] == [
+        ("a.py", "SKW020"), ("b.py", "SKW001"), ("b.py", "SKW030")
+    ]
+
+
+def test_empty_result_is_an_empty_array(run: Run) -> None:
+    assert run("--output-format", "json", ".").out.strip() == "[]"
+    assert run("--output-format", "json-lines", ".").out == ""
+
+
+def test_demoted_loop_has_offending_location(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"a.py": DEMOTED})
+    [item] = run("--output-format", "json", "a.py").json()
+    assert item["verdict"] == "demoted" and item["severity"] == "warning"
+    assert item["offending"] == {"line": 9, "column": 13, "end_line": 9, "end_column": 75}
+    assert item["url"].endswith("rules.md#skw020")
+    assert "preview" not in item
+
+
+def test_preview_key_is_added_on_request(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"a.py": DEMOTED})
+    [item] = run("--preview", "--output-format", "json", "a.py").json()
+    assert "preview" in item
+    assert item["preview"] is not None or item["preview_error"]

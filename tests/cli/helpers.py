@@ -1,0 +1,43 @@
+"""Kernels as text and small file helpers shared by the skewlint tests."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "cli"
+
+SKEWED = (FIXTURES / "skewed.py").read_text()
+DEMOTED = (FIXTURES / "demoted.py").read_text()  # SKW020 on line 8
+STAGE3 = (FIXTURES / "stage3.py").read_text()  # SKW001 plus the SKW030 hint
+SYNTAX_ERROR = (FIXTURES / "syntax_error.py").read_text()
+DEMOTED_LINE = 8
+
+
+@dataclass
+class Result:
+    exit_code: int
+    out: str
+    err: str
+
+    def json(self) -> list[dict]:
+        return json.loads(self.out)
+
+
+def write(root: Path, files: dict[str, str | bytes]) -> Path:
+    """Create ``files`` (relative path -> text or bytes) under ``root``; returns ``root``."""
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+def filenames(result: Result) -> Sequence[str]:
+    """The filenames a json run reported, in order, without repeats."""
+    return list(dict.fromkeys(item["filename"] for item in result.json()))

@@ -1,0 +1,194 @@
+"""The content-hash cache: hits skip the analysis, imported constants invalidate it."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import skewlsp.analysis
+import skewlsp.cli.cache
+from skewlsp.cli.cache import (
+    CACHE_DIRNAME,
+    Cache,
+    DependencyDigests,
+    PlainFiles,
+    cache_key,
+    dependency_digest,
+)
+from skewlsp.cli.codec import report_from_data, report_to_data
+from tests.cli.conftest import Run
+from tests.cli.helpers import SKEWED, STAGE3, write
+
+KERNEL = SKEWED.replace("pl.pipeline(0, 4,", "pl.pipeline(0, TRIP,").replace(
+    "import pypto.language as pl\n", "import pypto.language as pl\nfrom consts import TRIP\n"
+)
+
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Paths the real analysis was run on."""
+    seen: list[str] = []
+    real = skewlsp.analysis.analyze
+
+    def counting(source: str, path: str | None = None, **kwargs: object) -> list:
+        seen.append(path or "-")
+        return real(source, path, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(skewlsp.analysis, "analyze", counting)
+    return seen
+
+
+def test_second_run_is_served_from_the_cache(run: Run, tmp_path: Path, calls: list[str]) -> None:
+    write(tmp_path, {"k.py": STAGE3})
+    first = run("--output-format", "json", "k.py").out
+    second = run("--output-format", "json", "k.py").out
+    assert first == second and len(calls) == 1
+    assert (tmp_path / CACHE_DIRNAME / "CACHEDIR.TAG").is_file()
+
+
+def test_editing_the_file_misses(run: Run, tmp_path: Path, calls: list[str]) -> None:
+    write(tmp_path, {"k.py": STAGE3})
+    run("--output-format", "json", "k.py")
+    write(tmp_path, {"k.py": STAGE3 + "\n"})
+    run("--output-format", "json", "k.py")
+    assert len(calls) == 2
+
+
+def test_editing_an_imported_constant_misses(run: Run, tmp_path: Path, calls: list[str]) -> None:
+    write(tmp_path, {"k.py": KERNEL, "consts.py": "TRIP = 4\n"})
+    assert run("--output-format", "json", "k.py").json()[0]["trip"] == 4
+    write(tmp_path, {"consts.py": "TRIP = 8\n"})
+    assert run("--output-format", "json", "k.py").json()[0]["trip"] == 8
+    assert run("--output-format", "json", "k.py").json()[0]["trip"] == 8
+    assert len(calls) == 2
+
+
+def test_no_cache_neither_reads_nor_writes(run: Run, tmp_path: Path, calls: list[str]) -> None:
+    write(tmp_path, {"k.py": STAGE3})
+    run("--no-cache", "k.py")
+    run("--no-cache", "k.py")
+    assert len(calls) == 2 and not (tmp_path / CACHE_DIRNAME).exists()
+
+
+def test_cache_writes_only_under_its_own_directory(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": STAGE3})
+    before = {p for p in tmp_path.rglob("*")}
+    run("k.py")
+    created = {p for p in tmp_path.rglob("*")} - before
+    assert created and all(CACHE_DIRNAME in p.relative_to(tmp_path).parts for p in created)
+
+
+def test_corrupt_entries_are_misses(tmp_path: Path) -> None:
+    cache = Cache(tmp_path)
+    key = cache_key(b"x", "k.py", ())
+    cache.put(key, [], [])
+    entry = next((tmp_path / CACHE_DIRNAME).rglob(f"{key}.json"))
+    entry.write_text("{not json")
+    assert cache.get(key, "k.py", ()) is None
+
+
+def test_unwritable_cache_is_silently_skipped(tmp_path: Path) -> None:
+    (tmp_path / CACHE_DIRNAME).write_text("a file where the directory should be")
+    cache = Cache(tmp_path)
+    cache.put("ab" * 32, [], [])
+    assert cache.get("ab" * 32, "k.py", ()) is None
+
+
+def test_reports_round_trip_through_the_codec(tmp_path: Path) -> None:
+    reports = skewlsp.analysis.analyze(STAGE3, "k.py")
+    assert [report_from_data(report_to_data(r)) for r in reports] == reports
+
+
+def test_a_run_reads_each_imported_module_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within one run, kernels of a package share one read of their ``consts.py``."""
+    write(tmp_path, {"a.py": "", "b.py": "", "consts.py": "TRIP = 4\n"})
+    reads: list[str] = []
+    real = skewlsp.cli.cache.resolve_module
+
+    def counting(module: str, *args: object) -> str | None:
+        reads.append(module)
+        return real(module, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(skewlsp.cli.cache, "resolve_module", counting)
+    digests = DependencyDigests()
+    first = digests.digest("consts", 0, str(tmp_path / "a.py"), [])
+    assert digests.digest("consts", 0, str(tmp_path / "b.py"), []) == first
+    assert reads == ["consts"]
+    assert first == dependency_digest("consts", 0, str(tmp_path / "a.py"), [])
+
+
+def test_a_new_run_sees_an_edited_module(tmp_path: Path) -> None:
+    write(tmp_path, {"a.py": "", "consts.py": "TRIP = 4\n"})
+    before = DependencyDigests().digest("consts", 0, str(tmp_path / "a.py"), [])
+    write(tmp_path, {"consts.py": "TRIP = 8\n"})
+    after = DependencyDigests().digest("consts", 0, str(tmp_path / "a.py"), [])
+    assert before != after
+    assert DependencyDigests().digest("missing", 0, str(tmp_path / "a.py"), []) == "-"
+
+
+# -- files without "pipeline": known by their stat signature, not read again -----------------
+
+
+def reads_of(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Paths the runner opens."""
+    opened: list[str] = []
+    real = open
+
+    def recording(file: object, *args: object, **kwargs: object) -> object:
+        opened.append(str(file))
+        return real(file, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr("builtins.open", recording)
+    return opened
+
+
+def test_a_file_without_pipeline_is_not_read_again(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, {"plain.py": "x = 1\n", "k.py": STAGE3})
+    run("plain.py", "k.py")
+    opened = reads_of(monkeypatch)
+    found = run("--output-format", "json", "plain.py", "k.py").json()
+    assert [d["code"] for d in found] == ["SKW001", "SKW030"]
+    assert not any(name.endswith("plain.py") for name in opened)
+    assert any(name.endswith("k.py") for name in opened)
+
+
+def test_a_file_that_gains_a_loop_is_read_again(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": "x = 1\n"})
+    assert run("--output-format", "json", "k.py").json() == []
+    write(tmp_path, {"k.py": STAGE3})
+    assert [d["code"] for d in run("--output-format", "json", "k.py").json()] == [
+        "SKW001", "SKW030",
+    ]
+
+
+def test_a_same_size_rewrite_with_the_old_mtime_is_still_noticed(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ctime in the signature changes on every write; mtimes can be set back."""
+    path = write(tmp_path, {"k.py": "x = 'pipelinx'\n"}) / "k.py"
+    run("k.py")
+    assert PlainFiles(Cache(tmp_path)).known(str(path.resolve()), path.stat())
+    before = path.stat()
+    path.write_text("x = 'pipeline'\n")  # same size, and now it mentions pipeline
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+    opened = reads_of(monkeypatch)
+    run("k.py")
+    assert any(name.endswith("k.py") for name in opened)
+
+
+def test_a_damaged_record_of_plain_files_is_ignored(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"plain.py": "x = 1\n", "k.py": STAGE3})
+    run("plain.py", "k.py")
+    record = tmp_path / CACHE_DIRNAME / "v1" / "plain.json"
+    assert record.is_file()
+    record.write_text("{not json")
+    assert [d["code"] for d in run("--output-format", "json", "plain.py", "k.py").json()] == [
+        "SKW001", "SKW030",
+    ]
+    assert json.loads(record.read_text())  # rewritten

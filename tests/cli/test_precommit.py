@@ -1,0 +1,100 @@
+"""The pre-commit hook, run for real with ``pre-commit try-repo`` against a throwaway repo.
+
+The hook repository is a fresh git repo holding a copy of this project (so the
+test does not depend on the state of the checkout), and pre-commit builds the
+hook's environment from it with pip, as it would for a user.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli.helpers import DEMOTED
+
+PROJECT = Path(__file__).resolve().parents[2]
+PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
+FOR = "        for i in pl.pipeline(0, 4, 1, stage=2):"
+
+pytestmark = [
+    pytest.mark.slow,  # each try-repo builds the hook's environment (~15 s); still runs in CI
+    pytest.mark.skipif(not PRE_COMMIT.exists(), reason="pre-commit is not installed"),
+]
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.email=test@example.com", "-c", "user.name=test",
+         "-c", "commit.gpgsign=false", *args],
+        cwd=cwd, check=True, capture_output=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    repo = tmp_path_factory.mktemp("hook-repo")
+    for name in ("pyproject.toml", ".pre-commit-hooks.yaml", "README.md"):
+        if (PROJECT / name).exists():
+            shutil.copy(PROJECT / name, repo / name)
+    shutil.copytree(PROJECT / "skewlsp", repo / "skewlsp",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "hook")
+    return repo
+
+
+@pytest.fixture(scope="module")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def try_repo(hook_repo: Path, home: Path, work: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "NO_COLOR": "1"}
+    env.pop("SKEWLINT_OUTPUT_FORMAT", None)
+    return subprocess.run(
+        [str(PRE_COMMIT), "try-repo", str(hook_repo), "skewlint", "--all-files"],
+        cwd=work, env=env, capture_output=True, text=True, timeout=600,
+    )
+
+
+def kernel_repo(root: Path, source: str) -> Path:
+    root.mkdir()
+    (root / "kernel.py").write_text(source)
+    (root / "README.txt").write_text("not python: the hook must not see it\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    return root
+
+
+def test_hook_fails_on_a_demoted_loop_and_passes_once_suppressed(
+    hook_repo: Path, pre_commit_home: Path, tmp_path: Path
+) -> None:
+    failing = try_repo(hook_repo, pre_commit_home, kernel_repo(tmp_path / "a", DEMOTED))
+    assert failing.returncode == 1, failing.stdout + failing.stderr
+    assert "kernel.py:8:9: SKW020" in failing.stdout
+
+    suppressed = DEMOTED.replace(FOR, FOR + "  # skewlint: ignore[SKW020]")
+    passing = try_repo(hook_repo, pre_commit_home, kernel_repo(tmp_path / "b", suppressed))
+    assert passing.returncode == 0, passing.stdout + passing.stderr
+    assert "skewlint" in passing.stdout and "Passed" in passing.stdout
+
+
+def test_hook_passes_once_the_loop_is_fixed(
+    hook_repo: Path, pre_commit_home: Path, tmp_path: Path
+) -> None:
+    fixed = (Path(__file__).resolve().parents[1] / "fixtures" / "cli" / "skewed.py").read_text()
+    passing = try_repo(hook_repo, pre_commit_home, kernel_repo(tmp_path / "c", fixed))
+    assert passing.returncode == 0, passing.stdout + passing.stderr
+
+
+def test_hook_manifest_matches_the_documented_contract() -> None:
+    text = (PROJECT / ".pre-commit-hooks.yaml").read_text()
+    for line in ("- id: skewlint", "entry: skewlint --force-exclude", "language: python",
+                 "types_or: [python, pyi]", "require_serial: true"):
+        assert line in text

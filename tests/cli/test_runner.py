@@ -1,0 +1,179 @@
+"""Per-file linting: text pre-filter, bad bytes, and the process pool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skewlsp.cli import runner
+from skewlsp.common.config import default_settings
+from skewlsp.cli.runner import Job, Options, decode_source, lint_job, run_jobs
+from tests.cli.conftest import Run
+from tests.cli.helpers import DEMOTED, SKEWED, write
+
+
+def job(path: Path, **options: bool) -> Job:
+    return Job(path.name, str(path), default_settings(path.parent), Options(**options))
+
+
+def test_files_without_pipeline_are_not_parsed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                               ) -> None:
+    write(tmp_path, {"plain.py": "def broken(:\n"})
+
+    def no_analysis(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the pre-filter should have skipped this file")
+
+    monkeypatch.setattr(runner, "analyze_cached", no_analysis)
+    assert lint_job(job(tmp_path / "plain.py")).diagnostics == ()
+
+
+def test_binary_file_is_reported_not_crashed(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"blob.py": b"pipeline\x00\x01\x02"})
+    result = run("--output-format", "json", "blob.py")
+    [item] = result.json()
+    assert (item["code"], item["kind"]) == ("SKW902", "file")
+    assert "binary file" in item["message"] and result.exit_code == 1
+
+
+def test_non_utf8_file_is_reported(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"latin.py": "# caf\xe9 pl.pipeline\n".encode("latin-1")})
+    [item] = run("--output-format", "json", "latin.py").json()
+    assert item["code"] == "SKW902" and "not valid UTF-8 text" in item["message"]
+
+
+def test_pep263_coding_cookie_is_honoured() -> None:
+    data = "# -*- coding: latin-1 -*-\nx = 'caf\xe9'\n".encode("latin-1")
+    assert "café" in decode_source(data)
+
+
+def test_utf8_bom_is_dropped() -> None:
+    assert decode_source(b"\xef\xbb\xbfx = 1\n") == "x = 1\n"
+
+
+def test_unreadable_file_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "k.py"
+    path.mkdir()  # reading it fails for real (root could read a chmod 000 file)
+    [diagnostic] = lint_job(job(path)).diagnostics
+    assert diagnostic.code == "SKW902" and "Is a directory" in diagnostic.message
+
+
+def test_many_files_in_a_pool_give_the_same_results_as_serial(tmp_path: Path) -> None:
+    files = {f"k{n:02}.py": (DEMOTED if n % 2 else SKEWED) for n in range(12)}
+    write(tmp_path, files)
+    jobs = [job(tmp_path / name, use_cache=False) for name in sorted(files)]
+    assert len(jobs) > runner.PARALLEL_THRESHOLD
+    parallel = run_jobs(jobs, workers=2)
+    serial = run_jobs(jobs, workers=1)
+    assert parallel == serial
+    assert [r.diagnostics[0].code for r in parallel[:2]] == ["SKW001", "SKW020"]
+
+
+def test_without_a_usable_pool_the_files_are_linted_serially(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import concurrent.futures
+
+    def no_processes(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "no /dev/shm in this sandbox")
+
+    files = {f"k{n:02}.py": SKEWED for n in range(runner.PARALLEL_THRESHOLD + 2)}
+    write(tmp_path, files)
+    jobs = [job(tmp_path / name, use_cache=False) for name in sorted(files)]
+    expected = run_jobs(jobs, workers=1)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", no_processes)
+    assert run_jobs(jobs, workers=2) == expected
+
+
+def test_a_pool_starts_only_when_enough_files_need_an_analysis(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[int] = []
+    real_start = runner._Pool.start
+
+    def counting(workers: int) -> object:
+        started.append(workers)
+        return real_start(workers)
+
+    monkeypatch.setattr(runner._Pool, "start", counting)
+    few = {f"k{n:02}.py": SKEWED for n in range(runner.PARALLEL_THRESHOLD)}
+    plain = {f"p{n:02}.py": "x = 1\n" for n in range(20)}
+    write(tmp_path, few | plain)
+    jobs = [job(tmp_path / name, use_cache=False) for name in sorted(few | plain)]
+    run_jobs(jobs, workers=2)
+    assert started == []
+    write(tmp_path, {"one_more.py": SKEWED})
+    run_jobs([*jobs, job(tmp_path / "one_more.py", use_cache=False)], workers=2)
+    assert started == [2]
+
+
+def test_jobs_option_through_the_cli(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {f"k{n:02}.py": DEMOTED for n in range(10)})
+    result = run("--jobs", "2", "--output-format", "json", ".")
+    assert len(result.json()) == 10 and result.exit_code == 1
+    assert run("--jobs", "0", ".").exit_code == 2
+
+
+def test_imported_constants_are_resolved_from_the_importing_directory(
+    run: Run, tmp_path: Path
+) -> None:
+    kernel = SKEWED.replace("pl.pipeline(0, 4,", "pl.pipeline(0, TRIP,").replace(
+        "import pypto.language as pl\n", "import pypto.language as pl\nfrom consts import TRIP\n"
+    )
+    write(tmp_path, {"k.py": kernel, "consts.py": "TRIP = 8\n"})
+    [item] = run("--output-format", "json", "k.py").json()
+    assert item["trip"] == 8
+
+
+def test_imported_constants_are_resolved_from_src_roots(run: Run, tmp_path: Path) -> None:
+    kernel = SKEWED.replace("pl.pipeline(0, 4,", "pl.pipeline(0, TRIP,").replace(
+        "import pypto.language as pl\n",
+        "import pypto.language as pl\nfrom shapes.consts import TRIP\n",
+    )
+    write(tmp_path, {"skewlint.toml": 'src = ["lib"]\n', "kernels/k.py": kernel,
+                     "lib/shapes/__init__.py": "", "lib/shapes/consts.py": "TRIP = 6\n"})
+    [item] = run("--output-format", "json", "kernels/k.py").json()
+    assert item["trip"] == 6
+
+
+def test_only_the_full_format_carries_the_loop_lines(tmp_path: Path) -> None:
+    path = write(tmp_path, {"k.py": SKEWED}) / "k.py"
+    full = lint_job(job(path)).diagnostics
+    bare = lint_job(job(path, use_cache=False, snippets=False)).diagnostics
+    assert full and all(d.snippet for d in full)
+    assert [d.snippet for d in bare] == [()] * len(full)
+    assert [d.code for d in bare] == [d.code for d in full]
+    assert [d.span for d in bare] == [d.span for d in full]
+
+
+def test_concise_output_is_unchanged_without_the_loop_lines(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": SKEWED, "d.py": DEMOTED})
+    concise = run("--no-cache", "--output-format", "concise", ".").out
+    assert concise.count("SKW0") >= 2 and "k.py:" in concise and "d.py:" in concise
+    full = run("--no-cache", "--output-format", "full", ".").out
+    assert "for " in full and "for " not in concise
+
+
+@pytest.mark.parametrize(
+    "data, text",
+    [
+        (b"x = 1\n", "x = 1\n"),
+        (b"\xef\xbb\xbfx = '\xc3\xa9'\n", "x = 'é'\n"),
+        (b"# -*- coding: latin-1 -*-\nx = '\xe9'\n", "# -*- coding: latin-1 -*-\nx = '\xe9'\n"),
+        (b"#!/usr/bin/env python\n# coding=latin-1\nx = '\xe9'\n",
+         "#!/usr/bin/env python\n# coding=latin-1\nx = '\xe9'\n"),
+        (b"x = 1\ny = 2\n# coding: latin-1 (third line: not a cookie)\n",
+         "x = 1\ny = 2\n# coding: latin-1 (third line: not a cookie)\n"),
+    ],
+)
+def test_sources_decode_the_way_python_reads_them(data: bytes, text: str) -> None:
+    assert decode_source(data) == text
+
+
+def test_undecodable_bytes_are_described_as_python_describes_them() -> None:
+    with pytest.raises(ValueError, match=r"not valid UTF-8 text \(invalid or missing encoding"):
+        decode_source(b"x = '\xff'\n")  # in the first two lines: tokenize's own complaint
+    with pytest.raises(ValueError, match=r"not valid UTF-8 text \(byte 17: invalid start byte"):
+        decode_source(b"x = 1\ny = 2\nz = '\xff'\n")
+    with pytest.raises(ValueError, match=r"not valid UTF-8 text \(byte 21: invalid start byte"):
+        decode_source(b"# coding: utf-8\nx = '\xff'\n")

@@ -1,0 +1,5 @@
+"""The shared layer is exercised through the real CLI as well: reuse its ``run`` fixture."""
+
+from tests.cli.conftest import run
+
+__all__ = ["run"]
