@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from skewlsp.analysis import analyze
+from skewlsp.api import preview as preview_at
 from skewlsp.common.resolver import RecordingResolver
-from skewlsp.transform import preview_loop
 
 from .fuzz.rawlsp import RawServer
 
@@ -151,7 +151,7 @@ def test_analyze_and_preview_read_the_constants_module_and_run_nothing(
     (report,) = analyze(source, str(project["kernel"]), resolver=resolver)
     assert report.trip == 6, report.message  # HEADS was read from consts.py as text
     assert [module for module, _level, _digest in resolver.fingerprint] == ["consts"]
-    preview_loop(source, report, resolver=resolver)
+    preview_at(source, report.line, resolver=resolver)
     assert_nothing_ran(project)
     assert "evil_module" not in sys.modules and "consts" not in sys.modules
 

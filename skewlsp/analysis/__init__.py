@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .codes import CODES, SEVERITY_RANK, ReasonCode, docs_url, severity_of
-from .report import CoreResult, Finding, LoopReport, Span
+from .report import CoreResult, Finding, LoopReport, Resolver, Span, loop_at
 
 if TYPE_CHECKING:
     from .engine import LoopModel, analyze, analyze_models
@@ -43,10 +43,12 @@ __all__ = [
     "LoopModel",
     "LoopReport",
     "ReasonCode",
+    "Resolver",
     "Span",
     "UnitCache",
     "analyze",
     "analyze_models",
     "docs_url",
+    "loop_at",
     "severity_of",
 ]

@@ -28,7 +28,7 @@ from .names import (
     target_effects,
 )
 from .positions import LoopPositions
-from .report import CoreResult, Finding, LoopReport, Span
+from .report import CoreResult, Finding, LoopReport, Resolver, Span
 from .scope import (
     BUILTIN_CALLS,
     EnclosingLoop,
@@ -44,7 +44,6 @@ from .source_index import ModuleIndex, SyntaxProblem, Unit, build_exact_index, b
 from .unit_cache import UnitCache, context_fingerprint
 from .walk import children, walk
 
-Resolver = Callable[[str, int, "str | None"], "str | None"]
 INT32_MAX = 2**31 - 1
 
 

@@ -7,11 +7,16 @@ in, and nothing here knows how it will be shown.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 Verdict = Literal["skewed", "demoted", "left", "error", "unknown"]
 Core = Literal["aic", "aiv"]
+
+# How the analysis reads an imported module without touching the file system:
+# ``resolver(module, level, importing_path)`` returns its text, or None.
+Resolver = Callable[[str, int, "str | None"], "str | None"]
 
 
 @dataclass(frozen=True, order=True)
@@ -99,3 +104,11 @@ class LoopReport:
     @property
     def column(self) -> int:
         return self.span.column
+
+
+def loop_at(reports: Sequence[LoopReport], line: int) -> LoopReport | None:
+    """The innermost loop whose ``for`` statement spans 1-based ``line`` (syntax errors skipped)."""
+    containing = [
+        r for r in reports if r.code != "SKW900" and r.span.line <= line <= r.span.end_line
+    ]
+    return max(containing, key=lambda r: (r.span.line, r.span.column), default=None)

@@ -13,15 +13,13 @@ import hashlib
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
 
 from .incremental import IndexedText
-from .report import LoopReport
+from .report import LoopReport, Resolver
 from .source_index import ModuleIndex, build_index
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_TEXTS = 64  # documents whose last text and index are kept for incremental re-indexing
-Resolver = Callable[[str, int, "str | None"], "str | None"]
 UnitKey = tuple[str | None, str, int, str]
 
 

@@ -16,15 +16,15 @@ from pathlib import Path
 from typing import TextIO
 
 from skewlsp.cli.args import UsageError, parse
-from skewlsp.common.config import Settings, SettingsError
-from skewlsp.common.diagnostic import Diagnostic, FileResult
 from skewlsp.cli.explain import UnknownCode, explain
 from skewlsp.cli.files import PathError, discover
 from skewlsp.cli.formats import TEXT_FORMATS, FormatContext, renderer
 from skewlsp.cli.runner import Job, Options, decode_source, run_jobs
+from skewlsp.cli.statistics import render_json, render_text
+from skewlsp.common.config import Settings, SettingsError
+from skewlsp.common.diagnostic import Diagnostic, FileResult
 from skewlsp.common.select import Selection, at_least
 from skewlsp.common.settings_resolver import SettingsResolver
-from skewlsp.cli.statistics import render_json, render_text
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 
@@ -218,8 +218,7 @@ def _write_output(ns: argparse.Namespace, diagnostics: list[Diagnostic], files: 
 
 
 def _preview(ns: argparse.Namespace) -> int:
-    from skewlsp.analysis import analyze
-    from skewlsp.cli.preview import PreviewError, loop_at, preview_loop
+    from skewlsp import api
     from skewlsp.common.resolver import RecordingResolver
 
     path_text, sep, line_text = ns.target.rpartition(":")
@@ -235,13 +234,12 @@ def _preview(ns: argparse.Namespace) -> int:
     except ValueError as error:
         raise CliError(f"{path_text}: cannot read: {error}") from None
     settings = _resolver(ns).for_path(path.absolute())
-    reports = analyze(source, str(path.resolve()), resolver=RecordingResolver(settings.src))
-    report = loop_at(reports, line)
-    if report is None:
-        raise CliError(f"{path_text}:{line}: no pl.pipeline loop spans this line")
     try:
-        text = preview_loop(source, report)
-    except PreviewError as error:
-        raise CliError(str(error)) from None
+        found = api.preview(
+            source, line, path=str(path.resolve()), resolver=RecordingResolver(settings.src)
+        )
+    except api.PreviewUnavailable as refusal:
+        raise CliError(f"{path_text}:{line}: {refusal}") from None
+    text = found.rewritten
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return EXIT_OK

@@ -11,8 +11,8 @@ import os
 from collections.abc import Sequence
 
 from skewlsp import __version__
-from skewlsp.common.config import SEVERITIES
 from skewlsp.cli.formats import DEFAULT_FORMAT, FORMATS
+from skewlsp.common.config import SEVERITIES
 
 SUBCOMMANDS = ("check", "explain", "preview")
 FORMAT_ENV = "SKEWLINT_OUTPUT_FORMAT"

@@ -8,6 +8,7 @@ in a picklable :class:`Job`, and everything it returns is plain data.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import io
 import os
@@ -24,7 +25,6 @@ from skewlsp.common.config import Settings
 from skewlsp.common.diagnostic import Diagnostic, FileResult
 from skewlsp.common.lint_codes import UNREADABLE_FILE
 from skewlsp.common.pipeline import flatten, select_and_suppress
-from skewlsp.cli.preview import preview_for
 from skewlsp.common.resolver import RecordingResolver
 from skewlsp.common.select import Selection
 
@@ -114,6 +114,35 @@ def analyze_cached(
     return reports
 
 
+def _analyse_with_previews(
+    source: str, job: Job, previews: dict[Span, str], refusals: dict[Span, str]
+) -> list[LoopReport]:
+    """Reports and previews from one analysis (same resolver, same constants as the lint)."""
+    from skewlsp import api  # only when previews are asked for: libcst costs more than a warm run
+
+    reports: list[LoopReport] = []
+    for report, preview in api.previews(
+        source, job.path, resolver=RecordingResolver(job.settings.src)
+    ):
+        reports.append(report)
+        if isinstance(preview, api.LoopPreview):
+            previews[report.span] = preview.rewritten
+        else:
+            refusals[report.span] = str(preview) or "no preview for this loop"
+    return reports
+
+
+def _with_preview(
+    diagnostic: Diagnostic, previews: dict[Span, str], refusals: dict[Span, str]
+) -> Diagnostic:
+    if diagnostic.report is None:
+        return diagnostic
+    span = diagnostic.report.span
+    if span in previews:
+        return dataclasses.replace(diagnostic, preview=previews[span])
+    return dataclasses.replace(diagnostic, preview_error=refusals.get(span))
+
+
 def _snippet(lines: list[str], span: Span) -> tuple[tuple[int, str], ...]:
     last = min(span.end_line, span.line + MAX_SNIPPET_LINES - 1, len(lines))
     return tuple((n, lines[n - 1]) for n in range(span.line, last + 1))
@@ -191,8 +220,15 @@ def lint_job(
         source = decode_source(data)
     except ValueError as error:
         return _file_problem(job, selection, str(error))
+    previews: dict[Span, str] = {}
+    refusals: dict[Span, str] = {}
     try:
-        reports = analyze_cached(source, data, job, analyse=analyse, digests=digests)
+        if job.options.preview:
+            if not analyse:
+                raise CacheMiss(job.filename)
+            reports = _analyse_with_previews(source, job, previews, refusals)
+        else:
+            reports = analyze_cached(source, data, job, analyse=analyse, digests=digests)
     except CacheMiss:
         return None
     except Exception as error:  # noqa: BLE001 - the analysis must not take the run down
@@ -209,7 +245,7 @@ def lint_job(
         selection,
     )
     if job.options.preview:
-        diagnostics = [preview_for(d, source) for d in diagnostics]
+        diagnostics = [_with_preview(d, previews, refusals) for d in diagnostics]
     diagnostics.sort(key=lambda d: d.sort_key)
     return FileResult(job.filename, tuple(diagnostics), job.settings.fail_on)
 

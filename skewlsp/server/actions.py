@@ -10,18 +10,17 @@ confirmation, so editors that support it show the edit instead of applying it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types
 
-from skewlsp.analysis import LoopReport
-from skewlsp.analysis.lines import source_lines
+from skewlsp import api
+from skewlsp.analysis import LoopReport, Resolver, loop_at
+from skewlsp.transform import loop_source
 
 from .positions import UTF16, code_points_to_units, span_to_range
-
-Resolver = Callable[[str, int, "str | None"], "str | None"]
 
 PREVIEW = "preview"
 CONVERT = "convert"
@@ -56,32 +55,19 @@ class EditSupport:
         return cls(bool(edit.document_changes), edit.change_annotation_support is not None)
 
 
-def transform_available() -> bool:
-    try:
-        import skewlsp.transform as transform
-    except ImportError:
-        return False
-    return hasattr(transform, "preview_loop")
-
-
 def rewrite(source: str, report: LoopReport, resolver: Resolver | None = None) -> str:
-    """The loop as the compiler will rewrite it: whole lines, indented like the ``for``."""
+    """The loop as the compiler will rewrite it: whole lines, indented like the ``for``.
+
+    One analysis gives the verdict and the rewrite (:func:`skewlsp.api.preview`).
+    """
     try:
-        from skewlsp.transform import PreviewUnavailable, preview_loop
-    except ImportError as error:
-        raise PreviewUnavailableError("the loop rewriter (skewlsp.transform) is missing") from error
-    try:
-        return preview_loop(source, report, resolver=resolver)
-    except PreviewUnavailable as error:
+        return api.preview(source, report.line, path=report.path, resolver=resolver).rewritten
+    except api.PreviewUnavailable as error:
         raise PreviewUnavailableError(str(error)) from error
 
 
 def original(source: str, report: LoopReport) -> str:
-    """The loop's current text: its whole lines (:func:`skewlsp.transform.loop_source`)."""
-    try:
-        from skewlsp.transform import loop_source
-    except ImportError:
-        return "".join(line + "\n" for line in _loop_lines(source, report))
+    """The loop's current text: its whole lines."""
     return loop_source(source, report)
 
 
@@ -95,18 +81,6 @@ def loop_lines_range(
     last = len(lines) - 1
     end = types.Position(last, code_points_to_units(lines[last], len(lines[last]), encoding))
     return types.Range(types.Position(report.span.line - 1, 0), end)
-
-
-def _loop_lines(source: str, report: LoopReport) -> list[str]:
-    lines = source_lines(source)
-    return lines[report.span.line - 1 : report.span.end_line]
-
-
-def loop_at(reports: Sequence[LoopReport], line: int) -> LoopReport | None:
-    """The innermost loop whose ``for`` statement covers 1-based ``line``."""
-    found = [r for r in reports if r.verdict != "error" or r.code != "SKW900"]
-    found = [r for r in found if r.span.line <= line <= r.span.end_line]
-    return max(found, key=lambda r: r.span.line, default=None)
 
 
 def loops_in(reports: Sequence[LoopReport], first: int, last: int) -> list[LoopReport]:
@@ -147,7 +121,6 @@ def list_actions(
 ) -> list[types.CodeAction]:
     """Unresolved actions for the loops at lines ``first_line..last_line`` (1-based)."""
     actions: list[types.CodeAction] = []
-    can_rewrite = transform_available()
 
     def wanted(kind: str) -> bool:
         return not only or any(kind == k or kind.startswith(k + ".") for k in only)
@@ -158,7 +131,6 @@ def list_actions(
     for report in loops_in(reports, first_line, last_line):
         if (
             report.verdict == "skewed"
-            and can_rewrite
             and wanted(types.CodeActionKind.RefactorRewrite)
         ):
             actions.append(
@@ -170,7 +142,7 @@ def list_actions(
             )
         if not wanted(types.CodeActionKind.QuickFix):
             continue
-        if report.verdict == "demoted" and can_rewrite:
+        if report.verdict == "demoted":
             actions.append(
                 types.CodeAction(
                     title="Convert to pl.range",

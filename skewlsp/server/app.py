@@ -24,6 +24,7 @@ from pygls.protocol.json_rpc import JsonRPCNotification
 from pygls.uris import to_fs_path
 
 from skewlsp import __version__
+from skewlsp.analysis import loop_at
 
 from . import actions, diagnostics, presentation
 from .documents import Analysis, DocumentStore, Snapshot, WorkspaceResolver
@@ -435,13 +436,12 @@ async def code_lens(ls: SkewServer, params: types.CodeLensParams) -> list[types.
     if analysis is None:
         return []
     lines = analysis.lines
-    can_preview = actions.transform_available()
     lenses = []
     for report in analysis.reports:
         if report.code == "SKW900":
             continue
         start = to_position(lines, report.span.line, report.span.column, ls.encoding)
-        previewable = can_preview and not analysis.stale and report.verdict in ("skewed", "demoted")
+        previewable = not analysis.stale and report.verdict in ("skewed", "demoted")
         command = types.Command(
             title=presentation.lens_title(report, previewable=previewable),
             command=PREVIEW_COMMAND if previewable else "",
@@ -578,7 +578,7 @@ async def preview(ls: SkewServer, params: Any) -> dict[str, Any] | None:
         raise RequestFailed("the file has a syntax error: fix it to preview its loops")
     lines = analysis.lines
     line, _ = from_position(lines, position, ls.encoding)
-    report = actions.loop_at(analysis.reports, line)
+    report = loop_at(analysis.reports, line)
     if report is None:
         return None
     resolver = ls.resolver_for(Snapshot(uri, analysis.version, analysis.source, _path(uri)))

@@ -1,8 +1,8 @@
-"""The pure transform layer: (source, LoopReport) -> the rewritten loop as source text.
+"""The pure transform layer: (source, analysed loop) -> the rewritten loop as source text.
 
-``preview_loop`` shows what SkewCrossCorePipeline makes of one loop (the
+``preview_model`` shows what SkewCrossCorePipeline makes of one loop (the
 skewed prologue / steady loop / epilogue, or the demoted sequential loop),
-``rewrite_module`` puts that rewrite into the whole file, ``loop_source``
+``rewrite_model`` puts that rewrite into the whole file, ``loop_source``
 returns the original loop. Nothing here executes or writes anything.
 
 Unrolled bodies are shown inlined, as the compiler sees them: a statement
@@ -18,7 +18,7 @@ with ``PreviewUnavailable``): a loop whose body holds a skewed inner
 pipeline, nested ``pl.unroll`` loops, depth > 64.
 """
 
-from .api import loop_source, preview_loop, rewrite_module
+from .api import loop_source, preview_model, rewrite_model
 from .errors import PreviewUnavailable
 
-__all__ = ["PreviewUnavailable", "loop_source", "preview_loop", "rewrite_module"]
+__all__ = ["PreviewUnavailable", "loop_source", "preview_model", "rewrite_model"]

@@ -1,24 +1,22 @@
-"""The public transform API the CLI and the language server call.
+"""The transform on an analysed loop: the rewrite the compiler makes of it.
 
-Pure: source text and a report in, source text out; nothing is executed or
-written. The report only locates the loop: the loop is analysed again from
-``source`` so the rewrite always matches the text it edits.
+Pure: source text and a :class:`LoopModel` in, source text out; nothing is
+executed or written. The model comes from the same analysis that produced the
+verdict (see :mod:`skewlsp.api`), so the rewrite always matches the report and
+the text it edits: there is no second analysis that could see other constants.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import libcst as cst
 
-from ..analysis import LoopModel, LoopReport, analyze_models
+from ..analysis import LoopReport
+from ..analysis.engine import LoopModel
 from .context import build_context
 from .demote import demoted_loop
 from .errors import PreviewUnavailable
 from .render import changed_region, loop_lines, replace_loop
 from .schedule import skewed_statements
-
-Resolver = Callable[[str, int, "str | None"], "str | None"]
 
 
 def loop_source(source: str, report: LoopReport) -> str:
@@ -26,27 +24,21 @@ def loop_source(source: str, report: LoopReport) -> str:
     return loop_lines(source, report.span)
 
 
-def preview_loop(source: str, report: LoopReport, *, resolver: Resolver | None = None) -> str:
+def preview_model(source: str, model: LoopModel) -> str:
     """The loop as the compiler rewrites it, indented like the original ``for``.
 
     Raises ``PreviewUnavailable`` when the pass rewrites nothing (left loops),
     when the verdict is an error or unknown, or when the preview would be huge.
     """
-    rewritten = rewrite_module(source, report, resolver=resolver)
-    return changed_region(source, rewritten, report.span)
+    rewritten = rewrite_model(source, model)
+    return changed_region(source, rewritten, model.report.span)
 
 
-def rewrite_module(source: str, report: LoopReport, *, resolver: Resolver | None = None) -> str:
+def rewrite_model(source: str, model: LoopModel) -> str:
     """The whole file with the loop replaced by its rewrite; everything else byte-identical."""
-    try:
-        source.encode("utf-8")
-    except UnicodeEncodeError as error:  # a lone surrogate: libcst cannot even read it
-        raise PreviewUnavailable(
-            f"the text holds a character that is not valid Unicode (at offset {error.start}); "
-            "no rewrite is shown"
-        ) from None
-    model = find_model(source, report, resolver)
     verdict = model.report.verdict
+    if model.node is None and verdict in ("skewed", "demoted"):
+        raise PreviewUnavailable("this loop was not analysed from this text; no rewrite is shown")
     if verdict == "skewed":
         context = build_context(model)
         statements = _labelled(skewed_statements(context), model.report)
@@ -81,18 +73,3 @@ def _labelled(statements: list[cst.BaseStatement], report: LoopReport) -> list[c
         statements[0].leading_lines
     )
     return [statements[0].with_changes(leading_lines=heading), *statements[1:]]
-
-
-def find_model(source: str, report: LoopReport, resolver: Resolver | None = None) -> LoopModel:
-    """The analysed loop at the report's position (by span, then by its ``for`` line)."""
-    models = analyze_models(source, report.path, resolver=resolver)
-    models = [model for model in models if model.node is not None]
-    for model in models:
-        if model.report.span == report.span:
-            return model
-    for model in models:
-        if model.report.span.line == report.span.line:
-            return model
-    raise PreviewUnavailable(
-        f"no pl.pipeline loop at line {report.span.line} of this text (was the file edited?)"
-    )

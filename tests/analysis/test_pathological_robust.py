@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from skewlsp.analysis import LoopReport, analyze
-from skewlsp.transform import PreviewUnavailable, preview_loop
+from skewlsp.api import PreviewUnavailable
+from skewlsp.api import preview as preview_at
 
 KERNEL = (Path(__file__).resolve().parents[2] / "examples" / "odd_trip.py").read_text()
 HEADER = "pl.pipeline(0, 3, 1, stage=2)"
@@ -67,7 +68,7 @@ def test_a_preview_of_a_pathological_loop_is_small_or_refused_with_a_reason(
     source = with_header(header)
     report = only_report(source)
     try:
-        text = preview_loop(source, report)
+        text = preview_at(source, report.line).rewritten
     except PreviewUnavailable as refused:
         assert str(refused)
         return
@@ -77,7 +78,7 @@ def test_a_preview_of_a_pathological_loop_is_small_or_refused_with_a_reason(
 def test_a_preview_deeper_than_the_clone_limit_is_refused_with_the_limit_in_the_message() -> None:
     source = with_header("pl.pipeline(0, 10**18, 1, stage=10**9)")
     with pytest.raises(PreviewUnavailable, match="up to depth 64"):
-        preview_loop(source, only_report(source))
+        preview_at(source, only_report(source).line)
 
 
 def test_a_preview_that_would_print_megabytes_is_refused() -> None:
@@ -87,7 +88,7 @@ def test_a_preview_that_would_print_megabytes_is_refused() -> None:
     report = only_report(source)
     assert report.depth == 32
     try:
-        text = preview_loop(source, report)
+        text = preview_at(source, report.line).rewritten
     except PreviewUnavailable as refused:
         assert str(refused)
         return

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from skewlsp.common.lint_codes import all_codes
 from skewlsp.cli.rules_doc import render
+from skewlsp.common.lint_codes import all_codes
 from tests.cli.conftest import Run
 from tests.cli.helpers import DEMOTED, STAGE3, write
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from skewlsp.cli import runner
-from skewlsp.common.config import default_settings
 from skewlsp.cli.runner import Job, Options, decode_source, lint_job, run_jobs
+from skewlsp.common.config import default_settings
 from tests.cli.conftest import Run
 from tests.cli.helpers import DEMOTED, SKEWED, write
 

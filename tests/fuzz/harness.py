@@ -17,7 +17,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, settings
 
 from skewlsp.analysis import LoopReport, analyze
-from skewlsp.transform import PreviewUnavailable, preview_loop
+from skewlsp.api import PreviewUnavailable
+from skewlsp.api import preview as preview_at
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES_DIR = ROOT / "examples"
@@ -69,7 +70,7 @@ def parses(text: str) -> bool:
 def check_preview(source: str, report: LoopReport) -> None:
     """``preview_loop`` returns text that parses (dedented as a block) or refuses cleanly."""
     try:
-        text = preview_loop(source, report)
+        text = preview_at(source, report.line).rewritten
     except PreviewUnavailable as refused:
         assert str(refused), "PreviewUnavailable must say why"
         return
@@ -130,14 +131,14 @@ def check_cli(result: subprocess.CompletedProcess) -> None:
 ISOLATED_ANALYSIS = """
 import sys
 from skewlsp.analysis import analyze
-from skewlsp.transform import PreviewUnavailable, preview_loop
+from skewlsp.api import PreviewUnavailable, preview as preview_at
 
 source = open(sys.argv[1], encoding="utf-8", errors="surrogateescape", newline="").read()
 reports = analyze(source, sys.argv[1])
 if sys.argv[2] == "preview":
     for report in reports:
         try:
-            preview_loop(source, report)
+            preview_at(source, report.line)
         except PreviewUnavailable:
             pass
 print("ok", len(reports), " ".join(sorted({r.code for r in reports})))

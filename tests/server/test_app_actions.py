@@ -9,7 +9,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from skewlsp.analysis import analyze
-from skewlsp.transform import preview_loop
+from skewlsp.api import rewrite
 
 from .conftest import apply_edits, edits_of, plain
 from .kernels import DEMOTED, FOR_LINE, SKEWED, STAGE3
@@ -33,9 +33,7 @@ async def resolve(client: LanguageClient, action: types.CodeAction) -> types.Cod
 
 def expected_after_rewrite(text: str) -> str:
     (report,) = analyze(text)
-    lines = text.splitlines(keepends=True)
-    first, last = report.span.line - 1, report.span.end_line
-    return "".join(lines[:first]) + preview_loop(text, report) + "".join(lines[last:])
+    return rewrite(text, report.line)
 
 
 async def test_a_skewed_loop_offers_a_preview_that_needs_confirmation(client: LanguageClient):

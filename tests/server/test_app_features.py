@@ -8,7 +8,8 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from skewlsp.analysis import analyze
-from skewlsp.transform import loop_source, preview_loop
+from skewlsp.api import preview
+from skewlsp.transform import loop_source
 
 from .conftest import raw_request
 from .kernels import BOTH, FOR_LINE, SECOND_FOR_LINE, SKEWED
@@ -102,7 +103,7 @@ async def test_the_preview_request_returns_the_original_and_the_rewritten_loop(
     )
     (report,) = analyze(SKEWED)
     assert answer["original"] == loop_source(SKEWED, report)
-    assert answer["rewritten"] == preview_loop(SKEWED, report)
+    assert answer["rewritten"] == preview(SKEWED, report.line).rewritten
     assert answer["range"]["start"] == {"line": FOR_LINE, "character": 0}
 
 

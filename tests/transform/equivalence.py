@@ -15,7 +15,8 @@ from typing import Any
 import libcst as cst
 
 from skewlsp.analysis import LoopReport, analyze_models
-from skewlsp.transform import PreviewUnavailable, preview_loop, rewrite_module
+from skewlsp.api import PreviewUnavailable, rewrite
+from skewlsp.api import preview as preview_at
 
 from .fake_pl import Tensor, run_kernel
 
@@ -24,9 +25,9 @@ DEFAULT_ARGS = (Tensor("q"), Tensor("kv"), Tensor("out"), ("init", "acc0"))
 
 def check_loop(source: str, report: LoopReport, args: tuple[Any, ...] = DEFAULT_ARGS) -> str:
     """Check one loop's rewrite; returns the rewritten file."""
-    rewritten = rewrite_module(source, report)
+    rewritten = rewrite(source, report.line)
     cst.parse_module(rewritten)
-    preview = preview_loop(source, report)
+    preview = preview_at(source, report.line).rewritten
     cst.parse_module(textwrap.dedent(preview))
     peer_leads = report.verdict == "demoted" and _pops_first(source, args)
     before, result_before = run_kernel(source, *args, peer_leads=peer_leads)
@@ -67,7 +68,7 @@ def check_source(source: str, args: tuple[Any, ...] = DEFAULT_ARGS) -> list[str]
             check_loop(source, report, args)
         else:
             try:
-                preview_loop(source, report)
+                preview_at(source, report.line)
             except PreviewUnavailable:
                 continue
             raise AssertionError(f"a {report.verdict} loop got a preview")

@@ -9,7 +9,9 @@ import libcst as cst
 import pytest
 
 from skewlsp.analysis import analyze
-from skewlsp.transform import PreviewUnavailable, loop_source, preview_loop, rewrite_module
+from skewlsp.api import PreviewUnavailable, rewrite
+from skewlsp.api import preview as preview_at
+from skewlsp.transform import loop_source
 
 from .equivalence import check_loop
 from .kernels import HEADER, Shape
@@ -23,7 +25,7 @@ def _only(source: str):
 
 
 def test_design_note_stage2_trip8_shape() -> None:
-    preview = preview_loop(DESIGN_NOTE, _only(DESIGN_NOTE))
+    preview = preview_at(DESIGN_NOTE, _only(DESIGN_NOTE).line).rewritten
     lines = [line.strip() for line in preview.splitlines()]
     assert lines[0] == "# prologue: produce(0), produce(1)"
     assert "# steady: produce(i), produce(i+1); consume(i-2), consume(i-1)" in lines
@@ -40,7 +42,7 @@ def test_design_note_stage2_trip8_shape() -> None:
 
 def test_design_note_trip3_falls_back_to_depth1() -> None:
     source = Shape(stop=3).text()
-    preview = preview_loop(source, _only(source))
+    preview = preview_at(source, _only(source).line).rewritten
     assert "# prologue: produce(0)\n" in preview
     assert "for i in pl.range(1, 3, 1):" in preview
     assert "# steady: produce(i); consume(i-1)" in preview
@@ -51,7 +53,7 @@ def test_consumer_role_is_the_same_loop_over_range() -> None:
     source = Shape(consumer_first=True).text()
     report = _only(source)
     assert report.verdict == "demoted"
-    preview = preview_loop(source, report)
+    preview = preview_at(source, report.line).rewritten
     assert preview.splitlines()[0] == "        for i in pl.range(0, 8, 1):"
     assert preview.splitlines()[1:] == loop_source(source, report).splitlines()[1:]
 
@@ -68,7 +70,7 @@ def test_demoted_keeps_other_keywords_and_comma_style() -> None:
         "        return r\n"
     )
     source = HEADER + loop
-    preview = preview_loop(source, _only(source))
+    preview = preview_at(source, _only(source).line).rewritten
     assert preview.startswith(
         "        for i, (a,) in pl.range(\n"
         "            0, 4, 1, init_values=(acc0,), attrs={'k': 1},\n"
@@ -80,10 +82,10 @@ def test_rewrite_module_leaves_the_rest_byte_identical() -> None:
     source = DESIGN_NOTE.replace("        for i", "        # a comment\n\n        for i")
     source += "\n\n# trailing   comment\nX = 1\n"
     report = _only(source)
-    rewritten = rewrite_module(source, report)
+    rewritten = rewrite(source, report.line)
     before = loop_source(source, report)
     start = source.index(before)
-    preview = preview_loop(source, report)
+    preview = preview_at(source, report.line).rewritten
     assert rewritten == source[:start] + preview + source[start + len(before) :]
     cst.parse_module(rewritten)
 
@@ -104,7 +106,7 @@ def test_left_loop_refuses_with_reason() -> None:
     )
     with pytest.raises(PreviewUnavailable, match="left as a pipeline loop: LowerPipelineLoops "
                        "replicates the body 3 times; nothing is rewritten by this pass"):
-        preview_loop(source, _only(source))
+        preview_at(source, _only(source).line)
 
 
 def test_error_loop_refuses_with_the_report_message() -> None:
@@ -112,7 +114,7 @@ def test_error_loop_refuses_with_the_report_message() -> None:
     report = _only(source)
     assert report.verdict == "error"
     with pytest.raises(PreviewUnavailable, match="stage"):
-        preview_loop(source, report)
+        preview_at(source, report.line)
 
 
 def test_huge_depth_is_refused() -> None:
@@ -120,25 +122,25 @@ def test_huge_depth_is_refused() -> None:
     report = _only(source)
     assert report.verdict == "skewed" and report.depth and report.depth > 64
     with pytest.raises(PreviewUnavailable, match="depth"):
-        preview_loop(source, report)
+        preview_at(source, report.line)
 
 
 def test_fresh_names_avoid_names_in_use() -> None:
     source = DESIGN_NOTE.replace("        return (", "        qa_p0 = 1\n        return (")
-    preview = preview_loop(source, _only(source))
+    preview = preview_at(source, _only(source).line).rewritten
     assert "qa_p0 " not in preview and "qa_p0_2" in preview
 
 
 def test_output_parses_after_dedent() -> None:
     for shape in (Shape(), Shape(iter_args=2, guard=True, unroll=True), Shape(stage=1)):
         source = shape.text()
-        cst.parse_module(textwrap.dedent(preview_loop(source, _only(source))))
+        cst.parse_module(textwrap.dedent(preview_at(source, _only(source).line).rewritten))
 
 
 def test_stale_report_is_refused() -> None:
     report = _only(DESIGN_NOTE)
     with pytest.raises(PreviewUnavailable, match="no pl.pipeline loop"):
-        preview_loop("import pypto.language as pl\n\nx = 1  # pipeline\n", report)
+        preview_at("import pypto.language as pl\n\nx = 1  # pipeline\n", report.line)
 
 
 def test_nested_unroll_copies_are_inlined_with_every_level_bound() -> None:
@@ -155,7 +157,7 @@ def test_nested_unroll_copies_are_inlined_with_every_level_bound() -> None:
     )
     report = _only(source)
     assert report.verdict == "skewed"
-    preview = preview_loop(source, report)
+    preview = preview_at(source, report.line).rewritten
     assert "q[i + 1 + 1, 0:4]" in preview or "q[i + 2, 0:4]" in preview
     check_loop(source, report)
 
@@ -174,7 +176,7 @@ def test_parent_of_a_skewed_inner_pipeline_is_refused() -> None:
     for report in reports:
         if report.verdict == "skewed" and report.span.line == reports[0].span.line:
             with pytest.raises(PreviewUnavailable, match="inner pl.pipeline"):
-                preview_loop(source, report)
+                preview_at(source, report.line)
     inner = [r for r in reports if r.span.line != reports[0].span.line]
     assert inner and inner[0].verdict == "skewed"
-    cst.parse_module(textwrap.dedent(preview_loop(source, inner[0])))
+    cst.parse_module(textwrap.dedent(preview_at(source, inner[0].line).rewritten))

@@ -13,7 +13,8 @@ import libcst as cst
 import pytest
 
 from skewlsp.analysis import analyze
-from skewlsp.transform import preview_loop, rewrite_module
+from skewlsp.api import preview as preview_at
+from skewlsp.api import rewrite
 
 from .equivalence import check_loop
 from .fake_pl import Tensor
@@ -26,7 +27,7 @@ CASES = sorted(p for p in FIXTURES.glob("*.py"))
 def test_golden_preview(path: Path) -> None:
     source = path.read_text()
     [report] = analyze(source)
-    preview = preview_loop(source, report)
+    preview = preview_at(source, report.line).rewritten
     cst.parse_module(textwrap.dedent(preview))
     expected = path.with_suffix(".preview.txt")
     if os.environ.get("SKEWLSP_UPDATE_GOLDEN"):
@@ -48,4 +49,4 @@ def test_golden_is_equivalent(path: Path) -> None:
         "nested_calls_inner_loops": (Tensor("q"), Tensor("kv"), Tensor("out"), ("init", "acc0")),
     }[path.stem]
     rewritten = check_loop(source, report, args)
-    assert rewritten == rewrite_module(source, report)
+    assert rewritten == rewrite(source, report.line)

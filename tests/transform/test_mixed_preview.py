@@ -7,7 +7,7 @@ import textwrap
 import libcst as cst
 
 from skewlsp.analysis import analyze
-from skewlsp.transform import preview_loop
+from skewlsp.api import preview as preview_at
 
 from ..analysis.test_mixed import ATTENTION, STORES
 
@@ -15,7 +15,7 @@ from ..analysis.test_mixed import ATTENTION, STORES
 def test_cube_function_of_an_attention_loop_is_previewed_with_implicit_messages() -> None:
     source = ATTENTION.format(heads=128, tail=STORES)
     (report,) = analyze(source, "attention.py")
-    preview = preview_loop(source, report)
+    preview = preview_at(source, report.line).rewritten
     cst.parse_module(textwrap.dedent(preview))
     assert "# the compiler's cube (AIC) function for this loop" in preview
     assert preview.count("pl.tile.tpush_to_aiv(raw_p") == 4  # 2 prologue + 2 steady

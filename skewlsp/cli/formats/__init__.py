@@ -11,8 +11,8 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 
-from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.cli.formats.context import FormatContext
+from skewlsp.common.diagnostic import Diagnostic
 
 Renderer = Callable[[Sequence[Diagnostic], FormatContext], str]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.cli.formats.context import SEVERITY_STYLE, FormatContext
+from skewlsp.common.diagnostic import Diagnostic
 
 
 def line_for(diagnostic: Diagnostic, context: FormatContext) -> str:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from skewlsp.analysis.report import LoopReport, Span
-from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.cli.formats.context import SEVERITY_STYLE, FormatContext
+from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.common.lint_codes import all_codes
 
 FULL_LOOP_LINES = 12  # loops up to this long are shown whole; longer ones are elided

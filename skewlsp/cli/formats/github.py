@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.cli.formats.context import FormatContext
+from skewlsp.common.diagnostic import Diagnostic
 
 LEVELS = {"error": "error", "warning": "warning", "information": "notice", "hint": "notice"}
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.cli.formats.context import FormatContext
 from skewlsp.cli.formats.json_data import diagnostic_data
+from skewlsp.common.diagnostic import Diagnostic
 
 
 def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:

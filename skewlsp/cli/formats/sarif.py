@@ -16,8 +16,8 @@ from typing import Any
 from skewlsp import __version__
 from skewlsp.analysis.codes import docs_url
 from skewlsp.analysis.report import Span
-from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.cli.formats.context import FormatContext
+from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.common.lint_codes import all_codes
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"

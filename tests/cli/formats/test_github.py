@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from skewlsp.analysis.report import Span
-from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.cli.formats import FormatContext
 from skewlsp.cli.formats.github import render
+from skewlsp.common.diagnostic import Diagnostic
 from tests.cli.conftest import Run
 from tests.cli.helpers import DEMOTED, STAGE3, write
 

@@ -1,0 +1,109 @@
+"""The public seam both adapters and the tests use (what Fixit's ``api.py`` is).
+
+Three questions, each answered from one analysis of the source:
+
+- :func:`analyse`: every ``pl.pipeline`` loop's report;
+- :func:`preview` / :func:`previews`: the loop as the compiler rewrites it, taken
+  from the *same* analysis (same resolver, same constants) as the verdict, so a
+  preview can never disagree with the lint of the file;
+- :func:`rewrite`: the whole module with one loop rewritten.
+
+Pure: text in, data out. Imported modules come through the caller's resolver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .analysis import LoopReport, Resolver, UnitCache, analyze, analyze_models, loop_at
+from .analysis.engine import LoopModel
+from .transform import PreviewUnavailable, loop_source, preview_model, rewrite_model
+
+__all__ = [
+    "LoopPreview",
+    "PreviewUnavailable",
+    "Resolver",
+    "analyse",
+    "loop_at",
+    "preview",
+    "previews",
+    "rewrite",
+]
+
+
+@dataclass(frozen=True)
+class LoopPreview:
+    """One loop before and after the pass: the file's lines and the rewrite, both indented
+    like the ``for``."""
+
+    report: LoopReport
+    original: str
+    rewritten: str
+
+
+def analyse(
+    source: str,
+    path: str | None = None,
+    *,
+    resolver: Resolver | None = None,
+    cache: UnitCache | None = None,
+) -> list[LoopReport]:
+    """Every loop's report (see :func:`skewlsp.analysis.analyze`)."""
+    return analyze(source, path, resolver=resolver, cache=cache)
+
+
+def preview(
+    source: str, line: int, *, path: str | None = None, resolver: Resolver | None = None
+) -> LoopPreview:
+    """The innermost loop spanning 1-based ``line``, rewritten as the compiler does.
+
+    Raises :class:`PreviewUnavailable` (with the reason) when no loop spans the line
+    or the pass rewrites nothing there.
+    """
+    model = _model_at(_models(source, path, resolver), line)
+    return LoopPreview(
+        model.report, loop_source(source, model.report), preview_model(source, model)
+    )
+
+
+def previews(
+    source: str, path: str | None = None, *, resolver: Resolver | None = None
+) -> list[tuple[LoopReport, LoopPreview | PreviewUnavailable]]:
+    """Every loop with its preview, or the reason it has none, from one analysis."""
+    found: list[tuple[LoopReport, LoopPreview | PreviewUnavailable]] = []
+    for model in _models(source, path, resolver):
+        try:
+            text = preview_model(source, model)
+        except PreviewUnavailable as refusal:
+            found.append((model.report, refusal))
+            continue
+        found.append(
+            (model.report, LoopPreview(model.report, loop_source(source, model.report), text))
+        )
+    return found
+
+
+def rewrite(
+    source: str, line: int, *, path: str | None = None, resolver: Resolver | None = None
+) -> str:
+    """The whole file with the loop spanning ``line`` rewritten; everything else unchanged."""
+    return rewrite_model(source, _model_at(_models(source, path, resolver), line))
+
+
+def _models(source: str, path: str | None, resolver: Resolver | None) -> list[LoopModel]:
+    try:
+        source.encode("utf-8")
+    except UnicodeEncodeError as error:  # a lone surrogate: libcst cannot even read it
+        raise PreviewUnavailable(
+            f"the text holds a character that is not valid Unicode (at offset {error.start}); "
+            "no rewrite is shown"
+        ) from None
+    return analyze_models(source, path, resolver=resolver)
+
+
+def _model_at(models: Sequence[LoopModel], line: int) -> LoopModel:
+    report = loop_at([model.report for model in models], line)
+    if report is None:
+        raise PreviewUnavailable("no pl.pipeline loop spans this line")
+    return next(model for model in models if model.report is report)
