@@ -33,6 +33,12 @@ class Dynamic:
 
 
 @dataclass(frozen=True)
+class Symbolic(Dynamic):
+    """A symbolic dimension (``pl.dynamic("T")``): the compiler knows it as a variable of
+    the kernel, so a bound computed from it is dynamic (demoted), not unknown."""
+
+
+@dataclass(frozen=True)
 class Rejected:
     """The DSL parser refuses this expression outright (an SKW040 error)."""
 
@@ -166,6 +172,10 @@ class Folder:
     def _fold(self, node: cst.BaseExpression) -> Folded:
         if isinstance(node, cst.Integer):
             return Const(int(node.value, 0))
+        if isinstance(node, cst.Call) and _is_dynamic_dimension(node):
+            return Symbolic(
+                code_of(node)[:60], f"`{code_of(node)[:60]}` is a symbolic dimension"
+            )
         if self._owner is not None:
             from .loadtime import fold_python
 
@@ -282,12 +292,28 @@ class ModuleConstants:
         from .loadtime import FunctionBodies
 
         self._sources = sources
+        self._hidden: Mapping[str, Folded] = {}
         self._imported = imported
         self._classes = classes or {}
-        self.functions = FunctionBodies(functions or {})
+        self._function_sources = functions or {}
+        self.functions = FunctionBodies(self._function_sources)
         self._fields: dict[str, tuple[list[tuple[str, str | None]], dict[str, str]] | None] = {}
         self._cache: dict[str, Folded | None] = {}
         self._busy: set[str] = set()
+
+    def enclosed(self, sources: Mapping[str, str], hidden: Mapping[str, Folded]) -> ModuleConstants:
+        """What a function defined inside another function sees when the DSL parses it.
+
+        The parser captures the enclosing function's values at the point of definition
+        (a builder's ``rows = batch // 4``), which shadow the module's: ``sources``
+        are those local assignments (and parameter defaults) as text, ``hidden`` the
+        locals whose value Python computes in a branch or loop (not folded).
+        """
+        inner = ModuleConstants(
+            {**self._sources, **sources}, self._imported, self._classes, self._function_sources
+        )
+        inner._hidden = {**self._hidden, **hidden}
+        return inner
 
     def fold_text(self, text: str, this: Record | None = None) -> Folded:
         """Fold a module-level expression given as source text (``self`` is ``this``)."""
@@ -379,6 +405,9 @@ class ModuleConstants:
         return result
 
     def _resolve(self, name: str) -> Folded | None:
+        hidden = self._hidden.get(name)
+        if hidden is not None:
+            return hidden
         text = self._sources.get(name)
         if text is not None:
             try:
@@ -386,6 +415,8 @@ class ModuleConstants:
             except Exception:
                 return Dynamic(name, f"`{name}` is not a compile-time constant")
             folded = Folder(self, owner=self).fold(expr)
+            if isinstance(folded, Symbolic):
+                return Symbolic(name, f"`{name}` is a symbolic dimension (`{text.strip()[:60]}`)")
             if isinstance(folded, (Dynamic, Opaque)) or (
                 isinstance(folded, Rejected) and not isinstance(expr, cst.Name)
             ):
@@ -396,6 +427,17 @@ class ModuleConstants:
         if self._imported is not None:
             return self._imported(name)
         return None
+
+
+def _is_dynamic_dimension(call: cst.Call) -> bool:
+    """``pl.dynamic(...)`` (any alias of ``pypto.language``, or spelled out in full)."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "dynamic"):
+        return False
+    base = func.value
+    if isinstance(base, cst.Name):
+        return True
+    return code_of(base) == "pypto.language"
 
 
 def _property_expression(fn: cst.FunctionDef) -> str | None:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .body import Stmt
-from .constants import Const, Dynamic, Folded, Opaque, Rejected
+from .constants import Const, Dynamic, Folded, Opaque, Rejected, Symbolic
 from .depth import effective_depth, fits_int64, requested_depth, trip_count
 
 
@@ -68,6 +68,10 @@ def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
     }
     if header.errors:
         return Decision("error", "SKW040", f"invalid pl.pipeline loop: {header.errors[0]}", **base)
+    if None not in (base["start"], base["stop"], base["step"]):
+        # The compiler knows the trip of every loop with constant bounds, whatever it
+        # decides (a step-0 loop has trip 0).
+        base["trip"] = trip_count(base["start"], base["stop"], base["step"])
     stage = header.stage
     if isinstance(stage, Opaque):
         if pushes and pops:
@@ -120,18 +124,21 @@ def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
             return _unknown(bound, which, base, body)
         if not isinstance(bound, Const):
             symbol = bound.symbol if isinstance(bound, Dynamic) else which
+            what = (
+                "a symbolic dimension (pl.dynamic)"
+                if isinstance(bound, Symbolic)
+                else "not a compile-time constant"
+            )
             return Decision(
                 "demoted",
                 "SKW022",
-                f"loop not skewed: dynamic bounds: {which} depends on `{symbol}`, "
-                "which is not a compile-time constant",
+                f"loop not skewed: dynamic bounds: {which} depends on `{symbol}`, which is {what}",
                 dynamic_symbol=symbol,
                 **base,
             )
     start, stop = _const(header.start), _const(header.stop)
     assert start is not None and stop is not None
-    trip = trip_count(start, stop, step.value)
-    base["trip"] = trip
+    trip = base["trip"]
     if trip < 2:
         return Decision(
             "demoted", "SKW023", f"loop not skewed: trip {trip} < 2 (nothing to overlap)", **base

@@ -19,6 +19,7 @@ from .advice import depth_hint
 from .body import BodyContext, InnerSkew, Stmt, normalise, resolve
 from .conditions import Interval
 from .constants import Const, Dynamic, Folded, Folder, ModuleConstants, Opaque, Rejected, code_of
+from .coverage import unreported_loops
 from .decide import Decision, LoopHeader, check_int64, decide
 from .names import (
     block_effects,
@@ -93,7 +94,7 @@ def analyze_models(
     if index.syntax_problem is not None:
         return [LoopModel(_syntax_report(index.syntax_problem, path))]
     if not index.units:  # no function holds a pipeline loop (nor mentions "pipeline")
-        return []
+        return _never_silent(source, path, index, [])
     constants, aliases = _module_context(index, path, resolver)
     fingerprint = context_fingerprint(index, path, resolver) if cache is not None else ""
     models: list[LoopModel] = []
@@ -116,6 +117,16 @@ def analyze_models(
         if problem is None:  # the file is fine: the layout misled the fast split
             return _analyze_exact(source, path, resolver)
         models.append(LoopModel(_syntax_report(problem, path)))
+    return _never_silent(source, path, index, models)
+
+
+def _never_silent(
+    source: str, path: str | None, index: ModuleIndex, models: list[LoopModel]
+) -> list[LoopModel]:
+    """The models, plus an honest report for any pipeline loop the walk did not reach."""
+    reported = {model.report.span.line for model in models}
+    missed = unreported_loops(source, path, reported, index.pl_aliases | {"pl"})
+    models.extend(LoopModel(report) for report in missed)
     models.sort(key=lambda m: (m.report.span.line, m.report.span.column))
     return models
 
@@ -155,8 +166,7 @@ def _analyze_exact(source: str, path: str | None, resolver: Resolver | None) -> 
             message = "this function could not be parsed by libcst"
             unit_models = [LoopModel(LoopReport(path, span, span, "unknown", "SKW050", message))]
         models.extend(unit_models)
-    models.sort(key=lambda m: (m.report.span.line, m.report.span.column))
-    return models
+    return _never_silent(source, path, index, models)
 
 
 def _analyse_unit(
@@ -301,6 +311,9 @@ class _UnitAnalysis:
         self.incore: list[bool] = []
         self.dual_aiv: dict[int, bool] = {}  # per function: no pl.split, so two AIV lanes
         self.outside: dict[int, mixed.OutsideSides] = {}  # per function
+        # Per enclosing function: its locals as the DSL parser would capture them for a
+        # program or function defined inside it (texts to fold, and names it cannot fold).
+        self.closures: list[tuple[dict[str, str], dict[str, Folded]]] = []
 
     def run(self) -> list[LoopModel] | None:
         tree = _check_parseable(self.unit.text)
@@ -350,20 +363,27 @@ class _UnitAnalysis:
         base = FunctionScope(self.module_constants, params, dsl_names, tile_like_names(fn))
         env: dict[str, Folded] = {}
         function_incore = is_incore_function(fn)
-        for stmt, incore in flatten_top_level(body_statements(fn.body), function_incore):
-            self.incore.append(incore)
-            compound = not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
-            poisoned = frozenset(statement_effects(stmt)[0]) if compound else frozenset()
-            scope = base.at(env, poisoned)
-            self._visit(stmt, scope, [], name)
-            self.incore.pop()
-            update_locals(stmt, env, self.module_constants)
+        self.closures.append(_parameter_values(fn, name))
+        try:
+            for stmt, incore in flatten_top_level(body_statements(fn.body), function_incore):
+                self.incore.append(incore)
+                compound = not isinstance(
+                    stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)
+                )
+                poisoned = frozenset(statement_effects(stmt)[0]) if compound else frozenset()
+                scope = base.at(env, poisoned)
+                self._visit(stmt, scope, [], name)
+                self.incore.pop()
+                update_locals(stmt, env, self.module_constants)
+                _capture_locals(stmt, *self.closures[-1])
+        finally:
+            self.closures.pop()
 
     def _visit(
         self, stmt: cst.CSTNode, scope: FunctionScope, enclosing: list[EnclosingLoop], fn: str
     ) -> None:
-        if isinstance(stmt, cst.FunctionDef):
-            self._function(stmt, fn + ".")
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            self._nested_definition(stmt, "" if fn == "<module>" else fn + ".")
             return
         if isinstance(stmt, cst.For):
             if isinstance(stmt.iter, cst.Call) and dsl.loop_kind(stmt.iter, self.aliases) in (
@@ -393,6 +413,25 @@ class _UnitAnalysis:
                 self._visit(child, scope, enclosing, fn)
             self.incore.pop()
             return
+
+    def _nested_definition(self, stmt: cst.FunctionDef | cst.ClassDef, qualname: str) -> None:
+        """A program, class or function defined inside a function (a builder, a closure).
+
+        The DSL parser compiles it wherever Python defines it, seeing the enclosing
+        function's locals as constants: its loops are decided like top-level ones.
+        """
+        outer = self.module_constants
+        if self.closures:
+            self.module_constants = outer.enclosed(*self.closures[-1])
+        try:
+            if isinstance(stmt, cst.FunctionDef):
+                self._function(stmt, qualname)
+                return
+            for child in body_statements(stmt.body):
+                if isinstance(child, (cst.FunctionDef, cst.ClassDef)):
+                    self._nested_definition(child, f"{qualname}{stmt.name.value}.")
+        finally:
+            self.module_constants = outer
 
     @property
     def _incore(self) -> bool:
@@ -760,6 +799,54 @@ class _UnitAnalysis:
             else:
                 ranges.append((line, line))
         return tuple(ranges)
+
+
+def _parameter_values(
+    fn: cst.FunctionDef, name: str
+) -> tuple[dict[str, str], dict[str, Folded]]:
+    """A function's parameters as a function defined inside it sees them.
+
+    A builder is called with its defaults when the kernel is compiled by default
+    (``build_program()``), so a parameter with a default has that value; one
+    without a default comes from a caller we do not see.
+    """
+    sources: dict[str, str] = {}
+    hidden: dict[str, Folded] = {}
+    for param_name, param in function_params(fn):
+        if param.default is not None:
+            sources[param_name] = code_of(param.default)
+        else:
+            hidden[param_name] = Opaque(
+                param_name, f"`{param_name}` is a parameter of `{name}`, set by its caller"
+            )
+    return sources, hidden
+
+
+def _capture_locals(
+    stmt: cst.CSTNode, sources: dict[str, str], hidden: dict[str, Folded]
+) -> None:
+    """Record one top-level statement's bindings for the functions defined after it."""
+    if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        for small in stmt.body:
+            target: cst.BaseExpression | None = None
+            value: cst.BaseExpression | None = None
+            if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                target, value = small.targets[0].target, small.value
+            elif isinstance(small, cst.AnnAssign):
+                target, value = small.target, small.value
+            if isinstance(target, cst.Name) and value is not None:
+                sources[target.value] = code_of(value)
+                hidden.pop(target.value, None)
+                continue
+            for defined in statement_effects(small)[0]:
+                sources.pop(defined, None)
+                hidden[defined] = Dynamic(defined, f"`{defined}` is not a compile-time constant")
+        return
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return  # a definition binds a program or helper, never a number
+    for defined in statement_effects(stmt)[0]:
+        sources.pop(defined, None)
+        hidden[defined] = Dynamic(defined, f"`{defined}` is assigned inside a branch or loop")
 
 
 def _body_lines(stmts: Sequence[Stmt], width: int = 60) -> tuple[str, ...]:

@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .conditions import Interval
-from .constants import Const, Dynamic, Folded, Folder, ModuleConstants, Opaque, Rejected
+from .constants import (
+    Const,
+    Dynamic,
+    Folded,
+    Folder,
+    ModuleConstants,
+    Opaque,
+    Rejected,
+    Symbolic,
+)
 from .dsl import annotation_kind
 from .names import body_statements, statement_effects
 from .walk import children
@@ -194,6 +203,8 @@ def _update_small(
         folded = Folder(lookup).fold(value)
         if isinstance(folded, Const):
             env[target.value] = folded
+        elif isinstance(folded, Symbolic):
+            env[target.value] = Symbolic(target.value, f"`{target.value}` = {folded.reason}")
         else:
             env[target.value] = Dynamic(
                 target.value, f"`{target.value}` is not a compile-time constant"
