@@ -29,6 +29,7 @@ from .names import (
     target_effects,
 )
 from .positions import LoopPositions
+from .reads import ReadLog
 from .report import CoreResult, Finding, LoopReport, Resolver, Span
 from .scope import (
     BUILTIN_CALLS,
@@ -42,10 +43,11 @@ from .scope import (
     update_locals,
 )
 from .source_index import ModuleIndex, SyntaxProblem, Unit, build_exact_index, build_index
-from .unit_cache import UnitCache, context_fingerprint
+from .unit_cache import UnitCache, UnitKey, context_fingerprint
 from .walk import children, walk
 
 INT32_MAX = 2**31 - 1
+MAX_IMPORT_DEPTH = 8  # modules followed from a kernel through `from m import NAME` chains
 
 
 def analyze(
@@ -95,13 +97,15 @@ def analyze_models(
         return [LoopModel(_syntax_report(index.syntax_problem, path))]
     if not index.units:  # no function holds a pipeline loop (nor mentions "pipeline")
         return _never_silent(source, path, index, [])
-    constants, aliases = _module_context(index, path, resolver)
-    fingerprint = context_fingerprint(index, path, resolver) if cache is not None else ""
+    log = ReadLog(resolver) if cache is not None and resolver is not None else None
+    constants, aliases = _module_context(index, path, log or resolver)
+    fingerprint = context_fingerprint(index) if cache is not None else ""
     models: list[LoopModel] = []
+    fresh: list[tuple[UnitKey, list[LoopModel]]] = []
     broken = False
     for unit in index.units:
         key = (path, unit.text, unit.line_offset, fingerprint)
-        cached = cache.get(key) if cache is not None else None
+        cached = cache.get(key, resolver) if cache is not None else None
         if cached is not None:
             models.extend(LoopModel(report) for report in cached)
             continue
@@ -109,9 +113,14 @@ def analyze_models(
         if unit_models is None:  # a syntax error in this unit, or the fast split was wrong
             broken = True
             continue
-        if cache is not None:
-            cache.put(key, tuple(model.report for model in unit_models))
+        fresh.append((key, unit_models))
         models.extend(unit_models)
+    if cache is not None:
+        # Every read of this run: the module context is shared (and memoised) across
+        # units, so a unit may depend on a module an earlier unit made us read.
+        reads = log.record() if log is not None else frozenset()
+        for key, unit_models in fresh:
+            cache.put(key, tuple(model.report for model in unit_models), reads)
     if broken:
         problem = build_exact_index(source).syntax_problem
         if problem is None:  # the file is fine: the layout misled the fast split
@@ -267,7 +276,7 @@ def _imported_lookup(
                 text = resolver(module, level, path) if resolver else None
             except Exception:
                 text = None
-            if text is not None and depth < 4:
+            if text is not None and depth < MAX_IMPORT_DEPTH:
                 other = build_index(text)
                 nested = _imported_lookup(other, path, resolver, depth + 1)
                 cache[key] = ModuleConstants(

@@ -1,9 +1,10 @@
 """Reports of units already analysed, so an edit costs the function it touched.
 
-A unit's reports depend on its own text, its position in the file, and what
-it can see from the rest of the module: constants, config classes, imports and
-the imported modules' text. The key holds all of that, so a hit is always
-exactly what a fresh analysis would say. Pure: an in-memory map owned by the
+A unit's reports depend on its own text, its position in the file, what it
+can see from the rest of the module (constants, config classes, imports: the
+key holds those) and the imported modules it read, at any depth (recorded with
+the entry and checked on every hit). So a hit is always exactly what a fresh
+analysis would say. Pure: an in-memory map owned by the
 caller (the language server keeps one); nothing is read or written here.
 """
 
@@ -15,8 +16,9 @@ import threading
 from collections import OrderedDict
 
 from .incremental import IndexedText
+from .reads import ModuleRead, still_current
 from .report import LoopReport, Resolver
-from .source_index import ModuleIndex, build_index
+from .source_index import ModuleIndex
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_TEXTS = 64  # documents whose last text and index are kept for incremental re-indexing
@@ -28,25 +30,33 @@ class UnitCache:
 
     def __init__(self, max_units: int = 2048) -> None:
         self._max_units = max_units
-        self._entries: OrderedDict[UnitKey, tuple[LoopReport, ...]] = OrderedDict()
+        self._entries: OrderedDict[
+            UnitKey, tuple[tuple[LoopReport, ...], frozenset[ModuleRead]]
+        ] = OrderedDict()
         self._lock = threading.Lock()  # a server analyses documents in worker threads
         self._texts: OrderedDict[str | None, IndexedText] = OrderedDict()
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: UnitKey) -> tuple[LoopReport, ...] | None:
+    def get(self, key: UnitKey, resolver: Resolver | None) -> tuple[LoopReport, ...] | None:
+        """The unit's reports, if cached and every module its analysis read is unchanged."""
         with self._lock:
             found = self._entries.get(key)
+        if found is not None and not still_current(found[1], resolver):
+            found = None
+        with self._lock:
             if found is None:
                 self.misses += 1
                 return None
             self._entries.move_to_end(key)
             self.hits += 1
-            return found
+            return found[0]
 
-    def put(self, key: UnitKey, reports: tuple[LoopReport, ...]) -> None:
+    def put(
+        self, key: UnitKey, reports: tuple[LoopReport, ...], reads: frozenset[ModuleRead]
+    ) -> None:
         with self._lock:
-            self._entries[key] = reports
+            self._entries[key] = (reports, reads)
             self._entries.move_to_end(key)
             while len(self._entries) > self._max_units:
                 self._entries.popitem(last=False)
@@ -74,10 +84,12 @@ class UnitCache:
         return len(self._entries)
 
 
-def context_fingerprint(
-    index: ModuleIndex, path: str | None, resolver: Resolver | None, depth: int = 0
-) -> str:
-    """A digest of everything outside a unit that its analysis can read."""
+def context_fingerprint(index: ModuleIndex) -> str:
+    """A digest of everything in the module outside a unit that its analysis can read.
+
+    Imported modules are not here: what the analysis read of them is recorded by
+    :class:`~skewlsp.analysis.reads.ReadLog` and checked on every hit.
+    """
     digest = hashlib.sha256()
     constants = index.constant_sources
     for name in sorted(constants):
@@ -91,20 +103,7 @@ def context_fingerprint(
                 digest.update(f"{name}\0{sources[name]}\0".encode("utf-8", "surrogatepass"))
     digest.update(repr(sorted(index.pl_aliases)).encode())
     digest.update(repr(sorted(index.pipeline_names)).encode())
-    seen: set[tuple[str, int]] = set()
     for name in sorted(index.imported):
         imported = index.imported[name]
         digest.update(f"{name}\0{imported.module}\0{imported.name}\0{imported.level}\0".encode())
-        target = (imported.module, imported.level)
-        if resolver is None or target in seen or depth >= 3:
-            continue
-        seen.add(target)
-        try:
-            text = resolver(imported.module, imported.level, path)
-        except Exception:
-            text = None
-        digest.update(b"<missing>" if text is None else text.encode("utf-8", "surrogatepass"))
-        if text is not None:
-            nested = build_index(text)
-            digest.update(context_fingerprint(nested, path, resolver, depth + 1).encode())
     return digest.hexdigest()

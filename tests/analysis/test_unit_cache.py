@@ -87,3 +87,32 @@ def test_an_edit_in_one_method_of_a_kernel_class_keeps_the_other_methods_cached(
     analyze(source, "k.py", cache=cache)
     analyze(source.replace("stage=2):\n" + body + "\n", "stage=2):  # tuned\n" + body + "\n", 1), "k.py", cache=cache)
     assert (cache.hits, cache.misses) == (1, 3)
+
+
+CHAIN = {  # k -> m1 -> m2 -> m3 -> m4: the constant lives four imports away
+    "m1": "from m2 import TILES\n",
+    "m2": "from m3 import TILES\n",
+    "m3": "from m4 import TILES\n",
+}
+
+
+def chain_resolver(tiles: int):
+    def resolve(module: str, level: int, importer: str | None) -> str | None:
+        if module == "m4":
+            return f"TILES = {tiles}\n"
+        return CHAIN.get(module)
+
+    return resolve
+
+
+def test_a_constant_four_imports_away_is_read_and_its_change_misses_the_cache() -> None:
+    kernel = source().replace("from consts import TILES", "from m1 import TILES")
+    assert "from m1 import TILES" in kernel
+    cache = UnitCache()
+    first = analyze(kernel, "k.py", resolver=chain_resolver(4), cache=cache)
+    assert first[1].trip == 4
+    again = analyze(kernel, "k.py", resolver=chain_resolver(4), cache=cache)
+    assert again == first and cache.hits == 2
+    changed = analyze(kernel, "k.py", resolver=chain_resolver(6), cache=cache)
+    assert changed[1].trip == 6
+    assert changed == analyze(kernel, "k.py", resolver=chain_resolver(6))

@@ -106,3 +106,36 @@ async def test_an_invalid_project_config_is_shown_and_defaults_apply(client: Lan
     uri = session.open("kernel.py", SKEWED)
     await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
     assert any("select" in m.message for m in client.messages)
+
+
+FOUR_AWAY = IMPORTING.replace("from consts import N", "from m1 import N")
+
+
+def write_chain(session, n: int) -> str:
+    """kernel -> m1 -> m2 -> m3 -> m4, where m4 holds N; returns m4's uri."""
+    session.path_uri("m1.py", "from m2 import N\n")
+    session.path_uri("m2.py", "from m3 import N\n")
+    session.path_uri("m3.py", "from m4 import N\n")
+    return session.path_uri("m4.py", f"N = {n}\n")
+
+
+async def test_a_constant_four_imports_away_changed_on_disk_updates_the_verdict(
+    client: LanguageClient,
+):
+    session = client.session
+    m4 = write_chain(session, 8)
+    uri = session.open("kernel.py", FOUR_AWAY)
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
+    session.path_uri("m4.py", "N = 1\n")
+    watched(client, m4)
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW023"])
+
+
+async def test_an_unsaved_edit_four_imports_away_updates_the_verdict(client: LanguageClient):
+    session = client.session
+    write_chain(session, 8)
+    uri = session.open("kernel.py", FOUR_AWAY)
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
+    m4 = session.open("m4.py", "N = 8\n", write=False)
+    session.change(m4, (0, 4), (0, 5), "1")  # N = 1, not saved
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW023"])
