@@ -13,7 +13,7 @@ Pure: text in, data out. Imported modules come through the caller's resolver.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .analysis import LoopReport, Resolver, UnitCache, analyze, analyze_models, loop_at
@@ -62,9 +62,8 @@ def preview(
     or the pass rewrites nothing there.
     """
     model = _model_at(_models(source, path, resolver), line)
-    return LoopPreview(
-        model.report, loop_source(source, model.report), preview_model(source, model)
-    )
+    rewritten = preview_model(source, model, _reanalyse(path, resolver))
+    return LoopPreview(model.report, loop_source(source, model.report), rewritten)
 
 
 def previews(
@@ -72,9 +71,10 @@ def previews(
 ) -> list[tuple[LoopReport, LoopPreview | PreviewUnavailable]]:
     """Every loop with its preview, or the reason it has none, from one analysis."""
     found: list[tuple[LoopReport, LoopPreview | PreviewUnavailable]] = []
+    reanalyse = _reanalyse(path, resolver)
     for model in _models(source, path, resolver):
         try:
-            text = preview_model(source, model)
+            text = preview_model(source, model, reanalyse)
         except PreviewUnavailable as refusal:
             found.append((model.report, refusal))
             continue
@@ -88,7 +88,13 @@ def rewrite(
     source: str, line: int, *, path: str | None = None, resolver: Resolver | None = None
 ) -> str:
     """The whole file with the loop spanning ``line`` rewritten; everything else unchanged."""
-    return rewrite_model(source, _model_at(_models(source, path, resolver), line))
+    model = _model_at(_models(source, path, resolver), line)
+    return rewrite_model(source, model, _reanalyse(path, resolver))
+
+
+def _reanalyse(path: str | None, resolver: Resolver | None) -> Callable[[str], list[LoopModel]]:
+    """How the transform decides a parent again once its inner skews are flattened."""
+    return lambda text: analyze_models(text, path, resolver=resolver)
 
 
 def _models(source: str, path: str | None, resolver: Resolver | None) -> list[LoopModel]:

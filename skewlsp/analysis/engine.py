@@ -8,6 +8,7 @@ the units holding loops are parsed with libcst, so the cost follows the loops.
 from __future__ import annotations
 
 import ast
+import itertools
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -47,6 +48,7 @@ from .unit_cache import UnitCache, UnitKey, context_fingerprint
 from .walk import children, walk
 
 INT32_MAX = 2**31 - 1
+MAX_PREVIEW_COPIES = 16  # pl.unroll copies of one loop rewritten one by one for its preview
 MAX_IMPORT_DEPTH = 8  # modules followed from a kernel through `from m import NAME` chains
 
 
@@ -78,6 +80,11 @@ class LoopModel:
     decision: Decision | None = None
     iter_names: tuple[str, ...] = ()
     yield_node: cst.CSTNode | None = None
+    # Under pl.unroll: each copy's own model, keyed by the unrolled values
+    # (``(("g", 1),)``), first copy first. Empty for a loop outside any unroll.
+    copies: list[tuple[tuple[tuple[str, int], ...], LoopModel]] = field(default_factory=list)
+    # Skewed inner pipelines spliced into this body (the parent is classified after them).
+    inner: list[LoopModel] = field(default_factory=list)
 
 
 def analyze_models(
@@ -323,6 +330,7 @@ class _UnitAnalysis:
         # Per enclosing function: its locals as the DSL parser would capture them for a
         # program or function defined inside it (texts to fold, and names it cannot fold).
         self.closures: list[tuple[dict[str, str], dict[str, Folded]]] = []
+        self.deciding_copy = 0  # >0 while a pl.unroll copy other than the first is decided
 
     def run(self) -> list[LoopModel] | None:
         tree = _check_parseable(self.unit.text)
@@ -469,7 +477,10 @@ class _UnitAnalysis:
                 interval = Interval(bounds[0].value, bounds[1].value - 1)
                 if dsl.loop_kind(loop.iter, self.aliases) == "unroll":
                     first = bounds[0].value
-                    return EnclosingLoop(var, Interval(first, first), first)
+                    step = bounds[2].value if isinstance(bounds[2], Const) else 1
+                    values = range(first, bounds[1].value, step or 1)
+                    copies = tuple(values[:MAX_PREVIEW_COPIES + 1])
+                    return EnclosingLoop(var, Interval(first, first), first, copies)
         return EnclosingLoop(var, interval)
 
     # -- one loop ------------------------------------------------------------------------------
@@ -570,9 +581,17 @@ class _UnitAnalysis:
             report = replace(
                 report, fix_hint=depth_hint(decision.trip, decision.requested_depth, call)
             )
-        self.models[key] = LoopModel(
+        model = LoopModel(
             report, loop, self.unit, self.module, stmts, decision, iter_names, body.yield_node
         )
+        model.inner = [
+            self.models[id(stmt.node)]
+            for stmt in stmts
+            if stmt.origin == "steady" and id(stmt.node) in self.models
+        ]
+        self.models[key] = model
+        if not self.deciding_copy:
+            model.copies = self._unrolled_copies(loop, scope, enclosing, fn, model)
         inner: InnerSkew | None = None
         if decision.verdict == "skewed" and decision.depth:
             init_reads: list[str] = []
@@ -594,6 +613,61 @@ class _UnitAnalysis:
             )
         self.inner[key] = inner
         return inner
+
+    def _unrolled_copies(
+        self,
+        loop: cst.For,
+        scope: FunctionScope,
+        enclosing: list[EnclosingLoop],
+        fn: str,
+        first: LoopModel,
+    ) -> list[tuple[tuple[tuple[str, int], ...], LoopModel]]:
+        """The loop decided once per pl.unroll copy around it, as UnrollLoops makes them.
+
+        The compiler sees one loop per copy, each with its own constants (bounds such
+        as ``g * 4``): a preview of the first copy alone would be wrong for the others.
+        """
+        unrolled = [(i, e) for i, e in enumerate(enclosing) if len(e.copies) > 1]
+        if not unrolled:
+            return []
+        combos = list(itertools.islice(
+            itertools.product(*(e.copies for _, e in unrolled)), MAX_PREVIEW_COPIES + 1
+        ))
+        if len(combos) > MAX_PREVIEW_COPIES:
+            return []  # too many copies to show one by one: the preview says so
+        copies = []
+        for combo in combos:
+            bindings = tuple((e.var, value) for (_, e), value in zip(unrolled, combo, strict=True))
+            if combo == tuple(e.unrolled for _, e in unrolled):
+                copies.append((bindings, first))
+                continue
+            alternative = list(enclosing)
+            for (index, e), value in zip(unrolled, combo, strict=True):
+                alternative[index] = replace(
+                    e, unrolled=value, interval=Interval(value, value)
+                )
+            copies.append((bindings, self._decide_copy(loop, scope, alternative, fn)))
+        return copies
+
+    def _decide_copy(
+        self, loop: cst.For, scope: FunctionScope, enclosing: list[EnclosingLoop], fn: str
+    ) -> LoopModel:
+        """Decide ``loop`` again with other unrolled values, leaving every stored result as
+        it was (nested loops included: their copies are decided afresh, then forgotten)."""
+        models, inner = dict(self.models), dict(self.inner)
+        for node in walk(loop):
+            if isinstance(node, cst.For):
+                self.models.pop(id(node), None)
+                self.inner.pop(id(node), None)
+        self.deciding_copy += 1
+        self.loop_stack.append(loop)
+        try:
+            self._decide_loop(loop, scope, enclosing, fn)
+            return self.models[id(loop)]
+        finally:
+            self.loop_stack.pop()
+            self.deciding_copy -= 1
+            self.models, self.inner = models, inner
 
     def _per_core(
         self, loop: cst.For, stmts: list[Stmt], header: LoopHeader, live_out: Sequence[str]

@@ -63,12 +63,14 @@ class EnclosingLoop:
 
     ``unrolled`` holds the first value of a ``pl.unroll`` variable: UnrollLoops
     replaces it by a literal in every copy before the pass, so bounds that use it
-    are constants (we decide the first copy; copies rarely differ).
+    are constants. The report is the first copy's; ``copies`` lets a preview show
+    every copy as the compiler rewrites it.
     """
 
     var: str
     interval: Interval | None
     unrolled: int | None = None
+    copies: tuple[int, ...] = ()  # every value of a pl.unroll variable, one per copy
 
 
 @dataclass

@@ -13,9 +13,10 @@ collapses is inlined the same way. Names: each clone binds fresh names
 clones; a name bound twice in one body is rebound within its clone). Names the
 surrounding code depends on (loop-carried without ``init_values``, or read
 after the loop) keep their spelling: program order makes them correct.
-Nested cross-core calls stay inline in their statement. Not shown (refused
-with ``PreviewUnavailable``): a loop whose body holds a skewed inner
-pipeline, nested ``pl.unroll`` loops, depth > 64.
+Nested cross-core calls stay inline in their statement. Under ``pl.unroll`` every
+copy is rewritten with its own constants; a parent skewed after its inner pipeline is
+rewritten after that inner loop, as the compiler does. Not shown (refused with
+``PreviewUnavailable``): nested ``pl.unroll`` loops inside the body, depth > 64.
 """
 
 from .api import loop_source, preview_model, rewrite_model

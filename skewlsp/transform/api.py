@@ -8,6 +8,8 @@ the text it edits: there is no second analysis that could see other constants.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from ..analysis import LoopReport
@@ -24,27 +26,49 @@ def loop_source(source: str, report: LoopReport) -> str:
     return loop_lines(source, report.span)
 
 
-def preview_model(source: str, model: LoopModel) -> str:
+# Analyses a text with the same path and resolver as the model came from.
+Reanalyse = Callable[[str], list[LoopModel]]
+
+
+def preview_model(source: str, model: LoopModel, reanalyse: Reanalyse | None = None) -> str:
     """The loop as the compiler rewrites it, indented like the original ``for``.
 
     Raises ``PreviewUnavailable`` when the pass rewrites nothing (left loops),
     when the verdict is an error or unknown, or when the preview would be huge.
     """
-    rewritten = rewrite_model(source, model)
+    rewritten = rewrite_model(source, model, reanalyse)
     return changed_region(source, rewritten, model.report.span)
 
 
-def rewrite_model(source: str, model: LoopModel) -> str:
-    """The whole file with the loop replaced by its rewrite; everything else byte-identical."""
+def rewrite_model(source: str, model: LoopModel, reanalyse: Reanalyse | None = None) -> str:
+    """The whole file with the loop replaced by its rewrite; everything else byte-identical.
+
+    Under ``pl.unroll`` each copy is rewritten with its own constants and the copies
+    are told apart by the unrolled variables (``if g == 0: ... elif g == 1: ...``),
+    so the preview is right for every copy, as the compiler's unrolled IR is.
+
+    A loop whose body holds skewed inner pipelines is rewritten as the compiler does
+    it: the inner loops first (their prologue, steady loop and epilogue flattened
+    into this body), then this loop, decided again on that body (``reanalyse``).
+    """
+    if model.inner and model.report.verdict == "skewed":
+        if reanalyse is None:
+            raise PreviewUnavailable("a nested skew needs the analysis to preview the parent")
+        return _after_inner_skews(source, model, reanalyse)
+    if len(model.copies) > 1:
+        return replace_loop(source, model.report.span, lambda loop: [_per_copy(model, loop)])
+    return replace_loop(source, model.report.span, lambda loop: _rewritten(model, loop))
+
+
+def _rewritten(model: LoopModel, loop: cst.For) -> list[cst.BaseStatement]:
+    """The statements that replace one copy of the loop; refuses when nothing is rewritten."""
     verdict = model.report.verdict
     if model.node is None and verdict in ("skewed", "demoted"):
         raise PreviewUnavailable("this loop was not analysed from this text; no rewrite is shown")
     if verdict == "skewed":
-        context = build_context(model)
-        statements = _labelled(skewed_statements(context), model.report)
-        return replace_loop(source, model.report.span, lambda _loop: statements)
+        return _labelled(skewed_statements(build_context(model)), model.report)
     if verdict == "demoted":
-        return replace_loop(source, model.report.span, lambda loop: [demoted_loop(loop)])
+        return [demoted_loop(loop)]
     if verdict == "left":
         raise PreviewUnavailable(
             f"left as a pipeline loop: LowerPipelineLoops replicates the body "
@@ -54,6 +78,56 @@ def rewrite_model(source: str, model: LoopModel) -> str:
     raise PreviewUnavailable(
         model.report.message or f"no preview for a loop with verdict {verdict}"
     )
+
+
+def _per_copy(model: LoopModel, loop: cst.For) -> cst.If:
+    """``if g == 0: <copy 0> elif g == 1: <copy 1> ...``: one branch per pl.unroll copy."""
+    branches: list[tuple[cst.BaseExpression, list[cst.BaseStatement]]] = []
+    for bindings, copy in model.copies:
+        label = ", ".join(f"{name} = {value}" for name, value in bindings)
+        try:
+            body = _rewritten(copy, copy.node or loop)
+            note = f"# pl.unroll copy {label}: {copy.report.message}"
+        except PreviewUnavailable as refusal:
+            body = [loop.with_changes(leading_lines=[])]
+            note = f"# pl.unroll copy {label}: not rewritten ({refusal})"
+        first = body[0]
+        body[0] = first.with_changes(
+            leading_lines=[cst.EmptyLine(comment=cst.Comment(note)), *first.leading_lines]
+        )
+        test = cst.parse_expression(
+            " and ".join(f"{name} == {value}" for name, value in bindings)
+        )
+        branches.append((test, body))
+    orelse: cst.If | None = None
+    for test, body in reversed(branches):
+        orelse = cst.If(test=test, body=cst.IndentedBlock(body=body), orelse=orelse)
+    assert orelse is not None
+    return orelse
+
+
+def _after_inner_skews(source: str, model: LoopModel, reanalyse: Reanalyse) -> str:
+    text = source
+    for inner in sorted(model.inner, key=lambda m: m.report.span, reverse=True):
+        text = rewrite_model(text, inner, reanalyse)  # bottom up: spans above stay valid
+    span = model.report.span
+    again = next(
+        (
+            m
+            for m in reanalyse(text)
+            if (m.report.span.line, m.report.span.column) == (span.line, span.column)
+        ),
+        None,
+    )
+    if again is None or again.inner:
+        raise PreviewUnavailable("internal: the parent loop was not found after the inner rewrite")
+    before, after = model.report, again.report
+    if (before.verdict, before.depth, before.trip) != (after.verdict, after.depth, after.trip):
+        raise PreviewUnavailable(
+            "internal: with its inner loops rewritten the parent decides differently "
+            f"({after.code} {after.message}); no preview is shown rather than a wrong one"
+        )
+    return rewrite_model(text, again, reanalyse)
 
 
 _CORE_TITLES = {"aic": "cube (AIC)", "aiv": "vector (AIV)"}

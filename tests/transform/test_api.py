@@ -162,7 +162,7 @@ def test_nested_unroll_copies_are_inlined_with_every_level_bound() -> None:
     check_loop(source, report)
 
 
-def test_parent_of_a_skewed_inner_pipeline_is_refused() -> None:
+def test_parent_of_a_skewed_inner_pipeline_is_previewed_after_the_inner_rewrite() -> None:
     source = HEADER + (
         "        for b in pl.pipeline(0, 4, 1, stage=2):\n"
         "            for i in pl.pipeline(0, 3, 1, stage=2):\n"
@@ -172,11 +172,10 @@ def test_parent_of_a_skewed_inner_pipeline_is_refused() -> None:
         "                pl.tile.store(e, [b + i, 0], out)\n"
         "        return out\n"
     )
-    reports = analyze(source)
-    for report in reports:
-        if report.verdict == "skewed" and report.span.line == reports[0].span.line:
-            with pytest.raises(PreviewUnavailable, match="inner pl.pipeline"):
-                preview_at(source, report.line)
-    inner = [r for r in reports if r.span.line != reports[0].span.line]
-    assert inner and inner[0].verdict == "skewed"
-    cst.parse_module(textwrap.dedent(preview_at(source, inner[0].line).rewritten))
+    parent, inner = analyze(source)
+    assert (parent.verdict, parent.depth, inner.verdict, inner.depth) == ("skewed", 2, "skewed", 1)
+    text = preview_at(source, parent.line).rewritten
+    cst.parse_module(textwrap.dedent(text))
+    assert "for b in pl.range(2, 4, 2):" in text
+    assert text.count("for i in pl.range(1, 3, 1):") == 4
+    cst.parse_module(textwrap.dedent(preview_at(source, inner.line).rewritten))
