@@ -1,0 +1,58 @@
+"""skewlint end to end on a kernel tree laid out like a real model repository."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.realistic import EXPECTED, MODELS, REWRITTEN, ROOT, pipeline_lines
+
+
+def skewlint(*args: str) -> subprocess.CompletedProcess[str]:
+    options = [] if args[0] == "preview" else ["--no-cache"]
+    return subprocess.run(
+        [sys.executable, "-m", "skewlsp.cli", *options, *args],
+        capture_output=True, text=True, check=False, cwd=ROOT,
+    )
+
+
+@pytest.fixture(scope="module")
+def loops() -> dict[tuple[str, int], dict]:
+    result = skewlint("--output-format", "json", "--select", "ALL", "--exit-zero", "models")
+    assert result.returncode == 0, result.stderr
+    return {(item["filename"].rsplit("/", 1)[-1], item["line"]): item for item in json.loads(result.stdout)}
+
+
+def test_every_pipeline_loop_of_the_tree_has_a_report(loops: dict) -> None:
+    lines = pipeline_lines()
+    assert len(lines) == len(EXPECTED) == 13
+    assert sorted(loops) == lines
+
+
+@pytest.mark.parametrize("expected", EXPECTED, ids=lambda e: f"{e.file}:{e.line}")
+def test_each_loop_gets_the_verdict_the_rules_give(loops: dict, expected) -> None:
+    item = loops[(expected.file, expected.line)]
+    assert (item["code"], item["depth"], item["trip"]) == (expected.code, expected.depth, expected.trip), item["message"]
+    assert tuple((c["core"], c["code"], c["depth"]) for c in item.get("cores", [])) == expected.cores
+
+
+@pytest.mark.parametrize(
+    "expected", [e for e in EXPECTED if e.code in REWRITTEN], ids=lambda e: f"{e.file}:{e.line}"
+)
+def test_every_skewed_or_demoted_loop_previews_from_the_command_line(expected) -> None:
+    result = skewlint("preview", f"{MODELS.relative_to(ROOT)}/{expected.file}:{expected.line}")
+    assert result.returncode == 0, result.stderr
+    if expected.depth:  # skewed: the schedule is written out
+        assert "# prologue" in result.stdout and "# epilogue" in result.stdout
+    else:  # demoted: the same loop as a sequential pl.range loop
+        assert "pl.range(" in result.stdout and "pl.pipeline(" not in result.stdout
+
+
+def test_the_full_format_previews_every_rewritten_loop(loops: dict) -> None:
+    result = skewlint("--output-format", "json", "--select", "ALL", "--exit-zero", "--preview", "models")
+    items = json.loads(result.stdout)
+    previewed = {(i["filename"].rsplit("/", 1)[-1], i["line"]) for i in items if i["preview"]}
+    assert previewed == {(e.file, e.line) for e in EXPECTED if e.code in REWRITTEN}

@@ -1,0 +1,69 @@
+"""The language server end to end on a kernel tree laid out like a real model repository:
+diagnostics, hovers, code actions and previews of every loop, through a real client."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from pytest_lsp import LanguageClient
+
+from tests.realistic import EXPECTED, REWRITTEN, ROOT
+
+from .conftest import raw_request
+
+pytestmark = pytest.mark.asyncio
+
+FILES = sorted({e.file for e in EXPECTED})
+
+
+def copy_tree(client: LanguageClient) -> dict[str, tuple[str, str]]:
+    """The tree copied into the client's workspace; file name -> (uri, text)."""
+    session = client.session
+    shutil.copytree(ROOT, session.root, dirs_exist_ok=True)
+    opened = {}
+    for name in FILES:
+        path = session.root / "models" / "tiny_llm" / name
+        text = path.read_text()
+        opened[name] = (session.open(str(path.relative_to(session.root)), text, write=False), text)
+    return opened
+
+
+async def test_every_loop_gets_its_diagnostic_hover_and_preview(client: LanguageClient):
+    session = client.session
+    opened = copy_tree(client)
+    for name, (uri, text) in opened.items():
+        expected = {e.line: e for e in EXPECTED if e.file == name}
+        found = await session.diagnostics(
+            uri, lambda d, want=len(expected): len({x.range.start.line for x in d}) >= want
+        )
+        by_line = {d.range.start.line + 1: str(d.code) for d in found}
+        assert {line: by_line.get(line) for line in expected} == {
+            line: e.code for line, e in expected.items()
+        }
+        lines = text.splitlines()
+        for line, e in expected.items():
+            column = session.column(lines[line - 1], lines[line - 1].index("for"))
+            hover = await session.hover(uri, line - 1, column)
+            assert hover is not None and e.code in hover.contents.value, (name, line)
+            if e.code not in REWRITTEN:
+                continue
+            answer = await raw_request(
+                client,
+                "skewlsp/preview",
+                {"textDocument": {"uri": uri}, "position": {"line": line - 1, "character": column}},
+            )
+            assert answer is not None, (name, line)
+            assert "pl.pipeline(" not in answer["rewritten"], (name, line)
+            assert answer["original"].lstrip().startswith("for "), (name, line)
+
+
+async def test_a_rewritten_loop_offers_code_actions(client: LanguageClient):
+    session = client.session
+    opened = copy_tree(client)
+    uri, _ = opened["decode.py"]
+    await session.diagnostics(uri, lambda d: len(d) >= 10)
+    demoted = next(e for e in EXPECTED if e.code == "SKW020")
+    titles = [a.title for a in await session.actions(uri, demoted.line - 1)]
+    assert titles, "no code action on a demoted loop"
+    assert any("pl.range" in title for title in titles), titles
