@@ -34,8 +34,9 @@ async def test_every_loop_gets_its_diagnostic_hover_and_preview(client: Language
     opened = copy_tree(client)
     for name, (uri, text) in opened.items():
         expected = {e.line: e for e in EXPECTED if e.file == name}
+        want = len(expected)
         found = await session.diagnostics(
-            uri, lambda d, want=len(expected): len({x.range.start.line for x in d}) >= want
+            uri, lambda d, want=want: len({x.range.start.line for x in d}) >= want
         )
         by_line = {d.range.start.line + 1: str(d.code) for d in found}
         assert {line: by_line.get(line) for line in expected} == {
