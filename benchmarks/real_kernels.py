@@ -1,0 +1,223 @@
+"""Every user path of skewlsp over a directory of real kernels, in one summary line.
+
+    python benchmarks/real_kernels.py DIR [--json]
+
+Loops are found independently of skewlsp (the stdlib parser: every ``for`` whose
+iterable is ``<name>.pipeline(...)``). Then, through the real entry points:
+
+- lint: ``skewlint --output-format json --select ALL`` on DIR; a loop is *reported*
+  when a diagnostic sits on its ``for`` line;
+- CLI previews: ``skewlint preview FILE:LINE`` for every loop the lint calls skewed or
+  demoted (exit 0 and a rewrite that holds no ``pl.pipeline``);
+- server: ``python -m skewlsp`` over stdio with a real LSP client (pygls); each file
+  with loops is opened, and for each loop the diagnostics, a hover, the code actions
+  and, for skewed and demoted loops, ``skewlsp/preview`` must answer.
+
+Prints, for example:
+``336 loops found, 336 reported, CLI previews 13/13, server: diagnostics 336/336,
+hovers 336/336, actions 336/336, previews 13/13 (155 files, 42.0 s)``
+and exits 1 when any loop is silent or any path failed, listing the failures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+REWRITTEN = ("skewed", "demoted")
+
+
+@dataclass
+class Tally:
+    found: list[tuple[str, int]] = field(default_factory=list)
+    reported: dict[tuple[str, int], dict] = field(default_factory=dict)
+    cli_previews: list[bool] = field(default_factory=list)
+    server: dict[str, list[bool]] = field(
+        default_factory=lambda: {"diagnostics": [], "hovers": [], "actions": [], "previews": []}
+    )
+    failures: list[str] = field(default_factory=list)
+
+
+def find_loops(root: Path) -> list[tuple[str, int]]:
+    """(file, line) of every ``for ... in X.pipeline(...)``, by the stdlib parser."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(path.read_bytes())
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            call = node.iter if isinstance(node, ast.For) else None
+            if (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Attribute)
+                and call.func.attr == "pipeline"
+            ):
+                found.append((str(path.resolve()), node.lineno))
+    return found
+
+
+def skewlint(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "skewlsp.cli", *args],
+        capture_output=True, text=True, check=False, cwd=cwd,
+    )
+
+
+def lint(root: Path, tally: Tally) -> None:
+    result = skewlint("--no-cache", "--output-format", "json", "--select", "ALL", "--exit-zero",
+                      str(root))
+    if result.returncode != 0:
+        tally.failures.append(f"skewlint exited {result.returncode}: {result.stderr.strip()[:300]}")
+        return
+    for item in json.loads(result.stdout):
+        key = (str(Path(item["filename"]).resolve()), item["line"])
+        tally.reported.setdefault(key, item)
+    for key in tally.found:
+        if key not in tally.reported:
+            tally.failures.append(f"{key[0]}:{key[1]}: no report")
+
+
+def cli_previews(tally: Tally) -> None:
+    for (path, line), item in sorted(tally.reported.items()):
+        if item.get("verdict") not in REWRITTEN:
+            continue
+        result = skewlint("preview", f"{path}:{line}")
+        ok = result.returncode == 0 and "pl.pipeline(" not in result.stdout
+        tally.cli_previews.append(ok)
+        if not ok:
+            tally.failures.append(f"{path}:{line}: CLI preview: {result.stderr.strip()[:300]}")
+
+
+async def server_paths(root: Path, tally: Tally) -> None:
+    client = LanguageClient("real-kernels", "1")
+    await client.start_io(sys.executable, "-m", "skewlsp")
+    capabilities = types.ClientCapabilities(
+        text_document=types.TextDocumentClientCapabilities(
+            diagnostic=types.DiagnosticClientCapabilities(),
+            hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
+        ),
+        general=types.GeneralClientCapabilities(
+            position_encodings=[types.PositionEncodingKind.Utf32]
+        ),
+    )
+    await client.initialize_async(
+        types.InitializeParams(
+            capabilities=capabilities,
+            root_uri=root.resolve().as_uri(),
+            workspace_folders=[types.WorkspaceFolder(root.resolve().as_uri(), root.name)],
+        )
+    )
+    client.initialized(types.InitializedParams())
+    by_file: dict[str, list[int]] = {}
+    for path, line in tally.found:
+        by_file.setdefault(path, []).append(line)
+    try:
+        for path, lines in sorted(by_file.items()):
+            await _one_file(client, Path(path), lines, tally)
+    finally:
+        await client.shutdown_async(None)
+        client.exit(None)
+        await client.stop()
+
+
+async def _one_file(client: LanguageClient, path: Path, lines: list[int], tally: Tally) -> None:
+    uri = path.as_uri()
+    text = path.read_text(encoding="utf-8", errors="replace")
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, text))
+    )
+    document = types.TextDocumentIdentifier(uri)
+    report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(document))
+    on_lines = {d.range.start.line + 1 for d in getattr(report, "items", [])}
+    source_lines = text.splitlines()
+    for line in lines:
+        ok = line in on_lines
+        tally.server["diagnostics"].append(ok)
+        if not ok:
+            tally.failures.append(f"{path}:{line}: server: no diagnostic")
+        column = max(source_lines[line - 1].find("for"), 0)
+        position = types.Position(line - 1, column)
+        hover = await client.text_document_hover_async(types.HoverParams(document, position))
+        ok = hover is not None
+        tally.server["hovers"].append(ok)
+        if not ok:
+            tally.failures.append(f"{path}:{line}: server: no hover")
+        actions = await client.text_document_code_action_async(
+            types.CodeActionParams(
+                document, types.Range(position, position), types.CodeActionContext(diagnostics=[])
+            )
+        )
+        tally.server["actions"].append(actions is not None)
+        item = tally.reported.get((str(path), line))
+        if item is None or item.get("verdict") not in REWRITTEN:
+            continue
+        try:
+            answer = await client.protocol.send_request_async(
+                "skewlsp/preview",
+                {"textDocument": {"uri": uri}, "position": {"line": line - 1, "character": column}},
+            )
+        except Exception as error:  # noqa: BLE001 - a failed request is a finding
+            answer, reason = None, str(error)
+        else:
+            reason = "no answer"
+        rewritten = getattr(answer, "rewritten", None)
+        ok = isinstance(rewritten, str) and "pl.pipeline(" not in rewritten
+        tally.server["previews"].append(ok)
+        if not ok:
+            tally.failures.append(f"{path}:{line}: server preview: {reason[:300]}")
+    client.text_document_did_close(types.DidCloseTextDocumentParams(document))
+
+
+def summary(tally: Tally, files: int, seconds: float) -> str:
+    def ratio(values: list[bool]) -> str:
+        return f"{sum(values)}/{len(values)}"
+
+    reported = sum(1 for key in tally.found if key in tally.reported)
+    server = ", ".join(f"{name} {ratio(values)}" for name, values in tally.server.items())
+    return (
+        f"{len(tally.found)} loops found, {reported} reported, "
+        f"CLI previews {ratio(tally.cli_previews)}, server: {server} "
+        f"({files} files, {seconds:.1f} s)"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("directory", type=Path)
+    parser.add_argument("--json", action="store_true", help="print the tally as JSON too")
+    args = parser.parse_args(argv)
+    root: Path = args.directory
+    if not root.is_dir():
+        parser.error(f"{root}: not a directory")
+    started = time.perf_counter()
+    tally = Tally(found=find_loops(root))
+    lint(root, tally)
+    cli_previews(tally)
+    asyncio.run(server_paths(root, tally))
+    files = len({path for path, _ in tally.found})
+    print(summary(tally, files, time.perf_counter() - started))
+    for failure in tally.failures:
+        print(f"  {failure}")
+    if args.json:
+        print(json.dumps({"failures": tally.failures, "found": len(tally.found)}))
+    return 1 if tally.failures else 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    sys.exit(main())
