@@ -30,9 +30,16 @@ class LoopHeader:
 
 @dataclass
 class Decision:
+    """The pass's decision for one loop (or one core's copy).
+
+    ``reason`` is the specific part ("trip 3 < 2 x depth 2"); :attr:`message` puts the
+    verdict's headline in front of it, in one place, so adapters and per-core summaries
+    take the reason as data instead of cutting a message apart.
+    """
+
     verdict: str
     code: str
-    message: str
+    reason: str
     stage: int | None = None
     requested_depth: int | None = None
     depth: int | None = None
@@ -50,6 +57,26 @@ class Decision:
     pops: int = 0
     carried: tuple[str, ...] = ()
     notes: list[str] = field(default_factory=list)
+    summary: str | None = None  # a mixed loop's one-line summary of both cores, when set
+
+    @property
+    def headline(self) -> str:
+        if self.code == "SKW002":
+            return f"loop skewed at depth {self.depth}, below the requested {self.requested_depth}"
+        return _HEADLINES[self.verdict]
+
+    @property
+    def message(self) -> str:
+        return self.summary if self.summary is not None else f"{self.headline}: {self.reason}"
+
+
+_HEADLINES = {
+    "skewed": "loop skewed",
+    "demoted": "loop not skewed",
+    "left": "loop left as a pipeline loop",
+    "error": "invalid pl.pipeline loop",
+    "unknown": "verdict unknown",
+}
 
 
 def _const(value: Folded | None) -> int | None:
@@ -67,7 +94,7 @@ def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
         "step": _const(header.step),
     }
     if header.errors:
-        return Decision("error", "SKW040", f"invalid pl.pipeline loop: {header.errors[0]}", **base)
+        return Decision("error", "SKW040", header.errors[0], **base)
     if None not in (base["start"], base["stop"], base["step"]):
         # The compiler knows the trip of every loop with constant bounds, whatever it
         # decides (a step-0 loop has trip 0).
@@ -78,14 +105,14 @@ def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
             return Decision(
                 "unknown",
                 "SKW050",
-                f"verdict unknown: stage depends on {stage.symbol}, computed when the module loads",
+                f"stage depends on {stage.symbol}, computed when the module loads",
                 dynamic_symbol=stage.symbol,
                 **base,
             )
         return Decision(
             "left",
             "SKW010",
-            _left_message(pushes, pops, None),
+            _left_reason(pushes, pops, None),
             dynamic_symbol=stage.symbol,
             **base,
         )
@@ -93,12 +120,12 @@ def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
     base["stage"] = stage.value
     cross_core = bool(pushes) and bool(pops)
     if not cross_core:
-        return Decision("left", "SKW010", _left_message(pushes, pops, stage.value), **base)
+        return Decision("left", "SKW010", _left_reason(pushes, pops, stage.value), **base)
     if stage.value == 1:
         return Decision(
             "demoted",
             "SKW024",
-            "loop not skewed: stage=1 on a cross-core loop (runs sequentially)",
+            "stage=1 on a cross-core loop (runs sequentially)",
             **base,
         )
     step = header.step
@@ -110,12 +137,12 @@ def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
         return Decision(
             "error",
             "SKW040",
-            f"invalid pl.pipeline loop: step must be a compile-time integer constant ({reason})",
+            f"step must be a compile-time integer constant ({reason})",
             dynamic_symbol=symbol,
             **base,
         )
     if step.value == 0:
-        return Decision("error", "SKW040", "invalid pl.pipeline loop: step cannot be zero", **base)
+        return Decision("error", "SKW040", "step cannot be zero", **base)
     requested = requested_depth(stage.value)
     base["requested_depth"] = requested
     for which, bound in (("start", header.start), ("stop", header.stop)):
@@ -132,7 +159,7 @@ def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
             return Decision(
                 "demoted",
                 "SKW022",
-                f"loop not skewed: dynamic bounds: {which} depends on `{symbol}`, which is {what}",
+                f"dynamic bounds: {which} depends on `{symbol}`, which is {what}",
                 dynamic_symbol=symbol,
                 **base,
             )
@@ -141,14 +168,14 @@ def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
     trip = base["trip"]
     if trip < 2:
         return Decision(
-            "demoted", "SKW023", f"loop not skewed: trip {trip} < 2 (nothing to overlap)", **base
+            "demoted", "SKW023", f"trip {trip} < 2 (nothing to overlap)", **base
         )
     return _split(stmts, pushes, pops, stage.value, requested, trip, base)
 
 
 def _unknown(value: Opaque, which: str, base: dict, body: Decision | None) -> Decision:
     """A conditional verdict: what the body decides, once the unseen trip is known."""
-    prefix = f"verdict unknown: {which} depends on `{value.symbol}`, computed when the module loads"
+    prefix = f"{which} depends on `{value.symbol}`, computed when the module loads"
     if body is None:
         condition = "the step must be a nonzero integer"
     elif body.verdict == "skewed":
@@ -158,8 +185,7 @@ def _unknown(value: Opaque, which: str, base: dict, body: Decision | None) -> De
             "with trip % d == 0 and trip >= 2*d"
         )
     else:
-        reason = body.message.split(": ", 1)[-1]
-        condition = f"if the trip is at least 2 the loop is demoted ({body.code}: {reason})"
+        condition = f"if the trip is at least 2 the loop is demoted ({body.code}: {body.reason})"
     return Decision(
         "unknown",
         "SKW050",
@@ -169,7 +195,7 @@ def _unknown(value: Opaque, which: str, base: dict, body: Decision | None) -> De
     )
 
 
-def _left_message(pushes: list[int], pops: list[int], stage: int | None) -> str:
+def _left_reason(pushes: list[int], pops: list[int], stage: int | None) -> str:
     if pushes and not pops:
         why = "tpush without tpop (one-directional)"
     elif pops and not pushes:
@@ -177,7 +203,7 @@ def _left_message(pushes: list[int], pops: list[int], stage: int | None) -> str:
     else:
         why = "no top-level tpush/tpop"
     copies = f"; LowerPipelineLoops replicates the body {stage} times" if stage else ""
-    return f"loop left as a pipeline loop: not cross-core ({why}){copies}"
+    return f"not cross-core ({why}){copies}"
 
 
 def _split(
@@ -199,7 +225,7 @@ def _split(
         return Decision(
             "demoted",
             "SKW027",
-            "loop not skewed: degenerate split: the lead's slice is the whole body",
+            "degenerate split: the lead's slice is the whole body",
             **base,
         )
     for k in sorted(produce):
@@ -208,7 +234,7 @@ def _split(
             return Decision(
                 "demoted",
                 "SKW025",
-                f"loop not skewed: producer half reads loop-carried `{name}`",
+                f"producer half reads loop-carried `{name}`",
                 offending=k,
                 carried=(name,),
                 **base,
@@ -219,7 +245,7 @@ def _split(
             return Decision(
                 "demoted",
                 "SKW026",
-                "loop not skewed: producer half depends on a value of the consumer half",
+                "producer half depends on a value of the consumer half",
                 offending=k,
                 **base,
             )
@@ -228,7 +254,7 @@ def _split(
         return Decision(
             "demoted",
             "SKW021",
-            f"loop not skewed: multi-round-trip: {len(pushes)} tpush and {len(pops)} tpop "
+            f"multi-round-trip: {len(pushes)} tpush and {len(pops)} tpop "
             "per iteration",
             offending=max(pushes + pops) if len(pushes) + len(pops) > 2 else None,
             **base,
@@ -240,7 +266,7 @@ def _split(
             return Decision(
                 "demoted",
                 "SKW020",
-                f"loop not skewed: consumer role: `{_shown(name)}` from the lead half "
+                f"consumer role: `{_shown(name)}` from the lead half "
                 "feeds the body",
                 offending=k,
                 carried=(name,),
@@ -256,15 +282,14 @@ def _split(
         return Decision(
             "skewed",
             "SKW001",
-            f"loop skewed: producer runs {depth} iteration{'s' if depth > 1 else ''} ahead "
+            f"producer runs {depth} iteration{'s' if depth > 1 else ''} ahead "
             f"(trip {trip}, stage {stage})",
             **base,
         )
     return Decision(
         "skewed",
         "SKW002",
-        f"loop skewed at depth {depth}, below the requested {requested}: "
-        f"{_depth_blocker(trip, requested)}",
+        _depth_blocker(trip, requested),
         **base,
     )
 

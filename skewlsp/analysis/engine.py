@@ -558,7 +558,7 @@ class _UnitAnalysis:
             decision = Decision(
                 "unknown",
                 "SKW050",
-                f"verdict unknown: a pl.unroll count depends on `{symbol}`, computed when the "
+                f"a pl.unroll count depends on `{symbol}`, computed when the "
                 "module loads, and it decides how many messages the body sends",
                 dynamic_symbol=symbol,
             )
@@ -701,7 +701,7 @@ class _UnitAnalysis:
                 )
             if split.unknown and cores:
                 reason = f"the model does not know which core runs `{split.unknown}`"
-                unknown = Decision("unknown", "SKW050", f"verdict unknown: {reason}")
+                unknown = Decision("unknown", "SKW050", reason)
                 return (
                     tuple(CoreResult(c.core, "unknown", "SKW050", reason) for c in cores),
                     unknown,
@@ -733,7 +733,7 @@ class _UnitAnalysis:
             )
         if split.unknown:
             reason = f"the model does not know which core runs `{split.unknown}`"
-            unknown = Decision("unknown", "SKW050", f"verdict unknown: {reason}")
+            unknown = Decision("unknown", "SKW050", reason)
             return (
                 tuple(CoreResult(c.core, "unknown", "SKW050", reason) for c, _ in results),
                 unknown,
@@ -970,14 +970,10 @@ _CORE_NAMES = {"aic": "cube", "aiv": "vector"}
 
 
 def _core_reason(d: Decision) -> str:
-    """The part of a remark after "loop skewed:" / "loop not skewed:", for one core."""
+    """What one core's remark says after its verdict ("skewed at", "demoted,")."""
     if d.code == "SKW002":
-        return f"depth {d.depth} (requested {d.requested_depth}: {d.message.rsplit(': ', 1)[-1]})"
-    message = d.message
-    for prefix in ("loop not skewed: ", "loop skewed: ", "loop left as a pipeline loop: "):
-        if message.startswith(prefix):
-            return message[len(prefix) :]
-    return message
+        return f"depth {d.depth} (requested {d.requested_depth}: {d.reason})"
+    return d.reason
 
 
 def _summarise(results: list[tuple[CoreResult, Decision]]) -> tuple[str, Decision]:
@@ -996,8 +992,7 @@ def _summarise(results: list[tuple[CoreResult, Decision]]) -> tuple[str, Decisio
     chosen = next((r for r in results if r[1].verdict == "skewed"), None)
     if chosen is None:
         chosen = next((r for r in results if r[1].verdict in ("demoted", "error")), results[0])
-    summary = replace(chosen[1])
-    summary.message = "; ".join(parts)
+    summary = replace(chosen[1], summary="; ".join(parts))
     return chosen[0].core, summary
 
 
