@@ -19,6 +19,7 @@ import libcst as cst
 from . import dsl
 from .conditions import Interval, evaluate_condition
 from .constants import Const, Folded, Folder, Opaque, code_of
+from .depth import trip_count
 from .names import (
     block_effects,
     body_statements,
@@ -314,8 +315,6 @@ def loop_bounds(call: cst.Call, ctx: BodyContext) -> tuple[Folded, Folded, Folde
 
 
 def _const_trip(call: cst.Call, ctx: BodyContext) -> tuple[int, int, int, int] | None:
-    from .depth import trip_count
-
     bounds = loop_bounds(call, ctx)
     if bounds is None or not all(isinstance(b, Const) for b in bounds):
         return None

@@ -17,7 +17,7 @@ import libcst as cst
 
 from . import dsl, mixed
 from .advice import depth_hint
-from .body import BodyContext, InnerSkew, Stmt, normalise, resolve
+from .body import BodyContext, InnerSkew, Stmt, loop_bounds, normalise, resolve
 from .conditions import Interval
 from .constants import Const, Dynamic, Folded, Folder, ModuleConstants, Opaque, Rejected, code_of
 from .coverage import unreported_loops
@@ -26,6 +26,7 @@ from .names import (
     block_effects,
     body_statements,
     memoised_effects,
+    reads_of,
     statement_effects,
     target_effects,
 )
@@ -465,8 +466,6 @@ class _UnitAnalysis:
         if isinstance(loop.iter, cst.Call):
             lookup = scope.bound_lookup(enclosing)
             ctx = BodyContext(lookup, {}, self.aliases, lambda n, c: None)
-            from .body import loop_bounds
-
             bounds = loop_bounds(loop.iter, ctx)
             if (
                 bounds is not None
@@ -597,8 +596,6 @@ class _UnitAnalysis:
             init_reads: list[str] = []
             init = dsl.keyword(call, "init_values")
             if init is not None:
-                from .names import reads_of
-
                 init_reads = reads_of(init.value)
             inner = InnerSkew(
                 loop,

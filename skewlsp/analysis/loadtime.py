@@ -15,11 +15,15 @@ else stays opaque: the verdict is then reported as unknown, not guessed.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from . import dsl, parsing
-from .constants import Const, Folded, Folder, Items, Opaque, Rejected, Table, Text, code_of
+from .values import Const, Folded, Items, Opaque, Rejected, Table, Text, code_of
+
+if TYPE_CHECKING:
+    from .constants import Folder
 
 MAX_CALL_DEPTH = 3
 _STRING_METHODS = {"strip", "lower", "upper", "lstrip", "rstrip"}

@@ -9,7 +9,7 @@ import libcst as cst
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from skewlsp.analysis import constants
+from skewlsp.analysis import values
 from skewlsp.analysis.constants import code_of
 from skewlsp.analysis.walk import walk
 
@@ -51,7 +51,7 @@ def test_simple_nodes_are_read_off_without_rendering(monkeypatch: pytest.MonkeyP
 
 def test_parentheses_and_spaces_are_kept_by_rendering() -> None:
     assert assert_same_text(TRICKY) > 40
-    assert constants._plain_text(cst.parse_expression("(a).b")) is None
+    assert values._plain_text(cst.parse_expression("(a).b")) is None
 
 
 @pytest.mark.parametrize("path", sorted(ROOT.glob("examples/*.py")), ids=lambda p: p.name)

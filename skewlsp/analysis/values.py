@@ -1,0 +1,135 @@
+"""The values constant folding produces: what a name or expression is known to be.
+
+Kept apart from the folding itself (:mod:`.constants`) and the evaluation of
+module-level Python (:mod:`.loadtime`), which both build them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+if TYPE_CHECKING:
+    from .constants import ModuleConstants
+
+
+@dataclass(frozen=True)
+class Const:
+    value: int
+
+
+@dataclass(frozen=True)
+class Dynamic:
+    """Not a compile-time integer; ``symbol`` is the source text that made it so."""
+
+    symbol: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Symbolic(Dynamic):
+    """A symbolic dimension (``pl.dynamic("T")``): the compiler knows it as a variable of
+    the kernel, so a bound computed from it is dynamic (demoted), not unknown."""
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """The DSL parser refuses this expression outright (an SKW040 error)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A module-level value Python computes at decoration time that we cannot see.
+
+    The compiler treats it as a constant, but its value is unknown statically,
+    so verdicts that depend on it are reported as "unknown", never guessed.
+    """
+
+    symbol: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Record:
+    """An object built at module level, such as a dataclass of model dimensions.
+
+    Kernels often read tile counts from a config object (``H = M.num_heads``
+    with ``M = ModelConfig(num_heads=64, ...)``); Python evaluates that when the
+    module loads, so the compiler sees a constant. We keep each field's source
+    text and fold it on demand in the module that built the object.
+    """
+
+    type_name: str
+    fields: Mapping[str, str]
+    owner: ModuleConstants = field(compare=False, hash=False)
+    # ``@property`` getters that just return an expression of ``self``'s fields.
+    properties: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Text:
+    """A string a configuration module computes (a preset name, an env default)."""
+
+    value: str
+
+
+@dataclass(frozen=True)
+class Items:
+    """A tuple or list of values."""
+
+    values: tuple[Folded, ...]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A dict of values keyed by strings or integers."""
+
+    entries: Mapping[object, Folded] = field(hash=False)
+
+
+Folded = Const | Dynamic | Rejected | Opaque | Record | Text | Items | Table
+PYTHON_ONLY = (Record, Text, Items, Table)
+
+NameLookup = Callable[[str], "Folded | None"]
+
+
+_LEAVES = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
+
+
+def code_of(node: cst.CSTNode) -> str:
+    """Source text of a libcst node, for messages.
+
+    Names, literals and plain dotted names (most of what messages quote) are read
+    off the node; anything else is rendered by libcst, which costs tens of
+    microseconds a node and added up to a tenth of re-analysing a real kernel.
+    """
+    quick = _plain_text(node)
+    if quick is not None:
+        return quick
+    try:
+        return cst.Module(body=[]).code_for_node(node).strip()
+    except Exception:  # pragma: no cover - libcst refuses only malformed trees
+        return type(node).__name__
+
+
+def _plain_text(node: cst.CSTNode) -> str | None:
+    """The text of a leaf or an ``a.b.c`` chain without parentheses or inner spaces."""
+    if isinstance(node, _LEAVES):
+        return None if node.lpar else node.value
+    if isinstance(node, cst.Attribute) and not node.lpar:
+        dot = node.dot
+        if not (
+            isinstance(dot.whitespace_before, cst.SimpleWhitespace)
+            and isinstance(dot.whitespace_after, cst.SimpleWhitespace)
+            and not dot.whitespace_before.value
+            and not dot.whitespace_after.value
+        ):
+            return None
+        base = _plain_text(node.value)
+        return None if base is None else f"{base}.{node.attr.value}"
+    return None
