@@ -319,9 +319,7 @@ def _segment(lines: list[str], node: ast.expr) -> str | None:
     return b"".join(chunk).decode("utf-8", "replace")
 
 
-def _module_constants(
-    body: Sequence[ast.stmt | _Unparsed], lines: list[str]
-) -> dict[str, str]:
+def _module_constants(body: Sequence[ast.stmt | _Unparsed], lines: list[str]) -> dict[str, str]:
     """Top-level ``NAME = expr`` bindings, last one wins (as at decoration time)."""
     found: dict[str, str] = {}
     for stmt in body:
