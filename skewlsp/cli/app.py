@@ -246,7 +246,8 @@ def _write_output(
         )
         if ns.statistics:  # args refused --statistics with the other formats
             json_like = ns.output_format in JSON_FORMATS
-            text = render_json(diagnostics) if json_like else render_text(diagnostics)
+            render = render_json if json_like else render_text
+            text = render(diagnostics, summarised)
         else:
             text = renderer(ns.output_format)(diagnostics, context)
             if ns.output_format in TEXT_FORMATS and not ns.quiet and files:

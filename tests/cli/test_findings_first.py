@@ -3,6 +3,7 @@ unless the user selects them (``--extend-select SKW010``, ``select = ["ALL"]``, 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.cli.conftest import Run
@@ -86,3 +87,18 @@ def test_show_settings_says_what_is_only_counted(run: Run, tmp_path: Path) -> No
     assert "counted in the summary, not listed: SKW010" in out
     out = run("--show-settings", "--extend-select", "SKW010", "a.py").out
     assert "counted in the summary, not listed: -" in out
+
+
+def test_statistics_count_them_marked_as_not_listed(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"a.py": LEFT, "b.py": LEFT, "c.py": DEMOTED})
+    lines = run("--statistics", ".").out.splitlines()
+    assert lines[0] == "2\tSKW010\t[hint]\tnot cross-core: left for LowerPipelineLoops (counted, not listed)"
+    assert lines[1].startswith("1\tSKW020\t[warning]\t") and "not listed" not in lines[1]
+    assert "2\tleft" in lines and "1\tdemoted" in lines
+    data = json.loads(run("--statistics", "--output-format", "json", ".").out)
+    assert [(c["code"], c["count"], c["listed"]) for c in data["codes"]] == [
+        ("SKW010", 2, False), ("SKW020", 1, True)
+    ]
+    assert data["verdicts"] == {"demoted": 1, "left": 2}
+    listed = json.loads(run("--statistics", "--extend-select", "SKW010", "--output-format", "json", ".").out)
+    assert [(c["code"], c["listed"]) for c in listed["codes"]] == [("SKW010", True), ("SKW020", True)]
