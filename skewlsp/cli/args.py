@@ -200,6 +200,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
 
 
 def _finish_check(ns: argparse.Namespace) -> None:
+    from_env = ns.output_format is None
     if ns.output_format is None:
         env = os.environ.get(FORMAT_ENV, "").strip()
         if env and env not in FORMATS:
@@ -210,7 +211,9 @@ def _finish_check(ns: argparse.Namespace) -> None:
         ns.output_format = env or DEFAULT_FORMAT
     if ns.statistics and ns.output_format not in TEXT_FORMATS + JSON_FORMATS:
         raise UsageError(
-            f"--statistics cannot be written as {ns.output_format}: use "
+            f"--statistics cannot be written as {ns.output_format}"
+            + (f" (from ${FORMAT_ENV})" if from_env else "")
+            + ": use "
             + ", ".join(TEXT_FORMATS)
             + " for a table or "
             + ", ".join(JSON_FORMATS)

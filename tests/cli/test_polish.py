@@ -56,6 +56,16 @@ def test_statistics_refuses_formats_it_cannot_be_written_in(
     assert result.err.startswith(f"skewlint: error: --statistics cannot be written as {fmt}")
 
 
+def test_statistics_names_the_environment_when_the_format_came_from_it(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, {"k.py": DEMOTED})
+    monkeypatch.setenv("SKEWLINT_OUTPUT_FORMAT", "sarif")  # after the fixture cleared it
+    result = run("--statistics", "k.py")
+    assert result.exit_code == 2
+    assert "--statistics cannot be written as sarif (from $SKEWLINT_OUTPUT_FORMAT)" in result.err
+
+
 def test_statistics_as_json_lines_is_json(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"k.py": DEMOTED})
     data = json.loads(run("--statistics", "--output-format", "json-lines", "k.py").out)
