@@ -23,6 +23,7 @@ from skewlsp.cli.formats import JSON_FORMATS, TEXT_FORMATS, FormatContext, rende
 from skewlsp.cli.repo_root import repository_root
 from skewlsp.cli.runner import Job, Options, decode_source, run_jobs
 from skewlsp.cli.statistics import render_json, render_text
+from skewlsp.cli.summary import summary
 from skewlsp.common.config import Settings, SettingsError
 from skewlsp.common.diagnostic import Diagnostic, FileResult
 from skewlsp.common.lint_codes import SUMMARISED_BY_DEFAULT
@@ -143,33 +144,6 @@ def _color(ns: argparse.Namespace, stream: TextIO) -> bool:
     return ns.output_format in TEXT_FORMATS and stream.isatty()
 
 
-# What a summarised code counts: (one, many).
-SUMMARISED_NOUNS = {"SKW010": ("loop left as a pipeline loop", "loops left as pipeline loops")}
-
-
-def _summary(diagnostics: Sequence[Diagnostic], files: int, summarised: Sequence[str]) -> str:
-    if not diagnostics:
-        text = f"No diagnostics in {files} file{'s' if files != 1 else ''}.\n"
-    else:
-        counts: dict[str, int] = {}
-        for d in diagnostics:
-            counts[d.severity] = counts.get(d.severity, 0) + 1
-        order = ("error", "warning", "information", "hint")
-        parts = ", ".join(f"{counts[s]} {s}" for s in order if s in counts)
-        n = len(diagnostics)
-        text = f"Found {n} diagnostic{'s' if n != 1 else ''} ({parts}).\n"
-    hidden: dict[str, int] = {}
-    for code in summarised:
-        hidden[code] = hidden.get(code, 0) + 1
-    for code, n in sorted(hidden.items()):
-        one, many = SUMMARISED_NOUNS.get(code, (f"{code} diagnostic", f"{code} diagnostics"))
-        text += (
-            f"{n} {one if n == 1 else many} ({code}, not shown; "
-            f"`--extend-select {code}` lists {'it' if n == 1 else 'them'}).\n"
-        )
-    return text
-
-
 def _show_settings(ns: argparse.Namespace, resolver: SettingsResolver) -> int:
     target = Path(ns.stdin_filename or (ns.paths[0] if ns.paths else "."))
     if not ns.stdin_filename and not target.exists():
@@ -252,7 +226,7 @@ def _write_output(
             text = renderer(ns.output_format)(diagnostics, context)
             if ns.output_format in TEXT_FORMATS and not ns.quiet and files:
                 text += "\n" if text and ns.output_format == "full" else ""
-                text += _summary(diagnostics, files, summarised)
+                text += summary(diagnostics, files, summarised)
         stream.write(text)
         stream.flush()
     finally:
