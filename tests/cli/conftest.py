@@ -15,9 +15,10 @@ from tests.cli.helpers import Result
 Run = Callable[..., Result]
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def user_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The user's cache directory for this test ($XDG_CACHE_HOME), outside ``tmp_path``."""
+    """The user's cache directory for this test ($XDG_CACHE_HOME), outside ``tmp_path``:
+    no test writes into the real one, whether it runs the CLI or the runner directly."""
     home = tmp_path_factory.mktemp("user-cache")
     monkeypatch.setenv("XDG_CACHE_HOME", str(home))
     return home
