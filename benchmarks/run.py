@@ -527,13 +527,13 @@ def skewlint_cache_dir(sample_file: Path) -> Path | None:
         capture_output=True, text=True, check=False,
     )
     for line in out.stdout.splitlines():
-        if line.startswith("root: "):
-            return Path(line[6:].strip()) / ".skewlint_cache"
+        if line.startswith("cache: "):  # .skewlint_cache at the root, or the user's cache dir
+            return Path(line[7:].strip())
     return None
 
 
 def clear_cache(directory: Path | None) -> None:
-    if directory is not None and directory.name == ".skewlint_cache":
+    if directory is not None and (directory / "CACHEDIR.TAG").is_file():  # skewlint's only
         shutil.rmtree(directory, ignore_errors=True)
 
 
@@ -1031,8 +1031,9 @@ def report(cfg: Config, lines: int, nfiles: int, cli: dict[str, Series],
            started: float, size: Sequence[Sequence[str]] = ()) -> None:
     print(f"\n# skewlsp benchmark ({time.strftime('%Y-%m-%d %H:%M')})\n")
     print(f"machine: {machine()}")
+    fixit = "" if cfg.skip_fixit else f", fixit {FIXIT_VERSION}"  # only a tool that ran
     print(f"tools: {version_of([str(VENV_BIN / 'skewlint')])}, "
-          f"{version_of([str(VENV_BIN / 'ruff')])}, fixit {FIXIT_VERSION}")
+          f"{version_of([str(VENV_BIN / 'ruff')])}{fixit}")
     if cli:
         print_table(
             f"CLI on {nfiles} files, {lines:,} lines (median of {cfg.runs}; "

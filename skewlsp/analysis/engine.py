@@ -151,7 +151,7 @@ def _never_silent(
 def _syntax_report(problem: SyntaxProblem, path: str | None) -> LoopReport:
     """One SKW900 report at the position the stdlib parser gives."""
     span = Span(problem.line, problem.column, problem.line, problem.column + 1)
-    message = f"syntax error: {problem.message} (line {problem.line}, column {problem.column})"
+    message = f"syntax error: {problem.message}"  # the position is the span's, shown apart
     return LoopReport(path, span, span, "error", "SKW900", message)
 
 

@@ -14,7 +14,7 @@ import ast
 import bisect
 import re
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from . import layout
@@ -74,6 +74,20 @@ class ModuleIndex:
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][\w, ]*(?::[^=]+)?=(?!=)")
 _PYPTO_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+pypto|import[ \t]+pypto)[^\n]*$", re.MULTILINE)
+# A top-level binding this long is a data table, not configuration: its value is kept as
+# text and never parsed here (a 2-million-element list makes a tree of gigabytes, and the
+# analysis folds a constant only if a loop reads it).
+LARGE_BINDING = 64 * 1024
+_SIMPLE_BINDING = re.compile(r"([A-Za-z_]\w*)[ \t]*(?::[^=\n]+)?=(?!=)")
+_CHAINED = re.compile(r"[A-Za-z_][\w.]*[ \t]*=(?!=)")
+
+
+@dataclass(frozen=True)
+class _Unparsed:
+    """A large ``NAME = value`` block: the name it binds and the value's text."""
+
+    name: str
+    value: str
 
 
 def build_index(source: str) -> ModuleIndex:
@@ -118,7 +132,7 @@ def _fast_index(source: str) -> ModuleIndex:
     lines = page.lines
     index = ModuleIndex()
     imports: list[ast.stmt] = []
-    constants: list[ast.stmt] = []
+    constants: list[ast.stmt | _Unparsed] = []
     class_blocks: dict[str, layout.Block] = {}
     function_blocks: dict[str, layout.Block] = {}
     sensitive: list[tuple[int, int]] = []
@@ -128,7 +142,8 @@ def _fast_index(source: str) -> ModuleIndex:
             imports.extend(_parse_block(lines, block))
             sensitive.append((block.first, block.last))
         elif _ASSIGNMENT.match(header):
-            constants.extend(_parse_block(lines, block))
+            large = _large_binding(page, block)
+            constants.extend([large] if large is not None else _parse_block(lines, block))
             sensitive.append((block.first, block.last))
         elif header.startswith("class "):
             name = header[6:].split("(")[0].split(":")[0].strip()
@@ -151,6 +166,20 @@ def _fast_index(source: str) -> ModuleIndex:
     hits = page.lines_containing("pipeline")
     index.units = list(_layout_units(page, 1, len(lines), 0, "", index.pipeline_names, hits))
     return index
+
+
+def _large_binding(page: layout.Layout, block: layout.Block) -> _Unparsed | None:
+    """``NAME = value`` over :data:`LARGE_BINDING` characters, split without a parser."""
+    if sum(len(line) for line in page.lines[block.first - 1 : block.last]) < LARGE_BINDING:
+        return None
+    text = page.text(block)
+    match = _SIMPLE_BINDING.match(text)
+    if match is None:
+        return None
+    value = text[match.end() :].strip()
+    if _CHAINED.match(value):  # ``A = B = ...``: let the parser say what is bound
+        return None
+    return _Unparsed(match.group(1), value)
 
 
 def _parse_block(lines: list[str], block: layout.Block) -> list[ast.stmt]:
@@ -290,11 +319,13 @@ def _segment(lines: list[str], node: ast.expr) -> str | None:
     return b"".join(chunk).decode("utf-8", "replace")
 
 
-def _module_constants(body: list[ast.stmt], lines: list[str]) -> dict[str, str]:
+def _module_constants(body: Sequence[ast.stmt | _Unparsed], lines: list[str]) -> dict[str, str]:
     """Top-level ``NAME = expr`` bindings, last one wins (as at decoration time)."""
     found: dict[str, str] = {}
     for stmt in body:
-        if isinstance(stmt, ast.Assign):
+        if isinstance(stmt, _Unparsed):
+            found[stmt.name] = stmt.value
+        elif isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 _bind_target(target, stmt.value, lines, found)
         elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:

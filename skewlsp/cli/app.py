@@ -16,13 +16,17 @@ from pathlib import Path
 from typing import TextIO
 
 from skewlsp.cli.args import UsageError, parse
-from skewlsp.cli.explain import UnknownCode, explain
-from skewlsp.cli.files import PathError, discover
-from skewlsp.cli.formats import TEXT_FORMATS, FormatContext, renderer
+from skewlsp.cli.cache import cache_directory
+from skewlsp.cli.explain import UnknownCode, explain, explain_all
+from skewlsp.cli.files import PathError, discover, rebase_patterns
+from skewlsp.cli.formats import JSON_FORMATS, TEXT_FORMATS, FormatContext, renderer
+from skewlsp.cli.repo_root import repository_root
 from skewlsp.cli.runner import Job, Options, decode_source, run_jobs
 from skewlsp.cli.statistics import render_json, render_text
+from skewlsp.cli.summary import summary
 from skewlsp.common.config import Settings, SettingsError
 from skewlsp.common.diagnostic import Diagnostic, FileResult
+from skewlsp.common.lint_codes import SUMMARISED_BY_DEFAULT
 from skewlsp.common.select import Selection, at_least
 from skewlsp.common.settings_resolver import SettingsResolver
 
@@ -58,18 +62,31 @@ def _fail(message: str) -> None:
     sys.stderr.write(f"skewlint: error: {message}\n")
 
 
+def _warn(message: str) -> None:
+    sys.stderr.write(f"skewlint: warning: {message}\n")
+
+
 def _explain(ns: argparse.Namespace) -> int:
-    sys.stdout.write(explain(ns.code, as_json=ns.output_format == "json"))
+    as_json = ns.output_format == "json"
+    sys.stdout.write(explain_all(as_json=as_json) if ns.all else explain(ns.code, as_json=as_json))
     return EXIT_OK
 
 
 def _resolver(ns: argparse.Namespace) -> SettingsResolver:
+    cwd = Path.cwd().resolve()
+
     def overrides(settings: Settings) -> Settings:
+        exclude = getattr(ns, "exclude", None)
+        extend_exclude = getattr(ns, "extend_exclude", None)
         return settings.with_overrides(
             select=getattr(ns, "select", None),
             ignore=getattr(ns, "ignore", None),
             extend_select=getattr(ns, "extend_select", None),
             fail_on=getattr(ns, "fail_on", None),
+            exclude=rebase_patterns(exclude, cwd, settings.root) if exclude else None,
+            extend_exclude=(
+                rebase_patterns(extend_exclude, cwd, settings.root) if extend_exclude else None
+            ),
         )
 
     config = Path(ns.config) if ns.config else None
@@ -127,28 +144,17 @@ def _color(ns: argparse.Namespace, stream: TextIO) -> bool:
     return ns.output_format in TEXT_FORMATS and stream.isatty()
 
 
-def _summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
-    if not diagnostics:
-        return f"No diagnostics in {files} file{'s' if files != 1 else ''}.\n"
-    counts: dict[str, int] = {}
-    for d in diagnostics:
-        counts[d.severity] = counts.get(d.severity, 0) + 1
-    order = ("error", "warning", "information", "hint")
-    parts = ", ".join(f"{counts[s]} {s}" for s in order if s in counts)
-    n = len(diagnostics)
-    return f"Found {n} diagnostic{'s' if n != 1 else ''} ({parts}).\n"
-
-
 def _show_settings(ns: argparse.Namespace, resolver: SettingsResolver) -> int:
     target = Path(ns.stdin_filename or (ns.paths[0] if ns.paths else "."))
     if not ns.stdin_filename and not target.exists():
         raise PathError(f"{target}: no such file or directory")
     settings = resolver.for_path(target.absolute())
-    selection = Selection.from_settings(settings)
+    selection = Selection.from_settings(settings, summarise=SUMMARISED_BY_DEFAULT)
     lines = [
         f"Settings for {target}",
         f"config file: {settings.config_path or '(none: defaults)'}",
         f"root: {settings.root}",
+        f"cache: {cache_directory(settings)}",
         f"select = {list(settings.select) if settings.select is not None else ['ALL']}",
         f"extend-select = {list(settings.extend_select)}",
         f"ignore = {list(settings.ignore)}",
@@ -159,6 +165,8 @@ def _show_settings(ns: argparse.Namespace, resolver: SettingsResolver) -> int:
         f"extend-exclude = {list(settings.extend_exclude)}",
         "enabled codes: "
         + ", ".join(f"{code} ({selection.severity(code)})" for code in selection.enabled_codes()),
+        "counted in the summary, not listed: "
+        + (", ".join(c for c in sorted(selection.summarised) if selection.is_enabled(c)) or "-"),
     ]
     sys.stdout.write("\n".join(lines) + "\n")
     return EXIT_OK
@@ -174,9 +182,12 @@ def _check(ns: argparse.Namespace) -> int:
         snippets=ns.output_format == "full" and not ns.statistics,
     )
     jobs = _jobs(ns, resolver, options)
+    if not jobs and ns.stdin_filename is None and ns.paths != ["-"]:
+        _warn("No Python files found under the given path(s)")
     results = run_jobs(jobs, ns.jobs)
     diagnostics = sorted((d for r in results for d in r.diagnostics), key=lambda d: d.sort_key)
-    _write_output(ns, diagnostics, len(jobs))
+    summarised = [code for r in results for code in r.summarised]
+    _write_output(ns, diagnostics, len(jobs), summarised)
     crashed = [r for r in results if r.internal_error]
     for result in crashed:
         _fail(f"internal error while analysing {result.filename}: {result.internal_error}")
@@ -191,7 +202,9 @@ def _failing(results: Sequence[FileResult]) -> bool:
     return any(at_least(d.severity, r.fail_on) for r in results for d in r.diagnostics)
 
 
-def _write_output(ns: argparse.Namespace, diagnostics: list[Diagnostic], files: int) -> None:
+def _write_output(
+    ns: argparse.Namespace, diagnostics: list[Diagnostic], files: int, summarised: list[str]
+) -> None:
     stream: TextIO
     if ns.output_file:
         try:
@@ -201,15 +214,19 @@ def _write_output(ns: argparse.Namespace, diagnostics: list[Diagnostic], files: 
     else:
         stream = sys.stdout
     try:
-        context = FormatContext(color=_color(ns, stream), preview=ns.preview)
-        if ns.statistics:
-            json_like = ns.output_format in ("json", "json-lines")
-            text = render_json(diagnostics) if json_like else render_text(diagnostics)
+        cwd = Path.cwd().resolve()
+        context = FormatContext(
+            color=_color(ns, stream), preview=ns.preview, root=repository_root(cwd), cwd=cwd
+        )
+        if ns.statistics:  # args refused --statistics with the other formats
+            json_like = ns.output_format in JSON_FORMATS
+            render = render_json if json_like else render_text
+            text = render(diagnostics, summarised)
         else:
             text = renderer(ns.output_format)(diagnostics, context)
-            if ns.output_format in TEXT_FORMATS and not ns.quiet:
+            if ns.output_format in TEXT_FORMATS and not ns.quiet and files:
                 text += "\n" if text and ns.output_format == "full" else ""
-                text += _summary(diagnostics, files)
+                text += summary(diagnostics, files, summarised)
         stream.write(text)
         stream.flush()
     finally:

@@ -11,7 +11,7 @@ import os
 from collections.abc import Sequence
 
 from skewlsp import __version__
-from skewlsp.cli.formats import DEFAULT_FORMAT, FORMATS
+from skewlsp.cli.formats import DEFAULT_FORMAT, FORMATS, JSON_FORMATS, TEXT_FORMATS
 from skewlsp.common.config import SEVERITIES
 
 SUBCOMMANDS = ("check", "explain", "preview")
@@ -27,7 +27,19 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see `{self.prog} --help`)")
 
 
+EXIT_CODES = """exit status:
+  0  nothing at the --fail-on severity (default: warning) or above was reported
+     (also with --exit-zero, and when no Python files were found)
+  1  something at --fail-on or above was reported
+  2  usage, configuration or internal error (one line on stderr)
+"""
+
+
 def _codes(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _patterns(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
@@ -35,7 +47,9 @@ def _check_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="skewlint",
         description="Report what pypto's SkewCrossCorePipeline pass does to each pl.pipeline "
-        "loop. Subcommands: `skewlint explain CODE`, `skewlint preview PATH:LINE`.",
+        "loop. Subcommands: `skewlint explain CODE|--all`, `skewlint preview PATH:LINE`.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "paths",
@@ -55,7 +69,8 @@ def _check_parser() -> argparse.ArgumentParser:
     output.add_argument(
         "--statistics",
         action="store_true",
-        help="print counts per code and per verdict instead of diagnostics",
+        help="print counts per code and per verdict instead of diagnostics (a table with "
+        "the concise/full formats, JSON with json/json-lines; refused with the others)",
     )
     output.add_argument("--no-color", action="store_true", help="never colour the output")
     output.add_argument("-q", "--quiet", action="store_true", help="no summary line")
@@ -72,8 +87,22 @@ def _check_parser() -> argparse.ArgumentParser:
         metavar="CODES",
         help="only these codes or prefixes (replaces the config's select)",
     )
-    rules.add_argument("--extend-select", type=_codes, action="append", metavar="CODES")
-    rules.add_argument("--ignore", type=_codes, action="append", metavar="CODES")
+    rules.add_argument(
+        "--extend-select",
+        type=_codes,
+        action="append",
+        metavar="CODES",
+        help="also these codes or prefixes, on top of select (e.g. SKW010 lists the loops "
+        "left for LowerPipelineLoops, otherwise only counted in the summary)",
+    )
+    rules.add_argument(
+        "--ignore",
+        type=_codes,
+        action="append",
+        metavar="CODES",
+        help="never these codes or prefixes (added to the config's ignore; the more "
+        "specific of a select and an ignore entry wins, ignore wins ties)",
+    )
     rules.add_argument(
         "--fail-on",
         choices=SEVERITIES,
@@ -94,6 +123,22 @@ def _check_parser() -> argparse.ArgumentParser:
         help="print the resolved settings for the first PATH and exit",
     )
     files = parser.add_argument_group("files")
+    files.add_argument(
+        "--exclude",
+        type=_patterns,
+        action="append",
+        metavar="PATTERNS",
+        help="gitignore-style patterns to skip, replacing the config's exclude (and the "
+        "defaults: .git, .venv, build, ...); path patterns are relative to the working "
+        "directory",
+    )
+    files.add_argument(
+        "--extend-exclude",
+        type=_patterns,
+        action="append",
+        metavar="PATTERNS",
+        help="patterns to skip in addition to exclude",
+    )
     files.add_argument(
         "--force-exclude",
         action="store_true",
@@ -119,7 +164,8 @@ def _check_parser() -> argparse.ArgumentParser:
 
 def _explain_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="skewlint explain", description="Explain a reason code.")
-    parser.add_argument("code", metavar="CODE")
+    parser.add_argument("code", metavar="CODE", nargs="?")
+    parser.add_argument("--all", action="store_true", help="explain every code")
     parser.add_argument("--output-format", choices=("text", "json"), default="text")
     return parser
 
@@ -148,10 +194,13 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     namespace.command = command
     if command == "check":
         _finish_check(namespace)
+    if command == "explain" and (namespace.code is None) == (not namespace.all):
+        raise UsageError("explain takes one CODE or --all (see `skewlint explain --help`)")
     return namespace
 
 
 def _finish_check(ns: argparse.Namespace) -> None:
+    from_env = ns.output_format is None
     if ns.output_format is None:
         env = os.environ.get(FORMAT_ENV, "").strip()
         if env and env not in FORMATS:
@@ -160,7 +209,17 @@ def _finish_check(ns: argparse.Namespace) -> None:
                 + ", ".join(sorted(FORMATS))
             )
         ns.output_format = env or DEFAULT_FORMAT
-    for key in ("select", "extend_select", "ignore"):
+    if ns.statistics and ns.output_format not in TEXT_FORMATS + JSON_FORMATS:
+        raise UsageError(
+            f"--statistics cannot be written as {ns.output_format}"
+            + (f" (from ${FORMAT_ENV})" if from_env else "")
+            + ": use "
+            + ", ".join(TEXT_FORMATS)
+            + " for a table or "
+            + ", ".join(JSON_FORMATS)
+            + " for JSON"
+        )
+    for key in ("select", "extend_select", "ignore", "exclude", "extend_exclude"):
         value = getattr(ns, key)
         if value is not None:
             setattr(ns, key, [code for group in value for code in group])

@@ -1,4 +1,9 @@
-"""A content-hash cache of analysis results under ``<project root>/.skewlint_cache/``.
+"""A content-hash cache of analysis results, kept out of source folders.
+
+Where (:func:`cache_directory`): ``.skewlint_cache/`` next to the configuration file
+that applies, else at the git root; with neither, under the user's cache directory
+(``$XDG_CACHE_HOME/skewlint/<digest of the project directory>``, ``~/.cache`` when
+unset) so that linting a folder of sources never writes into it.
 
 The key is the sha256 of the file's bytes, its path, the skewlsp version and the
 ``src`` roots; the entry also records a digest of every module the analysis
@@ -13,16 +18,45 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from skewlsp import __version__
 from skewlsp.analysis.report import LoopReport
 from skewlsp.cli.codec import report_from_data, report_to_data
+from skewlsp.common.config import Settings
 from skewlsp.common.resolver import resolve_module
 
 CACHE_DIRNAME = ".skewlint_cache"
 _FORMAT = "1"
+
+
+def user_cache_home(environ: Mapping[str, str] | None = None) -> Path:
+    """The user's cache directory: ``$XDG_CACHE_HOME`` (if absolute) or ``~/.cache``;
+    ``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows."""
+    env = os.environ if environ is None else environ
+    if os.name == "nt" and env.get("LOCALAPPDATA"):
+        return Path(env["LOCALAPPDATA"])
+    xdg = env.get("XDG_CACHE_HOME", "")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg)
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches"
+    return Path.home() / ".cache"
+
+
+def cache_directory(settings: Settings, environ: Mapping[str, str] | None = None) -> Path:
+    """Where the cache of the files under ``settings`` lives (see the module docstring)."""
+    return directory_for(settings.root, settings.config_path is not None, environ)
+
+
+def directory_for(root: Path, configured: bool, environ: Mapping[str, str] | None = None) -> Path:
+    """The cache directory of a settings root (``configured``: a config file sits there)."""
+    if configured or (root / ".git").exists():
+        return root / CACHE_DIRNAME
+    digest = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return user_cache_home(environ) / "skewlint" / f"{root.name or 'root'}-{digest}"
 
 
 def cache_key(data: bytes, path: str, src_roots: Sequence[Path]) -> str:
@@ -59,10 +93,10 @@ def dependency_digest(module: str, level: int, path: str, src_roots: Sequence[Pa
 
 
 class Cache:
-    """One cache directory; ``get``/``put`` never raise."""
+    """One cache directory (from :func:`cache_directory`); ``get``/``put`` never raise."""
 
-    def __init__(self, root: Path) -> None:
-        self.directory = root / CACHE_DIRNAME / f"v{_FORMAT}"
+    def __init__(self, top: Path) -> None:
+        self.directory = top / f"v{_FORMAT}"
         self._prefix = os.path.join(self.directory, "")
 
     def _entry(self, key: str) -> Path:

@@ -9,12 +9,34 @@ from __future__ import annotations
 import json
 import textwrap
 
-from skewlsp.analysis.codes import docs_url
+from skewlsp.analysis.codes import ReasonCode, docs_url
 from skewlsp.common.lint_codes import all_codes
 
 
 class UnknownCode(Exception):
     pass
+
+
+def _data(info: ReasonCode) -> dict[str, str]:
+    return {
+        "code": info.code,
+        "title": info.title,
+        "verdict": info.verdict,
+        "severity": info.severity,
+        "explanation": info.explanation,
+        "example": info.example,
+        "fix": info.fix,
+        "url": docs_url(info.code),
+    }
+
+
+def explain_all(*, as_json: bool = False) -> str:
+    """Every code, in code order (``ruff rule --all``): one JSON array, or the texts
+    separated by a rule line."""
+    known = all_codes()
+    if as_json:
+        return json.dumps([_data(info) for info in known.values()], indent=2) + "\n"
+    return ("-" * 88 + "\n").join(_text(info) for info in known.values())
 
 
 def explain(code: str, *, as_json: bool = False) -> str:
@@ -24,22 +46,11 @@ def explain(code: str, *, as_json: bool = False) -> str:
     if info is None:
         raise UnknownCode(f"unknown code {code!r}; known codes: {', '.join(known)}")
     if as_json:
-        return (
-            json.dumps(
-                {
-                    "code": info.code,
-                    "title": info.title,
-                    "verdict": info.verdict,
-                    "severity": info.severity,
-                    "explanation": info.explanation,
-                    "example": info.example,
-                    "fix": info.fix,
-                    "url": docs_url(info.code),
-                },
-                indent=2,
-            )
-            + "\n"
-        )
+        return json.dumps(_data(info), indent=2) + "\n"
+    return _text(info)
+
+
+def _text(info: ReasonCode) -> str:
     wrap = textwrap.TextWrapper(width=88)
     parts = [
         f"{info.code}: {info.title}",

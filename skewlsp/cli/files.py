@@ -123,6 +123,30 @@ class GitIgnore:
         return deciding
 
 
+def rebase_patterns(patterns: Sequence[str], cwd: Path, root: Path) -> tuple[str, ...]:
+    """Command-line exclude patterns, written relative to ``cwd``, made relative to ``root``.
+
+    Patterns in configuration files are relative to the file's directory (the settings'
+    root); on the command line a path pattern such as ``gen/*.py`` means the one under the
+    working directory, as in ruff. Patterns without a slash but a trailing one (``build``,
+    ``gen/``, ``*.pyi``) match at any depth and are kept as they are, as are negations;
+    a path pattern that points outside ``root`` can match nothing under it and is dropped.
+    """
+    rebased: list[str] = []
+    for pattern in patterns:
+        body = pattern.rstrip("/")
+        if pattern.startswith("!") or "/" not in body:
+            rebased.append(pattern)
+            continue
+        trailing = "/" if pattern.endswith("/") else ""
+        absolute = Path(os.path.normpath(cwd / body.lstrip("/")))
+        relative = _relative(absolute, root)
+        if relative is None:
+            continue
+        rebased.append("/" + relative + trailing if relative != "." else "/")
+    return tuple(rebased)
+
+
 def discover(
     paths: Sequence[str], resolver: SettingsResolver, *, force_exclude: bool = False
 ) -> list[Target]:

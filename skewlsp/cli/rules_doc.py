@@ -22,7 +22,13 @@ def render() -> str:
         "",
         "Every diagnostic has a stable code; codes never change meaning and are never "
         "reused. Severities are defaults: override them per code with "
-        "`[tool.skewlint.severity]`. `skewlint explain CODE` prints the same text.",
+        "`[tool.skewlint.severity]`. `skewlint explain CODE` (or `skewlint explain --all`) "
+        "prints the same text.",
+        "",
+        "`skewlint` counts SKW010 loops (left for LowerPipelineLoops) in its summary line "
+        "instead of listing them, unless you select them: `--extend-select SKW010`, "
+        '`select = ["ALL"]`, or the code or a prefix of it in `select` / `extend-select`. '
+        "The editor (the `skewlsp` server) always shows them, as hints.",
         "",
         "| code | verdict | severity | title | emitted by |",
         "|---|---|---|---|---|",

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING
 
 from skewlsp.analysis.lines import source_lines
 from skewlsp.analysis.report import LoopReport, Span
-from skewlsp.cli.cache import Cache, DependencyDigests, PlainFiles, cache_key
+from skewlsp.cli.cache import Cache, DependencyDigests, PlainFiles, cache_key, directory_for
 from skewlsp.common.config import Settings
 from skewlsp.common.diagnostic import Diagnostic, FileResult
-from skewlsp.common.lint_codes import UNREADABLE_FILE
+from skewlsp.common.lint_codes import SUMMARISED_BY_DEFAULT, UNREADABLE_FILE
 from skewlsp.common.pipeline import flatten, select_and_suppress
 from skewlsp.common.resolver import RecordingResolver
 from skewlsp.common.select import Selection
@@ -76,10 +76,14 @@ def decode_source(data: bytes) -> str:
         ) from None
 
 
+def _cache_for(settings: Settings) -> Cache:
+    return _cache_at(settings.root, settings.config_path is not None)
+
+
 @functools.lru_cache(maxsize=64)
-def _cache_for(root: Path) -> Cache:
-    """One Cache per project root (a Cache holds nothing but its directory)."""
-    return Cache(root)
+def _cache_at(root: Path, configured: bool) -> Cache:
+    """One Cache per settings root (a Cache holds nothing but its directory)."""
+    return Cache(directory_for(root, configured))
 
 
 class CacheMiss(Exception):
@@ -97,7 +101,7 @@ def analyze_cached(
     """Analysis results, from the cache when the file and its imported constants are unchanged."""
 
     src_roots = job.settings.src
-    cache = _cache_for(job.settings.root) if job.options.use_cache and job.path else None
+    cache = _cache_for(job.settings) if job.options.use_cache and job.path else None
     key = cache_key(data, job.path or "", src_roots) if cache else ""
     if cache is not None and job.path is not None:
         cached = cache.get(key, job.path, src_roots, digests)
@@ -198,7 +202,7 @@ def lint_job(
     ``pipeline``, cache hits) and ``None`` means "needs the analysis". With
     ``plain``, files it knows to lack ``pipeline`` are not even read.
     """
-    selection = Selection.from_settings(job.settings)
+    selection = Selection.from_settings(job.settings, summarise=SUMMARISED_BY_DEFAULT)
     data = job.data
     status: os.stat_result | None = None
     if data is None:
@@ -212,7 +216,7 @@ def lint_job(
                 data = stream.read()
         except OSError as error:
             return _file_problem(job, selection, error.strerror or str(error))
-    if PREFILTER not in data:
+    if PREFILTER not in data and b"\0" not in data:  # binary files are reported (SKW902)
         if plain is not None and status is not None:
             plain.add(job.path or job.filename, status)
         return FileResult(job.filename, (), job.settings.fail_on)
@@ -244,10 +248,13 @@ def lint_job(
         job.filename,
         selection,
     )
+    summarised = tuple(d.code for d in diagnostics if d.code in selection.summarised)
+    if summarised:
+        diagnostics = [d for d in diagnostics if d.code not in selection.summarised]
     if job.options.preview:
         diagnostics = [_with_preview(d, previews, refusals) for d in diagnostics]
     diagnostics.sort(key=lambda d: d.sort_key)
-    return FileResult(job.filename, tuple(diagnostics), job.settings.fail_on)
+    return FileResult(job.filename, tuple(diagnostics), job.settings.fail_on, summarised=summarised)
 
 
 def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[FileResult]:
@@ -270,7 +277,7 @@ def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[FileResult
             if job.options.use_cache and job.path is not None and job.data is None:
                 plain = plains.get(job.settings.root)
                 if plain is None:
-                    plain = plains[job.settings.root] = PlainFiles(_cache_for(job.settings.root))
+                    plain = plains[job.settings.root] = PlainFiles(_cache_for(job.settings))
             result = lint_job(job, analyse=False, digests=digests, plain=plain)
             results.append(result)
             if result is None:

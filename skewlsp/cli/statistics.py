@@ -1,4 +1,8 @@
-"""``--statistics``: how many diagnostics per code and per verdict, instead of the listing."""
+"""``--statistics``: how many diagnostics per code and per verdict, instead of the listing.
+
+Codes the run only counts (SKW010 unless selected, see ``Selection.summarised``)
+are counted here too, marked as not listed, since counting is what they get.
+"""
 
 from __future__ import annotations
 
@@ -9,39 +13,59 @@ from collections.abc import Sequence
 from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.common.lint_codes import all_codes
 
+NOT_LISTED = "(counted, not listed)"
 
-def count(diagnostics: Sequence[Diagnostic]) -> tuple[Counter[str], Counter[str]]:
-    """(count per code, count per verdict of loop diagnostics)."""
+
+def count(
+    diagnostics: Sequence[Diagnostic], summarised: Sequence[str] = ()
+) -> tuple[Counter[str], Counter[str]]:
+    """(count per code, count per verdict of loop diagnostics), counted codes included."""
+    known = all_codes()
     codes = Counter(d.code for d in diagnostics)
+    codes.update(summarised)
     verdicts = Counter(d.verdict for d in diagnostics if d.kind == "loop" and d.verdict)
+    verdicts.update(known[code].verdict for code in summarised if code in known)
     return codes, verdicts
 
 
-def render_text(diagnostics: Sequence[Diagnostic]) -> str:
-    codes, verdicts = count(diagnostics)
+def _ordered(counts: Counter[str]) -> list[tuple[str, int]]:
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
+def render_text(diagnostics: Sequence[Diagnostic], summarised: Sequence[str] = ()) -> str:
+    codes, verdicts = count(diagnostics, summarised)
     known = all_codes()
     severities = {d.code: d.severity for d in diagnostics}
+    hidden = set(summarised) - set(severities)
     width = max((len(str(n)) for n in codes.values()), default=1)
     lines = []
-    for code, n in sorted(codes.items(), key=lambda item: (-item[1], item[0])):
+    for code, n in _ordered(codes):
         title = known[code].title if code in known else ""
-        lines.append(f"{n:>{width}}\t{code}\t[{severities[code]}]\t{title}")
+        severity = severities.get(code) or (known[code].severity if code in known else "")
+        note = f" {NOT_LISTED}" if code in hidden else ""
+        lines.append(f"{n:>{width}}\t{code}\t[{severity}]\t{title}{note}")
     if verdicts:
         lines.append("")
         lines.append("loops by verdict:")
         width = max(len(str(n)) for n in verdicts.values())
-        for verdict, n in sorted(verdicts.items(), key=lambda item: (-item[1], item[0])):
+        for verdict, n in _ordered(verdicts):
             lines.append(f"{n:>{width}}\t{verdict}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def render_json(diagnostics: Sequence[Diagnostic]) -> str:
-    codes, verdicts = count(diagnostics)
+def render_json(diagnostics: Sequence[Diagnostic], summarised: Sequence[str] = ()) -> str:
+    codes, verdicts = count(diagnostics, summarised)
     known = all_codes()
+    listed = {d.code for d in diagnostics}
     data = {
         "codes": [
-            {"code": code, "count": n, "title": known[code].title if code in known else ""}
-            for code, n in sorted(codes.items(), key=lambda item: (-item[1], item[0]))
+            {
+                "code": code,
+                "count": n,
+                "title": known[code].title if code in known else "",
+                "listed": code in listed,
+            }
+            for code, n in _ordered(codes)
         ],
         "verdicts": dict(sorted(verdicts.items())),
     }

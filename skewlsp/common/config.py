@@ -106,9 +106,17 @@ class Settings:
         ignore: Iterable[str] | None = None,
         extend_select: Iterable[str] | None = None,
         fail_on: str | None = None,
+        exclude: Iterable[str] | None = None,
+        extend_exclude: Iterable[str] | None = None,
     ) -> Settings:
-        """Apply command-line options: ``select`` replaces, ``ignore``/``extend-select`` add."""
+        """Apply command-line options: ``select`` and ``exclude`` replace, ``ignore``,
+        ``extend-select`` and ``extend-exclude`` add."""
         changes: dict[str, Any] = {}
+        if exclude is not None:
+            changes["exclude"] = _strings(None, "exclude", list(exclude))
+        if extend_exclude is not None:
+            extend = _strings(None, "extend-exclude", list(extend_exclude))
+            changes["extend_exclude"] = self.extend_exclude + extend
         if select is not None:
             changes["select"] = _codes(None, "select", list(select))
         if ignore is not None:

@@ -45,3 +45,4 @@ class FileResult:
     diagnostics: tuple[Diagnostic, ...] = ()
     fail_on: str = "warning"
     internal_error: str | None = None  # an analysis crash: reported on stderr, exit 2
+    summarised: tuple[str, ...] = ()  # codes of the enabled diagnostics counted, not listed

@@ -4,6 +4,11 @@ Selectors are codes or prefixes (``SKW02``) as in ruff: when a ``select`` and an
 ``ignore`` entry both match a code, the more specific (longer) one wins, and on a
 tie ``ignore`` wins — so ``select = ["SKW02"]`` with ``ignore = ["SKW0"]`` still
 reports SKW021, while ``ignore = ["SKW021"]`` removes just that code.
+
+An adapter may name codes it *summarises* unless the user asks for them: the
+linter counts SKW010 loops in its summary instead of listing hundreds of them,
+until a ``select`` or ``extend-select`` entry of the user's (``ALL``, a prefix
+or the code) names them. The editor summarises nothing.
 """
 
 from __future__ import annotations
@@ -34,11 +39,22 @@ class Selection:
     select: tuple[str, ...]
     ignore: tuple[str, ...]
     severities: Mapping[str, str]
+    summarised: frozenset[str] = frozenset()  # enabled, but counted rather than listed
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> Selection:
+    def from_settings(cls, settings: Settings, *, summarise: Iterable[str] = ()) -> Selection:
+        """The selection of ``settings``; codes in ``summarise`` are only counted unless
+        one of the user's own ``select`` / ``extend-select`` entries names them."""
         select = ("ALL",) if settings.select is None else settings.select
-        return cls(select + settings.extend_select, settings.ignore, dict(settings.severity))
+        chosen = (settings.select or ()) + settings.extend_select
+        summarised = frozenset(code for code in summarise if _best(chosen, code) < 0)
+        return cls(
+            select + settings.extend_select, settings.ignore, dict(settings.severity), summarised
+        )
+
+    def is_listed(self, code: str) -> bool:
+        """Enabled and shown one by one (not only counted in a summary)."""
+        return code not in self.summarised and self.is_enabled(code)
 
     def is_enabled(self, code: str) -> bool:
         chosen = _best(self.select, code)

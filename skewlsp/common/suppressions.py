@@ -27,7 +27,10 @@ _PATTERN = re.compile(
 
 @dataclass
 class Suppression:
-    """One comment; empty ``codes`` means "everything"; ``used`` records what it hid."""
+    """One comment; empty ``codes`` means "everything"; ``used`` records what it hid.
+
+    Codes may be prefixes (``SKW02`` hides SKW020 to SKW027), as in ``select``/``ignore``.
+    """
 
     line: int
     column: int  # 1-based
@@ -38,7 +41,7 @@ class Suppression:
     used: set[str] = field(default_factory=set)
 
     def matches(self, code: str) -> bool:
-        return not self.codes or code in self.codes
+        return not self.codes or any(code.startswith(listed) for listed in self.codes)
 
     @property
     def span(self) -> Span:
@@ -133,6 +136,11 @@ def apply_suppressions(
     return kept
 
 
+def _known_prefix(listed: str, known: Iterable[str]) -> bool:
+    """A code, or a prefix of one, that starts like every code (``SKW``)."""
+    return listed.startswith("SKW") and any(code.startswith(listed) for code in known)
+
+
 def unused_suppressions(
     filename: str, suppressions: list[Suppression], severity: str
 ) -> list[Diagnostic]:
@@ -152,13 +160,14 @@ def unused_suppressions(
             unused = [
                 c
                 for c in suppression.codes
-                if c not in suppression.used and c != UNUSED_SUPPRESSION
+                if not any(hidden.startswith(c) for hidden in suppression.used)
+                and c != UNUSED_SUPPRESSION
             ]
             if not unused:
                 continue
             parts = []
-            unknown = [c for c in unused if c not in known]
-            stale = [c for c in unused if c in known]
+            unknown = [c for c in unused if not _known_prefix(c, known)]
+            stale = [c for c in unused if _known_prefix(c, known)]
             if stale:
                 parts.append(f"{', '.join(stale)} not reported here")
             if unknown:

@@ -1,4 +1,9 @@
-"""The content-hash cache: hits skip the analysis, imported constants invalidate it."""
+"""The content-hash cache: hits skip the analysis, imported constants invalidate it, and it
+lives at the config or git root, else in the user's cache directory (never in a source folder).
+
+Most tests here run in a git repository (``tmp_path/.git``), where the cache is
+``tmp_path/.skewlint_cache``; the location tests at the end say where it goes otherwise.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from skewlsp.cli.cache import (
     Cache,
     DependencyDigests,
     PlainFiles,
+    cache_directory,
     cache_key,
     dependency_digest,
 )
@@ -25,6 +31,12 @@ from tests.cli.helpers import SKEWED, STAGE3, write
 KERNEL = SKEWED.replace("pl.pipeline(0, 4,", "pl.pipeline(0, TRIP,").replace(
     "import pypto.language as pl\n", "import pypto.language as pl\nfrom consts import TRIP\n"
 )
+
+
+@pytest.fixture(autouse=True)
+def git_repository(tmp_path: Path) -> Path:
+    (tmp_path / ".git").mkdir()
+    return tmp_path
 
 
 @pytest.fixture
@@ -82,7 +94,7 @@ def test_cache_writes_only_under_its_own_directory(run: Run, tmp_path: Path) -> 
 
 
 def test_corrupt_entries_are_misses(tmp_path: Path) -> None:
-    cache = Cache(tmp_path)
+    cache = Cache(tmp_path / CACHE_DIRNAME)
     key = cache_key(b"x", "k.py", ())
     cache.put(key, [], [])
     entry = next((tmp_path / CACHE_DIRNAME).rglob(f"{key}.json"))
@@ -92,7 +104,7 @@ def test_corrupt_entries_are_misses(tmp_path: Path) -> None:
 
 def test_unwritable_cache_is_silently_skipped(tmp_path: Path) -> None:
     (tmp_path / CACHE_DIRNAME).write_text("a file where the directory should be")
-    cache = Cache(tmp_path)
+    cache = Cache(tmp_path / CACHE_DIRNAME)
     cache.put("ab" * 32, [], [])
     assert cache.get("ab" * 32, "k.py", ()) is None
 
@@ -172,7 +184,7 @@ def test_a_same_size_rewrite_with_the_old_mtime_is_still_noticed(
     """The ctime in the signature changes on every write; mtimes can be set back."""
     path = write(tmp_path, {"k.py": "x = 'pipelinx'\n"}) / "k.py"
     run("k.py")
-    assert PlainFiles(Cache(tmp_path)).known(str(path.resolve()), path.stat())
+    assert PlainFiles(Cache(tmp_path / CACHE_DIRNAME)).known(str(path.resolve()), path.stat())
     before = path.stat()
     path.write_text("x = 'pipeline'\n")  # same size, and now it mentions pipeline
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
@@ -192,3 +204,48 @@ def test_a_damaged_record_of_plain_files_is_ignored(run: Run, tmp_path: Path) ->
         "SKW001", "SKW030",
     ]
     assert json.loads(record.read_text())  # rewritten
+
+
+# -- where the cache lives ----------------------------------------------------------------
+
+
+def test_without_config_or_git_the_cache_goes_to_the_user_cache_dir(
+    run: Run, tmp_path: Path, user_cache: Path, calls: list[str]
+) -> None:
+    (tmp_path / ".git").rmdir()
+    write(tmp_path, {"src/k.py": STAGE3})
+    before = {p for p in tmp_path.rglob("*")}
+    run("src")
+    run("src")
+    assert {p for p in tmp_path.rglob("*")} == before  # nothing written into the sources
+    assert len(calls) == 1  # but the second run was served from the cache
+    tags = list(user_cache.glob("skewlint/*/CACHEDIR.TAG"))
+    assert len(tags) == 1
+
+
+def test_a_config_file_puts_the_cache_next_to_it(run: Run, tmp_path: Path, user_cache: Path) -> None:
+    (tmp_path / ".git").rmdir()
+    write(tmp_path, {"proj/pyproject.toml": "[tool.skewlint]\n", "proj/k.py": STAGE3})
+    run("proj")
+    assert (tmp_path / "proj" / CACHE_DIRNAME / "CACHEDIR.TAG").is_file()
+    assert not list(user_cache.rglob("*"))
+
+
+def test_show_settings_names_the_cache_directory(run: Run, tmp_path: Path, user_cache: Path) -> None:
+    (tmp_path / ".git").rmdir()
+    write(tmp_path, {"k.py": STAGE3})
+    out = run("--show-settings", "k.py").out
+    line = next(line for line in out.splitlines() if line.startswith("cache: "))
+    assert Path(line[7:]).parent == user_cache / "skewlint"
+
+
+def test_cache_directory_honours_only_an_absolute_xdg_cache_home(tmp_path: Path) -> None:
+    from skewlsp.common.config import Settings
+
+    settings = Settings(root=tmp_path / "sources")
+    assert cache_directory(settings, {"XDG_CACHE_HOME": str(tmp_path / "c")}).parent == (
+        tmp_path / "c" / "skewlint"
+    )
+    relative = cache_directory(settings, {"XDG_CACHE_HOME": "relative/dir"})
+    assert relative.parent == Path.home() / ".cache" / "skewlint"
+    assert cache_directory(Settings(root=tmp_path)) == tmp_path / CACHE_DIRNAME  # git root

@@ -77,7 +77,9 @@ def test_preview_of_a_left_loop_says_why(run: Run, tmp_path: Path) -> None:
 def test_preview_flag_records_why_a_left_loop_has_none(run: Run, tmp_path: Path) -> None:
     left = DEMOTED.replace("            pl.tile.tpush_to_aiv(p, split=0)\n", "")
     write(tmp_path, {"k.py": left})
-    [item] = run("--preview", "--output-format", "json", "k.py").json()
+    [item] = run(
+        "--preview", "--extend-select", "SKW010", "--output-format", "json", "k.py"
+    ).json()
     assert item["preview"] is None
     assert item["preview_error"].startswith("left as a pipeline loop")
 

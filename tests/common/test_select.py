@@ -51,3 +51,22 @@ def test_severity_override_most_specific_wins_else_default() -> None:
 def test_severity_ordering() -> None:
     assert at_least("error", "warning") and at_least("warning", "warning")
     assert not at_least("information", "warning") and at_least("hint", "hint")
+
+
+def test_summarised_codes_are_enabled_but_not_listed_unless_the_user_names_them() -> None:
+    def listed(**kwargs: object) -> bool:
+        settings = Settings(root=Path("."), **kwargs)  # type: ignore[arg-type]
+        sel = Selection.from_settings(settings, summarise=("SKW010",))
+        assert sel.is_enabled("SKW020") == ("SKW020" not in kwargs.get("ignore", ()))
+        return sel.is_listed("SKW010")
+
+    assert not listed()
+    assert listed(select=("ALL",))
+    assert listed(select=("SKW0",))
+    assert listed(extend_select=("SKW010",))
+    assert not listed(select=("SKW02",))
+    assert not listed(extend_select=("SKW010",), ignore=("SKW010",))
+
+
+def test_the_editor_summarises_nothing() -> None:
+    assert selection().is_listed("SKW010") and selection().summarised == frozenset()

@@ -85,8 +85,8 @@ def test_a_comment_on_a_code_line_before_the_loop_does_not_apply(
 
 
 def test_file_ignore_anywhere(run: Run, tmp_path: Path) -> None:
-    assert lint(run, tmp_path, DEMOTED + "# skewlint: file-ignore[SKW02]\n") == [
-        ("SKW020", 8), ("SKW901", 13)  # a prefix is not a code: only exact codes suppress
+    assert lint(run, tmp_path, DEMOTED + "# skewlint: file-ignore[SKW03]\n") == [
+        ("SKW020", 8), ("SKW901", 13)
     ]
     assert lint(run, tmp_path, DEMOTED + "# skewlint: file-ignore[SKW020]\n") == []
     assert lint(run, tmp_path, "# skewlint: file-ignore\n" + DEMOTED) == []
@@ -170,3 +170,19 @@ def test_a_suppression_in_a_large_file_costs_no_tokenizing(monkeypatch: pytest.M
     monkeypatch.setattr(tokenize, "generate_tokens", forbidden)
     source = "x = 1  # skewlint: ignore\n" + "y = 'z'\n" * 30_000
     assert [s.line for s in parse_suppressions(source)] == [1]
+
+
+def test_a_prefix_suppresses_every_code_it_starts(run: Run, tmp_path: Path) -> None:
+    """As ``select``/``ignore`` in the config accept prefixes, so do the comments."""
+    assert lint(run, tmp_path, DEMOTED + "# skewlint: file-ignore[SKW02]\n") == []
+    line = DEMOTED.replace(FOR, FOR + "  # skewlint: ignore[SKW0]")
+    assert lint(run, tmp_path, line) == []
+
+
+def test_an_unused_prefix_is_stale_and_an_unmatched_one_unknown(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": DEMOTED.replace(FOR, FOR + "  # skewlint: ignore[SKW02, SKW03, SKW7]")})
+    found = run("--output-format", "json", "k.py").json()
+    assert [(d["code"], d["message"]) for d in found] == [
+        ("SKW901", "unused suppression in `# skewlint: ignore[...]`: SKW03 not reported here; "
+                   "unknown code SKW7"),
+    ]

@@ -24,9 +24,12 @@ FORMATS: dict[str, str] = {
     "json-lines": "json_lines",
     "sarif": "sarif",
     "github": "github",
+    "gitlab": "gitlab",
+    "junit": "junit",
 }
 DEFAULT_FORMAT = "full"
 TEXT_FORMATS = ("concise", "full")
+JSON_FORMATS = ("json", "json-lines")  # the formats --statistics can also be written in
 
 
 def renderer(name: str) -> Renderer:
@@ -36,4 +39,12 @@ def renderer(name: str) -> Renderer:
     return render
 
 
-__all__ = ["DEFAULT_FORMAT", "FORMATS", "TEXT_FORMATS", "FormatContext", "Renderer", "renderer"]
+__all__ = [
+    "DEFAULT_FORMAT",
+    "FORMATS",
+    "JSON_FORMATS",
+    "TEXT_FORMATS",
+    "FormatContext",
+    "Renderer",
+    "renderer",
+]

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
+
+from skewlsp.cli.repo_root import relative_to_root
 
 _CODES = {
     "bold": "1",
@@ -20,6 +24,33 @@ _CODES = {
 class FormatContext:
     color: bool = False
     preview: bool = False
+    # Machine formats write paths relative to ``root`` (the repository root, see
+    # skewlsp.cli.repo_root); displayed filenames are relative to ``cwd``. None: the
+    # working directory.
+    root: Path | None = None
+    cwd: Path | None = None
+
+    @property
+    def root_dir(self) -> Path:
+        return self.root or self.cwd_dir
+
+    @property
+    def cwd_dir(self) -> Path:
+        return self.cwd or Path.cwd().resolve()
+
+    def repo_path(self, filename: str) -> str | None:
+        """``filename`` relative to the root (POSIX), or None outside it / for stdin."""
+        return relative_to_root(filename, self.root_dir, self.cwd_dir)
+
+    def report_path(self, filename: str) -> str:
+        """Relative to the root when inside it, else absolute; stdin stays ``-``."""
+        if filename == "-":
+            return filename
+        return self.repo_path(filename) or str(self.absolute(filename))
+
+    def absolute(self, filename: str) -> Path:
+        path = Path(filename)
+        return path if path.is_absolute() else Path(os.path.normpath(self.cwd_dir / path))
 
     def style(self, text: str, *names: str) -> str:
         """ANSI-styled text when colour is on, the plain text otherwise."""

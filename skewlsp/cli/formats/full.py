@@ -13,6 +13,7 @@ from skewlsp.cli.formats.context import SEVERITY_STYLE, FormatContext
 from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.common.lint_codes import all_codes
 
+SYNTAX_ERROR = "SKW900"
 FULL_LOOP_LINES = 12  # loops up to this long are shown whole; longer ones are elided
 
 
@@ -44,6 +45,8 @@ def _marks(diagnostic: Diagnostic) -> dict[int, list[tuple[Span, str]]]:
     labelled: list[tuple[Span | None, str]]
     if diagnostic.kind == "hint":
         labelled = [(diagnostic.span, diagnostic.code)]
+    elif diagnostic.code == SYNTAX_ERROR:
+        labelled = [(diagnostic.span, "syntax error")]
     else:
         labelled = [(report.lead, "lead"), (report.offending, "offending")]
     for span, label in labelled:
@@ -93,7 +96,8 @@ def snippet(diagnostic: Diagnostic, context: FormatContext) -> list[str]:
             start = span.column - 1
             end = span.end_column - 1 if span.end_line == span.line else len(text)
             caret = "^" * max(1, end - start)
-            colour = ("bold", "red") if "offending" in label else ("bold", "yellow")
+            red = "offending" in label or label == "syntax error"
+            colour = ("bold", "red") if red else ("bold", "yellow")
             out.append(f"{gutter} {' ' * start}{context.style(f'{caret} {label}', *colour)}")
         previous = number
     out.append(gutter)

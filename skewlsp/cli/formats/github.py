@@ -1,4 +1,8 @@
-"""``--output-format github``: GitHub Actions workflow commands (annotations on the PR diff)."""
+"""``--output-format github``: GitHub Actions workflow commands (annotations on the PR diff).
+
+``file=`` is relative to the repository root (``$GITHUB_WORKSPACE`` in Actions), which
+is what GitHub resolves it against, whichever directory skewlint ran in.
+"""
 
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
         properties = ",".join(
             f"{key}={_escape_property(str(value))}"
             for key, value in (
-                ("file", d.filename),
+                ("file", context.report_path(d.filename)),
                 ("line", d.span.line),
                 ("col", d.span.column),
                 ("endLine", d.span.end_line),

@@ -3,12 +3,16 @@
 One rule per known code (so ``ruleIndex`` is stable), with the explanation as
 ``fullDescription``, the fix as ``help`` and the rules document as ``helpUri``.
 Columns are Unicode code points, which ``columnKind`` says explicitly. URIs are
-relative to the current directory (``%SRCROOT%``), as code scanning expects.
+relative to the repository root (``uriBaseId: %SRCROOT%``), and
+``originalUriBaseIds`` gives that root as an absolute ``file:`` URI, so results
+resolve to the same files from whichever directory skewlint ran; a file outside
+the root gets its absolute ``file:`` URI.
 """
 
 from __future__ import annotations
 
 import json
+import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,11 +29,15 @@ LEVELS = {"error": "error", "warning": "warning", "information": "note", "hint":
 INFORMATION_URI = "https://github.com/skewlsp/skewlsp"
 
 
-def _uri(filename: str) -> str:
-    path = Path(filename)
-    if path.is_absolute():
-        return path.as_uri()
-    return path.as_posix()
+SRCROOT = "%SRCROOT%"
+
+
+def artifact_location(filename: str, context: FormatContext) -> dict[str, str]:
+    """``{uri, uriBaseId}`` relative to the root, or an absolute ``file:`` URI outside it."""
+    relative = context.repo_path(filename)
+    if relative is None:
+        return {"uri": context.absolute(filename).as_uri()}
+    return {"uri": urllib.parse.quote(relative), "uriBaseId": SRCROOT}
 
 
 def _region(span: Span) -> dict[str, int]:
@@ -41,12 +49,14 @@ def _region(span: Span) -> dict[str, int]:
     }
 
 
-def _location(filename: str, span: Span, label: str | None = None) -> dict[str, Any]:
-    artifact: dict[str, Any] = {"uri": _uri(filename)}
-    if not Path(filename).is_absolute():
-        artifact["uriBaseId"] = "%SRCROOT%"
+def _location(
+    filename: str, span: Span, context: FormatContext, label: str | None = None
+) -> dict[str, Any]:
     location: dict[str, Any] = {
-        "physicalLocation": {"artifactLocation": artifact, "region": _region(span)}
+        "physicalLocation": {
+            "artifactLocation": artifact_location(filename, context),
+            "region": _region(span),
+        }
     }
     if label:
         location["message"] = {"text": label}
@@ -75,12 +85,14 @@ def rules() -> list[dict[str, Any]]:
     return result
 
 
-def result_for(diagnostic: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
+def result_for(
+    diagnostic: Diagnostic, index: dict[str, int], context: FormatContext
+) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": diagnostic.code,
         "level": LEVELS.get(diagnostic.severity, "warning"),
         "message": {"text": diagnostic.message},
-        "locations": [_location(diagnostic.filename, diagnostic.span)],
+        "locations": [_location(diagnostic.filename, diagnostic.span, context)],
     }
     if diagnostic.code in index:
         result["ruleIndex"] = index[diagnostic.code]
@@ -89,7 +101,7 @@ def result_for(diagnostic: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
         related = []
         for span, label in ((report.lead, "lead"), (report.offending, "offending")):
             if span is not None:
-                location = _location(diagnostic.filename, span, label)
+                location = _location(diagnostic.filename, span, context, label)
                 location["id"] = len(related)
                 related.append(location)
         if related:
@@ -103,6 +115,12 @@ def result_for(diagnostic: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
             "stage": report.stage,
         }
     return result
+
+
+def _directory_uri(directory: Path) -> str:
+    """A base URI must end with a slash, or relative URIs would replace its last segment."""
+    uri = directory.as_uri()
+    return uri if uri.endswith("/") else uri + "/"
 
 
 def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
@@ -122,8 +140,9 @@ def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
                         "rules": rule_list,
                     }
                 },
+                "originalUriBaseIds": {SRCROOT: {"uri": _directory_uri(context.root_dir)}},
                 "columnKind": "unicodeCodePoints",
-                "results": [result_for(d, index) for d in diagnostics],
+                "results": [result_for(d, index, context) for d in diagnostics],
             }
         ],
     }

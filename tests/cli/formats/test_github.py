@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from skewlsp.analysis.report import Span
 from skewlsp.cli.formats import FormatContext
 from skewlsp.cli.formats.github import render
@@ -28,3 +30,19 @@ def test_escaping() -> None:
     out = render([diagnostic], FormatContext())
     assert out == ("::error file=dir%2Cx/a%3Ab.py,line=1,col=2,endLine=3,endColumn=4,"
                    "title=SKW021::50%25 done%0Anext\n")
+
+
+def test_file_is_relative_to_the_git_root_from_a_subdirectory(run: Run, tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, {"kernels/a.py": DEMOTED})
+    [line] = run("--output-format", "github", ".", cwd=tmp_path / "kernels").out.splitlines()
+    assert line.startswith("::warning file=kernels/a.py,line=8,")
+
+
+def test_file_is_relative_to_github_workspace(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, {"ws/sub/a.py": DEMOTED})
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path / "ws"))
+    [line] = run("--output-format", "github", "a.py", cwd=tmp_path / "ws" / "sub").out.splitlines()
+    assert line.startswith("::warning file=sub/a.py,line=8,")
