@@ -338,6 +338,7 @@ def hazards(
                 depth=decision.depth or 0,
                 source_order=source,
                 skewed_order=skewed,
+                messages=(decision.trip or 0) * len(order.senders),
             )
         )
     return tuple(result)
@@ -378,6 +379,13 @@ def _shown(
         return FifoMessage(labels[k], start + iteration * step, k == moved)
 
     return tuple(map(message, source[:count])), tuple(map(message, skewed[:count]))
+
+
+def order_text(messages: Sequence[FifoMessage], total: int) -> str:
+    """``qt(0) [rt(0)] qt(1) …``: the moved statement's messages in brackets; ``…`` when
+    ``total`` says more follow."""
+    parts = [f"[{m.label}({m.index})]" if m.moved else f"{m.label}({m.index})" for m in messages]
+    return " ".join(parts) + (" …" if total > len(parts) else "")
 
 
 def describe(hazard: FifoHazard) -> str:

@@ -84,6 +84,7 @@ class FifoHazard:
     depth: int
     source_order: tuple[FifoMessage, ...] = ()
     skewed_order: tuple[FifoMessage, ...] = ()
+    messages: int = 0  # how many messages this core sends on the FIFO over the whole trip
 
 
 @dataclass(frozen=True)

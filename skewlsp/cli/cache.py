@@ -22,7 +22,7 @@ from skewlsp.cli.codec import report_from_data, report_to_data
 from skewlsp.common.resolver import resolve_module
 
 CACHE_DIRNAME = ".skewlint_cache"
-_FORMAT = "1"
+_FORMAT = "2"  # 2: reports carry FIFO hazards (SKW060)
 
 
 def cache_key(data: bytes, path: str, src_roots: Sequence[Path]) -> str:

@@ -185,7 +185,7 @@ def test_a_same_size_rewrite_with_the_old_mtime_is_still_noticed(
 def test_a_damaged_record_of_plain_files_is_ignored(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"plain.py": "x = 1\n", "k.py": STAGE3})
     run("plain.py", "k.py")
-    record = tmp_path / CACHE_DIRNAME / "v1" / "plain.json"
+    record = tmp_path / CACHE_DIRNAME / f"v{skewlsp.cli.cache._FORMAT}" / "plain.json"
     assert record.is_file()
     record.write_text("{not json")
     assert [d["code"] for d in run("--output-format", "json", "plain.py", "k.py").json()] == [
