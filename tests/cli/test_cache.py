@@ -20,7 +20,7 @@ from skewlsp.cli.cache import (
 )
 from skewlsp.cli.codec import report_from_data, report_to_data
 from tests.cli.conftest import Run
-from tests.cli.helpers import SKEWED, STAGE3, write
+from tests.cli.helpers import FIXTURES, SKEWED, STAGE3, write
 
 KERNEL = SKEWED.replace("pl.pipeline(0, 4,", "pl.pipeline(0, TRIP,").replace(
     "import pypto.language as pl\n", "import pypto.language as pl\nfrom consts import TRIP\n"
@@ -192,3 +192,11 @@ def test_a_damaged_record_of_plain_files_is_ignored(run: Run, tmp_path: Path) ->
         "SKW001", "SKW030",
     ]
     assert json.loads(record.read_text())  # rewritten
+
+
+def test_fifo_hazards_round_trip_through_the_codec() -> None:
+    reports = skewlsp.analysis.analyze((FIXTURES / "fifo_reorder.py").read_text(), "k.py")
+    assert [len(r.hazards) for r in reports] == [1]
+    assert [h.code for h in reports[0].hints] == ["SKW060"]
+    data = json.loads(json.dumps([report_to_data(r) for r in reports]))  # as the cache stores it
+    assert [report_from_data(d) for d in data] == reports
