@@ -109,20 +109,25 @@ def _direction(call: cst.Call) -> str | None:
 
 
 def _pushes_in(node: cst.CSTNode) -> list[tuple[cst.Call, str, bool]]:
-    """Every tpush call under ``node`` in source order: (call, direction, in an else branch)."""
-    found: list[tuple[cst.Call, str, bool]] = []
+    """Every tpush call under ``node`` in source order: (call, direction, in an else branch).
 
-    def visit(current: cst.CSTNode, in_else: bool) -> None:
+    Iterative: a statement may nest as deep as the analysis accepts.
+    """
+    found: list[tuple[cst.Call, str, bool]] = []
+    stack: list[tuple[cst.CSTNode, bool]] = [(node, False)]
+    while stack:
+        current, in_else = stack.pop()
         if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            return
+            continue
         if isinstance(current, cst.Call):
             direction = _direction(current)
             if direction is not None:
                 found.append((current, direction, in_else))
-        for child in children(current):
-            visit(child, in_else or (current is node and isinstance(child, (cst.Else, cst.If))))
-
-    visit(node, False)
+        below = [
+            (child, in_else or (current is node and isinstance(child, (cst.Else, cst.If))))
+            for child in children(current)
+        ]
+        stack.extend(reversed(below))
     return found
 
 
