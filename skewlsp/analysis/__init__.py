@@ -10,7 +10,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .codes import CODES, SEVERITY_RANK, ReasonCode, docs_url, severity_of
-from .report import CoreResult, Finding, LoopReport, Resolver, Span, loop_at
+from .report import (
+    CoreResult,
+    FifoHazard,
+    FifoMessage,
+    Finding,
+    LoopReport,
+    Related,
+    Resolver,
+    Span,
+    loop_at,
+)
 
 if TYPE_CHECKING:
     from .engine import LoopModel, analyze, analyze_models
@@ -39,10 +49,13 @@ __all__ = [
     "CODES",
     "SEVERITY_RANK",
     "CoreResult",
+    "FifoHazard",
+    "FifoMessage",
     "Finding",
     "LoopModel",
     "LoopReport",
     "ReasonCode",
+    "Related",
     "Resolver",
     "Span",
     "UnitCache",

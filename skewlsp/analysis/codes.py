@@ -201,6 +201,32 @@ _CODES = [
         "skewlint where the imported module lives (`src`).",
     ),
     ReasonCode(
+        "SKW060",
+        "skewed",
+        "warning",
+        "the skew reorders a FIFO",
+        "The pass counts only top-level tpush/tpop statements. A tpush nested in an `if` "
+        "whose condition the compiler cannot prove from the loop bounds, or in an inner loop "
+        "it does not collapse, does not stop the skew: it lands in the consumer half and, "
+        "after the rewrite, is issued after the produces of the next D iterations. The peer "
+        "core's in-order FIFO then receives tiles in another order than the source says, and "
+        "nothing in the compiler notices (its verifier does not model FIFO order). skewlsp "
+        "compares the order of every message this core sends on each FIFO, iteration by "
+        "iteration, in the source and in the skewed schedule, and warns when they differ.",
+        "for i in pl.pipeline(8, stage=2):\n"
+        "    qt = pl.tile.load(q, [i * 16, 0], [16, 64])\n"
+        "    pl.tpush_to_aiv(qt, split=0)  # lead: producer half\n"
+        "    rt = pl.tpop_from_aiv(split=0)\n"
+        "    if mode > 2:\n"
+        "        pl.tpush_to_aiv(rt, split=0)  # not counted: consumer half\n"
+        "    pl.tile.store(rt, [i * 16, 0], o)\n"
+        "# source order on the FIFO to AIV: qt(0) rt(0) qt(1) rt(1) ...\n"
+        "# after the skew (depth 2):       qt(0) qt(1) qt(2) qt(3) rt(0) rt(1) qt(4) ...",
+        "Make the peer expect the skewed order, or keep every message of the loop at the top "
+        "level (then the loop is a multi-round-trip and runs sequentially), or move the "
+        "conditional message out of the pipeline loop.",
+    ),
+    ReasonCode(
         "SKW900",
         "error",
         "error",

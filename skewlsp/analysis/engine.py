@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from . import dsl, mixed
+from . import dsl, fifo_order, mixed
 from .advice import depth_hint
 from .body import BodyContext, InnerSkew, Stmt, loop_bounds, normalise, resolve
 from .conditions import Interval
@@ -837,6 +837,8 @@ class _UnitAnalysis:
                     stage_span,
                 ),
             )
+        hazards = fifo_order.hazards(d, stmts, self._span)  # SKW060: FIFOs the skew reorders
+        hints += tuple(fifo_order.finding(h, self._span(call)) for h in hazards)
         return LoopReport(
             path=self.path,
             span=self._span(loop),
@@ -862,6 +864,7 @@ class _UnitAnalysis:
             pops=d.pops,
             stage_span=stage_span,
             hints=hints,
+            hazards=hazards,
             args=_remark_args(d),
         )
 

@@ -34,12 +34,57 @@ class Span:
 
 
 @dataclass(frozen=True)
+class Related:
+    """Another place a finding points at (LSP relatedInformation, SARIF relatedLocations)."""
+
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True)
 class Finding:
     """A secondary remark attached to a loop (e.g. SKW030 on its ``stage=`` argument)."""
 
     code: str
     message: str
     span: Span
+    related: tuple[Related, ...] = ()
+
+
+@dataclass(frozen=True)
+class FifoMessage:
+    """One message a core sends on a FIFO: the statement's label and the loop index it runs at.
+
+    ``moved`` marks the messages of the hazard's moved statement, so a renderer can
+    show where they land without re-deriving anything.
+    """
+
+    label: str
+    index: int
+    moved: bool = False
+
+
+@dataclass(frozen=True)
+class FifoHazard:
+    """The skew changes the order of the messages this core sends on one FIFO (SKW060).
+
+    ``moved`` is a send of the consumer half (a tpush the pass did not count: nested
+    in an ``if`` it cannot prove or in an inner loop), ``lead`` the producer-half
+    send that now overtakes it; ``after_produces`` is how many later producer
+    messages on this FIFO are issued before each moved message in the steady state
+    (at least). The two orders are the first messages of the loop, before and after
+    the rewrite.
+    """
+
+    direction: str  # the receiving core: "aiv" (FIFO to the vector core) or "aic"
+    moved: Span
+    lead: Span
+    guard: str | None  # the header of the block the moved tpush sits in, e.g. "if mode > 2"
+    after_produces: int
+    depth: int
+    source_order: tuple[FifoMessage, ...] = ()
+    skewed_order: tuple[FifoMessage, ...] = ()
+    messages: int = 0  # how many messages this core sends on the FIFO over the whole trip
 
 
 @dataclass(frozen=True)
@@ -94,6 +139,7 @@ class LoopReport:
     stage_span: Span | None = None
     hints: tuple[Finding, ...] = ()
     cores: tuple[CoreResult, ...] = ()
+    hazards: tuple[FifoHazard, ...] = ()  # FIFOs the skew reorders (SKW060)
     fix_hint: str | None = None  # what would make the loop skew (deeper), when we can compute it
     args: tuple[tuple[str, str], ...] = field(default=())
 

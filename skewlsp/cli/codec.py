@@ -10,7 +10,15 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from skewlsp.analysis.report import CoreResult, Finding, LoopReport, Span
+from skewlsp.analysis.report import (
+    CoreResult,
+    FifoHazard,
+    FifoMessage,
+    Finding,
+    LoopReport,
+    Related,
+    Span,
+)
 
 _SPAN_FIELDS = ("span", "call_span", "lead", "offending", "stage_span")
 _LINE_RANGES = ("producer_lines", "consumer_lines")
@@ -36,10 +44,27 @@ def report_from_data(data: dict[str, Any]) -> LoopReport:
             values[key] = tuple((int(a), int(b)) for a, b in values[key])
     if "hints" in values:
         values["hints"] = tuple(
-            Finding(h["code"], h["message"], Span(**h["span"])) for h in values["hints"]
+            Finding(
+                h["code"],
+                h["message"],
+                Span(**h["span"]),
+                tuple(Related(Span(**r["span"]), r["message"]) for r in h.get("related", ())),
+            )
+            for h in values["hints"]
         )
+    if "hazards" in values:
+        values["hazards"] = tuple(_hazard(h) for h in values["hazards"])
     if "cores" in values:
         values["cores"] = tuple(CoreResult(**c) for c in values["cores"])
     if "args" in values:
         values["args"] = tuple((str(a), str(b)) for a, b in values["args"])
     return LoopReport(**values)
+
+
+def _hazard(data: dict[str, Any]) -> FifoHazard:
+    values = dict(data)
+    for key in ("moved", "lead"):
+        values[key] = Span(**values[key])
+    for key in ("source_order", "skewed_order"):
+        values[key] = tuple(FifoMessage(**m) for m in values.get(key, ()))
+    return FifoHazard(**values)

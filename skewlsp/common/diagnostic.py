@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from skewlsp.analysis.report import LoopReport, Span
+from skewlsp.analysis.report import LoopReport, Related, Span
 
 Kind = Literal["loop", "hint", "suppression", "file"]
 
@@ -27,6 +27,8 @@ class Diagnostic:
     snippet: tuple[tuple[int, str], ...] = ()  # (line number, text) of the loop
     preview: str | None = None
     preview_error: str | None = None
+    # Other places the remark points at (a hint's related spans: SKW060's moved tpush and lead).
+    related: tuple[Related, ...] = ()
 
     @property
     def verdict(self) -> str | None:

@@ -52,6 +52,7 @@ def flatten(
                 selection.severity(hint.code),
                 report,
                 snippet,
+                related=hint.related,
             )
             for hint in report.hints
         )

@@ -81,6 +81,12 @@ def to_lsp(
                     f"this statement is why the loop is not skewed ({report.code})",
                 )
             )
+    for place in record.related:  # a hint's own places (SKW060: the moved tpush, the lead)
+        related.append(
+            types.DiagnosticRelatedInformation(
+                types.Location(uri, span_to_range(lines, place.span, encoding)), place.message
+            )
+        )
     data = None
     if report is not None:
         data = {"loop": [report.span.line, report.span.column]}

@@ -9,7 +9,7 @@ the loop relies on keep their spelling (see ``context._kept_names``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -33,8 +33,13 @@ def clone_half(
     tag: str,
     state: Sequence[cst.BaseExpression] = (),
     with_yield: bool = False,
+    marks: Mapping[int, str] | None = None,
 ) -> Clone:
-    """The half ``indices`` at loop index ``index``; ``tag`` (``p0``, ``c3``) suffixes new names."""
+    """The half ``indices`` at loop index ``index``; ``tag`` (``p0``, ``c3``) suffixes new names.
+
+    ``marks`` puts a comment line above the clone of a statement (by its index in
+    the body): how the preview points at a tpush the skew moves (SKW060).
+    """
     renames: dict[str, str] = {}
     iter_values = dict(zip(ctx.model.iter_names, state, strict=False))
     out: list[cst.BaseStatement] = []
@@ -65,6 +70,9 @@ def clone_half(
             reads.update({name: cst.Name(new) for name, new in defs.items()})
             node = substitute(stmt.node, reads, defs)
             out.append(_without_blank_lines(node))  # type: ignore[arg-type]
+        if marks and position in marks:
+            comment = cst.EmptyLine(indent=True, comment=cst.Comment(f"# {marks[position]}"))
+            out[-1] = out[-1].with_changes(leading_lines=[*out[-1].leading_lines, comment])
 
     new_state = list(state)
     if with_yield and ctx.model.yield_node is not None and state:

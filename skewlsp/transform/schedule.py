@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from ..analysis.fifo_order import MovedSend, moved_sends
 from .clone import bound_names, clone_half
 from .context import LoopContext
 from .errors import PreviewUnavailable
@@ -60,9 +61,18 @@ def skewed_statements(ctx: LoopContext) -> list[cst.BaseStatement]:
         part = clone_half(ctx, produce, index_expr(var, i * step), f"p{depth + i}")
         steady_body += part.statements
     state: list[cst.BaseExpression] = [cst.Name(name) for name in iters]
+    moved = moved_sends(decision, ctx.stmts)
     for i in range(depth):
         offset = -(depth - i) * step
-        part = clone_half(ctx, consume, index_expr(var, offset), f"c{i}", state, with_yield=True)
+        part = clone_half(
+            ctx,
+            consume,
+            index_expr(var, offset),
+            f"c{i}",
+            state,
+            with_yield=True,
+            marks=_moved_marks(moved, "steady", i),
+        )
         steady_body += part.statements
         state = part.state
     results = _result_names(ctx)
@@ -76,7 +86,15 @@ def skewed_statements(ctx: LoopContext) -> list[cst.BaseStatement]:
     last = start + (trip - depth) * step
     for i in range(depth):
         index = last + i * step
-        part = clone_half(ctx, consume, int_literal(index), f"c{depth + i}", state, with_yield=True)
+        part = clone_half(
+            ctx,
+            consume,
+            int_literal(index),
+            f"c{depth + i}",
+            state,
+            with_yield=True,
+            marks=_moved_marks(moved, "epilogue", i),
+        )
         epilogue += part.statements
         state = part.state
     bindings = [
@@ -97,6 +115,20 @@ def skewed_statements(ctx: LoopContext) -> list[cst.BaseStatement]:
     )
     epilogue = _headed(epilogue, f"epilogue: {_listing('consume', consumed)}")
     return [*prologue, steady, *epilogue, *bindings]
+
+
+def _moved_marks(moved: Sequence[MovedSend], part: str, clone: int) -> dict[int, str]:
+    """Comments for the tpushes this consume clone issues out of source order (SKW060)."""
+    marks: dict[int, str] = {}
+    for move in moved:
+        counts = move.steady if part == "steady" else move.epilogue
+        n = counts[clone]
+        if n:
+            fifo = f"FIFO to {move.direction.upper()}"
+            note = f"issued after the next {n} produce{'s' if n != 1 else ''} ({fifo})"
+            previous = marks.get(move.sender.index)
+            marks[move.sender.index] = f"{previous}; {note}" if previous else f"SKW060: {note}"
+    return marks
 
 
 def _listing(half: str, indices: Sequence[str]) -> str:

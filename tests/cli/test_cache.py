@@ -26,7 +26,7 @@ from skewlsp.cli.cache import (
 )
 from skewlsp.cli.codec import report_from_data, report_to_data
 from tests.cli.conftest import Run
-from tests.cli.helpers import SKEWED, STAGE3, write
+from tests.cli.helpers import FIXTURES, SKEWED, STAGE3, write
 
 KERNEL = SKEWED.replace("pl.pipeline(0, 4,", "pl.pipeline(0, TRIP,").replace(
     "import pypto.language as pl\n", "import pypto.language as pl\nfrom consts import TRIP\n"
@@ -197,7 +197,7 @@ def test_a_same_size_rewrite_with_the_old_mtime_is_still_noticed(
 def test_a_damaged_record_of_plain_files_is_ignored(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"plain.py": "x = 1\n", "k.py": STAGE3})
     run("plain.py", "k.py")
-    record = tmp_path / CACHE_DIRNAME / "v1" / "plain.json"
+    record = tmp_path / CACHE_DIRNAME / f"v{skewlsp.cli.cache._FORMAT}" / "plain.json"
     assert record.is_file()
     record.write_text("{not json")
     assert [d["code"] for d in run("--output-format", "json", "plain.py", "k.py").json()] == [
@@ -249,3 +249,11 @@ def test_cache_directory_honours_only_an_absolute_xdg_cache_home(tmp_path: Path)
     relative = cache_directory(settings, {"XDG_CACHE_HOME": "relative/dir"})
     assert relative.parent == Path.home() / ".cache" / "skewlint"
     assert cache_directory(Settings(root=tmp_path)) == tmp_path / CACHE_DIRNAME  # git root
+
+
+def test_fifo_hazards_round_trip_through_the_codec() -> None:
+    reports = skewlsp.analysis.analyze((FIXTURES / "fifo_reorder.py").read_text(), "k.py")
+    assert [len(r.hazards) for r in reports] == [1]
+    assert [h.code for h in reports[0].hints] == ["SKW060"]
+    data = json.loads(json.dumps([report_to_data(r) for r in reports]))  # as the cache stores it
+    assert [report_from_data(d) for d in data] == reports

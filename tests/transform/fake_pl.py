@@ -78,6 +78,7 @@ class FakePl:
     stack: list[_Loop] = field(default_factory=list)
     pushes: list[Any] = field(default_factory=list)
     pops: int = 0
+    sends: list[tuple[str, Any]] = field(default_factory=list)  # (receiving core, value)
     max_in_flight: int = 0
     peer_leads: bool = False  # a consumer-role core: the peer pushes first, on its own
 
@@ -120,7 +121,13 @@ class FakePl:
     # -- recording -----------------------------------------------------------------------
     def op(self, name: str):
         if name.startswith("tpush"):
-            return self._push
+            direction = name.rsplit("_", 1)[-1]
+
+            def push(value, **kw):
+                self.sends.append((direction, value))
+                return self._push(value, **kw)
+
+            return push
         if name.startswith("tpop"):
             return self._pop
         if name == "store":
@@ -154,6 +161,10 @@ class FakePl:
         record = ("store", _freeze(destination), _freeze(offsets), _freeze(value))
         self.events.append(record)
         return ("stored", _freeze(destination), _freeze(offsets), _freeze(value))
+
+    def sends_to(self, core: str) -> list[Any]:
+        """What the peer ``core`` receives on its FIFO from this core, in order."""
+        return [value for direction, value in self.sends if direction == core]
 
     def stores(self) -> list[tuple]:
         return [e for e in self.events if e[0] == "store"]

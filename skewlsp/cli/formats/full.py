@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from skewlsp.analysis.fifo_order import order_text
 from skewlsp.analysis.report import LoopReport, Span
 from skewlsp.cli.formats.context import SEVERITY_STYLE, FormatContext
 from skewlsp.common.diagnostic import Diagnostic
@@ -45,6 +46,7 @@ def _marks(diagnostic: Diagnostic) -> dict[int, list[tuple[Span, str]]]:
     labelled: list[tuple[Span | None, str]]
     if diagnostic.kind == "hint":
         labelled = [(diagnostic.span, diagnostic.code)]
+        labelled += [(r.span, r.message) for r in diagnostic.related]
     elif diagnostic.code == SYNTAX_ERROR:
         labelled = [(diagnostic.span, "syntax error")]
     else:
@@ -126,6 +128,12 @@ def render_one(diagnostic: Diagnostic, context: FormatContext) -> str:
             notes.append(f"{core.core}: {core.verdict} ({core.code}) {core.reason}{copies}")
         if report.fix_hint:
             notes.append(f"fix: {report.fix_hint}")
+    if report is not None and diagnostic.code == "SKW060":
+        for hazard in report.hazards:
+            if hazard.moved in {r.span for r in diagnostic.related}:
+                fifo, total = f"FIFO to {hazard.direction.upper()}", hazard.messages
+                notes.append(f"{fifo}, source order: {order_text(hazard.source_order, total)}")
+                notes.append(f"{fifo}, after the skew: {order_text(hazard.skewed_order, total)}")
     hint = _hint(diagnostic)
     if hint:
         notes.append(f"help: {hint}")

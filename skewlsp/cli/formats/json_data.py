@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from skewlsp.analysis.codes import docs_url
-from skewlsp.analysis.report import Span
+from skewlsp.analysis.report import FifoHazard, FifoMessage, Span
 from skewlsp.common.diagnostic import Diagnostic
 
 
@@ -20,6 +20,25 @@ def span_data(span: Span | None) -> dict[str, int] | None:
         "column": span.column,
         "end_line": span.end_line,
         "end_column": span.end_column,
+    }
+
+
+def _message_data(message: FifoMessage) -> dict[str, Any]:
+    return {"label": message.label, "index": message.index, "moved": message.moved}
+
+
+def hazard_data(hazard: FifoHazard) -> dict[str, Any]:
+    """One FIFO the skew reorders (SKW060), with both orders of its first messages."""
+    return {
+        "fifo": hazard.direction,
+        "moved": span_data(hazard.moved),
+        "lead": span_data(hazard.lead),
+        "guard": hazard.guard,
+        "after_produces": hazard.after_produces,
+        "depth": hazard.depth,
+        "source_order": [_message_data(m) for m in hazard.source_order],
+        "skewed_order": [_message_data(m) for m in hazard.skewed_order],
+        "messages": hazard.messages,
     }
 
 
@@ -67,6 +86,10 @@ def diagnostic_data(diagnostic: Diagnostic, *, preview: bool = False) -> dict[st
             for c in (report.cores if report else ())
         ],
         "fix": report.fix_hint if report else None,
+        "related": [
+            {"message": r.message, **(span_data(r.span) or {})} for r in diagnostic.related
+        ],
+        "hazards": [hazard_data(h) for h in (report.hazards if report else ())],
     }
     if preview:
         data["preview"] = diagnostic.preview

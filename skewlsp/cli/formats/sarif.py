@@ -99,7 +99,13 @@ def result_for(
     report = diagnostic.report
     if report is not None:
         related = []
-        for span, label in ((report.lead, "lead"), (report.offending, "offending")):
+        labelled: list[tuple[Span | None, str]] = [
+            (report.lead, "lead"),
+            (report.offending, "offending"),
+        ]
+        if diagnostic.related:  # a hint with places of its own (SKW060: the moved tpush, the lead)
+            labelled = [(r.span, r.message) for r in diagnostic.related]
+        for span, label in labelled:
             if span is not None:
                 location = _location(diagnostic.filename, span, context, label)
                 location["id"] = len(related)
