@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .codes import CODES, SEVERITY_RANK, ReasonCode, docs_url, severity_of
 from .report import (
     CoreResult,
+    Edit,
     FifoHazard,
     FifoMessage,
     Finding,
@@ -49,6 +50,7 @@ __all__ = [
     "CODES",
     "SEVERITY_RANK",
     "CoreResult",
+    "Edit",
     "FifoHazard",
     "FifoMessage",
     "Finding",

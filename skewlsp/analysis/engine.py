@@ -32,7 +32,7 @@ from .names import (
 )
 from .positions import LoopPositions
 from .reads import ReadLog
-from .report import CoreResult, Finding, LoopReport, Resolver, Span
+from .report import CoreResult, Edit, Finding, LoopReport, Resolver, Span
 from .scope import (
     BUILTIN_CALLS,
     EnclosingLoop,
@@ -516,7 +516,7 @@ class _UnitAnalysis:
         loop_var, iter_names, target_error = _loop_target(loop, call)
         if target_error:
             errors.append(target_error)
-        stage, stage_span = self._stage(call, scope, errors)
+        stage, stage_span, stage_value = self._stage(call, scope, errors)
         start, stop, step = self._bounds(call, header_ctx, errors)
         header = LoopHeader(stage, start, stop, step, iter_names, ())
         overflow = check_int64(header)
@@ -573,7 +573,9 @@ class _UnitAnalysis:
             if summary is not None:
                 decision = summary
                 stmts = core_stmts
-        report = self._report(loop, call, fn, loop_var, decision, stmts, stage_span)
+        report = self._report(
+            loop, call, fn, loop_var, decision, stmts, stage_span, stage_value
+        )
         if cores:
             report = replace(report, cores=cores)
         if decision.code == "SKW002" and decision.trip and decision.requested_depth:
@@ -761,11 +763,12 @@ class _UnitAnalysis:
 
     def _stage(
         self, call: cst.Call, scope: FunctionScope, errors: list[str]
-    ) -> tuple[Folded | None, Span | None]:
+    ) -> tuple[Folded | None, Span | None, Span | None]:
+        """The folded ``stage=``, the span of the argument and the span of its value."""
         arg = dsl.keyword(call, "stage")
         if arg is None:
             errors.append("pl.pipeline() requires stage= (a positive integer)")
-            return None, None
+            return None, None, None
         span = self._span(arg)
         folded = _fold_stage(arg.value, scope)
         if isinstance(folded, Rejected):
@@ -779,7 +782,7 @@ class _UnitAnalysis:
                 errors.append(f"pl.pipeline() stage must be >= 1, got {folded.value}")
             elif folded.value > INT32_MAX:
                 errors.append(f"pl.pipeline() stage {folded.value} does not fit in a 32-bit int")
-        return folded, span
+        return folded, span, self._span(arg.value)
 
     def _bounds(
         self, call: cst.Call, ctx: BodyContext, errors: list[str]
@@ -824,6 +827,7 @@ class _UnitAnalysis:
         d: Decision,
         stmts: Sequence[Stmt],
         stage_span: Span | None,
+        stage_value: Span | None = None,
     ) -> LoopReport:
         def span_of(index: int | None) -> Span | None:
             return None if index is None else self._span(stmts[index].located)
@@ -835,6 +839,7 @@ class _UnitAnalysis:
                     "SKW030",
                     "stage=3 requests skew depth 2, the same as stage=2: write stage=2",
                     stage_span,
+                    fix=Edit(stage_value, "2") if stage_value is not None else None,
                 ),
             )
         hazards = fifo_order.hazards(d, stmts, self._span)  # SKW060: FIFOs the skew reorders

@@ -42,13 +42,26 @@ class Related:
 
 
 @dataclass(frozen=True)
+class Edit:
+    """Replace the text at ``span`` with ``text``: a fix, as data every adapter can apply."""
+
+    span: Span
+    text: str
+
+
+@dataclass(frozen=True)
 class Finding:
-    """A secondary remark attached to a loop (e.g. SKW030 on its ``stage=`` argument)."""
+    """A secondary remark attached to a loop (e.g. SKW030 on its ``stage=`` argument).
+
+    ``fix`` is the edit that resolves it when that edit is safe to apply unasked
+    (``--fix``, a quick fix): it changes nothing the compiler does but the spelling.
+    """
 
     code: str
     message: str
     span: Span
     related: tuple[Related, ...] = ()
+    fix: Edit | None = None
 
 
 @dataclass(frozen=True)

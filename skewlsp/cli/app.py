@@ -26,6 +26,7 @@ from skewlsp.cli.statistics import render_json, render_text
 from skewlsp.cli.summary import summary
 from skewlsp.common.config import Settings, SettingsError
 from skewlsp.common.diagnostic import Diagnostic, FileResult
+from skewlsp.common.fixes import apply_edits
 from skewlsp.common.lint_codes import SUMMARISED_BY_DEFAULT
 from skewlsp.common.select import Selection, at_least
 from skewlsp.common.settings_resolver import SettingsResolver
@@ -185,7 +186,21 @@ def _check(ns: argparse.Namespace) -> int:
     if not jobs and ns.stdin_filename is None and ns.paths != ["-"]:
         _warn("No Python files found under the given path(s)")
     results = run_jobs(jobs, ns.jobs)
+    if ns.diff:
+        return _diff(results, jobs)
+    fixed = 0
+    if ns.fix:
+        fixed, rewritten = _apply_fixes(results, jobs)
+        if rewritten:  # what remains is reported from the fixed text
+            again = {job.path for job in rewritten}
+            redone = iter(run_jobs(rewritten, ns.jobs))
+            results = [
+                next(redone) if job.path in again else result
+                for job, result in zip(jobs, results, strict=True)
+            ]
     diagnostics = sorted((d for r in results for d in r.diagnostics), key=lambda d: d.sort_key)
+    if fixed and not ns.quiet:
+        sys.stderr.write(f"Fixed {fixed} issue{'s' if fixed != 1 else ''}.\n")
     summarised = [code for r in results for code in r.summarised]
     _write_output(ns, diagnostics, len(jobs), summarised)
     crashed = [r for r in results if r.internal_error]
@@ -196,6 +211,61 @@ def _check(ns: argparse.Namespace) -> int:
     if ns.exit_zero:
         return EXIT_OK
     return EXIT_FOUND if _failing(results) else EXIT_OK
+
+
+def _fixed_texts(
+    results: Sequence[FileResult], jobs: Sequence[Job]
+) -> list[tuple[Job, str, str, int]]:
+    """(job, source, fixed source, fixes applied) for every UTF-8 file with a safe fix."""
+    changed = []
+    for job, result in zip(jobs, results, strict=True):
+        edits = [d.fix for d in result.diagnostics if d.fix is not None]
+        if not edits or job.path is None:
+            continue
+        try:
+            source = Path(job.path).read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue  # another encoding: rewriting it is not worth the risk
+        bom = "\ufeff" if source.startswith("\ufeff") else ""
+        text, applied = apply_edits(source.removeprefix(bom), edits)
+        if applied and bom + text != source:
+            changed.append((job, source, bom + text, applied))
+    return changed
+
+
+def _diff(results: Sequence[FileResult], jobs: Sequence[Job]) -> int:
+    """``--diff``: the safe fixes as a unified diff; nothing is written."""
+    import difflib
+
+    changed = _fixed_texts(results, jobs)
+    for job, source, text, _ in changed:
+        sys.stdout.writelines(
+            difflib.unified_diff(
+                source.splitlines(keepends=True),
+                text.splitlines(keepends=True),
+                fromfile=f"a/{job.filename}",
+                tofile=f"b/{job.filename}",
+            )
+        )
+    count = sum(applied for *_, applied in changed)
+    if count:
+        sys.stderr.write(f"Would fix {count} issue{'s' if count != 1 else ''}.\n")
+    return EXIT_FOUND if changed else EXIT_OK
+
+
+def _apply_fixes(results: Sequence[FileResult], jobs: Sequence[Job]) -> tuple[int, list[Job]]:
+    """``--fix``: write each fixed file (same encoding); the jobs to lint again."""
+    fixed, rewritten = 0, []
+    for job, _, text, applied in _fixed_texts(results, jobs):
+        assert job.path is not None
+        try:
+            with open(job.path, "w", encoding="utf-8", newline="") as stream:
+                stream.write(text)
+        except OSError as error:
+            raise CliError(f"{job.filename}: cannot write the fix: {error.strerror}") from None
+        fixed += applied
+        rewritten.append(job)
+    return fixed, rewritten
 
 
 def _failing(results: Sequence[FileResult]) -> bool:

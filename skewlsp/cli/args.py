@@ -79,6 +79,19 @@ def _check_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="add each loop's rewritten source (json: a `preview` key)",
     )
+    fixing = parser.add_argument_group("fixes")
+    fixing.add_argument(
+        "--fix",
+        action="store_true",
+        help="apply the safe fixes (SKW030: lower the stage to the one that asks for the same "
+        "depth; SKW901: delete unused suppressions), then report what remains",
+    )
+    fixing.add_argument(
+        "--diff",
+        action="store_true",
+        help="print the safe fixes as a unified diff instead of applying them "
+        "(exit 1 when there is one)",
+    )
     rules = parser.add_argument_group("rules")
     rules.add_argument(
         "--select",
@@ -225,6 +238,10 @@ def _finish_check(ns: argparse.Namespace) -> None:
             setattr(ns, key, [code for group in value for code in group])
     if ns.jobs is not None and ns.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if ns.fix and ns.diff:
+        raise UsageError("--fix writes the fixes and --diff only shows them: choose one")
+    if (ns.fix or ns.diff) and (ns.stdin_filename is not None or ns.paths == ["-"]):
+        raise UsageError("--fix and --diff work on files, not on stdin")
     if ns.isolated and ns.config:
         raise UsageError("--config and --isolated cannot be used together")
     if ns.stdin_filename is not None and any(p != "-" for p in ns.paths):

@@ -29,7 +29,7 @@ from skewlsp.common.config import Settings
 from skewlsp.common.resolver import resolve_module
 
 CACHE_DIRNAME = ".skewlint_cache"
-_FORMAT = "2"  # 2: reports carry FIFO hazards (SKW060)
+_FORMAT = "3"  # 2: reports carry FIFO hazards (SKW060); 3: findings carry their fix
 
 
 def user_cache_home(environ: Mapping[str, str] | None = None) -> Path:

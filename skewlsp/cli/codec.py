@@ -12,6 +12,7 @@ from typing import Any
 
 from skewlsp.analysis.report import (
     CoreResult,
+    Edit,
     FifoHazard,
     FifoMessage,
     Finding,
@@ -49,6 +50,7 @@ def report_from_data(data: dict[str, Any]) -> LoopReport:
                 h["message"],
                 Span(**h["span"]),
                 tuple(Related(Span(**r["span"]), r["message"]) for r in h.get("related", ())),
+                _edit(h.get("fix")),
             )
             for h in values["hints"]
         )
@@ -59,6 +61,10 @@ def report_from_data(data: dict[str, Any]) -> LoopReport:
     if "args" in values:
         values["args"] = tuple((str(a), str(b)) for a, b in values["args"])
     return LoopReport(**values)
+
+
+def _edit(data: dict[str, Any] | None) -> Edit | None:
+    return None if data is None else Edit(Span(**data["span"]), str(data["text"]))
 
 
 def _hazard(data: dict[str, Any]) -> FifoHazard:

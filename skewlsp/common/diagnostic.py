@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from skewlsp.analysis.report import LoopReport, Related, Span
+from skewlsp.analysis.report import Edit, LoopReport, Related, Span
 
 Kind = Literal["loop", "hint", "suppression", "file"]
 
@@ -29,6 +29,7 @@ class Diagnostic:
     preview_error: str | None = None
     # Other places the remark points at (a hint's related spans: SKW060's moved tpush and lead).
     related: tuple[Related, ...] = ()
+    fix: Edit | None = None  # a safe edit that resolves it (``--fix``, a quick fix)
 
     @property
     def verdict(self) -> str | None:

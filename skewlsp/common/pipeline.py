@@ -53,6 +53,7 @@ def flatten(
                 report,
                 snippet,
                 related=hint.related,
+                fix=hint.fix,
             )
             for hint in report.hints
         )

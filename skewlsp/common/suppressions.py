@@ -13,7 +13,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from skewlsp.analysis.report import Span
+from skewlsp.analysis.lines import source_lines
+from skewlsp.analysis.report import Edit, Span
 from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.common.lint_codes import UNUSED_SUPPRESSION, all_codes
 
@@ -39,6 +40,9 @@ class Suppression:
     codes: tuple[str, ...]
     standalone: bool  # the comment is alone on its line
     used: set[str] = field(default_factory=set)
+    # What deleting the whole directive removes: the directive, plus the spaces before
+    # it when it ends the line, or the whole line when it is all there is on it.
+    removal: Span | None = None
 
     def matches(self, code: str) -> bool:
         return not self.codes or any(code.startswith(listed) for listed in self.codes)
@@ -88,12 +92,15 @@ def parse_suppressions(source: str) -> list[Suppression]:
     if SUPPRESSION_MARK not in source:
         return []
     found: list[Suppression] = []
+    lines: list[str] | None = None
     for line, col, text, standalone in _comments(source):
         match = _PATTERN.search(text)
         if match is None:
             continue
         raw = match.group("codes")
         codes = tuple(c.strip() for c in raw.split(",") if c.strip()) if raw else ()
+        if lines is None:
+            lines = source_lines(source)
         found.append(
             Suppression(
                 line=line,
@@ -102,9 +109,24 @@ def parse_suppressions(source: str) -> list[Suppression]:
                 file_level=match.group("kind") == "file-ignore",
                 codes=codes,
                 standalone=standalone,
+                removal=_removal(lines, line, col + match.start(), col + match.end(), standalone),
             )
         )
     return found
+
+
+def _removal(lines: list[str], line: int, start: int, end: int, standalone: bool) -> Span:
+    """The span deleting a directive at 0-based columns ``start..end`` of ``line`` takes."""
+    text = lines[line - 1] if line <= len(lines) else ""
+    rest = text[end:].strip()
+    before = text[:start]
+    if rest and not rest.startswith("#"):
+        return Span(line, start + 2, line, end + 1)  # more comment follows: keep it and its #
+    if standalone and not before.strip() and not rest:
+        return Span(line, 1, line + 1, 1)  # the line holds nothing else
+    if not rest:
+        return Span(line, len(before.rstrip()) + 1, line, len(text.rstrip()) + 1)
+    return Span(line, start + 1, line, end + 1)
 
 
 def _covers(suppression: Suppression, diagnostic: Diagnostic) -> bool:
@@ -181,6 +203,19 @@ def unused_suppressions(
                 message=message,
                 span=suppression.span,
                 severity=severity,
+                fix=_unused_fix(suppression, kind),
             )
         )
     return result
+
+
+def _unused_fix(suppression: Suppression, kind: str) -> Edit | None:
+    """Delete the directive, or just the codes in it that hide nothing."""
+    kept = [
+        c
+        for c in suppression.codes
+        if any(hidden.startswith(c) for hidden in suppression.used) or c == UNUSED_SUPPRESSION
+    ]
+    if kept:
+        return Edit(suppression.span, f"# skewlint: {kind}[{', '.join(kept)}]")
+    return Edit(suppression.removal, "") if suppression.removal is not None else None

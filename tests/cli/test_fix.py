@@ -1,0 +1,56 @@
+"""``--fix`` and ``--diff``: the safe fixes (SKW030: lower the stage; SKW901: delete an
+unused suppression), applied or shown, as ruff does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.cli.conftest import Run
+from tests.cli.helpers import STAGE3, write
+
+UNUSED = "x = 1  # skewlint: ignore[SKW021]\n"
+
+
+def test_diff_shows_the_fixes_and_writes_nothing(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": STAGE3 + UNUSED})
+    result = run("--no-cache", "--diff", "k.py")
+    assert result.exit_code == 1
+    assert "-        for i in pl.pipeline(0, 4, 1, stage=3):\n" in result.out
+    assert "+        for i in pl.pipeline(0, 4, 1, stage=2):\n" in result.out
+    assert "-x = 1  # skewlint: ignore[SKW021]\n+x = 1\n" in result.out
+    assert result.err == "Would fix 2 issues.\n"
+    assert (tmp_path / "k.py").read_text() == STAGE3 + UNUSED
+
+
+def test_diff_without_fixes_exits_0_and_prints_nothing(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": STAGE3.replace("stage=3", "stage=2")})
+    result = run("--no-cache", "--diff", "k.py")
+    assert (result.exit_code, result.out, result.err) == (0, "", "")
+
+
+def test_fix_writes_the_file_and_reports_what_remains(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": STAGE3 + UNUSED})
+    result = run("--fix", "--output-format", "concise", "k.py")
+    assert (tmp_path / "k.py").read_text() == STAGE3.replace("stage=3", "stage=2") + "x = 1\n"
+    assert result.err == "Fixed 2 issues.\n"
+    assert "SKW030" not in result.out and "SKW901" not in result.out
+    assert "k.py:8:9: SKW001" in result.out
+    assert result.exit_code == 0
+
+
+def test_fix_keeps_the_codes_that_still_hide_something(run: Run, tmp_path: Path) -> None:
+    kernel = STAGE3.replace(
+        "for i in pl.pipeline(0, 4, 1, stage=3):",
+        "for i in pl.pipeline(0, 4, 1, stage=3):  # skewlint: ignore[SKW001, SKW021]",
+    )
+    write(tmp_path, {"k.py": kernel})
+    run("--fix", "k.py")
+    fixed = (tmp_path / "k.py").read_text()
+    assert "# skewlint: ignore[SKW001]" in fixed and "stage=2" in fixed
+
+
+def test_fix_and_diff_refuse_stdin_and_each_other(run: Run, tmp_path: Path) -> None:
+    assert run("--fix", "-", stdin=b"x = 1\n").exit_code == 2
+    write(tmp_path, {"k.py": STAGE3})
+    both = run("--fix", "--diff", "k.py")
+    assert both.exit_code == 2 and "choose one" in both.err
