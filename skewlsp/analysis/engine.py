@@ -7,34 +7,36 @@ the units holding loops are parsed with libcst, so the cost follows the loops.
 
 from __future__ import annotations
 
-import ast
 import itertools
-import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from . import dsl, fifo_order, mixed
+from . import dsl, mixed
 from .advice import depth_hint
+from .assemble import body_lines, loop_report
 from .body import BodyContext, InnerSkew, Stmt, loop_bounds, normalise, resolve
+from .closures import capture_locals, parameter_values
 from .conditions import Interval
-from .constants import Const, Dynamic, Folded, Folder, ModuleConstants, Opaque, Rejected, code_of
+from .constants import Const, Folded, ModuleConstants
 from .coverage import unreported_loops
 from .decide import Decision, LoopHeader, check_int64, decide
+from .dsl_checks import body_errors, has_explicit_messages
+from .guard import TooDeep, check_parseable, describe
+from .header import bounds_of, loop_target, stage_of
+from .imports import imported_lookup
 from .names import (
     block_effects,
     body_statements,
     memoised_effects,
     reads_of,
     statement_effects,
-    target_effects,
 )
 from .positions import LoopPositions
 from .reads import ReadLog
-from .report import CoreResult, Edit, Finding, LoopReport, Resolver, Span
+from .report import CoreResult, LoopReport, Resolver, Span
 from .scope import (
-    BUILTIN_CALLS,
     EnclosingLoop,
     FunctionScope,
     flatten_top_level,
@@ -46,11 +48,9 @@ from .scope import (
 )
 from .source_index import ModuleIndex, SyntaxProblem, Unit, build_exact_index, build_index
 from .unit_cache import UnitCache, UnitKey, context_fingerprint
-from .walk import children, walk
+from .walk import walk
 
-INT32_MAX = 2**31 - 1
 MAX_PREVIEW_COPIES = 16  # pl.unroll copies of one loop rewritten one by one for its preview
-MAX_IMPORT_DEPTH = 8  # modules followed from a kernel through `from m import NAME` chains
 
 
 def analyze(
@@ -161,7 +161,7 @@ def _module_context(
     """What every unit of a module sees: its constants (and imports), and its aliases."""
     constants = ModuleConstants(
         index.constant_sources,
-        _imported_lookup(index, path, resolver),
+        imported_lookup(index, path, resolver),
         classes=index.class_sources,
         functions=index.function_sources,
     )
@@ -194,124 +194,15 @@ def _analyse_unit(
         return _UnitAnalysis(unit, path, aliases, constants).run()
     except RecursionError:
         reason = "the code is nested too deeply to analyse"
-    except _TooDeep as err:
+    except TooDeep as err:
         reason = str(err)
     except Exception as err:  # an analysis bug must not take the editor or CI down
-        reason = f"internal error while analysing this function: {_describe(err)}"
+        reason = f"internal error while analysing this function: {describe(err)}"
     line = unit.line_offset + (2 if unit.text.startswith("if 1:") else 1)
     span = Span(line, 1, line, 2)
     return [
         LoopModel(LoopReport(path, span, span, "unknown", "SKW050", reason, function=unit.qualname))
     ]
-
-
-class _TooDeep(Exception):
-    """The unit nests deeper than libcst's native parser can take without crashing."""
-
-
-# libcst's native parser recurses on the C stack: a few thousand nested brackets
-# or operators crash the process. CPython's own parser refuses such code earlier or
-# builds a tree we can measure cheaply, so we measure first.
-MAX_SYNTAX_DEPTH = 300
-
-
-def _describe(err: BaseException) -> str:
-    """``Type: message`` that never raises, even for errors whose str() recurses."""
-    try:
-        return f"{type(err).__name__}: {str(err)[:200]}"
-    except Exception:  # includes RecursionError while formatting
-        return type(err).__name__
-
-
-def _check_parseable(text: str) -> ast.Module | None:
-    """The stdlib tree (None for a syntax error); raises _TooDeep for code too deep for libcst."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text)
-    except (SyntaxError, ValueError, MemoryError, OverflowError):
-        return None
-    except RecursionError:
-        raise _TooDeep("the code is nested too deeply to analyse") from None
-    _check_depth(tree)
-    return tree
-
-
-def _check_depth(tree: ast.Module) -> None:
-    """Raise _TooDeep if any node lies more than MAX_SYNTAX_DEPTH levels down.
-
-    Walking every node of every unit was a tenth of the analysis time, so
-    short expressions are not entered: below an expression that spans n
-    bytes of one line, each level of expressions is at least a byte shorter
-    and at most three non-expression levels (keyword, comprehension,
-    arguments) sit between two of them, so the subtree is at most 4n + 8
-    levels deep. f-strings are always entered: before Python 3.12 the
-    positions of the parts inside them are not reliable.
-    """
-    stack: list[tuple[ast.AST, int, bool]] = [(tree, 0, False)]
-    while stack:
-        node, depth, in_fstring = stack.pop()
-        if depth > MAX_SYNTAX_DEPTH:
-            raise _TooDeep(
-                f"an expression or block nests more than {MAX_SYNTAX_DEPTH} levels deep; "
-                "skewlsp does not analyse it"
-            )
-        inside = in_fstring or isinstance(node, ast.JoinedStr)
-        for child in ast.iter_child_nodes(node):
-            if (
-                not inside
-                and isinstance(child, ast.expr)
-                and not isinstance(child, ast.JoinedStr)
-                and child.end_lineno == child.lineno
-                and child.end_col_offset is not None
-                and depth + 4 * (child.end_col_offset - child.col_offset) + 8 < MAX_SYNTAX_DEPTH
-            ):
-                continue
-            stack.append((child, depth + 1, inside))
-
-
-def _imported_lookup(
-    index: ModuleIndex, path: str | None, resolver: Resolver | None, depth: int = 0
-) -> Callable[[str], Folded | None]:
-    """Names imported from sibling modules, read through the caller's resolver."""
-    cache: dict[str, ModuleConstants | None] = {}
-
-    def module_of(module: str, level: int) -> ModuleConstants | None:
-        key = f"{level}:{module}"
-        if key not in cache:
-            cache[key] = None
-            try:
-                text = resolver(module, level, path) if resolver else None
-            except Exception:
-                text = None
-            if text is not None and depth < MAX_IMPORT_DEPTH:
-                other = build_index(text)
-                nested = _imported_lookup(other, path, resolver, depth + 1)
-                cache[key] = ModuleConstants(
-                    other.constant_sources,
-                    nested,
-                    classes=other.class_sources,
-                    functions=other.function_sources,
-                )
-        return cache[key]
-
-    def lookup(name: str) -> Folded | None:
-        imported = index.imported.get(name)
-        if imported is None:
-            return None
-        if resolver is None:
-            return Opaque(name, f"`{name}` is imported from `{imported.module}`")
-        constants = module_of(imported.module, imported.level)
-        if constants is None:
-            return Opaque(
-                name, f"`{name}` is imported from `{imported.module}`, which was not found"
-            )
-        found = constants(imported.name)
-        if found is None:
-            return Opaque(name, f"`{name}` is not a constant of `{imported.module}`")
-        return found
-
-    return lookup
 
 
 class _UnitAnalysis:
@@ -334,7 +225,7 @@ class _UnitAnalysis:
         self.deciding_copy = 0  # >0 while a pl.unroll copy other than the first is decided
 
     def run(self) -> list[LoopModel] | None:
-        tree = _check_parseable(self.unit.text)
+        tree = check_parseable(self.unit.text)
         if tree is None:
             return None
         try:
@@ -381,7 +272,7 @@ class _UnitAnalysis:
         base = FunctionScope(self.module_constants, params, dsl_names, tile_like_names(fn))
         env: dict[str, Folded] = {}
         function_incore = is_incore_function(fn)
-        self.closures.append(_parameter_values(fn, name))
+        self.closures.append(parameter_values(fn, name))
         try:
             for stmt, incore in flatten_top_level(body_statements(fn.body), function_incore):
                 self.incore.append(incore)
@@ -393,7 +284,7 @@ class _UnitAnalysis:
                 self._visit(stmt, scope, [], name)
                 self.incore.pop()
                 update_locals(stmt, env, self.module_constants)
-                _capture_locals(stmt, *self.closures[-1])
+                capture_locals(stmt, *self.closures[-1])
         finally:
             self.closures.pop()
 
@@ -513,17 +404,17 @@ class _UnitAnalysis:
             errors.append(
                 "a bare `pipeline(...)` is rejected by the DSL parser: write `pl.pipeline(...)`"
             )
-        loop_var, iter_names, target_error = _loop_target(loop, call)
+        loop_var, iter_names, target_error = loop_target(loop, call)
         if target_error:
             errors.append(target_error)
-        stage, stage_span, stage_value = self._stage(call, scope, errors)
-        start, stop, step = self._bounds(call, header_ctx, errors)
+        stage, stage_span, stage_value = stage_of(call, scope, errors, self._span)
+        start, stop, step = bounds_of(call, header_ctx, errors)
         header = LoopHeader(stage, start, stop, step, iter_names, ())
         overflow = check_int64(header)
         if overflow:
             errors.append(overflow)
         errors.extend(
-            _body_errors(loop, self.aliases, self.functions[-1] if self.functions else None)
+            body_errors(loop, self.aliases, self.functions[-1] if self.functions else None)
         )
 
         ranges = {e.var: e.interval for e in enclosing if e.interval is not None}
@@ -565,7 +456,7 @@ class _UnitAnalysis:
         if (
             self._incore
             and not ctx.unknowns
-            and not _has_explicit_messages(loop)
+            and not has_explicit_messages(loop)
             and not header.errors
         ):
             live_out = (*iter_names, *body.yield_reads)
@@ -573,8 +464,9 @@ class _UnitAnalysis:
             if summary is not None:
                 decision = summary
                 stmts = core_stmts
-        report = self._report(
-            loop, call, fn, loop_var, decision, stmts, stage_span, stage_value
+        report = loop_report(
+            self.path, self._span, loop, call, fn, loop_var, decision, stmts,
+            stage_span, stage_value,
         )
         if cores:
             report = replace(report, cores=cores)
@@ -725,7 +617,7 @@ class _UnitAnalysis:
                         copies if core == "aiv" else 1,
                         d.pushes,
                         d.pops,
-                        _body_lines(core_stmts),
+                        body_lines(core_stmts),
                     ),
                     d,
                 )
@@ -761,215 +653,6 @@ class _UnitAnalysis:
             known = self.dual_aiv[id(fn)] = "split(" not in text
         return known
 
-    def _stage(
-        self, call: cst.Call, scope: FunctionScope, errors: list[str]
-    ) -> tuple[Folded | None, Span | None, Span | None]:
-        """The folded ``stage=``, the span of the argument and the span of its value."""
-        arg = dsl.keyword(call, "stage")
-        if arg is None:
-            errors.append("pl.pipeline() requires stage= (a positive integer)")
-            return None, None, None
-        span = self._span(arg)
-        folded = _fold_stage(arg.value, scope)
-        if isinstance(folded, Rejected):
-            errors.append(folded.reason)
-        elif isinstance(folded, Dynamic):
-            errors.append(
-                f"pl.pipeline() stage must be a compile-time constant integer ({folded.reason})"
-            )
-        elif isinstance(folded, Const):
-            if folded.value < 1:
-                errors.append(f"pl.pipeline() stage must be >= 1, got {folded.value}")
-            elif folded.value > INT32_MAX:
-                errors.append(f"pl.pipeline() stage {folded.value} does not fit in a 32-bit int")
-        return folded, span, self._span(arg.value)
-
-    def _bounds(
-        self, call: cst.Call, ctx: BodyContext, errors: list[str]
-    ) -> tuple[Folded, Folded, Folded]:
-        for arg in call.args:
-            if arg.star:
-                errors.append("pl.pipeline() does not accept *args or **kwargs")
-            elif arg.keyword is not None and arg.keyword.value not in (
-                "init_values",
-                "stage",
-                "attrs",
-            ):
-                errors.append(f"unknown keyword argument '{arg.keyword.value}' in pl.pipeline()")
-        values = [a.value for a in dsl.positional(call)]
-        if not values:
-            errors.append("pl.pipeline() requires at least 1 argument (stop)")
-            zero = Const(0)
-            return zero, zero, Const(1)
-        if len(values) == 1:
-            exprs: list[cst.BaseExpression | None] = [None, values[0], None]
-        elif len(values) == 2:
-            exprs = [values[0], values[1], None]
-        else:
-            exprs = list(values[:3])
-        folded: list[Folded] = []
-        for expr, default in zip(exprs, (0, None, 1), strict=True):
-            if expr is None:
-                folded.append(Const(default or 0))
-                continue
-            value = _fold_bound(expr, ctx)
-            if isinstance(value, Rejected):
-                errors.append(value.reason)
-            folded.append(value)
-        return folded[0], folded[1], folded[2]
-
-    def _report(
-        self,
-        loop: cst.For,
-        call: cst.Call,
-        fn: str,
-        loop_var: str,
-        d: Decision,
-        stmts: Sequence[Stmt],
-        stage_span: Span | None,
-        stage_value: Span | None = None,
-    ) -> LoopReport:
-        def span_of(index: int | None) -> Span | None:
-            return None if index is None else self._span(stmts[index].located)
-
-        hints: tuple[Finding, ...] = ()
-        if d.verdict == "skewed" and d.stage == 3 and stage_span is not None:
-            hints = (
-                Finding(
-                    "SKW030",
-                    "stage=3 requests skew depth 2, the same as stage=2: write stage=2",
-                    stage_span,
-                    fix=Edit(stage_value, "2") if stage_value is not None else None,
-                ),
-            )
-        hazards = fifo_order.hazards(d, stmts, self._span)  # SKW060: FIFOs the skew reorders
-        hints += tuple(fifo_order.finding(h, self._span(call)) for h in hazards)
-        return LoopReport(
-            path=self.path,
-            span=self._span(loop),
-            call_span=self._span(call),
-            verdict=d.verdict,  # type: ignore[arg-type]
-            code=d.code,
-            message=d.message,
-            function=fn,
-            loop_var=loop_var,
-            stage=d.stage,
-            requested_depth=d.requested_depth,
-            depth=d.depth,
-            trip=d.trip,
-            start=d.start,
-            stop=d.stop,
-            step=d.step,
-            dynamic_symbol=d.dynamic_symbol,
-            lead=span_of(d.lead),
-            offending=span_of(d.offending),
-            producer_lines=self._line_ranges(stmts, d.produce),
-            consumer_lines=self._line_ranges(stmts, d.consume),
-            pushes=d.pushes,
-            pops=d.pops,
-            stage_span=stage_span,
-            hints=hints,
-            hazards=hazards,
-            args=_remark_args(d),
-        )
-
-    def _line_ranges(
-        self, stmts: Sequence[Stmt], indices: Sequence[int]
-    ) -> tuple[tuple[int, int], ...]:
-        lines: set[int] = set()
-        for index in indices:
-            span = self._span(stmts[index].located)
-            lines.update(range(span.line, span.end_line + 1))
-        ranges: list[tuple[int, int]] = []
-        for line in sorted(lines):
-            if ranges and ranges[-1][1] == line - 1:
-                ranges[-1] = (ranges[-1][0], line)
-            else:
-                ranges.append((line, line))
-        return tuple(ranges)
-
-
-def _parameter_values(
-    fn: cst.FunctionDef, name: str
-) -> tuple[dict[str, str], dict[str, Folded]]:
-    """A function's parameters as a function defined inside it sees them.
-
-    A builder is called with its defaults when the kernel is compiled by default
-    (``build_program()``), so a parameter with a default has that value; one
-    without a default comes from a caller we do not see.
-    """
-    sources: dict[str, str] = {}
-    hidden: dict[str, Folded] = {}
-    for param_name, param in function_params(fn):
-        if param.default is not None:
-            sources[param_name] = code_of(param.default)
-        else:
-            hidden[param_name] = Opaque(
-                param_name, f"`{param_name}` is a parameter of `{name}`, set by its caller"
-            )
-    return sources, hidden
-
-
-def _capture_locals(
-    stmt: cst.CSTNode, sources: dict[str, str], hidden: dict[str, Folded]
-) -> None:
-    """Record one top-level statement's bindings for the functions defined after it."""
-    if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-        for small in stmt.body:
-            target: cst.BaseExpression | None = None
-            value: cst.BaseExpression | None = None
-            if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                target, value = small.targets[0].target, small.value
-            elif isinstance(small, cst.AnnAssign):
-                target, value = small.target, small.value
-            if isinstance(target, cst.Name) and value is not None:
-                sources[target.value] = code_of(value)
-                hidden.pop(target.value, None)
-                continue
-            for defined in statement_effects(small)[0]:
-                sources.pop(defined, None)
-                hidden[defined] = Dynamic(defined, f"`{defined}` is not a compile-time constant")
-        return
-    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-        return  # a definition binds a program or helper, never a number
-    for defined in statement_effects(stmt)[0]:
-        sources.pop(defined, None)
-        hidden[defined] = Dynamic(defined, f"`{defined}` is assigned inside a branch or loop")
-
-
-def _body_lines(stmts: Sequence[Stmt], width: int = 60) -> tuple[str, ...]:
-    """One short line per statement of a core's body, the compiler's own marked with "+ "."""
-    lines = []
-    for stmt in stmts:
-        code = code_of(stmt.node)
-        text = code.splitlines()[0] if code else stmt.kind
-        if len(text) > width:
-            text = text[: width - 1] + "…"
-        lines.append(("+ " if stmt.origin.startswith("implicit") else "") + text)
-    return tuple(lines)
-
-
-def _remark_args(d: Decision) -> tuple[tuple[str, str], ...]:
-    """Typed remark arguments, LLVM style (``Depth: 2``), for adapters that show them."""
-    values = (
-        ("Verdict", d.verdict),
-        ("Depth", d.depth),
-        ("RequestedDepth", d.requested_depth),
-        ("Trip", d.trip),
-        ("Stage", d.stage),
-        ("Pushes", d.pushes),
-        ("Pops", d.pops),
-        ("Symbol", d.dynamic_symbol),
-    )
-    return tuple((name, str(value)) for name, value in values if value is not None)
-
-
-def _has_explicit_messages(loop: cst.For) -> bool:
-    return any(
-        isinstance(node, cst.Call) and dsl.message_kind(node) is not None
-        for node in walk(loop.body)
-    )
-
 
 _CORE_NAMES = {"aic": "cube", "aiv": "vector"}
 
@@ -1001,124 +684,3 @@ def _summarise(results: list[tuple[CoreResult, Decision]]) -> tuple[str, Decisio
     return chosen[0].core, summary
 
 
-def _fold_stage(expr: cst.BaseExpression, scope: FunctionScope) -> Folded:
-    if isinstance(expr, cst.Call):
-        path = dsl.dotted(expr.func)
-        if path == ("pl", "const") and expr.args:
-            return _fold_stage(expr.args[0].value, scope)
-        if path is not None and len(path) == 1:
-            return Rejected(f"unsupported function call `{path[0]}(...)` in stage")
-    return Folder(scope.stage_lookup).fold(expr)
-
-
-def _fold_bound(expr: cst.BaseExpression, ctx: BodyContext) -> Folded:
-    bad = _builtin_call(expr)
-    if bad:
-        return Rejected(f"unsupported function call `{bad}(...)` in a loop bound")
-    if isinstance(expr, cst.Call) and dsl.dotted(expr.func) == ("pl", "const") and expr.args:
-        return ctx.fold(expr.args[0].value)
-    return ctx.fold(expr)
-
-
-def _builtin_call(expr: cst.CSTNode) -> str | None:
-    for node in walk(expr):
-        if (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Name)
-            and node.func.value in BUILTIN_CALLS
-        ):
-            return node.func.value
-    return None
-
-
-def _loop_target(loop: cst.For, call: cst.Call) -> tuple[str, tuple[str, ...], str | None]:
-    init = dsl.keyword(call, "init_values")
-    target = loop.target
-    if isinstance(target, cst.Name):
-        if init is not None:
-            return target.value, (), "for loop target must be a tuple when init_values is provided"
-        return target.value, (), None
-    if isinstance(target, cst.Tuple) and len(target.elements) == 2:
-        first, second = target.elements[0].value, target.elements[1].value
-        var = first.value if isinstance(first, cst.Name) else ""
-        if isinstance(second, cst.Tuple):
-            names = tuple(e.value.value for e in second.elements if isinstance(e.value, cst.Name))
-            if init is None:
-                return var, names, "iter-args given in the target but no init_values"
-            if not isinstance(init.value, (cst.Tuple, cst.List)):
-                return var, names, "init_values must be a tuple or list literal"
-            if len(init.value.elements) != len(names):
-                return (
-                    var,
-                    names,
-                    f"mismatch: {len(names)} iter_args but {len(init.value.elements)} init_values",
-                )
-            return var, names, None
-        defs, _ = target_effects(second)
-        return var, tuple(defs), "iter-args must be written as a tuple: `for i, (a,) in ...`"
-    return "", (), "for loop target must be a simple name or (loop_var, (iter_args...))"
-
-
-def _auto_scope(fn: cst.FunctionDef | None) -> bool:
-    """Kernels place runtime scopes automatically unless ``auto_scope=False`` is given."""
-    if fn is None:
-        return True
-    for decorator in fn.decorators:
-        if isinstance(decorator.decorator, cst.Call):
-            arg = dsl.keyword(decorator.decorator, "auto_scope")
-            if arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "False":
-                return False
-    return True
-
-
-def _body_errors(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None) -> list[str]:
-    """Constructs in the body that the DSL parser refuses (the kernel will not compile)."""
-    errors: list[str] = []
-    auto_scope = _auto_scope(fn)
-    iterables: set[int] = set()
-    stack: list[cst.CSTNode] = [loop.body]
-    while stack:
-        node = stack.pop()
-        kind = type(node)  # exact types (none of these libcst classes has subclasses): fast
-        if kind is cst.FunctionDef:
-            continue
-        stack.extend(reversed(list(children(node))))
-        if kind is cst.For:
-            assert isinstance(node, cst.For)
-            iterables.add(id(node.iter))  # loop headers are checked by their attribute only
-            if isinstance(node.iter, cst.Call) and dsl.loop_kind(node.iter, aliases) is None:
-                errors.append(
-                    f"`for ... in {code_of(node.iter.func)}(...)`: the DSL parser accepts only "
-                    "pl.range, pl.parallel, pl.unroll, pl.pipeline, pl.while_ and pl.spmd loops"
-                )
-        elif kind is cst.With and auto_scope:
-            assert isinstance(node, cst.With)
-            for item in node.items:
-                call = item.item
-                if (
-                    isinstance(call, cst.Call)
-                    and dsl.dotted(call.func) == ("pl", "scope")
-                    and dsl.keyword(call, "mode") is None
-                ):
-                    errors.append(
-                        "a hand-placed AUTO `with pl.scope()` requires "
-                        "@pl.function(auto_scope=False)"
-                    )
-        elif kind is cst.AugAssign:
-            errors.append(
-                "augmented assignment (`x += ...`) is not supported by the DSL parser: "
-                "write `x = x + ...`"
-            )
-        elif kind is cst.Call and id(node) not in iterables:
-            assert isinstance(node, cst.Call)
-            root = dsl.foreign_op_root(node)
-            if root is not None:
-                errors.append(
-                    f"unsupported operation call `{code_of(node.func)}(...)`: the DSL parser "
-                    "only accepts operations spelled `pl.`"
-                )
-            if isinstance(node.func, cst.Name) and node.func.value in BUILTIN_CALLS:
-                errors.append(f"unsupported function call `{node.func.value}(...)` inside a kernel")
-            if dsl.message_kind(node) == "push" and dsl.keyword(node, "split") is None:
-                errors.append("tpush requires the keyword argument split=")
-    return errors

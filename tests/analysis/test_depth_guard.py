@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skewlsp.analysis.engine import MAX_SYNTAX_DEPTH, _check_depth, _TooDeep
+from skewlsp.analysis.guard import MAX_SYNTAX_DEPTH, TooDeep, _check_depth
 
 
 def exhaustive_depth(tree: ast.AST) -> int:
@@ -31,7 +31,7 @@ def exhaustive_depth(tree: ast.AST) -> int:
 def guard_refuses(source: str) -> bool:
     try:
         _check_depth(ast.parse(source))
-    except _TooDeep:
+    except TooDeep:
         return True
     return False
 

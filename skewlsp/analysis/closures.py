@@ -1,0 +1,62 @@
+"""What a program or function defined inside another function sees of it.
+
+The DSL parser compiles a kernel wherever Python defines it and captures the
+enclosing function's values at the point of definition: a builder's locals and
+its parameters (called with their defaults when compiled by default).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .names import statement_effects
+from .scope import function_params
+from .values import Dynamic, Folded, Opaque, code_of
+
+
+def parameter_values(
+    fn: cst.FunctionDef, name: str
+) -> tuple[dict[str, str], dict[str, Folded]]:
+    """A function's parameters as a function defined inside it sees them.
+
+    A builder is called with its defaults when the kernel is compiled by default
+    (``build_program()``), so a parameter with a default has that value; one
+    without a default comes from a caller we do not see.
+    """
+    sources: dict[str, str] = {}
+    hidden: dict[str, Folded] = {}
+    for param_name, param in function_params(fn):
+        if param.default is not None:
+            sources[param_name] = code_of(param.default)
+        else:
+            hidden[param_name] = Opaque(
+                param_name, f"`{param_name}` is a parameter of `{name}`, set by its caller"
+            )
+    return sources, hidden
+
+
+def capture_locals(
+    stmt: cst.CSTNode, sources: dict[str, str], hidden: dict[str, Folded]
+) -> None:
+    """Record one top-level statement's bindings for the functions defined after it."""
+    if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        for small in stmt.body:
+            target: cst.BaseExpression | None = None
+            value: cst.BaseExpression | None = None
+            if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                target, value = small.targets[0].target, small.value
+            elif isinstance(small, cst.AnnAssign):
+                target, value = small.target, small.value
+            if isinstance(target, cst.Name) and value is not None:
+                sources[target.value] = code_of(value)
+                hidden.pop(target.value, None)
+                continue
+            for defined in statement_effects(small)[0]:
+                sources.pop(defined, None)
+                hidden[defined] = Dynamic(defined, f"`{defined}` is not a compile-time constant")
+        return
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return  # a definition binds a program or helper, never a number
+    for defined in statement_effects(stmt)[0]:
+        sources.pop(defined, None)
+        hidden[defined] = Dynamic(defined, f"`{defined}` is assigned inside a branch or loop")

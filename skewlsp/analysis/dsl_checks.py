@@ -1,0 +1,86 @@
+"""Constructs in a loop body that the DSL parser refuses: the kernel will not compile (SKW040).
+
+Also whether the author wrote the cross-core messages by hand (then the mixed-kernel
+model, which creates them, does not apply).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from . import dsl
+from .scope import BUILTIN_CALLS
+from .values import code_of
+from .walk import children, walk
+
+
+def has_explicit_messages(loop: cst.For) -> bool:
+    return any(
+        isinstance(node, cst.Call) and dsl.message_kind(node) is not None
+        for node in walk(loop.body)
+    )
+
+
+def _auto_scope(fn: cst.FunctionDef | None) -> bool:
+    """Kernels place runtime scopes automatically unless ``auto_scope=False`` is given."""
+    if fn is None:
+        return True
+    for decorator in fn.decorators:
+        if isinstance(decorator.decorator, cst.Call):
+            arg = dsl.keyword(decorator.decorator, "auto_scope")
+            if arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "False":
+                return False
+    return True
+
+
+def body_errors(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None) -> list[str]:
+    """Constructs in the body that the DSL parser refuses (the kernel will not compile)."""
+    errors: list[str] = []
+    auto_scope = _auto_scope(fn)
+    iterables: set[int] = set()
+    stack: list[cst.CSTNode] = [loop.body]
+    while stack:
+        node = stack.pop()
+        kind = type(node)  # exact types (none of these libcst classes has subclasses): fast
+        if kind is cst.FunctionDef:
+            continue
+        stack.extend(reversed(list(children(node))))
+        if kind is cst.For:
+            assert isinstance(node, cst.For)
+            iterables.add(id(node.iter))  # loop headers are checked by their attribute only
+            if isinstance(node.iter, cst.Call) and dsl.loop_kind(node.iter, aliases) is None:
+                errors.append(
+                    f"`for ... in {code_of(node.iter.func)}(...)`: the DSL parser accepts only "
+                    "pl.range, pl.parallel, pl.unroll, pl.pipeline, pl.while_ and pl.spmd loops"
+                )
+        elif kind is cst.With and auto_scope:
+            assert isinstance(node, cst.With)
+            for item in node.items:
+                call = item.item
+                if (
+                    isinstance(call, cst.Call)
+                    and dsl.dotted(call.func) == ("pl", "scope")
+                    and dsl.keyword(call, "mode") is None
+                ):
+                    errors.append(
+                        "a hand-placed AUTO `with pl.scope()` requires "
+                        "@pl.function(auto_scope=False)"
+                    )
+        elif kind is cst.AugAssign:
+            errors.append(
+                "augmented assignment (`x += ...`) is not supported by the DSL parser: "
+                "write `x = x + ...`"
+            )
+        elif kind is cst.Call and id(node) not in iterables:
+            assert isinstance(node, cst.Call)
+            root = dsl.foreign_op_root(node)
+            if root is not None:
+                errors.append(
+                    f"unsupported operation call `{code_of(node.func)}(...)`: the DSL parser "
+                    "only accepts operations spelled `pl.`"
+                )
+            if isinstance(node.func, cst.Name) and node.func.value in BUILTIN_CALLS:
+                errors.append(f"unsupported function call `{node.func.value}(...)` inside a kernel")
+            if dsl.message_kind(node) == "push" and dsl.keyword(node, "split") is None:
+                errors.append("tpush requires the keyword argument split=")
+    return errors
