@@ -14,6 +14,8 @@ import pytest
 
 from .harness import EXAMPLES, LONG_RUN, analyze_isolated, describe
 
+pytestmark = pytest.mark.slow  # fuzzing: the slow tier (pytest -m slow)
+
 KERNEL = EXAMPLES["odd_trip.py"]
 LAST_BODY_LINE = "            pl.tile.store(oi, [i * 16, 0], out)\n"
 MB = 1_000_000
