@@ -172,11 +172,19 @@ def test_parent_of_a_skewed_inner_pipeline_is_refused() -> None:
         "                pl.tile.store(e, [b + i, 0], out)\n"
         "        return out\n"
     )
-    reports = analyze(source)
-    for report in reports:
-        if report.verdict == "skewed" and report.span.line == reports[0].span.line:
-            with pytest.raises(PreviewUnavailable, match="inner pl.pipeline"):
-                preview_at(source, report.line)
-    inner = [r for r in reports if r.span.line != reports[0].span.line]
-    assert inner and inner[0].verdict == "skewed"
-    cst.parse_module(textwrap.dedent(preview_at(source, inner[0].line).rewritten))
+    outer, inner = analyze(source)
+    # trip 4 at stage 2 -> depth 2 (outer); trip 3 at stage 2 -> depth 1 (inner)
+    assert (outer.span.line, outer.verdict, outer.depth) == (8, "skewed", 2)
+    assert (inner.span.line, inner.verdict, inner.depth) == (9, "skewed", 1)
+    with pytest.raises(PreviewUnavailable, match="inner pl.pipeline"):
+        preview_at(source, outer.line)
+    preview = preview_at(source, inner.line).rewritten
+    cst.parse_module(textwrap.dedent(preview))
+    lines = [line.strip() for line in preview.splitlines()]
+    assert lines[0] == "# prologue: produce(0)"
+    assert "for i in pl.range(1, 3, 1):" in lines
+    assert lines[-3:] == [
+        "# epilogue: consume(2)",
+        "e_c1 = pl.tile.tpop_from_aiv(split=0)",
+        "pl.tile.store(e_c1, [b + 2, 0], out)",
+    ]
