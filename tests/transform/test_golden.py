@@ -23,6 +23,19 @@ from .fake_pl import Tensor
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "transform"
 CASES = sorted(p for p in FIXTURES.glob("*.py"))
+ARGS = {  # each case's kernel arguments for the run against the recording fake
+    "design_note_trip8": (Tensor("q"), Tensor("out")),
+    "trip3_depth1": (Tensor("q"), Tensor("out")),
+    "consumer_role": (Tensor("s"), Tensor("out")),
+    "recompute_init_values": (Tensor("kv"), Tensor("out"), ("init", "acc0")),
+    "negative_step_stage4": (Tensor("q"), Tensor("out")),
+    "nested_calls_inner_loops": (Tensor("q"), Tensor("kv"), Tensor("out"), ("init", "acc0")),
+}
+
+
+def test_every_golden_case_is_there() -> None:
+    assert [p.stem for p in CASES] == sorted(ARGS)
+    assert all(p.with_suffix(".preview.txt").exists() for p in CASES)
 
 
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
@@ -61,14 +74,6 @@ def test_golden_is_equivalent(path: Path) -> None:
     same work as the original (run against the recording fake)."""
     source = path.read_text()
     [report] = analyze(source)
-    args = {
-        "design_note_trip8": (Tensor("q"), Tensor("out")),
-        "trip3_depth1": (Tensor("q"), Tensor("out")),
-        "consumer_role": (Tensor("s"), Tensor("out")),
-        "recompute_init_values": (Tensor("kv"), Tensor("out"), ("init", "acc0")),
-        "negative_step_stage4": (Tensor("q"), Tensor("out")),
-        "nested_calls_inner_loops": (Tensor("q"), Tensor("kv"), Tensor("out"), ("init", "acc0")),
-    }[path.stem]
-    rewritten = check_loop(source, report, args)
+    rewritten = check_loop(source, report, ARGS[path.stem])
     golden = path.with_suffix(".preview.txt").read_text()
     assert rewritten == spliced(source, golden)
