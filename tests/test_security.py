@@ -4,10 +4,11 @@ A kernel whose module-level code would leave marker files (plain ``open``,
 ``os.system``, a socket, ``__import__`` of a module that itself writes a marker
 when imported), next to a constants module that does the same, in a project
 whose ``pyproject.toml`` holds shell-looking strings. It goes through
-``analyze``, ``preview_loop``, ``skewlint`` (on the file, the directory, stdin,
+``analyze``, ``preview``, ``skewlint`` (on the file, the directory, stdin,
 ``preview``) and the language server; no marker may appear, no ``__pycache__``,
 and the only new files are under ``.skewlint_cache/``. The imported constant is
-still resolved (the loop's trip comes from it), so the module was read as text.
+still resolved (the loop's trip comes from it), so the module was read as text, and
+every preview (API, CLI, server) shows the rewrite at that trip.
 """
 
 from __future__ import annotations
@@ -60,6 +61,32 @@ HEADS = 6
 EVIL_MODULE = '''\
 open({marker_evil!r}, "w").write("evil_module was imported")
 '''
+
+# The loop above as the pass rewrites it, worked out from SKEW_RULES.md §4.1: trip 6
+# (HEADS, read from consts.py as text), stage 2 -> depth 2; prologue produce(0), produce(1);
+# steady range(2, 6, 2); epilogue consume(4), consume(5) with the indices folded.
+REWRITTEN = """\
+        # prologue: produce(0), produce(1)
+        qa_p0: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(q, [0, 0], [16, 64])
+        pl.tile.tpush_to_aiv(qa_p0, split=0)
+        qa_p1: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(q, [16, 0], [16, 64])
+        pl.tile.tpush_to_aiv(qa_p1, split=0)
+        # steady: produce(i), produce(i+1); consume(i-2), consume(i-1)
+        for i in pl.range(2, 6, 2):
+            qa_p2: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(q, [i * 16, 0], [16, 64])
+            pl.tile.tpush_to_aiv(qa_p2, split=0)
+            qa_p3: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(q, [(i + 1) * 16, 0], [16, 64])
+            pl.tile.tpush_to_aiv(qa_p3, split=0)
+            e_c0: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)
+            pl.tile.store(e_c0, [(i - 2) * 16, 0], out)
+            e_c1: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)
+            pl.tile.store(e_c1, [(i - 1) * 16, 0], out)
+        # epilogue: consume(4), consume(5)
+        e_c2: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)
+        pl.tile.store(e_c2, [64, 0], out)
+        e_c3: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)
+        pl.tile.store(e_c3, [80, 0], out)
+"""
 
 PYPROJECT = '''\
 [build-system]
@@ -148,10 +175,12 @@ def test_analyze_and_preview_read_the_constants_module_and_run_nothing(
     monkeypatch.syspath_prepend(str(project["kernel"].parent))
     source = project["kernel"].read_text(encoding="utf-8")
     resolver = RecordingResolver([project["root"]])
-    (report,) = analyze(source, str(project["kernel"]), resolver=resolver)
-    assert report.trip == 6, report.message  # HEADS was read from consts.py as text
+    path = str(project["kernel"])
+    (report,) = analyze(source, path, resolver=resolver)
+    assert (report.verdict, report.trip, report.depth) == ("skewed", 6, 2), report.message
     assert [module for module, _level, _digest in resolver.fingerprint] == ["consts"]
-    preview_at(source, report.line, resolver=resolver)
+    preview = preview_at(source, report.line, path=path, resolver=resolver)
+    assert preview.rewritten == REWRITTEN  # the bound came from consts.py here too
     assert_nothing_ran(project)
     assert "evil_module" not in sys.modules and "consts" not in sys.modules
 
@@ -165,10 +194,12 @@ def test_skewlint_on_the_file_the_directory_stdin_and_preview_runs_nothing(
     skewlint(project, "kernels")
     source = project["kernel"].read_bytes()
     skewlint(project, "--stdin-filename", "kernels/kernel.py", stdin=source)
-    subprocess.run(
+    preview = subprocess.run(
         [sys.executable, "-m", "skewlsp.cli", "preview", "kernels/kernel.py:19"],
         cwd=project["root"], env=env_for(project), capture_output=True, timeout=120, check=False,
     )
+    assert preview.returncode == 0, preview.stderr.decode()
+    assert preview.stdout.decode().rstrip("\n") == REWRITTEN.rstrip("\n")
     subprocess.run(
         [sys.executable, "-m", "skewlsp.cli", "--show-settings", "kernels/kernel.py"],
         cwd=project["root"], env=env_for(project), capture_output=True, timeout=120, check=False,
@@ -212,7 +243,9 @@ def test_the_language_server_opening_the_kernel_runs_nothing(project: dict[str, 
         answer = server.call(
             "skewlsp/preview", {"textDocument": {"uri": uri}, "position": {"line": line, "character": 8}}
         )
-        assert "result" in answer or "error" in answer
+        assert "error" not in answer, answer
+        assert answer["result"]["rewritten"] == REWRITTEN
+        assert answer["result"]["range"]["start"] == {"line": line, "character": 0}
         server.notify(
             "textDocument/didSave", {"textDocument": {"uri": (project["root"] / "pyproject.toml").as_uri()}}
         )

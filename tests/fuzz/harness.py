@@ -8,11 +8,14 @@ run); ``FUZZ_EXAMPLES=N`` raises the number of generated examples per test and
 from __future__ import annotations
 
 import ast
+import json
 import os
 import random
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, settings
 
@@ -68,11 +71,17 @@ def parses(text: str) -> bool:
 
 
 def check_preview(source: str, report: LoopReport) -> None:
-    """``preview_loop`` returns text that parses (dedented as a block) or refuses cleanly."""
+    """``preview`` returns text that parses (dedented as a block) or refuses with a reason.
+
+    A refusal is a documented limit (a verdict with nothing to rewrite, a nested skew, a
+    shape the transform does not handle), never one of the transform's ``internal:``
+    consistency checks: those mean the analysis and the rewrite disagree.
+    """
     try:
         text = preview_at(source, report.line).rewritten
     except PreviewUnavailable as refused:
         assert str(refused), "PreviewUnavailable must say why"
+        assert not str(refused).startswith("internal"), (report, str(refused))
         return
     assert isinstance(text, str)
     assert parses(_as_block(text)), f"preview does not parse:\n{text}"
@@ -129,30 +138,55 @@ def check_cli(result: subprocess.CompletedProcess) -> None:
 
 
 ISOLATED_ANALYSIS = """
-import sys
+import ast, json, sys
 from skewlsp.analysis import analyze
 from skewlsp.api import PreviewUnavailable, preview as preview_at
 
 source = open(sys.argv[1], encoding="utf-8", errors="surrogateescape", newline="").read()
-reports = analyze(source, sys.argv[1])
-if sys.argv[2] == "preview":
-    for report in reports:
+found = []
+for report in analyze(source, sys.argv[1]):
+    item = {"line": report.line, "verdict": report.verdict, "code": report.code,
+            "depth": report.depth, "trip": report.trip, "preview": None}
+    if sys.argv[2] == "preview":
         try:
-            preview_at(source, report.line)
-        except PreviewUnavailable:
-            pass
-print("ok", len(reports), " ".join(sorted({r.code for r in reports})))
+            text = preview_at(source, report.line).rewritten
+        except PreviewUnavailable as refused:
+            item["preview"] = {"refused": str(refused)}
+        else:
+            try:
+                ast.parse("if 1:\\n" + text + "\\n")
+            except SyntaxError as error:
+                item["preview"] = {"lines": text.count("\\n"), "syntax_error": str(error)}
+            else:
+                item["preview"] = {"lines": text.count("\\n"), "syntax_error": None}
+    found.append(item)
+print(json.dumps(found))
 """
+
+
+@dataclass(frozen=True)
+class Isolated:
+    """What the child reported for each loop: its verdict and, if asked, its preview.
+
+    ``preview`` is None (not asked), ``{"refused": reason}``, or ``{"lines": n,
+    "syntax_error": None | message}`` (the preview's text parsed as an indented block).
+    """
+
+    reports: list[dict[str, Any]]
+
+    @property
+    def codes(self) -> list[str]:
+        return [report["code"] for report in self.reports]
 
 
 def analyze_isolated(
     source: str, tmp_path: Path, *, cpu_seconds: float, preview: bool = False
-) -> subprocess.CompletedProcess[str]:
-    """``analyze`` (and ``preview_loop``) in a child process capped at ``cpu_seconds`` of CPU.
+) -> Isolated:
+    """``analyze`` (and ``preview``) in a child process capped at ``cpu_seconds`` of CPU.
 
     A crash of the interpreter (stack overflow in a native parser) or a runaway
     computation then fails one test with a readable message instead of killing
-    or stalling the whole test run. The child prints ``ok N CODES`` on success.
+    or stalling the whole test run. The child prints one JSON list, a dict per loop.
     """
     import resource
 
@@ -163,7 +197,7 @@ def analyze_isolated(
     def cap_cpu() -> None:  # runs in the child
         resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 1))
 
-    return subprocess.run(
+    result = subprocess.run(
         [sys.executable, "-c", ISOLATED_ANALYSIS, str(path), "preview" if preview else "-"],
         capture_output=True,
         text=True,
@@ -171,6 +205,12 @@ def analyze_isolated(
         preexec_fn=cap_cpu,
         check=False,
     )
+    assert result.returncode == 0, describe(result)
+    try:
+        reports = json.loads(result.stdout)
+    except json.JSONDecodeError:
+        raise AssertionError(f"the child printed no report list\n{describe(result)}") from None
+    return Isolated(reports)
 
 
 def describe(result: subprocess.CompletedProcess[str]) -> str:

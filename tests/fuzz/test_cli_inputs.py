@@ -16,6 +16,8 @@ import pytest
 from .harness import EXAMPLES, check_cli, rng, sample_count, skewlint
 from .test_mutations import ENCODINGS, MUTATORS
 
+pytestmark = pytest.mark.slow  # fuzzing: the slow tier (pytest -m slow)
+
 GOOD = EXAMPLES["odd_trip.py"].encode()
 
 HOSTILE_FILES: dict[str, bytes] = {

@@ -8,10 +8,13 @@ DSL's own vocabulary with hostile loop headers (see ``strategies.py``).
 from __future__ import annotations
 
 import hypothesmith
+import pytest
 from hypothesis import given
 
 from .harness import check_analysis, fuzz_settings
 from .strategies import kernels, python_in_a_loop
+
+pytestmark = pytest.mark.slow  # fuzzing: the slow tier (pytest -m slow)
 
 
 @fuzz_settings(ci_default=25)

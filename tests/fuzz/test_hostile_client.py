@@ -18,6 +18,8 @@ import pytest
 from .harness import EXAMPLES
 from .rawlsp import RawServer, encode, frame
 
+pytestmark = pytest.mark.slow  # fuzzing: the slow tier (pytest -m slow)
+
 KERNEL = EXAMPLES["odd_trip.py"]
 FOR_LINE = next(n for n, line in enumerate(KERNEL.splitlines()) if "pl.pipeline" in line)
 MAX_RSS_KIB = 500 * 1024

@@ -16,6 +16,8 @@ import pytest
 
 from .harness import EXAMPLES, check_analysis, rng, sample_count
 
+pytestmark = pytest.mark.slow  # fuzzing: the slow tier (pytest -m slow)
+
 Mutator = Callable[[str, random.Random], str]
 
 

@@ -12,12 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from .harness import EXAMPLES, LONG_RUN, analyze_isolated, describe
+from .harness import EXAMPLES, LONG_RUN, Isolated, analyze_isolated
+
+pytestmark = pytest.mark.slow  # fuzzing: the slow tier (pytest -m slow)
 
 KERNEL = EXAMPLES["odd_trip.py"]
 LAST_BODY_LINE = "            pl.tile.store(oi, [i * 16, 0], out)\n"
 MB = 1_000_000
 SECONDS_PER_MB = 5
+
+# What examples/odd_trip.py's loop gets (its docstring: trip 3, depth 2 infeasible -> 1).
+ODD_TRIP_LOOP = {"line": 13, "verdict": "skewed", "code": "SKW002", "depth": 1, "trip": 3}
 
 
 def in_loop_body(statement: str) -> str:
@@ -27,12 +32,24 @@ def in_loop_body(statement: str) -> str:
 
 def assert_analysed(
     source: str, tmp_path: Path, *, preview: bool = True, cpu_seconds: float | None = None
-) -> str:
+) -> Isolated:
+    """Analyse (and preview) ``source`` in a CPU-capped child; returns what it reported."""
     megabytes = max(len(source.encode("utf-8", "surrogatepass")) / MB, 0.2)
     limit = cpu_seconds if cpu_seconds is not None else 1 + SECONDS_PER_MB * megabytes
-    result = analyze_isolated(source, tmp_path, cpu_seconds=limit, preview=preview)
-    assert result.returncode == 0 and result.stdout.startswith("ok"), describe(result)
-    return result.stdout
+    return analyze_isolated(source, tmp_path, cpu_seconds=limit, preview=preview)
+
+
+def without_preview(report: dict) -> dict:
+    return {key: value for key, value in report.items() if key != "preview"}
+
+
+def assert_odd_trip_previewed(result: Isolated, *, min_lines: int) -> None:
+    """The example's loop, and nothing else, reported as the example says, with a preview
+    of at least ``min_lines`` lines that parses."""
+    [report] = result.reports
+    assert without_preview(report) == ODD_TRIP_LOOP
+    assert report["preview"]["syntax_error"] is None, report["preview"]
+    assert report["preview"]["lines"] >= min_lines, report["preview"]
 
 
 # -- deep nesting (10,000 levels) -----------------------------------------------------------
@@ -46,16 +63,38 @@ NESTED_OUTSIDE_ANY_LOOP = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(NESTED_OUTSIDE_ANY_LOOP))
-def test_deep_nesting_outside_a_kernel_function_is_reported_not_fatal(
+# CPython refuses both (more than 200 nested parentheses; an unclosed one): so does the
+# analysis, with SKW900 on the line of the assignment (the kernel above it ends at line 19).
+@pytest.mark.parametrize(
+    "name", ["parentheses at module level", "unclosed parentheses at module level"]
+)
+def test_deep_nesting_outside_a_kernel_function_is_a_syntax_error_not_a_crash(
     name: str, tmp_path: Path
 ) -> None:
-    assert_analysed(KERNEL + "\n" + NESTED_OUTSIDE_ANY_LOOP[name] + "\n", tmp_path)
+    result = assert_analysed(KERNEL + "\n" + NESTED_OUTSIDE_ANY_LOOP[name] + "\n", tmp_path)
+    [report] = result.reports
+    assert (report["line"], report["verdict"], report["code"]) == (21, "error", "SKW900")
+    assert report["preview"] == {"refused": "no pl.pipeline loop spans this line"}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known bug: CPython (and libcst) refuse more than 100 indentation levels, but the "
+    "fast index parses only the functions that hold pipeline loops, so a syntax error "
+    "outside them (this, or `return 1 +` in another function) is not reported: the loop is "
+    "reported skewed while its preview says the file cannot be parsed. It should be SKW900.",
+)
+def test_ten_thousand_nested_ifs_at_module_level_are_a_syntax_error(tmp_path: Path) -> None:
+    source = KERNEL + "\n" + NESTED_OUTSIDE_ANY_LOOP["nested ifs (indentation) at module level"]
+    result = assert_analysed(source + "\n", tmp_path)
+    assert [(r["verdict"], r["code"]) for r in result.reports] == [("error", "SKW900")]
 
 
 def test_a_hundred_nested_ifs_in_a_loop_body_are_analysed(tmp_path: Path) -> None:
     ifs = "".join(" " * (12 + 4 * k) + "if i:\n" for k in range(95)) + " " * 392 + "pass\n"
-    assert_analysed(KERNEL.replace(LAST_BODY_LINE, LAST_BODY_LINE + ifs), tmp_path)
+    result = assert_analysed(KERNEL.replace(LAST_BODY_LINE, LAST_BODY_LINE + ifs), tmp_path)
+    # the ifs sit in the consumer half: once in the steady loop, once in the epilogue
+    assert_odd_trip_previewed(result, min_lines=2 * 96)
 
 
 NESTED_IN_A_LOOP_BODY = {
@@ -74,13 +113,32 @@ if LONG_RUN:
 STAGE_POWER_TOWER = KERNEL.replace("stage=2", "stage=" + "**".join(["2"] * 5_000))
 
 
+# What each is reported as: CPython refuses 10,000 nested brackets, a 10,000-deep unary
+# minus and a 5,000-deep power tower (SKW900, the kernel does not compile); a 10,000-term
+# sum, attribute chain or call chain parses, and the analysis's depth guard gives up on it
+# with a conditional verdict and no preview.
+NO_LOOP = "no pl.pipeline loop spans this line"
+NESTED_IN_A_LOOP_BODY_EXPECTED = {  # verdict, code, the preview's refusal
+    "parentheses": ("error", "SKW900", NO_LOOP),
+    "a chain of additions": ("unknown", "SKW050", "the code is nested too deeply to analyse"),
+    "a power tower in stage=": ("error", "SKW900", NO_LOOP),
+    "brackets": ("error", "SKW900", NO_LOOP),
+    "unary minus": ("error", "SKW900", NO_LOOP),
+    "attribute access": ("unknown", "SKW050", "the code is nested too deeply to analyse"),
+    "calls": ("unknown", "SKW050", "the code is nested too deeply to analyse"),
+}
+
+
 @pytest.mark.parametrize("name", sorted(NESTED_IN_A_LOOP_BODY))
 def test_deep_nesting_inside_a_kernel_function_is_reported_not_fatal(
     name: str, tmp_path: Path
 ) -> None:
     statement = NESTED_IN_A_LOOP_BODY[name]
     source = STAGE_POWER_TOWER if statement is None else in_loop_body(statement)
-    assert_analysed(source, tmp_path)
+    result = assert_analysed(source, tmp_path)
+    [report] = result.reports
+    refused = report["preview"] and report["preview"].get("refused")
+    assert (report["verdict"], report["code"], refused) == NESTED_IN_A_LOOP_BODY_EXPECTED[name]
 
 
 # -- 5 MB files -------------------------------------------------------------------------------
@@ -101,8 +159,8 @@ FIVE_MB_FILES = {
 def test_a_5_mb_file_is_analysed_within_five_cpu_seconds_per_mb(name: str, tmp_path: Path) -> None:
     source = FIVE_MB_FILES[name]
     assert len(source) > 4 * MB
-    out = assert_analysed(source, tmp_path, preview=False)
-    assert "SKW002" in out  # the example kernel at the top is still found
+    result = assert_analysed(source, tmp_path, preview=False)
+    assert result.reports == [{**ODD_TRIP_LOOP, "preview": None}]  # the kernel at the top
 
 
 # Loop-dense inputs and previews in huge files are slower than SECONDS_PER_MB (libcst per
@@ -113,7 +171,8 @@ NO_HANG_CPU_SECONDS = 120
 
 def test_a_preview_in_a_big_file_completes(tmp_path: Path) -> None:
     source = KERNEL + "".join(FILLER_FUNCTION.format(n=n) for n in range(MB // 3 // 50))
-    assert_analysed(source, tmp_path, preview=True, cpu_seconds=NO_HANG_CPU_SECONDS)
+    result = assert_analysed(source, tmp_path, preview=True, cpu_seconds=NO_HANG_CPU_SECONDS)
+    assert_odd_trip_previewed(result, min_lines=16)
 
 
 def _many_kernels(size: int) -> str:
@@ -128,4 +187,12 @@ def test_a_sixth_of_a_megabyte_of_pipeline_loops_is_analysed(shape: str, tmp_pat
         source = _many_kernels(MB // 6)
     else:
         source = KERNEL.replace(LAST_BODY_LINE, LAST_BODY_LINE * (MB // 6 // len(LAST_BODY_LINE)))
-    assert_analysed(source, tmp_path, preview=False, cpu_seconds=NO_HANG_CPU_SECONDS)
+    result = assert_analysed(source, tmp_path, preview=False, cpu_seconds=NO_HANG_CPU_SECONDS)
+    loops = source.count("pl.pipeline(")
+    assert loops == 1 if shape == "one huge loop body" else loops > 100  # the input's shape
+    # every copy is the example's loop, 11 lines further down than the one before
+    expected = [
+        {**ODD_TRIP_LOOP, "line": ODD_TRIP_LOOP["line"] + 11 * n, "preview": None}
+        for n in range(loops)
+    ]
+    assert result.reports == expected

@@ -7,12 +7,10 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from skewlsp.analysis import analyze
 from skewlsp.api import preview
-from skewlsp.transform import loop_source
 
 from .conftest import raw_request
-from .kernels import BOTH, FOR_LINE, SECOND_FOR_LINE, SKEWED
+from .kernels import BOTH, FOR_LINE, SECOND_FOR_LINE, SKEWED, SKEWED_LOOP
 
 pytestmark = pytest.mark.asyncio
 
@@ -101,10 +99,15 @@ async def test_the_preview_request_returns_the_original_and_the_rewritten_loop(
         "skewlsp/preview",
         {"textDocument": {"uri": uri}, "position": {"line": FOR_LINE + 3, "character": 4}},
     )
-    (report,) = analyze(SKEWED)
-    assert answer["original"] == loop_source(SKEWED, report)
-    assert answer["rewritten"] == preview(SKEWED, report.line).rewritten
+    assert answer["original"] == SKEWED_LOOP
     assert answer["range"]["start"] == {"line": FOR_LINE, "character": 0}
+    # trip 8, stage 2 -> depth 2: the steady loop starts at 2 and takes two steps at a time
+    lines = [line.strip() for line in answer["rewritten"].splitlines()]
+    assert lines[0] == "# prologue: produce(0), produce(1)"
+    assert "for i in pl.range(2, 8, 2):" in lines
+    assert lines[-5] == "# epilogue: consume(6), consume(7)"
+    # the server shows exactly what the public API previews (one preview path)
+    assert answer["rewritten"] == preview(SKEWED, FOR_LINE + 1).rewritten
 
 
 async def test_the_preview_request_outside_any_loop_is_null(client: LanguageClient):

@@ -173,9 +173,20 @@ def test_parent_of_a_skewed_inner_pipeline_is_previewed_after_the_inner_rewrite(
         "        return out\n"
     )
     parent, inner = analyze(source)
-    assert (parent.verdict, parent.depth, inner.verdict, inner.depth) == ("skewed", 2, "skewed", 1)
+    # trip 4 at stage 2 -> depth 2 (parent); trip 3 at stage 2 -> depth 1 (inner)
+    assert (parent.span.line, parent.verdict, parent.depth) == (8, "skewed", 2)
+    assert (inner.span.line, inner.verdict, inner.depth) == (9, "skewed", 1)
     text = preview_at(source, parent.line).rewritten
     cst.parse_module(textwrap.dedent(text))
     assert "for b in pl.range(2, 4, 2):" in text
     assert text.count("for i in pl.range(1, 3, 1):") == 4
-    cst.parse_module(textwrap.dedent(preview_at(source, inner.line).rewritten))
+    preview = preview_at(source, inner.line).rewritten
+    cst.parse_module(textwrap.dedent(preview))
+    lines = [line.strip() for line in preview.splitlines()]
+    assert lines[0] == "# prologue: produce(0)"
+    assert "for i in pl.range(1, 3, 1):" in lines
+    assert lines[-3:] == [
+        "# epilogue: consume(2)",
+        "e_c1 = pl.tile.tpop_from_aiv(split=0)",
+        "pl.tile.store(e_c1, [b + 2, 0], out)",
+    ]
