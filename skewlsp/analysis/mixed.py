@@ -11,14 +11,19 @@ loop then goes through the *same* decision procedure as a hand-written loop.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
 from . import dsl, op_tables
-from .body import Stmt
+from .body import BodyContext, InnerSkew, Stmt, resolve
+from .constants import code_of
+from .decide import Decision, LoopHeader, decide
 from .names import body_statements, reads_of
+from .report import CoreResult
+from .scope import function_params
+from .walk import walk
 
 CUBE, VECTOR, SHARED, MIXED = "C", "V", "S", "M"
 GM, LAZY = "G", "L"  # a GM tensor; a GM slice/load whose side its first consumer decides
@@ -186,7 +191,10 @@ class SideModel:
             return SHARED, _join(nested_side, VECTOR)
         if leaf in op_tables.SHARED_SCALAR_OPS and not has_tile:
             return SHARED, nested_side
-        if has_tile or nested_side in (VECTOR, CUBE):
+        # A GM tensor (or a slice of one) handed to a tile op is loaded where the op
+        # runs: ConvertTensorToTileOps turns it into a tile.load to Vec.
+        reads_gm = any(self.side_of(n) == GM for n in args)
+        if has_tile or reads_gm or nested_side in (VECTOR, CUBE):
             consumed.extend((n, VECTOR, self.side_of(n)) for n in tiles)
             return VECTOR, _join(nested_side, VECTOR)
         return SHARED, nested_side
@@ -312,7 +320,13 @@ def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iter
     lazy_defs: dict[str, int] = {}
     for index, stmt in enumerate(stmts):
         consumed: list[tuple[str, str, str]] = []
-        if stmt.kind == "compound":
+        message_core = _message_core(stmt)
+        if message_core is not None:
+            # A message of an inner pipeline already split and spliced for one core.
+            side = message_core
+            for name in stmt.defs:
+                model.sides[name] = message_core
+        elif stmt.kind == "compound":
             model.nested_lazy_uses.clear()
             side = model.compound(stmt.node)
             consumed.extend((name, needed, LAZY) for name, needed in model.nested_lazy_uses)
@@ -352,6 +366,21 @@ def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iter
         has_cube=any(s in (CUBE, MIXED) for s in sides) or bool(crossings),
         has_vector=any(s in (VECTOR, MIXED) for s in sides) or bool(crossings),
     )
+
+
+def _message_core(stmt: Stmt) -> str | None:
+    """The core a tpush/tpop/tfree statement belongs to (None: not a message)."""
+    call = getattr(stmt.node, "value", None)
+    if stmt.kind == "compound" or not isinstance(call, cst.Call):
+        return None
+    leaf = op_leaf(call) or ""
+    if not leaf.startswith(("tpush_", "tpop_", "tfree_")):
+        return None
+    if leaf.endswith(("_to_aiv", "_from_aiv")):
+        return CUBE
+    if leaf.endswith(("_to_aic", "_from_aic")):
+        return VECTOR
+    return None
 
 
 def _core_list(
@@ -474,3 +503,223 @@ def _is_root(stmt: Stmt) -> bool:
     if isinstance(node, cst.Assign):
         return any(isinstance(t.target, cst.Subscript) for t in node.targets)
     return not stmt.defs
+
+
+# -- per-core orchestration -------------------------------------------------------------------
+#
+# ExpandMixedKernel hands each core its own copy of the loop; SkewCrossCorePipeline then
+# decides every copy on its own. What follows builds those copies and decides them.
+
+_CORE_NAMES = {"aic": "cube", "aiv": "vector"}
+_NO_CROSSING = "no boundary crossing at the top level"
+
+# Decides an inner pipeline loop for one parent body (None: it stays nested).
+InnerDecider = Callable[[cst.For, BodyContext], "InnerSkew | None"]
+
+
+@dataclass(frozen=True)
+class NestedPipelines:
+    """How the parent body is rebuilt when its inner pipelines differ per core.
+
+    ``renormalise`` normalises the parent body again with another inner decider;
+    ``inner_skew`` and ``inner_cores`` give each inner loop's splice and its
+    per-core verdicts, as decided before the parent.
+    """
+
+    renormalise: Callable[[InnerDecider], list[Stmt]]
+    inner_skew: Callable[[cst.For], InnerSkew | None]
+    inner_cores: Callable[[cst.For], tuple[CoreResult, ...]]
+
+
+@dataclass(frozen=True)
+class PerCore:
+    """Both cores' verdicts for one loop, and the loop's one-line summary."""
+
+    cores: tuple[CoreResult, ...]
+    summary: Decision | None  # None: keep the decision of the unsplit body
+    stmts: list[Stmt]  # the statement list the summary's indices refer to
+
+
+def param_sides(fn: cst.FunctionDef) -> dict[str, str]:
+    """Sides of a kernel's parameters: tensors live in GM, tile parameters in Vec."""
+    params: dict[str, str] = {}
+    for name, param in function_params(fn):
+        kind = dsl.annotation_kind(param.annotation)
+        if kind == "Tensor":
+            params[name] = GM
+        elif kind == "Tile":
+            params[name] = VECTOR
+    return params
+
+
+def dual_aiv_dispatch(fn: cst.FunctionDef) -> bool:
+    """Whether the vector body runs as two identical copies.
+
+    Without a split mode (no ``pl.split(...)``, or ``pl.split(pl.SplitMode.NONE)``,
+    or ``attrs={"split": pl.SplitMode.NONE}``) the a2a3 backend dispatches the AIV
+    function on both vector lanes: two copies, one verdict.
+    """
+    for node in walk(fn):
+        mode: cst.BaseExpression | None = None
+        if isinstance(node, cst.Call) and node.args:
+            path = dsl.dotted(node.func)
+            if path and path[-1] == "split":
+                mode = node.args[0].value
+        elif (
+            isinstance(node, cst.DictElement)
+            and isinstance(node.key, cst.SimpleString)
+            and node.key.evaluated_value == "split"
+        ):
+            mode = node.value
+        if mode is not None and not _is_none_mode(mode):
+            return False
+    return True
+
+
+def _is_none_mode(expr: cst.BaseExpression) -> bool:
+    path = dsl.dotted(expr)
+    return bool(path) and path[-1] == "NONE"
+
+
+def per_core(
+    stmts: list[Stmt],
+    header: LoopHeader,
+    live_out: Sequence[str],
+    outside: Mapping[str, str],
+    copies: int,
+    nested: NestedPipelines | None = None,
+) -> PerCore:
+    """Per-core verdicts when the compiler, not the author, creates the messages.
+
+    Each core's copy goes through the same decision procedure as a hand-written
+    loop. A skewed inner pipeline is spliced into its parent only on the core
+    whose copy of it was skewed; on the other core it stays a nested loop.
+    """
+    bodies = _core_bodies(stmts, nested)
+    splits = {core: split_body(body, outside, live_out) for core, body in bodies.items()}
+    unknown = next((s.unknown for s in splits.values() if s.unknown), None)
+    spliced_messages = any(_message_core(s) is not None for s in stmts)
+    if not spliced_messages and not any(s.crossings for s in splits.values()):
+        split = splits["aic"]
+        cores = []
+        if split.has_cube:
+            cores.append(CoreResult("aic", "left", "SKW010", _NO_CROSSING))
+        if split.has_vector:
+            cores.append(CoreResult("aiv", "left", "SKW010", _NO_CROSSING))
+        if unknown and cores:
+            return _unknown(tuple(cores), unknown, stmts)
+        return PerCore(tuple(cores), None, stmts)
+    results: list[tuple[CoreResult, Decision]] = []
+    lists = {"aic": splits["aic"].aic, "aiv": splits["aiv"].aiv}
+    for core, core_stmts in lists.items():
+        resolve(core_stmts, header.iter_names)
+        d = decide(header, core_stmts)
+        result = CoreResult(
+            core,  # type: ignore[arg-type]
+            d.verdict,  # type: ignore[arg-type]
+            d.code,
+            core_reason(d),
+            d.depth,
+            d.requested_depth,
+            d.trip,
+            copies if core == "aiv" else 1,
+            d.pushes,
+            d.pops,
+            body_lines(core_stmts),
+        )
+        results.append((result, d))
+    if unknown:
+        return _unknown(tuple(c for c, _ in results), unknown, stmts)
+    chosen, summary = summarise(results)
+    return PerCore(tuple(c for c, _ in results), summary, lists[chosen])
+
+
+def _unknown(cores: tuple[CoreResult, ...], op: str, stmts: list[Stmt]) -> PerCore:
+    reason = f"the model does not know which core runs `{op}`"
+    summary = Decision("unknown", "SKW050", f"verdict unknown: {reason}")
+    return PerCore(
+        tuple(replace(c, verdict="unknown", code="SKW050", reason=reason) for c in cores),
+        summary,
+        stmts,
+    )
+
+
+def _core_bodies(stmts: list[Stmt], nested: NestedPipelines | None) -> dict[str, list[Stmt]]:
+    """Each core's view of the parent body before it is split.
+
+    The parent was normalised with every skewed inner pipeline spliced in, as the
+    core whose copy was skewed sees it. The other core's copy of that inner loop
+    was demoted (or left): it stays nested there, so that core's parent body is
+    normalised again with the inner loop kept whole.
+    """
+    spliced = [s.node for s in stmts if s.origin == "steady" and isinstance(s.node, cst.For)]
+    if nested is None or not spliced:
+        return {"aic": stmts, "aiv": stmts}
+    bodies: dict[str, list[Stmt]] = {}
+    for core in ("aic", "aiv"):
+        if all(_skewed_core(nested.inner_cores(node)) in (core, None) for node in spliced):
+            bodies[core] = stmts
+            continue
+
+        def decide_for(node: cst.For, _ctx: BodyContext, core: str = core) -> InnerSkew | None:
+            skew = nested.inner_skew(node)
+            if skew is None:
+                return None
+            owner = _skewed_core(nested.inner_cores(node))
+            return skew if owner in (core, None) else None
+
+        bodies[core] = nested.renormalise(decide_for)
+    return bodies
+
+
+def _skewed_core(cores: Sequence[CoreResult]) -> str | None:
+    """The core whose copy of an inner loop was skewed (None: not split per core)."""
+    if not cores:
+        return None
+    return next((c.core for c in cores if c.verdict == "skewed"), "")
+
+
+def body_lines(stmts: Sequence[Stmt], width: int = 60) -> tuple[str, ...]:
+    """One short line per statement of a core's body, the compiler's own marked with "+ "."""
+    lines = []
+    for stmt in stmts:
+        code = code_of(stmt.node)
+        text = code.splitlines()[0] if code else stmt.kind
+        if len(text) > width:
+            text = text[: width - 1] + "…"
+        lines.append(("+ " if stmt.origin.startswith("implicit") else "") + text)
+    return tuple(lines)
+
+
+def core_reason(d: Decision) -> str:
+    """The part of a remark after "loop skewed:" / "loop not skewed:", for one core."""
+    if d.code == "SKW002":
+        return f"depth {d.depth} (requested {d.requested_depth}: {d.message.rsplit(': ', 1)[-1]})"
+    message = d.message
+    for prefix in ("loop not skewed: ", "loop skewed: ", "loop left as a pipeline loop: "):
+        if message.startswith(prefix):
+            return message[len(prefix) :]
+    return message
+
+
+def summarise(results: list[tuple[CoreResult, Decision]]) -> tuple[str, Decision]:
+    """One verdict for the loop: the skewed core if any, else the first cross-core one."""
+    parts = []
+    for core, d in results:
+        name = _CORE_NAMES[core.core]
+        if d.verdict == "skewed" and d.code == "SKW002":
+            parts.append(f"{name}: skewed at {core.reason}")
+        elif d.verdict == "skewed":
+            parts.append(f"{name}: skewed at depth {d.depth}")
+        elif d.verdict == "demoted":
+            parts.append(f"{name}: demoted, {core.reason}")
+        else:
+            parts.append(f"{name}: {d.verdict}, {core.reason}")
+        if core.copies > 1:
+            parts[-1] += f" (dual AIV dispatch: the vector body runs as {core.copies} copies)"
+    chosen = next((r for r in results if r[1].verdict == "skewed"), None)
+    if chosen is None:
+        chosen = next((r for r in results if r[1].verdict in ("demoted", "error")), results[0])
+    summary = replace(chosen[1])
+    summary.message = "; ".join(parts)
+    return chosen[0].core, summary
