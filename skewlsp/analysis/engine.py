@@ -22,6 +22,7 @@ from .conditions import Interval
 from .constants import Const, Dynamic, Folded, Folder, ModuleConstants, Opaque, Rejected, code_of
 from .coverage import unreported_loops
 from .decide import Decision, LoopHeader, check_int64, decide
+from .jit_params import specialized_params
 from .names import (
     block_effects,
     body_statements,
@@ -378,6 +379,7 @@ class _UnitAnalysis:
         defs, _ = block_effects(body_statements(fn.body))
         dsl_names = frozenset(defs) | params
         base = FunctionScope(self.module_constants, params, dsl_names, tile_like_names(fn))
+        base.specialized = specialized_params(fn, self.module_constants)
         env: dict[str, Folded] = {}
         function_incore = is_incore_function(fn)
         self.closures.append(_parameter_values(fn, name))
