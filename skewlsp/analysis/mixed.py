@@ -312,14 +312,54 @@ class OutsideSides:
 
 
 def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iterable[str]) -> Split:
-    """Both cores' top-level statement lists, with the implicit messages in program order."""
+    """Both cores' top-level statement lists, with the implicit messages in program order.
+
+    A GM slice is loaded once. ConvertTensorToTileOps loads a slice that feeds a matmul
+    to Mat whatever else reads it, so a vector reader of that slice gets it across the
+    boundary (cube -> vector); a slice only vector ops read is loaded to Vec. The
+    readers are found by a first scan, and the second scan loads each slice accordingly.
+    """
+    first = _scan(stmts, outside, frozenset())
+    to_mat = frozenset(name for name, needed in first.demand.items() if CUBE in needed)
+    scan = _scan(stmts, outside, to_mat) if to_mat else first
+    sides, crossings, model = scan.sides, scan.crossings, scan.model
+    aic = _core_list(stmts, sides, crossings, CUBE, live_out)
+    aiv = _core_list(stmts, sides, crossings, VECTOR, live_out)
+    unknown = model.unknown[0] if model.unknown else None
+    return Split(
+        aic,
+        aiv,
+        crossings,
+        sides,
+        unknown,
+        has_cube=any(s in (CUBE, MIXED) for s in sides) or bool(crossings),
+        has_vector=any(s in (VECTOR, MIXED) for s in sides) or bool(crossings),
+    )
+
+
+@dataclass
+class _BodyScan:
+    sides: list[str]
+    crossings: list[Crossing]
+    model: SideModel
+    demand: dict[str, set[str]]  # GM slice -> the sides of the ops that read it
+
+
+def _scan(stmts: Sequence[Stmt], outside: Mapping[str, str], to_mat: frozenset[str]) -> _BodyScan:
+    """One walk of the body: each statement's side and where values cross."""
     model = SideModel(outside)
+    for name in to_mat:
+        if model.side_of(name) == LAZY:
+            model.sides[name] = CUBE  # a slice from before the loop, loaded to Mat there
     sides: list[str] = []
     crossings: list[Crossing] = []
     crossed: set[tuple[str, str]] = set()
     lazy_defs: dict[str, int] = {}
+    slices = {name for name, side in outside.items() if side == LAZY}
+    demand: dict[str, set[str]] = {}
     for index, stmt in enumerate(stmts):
         consumed: list[tuple[str, str, str]] = []
+        lazy: list[str] = []
         message_core = _message_core(stmt)
         if message_core is not None:
             # A message of an inner pipeline already split and spliced for one core.
@@ -333,10 +373,17 @@ def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iter
         elif isinstance(stmt.node, cst.BaseSmallStatement):
             side, lazy = model.small(stmt.node, consumed)
             for name in lazy:
-                lazy_defs[name] = index
+                slices.add(name)
+                if name in to_mat:
+                    model.sides[name] = CUBE
+                    side = _join(side, CUBE)
+                else:
+                    lazy_defs[name] = index
         else:
             side = SHARED
         for name, needed, have in consumed:
+            if name in slices:
+                demand.setdefault(name, set()).add(needed)
             if have == LAZY:
                 if model.side_of(name) == LAZY:
                     model.sides[name] = needed
@@ -350,22 +397,12 @@ def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iter
                     crossings.append(Crossing(name, direction, index))
         # A rebound name is a new value: it crosses again if the other core reads it.
         crossed = {(name, d) for name, d in crossed if name not in stmt.defs}
+        slices -= set(stmt.defs) - set(lazy)  # rebound to something else than a slice
         sides.append(side)
     for name, index in lazy_defs.items():
         if model.side_of(name) == LAZY:
             sides[index] = _join(sides[index], VECTOR)
-    aic = _core_list(stmts, sides, crossings, CUBE, live_out)
-    aiv = _core_list(stmts, sides, crossings, VECTOR, live_out)
-    unknown = model.unknown[0] if model.unknown else None
-    return Split(
-        aic,
-        aiv,
-        crossings,
-        sides,
-        unknown,
-        has_cube=any(s in (CUBE, MIXED) for s in sides) or bool(crossings),
-        has_vector=any(s in (VECTOR, MIXED) for s in sides) or bool(crossings),
-    )
+    return _BodyScan(sides, crossings, model, demand)
 
 
 def _message_core(stmt: Stmt) -> str | None:

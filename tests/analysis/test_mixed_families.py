@@ -89,6 +89,10 @@ EXPECTED = [
     # The score tile is pushed and also stored to GM by the cube (a store of an Acc tile
     # runs on the cube): the store in the consumer half reads the producer's tile.
     Expected("shared_tiles.py", 44, "SKW020", None, 8, (("aic", "SKW020", None, 1), CONSUMER_VECTOR)),
+    # A slice read by a vector op and by a matmul is loaded once, to Mat: a non-Vec demand
+    # overrides Vec (convert_tensor_to_tile_ops_pass.cpp:331-341), so the vector gets it
+    # from the cube. Both messages go cube -> vector: one-directional, left on both cores.
+    Expected("shared_tiles.py", 61, "SKW010", None, 8, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
     # -- family 3: parameters and shapes ----------------------------------------------------
     # pl.jit compiled from annotations binds a scalar's default into the body as a literal
     # (python/pypto/jit/decorator.py:373-410 and 1955-1965; specializer.py:813-814): trip 4.
@@ -159,6 +163,11 @@ def test_each_loop_gets_the_per_core_verdict_the_compiler_gives(loops: dict, exp
     ), report.message
     got = tuple((c.core, c.code, c.depth, c.copies) for c in report.cores)
     assert got == expected.cores, report.message
+
+
+def test_a_slice_that_feeds_a_matmul_reaches_the_vector_from_the_cube(loops: dict) -> None:
+    cube = next(c for c in loops[("shared_tiles.py", 61)].cores if c.core == "aic")
+    assert "+ pl.tile.tpush_to_aiv(rows, split=0)" in cube.body
 
 
 def test_two_vector_copies_are_said_in_the_message(loops: dict) -> None:
