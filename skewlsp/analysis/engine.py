@@ -691,7 +691,7 @@ class _UnitAnalysis:
         """Per-core verdicts (the model lives in ``mixed``; this only supplies the context)."""
         fn = self.functions[-1] if self.functions else None
         outside = self._outside_sides(fn).before(loop) if fn else {}
-        copies = 2 if fn is not None and self._dual_aiv_dispatch(fn) else 1
+        copies = 2 if fn is not None and self._dual_aiv_dispatch(fn, loop) else 1
         return mixed.per_core(stmts, header, live_out, outside, copies, nested)
 
     def _outside_sides(self, fn: cst.FunctionDef) -> mixed.OutsideSides:
@@ -703,11 +703,11 @@ class _UnitAnalysis:
             )
         return found
 
-    def _dual_aiv_dispatch(self, fn: cst.FunctionDef) -> bool:
-        """Whether the compiler runs this function's vector body twice, once per function."""
-        known = self.dual_aiv.get(id(fn))
+    def _dual_aiv_dispatch(self, fn: cst.FunctionDef, loop: cst.For) -> bool:
+        """Whether the compiler runs this loop's vector copy twice (once per loop)."""
+        known = self.dual_aiv.get(id(loop))
         if known is None:
-            known = self.dual_aiv[id(fn)] = mixed.dual_aiv_dispatch(fn)
+            known = self.dual_aiv[id(loop)] = mixed.dual_aiv_dispatch(fn, loop)
         return known
 
     def _stage(

@@ -589,14 +589,45 @@ def param_sides(fn: cst.FunctionDef) -> dict[str, str]:
     return params
 
 
-def dual_aiv_dispatch(fn: cst.FunctionDef) -> bool:
-    """Whether the vector body runs as two identical copies.
+def dual_aiv_dispatch(fn: cst.FunctionDef, loop: cst.For) -> bool:
+    """Whether the vector copy of ``loop`` runs as two identical copies.
 
-    Without a split mode (no ``pl.split(...)``, or ``pl.split(pl.SplitMode.NONE)``,
-    or ``attrs={"split": pl.SplitMode.NONE}``) the a2a3 backend dispatches the AIV
-    function on both vector lanes: two copies, one verdict.
+    Without a split mode on the outlined scope (no ``pl.split(...)``, or
+    ``pl.split(pl.SplitMode.NONE)``, or ``attrs={"split": pl.SplitMode.NONE}``) the
+    a2a3 backend dispatches the AIV function on both vector lanes: two copies, one
+    verdict. The split mode belongs to the scope the loop is outlined from (the
+    ``with``/``for`` headers around it) or to the function's own decorator.
     """
-    for node in walk(fn):
+    headers: list[cst.CSTNode] = [d.decorator for d in fn.decorators]
+    headers += _enclosing_headers(body_statements(fn.body), loop) or []
+    return not any(_splits(header) for header in headers)
+
+
+def _enclosing_headers(block: Sequence[cst.CSTNode], loop: cst.For) -> list[cst.CSTNode] | None:
+    """The headers of the ``with``/``for`` statements around ``loop`` (None: not in block)."""
+    for stmt in block:
+        if stmt is loop:
+            return []
+        if isinstance(stmt, (cst.With, cst.For, cst.While, cst.If, cst.Try)):
+            blocks = [body_statements(stmt.body)]
+            orelse = getattr(stmt, "orelse", None)
+            if orelse is not None:
+                blocks.append(body_statements(orelse.body))
+            for inner in blocks:
+                found = _enclosing_headers(inner, loop)
+                if found is None:
+                    continue
+                if isinstance(stmt, cst.With):
+                    return [*(item.item for item in stmt.items), *found]
+                if isinstance(stmt, cst.For):
+                    return [stmt.iter, *found]
+                return found
+    return None
+
+
+def _splits(header: cst.CSTNode) -> bool:
+    """A split mode other than NONE written in ``header``."""
+    for node in walk(header):
         mode: cst.BaseExpression | None = None
         if isinstance(node, cst.Call) and node.args:
             path = dsl.dotted(node.func)
@@ -609,8 +640,8 @@ def dual_aiv_dispatch(fn: cst.FunctionDef) -> bool:
         ):
             mode = node.value
         if mode is not None and not _is_none_mode(mode):
-            return False
-    return True
+            return True
+    return False
 
 
 def _is_none_mode(expr: cst.BaseExpression) -> bool:

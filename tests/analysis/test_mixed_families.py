@@ -122,6 +122,10 @@ EXPECTED = [
     Expected("dual.py", 31, "SKW001", 2, 4, (SKEWED_CUBE, CONSUMER_VECTOR)),
     # pl.split(UP_DOWN): one AIV function, one copy.
     Expected("dual.py", 46, "SKW001", 2, 4, (SKEWED_CUBE, ("aiv", "SKW020", None, 1))),
+    # The split mode is the outlined scope's: the same function has a split scope (one
+    # copy) and a scope without one (two copies).
+    Expected("dual.py", 61, "SKW001", 2, 4, (SKEWED_CUBE, ("aiv", "SKW020", None, 1))),
+    Expected("dual.py", 68, "SKW001", 2, 4, (SKEWED_CUBE, CONSUMER_VECTOR)),
 ]
 
 
