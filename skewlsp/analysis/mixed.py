@@ -36,7 +36,12 @@ class Crossing:
 
     name: str
     direction: str  # "C->V" or "V->C"
-    before: int
+    before: int  # the pop goes before this statement (and the push, unless push_after)
+    # A GM fence (a cube store read back by a vector load): the push follows the store
+    # and sends the stored tile; the popped value is only a token.
+    push_after: int | None = None
+    pushed: str | None = None  # the source of the pushed tile
+    pushed_reads: tuple[str, ...] = ()
 
 
 @dataclass
@@ -323,6 +328,7 @@ def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iter
     to_mat = frozenset(name for name, needed in first.demand.items() if CUBE in needed)
     scan = _scan(stmts, outside, to_mat) if to_mat else first
     sides, crossings, model = scan.sides, scan.crossings, scan.model
+    crossings = sorted([*crossings, *_gm_fences(stmts, sides)], key=lambda c: c.before)
     aic = _core_list(stmts, sides, crossings, CUBE, live_out)
     aiv = _core_list(stmts, sides, crossings, VECTOR, live_out)
     unknown = model.unknown[0] if model.unknown else None
@@ -405,6 +411,77 @@ def _scan(stmts: Sequence[Stmt], outside: Mapping[str, str], to_mat: frozenset[s
     return _BodyScan(sides, crossings, model, demand)
 
 
+def _gm_fences(stmts: Sequence[Stmt], sides: Sequence[str]) -> list[Crossing]:
+    """Cube stores that a later vector statement loads back from GM.
+
+    Neither op is a move, so no tile crosses; ExpandMixedKernel still orders them
+    with a handshake: a push of the stored tile right after the cube's store and a
+    pop (a token, freed at once) right before the vector's load. Only when the cube
+    stores to that tensor once, only cube -> vector, only a later load in the same
+    body (a load nested deeper pops before its enclosing statement).
+    """
+    stores: dict[str, list[tuple[int, cst.BaseExpression]]] = {}
+    for index, stmt in enumerate(stmts):
+        if sides[index] != CUBE:
+            continue
+        found = _gm_store(stmt)
+        if found is not None:
+            stores.setdefault(found[0], []).append((index, found[1]))
+    fences = []
+    for tensor, found in stores.items():
+        if len(found) != 1:
+            continue
+        store, tile = found[0]
+        for index in range(store + 1, len(stmts)):
+            if sides[index] in (VECTOR, MIXED) and _loads_from(stmts[index], tensor):
+                fences.append(
+                    Crossing(
+                        f"{tensor}_gm_sync",
+                        "C->V",
+                        index,
+                        push_after=store,
+                        pushed=code_of(tile),
+                        pushed_reads=tuple(reads_of(tile)),
+                    )
+                )
+                break
+    return fences
+
+
+def _gm_store(stmt: Stmt) -> tuple[str, cst.BaseExpression] | None:
+    """(tensor, stored tile) of a store written as a slice write or a store/assemble op.
+
+    A computed tile (``ws[...] = pl.matmul(...)``) is flattened into a temporary the
+    store and the push both read: the push reads what the expression reads.
+    """
+    node = stmt.node
+    if isinstance(node, cst.Assign) and len(node.targets) == 1:
+        target = node.targets[0].target
+        if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+            return target.value.value, node.value
+    call = getattr(node, "value", None)
+    if not isinstance(call, cst.Call) or op_leaf(call) not in ("store", "assemble"):
+        return None
+    args = [a.value for a in call.args if a.keyword is None]
+    if op_leaf(call) == "store" and len(args) >= 3:
+        tensor, tile = args[2], args[0]
+    elif op_leaf(call) == "assemble" and len(args) >= 2:
+        tensor, tile = args[0], args[1]
+    else:
+        return None
+    return (tensor.value, tile) if isinstance(tensor, cst.Name) else None
+
+
+def _loads_from(stmt: Stmt, tensor: str) -> bool:
+    """Whether ``stmt`` reads ``tensor`` other than as the target of a slice write."""
+    node = stmt.node
+    if isinstance(node, cst.Assign):
+        return tensor in reads_of(node.value)
+    if isinstance(node, (cst.Expr, cst.AnnAssign)) and node.value is not None:
+        return tensor in reads_of(node.value)
+    return stmt.kind == "compound" and tensor in stmt.reads
+
+
 def _message_core(stmt: Stmt) -> str | None:
     """The core a tpush/tpop/tfree statement belongs to (None: not a message)."""
     call = getattr(stmt.node, "value", None)
@@ -429,24 +506,22 @@ def _core_list(
 ) -> list[Stmt]:
     out: list[Stmt] = []
     popped: list[str] = []
+    peer = "aiv" if core == CUBE else "aic"
+
+    def push(crossing: Crossing, at: Stmt) -> Stmt:
+        sent = crossing.pushed or crossing.name
+        reads = crossing.pushed_reads or (sent,)
+        node = _statement(f"pl.tile.tpush_to_{peer}({sent}, split=0)")
+        return Stmt(node, "push", (), reads, origin="implicit push", anchor=at.located)
+
     for index, stmt in enumerate(stmts):
         for crossing in crossings:
             if crossing.before != index:
                 continue
             producer = crossing.direction[0]
-            peer = "aiv" if core == CUBE else "aic"
             if producer == core:
-                node = _statement(f"pl.tile.tpush_to_{peer}({crossing.name}, split=0)")
-                out.append(
-                    Stmt(
-                        node,
-                        "push",
-                        (),
-                        (crossing.name,),
-                        origin="implicit push",
-                        anchor=stmt.located,
-                    )
-                )
+                if crossing.push_after is None:
+                    out.append(push(crossing, stmt))
             else:
                 node = _statement(f"{crossing.name} = pl.tile.tpop_from_{peer}(split=0)")
                 out.append(
@@ -473,6 +548,11 @@ def _core_list(
                     anchor=stmt.anchor,
                 )
             )
+        out.extend(
+            push(c, stmt)
+            for c in crossings
+            if c.push_after == index and c.direction[0] == core
+        )
     out = _add_tfrees(out, popped, "aiv" if core == CUBE else "aic")
     return _eliminate_dead(out, set(live_out))
 

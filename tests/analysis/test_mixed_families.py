@@ -93,6 +93,12 @@ EXPECTED = [
     # overrides Vec (convert_tensor_to_tile_ops_pass.cpp:331-341), so the vector gets it
     # from the cube. Both messages go cube -> vector: one-directional, left on both cores.
     Expected("shared_tiles.py", 61, "SKW010", None, 8, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
+    # The cube stores the scores to a GM workspace and the vector loads them back: no move,
+    # but ExpandMixedKernel fences the pair (expand_mixed_kernel_pass.cpp:634-826, C->V
+    # only, one store, the load after it in the same body): a push of the stored tile after
+    # the store and a token pop before the load. The cube's push is its lead and the store
+    # (consumer half) reads the pushed tile; the vector frees its token in the consumer half.
+    Expected("shared_tiles.py", 77, "SKW020", None, 8, (("aic", "SKW020", None, 1), CONSUMER_VECTOR)),
     # -- family 3: parameters and shapes ----------------------------------------------------
     # pl.jit compiled from annotations binds a scalar's default into the body as a literal
     # (python/pypto/jit/decorator.py:373-410 and 1955-1965; specializer.py:813-814): trip 4.
@@ -172,6 +178,16 @@ def test_each_loop_gets_the_per_core_verdict_the_compiler_gives(loops: dict, exp
 def test_a_slice_that_feeds_a_matmul_reaches_the_vector_from_the_cube(loops: dict) -> None:
     cube = next(c for c in loops[("shared_tiles.py", 61)].cores if c.core == "aic")
     assert "+ pl.tile.tpush_to_aiv(rows, split=0)" in cube.body
+
+
+def test_a_gm_round_trip_is_fenced_by_a_push_after_the_store_and_a_pop_before_the_load(
+    loops: dict,
+) -> None:
+    cores = {c.core: c for c in loops[("shared_tiles.py", 77)].cores}
+    cube = cores["aic"].body
+    assert cube.index("+ pl.tile.tpush_to_aiv(s, split=0)") == 3
+    assert cube[2].startswith("ws[")
+    assert cores["aiv"].body[0] == "+ ws_gm_sync = pl.tile.tpop_from_aic(split=0)"
 
 
 def test_two_vector_copies_are_said_in_the_message(loops: dict) -> None:
