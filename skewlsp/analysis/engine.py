@@ -380,7 +380,7 @@ class _UnitAnalysis:
         dsl_names = frozenset(defs) | params
         base = FunctionScope(self.module_constants, params, dsl_names, tile_like_names(fn))
         base.specialized = specialized_params(fn, self.module_constants)
-        env: dict[str, Folded] = {}
+        env: dict[str, Folded] = dict(base.specialized)  # pl.jit literals, until rebound
         function_incore = is_incore_function(fn)
         self.closures.append(_parameter_values(fn, name))
         try:

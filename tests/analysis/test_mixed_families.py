@@ -112,6 +112,9 @@ EXPECTED = [
     # @pl.jit.incore is its own InCore function (decorator.py:2587); the caller's literal is
     # not a specialized scalar of the caller, so nothing is forwarded (decorator.py:1355-1362).
     Expected("params.py", 50, "SKW022", None, None, (("aic", "SKW022", None, 1), ("aiv", "SKW022", None, 2))),
+    # A top-level local computed from a specialized scalar (default ROWS = 256, from the
+    # config module): the body holds 256 // 32 after specialization, Simplify folds it: trip 8.
+    Expected("params.py", 78, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
     # -- family 5: nested pipelines ---------------------------------------------------------
     # Outer over query blocks, inner attention at trip 8: the cube's inner copy is skewed at
     # depth 2 and spliced into the outer (2 pushes, 2 pops: multi-round-trip); the vector's
