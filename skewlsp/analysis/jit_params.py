@@ -22,8 +22,19 @@ from .scope import function_params
 # dtype names a bare-dtype scalar annotation may use (``n: pl.INT32 = 8``).
 _SCALAR_DTYPES = frozenset(
     {
-        "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64",
-        "INDEX", "BOOL", "FP16", "FP32", "BF16",
+        "INT8",
+        "INT16",
+        "INT32",
+        "INT64",
+        "UINT8",
+        "UINT16",
+        "UINT32",
+        "UINT64",
+        "INDEX",
+        "BOOL",
+        "FP16",
+        "FP32",
+        "BF16",
     }
 )
 
