@@ -14,7 +14,6 @@ from . import fifo_order
 from .body import Stmt
 from .decide import Decision
 from .report import Edit, Finding, LoopReport, Span
-from .values import code_of
 
 SpanOf = Callable[[cst.CSTNode], Span]
 
@@ -93,18 +92,6 @@ def line_ranges(
         else:
             ranges.append((line, line))
     return tuple(ranges)
-
-
-def body_lines(stmts: Sequence[Stmt], width: int = 60) -> tuple[str, ...]:
-    """One short line per statement of a core's body, the compiler's own marked with "+ "."""
-    lines = []
-    for stmt in stmts:
-        code = code_of(stmt.node)
-        text = code.splitlines()[0] if code else stmt.kind
-        if len(text) > width:
-            text = text[: width - 1] + "…"
-        lines.append(("+ " if stmt.origin.startswith("implicit") else "") + text)
-    return tuple(lines)
 
 
 def remark_args(d: Decision) -> tuple[tuple[str, str], ...]:

@@ -15,7 +15,7 @@ import libcst as cst
 
 from . import dsl, mixed
 from .advice import depth_hint
-from .assemble import body_lines, loop_report
+from .assemble import loop_report
 from .body import BodyContext, InnerSkew, Stmt, loop_bounds, normalise, resolve
 from .closures import capture_locals, parameter_values
 from .conditions import Interval
@@ -26,6 +26,7 @@ from .dsl_checks import body_errors, has_explicit_messages
 from .guard import TooDeep, check_parseable, describe
 from .header import bounds_of, loop_target, stage_of
 from .imports import imported_lookup
+from .jit_params import specialized_params
 from .names import (
     block_effects,
     body_statements,
@@ -270,7 +271,8 @@ class _UnitAnalysis:
         defs, _ = block_effects(body_statements(fn.body))
         dsl_names = frozenset(defs) | params
         base = FunctionScope(self.module_constants, params, dsl_names, tile_like_names(fn))
-        env: dict[str, Folded] = {}
+        base.specialized = specialized_params(fn, self.module_constants)
+        env: dict[str, Folded] = dict(base.specialized)  # pl.jit literals, until rebound
         function_incore = is_incore_function(fn)
         self.closures.append(parameter_values(fn, name))
         try:
@@ -460,10 +462,19 @@ class _UnitAnalysis:
             and not header.errors
         ):
             live_out = (*iter_names, *body.yield_reads)
-            cores, summary, core_stmts = self._per_core(loop, stmts, header, live_out)
-            if summary is not None:
-                decision = summary
-                stmts = core_stmts
+            nested = mixed.NestedPipelines(
+                lambda decider: normalise(
+                    body_statements(loop.body),
+                    replace(ctx, decide_inner=decider, errors=[], unknowns=[]),
+                ).stmts,
+                self.inner.get,
+                lambda node: self.models[id(node)].report.cores if id(node) in self.models else (),
+            )
+            split = self._per_core(loop, stmts, header, live_out, nested)
+            cores = split.cores
+            if split.summary is not None:
+                decision = split.summary
+                stmts = split.stmts
         report = loop_report(
             self.path, self._span, loop, call, fn, loop_var, decision, stmts,
             stage_span, stage_value,
@@ -561,126 +572,32 @@ class _UnitAnalysis:
             self.models, self.inner = models, inner
 
     def _per_core(
-        self, loop: cst.For, stmts: list[Stmt], header: LoopHeader, live_out: Sequence[str]
-    ) -> tuple[tuple[CoreResult, ...], Decision | None, list[Stmt]]:
-        """Per-core verdicts when the compiler, not the author, creates the messages.
-
-        Returns the cores, the loop's summary decision (None: keep the plain one)
-        and the statement list that summary's indices refer to.
-        """
+        self,
+        loop: cst.For,
+        stmts: list[Stmt],
+        header: LoopHeader,
+        live_out: Sequence[str],
+        nested: mixed.NestedPipelines,
+    ) -> mixed.PerCore:
+        """Per-core verdicts (the model lives in ``mixed``; this only supplies the context)."""
         fn = self.functions[-1] if self.functions else None
-        params: dict[str, str] = {}
-        if fn is not None:
-            for name, param in function_params(fn):
-                kind = dsl.annotation_kind(param.annotation)
-                if kind == "Tensor":
-                    params[name] = mixed.GM
-                elif kind == "Tile":
-                    params[name] = mixed.VECTOR
-        outside = self._outside_sides(fn, params).before(loop) if fn else params
-        split = mixed.split_body(stmts, outside, live_out)
-        copies = 2 if fn is not None and self._dual_aiv_dispatch(fn) else 1
-        if not split.crossings:
-            cores = []
-            if split.has_cube:
-                cores.append(
-                    CoreResult("aic", "left", "SKW010", "no boundary crossing at the top level")
-                )
-            if split.has_vector:
-                cores.append(
-                    CoreResult("aiv", "left", "SKW010", "no boundary crossing at the top level")
-                )
-            if split.unknown and cores:
-                reason = f"the model does not know which core runs `{split.unknown}`"
-                unknown = Decision("unknown", "SKW050", reason)
-                return (
-                    tuple(CoreResult(c.core, "unknown", "SKW050", reason) for c in cores),
-                    unknown,
-                    stmts,
-                )
-            return tuple(cores), None, stmts
-        results: list[tuple[CoreResult, Decision]] = []
-        lists = {"aic": split.aic, "aiv": split.aiv}
-        for core, core_stmts in lists.items():
-            resolve(core_stmts, header.iter_names)
-            d = decide(header, core_stmts)
-            results.append(
-                (
-                    CoreResult(
-                        core,
-                        d.verdict,
-                        d.code,
-                        _core_reason(d),
-                        d.depth,
-                        d.requested_depth,
-                        d.trip,
-                        copies if core == "aiv" else 1,
-                        d.pushes,
-                        d.pops,
-                        body_lines(core_stmts),
-                    ),
-                    d,
-                )
-            )
-        if split.unknown:
-            reason = f"the model does not know which core runs `{split.unknown}`"
-            unknown = Decision("unknown", "SKW050", reason)
-            return (
-                tuple(CoreResult(c.core, "unknown", "SKW050", reason) for c, _ in results),
-                unknown,
-                stmts,
-            )
-        chosen, summary = _summarise(results)
-        return tuple(c for c, _ in results), summary, lists[chosen]
+        outside = self._outside_sides(fn).before(loop) if fn else {}
+        copies = 2 if fn is not None and self._dual_aiv_dispatch(fn, loop) else 1
+        return mixed.per_core(stmts, header, live_out, outside, copies, nested)
 
-    def _outside_sides(self, fn: cst.FunctionDef, params: dict[str, str]) -> mixed.OutsideSides:
-        """One walk of the function serves every loop in it (params depend on ``fn`` only)."""
+    def _outside_sides(self, fn: cst.FunctionDef) -> mixed.OutsideSides:
+        """One walk of the function serves every loop in it."""
         found = self.outside.get(id(fn))
         if found is None:
-            found = self.outside[id(fn)] = mixed.OutsideSides(body_statements(fn.body), params)
+            found = self.outside[id(fn)] = mixed.OutsideSides(
+                body_statements(fn.body), mixed.param_sides(fn)
+            )
         return found
 
-    def _dual_aiv_dispatch(self, fn: cst.FunctionDef) -> bool:
-        """Whether the compiler runs this function's vector body twice (no ``pl.split``).
-
-        Read from the function's source text (decorators included), once per function.
-        """
-        known = self.dual_aiv.get(id(fn))
+    def _dual_aiv_dispatch(self, fn: cst.FunctionDef, loop: cst.For) -> bool:
+        """Whether the compiler runs this loop's vector copy twice (once per loop)."""
+        known = self.dual_aiv.get(id(loop))
         if known is None:
-            text = self.positions.statement_text(fn)
-            if text is None:
-                text = cst.Module(body=[]).code_for_node(fn)
-            known = self.dual_aiv[id(fn)] = "split(" not in text
+            known = self.dual_aiv[id(loop)] = mixed.dual_aiv_dispatch(fn, loop)
         return known
-
-
-_CORE_NAMES = {"aic": "cube", "aiv": "vector"}
-
-
-def _core_reason(d: Decision) -> str:
-    """What one core's remark says after its verdict ("skewed at", "demoted,")."""
-    if d.code == "SKW002":
-        return f"depth {d.depth} (requested {d.requested_depth}: {d.reason})"
-    return d.reason
-
-
-def _summarise(results: list[tuple[CoreResult, Decision]]) -> tuple[str, Decision]:
-    """One verdict for the loop: the skewed core if any, else the first cross-core one."""
-    parts = []
-    for core, d in results:
-        name = _CORE_NAMES[core.core]
-        if d.verdict == "skewed" and d.code == "SKW002":
-            parts.append(f"{name}: skewed at {core.reason}")
-        elif d.verdict == "skewed":
-            parts.append(f"{name}: skewed at depth {d.depth}")
-        elif d.verdict == "demoted":
-            parts.append(f"{name}: demoted, {core.reason}")
-        else:
-            parts.append(f"{name}: {d.verdict}, {core.reason}")
-    chosen = next((r for r in results if r[1].verdict == "skewed"), None)
-    if chosen is None:
-        chosen = next((r for r in results if r[1].verdict in ("demoted", "error")), results[0])
-    summary = replace(chosen[1], summary="; ".join(parts))
-    return chosen[0].core, summary
-
 

@@ -25,7 +25,7 @@ from .constants import (
     Rejected,
     Symbolic,
 )
-from .dsl import annotation_kind
+from .dsl import annotation_kind, dotted
 from .names import body_statements, statement_effects
 from .walk import children
 
@@ -83,10 +83,18 @@ class FunctionScope:
     tile_names: frozenset[str]
     locals: dict[str, Folded] = field(default_factory=dict)
     poisoned: frozenset[str] = frozenset()
+    # Scalar parameters pl.jit writes into the body as literals (see jit_params).
+    specialized: dict[str, Folded] = field(default_factory=dict)
 
     def at(self, local_env: dict[str, Folded], poisoned: frozenset[str]) -> FunctionScope:
         return FunctionScope(
-            self.module, self.params, self.dsl_names, self.tile_names, dict(local_env), poisoned
+            self.module,
+            self.params,
+            self.dsl_names,
+            self.tile_names,
+            dict(local_env),
+            poisoned,
+            self.specialized,
         )
 
     def bound_lookup(self, enclosing: Sequence[EnclosingLoop]):
@@ -103,6 +111,8 @@ class FunctionScope:
                 return Dynamic(name, f"`{name}` is assigned inside a branch or loop")
             if name in self.locals:
                 return self.locals[name]
+            if name in self.specialized:
+                return self.specialized[name]
             if name in self.params:
                 return Dynamic(name, f"`{name}` is a parameter of the kernel")
             if name in self.dsl_names:
@@ -115,13 +125,18 @@ class FunctionScope:
         return lookup
 
     def parse_time_lookup(self, name: str) -> Folded | None:
-        """What the DSL parser folds: module constants only, never kernel variables."""
+        """What the DSL parser folds: module constants (and pl.jit's literals), never
+        kernel variables."""
+        if name in self.specialized and name not in self.dsl_names - self.params:
+            return self.specialized[name]
         if name in self.params or name in self.dsl_names:
             return Dynamic(name, f"`{name}` is a kernel variable")
         return self.module(name)
 
     def stage_lookup(self, name: str) -> Folded | None:
         """``stage`` must be a constant when the kernel is parsed: no DSL-scope names."""
+        if name in self.specialized and name not in self.dsl_names - self.params:
+            return self.specialized[name]
         if name in self.params or name in self.dsl_names:
             return Rejected(
                 f"stage must be a compile-time constant integer, `{name}` is a kernel variable"
@@ -259,5 +274,16 @@ def opens_incore_scope(stmt: cst.CSTNode) -> bool:
 
 
 def is_incore_function(fn: cst.FunctionDef) -> bool:
-    """A function declared InCore (the other kinds are not split by ExpandMixedKernel)."""
-    return any("InCore" in _code(d.decorator) for d in fn.decorators)
+    """A function declared InCore (the other kinds are not split by ExpandMixedKernel).
+
+    ``@pl.function(type=pl.FunctionType.InCore)`` or ``@pl.jit.incore`` (bare or
+    called): the jit decorator makes the latter a separate InCore function.
+    """
+    for d in fn.decorators:
+        node = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+        path = dotted(node)
+        if path is not None and path[-2:] == ("jit", "incore"):
+            return True
+        if "InCore" in _code(d.decorator):
+            return True
+    return False

@@ -1,0 +1,286 @@
+"""Which core each value and statement of a mixed kernel belongs to.
+
+ExpandMixedKernel gives every op a side from the op registry (``op_tables``):
+matmuls run on the cube, element-wise work on the vector, data movement where
+its memory is. A GM slice has no side of its own: it is loaded where its
+readers run. These sides are what ``core_split`` builds each core's body from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+import libcst as cst
+
+from . import dsl, op_tables
+from .names import body_statements, reads_of
+from .scope import function_params
+
+CUBE, VECTOR, SHARED, MIXED = "C", "V", "S", "M"
+GM, LAZY = "G", "L"  # a GM tensor; a GM slice/load whose side its first consumer decides
+TILE_SIDES = frozenset({CUBE, VECTOR, LAZY})
+
+
+def op_leaf(call: cst.Call) -> str | None:
+    path = dsl.dotted(call.func)
+    if path is None or len(path) < 2 or path[0] not in ("pl", "pld"):
+        return None
+    return path[-1]
+
+
+def _memory(call: cst.Call) -> str | None:
+    arg = dsl.keyword(call, "target_memory")
+    if arg is None:
+        return None
+    text = cst.Module(body=[]).code_for_node(arg.value)
+    leaf = text.rsplit(".", 1)[-1]
+    if leaf in op_tables.CUBE_MEMORY:
+        return CUBE
+    if leaf in op_tables.VECTOR_MEMORY:
+        return VECTOR
+    return None
+
+
+class SideModel:
+    """Sides of values and statements.
+
+    ``consumed`` collects (name, side needed, side it had when read): the side at
+    the read matters because ``x = pl.mul(x, 2)`` reads a cube ``x`` and rebinds
+    ``x`` to a vector tile in one statement.
+    """
+
+    def __init__(self, sides: Mapping[str, str]) -> None:
+        self.sides = dict(sides)
+        self.unknown: list[str] = []
+        # (name, side needed) for GM slices read inside nested blocks.
+        self.nested_lazy_uses: list[tuple[str, str]] = []
+
+    def side_of(self, name: str) -> str:
+        return self.sides.get(name, SHARED)
+
+    # -- expressions -------------------------------------------------------------------------
+
+    def expr(
+        self, node: cst.BaseExpression, consumed: list[tuple[str, str, str]]
+    ) -> tuple[str, str]:
+        """(value side, statement side) of evaluating ``node``."""
+        if isinstance(node, cst.Name):
+            side = self.side_of(node.value)
+            return side, SHARED
+        if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+            return SHARED, SHARED
+        if isinstance(node, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)):
+            operands = reads_of(node)
+            tiles = [n for n in operands if self.side_of(n) in TILE_SIDES]
+            if tiles:
+                consumed.extend((n, VECTOR, self.side_of(n)) for n in tiles)
+                return VECTOR, VECTOR
+            return SHARED, SHARED
+        if isinstance(node, cst.Subscript):
+            base, _ = self.expr(node.value, consumed)
+            if base == GM:
+                return LAZY, SHARED
+            return (base if base in TILE_SIDES else SHARED), SHARED
+        if isinstance(node, cst.Call):
+            return self._call(node, consumed)
+        return SHARED, SHARED
+
+    def _tile_args(self, call: cst.Call) -> list[str]:
+        names: list[str] = []
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value in (
+                "target_memory",
+                "out_dtype",
+                "dtype",
+            ):
+                continue
+            names += [n for n in reads_of(arg.value) if self.side_of(n) in TILE_SIDES | {GM}]
+        return names
+
+    def _call(self, call: cst.Call, consumed: list[tuple[str, str, str]]) -> tuple[str, str]:
+        leaf = op_leaf(call)
+        if leaf is None:
+            path = dsl.dotted(call.func)
+            if path and path[-1] == "yield_":
+                return SHARED, SHARED
+            if any(self.side_of(n) in TILE_SIDES for n in self._tile_args(call)):
+                self.unknown.append(cst.Module(body=[]).code_for_node(call.func))
+            return SHARED, SHARED
+        nested_side = SHARED
+        for arg in call.args:  # nested calls are flattened into statements of their own
+            if isinstance(arg.value, cst.Call):
+                _, inner = self._call(arg.value, consumed)
+                nested_side = join_sides(nested_side, inner)
+        args = self._tile_args(call)
+        tiles = [n for n in args if self.side_of(n) in TILE_SIDES]
+        nested_values = [
+            self._call(a.value, [])[0] for a in call.args if isinstance(a.value, cst.Call)
+        ]
+        has_tile = bool(tiles) or any(v in TILE_SIDES for v in nested_values)
+        if leaf in op_tables.CUBE_OPS:
+            consumed.extend((n, CUBE, self.side_of(n)) for n in tiles)
+            return CUBE, join_sides(nested_side, CUBE)
+        if leaf in op_tables.LOAD_OPS:
+            memory = _memory(call)
+            return (memory or LAZY), join_sides(nested_side, memory or SHARED)
+        if leaf in op_tables.CUBE_SOURCES:
+            return CUBE, join_sides(nested_side, CUBE)
+        if leaf in op_tables.MOVE_OPS or leaf in op_tables.TO_VECTOR_OPS | op_tables.TO_CUBE_OPS:
+            target = _memory(call)
+            if leaf in op_tables.TO_VECTOR_OPS:
+                target = VECTOR
+            elif leaf in op_tables.TO_CUBE_OPS:
+                target = CUBE
+            if target is None:
+                first = next((self.side_of(n) for n in tiles), SHARED)
+                return first, join_sides(nested_side, first if first in (CUBE, VECTOR) else SHARED)
+            consumed.extend((n, target, self.side_of(n)) for n in tiles)
+            return target, join_sides(nested_side, target)
+        if leaf in op_tables.INHERIT_OPS:
+            first = next((self.side_of(n) for n in args), SHARED)
+            side = LAZY if first == GM else first
+            return side, join_sides(nested_side, side if side in (CUBE, VECTOR) else SHARED)
+        if leaf in op_tables.STORE_OPS:
+            if not tiles:
+                return GM, nested_side
+            side = self.side_of(tiles[0])
+            return GM, join_sides(nested_side, VECTOR if side == LAZY else side)
+        if leaf in op_tables.GM_OPS:
+            return GM, nested_side
+        if leaf in op_tables.VECTOR_SOURCES:
+            memory = _memory(call) or VECTOR
+            return memory, join_sides(nested_side, memory)
+        if leaf in op_tables.VECTOR_SCALAR_OPS:
+            return SHARED, join_sides(nested_side, VECTOR)
+        if leaf in op_tables.SHARED_SCALAR_OPS and not has_tile:
+            return SHARED, nested_side
+        # A GM tensor (or a slice of one) handed to a tile op is loaded where the op
+        # runs: ConvertTensorToTileOps turns it into a tile.load to Vec.
+        reads_gm = any(self.side_of(n) == GM for n in args)
+        if has_tile or reads_gm or nested_side in (VECTOR, CUBE):
+            consumed.extend((n, VECTOR, self.side_of(n)) for n in tiles)
+            return VECTOR, join_sides(nested_side, VECTOR)
+        return SHARED, nested_side
+
+    # -- statements ----------------------------------------------------------------------------
+
+    def small(
+        self, small: cst.BaseSmallStatement, consumed: list[tuple[str, str, str]]
+    ) -> tuple[str, list[str]]:
+        """(statement side, names whose side is decided by their first consumer)."""
+        lazy: list[str] = []
+        if isinstance(small, (cst.Assign, cst.AnnAssign)):
+            value = small.value
+            if value is None:
+                return SHARED, lazy
+            value_side, stmt_side = self.expr(value, consumed)
+            targets = (
+                [t.target for t in small.targets]
+                if isinstance(small, cst.Assign)
+                else [small.target]
+            )
+            for target in targets:
+                if isinstance(target, cst.Name):
+                    self.sides[target.value] = value_side
+                    if value_side == LAZY:
+                        lazy.append(target.value)
+                elif isinstance(target, cst.Subscript):
+                    stored_side = value_side
+                    if stored_side in (CUBE, VECTOR):
+                        stmt_side = join_sides(stmt_side, stored_side)
+                    elif stored_side == LAZY:
+                        stmt_side = join_sides(stmt_side, VECTOR)
+                    if isinstance(value, cst.Name) and stored_side == LAZY:
+                        consumed.append((value.value, VECTOR, LAZY))
+                elif isinstance(target, (cst.Tuple, cst.List)):
+                    for element in target.elements:
+                        if isinstance(element.value, cst.Name):
+                            self.sides[element.value.value] = value_side
+            return stmt_side, lazy
+        if isinstance(small, cst.Expr):
+            _, side = self.expr(small.value, consumed)
+            return side, lazy
+        return SHARED, lazy
+
+    def compound(self, stmt: cst.CSTNode) -> str:
+        """The side of a nested block: both cores when it holds work of each."""
+        side = SHARED
+        if isinstance(stmt, (cst.If, cst.For, cst.While, cst.With, cst.Else)):
+            for child in body_statements(stmt.body):
+                side = join_sides(side, self.statement(child))
+            orelse = getattr(stmt, "orelse", None)
+            if orelse is not None:
+                side = join_sides(side, self.compound(orelse))
+        return side
+
+    def statement(self, stmt: cst.CSTNode) -> str:
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            side = SHARED
+            for small in stmt.body:
+                consumed: list[tuple[str, str, str]] = []
+                s, _ = self.small(small, consumed)
+                side = join_sides(side, s)
+                side = join_sides(side, self._crossing_side(consumed))
+                for name, needed, have in consumed:
+                    if have == LAZY:  # a GM slice made outside is loaded where it is used
+                        self.nested_lazy_uses.append((name, needed))
+            return side
+        return self.compound(stmt)
+
+    def _crossing_side(self, consumed: Iterable[tuple[str, str, str]]) -> str:
+        side = SHARED
+        for _name, needed, have in consumed:
+            if have in (CUBE, VECTOR) and have != needed:
+                side = MIXED
+        return side
+
+
+def join_sides(a: str, b: str) -> str:
+    if a == b or b == SHARED:
+        return a
+    if a == SHARED:
+        return b
+    return MIXED
+
+
+class OutsideSides:
+    """Sides of the values each loop of one function reads from outside it (parameters
+    and earlier statements), from a single walk.
+
+    A kernel function with many loops would otherwise be walked again up to each
+    of them. The walk records the sides known when it reaches each ``for``; it
+    enters the bodies of ``with``/``for``/``if``/``while`` (not ``else`` branches),
+    so a loop it never reaches sees the sides of the whole walk.
+    """
+
+    def __init__(self, fn_body: Sequence[cst.CSTNode], params: Mapping[str, str]) -> None:
+        model = SideModel(params)
+        self._at_loop: dict[int, dict[str, str]] = {}
+
+        def walk(block: Sequence[cst.CSTNode]) -> None:
+            for stmt in block:
+                if isinstance(stmt, cst.For):
+                    self._at_loop[id(stmt)] = dict(model.sides)
+                if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                    model.statement(stmt)
+                elif isinstance(stmt, (cst.With, cst.For, cst.If, cst.While)):
+                    walk(body_statements(stmt.body))
+
+        walk(fn_body)
+        self._after = dict(model.sides)
+
+    def before(self, loop: cst.CSTNode) -> dict[str, str]:
+        """The sides of the names defined before ``loop`` (copied: the caller may change them)."""
+        return dict(self._at_loop.get(id(loop), self._after))
+
+
+def param_sides(fn: cst.FunctionDef) -> dict[str, str]:
+    """Sides of a kernel's parameters: tensors live in GM, tile parameters in Vec."""
+    params: dict[str, str] = {}
+    for name, param in function_params(fn):
+        kind = dsl.annotation_kind(param.annotation)
+        if kind == "Tensor":
+            params[name] = GM
+        elif kind == "Tile":
+            params[name] = VECTOR
+    return params

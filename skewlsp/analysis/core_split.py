@@ -1,0 +1,362 @@
+"""Both cores' copies of one loop body, with the messages the compiler adds.
+
+Wherever a value made on one core is consumed on the other, ExpandMixedKernel
+inserts one message — a push on the producing core and a pop on the consuming
+core — where InferTileMemorySpace put the move: right before the first consumer.
+A cube store that the vector loads back from GM gets a fence pair instead. Each
+core keeps its own statements plus the shared scalar ones, pops are freed after
+their last use, and dead code is removed per core.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from . import op_tables
+from .body import Stmt
+from .constants import code_of
+from .core_sides import (
+    CUBE,
+    LAZY,
+    MIXED,
+    SHARED,
+    VECTOR,
+    SideModel,
+    join_sides,
+    op_leaf,
+)
+from .names import reads_of
+
+
+@dataclass
+class Crossing:
+    """One value crossing the cube/vector boundary before a top-level statement."""
+
+    name: str
+    direction: str  # "C->V" or "V->C"
+    before: int  # the pop goes before this statement (and the push, unless push_after)
+    # A GM fence (a cube store read back by a vector load): the push follows the store
+    # and sends the stored tile; the popped value is only a token.
+    push_after: int | None = None
+    pushed: str | None = None  # the source of the pushed tile
+    pushed_reads: tuple[str, ...] = ()
+
+
+@dataclass
+class Split:
+    """Both cores' statement lists for one loop body."""
+
+    aic: list[Stmt]
+    aiv: list[Stmt]
+    crossings: list[Crossing]
+    sides: list[str]
+    unknown: str | None = None
+    has_cube: bool = False
+    has_vector: bool = False
+
+
+def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iterable[str]) -> Split:
+    """Both cores' top-level statement lists, with the implicit messages in program order.
+
+    A GM slice is loaded once. ConvertTensorToTileOps loads a slice that feeds a matmul
+    to Mat whatever else reads it, so a vector reader of that slice gets it across the
+    boundary (cube -> vector); a slice only vector ops read is loaded to Vec. The
+    readers are found by a first scan, and the second scan loads each slice accordingly.
+    """
+    first = _scan(stmts, outside, frozenset())
+    to_mat = frozenset(name for name, needed in first.demand.items() if CUBE in needed)
+    scan = _scan(stmts, outside, to_mat) if to_mat else first
+    sides, crossings, model = scan.sides, scan.crossings, scan.model
+    crossings = sorted([*crossings, *_gm_fences(stmts, sides)], key=lambda c: c.before)
+    aic = _core_list(stmts, sides, crossings, CUBE, live_out)
+    aiv = _core_list(stmts, sides, crossings, VECTOR, live_out)
+    unknown = model.unknown[0] if model.unknown else None
+    return Split(
+        aic,
+        aiv,
+        crossings,
+        sides,
+        unknown,
+        has_cube=any(s in (CUBE, MIXED) for s in sides) or bool(crossings),
+        has_vector=any(s in (VECTOR, MIXED) for s in sides) or bool(crossings),
+    )
+
+
+@dataclass
+class _BodyScan:
+    sides: list[str]
+    crossings: list[Crossing]
+    model: SideModel
+    demand: dict[str, set[str]]  # GM slice -> the sides of the ops that read it
+
+
+def _scan(stmts: Sequence[Stmt], outside: Mapping[str, str], to_mat: frozenset[str]) -> _BodyScan:
+    """One walk of the body: each statement's side and where values cross."""
+    model = SideModel(outside)
+    for name in to_mat:
+        if model.side_of(name) == LAZY:
+            model.sides[name] = CUBE  # a slice from before the loop, loaded to Mat there
+    sides: list[str] = []
+    crossings: list[Crossing] = []
+    crossed: set[tuple[str, str]] = set()
+    lazy_defs: dict[str, int] = {}
+    slices = {name for name, side in outside.items() if side == LAZY}
+    demand: dict[str, set[str]] = {}
+    for index, stmt in enumerate(stmts):
+        consumed: list[tuple[str, str, str]] = []
+        lazy: list[str] = []
+        owner = message_core(stmt)
+        if owner is not None:
+            # A message of an inner pipeline already split and spliced for one core.
+            side = owner
+            for name in stmt.defs:
+                model.sides[name] = owner
+        elif stmt.kind == "compound":
+            model.nested_lazy_uses.clear()
+            side = model.compound(stmt.node)
+            consumed.extend((name, needed, LAZY) for name, needed in model.nested_lazy_uses)
+        elif isinstance(stmt.node, cst.BaseSmallStatement):
+            side, lazy = model.small(stmt.node, consumed)
+            for name in lazy:
+                slices.add(name)
+                if name in to_mat:
+                    model.sides[name] = CUBE
+                    side = join_sides(side, CUBE)
+                else:
+                    lazy_defs[name] = index
+        else:
+            side = SHARED
+        for name, needed, have in consumed:
+            if name in slices:
+                demand.setdefault(name, set()).add(needed)
+            if have == LAZY:
+                if model.side_of(name) == LAZY:
+                    model.sides[name] = needed
+                if name in lazy_defs:
+                    sides[lazy_defs[name]] = join_sides(sides[lazy_defs[name]], needed)
+                continue
+            if have in (CUBE, VECTOR) and have != needed:
+                direction = f"{have}->{needed}"
+                if (name, direction) not in crossed:
+                    crossed.add((name, direction))
+                    crossings.append(Crossing(name, direction, index))
+        # A rebound name is a new value: it crosses again if the other core reads it.
+        crossed = {(name, d) for name, d in crossed if name not in stmt.defs}
+        slices -= set(stmt.defs) - set(lazy)  # rebound to something else than a slice
+        sides.append(side)
+    for name, index in lazy_defs.items():
+        if model.side_of(name) == LAZY:
+            sides[index] = join_sides(sides[index], VECTOR)
+    return _BodyScan(sides, crossings, model, demand)
+
+
+def _gm_fences(stmts: Sequence[Stmt], sides: Sequence[str]) -> list[Crossing]:
+    """Cube stores that a later vector statement loads back from GM.
+
+    Neither op is a move, so no tile crosses; ExpandMixedKernel still orders them
+    with a handshake: a push of the stored tile right after the cube's store and a
+    pop (a token, freed at once) right before the vector's load. Only when the cube
+    stores to that tensor once, only cube -> vector, only a later load in the same
+    body (a load nested deeper pops before its enclosing statement).
+    """
+    stores: dict[str, list[tuple[int, cst.BaseExpression]]] = {}
+    for index, stmt in enumerate(stmts):
+        if sides[index] != CUBE:
+            continue
+        found = _gm_store(stmt)
+        if found is not None:
+            stores.setdefault(found[0], []).append((index, found[1]))
+    fences = []
+    for tensor, found in stores.items():
+        if len(found) != 1:
+            continue
+        store, tile = found[0]
+        for index in range(store + 1, len(stmts)):
+            if sides[index] in (VECTOR, MIXED) and _loads_from(stmts[index], tensor):
+                fences.append(
+                    Crossing(
+                        f"{tensor}_gm_sync",
+                        "C->V",
+                        index,
+                        push_after=store,
+                        pushed=code_of(tile),
+                        pushed_reads=tuple(reads_of(tile)),
+                    )
+                )
+                break
+    return fences
+
+
+def _gm_store(stmt: Stmt) -> tuple[str, cst.BaseExpression] | None:
+    """(tensor, stored tile) of a store written as a slice write or a store/assemble op.
+
+    A computed tile (``ws[...] = pl.matmul(...)``) is flattened into a temporary the
+    store and the push both read: the push reads what the expression reads.
+    """
+    node = stmt.node
+    if isinstance(node, cst.Assign) and len(node.targets) == 1:
+        target = node.targets[0].target
+        if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+            return target.value.value, node.value
+    call = getattr(node, "value", None)
+    if not isinstance(call, cst.Call) or op_leaf(call) not in ("store", "assemble"):
+        return None
+    args = [a.value for a in call.args if a.keyword is None]
+    if op_leaf(call) == "store" and len(args) >= 3:
+        tensor, tile = args[2], args[0]
+    elif op_leaf(call) == "assemble" and len(args) >= 2:
+        tensor, tile = args[0], args[1]
+    else:
+        return None
+    return (tensor.value, tile) if isinstance(tensor, cst.Name) else None
+
+
+def _loads_from(stmt: Stmt, tensor: str) -> bool:
+    """Whether ``stmt`` reads ``tensor`` other than as the target of a slice write."""
+    node = stmt.node
+    if isinstance(node, cst.Assign):
+        return tensor in reads_of(node.value)
+    if isinstance(node, (cst.Expr, cst.AnnAssign)) and node.value is not None:
+        return tensor in reads_of(node.value)
+    return stmt.kind == "compound" and tensor in stmt.reads
+
+
+def message_core(stmt: Stmt) -> str | None:
+    """The core a tpush/tpop/tfree statement belongs to (None: not a message)."""
+    call = getattr(stmt.node, "value", None)
+    if stmt.kind == "compound" or not isinstance(call, cst.Call):
+        return None
+    leaf = op_leaf(call) or ""
+    if not leaf.startswith(("tpush_", "tpop_", "tfree_")):
+        return None
+    if leaf.endswith(("_to_aiv", "_from_aiv")):
+        return CUBE
+    if leaf.endswith(("_to_aic", "_from_aic")):
+        return VECTOR
+    return None
+
+
+def _core_list(
+    stmts: Sequence[Stmt],
+    sides: Sequence[str],
+    crossings: Sequence[Crossing],
+    core: str,
+    live_out: Iterable[str],
+) -> list[Stmt]:
+    out: list[Stmt] = []
+    popped: list[str] = []
+    peer = "aiv" if core == CUBE else "aic"
+
+    def push(crossing: Crossing, at: Stmt) -> Stmt:
+        sent = crossing.pushed or crossing.name
+        reads = crossing.pushed_reads or (sent,)
+        node = _statement(f"pl.tile.tpush_to_{peer}({sent}, split=0)")
+        return Stmt(node, "push", (), reads, origin="implicit push", anchor=at.located)
+
+    for index, stmt in enumerate(stmts):
+        for crossing in crossings:
+            if crossing.before != index:
+                continue
+            producer = crossing.direction[0]
+            if producer == core:
+                if crossing.push_after is None:
+                    out.append(push(crossing, stmt))
+            else:
+                node = _statement(f"{crossing.name} = pl.tile.tpop_from_{peer}(split=0)")
+                out.append(
+                    Stmt(
+                        node,
+                        "pop",
+                        (crossing.name,),
+                        (),
+                        origin="implicit pop",
+                        anchor=stmt.located,
+                    )
+                )
+                popped.append(crossing.name)
+        if sides[index] in (core, SHARED, MIXED):
+            out.append(
+                Stmt(
+                    stmt.node,
+                    stmt.kind,
+                    stmt.defs,
+                    stmt.reads,
+                    stmt.scalar_arith,
+                    stmt.origin,
+                    bindings=stmt.bindings,
+                    anchor=stmt.anchor,
+                )
+            )
+        out.extend(
+            push(c, stmt) for c in crossings if c.push_after == index and c.direction[0] == core
+        )
+    out = _add_tfrees(out, popped, "aiv" if core == CUBE else "aic")
+    return _eliminate_dead(out, set(live_out))
+
+
+def _add_tfrees(stmts: list[Stmt], popped: Sequence[str], peer: str) -> list[Stmt]:
+    """A popped slot is freed right after the popped tile's last use in the same block.
+
+    "Last use" is of the popped *value*: a later statement that rebinds the name
+    (``x = pl.mul(x, 2)``) is its last possible use.
+    """
+    result = list(stmts)
+    for name in popped:
+        pop = next((k for k, s in enumerate(result) if s.kind == "pop" and name in s.defs), None)
+        if pop is None:
+            continue
+        last = pop
+        for k in range(pop + 1, len(result)):
+            if name in result[k].reads:
+                last = k
+            if name in result[k].defs:
+                break
+        node = _statement(f"pl.system.tfree_to_{peer}({name})")
+        anchor = result[last].located
+        result.insert(
+            last + 1, Stmt(node, "plain", (), (name,), origin="implicit tfree", anchor=anchor)
+        )
+    return result
+
+
+def _statement(code: str) -> cst.BaseSmallStatement:
+    """A statement the compiler adds, as source, for previews of the core's function."""
+    line = cst.parse_statement(code + "\n")
+    assert isinstance(line, cst.SimpleStatementLine)
+    return line.body[0]
+
+
+def _eliminate_dead(stmts: list[Stmt], live_out: set[str]) -> list[Stmt]:
+    """Per-core dead-code elimination: what the other core needed is gone from this one."""
+    keep = [True] * len(stmts)
+    changed = True
+    while changed:
+        changed = False
+        needed = set(live_out)
+        for k, stmt in enumerate(stmts):
+            if keep[k]:
+                needed.update(stmt.reads)
+        for k, stmt in enumerate(stmts):
+            if not keep[k] or _is_root(stmt):
+                continue
+            if not any(name in needed for name in stmt.defs):
+                keep[k] = False
+                changed = True
+    return [s for k, s in enumerate(stmts) if keep[k]]
+
+
+def _is_root(stmt: Stmt) -> bool:
+    if stmt.kind in ("push", "pop", "compound") or stmt.origin == "implicit tfree":
+        return True
+    node = stmt.node
+    value = getattr(node, "value", None)
+    if isinstance(value, cst.Call) and op_leaf(value) in op_tables.STORE_OPS:
+        return True
+    if isinstance(node, cst.Expr):
+        return True
+    if isinstance(node, cst.Assign):
+        return any(isinstance(t.target, cst.Subscript) for t in node.targets)
+    return not stmt.defs

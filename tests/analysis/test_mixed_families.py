@@ -1,0 +1,205 @@
+"""Issue 15: mixed kernels as model code writes them, one module per family.
+
+The kernels are in tests/fixtures/mixed/models/mixed_llm. Each expectation below
+is derived by hand from the upstream compiler at e2d0f78ae (hw-native-sys/pypto),
+not from skewlsp's output; the fact it follows from is written next to it:
+
+- ExpandMixedKernel (src/ir/transforms/expand_mixed_kernel_pass.cpp): every tile op
+  runs on the core of its memory (matmul: cube; element-wise/cast/reduce: vector;
+  load/store: the memory of the tile), a cube<->vector move becomes a tpush on the
+  producing core and a tpop on the consuming one, at the move's position
+  (InferTileMemorySpace puts the move right before the consumer);
+- SkewCrossCorePipeline (src/ir/transforms/skew_cross_core_pipeline_pass.cpp): lead =
+  first message in program order (:404-422), demote on a tile carry or a scalar
+  carried from a call (:584-600), on multi-round-trip (:579-580), on trip < 2
+  (:387-388) and on dynamic bounds; depth max(2, stage - 1) (:323) lowered to the
+  largest d with trip % d == 0 and trip >= 2d (:643-644).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from skewlsp.api import analyse
+from skewlsp.common.resolver import resolve_module
+
+ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "mixed" / "models"
+PACKAGE = ROOT / "mixed_llm"
+PIPELINE_FOR = re.compile(r"^\s*for\b.*\bin\s+pl\.pipeline\(")
+
+
+@dataclass(frozen=True)
+class Expected:
+    file: str
+    line: int
+    code: str
+    depth: int | None
+    trip: int | None
+    # (core, code, depth, copies) per core
+    cores: tuple[tuple[str, str, int | None, int], ...]
+
+
+SKEWED_CUBE = ("aic", "SKW001", 2, 1)
+CONSUMER_VECTOR = ("aiv", "SKW020", None, 2)
+
+EXPECTED = [
+    # -- family 1: crossings in either direction -------------------------------------------
+    # Vector first: norm (vector) -> matmul (cube) -> add (vector). The AIV pushes the
+    # normalised tile before it pops the projection: lead = push, its slice is the norm,
+    # nothing but the address scalar r0 crosses halves -> skewed, trip 8 depth 2. The AIC
+    # pops first and the popped tile feeds its matmul -> consumer role.
+    Expected("vector_first.py", 17, "SKW001", 2, 8, (("aic", "SKW020", None, 1), ("aiv", "SKW001", 2, 2))),
+    # Same at stage 4: requested depth 3, 8 % 3 != 0 -> depth 2 on the vector.
+    Expected("vector_first.py", 25, "SKW002", 2, 8, (("aic", "SKW020", None, 1), ("aiv", "SKW002", 2, 2))),
+    # Family 2 on the vector: `rows` feeds the push (producer half) and is re-read as the
+    # residual (consumer half): a tile carry -> the vector producer is demoted too.
+    Expected("vector_first.py", 30, "SKW020", None, 8, (("aic", "SKW020", None, 1), ("aiv", "SKW020", None, 2))),
+    # Two streams, cube->vector consumer first: the cube's push of `a` is the first message
+    # on both cores -> cube producer (skewed), vector pops first (consumer role).
+    Expected("streams.py", 18, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # Same streams, the vector->cube statement first: now the vector pushes first.
+    Expected("streams.py", 24, "SKW001", 2, 8, (("aic", "SKW020", None, 1), ("aiv", "SKW001", 2, 2))),
+    # Attention at stage 4 (D = 3), trip 8: 8 % 3 != 0 -> depth 2.
+    Expected("attention_trips.py", 19, "SKW002", 2, 8, (("aic", "SKW002", 2, 1), CONSUMER_VECTOR)),
+    # Stage 4, trip 6: 6 % 3 == 0 and 6 >= 6 -> the requested depth 3.
+    Expected("attention_trips.py", 24, "SKW001", 3, 6, (("aic", "SKW001", 3, 1), CONSUMER_VECTOR)),
+    # Stage 5 (D = 4), trip 6: 6 % 4 != 0 -> depth 3.
+    Expected("attention_trips.py", 29, "SKW002", 3, 6, (("aic", "SKW002", 3, 1), CONSUMER_VECTOR)),
+    # Trip 3 at stage 2: depth 2 infeasible -> depth 1.
+    Expected("attention_trips.py", 34, "SKW002", 1, 3, (("aic", "SKW002", 1, 1), CONSUMER_VECTOR)),
+    # Trip 1 and trip 0: still split and cross-core, LowerSkewed refuses trip < 2 and the
+    # loop is demoted on both cores (not left).
+    Expected("attention_trips.py", 39, "SKW023", None, 1, (("aic", "SKW023", None, 1), ("aiv", "SKW023", None, 2))),
+    Expected("attention_trips.py", 44, "SKW023", None, 0, (("aic", "SKW023", None, 1), ("aiv", "SKW023", None, 2))),
+    # A stop from pl.dynamic: not a ConstInt -> demoted on both cores.
+    Expected("attention_trips.py", 49, "SKW022", None, None, (("aic", "SKW022", None, 1), ("aiv", "SKW022", None, 2))),
+    # -- family 2: one tile used by both halves ---------------------------------------------
+    # One latent tile for QK (producer half) and PV (consumer half): a tile carry on the cube.
+    Expected("shared_tiles.py", 18, "SKW020", None, 8, (("aic", "SKW020", None, 1), CONSUMER_VECTOR)),
+    # Separate loads of the same rows: nothing crosses halves -> skewed.
+    Expected("shared_tiles.py", 23, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # One block-table read for K and V: a scalar from a call (pl.read) is not recomputable.
+    Expected("shared_tiles.py", 29, "SKW020", None, 8, (("aic", "SKW020", None, 1), CONSUMER_VECTOR)),
+    # Separate reads for K and V: each half has its own -> skewed.
+    Expected("shared_tiles.py", 36, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # The score tile is pushed and also stored to GM by the cube (a store of an Acc tile
+    # runs on the cube): the store in the consumer half reads the producer's tile.
+    Expected("shared_tiles.py", 44, "SKW020", None, 8, (("aic", "SKW020", None, 1), CONSUMER_VECTOR)),
+    # A slice read by a vector op and by a matmul is loaded once, to Mat: a non-Vec demand
+    # overrides Vec (convert_tensor_to_tile_ops_pass.cpp:331-341), so the vector gets it
+    # from the cube. Both messages go cube -> vector: one-directional, left on both cores.
+    Expected("shared_tiles.py", 61, "SKW010", None, 8, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
+    # The cube stores the scores to a GM workspace and the vector loads them back: no move,
+    # but ExpandMixedKernel fences the pair (expand_mixed_kernel_pass.cpp:634-826, C->V
+    # only, one store, the load after it in the same body): a push of the stored tile after
+    # the store and a token pop before the load. The cube's push is its lead and the store
+    # (consumer half) reads the pushed tile; the vector frees its token in the consumer half.
+    Expected("shared_tiles.py", 77, "SKW020", None, 8, (("aic", "SKW020", None, 1), CONSUMER_VECTOR)),
+    # -- family 3: parameters and shapes ----------------------------------------------------
+    # pl.jit compiled from annotations binds a scalar's default into the body as a literal
+    # (python/pypto/jit/decorator.py:373-410 and 1955-1965; specializer.py:813-814): trip 4.
+    Expected("params.py", 18, "SKW001", 2, 4, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # `= pl.RUNTIME` leaves the scalar unspecialized (decorator.py:402-403): dynamic.
+    Expected("params.py", 23, "SKW022", None, None, (("aic", "SKW022", None, 1), ("aiv", "SKW022", None, 2))),
+    # pl.tensor.dim always builds a tensor.dim call (python/pypto/language/op/tensor_ops.py:397-412).
+    Expected("params.py", 28, "SKW022", None, None, (("aic", "SKW022", None, 1), ("aiv", "SKW022", None, 2))),
+    # A literal assigned inside an outer pl.range: a scalar of the outlined scope, dynamic.
+    Expected("params.py", 35, "SKW022", None, None, (("aic", "SKW022", None, 1), ("aiv", "SKW022", None, 2))),
+    # @pl.jit.incore is its own InCore function (decorator.py:2587); the caller's literal is
+    # not a specialized scalar of the caller, so nothing is forwarded (decorator.py:1355-1362).
+    Expected("params.py", 50, "SKW022", None, None, (("aic", "SKW022", None, 1), ("aiv", "SKW022", None, 2))),
+    # A top-level local computed from a specialized scalar (default ROWS = 256, from the
+    # config module): the body holds 256 // 32 after specialization, Simplify folds it: trip 8.
+    Expected("params.py", 78, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # -- family 5: nested pipelines ---------------------------------------------------------
+    # Outer over query blocks, inner attention at trip 8: the cube's inner copy is skewed at
+    # depth 2 and spliced into the outer (2 pushes, 2 pops: multi-round-trip); the vector's
+    # inner copy is demoted and stays nested, so its outer copy has no top-level message.
+    Expected("nested.py", 15, "SKW021", None, 4, (("aic", "SKW021", None, 1), ("aiv", "SKW010", None, 2))),
+    Expected("nested.py", 16, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # Inner trip 3 -> depth 1: one push and one pop land in the cube's outer copy, which is
+    # itself skewed (trip 4, depth 2); the vector's outer copy is left.
+    Expected("nested.py", 22, "SKW001", 2, 4, (SKEWED_CUBE, ("aiv", "SKW010", None, 2))),
+    Expected("nested.py", 23, "SKW002", 1, 3, (("aic", "SKW002", 1, 1), CONSUMER_VECTOR)),
+    # -- family 7: dual dispatch ------------------------------------------------------------
+    # No split mode, or SplitMode.NONE: two AIV copies (expand_mixed_kernel_pass.cpp:1290-1292).
+    Expected("dual.py", 16, "SKW001", 2, 4, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    Expected("dual.py", 31, "SKW001", 2, 4, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # pl.split(UP_DOWN): one AIV function, one copy.
+    Expected("dual.py", 46, "SKW001", 2, 4, (SKEWED_CUBE, ("aiv", "SKW020", None, 1))),
+    # The split mode is the outlined scope's: the same function has a split scope (one
+    # copy) and a scope without one (two copies).
+    Expected("dual.py", 61, "SKW001", 2, 4, (SKEWED_CUBE, ("aiv", "SKW020", None, 1))),
+    Expected("dual.py", 68, "SKW001", 2, 4, (SKEWED_CUBE, CONSUMER_VECTOR)),
+]
+
+
+def _resolver(module: str, level: int, importing: str | None) -> str | None:
+    return resolve_module(module, level, importing, [ROOT])
+
+
+@pytest.fixture(scope="module")
+def loops() -> dict:
+    found = {}
+    for path in sorted(PACKAGE.glob("*.py")):
+        for report in analyse(path.read_text(), str(path), resolver=_resolver):
+            found[(path.name, report.span.line)] = report
+    return found
+
+
+def _pipeline_lines() -> list[tuple[str, int]]:
+    """Every ``for ... in pl.pipeline(`` line, found by text (not by skewlsp)."""
+    lines = []
+    for path in sorted(PACKAGE.glob("*.py")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if PIPELINE_FOR.match(line):
+                lines.append((path.name, number))
+    return lines
+
+
+def test_every_loop_of_the_fixtures_has_an_expectation_and_a_report(loops: dict) -> None:
+    assert sorted((e.file, e.line) for e in EXPECTED) == _pipeline_lines()
+    assert sorted(loops) == _pipeline_lines()
+
+
+@pytest.mark.parametrize("expected", EXPECTED, ids=lambda e: f"{e.file}:{e.line}")
+def test_each_loop_gets_the_per_core_verdict_the_compiler_gives(loops: dict, expected) -> None:
+    report = loops[(expected.file, expected.line)]
+    assert (report.code, report.depth, report.trip) == (
+        expected.code,
+        expected.depth,
+        expected.trip,
+    ), report.message
+    got = tuple((c.core, c.code, c.depth, c.copies) for c in report.cores)
+    assert got == expected.cores, report.message
+
+
+def test_a_slice_that_feeds_a_matmul_reaches_the_vector_from_the_cube(loops: dict) -> None:
+    cube = next(c for c in loops[("shared_tiles.py", 61)].cores if c.core == "aic")
+    assert "+ pl.tile.tpush_to_aiv(rows, split=0)" in cube.body
+
+
+def test_a_gm_round_trip_is_fenced_by_a_push_after_the_store_and_a_pop_before_the_load(
+    loops: dict,
+) -> None:
+    cores = {c.core: c for c in loops[("shared_tiles.py", 77)].cores}
+    cube = cores["aic"].body
+    assert cube.index("+ pl.tile.tpush_to_aiv(s, split=0)") == 3
+    assert cube[2].startswith("ws[")
+    assert cores["aiv"].body[0] == "+ ws_gm_sync = pl.tile.tpop_from_aic(split=0)"
+
+
+def test_two_vector_copies_are_said_in_the_message(loops: dict) -> None:
+    assert "dual AIV dispatch: the vector body runs as 2 copies" in loops[("dual.py", 16)].message
+    assert "dual AIV dispatch" not in loops[("dual.py", 46)].message
+
+
+def test_the_vector_copy_of_a_nested_outer_loop_keeps_the_inner_loop_whole(loops: dict) -> None:
+    vector = next(c for c in loops[("nested.py", 15)].cores if c.core == "aiv")
+    assert vector.body == ("for j in pl.pipeline(KV_BLOCKS, stage=2):",)
+    cube = next(c for c in loops[("nested.py", 15)].cores if c.core == "aic")
+    assert (cube.pushes, cube.pops) == (2, 2)
