@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .analysis import LoopReport, Resolver, UnitCache, analyze, analyze_models, loop_at
+from .analysis.codes import SYNTAX_ERROR
 from .analysis.engine import LoopModel
 from .transform import PreviewUnavailable, loop_source, preview_model, rewrite_model
 
@@ -61,7 +62,11 @@ def preview(
     Raises :class:`PreviewUnavailable` (with the reason) when no loop spans the line
     or the pass rewrites nothing there.
     """
-    model = _model_at(_models(source, path, resolver), line)
+    models = _models(source, path, resolver)
+    model = _model_at(models, line)
+    refusal = _unparsable(models)
+    if refusal is not None:
+        raise refusal
     rewritten = preview_model(source, model, _reanalyse(path, resolver))
     return LoopPreview(model.report, loop_source(source, model.report), rewritten)
 
@@ -72,7 +77,12 @@ def previews(
     """Every loop with its preview, or the reason it has none, from one analysis."""
     found: list[tuple[LoopReport, LoopPreview | PreviewUnavailable]] = []
     reanalyse = _reanalyse(path, resolver)
-    for model in _models(source, path, resolver):
+    models = _models(source, path, resolver)
+    refusal = _unparsable(models)
+    for model in models:
+        if refusal is not None:
+            found.append((model.report, refusal))
+            continue
         try:
             text = preview_model(source, model, reanalyse)
         except PreviewUnavailable as refusal:
@@ -88,7 +98,11 @@ def rewrite(
     source: str, line: int, *, path: str | None = None, resolver: Resolver | None = None
 ) -> str:
     """The whole file with the loop spanning ``line`` rewritten; everything else unchanged."""
-    model = _model_at(_models(source, path, resolver), line)
+    models = _models(source, path, resolver)
+    model = _model_at(models, line)
+    refusal = _unparsable(models)
+    if refusal is not None:
+        raise refusal
     return rewrite_model(source, model, _reanalyse(path, resolver))
 
 
@@ -106,6 +120,17 @@ def _models(source: str, path: str | None, resolver: Resolver | None) -> list[Lo
             "no rewrite is shown"
         ) from None
     return analyze_models(source, path, resolver=resolver)
+
+
+def _unparsable(models: Sequence[LoopModel]) -> PreviewUnavailable | None:
+    """A rewrite re-parses the whole file: while it has a syntax error, nothing is shown."""
+    broken = next((m.report for m in models if m.report.code == SYNTAX_ERROR), None)
+    if broken is None:
+        return None
+    return PreviewUnavailable(
+        f"the file does not parse ({broken.message}, line {broken.span.line}); "
+        "fix it to preview its loops"
+    )
 
 
 def _model_at(models: Sequence[LoopModel], line: int) -> LoopModel:

@@ -11,6 +11,14 @@ from typing import Literal
 
 Severity = Literal["error", "warning", "information", "hint"]
 
+# Codes other modules test for by name (one spelling, here).
+LEFT = "SKW010"
+STAGE_HINT = "SKW030"
+INVALID_LOOP = "SKW040"
+UNKNOWN = "SKW050"
+FIFO_REORDER = "SKW060"
+SYNTAX_ERROR = "SKW900"
+
 SEVERITY_RANK: dict[str, int] = {"hint": 0, "information": 1, "warning": 2, "error": 3}
 
 

@@ -47,7 +47,14 @@ from .scope import (
     tile_like_names,
     update_locals,
 )
-from .source_index import ModuleIndex, SyntaxProblem, Unit, build_exact_index, build_index
+from .source_index import (
+    ModuleIndex,
+    SyntaxProblem,
+    Unit,
+    build_exact_index,
+    build_index,
+    parse_whole,
+)
 from .unit_cache import UnitCache, UnitKey, context_fingerprint
 from .walk import walk
 
@@ -130,11 +137,14 @@ def analyze_models(
         reads = log.record() if log is not None else frozenset()
         for key, unit_models in fresh:
             cache.put(key, tuple(model.report for model in unit_models), reads)
-    if broken:
-        problem = build_exact_index(source).syntax_problem
-        if problem is None:  # the file is fine: the layout misled the fast split
-            return _analyze_exact(source, path, resolver)
-        models.append(LoopModel(_syntax_report(problem, path)))
+    # The fast index parses only the blocks it needs, but Python refuses the whole file
+    # for a syntax error anywhere (and so does the compiler that imports it): the loops
+    # that parsed keep their verdicts, next to the error.
+    whole = parse_whole(source)
+    if isinstance(whole, SyntaxProblem):
+        models.append(LoopModel(_syntax_report(whole, path)))
+    elif broken:  # the file is fine: the layout misled the fast split
+        return _analyze_exact(source, path, resolver)
     return _never_silent(source, path, index, models)
 
 

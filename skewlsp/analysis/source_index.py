@@ -238,21 +238,28 @@ def _mentions_pipeline_loop(text: str, bare: frozenset[str]) -> bool:
     return False
 
 
-def build_exact_index(source: str) -> ModuleIndex:
-    """Index ``source`` with the stdlib parser: exact, and the judge of syntax errors."""
+def parse_whole(source: str) -> ast.Module | SyntaxProblem:
+    """The stdlib tree of the whole file, or why Python would refuse to import it."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(source)
+            return ast.parse(source)
     except SyntaxError as err:
-        return ModuleIndex(syntax_problem=_syntax_problem(err))
+        return _syntax_problem(err)
     except (ValueError, RecursionError, MemoryError, OverflowError) as err:
         reason = (
             "too deeply nested"
             if isinstance(err, RecursionError)
             else (str(err) or type(err).__name__)
         )
-        return ModuleIndex(syntax_problem=SyntaxProblem(f"cannot parse: {reason}", 1, 1))
+        return SyntaxProblem(f"cannot parse: {reason}", 1, 1)
+
+
+def build_exact_index(source: str) -> ModuleIndex:
+    """Index ``source`` with the stdlib parser: exact, and the judge of syntax errors."""
+    tree = parse_whole(source)
+    if isinstance(tree, SyntaxProblem):
+        return ModuleIndex(syntax_problem=tree)
     lines = source_lines(source, keepends=True)
     index = ModuleIndex()
     _collect_imports(tree, index)

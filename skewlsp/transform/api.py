@@ -57,18 +57,25 @@ def rewrite_model(source: str, model: LoopModel, reanalyse: Reanalyse | None = N
         return _after_inner_skews(source, model, reanalyse)
     if len(model.copies) > 1:
         return replace_loop(source, model.report.span, lambda loop: [_per_copy(model, loop)])
+    _refuse_unless_rewritten(model)  # before the whole file goes through libcst's parser
     return replace_loop(source, model.report.span, lambda loop: _rewritten(model, loop))
 
 
 def _rewritten(model: LoopModel, loop: cst.For) -> list[cst.BaseStatement]:
     """The statements that replace one copy of the loop; refuses when nothing is rewritten."""
+    _refuse_unless_rewritten(model)
+    if model.report.verdict == "skewed":
+        return _labelled(skewed_statements(build_context(model)), model.report)
+    return [demoted_loop(loop)]
+
+
+def _refuse_unless_rewritten(model: LoopModel) -> None:
+    """Raise ``PreviewUnavailable`` (saying why) unless the pass rewrites this loop."""
     verdict = model.report.verdict
     if model.node is None and verdict in ("skewed", "demoted"):
         raise PreviewUnavailable("this loop was not analysed from this text; no rewrite is shown")
-    if verdict == "skewed":
-        return _labelled(skewed_statements(build_context(model)), model.report)
-    if verdict == "demoted":
-        return [demoted_loop(loop)]
+    if verdict in ("skewed", "demoted"):
+        return
     if verdict == "left":
         raise PreviewUnavailable(
             f"left as a pipeline loop: LowerPipelineLoops replicates the body "

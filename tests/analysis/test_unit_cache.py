@@ -116,3 +116,10 @@ def test_a_constant_four_imports_away_is_read_and_its_change_misses_the_cache() 
     changed = analyze(kernel, "k.py", resolver=chain_resolver(6), cache=cache)
     assert changed[1].trip == 6
     assert changed == analyze(kernel, "k.py", resolver=chain_resolver(6))
+
+
+def test_a_syntax_error_outside_any_loop_function_is_reported_too() -> None:
+    broken = source() + "\n\ndef helper():\n    return 1 +\n"
+    reports = analyze(broken, "k.py", resolver=resolver_giving(4))
+    assert [r.code for r in reports] == ["SKW001", "SKW001", "SKW900"]
+    assert reports[-1].span.line == broken.splitlines().index("    return 1 +") + 1
