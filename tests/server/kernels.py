@@ -33,3 +33,12 @@ BOTH = HEADER + SKEWED_LOOP + DEMOTED_LOOP
 
 FOR_LINE = 7  # 0-based LSP line of the first `for` in every kernel above
 SECOND_FOR_LINE = FOR_LINE + 5  # the demoted loop in BOTH
+
+LEFT_LOOP = """\
+        for k in pl.pipeline(0, 4, 1, stage=2):
+            t: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(q, [k * 16, 0], [16, 64])
+            pl.tile.store(t, [k * 16, 0], out)
+"""
+
+LEFT = HEADER + LEFT_LOOP
+SKEWED_AND_LEFT = HEADER + SKEWED_LOOP + LEFT_LOOP  # the left loop's `for` is SECOND_FOR_LINE

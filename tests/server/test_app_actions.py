@@ -3,18 +3,45 @@
 from __future__ import annotations
 
 import ast
+import stat
+from pathlib import Path
 
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from skewlsp.analysis import analyze
-from skewlsp.api import rewrite
-
-from .conftest import apply_edits, edits_of, plain
-from .kernels import DEMOTED, FOR_LINE, SKEWED, STAGE3
+from .conftest import PREVIEW_DIR, apply_edits, edits_of, plain
+from .kernels import DEMOTED, FOR_LINE, HEADER, SKEWED, STAGE3
 
 pytestmark = pytest.mark.asyncio
+
+PREVIEW = "Preview the rewritten loop (read-only)"
+
+# The SKEWED kernel's loop as SkewCrossCorePipeline rewrites it (depth 2, trip 8), written
+# out by hand from the schedule in SKEW_RULES.md: produce 0 and 1, then three steady
+# iterations that produce i, i+1 and consume i-2, i-1, then consume 6 and 7.
+SKEWED_REWRITE = """\
+# prologue: produce(0), produce(1)
+qa_p0: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(q, [0, 0], [16, 64])
+pl.tile.tpush_to_aiv(qa_p0, split=0)
+qa_p1: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(q, [16, 0], [16, 64])
+pl.tile.tpush_to_aiv(qa_p1, split=0)
+# steady: produce(i), produce(i+1); consume(i-2), consume(i-1)
+for i in pl.range(2, 8, 2):
+    qa_p2: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(q, [i * 16, 0], [16, 64])
+    pl.tile.tpush_to_aiv(qa_p2, split=0)
+    qa_p3: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(q, [(i + 1) * 16, 0], [16, 64])
+    pl.tile.tpush_to_aiv(qa_p3, split=0)
+    e_c0: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)
+    pl.tile.store(e_c0, [(i - 2) * 16, 0], out)
+    e_c1: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)
+    pl.tile.store(e_c1, [(i - 1) * 16, 0], out)
+# epilogue: consume(6), consume(7)
+e_c2: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)
+pl.tile.store(e_c2, [96, 0], out)
+e_c3: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)
+pl.tile.store(e_c3, [112, 0], out)
+"""
 
 
 async def actions_at(client: LanguageClient, name: str, text: str) -> tuple[str, dict]:
@@ -31,38 +58,80 @@ async def resolve(client: LanguageClient, action: types.CodeAction) -> types.Cod
     return await client.code_action_resolve_async(action)
 
 
-def expected_after_rewrite(text: str) -> str:
-    (report,) = analyze(text)
-    return rewrite(text, report.line)
+async def run_command(client: LanguageClient, command: types.Command):
+    return plain(
+        await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=command.command, arguments=plain(command.arguments))
+        )
+    )
 
 
-async def test_a_skewed_loop_offers_a_preview_that_needs_confirmation(client: LanguageClient):
+async def test_the_preview_action_shows_a_read_only_file_and_never_edits(client: LanguageClient):
     uri, actions = await actions_at(client, "kernel.py", SKEWED)
-    action = actions["Preview skewed loop"]
-    assert action.kind == types.CodeActionKind.RefactorRewrite
-    resolved = await resolve(client, action)
-    edit = resolved.edit
-    if edit.document_changes:  # VS Code: an annotated edit the editor shows before applying
-        (annotation,) = edit.change_annotations.values()
-        assert annotation.needs_confirmation is True
-        (change,) = edit.document_changes
-        assert all(e.annotation_id in edit.change_annotations for e in change.edits)
-    after = apply_edits(SKEWED, edits_of(edit, uri))
-    ast.parse(after)
-    assert after == expected_after_rewrite(SKEWED)
-    assert "# prologue" in after
+    command = actions[PREVIEW]
+    assert isinstance(command, types.Command)  # a bare command: no edit, nothing to resolve
+    assert command.command == "skewlsp.showPreview"
+    answer = await run_command(client, command)
+    path = Path(answer["path"])
+    assert path == PREVIEW_DIR / f"kernel-L{FOR_LINE + 1}.py"
+    assert client.shown_documents[-1].uri == path.as_uri() == answer["uri"]
+    assert answer["shown"] is True
+    text = path.read_text(encoding="utf-8")
+    assert text.endswith(SKEWED_REWRITE)
+    assert "Nothing here is applied to your code" in text
+    assert not path.stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+    ast.parse(text)
+    assert client.applied_edits == []
+    # the document is unchanged: its one loop is still where it was, still skewed
+    diagnostics = await client.session.diagnostics(uri, lambda d: bool(d))
+    assert [(d.code, d.range.start.line) for d in diagnostics] == [("SKW001", FOR_LINE)]
+
+
+async def test_a_preview_of_a_mixed_loop_shows_both_cores_code(client: LanguageClient):
+    example = Path(__file__).resolve().parents[2] / "examples" / "mixed_attention.py"
+    text = example.read_text(encoding="utf-8")
+    session = client.session
+    uri = session.open("mixed_attention.py", text)
+    await session.diagnostics(uri, lambda d: bool(d))
+    line = next(i for i, row in enumerate(text.splitlines()) if "pl.pipeline(" in row)
+    answer = await run_command(
+        client,
+        types.Command("", "skewlsp.showPreview", arguments=[uri, {"line": line, "character": 0}]),
+    )
+    shown = Path(answer["path"]).read_text(encoding="utf-8")
+    for vector_statement in [
+        "mi = pl.row_max(scaled)",
+        "li = pl.row_sum(probs)",
+        "out_mi[h0 : h0 + QK_M_TILE, 0:1] = mi",
+        "out_li[h0 : h0 + QK_M_TILE, 0:1] = li",
+        "scores = pl.tile.tpop_from_aic(split=0)  # added by the compiler",
+    ]:
+        assert vector_statement in shown
+    assert "pl.tile.tpush_to_aiv(scores_p0, split=0)" in shown  # the cube function's prologue
+    assert client.applied_edits == []
+
+
+async def test_previewing_outside_a_loop_fails_with_a_reason(client: LanguageClient):
+    uri, _ = await actions_at(client, "kernel.py", SKEWED)
+    with pytest.raises(Exception, match="no pl.pipeline loop here"):
+        await run_command(
+            client,
+            types.Command("", "skewlsp.showPreview", arguments=[uri, {"line": 0, "character": 0}]),
+        )
 
 
 async def test_a_demoted_loop_offers_conversion_to_pl_range(client: LanguageClient):
     uri, actions = await actions_at(client, "demoted.py", DEMOTED)
-    assert "Preview skewed loop" not in actions
+    assert isinstance(actions[PREVIEW], types.Command)
     action = actions["Convert to pl.range"]
     assert action.kind == types.CodeActionKind.QuickFix
     resolved = await resolve(client, action)
     after = apply_edits(DEMOTED, edits_of(resolved.edit, uri))
-    ast.parse(after)
-    assert "for j in pl.range(0, 8, 1):" in after
-    assert after == expected_after_rewrite(DEMOTED)
+    assert after == HEADER + (
+        "        for j in pl.range(0, 8, 1):\n"
+        "            e: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)\n"
+        "            pl.tile.tpush_to_aiv(e, split=0)\n"
+    )
 
 
 async def test_stage_3_offers_use_stage_2(client: LanguageClient):
@@ -90,8 +159,8 @@ async def test_suppressing_a_code_adds_the_comment_the_cli_honours(client: Langu
 
 async def test_resolving_after_the_loop_moved_is_an_error_not_a_wrong_edit(client: LanguageClient):
     session = client.session
-    uri, actions = await actions_at(client, "kernel.py", SKEWED)
-    action = actions["Preview skewed loop"]
+    uri, actions = await actions_at(client, "demoted.py", DEMOTED)
+    action = actions["Convert to pl.range"]
     session.change(uri, (0, 0), (0, 0), "\n")  # every loop moves down one line
     action.data = plain(action.data)
     with pytest.raises(Exception):  # noqa: B017 - ContentModified

@@ -1,0 +1,83 @@
+"""Where the server keeps the documents it shows: previews and code explanations.
+
+The files live in the server's own cache directory
+(``$XDG_CACHE_HOME/skewlsp``, else ``~/.cache/skewlsp``; a temporary directory
+when that cannot be written) and are made read-only, so a client that opens one
+cannot save an edit back by mistake. The server never analyses these files
+(:func:`is_ours`): they are its output, not the user's code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+PREVIEWS = "previews"
+EXPLANATIONS = "explanations"
+READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
+
+
+def cache_root(environ: dict[str, str] | None = None) -> Path:
+    """``$XDG_CACHE_HOME/skewlsp`` (or ``~/.cache/skewlsp``): not created here."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CACHE_HOME") or ""
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
+    return root / "skewlsp"
+
+
+def _fallback_root() -> Path:
+    return Path(tempfile.gettempdir()) / f"skewlsp-{os.getuid() if hasattr(os, 'getuid') else 0}"
+
+
+def _usable(folder: Path) -> bool:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(folder, os.W_OK | os.X_OK)
+
+
+class DocumentFolder:
+    """The folders the server writes shown documents to, chosen once on first use."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self._preferred = root
+        self._root: Path | None = None
+
+    @property
+    def root(self) -> Path:
+        if self._root is None:
+            preferred = self._preferred or cache_root()
+            self._root = preferred if _usable(preferred) else _fallback_root()
+        return self._root
+
+    def write(self, kind: str, name: str, text: str) -> Path:
+        """Write ``text`` to ``<root>/<kind>/<name>``, replacing an earlier copy, read-only."""
+        folder = self.root / kind
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / name
+        temporary = folder / f".{name}.{os.getpid()}.tmp"
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+        temporary.write_text(text, encoding="utf-8")
+        temporary.chmod(READ_ONLY)
+        os.replace(temporary, target)  # atomic: a client never reads half a file
+        return target
+
+    def is_ours(self, path: str | None) -> bool:
+        """``True`` for a file under the folders this server writes (never analysed)."""
+        if not path:
+            return False
+        roots = [self._preferred or cache_root(), _fallback_root()]
+        if self._root is not None:
+            roots.append(self._root)
+        candidate = Path(path)
+        for root in roots:
+            for kind in (PREVIEWS, EXPLANATIONS):
+                with contextlib.suppress(ValueError):
+                    candidate.relative_to(root / kind)
+                    return True
+        return False
