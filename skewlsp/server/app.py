@@ -610,7 +610,11 @@ async def resolve_code_action(ls: SkewServer, action: types.CodeAction) -> types
 
 @server.feature(PREVIEW_REQUEST)
 async def preview(ls: SkewServer, params: Any) -> dict[str, Any] | None:
-    """``{textDocument: {uri}, position}`` -> ``{range, original, rewritten}`` or null."""
+    """``{textDocument: {uri}, position}`` -> ``{range, original, rewritten, document}`` or null.
+
+    Read-only: the client shows the answer (the VS Code extension as a diff); nothing
+    is applied to the document.
+    """
     uri = _field(params, "textDocument", "uri") or _field(params, "text_document", "uri")
     position = _position(_field(params, "position"))
     if not isinstance(uri, str) or position is None:
@@ -625,10 +629,11 @@ async def preview(ls: SkewServer, params: Any) -> dict[str, Any] | None:
     report = loop_at(analysis.reports, line)
     if report is None:
         return None
-    resolver = ls.resolver_for(Snapshot(uri, analysis.version, analysis.source, _path(uri)))
+    path = _path(uri)
+    resolver = ls.resolver_for(Snapshot(uri, analysis.version, analysis.source, path))
     try:
-        rewritten = await asyncio.get_running_loop().run_in_executor(
-            ls.executor, actions.rewrite, analysis.source, report, resolver
+        found = await asyncio.get_running_loop().run_in_executor(
+            ls.executor, actions.loop_preview, analysis.source, report, resolver
         )
     except actions.PreviewUnavailableError as error:
         raise RequestFailed(f"cannot rewrite this loop: {error}") from error
@@ -638,8 +643,10 @@ async def preview(ls: SkewServer, params: Any) -> dict[str, Any] | None:
             "start": {"line": whole.start.line, "character": whole.start.character},
             "end": {"line": whole.end.line, "character": whole.end.character},
         },
-        "original": actions.original(analysis.source, report),
-        "rewritten": rewritten,
+        "original": found.original,
+        "rewritten": found.rewritten,
+        # what skewlsp.showPreview writes: a header, the rewrite, every other core's copy
+        "document": preview_doc.render(found, where=path or uri, version=analysis.version),
     }
 
 

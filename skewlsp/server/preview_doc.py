@@ -25,7 +25,8 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 def file_name(path: str | None, uri: str, line: int) -> str:
     """``<file stem>-L<line>.py``: named after the loop, safe on every file system."""
-    stem = PurePath(path).stem if path else PurePath(uri.rsplit("/", 1)[-1] or "untitled").stem
+    last = re.split(r"[/:]", uri)[-1] or "untitled"
+    stem = PurePath(path).stem if path else PurePath(last).stem
     stem = _UNSAFE.sub("_", stem).strip("._") or "untitled"
     return f"{stem}-L{line}.py"
 

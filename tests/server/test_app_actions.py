@@ -11,37 +11,11 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from .conftest import PREVIEW_DIR, apply_edits, edits_of, plain
-from .kernels import DEMOTED, FOR_LINE, HEADER, SKEWED, STAGE3
+from .kernels import DEMOTED, FOR_LINE, HEADER, SKEWED, SKEWED_REWRITE, STAGE3
 
 pytestmark = pytest.mark.asyncio
 
 PREVIEW = "Preview the rewritten loop (read-only)"
-
-# The SKEWED kernel's loop as SkewCrossCorePipeline rewrites it (depth 2, trip 8), written
-# out by hand from the schedule in SKEW_RULES.md: produce 0 and 1, then three steady
-# iterations that produce i, i+1 and consume i-2, i-1, then consume 6 and 7.
-SKEWED_REWRITE = """\
-# prologue: produce(0), produce(1)
-qa_p0: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(q, [0, 0], [16, 64])
-pl.tile.tpush_to_aiv(qa_p0, split=0)
-qa_p1: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(q, [16, 0], [16, 64])
-pl.tile.tpush_to_aiv(qa_p1, split=0)
-# steady: produce(i), produce(i+1); consume(i-2), consume(i-1)
-for i in pl.range(2, 8, 2):
-    qa_p2: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(q, [i * 16, 0], [16, 64])
-    pl.tile.tpush_to_aiv(qa_p2, split=0)
-    qa_p3: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(q, [(i + 1) * 16, 0], [16, 64])
-    pl.tile.tpush_to_aiv(qa_p3, split=0)
-    e_c0: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)
-    pl.tile.store(e_c0, [(i - 2) * 16, 0], out)
-    e_c1: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)
-    pl.tile.store(e_c1, [(i - 1) * 16, 0], out)
-# epilogue: consume(6), consume(7)
-e_c2: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)
-pl.tile.store(e_c2, [96, 0], out)
-e_c3: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)
-pl.tile.store(e_c3, [112, 0], out)
-"""
 
 
 async def actions_at(client: LanguageClient, name: str, text: str) -> tuple[str, dict]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -9,12 +10,17 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from skewlsp.analysis import analyze
-from skewlsp.api import preview
-from skewlsp.transform import loop_source
-
 from .conftest import plain, raw_request
-from .kernels import BOTH, FOR_LINE, SECOND_FOR_LINE, SKEWED, SKEWED_AND_LEFT, STAGE3
+from .kernels import (
+    BOTH,
+    FOR_LINE,
+    SECOND_FOR_LINE,
+    SKEWED,
+    SKEWED_AND_LEFT,
+    SKEWED_LOOP,
+    SKEWED_REWRITE,
+    STAGE3,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -199,10 +205,11 @@ async def test_the_preview_request_returns_the_original_and_the_rewritten_loop(
         "skewlsp/preview",
         {"textDocument": {"uri": uri}, "position": {"line": FOR_LINE + 3, "character": 4}},
     )
-    (report,) = analyze(SKEWED)
-    assert answer["original"] == loop_source(SKEWED, report)
-    assert answer["rewritten"] == preview(SKEWED, report.line).rewritten
+    assert answer["original"] == SKEWED_LOOP
+    assert answer["rewritten"] == textwrap.indent(SKEWED_REWRITE, " " * 8)
     assert answer["range"]["start"] == {"line": FOR_LINE, "character": 0}
+    assert answer["document"].startswith("# skewlsp preview (read-only)")
+    assert "\nfor i in pl.range(2, 8, 2):\n" in answer["document"]
 
 
 async def test_the_preview_request_outside_any_loop_is_null(client: LanguageClient):
