@@ -610,7 +610,8 @@ async def resolve_code_action(ls: SkewServer, action: types.CodeAction) -> types
 
 @server.feature(PREVIEW_REQUEST)
 async def preview(ls: SkewServer, params: Any) -> dict[str, Any] | None:
-    """``{textDocument: {uri}, position}`` -> ``{range, original, rewritten, document}`` or null.
+    """``{textDocument: {uri}, position}`` -> ``{range, original, rewritten, others, document}``
+    or null.
 
     Read-only: the client shows the answer (the VS Code extension as a diff); nothing
     is applied to the document.
@@ -645,6 +646,8 @@ async def preview(ls: SkewServer, params: Any) -> dict[str, Any] | None:
         },
         "original": found.original,
         "rewritten": found.rewritten,
+        # a split loop's other cores' copies, indented like the loop ("" when not split)
+        "others": preview_doc.others_text(found),
         # what skewlsp.showPreview writes: a header, the rewrite, every other core's copy
         "document": preview_doc.render(found, where=path or uri, version=analysis.version),
     }

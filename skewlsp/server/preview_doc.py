@@ -77,19 +77,36 @@ def _loop_header(original: str, report: LoopReport) -> str:
     return textwrap.dedent(head)
 
 
+def other_cores(preview: LoopPreview) -> list[str]:
+    """For a split loop, every core's copy but the rewritten one (dedented); else nothing."""
+    report = preview.report
+    if not report.cores:
+        return []
+    skewed = [index for index, core in enumerate(report.cores) if core.verdict == "skewed"]
+    header = _loop_header(preview.original, report)
+    out: list[str] = []
+    for index, core in enumerate(report.cores):
+        if (skewed and index == skewed[0]) or not core.body:
+            continue
+        out += _other_core(report, index, header)
+    return out
+
+
 def render(preview: LoopPreview, *, where: str, version: int | None = None) -> str:
     """The whole preview document: a header, the rewrite (dedented so it reads as code), and
     for a split loop the other cores' copies."""
-    report = preview.report
-    out = _header(report, where, version)
+    out = _header(preview.report, where, version)
     out += textwrap.dedent(preview.rewritten).rstrip("\n").splitlines()
-    skewed = [index for index, core in enumerate(report.cores) if core.verdict == "skewed"]
-    if report.cores:
-        header = _loop_header(preview.original, report)
-        for index, core in enumerate(report.cores):
-            if skewed and index == skewed[0]:
-                continue
-            if not core.body:
-                continue
-            out += _other_core(report, index, header)
+    out += other_cores(preview)
     return "\n".join(out) + "\n"
+
+
+def others_text(preview: LoopPreview) -> str:
+    """The other cores' copies indented like the loop's ``for`` (to follow the rewrite in a
+    diff); ``""`` for a loop that is not split across cores."""
+    lines = other_cores(preview)
+    if not lines:
+        return ""
+    first = preview.original.splitlines()[0] if preview.original else ""
+    indent = first[: len(first) - len(first.lstrip())]
+    return textwrap.indent("\n".join(lines) + "\n", indent)

@@ -101,3 +101,12 @@ def test_shown_hints_and_severities_are_the_configured_ones():
     assert [code for code, _, _ in found.shown_hints(report)] == ["SKW030"]
     quiet = shown([report], selection(ignore=("SKW030",)), STAGE3)
     assert quiet.shown_hints(report) == ()
+
+
+def test_the_other_cores_follow_the_rewrite_indented_like_the_loop():
+    source = (EXAMPLES / "mixed_attention.py").read_text(encoding="utf-8")
+    (report,) = analyze(source)
+    others = preview_doc.others_text(api.preview(source, report.line)).splitlines()
+    assert others[1].startswith("        # the compiler's vector (AIV) function for this loop")
+    assert "            li = pl.row_sum(probs)" in others
+    assert preview_doc.others_text(api.preview(SKEWED, FOR_LINE + 1)) == ""
