@@ -16,6 +16,7 @@ from .kernels import DEMOTED, FOR_LINE, HEADER, SKEWED, SKEWED_REWRITE, STAGE3
 pytestmark = pytest.mark.asyncio
 
 PREVIEW = "Preview the rewritten loop (read-only)"
+MIXED = Path(__file__).resolve().parents[2] / "examples" / "mixed_attention.py"
 
 
 async def actions_at(client: LanguageClient, name: str, text: str) -> tuple[str, dict]:
@@ -61,9 +62,30 @@ async def test_the_preview_action_shows_a_read_only_file_and_never_edits(client:
     assert [(d.code, d.range.start.line) for d in diagnostics] == [("SKW001", FOR_LINE)]
 
 
+async def test_a_shown_preview_opened_in_the_client_is_not_analysed(client: LanguageClient):
+    # A mixed loop's preview lists the vector core's statements as the analysis shortens
+    # them (`mode="rint…`, an unterminated string): analysed, it would get an SKW900.
+    if not client.session.pulls:
+        pytest.skip("asking about one file's diagnostics needs a client that pulls them")
+    text = MIXED.read_text(encoding="utf-8")
+    uri = client.session.open("mixed_attention.py", text)
+    await client.session.diagnostics(uri, lambda d: bool(d))
+    line = next(i for i, row in enumerate(text.splitlines()) if "pl.pipeline(" in row)
+    answer = await run_command(
+        client,
+        types.Command("", "skewlsp.showPreview", arguments=[uri, {"line": line, "character": 0}]),
+    )
+    shown = Path(answer["path"]).read_text(encoding="utf-8")
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(answer["uri"], "python", 1, shown))
+    )
+    assert list(await client.session.diagnostics(answer["uri"])) == []
+    # the kernel itself still answers, so the silence above is not a dead server
+    assert await client.session.hover(uri, line, 8) is not None
+
+
 async def test_a_preview_of_a_mixed_loop_shows_both_cores_code(client: LanguageClient):
-    example = Path(__file__).resolve().parents[2] / "examples" / "mixed_attention.py"
-    text = example.read_text(encoding="utf-8")
+    text = MIXED.read_text(encoding="utf-8")
     session = client.session
     uri = session.open("mixed_attention.py", text)
     await session.diagnostics(uri, lambda d: bool(d))
