@@ -165,7 +165,7 @@ def _core_lines(report: LoopReport) -> list[str]:
         depth = (
             f", depth {core.depth}" if core.depth and not core.reason.startswith("depth") else ""
         )
-        copies = f" (x{core.copies}, dual AIV dispatch)" if core.copies > 1 else ""
+        copies = f" (x{core.copies}: dual AIV dispatch)" if core.copies > 1 else ""
         added = [line[2:] for line in core.body if line.startswith("+ ")]
         adds = (" Compiler adds " + ", ".join(f"`{line}`" for line in added) + ".") if added else ""
         out.append(
@@ -183,7 +183,7 @@ def hover_markdown(
     stale: bool = False,
 ) -> str:
     """Hover text for a loop, compact: the verdict line (as the CLI prints it), the schedule
-    of a skewed loop, then the details.
+    of a skewed loop, then the details, labelled with the CLI's words (``fix:``, ``help:``).
 
     ``severity`` is the configured one (default: the code's); ``hints`` the shown
     (code, severity, message) of the loop's hints (default: all, default severities);
@@ -204,12 +204,11 @@ def hover_markdown(
     if cores:
         lines += ["", *cores]
     if report.fix_hint:
-        lines += ["", f"**Deeper skew:** {report.fix_hint}."]
+        lines += ["", f"**fix:** {report.fix_hint}"]
     if report.verdict in ("demoted", "error", "unknown") or report.code == "SKW002":
         fix = _fix(report)
         if fix:
-            label = "To make it skew" if report.verdict == "demoted" else "Fix"
-            lines += ["", f"**{label}:** {fix}"]
+            lines += ["", f"**help:** {fix}"]
     if hints is None:
         hints = [(h.code, _default_severity(h.code), h.message) for h in report.hints]
     for code, level, message in hints:

@@ -99,7 +99,7 @@ def test_hover_of_a_demoted_loop_says_why_and_what_would_make_it_skew():
         "**demoted** `SKW020` [warning] loop not skewed: consumer role: `e` from the lead half"
     )
     assert "effective depth none (sequential)" in text
-    assert "**To make it skew:**" in text
+    assert "**help:** Usually nothing: this is the consumer side" in text
     assert f"line {report.offending.line}" in text
     assert "prologue" not in text
 
@@ -143,7 +143,7 @@ def test_hover_of_a_mixed_loop_names_each_core_and_the_messages_the_compiler_add
         "Compiler adds `pl.tile.tpush_to_aiv(scores, split=0)`, "
         "`probs_bf16 = pl.tile.tpop_from_aiv(split=0)`, `pl.system.tfree_to_aiv(probs_bf16)`."
     ) in text
-    assert "(x2, dual AIV dispatch)" in text
-    assert "a trip of 4 would give depth 2: e.g. halve QK_M_TILE" in text
+    assert "(x2: dual AIV dispatch)" in text
+    assert "**fix:** a trip of 4 would give depth 2: e.g. halve QK_M_TILE" in text
     assert "…" not in text  # no statement cut short
     assert len(text.splitlines()) <= 20
