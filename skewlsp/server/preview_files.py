@@ -1,8 +1,8 @@
 """Where the server keeps the documents it shows: previews and code explanations.
 
 The files live in the server's own cache directory
-(``$XDG_CACHE_HOME/skewlsp``, else ``~/.cache/skewlsp``; a temporary directory
-when that cannot be written) and are made read-only, so a client that opens one
+(``$XDG_CACHE_HOME/skewlsp``, else ``~/.cache/skewlsp``; a private temporary
+directory when that cannot be written) and are made read-only, so a client that opens one
 cannot save an edit back by mistake. The server never analyses these files
 (:func:`is_ours`): they are its output, not the user's code.
 """
@@ -28,10 +28,6 @@ def cache_root(environ: dict[str, str] | None = None) -> Path:
     return root / "skewlsp"
 
 
-def _fallback_root() -> Path:
-    return Path(tempfile.gettempdir()) / f"skewlsp-{os.getuid() if hasattr(os, 'getuid') else 0}"
-
-
 def _usable(folder: Path) -> bool:
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -51,7 +47,11 @@ class DocumentFolder:
     def root(self) -> Path:
         if self._root is None:
             preferred = self._preferred or cache_root()
-            self._root = preferred if _usable(preferred) else _fallback_root()
+            # A private folder of this process (mkdtemp: mode 0700, a fresh name), never a
+            # guessable shared path another user could have prepared.
+            self._root = (
+                preferred if _usable(preferred) else Path(tempfile.mkdtemp(prefix="skewlsp-"))
+            )
         return self._root
 
     def write(self, kind: str, name: str, text: str) -> Path:
@@ -71,7 +71,7 @@ class DocumentFolder:
         """``True`` for a file under the folders this server writes (never analysed)."""
         if not path:
             return False
-        roots = [self._preferred or cache_root(), _fallback_root()]
+        roots = [self._preferred or cache_root()]
         if self._root is not None:
             roots.append(self._root)
         candidate = Path(path)

@@ -68,6 +68,8 @@ def test_an_unwritable_cache_falls_back_to_a_temporary_folder(tmp_path: Path):
     written = folder.write("previews", "k-L8.py", "x\n")
     assert written.read_text() == "x\n"
     assert blocked not in written.parents
+    assert stat.S_IMODE(folder.root.stat().st_mode) == 0o700  # private, not a shared guessable path
+    assert folder.is_ours(str(written))
 
 
 def test_the_cache_root_follows_xdg_cache_home(tmp_path: Path):
