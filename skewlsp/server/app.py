@@ -711,14 +711,18 @@ async def show_preview(ls: SkewServer, *args: Any) -> dict[str, Any]:
         raise RequestFailed("no pl.pipeline loop here")
     path = _path(uri)
     resolver = ls.resolver_for(Snapshot(uri, analysis.version, analysis.source, path))
+    where = path or uri
     try:
         found = await asyncio.get_running_loop().run_in_executor(
             ls.executor, actions.loop_preview, analysis.source, report, resolver
         )
+        text = preview_doc.render(found, where=where, version=analysis.version)
     except actions.PreviewUnavailableError as error:
-        raise RequestFailed(f"cannot rewrite this loop: {error}") from error
-    where = path or uri
-    text = preview_doc.render(found, where=where, version=analysis.version)
+        # A loop the pass leaves alone still has a preview: why, and the loop as it stays.
+        original = actions.original(analysis.source, report)
+        text = preview_doc.render_unchanged(
+            report, original, str(error), where=where, version=analysis.version
+        )
     name = preview_doc.file_name(path, uri, report.line)
     written = ls.documents.write(PREVIEWS, name, text)
     return await show_file(ls, written, "the preview")

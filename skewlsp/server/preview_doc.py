@@ -110,3 +110,15 @@ def others_text(preview: LoopPreview) -> str:
     first = preview.original.splitlines()[0] if preview.original else ""
     indent = first[: len(first) - len(first.lstrip())]
     return textwrap.indent("\n".join(lines) + "\n", indent)
+
+
+def render_unchanged(
+    report: LoopReport, original: str, reason: str, *, where: str, version: int | None = None
+) -> str:
+    """The preview of a loop the pass does not rewrite (left, unknown, error): why, and the
+    loop as it stays."""
+    out = _header(report, where, version)
+    out += _comment(f"Not rewritten by SkewCrossCorePipeline: {reason}")
+    out.append("")
+    out += textwrap.dedent(original).rstrip("\n").splitlines()
+    return "\n".join(out) + "\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import stat
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,17 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from .conftest import PREVIEW_DIR, apply_edits, edits_of, plain
-from .kernels import DEMOTED, FOR_LINE, HEADER, SKEWED, SKEWED_REWRITE, STAGE3
+from .kernels import (
+    DEMOTED,
+    FOR_LINE,
+    HEADER,
+    LEFT_LOOP,
+    SECOND_FOR_LINE,
+    SKEWED,
+    SKEWED_AND_LEFT,
+    SKEWED_REWRITE,
+    STAGE3,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -104,6 +115,27 @@ async def test_a_preview_of_a_mixed_loop_shows_both_cores_code(client: LanguageC
     ]:
         assert vector_statement in shown
     assert "pl.tile.tpush_to_aiv(scores_p0, split=0)" in shown  # the cube function's prologue
+    assert client.applied_edits == []
+
+
+async def test_every_loop_has_a_preview_even_one_the_pass_leaves_alone(client: LanguageClient):
+    session = client.session
+    uri = session.open("left.py", SKEWED_AND_LEFT)
+    await session.diagnostics(uri, lambda d: bool(d))
+    texts = []
+    for line in (FOR_LINE, SECOND_FOR_LINE):
+        answer = await run_command(
+            client,
+            types.Command(
+                "", "skewlsp.showPreview", arguments=[uri, {"line": line, "character": 8}]
+            ),
+        )
+        texts.append(Path(answer["path"]).read_text(encoding="utf-8"))
+    assert "for i in pl.range(2, 8, 2):" in texts[0]
+    left = texts[1].splitlines()
+    assert left[2].startswith("# left SKW010: loop left as a pipeline loop")
+    assert left[4].startswith("# Not rewritten by SkewCrossCorePipeline: left as a pipeline loop")
+    assert left[6:] == textwrap.dedent(LEFT_LOOP).splitlines()  # the loop as it stays
     assert client.applied_edits == []
 
 
