@@ -43,14 +43,25 @@ class DocumentFolder:
         self._preferred = root
         self._root: Path | None = None
 
+    def _wanted(self) -> Path | None:
+        """The preferred root, or ``None`` when there is none (no home directory known)."""
+        if self._preferred is not None:
+            return self._preferred
+        try:
+            return cache_root()
+        except (RuntimeError, KeyError):  # Path.home() without HOME or a passwd entry
+            return None
+
     @property
     def root(self) -> Path:
         if self._root is None:
-            preferred = self._preferred or cache_root()
+            preferred = self._wanted()
             # A private folder of this process (mkdtemp: mode 0700, a fresh name), never a
             # guessable shared path another user could have prepared.
             self._root = (
-                preferred if _usable(preferred) else Path(tempfile.mkdtemp(prefix="skewlsp-"))
+                preferred
+                if preferred is not None and _usable(preferred)
+                else Path(tempfile.mkdtemp(prefix="skewlsp-"))
             )
         return self._root
 
@@ -71,9 +82,7 @@ class DocumentFolder:
         """``True`` for a file under the folders this server writes (never analysed)."""
         if not path:
             return False
-        roots = [self._preferred or cache_root()]
-        if self._root is not None:
-            roots.append(self._root)
+        roots = [root for root in (self._wanted(), self._root) if root is not None]
         candidate = Path(path)
         for root in roots:
             for kind in (PREVIEWS, EXPLANATIONS):
