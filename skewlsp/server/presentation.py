@@ -1,9 +1,11 @@
 """The words and pictures the editor shows: hover markdown, lens titles, inlay labels.
 
 Pure functions of a :class:`LoopReport` so they are tested without a client and
-the wording lives in one place. The schedule and the two-core timeline make the
-skew visible: which iteration the producer core issues while the consumer core
-processes which.
+the wording lives in one place, in the CLI's words. The hover is compact: the
+verdict line, for a skewed loop a prologue / steady / epilogue table of the
+iterations each half produces and consumes (per core for a split loop), then
+the details. Sections are built by small functions so more can be added (e.g.
+FIFO order) without reshaping the rest.
 """
 
 from __future__ import annotations
@@ -90,25 +92,6 @@ def timeline(report: LoopReport) -> str | None:
             f"iterations {_indices(0, trip - 1)} {runs}{copies}"
         )
     return "\n".join(text)
-
-
-def verdict_words(report: LoopReport) -> str:
-    """The verdict in one plain sentence."""
-    if report.verdict == "skewed":
-        ahead = plural(report.depth or 0, "iteration")
-        if report.requested_depth and report.depth and report.depth < report.requested_depth:
-            return (
-                f"Skewed, but below the requested depth: the producer half runs {ahead} "
-                f"ahead instead of {report.requested_depth}."
-            )
-        return f"Skewed: the producer half runs {ahead} ahead of the consumer half."
-    if report.verdict == "demoted":
-        return "Not skewed (demoted): the compiler runs this loop sequentially."
-    if report.verdict == "left":
-        return "Left alone by the skew pass: LowerPipelineLoops pipelines it (not cross-core)."
-    if report.verdict == "error":
-        return "The compiler will reject this loop."
-    return "Unknown: the verdict depends on a value skewlsp cannot see."
 
 
 def _title(code: str) -> str:
@@ -222,31 +205,6 @@ def _default_severity(code: str) -> str:
 
 
 _CORE_NAMES = {"aic": "cube (AIC)", "aiv": "vector (AIV)"}
-
-
-def core_table(report: LoopReport) -> str | None:
-    """The two cores' copies of the body side by side; the compiler's messages in bold.
-
-    Kernel authors never wrote those tpush/tpop lines, so seeing where they land in
-    each core's copy is what explains the two verdicts.
-    """
-    cores = [core for core in report.cores if core.body]
-    if len(cores) < 2:
-        return None
-    header = "| " + " | ".join(_CORE_NAMES[c.core] for c in cores) + " |"
-    rule = "|" + "---|" * len(cores)
-    rows = []
-    for index in range(max(len(c.body) for c in cores)):
-        cells = []
-        for core in cores:
-            line = core.body[index] if index < len(core.body) else ""
-            line = line.replace("|", "\\|")
-            if line.startswith("+ "):
-                cells.append(f"**`{line[2:]}`** (compiler)")
-            else:
-                cells.append(f"`{line}`" if line else "")
-        rows.append("| " + " | ".join(cells) + " |")
-    return "\n".join([header, rule, *rows])
 
 
 def lens_title(report: LoopReport, *, previewable: bool = True) -> str:
