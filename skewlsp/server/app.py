@@ -90,6 +90,10 @@ class SkewServer(LanguageServer):
         self.pull_diagnostics = False
         self.shown_errors: set[str] = set()
         self.documents = DocumentFolder()  # where shown previews and explanations are written
+        # run = "onSave": the version of each document that was opened or saved (the only
+        # one whose diagnostics are shown), and its result once analysed.
+        self.lint_versions: dict[str, int | None] = {}
+        self.saved_results: dict[str, Analysis] = {}
         self.store = DocumentStore(self.executor, self.snapshot, self.resolver_for, self.on_ready)
 
     # -- documents and settings --------------------------------------------------------
@@ -182,9 +186,20 @@ class SkewServer(LanguageServer):
             may_suppress=analysis.may_suppress,
         )
 
+    def linted_on_save(self, analysis: Analysis) -> bool:
+        """``True`` when diagnostics may show this result: always, except with ``run =
+        "onSave"``, where only the version last opened or saved counts (a hover on an
+        unsaved edit analyses it, but must not publish it)."""
+        if self.options.run != ON_SAVE:
+            return True
+        if self.lint_versions.get(analysis.uri, analysis.version) != analysis.version:
+            return False
+        self.saved_results[analysis.uri] = analysis
+        return True
+
     def on_ready(self, analysis: Analysis) -> None:
         """A current result is in: push its diagnostics unless the client pulls them."""
-        if self.pull_diagnostics:
+        if not self.linted_on_save(analysis) or self.pull_diagnostics:
             return
         doc = self.document(analysis.uri)
         if doc is None or doc.version != analysis.version:
@@ -341,6 +356,7 @@ def shutdown(ls: SkewServer, params: Any) -> None:
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: SkewServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.lint_versions[params.text_document.uri] = params.text_document.version
     ls.store.schedule(params.text_document.uri, 0)
     if params.text_document.uri.startswith("file:"):
         ls.file_changed(to_fs_path(params.text_document.uri) or "")
@@ -361,6 +377,8 @@ def did_save(ls: SkewServer, params: types.DidSaveTextDocumentParams) -> None:
     path = to_fs_path(uri) if uri.startswith("file:") else None
     if path and is_config_file(path):
         ls.config_changed()
+    doc = ls.document(uri)
+    ls.lint_versions[uri] = doc.version if doc is not None else None
     ls.store.schedule(uri, 0)
 
 
@@ -368,6 +386,8 @@ def did_save(ls: SkewServer, params: types.DidSaveTextDocumentParams) -> None:
 def did_close(ls: SkewServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.store.close(uri)
+    ls.lint_versions.pop(uri, None)
+    ls.saved_results.pop(uri, None)
     if not ls.pull_diagnostics:
         ls.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
@@ -412,10 +432,13 @@ async def pull_diagnostics(
     ls: SkewServer, params: types.DocumentDiagnosticParams
 ) -> types.RelatedFullDocumentDiagnosticReport:
     uri = params.text_document.uri
-    if ls.options.run == ON_SAVE and ls.store.cached(uri) is not None:
-        analysis = ls.store.cached(uri)  # linted on save: the last saved version's result
+    saved = ls.saved_results.get(uri) if ls.options.run == ON_SAVE else None
+    if saved is not None:
+        analysis = saved  # linted on save: the last opened or saved version's result
     else:
         analysis = await ls.store.get(uri)
+        if analysis is not None:
+            ls.linted_on_save(analysis)
     items = ls.diagnostics_of(analysis) if analysis is not None else []
     return types.RelatedFullDocumentDiagnosticReport(items=items)
 

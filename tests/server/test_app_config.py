@@ -129,6 +129,11 @@ async def test_on_save_a_change_is_linted_only_when_saved(client: LanguageClient
     stage = SKEWED.splitlines()[FOR_LINE].index("stage=2") + len("stage=")
     session.change(uri, (FOR_LINE, stage), (FOR_LINE, stage + 1), "1")  # stage=1: SKW024
     session.change(uri, (FOR_LINE, 0), (FOR_LINE, 0), "")  # a second edit, still unsaved
+    assert await session.hover(uri, FOR_LINE, 9) is not None  # analyses the unsaved text
+    # a publish caused by that analysis would have arrived before the hover's answer
+    assert [codes(p.diagnostics) for p in client.published if p.uri == uri] == (
+        [] if session.pulls else [["SKW001"]]
+    )
     if session.pulls:  # a pull before the save answers with the last saved version's result
         assert codes(await session.diagnostics(uri)) == ["SKW001"]
     client.text_document_did_save(
