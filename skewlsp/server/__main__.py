@@ -24,9 +24,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--log-file", metavar="PATH", help="write the server log to this file")
     parser.add_argument(
         "--log-level",
-        default="INFO",
+        default=None,
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
-        help="log verbosity (default INFO)",
+        help="log verbosity (default INFO in --log-file, WARNING on stderr)",
     )
     return parser.parse_args(argv)
 
@@ -40,16 +40,18 @@ def _host_port(text: str) -> tuple[str, int]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    # Never log to stdout: on stdio it is the protocol channel.
+    # Never log to stdout: on stdio it is the protocol channel. Without a log file the
+    # log goes to stderr, which editors show (VS Code: the output channel), at the
+    # level asked for.
     if args.log_file:
         logging.basicConfig(
             filename=args.log_file,
-            level=args.log_level,
+            level=args.log_level or "INFO",
             filemode="a",
             format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         )
     else:
-        logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+        logging.basicConfig(stream=sys.stderr, level=args.log_level or "WARNING")
     from skewlsp.server.app import server
 
     if args.tcp:

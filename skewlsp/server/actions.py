@@ -3,14 +3,18 @@
 Listing actions happens on every cursor move, so it only names them and carries
 ``data`` (uri, version, loop position); the expensive part — rewriting the loop
 through :mod:`skewlsp.transform` — runs in ``codeAction/resolve`` when the user
-looks at one. The preview rewrite is marked with a change annotation that needs
-confirmation, so editors that support it show the edit instead of applying it.
+picks one.
+
+A preview never edits the user's code: it is a bare command (:mod:`.commands`)
+that shows the rewrite in a read-only document. Edits are
+for real fixes only — convert a demoted loop to ``pl.range``, lower a stage,
+suppress a code — and each is titled by what it does to the file.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,14 +24,15 @@ from skewlsp import api
 from skewlsp.analysis import LoopReport, Resolver, loop_at
 from skewlsp.transform import loop_source
 
+from .commands import CommandChoice
 from .positions import UTF16, code_points_to_units, span_to_range
 
 PREVIEW = "preview"
 CONVERT = "convert"
 STAGE = "stage"
 SUPPRESS = "suppress"
-PREVIEW_ANNOTATION = "skewlsp.preview"
-KINDS = [types.CodeActionKind.RefactorRewrite, types.CodeActionKind.QuickFix]
+PREVIEW_TITLE = "Preview the rewritten loop (read-only)"
+KINDS = [types.CodeActionKind.Refactor, types.CodeActionKind.QuickFix]
 _IGNORE_COMMENT = re.compile(r"#\s*skewlint\s*:\s*ignore\s*\[(?P<codes>[^\]]*)\]")
 _STAGE_HINT = re.compile(r"write stage=(\d+)")
 
@@ -55,15 +60,19 @@ class EditSupport:
         return cls(bool(edit.document_changes), edit.change_annotation_support is not None)
 
 
-def rewrite(source: str, report: LoopReport, resolver: Resolver | None = None) -> str:
-    """The loop as the compiler will rewrite it: whole lines, indented like the ``for``.
-
-    One analysis gives the verdict and the rewrite (:func:`skewlsp.api.preview`).
-    """
+def loop_preview(
+    source: str, report: LoopReport, resolver: Resolver | None = None
+) -> api.LoopPreview:
+    """The loop before and after the pass, from one analysis (:func:`skewlsp.api.preview`)."""
     try:
-        return api.preview(source, report.line, path=report.path, resolver=resolver).rewritten
+        return api.preview(source, report.line, path=report.path, resolver=resolver)
     except api.PreviewUnavailable as error:
         raise PreviewUnavailableError(str(error)) from error
+
+
+def rewrite(source: str, report: LoopReport, resolver: Resolver | None = None) -> str:
+    """The loop as the compiler will rewrite it: whole lines, indented like the ``for``."""
+    return loop_preview(source, report, resolver).rewritten
 
 
 def original(source: str, report: LoopReport) -> str:
@@ -118,9 +127,17 @@ def list_actions(
     context: Sequence[types.Diagnostic],
     enabled: set[str] | None = None,
     only: Sequence[str] | None = None,
-) -> list[types.CodeAction]:
-    """Unresolved actions for the loops at lines ``first_line..last_line`` (1-based)."""
-    actions: list[types.CodeAction] = []
+    *,
+    commands: CommandChoice | None = None,
+    preview_at: Callable[[LoopReport], types.Position] | None = None,
+) -> list[types.CodeAction | types.Command]:
+    """Unresolved actions for the loops at lines ``first_line..last_line`` (1-based).
+
+    ``preview_at`` gives the LSP position of a loop's ``for`` (the preview command's
+    argument); without it the position is the analysis's, 0-based, in code points.
+    """
+    choice = commands or CommandChoice()
+    actions: list[types.CodeAction | types.Command] = []
 
     def wanted(kind: str) -> bool:
         return not only or any(kind == k or kind.startswith(k + ".") for k in only)
@@ -129,17 +146,15 @@ def list_actions(
         return [d for d in context if d.code == code] or None
 
     for report in loops_in(reports, first_line, last_line):
-        if (
-            report.verdict == "skewed"
-            and wanted(types.CodeActionKind.RefactorRewrite)
-        ):
-            actions.append(
-                types.CodeAction(
-                    title="Preview skewed loop",
-                    kind=types.CodeActionKind.RefactorRewrite,
-                    data=_data(uri, version, PREVIEW, report),
-                )
+        if report.verdict in ("skewed", "demoted") and wanted(types.CodeActionKind.Refactor):
+            at = (
+                preview_at(report)
+                if preview_at is not None
+                else types.Position(report.span.line - 1, report.span.column - 1)
             )
+            # A bare Command, not a CodeAction carrying one: every client runs it, and
+            # none can mistake it for an edit (nor mis-read it, as some libraries do).
+            actions.append(choice.preview(PREVIEW_TITLE, uri, at))
         if not wanted(types.CodeActionKind.QuickFix):
             continue
         if report.verdict == "demoted":
@@ -247,28 +262,9 @@ def loop_edit(
 
 
 def workspace_edit(
-    uri: str, version: int | None, edit: types.TextEdit, support: EditSupport, *, confirm: bool
+    uri: str, version: int | None, edit: types.TextEdit, support: EditSupport
 ) -> types.WorkspaceEdit:
-    """A workspace edit in the richest form the client accepts."""
-    if support.document_changes and support.change_annotations and confirm:
-        annotated = types.AnnotatedTextEdit(
-            range=edit.range, new_text=edit.new_text, annotation_id=PREVIEW_ANNOTATION
-        )
-        return types.WorkspaceEdit(
-            document_changes=[
-                types.TextDocumentEdit(
-                    types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
-                    [annotated],
-                )
-            ],
-            change_annotations={
-                PREVIEW_ANNOTATION: types.ChangeAnnotation(
-                    label="Rewrite the loop as the compiler will",
-                    needs_confirmation=True,
-                    description="skewlsp preview of the SkewCrossCorePipeline rewrite",
-                )
-            },
-        )
+    """A workspace edit in the richest form the client accepts (versioned when it can)."""
     if support.document_changes:
         return types.WorkspaceEdit(
             document_changes=[
@@ -296,14 +292,13 @@ def resolve_edit(
     code: str,
     encoding: str = UTF16,
     resolver: Resolver | None = None,
-) -> tuple[types.TextEdit | None, bool]:
-    """(edit, needs confirmation) for one action kind; raises PreviewUnavailableError."""
-    if action == PREVIEW:
-        return loop_edit(source, lines, report, resolver, encoding), True
+) -> types.TextEdit | None:
+    """The edit of one fix (``None`` for the preview, which edits nothing: it carries a
+    command); raises PreviewUnavailableError when the loop cannot be rewritten."""
     if action == CONVERT:
-        return loop_edit(source, lines, report, resolver, encoding), False
+        return loop_edit(source, lines, report, resolver, encoding)
     if action == STAGE:
-        return stage_edit(lines, report, encoding), False
+        return stage_edit(lines, report, encoding)
     if action == SUPPRESS:
-        return suppress_edit(lines, report, code, encoding), False
-    return None, False
+        return suppress_edit(lines, report, code, encoding)
+    return None

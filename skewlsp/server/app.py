@@ -25,11 +25,14 @@ from pygls.uris import to_fs_path
 
 from skewlsp import __version__
 from skewlsp.analysis import loop_at
+from skewlsp.common.lint_codes import all_codes
 
-from . import actions, diagnostics, presentation
+from . import actions, commands, diagnostics, presentation, preview_doc, visibility
 from .documents import Analysis, DocumentStore, Snapshot, WorkspaceResolver
 from .positions import UTF16, from_position, span_to_range, to_position
+from .preview_files import EXPLANATIONS, PREVIEWS, DocumentFolder
 from .settings import (
+    ON_SAVE,
     ClientOptions,
     EffectiveSettings,
     SettingsCache,
@@ -43,8 +46,6 @@ from .text_sync import SyncedDocument, SyncedProtocol
 log = logging.getLogger(__name__)
 
 PREVIEW_REQUEST = "skewlsp/preview"
-PREVIEW_COMMAND = "skewlsp.previewLoop"  # implemented by the client (it calls PREVIEW_REQUEST)
-EXPLAIN_COMMAND = "skewlsp.explain"
 CONFIG_SECTION = "skewlsp"
 WATCHERS = ("**/pyproject.toml", "**/skewlint.toml", "**/.skewlint.toml", "**/*.py")
 
@@ -88,6 +89,11 @@ class SkewServer(LanguageServer):
         self.options = ClientOptions()
         self.pull_diagnostics = False
         self.shown_errors: set[str] = set()
+        self.documents = DocumentFolder()  # where shown previews and explanations are written
+        # run = "onSave": the version of each document that was opened or saved (the only
+        # one whose diagnostics are shown), and its result once analysed.
+        self.lint_versions: dict[str, int | None] = {}
+        self.saved_results: dict[str, Analysis] = {}
         self.store = DocumentStore(self.executor, self.snapshot, self.resolver_for, self.on_ready)
 
     # -- documents and settings --------------------------------------------------------
@@ -109,8 +115,8 @@ class SkewServer(LanguageServer):
 
     def snapshot(self, uri: str) -> Snapshot | None:
         doc = self.document(uri)
-        if doc is None:
-            return None
+        if doc is None or (uri.startswith("file:") and self.documents.is_ours(to_fs_path(uri))):
+            return None  # never opened, or one of our own read-only previews
         synced = isinstance(doc, SyncedDocument)
         return Snapshot(
             uri,
@@ -151,6 +157,21 @@ class SkewServer(LanguageServer):
     def debounce(self) -> float:
         return self.options.debounce_ms / 1000
 
+    @property
+    def command_choice(self) -> commands.CommandChoice:
+        """Which command names lenses and actions carry (the client's own, when declared)."""
+        return commands.CommandChoice.of(self.init_options.client_commands)
+
+    def shown(self, analysis: Analysis) -> visibility.Shown:
+        """The loops and hints this document shows, under the same settings as diagnostics."""
+        return visibility.shown(
+            analysis.reports,
+            self.settings_for(analysis.uri).selection,
+            analysis.source,
+            may_suppress=analysis.may_suppress,
+            apply_comments=not analysis.stale,
+        )
+
     # -- results -----------------------------------------------------------------------
 
     def diagnostics_of(self, analysis: Analysis) -> list[types.Diagnostic]:
@@ -165,9 +186,20 @@ class SkewServer(LanguageServer):
             may_suppress=analysis.may_suppress,
         )
 
+    def linted_on_save(self, analysis: Analysis) -> bool:
+        """``True`` when diagnostics may show this result: always, except with ``run =
+        "onSave"``, where only the version last opened or saved counts (a hover on an
+        unsaved edit analyses it, but must not publish it)."""
+        if self.options.run != ON_SAVE:
+            return True
+        if self.lint_versions.get(analysis.uri, analysis.version) != analysis.version:
+            return False
+        self.saved_results[analysis.uri] = analysis
+        return True
+
     def on_ready(self, analysis: Analysis) -> None:
         """A current result is in: push its diagnostics unless the client pulls them."""
-        if self.pull_diagnostics:
+        if not self.linted_on_save(analysis) or self.pull_diagnostics:
             return
         doc = self.document(analysis.uri)
         if doc is None or doc.version != analysis.version:
@@ -324,6 +356,7 @@ def shutdown(ls: SkewServer, params: Any) -> None:
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: SkewServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.lint_versions[params.text_document.uri] = params.text_document.version
     ls.store.schedule(params.text_document.uri, 0)
     if params.text_document.uri.startswith("file:"):
         ls.file_changed(to_fs_path(params.text_document.uri) or "")
@@ -332,7 +365,8 @@ def did_open(ls: SkewServer, params: types.DidOpenTextDocumentParams) -> None:
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: SkewServer, params: types.DidChangeTextDocumentParams) -> None:
     uri = params.text_document.uri
-    ls.store.schedule(uri, ls.debounce)
+    if ls.options.run != ON_SAVE:
+        ls.store.schedule(uri, ls.debounce)
     if uri.startswith("file:"):
         ls.file_changed(to_fs_path(uri) or "")
 
@@ -343,6 +377,8 @@ def did_save(ls: SkewServer, params: types.DidSaveTextDocumentParams) -> None:
     path = to_fs_path(uri) if uri.startswith("file:") else None
     if path and is_config_file(path):
         ls.config_changed()
+    doc = ls.document(uri)
+    ls.lint_versions[uri] = doc.version if doc is not None else None
     ls.store.schedule(uri, 0)
 
 
@@ -350,6 +386,8 @@ def did_save(ls: SkewServer, params: types.DidSaveTextDocumentParams) -> None:
 def did_close(ls: SkewServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.store.close(uri)
+    ls.lint_versions.pop(uri, None)
+    ls.saved_results.pop(uri, None)
     if not ls.pull_diagnostics:
         ls.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
@@ -378,6 +416,8 @@ async def did_change_configuration(
     ls: SkewServer, params: types.DidChangeConfigurationParams
 ) -> None:
     section = _plain(_field(params.settings, CONFIG_SECTION))
+    if isinstance(section, list) and not section:  # an empty Lua table arrives as []
+        section = {}
     if isinstance(section, Mapping):
         ls.apply_options(section)
     else:
@@ -391,7 +431,14 @@ async def did_change_configuration(
 async def pull_diagnostics(
     ls: SkewServer, params: types.DocumentDiagnosticParams
 ) -> types.RelatedFullDocumentDiagnosticReport:
-    analysis = await ls.store.get(params.text_document.uri)
+    uri = params.text_document.uri
+    saved = ls.saved_results.get(uri) if ls.options.run == ON_SAVE else None
+    if saved is not None:
+        analysis = saved  # linted on save: the last opened or saved version's result
+    else:
+        analysis = await ls.store.get(uri)
+        if analysis is not None:
+            ls.linted_on_save(analysis)
     items = ls.diagnostics_of(analysis) if analysis is not None else []
     return types.RelatedFullDocumentDiagnosticReport(items=items)
 
@@ -419,10 +466,17 @@ async def hover(ls: SkewServer, params: types.HoverParams) -> types.Hover | None
     report = _header_report(analysis, line)
     if report is None:
         return None
+    shown = ls.shown(analysis)
+    if not shown.loop(report):
+        return None  # not selected or suppressed: no diagnostic, so no hover either
+    text = presentation.hover_markdown(
+        report,
+        severity=shown.severity(report),
+        hints=shown.shown_hints(report),
+        stale=analysis.stale,
+    )
     return types.Hover(
-        contents=types.MarkupContent(
-            types.MarkupKind.Markdown, presentation.hover_markdown(report)
-        ),
+        contents=types.MarkupContent(types.MarkupKind.Markdown, text),
         range=span_to_range(lines, report.call_span, ls.encoding),
     )
 
@@ -435,19 +489,22 @@ async def code_lens(ls: SkewServer, params: types.CodeLensParams) -> list[types.
     analysis = await ls.store.get(uri)
     if analysis is None:
         return []
+    if analysis.stale:
+        return []  # the verdicts are of a version that parsed; the diagnostics say so
     lines = analysis.lines
+    shown = ls.shown(analysis)
+    choice = ls.command_choice
     lenses = []
     for report in analysis.reports:
-        if report.code == "SKW900":
+        if report.code == "SKW900" or not shown.loop(report):
             continue
         start = to_position(lines, report.span.line, report.span.column, ls.encoding)
-        previewable = not analysis.stale and report.verdict in ("skewed", "demoted")
-        command = types.Command(
-            title=presentation.lens_title(report, previewable=previewable),
-            command=PREVIEW_COMMAND if previewable else "",
-            arguments=[uri, {"line": start.line, "character": start.character}]
+        previewable = report.verdict in ("skewed", "demoted")
+        title = presentation.lens_title(report, previewable=previewable)
+        command = (
+            choice.preview(title, uri, start)
             if previewable
-            else None,
+            else choice.explanation(title, report.code)
         )
         lenses.append(types.CodeLens(range=types.Range(start, start), command=command))
     return lenses
@@ -459,14 +516,15 @@ async def inlay_hints(ls: SkewServer, params: types.InlayHintParams) -> list[typ
     if not ls.settings_for(uri).inlay_hints:
         return []
     analysis = await ls.store.get(uri)
-    if analysis is None:
+    if analysis is None or analysis.stale:
         return []
     lines = analysis.lines
+    shown = ls.shown(analysis)
     first, last = params.range.start.line + 1, params.range.end.line + 1
     hints = []
     for report in analysis.reports:
         span = report.stage_span
-        if span is None or not (first <= span.end_line <= last):
+        if span is None or not (first <= span.end_line <= last) or not shown.loop(report):
             continue
         hints.append(
             types.InlayHint(
@@ -492,7 +550,9 @@ def _resolve_supported(ls: SkewServer) -> bool:
     types.TEXT_DOCUMENT_CODE_ACTION,
     types.CodeActionOptions(resolve_provider=True, code_action_kinds=actions.KINDS),
 )
-async def code_action(ls: SkewServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+async def code_action(
+    ls: SkewServer, params: types.CodeActionParams
+) -> list[types.CodeAction | types.Command]:
     uri = params.text_document.uri
     analysis = await ls.store.get(uri)
     if analysis is None or analysis.stale:
@@ -511,11 +571,18 @@ async def code_action(ls: SkewServer, params: types.CodeActionParams) -> list[ty
         params.context.diagnostics,
         enabled,
         params.context.only,
+        commands=ls.command_choice,
+        preview_at=lambda report: to_position(
+            lines, report.span.line, report.span.column, ls.encoding
+        ),
     )
     if _resolve_supported(ls):
         return found
-    resolved = []
+    resolved: list[types.CodeAction | types.Command] = []
     for action in found:
+        if isinstance(action, types.Command):
+            resolved.append(action)
+            continue
         try:
             resolved.append(await resolve_code_action(ls, action))
         except JsonRpcException:
@@ -540,7 +607,7 @@ async def resolve_code_action(ls: SkewServer, action: types.CodeAction) -> types
     lines = analysis.lines
     resolver = ls.resolver_for(Snapshot(uri, analysis.version, analysis.source, _path(uri)))
     try:
-        edit, confirm = await asyncio.get_running_loop().run_in_executor(
+        edit = await asyncio.get_running_loop().run_in_executor(
             ls.executor,
             functools.partial(
                 actions.resolve_edit,
@@ -557,7 +624,7 @@ async def resolve_code_action(ls: SkewServer, action: types.CodeAction) -> types
         raise RequestFailed(f"cannot rewrite this loop: {error}") from error
     if edit is not None:
         support = actions.EditSupport.of(ls.client_capabilities)
-        action.edit = actions.workspace_edit(uri, analysis.version, edit, support, confirm=confirm)
+        action.edit = actions.workspace_edit(uri, analysis.version, edit, support)
     return action
 
 
@@ -566,7 +633,12 @@ async def resolve_code_action(ls: SkewServer, action: types.CodeAction) -> types
 
 @server.feature(PREVIEW_REQUEST)
 async def preview(ls: SkewServer, params: Any) -> dict[str, Any] | None:
-    """``{textDocument: {uri}, position}`` -> ``{range, original, rewritten}`` or null."""
+    """``{textDocument: {uri}, position}`` -> ``{range, original, rewritten, others, document}``
+    or null.
+
+    Read-only: the client shows the answer (the VS Code extension as a diff); nothing
+    is applied to the document.
+    """
     uri = _field(params, "textDocument", "uri") or _field(params, "text_document", "uri")
     position = _position(_field(params, "position"))
     if not isinstance(uri, str) or position is None:
@@ -581,10 +653,11 @@ async def preview(ls: SkewServer, params: Any) -> dict[str, Any] | None:
     report = loop_at(analysis.reports, line)
     if report is None:
         return None
-    resolver = ls.resolver_for(Snapshot(uri, analysis.version, analysis.source, _path(uri)))
+    path = _path(uri)
+    resolver = ls.resolver_for(Snapshot(uri, analysis.version, analysis.source, path))
     try:
-        rewritten = await asyncio.get_running_loop().run_in_executor(
-            ls.executor, actions.rewrite, analysis.source, report, resolver
+        found = await asyncio.get_running_loop().run_in_executor(
+            ls.executor, actions.loop_preview, analysis.source, report, resolver
         )
     except actions.PreviewUnavailableError as error:
         raise RequestFailed(f"cannot rewrite this loop: {error}") from error
@@ -594,14 +667,97 @@ async def preview(ls: SkewServer, params: Any) -> dict[str, Any] | None:
             "start": {"line": whole.start.line, "character": whole.start.character},
             "end": {"line": whole.end.line, "character": whole.end.character},
         },
-        "original": actions.original(analysis.source, report),
-        "rewritten": rewritten,
+        "original": found.original,
+        "rewritten": found.rewritten,
+        # a split loop's other cores' copies, indented like the loop ("" when not split)
+        "others": preview_doc.others_text(found),
+        # what skewlsp.showPreview writes: a header, the rewrite, every other core's copy
+        "document": preview_doc.render(found, where=path or uri, version=analysis.version),
     }
 
 
-@server.command(EXPLAIN_COMMAND)
+@server.command(commands.EXPLAIN)
 def explain(ls: SkewServer, *args: Any) -> str | None:
     """Markdown explanation of a reason code (``null`` for an unknown code)."""
     if not args or not isinstance(args[0], str):
         raise JsonRpcInvalidParams("expected one argument: a reason code such as SKW020")
     return presentation.explain_markdown(args[0])
+
+
+@server.command(commands.LIST_CODES)
+def list_codes(ls: SkewServer, *args: Any) -> list[dict[str, str]]:
+    """Every code the server can report: what a client offers in its "explain" picker."""
+    return [
+        {"code": c.code, "title": c.title, "severity": c.severity, "verdict": c.verdict}
+        for c in all_codes().values()
+    ]
+
+
+async def show_file(ls: SkewServer, path: Any, what: str) -> dict[str, Any]:
+    """Ask the client to open a file the server wrote; say where it is if it cannot."""
+    uri = path.as_uri()
+    window = ls.client_capabilities.window
+    shown = False
+    if window and window.show_document and window.show_document.support:
+        try:
+            answer = await ls.window_show_document_async(
+                types.ShowDocumentParams(uri=uri, external=False, take_focus=True)
+            )
+            shown = bool(answer and answer.success)
+        except Exception:
+            log.warning("window/showDocument failed for %s", uri, exc_info=True)
+    if not shown:
+        ls.window_show_message(
+            types.ShowMessageParams(types.MessageType.Info, f"skewlsp: {what} written to {path}")
+        )
+    return {"uri": uri, "path": str(path), "shown": shown}
+
+
+@server.command(commands.SHOW_PREVIEW)
+async def show_preview(ls: SkewServer, *args: Any) -> dict[str, Any]:
+    """``[uri, {line, character}]``: write the loop's rewrite to a read-only file and show it.
+
+    The user's document is never edited: the rewrite goes to the server's cache.
+    """
+    uri = args[0] if args else None
+    position = _position(args[1]) if len(args) > 1 else None
+    if not isinstance(uri, str) or position is None:
+        raise JsonRpcInvalidParams("expected [uri, {line, character}]")
+    analysis = await ls.store.get(uri)
+    if analysis is None:
+        raise RequestFailed("the document is not open")
+    if analysis.stale:
+        raise RequestFailed("the file has a syntax error: fix it to preview its loops")
+    line, _ = from_position(analysis.lines, position, ls.encoding)
+    report = loop_at(analysis.reports, line)
+    if report is None:
+        raise RequestFailed("no pl.pipeline loop here")
+    path = _path(uri)
+    resolver = ls.resolver_for(Snapshot(uri, analysis.version, analysis.source, path))
+    where = path or uri
+    try:
+        found = await asyncio.get_running_loop().run_in_executor(
+            ls.executor, actions.loop_preview, analysis.source, report, resolver
+        )
+        text = preview_doc.render(found, where=where, version=analysis.version)
+    except actions.PreviewUnavailableError as error:
+        # A loop the pass leaves alone still has a preview: why, and the loop as it stays.
+        original = actions.original(analysis.source, report)
+        text = preview_doc.render_unchanged(
+            report, original, str(error), where=where, version=analysis.version
+        )
+    name = preview_doc.file_name(path, uri, report.line)
+    written = ls.documents.write(PREVIEWS, name, text)
+    return await show_file(ls, written, "the preview")
+
+
+@server.command(commands.SHOW_EXPLANATION)
+async def show_explanation(ls: SkewServer, *args: Any) -> dict[str, Any]:
+    """``[code]``: write the code's explanation to a read-only markdown file and show it."""
+    if not args or not isinstance(args[0], str):
+        raise JsonRpcInvalidParams("expected one argument: a reason code such as SKW020")
+    text = presentation.explain_markdown(args[0])
+    if text is None:
+        raise RequestFailed(f"unknown reason code {args[0]!r}")
+    written = ls.documents.write(EXPLANATIONS, preview_doc.explanation_name(args[0]), text)
+    return await show_file(ls, written, f"the explanation of {args[0].strip().upper()}")

@@ -9,6 +9,7 @@ suppression comments follow the CLI (:mod:`skewlsp.common.select`,
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from lsprotocol import types
 
@@ -19,6 +20,7 @@ from skewlsp.common.pipeline import select_and_suppress as shared_select_and_sup
 from skewlsp.common.select import Selection
 
 from .positions import UTF16, span_to_range
+from .presentation import STALE_NOTE
 
 SOURCE = "skewlsp"
 SYNTAX_ERROR = "SKW900"
@@ -117,8 +119,10 @@ def build(
     comment in ``source``, known without scanning it).
 
     With a syntax error the error comes first and ``reports`` are the last good
-    version's loops, kept where they were: moving them by guesswork while the
-    user types would make them jump around more than leaving them still.
+    version's loops, kept where they were (moving them by guesswork while the
+    user types would make them jump around more than leaving them still) and
+    each marked "(as of the last version that parsed)": they are not verdicts on
+    the text the user sees.
     """
     result: list[types.Diagnostic] = []
     filename = uri
@@ -133,7 +137,10 @@ def build(
             syntax_error,
         )
         result.append(to_lsp(error, lines, uri, encoding))
-        records = lint_diagnostics(reports, selection, filename)
+        records = [
+            replace(record, message=f"{record.message} ({STALE_NOTE})")
+            for record in lint_diagnostics(reports, selection, filename)
+        ]
     else:
         records = select_and_suppress(
             reports, selection, source, filename, may_suppress=may_suppress

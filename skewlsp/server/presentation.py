@@ -1,17 +1,21 @@
 """The words and pictures the editor shows: hover markdown, lens titles, inlay labels.
 
 Pure functions of a :class:`LoopReport` so they are tested without a client and
-the wording lives in one place. The schedule and the two-core timeline make the
-skew visible: which iteration the producer core issues while the consumer core
-processes which.
+the wording lives in one place, in the CLI's words. The hover is compact: the
+verdict line, for a skewed loop a prologue / steady / epilogue table of the
+iterations each half produces and consumes (per core for a split loop), then
+the details. Sections are built by small functions so more can be added (e.g.
+FIFO order) without reshaping the rest.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from skewlsp.analysis import CODES, LoopReport
 from skewlsp.common.lint_codes import all_codes
 
-MAX_TIMELINE_BLOCKS = 6  # longer schedules show their head, an ellipsis and their tail
+STALE_NOTE = "as of the last version that parsed"
 
 
 def schedule_counts(report: LoopReport) -> tuple[int, int, int] | None:
@@ -31,64 +35,63 @@ def schedule_text(report: LoopReport) -> str | None:
     return f"prologue {prologue}, steady {steady} x {report.depth}, epilogue {epilogue}"
 
 
-def timeline(report: LoopReport) -> str | None:
-    """Two rows, one per core, one block per D iterations; ``.`` is a core waiting.
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 iteration``, ``2 iterations``, ``1 push``, ``3 pushes``: never ``iteration(s)``."""
+    if count == 1:
+        return f"{count} {word}"
+    if many is None:
+        many = word + ("es" if word.endswith(("s", "sh", "ch", "x")) else "s")
+    return f"{count} {many}"
 
-    Block k: the producer issues iterations kD..kD+D-1 while the consumer
-    processes the block before it, so the producer is always D ahead.
+
+def _indices(first: int, last: int) -> str:
+    """Iteration indices ``first..last`` (inclusive) in a few characters; ``—`` for none."""
+    if last < first:
+        return "—"
+    if last == first:
+        return str(first)
+    if last == first + 1:
+        return f"{first} {last}"
+    return f"{first}..{last}"
+
+
+def timeline(report: LoopReport) -> str | None:
+    """The skew as a small table: prologue, steady and epilogue columns, one row for what
+    each half of the loop produces and one for what it consumes (iteration indices).
+
+    The producer half runs D iterations ahead: the prologue produces 0..D-1, the steady
+    loop produces D..trip-1 while it consumes 0..trip-D-1, the epilogue consumes the
+    last D. For a loop split across cores, the rows name the core that is skewed, and
+    each other core's copy gets one row saying how it runs.
     """
     counts = schedule_counts(report)
     if counts is None or report.depth is None or report.trip is None:
         return None
     depth, trip = report.depth, report.trip
-    blocks = trip // depth + 1
-    width = len(str(trip - 1))
-
-    def cells(first: int | None) -> str:
-        if first is None:
-            return " ".join(".".rjust(width) for _ in range(depth))
-        return " ".join(str(first + k).rjust(width) for k in range(depth))
-
-    def column(block: int) -> tuple[str, str]:
-        produced = block * depth if block < blocks - 1 else None
-        consumed = (block - 1) * depth if block >= 1 else None
-        return cells(produced), cells(consumed)
-
-    indices: list[int | None] = list(range(blocks))
-    if blocks > MAX_TIMELINE_BLOCKS:
-        indices = [0, 1, 2, None, blocks - 2, blocks - 1]
-    producer: list[str] = []
-    consumer: list[str] = []
-    for index in indices:
-        if index is None:
-            gap = "…".center(len(cells(0)))
-            producer.append(gap)
-            consumer.append(gap)
+    prologue, steady, _ = counts
+    skewed = next((core for core in report.cores if core.verdict == "skewed"), None)
+    owner = f"{_CORE_NAMES[skewed.core]} " if skewed is not None else ""
+    header = ["", "prologue", f"steady ({steady} x {depth})", "epilogue"]
+    rows = [
+        header,
+        [f"{owner}produce", _indices(0, prologue - 1), _indices(depth, trip - 1), "—"],
+        [f"{owner}consume", "—", _indices(0, trip - depth - 1), _indices(trip - depth, trip - 1)],
+    ]
+    widths = [max(len(row[column]) for row in rows) for column in range(len(header))]
+    text = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
+    for core in report.cores:
+        if core is skewed:
             continue
-        top, bottom = column(index)
-        producer.append(top)
-        consumer.append(bottom)
-    return "producer: " + " | ".join(producer) + "\nconsumer: " + " | ".join(consumer)
-
-
-def verdict_words(report: LoopReport) -> str:
-    """The verdict in one plain sentence."""
-    if report.verdict == "skewed":
-        if report.requested_depth and report.depth and report.depth < report.requested_depth:
-            return (
-                f"Skewed, but below the requested depth: the producer half runs {report.depth} "
-                f"iteration(s) ahead instead of {report.requested_depth}."
-            )
-        return (
-            f"Skewed: the producer half runs {report.depth} iterations ahead of the consumer half."
+        runs = "in order" if core.verdict != "skewed" else f"skewed, depth {core.depth}"
+        copies = f", {plural(core.copies, 'copy', 'copies')}" if core.copies > 1 else ""
+        text.append(
+            f"{_CORE_NAMES[core.core]}: {core.verdict} ({core.code}), "
+            f"iterations {_indices(0, trip - 1)} {runs}{copies}"
         )
-    if report.verdict == "demoted":
-        return "Not skewed (demoted): the compiler runs this loop sequentially."
-    if report.verdict == "left":
-        return "Left alone by the skew pass: LowerPipelineLoops pipelines it (not cross-core)."
-    if report.verdict == "error":
-        return "The compiler will reject this loop."
-    return "Unknown: the verdict depends on a value skewlsp cannot see."
+    return "\n".join(text)
 
 
 def _title(code: str) -> str:
@@ -108,85 +111,100 @@ def _fix(report: LoopReport) -> str | None:
         parts.append(f"The statement at line {report.offending.line} is the cause.")
     if report.code == "SKW021" and report.pushes is not None and report.pops is not None:
         parts.append(
-            f"This body has {report.pushes} push(es) and {report.pops} pop(s) per iteration."
+            f"This body has {plural(report.pushes, 'push')} and {plural(report.pops, 'pop')} "
+            "per iteration."
         )
     if report.code == "SKW023" and report.trip is not None:
-        parts.append(f"This loop runs {report.trip} time(s).")
+        parts.append(f"This loop runs {plural(report.trip, 'time')}.")
     return " ".join(parts)
 
 
-def hover_markdown(report: LoopReport) -> str:
-    """Hover text for a loop: verdict, reason, depths, trip, stage, schedule, timeline, fix."""
-    lines = [f"**{report.verdict}** `{report.code}` — {_title(report.code)}", ""]
-    lines += [verdict_words(report), "", report.message, ""]
+def _facts(report: LoopReport) -> str:
+    """stage, depths, trip and messages on one line, in the CLI's words."""
     facts: list[str] = []
     if report.stage is not None:
-        facts.append(f"- stage: `{report.stage}`")
+        facts.append(f"stage {report.stage}")
     if report.requested_depth is not None:
-        facts.append(f"- requested depth: {report.requested_depth}")
+        facts.append(f"requested depth {report.requested_depth}")
     if report.verdict == "skewed" and report.depth is not None:
-        facts.append(f"- effective depth: {report.depth}")
+        facts.append(f"effective depth {report.depth}")
     elif report.verdict == "demoted":
-        facts.append("- effective depth: none (sequential)")
+        facts.append("effective depth none (sequential)")
     if report.trip is not None:
         bounds = ""
         if report.start is not None and report.stop is not None:
             bounds = f" (`{report.start}` to `{report.stop}` step `{report.step or 1}`)"
-        facts.append(f"- trip: {report.trip}{bounds}")
+        facts.append(f"trip {report.trip}{bounds}")
     if report.pushes is not None and report.pops is not None and report.verdict != "left":
-        facts.append(f"- messages per iteration: {report.pushes} push, {report.pops} pop")
+        facts.append(f"{plural(report.pushes, 'push')}, {plural(report.pops, 'pop')} per iteration")
+    return " · ".join(facts)
+
+
+def _core_lines(report: LoopReport) -> list[str]:
+    """One line per core of a split loop: its verdict, and the messages the compiler adds
+    to its copy (whole statements: they are short and the user never wrote them)."""
+    out: list[str] = []
     for core in report.cores:
         depth = (
             f", depth {core.depth}" if core.depth and not core.reason.startswith("depth") else ""
         )
-        copies = f" (x{core.copies}, dual AIV dispatch)" if core.copies > 1 else ""
-        name = _CORE_NAMES[core.core]
-        facts.append(f"- {name}: {core.verdict} `{core.code}`{depth}{copies} — {core.reason}")
-    lines += facts
-    halves = core_table(report)
-    if halves:
-        lines += ["", halves]
-    schedule = schedule_text(report)
-    if schedule:
-        lines += ["", f"Schedule: {schedule}.", "", "```text", timeline(report) or "", "```"]
+        copies = f" (x{core.copies}: dual AIV dispatch)" if core.copies > 1 else ""
+        added = [line[2:] for line in core.body if line.startswith("+ ")]
+        adds = (" Compiler adds " + ", ".join(f"`{line}`" for line in added) + ".") if added else ""
+        out.append(
+            f"- {_CORE_NAMES[core.core]}: {core.verdict} `{core.code}`{depth}{copies} — "
+            f"{core.reason}.{adds}"
+        )
+    return out
+
+
+def hover_markdown(
+    report: LoopReport,
+    *,
+    severity: str | None = None,
+    hints: Sequence[tuple[str, str, str]] | None = None,
+    stale: bool = False,
+) -> str:
+    """Hover text for a loop, compact: the verdict line (as the CLI prints it), the schedule
+    of a skewed loop, then the details, labelled with the CLI's words (``fix:``, ``help:``).
+
+    ``severity`` is the configured one (default: the code's); ``hints`` the shown
+    (code, severity, message) of the loop's hints (default: all, default severities);
+    ``stale``: the file does not parse now and this is the last version that did.
+    """
+    shown = severity or _default_severity(report.code)
+    head = f"**{report.verdict}** `{report.code}` [{shown}] {report.message}"
+    lines = [head]
+    if stale:
+        lines += ["", f"*({STALE_NOTE}: the file has a syntax error now)*"]
+    facts = _facts(report)
+    if facts:
+        lines += ["", facts]
+    table = timeline(report)
+    if table:
+        lines += ["", "```text", table, "```"]
+    cores = _core_lines(report)
+    if cores:
+        lines += ["", *cores]
     if report.fix_hint:
-        lines += ["", f"**Deeper skew:** {report.fix_hint}."]
+        lines += ["", f"**fix:** {report.fix_hint}"]
     if report.verdict in ("demoted", "error", "unknown") or report.code == "SKW002":
         fix = _fix(report)
         if fix:
-            label = "To make it skew" if report.verdict == "demoted" else "Fix"
-            lines += ["", f"**{label}:** {fix}"]
-    for hint in report.hints:
-        lines += ["", f"`{hint.code}`: {hint.message}"]
+            lines += ["", f"**help:** {fix}"]
+    if hints is None:
+        hints = [(h.code, _default_severity(h.code), h.message) for h in report.hints]
+    for code, level, message in hints:
+        lines += ["", f"`{code}` [{level}] {message}"]
     return "\n".join(lines).strip() + "\n"
 
 
+def _default_severity(code: str) -> str:
+    known = all_codes().get(code)
+    return known.severity if known else "warning"
+
+
 _CORE_NAMES = {"aic": "cube (AIC)", "aiv": "vector (AIV)"}
-
-
-def core_table(report: LoopReport) -> str | None:
-    """The two cores' copies of the body side by side; the compiler's messages in bold.
-
-    Kernel authors never wrote those tpush/tpop lines, so seeing where they land in
-    each core's copy is what explains the two verdicts.
-    """
-    cores = [core for core in report.cores if core.body]
-    if len(cores) < 2:
-        return None
-    header = "| " + " | ".join(_CORE_NAMES[c.core] for c in cores) + " |"
-    rule = "|" + "---|" * len(cores)
-    rows = []
-    for index in range(max(len(c.body) for c in cores)):
-        cells = []
-        for core in cores:
-            line = core.body[index] if index < len(core.body) else ""
-            line = line.replace("|", "\\|")
-            if line.startswith("+ "):
-                cells.append(f"**`{line[2:]}`** (compiler)")
-            else:
-                cells.append(f"`{line}`" if line else "")
-        rows.append("| " + " | ".join(cells) + " |")
-    return "\n".join([header, rule, *rows])
 
 
 def lens_title(report: LoopReport, *, previewable: bool = True) -> str:

@@ -26,6 +26,8 @@ from skewlsp.common.config import (
 from skewlsp.common.select import Selection
 
 DEFAULT_DEBOUNCE_MS = 150
+ON_TYPE = "onType"
+ON_SAVE = "onSave"
 CONFIG_FILE_NAMES = ("pyproject.toml", "skewlint.toml", ".skewlint.toml")
 
 
@@ -40,6 +42,8 @@ class ClientOptions:
     code_lens: bool = True
     inlay_hints: bool = True
     debounce_ms: int = DEFAULT_DEBOUNCE_MS
+    run: str = ON_TYPE  # "onType": lint as the user types (after the debounce); "onSave"
+    client_commands: tuple[str, ...] = ()  # commands the client implements itself (init only)
 
 
 @dataclass(frozen=True)
@@ -59,12 +63,17 @@ def parse_client_options(raw: Any) -> tuple[ClientOptions, list[str]]:
     ``skewlsp`` (as some clients send ``didChangeConfiguration``).
     """
     problems: list[str] = []
+    if isinstance(raw, (list, tuple)) and not raw:  # an empty Lua table arrives as []
+        return ClientOptions(), []
     if not isinstance(raw, Mapping):
         return ClientOptions(), (
             [] if raw is None else [f"settings must be an object, got {raw!r}"]
         )
-    if isinstance(raw.get("skewlsp"), Mapping):
-        raw = raw["skewlsp"]
+    nested = raw.get("skewlsp")
+    if isinstance(nested, Mapping):
+        raw = nested
+    elif isinstance(nested, (list, tuple)) and not nested:
+        return ClientOptions(), []
     options: dict[str, Any] = {}
     for key in ("select", "ignore"):
         value = raw.get(key)
@@ -77,6 +86,8 @@ def parse_client_options(raw: Any) -> tuple[ClientOptions, list[str]]:
         else:
             problems.append(f"skewlsp.{key} must be a list of reason codes; ignored {value!r}")
     severity = raw.get("severity")
+    if isinstance(severity, (list, tuple)) and not severity:  # an empty Lua table
+        severity = {}
     if isinstance(severity, Mapping):
         good = {}
         for code, level in severity.items():
@@ -105,6 +116,18 @@ def parse_client_options(raw: Any) -> tuple[ClientOptions, list[str]]:
         options["debounce_ms"] = debounce
     elif debounce is not None:
         problems.append(f"skewlsp.debounce must be milliseconds (0-10000); ignored {debounce!r}")
+    run = raw.get("run")
+    if run in (ON_TYPE, ON_SAVE):
+        options["run"] = run
+    elif run is not None:
+        problems.append(f"skewlsp.run must be {ON_TYPE!r} or {ON_SAVE!r}; ignored {run!r}")
+    commands = raw.get("clientCommands")
+    if isinstance(commands, list) and all(isinstance(c, str) for c in commands):
+        options["client_commands"] = tuple(commands)
+    elif isinstance(commands, (list, tuple)) and not commands:
+        options["client_commands"] = ()
+    elif commands is not None:
+        problems.append(f"skewlsp.clientCommands must be a list of names; ignored {commands!r}")
     return ClientOptions(**options), problems
 
 
@@ -122,6 +145,7 @@ def merge_client_options(base: ClientOptions, override: ClientOptions, raw: Any)
         "codeLens": "code_lens",
         "inlayHints": "inlay_hints",
         "debounce": "debounce_ms",
+        "run": "run",
     }
     changes = {
         attr: getattr(override, attr) for key, attr in keys.items() if raw.get(key) is not None

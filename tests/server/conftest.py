@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ def recording_client() -> LanguageClient:
     client.published = []  # type: ignore[attr-defined]
     client.registrations = []  # type: ignore[attr-defined]
     client.refreshes = []  # type: ignore[attr-defined]
+    client.applied_edits = []  # type: ignore[attr-defined]
     features = client.protocol.fm.features
     original = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
 
@@ -50,11 +53,22 @@ def recording_client() -> LanguageClient:
     def inlay_refresh(params: None) -> None:
         client.refreshes.append("inlayHint")  # type: ignore[attr-defined]
 
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        client.applied_edits.append(params)  # type: ignore[attr-defined]
+        return types.ApplyWorkspaceEditResult(applied=False)
+
     return client
 
 
+# The server writes previews under $XDG_CACHE_HOME/skewlsp: a folder of the test run's own.
+CACHE_HOME = Path(tempfile.mkdtemp(prefix="skewlsp-test-cache-"))
+PREVIEW_DIR = CACHE_HOME / "skewlsp" / "previews"
+
 CONFIG = ClientServerConfig(
-    server_command=[sys.executable, "-m", "skewlsp"], client_factory=recording_client
+    server_command=[sys.executable, "-m", "skewlsp"],
+    client_factory=recording_client,
+    server_env={**os.environ, "XDG_CACHE_HOME": str(CACHE_HOME)},
 )
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from lsprotocol.types import Command
+
 from skewlsp.analysis import analyze
-from skewlsp.server.actions import list_actions, stage_edit, suppress_edit
+from skewlsp.server.actions import PREVIEW_TITLE, list_actions, stage_edit, suppress_edit
+from skewlsp.server.commands import SHOW_PREVIEW, CommandChoice
 from skewlsp.server.positions import split_lines
 
 from .conftest import apply_edits
@@ -14,19 +17,49 @@ def test_listed_actions_carry_data_but_no_edit():
     found = list_actions("file:///k.py", 3, analyze(STAGE3), FOR_LINE + 1, FOR_LINE + 1, [])
     titles = [a.title for a in found]
     assert titles == [
-        "Preview skewed loop",
+        "Preview the rewritten loop (read-only)",
         "Use stage=2",
         "Suppress SKW001 for this loop",
         "Suppress SKW030 for this loop",
     ]
-    assert all(a.edit is None and a.data["version"] == 3 for a in found)
+    assert [a.edit for a in found[1:]] == [None] * 3
+    assert [a.data["version"] for a in found[1:]] == [3] * 3
+
+
+def test_the_preview_action_carries_the_servers_command_and_never_an_edit():
+    (preview, *_) = list_actions("file:///k.py", 3, analyze(SKEWED), FOR_LINE + 1, FOR_LINE + 1, [])
+    assert preview == Command(
+        PREVIEW_TITLE, SHOW_PREVIEW, arguments=["file:///k.py", {"line": FOR_LINE, "character": 8}]
+    )
+
+
+def test_the_preview_action_uses_the_clients_command_only_when_it_declared_one():
+    declared = CommandChoice.of(["skewlsp.previewLoop"])
+    (preview, *_) = list_actions(
+        "file:///k.py", 3, analyze(SKEWED), FOR_LINE + 1, FOR_LINE + 1, [], commands=declared
+    )
+    assert preview.command == "skewlsp.previewLoop"
+    other = CommandChoice.of(["someone.elsesCommand"])
+    (preview, *_) = list_actions(
+        "file:///k.py", 3, analyze(SKEWED), FOR_LINE + 1, FOR_LINE + 1, [], commands=other
+    )
+    assert preview.command == SHOW_PREVIEW
+
+
+def test_a_demoted_loop_offers_a_preview_and_the_conversion_fix():
+    found = list_actions("file:///k.py", 1, analyze(DEMOTED), FOR_LINE + 1, FOR_LINE + 1, [])
+    assert [a.title for a in found] == [
+        PREVIEW_TITLE,
+        "Convert to pl.range",
+        "Suppress SKW020 for this loop",
+    ]
 
 
 def test_only_filters_by_kind():
     found = list_actions(
         "file:///k.py", 1, analyze(SKEWED), FOR_LINE + 1, FOR_LINE + 1, [], only=["quickfix"]
     )
-    assert all(a.kind == "quickfix" for a in found)
+    assert [(a.title, a.kind) for a in found] == [("Suppress SKW001 for this loop", "quickfix")]
 
 
 def test_use_stage_replaces_only_the_value():

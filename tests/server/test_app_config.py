@@ -6,7 +6,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .kernels import SKEWED
+from .kernels import FOR_LINE, SKEWED
 
 pytestmark = pytest.mark.asyncio
 
@@ -139,3 +139,40 @@ async def test_an_unsaved_edit_four_imports_away_updates_the_verdict(client: Lan
     m4 = session.open("m4.py", "N = 8\n", write=False)
     session.change(m4, (0, 4), (0, 5), "1")  # N = 1, not saved
     await session.diagnostics(uri, lambda d: codes(d) == ["SKW023"])
+
+
+@pytest.mark.init_options([])
+async def test_an_empty_lua_settings_table_is_empty_settings_not_an_error(client: LanguageClient):
+    session = client.session
+    uri = session.open("kernel.py", SKEWED)
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"skewlsp": []})
+    )
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
+    warnings = [m.message for m in client.log_messages if m.type <= types.MessageType.Warning]
+    assert warnings == []
+
+
+@pytest.mark.init_options({"run": "onSave"})
+async def test_on_save_a_change_is_linted_only_when_saved(client: LanguageClient):
+    session = client.session
+    uri = session.open("kernel.py", SKEWED)
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
+    stage = SKEWED.splitlines()[FOR_LINE].index("stage=2") + len("stage=")
+    session.change(uri, (FOR_LINE, stage), (FOR_LINE, stage + 1), "1")  # stage=1: SKW024
+    session.change(uri, (FOR_LINE, 0), (FOR_LINE, 0), "")  # a second edit, still unsaved
+    assert await session.hover(uri, FOR_LINE, 9) is not None  # analyses the unsaved text
+    # a publish caused by that analysis would have arrived before the hover's answer
+    assert [codes(p.diagnostics) for p in client.published if p.uri == uri] == (
+        [] if session.pulls else [["SKW001"]]
+    )
+    if session.pulls:  # a pull before the save answers with the last saved version's result
+        assert codes(await session.diagnostics(uri)) == ["SKW001"]
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri))
+    )
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW024"])
+    published = [codes(p.diagnostics) for p in client.published if p.uri == uri]
+    expected = [] if session.pulls else [["SKW001"], ["SKW024"]]
+    assert published == expected  # pushed: nothing between the edits and the save

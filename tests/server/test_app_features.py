@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import textwrap
+from pathlib import Path
+
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -9,8 +12,17 @@ from pytest_lsp import LanguageClient
 
 from skewlsp.api import preview
 
-from .conftest import raw_request
-from .kernels import BOTH, FOR_LINE, SECOND_FOR_LINE, SKEWED, SKEWED_LOOP
+from .conftest import plain, raw_request
+from .kernels import (
+    BOTH,
+    FOR_LINE,
+    SECOND_FOR_LINE,
+    SKEWED,
+    SKEWED_AND_LEFT,
+    SKEWED_LOOP,
+    SKEWED_REWRITE,
+    STAGE3,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -26,12 +38,13 @@ async def test_hover_on_the_for_line_names_the_depth_schedule_and_timeline(clien
     hover = await client.session.hover(uri, FOR_LINE, 9)  # on `for`
     text = hover.contents.value
     assert hover.contents.kind == types.MarkupKind.Markdown
-    assert "effective depth: 2" in text
-    assert "requested depth: 2" in text
-    assert "trip: 8" in text
-    assert "prologue 2, steady 3 x 2, epilogue 2" in text
-    assert "producer: 0 1 | 2 3 | 4 5 | 6 7 | . ." in text
-    assert "consumer: . . | 0 1 | 2 3 | 4 5 | 6 7" in text
+    assert text.splitlines()[0] == (
+        "**skewed** `SKW001` [information] loop skewed: producer runs 2 iterations ahead "
+        "(trip 8, stage 2)"
+    )
+    assert "requested depth 2 · effective depth 2 · trip 8" in text
+    assert "produce  0 1       2..7            —" in text
+    assert "consume  —         0..5            6 7" in text
 
 
 async def test_hover_on_a_demoted_loop_says_what_would_make_it_skew(client: LanguageClient):
@@ -39,7 +52,7 @@ async def test_hover_on_a_demoted_loop_says_what_would_make_it_skew(client: Lang
     hover = await client.session.hover(uri, SECOND_FOR_LINE, 30)  # inside pl.pipeline(...)
     text = hover.contents.value
     assert "demoted" in text and "SKW020" in text
-    assert "To make it skew" in text
+    assert "**help:**" in text
 
 
 async def test_hover_inside_the_loop_body_shows_nothing(client: LanguageClient):
@@ -53,17 +66,112 @@ async def test_hover_past_the_end_of_the_document_is_clamped_not_an_error(client
     assert await client.session.hover(uri, FOR_LINE, 10_000) is not None
 
 
+async def lenses_of(client: LanguageClient, uri: str) -> list[types.CodeLens]:
+    return list(
+        await client.text_document_code_lens_async(
+            types.CodeLensParams(types.TextDocumentIdentifier(uri))
+        )
+        or []
+    )
+
+
+async def hints_of(client: LanguageClient, uri: str) -> list[types.InlayHint]:
+    whole = types.Range(types.Position(0, 0), types.Position(40, 0))
+    return list(
+        await client.text_document_inlay_hint_async(
+            types.InlayHintParams(types.TextDocumentIdentifier(uri), whole)
+        )
+        or []
+    )
+
+
 async def test_a_code_lens_above_each_loop_opens_its_preview(client: LanguageClient):
     uri = await open_and_settle(client, "both.py", BOTH)
-    lenses = await client.text_document_code_lens_async(
-        types.CodeLensParams(types.TextDocumentIdentifier(uri))
-    )
+    lenses = await lenses_of(client, uri)
     assert [lens.range.start.line for lens in lenses] == [FOR_LINE, SECOND_FOR_LINE]
     skewed = lenses[0].command
     assert skewed.title == "skewed · depth 2 · prologue 2, steady 3 x 2, epilogue 2 · Preview"
-    assert skewed.command == "skewlsp.previewLoop"
-    assert list(skewed.arguments) == [uri, {"line": FOR_LINE, "character": 8}]
+    assert skewed.command == "skewlsp.showPreview"
+    assert list(plain(skewed.arguments)) == [uri, {"line": FOR_LINE, "character": 8}]
     assert lenses[1].command.title.startswith("demoted · SKW020")
+    assert lenses[1].command.command == "skewlsp.showPreview"
+
+
+async def test_every_lens_command_is_one_the_server_executes(client: LanguageClient):
+    uri = await open_and_settle(client, "left.py", SKEWED_AND_LEFT)
+    lenses = await lenses_of(client, uri)
+    commands = [lens.command.command for lens in lenses]
+    assert commands == ["skewlsp.showPreview", "skewlsp.showExplanation"]
+    provider = client.session.server_capabilities.execute_command_provider
+    assert set(commands) <= set(provider.commands)
+    left = lenses[1].command
+    assert left.title == "left · SKW010: not cross-core: left for LowerPipelineLoops"
+    assert list(left.arguments) == ["SKW010"]
+    shown = []
+    for lens in lenses:
+        answer = plain(
+            await client.workspace_execute_command_async(
+                types.ExecuteCommandParams(lens.command.command, plain(lens.command.arguments))
+            )
+        )
+        shown.append(Path(answer["path"]).name)
+        assert client.shown_documents[-1].uri == answer["uri"]
+    assert shown == [f"left-L{FOR_LINE + 1}.py", "SKW010.md"]
+    assert client.applied_edits == []
+
+
+@pytest.mark.init_options({"clientCommands": ["skewlsp.previewLoop", "skewlsp.explainCode"]})
+async def test_a_client_that_declares_its_own_commands_gets_them_in_lenses(client: LanguageClient):
+    uri = await open_and_settle(client, "left.py", SKEWED_AND_LEFT)
+    lenses = await lenses_of(client, uri)
+    assert [lens.command.command for lens in lenses] == [
+        "skewlsp.previewLoop",
+        "skewlsp.explainCode",
+    ]
+
+
+@pytest.mark.init_options({"ignore": ["SKW010"]})
+async def test_an_ignored_code_has_no_lens_no_hint_and_no_hover(client: LanguageClient):
+    uri = await open_and_settle(client, "left.py", SKEWED_AND_LEFT)
+    assert [lens.range.start.line for lens in await lenses_of(client, uri)] == [FOR_LINE]
+    assert [hint.label for hint in await hints_of(client, uri)] == ["depth 2"]
+    assert await client.session.hover(uri, SECOND_FOR_LINE, 9) is None
+    assert await client.session.hover(uri, FOR_LINE, 9) is not None
+
+
+async def test_a_suppressed_loop_has_no_lens_no_hint_and_no_hover(client: LanguageClient):
+    text = SKEWED_AND_LEFT.replace(
+        "for k in pl.pipeline(0, 4, 1, stage=2):",
+        "for k in pl.pipeline(0, 4, 1, stage=2):  # skewlint: ignore[SKW010]",
+    )
+    uri = await open_and_settle(client, "left.py", text)
+    assert [lens.range.start.line for lens in await lenses_of(client, uri)] == [FOR_LINE]
+    assert [hint.label for hint in await hints_of(client, uri)] == ["depth 2"]
+    assert await client.session.hover(uri, SECOND_FOR_LINE, 9) is None
+
+
+@pytest.mark.init_options({"severity": {"SKW001": "warning"}, "ignore": ["SKW030"]})
+async def test_hover_shows_the_configured_severity_and_no_ignored_hint(client: LanguageClient):
+    uri = await open_and_settle(client, "stage3.py", STAGE3)
+    hover = await client.session.hover(uri, FOR_LINE, 9)
+    assert hover.contents.value.startswith("**skewed** `SKW001` [warning] ")
+    assert "SKW030" not in hover.contents.value
+
+
+async def test_while_the_file_does_not_parse_old_verdicts_are_marked_or_withdrawn(
+    client: LanguageClient,
+):
+    session = client.session
+    uri = await open_and_settle(client, "kernel.py", SKEWED)
+    colon = len(SKEWED.splitlines()[FOR_LINE]) - 1
+    session.change(uri, (FOR_LINE, colon), (FOR_LINE, colon + 1), "")  # delete the ':'
+    found = await session.diagnostics(uri, lambda d: any(x.code == "SKW900" for x in d))
+    (kept,) = [d for d in found if d.code == "SKW001"]
+    assert kept.message.endswith("(as of the last version that parsed)")
+    assert await lenses_of(client, uri) == []
+    assert await hints_of(client, uri) == []
+    hover = await session.hover(uri, FOR_LINE, 9)
+    assert "as of the last version that parsed" in hover.contents.value
 
 
 async def test_inlay_hints_follow_the_stage_argument(client: LanguageClient):
@@ -100,12 +208,10 @@ async def test_the_preview_request_returns_the_original_and_the_rewritten_loop(
         {"textDocument": {"uri": uri}, "position": {"line": FOR_LINE + 3, "character": 4}},
     )
     assert answer["original"] == SKEWED_LOOP
+    assert answer["rewritten"] == textwrap.indent(SKEWED_REWRITE, " " * 8)
     assert answer["range"]["start"] == {"line": FOR_LINE, "character": 0}
-    # trip 8, stage 2 -> depth 2: the steady loop starts at 2 and takes two steps at a time
-    lines = [line.strip() for line in answer["rewritten"].splitlines()]
-    assert lines[0] == "# prologue: produce(0), produce(1)"
-    assert "for i in pl.range(2, 8, 2):" in lines
-    assert lines[-5] == "# epilogue: consume(6), consume(7)"
+    assert answer["document"].startswith("# skewlsp preview (read-only)")
+    assert "\nfor i in pl.range(2, 8, 2):\n" in answer["document"]
     # the server shows exactly what the public API previews (one preview path)
     assert answer["rewritten"] == preview(SKEWED, FOR_LINE + 1).rewritten
 
@@ -134,3 +240,26 @@ async def test_explain_returns_the_code_explanation_as_markdown(client: Language
         await client.workspace_execute_command_async(
             types.ExecuteCommandParams(command="skewlsp.explain", arguments=[])
         )
+
+
+async def test_the_code_list_comes_from_the_server(client: LanguageClient):
+    codes = plain(
+        await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="skewlsp.listCodes", arguments=[])
+        )
+    )
+    names = [entry["code"] for entry in codes]
+    assert names == sorted(names)
+    for expected in [
+        "SKW001",
+        "SKW010",
+        "SKW020",
+        "SKW050",
+        "SKW900",
+        "SKW901",
+        "SKW902",
+    ]:
+        assert expected in names
+    (skw020,) = [entry for entry in codes if entry["code"] == "SKW020"]
+    assert skw020["severity"] == "warning"
+    assert skw020["verdict"] == "demoted"

@@ -23,6 +23,25 @@ def test_version_flag_prints_the_version_and_exits():
     assert done.stdout.startswith("skewlsp ")
 
 
+def test_the_log_level_applies_to_stderr_when_there_is_no_log_file():
+    def stderr_of(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "skewlsp", *args],
+            input="",  # end of input at once: the server starts, finds no client, exits
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.stdout == ""  # stdout is the protocol channel: never a log line
+        return done.stderr
+
+    assert "INFO:pygls.feature_manager:Registered builtin feature initialize" in stderr_of(
+        "--log-level", "INFO"
+    )
+    assert "INFO:" not in stderr_of()
+
+
 @pytest.mark.asyncio
 async def test_initialize_advertises_incremental_sync_and_every_feature(client: LanguageClient):
     caps = client.session.server_capabilities

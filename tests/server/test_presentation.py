@@ -11,6 +11,7 @@ from skewlsp.server.presentation import (
     hover_markdown,
     inlay_label,
     lens_title,
+    plural,
     schedule_counts,
     timeline,
 )
@@ -32,40 +33,72 @@ def test_schedule_is_prologue_d_steady_trip_over_d_minus_one_epilogue_d():
 
 def test_timeline_shows_the_producer_d_iterations_ahead():
     assert timeline(skewed_report()) == (
-        "producer: 0 1 | 2 3 | 4 5 | 6 7 | . .\nconsumer: . . | 0 1 | 2 3 | 4 5 | 6 7"
+        "         prologue  steady (3 x 2)  epilogue\n"
+        "produce  0 1       2..7            —\n"
+        "consume  —         0..5            6 7"
     )
 
 
-def test_a_long_timeline_is_shortened_with_an_ellipsis():
-    rows = timeline(skewed_report(trip=64, depth=2)).splitlines()
-    assert all("…" in row for row in rows)
-    assert rows[0].endswith("62 63 |  .  .")
-    assert rows[1].endswith("62 63")
+def test_a_long_timeline_stays_three_lines():
+    assert timeline(skewed_report(trip=64, depth=4)) == (
+        "         prologue  steady (15 x 4)  epilogue\n"
+        "produce  0..3      4..63            —\n"
+        "consume  —         0..59            60..63"
+    )
 
 
-def test_hover_of_a_skewed_loop_gives_depths_trip_stage_schedule_and_timeline():
-    text = hover_markdown(skewed_report())
-    for expected in [
-        "**skewed**",
-        "SKW001",
-        "stage: `2`",
-        "requested depth: 2",
-        "effective depth: 2",
-        "trip: 8",
-        "prologue 2, steady 3 x 2, epilogue 2",
-        "```text",
-        "producer: 0 1",
-    ]:
-        assert expected in text
+def test_hover_of_a_skewed_loop_is_verdict_then_timeline_then_details():
+    assert hover_markdown(skewed_report()) == (
+        "**skewed** `SKW001` [information] loop skewed: producer runs 2 iterations ahead "
+        "(trip 8, stage 2)\n"
+        "\n"
+        "stage 2 · requested depth 2 · effective depth 2 · trip 8 (`0` to `8` step `1`) · "
+        "1 push, 1 pop per iteration\n"
+        "\n"
+        "```text\n"
+        "         prologue  steady (3 x 2)  epilogue\n"
+        "produce  0 1       2..7            —\n"
+        "consume  —         0..5            6 7\n"
+        "```\n"
+    )
+
+
+def test_hover_uses_the_configured_severity_and_only_the_shown_hints():
+    (report,) = analyze(STAGE3)
+    text = hover_markdown(report, severity="warning", hints=())
+    assert text.startswith("**skewed** `SKW001` [warning] ")
+    assert "SKW030" not in text
+    assert "`SKW030` [hint] stage=3 requests" in hover_markdown(report)
+
+
+def test_hover_of_a_stale_loop_says_so():
+    assert "*(as of the last version that parsed: the file has a syntax error now)*" in (
+        hover_markdown(skewed_report(), stale=True)
+    )
+
+
+def test_plurals_are_words_not_parentheses():
+    assert plural(1, "iteration") == "1 iteration"
+    assert plural(2, "iteration") == "2 iterations"
+    assert plural(3, "push") == "3 pushes"
+    assert plural(1, "pop") == "1 pop"
+    assert plural(2, "copy", "copies") == "2 copies"
+    multi = skewed_report(verdict="demoted", code="SKW021", pushes=3, pops=1)
+    assert "This body has 3 pushes and 1 pop per iteration." in hover_markdown(multi)
+    once = skewed_report(verdict="demoted", code="SKW023", trip=1)
+    assert "This loop runs 1 time." in hover_markdown(once)
 
 
 def test_hover_of_a_demoted_loop_says_why_and_what_would_make_it_skew():
     (report,) = analyze(DEMOTED)
     text = hover_markdown(report)
-    assert "demoted" in text and "sequentially" in text
-    assert "**To make it skew:**" in text
+    assert text.startswith(
+        "**demoted** `SKW020` [warning] loop not skewed: consumer role: `e` from the lead half"
+    )
+    assert "effective depth none (sequential)" in text
+    assert "**help:** Usually nothing: this is the consumer side" in text
     assert f"line {report.offending.line}" in text
-    assert "producer:" not in text
+    assert "prologue" not in text
 
 
 def test_hover_mentions_the_stage_hint():
@@ -96,12 +129,18 @@ def test_explain_covers_analysis_and_lint_codes():
     assert explain_markdown("SKW999") is None
 
 
-def test_hover_of_a_mixed_loop_shows_both_cores_side_by_side_with_compiler_messages() -> None:
+def test_hover_of_a_mixed_loop_names_each_core_and_the_messages_the_compiler_adds() -> None:
     example = Path(__file__).resolve().parents[2] / "examples" / "mixed_attention.py"
     (report,) = analyze(example.read_text(), str(example))
     text = hover_markdown(report)
-    assert "| cube (AIC) | vector (AIV) |" in text
-    assert "**`pl.tile.tpush_to_aiv(scores, split=0)`** (compiler)" in text
-    assert "**`scores = pl.tile.tpop_from_aic(split=0)`** (compiler)" in text
-    assert "(x2, dual AIV dispatch)" in text
-    assert "a trip of 4 would give depth 2: e.g. halve QK_M_TILE" in text
+    assert "cube (AIC) produce  0         1               —" in text
+    assert "vector (AIV): demoted (SKW020), iterations 0 1 in order, 2 copies" in text
+    assert (
+        "- cube (AIC): skewed `SKW002` — depth 1 (requested 2: trip 2 < 2 x depth 2). "
+        "Compiler adds `pl.tile.tpush_to_aiv(scores, split=0)`, "
+        "`probs_bf16 = pl.tile.tpop_from_aiv(split=0)`, `pl.system.tfree_to_aiv(probs_bf16)`."
+    ) in text
+    assert "(x2: dual AIV dispatch)" in text
+    assert "**fix:** a trip of 4 would give depth 2: e.g. halve QK_M_TILE" in text
+    assert "…" not in text  # no statement cut short
+    assert len(text.splitlines()) <= 20

@@ -37,6 +37,29 @@ def test_options_nested_under_the_section_name_are_accepted():
     assert options.ignore == ("SKW010",)
 
 
+def test_an_empty_lua_table_arriving_as_a_list_is_empty_settings():
+    assert parse_client_options([]) == (ClientOptions(), [])
+    assert parse_client_options({"skewlsp": []}) == (ClientOptions(), [])
+    options, problems = parse_client_options({"severity": [], "ignore": ["SKW010"]})
+    assert problems == []
+    assert options.severity == {} and options.ignore == ("SKW010",)
+    assert merge_client_options(ClientOptions(ignore=("SKW010",)), ClientOptions(), []) == (
+        ClientOptions(ignore=("SKW010",))
+    )
+
+
+def test_run_and_client_commands_are_read_and_checked():
+    options, problems = parse_client_options(
+        {"run": "onSave", "clientCommands": ["skewlsp.previewLoop"]}
+    )
+    assert problems == []
+    assert options.run == "onSave"
+    assert options.client_commands == ("skewlsp.previewLoop",)
+    options, problems = parse_client_options({"run": "sometimes", "clientCommands": "x"})
+    assert options.run == "onType" and options.client_commands == ()
+    assert len(problems) == 2
+
+
 def test_configuration_overrides_only_the_keys_it_sets():
     base, _ = parse_client_options({"ignore": ["SKW010"], "codeLens": False})
     raw = {"severity": {"SKW001": "hint"}}

@@ -11,15 +11,25 @@ export const CONFIG_SECTION = 'skewlsp';
 
 export const COMMANDS = {
   restartServer: 'skewlsp.restartServer',
-  showOutput: 'skewlsp.showOutput',
+  showLogs: 'skewlsp.showLogs',
   previewLoop: 'skewlsp.previewLoop',
   explainCode: 'skewlsp.explainCode',
 } as const;
 
+/**
+ * Commands this extension implements with a richer view than the server's own
+ * (`skewlsp.showPreview` / `skewlsp.showExplanation`): told to the server in
+ * `initializationOptions.clientCommands`, so its lenses carry these instead.
+ */
+export const CLIENT_COMMANDS: readonly string[] = [COMMANDS.previewLoop, COMMANDS.explainCode];
+
 /** Server-side command (workspace/executeCommand) that returns a code's explanation as markdown. */
 export const SERVER_EXPLAIN_COMMAND = 'skewlsp.explain';
 
-/** Custom request that returns `{range, original, rewritten}` for the loop at a position, or null. */
+/** Server-side command that lists every reason code: `[{code, title, severity, verdict}]`. */
+export const SERVER_LIST_CODES_COMMAND = 'skewlsp.listCodes';
+
+/** Custom request that returns `{range, original, rewritten, others, document}` for the loop at a position, or null. */
 export const PREVIEW_REQUEST = 'skewlsp/preview';
 
 /** URI scheme of the read-only virtual documents (loop previews and code explanations). */
@@ -27,10 +37,15 @@ export const PREVIEW_SCHEME = 'skewlsp-preview';
 
 /** Every setting key under `skewlsp.`, as contributed in package.json. */
 export const SETTING_KEYS = [
+  'enable',
   'path',
   'interpreter',
   'args',
   'trace.server',
+  'logLevel',
+  'logFile',
+  'run',
+  'debounce',
   'codeLens.enable',
   'inlayHints.enable',
   'select',
@@ -41,11 +56,27 @@ export const SETTING_KEYS = [
 
 export type SettingKey = (typeof SETTING_KEYS)[number];
 
-/** Settings that decide which process is started: changing one restarts the server. */
-export const LAUNCH_SETTING_KEYS: readonly SettingKey[] = ['path', 'interpreter', 'args'];
+/** Settings that decide which process is started, and how: changing one restarts the server. */
+export const LAUNCH_SETTING_KEYS: readonly SettingKey[] = [
+  'enable',
+  'path',
+  'interpreter',
+  'args',
+  'logLevel',
+  'logFile',
+];
 
-/** Settings that workspace files must not set in an untrusted workspace (they choose what gets executed). */
-export const RESTRICTED_SETTING_KEYS: readonly SettingKey[] = LAUNCH_SETTING_KEYS;
+/**
+ * Settings that workspace files must not set in an untrusted workspace: they choose what
+ * gets executed, or (the log file) which file the server appends to.
+ */
+export const RESTRICTED_SETTING_KEYS: readonly SettingKey[] = ['path', 'interpreter', 'args', 'logFile'];
+
+/** The server's `--log-level` values. */
+export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARNING', 'ERROR'] as const;
+
+/** When the server lints: as you type (after `skewlsp.debounce` ms), or on save. */
+export const RUN_MODES = ['onType', 'onSave'] as const;
 
 /** The module run as `<python> -m skewlsp`, and the executable looked up on PATH. */
 export const SERVER_MODULE = 'skewlsp';

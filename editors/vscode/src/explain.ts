@@ -1,34 +1,20 @@
 /**
  * "skewlsp: Explain Code": shows the server's long explanation of a reason code.
  *
- * The code comes from the argument (a diagnostic's code, a code action) or a
- * quick pick; the server renders the markdown (`workspace/executeCommand`
- * `skewlsp.explain`), so the text always matches the server the user runs.
+ * The code comes from the argument (a diagnostic's code, a code lens) or a
+ * quick pick of the codes the server lists (`skewlsp.listCodes`); the server
+ * renders the markdown (`skewlsp.explain`). Both come from the server the user
+ * runs, so the list and the text can never fall behind it.
  */
-import { SERVER_EXPLAIN_COMMAND } from './constants';
+import { SERVER_EXPLAIN_COMMAND, SERVER_LIST_CODES_COMMAND } from './constants';
 
+/** One entry of the server's `skewlsp.listCodes` answer. */
 export interface ReasonCode {
   code: string;
-  summary: string;
+  title: string;
+  severity: string;
+  verdict: string;
 }
-
-/** Reason codes offered in the quick pick (stable; see DESIGN.md). Summaries are short hints only. */
-export const REASON_CODES: readonly ReasonCode[] = [
-  { code: 'SKW001', summary: 'skewed: producer runs D iterations ahead' },
-  { code: 'SKW002', summary: 'skewed: requested depth infeasible for this trip; effective depth lower' },
-  { code: 'SKW010', summary: 'left for LowerPipelineLoops: not cross-core' },
-  { code: 'SKW020', summary: 'demoted: consumer role' },
-  { code: 'SKW021', summary: 'demoted: multi-round-trip' },
-  { code: 'SKW022', summary: 'demoted: dynamic bounds' },
-  { code: 'SKW023', summary: 'demoted: trip < 2' },
-  { code: 'SKW024', summary: 'demoted: stage=1 on a cross-core loop' },
-  { code: 'SKW025', summary: 'demoted: producer half reads loop-carried state' },
-  { code: 'SKW026', summary: 'demoted: producer depends on the consumer half' },
-  { code: 'SKW027', summary: 'demoted: degenerate split' },
-  { code: 'SKW030', summary: 'hint: stage=N requests the same depth as a smaller stage' },
-  { code: 'SKW040', summary: 'error: the compiler will reject this loop' },
-  { code: 'SKW900', summary: 'error: the file cannot be parsed' },
-];
 
 export interface QuickPickEntry {
   label: string;
@@ -46,10 +32,45 @@ export interface ExplainDependencies {
 
 export type ExplainOutcome = 'shown' | 'cancelled' | 'invalid-code' | 'no-explanation' | 'failed';
 
+/** The server's code list (`skewlsp.listCodes`); malformed entries are left out. */
+export async function fetchReasonCodes(deps: Pick<ExplainDependencies, 'executeServerCommand'>): Promise<ReasonCode[]> {
+  return reasonCodesFromResult(await deps.executeServerCommand(SERVER_LIST_CODES_COMMAND, []));
+}
+
+export function reasonCodesFromResult(result: unknown): ReasonCode[] {
+  if (!Array.isArray(result)) return [];
+  const codes: ReasonCode[] = [];
+  for (const entry of result) {
+    if (typeof entry !== 'object' || entry === null) continue;
+    const { code, title, severity, verdict } = entry as Record<string, unknown>;
+    if (typeof code !== 'string' || normalizeCode(code) === undefined) continue;
+    codes.push({
+      code,
+      title: typeof title === 'string' ? title : '',
+      severity: typeof severity === 'string' ? severity : '',
+      verdict: typeof verdict === 'string' ? verdict : '',
+    });
+  }
+  return codes;
+}
+
 export async function explainCode(deps: ExplainDependencies, codeArgument?: unknown): Promise<ExplainOutcome> {
   let code: string | undefined;
   if (codeArgument === undefined || codeArgument === null) {
-    const picked = await deps.pickCode(quickPickEntries(), 'Reason code to explain');
+    let codes: ReasonCode[];
+    try {
+      codes = await fetchReasonCodes(deps);
+    } catch (error) {
+      deps.showError(
+        `skewlsp: could not list the reason codes: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      return 'failed';
+    }
+    if (codes.length === 0) {
+      deps.showError('skewlsp: the server listed no reason codes.');
+      return 'failed';
+    }
+    const picked = await deps.pickCode(quickPickEntries(codes), 'Reason code to explain');
     if (picked === undefined) return 'cancelled';
     code = normalizeCode(picked);
   } else {
@@ -77,8 +98,11 @@ export async function explainCode(deps: ExplainDependencies, codeArgument?: unkn
   return 'shown';
 }
 
-export function quickPickEntries(): QuickPickEntry[] {
-  return REASON_CODES.map(({ code, summary }) => ({ label: code, description: summary }));
+export function quickPickEntries(codes: readonly ReasonCode[]): QuickPickEntry[] {
+  return codes.map(({ code, title, severity }) => ({
+    label: code,
+    description: severity ? `${title} (${severity})` : title,
+  }));
 }
 
 /**

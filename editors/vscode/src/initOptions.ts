@@ -7,8 +7,8 @@
  * `workspace/didChangeConfiguration` when a setting changes. Launch-only
  * settings (path, interpreter, args, trace) are client concerns and are not sent.
  */
-import { CONFIG_SECTION } from './constants';
-import type { SeverityName, SkewlspSettings } from './settings';
+import { CLIENT_COMMANDS, CONFIG_SECTION } from './constants';
+import type { RunMode, SeverityName, SkewlspSettings } from './settings';
 
 export interface ServerSettings {
   select?: string[];
@@ -17,10 +17,22 @@ export interface ServerSettings {
   src?: string[];
   codeLens?: boolean;
   inlayHints?: boolean;
+  run?: RunMode;
+  debounce?: number;
+}
+
+/** What only `initializationOptions` carries: the commands this extension runs itself. */
+export interface InitializationOptions extends ServerSettings {
+  clientCommands: string[];
+}
+
+/** The settings plus `clientCommands`, so the server's lenses open this extension's diff view. */
+export function buildInitializationOptions(settings: SkewlspSettings): InitializationOptions {
+  return { ...buildServerSettings(settings), clientCommands: [...CLIENT_COMMANDS] };
 }
 
 /** Builds the settings object the server receives; unset settings are omitted so the server's own defaults apply. */
-export function buildInitializationOptions(settings: SkewlspSettings): ServerSettings {
+export function buildServerSettings(settings: SkewlspSettings): ServerSettings {
   const options: ServerSettings = {};
   if (settings.select !== undefined) options.select = settings.select;
   if (settings.ignore !== undefined) options.ignore = settings.ignore;
@@ -28,6 +40,8 @@ export function buildInitializationOptions(settings: SkewlspSettings): ServerSet
   if (settings.src !== undefined) options.src = settings.src;
   if (settings.codeLensEnabled !== undefined) options.codeLens = settings.codeLensEnabled;
   if (settings.inlayHintsEnabled !== undefined) options.inlayHints = settings.inlayHintsEnabled;
+  if (settings.run !== undefined) options.run = settings.run;
+  if (settings.debounce !== undefined) options.debounce = settings.debounce;
   return options;
 }
 

@@ -9,7 +9,7 @@ export const MISSING_SERVER_MESSAGE =
   'skewlsp: no server found. Install it with `pip install skewlsp` in your Python environment or set `skewlsp.path`.';
 
 export const OPEN_SETTINGS = 'Open Settings';
-export const SHOW_OUTPUT = 'Show Output';
+export const SHOW_OUTPUT = 'Show Logs';
 
 export interface MissingServerDependencies {
   showError(message: string, ...actions: string[]): Promise<string | undefined>;

@@ -26,6 +26,8 @@ export interface LoopPreview {
   range: LspRange;
   original: string;
   rewritten: string;
+  /** A loop split across cube and vector cores: the other cores' copies (`""` or absent otherwise). */
+  others?: string;
 }
 
 export interface PreviewRequestParams {
@@ -76,9 +78,18 @@ export async function previewLoop(
   const baseName = uriBaseName(target.uri);
   const stem = baseName.replace(/\.py$/, '');
   const left = deps.documents.add(`${stem}.original.py`, answer.original);
-  const right = deps.documents.add(`${stem}.rewritten.py`, answer.rewritten);
+  const right = deps.documents.add(`${stem}.rewritten.py`, rewrittenSide(answer));
   await deps.showDiff(left, right, previewTitle(baseName, answer.range));
   return 'shown';
+}
+
+/**
+ * The right side of the diff: the rewrite, then (for a loop split across cores) every other
+ * core's copy, so no statement of the loop looks deleted.
+ */
+export function rewrittenSide(answer: LoopPreview): string {
+  const others = typeof answer.others === 'string' ? answer.others : '';
+  return others === '' ? answer.rewritten : `${answer.rewritten}${others}`;
 }
 
 /** The request params for `skewlsp/preview`: an LSP TextDocumentPositionParams. */

@@ -63,9 +63,10 @@ export async function onPythonInterpreterChanged(listener: () => void): Promise<
 interface PythonExtensionApiShape {
   environments?: {
     getActiveEnvironmentPath?: (resource?: Resource) => { id?: string; path?: string } | undefined;
-    resolveEnvironment?: (
-      environment: { id?: string; path?: string },
-    ) => Promise<{ executable?: { uri?: { fsPath?: string } } } | undefined>;
+    resolveEnvironment?: (environment: {
+      id?: string;
+      path?: string;
+    }) => Promise<{ executable?: { uri?: { fsPath?: string } } } | undefined>;
     onDidChangeActiveEnvironmentPath?: (listener: () => void) => vscode.Disposable;
   };
   settings?: {

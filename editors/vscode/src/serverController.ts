@@ -17,20 +17,40 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import { CONFIG_SECTION, DOCUMENT_SELECTOR } from './constants';
-import { answerConfigurationRequest, buildInitializationOptions, didChangeConfigurationParams, type ServerSettings } from './initOptions';
+import {
+  answerConfigurationRequest,
+  buildInitializationOptions,
+  buildServerSettings,
+  didChangeConfigurationParams,
+  type ServerSettings,
+} from './initOptions';
 import { reportMissingServer } from './missingServer';
 import { createNodeLookupHost } from './nodeLookupHost';
 import { selectedPythonInterpreter } from './pythonExtension';
 import { findServer, type ServerCommand, type ServerSource } from './serverLookup';
-import { readSettings, type SkewlspSettings } from './settings';
+import { readSettings, serverLaunchArguments, type SkewlspSettings } from './settings';
+import type { ServerState } from './status';
 
 export class ServerController implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private runningServer: ServerCommand | undefined;
   private lastTried: string[] = [];
   private queue: Promise<void> = Promise.resolve();
+  private currentState: ServerState = 'stopped';
+  private readonly stateChanged = new vscode.EventEmitter<ServerState>();
+  /** Fires whenever the server starts, stops, fails or is disabled. */
+  readonly onDidChangeState = this.stateChanged.event;
 
   constructor(private readonly output: vscode.OutputChannel) {}
+
+  get state(): ServerState {
+    return this.currentState;
+  }
+
+  private setState(state: ServerState): void {
+    this.currentState = state;
+    this.stateChanged.fire(state);
+  }
 
   /** Where the running server came from, or undefined when none runs. */
   get serverSource(): ServerSource | undefined {
@@ -59,6 +79,10 @@ export class ServerController implements vscode.Disposable {
   async runningClient(): Promise<LanguageClient | undefined> {
     await this.queue;
     if (this.client?.isRunning()) return this.client;
+    if (this.currentState === 'disabled') {
+      void vscode.window.showInformationMessage('skewlsp is disabled: set "skewlsp.enable" to true to use it.');
+      return undefined;
+    }
     if (!this.runningServer) void this.notifyMissingServer();
     else void vscode.window.showErrorMessage('skewlsp: the server is not running. Run "skewlsp: Restart Server".');
     return undefined;
@@ -76,6 +100,7 @@ export class ServerController implements vscode.Disposable {
 
   dispose(): void {
     void this.stop();
+    this.stateChanged.dispose();
   }
 
   /** Runs `step` after the previous one; an unexpected error is logged rather than left unhandled. */
@@ -91,13 +116,19 @@ export class ServerController implements vscode.Disposable {
     const workspaceFolder = vscode.workspace.workspaceFolders?.[0];
     const settings = settingsFor(workspaceFolder?.uri);
     for (const problem of settings.problems) this.log(`Setting problem: ${problem}`);
+    if (!settings.enabled) {
+      this.log('skewlsp.enable is false: the server is not started.');
+      this.setState('disabled');
+      return;
+    }
+    this.setState('starting');
 
     const lookup = await findServer(
       {
         serverCommand: settings.serverCommand,
         interpreter: settings.interpreter,
         pythonExtensionInterpreter: () => selectedPythonInterpreter(workspaceFolder?.uri),
-        extraArgs: settings.extraArgs,
+        extraArgs: [...settings.extraArgs, ...serverLaunchArguments(settings)],
       },
       createNodeLookupHost(workspaceFolder?.uri.fsPath),
     );
@@ -105,6 +136,7 @@ export class ServerController implements vscode.Disposable {
     for (const line of lookup.tried) this.log(`Not used: ${line}`);
     if (!lookup.server) {
       this.runningServer = undefined;
+      this.setState('missing');
       // Not awaited: the notification waits for a click, and the queue must not.
       void this.notifyMissingServer();
       return;
@@ -121,17 +153,25 @@ export class ServerController implements vscode.Disposable {
     };
     const client = new LanguageClient(CONFIG_SECTION, 'skewlsp', serverOptions, clientOptions(this.output, settings));
     this.client = client;
+    client.onDidChangeState((event) => {
+      // vscode-languageclient: 1 stopped, 2 running, 3 starting
+      if (this.client !== client) return;
+      if (event.newState === 2) this.setState('running');
+      else if (event.newState === 1) this.setState('stopped');
+    });
     try {
       await client.start();
+      this.setState('running');
     } catch (error) {
+      this.setState('failed');
       this.log(`Server failed to start: ${error instanceof Error ? error.message : String(error)}`);
       void vscode.window
         .showErrorMessage(
           `skewlsp: the server (${server.command}) failed to start. Check that skewlsp is installed there, or set skewlsp.path.`,
-          'Show Output',
+          'Show Logs',
         )
         .then((choice) => {
-          if (choice === 'Show Output') this.output.show(true);
+          if (choice === 'Show Logs') this.output.show(true);
         });
     }
   }
@@ -140,6 +180,7 @@ export class ServerController implements vscode.Disposable {
     const client = this.client;
     this.client = undefined;
     this.runningServer = undefined;
+    if (this.currentState !== 'disabled') this.setState('stopped');
     if (!client) return;
     try {
       if (client.isRunning()) await client.stop();
@@ -153,7 +194,8 @@ export class ServerController implements vscode.Disposable {
     return reportMissingServer(
       {
         showError: (message, ...actions) => Promise.resolve(vscode.window.showErrorMessage(message, ...actions)),
-        openSettings: () => Promise.resolve(vscode.commands.executeCommand('workbench.action.openSettings', CONFIG_SECTION)),
+        openSettings: () =>
+          Promise.resolve(vscode.commands.executeCommand('workbench.action.openSettings', CONFIG_SECTION)),
         showOutput: () => this.output.show(true),
         log: (line) => this.log(line),
       },
@@ -173,7 +215,7 @@ function settingsFor(scope: vscode.Uri | undefined): SkewlspSettings {
 
 function serverSettingsFor(scopeUri: string | undefined): ServerSettings {
   const scope = scopeUri ? vscode.Uri.parse(scopeUri) : vscode.workspace.workspaceFolders?.[0]?.uri;
-  return buildInitializationOptions(settingsFor(scope));
+  return buildServerSettings(settingsFor(scope));
 }
 
 function clientOptions(output: vscode.OutputChannel, settings: SkewlspSettings): LanguageClientOptions {

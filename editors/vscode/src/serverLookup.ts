@@ -133,11 +133,14 @@ export async function findOnPath(name: string, host: LookupHost): Promise<string
 
 /** Expands `~`, `${userHome}`, `${workspaceFolder}` and `${env:NAME}` in a configured path. */
 export function expandVariables(value: string, host: Pick<LookupHost, 'env' | 'homeDir' | 'workspaceFolder'>): string {
-  let expanded = value.replace(/\$\{(userHome|workspaceFolder|env:([^}]+))\}/g, (match, name: string, envName?: string) => {
-    if (name === 'userHome') return host.homeDir;
-    if (name === 'workspaceFolder') return host.workspaceFolder ?? match;
-    return host.env[envName ?? ''] ?? '';
-  });
+  let expanded = value.replace(
+    /\$\{(userHome|workspaceFolder|env:([^}]+))\}/g,
+    (match, name: string, envName?: string) => {
+      if (name === 'userHome') return host.homeDir;
+      if (name === 'workspaceFolder') return host.workspaceFolder ?? match;
+      return host.env[envName ?? ''] ?? '';
+    },
+  );
   if (expanded === '~' || expanded.startsWith('~/') || expanded.startsWith('~\\')) {
     expanded = host.homeDir + expanded.slice(1);
   }

@@ -6,12 +6,17 @@
  * the extension can trust, and says (instead of silently dropping) what it
  * could not use. It takes a plain getter so tests need no VS Code API.
  */
-import type { SettingKey } from './constants';
+import { LOG_LEVELS, RUN_MODES, type SettingKey } from './constants';
 
 export const SEVERITY_NAMES = ['error', 'warning', 'information', 'hint'] as const;
 export type SeverityName = (typeof SEVERITY_NAMES)[number];
 
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export type RunMode = (typeof RUN_MODES)[number];
+
 export interface SkewlspSettings {
+  /** `skewlsp.enable`: false stops the server. */
+  enabled: boolean;
   /** Server command line from `skewlsp.path`: executable then arguments; empty when unset. */
   serverCommand: string[];
   /** `skewlsp.interpreter`, or undefined when unset. */
@@ -24,6 +29,14 @@ export interface SkewlspSettings {
   ignore: string[] | undefined;
   severity: Record<string, SeverityName> | undefined;
   src: string[] | undefined;
+  /** `skewlsp.logLevel` (`--log-level`), undefined: the server's default. */
+  logLevel: LogLevel | undefined;
+  /** `skewlsp.logFile` (`--log-file`), undefined: no log file. */
+  logFile: string | undefined;
+  /** `skewlsp.run`, undefined: the server's default (`onType`). */
+  run: RunMode | undefined;
+  /** `skewlsp.debounce` in milliseconds, undefined: the server's default. */
+  debounce: number | undefined;
   /** Human-readable problems with the raw values (logged to the output channel). */
   problems: string[];
 }
@@ -37,6 +50,7 @@ const CODE_PATTERN = /^SKW[0-9]*$/;
 export function readSettings(read: SettingReader): SkewlspSettings {
   const problems: string[] = [];
   return {
+    enabled: readOptionalBoolean('enable', read('enable'), problems) ?? true,
     serverCommand: readServerCommand(read('path'), problems),
     interpreter: readOptionalString('interpreter', read('interpreter'), problems),
     extraArgs: readStringArray('args', read('args'), problems) ?? [],
@@ -46,8 +60,41 @@ export function readSettings(read: SettingReader): SkewlspSettings {
     ignore: readCodeList('ignore', read('ignore'), problems),
     severity: readSeverityMap(read('severity'), problems),
     src: readStringArray('src', read('src'), problems),
+    logLevel: readChoice('logLevel', read('logLevel'), LOG_LEVELS, problems),
+    logFile: readOptionalString('logFile', read('logFile'), problems),
+    run: readChoice('run', read('run'), RUN_MODES, problems),
+    debounce: readDebounce(read('debounce'), problems),
     problems,
   };
+}
+
+/** The server's own command-line options that the settings choose (appended to its command). */
+export function serverLaunchArguments(settings: Pick<SkewlspSettings, 'logLevel' | 'logFile'>): string[] {
+  const args: string[] = [];
+  if (settings.logLevel !== undefined) args.push('--log-level', settings.logLevel);
+  if (settings.logFile !== undefined) args.push('--log-file', settings.logFile);
+  return args;
+}
+
+function readChoice<T extends string>(
+  key: SettingKey,
+  raw: unknown,
+  choices: readonly T[],
+  problems: string[],
+): T | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  if (typeof raw === 'string' && (choices as readonly string[]).includes(raw)) return raw as T;
+  problems.push(`skewlsp.${key} must be one of ${choices.join(', ')}; ignoring ${JSON.stringify(raw)}`);
+  return undefined;
+}
+
+function readDebounce(raw: unknown, problems: string[]): number | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0 || raw > 10000) {
+    problems.push(`skewlsp.debounce must be a whole number of milliseconds (0-10000); ignoring ${JSON.stringify(raw)}`);
+    return undefined;
+  }
+  return raw;
 }
 
 /** `skewlsp.path` may be one executable (string) or an executable followed by its arguments (array). */
@@ -108,7 +155,9 @@ function readCodeList(key: SettingKey, raw: unknown, problems: string[]): string
 function readSeverityMap(raw: unknown, problems: string[]): Record<string, SeverityName> | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw !== 'object' || Array.isArray(raw)) {
-    problems.push(`skewlsp.severity must be an object such as {"SKW010": "information"}; ignoring ${JSON.stringify(raw)}`);
+    problems.push(
+      `skewlsp.severity must be an object such as {"SKW010": "information"}; ignoring ${JSON.stringify(raw)}`,
+    );
     return undefined;
   }
   const severity: Record<string, SeverityName> = {};

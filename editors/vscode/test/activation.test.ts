@@ -41,7 +41,11 @@ describe('activating the bundled extension without a server', () => {
 
     const notification = await notified;
     assert.equal(notification.message, MISSING_SERVER_MESSAGE);
-    assert.deepEqual(notification.actions, ['Open Settings', 'Show Output']);
+    assert.deepEqual(notification.actions, ['Open Settings', 'Show Logs']);
+    const [status] = host.statusItems;
+    assert.equal(status.id, 'skewlsp.status');
+    assert.equal(status.text, 'skewlsp: server not found');
+    assert.equal(status.severity, 2);
     const log = host.outputLines.join('\n');
     assert.match(log, /skewlsp\.path: \/definitely\/not\/here\/skewlsp was not found/);
     assert.match(log, /PATH: no skewlsp executable on PATH/);
@@ -52,6 +56,22 @@ describe('activating the bundled extension without a server', () => {
     assert.equal((await again).message, MISSING_SERVER_MESSAGE);
 
     await host.registeredCommands.get(COMMANDS.restartServer)?.();
+    await extension.deactivate();
+    for (const disposable of context.subscriptions) disposable.dispose();
+  });
+
+  it('with skewlsp.enable false, starts nothing, notifies nothing and says "disabled"', async () => {
+    const host = createRecordedHost({ enable: false, path: ['/definitely/not/here/skewlsp'], interpreter: '' });
+    const extension = requireWithVscode(bundlePath, host.api) as {
+      activate: (context: unknown) => Promise<void>;
+      deactivate: () => Promise<void>;
+    };
+    const context = { subscriptions: [] as Array<{ dispose(): unknown }> };
+    await extension.activate(context);
+    await host.registeredCommands.get(COMMANDS.restartServer)?.();
+    assert.equal(host.statusItems[0].text, 'skewlsp: disabled');
+    assert.deepEqual(host.errorMessages, []);
+    assert.match(host.outputLines.join('\n'), /skewlsp\.enable is false/);
     await extension.deactivate();
     for (const disposable of context.subscriptions) disposable.dispose();
   });

@@ -1,8 +1,22 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { explainCode, markdownFromResult, normalizeCode, quickPickEntries, REASON_CODES, type ExplainDependencies } from '../src/explain';
+import {
+  explainCode,
+  markdownFromResult,
+  normalizeCode,
+  quickPickEntries,
+  reasonCodesFromResult,
+  type ExplainDependencies,
+} from '../src/explain';
 
-function fakeDeps(options: { pick?: string; serverAnswer?: unknown }) {
+/** What a server answers to skewlsp.listCodes (a short list: the test checks it is passed through, not copied). */
+const SERVER_CODES = [
+  { code: 'SKW001', title: 'loop skewed', severity: 'information', verdict: 'skewed' },
+  { code: 'SKW050', title: 'conditional verdict', severity: 'information', verdict: 'unknown' },
+  { code: 'SKW902', title: 'unreadable file', severity: 'error', verdict: '-' },
+];
+
+function fakeDeps(options: { pick?: string; serverAnswer?: unknown; codes?: unknown }) {
   const calls = {
     picks: [] as Array<{ labels: string[]; placeholder: string }>,
     commands: [] as Array<{ command: string; args: unknown[] }>,
@@ -17,8 +31,9 @@ function fakeDeps(options: { pick?: string; serverAnswer?: unknown }) {
     },
     executeServerCommand: async (command, args) => {
       calls.commands.push({ command, args });
-      if (options.serverAnswer instanceof Error) throw options.serverAnswer;
-      return options.serverAnswer;
+      const answer = command === 'skewlsp.listCodes' ? (options.codes ?? SERVER_CODES) : options.serverAnswer;
+      if (answer instanceof Error) throw answer;
+      return answer;
     },
     showMarkdown: async (code, markdown) => {
       calls.shown.push({ code, markdown });
@@ -30,15 +45,26 @@ function fakeDeps(options: { pick?: string; serverAnswer?: unknown }) {
 }
 
 describe('explainCode', () => {
-  it('offers every reason code, sends workspace/executeCommand skewlsp.explain [code], and shows the markdown', async () => {
-    const { deps, calls } = fakeDeps({ pick: 'SKW022', serverAnswer: '# SKW022\nDynamic bounds.' });
+  it('offers the codes the server lists, sends skewlsp.explain [code], and shows the markdown', async () => {
+    const { deps, calls } = fakeDeps({ pick: 'SKW050', serverAnswer: '# SKW050\nConditional.' });
     assert.equal(await explainCode(deps), 'shown');
-    assert.deepEqual(calls.picks[0].labels, [
-      'SKW001', 'SKW002', 'SKW010', 'SKW020', 'SKW021', 'SKW022', 'SKW023', 'SKW024', 'SKW025', 'SKW026', 'SKW027',
-      'SKW030', 'SKW040', 'SKW900',
+    assert.deepEqual(calls.picks[0].labels, ['SKW001', 'SKW050', 'SKW902']);
+    assert.deepEqual(calls.commands, [
+      { command: 'skewlsp.listCodes', args: [] },
+      { command: 'skewlsp.explain', args: ['SKW050'] },
     ]);
-    assert.deepEqual(calls.commands, [{ command: 'skewlsp.explain', args: ['SKW022'] }]);
-    assert.deepEqual(calls.shown, [{ code: 'SKW022', markdown: '# SKW022\nDynamic bounds.' }]);
+    assert.deepEqual(calls.shown, [{ code: 'SKW050', markdown: '# SKW050\nConditional.' }]);
+  });
+
+  it('says so when the server cannot list its codes', async () => {
+    const failing = fakeDeps({ pick: 'SKW001', codes: new Error('no such command') });
+    assert.equal(await explainCode(failing.deps), 'failed');
+    assert.deepEqual(failing.calls.picks, []);
+    assert.match(failing.calls.errors[0], /could not list the reason codes: no such command/);
+
+    const empty = fakeDeps({ pick: 'SKW001', codes: [] });
+    assert.equal(await explainCode(empty.deps), 'failed');
+    assert.match(empty.calls.errors[0], /listed no reason codes/);
   });
 
   it('skips the quick pick when given a code argument, in any case or as a diagnostic code object', async () => {
@@ -55,7 +81,10 @@ describe('explainCode', () => {
   it('does nothing when the quick pick is dismissed', async () => {
     const { deps, calls } = fakeDeps({ pick: undefined });
     assert.equal(await explainCode(deps), 'cancelled');
-    assert.deepEqual(calls.commands, []);
+    assert.deepEqual(
+      calls.commands.map((call) => call.command),
+      ['skewlsp.listCodes'],
+    );
   });
 
   it('rejects an argument that is not a reason code', async () => {
@@ -91,8 +120,18 @@ describe('explain helpers', () => {
     assert.equal(markdownFromResult(undefined), undefined);
   });
 
-  it('gives every quick pick entry a description', () => {
-    assert.equal(quickPickEntries().length, REASON_CODES.length);
-    assert.ok(quickPickEntries().every((entry) => entry.description.length > 0));
+  it("describes each quick pick entry with the server's title and severity", () => {
+    assert.deepEqual(quickPickEntries(SERVER_CODES), [
+      { label: 'SKW001', description: 'loop skewed (information)' },
+      { label: 'SKW050', description: 'conditional verdict (information)' },
+      { label: 'SKW902', description: 'unreadable file (error)' },
+    ]);
+  });
+
+  it("keeps only well-formed entries of the server's list", () => {
+    assert.deepEqual(reasonCodesFromResult(null), []);
+    assert.deepEqual(reasonCodesFromResult([{ code: 'E501' }, 7, { code: 'SKW010' }]), [
+      { code: 'SKW010', title: '', severity: '', verdict: '' },
+    ]);
   });
 });

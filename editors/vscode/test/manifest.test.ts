@@ -25,15 +25,14 @@ describe('package.json manifest', () => {
     );
     assert.deepEqual(contributed, {
       [COMMANDS.restartServer]: 'skewlsp: Restart Server',
-      [COMMANDS.showOutput]: 'skewlsp: Show Output',
+      [COMMANDS.showLogs]: 'skewlsp: Show Logs',
       [COMMANDS.previewLoop]: 'skewlsp: Preview Rewritten Loop',
       [COMMANDS.explainCode]: 'skewlsp: Explain Code',
     });
   });
 
-  it('activates on Python files and on every command', () => {
-    const expected = ['onLanguage:python', ...Object.values(COMMANDS).map((command) => `onCommand:${command}`)];
-    assert.deepEqual([...manifest.activationEvents].sort(), expected.sort());
+  it('activates on Python files only: VS Code derives command activation from contributes.commands', () => {
+    assert.deepEqual(manifest.activationEvents, ['onLanguage:python']);
   });
 
   it('contributes exactly the settings the extension reads', () => {
@@ -45,6 +44,14 @@ describe('package.json manifest', () => {
     assert.equal(properties['skewlsp.interpreter'].type, 'string');
     assert.equal(properties['skewlsp.args'].type, 'array');
     assert.deepEqual(properties['skewlsp.trace.server'].enum, ['off', 'messages', 'verbose']);
+    assert.equal(properties['skewlsp.enable'].type, 'boolean');
+    assert.equal(properties['skewlsp.enable'].default, true);
+    assert.deepEqual(properties['skewlsp.logLevel'].enum, ['DEBUG', 'INFO', 'WARNING', 'ERROR', null]);
+    assert.deepEqual(properties['skewlsp.logFile'].type, ['string', 'null']);
+    assert.deepEqual(properties['skewlsp.run'].enum, ['onType', 'onSave']);
+    assert.equal(properties['skewlsp.run'].default, 'onType');
+    assert.equal(properties['skewlsp.debounce'].type, 'integer');
+    assert.equal(properties['skewlsp.debounce'].default, 150);
     assert.equal(properties['skewlsp.trace.server'].default, 'off');
     assert.equal(properties['skewlsp.codeLens.enable'].type, 'boolean');
     assert.equal(properties['skewlsp.inlayHints.enable'].type, 'boolean');
@@ -52,7 +59,9 @@ describe('package.json manifest', () => {
       assert.deepEqual(properties[`skewlsp.${key}`].type, ['array', 'null'], key);
       assert.equal(properties[`skewlsp.${key}`].default, null, `${key} defaults to "server decides"`);
     }
-    const severityValues = (properties['skewlsp.severity'].patternProperties as Record<string, { enum: string[] }>)['^SKW[0-9]+$'];
+    const severityValues = (properties['skewlsp.severity'].patternProperties as Record<string, { enum: string[] }>)[
+      '^SKW[0-9]+$'
+    ];
     assert.deepEqual(severityValues.enum, ['error', 'warning', 'information', 'hint']);
     for (const [key, schema] of Object.entries(properties)) {
       assert.ok(schema.description || schema.markdownDescription, `${key} is described`);
@@ -62,8 +71,16 @@ describe('package.json manifest', () => {
   it('restricts the settings that choose an executable in untrusted workspaces', () => {
     const untrusted = manifest.capabilities.untrustedWorkspaces;
     assert.equal(untrusted.supported, 'limited');
-    assert.deepEqual(untrusted.restrictedConfigurations, RESTRICTED_SETTING_KEYS.map((key) => `skewlsp.${key}`));
-    assert.deepEqual(untrusted.restrictedConfigurations, ['skewlsp.path', 'skewlsp.interpreter', 'skewlsp.args']);
+    assert.deepEqual(
+      untrusted.restrictedConfigurations,
+      RESTRICTED_SETTING_KEYS.map((key) => `skewlsp.${key}`),
+    );
+    assert.deepEqual(untrusted.restrictedConfigurations, [
+      'skewlsp.path',
+      'skewlsp.interpreter',
+      'skewlsp.args',
+      'skewlsp.logFile',
+    ]);
   });
 
   it('serves Python files on disk and unsaved ones', () => {
@@ -71,6 +88,14 @@ describe('package.json manifest', () => {
       { scheme: 'file', language: 'python' },
       { scheme: 'untitled', language: 'python' },
     ]);
+  });
+
+  it('lints and checks formatting as part of npm test', () => {
+    const test: string = manifest.scripts.test;
+    assert.match(test, /npm run lint/);
+    assert.match(test, /npm run format:check/);
+    assert.equal(manifest.scripts.lint, 'eslint .');
+    assert.equal(manifest.scripts['format:check'], 'prettier --check .');
   });
 
   it('has what vsce needs to package a release', () => {
@@ -97,7 +122,8 @@ describe('package.json manifest', () => {
     assert.ok(existsSync(bundlePath), 'dist/extension.js was built');
     const bundle = readFileSync(bundlePath, 'utf8');
     assert.match(bundle, /require\("vscode"\)/);
-    for (const command of Object.values(COMMANDS)) assert.ok(bundle.includes(`"${command}"`), `${command} is in the bundle`);
+    for (const command of Object.values(COMMANDS))
+      assert.ok(bundle.includes(`"${command}"`), `${command} is in the bundle`);
     assert.ok(bundle.includes('"skewlsp/preview"'));
     assert.ok(bundle.includes('"skewlsp.explain"'));
   });

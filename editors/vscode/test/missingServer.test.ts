@@ -21,10 +21,10 @@ function fakeDeps(choice: string | undefined) {
 }
 
 describe('reportMissingServer', () => {
-  it('shows how to fix it, with Open Settings and Show Output buttons', async () => {
+  it('shows how to fix it, with Open Settings and Show Logs buttons', async () => {
     const fake = fakeDeps(undefined);
     await reportMissingServer(fake.deps, ['PATH: no skewlsp executable on PATH']);
-    assert.deepEqual(fake.events, [`error:${MISSING_SERVER_MESSAGE}|Open Settings,Show Output`]);
+    assert.deepEqual(fake.events, [`error:${MISSING_SERVER_MESSAGE}|Open Settings,Show Logs`]);
     assert.match(MISSING_SERVER_MESSAGE, /pip install skewlsp/);
     assert.match(MISSING_SERVER_MESSAGE, /skewlsp\.path/);
     assert.ok(fake.logged.includes('  - PATH: no skewlsp executable on PATH'), 'every place tried is logged');

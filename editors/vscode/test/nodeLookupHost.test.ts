@@ -51,22 +51,26 @@ describe('node lookup host', () => {
     assert.equal(await host.findServerModule(join(dir, 'no-such-python')), undefined);
   });
 
-  it('the probe finds skewlsp.__main__ with a real Python', { skip: realPython ? false : 'no python on PATH' }, async () => {
-    const site = join(dir, 'site');
-    mkdirSync(join(site, 'skewlsp'), { recursive: true });
-    writeFileSync(join(site, 'skewlsp', '__init__.py'), '');
-    writeFileSync(join(site, 'skewlsp', '__main__.py'), 'raise SystemExit("must not run")\n');
-    const host = createNodeLookupHost(dir);
-    const saved = process.env.PYTHONPATH;
-    try {
-      process.env.PYTHONPATH = site;
-      assert.equal(await host.findServerModule(realPython as string), 'skewlsp');
-      process.env.PYTHONPATH = join(dir, 'empty-site');
-      // The interpreter's own site-packages may hold a real skewlsp; only a wrong answer is an error.
-      assert.ok([undefined, 'skewlsp', 'skewlsp.server'].includes(await host.findServerModule(realPython as string)));
-    } finally {
-      if (saved === undefined) delete process.env.PYTHONPATH;
-      else process.env.PYTHONPATH = saved;
-    }
-  });
+  it(
+    'the probe finds skewlsp.__main__ with a real Python',
+    { skip: realPython ? false : 'no python on PATH' },
+    async () => {
+      const site = join(dir, 'site');
+      mkdirSync(join(site, 'skewlsp'), { recursive: true });
+      writeFileSync(join(site, 'skewlsp', '__init__.py'), '');
+      writeFileSync(join(site, 'skewlsp', '__main__.py'), 'raise SystemExit("must not run")\n');
+      const host = createNodeLookupHost(dir);
+      const saved = process.env.PYTHONPATH;
+      try {
+        process.env.PYTHONPATH = site;
+        assert.equal(await host.findServerModule(realPython as string), 'skewlsp');
+        process.env.PYTHONPATH = join(dir, 'empty-site');
+        // The interpreter's own site-packages may hold a real skewlsp; only a wrong answer is an error.
+        assert.ok([undefined, 'skewlsp', 'skewlsp.server'].includes(await host.findServerModule(realPython as string)));
+      } finally {
+        if (saved === undefined) delete process.env.PYTHONPATH;
+        else process.env.PYTHONPATH = saved;
+      }
+    },
+  );
 });

@@ -6,6 +6,7 @@ import {
   previewLoop,
   previewRequestParams,
   previewTitle,
+  rewrittenSide,
   uriBaseName,
   type PreviewDependencies,
 } from '../src/preview';
@@ -44,31 +45,58 @@ function fakeDeps(answer: unknown, cursor?: { uri: string; position: { line: num
 }
 
 describe('previewLoop', () => {
+  it("shows a split loop's other cores after the rewrite, so nothing looks deleted", async () => {
+    const others = "    # the compiler's vector (AIV) function\n    mi = pl.row_max(scaled)\n";
+    const fake = fakeDeps({ ...ANSWER, others }, { uri: KERNEL_URI, position: { line: 42, character: 7 } });
+    assert.equal(await previewLoop(fake.deps), 'shown');
+    const [diff] = fake.diffs;
+    assert.equal(
+      fake.documents.provideTextDocumentContent(Uri.parse(diff.right) as unknown as vscodeTypes.Uri),
+      ANSWER.rewritten + others,
+    );
+    assert.equal(rewrittenSide({ ...ANSWER, others: '' }), ANSWER.rewritten);
+  });
+
   it('sends skewlsp/preview for the cursor and shows original ↔ rewritten in a diff', async () => {
     const fake = fakeDeps(ANSWER, { uri: KERNEL_URI, position: { line: 42, character: 7 } });
     assert.equal(await previewLoop(fake.deps), 'shown');
     assert.deepEqual(fake.requests, [
-      { method: 'skewlsp/preview', params: { textDocument: { uri: KERNEL_URI }, position: { line: 42, character: 7 } } },
+      {
+        method: 'skewlsp/preview',
+        params: { textDocument: { uri: KERNEL_URI }, position: { line: 42, character: 7 } },
+      },
     ]);
     assert.equal(fake.diffs.length, 1);
     const [diff] = fake.diffs;
     assert.equal(diff.title, 'Loop preview: matmul kernel.py:42 (original ↔ rewritten)');
     assert.match(diff.left, /^skewlsp-preview:\/\d+\/matmul%20kernel\.original\.py$/);
     assert.match(diff.right, /^skewlsp-preview:\/\d+\/matmul%20kernel\.rewritten\.py$/);
-    assert.equal(fake.documents.provideTextDocumentContent(Uri.parse(diff.left) as unknown as vscodeTypes.Uri), ANSWER.original);
-    assert.equal(fake.documents.provideTextDocumentContent(Uri.parse(diff.right) as unknown as vscodeTypes.Uri), ANSWER.rewritten);
+    assert.equal(
+      fake.documents.provideTextDocumentContent(Uri.parse(diff.left) as unknown as vscodeTypes.Uri),
+      ANSWER.original,
+    );
+    assert.equal(
+      fake.documents.provideTextDocumentContent(Uri.parse(diff.right) as unknown as vscodeTypes.Uri),
+      ANSWER.rewritten,
+    );
   });
 
   it('uses the (uri, position) arguments of the server code lens instead of the cursor', async () => {
     const fake = fakeDeps(ANSWER, { uri: 'file:///other.py', position: { line: 0, character: 0 } });
     await previewLoop(fake.deps, KERNEL_URI, { line: 41, character: 4 });
-    assert.deepEqual(fake.requests[0].params, { textDocument: { uri: KERNEL_URI }, position: { line: 41, character: 4 } });
+    assert.deepEqual(fake.requests[0].params, {
+      textDocument: { uri: KERNEL_URI },
+      position: { line: 41, character: 4 },
+    });
   });
 
   it('accepts a vscode.Uri argument (menus) and uses the cursor when that document is active', async () => {
     const fake = fakeDeps(ANSWER, { uri: KERNEL_URI, position: { line: 3, character: 1 } });
     await previewLoop(fake.deps, Uri.parse(KERNEL_URI));
-    assert.deepEqual(fake.requests[0].params, { textDocument: { uri: KERNEL_URI }, position: { line: 3, character: 1 } });
+    assert.deepEqual(fake.requests[0].params, {
+      textDocument: { uri: KERNEL_URI },
+      position: { line: 3, character: 1 },
+    });
   });
 
   it('says "No pl.pipeline loop at the cursor" when the server answers null', async () => {
@@ -87,7 +115,10 @@ describe('previewLoop', () => {
   });
 
   it('reports a failed request and a malformed answer as errors', async () => {
-    const failed = fakeDeps(new Error('Unhandled method skewlsp/preview'), { uri: KERNEL_URI, position: { line: 0, character: 0 } });
+    const failed = fakeDeps(new Error('Unhandled method skewlsp/preview'), {
+      uri: KERNEL_URI,
+      position: { line: 0, character: 0 },
+    });
     assert.equal(await previewLoop(failed.deps), 'failed');
     assert.match(failed.errors[0], /could not preview the loop: Unhandled method skewlsp\/preview/);
 
@@ -106,7 +137,10 @@ describe('preview helpers', () => {
   });
 
   it('titles the diff with a 1-based line', () => {
-    assert.equal(previewTitle('k.py', { start: { line: 0, character: 0 }, end: { line: 3, character: 0 } }), 'Loop preview: k.py:1 (original ↔ rewritten)');
+    assert.equal(
+      previewTitle('k.py', { start: { line: 0, character: 0 }, end: { line: 3, character: 0 } }),
+      'Loop preview: k.py:1 (original ↔ rewritten)',
+    );
   });
 
   it('decodes the base name of a URI', () => {

@@ -32,7 +32,10 @@ describe('interpreterFromPythonApi', () => {
   it('returns undefined for an API without either', async () => {
     assert.equal(await interpreterFromPythonApi(undefined, undefined), undefined);
     assert.equal(await interpreterFromPythonApi({}, undefined), undefined);
-    assert.equal(await interpreterFromPythonApi({ settings: { getExecutionDetails: () => ({ execCommand: [] }) } }, undefined), undefined);
+    assert.equal(
+      await interpreterFromPythonApi({ settings: { getExecutionDetails: () => ({ execCommand: [] }) } }, undefined),
+      undefined,
+    );
   });
 });
 

@@ -34,7 +34,10 @@ function request(overrides: Partial<LookupRequest> = {}): LookupRequest {
 describe('findServer', () => {
   it('uses skewlsp.path first, as an executable', async () => {
     const host = fakeHost({ executables: ['/opt/skewlsp/bin/skewlsp', '/usr/bin/skewlsp'] });
-    const result = await findServer(request({ serverCommand: ['/opt/skewlsp/bin/skewlsp'], interpreter: '/usr/bin/python3' }), host);
+    const result = await findServer(
+      request({ serverCommand: ['/opt/skewlsp/bin/skewlsp'], interpreter: '/usr/bin/python3' }),
+      host,
+    );
     assert.deepEqual(result.server, { command: '/opt/skewlsp/bin/skewlsp', args: [], source: 'skewlsp.path' });
     assert.deepEqual(result.tried, []);
     assert.deepEqual(host.probed, [], 'no interpreter is probed when skewlsp.path works');
@@ -55,12 +58,18 @@ describe('findServer', () => {
 
   it('expands ~ and ${workspaceFolder} and resolves relative paths from the workspace folder', async () => {
     const host = fakeHost({ executables: ['/home/dev/.local/bin/skewlsp', '/work/kernels/.venv/bin/skewlsp'] });
-    assert.equal((await findServer(request({ serverCommand: ['~/.local/bin/skewlsp'] }), host)).server?.command, '/home/dev/.local/bin/skewlsp');
+    assert.equal(
+      (await findServer(request({ serverCommand: ['~/.local/bin/skewlsp'] }), host)).server?.command,
+      '/home/dev/.local/bin/skewlsp',
+    );
     assert.equal(
       (await findServer(request({ serverCommand: ['${workspaceFolder}/.venv/bin/skewlsp'] }), host)).server?.command,
       '/work/kernels/.venv/bin/skewlsp',
     );
-    assert.equal((await findServer(request({ serverCommand: ['./.venv/bin/skewlsp'] }), host)).server?.command, '/work/kernels/.venv/bin/skewlsp');
+    assert.equal(
+      (await findServer(request({ serverCommand: ['./.venv/bin/skewlsp'] }), host)).server?.command,
+      '/work/kernels/.venv/bin/skewlsp',
+    );
   });
 
   it('looks a bare skewlsp.path name up on PATH', async () => {
@@ -77,7 +86,10 @@ describe('findServer', () => {
   });
 
   it('runs `<python> -m skewlsp` with skewlsp.interpreter when skewlsp is installed there', async () => {
-    const host = fakeHost({ executables: ['/venv/bin/python', '/usr/bin/skewlsp'], withSkewlsp: { '/venv/bin/python': 'skewlsp' } });
+    const host = fakeHost({
+      executables: ['/venv/bin/python', '/usr/bin/skewlsp'],
+      withSkewlsp: { '/venv/bin/python': 'skewlsp' },
+    });
     let askedPythonExtension = false;
     const result = await findServer(
       request({
@@ -90,14 +102,22 @@ describe('findServer', () => {
       }),
       host,
     );
-    assert.deepEqual(result.server, { command: '/venv/bin/python', args: ['-m', 'skewlsp', '-v'], source: 'skewlsp.interpreter' });
+    assert.deepEqual(result.server, {
+      command: '/venv/bin/python',
+      args: ['-m', 'skewlsp', '-v'],
+      source: 'skewlsp.interpreter',
+    });
     assert.equal(askedPythonExtension, false, 'an explicit interpreter wins over the Python extension');
   });
 
   it('resolves a bare interpreter name such as python3 on PATH', async () => {
     const host = fakeHost({ executables: ['/usr/bin/python3'], withSkewlsp: { '/usr/bin/python3': 'skewlsp' } });
     const result = await findServer(request({ interpreter: 'python3' }), host);
-    assert.deepEqual(result.server, { command: '/usr/bin/python3', args: ['-m', 'skewlsp'], source: 'skewlsp.interpreter' });
+    assert.deepEqual(result.server, {
+      command: '/usr/bin/python3',
+      args: ['-m', 'skewlsp'],
+      source: 'skewlsp.interpreter',
+    });
   });
 
   it('uses the module the probe reports (skewlsp.server for an install without skewlsp/__main__.py)', async () => {
@@ -107,13 +127,26 @@ describe('findServer', () => {
   });
 
   it('uses the Python extension interpreter when skewlsp.interpreter is unset', async () => {
-    const host = fakeHost({ executables: ['/conda/envs/k/bin/python'], withSkewlsp: { '/conda/envs/k/bin/python': 'skewlsp' } });
-    const result = await findServer(request({ pythonExtensionInterpreter: async () => '/conda/envs/k/bin/python' }), host);
-    assert.deepEqual(result.server, { command: '/conda/envs/k/bin/python', args: ['-m', 'skewlsp'], source: 'Python extension' });
+    const host = fakeHost({
+      executables: ['/conda/envs/k/bin/python'],
+      withSkewlsp: { '/conda/envs/k/bin/python': 'skewlsp' },
+    });
+    const result = await findServer(
+      request({ pythonExtensionInterpreter: async () => '/conda/envs/k/bin/python' }),
+      host,
+    );
+    assert.deepEqual(result.server, {
+      command: '/conda/envs/k/bin/python',
+      args: ['-m', 'skewlsp'],
+      source: 'Python extension',
+    });
   });
 
   it('skips an interpreter without skewlsp and finds skewlsp on PATH, recording why', async () => {
-    const host = fakeHost({ executables: ['/usr/bin/python3', '/home/dev/.local/bin/skewlsp'], path: '/usr/bin:/home/dev/.local/bin' });
+    const host = fakeHost({
+      executables: ['/usr/bin/python3', '/home/dev/.local/bin/skewlsp'],
+      path: '/usr/bin:/home/dev/.local/bin',
+    });
     const result = await findServer(request({ pythonExtensionInterpreter: async () => '/usr/bin/python3' }), host);
     assert.deepEqual(result.server, { command: '/home/dev/.local/bin/skewlsp', args: [], source: 'PATH' });
     assert.deepEqual(result.tried, ['Python extension: /usr/bin/python3 cannot import skewlsp (pip install skewlsp)']);
@@ -135,10 +168,7 @@ describe('findServer', () => {
 
   it('finds nothing and lists every place it looked', async () => {
     const host = fakeHost({ executables: [] });
-    const result = await findServer(
-      request({ serverCommand: ['/x/skewlsp'], interpreter: '/missing/python' }),
-      host,
-    );
+    const result = await findServer(request({ serverCommand: ['/x/skewlsp'], interpreter: '/missing/python' }), host);
     assert.equal(result.server, undefined);
     assert.deepEqual(result.tried, [
       'skewlsp.path: /x/skewlsp was not found or is not executable',
@@ -149,7 +179,10 @@ describe('findServer', () => {
 
   it('notes a Python extension without a selected interpreter', async () => {
     const result = await findServer(request({ pythonExtensionInterpreter: async () => undefined }), fakeHost({}));
-    assert.deepEqual(result.tried, ['Python extension: no interpreter selected', 'PATH: no skewlsp executable on PATH']);
+    assert.deepEqual(result.tried, [
+      'Python extension: no interpreter selected',
+      'PATH: no skewlsp executable on PATH',
+    ]);
   });
 });
 
@@ -185,7 +218,10 @@ describe('expandVariables', () => {
     assert.equal(expandVariables('~', host), '/home/dev');
   });
   it('leaves ${workspaceFolder} alone when there is no workspace, and ~user untouched', () => {
-    assert.equal(expandVariables('${workspaceFolder}/x', { ...host, workspaceFolder: undefined }), '${workspaceFolder}/x');
+    assert.equal(
+      expandVariables('${workspaceFolder}/x', { ...host, workspaceFolder: undefined }),
+      '${workspaceFolder}/x',
+    );
     assert.equal(expandVariables('~other/bin', host), '~other/bin');
   });
 });

@@ -4,16 +4,24 @@ import type { SettingKey } from '../src/constants';
 import {
   answerConfigurationRequest,
   buildInitializationOptions,
+  buildServerSettings,
   didChangeConfigurationParams,
 } from '../src/initOptions';
-import { readSettings } from '../src/settings';
+import { readSettings, serverLaunchArguments } from '../src/settings';
+
+const CLIENT_COMMANDS = ['skewlsp.previewLoop', 'skewlsp.explainCode'];
 
 /** What `WorkspaceConfiguration.get` returns with the manifest's defaults and no user settings. */
 const MANIFEST_DEFAULTS: Partial<Record<SettingKey, unknown>> = {
+  enable: true,
   path: [],
   interpreter: '',
   args: [],
   'trace.server': 'off',
+  logLevel: null,
+  logFile: null,
+  run: 'onType',
+  debounce: 150,
   'codeLens.enable': true,
   'inlayHints.enable': true,
   select: null,
@@ -34,7 +42,30 @@ describe('readSettings', () => {
     assert.equal(settings.interpreter, undefined);
     assert.deepEqual(settings.extraArgs, []);
     assert.equal(settings.select, undefined);
+    assert.equal(settings.enabled, true);
+    assert.equal(settings.logLevel, undefined);
+    assert.equal(settings.logFile, undefined);
     assert.deepEqual(settings.problems, []);
+  });
+
+  it("turns the log settings into the server's --log-level and --log-file", () => {
+    assert.deepEqual(serverLaunchArguments(settingsFrom({})), []);
+    assert.deepEqual(serverLaunchArguments(settingsFrom({ logLevel: 'DEBUG', logFile: '/tmp/s.log' })), [
+      '--log-level',
+      'DEBUG',
+      '--log-file',
+      '/tmp/s.log',
+    ]);
+    const bad = settingsFrom({ logLevel: 'loud', run: 'sometimes', debounce: -5, enable: 'no' });
+    assert.deepEqual(serverLaunchArguments(bad), []);
+    assert.equal(bad.run, undefined);
+    assert.equal(bad.debounce, undefined);
+    assert.equal(bad.enabled, true);
+    assert.equal(bad.problems.length, 4);
+  });
+
+  it('reads skewlsp.enable = false', () => {
+    assert.equal(settingsFrom({ enable: false }).enabled, false);
   });
 
   it('accepts skewlsp.path as a string or as a command line array', () => {
@@ -65,9 +96,15 @@ describe('readSettings', () => {
 
 describe('buildInitializationOptions', () => {
   it('sends the server settings in camelCase and omits unset ones', () => {
-    assert.deepEqual(buildInitializationOptions(settingsFrom({})), { codeLens: true, inlayHints: true });
+    assert.deepEqual(buildInitializationOptions(settingsFrom({})), {
+      codeLens: true,
+      inlayHints: true,
+      run: 'onType',
+      debounce: 150,
+      clientCommands: CLIENT_COMMANDS,
+    });
     assert.deepEqual(
-      buildInitializationOptions(
+      buildServerSettings(
         settingsFrom({
           select: ['SKW0'],
           ignore: ['SKW030'],
@@ -75,6 +112,8 @@ describe('buildInitializationOptions', () => {
           src: ['src', 'kernels'],
           'codeLens.enable': false,
           'inlayHints.enable': false,
+          run: 'onSave',
+          debounce: 400,
         }),
       ),
       {
@@ -84,8 +123,15 @@ describe('buildInitializationOptions', () => {
         src: ['src', 'kernels'],
         codeLens: false,
         inlayHints: false,
+        run: 'onSave',
+        debounce: 400,
       },
     );
+  });
+
+  it('tells the server, at initialization only, which commands this extension runs itself', () => {
+    assert.deepEqual(buildInitializationOptions(settingsFrom({})).clientCommands, CLIENT_COMMANDS);
+    assert.equal('clientCommands' in buildServerSettings(settingsFrom({})), false);
   });
 
   it('keeps an explicitly empty list distinct from unset', () => {
@@ -94,8 +140,10 @@ describe('buildInitializationOptions', () => {
   });
 
   it('never sends launch settings to the server', () => {
-    const options = buildInitializationOptions(settingsFrom({ path: '/x', interpreter: '/p', args: ['-v'] }));
-    assert.deepEqual(Object.keys(options).sort(), ['codeLens', 'inlayHints']);
+    const options = buildServerSettings(
+      settingsFrom({ path: '/x', interpreter: '/p', args: ['-v'], logFile: '/l', logLevel: 'DEBUG', enable: true }),
+    );
+    assert.deepEqual(Object.keys(options).sort(), ['codeLens', 'debounce', 'inlayHints', 'run']);
   });
 
   it('leaves no undefined values behind (they would vanish in JSON anyway)', () => {
@@ -120,7 +168,11 @@ describe('workspace/configuration middleware', () => {
 
   it('answers sub-sections such as skewlsp.select', () => {
     assert.deepEqual(
-      answerConfigurationRequest([{ section: 'skewlsp.select', scopeUri: 'file:///ws/b' }, { section: 'skewlsp.src' }], [1, 2], serverSettingsFor),
+      answerConfigurationRequest(
+        [{ section: 'skewlsp.select', scopeUri: 'file:///ws/b' }, { section: 'skewlsp.src' }],
+        [1, 2],
+        serverSettingsFor,
+      ),
       [['SKW02'], null],
     );
   });

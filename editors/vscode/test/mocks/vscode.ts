@@ -62,7 +62,10 @@ export class EventEmitter<T> {
 }
 
 /** Fake installed extensions, keyed by id; tests set and clear entries. */
-export const installedExtensions = new Map<string, { isActive: boolean; exports: unknown; activate(): Promise<unknown> }>();
+export const installedExtensions = new Map<
+  string,
+  { isActive: boolean; exports: unknown; activate(): Promise<unknown> }
+>();
 
 export const extensions = {
   getExtension(id: string) {

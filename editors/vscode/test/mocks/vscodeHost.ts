@@ -14,6 +14,8 @@ export interface RecordedHost {
   errorMessages: Array<{ message: string; actions: string[] }>;
   executedCommands: Array<{ command: string; args: unknown[] }>;
   outputLines: string[];
+  /** Language status items the extension created (their fields as last set). */
+  statusItems: Array<Record<string, unknown>>;
   /** Resolves on the next error notification. */
   nextErrorMessage(): Promise<{ message: string; actions: string[] }>;
 }
@@ -24,6 +26,7 @@ export function createRecordedHost(settings: Record<string, unknown> = {}): Reco
   const errorMessages: Array<{ message: string; actions: string[] }> = [];
   const executedCommands: Array<{ command: string; args: unknown[] }> = [];
   const outputLines: string[] = [];
+  const statusItems: Array<Record<string, unknown>> = [];
   let errorWaiters: Array<(entry: { message: string; actions: string[] }) => void> = [];
   const noEvent = () => new Disposable(() => undefined);
 
@@ -48,7 +51,18 @@ export function createRecordedHost(settings: Record<string, unknown> = {}): Reco
       },
       showInformationMessage: async () => undefined,
       activeTextEditor: undefined,
+      onDidChangeActiveTextEditor: noEvent,
     },
+    languages: {
+      createLanguageStatusItem: (id: string, selector: unknown) => {
+        const item: Record<string, unknown> = { id, selector, dispose: () => undefined };
+        statusItems.push(item);
+        return item;
+      },
+      onDidChangeDiagnostics: noEvent,
+      getDiagnostics: () => [],
+    },
+    LanguageStatusSeverity: { Information: 0, Warning: 1, Error: 2 },
     workspace: {
       workspaceFolders: undefined,
       getConfiguration: () => ({ get: (key: string) => settings[key] }),
@@ -88,6 +102,7 @@ export function createRecordedHost(settings: Record<string, unknown> = {}): Reco
     errorMessages,
     executedCommands,
     outputLines,
+    statusItems,
     nextErrorMessage: () => new Promise((resolve) => errorWaiters.push(resolve)),
   };
 }
@@ -107,6 +122,7 @@ export function requireWithVscode(file: string, api: unknown): Record<string, un
   try {
     const resolved = require.resolve(file);
     delete moduleApi._cache[resolved];
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loading the CommonJS bundle under test is the point
     return require(resolved);
   } finally {
     moduleApi._resolveFilename = original;

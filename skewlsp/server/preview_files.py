@@ -1,0 +1,92 @@
+"""Where the server keeps the documents it shows: previews and code explanations.
+
+The files live in the server's own cache directory
+(``$XDG_CACHE_HOME/skewlsp``, else ``~/.cache/skewlsp``; a private temporary
+directory when that cannot be written) and are made read-only, so a client that opens one
+cannot save an edit back by mistake. The server never analyses these files
+(:func:`is_ours`): they are its output, not the user's code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+PREVIEWS = "previews"
+EXPLANATIONS = "explanations"
+READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
+
+
+def cache_root(environ: dict[str, str] | None = None) -> Path:
+    """``$XDG_CACHE_HOME/skewlsp`` (or ``~/.cache/skewlsp``): not created here."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CACHE_HOME") or ""
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
+    return root / "skewlsp"
+
+
+def _usable(folder: Path) -> bool:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(folder, os.W_OK | os.X_OK)
+
+
+class DocumentFolder:
+    """The folders the server writes shown documents to, chosen once on first use."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self._preferred = root
+        self._root: Path | None = None
+
+    def _wanted(self) -> Path | None:
+        """The preferred root, or ``None`` when there is none (no home directory known)."""
+        if self._preferred is not None:
+            return self._preferred
+        try:
+            return cache_root()
+        except (RuntimeError, KeyError):  # Path.home() without HOME or a passwd entry
+            return None
+
+    @property
+    def root(self) -> Path:
+        if self._root is None:
+            preferred = self._wanted()
+            # A private folder of this process (mkdtemp: mode 0700, a fresh name), never a
+            # guessable shared path another user could have prepared.
+            self._root = (
+                preferred
+                if preferred is not None and _usable(preferred)
+                else Path(tempfile.mkdtemp(prefix="skewlsp-"))
+            )
+        return self._root
+
+    def write(self, kind: str, name: str, text: str) -> Path:
+        """Write ``text`` to ``<root>/<kind>/<name>``, replacing an earlier copy, read-only."""
+        folder = self.root / kind
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / name
+        temporary = folder / f".{name}.{os.getpid()}.tmp"
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+        temporary.write_text(text, encoding="utf-8")
+        temporary.chmod(READ_ONLY)
+        os.replace(temporary, target)  # atomic: a client never reads half a file
+        return target
+
+    def is_ours(self, path: str | None) -> bool:
+        """``True`` for a file under the folders this server writes (never analysed)."""
+        if not path:
+            return False
+        roots = [root for root in (self._wanted(), self._root) if root is not None]
+        candidate = Path(path)
+        for root in roots:
+            for kind in (PREVIEWS, EXPLANATIONS):
+                with contextlib.suppress(ValueError):
+                    candidate.relative_to(root / kind)
+                    return True
+        return False
