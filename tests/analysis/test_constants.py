@@ -59,6 +59,7 @@ def test_every_node_of_the_examples_reads_as_libcst_renders_it(path: Path) -> No
     assert_same_text(path.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow  # fuzzing: any program the grammar allows
 @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
 @given(hypothesmith.from_grammar())
 def test_every_node_of_any_program_reads_as_libcst_renders_it(source: str) -> None:

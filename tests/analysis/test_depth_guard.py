@@ -92,6 +92,7 @@ def test_mixed_chains_at_any_depth(kinds: list[str], length: int, indent: int) -
     assert_guard_is_exact(body)
 
 
+@pytest.mark.slow  # fuzzing: any program the grammar allows
 @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
 @given(hypothesmith.from_grammar())
 def test_any_python_program(source: str) -> None:

@@ -155,6 +155,7 @@ def test_spans_are_shifted_by_the_units_line_offset() -> None:
     assert at_forty == at_zero.shifted(40)
 
 
+@pytest.mark.slow  # fuzzing: any program the grammar allows
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(hypothesmith.from_grammar())
 def test_any_python_program_pairs_statements_like_libcst(source: str) -> None:

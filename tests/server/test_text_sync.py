@@ -85,7 +85,7 @@ def assert_consistent(doc: SyncedDocument) -> None:
 
 
 PROPERTY = settings(
-    max_examples=400,
+    max_examples=150,
     derandomize=True,
     database=None,
     deadline=None,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -148,9 +149,16 @@ def check(loop: Loop) -> None:
     assert warned == reordered, (report.code, report.message, source)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(loops())
 def test_skw060_iff_the_rewrite_sends_another_order(loop: Loop) -> None:
+    check(loop)
+
+
+@pytest.mark.slow  # the same property over many more generated loops
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(loops())
+def test_skw060_iff_the_rewrite_sends_another_order_at_length(loop: Loop) -> None:
     check(loop)
 
 
