@@ -1,5 +1,8 @@
 """The stable reason codes: one table that the analysis, the CLI and the server share.
 
+It holds the analysis's codes about loops and the linter's codes about the lint run
+itself (unused suppressions, unreadable files), each marked with its ``origin``.
+
 Codes never change meaning and are never reused; only wording may change.
 Severity is the default an adapter shows; users may override it per code.
 """
@@ -18,6 +21,8 @@ INVALID_LOOP = "SKW040"
 UNKNOWN = "SKW050"
 FIFO_REORDER = "SKW060"
 SYNTAX_ERROR = "SKW900"
+UNUSED_SUPPRESSION = "SKW901"
+UNREADABLE_FILE = "SKW902"
 
 SEVERITY_RANK: dict[str, int] = {"hint": 0, "information": 1, "warning": 2, "error": 3}
 
@@ -31,6 +36,7 @@ class ReasonCode:
     explanation: str
     example: str
     fix: str
+    origin: str = "analysis"  # "linter": a code about the lint run itself, not about a loop
 
 
 _CODES = [
@@ -243,9 +249,39 @@ _CODES = [
         "for i in pl.pipeline(0, 8, stage=2)  # missing colon",
         "Fix the syntax error at the reported position.",
     ),
+    ReasonCode(
+        UNUSED_SUPPRESSION,
+        "-",
+        "warning",
+        "unused suppression",
+        "A `# skewlint: ignore[...]` or `# skewlint: file-ignore[...]` comment (or one of "
+        "the codes it lists) suppresses nothing: the loop it sits on no longer reports "
+        "that code, the code is unknown, or there is no loop there at all. Reporting it "
+        "keeps suppressions from outliving the problem they hid.",
+        "# skewlint: ignore[SKW021]\n"
+        "for i in pl.pipeline(0, 8, 1, stage=2):  # now skews: SKW001, not SKW021",
+        "Delete the comment, or the codes in it that no longer apply.",
+        origin="linter",
+    ),
+    ReasonCode(
+        UNREADABLE_FILE,
+        "-",
+        "error",
+        "the file cannot be read",
+        "The file could not be read as Python source: it is not readable, it is binary "
+        "(contains NUL bytes), or it is not valid text in its declared encoding "
+        "(UTF-8 unless a PEP 263 coding comment says otherwise). Unreadable and binary "
+        "files are always reported; a text file that never mentions `pipeline` is "
+        "skipped without being decoded, so a wrong encoding is reported only in files "
+        "that do.",
+        "(a file saved as Latin-1 without a coding comment)",
+        "Fix the file's permissions or encoding, or exclude it with `exclude` / "
+        "`extend-exclude`.",
+        origin="linter",
+    ),
 ]
 
-CODES: dict[str, ReasonCode] = {c.code: c for c in _CODES}
+CODES: dict[str, ReasonCode] = {c.code: c for c in sorted(_CODES, key=lambda c: c.code)}
 
 
 def severity_of(code: str) -> Severity:

@@ -18,6 +18,7 @@ from .advice import depth_hint
 from .assemble import loop_report
 from .body import BodyContext, InnerSkew, Stmt, loop_bounds, normalise, resolve
 from .closures import capture_locals, parameter_values
+from .codes import SYNTAX_ERROR
 from .conditions import Interval
 from .constants import Const, Folded, ModuleConstants
 from .coverage import unreported_loops
@@ -163,7 +164,7 @@ def _syntax_report(problem: SyntaxProblem, path: str | None) -> LoopReport:
     """One SKW900 report at the position the stdlib parser gives."""
     span = Span(problem.line, problem.column, problem.line, problem.column + 1)
     message = f"syntax error: {problem.message}"  # the position is the span's, shown apart
-    return LoopReport(path, span, span, "error", "SKW900", message)
+    return LoopReport(path, span, span, "error", SYNTAX_ERROR, message)
 
 
 def _module_context(

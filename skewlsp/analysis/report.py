@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .codes import SYNTAX_ERROR
+
 Verdict = Literal["skewed", "demoted", "left", "error", "unknown"]
 Core = Literal["aic", "aiv"]
 
@@ -168,6 +170,6 @@ class LoopReport:
 def loop_at(reports: Sequence[LoopReport], line: int) -> LoopReport | None:
     """The innermost loop whose ``for`` statement spans 1-based ``line`` (syntax errors skipped)."""
     containing = [
-        r for r in reports if r.code != "SKW900" and r.span.line <= line <= r.span.end_line
+        r for r in reports if r.code != SYNTAX_ERROR and r.span.line <= line <= r.span.end_line
     ]
     return max(containing, key=lambda r: (r.span.line, r.span.column), default=None)

@@ -27,8 +27,7 @@ from skewlsp.cli.summary import summary
 from skewlsp.common.config import Settings, SettingsError
 from skewlsp.common.diagnostic import Diagnostic, FileResult
 from skewlsp.common.fixes import apply_edits
-from skewlsp.common.lint_codes import SUMMARISED_BY_DEFAULT
-from skewlsp.common.select import Selection, at_least
+from skewlsp.common.select import SUMMARISED_BY_DEFAULT, Selection, at_least
 from skewlsp.common.settings_resolver import SettingsResolver
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2

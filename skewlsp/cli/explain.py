@@ -9,8 +9,7 @@ from __future__ import annotations
 import json
 import textwrap
 
-from skewlsp.analysis.codes import ReasonCode, docs_url
-from skewlsp.common.lint_codes import all_codes
+from skewlsp.analysis.codes import CODES, ReasonCode, docs_url
 
 
 class UnknownCode(Exception):
@@ -33,7 +32,7 @@ def _data(info: ReasonCode) -> dict[str, str]:
 def explain_all(*, as_json: bool = False) -> str:
     """Every code, in code order (``ruff rule --all``): one JSON array, or the texts
     separated by a rule line."""
-    known = all_codes()
+    known = CODES
     if as_json:
         return json.dumps([_data(info) for info in known.values()], indent=2) + "\n"
     return ("-" * 88 + "\n").join(_text(info) for info in known.values())
@@ -41,7 +40,7 @@ def explain_all(*, as_json: bool = False) -> str:
 
 def explain(code: str, *, as_json: bool = False) -> str:
     """The explanation of ``code``; raises UnknownCode (with the known codes) otherwise."""
-    known = all_codes()
+    known = CODES
     info = known.get(code.strip().upper())
     if info is None:
         raise UnknownCode(f"unknown code {code!r}; known codes: {', '.join(known)}")

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import sys
 
-from skewlsp.common.lint_codes import LINT_CODES, all_codes
+from skewlsp.analysis.codes import CODES
 
 
 def render() -> str:
-    codes = all_codes()
+    codes = CODES
     out = [
         "# skewlint rules",
         "",
@@ -34,7 +34,7 @@ def render() -> str:
         "|---|---|---|---|---|",
     ]
     for code, info in codes.items():
-        origin = "linter" if code in LINT_CODES else "analysis"
+        origin = "linter" if CODES[code].origin == "linter" else "analysis"
         out.append(
             f"| [{code}](#{code.lower()}) | {info.verdict} | {info.severity} | "
             f"{info.title} | {origin} |"

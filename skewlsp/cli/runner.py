@@ -18,15 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from skewlsp.analysis.codes import UNREADABLE_FILE
 from skewlsp.analysis.lines import source_lines
 from skewlsp.analysis.report import LoopReport, Span
 from skewlsp.cli.cache import Cache, DependencyDigests, PlainFiles, cache_key, directory_for
 from skewlsp.common.config import Settings
 from skewlsp.common.diagnostic import Diagnostic, FileResult
-from skewlsp.common.lint_codes import SUMMARISED_BY_DEFAULT, UNREADABLE_FILE
 from skewlsp.common.pipeline import flatten, select_and_suppress
 from skewlsp.common.resolver import RecordingResolver
-from skewlsp.common.select import Selection
+from skewlsp.common.select import SUMMARISED_BY_DEFAULT, Selection
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor

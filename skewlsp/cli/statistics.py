@@ -10,8 +10,8 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 
+from skewlsp.analysis.codes import CODES
 from skewlsp.common.diagnostic import Diagnostic
-from skewlsp.common.lint_codes import all_codes
 
 NOT_LISTED = "(counted, not listed)"
 
@@ -20,7 +20,7 @@ def count(
     diagnostics: Sequence[Diagnostic], summarised: Sequence[str] = ()
 ) -> tuple[Counter[str], Counter[str]]:
     """(count per code, count per verdict of loop diagnostics), counted codes included."""
-    known = all_codes()
+    known = CODES
     codes = Counter(d.code for d in diagnostics)
     codes.update(summarised)
     verdicts = Counter(d.verdict for d in diagnostics if d.kind == "loop" and d.verdict)
@@ -34,7 +34,7 @@ def _ordered(counts: Counter[str]) -> list[tuple[str, int]]:
 
 def render_text(diagnostics: Sequence[Diagnostic], summarised: Sequence[str] = ()) -> str:
     codes, verdicts = count(diagnostics, summarised)
-    known = all_codes()
+    known = CODES
     severities = {d.code: d.severity for d in diagnostics}
     hidden = set(summarised) - set(severities)
     width = max((len(str(n)) for n in codes.values()), default=1)
@@ -55,7 +55,7 @@ def render_text(diagnostics: Sequence[Diagnostic], summarised: Sequence[str] = (
 
 def render_json(diagnostics: Sequence[Diagnostic], summarised: Sequence[str] = ()) -> str:
     codes, verdicts = count(diagnostics, summarised)
-    known = all_codes()
+    known = CODES
     listed = {d.code for d in diagnostics}
     data = {
         "codes": [

@@ -14,8 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from skewlsp.analysis.codes import SEVERITY_RANK
-from skewlsp.common.lint_codes import all_codes
+from skewlsp.analysis.codes import CODES, SEVERITY_RANK
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -199,7 +198,7 @@ def is_code_selector(text: str) -> bool:
     """``True`` for a known code, a prefix of one (``SKW02``) or ``ALL``."""
     if text == "ALL":
         return True
-    return any(code.startswith(text) for code in all_codes()) and text.startswith("SKW")
+    return any(code.startswith(text) for code in CODES) and text.startswith("SKW")
 
 
 def _read_table(config: Path) -> Mapping[str, Any]:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from skewlsp.analysis.codes import UNUSED_SUPPRESSION
 from skewlsp.analysis.report import LoopReport, Span
 from skewlsp.common.diagnostic import Diagnostic
-from skewlsp.common.lint_codes import UNUSED_SUPPRESSION
 from skewlsp.common.select import Selection
 from skewlsp.common.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
 

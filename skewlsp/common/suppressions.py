@@ -10,13 +10,13 @@ reported as SKW901 so suppressions cannot outlive the problem they hid.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from skewlsp.analysis.codes import CODES, UNUSED_SUPPRESSION
 from skewlsp.analysis.lines import source_lines
 from skewlsp.analysis.report import Edit, Span
 from skewlsp.common.diagnostic import Diagnostic
-from skewlsp.common.lint_codes import UNUSED_SUPPRESSION, all_codes
 
 # Every suppression comment contains this word: text without it holds none.
 SUPPRESSION_MARK = "skewlint"
@@ -169,7 +169,7 @@ def unused_suppressions(
     """One SKW901 per comment that hid nothing, or per comment with codes that hid nothing."""
     if any(s.file_level and UNUSED_SUPPRESSION in s.codes for s in suppressions):
         return []  # the file opted out of unused-suppression remarks
-    known = all_codes()
+    known = CODES
     result: list[Diagnostic] = []
     for suppression in suppressions:
         kind = "file-ignore" if suppression.file_level else "ignore"
@@ -219,3 +219,23 @@ def _unused_fix(suppression: Suppression, kind: str) -> Edit | None:
     if kept:
         return Edit(suppression.span, f"# skewlint: {kind}[{', '.join(kept)}]")
     return Edit(suppression.removal, "") if suppression.removal is not None else None
+
+
+def suppression_edit(lines: Sequence[str], line: int, code: str) -> Edit:
+    """The edit that suppresses ``code`` on 1-based ``line``: a trailing
+    ``# skewlint: ignore[CODE]``, or ``code`` added to the directive already there."""
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    existing = next(
+        (m for m in _PATTERN.finditer(text) if m.group("kind") == "ignore"), None
+    )
+    if existing is not None:
+        span = Span(line, existing.start() + 1, line, existing.end() + 1)
+        raw = existing.group("codes")
+        if raw is None:  # a bare `ignore` already hides every code
+            return Edit(span, existing.group(0))
+        codes = [c.strip() for c in raw.split(",") if c.strip()]
+        if code not in codes:
+            codes.append(code)
+        return Edit(span, f"# skewlint: ignore[{', '.join(codes)}]")
+    end = len(text.rstrip()) + 1
+    return Edit(Span(line, end, line, len(text) + 1), f"  # skewlint: ignore[{code}]")

@@ -13,7 +13,6 @@ suppress a code — and each is titled by what it does to the file.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +20,9 @@ from typing import Any
 from lsprotocol import types
 
 from skewlsp import api
-from skewlsp.analysis import LoopReport, Resolver, loop_at
+from skewlsp.analysis import Edit, LoopReport, Resolver, loop_at
+from skewlsp.analysis.codes import STAGE_HINT, SYNTAX_ERROR
+from skewlsp.common.suppressions import suppression_edit
 from skewlsp.transform import loop_source
 
 from .commands import CommandChoice
@@ -33,8 +34,6 @@ STAGE = "stage"
 SUPPRESS = "suppress"
 PREVIEW_TITLE = "Preview the rewritten loop (read-only)"
 KINDS = [types.CodeActionKind.Refactor, types.CodeActionKind.QuickFix]
-_IGNORE_COMMENT = re.compile(r"#\s*skewlint\s*:\s*ignore\s*\[(?P<codes>[^\]]*)\]")
-_STAGE_HINT = re.compile(r"write stage=(\d+)")
 
 
 class PreviewUnavailableError(Exception):
@@ -98,7 +97,7 @@ def loops_in(reports: Sequence[LoopReport], first: int, last: int) -> list[LoopR
     headers = [
         r
         for r in reports
-        if r.code != "SKW900" and r.span.line <= last and first <= r.call_span.end_line
+        if r.code != SYNTAX_ERROR and r.span.line <= last and first <= r.call_span.end_line
     ]
     if headers:
         return headers
@@ -167,10 +166,11 @@ def list_actions(
                 )
             )
         for hint in report.hints:
-            if hint.code == "SKW030" and stage_value(report) is not None:
+            fix = stage_fix(report) if hint.code == STAGE_HINT else None
+            if fix is not None:
                 actions.append(
                     types.CodeAction(
-                        title=f"Use stage={stage_value(report)}",
+                        title=f"Use stage={fix.text}",
                         kind=types.CodeActionKind.QuickFix,
                         diagnostics=diags(hint.code),
                         is_preferred=True,
@@ -179,7 +179,7 @@ def list_actions(
                 )
         codes = [report.code, *(h.code for h in report.hints)]
         for code in dict.fromkeys(codes):
-            if code == "SKW900" or (enabled is not None and code not in enabled):
+            if code == SYNTAX_ERROR or (enabled is not None and code not in enabled):
                 continue
             actions.append(
                 types.CodeAction(
@@ -192,58 +192,27 @@ def list_actions(
     return actions
 
 
-def stage_value(report: LoopReport) -> int | None:
-    """The smaller stage that requests the same depth (SKW030's suggestion)."""
-    for hint in report.hints:
-        if hint.code == "SKW030":
-            match = _STAGE_HINT.search(hint.message)
-            if match:
-                return int(match.group(1))
-            if report.requested_depth:
-                return 2 if report.requested_depth == 2 else report.requested_depth + 1
-    return None
+def stage_fix(report: LoopReport) -> Edit | None:
+    """SKW030's fix, as the analysis computed it (``stage=3`` -> ``stage=2``)."""
+    return next((h.fix for h in report.hints if h.code == STAGE_HINT and h.fix), None)
 
 
 def stage_edit(
     lines: Sequence[str], report: LoopReport, encoding: str = UTF16
 ) -> types.TextEdit | None:
     """Replace the value of ``stage=`` (only the value: spacing and the keyword stay)."""
-    value = stage_value(report)
-    span = report.stage_span
-    if value is None or span is None or span.line != span.end_line:
+    fix = stage_fix(report)
+    if fix is None:
         return None
-    text = lines[span.line - 1][span.column - 1 : span.end_column - 1]
-    equals = text.find("=")
-    if equals < 0:
-        return None
-    start = equals + 1
-    while start < len(text) and text[start].isspace():
-        start += 1
-    begin = span.column + start
-    value_span = type(span)(span.line, begin, span.line, span.end_column)
-    return types.TextEdit(span_to_range(lines, value_span, encoding), str(value))
+    return types.TextEdit(span_to_range(lines, fix.span, encoding), fix.text)
 
 
 def suppress_edit(
     lines: Sequence[str], report: LoopReport, code: str, encoding: str = UTF16
 ) -> types.TextEdit:
     """Trailing ``# skewlint: ignore[CODE]`` on the ``for`` line (extends an existing one)."""
-    index = report.span.line - 1
-    text = lines[index] if index < len(lines) else ""
-    existing = _IGNORE_COMMENT.search(text)
-    Span = type(report.span)
-    if existing is not None:
-        codes = [c.strip() for c in existing.group("codes").split(",") if c.strip()]
-        if code not in codes:
-            codes.append(code)
-        start, end = existing.start() + 1, existing.end() + 1
-        span = Span(index + 1, start, index + 1, end)
-        return types.TextEdit(
-            span_to_range(lines, span, encoding), f"# skewlint: ignore[{', '.join(codes)}]"
-        )
-    end = len(text.rstrip()) + 1
-    span = Span(index + 1, end, index + 1, len(text) + 1)
-    return types.TextEdit(span_to_range(lines, span, encoding), f"  # skewlint: ignore[{code}]")
+    edit = suppression_edit(lines, report.span.line, code)
+    return types.TextEdit(span_to_range(lines, edit.span, encoding), edit.text)
 
 
 def loop_edit(

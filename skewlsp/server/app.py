@@ -25,7 +25,7 @@ from pygls.uris import to_fs_path
 
 from skewlsp import __version__
 from skewlsp.analysis import loop_at
-from skewlsp.common.lint_codes import all_codes
+from skewlsp.analysis.codes import CODES, SYNTAX_ERROR
 
 from . import actions, commands, diagnostics, presentation, preview_doc, visibility
 from .documents import Analysis, DocumentStore, Snapshot, WorkspaceResolver
@@ -451,7 +451,7 @@ def _header_report(analysis: Analysis, line: int):
     found = [
         r
         for r in analysis.reports
-        if r.code != "SKW900" and r.span.line <= line <= r.call_span.end_line
+        if r.code != SYNTAX_ERROR and r.span.line <= line <= r.call_span.end_line
     ]
     return max(found, key=lambda r: r.span.line, default=None)
 
@@ -496,7 +496,7 @@ async def code_lens(ls: SkewServer, params: types.CodeLensParams) -> list[types.
     choice = ls.command_choice
     lenses = []
     for report in analysis.reports:
-        if report.code == "SKW900" or not shown.loop(report):
+        if report.code == SYNTAX_ERROR or not shown.loop(report):
             continue
         start = to_position(lines, report.span.line, report.span.column, ls.encoding)
         previewable = report.verdict in ("skewed", "demoted")
@@ -689,7 +689,7 @@ def list_codes(ls: SkewServer, *args: Any) -> list[dict[str, str]]:
     """Every code the server can report: what a client offers in its "explain" picker."""
     return [
         {"code": c.code, "title": c.title, "severity": c.severity, "verdict": c.verdict}
-        for c in all_codes().values()
+        for c in CODES.values()
     ]
 
 

@@ -14,6 +14,7 @@ from dataclasses import replace
 from lsprotocol import types
 
 from skewlsp.analysis import LoopReport, docs_url
+from skewlsp.analysis.codes import SYNTAX_ERROR
 from skewlsp.common.diagnostic import Diagnostic as LintDiagnostic
 from skewlsp.common.pipeline import flatten
 from skewlsp.common.pipeline import select_and_suppress as shared_select_and_suppress
@@ -23,7 +24,6 @@ from .positions import UTF16, span_to_range
 from .presentation import STALE_NOTE
 
 SOURCE = "skewlsp"
-SYNTAX_ERROR = "SKW900"
 
 _SEVERITY = {
     "error": types.DiagnosticSeverity.Error,

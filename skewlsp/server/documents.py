@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skewlsp.analysis import LoopReport, UnitCache, analyze
+from skewlsp.analysis.codes import SYNTAX_ERROR
 from skewlsp.common.resolver import candidates, read_module
 
 from .positions import split_lines
 
 log = logging.getLogger(__name__)
 
-SYNTAX_ERROR = "SKW900"
 
 
 @dataclass(frozen=True)

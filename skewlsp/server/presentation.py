@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from skewlsp.analysis import CODES, LoopReport
-from skewlsp.common.lint_codes import all_codes
 
 STALE_NOTE = "as of the last version that parsed"
 
@@ -95,7 +94,7 @@ def timeline(report: LoopReport) -> str | None:
 
 
 def _title(code: str) -> str:
-    known = all_codes().get(code)
+    known = CODES.get(code)
     return known.title if known else code
 
 
@@ -200,7 +199,7 @@ def hover_markdown(
 
 
 def _default_severity(code: str) -> str:
-    known = all_codes().get(code)
+    known = CODES.get(code)
     return known.severity if known else "warning"
 
 
@@ -234,7 +233,7 @@ def inlay_label(report: LoopReport) -> str:
 
 def explain_markdown(code: str) -> str | None:
     """The long explanation of a code (analysis or lint-only), or ``None`` if unknown."""
-    known = all_codes().get(code.strip().upper())
+    known = CODES.get(code.strip().upper())
     if known is None:
         return None
     verdict = f" · verdict `{known.verdict}`" if known.verdict not in ("-", "") else ""

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from skewlsp.analysis import LoopReport
+from skewlsp.analysis.codes import SYNTAX_ERROR
 from skewlsp.common.pipeline import flatten, select_and_suppress
 from skewlsp.common.select import Selection
 
@@ -54,7 +55,7 @@ def shown(
     """What of ``reports`` is shown under ``selection`` and the suppression comments in
     ``source`` (``apply_comments=False``: the reports are not of ``source``, e.g. kept
     from the last version that parsed, so its comments say nothing about them)."""
-    candidates = [r for r in reports if r.code != "SKW900"]
+    candidates = [r for r in reports if r.code != SYNTAX_ERROR]
     records = flatten("", candidates, selection, span_of=lambda report: report.call_span)
     if apply_comments:
         kept = select_and_suppress(

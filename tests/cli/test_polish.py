@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from skewlsp.common.lint_codes import all_codes
+from skewlsp.analysis.codes import CODES
 from tests.cli.conftest import Run
 from tests.cli.helpers import DEMOTED, SKEWED, SYNTAX_ERROR, write
 
@@ -76,10 +76,10 @@ def test_explain_all_prints_every_code(run: Run) -> None:
     result = run("explain", "--all")
     assert result.exit_code == 0
     headers = [line.split(":")[0] for line in result.out.splitlines()
-               if line[:3] == "SKW" and ": " in line and line.split(":")[0] in all_codes()]
-    assert headers == list(all_codes())
+               if line[:3] == "SKW" and ": " in line and line.split(":")[0] in CODES]
+    assert headers == list(CODES)
     data = json.loads(run("explain", "--all", "--output-format", "json").out)
-    assert [item["code"] for item in data] == list(all_codes())
+    assert [item["code"] for item in data] == list(CODES)
 
 
 def test_explain_needs_a_code_or_all(run: Run) -> None:

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from skewlsp.analysis.codes import CODES, SYNTAX_ERROR
 from skewlsp.analysis.fifo_order import order_text
 from skewlsp.analysis.report import LoopReport, Span
 from skewlsp.cli.formats.context import SEVERITY_STYLE, FormatContext
 from skewlsp.common.diagnostic import Diagnostic
-from skewlsp.common.lint_codes import all_codes
 
-SYNTAX_ERROR = "SKW900"
 FULL_LOOP_LINES = 12  # loops up to this long are shown whole; longer ones are elided
 
 
@@ -34,7 +33,7 @@ def schedule_summary(report: LoopReport) -> str | None:
 def _hint(diagnostic: Diagnostic) -> str | None:
     if diagnostic.code == "SKW001":
         return None
-    known = all_codes().get(diagnostic.code)
+    known = CODES.get(diagnostic.code)
     return known.fix if known else None
 
 

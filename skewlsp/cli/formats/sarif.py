@@ -18,11 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from skewlsp import __version__
-from skewlsp.analysis.codes import docs_url
+from skewlsp.analysis.codes import CODES, docs_url
 from skewlsp.analysis.report import Span
 from skewlsp.cli.formats.context import FormatContext
 from skewlsp.common.diagnostic import Diagnostic
-from skewlsp.common.lint_codes import all_codes
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
@@ -65,7 +64,7 @@ def _location(
 
 def rules() -> list[dict[str, Any]]:
     result = []
-    for code, info in all_codes().items():
+    for code, info in CODES.items():
         result.append(
             {
                 "id": code,
