@@ -16,7 +16,7 @@ from collections.abc import Collection
 
 from .report import LoopReport, Span
 
-_PIPELINE_FOR = re.compile(r"^[ \t]*(?:async[ \t]+)?for\b[^\n]*\bpipeline[ \t]*\(", re.MULTILINE)
+_PIPELINE_FOR = re.compile(r"[ \t]*(?:async[ \t]+)?for\b[^\n]*\bpipeline[ \t]*\(")
 UNREACHED = (
     "skewlsp found this pl.pipeline loop but did not analyse it: it is defined where "
     "skewlsp does not follow the DSL parser (please report this layout)"
@@ -69,11 +69,21 @@ def unreported_loops(
 
 
 def _has_unreported_for_line(source: str, reported_lines: Collection[int]) -> bool:
-    for match in _PIPELINE_FOR.finditer(source):
-        line = source.count("\n", 0, match.start()) + 1
-        if line not in reported_lines:
+    """Whether some ``for ... pipeline(`` line has no report (scans only around the word)."""
+    position, line, counted = 0, 1, 0
+    while True:
+        found = source.find("pipeline", position)
+        if found < 0:
+            return False
+        start = source.rfind("\n", 0, found) + 1
+        end = source.find("\n", found)
+        line += source.count("\n", counted, start)
+        counted = start
+        if _PIPELINE_FOR.match(source, start, len(source) if end < 0 else end) and (
+            line not in reported_lines
+        ):
             return True
-    return False
+        position = len(source) if end < 0 else end
 
 
 def _is_pipeline_call(node: ast.expr, aliases: Collection[str]) -> bool:

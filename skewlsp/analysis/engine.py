@@ -54,7 +54,7 @@ from .source_index import (
     Unit,
     build_exact_index,
     build_index,
-    parse_whole,
+    syntax_problem,
 )
 from .unit_cache import UnitCache, UnitKey, context_fingerprint
 from .walk import walk
@@ -141,9 +141,12 @@ def analyze_models(
     # The fast index parses only the blocks it needs, but Python refuses the whole file
     # for a syntax error anywhere (and so does the compiler that imports it): the loops
     # that parsed keep their verdicts, next to the error.
-    whole = parse_whole(source)
-    if isinstance(whole, SyntaxProblem):
-        models.append(LoopModel(_syntax_report(whole, path)))
+    problem = None
+    if broken or not index.known_to_parse:
+        problem = syntax_problem(source, cache.parsed_blocks if cache is not None else None)
+        index.known_to_parse = problem is None and not broken
+    if problem is not None:
+        models.append(LoopModel(_syntax_report(problem, path)))
     elif broken:  # the file is fine: the layout misled the fast split
         return _analyze_exact(source, path, resolver)
     return _never_silent(source, path, index, models)

@@ -118,4 +118,6 @@ def _patched(previous: IndexedText, source: str) -> ModuleIndex | None:
             return dataclasses.replace(index, units=units)
     if mentions:
         return None  # "pipeline" outside every unit: a full build decides what it means
-    return index  # the line belongs to no unit: nothing any loop sees has changed
+    # The line belongs to no unit: nothing any loop sees has changed, but whether the
+    # file still parses must be checked again.
+    return dataclasses.replace(index, known_to_parse=False)

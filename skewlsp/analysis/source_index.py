@@ -69,6 +69,9 @@ class ModuleIndex:
     pipeline_names: frozenset[str] = frozenset()
     imports_pypto: bool = False
     units: list[Unit] = field(default_factory=list)
+    # The whole text is known to parse (set once checked; an incremental update inside a
+    # unit keeps it, since the unit's own parse then covers the edited text).
+    known_to_parse: bool = False
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -253,6 +256,36 @@ def parse_whole(source: str) -> ast.Module | SyntaxProblem:
             else (str(err) or type(err).__name__)
         )
         return SyntaxProblem(f"cannot parse: {reason}", 1, 1)
+
+
+MAX_PARSED_BLOCKS = 20_000  # block texts remembered as parsing (a language server's edits)
+
+
+def syntax_problem(source: str, parsed: set[str] | None = None) -> SyntaxProblem | None:
+    """Why Python would refuse to import ``source``, or None.
+
+    With ``parsed`` (top-level block texts already known to parse, kept by the caller
+    across edits), only the blocks not seen before are parsed: an edit costs the block
+    it touched. A block that does not parse on its own (an ``else:`` the layout split
+    from its ``if``) sends the question to the whole-file parse, which decides.
+    """
+    if parsed is None:
+        whole = parse_whole(source)
+        return whole if isinstance(whole, SyntaxProblem) else None
+    page = layout.Layout(source)
+    fresh: list[str] = []
+    for block in page.blocks(1, len(page.lines), 0):
+        text = page.text(block)
+        if text in parsed:
+            continue
+        if isinstance(parse_whole(text), SyntaxProblem):
+            whole = parse_whole(source)
+            return whole if isinstance(whole, SyntaxProblem) else None
+        fresh.append(text)
+    if len(parsed) + len(fresh) > MAX_PARSED_BLOCKS:
+        parsed.clear()
+    parsed.update(fresh)
+    return None
 
 
 def build_exact_index(source: str) -> ModuleIndex:

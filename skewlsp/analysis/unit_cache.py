@@ -35,6 +35,7 @@ class UnitCache:
         ] = OrderedDict()
         self._lock = threading.Lock()  # a server analyses documents in worker threads
         self._texts: OrderedDict[str | None, IndexedText] = OrderedDict()
+        self.parsed_blocks: set[str] = set()  # top-level blocks known to parse
         self.hits = 0
         self.misses = 0
 
@@ -65,6 +66,7 @@ class UnitCache:
         with self._lock:
             self._entries.clear()
             self._texts.clear()
+            self.parsed_blocks.clear()
 
     def index(self, path: str | None, source: str) -> ModuleIndex:
         """The module index of ``source``, patched from this path's previous text if possible."""

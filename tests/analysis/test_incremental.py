@@ -77,3 +77,15 @@ def test_common_prefix_and_suffix_match_a_character_by_character_scan(
     limit = min(len(old), len(new)) - prefix
     assert _common_suffix(old, new, limit) == naive_suffix(old, new, limit)
     assert _common_suffix(old, new, limit // 2) == naive_suffix(old, new, limit // 2)
+
+
+def test_a_syntax_error_typed_outside_any_loop_function_comes_and_goes_with_the_cache() -> None:
+    from pathlib import Path
+
+    skewed = (Path(__file__).resolve().parents[1] / "fixtures" / "cli" / "skewed.py").read_text()
+    source = skewed + "\n\ndef helper():\n    return 1\n"
+    cache = UnitCache()
+    assert [r.code for r in analyze(source, "k.py", cache=cache)] == ["SKW001"]
+    broken = source.replace("return 1", "return 1 +")
+    assert [r.code for r in analyze(broken, "k.py", cache=cache)] == ["SKW001", "SKW900"]
+    assert [r.code for r in analyze(source, "k.py", cache=cache)] == ["SKW001"]
