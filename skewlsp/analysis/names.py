@@ -97,9 +97,11 @@ def block_effects(statements: Sequence[cst.CSTNode]) -> tuple[list[str], list[st
 
 # While a unit is analysed, each statement's effects are computed once: the function
 # body, each loop body and each top-level statement ask again for the same nested
-# statements. The memo keeps the node itself, so its id cannot be reused meanwhile.
-_Effects = tuple[cst.CSTNode, tuple[str, ...], tuple[str, ...]]
-_MEMO: contextvars.ContextVar[dict[int, _Effects] | None] = contextvars.ContextVar(
+# statements. libcst nodes hash by identity, so they key the memo themselves; a context
+# variable scopes it to one unit's analysis in whichever thread runs it (a language
+# server analyses documents in worker threads).
+_Effects = tuple[tuple[str, ...], tuple[str, ...]]
+_MEMO: contextvars.ContextVar[dict[cst.CSTNode, _Effects] | None] = contextvars.ContextVar(
     "statement_effects_memo", default=None
 )
 
@@ -119,11 +121,11 @@ def statement_effects(stmt: cst.CSTNode) -> tuple[list[str], list[str]]:
     memo = _MEMO.get()
     if memo is None:
         return _statement_effects(stmt)
-    found = memo.get(id(stmt))
+    found = memo.get(stmt)
     if found is None:
         defs, reads = _statement_effects(stmt)
-        found = memo[id(stmt)] = (stmt, tuple(defs), tuple(reads))
-    return list(found[1]), list(found[2])  # callers extend what they get
+        found = memo[stmt] = (tuple(defs), tuple(reads))
+    return list(found[0]), list(found[1])  # callers extend what they get
 
 
 def _statement_effects(stmt: cst.CSTNode) -> tuple[list[str], list[str]]:

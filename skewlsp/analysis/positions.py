@@ -19,10 +19,10 @@ The stdlib parser already knows where every statement starts and ends, so:
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 
 import libcst as cst
-from libcst.metadata import CodePosition, CodeRange, PositionProvider
-from libcst.metadata.position_provider import PositionProvidingCodegenState
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from .lines import source_lines
 from .report import Span
@@ -200,19 +200,11 @@ def _argument_twin(node: cst.Arg, call: cst.Call, twin: ast.Call) -> ast.AST | N
     return None
 
 
-def _syntactic_ranges(module: cst.Module) -> tuple[dict[cst.CSTNode, CodeRange], str]:
-    """PositionProvider's ranges and the rendered code, from one code generation.
-
-    (MetadataWrapper would also visit every node to hand metadata to visitors.)
-    """
-    provider = PositionProvider()
-    state = PositionProvidingCodegenState(
-        default_indent=module.default_indent,
-        default_newline=module.default_newline,
-        provider=provider,
-    )
-    module._codegen(state)
-    return provider._computed, "".join(state.tokens)
+def _syntactic_ranges(module: cst.Module) -> tuple[Mapping[cst.CSTNode, CodeRange], str]:
+    """PositionProvider's ranges of every node of ``module``, and its code (public API:
+    only the rare nodes without a stdlib twin come here)."""
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    return wrapper.resolve(PositionProvider), module.code
 
 
 def _pair_block(
