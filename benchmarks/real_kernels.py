@@ -11,11 +11,13 @@ iterable is ``<name>.pipeline(...)``). Then, through the real entry points:
   demoted (exit 0 and a rewrite that holds no ``pl.pipeline``);
 - server: ``python -m skewlsp`` over stdio with a real LSP client (pygls); each file
   with loops is opened, and for each loop the diagnostics, a hover, the code actions
-  and, for skewed and demoted loops, ``skewlsp/preview`` must answer.
+  and, for skewed and demoted loops, ``skewlsp/preview`` must answer; then every code
+  lens's command is executed as a client that implements none of skewlsp's commands
+  would (the server must show a document), and the file must be left unchanged.
 
 Prints, for example:
 ``336 loops found, 336 reported, CLI previews 13/13, server: diagnostics 336/336,
-hovers 336/336, actions 336/336, previews 13/13 (155 files, 42.0 s)``
+hovers 336/336, actions 336/336, previews 13/13, lens commands 336/336 (76 files, 44 s)``
 and exits 1 when any loop is silent or any path failed, listing the failures.
 """
 
@@ -45,8 +47,15 @@ class Tally:
     reported: dict[tuple[str, int], dict] = field(default_factory=dict)
     cli_previews: list[bool] = field(default_factory=list)
     server: dict[str, list[bool]] = field(
-        default_factory=lambda: {"diagnostics": [], "hovers": [], "actions": [], "previews": []}
+        default_factory=lambda: {
+            "diagnostics": [],
+            "hovers": [],
+            "actions": [],
+            "previews": [],
+            "lens commands": [],
+        }
     )
+    shown: list[str] = field(default_factory=list)  # documents the server asked us to show
     failures: list[str] = field(default_factory=list)
 
 
@@ -105,8 +114,17 @@ def cli_previews(tally: Tally) -> None:
 
 async def server_paths(root: Path, tally: Tally) -> None:
     client = LanguageClient("real-kernels", "1")
+
+    @client.feature(types.WINDOW_SHOW_DOCUMENT)
+    def show_document(params: types.ShowDocumentParams) -> types.ShowDocumentResult:
+        tally.shown.append(params.uri)
+        return types.ShowDocumentResult(success=True)
+
     await client.start_io(sys.executable, "-m", "skewlsp")
     capabilities = types.ClientCapabilities(
+        window=types.WindowClientCapabilities(
+            show_document=types.ShowDocumentClientCapabilities(support=True)
+        ),
         text_document=types.TextDocumentClientCapabilities(
             diagnostic=types.DiagnosticClientCapabilities(),
             hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
@@ -180,7 +198,37 @@ async def _one_file(client: LanguageClient, path: Path, lines: list[int], tally:
         tally.server["previews"].append(ok)
         if not ok:
             tally.failures.append(f"{path}:{line}: server preview: {reason[:300]}")
+    await _lens_commands(client, document, path, tally)
     client.text_document_did_close(types.DidCloseTextDocumentParams(document))
+    if text != path.read_text(encoding="utf-8", errors="replace"):
+        tally.failures.append(f"{path}: the file changed while the server worked on it")
+
+
+async def _lens_commands(
+    client: LanguageClient, document: types.TextDocumentIdentifier, path: Path, tally: Tally
+) -> None:
+    """Execute every lens's command as a client that implements none of ours would."""
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(document))
+    for lens in lenses or []:
+        command = lens.command
+        if command is None or not command.command:
+            tally.server["lens commands"].append(False)
+            tally.failures.append(f"{path}:{lens.range.start.line + 1}: a lens without a command")
+            continue
+        before = len(tally.shown)
+        try:
+            await client.workspace_execute_command_async(
+                types.ExecuteCommandParams(command.command, command.arguments)
+            )
+        except Exception as error:  # noqa: BLE001 - a refused command is a finding
+            ok, reason = False, str(error)
+        else:
+            ok, reason = len(tally.shown) > before, "nothing was shown"
+        tally.server["lens commands"].append(ok)
+        if not ok:
+            tally.failures.append(
+                f"{path}:{lens.range.start.line + 1}: lens `{command.command}`: {reason[:200]}"
+            )
 
 
 def summary(tally: Tally, files: int, seconds: float) -> str:
