@@ -56,14 +56,63 @@ class EffectiveSettings:
     inlay_hints: bool
 
 
+_INVALID = object()  # what a reader returns for a value it refuses
+
+
+def _codes(value: Any) -> Any:
+    if isinstance(value, list) and all(isinstance(v, str) and is_code_selector(v) for v in value):
+        return tuple(value)
+    return _INVALID
+
+
+def _paths(value: Any) -> Any:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    return _INVALID
+
+
+def _names(value: Any) -> Any:
+    if isinstance(value, (list, tuple)) and not value:  # an empty Lua table
+        return ()
+    return _paths(value)
+
+
+def _switch(value: Any) -> Any:
+    if isinstance(value, Mapping):  # VS Code style {"enable": bool}
+        value = value.get("enable")
+    return value if isinstance(value, bool) else _INVALID
+
+
+def _milliseconds(value: Any) -> Any:
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 10_000
+    return value if ok else _INVALID
+
+
+def _run_mode(value: Any) -> Any:
+    return value if value in (ON_TYPE, ON_SAVE) else _INVALID
+
+
+# setting -> (ClientOptions field, reader, what a valid value is)
+_READERS: dict[str, tuple[str, Any, str]] = {
+    "select": ("select", _codes, "a list of reason codes"),
+    "ignore": ("ignore", _codes, "a list of reason codes"),
+    "src": ("src", _paths, "a list of paths"),
+    "codeLens": ("code_lens", _switch, "true or false"),
+    "inlayHints": ("inlay_hints", _switch, "true or false"),
+    "debounce": ("debounce_ms", _milliseconds, "milliseconds (0-10000)"),
+    "run": ("run", _run_mode, f"{ON_TYPE!r} or {ON_SAVE!r}"),
+    "clientCommands": ("client_commands", _names, "a list of names"),
+}
+
+
 def parse_client_options(raw: Any) -> tuple[ClientOptions, list[str]]:
     """Validate the editor's settings object; returns the options and one problem per bad key.
 
     Accepts the flat object (``{"select": [...]}``) and the same nested under
-    ``skewlsp`` (as some clients send ``didChangeConfiguration``).
+    ``skewlsp`` (as some clients send ``didChangeConfiguration``); an empty Lua table
+    arrives as ``[]`` and means no settings.
     """
-    problems: list[str] = []
-    if isinstance(raw, (list, tuple)) and not raw:  # an empty Lua table arrives as []
+    if isinstance(raw, (list, tuple)) and not raw:
         return ClientOptions(), []
     if not isinstance(raw, Mapping):
         return ClientOptions(), (
@@ -74,61 +123,39 @@ def parse_client_options(raw: Any) -> tuple[ClientOptions, list[str]]:
         raw = nested
     elif isinstance(nested, (list, tuple)) and not nested:
         return ClientOptions(), []
+    problems: list[str] = []
     options: dict[str, Any] = {}
-    for key in ("select", "ignore"):
+    for key, (attr, read, valid) in _READERS.items():
         value = raw.get(key)
         if value is None:
             continue
-        if isinstance(value, list) and all(
-            isinstance(v, str) and is_code_selector(v) for v in value
-        ):
-            options[key] = tuple(value)
+        parsed = read(value)
+        if parsed is _INVALID:
+            problems.append(f"skewlsp.{key} must be {valid}; ignored {value!r}")
         else:
-            problems.append(f"skewlsp.{key} must be a list of reason codes; ignored {value!r}")
-    severity = raw.get("severity")
-    if isinstance(severity, (list, tuple)) and not severity:  # an empty Lua table
-        severity = {}
-    if isinstance(severity, Mapping):
-        good = {}
-        for code, level in severity.items():
-            if isinstance(code, str) and is_code_selector(code) and level in SEVERITY_RANK:
-                good[code] = level
-            else:
-                problems.append(f"skewlsp.severity.{code}: ignored {level!r}")
-        options["severity"] = good
-    elif severity is not None:
-        problems.append(f"skewlsp.severity must be an object; ignored {severity!r}")
-    src = raw.get("src")
-    if isinstance(src, list) and all(isinstance(v, str) for v in src):
-        options["src"] = tuple(src)
-    elif src is not None:
-        problems.append(f"skewlsp.src must be a list of paths; ignored {src!r}")
-    for key, attr in (("codeLens", "code_lens"), ("inlayHints", "inlay_hints")):
-        value = raw.get(key)
-        if isinstance(value, Mapping):  # VS Code style {"enable": bool}
-            value = value.get("enable")
-        if isinstance(value, bool):
-            options[attr] = value
-        elif value is not None:
-            problems.append(f"skewlsp.{key} must be true or false; ignored {value!r}")
-    debounce = raw.get("debounce")
-    if isinstance(debounce, int) and not isinstance(debounce, bool) and 0 <= debounce <= 10_000:
-        options["debounce_ms"] = debounce
-    elif debounce is not None:
-        problems.append(f"skewlsp.debounce must be milliseconds (0-10000); ignored {debounce!r}")
-    run = raw.get("run")
-    if run in (ON_TYPE, ON_SAVE):
-        options["run"] = run
-    elif run is not None:
-        problems.append(f"skewlsp.run must be {ON_TYPE!r} or {ON_SAVE!r}; ignored {run!r}")
-    commands = raw.get("clientCommands")
-    if isinstance(commands, list) and all(isinstance(c, str) for c in commands):
-        options["client_commands"] = tuple(commands)
-    elif isinstance(commands, (list, tuple)) and not commands:
-        options["client_commands"] = ()
-    elif commands is not None:
-        problems.append(f"skewlsp.clientCommands must be a list of names; ignored {commands!r}")
-    return ClientOptions(**options), problems
+            options[attr] = parsed
+    severity, severity_problems = _severity(raw.get("severity"))
+    if severity is not None:
+        options["severity"] = severity
+    return ClientOptions(**options), problems + severity_problems
+
+
+def _severity(value: Any) -> tuple[dict[str, str] | None, list[str]]:
+    """``{code: level}``; bad entries are dropped, each with its problem."""
+    if isinstance(value, (list, tuple)) and not value:  # an empty Lua table
+        return {}, []
+    if value is None:
+        return None, []
+    if not isinstance(value, Mapping):
+        return None, [f"skewlsp.severity must be an object; ignored {value!r}"]
+    good: dict[str, str] = {}
+    problems = []
+    for code, level in value.items():
+        if isinstance(code, str) and is_code_selector(code) and level in SEVERITY_RANK:
+            good[code] = level
+        else:
+            problems.append(f"skewlsp.severity.{code}: ignored {level!r}")
+    return good, problems
 
 
 def merge_client_options(base: ClientOptions, override: ClientOptions, raw: Any) -> ClientOptions:
