@@ -8,7 +8,8 @@ iterable is ``<name>.pipeline(...)``). Then, through the real entry points:
 - lint: ``skewlint --output-format json --select ALL`` on DIR; a loop is *reported*
   when a diagnostic sits on its ``for`` line;
 - CLI previews: ``skewlint preview FILE:LINE`` for every loop the lint calls skewed or
-  demoted (exit 0 and a rewrite that holds no ``pl.pipeline``);
+  demoted (exit 0 and a rewrite that holds no ``pl.pipeline``), and the same loops'
+  previews in ``skewlint --preview`` over the whole tree;
 - server: ``python -m skewlsp`` over stdio with a real LSP client (pygls); each file
   with loops is opened, and for each loop the diagnostics, a hover, the code actions
   and, for skewed and demoted loops, ``skewlsp/preview`` must answer; then every code
@@ -16,7 +17,7 @@ iterable is ``<name>.pipeline(...)``). Then, through the real entry points:
   would (the server must show a document), and the file must be left unchanged.
 
 Prints, for example:
-``336 loops found, 336 reported, CLI previews 13/13, server: diagnostics 336/336,
+``336 loops found, 336 reported, CLI previews 13/13 (--preview 13/13), server: diagnostics 336/336,
 hovers 336/336, actions 336/336, previews 13/13, lens commands 336/336 (76 files, 44 s)``
 and exits 1 when any loop is silent or any path failed, listing the failures.
 """
@@ -46,6 +47,7 @@ class Tally:
     found: list[tuple[str, int]] = field(default_factory=list)
     reported: dict[tuple[str, int], dict] = field(default_factory=dict)
     cli_previews: list[bool] = field(default_factory=list)
+    full_previews: list[bool] = field(default_factory=list)  # --preview (json) over the tree
     server: dict[str, list[bool]] = field(
         default_factory=lambda: {
             "diagnostics": [],
@@ -99,6 +101,25 @@ def lint(root: Path, tally: Tally) -> None:
     for key in tally.found:
         if key not in tally.reported:
             tally.failures.append(f"{key[0]}:{key[1]}: no report")
+
+
+def full_previews(root: Path, tally: Tally) -> None:
+    """``skewlint --preview``: every skewed or demoted loop's preview in the lint's output."""
+    result = skewlint("--no-cache", "--output-format", "json", "--select", "ALL", "--exit-zero",
+                      "--preview", str(root))
+    if result.returncode != 0:
+        tally.failures.append(f"skewlint --preview exited {result.returncode}: "
+                              f"{result.stderr.strip()[:300]}")
+        return
+    for item in json.loads(result.stdout):
+        if item.get("kind", "loop") != "loop" or item.get("verdict") not in REWRITTEN:
+            continue
+        ok = bool(item.get("preview")) and "pl.pipeline(" not in item["preview"]
+        tally.full_previews.append(ok)
+        if not ok:
+            tally.failures.append(
+                f"{item['filename']}:{item['line']}: --preview: {item.get('preview_error')}"
+            )
 
 
 def cli_previews(tally: Tally) -> None:
@@ -239,7 +260,8 @@ def summary(tally: Tally, files: int, seconds: float) -> str:
     server = ", ".join(f"{name} {ratio(values)}" for name, values in tally.server.items())
     return (
         f"{len(tally.found)} loops found, {reported} reported, "
-        f"CLI previews {ratio(tally.cli_previews)}, server: {server} "
+        f"CLI previews {ratio(tally.cli_previews)} (--preview {ratio(tally.full_previews)}), "
+        f"server: {server} "
         f"({files} files, {seconds:.1f} s)"
     )
 
@@ -256,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     tally = Tally(found=find_loops(root))
     lint(root, tally)
     cli_previews(tally)
+    full_previews(root, tally)
     asyncio.run(server_paths(root, tally))
     files = len({path for path, _ in tally.found})
     print(summary(tally, files, time.perf_counter() - started))
