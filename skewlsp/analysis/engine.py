@@ -8,17 +8,17 @@ the units holding loops are parsed with libcst, so the cost follows the loops.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from . import dsl, mixed
+from . import dsl, mixed, module_flow
 from .advice import depth_hint
 from .assemble import loop_report
 from .body import BodyContext, InnerSkew, Stmt, loop_bounds, normalise, resolve
 from .closures import capture_locals, parameter_values
-from .codes import SYNTAX_ERROR
+from .codes import NOT_COMPILED, SYNTAX_ERROR
 from .conditions import Interval
 from .constants import Const, Folded, ModuleConstants
 from .coverage import unreported_loops
@@ -37,7 +37,7 @@ from .names import (
 )
 from .positions import LoopPositions
 from .reads import ReadLog
-from .report import CoreResult, LoopReport, Resolver, Span
+from .report import CoreResult, Instance, LoopReport, Resolver, Span
 from .scope import (
     EnclosingLoop,
     FunctionScope,
@@ -247,10 +247,14 @@ class _UnitAnalysis:
         self.module = module
         self.positions = LoopPositions(module, tree, self.unit.text, self.unit.line_offset)
         self.loop_stack: list[cst.For] = []
+        # Models of loops decided once per iteration of a module-level ``for`` (set aside
+        # as each iteration ends, so the next one decides the same nodes afresh).
+        self.finished: list[LoopModel] = []
+        self.module_bindings: tuple[tuple[str, str], ...] = ()  # module-level for variables
         with memoised_effects():
             for stmt in module.body:
                 self._visit_top(stmt, qualname="")
-        return list(self.models.values())
+        return [*self.finished, *self.models.values()]
 
     # -- walking ---------------------------------------------------------------------------
 
@@ -263,9 +267,107 @@ class _UnitAnalysis:
         elif isinstance(stmt, cst.If) and not qualname and self.unit.text.startswith("if 1:"):
             for child in body_statements(stmt.body):
                 self._visit_top(child, qualname)
+        elif isinstance(stmt, cst.If) and not self.functions:
+            self._module_if(stmt, qualname)
+        elif isinstance(stmt, cst.For) and not self.functions:
+            self._module_for(stmt, qualname)
         else:
             scope = FunctionScope(self.module_constants, frozenset(), frozenset(), frozenset())
             self._visit(stmt, scope, [], qualname or "<module>")
+
+    # -- module-level Python around programs (module_flow) ---------------------------------
+
+    def _module_if(self, stmt: cst.If, qualname: str) -> None:
+        """Only the branch Python takes when the module loads is ever compiled."""
+        taken = module_flow.branch_taken(stmt.test, self.module_constants)
+        branches: list[tuple[bool, list[cst.CSTNode]]] = [(True, list(body_statements(stmt.body)))]
+        if isinstance(stmt.orelse, cst.If):
+            branches.append((False, [stmt.orelse]))
+        elif isinstance(stmt.orelse, cst.Else):
+            branches.append((False, list(body_statements(stmt.orelse.body))))
+        header = module_flow.header_text(stmt)
+        for is_body, block in branches:
+            if taken is None or taken == is_body:
+                for child in block:
+                    self._visit_top(child, qualname)
+                continue
+            why = (
+                f"the module-level `{header}` is false when the module loads"
+                if is_body
+                else f"the module-level `{header}` is true when the module loads, so its "
+                "`else` branch never runs"
+            )
+            for child in block:
+                self._not_compiled(child, why)
+
+    def _module_for(self, stmt: cst.For, qualname: str) -> None:
+        """A program built in a module-level ``for`` is compiled once per iteration.
+
+        ``@pl.program`` and ``@pl.function`` parse when Python defines them, with the
+        module's values at that moment; a ``@pl.jit`` kernel is specialized when it is
+        first called, with the module's values then: the loop has finished, so its
+        variable holds the last iteration's value.
+        """
+        passes = module_flow.iterations(stmt, self.module_constants)
+        if passes is None:  # not evaluable: analysed once, its variable unknown
+            scope = FunctionScope(self.module_constants, frozenset(), frozenset(), frozenset())
+            self._visit(stmt, scope, [], qualname or "<module>")
+            return
+        if not passes:
+            why = f"the module-level `{module_flow.header_text(stmt)}` runs zero times"
+            for child in body_statements(stmt.body):
+                self._not_compiled(child, why)
+            return
+        outer, bound = self.module_constants, self.module_bindings
+        try:
+            for child in body_statements(stmt.body):
+                late = module_flow.compiled_when_called(child)
+                for one in passes[-1:] if late else passes:
+                    self.module_constants = outer.enclosed({}, one.values)
+                    if late or len(passes) == 1:  # one program: one verdict, as if written out
+                        self._visit_top(child, qualname)
+                        continue
+                    self.module_bindings = (*bound, *one.shown)
+                    self._decide_apart(lambda c=child: self._visit_top(c, qualname))
+                    self.module_bindings = bound
+        finally:
+            self.module_constants, self.module_bindings = outer, bound
+
+    def _decide_apart(self, visit: Callable[[], object]) -> None:
+        """Run ``visit`` with no loop decided yet and set its models aside, marked with the
+        module-level bindings in force (the same nodes are decided once per iteration)."""
+        instance = Instance(self.module_bindings)
+        saved = self.models, self.inner, self.outside, self.dual_aiv
+        self.models, self.inner, self.outside, self.dual_aiv = {}, {}, {}, {}
+        try:
+            visit()
+            for model in self.models.values():
+                report = model.report
+                model.report = replace(
+                    report, instance=instance, message=f"{instance.label}: {report.message}"
+                )
+                self.finished.append(model)
+        finally:
+            self.models, self.inner, self.outside, self.dual_aiv = saved
+
+    def _not_compiled(self, stmt: cst.CSTNode, why: str) -> None:
+        """Every pipeline loop under ``stmt``: never compiled, so no verdict (SKW070)."""
+        for node in walk(stmt):
+            if not (
+                isinstance(node, cst.For)
+                and isinstance(node.iter, cst.Call)
+                and dsl.loop_kind(node.iter, self.aliases) in ("pipeline", "bare_pipeline")
+            ):
+                continue
+            self.loop_stack.append(node)
+            try:
+                span, call_span = self._span(node), self._span(node.iter)
+            finally:
+                self.loop_stack.pop()
+            report = LoopReport(
+                self.path, span, call_span, "not_compiled", NOT_COMPILED, f"not compiled: {why}"
+            )
+            self.finished.append(LoopModel(report))
 
     def _function(self, fn: cst.FunctionDef, qualname: str) -> None:
         self.functions.append(fn)
@@ -276,7 +378,7 @@ class _UnitAnalysis:
 
     def _function_body(self, fn: cst.FunctionDef, qualname: str) -> None:
         name = f"{qualname}{fn.name.value}"
-        if not qualname and "." in self.unit.qualname:
+        if not qualname and "." in self.unit.qualname and self.unit.text.startswith("if 1:"):
             name = f"{self.unit.qualname.rsplit('.', 1)[0]}.{fn.name.value}"
         params = frozenset(n for n, _ in function_params(fn))
         defs, _ = block_effects(body_statements(fn.body))
