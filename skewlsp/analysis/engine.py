@@ -15,8 +15,9 @@ import libcst as cst
 
 from . import dsl, mixed, module_flow
 from .advice import depth_hint
-from .assemble import loop_report
+from .assemble import at_call, loop_report
 from .body import BodyContext, InnerSkew, Stmt, loop_bounds, normalise, resolve
+from .callsites import CallSite, call_sites, is_inline_helper
 from .closures import capture_locals, parameter_values
 from .codes import NOT_COMPILED, SYNTAX_ERROR
 from .conditions import Interval
@@ -57,6 +58,7 @@ from .source_index import (
     parse_whole,
 )
 from .unit_cache import UnitCache, UnitKey, context_fingerprint
+from .values import CallSiteValue
 from .walk import walk
 
 MAX_PREVIEW_COPIES = 16  # pl.unroll copies of one loop rewritten one by one for its preview
@@ -121,7 +123,8 @@ def analyze_models(
     fresh: list[tuple[UnitKey, list[LoopModel]]] = []
     broken = False
     for unit in index.units:
-        key = (path, unit.text, unit.line_offset, fingerprint)
+        callers = tuple((c.text, c.line_offset) for c in unit.callers)
+        key = (path, unit.text, unit.line_offset, fingerprint, callers)
         cached = cache.get(key, resolver) if cache is not None else None
         if cached is not None:
             models.extend(LoopModel(report) for report in cached)
@@ -251,6 +254,7 @@ class _UnitAnalysis:
         # as each iteration ends, so the next one decides the same nodes afresh).
         self.finished: list[LoopModel] = []
         self.module_bindings: tuple[tuple[str, str], ...] = ()  # module-level for variables
+        self.call_headers: tuple[cst.CSTNode, ...] = ()  # scope headers around a helper call
         with memoised_effects():
             for stmt in module.body:
                 self._visit_top(stmt, qualname="")
@@ -333,18 +337,31 @@ class _UnitAnalysis:
         finally:
             self.module_constants, self.module_bindings = outer, bound
 
-    def _decide_apart(self, visit: Callable[[], object]) -> None:
+    def _decide_apart(
+        self, visit: Callable[[], object], instance: Instance | None = None, helper: str = ""
+    ) -> None:
         """Run ``visit`` with no loop decided yet and set its models aside, marked with the
-        module-level bindings in force (the same nodes are decided once per iteration)."""
-        instance = Instance(self.module_bindings)
+        module-level bindings in force (the same nodes are decided once per iteration), or
+        with ``instance``: a call of the inline ``helper``, also remarked at the call."""
+        instance = instance or Instance(self.module_bindings)
+        if instance.caller and self.module_bindings:
+            instance = replace(instance, bindings=(*self.module_bindings, *instance.bindings))
         saved = self.models, self.inner, self.outside, self.dual_aiv
         self.models, self.inner, self.outside, self.dual_aiv = {}, {}, {}, {}
         try:
             visit()
             for model in self.models.values():
                 report = model.report
+                hints = report.hints
+                if instance.call is not None and report.verdict != "left":
+                    # A helper loop left for LowerPipelineLoops is left at every call:
+                    # only a cross-core verdict is worth a remark where the caller is.
+                    hints = (*hints, at_call(report, instance.call, helper))
                 model.report = replace(
-                    report, instance=instance, message=f"{instance.label}: {report.message}"
+                    report,
+                    instance=instance,
+                    message=f"{instance.label}: {report.message}",
+                    hints=hints,
                 )
                 self.finished.append(model)
         finally:
@@ -380,6 +397,55 @@ class _UnitAnalysis:
         name = f"{qualname}{fn.name.value}"
         if not qualname and "." in self.unit.qualname and self.unit.text.startswith("if 1:"):
             name = f"{self.unit.qualname.rsplit('.', 1)[0]}.{fn.name.value}"
+        if len(self.functions) == 1 and not qualname and is_inline_helper(fn):
+            self._inline_helper(fn, name)
+            return
+        self._body(fn, name)
+
+    # -- @pl.jit.inline helpers, decided per call site (callsites) ---------------------------
+
+    def _inline_helper(self, fn: cst.FunctionDef, name: str) -> None:
+        """Each call splices its own copy of the helper: one verdict per call site."""
+        sites = [
+            site
+            for caller in self.unit.callers
+            for site in call_sites(caller, fn, self.module_constants)
+        ]
+        sites.sort(key=lambda site: (site.span.line, site.span.column))
+        if not sites:
+            why = (
+                "each caller's argument is spliced in for it (InlineFunctions), and no "
+                "caller of `{helper}` is in this file (callers in other files are out of "
+                "reach of a per-file analysis)"
+            )
+            unknown = {
+                param: CallSiteValue(
+                    param,
+                    f"`{param}` is a parameter of the inline helper `{name}`: "
+                    + why.format(helper=name),
+                )
+                for param, p in function_params(fn)
+                if not dsl.annotation_kind(p.annotation)
+            }
+            self._body(fn, name, call_site=unknown)
+            return
+        for site in sites:
+            self.call_headers = site.headers
+            self._decide_apart(
+                lambda site=site: self._body(fn, name, site=site),
+                Instance(site.shown, site.caller, site.span),
+                helper=name,
+            )
+        self.call_headers = ()
+
+    def _body(
+        self,
+        fn: cst.FunctionDef,
+        name: str,
+        *,
+        site: CallSite | None = None,
+        call_site: dict[str, Folded] | None = None,
+    ) -> None:
         params = frozenset(n for n, _ in function_params(fn))
         defs, _ = block_effects(body_statements(fn.body))
         dsl_names = frozenset(defs) | params
@@ -387,6 +453,14 @@ class _UnitAnalysis:
         base.specialized = specialized_params(fn, self.module_constants)
         env: dict[str, Folded] = dict(base.specialized)  # pl.jit literals, until rebound
         function_incore = is_incore_function(fn)
+        if site is not None:  # the caller's arguments stand for the parameters
+            base.specialized = {**base.specialized, **site.specialized}
+            env = {**site.values, **base.specialized}
+            function_incore = function_incore or site.incore
+        if call_site is not None:  # a helper without callers: as spliced into an InCore scope
+            base.call_site = call_site
+            env.update(call_site)
+            function_incore = True
         self.closures.append(parameter_values(fn, name))
         try:
             for stmt, incore in flatten_top_level(body_statements(fn.body), function_incore):
@@ -708,9 +782,14 @@ class _UnitAnalysis:
         return found
 
     def _dual_aiv_dispatch(self, fn: cst.FunctionDef, loop: cst.For) -> bool:
-        """Whether the compiler runs this loop's vector copy twice (once per loop)."""
+        """Whether the compiler runs this loop's vector copy twice (once per loop).
+
+        A loop spliced from an inline helper is outlined from the caller's scope: the
+        caller's headers around the call count as well as the helper's around the loop.
+        """
         known = self.dual_aiv.get(id(loop))
         if known is None:
-            known = self.dual_aiv[id(loop)] = mixed.dual_aiv_dispatch(fn, loop)
+            known = mixed.dual_aiv_dispatch(fn, loop) and not mixed.any_split(self.call_headers)
+            self.dual_aiv[id(loop)] = known
         return known
 

@@ -106,6 +106,13 @@ def _patched(previous: IndexedText, source: str) -> ModuleIndex | None:
     assert index.sensitive_lines is not None
     if any(first <= line <= last for first, last in index.sensitive_lines):
         return None
+    for unit in index.units:  # a helper's callers decide its loops: an edit there re-indexes
+        name = unit.qualname
+        if name and (name in new_line or name in old_line):
+            return None  # perhaps a call of an inline helper appears or goes
+        for caller in unit.callers:
+            if caller.line_offset < line <= caller.line_offset + caller.text.count("\n"):
+                return None
     units = list(index.units)
     for position, unit in enumerate(units):
         lines = unit.text.split("\n")
@@ -114,7 +121,9 @@ def _patched(previous: IndexedText, source: str) -> ModuleIndex | None:
             if lines[k] != old_line:
                 return None  # our bookkeeping disagrees: rebuild
             lines[k] = new_line
-            units[position] = Unit("\n".join(lines), unit.line_offset, unit.qualname)
+            units[position] = Unit(
+                "\n".join(lines), unit.line_offset, unit.qualname, unit.callers
+            )
             return dataclasses.replace(index, units=units)
     if mentions:
         return None  # "pipeline" outside every unit: a full build decides what it means

@@ -14,8 +14,8 @@ import ast
 import bisect
 import re
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from . import layout
 from .lines import source_lines
@@ -44,6 +44,9 @@ class Unit:
     text: str
     line_offset: int
     qualname: str
+    # For an ``@pl.jit.inline`` helper: the module's top-level functions that call it
+    # (their text and line offset), since each call decides the helper's loops anew.
+    callers: tuple[Unit, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -164,8 +167,44 @@ def _fast_index(source: str) -> ModuleIndex:
         sensitive.extend((b.first, b.last) for name, b in blocks.items() if name in used)
     index.sensitive_lines = tuple(sorted(sensitive))
     hits = page.lines_containing("pipeline")
-    index.units = list(_layout_units(page, 1, len(lines), 0, "", index.pipeline_names, hits))
+    units = list(_layout_units(page, 1, len(lines), 0, "", index.pipeline_names, hits))
+    index.units = _with_callers(
+        units, lambda: {n: (page.text(b), b.first - 1) for n, b in function_blocks.items()}
+    )
     return index
+
+
+_INLINE_DECORATOR = re.compile(r"^[ \t]*@[ \t]*[\w.]*\bjit\.inline\b", re.MULTILINE)
+
+
+def _with_callers(
+    units: list[Unit], functions: Callable[[], Mapping[str, tuple[str, int]]]
+) -> list[Unit]:
+    """Give each top-level ``@pl.jit.inline`` helper unit the functions that call it.
+
+    A caller is found by its text (``helper(``): a function that only mentions the
+    name is parsed for nothing, never missed. ``functions`` is asked only when the
+    module has an inline helper with loops.
+    """
+    known: Mapping[str, tuple[str, int]] | None = None
+    found: list[Unit] = []
+    for unit in units:
+        head = unit.text[: unit.text.find("def ")]
+        if "." in unit.qualname or unit.text.startswith("if 1:") or not _INLINE_DECORATOR.search(
+            head
+        ):
+            found.append(unit)
+            continue
+        if known is None:
+            known = functions()
+        call = re.compile(rf"(?<![\w.]){re.escape(unit.qualname)}\s*\(")
+        callers = tuple(
+            Unit(text if text.endswith("\n") else text + "\n", offset, name)
+            for name, (text, offset) in known.items()
+            if name != unit.qualname and call.search(text)
+        )
+        found.append(replace(unit, callers=callers))
+    return found
 
 
 def _large_binding(page: layout.Layout, block: layout.Block) -> _Unparsed | None:
@@ -273,7 +312,15 @@ def build_exact_index(source: str) -> ModuleIndex:
             (functions if isinstance(stmt, ast.FunctionDef) else classes)[stmt.name] = text
     index.function_sources = functions
     index.class_sources = classes
-    index.units = list(_units(tree.body, lines, "", index.pipeline_names))
+    starts = {
+        stmt.name: min([stmt.lineno, *(d.lineno for d in stmt.decorator_list)]) - 1
+        for stmt in tree.body
+        if isinstance(stmt, ast.FunctionDef)
+    }
+    units = list(_units(tree.body, lines, "", index.pipeline_names))
+    index.units = _with_callers(
+        units, lambda: {n: (functions[n], starts[n]) for n in functions if n in starts}
+    )
     return index
 
 
