@@ -191,3 +191,18 @@ def test_a_loop_over_nothing_compiles_nothing() -> None:
     (report,) = analyse(source)
     assert (report.code, report.verdict) == (NOT_COMPILED, "not_compiled")
     assert "runs zero times" in report.message
+
+
+def test_every_copy_of_a_loop_has_its_own_preview_and_a_refusal_does_not_stop_the_rest() -> None:
+    # A not-compiled loop (no rewrite: refused) comes before loops that preview.
+    from skewlsp.api import LoopPreview, previews
+
+    found = previews(VARIANTS.read_text(), str(VARIANTS), resolver=_resolver)
+    by_copy = {
+        (r.span.line, r.instance.bindings if r.instance else None): p for r, p in found
+    }
+    assert not isinstance(by_copy[(81, None)], LoopPreview)
+    assert isinstance(by_copy[(121, None)], LoopPreview)
+    # blocks = 8: depth 2, the steady loop steps by 2 up to 8; blocks = 3: depth 1, to 3.
+    assert "pl.range(2, 8, 2)" in by_copy[(22, (("blocks", "8"),))].rewritten
+    assert "pl.range(1, 3, 1)" in by_copy[(22, (("blocks", "3"),))].rewritten
