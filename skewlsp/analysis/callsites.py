@@ -39,6 +39,7 @@ from .scope import (
     update_locals,
 )
 from .source_index import Unit
+from .values import CallSiteValue
 from .walk import walk
 
 
@@ -189,6 +190,13 @@ def _scopes_at_calls(
     base = FunctionScope(constants, params, frozenset(defs) | params, tile_like_names(fn))
     base.specialized = specialized_params(fn, constants)
     env: dict[str, Folded] = dict(base.specialized)
+    if is_inline_helper(fn):  # a helper calling a helper: its parameters come from its callers
+        for param, _ in function_params(fn):
+            env[param] = CallSiteValue(
+                param,
+                f"`{param}` is a parameter of the inline helper `{fn.name.value}`, "
+                "set by each of its callers",
+            )
     found: dict[int, FunctionScope] = {}
     for stmt, _incore in flatten_top_level(body_statements(fn.body), False):
         compound = not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite))

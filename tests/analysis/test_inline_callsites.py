@@ -188,3 +188,27 @@ def test_editing_a_caller_re_decides_the_helper_from_the_cache(argument: str) ->
     second = [r for r in again if r.span.line == 17][1]
     # PREFILL_BLOCKS is 8 (depth 2); 1 is a trip below 2 (demoted).
     assert second.code == {"PREFILL_BLOCKS": "SKW001", "1": "SKW023"}[argument]
+
+
+HELPER_CALLS_HELPER = '''\
+import pypto.language as pl
+
+
+@pl.jit.inline
+def inner(a: pl.Tensor[[64, 64], pl.FP16], m: pl.Scalar[pl.INT32]):
+    for i in pl.pipeline(0, m, 1, stage=2):
+        pl.tile.tpush_to_aiv(pl.tile.load(a, [i, 0], [16, 64]), split=0)
+        e = pl.tile.tpop_from_aiv(split=0)
+
+
+@pl.jit.inline
+def outer(a: pl.Tensor[[64, 64], pl.FP16], n: pl.Scalar[pl.INT32]):
+    inner(a, n)
+'''
+
+
+def test_a_helper_called_by_a_helper_depends_on_the_outer_helpers_callers() -> None:
+    # `n` is spliced in by each caller of `outer` (none here): not a runtime scalar, unknown.
+    (report,) = analyse(HELPER_CALLS_HELPER)
+    assert (report.instance.caller, report.code, report.verdict) == ("outer", "SKW050", "unknown")
+    assert "`n` is a parameter of the inline helper `outer`" in report.message
