@@ -57,13 +57,17 @@ class CallSite:
 
 
 def call_sites(
-    caller: Unit, helper: cst.FunctionDef, constants: ModuleConstants
+    caller: Unit, helper: cst.FunctionDef, constants: ModuleConstants, called: str | None = None
 ) -> list[CallSite]:
-    """Every call of ``helper`` in ``caller``, in source order (none if it does not parse)."""
+    """Every call of ``helper`` in ``caller``, in source order (none if it does not parse).
+
+    ``constants`` are the caller's module's; ``called`` is the name the caller calls the
+    helper by, when it imported it under another name.
+    """
     fn = _parsed(caller.text)
     if fn is None:
         return []
-    name = helper.name.value
+    name = called or helper.name.value
     places = list(_calls(body_statements(fn.body), name, is_incore_function(fn), (), ()))
     spans = _call_spans(caller, name)
     if not places or len(spans) != len(places):

@@ -27,6 +27,7 @@ from .decide import Decision, LoopHeader, check_int64, decide
 from .dsl_checks import body_errors, has_explicit_messages
 from .guard import TooDeep, check_parseable, describe
 from .header import bounds_of, loop_target, stage_of
+from .imported_helpers import at_the_call, imported_helpers
 from .imports import imported_lookup
 from .jit_params import specialized_params
 from .names import (
@@ -114,9 +115,16 @@ def analyze_models(
     index = cache.index(path, source) if cache is not None else build_index(source)
     if index.syntax_problem is not None:
         return [LoopModel(_syntax_report(index.syntax_problem, path))]
-    if not index.units:  # no function holds a pipeline loop (nor mentions "pipeline")
-        return _never_silent(source, path, index, [])
     log = ReadLog(resolver) if cache is not None and resolver is not None else None
+    if not index.units:  # no function holds a pipeline loop (nor mentions "pipeline")
+        # Calls of imported inline helpers: only in a file that mentions "pipeline", as
+        # the linter reads no other (so that the editor and CI agree).
+        if not index.imported or "pipeline" not in source:
+            return _never_silent(source, path, index, [])
+        constants, _ = _module_context(index, path, log or resolver)
+        return _never_silent(
+            source, path, index, _imported_calls(index, path, log or resolver, constants)
+        )
     constants, aliases = _module_context(index, path, log or resolver)
     fingerprint = context_fingerprint(index) if cache is not None else ""
     models: list[LoopModel] = []
@@ -135,6 +143,7 @@ def analyze_models(
             continue
         fresh.append((key, unit_models))
         models.extend(unit_models)
+    models.extend(_imported_calls(index, path, log or resolver, constants))
     if cache is not None:
         # Every read of this run: the module context is shared (and memoised) across
         # units, so a unit may depend on a module an earlier unit made us read.
@@ -189,7 +198,7 @@ def _analyze_exact(source: str, path: str | None, resolver: Resolver | None) -> 
     if index.syntax_problem is not None:
         return [LoopModel(_syntax_report(index.syntax_problem, path))]
     constants, aliases = _module_context(index, path, resolver)
-    models: list[LoopModel] = []
+    models: list[LoopModel] = _imported_calls(index, path, resolver, constants)
     for unit in index.units:
         unit_models = _analyse_unit(unit, path, aliases, constants)
         if unit_models is None:
@@ -199,6 +208,25 @@ def _analyze_exact(source: str, path: str | None, resolver: Resolver | None) -> 
             unit_models = [LoopModel(LoopReport(path, span, span, "unknown", "SKW050", message))]
         models.extend(unit_models)
     return _never_silent(source, path, index, models)
+
+
+def _imported_calls(
+    index: ModuleIndex, path: str | None, resolver: Resolver | None, constants: ModuleConstants
+) -> list[LoopModel]:
+    """A report at each call of an imported inline helper: its loops, as spliced there."""
+    models: list[LoopModel] = []
+    for helper in imported_helpers(index, path, resolver):
+        other, aliases = _module_context(helper.index, path, resolver)
+        analysis = _UnitAnalysis(helper.unit, path, aliases, other, (constants, helper.name))
+        try:
+            found = analysis.run() or []
+        except Exception:  # the other module's problem is reported where it lives
+            continue
+        for model in found:
+            report = at_the_call(model.report, helper, path)
+            if report is not None:
+                models.append(LoopModel(report))
+    return models
 
 
 def _analyse_unit(
@@ -222,9 +250,17 @@ def _analyse_unit(
 
 class _UnitAnalysis:
     def __init__(
-        self, unit: Unit, path: str | None, aliases: dsl.Aliases, module: ModuleConstants
+        self,
+        unit: Unit,
+        path: str | None,
+        aliases: dsl.Aliases,
+        module: ModuleConstants,
+        callers: tuple[ModuleConstants, str] | None = None,
     ) -> None:
         self.unit = unit
+        # An imported helper: its callers are in the importing module, with its constants,
+        # and may call it by another name.
+        self.caller_constants, self.called_as = callers or (module, None)
         self.path = path
         self.aliases = aliases
         self.module_constants = module
@@ -409,7 +445,7 @@ class _UnitAnalysis:
         sites = [
             site
             for caller in self.unit.callers
-            for site in call_sites(caller, fn, self.module_constants)
+            for site in call_sites(caller, fn, self.caller_constants, self.called_as)
         ]
         sites.sort(key=lambda site: (site.span.line, site.span.column))
         if not sites:

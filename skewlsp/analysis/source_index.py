@@ -64,6 +64,8 @@ class ModuleIndex:
     constant_sources: dict[str, str] = field(default_factory=dict)
     class_sources: Mapping[str, str] = field(default_factory=dict)
     function_sources: Mapping[str, str] = field(default_factory=dict)
+    # Where each top-level function starts (0-based line of its first decorator or ``def``).
+    function_offsets: Mapping[str, int] = field(default_factory=dict)
     # Line ranges where an edit can change more than one unit's text (imports, module
     # constants, the classes and functions they use); None: rebuild on every edit.
     sensitive_lines: tuple[tuple[int, int], ...] | None = None
@@ -162,6 +164,7 @@ def _fast_index(source: str) -> ModuleIndex:
     index.constant_sources = _module_constants(constants, lines)
     index.class_sources = BlockTexts(page, class_blocks)
     index.function_sources = BlockTexts(page, function_blocks)
+    index.function_offsets = {name: b.first - 1 for name, b in function_blocks.items()}
     used = set(_IDENTIFIER.findall(" ".join(index.constant_sources.values())))
     for blocks in (class_blocks, function_blocks):
         sensitive.extend((b.first, b.last) for name, b in blocks.items() if name in used)
@@ -177,6 +180,16 @@ def _fast_index(source: str) -> ModuleIndex:
 _INLINE_DECORATOR = re.compile(r"^[ \t]*@[ \t]*[\w.]*\bjit\.inline\b", re.MULTILINE)
 
 
+def is_inline_helper_unit(unit: Unit) -> bool:
+    """A top-level function unit decorated ``@pl.jit.inline`` (read off its text)."""
+    head = unit.text[: unit.text.find("def ")]
+    return (
+        "." not in unit.qualname
+        and not unit.text.startswith("if 1:")
+        and _INLINE_DECORATOR.search(head) is not None
+    )
+
+
 def _with_callers(
     units: list[Unit], functions: Callable[[], Mapping[str, tuple[str, int]]]
 ) -> list[Unit]:
@@ -189,10 +202,7 @@ def _with_callers(
     known: Mapping[str, tuple[str, int]] | None = None
     found: list[Unit] = []
     for unit in units:
-        head = unit.text[: unit.text.find("def ")]
-        if "." in unit.qualname or unit.text.startswith("if 1:") or not _INLINE_DECORATOR.search(
-            head
-        ):
+        if not is_inline_helper_unit(unit):
             found.append(unit)
             continue
         if known is None:
@@ -317,6 +327,7 @@ def build_exact_index(source: str) -> ModuleIndex:
         for stmt in tree.body
         if isinstance(stmt, ast.FunctionDef)
     }
+    index.function_offsets = starts
     units = list(_units(tree.body, lines, "", index.pipeline_names))
     index.units = _with_callers(
         units, lambda: {n: (functions[n], starts[n]) for n in functions if n in starts}

@@ -212,3 +212,42 @@ def test_a_helper_called_by_a_helper_depends_on_the_outer_helpers_callers() -> N
     (report,) = analyse(HELPER_CALLS_HELPER)
     assert (report.instance.caller, report.code, report.verdict) == ("outer", "SKW050", "unknown")
     assert "`n` is a parameter of the inline helper `outer`" in report.message
+
+
+DECODE_STEPS = ROOT / "built_llm" / "decode_steps.py"
+
+
+def test_a_call_of_an_imported_helper_reports_the_spliced_loop_at_the_call() -> None:
+    # decode_steps.py imports attend_rows (as `attend`) and attend_fixed from helpers.py.
+    reports = {(r.span.line, r.span.column): r for r in _reports(DECODE_STEPS)}
+    calls = [reports[(18, 13)], reports[(19, 13)], reports[(30, 9)]]
+    assert [(r.code, r.depth, r.trip, r.instance.caller) for r in calls] == [
+        # attend(q, k, o, 8): trip 8 in the caller's pl.spmd scope -> depth 2.
+        ("SKW001", 2, 8, "decode_steps"),
+        # attend(q, k, o, 2): trip 2 < 2 x depth 2 -> depth 1.
+        ("SKW002", 1, 2, "decode_steps"),
+        # attend_fixed: its own pl.at scope and trip 8, nothing from the caller.
+        ("SKW001", 2, 8, "decode_fixed"),
+    ]
+    assert [tuple((c.core, c.code, c.depth, c.copies) for c in r.cores) for r in calls[:2]] == [
+        (SKEWED_CUBE, ("aiv", "SKW020", None, 2)),
+        (("aic", "SKW002", 1, 1), ("aiv", "SKW020", None, 2)),
+    ]
+    # The loop lives in helpers.py (its line 15): the report says where, by its own name.
+    assert calls[0].message.startswith(
+        "the loop of `attend_rows` from `helpers` (its line 15) inlined here: "
+    )
+    # The file's own loop keeps its single verdict (vector only: left).
+    assert reports[(40, 9)].code == "SKW010"
+
+
+def test_a_call_of_an_imported_helper_has_no_preview_here() -> None:
+    from skewlsp.api import PreviewUnavailable, preview
+
+    with pytest.raises(PreviewUnavailable, match="written in another module"):
+        preview(DECODE_STEPS.read_text(), 18, path=str(DECODE_STEPS), resolver=_resolver)
+
+
+def test_without_a_resolver_an_imported_helper_is_not_followed() -> None:
+    reports = analyse(DECODE_STEPS.read_text(), str(DECODE_STEPS))
+    assert [(r.span.line, r.code) for r in reports] == [(40, "SKW010")]
