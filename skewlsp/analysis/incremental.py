@@ -10,6 +10,7 @@ scratch, so the result is always what a full build would give.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -106,6 +107,8 @@ def _patched(previous: IndexedText, source: str) -> ModuleIndex | None:
     assert index.sensitive_lines is not None
     if any(first <= line <= last for first, last in index.sensitive_lines):
         return None
+    if _calls_imported_function(index, line):
+        return None  # perhaps an argument of an imported inline helper: decided at the call
     for unit in index.units:  # a helper's callers decide its loops: an edit there re-indexes
         name = unit.qualname
         if name and (name in new_line or name in old_line):
@@ -128,3 +131,19 @@ def _patched(previous: IndexedText, source: str) -> ModuleIndex | None:
     if mentions:
         return None  # "pipeline" outside every unit: a full build decides what it means
     return index  # the line belongs to no unit: nothing any loop sees has changed
+
+
+def _calls_imported_function(index: ModuleIndex, line: int) -> bool:
+    """Whether ``line`` is in a top-level function that calls a name imported from a sibling
+    module (an inline helper there is decided with this function's arguments)."""
+    if not index.imported:
+        return False
+    for name, first in index.function_offsets.items():
+        if line <= first:
+            continue
+        text = index.function_sources.get(name, "")
+        if line > first + text.count("\n") + 1:
+            continue
+        pattern = "|".join(re.escape(n) for n in index.imported)
+        return re.search(rf"(?<![\w.])({pattern})\s*\(", text) is not None
+    return False

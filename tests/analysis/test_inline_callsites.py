@@ -251,3 +251,14 @@ def test_a_call_of_an_imported_helper_has_no_preview_here() -> None:
 def test_without_a_resolver_an_imported_helper_is_not_followed() -> None:
     reports = analyse(DECODE_STEPS.read_text(), str(DECODE_STEPS))
     assert [(r.span.line, r.code) for r in reports] == [(40, "SKW010")]
+
+
+def test_editing_the_argument_of_an_imported_helper_re_decides_its_call() -> None:
+    source = DECODE_STEPS.read_text()
+    cache = UnitCache()
+    analyze(source, str(DECODE_STEPS), resolver=_resolver, cache=cache)
+    # The argument moves: 2 -> 1 (trip 1 < 2: demoted). Only that line changes.
+    edited = source.replace("o = attend(q, k, o, 2)", "o = attend(q, k, o, 1)")
+    again = analyze(edited, str(DECODE_STEPS), resolver=_resolver, cache=cache)
+    assert [r.code for r in again if r.span.line == 19] == ["SKW023"]
+    assert again == analyze(edited, str(DECODE_STEPS), resolver=_resolver)
