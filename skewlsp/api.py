@@ -85,8 +85,8 @@ def previews(
             continue
         try:
             text = preview_model(source, model, reanalyse)
-        except PreviewUnavailable as refusal:
-            found.append((model.report, refusal))
+        except PreviewUnavailable as refused:  # not `refusal`: `except ... as` unbinds it
+            found.append((model.report, refused))
             continue
         found.append(
             (model.report, LoopPreview(model.report, loop_source(source, model.report), text))

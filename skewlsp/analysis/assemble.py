@@ -13,7 +13,7 @@ import libcst as cst
 from . import fifo_order
 from .body import Stmt
 from .decide import Decision
-from .report import Edit, Finding, LoopReport, Span
+from .report import Edit, Finding, LoopReport, Related, Span
 
 SpanOf = Callable[[cst.CSTNode], Span]
 
@@ -107,3 +107,25 @@ def remark_args(d: Decision) -> tuple[tuple[str, str], ...]:
         ("Symbol", d.dynamic_symbol),
     )
     return tuple((name, str(value)) for name, value in values if value is not None)
+
+
+def at_call(report: LoopReport, call: Span, helper: str) -> Finding:
+    """What an inline helper's loop becomes at one call: remarked at the call itself.
+
+    The remark carries the copy's own code (and so its severity): a call that demotes
+    the helper's loop warns where the caller can change its argument.
+    """
+    becomes = {
+        "skewed": f"skewed at depth {report.depth}",
+        "demoted": "demoted",
+        "left": "left for LowerPipelineLoops",
+        "error": "rejected by the compiler",
+        "unknown": "of unknown verdict",
+    }.get(report.verdict, report.verdict)
+    message = (
+        f"the inlined loop of `{helper}` (line {report.span.line}) is {becomes} here: "
+        f"{report.message}"
+    )
+    return Finding(
+        report.code, message, call, (Related(report.span, f"the loop in `{helper}`"),)
+    )

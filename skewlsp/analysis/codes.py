@@ -20,6 +20,7 @@ STAGE_HINT = "SKW030"
 INVALID_LOOP = "SKW040"
 UNKNOWN = "SKW050"
 FIFO_REORDER = "SKW060"
+NOT_COMPILED = "SKW070"
 SYNTAX_ERROR = "SKW900"
 UNUSED_SUPPRESSION = "SKW901"
 UNREADABLE_FILE = "SKW902"
@@ -239,6 +240,26 @@ _CODES = [
         "Make the peer expect the skewed order, or keep every message of the loop at the top "
         "level (then the loop is a multi-round-trip and runs sequentially), or move the "
         "conditional message out of the pipeline loop.",
+    ),
+    ReasonCode(
+        NOT_COMPILED,
+        "not_compiled",
+        "hint",
+        "not compiled: Python never builds this loop's program",
+        "The loop sits in a module-level `if` branch that Python does not take when the "
+        "module loads, or in a module-level `for` that runs zero times, so the class or "
+        "function around it is never defined and the compiler never sees the loop. skewlsp "
+        "evaluates the condition the way it evaluates configuration modules: module "
+        "constants fold, the environment is assumed empty (`os.environ.get(\"X\")` is None, "
+        "`os.environ.get(\"X\", d)` is d) and there are no command-line arguments. A "
+        "condition it cannot evaluate (`__name__`, a call) leaves both branches analysed.",
+        'MODE = "fast"\n'
+        'if MODE == "slow":\n'
+        "    @pl.program\n"
+        "    class Slow:  # never defined: its loops are not compiled\n"
+        "        ...",
+        "Nothing to fix if the branch is meant for another configuration; set the "
+        "environment variable or constant that selects it to see its verdicts.",
     ),
     ReasonCode(
         "SKW900",

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from .body import Stmt
 from .constants import Const, Dynamic, Folded, Opaque, Rejected, Symbolic
 from .depth import effective_depth, fits_int64, requested_depth, trip_count
+from .values import CallSiteValue
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,9 @@ def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
             return Decision(
                 "unknown",
                 "SKW050",
-                f"stage depends on {stage.symbol}, computed when the module loads",
+                stage.reason
+                if isinstance(stage, CallSiteValue)
+                else f"stage depends on {stage.symbol}, computed when the module loads",
                 dynamic_symbol=stage.symbol,
                 **base,
             )
@@ -176,6 +179,8 @@ def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
 def _unknown(value: Opaque, which: str, base: dict, body: Decision | None) -> Decision:
     """A conditional verdict: what the body decides, once the unseen trip is known."""
     prefix = f"{which} depends on `{value.symbol}`, computed when the module loads"
+    if isinstance(value, CallSiteValue):
+        prefix = f"{which} depends on the call site: {value.reason}"
     if body is None:
         condition = "the step must be a nonzero integer"
     elif body.verdict == "skewed":

@@ -8,17 +8,18 @@ the units holding loops are parsed with libcst, so the cost follows the loops.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from . import dsl, mixed
+from . import dsl, mixed, module_flow
 from .advice import depth_hint
-from .assemble import loop_report
+from .assemble import at_call, loop_report
 from .body import BodyContext, InnerSkew, Stmt, loop_bounds, normalise, resolve
+from .callsites import CallSite, call_sites, is_inline_helper
 from .closures import capture_locals, parameter_values
-from .codes import SYNTAX_ERROR
+from .codes import NOT_COMPILED, SYNTAX_ERROR
 from .conditions import Interval
 from .constants import Const, Folded, ModuleConstants
 from .coverage import unreported_loops
@@ -26,6 +27,7 @@ from .decide import Decision, LoopHeader, check_int64, decide
 from .dsl_checks import body_errors, has_explicit_messages
 from .guard import TooDeep, check_parseable, describe
 from .header import bounds_of, loop_target, stage_of
+from .imported_helpers import at_the_call, imported_helpers
 from .imports import imported_lookup
 from .jit_params import specialized_params
 from .names import (
@@ -37,7 +39,7 @@ from .names import (
 )
 from .positions import LoopPositions
 from .reads import ReadLog
-from .report import CoreResult, LoopReport, Resolver, Span
+from .report import CoreResult, Instance, LoopReport, Resolver, Span
 from .scope import (
     EnclosingLoop,
     FunctionScope,
@@ -57,6 +59,7 @@ from .source_index import (
     syntax_problem,
 )
 from .unit_cache import UnitCache, UnitKey, context_fingerprint
+from .values import CallSiteValue
 from .walk import walk
 
 MAX_PREVIEW_COPIES = 16  # pl.unroll copies of one loop rewritten one by one for its preview
@@ -112,16 +115,24 @@ def analyze_models(
     index = cache.index(path, source) if cache is not None else build_index(source)
     if index.syntax_problem is not None:
         return [LoopModel(_syntax_report(index.syntax_problem, path))]
-    if not index.units:  # no function holds a pipeline loop (nor mentions "pipeline")
-        return _never_silent(source, path, index, [])
     log = ReadLog(resolver) if cache is not None and resolver is not None else None
+    if not index.units:  # no function holds a pipeline loop (nor mentions "pipeline")
+        # Calls of imported inline helpers: only in a file that mentions "pipeline", as
+        # the linter reads no other (so that the editor and CI agree).
+        if not index.imported or "pipeline" not in source:
+            return _never_silent(source, path, index, [])
+        constants, _ = _module_context(index, path, log or resolver)
+        return _never_silent(
+            source, path, index, _imported_calls(index, path, log or resolver, constants)
+        )
     constants, aliases = _module_context(index, path, log or resolver)
     fingerprint = context_fingerprint(index) if cache is not None else ""
     models: list[LoopModel] = []
     fresh: list[tuple[UnitKey, list[LoopModel]]] = []
     broken = False
     for unit in index.units:
-        key = (path, unit.text, unit.line_offset, fingerprint)
+        callers = tuple((c.text, c.line_offset) for c in unit.callers)
+        key = (path, unit.text, unit.line_offset, fingerprint, callers)
         cached = cache.get(key, resolver) if cache is not None else None
         if cached is not None:
             models.extend(LoopModel(report) for report in cached)
@@ -132,6 +143,7 @@ def analyze_models(
             continue
         fresh.append((key, unit_models))
         models.extend(unit_models)
+    models.extend(_imported_calls(index, path, log or resolver, constants))
     if cache is not None:
         # Every read of this run: the module context is shared (and memoised) across
         # units, so a unit may depend on a module an earlier unit made us read.
@@ -189,7 +201,7 @@ def _analyze_exact(source: str, path: str | None, resolver: Resolver | None) -> 
     if index.syntax_problem is not None:
         return [LoopModel(_syntax_report(index.syntax_problem, path))]
     constants, aliases = _module_context(index, path, resolver)
-    models: list[LoopModel] = []
+    models: list[LoopModel] = _imported_calls(index, path, resolver, constants)
     for unit in index.units:
         unit_models = _analyse_unit(unit, path, aliases, constants)
         if unit_models is None:
@@ -199,6 +211,25 @@ def _analyze_exact(source: str, path: str | None, resolver: Resolver | None) -> 
             unit_models = [LoopModel(LoopReport(path, span, span, "unknown", "SKW050", message))]
         models.extend(unit_models)
     return _never_silent(source, path, index, models)
+
+
+def _imported_calls(
+    index: ModuleIndex, path: str | None, resolver: Resolver | None, constants: ModuleConstants
+) -> list[LoopModel]:
+    """A report at each call of an imported inline helper: its loops, as spliced there."""
+    models: list[LoopModel] = []
+    for helper in imported_helpers(index, path, resolver):
+        other, aliases = _module_context(helper.index, path, resolver)
+        analysis = _UnitAnalysis(helper.unit, path, aliases, other, (constants, helper.name))
+        try:
+            found = analysis.run() or []
+        except Exception:  # the other module's problem is reported where it lives
+            continue
+        for model in found:
+            report = at_the_call(model.report, helper, path)
+            if report is not None:
+                models.append(LoopModel(report))
+    return models
 
 
 def _analyse_unit(
@@ -222,9 +253,17 @@ def _analyse_unit(
 
 class _UnitAnalysis:
     def __init__(
-        self, unit: Unit, path: str | None, aliases: dsl.Aliases, module: ModuleConstants
+        self,
+        unit: Unit,
+        path: str | None,
+        aliases: dsl.Aliases,
+        module: ModuleConstants,
+        callers: tuple[ModuleConstants, str] | None = None,
     ) -> None:
         self.unit = unit
+        # An imported helper: its callers are in the importing module, with its constants,
+        # and may call it by another name.
+        self.caller_constants, self.called_as = callers or (module, None)
         self.path = path
         self.aliases = aliases
         self.module_constants = module
@@ -250,10 +289,15 @@ class _UnitAnalysis:
         self.module = module
         self.positions = LoopPositions(module, tree, self.unit.text, self.unit.line_offset)
         self.loop_stack: list[cst.For] = []
+        # Models of loops decided once per iteration of a module-level ``for`` (set aside
+        # as each iteration ends, so the next one decides the same nodes afresh).
+        self.finished: list[LoopModel] = []
+        self.module_bindings: tuple[tuple[str, str], ...] = ()  # module-level for variables
+        self.call_headers: tuple[cst.CSTNode, ...] = ()  # scope headers around a helper call
         with memoised_effects():
             for stmt in module.body:
                 self._visit_top(stmt, qualname="")
-        return list(self.models.values())
+        return [*self.finished, *self.models.values()]
 
     # -- walking ---------------------------------------------------------------------------
 
@@ -266,9 +310,120 @@ class _UnitAnalysis:
         elif isinstance(stmt, cst.If) and not qualname and self.unit.text.startswith("if 1:"):
             for child in body_statements(stmt.body):
                 self._visit_top(child, qualname)
+        elif isinstance(stmt, cst.If) and not self.functions:
+            self._module_if(stmt, qualname)
+        elif isinstance(stmt, cst.For) and not self.functions:
+            self._module_for(stmt, qualname)
         else:
             scope = FunctionScope(self.module_constants, frozenset(), frozenset(), frozenset())
             self._visit(stmt, scope, [], qualname or "<module>")
+
+    # -- module-level Python around programs (module_flow) ---------------------------------
+
+    def _module_if(self, stmt: cst.If, qualname: str) -> None:
+        """Only the branch Python takes when the module loads is ever compiled."""
+        taken = module_flow.branch_taken(stmt.test, self.module_constants)
+        branches: list[tuple[bool, list[cst.CSTNode]]] = [(True, list(body_statements(stmt.body)))]
+        if isinstance(stmt.orelse, cst.If):
+            branches.append((False, [stmt.orelse]))
+        elif isinstance(stmt.orelse, cst.Else):
+            branches.append((False, list(body_statements(stmt.orelse.body))))
+        header = module_flow.header_text(stmt)
+        for is_body, block in branches:
+            if taken is None or taken == is_body:
+                for child in block:
+                    self._visit_top(child, qualname)
+                continue
+            why = (
+                f"the module-level `{header}` is false when the module loads"
+                if is_body
+                else f"the module-level `{header}` is true when the module loads, so its "
+                "`else` branch never runs"
+            )
+            for child in block:
+                self._not_compiled(child, why)
+
+    def _module_for(self, stmt: cst.For, qualname: str) -> None:
+        """A program built in a module-level ``for`` is compiled once per iteration.
+
+        ``@pl.program`` and ``@pl.function`` parse when Python defines them, with the
+        module's values at that moment; a ``@pl.jit`` kernel is specialized when it is
+        first called, with the module's values then: the loop has finished, so its
+        variable holds the last iteration's value.
+        """
+        passes = module_flow.iterations(stmt, self.module_constants)
+        if passes is None:  # not evaluable: analysed once, its variable unknown
+            scope = FunctionScope(self.module_constants, frozenset(), frozenset(), frozenset())
+            self._visit(stmt, scope, [], qualname or "<module>")
+            return
+        if not passes:
+            why = f"the module-level `{module_flow.header_text(stmt)}` runs zero times"
+            for child in body_statements(stmt.body):
+                self._not_compiled(child, why)
+            return
+        outer, bound = self.module_constants, self.module_bindings
+        try:
+            for child in body_statements(stmt.body):
+                late = module_flow.compiled_when_called(child)
+                for one in passes[-1:] if late else passes:
+                    self.module_constants = outer.enclosed({}, one.values)
+                    if late or len(passes) == 1:  # one program: one verdict, as if written out
+                        self._visit_top(child, qualname)
+                        continue
+                    self.module_bindings = (*bound, *one.shown)
+                    self._decide_apart(lambda c=child: self._visit_top(c, qualname))
+                    self.module_bindings = bound
+        finally:
+            self.module_constants, self.module_bindings = outer, bound
+
+    def _decide_apart(
+        self, visit: Callable[[], object], instance: Instance | None = None, helper: str = ""
+    ) -> None:
+        """Run ``visit`` with no loop decided yet and set its models aside, marked with the
+        module-level bindings in force (the same nodes are decided once per iteration), or
+        with ``instance``: a call of the inline ``helper``, also remarked at the call."""
+        instance = instance or Instance(self.module_bindings)
+        if instance.caller and self.module_bindings:
+            instance = replace(instance, bindings=(*self.module_bindings, *instance.bindings))
+        saved = self.models, self.inner, self.outside, self.dual_aiv
+        self.models, self.inner, self.outside, self.dual_aiv = {}, {}, {}, {}
+        try:
+            visit()
+            for model in self.models.values():
+                report = model.report
+                hints = report.hints
+                if instance.call is not None and report.verdict != "left":
+                    # A helper loop left for LowerPipelineLoops is left at every call:
+                    # only a cross-core verdict is worth a remark where the caller is.
+                    hints = (*hints, at_call(report, instance.call, helper))
+                model.report = replace(
+                    report,
+                    instance=instance,
+                    message=f"{instance.label}: {report.message}",
+                    hints=hints,
+                )
+                self.finished.append(model)
+        finally:
+            self.models, self.inner, self.outside, self.dual_aiv = saved
+
+    def _not_compiled(self, stmt: cst.CSTNode, why: str) -> None:
+        """Every pipeline loop under ``stmt``: never compiled, so no verdict (SKW070)."""
+        for node in walk(stmt):
+            if not (
+                isinstance(node, cst.For)
+                and isinstance(node.iter, cst.Call)
+                and dsl.loop_kind(node.iter, self.aliases) in ("pipeline", "bare_pipeline")
+            ):
+                continue
+            self.loop_stack.append(node)
+            try:
+                span, call_span = self._span(node), self._span(node.iter)
+            finally:
+                self.loop_stack.pop()
+            report = LoopReport(
+                self.path, span, call_span, "not_compiled", NOT_COMPILED, f"not compiled: {why}"
+            )
+            self.finished.append(LoopModel(report))
 
     def _function(self, fn: cst.FunctionDef, qualname: str) -> None:
         self.functions.append(fn)
@@ -279,8 +434,57 @@ class _UnitAnalysis:
 
     def _function_body(self, fn: cst.FunctionDef, qualname: str) -> None:
         name = f"{qualname}{fn.name.value}"
-        if not qualname and "." in self.unit.qualname:
+        if not qualname and "." in self.unit.qualname and self.unit.text.startswith("if 1:"):
             name = f"{self.unit.qualname.rsplit('.', 1)[0]}.{fn.name.value}"
+        if len(self.functions) == 1 and not qualname and is_inline_helper(fn):
+            self._inline_helper(fn, name)
+            return
+        self._body(fn, name)
+
+    # -- @pl.jit.inline helpers, decided per call site (callsites) ---------------------------
+
+    def _inline_helper(self, fn: cst.FunctionDef, name: str) -> None:
+        """Each call splices its own copy of the helper: one verdict per call site."""
+        sites = [
+            site
+            for caller in self.unit.callers
+            for site in call_sites(caller, fn, self.caller_constants, self.called_as)
+        ]
+        sites.sort(key=lambda site: (site.span.line, site.span.column))
+        if not sites:
+            why = (
+                "each caller's argument is spliced in for it (InlineFunctions), and no "
+                "caller of `{helper}` is in this file (callers in other files are out of "
+                "reach of a per-file analysis)"
+            )
+            unknown = {
+                param: CallSiteValue(
+                    param,
+                    f"`{param}` is a parameter of the inline helper `{name}`: "
+                    + why.format(helper=name),
+                )
+                for param, p in function_params(fn)
+                if not dsl.annotation_kind(p.annotation)
+            }
+            self._body(fn, name, call_site=unknown)
+            return
+        for site in sites:
+            self.call_headers = site.headers
+            self._decide_apart(
+                lambda site=site: self._body(fn, name, site=site),
+                Instance(site.shown, site.caller, site.span),
+                helper=name,
+            )
+        self.call_headers = ()
+
+    def _body(
+        self,
+        fn: cst.FunctionDef,
+        name: str,
+        *,
+        site: CallSite | None = None,
+        call_site: dict[str, Folded] | None = None,
+    ) -> None:
         params = frozenset(n for n, _ in function_params(fn))
         defs, _ = block_effects(body_statements(fn.body))
         dsl_names = frozenset(defs) | params
@@ -288,6 +492,14 @@ class _UnitAnalysis:
         base.specialized = specialized_params(fn, self.module_constants)
         env: dict[str, Folded] = dict(base.specialized)  # pl.jit literals, until rebound
         function_incore = is_incore_function(fn)
+        if site is not None:  # the caller's arguments stand for the parameters
+            base.specialized = {**base.specialized, **site.specialized}
+            env = {**site.values, **base.specialized}
+            function_incore = function_incore or site.incore
+        if call_site is not None:  # a helper without callers: as spliced into an InCore scope
+            base.call_site = call_site
+            env.update(call_site)
+            function_incore = True
         self.closures.append(parameter_values(fn, name))
         try:
             for stmt, incore in flatten_top_level(body_statements(fn.body), function_incore):
@@ -609,9 +821,14 @@ class _UnitAnalysis:
         return found
 
     def _dual_aiv_dispatch(self, fn: cst.FunctionDef, loop: cst.For) -> bool:
-        """Whether the compiler runs this loop's vector copy twice (once per loop)."""
+        """Whether the compiler runs this loop's vector copy twice (once per loop).
+
+        A loop spliced from an inline helper is outlined from the caller's scope: the
+        caller's headers around the call count as well as the helper's around the loop.
+        """
         known = self.dual_aiv.get(id(loop))
         if known is None:
-            known = self.dual_aiv[id(loop)] = mixed.dual_aiv_dispatch(fn, loop)
+            known = mixed.dual_aiv_dispatch(fn, loop) and not mixed.any_split(self.call_headers)
+            self.dual_aiv[id(loop)] = known
         return known
 

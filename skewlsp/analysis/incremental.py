@@ -10,6 +10,7 @@ scratch, so the result is always what a full build would give.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -106,6 +107,15 @@ def _patched(previous: IndexedText, source: str) -> ModuleIndex | None:
     assert index.sensitive_lines is not None
     if any(first <= line <= last for first, last in index.sensitive_lines):
         return None
+    if _calls_imported_function(index, line):
+        return None  # perhaps an argument of an imported inline helper: decided at the call
+    for unit in index.units:  # a helper's callers decide its loops: an edit there re-indexes
+        name = unit.qualname
+        if name and (name in new_line or name in old_line):
+            return None  # perhaps a call of an inline helper appears or goes
+        for caller in unit.callers:
+            if caller.line_offset < line <= caller.line_offset + caller.text.count("\n"):
+                return None
     units = list(index.units)
     for position, unit in enumerate(units):
         lines = unit.text.split("\n")
@@ -114,10 +124,28 @@ def _patched(previous: IndexedText, source: str) -> ModuleIndex | None:
             if lines[k] != old_line:
                 return None  # our bookkeeping disagrees: rebuild
             lines[k] = new_line
-            units[position] = Unit("\n".join(lines), unit.line_offset, unit.qualname)
+            units[position] = Unit(
+                "\n".join(lines), unit.line_offset, unit.qualname, unit.callers
+            )
             return dataclasses.replace(index, units=units)
     if mentions:
         return None  # "pipeline" outside every unit: a full build decides what it means
     # The line belongs to no unit: nothing any loop sees has changed, but whether the
     # file still parses must be checked again.
     return dataclasses.replace(index, known_to_parse=False)
+
+
+def _calls_imported_function(index: ModuleIndex, line: int) -> bool:
+    """Whether ``line`` is in a top-level function that calls a name imported from a sibling
+    module (an inline helper there is decided with this function's arguments)."""
+    if not index.imported:
+        return False
+    for name, first in index.function_offsets.items():
+        if line <= first:
+            continue
+        text = index.function_sources.get(name, "")
+        if line > first + text.count("\n") + 1:
+            continue
+        pattern = "|".join(re.escape(n) for n in index.imported)
+        return re.search(rf"(?<![\w.])({pattern})\s*\(", text) is not None
+    return False

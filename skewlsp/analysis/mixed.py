@@ -106,6 +106,11 @@ def _enclosing_headers(block: Sequence[cst.CSTNode], loop: cst.For) -> list[cst.
     return None
 
 
+def any_split(headers: Sequence[cst.CSTNode]) -> bool:
+    """Whether any of ``headers`` sets a split mode other than NONE."""
+    return any(_splits(header) for header in headers)
+
+
 def _splits(header: cst.CSTNode) -> bool:
     """A split mode other than NONE written in ``header``."""
     for node in walk(header):

@@ -13,7 +13,8 @@ from typing import Literal
 
 from .codes import SYNTAX_ERROR
 
-Verdict = Literal["skewed", "demoted", "left", "error", "unknown"]
+# "not_compiled": the loop's program is never built (a module-level branch Python skips).
+Verdict = Literal["skewed", "demoted", "left", "error", "unknown", "not_compiled"]
 Core = Literal["aic", "aiv"]
 
 # How the analysis reads an imported module without touching the file system:
@@ -122,6 +123,32 @@ class CoreResult:
 
 
 @dataclass(frozen=True)
+class Instance:
+    """Which of several compiled copies of one loop a report is about.
+
+    Python can build a loop more than once: a program defined in a module-level
+    ``for`` is compiled once per iteration, and an inline helper's loop is
+    spliced into every caller. Each copy gets its own report (same spans), told
+    apart by the values it was decided with and, for a helper, by its call.
+    """
+
+    bindings: tuple[tuple[str, str], ...]  # (("tile", "8"),): name and value as source text
+    caller: str = ""  # an inline helper's caller (qualified name); "" for a module-level for
+    call: Span | None = None  # that caller's call of the helper
+
+    @property
+    def label(self) -> str:
+        """``tile = 8`` / ``called from attn_a (line 40) with n = 4``: how messages name it."""
+        values = ", ".join(f"{name} = {value}" for name, value in self.bindings)
+        if not self.caller:
+            return values
+        where = f"called from `{self.caller}`"
+        if self.call is not None:
+            where += f" (line {self.call.line})"
+        return f"{where} with {values}" if values else where
+
+
+@dataclass(frozen=True)
 class LoopReport:
     """What the compiler will do to one loop, and why.
 
@@ -156,6 +183,7 @@ class LoopReport:
     cores: tuple[CoreResult, ...] = ()
     hazards: tuple[FifoHazard, ...] = ()  # FIFOs the skew reorders (SKW060)
     fix_hint: str | None = None  # what would make the loop skew (deeper), when we can compute it
+    instance: Instance | None = None  # set when Python builds this loop more than once
     args: tuple[tuple[str, str], ...] = field(default=())
 
     @property

@@ -27,6 +27,7 @@ from .constants import (
 )
 from .dsl import annotation_kind, dotted
 from .names import body_statements, statement_effects
+from .values import CallSiteValue
 from .walk import children
 
 # pypto.language scopes whose bodies Simplify treats as top level (no extra depth).
@@ -85,6 +86,8 @@ class FunctionScope:
     poisoned: frozenset[str] = frozenset()
     # Scalar parameters pl.jit writes into the body as literals (see jit_params).
     specialized: dict[str, Folded] = field(default_factory=dict)
+    # An inline helper analysed without a caller: its parameters, known per call site.
+    call_site: dict[str, Folded] = field(default_factory=dict)
 
     def at(self, local_env: dict[str, Folded], poisoned: frozenset[str]) -> FunctionScope:
         return FunctionScope(
@@ -95,6 +98,7 @@ class FunctionScope:
             dict(local_env),
             poisoned,
             self.specialized,
+            self.call_site,
         )
 
     def bound_lookup(self, enclosing: Sequence[EnclosingLoop]):
@@ -137,6 +141,8 @@ class FunctionScope:
         """``stage`` must be a constant when the kernel is parsed: no DSL-scope names."""
         if name in self.specialized and name not in self.dsl_names - self.params:
             return self.specialized[name]
+        if name in self.call_site:
+            return self.call_site[name]
         if name in self.params or name in self.dsl_names:
             return Rejected(
                 f"stage must be a compile-time constant integer, `{name}` is a kernel variable"
@@ -218,7 +224,7 @@ def _update_small(
         target, value = small.target, small.value
     if isinstance(target, cst.Name) and value is not None:
         folded = Folder(lookup).fold(value)
-        if isinstance(folded, Const):
+        if isinstance(folded, (Const, CallSiteValue)):
             env[target.value] = folded
         elif isinstance(folded, Symbolic):
             env[target.value] = Symbolic(target.value, f"`{target.value}` = {folded.reason}")

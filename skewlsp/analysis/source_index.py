@@ -14,8 +14,8 @@ import ast
 import bisect
 import re
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from . import layout
 from .lines import source_lines
@@ -44,6 +44,9 @@ class Unit:
     text: str
     line_offset: int
     qualname: str
+    # For an ``@pl.jit.inline`` helper: the module's top-level functions that call it
+    # (their text and line offset), since each call decides the helper's loops anew.
+    callers: tuple[Unit, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,8 @@ class ModuleIndex:
     constant_sources: dict[str, str] = field(default_factory=dict)
     class_sources: Mapping[str, str] = field(default_factory=dict)
     function_sources: Mapping[str, str] = field(default_factory=dict)
+    # Where each top-level function starts (0-based line of its first decorator or ``def``).
+    function_offsets: Mapping[str, int] = field(default_factory=dict)
     # Line ranges where an edit can change more than one unit's text (imports, module
     # constants, the classes and functions they use); None: rebuild on every edit.
     sensitive_lines: tuple[tuple[int, int], ...] | None = None
@@ -162,13 +167,57 @@ def _fast_index(source: str) -> ModuleIndex:
     index.constant_sources = _module_constants(constants, lines)
     index.class_sources = BlockTexts(page, class_blocks)
     index.function_sources = BlockTexts(page, function_blocks)
+    index.function_offsets = {name: b.first - 1 for name, b in function_blocks.items()}
     used = set(_IDENTIFIER.findall(" ".join(index.constant_sources.values())))
     for blocks in (class_blocks, function_blocks):
         sensitive.extend((b.first, b.last) for name, b in blocks.items() if name in used)
     index.sensitive_lines = tuple(sorted(sensitive))
     hits = page.lines_containing("pipeline")
-    index.units = list(_layout_units(page, 1, len(lines), 0, "", index.pipeline_names, hits))
+    units = list(_layout_units(page, 1, len(lines), 0, "", index.pipeline_names, hits))
+    index.units = _with_callers(
+        units, lambda: {n: (page.text(b), b.first - 1) for n, b in function_blocks.items()}
+    )
     return index
+
+
+_INLINE_DECORATOR = re.compile(r"^[ \t]*@[ \t]*[\w.]*\bjit\.inline\b", re.MULTILINE)
+
+
+def is_inline_helper_unit(unit: Unit) -> bool:
+    """A top-level function unit decorated ``@pl.jit.inline`` (read off its text)."""
+    head = unit.text[: unit.text.find("def ")]
+    return (
+        "." not in unit.qualname
+        and not unit.text.startswith("if 1:")
+        and _INLINE_DECORATOR.search(head) is not None
+    )
+
+
+def _with_callers(
+    units: list[Unit], functions: Callable[[], Mapping[str, tuple[str, int]]]
+) -> list[Unit]:
+    """Give each top-level ``@pl.jit.inline`` helper unit the functions that call it.
+
+    A caller is found by its text (``helper(``): a function that only mentions the
+    name is parsed for nothing, never missed. ``functions`` is asked only when the
+    module has an inline helper with loops.
+    """
+    known: Mapping[str, tuple[str, int]] | None = None
+    found: list[Unit] = []
+    for unit in units:
+        if not is_inline_helper_unit(unit):
+            found.append(unit)
+            continue
+        if known is None:
+            known = functions()
+        call = re.compile(rf"(?<![\w.]){re.escape(unit.qualname)}\s*\(")
+        callers = tuple(
+            Unit(text if text.endswith("\n") else text + "\n", offset, name)
+            for name, (text, offset) in known.items()
+            if name != unit.qualname and call.search(text)
+        )
+        found.append(replace(unit, callers=callers))
+    return found
 
 
 def _large_binding(page: layout.Layout, block: layout.Block) -> _Unparsed | None:
@@ -306,7 +355,16 @@ def build_exact_index(source: str) -> ModuleIndex:
             (functions if isinstance(stmt, ast.FunctionDef) else classes)[stmt.name] = text
     index.function_sources = functions
     index.class_sources = classes
-    index.units = list(_units(tree.body, lines, "", index.pipeline_names))
+    starts = {
+        stmt.name: min([stmt.lineno, *(d.lineno for d in stmt.decorator_list)]) - 1
+        for stmt in tree.body
+        if isinstance(stmt, ast.FunctionDef)
+    }
+    index.function_offsets = starts
+    units = list(_units(tree.body, lines, "", index.pipeline_names))
+    index.units = _with_callers(
+        units, lambda: {n: (functions[n], starts[n]) for n in functions if n in starts}
+    )
     return index
 
 

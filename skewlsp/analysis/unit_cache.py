@@ -22,7 +22,8 @@ from .source_index import ModuleIndex
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_TEXTS = 64  # documents whose last text and index are kept for incremental re-indexing
-UnitKey = tuple[str | None, str, int, str]
+# (path, unit text, line offset, module context, callers' texts and offsets)
+UnitKey = tuple[str | None, str, int, str, tuple[tuple[str, int], ...]]
 
 
 class UnitCache:

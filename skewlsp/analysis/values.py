@@ -55,6 +55,12 @@ class Opaque:
 
 
 @dataclass(frozen=True)
+class CallSiteValue(Opaque):
+    """A parameter of an ``@pl.jit.inline`` helper analysed without a caller: InlineFunctions
+    splices each caller's argument in its place, so the verdict depends on the call site."""
+
+
+@dataclass(frozen=True)
 class Record:
     """An object built at module level, such as a dataclass of model dimensions.
 

@@ -327,5 +327,7 @@ def _preview(ns: argparse.Namespace) -> int:
     except api.PreviewUnavailable as refusal:
         raise CliError(f"{path_text}:{line}: {refusal}") from None
     text = found.rewritten
+    if found.report.instance is not None:  # one of several copies: say which
+        text = f"# the copy {found.report.instance.label}\n{text}"
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return EXIT_OK

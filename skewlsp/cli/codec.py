@@ -16,6 +16,7 @@ from skewlsp.analysis.report import (
     FifoHazard,
     FifoMessage,
     Finding,
+    Instance,
     LoopReport,
     Related,
     Span,
@@ -58,6 +59,8 @@ def report_from_data(data: dict[str, Any]) -> LoopReport:
         values["hazards"] = tuple(_hazard(h) for h in values["hazards"])
     if "cores" in values:
         values["cores"] = tuple(CoreResult(**c) for c in values["cores"])
+    if values.get("instance") is not None:
+        values["instance"] = _instance(values["instance"])
     if "args" in values:
         values["args"] = tuple((str(a), str(b)) for a, b in values["args"])
     return LoopReport(**values)
@@ -74,3 +77,11 @@ def _hazard(data: dict[str, Any]) -> FifoHazard:
     for key in ("source_order", "skewed_order"):
         values[key] = tuple(FifoMessage(**m) for m in values.get(key, ()))
     return FifoHazard(**values)
+
+
+def _instance(data: dict[str, Any]) -> Instance:
+    return Instance(
+        tuple((str(a), str(b)) for a, b in data["bindings"]),
+        str(data.get("caller", "")),
+        _span(data.get("call")),
+    )

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from skewlsp.analysis.codes import UNREADABLE_FILE
 from skewlsp.analysis.lines import source_lines
-from skewlsp.analysis.report import LoopReport, Span
+from skewlsp.analysis.report import Instance, LoopReport, Span
 from skewlsp.cli.cache import Cache, DependencyDigests, PlainFiles, cache_key, directory_for
 from skewlsp.common.config import Settings
 from skewlsp.common.diagnostic import Diagnostic, FileResult
@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 PARALLEL_THRESHOLD = 8  # below this many files a pool costs more than it saves
 MAX_SNIPPET_LINES = 200
 PREFILTER = b"pipeline"
+
+# A loop Python builds several times has a preview per copy: keyed by span and copy.
+PreviewKey = tuple[Span, Instance | None]
 
 
 @dataclass(frozen=True)
@@ -119,7 +122,7 @@ def analyze_cached(
 
 
 def _analyse_with_previews(
-    source: str, job: Job, previews: dict[Span, str], refusals: dict[Span, str]
+    source: str, job: Job, previews: dict[PreviewKey, str], refusals: dict[PreviewKey, str]
 ) -> list[LoopReport]:
     """Reports and previews from one analysis (same resolver, same constants as the lint)."""
     from skewlsp import api  # only when previews are asked for: libcst costs more than a warm run
@@ -130,21 +133,21 @@ def _analyse_with_previews(
     ):
         reports.append(report)
         if isinstance(preview, api.LoopPreview):
-            previews[report.span] = preview.rewritten
+            previews[(report.span, report.instance)] = preview.rewritten
         else:
-            refusals[report.span] = str(preview) or "no preview for this loop"
+            refusals[(report.span, report.instance)] = str(preview) or "no preview for this loop"
     return reports
 
 
 def _with_preview(
-    diagnostic: Diagnostic, previews: dict[Span, str], refusals: dict[Span, str]
+    diagnostic: Diagnostic, previews: dict[PreviewKey, str], refusals: dict[PreviewKey, str]
 ) -> Diagnostic:
     if diagnostic.report is None:
         return diagnostic
-    span = diagnostic.report.span
-    if span in previews:
-        return dataclasses.replace(diagnostic, preview=previews[span])
-    return dataclasses.replace(diagnostic, preview_error=refusals.get(span))
+    key = (diagnostic.report.span, diagnostic.report.instance)  # one loop, several copies
+    if key in previews:
+        return dataclasses.replace(diagnostic, preview=previews[key])
+    return dataclasses.replace(diagnostic, preview_error=refusals.get(key))
 
 
 def _snippet(lines: list[str], span: Span) -> tuple[tuple[int, str], ...]:
@@ -224,8 +227,8 @@ def lint_job(
         source = decode_source(data)
     except ValueError as error:
         return _file_problem(job, selection, str(error))
-    previews: dict[Span, str] = {}
-    refusals: dict[Span, str] = {}
+    previews: dict[PreviewKey, str] = {}
+    refusals: dict[PreviewKey, str] = {}
     try:
         if job.options.preview:
             if not analyse:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from skewlsp.analysis.codes import UNUSED_SUPPRESSION
-from skewlsp.analysis.report import LoopReport, Span
+from skewlsp.analysis.report import LoopReport, Related, Span
 from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.common.select import Selection
 from skewlsp.common.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
@@ -40,6 +40,7 @@ def flatten(
                 selection.severity(report.code),
                 report,
                 snippet,
+                related=_instance_places(report),
             )
         )
         found.extend(
@@ -58,6 +59,14 @@ def flatten(
             for hint in report.hints
         )
     return found
+
+
+def _instance_places(report: LoopReport) -> tuple[Related, ...]:
+    """An inline helper's copy of a loop points at the call it is spliced into."""
+    instance = report.instance
+    if instance is None or instance.call is None:
+        return ()
+    return (Related(instance.call, f"this copy is spliced here, in `{instance.caller}`"),)
 
 
 def select_and_suppress(

@@ -467,13 +467,18 @@ async def hover(ls: SkewServer, params: types.HoverParams) -> types.Hover | None
     if report is None:
         return None
     shown = ls.shown(analysis)
-    if not shown.loop(report):
+    # A loop Python builds several times (module-level for, inline helper callers) has a
+    # report per copy at the same place: the hover shows every shown one.
+    copies = [r for r in analysis.reports if r.span == report.span and shown.loop(r)]
+    if not copies:
         return None  # not selected or suppressed: no diagnostic, so no hover either
-    text = presentation.hover_markdown(
-        report,
-        severity=shown.severity(report),
-        hints=shown.shown_hints(report),
-        stale=analysis.stale,
+    text = presentation.join_hovers(
+        [
+            presentation.hover_markdown(
+                r, severity=shown.severity(r), hints=shown.shown_hints(r), stale=analysis.stale
+            )
+            for r in copies
+        ]
     )
     return types.Hover(
         contents=types.MarkupContent(types.MarkupKind.Markdown, text),

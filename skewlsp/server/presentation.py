@@ -198,6 +198,11 @@ def hover_markdown(
     return "\n".join(lines).strip() + "\n"
 
 
+def join_hovers(parts: Sequence[str]) -> str:
+    """Several copies of one loop (one per iteration or caller) in one hover, ruled apart."""
+    return "\n---\n\n".join(parts)
+
+
 def _default_severity(code: str) -> str:
     known = CODES.get(code)
     return known.severity if known else "warning"
@@ -212,6 +217,8 @@ def lens_title(report: LoopReport, *, previewable: bool = True) -> str:
     E.g. ``skewed · depth 2 · prologue 2, steady 3 x 2, epilogue 2 · Preview``.
     """
     parts: list[str] = [report.verdict]
+    if report.instance is not None:
+        parts.insert(0, report.instance.label)
     if report.verdict == "skewed":
         parts.append(f"depth {report.depth}")
         schedule = schedule_text(report)
@@ -226,9 +233,11 @@ def lens_title(report: LoopReport, *, previewable: bool = True) -> str:
 
 def inlay_label(report: LoopReport) -> str:
     """Short label after ``stage=``: ``depth 2``, ``demoted``, ``left``, ``error``, ``unknown``."""
-    if report.verdict == "skewed":
-        return f"depth {report.depth}"
-    return report.verdict
+    label = f"depth {report.depth}" if report.verdict == "skewed" else report.verdict
+    if report.instance is not None and report.instance.bindings:
+        values = ", ".join(f"{name}={value}" for name, value in report.instance.bindings)
+        label = f"{values}: {label}"
+    return label
 
 
 def explain_markdown(code: str) -> str | None:

@@ -72,6 +72,11 @@ def _rewritten(model: LoopModel, loop: cst.For) -> list[cst.BaseStatement]:
 def _refuse_unless_rewritten(model: LoopModel) -> None:
     """Raise ``PreviewUnavailable`` (saying why) unless the pass rewrites this loop."""
     verdict = model.report.verdict
+    instance = model.report.instance
+    if model.node is None and instance is not None and instance.call == model.report.span:
+        raise PreviewUnavailable(  # a call of an imported inline helper
+            "the loop spliced in at this call is written in another module: preview it there"
+        )
     if model.node is None and verdict in ("skewed", "demoted"):
         raise PreviewUnavailable("this loop was not analysed from this text; no rewrite is shown")
     if verdict in ("skewed", "demoted"):

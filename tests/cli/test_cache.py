@@ -257,3 +257,33 @@ def test_fifo_hazards_round_trip_through_the_codec() -> None:
     assert [h.code for h in reports[0].hints] == ["SKW060"]
     data = json.loads(json.dumps([report_to_data(r) for r in reports]))  # as the cache stores it
     assert [report_from_data(d) for d in data] == reports
+
+
+def test_reports_of_loops_built_several_times_round_trip_with_their_instance() -> None:
+    # Two iterations of a module-level for, and an inline helper with its call.
+    source = (
+        "import pypto.language as pl\n"
+        "for n in (4, 3):\n"
+        "    @pl.program\n"
+        "    class P:\n"
+        "        @pl.function\n"
+        "        def k(self, a: pl.Tensor[[64, 64], pl.FP16]):\n"
+        "            for i in pl.pipeline(0, n, 1, stage=2):\n"
+        "                pl.tile.tpush_to_aiv(pl.tile.load(a, [i, 0], [16, 64]), split=0)\n"
+        "                e = pl.tile.tpop_from_aiv(split=0)\n"
+        "@pl.jit.inline\n"
+        "def h(a: pl.Tensor[[64, 64], pl.FP16], m: pl.Scalar[pl.INT32]):\n"
+        "    for i in pl.pipeline(0, m, 1, stage=2):\n"
+        "        pl.tile.tpush_to_aiv(pl.tile.load(a, [i, 0], [16, 64]), split=0)\n"
+        "        e = pl.tile.tpop_from_aiv(split=0)\n"
+        "@pl.jit\n"
+        "def entry(a: pl.Tensor[[64, 64], pl.FP16]):\n"
+        "    h(a, 4)\n"
+    )
+    reports = skewlsp.analysis.analyze(source, "k.py")
+    assert [r.instance.label for r in reports if r.instance is not None] == [
+        "n = 4",
+        "n = 3",
+        "called from `entry` (line 17) with m = 4",
+    ]
+    assert [report_from_data(report_to_data(r)) for r in reports] == reports

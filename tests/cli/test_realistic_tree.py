@@ -30,8 +30,9 @@ def loops() -> dict[tuple[str, int], dict]:
         key = (item["filename"].rsplit("/", 1)[-1], item["line"])
         if item["kind"] == "loop":
             loops[key] = item
-        else:
+        elif item["loop"]["line"] <= item["line"] <= item["loop"]["end_line"]:
             hints.setdefault(key, []).append(item["code"])
+        # else: a remark at an inline helper's call (test_the_call_of_an_inline_helper_...)
     for key, codes in hints.items():
         loops[key]["hint_codes"] = tuple(codes)
     return loops
@@ -70,3 +71,15 @@ def test_the_full_format_previews_every_rewritten_loop(loops: dict) -> None:
         (i["filename"].rsplit("/", 1)[-1], i["line"]) for i in items if i["kind"] == "loop" and i["preview"]
     }
     assert previewed == {(e.file, e.line) for e in EXPECTED if e.code in REWRITTEN}
+
+
+def test_the_call_of_an_inline_helper_says_what_its_loop_becomes_there() -> None:
+    # attention_block (an @pl.jit.inline helper) is called once, by attention_heads at
+    # line 55: its loop (line 23, trip 4, stage 2) skews at depth 2 in that copy.
+    result = skewlint("--output-format", "json", "--exit-zero", "models/tiny_llm/attention.py")
+    items = json.loads(result.stdout)
+    at_call = [(i["line"], i["code"], i["loop"]["line"]) for i in items if i["line"] == 55]
+    assert at_call == [(55, "SKW001", 23)]
+    (loop,) = [i for i in items if i["kind"] == "loop" and i["line"] == 23]
+    assert loop["instance"]["caller"] == "attention_heads"
+    assert loop["related"][0]["line"] == 55

@@ -55,3 +55,31 @@ def test_a_syntax_error_comes_first_and_the_last_good_loops_stay_as_they_were():
     assert [d.code for d in found] == ["SKW900", "SKW001"]
     assert found[0].severity == types.DiagnosticSeverity.Error
     assert found[1].range == diagnose(SKEWED)[0].range
+
+
+INLINE = """\
+import pypto.language as pl
+
+
+@pl.jit.inline
+def h(a: pl.Tensor[[64, 64], pl.FP16], m: pl.Scalar[pl.INT32]):
+    for i in pl.pipeline(0, m, 1, stage=2):
+        pl.tile.tpush_to_aiv(pl.tile.load(a, [i, 0], [16, 64]), split=0)
+        e = pl.tile.tpop_from_aiv(split=0)
+
+
+@pl.jit
+def entry(a: pl.Tensor[[64, 64], pl.FP16]):
+    h(a, 1)
+"""
+
+
+def test_an_inline_helper_copy_points_at_its_call_and_the_call_at_the_loop():
+    found = diagnose(INLINE)
+    # trip 1 < 2 at this call: demoted (SKW023), on the loop and on the call (0-based lines).
+    assert [(d.code, d.range.start.line) for d in found] == [("SKW023", 5), ("SKW023", 12)]
+    loop, call = found
+    assert [(r.location.range.start.line, r.message) for r in loop.related_information] == [
+        (12, "this copy is spliced here, in `entry`")
+    ]
+    assert [r.location.range.start.line for r in call.related_information] == [5]

@@ -5,11 +5,12 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from skewlsp.analysis import analyze
+from skewlsp.analysis import Instance, Span, analyze
 from skewlsp.server.presentation import (
     explain_markdown,
     hover_markdown,
     inlay_label,
+    join_hovers,
     lens_title,
     plural,
     schedule_counts,
@@ -144,3 +145,21 @@ def test_hover_of_a_mixed_loop_names_each_core_and_the_messages_the_compiler_add
     assert "**fix:** a trip of 4 would give depth 2: e.g. halve QK_M_TILE" in text
     assert "…" not in text  # no statement cut short
     assert len(text.splitlines()) <= 20
+
+
+def test_a_copy_of_a_loop_is_named_in_its_lens_and_inlay() -> None:
+    one_iteration = skewed_report(instance=Instance((("tile", "8"),)))
+    assert lens_title(one_iteration, previewable=False) == (
+        "tile = 8 · skewed · depth 2 · prologue 2, steady 3 x 2, epilogue 2"
+    )
+    assert inlay_label(one_iteration) == "tile=8: depth 2"
+    call = skewed_report(instance=Instance((("m", "4"),), "entry", Span(40, 5, 40, 12)))
+    assert lens_title(call, previewable=False).startswith(
+        "called from `entry` (line 40) with m = 4 · skewed"
+    )
+
+
+def test_the_copies_of_one_loop_share_one_hover_ruled_apart() -> None:
+    assert join_hovers(["**skewed** a\n", "**demoted** b\n"]) == (
+        "**skewed** a\n\n---\n\n**demoted** b\n"
+    )

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from skewlsp.analysis.codes import docs_url
-from skewlsp.analysis.report import FifoHazard, FifoMessage, Span
+from skewlsp.analysis.report import FifoHazard, FifoMessage, Instance, Span
 from skewlsp.common.diagnostic import Diagnostic
 
 
@@ -39,6 +39,17 @@ def hazard_data(hazard: FifoHazard) -> dict[str, Any]:
         "source_order": [_message_data(m) for m in hazard.source_order],
         "skewed_order": [_message_data(m) for m in hazard.skewed_order],
         "messages": hazard.messages,
+    }
+
+
+def instance_data(instance: Instance | None) -> dict[str, Any] | None:
+    """Which compiled copy of the loop (module-level for iteration, inline helper caller)."""
+    if instance is None:
+        return None
+    return {
+        "bindings": {name: value for name, value in instance.bindings},
+        "caller": instance.caller or None,
+        "call": span_data(instance.call),
     }
 
 
@@ -90,6 +101,7 @@ def diagnostic_data(diagnostic: Diagnostic, *, preview: bool = False) -> dict[st
             {"message": r.message, **(span_data(r.span) or {})} for r in diagnostic.related
         ],
         "hazards": [hazard_data(h) for h in (report.hazards if report else ())],
+        "instance": instance_data(report.instance) if report else None,
     }
     if preview:
         data["preview"] = diagnostic.preview

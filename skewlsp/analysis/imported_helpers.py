@@ -1,0 +1,127 @@
+"""Calls of ``@pl.jit.inline`` helpers imported from sibling modules.
+
+InlineFunctions splices an imported helper's body into the caller exactly as
+it does a helper of the same module, so the loops of that body are compiled
+as part of the caller's kernel, decided with the caller's arguments. A
+per-file analysis cannot see who imports a helper, but it can see what its own
+functions call: each such call gets a report of its own, located at the call
+(the loop itself lives in the other file), with the copy's verdict.
+
+Only the helper's own loops are followed: a loop of a helper that the
+imported helper calls in turn is not (the analysis of that module reports it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .report import LoopReport, Resolver, Span
+from .source_index import ModuleIndex, Unit, build_index, is_inline_helper_unit
+
+
+@dataclass(frozen=True)
+class ImportedHelper:
+    """An inline helper with pipeline loops, found in the module a name is imported from."""
+
+    name: str  # as the caller spells it
+    module: str  # as the import names it (for messages)
+    unit: Unit  # the helper, in its own file's coordinates, with this file's callers
+    index: ModuleIndex  # its module's index (constants, aliases)
+
+
+def imported_helpers(
+    index: ModuleIndex, path: str | None, resolver: Resolver | None
+) -> list[ImportedHelper]:
+    """The imported inline helpers this module's top-level functions call, with those calls."""
+    if resolver is None or not index.imported:
+        return []
+    pattern = re.compile(
+        r"(?<![\w.])(" + "|".join(re.escape(n) for n in index.imported) + r")\s*\("
+    )
+    calls: dict[str, list[str]] = {}  # imported name -> calling functions
+    for function, text in index.function_sources.items():
+        for name in set(pattern.findall(text)):
+            calls.setdefault(name, []).append(function)
+    found: list[ImportedHelper] = []
+    modules: dict[tuple[str, int], ModuleIndex | None] = {}
+    for name, callers in calls.items():
+        imported = index.imported[name]
+        key = (imported.module, imported.level)
+        if key not in modules:
+            modules[key] = _read(resolver, imported.module, imported.level, path)
+        other = modules[key]
+        if other is None:
+            continue
+        helper = next(
+            (u for u in other.units if u.qualname == imported.name and is_inline_helper_unit(u)),
+            None,
+        )
+        if helper is None:
+            continue
+        units = tuple(
+            Unit(_ended(index.function_sources[c]), index.function_offsets[c], c)
+            for c in sorted(callers)
+            if c in index.function_offsets
+        )
+        found.append(
+            ImportedHelper(
+                name,
+                imported.module,
+                Unit(helper.text, helper.line_offset, helper.qualname, units),
+                other,
+            )
+        )
+    return found
+
+
+def at_the_call(report: LoopReport, helper: ImportedHelper, path: str | None) -> LoopReport | None:
+    """One spliced copy of the helper's loop, as a report located at its call in this file."""
+    instance = report.instance
+    if instance is None or instance.call is None:
+        return None
+    where = f"`{helper.unit.qualname}` from `{helper.module}`"
+    message = report.message
+    prefix = f"{instance.label}: "
+    if message.startswith(prefix):
+        message = message[len(prefix) :]
+    call: Span = instance.call
+    return LoopReport(
+        path,
+        call,
+        call,
+        report.verdict,
+        report.code,
+        f"the loop of {where} (its line {report.span.line}) inlined here: {message}",
+        function=instance.caller,
+        loop_var=report.loop_var,
+        stage=report.stage,
+        requested_depth=report.requested_depth,
+        depth=report.depth,
+        trip=report.trip,
+        start=report.start,
+        stop=report.stop,
+        step=report.step,
+        dynamic_symbol=report.dynamic_symbol,
+        cores=report.cores,
+        fix_hint=report.fix_hint,
+        instance=instance,
+    )
+
+
+def _read(
+    resolver: Resolver, module: str, level: int, path: str | None
+) -> ModuleIndex | None:
+    try:
+        text = resolver(module, level, path)
+    except Exception:
+        return None
+    if text is None or "jit.inline" not in text:
+        return None
+    other = build_index(text)
+    return None if other.syntax_problem is not None else other
+
+
+def _ended(text: str) -> str:
+    return text if text.endswith("\n") else text + "\n"
+
