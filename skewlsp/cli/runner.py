@@ -251,8 +251,12 @@ def lint_job(
         job.filename,
         selection,
     )
-    summarised = tuple(d.code for d in diagnostics if d.code in selection.summarised)
-    if summarised:
+    # One count per loop the compiler sees: each copy of a loop (an inline helper's loop at
+    # each call, a program per iteration) is a loop of its own; remarks are not loops.
+    summarised = tuple(
+        d.code for d in diagnostics if d.code in selection.summarised and d.kind == "loop"
+    )
+    if any(d.code in selection.summarised for d in diagnostics):
         diagnostics = [d for d in diagnostics if d.code not in selection.summarised]
     if job.options.preview:
         diagnostics = [_with_preview(d, previews, refusals) for d in diagnostics]
