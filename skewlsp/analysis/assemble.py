@@ -51,7 +51,7 @@ def loop_report(
         path=path,
         span=span(loop),
         call_span=span(call),
-        verdict=d.verdict,  # type: ignore[arg-type]
+        verdict=d.verdict,
         code=d.code,
         message=d.message,
         function=fn,

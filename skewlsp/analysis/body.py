@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 import libcst as cst
 
@@ -38,12 +39,17 @@ MAX_UNROLL_TRIP = 1024
 MESSAGE_TEMP = "%msg"
 
 
+# What the decision needs to know of a top-level statement: a cross-core message
+# (push/pop), a simple statement, or a compound one (a nested loop, if, with).
+StmtKind = Literal["push", "pop", "plain", "compound"]
+
+
 @dataclass
 class Stmt:
     """One top-level statement of the normalised body."""
 
     node: cst.CSTNode
-    kind: str  # "push" | "pop" | "plain" | "compound"
+    kind: StmtKind
     defs: tuple[str, ...]
     reads: tuple[str, ...]
     scalar_arith: bool = False

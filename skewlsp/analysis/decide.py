@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from .body import Stmt
 from .constants import Const, Dynamic, Folded, Opaque, Rejected, Symbolic
 from .depth import effective_depth, fits_int64, requested_depth, trip_count
+from .report import Verdict
 from .values import CallSiteValue
 
 
@@ -38,7 +39,7 @@ class Decision:
     take the reason as data instead of cutting a message apart.
     """
 
-    verdict: str
+    verdict: Verdict
     code: str
     reason: str
     stage: int | None = None
