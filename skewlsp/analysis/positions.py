@@ -23,6 +23,7 @@ The stdlib parser already knows where every statement starts and ends, so:
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, PositionProvider
@@ -64,7 +65,7 @@ class LoopPositions:
         self._rendered: dict[int, CodeRange] = {}
         self._rendered_loops: set[int] = set()
         self._anchors: dict[int, cst.CSTNode] = {}  # node -> the statement rendered for it
-        self._anchored_loops: set[int] = set()
+        self._anchoring: dict[int, Iterator[None]] = {}  # per loop: its mapping, as far as needed
         self._rendered_anchors: set[int] = set()
 
     def span(self, node: cst.CSTNode, loop: cst.For) -> Span:
@@ -117,6 +118,10 @@ class LoopPositions:
             return loop_twin.iter
         if isinstance(node, cst.Arg):
             return _argument_twin(node, call, loop_twin.iter)
+        for arg in call.args:  # an argument's value (``stage=``'s, asked for every loop)
+            if arg.value is node and not arg.star and type(node) in _SAME_RANGE:
+                twin = _argument_twin(arg, call, loop_twin.iter)
+                return twin.value if isinstance(twin, ast.keyword) else twin
         return None
 
     def _statement_twins(self) -> dict[int, ast.AST]:
@@ -152,11 +157,14 @@ class LoopPositions:
 
     def _anchor(self, node: cst.CSTNode, loop: cst.For) -> cst.CSTNode | None:
         """The statement of ``loop`` whose rendering places ``node`` (None: render the loop)."""
-        if id(loop) not in self._anchored_loops:
-            self._anchored_loops.add(id(loop))
-            if self._statement_twins():
-                _map_anchors(loop, self._anchors)
-        return self._anchors.get(id(node))
+        mapping = self._anchoring.get(id(loop))
+        if mapping is None:
+            mapping = _map_anchors(loop, self._anchors) if self._statement_twins() else iter(())
+            self._anchoring[id(loop)] = mapping
+        while id(node) not in self._anchors:  # map statement by statement until found
+            if next(mapping, StopIteration) is StopIteration:
+                return None
+        return self._anchors[id(node)]
 
     def _render_alone(self, anchor: cst.CSTNode) -> None:
         """Positions of the nodes of one line of small statements, or of one compound header."""
@@ -273,8 +281,9 @@ def _header_only(statement: cst.CSTNode) -> cst.CSTNode:
     return statement.with_changes(**changes)
 
 
-def _map_anchors(loop: cst.For, out: dict[int, cst.CSTNode]) -> None:
-    """Map the nodes of ``loop`` to the line of small statements or the header holding them.
+def _map_anchors(loop: cst.For, out: dict[int, cst.CSTNode]) -> Iterator[None]:
+    """Map the nodes of ``loop`` to the line of small statements or the header holding them,
+    pausing after each statement (most questions are about the loop's own header).
 
     Only what renders line for line as in the source is mapped: a line of small
     statements (with its comment), the header of a compound statement whose body is
@@ -287,6 +296,7 @@ def _map_anchors(loop: cst.For, out: dict[int, cst.CSTNode]) -> None:
         if isinstance(statement, cst.SimpleStatementLine):
             for node in walk(statement):
                 out[id(node)] = statement
+            yield
             continue
         header = _HEADERS.get(type(statement))
         if header is None or not isinstance(statement.body, cst.IndentedBlock):  # type: ignore[attr-defined]
@@ -296,12 +306,21 @@ def _map_anchors(loop: cst.For, out: dict[int, cst.CSTNode]) -> None:
             for part in value if isinstance(value, (list, tuple)) else (value,):
                 for node in walk(part):
                     out[id(node)] = statement
+        yield
         pending.extend(statement.body.body)  # type: ignore[attr-defined]
         orelse = getattr(statement, "orelse", None)
         if isinstance(orelse, cst.If):  # elif
             pending.append(orelse)
         elif isinstance(orelse, cst.Else) and isinstance(orelse.body, cst.IndentedBlock):
             pending.extend(orelse.body.body)
+
+
+# Expressions whose range is the same in both parsers, parentheses around them
+# excluded (ast's range of a tuple or a generator expression includes its own).
+_SAME_RANGE = frozenset({
+    cst.Name, cst.Integer, cst.Float, cst.SimpleString, cst.Attribute, cst.Call,
+    cst.BinaryOperation, cst.UnaryOperation, cst.Subscript,
+})
 
 
 def _argument_twin(node: cst.Arg, call: cst.Call, twin: ast.Call) -> ast.AST | None:
