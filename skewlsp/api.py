@@ -85,8 +85,8 @@ def previews(
             continue
         try:
             text = preview_model(source, model, reanalyse)
-        except PreviewUnavailable as refusal:
-            found.append((model.report, refusal))
+        except PreviewUnavailable as error:  # not ``as refusal``: Python unbinds it after
+            found.append((model.report, error))
             continue
         found.append(
             (model.report, LoopPreview(model.report, loop_source(source, model.report), text))
