@@ -1103,9 +1103,31 @@ def floor_tree(tree: str, files: list[Path], cwd: Path, runs: int, scratch: Path
     return row
 
 
-def floor_phase(cfg: Config) -> list[FloorRow]:
-    """Both trees of issue 19: pypto-lib ``models/`` (if given) and the loop-dense tree."""
+def largest_kernel(files: Sequence[Path]) -> Path | None:
+    """The largest file holding a ``pl.pipeline(`` loop (the server case of issue 19)."""
+    kernels = [p for p in files if b"pl.pipeline(" in p.read_bytes()]
+    return max(kernels, key=lambda p: p.stat().st_size, default=None)
+
+
+def floor_server(cfg: Config, path: Path) -> list[ServerRun]:
+    """Edit -> diagnostics on one real kernel, skewlsp and ruff server, the same edits."""
+    options, note = skewlsp_init_options()
+    ruff_options = {"settings": {"lint": {"select": RUFF_RULES.split(",")},
+                                 "configurationPreference": "editorOnly"}}
+    edits = edit_sequence(path.read_text(encoding="utf-8"), cfg.edits, cfg.seed)
+    return [
+        asyncio.run(drive_server(f"skewlsp ({note}), {path.name}",
+                                 [sys.executable, "-m", "skewlsp"], options, path, edits)),
+        asyncio.run(drive_server(f"ruff server, {path.name}", [str(VENV_BIN / "ruff"), "server"],
+                                 ruff_options, path, edits)),
+    ]
+
+
+def floor_phase(cfg: Config) -> tuple[list[FloorRow], list[ServerRun]]:
+    """Both trees of issue 19: pypto-lib ``models/`` (if given) and the loop-dense tree;
+    and the server on pypto-lib's largest kernel (unless ``--skip-server``)."""
     rows = []
+    servers: list[ServerRun] = []
     with contextlib.ExitStack() as stack:
         import tempfile
 
@@ -1115,6 +1137,9 @@ def floor_phase(cfg: Config) -> list[FloorRow]:
             files = python_files([pypto])
             rows.append(floor_tree(f"pypto-lib models/ ({pypto})", files, Path(pypto),
                                    cfg.floor_runs, scratch))
+            kernel = largest_kernel(files)
+            if kernel is not None and not cfg.skip_server:
+                servers = floor_server(cfg, kernel)
         else:
             print(f"floor: no pypto-lib models/ tree (pass --pypto PATH or set ${PYPTO_ENV}); "
                   "measuring the loop-dense tree only", file=sys.stderr)
@@ -1122,7 +1147,7 @@ def floor_phase(cfg: Config) -> list[FloorRow]:
         files = dense_tree(dense, cfg.dense_files)
         rows.append(floor_tree(f"loop-dense: {len(files)} small kernels", files, dense,
                                cfg.floor_runs, scratch))
-    return rows
+    return rows, servers
 
 
 def floor_report(rows: Sequence[FloorRow], runs: int) -> None:
@@ -1180,6 +1205,18 @@ def target_rows(cli: dict[str, Series], scale: dict[str, Series],
     return rows
 
 
+def server_table(title: str, servers: Sequence[ServerRun]) -> None:
+    print_table(
+        title,
+        ["server, file", "p50", "p95", "min", "max", "didOpen", "peak MB (VmHWM)", "note"],
+        [[r.label, fmt_ms(r.pct(0.5)), fmt_ms(r.pct(0.95)),
+          fmt_ms(min(r.latencies, default=float("nan"))),
+          fmt_ms(max(r.latencies, default=float("nan"))), fmt_ms(r.open_seconds),
+          f"{r.peak_kb / 1024:.0f}",
+          (f"{r.missed} edits timed out; " if r.missed else "") + r.note]
+         for r in servers])
+
+
 def report(cfg: Config, lines: int, nfiles: int, cli: dict[str, Series],
            scale: dict[str, Series], servers: list[ServerRun], kernel: tuple[int, int],
            started: float, size: Sequence[Sequence[str]] = ()) -> None:
@@ -1204,15 +1241,7 @@ def report(cfg: Config, lines: int, nfiles: int, cli: dict[str, Series],
                 "", "", str(len(v.samples)), "warm interpreter"]
                for k, v in scale.items() if k.startswith("a_")])
     if servers:
-        print_table(
-            f"Server: didChange -> publishDiagnostics, {cfg.edits} edits (ms)",
-            ["server, file", "p50", "p95", "min", "max", "didOpen", "peak MB (VmHWM)", "note"],
-            [[r.label, fmt_ms(r.pct(0.5)), fmt_ms(r.pct(0.95)),
-              fmt_ms(min(r.latencies, default=float("nan"))),
-              fmt_ms(max(r.latencies, default=float("nan"))), fmt_ms(r.open_seconds),
-              f"{r.peak_kb / 1024:.0f}",
-              (f"{r.missed} edits timed out; " if r.missed else "") + r.note]
-             for r in servers])
+        server_table(f"Server: didChange -> publishDiagnostics, {cfg.edits} edits (ms)", servers)
     print_table("Targets", ["ratio", "target", "measured", "result"],
                 target_rows(cli, scale, servers))
     if size:
@@ -1291,12 +1320,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     cfg = parse_args(argv)
     if cfg.floor:
         with phase("floor"):
-            rows = floor_phase(cfg)
+            rows, servers = floor_phase(cfg)
         print(f"\n# skewlsp parser floor ({time.strftime('%Y-%m-%d %H:%M')})\n")
         print(f"machine: {machine()}")
         print(f"tools: {version_of([str(VENV_BIN / 'skewlint')])}, "
               f"{version_of([str(VENV_BIN / 'ruff')])}")
         floor_report(rows, cfg.floor_runs)
+        if servers:
+            server_table(f"Server: didChange -> publishDiagnostics, {cfg.edits} edits (ms), "
+                         "pypto-lib's largest kernel", servers)
         print(f"\ntotal wall time {time.perf_counter() - started:.0f} s")
         return 0
     with phase("corpus"):
