@@ -8,7 +8,10 @@ One run measures, on the same files and the same machine load:
    edits of a 3,000-line kernel, skewlsp vs ``ruff server``, driven by the same
    minimal LSP client below;
 3. scaling: the same kernel padded to 10x with code holding no pipeline loops;
-4. peak memory of each command (max RSS of its largest process) and server (VmHWM).
+4. peak memory of each command (max RSS of its largest process) and server (VmHWM);
+5. with ``--floor`` (issue 19), only: cold skewlint's CPU against the parser floor
+   (libcst parsing exactly the pipeline loops) and warm skewlint against ruff, on
+   pypto-lib's ``models/`` (``--pypto``) and a loop-dense tree, side by side.
 
 Every command runs in a fresh wrapper subprocess so that ``RUSAGE_CHILDREN``
 covers that command only; repeated runs are interleaved tool by tool so a busy

@@ -187,11 +187,12 @@ class LoopPositions:
         line = twin.lineno  # type: ignore[attr-defined]
         column = self._code_points(line, twin.col_offset)  # type: ignore[attr-defined]
         # A line rendered alone spans what it spans in place; a stubbed header does not.
-        renamed: dict[int, int | None] = {id(statement): None}
+        renamed: dict[int, int | None]
         if isinstance(anchor, cst.SimpleStatementLine):
-            renamed[id(statement)] = id(anchor)
+            renamed = {id(statement): id(anchor)}
         else:
-            renamed.update((id(n), None) for n in walk(statement.body))  # type: ignore[attr-defined]
+            renamed = {id(n): None for n in walk(statement)}
+            renamed.update((id(n), id(n)) for n in _header_nodes(anchor))
         self._place(module, line, column, renamed)
 
     def _place(
@@ -268,6 +269,14 @@ _HEADERS: dict[type[cst.CSTNode], tuple[str, ...]] = {
 _STUB = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
 
 
+def _header_nodes(statement: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The nodes of a compound statement's header (what its stubbed rendering places)."""
+    for name in _HEADERS[type(statement)]:
+        value = getattr(statement, name)
+        for part in value if isinstance(value, (list, tuple)) else (value,):
+            yield from walk(part)
+
+
 def _header_only(statement: cst.CSTNode) -> cst.CSTNode:
     """``statement`` with a ``pass`` body and no ``else``: its header renders as written
     (the comment after its colon included, so that every header line matches the source)."""
@@ -301,11 +310,8 @@ def _map_anchors(loop: cst.For, out: dict[int, cst.CSTNode]) -> Iterator[None]:
         header = _HEADERS.get(type(statement))
         if header is None or not isinstance(statement.body, cst.IndentedBlock):  # type: ignore[attr-defined]
             continue
-        for name in header:
-            value = getattr(statement, name)
-            for part in value if isinstance(value, (list, tuple)) else (value,):
-                for node in walk(part):
-                    out[id(node)] = statement
+        for node in _header_nodes(statement):
+            out[id(node)] = statement
         yield
         pending.extend(statement.body.body)  # type: ignore[attr-defined]
         orelse = getattr(statement, "orelse", None)
