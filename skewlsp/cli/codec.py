@@ -44,6 +44,9 @@ class _Shape:
             f.name: f.default for f in fields if f.default is not dataclasses.MISSING
         }
         self.required = self.names - self.defaults.keys()
+        # Filling __dict__ skips __init__: only for plain frozen dataclasses (a class that
+        # later gains slots or a __post_init__ is built through its __init__ again).
+        self.plain = not hasattr(cls, "__post_init__") and "__slots__" not in vars(cls)
 
     def make(self, data: dict[str, Any]) -> Any:
         keys = data.keys()
@@ -54,6 +57,8 @@ class _Shape:
             values.update(data)
         else:
             values.update((k, v) for k, v in data.items() if k in self.names)
+        if not self.plain:
+            return self.cls(**values)
         made = object.__new__(self.cls)
         made.__dict__.update(values)
         return made

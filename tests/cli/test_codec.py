@@ -59,3 +59,22 @@ def test_an_entry_of_another_shape_is_a_cache_miss(tmp_path, damage) -> None:
     damage(data)
     cache.write_json(cache._entry(key), {"deps": [], "reports": [data]})
     assert cache.get(key, "k.py", ()) is None
+
+
+def test_a_class_with_a_post_init_is_built_through_its_init() -> None:
+    from dataclasses import dataclass
+
+    from skewlsp.cli.codec import _Shape
+
+    @dataclass(frozen=True)
+    class Checked:
+        value: int
+
+        def __post_init__(self) -> None:
+            if self.value < 0:
+                raise ValueError("negative")
+
+    shape = _Shape(Checked)
+    assert shape.make({"value": 1}) == Checked(1)
+    with pytest.raises(ValueError):
+        shape.make({"value": -1})
