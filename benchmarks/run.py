@@ -8,7 +8,10 @@ One run measures, on the same files and the same machine load:
    edits of a 3,000-line kernel, skewlsp vs ``ruff server``, driven by the same
    minimal LSP client below;
 3. scaling: the same kernel padded to 10x with code holding no pipeline loops;
-4. peak memory of each command (max RSS of its largest process) and server (VmHWM).
+4. peak memory of each command (max RSS of its largest process) and server (VmHWM);
+5. with ``--floor`` (issue 19), only: cold skewlint's CPU against the parser floor
+   (libcst parsing exactly the pipeline loops) and warm skewlint against ruff, on
+   pypto-lib's ``models/`` (``--pypto``) and a loop-dense tree, side by side.
 
 Every command runs in a fresh wrapper subprocess so that ``RUSAGE_CHILDREN``
 covers that command only; repeated runs are interleaved tool by tool so a busy
@@ -471,8 +474,10 @@ argv = json.loads(sys.argv[1])
 start = time.perf_counter()
 proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 elapsed = time.perf_counter() - start
-rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # every waited-for descendant
+rss = usage.ru_maxrss
 print(json.dumps({"seconds": elapsed, "maxrss_kb": rss, "rc": proc.returncode,
+                  "cpu": usage.ru_utime + usage.ru_stime,
                   "stderr": proc.stderr.decode(errors="replace")[-400:]}))
 """
 
@@ -483,6 +488,7 @@ class Sample:
     maxrss_kb: int
     rc: int
     stderr: str = ""
+    cpu: float = 0.0  # user + system seconds of the command's whole process tree
 
 
 def measure(argv: Sequence[str], cwd: Path) -> Sample:
@@ -841,6 +847,10 @@ class Config:
     skip_fixit: bool
     skip_server: bool
     skip_size: bool = False
+    floor: bool = False
+    pypto: str = ""
+    floor_runs: int = 5
+    dense_files: int = 1160
 
 
 def cli_phase(cfg: Config, files: list[Path], cwd: Path) -> dict[str, Series]:
@@ -987,6 +997,178 @@ def server_phase(cfg: Config, base: Path, padded: Path, offset: int) -> list[Ser
     return runs
 
 
+# ----------------------------------------------------------------------------- floor (issue 19)
+
+PYPTO_ENV = "SKEWLSP_PYPTO_MODELS"
+DENSE_FILES = 1160
+FLOOR_RUNS = 5
+FLOOR_COLD_GOAL = 1.5
+FLOOR_WARM_GOAL = 1.0
+FLOOR_FORMAT = "json"  # the machine contract, for skewlint and ruff alike
+
+# The least work any libcst analyzer of the pipeline loops can do, in a fresh
+# interpreter: read every file, skip those that never say "pipeline" (skewlint's
+# own exact pre-filter), find the outermost ``for ... in <x>.pipeline(...)``
+# statements with the stdlib parser, and parse exactly those statements with
+# libcst (inside an ``if 1:`` block, so that their indentation stays as written).
+FLOOR = r"""
+import ast, json, sys
+import libcst
+
+def outermost_pipeline_loops(node):
+    for child in ast.iter_child_nodes(node):
+        if (isinstance(child, (ast.For, ast.AsyncFor)) and isinstance(child.iter, ast.Call)
+                and isinstance(child.iter.func, ast.Attribute)
+                and child.iter.func.attr == "pipeline"):
+            yield child
+        else:
+            yield from outermost_pipeline_loops(child)
+
+loops = 0
+for name in json.loads(open(sys.argv[1]).read()):
+    with open(name, "rb") as stream:
+        data = stream.read()
+    if b"pipeline" not in data:
+        continue
+    text = data.decode("utf-8")
+    lines = text.splitlines(keepends=True)
+    for loop in outermost_pipeline_loops(ast.parse(text)):
+        libcst.parse_module("if 1:\n" + "".join(lines[loop.lineno - 1 : loop.end_lineno]))
+        loops += 1
+print(loops, file=sys.stderr)
+"""
+
+
+def dense_tree(dest: Path, count: int) -> list[Path]:
+    """``count`` small kernels, every one with pipeline loops: our examples in rotation.
+
+    Packages of 40 files each, with a ``pyproject.toml`` at the top so skewlint keeps
+    its cache inside the tree (which lives in a temporary directory).
+    """
+    examples = sorted((REPO / "examples").glob("*.py"))
+    texts = [p.read_text(encoding="utf-8") for p in examples]
+    files = []
+    for n in range(count):
+        package = dest / f"pkg{n // 40:02d}"
+        package.mkdir(parents=True, exist_ok=True)
+        path = package / f"{examples[n % len(examples)].stem}_{n:04d}.py"
+        path.write_text(texts[n % len(texts)], encoding="utf-8")
+        files.append(path)
+    write_project_file(dest, "loop-dense tree")
+    return files
+
+
+@dataclass
+class FloorRow:
+    """One tree: the floor, cold and warm skewlint, and ruff, interleaved run by run."""
+
+    tree: str
+    files: int
+    lines: int
+    floor: Series
+    cold: Series
+    warm: Series
+    ruff: Series
+
+    @staticmethod
+    def cpu(series: Series) -> float:
+        return statistics.median(s.cpu for s in series.samples)
+
+    @property
+    def cold_ratio(self) -> float:
+        return self.cpu(self.cold) / self.cpu(self.floor)
+
+    @property
+    def warm_ratio(self) -> float:
+        return self.warm.median / self.ruff.median
+
+
+def floor_tree(tree: str, files: list[Path], cwd: Path, runs: int, scratch: Path) -> FloorRow:
+    """Median of ``runs`` alternating runs: floor, skewlint cold/warm, ruff (same file list)."""
+    names = [str(p) for p in files]
+    listing = scratch / f"files-{len(names)}.json"
+    listing.write_text(json.dumps(names))
+    skewlint = [str(VENV_BIN / "skewlint"), "--output-format", FLOOR_FORMAT,
+                "--select", "ALL", "--exit-zero"]
+    ruff = [str(VENV_BIN / "ruff"), "check", "--no-cache", "--isolated", "--select", RUFF_RULES,
+            "--output-format", FLOOR_FORMAT, "--exit-zero"]
+    row = FloorRow(tree, len(files), count_lines(files), Series("floor (ast + libcst, CPU)"),
+                   Series("skewlint --no-cache (CPU)"), Series("skewlint, warm cache"),
+                   Series(f"ruff check --no-cache --select {RUFF_RULES}"))
+    measure([*skewlint, *names], cwd)  # populate the cache
+    for _ in range(runs):
+        row.floor.samples.append(measure([sys.executable, "-c", FLOOR, str(listing)], cwd))
+        row.cold.samples.append(measure([*skewlint, "--no-cache", *names], cwd))
+        row.warm.samples.append(measure([*skewlint, *names], cwd))
+        row.ruff.samples.append(measure([*ruff, *names], cwd))
+    for item in (row.floor, row.cold, row.warm, row.ruff):
+        item.check((0,))
+    return row
+
+
+def largest_kernel(files: Sequence[Path]) -> Path | None:
+    """The largest file holding a ``pl.pipeline(`` loop (the server case of issue 19)."""
+    kernels = [p for p in files if b"pl.pipeline(" in p.read_bytes()]
+    return max(kernels, key=lambda p: p.stat().st_size, default=None)
+
+
+def floor_server(cfg: Config, path: Path) -> list[ServerRun]:
+    """Edit -> diagnostics on one real kernel, skewlsp and ruff server, the same edits."""
+    options, note = skewlsp_init_options()
+    ruff_options = {"settings": {"lint": {"select": RUFF_RULES.split(",")},
+                                 "configurationPreference": "editorOnly"}}
+    edits = edit_sequence(path.read_text(encoding="utf-8"), cfg.edits, cfg.seed)
+    return [
+        asyncio.run(drive_server(f"skewlsp ({note}), {path.name}",
+                                 [sys.executable, "-m", "skewlsp"], options, path, edits)),
+        asyncio.run(drive_server(f"ruff server, {path.name}", [str(VENV_BIN / "ruff"), "server"],
+                                 ruff_options, path, edits)),
+    ]
+
+
+def floor_phase(cfg: Config) -> tuple[list[FloorRow], list[ServerRun]]:
+    """Both trees of issue 19: pypto-lib ``models/`` (if given) and the loop-dense tree;
+    and the server on pypto-lib's largest kernel (unless ``--skip-server``)."""
+    rows = []
+    servers: list[ServerRun] = []
+    with contextlib.ExitStack() as stack:
+        import tempfile
+
+        scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="skewlsp-floor-")))
+        pypto = cfg.pypto or os.environ.get(PYPTO_ENV, "")
+        if pypto and Path(pypto).is_dir():
+            files = python_files([pypto])
+            rows.append(floor_tree(f"pypto-lib models/ ({pypto})", files, Path(pypto),
+                                   cfg.floor_runs, scratch))
+            kernel = largest_kernel(files)
+            if kernel is not None and not cfg.skip_server:
+                servers = floor_server(cfg, kernel)
+        else:
+            print(f"floor: no pypto-lib models/ tree (pass --pypto PATH or set ${PYPTO_ENV}); "
+                  "measuring the loop-dense tree only", file=sys.stderr)
+        dense = scratch / "dense"
+        files = dense_tree(dense, cfg.dense_files)
+        rows.append(floor_tree(f"loop-dense: {len(files)} small kernels", files, dense,
+                               cfg.floor_runs, scratch))
+    return rows, servers
+
+
+def floor_report(rows: Sequence[FloorRow], runs: int) -> None:
+    print_table(
+        f"Floor (issue 19): CPU of the whole process tree for cold runs, wall for warm "
+        f"(median of {runs} alternating runs; --output-format {FLOOR_FORMAT})",
+        ["tree", "files", "lines", "floor CPU", "cold CPU", "cold / floor", "goal",
+         "warm wall", "ruff wall", "warm / ruff", "goal"],
+        [[r.tree, str(r.files), f"{r.lines:,}", f"{FloorRow.cpu(r.floor):.2f} s",
+          f"{FloorRow.cpu(r.cold):.2f} s", f"{r.cold_ratio:.2f}x",
+          verdict(r.cold_ratio, FLOOR_COLD_GOAL), fmt_s(r.warm.median), fmt_s(r.ruff.median),
+          f"{r.warm_ratio:.2f}x", verdict(r.warm_ratio, FLOOR_WARM_GOAL)] for r in rows])
+    notes = [f"{r.tree}: {s.label}: {s.note.strip()}" for r in rows
+             for s in (r.floor, r.cold, r.warm, r.ruff) if s.note.strip()]
+    for note in notes:
+        print(f"- {note}")
+
+
 # ----------------------------------------------------------------------------- output
 
 
@@ -1026,6 +1208,18 @@ def target_rows(cli: dict[str, Series], scale: dict[str, Series],
     return rows
 
 
+def server_table(title: str, servers: Sequence[ServerRun]) -> None:
+    print_table(
+        title,
+        ["server, file", "p50", "p95", "min", "max", "didOpen", "peak MB (VmHWM)", "note"],
+        [[r.label, fmt_ms(r.pct(0.5)), fmt_ms(r.pct(0.95)),
+          fmt_ms(min(r.latencies, default=float("nan"))),
+          fmt_ms(max(r.latencies, default=float("nan"))), fmt_ms(r.open_seconds),
+          f"{r.peak_kb / 1024:.0f}",
+          (f"{r.missed} edits timed out; " if r.missed else "") + r.note]
+         for r in servers])
+
+
 def report(cfg: Config, lines: int, nfiles: int, cli: dict[str, Series],
            scale: dict[str, Series], servers: list[ServerRun], kernel: tuple[int, int],
            started: float, size: Sequence[Sequence[str]] = ()) -> None:
@@ -1050,15 +1244,7 @@ def report(cfg: Config, lines: int, nfiles: int, cli: dict[str, Series],
                 "", "", str(len(v.samples)), "warm interpreter"]
                for k, v in scale.items() if k.startswith("a_")])
     if servers:
-        print_table(
-            f"Server: didChange -> publishDiagnostics, {cfg.edits} edits (ms)",
-            ["server, file", "p50", "p95", "min", "max", "didOpen", "peak MB (VmHWM)", "note"],
-            [[r.label, fmt_ms(r.pct(0.5)), fmt_ms(r.pct(0.95)),
-              fmt_ms(min(r.latencies, default=float("nan"))),
-              fmt_ms(max(r.latencies, default=float("nan"))), fmt_ms(r.open_seconds),
-              f"{r.peak_kb / 1024:.0f}",
-              (f"{r.missed} edits timed out; " if r.missed else "") + r.note]
-             for r in servers])
+        server_table(f"Server: didChange -> publishDiagnostics, {cfg.edits} edits (ms)", servers)
     print_table("Targets", ["ratio", "target", "measured", "result"],
                 target_rows(cli, scale, servers))
     if size:
@@ -1087,6 +1273,15 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
     parser.add_argument("--skip-server", action="store_true")
     parser.add_argument("--skip-size", action="store_true",
                         help="skip the CPU-seconds-per-MB measurement (~25 s)")
+    parser.add_argument("--floor", action="store_true",
+                        help="only the parser-floor comparison of issue 19 (both trees)")
+    parser.add_argument("--pypto", default="",
+                        help="pypto-lib's models/ directory for --floor "
+                             "(default: $SKEWLSP_PYPTO_MODELS; skipped when absent)")
+    parser.add_argument("--floor-runs", type=int, default=FLOOR_RUNS,
+                        help=f"alternating runs per command for --floor ({FLOOR_RUNS})")
+    parser.add_argument("--dense-files", type=int, default=DENSE_FILES,
+                        help=f"kernels in the loop-dense tree of --floor ({DENSE_FILES})")
     args = parser.parse_args(argv)
     quick = args.quick
     return Config(
@@ -1096,7 +1291,8 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
         kernel_lines=3_000, pad_factor=10, edits=args.edits or (30 if quick else EDITS),
         seed=args.seed,
         paths=args.paths, skip_fixit=args.skip_fixit, skip_server=args.skip_server,
-        skip_size=args.skip_size,
+        skip_size=args.skip_size, floor=args.floor, pypto=args.pypto,
+        floor_runs=args.floor_runs, dense_files=args.dense_files,
     )
 
 
@@ -1125,6 +1321,19 @@ def phase(name: str) -> Iterator[None]:
 def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     cfg = parse_args(argv)
+    if cfg.floor:
+        with phase("floor"):
+            rows, servers = floor_phase(cfg)
+        print(f"\n# skewlsp parser floor ({time.strftime('%Y-%m-%d %H:%M')})\n")
+        print(f"machine: {machine()}")
+        print(f"tools: {version_of([str(VENV_BIN / 'skewlint')])}, "
+              f"{version_of([str(VENV_BIN / 'ruff')])}")
+        floor_report(rows, cfg.floor_runs)
+        if servers:
+            server_table(f"Server: didChange -> publishDiagnostics, {cfg.edits} edits (ms), "
+                         "pypto-lib's largest kernel", servers)
+        print(f"\ntotal wall time {time.perf_counter() - started:.0f} s")
+        return 0
     with phase("corpus"):
         if cfg.paths:
             cwd, files = Path.cwd(), python_files(cfg.paths)

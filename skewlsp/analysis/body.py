@@ -30,7 +30,7 @@ from .names import (
     statement_effects,
     unique,
 )
-from .walk import children, walk
+from .walk import children
 
 # Unrolled copies beyond this are not modelled one by one (the compiler would, but
 # such a body is far outside anything that reaches the skew pass in practice).
@@ -248,14 +248,21 @@ def _nested_messages(
             if kind is not None:
                 found.append((node, kind))
 
-    if "tp" in _text_hint(value):
+    if _may_message(value):
         post_order(value)
     return found
 
 
-def _text_hint(value: cst.BaseExpression) -> str:
-    """Names of the calls in an expression, joined: a cheap filter before a deep walk."""
-    return " ".join(node.attr.value for node in walk(value) if isinstance(node, cst.Attribute))
+def _may_message(value: cst.BaseExpression) -> bool:
+    """Whether an attribute name in the expression holds "tp" (tpush, tpop): a cheap
+    filter before the deep walk, stopping at the first such name."""
+    stack: list[cst.CSTNode] = [value]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Attribute and "tp" in node.attr.value:  # type: ignore[attr-defined]
+            return True
+        stack.extend(children(node))
+    return False
 
 
 def _is_scalar_arith(small: cst.BaseSmallStatement, ctx: BodyContext) -> bool:

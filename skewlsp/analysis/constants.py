@@ -87,9 +87,8 @@ class Folder:
         if isinstance(node, cst.Integer):
             return Const(int(node.value, 0))
         if isinstance(node, cst.Call) and _is_dynamic_dimension(node):
-            return Symbolic(
-                code_of(node)[:60], f"`{code_of(node)[:60]}` is a symbolic dimension"
-            )
+            text = code_of(node)[:60]
+            return Symbolic(text, f"`{text}` is a symbolic dimension")
         if self._owner is not None:
             python = fold_python(node, self, self._owner.functions)
             if python is not None:
@@ -147,10 +146,10 @@ class Folder:
             getter = base.properties.get(name)
             if getter is not None:
                 return base.owner.fold_text(getter, this=base)
-            return Opaque(code_of(node), f"`{code_of(node)}` is computed when the module loads")
+            return _computed_at_load(node)
         if isinstance(base, Rejected):
             return base
-        return Opaque(code_of(node), f"`{code_of(node)}` is computed when the module loads")
+        return _computed_at_load(node)
 
     def _binary(self, node: cst.BinaryOperation) -> Folded:
         left = self._fold(node.left)
@@ -183,7 +182,8 @@ class Folder:
             return Const(a << b)
         if isinstance(op, cst.RightShift) and b >= 0:
             return Const(a >> b)
-        return Dynamic(code_of(node)[:60], f"operator in `{code_of(node)[:60]}` is not folded")
+        text = code_of(node)[:60]
+        return Dynamic(text, f"operator in `{text}` is not folded")
 
 
 class ModuleConstants:
@@ -367,3 +367,8 @@ def _property_expression(fn: cst.FunctionDef) -> str | None:
     if isinstance(only, cst.Return) and only.value is not None:
         return code_of(only.value)
     return None
+
+
+def _computed_at_load(node: cst.BaseExpression) -> Opaque:
+    text = code_of(node)
+    return Opaque(text, f"`{text}` is computed when the module loads")

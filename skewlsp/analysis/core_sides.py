@@ -19,6 +19,7 @@ from .scope import function_params
 CUBE, VECTOR, SHARED, MIXED = "C", "V", "S", "M"
 GM, LAZY = "G", "L"  # a GM tensor; a GM slice/load whose side its first consumer decides
 TILE_SIDES = frozenset({CUBE, VECTOR, LAZY})
+_TILES_OR_GM = TILE_SIDES | {GM}
 
 
 def op_leaf(call: cst.Call) -> str | None:
@@ -94,7 +95,7 @@ class SideModel:
                 "dtype",
             ):
                 continue
-            names += [n for n in reads_of(arg.value) if self.side_of(n) in TILE_SIDES | {GM}]
+            names += [n for n in reads_of(arg.value) if self.side_of(n) in _TILES_OR_GM]
         return names
 
     def _call(self, call: cst.Call, consumed: list[tuple[str, str, str]]) -> tuple[str, str]:
@@ -107,15 +108,16 @@ class SideModel:
                 self.unknown.append(cst.Module(body=[]).code_for_node(call.func))
             return SHARED, SHARED
         nested_side = SHARED
+        nested_values: list[str] = []
         for arg in call.args:  # nested calls are flattened into statements of their own
             if isinstance(arg.value, cst.Call):
-                _, inner = self._call(arg.value, consumed)
+                # One visit per nested call: visiting it again for its value doubled
+                # the work at every level of nesting.
+                value, inner = self._call(arg.value, consumed)
                 nested_side = join_sides(nested_side, inner)
+                nested_values.append(value)
         args = self._tile_args(call)
         tiles = [n for n in args if self.side_of(n) in TILE_SIDES]
-        nested_values = [
-            self._call(a.value, [])[0] for a in call.args if isinstance(a.value, cst.Call)
-        ]
         has_tile = bool(tiles) or any(v in TILE_SIDES for v in nested_values)
         if leaf in op_tables.CUBE_OPS:
             consumed.extend((n, CUBE, self.side_of(n)) for n in tiles)

@@ -253,7 +253,7 @@ def _core_list(
     def push(crossing: Crossing, at: Stmt) -> Stmt:
         sent = crossing.pushed or crossing.name
         reads = crossing.pushed_reads or (sent,)
-        node = _statement(f"pl.tile.tpush_to_{peer}({sent}, split=0)")
+        node = _tpush(peer, sent)
         return Stmt(node, "push", (), reads, origin="implicit push", anchor=at.located)
 
     for index, stmt in enumerate(stmts):
@@ -265,7 +265,7 @@ def _core_list(
                 if crossing.push_after is None:
                     out.append(push(crossing, stmt))
             else:
-                node = _statement(f"{crossing.name} = pl.tile.tpop_from_{peer}(split=0)")
+                node = _tpop(peer, crossing.name)
                 out.append(
                     Stmt(
                         node,
@@ -314,7 +314,7 @@ def _add_tfrees(stmts: list[Stmt], popped: Sequence[str], peer: str) -> list[Stm
                 last = k
             if name in result[k].defs:
                 break
-        node = _statement(f"pl.system.tfree_to_{peer}({name})")
+        node = _tfree(peer, name)
         anchor = result[last].located
         result.insert(
             last + 1, Stmt(node, "plain", (), (name,), origin="implicit tfree", anchor=anchor)
@@ -327,6 +327,48 @@ def _statement(code: str) -> cst.BaseSmallStatement:
     line = cst.parse_statement(code + "\n")
     assert isinstance(line, cst.SimpleStatementLine)
     return line.body[0]
+
+
+def _dotted_call(path: str, args: Sequence[cst.Arg]) -> cst.Call:
+    parts = path.split(".")
+    func: cst.BaseExpression = cst.Name(parts[0])
+    for part in parts[1:]:
+        func = cst.Attribute(func, cst.Name(part))
+    return cst.Call(func, args)
+
+
+def _split() -> cst.Arg:
+    """``split=0`` as the parser builds it (a new node each time: nodes are told apart by id)."""
+    equal = cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+    )
+    return cst.Arg(cst.Integer("0"), keyword=cst.Name("split"), equal=equal)
+
+
+def _tfree(peer: str, name: str) -> cst.BaseSmallStatement:
+    """``pl.system.tfree_to_<peer>(name)``, built as the parser would build it: the
+    compiler's messages were parsed from text for every crossing, which cost as much
+    as the rest of the per-core split."""
+    if not name.isidentifier():
+        return _statement(f"pl.system.tfree_to_{peer}({name})")
+    return cst.Expr(_dotted_call(f"pl.system.tfree_to_{peer}", [cst.Arg(cst.Name(name))]))
+
+
+def _tpush(peer: str, sent: str) -> cst.BaseSmallStatement:
+    """``pl.tile.tpush_to_<peer>(sent, split=0)`` (parsed when ``sent`` is an expression)."""
+    if not sent.isidentifier():
+        return _statement(f"pl.tile.tpush_to_{peer}({sent}, split=0)")
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    args = [cst.Arg(cst.Name(sent), comma=comma), _split()]
+    return cst.Expr(_dotted_call(f"pl.tile.tpush_to_{peer}", args))
+
+
+def _tpop(peer: str, name: str) -> cst.BaseSmallStatement:
+    """``name = pl.tile.tpop_from_<peer>(split=0)``."""
+    if not name.isidentifier():
+        return _statement(f"{name} = pl.tile.tpop_from_{peer}(split=0)")
+    call = _dotted_call(f"pl.tile.tpop_from_{peer}", [_split()])
+    return cst.Assign([cst.AssignTarget(cst.Name(name))], call)
 
 
 def _eliminate_dead(stmts: list[Stmt], live_out: set[str]) -> list[Stmt]:

@@ -44,7 +44,7 @@ def body_errors(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None)
         kind = type(node)  # exact types (none of these libcst classes has subclasses): fast
         if kind is cst.FunctionDef:
             continue
-        stack.extend(reversed(list(children(node))))
+        stack.extend(reversed(children(node)))
         if kind is cst.For:
             assert isinstance(node, cst.For)
             iterables.add(id(node.iter))  # loop headers are checked by their attribute only

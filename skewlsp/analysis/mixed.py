@@ -237,12 +237,28 @@ def body_lines(stmts: Sequence[Stmt], width: int = 60) -> tuple[str, ...]:
     """One short line per statement of a core's body, the compiler's own marked with "+ "."""
     lines = []
     for stmt in stmts:
-        code = code_of(stmt.node)
+        code = code_of(_first_lines(stmt.node))
         text = code.splitlines()[0] if code else stmt.kind
         if len(text) > width:
             text = text[: width - 1] + "…"
         lines.append(("+ " if stmt.origin.startswith("implicit") else "") + text)
     return tuple(lines)
+
+
+_STUB_BODY = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+
+
+def _first_lines(node: cst.CSTNode) -> cst.CSTNode:
+    """A compound statement with its body stubbed: only its first line is shown, and
+    rendering a whole inner loop to keep one line was a tenth of a mixed loop's cost."""
+    if isinstance(node, (cst.For, cst.While, cst.If, cst.With)) and isinstance(
+        node.body, cst.IndentedBlock
+    ):
+        changes: dict[str, object] = {"body": _STUB_BODY.with_changes(header=node.body.header)}
+        if not isinstance(node, cst.With):
+            changes["orelse"] = None
+        return node.with_changes(**changes)
+    return node
 
 
 def core_reason(d: Decision) -> str:

@@ -31,7 +31,7 @@ def reads_of(node: cst.CSTNode | None) -> list[str]:
         elif kind is cst.Attribute or kind is cst.Arg:
             stack.append(current.value)  # type: ignore[attr-defined]
         elif kind is not cst.Annotation:
-            stack.extend(reversed(list(children(current))))
+            stack.extend(reversed(children(current)))
     return reads
 
 

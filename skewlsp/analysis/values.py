@@ -6,11 +6,13 @@ module-level Python (:mod:`.loadtime`), which both build them.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
+from libcst._nodes.internal import CodegenState
 
 if TYPE_CHECKING:
     from .constants import ModuleConstants
@@ -118,9 +120,28 @@ def code_of(node: cst.CSTNode) -> str:
     if quick is not None:
         return quick
     try:
-        return cst.Module(body=[]).code_for_node(node).strip()
+        state = _PlainCodegen(default_indent="    ", default_newline="\n")
+        node._codegen(state)
+        return "".join(state.tokens).strip()
     except Exception:  # pragma: no cover - libcst refuses only malformed trees
         return type(node).__name__
+
+
+_NO_POSITION = contextlib.nullcontext()
+
+
+class _PlainCodegen(CodegenState):
+    """libcst's code generator without its per-node position hook.
+
+    ``Module.code_for_node`` wraps every node in a ``@contextmanager`` that records
+    nothing unless positions are asked for; creating and running those generators
+    was half of the cost of rendering an expression for a message. This state hands
+    out one reusable empty context instead (libcst's position-recording state, used
+    where positions are needed, is untouched).
+    """
+
+    def record_syntactic_position(self, node: Any, **_: Any) -> contextlib.nullcontext[None]:  # type: ignore[override]
+        return _NO_POSITION
 
 
 def _plain_text(node: cst.CSTNode) -> str | None:

@@ -85,17 +85,35 @@ def _walked(kind: type) -> bool:
     return found
 
 
-def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """The child nodes of ``node`` that can hold code (whitespace and punctuation skipped)."""
-    for name in _field_names(node):
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The child nodes of ``node`` that can hold code (whitespace and punctuation skipped).
+
+    A list rather than a generator: the analysis asks for the children of every node
+    it walks (close to a million times on a large kernel), and a generator's setup,
+    like a call per field to ask whether its type is walked, cost more than the loop.
+    """
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _field_names(node)
+    found: list[cst.CSTNode] = []
+    walked = _WALKED
+    for name in names:
         value = getattr(node, name)
         kind = type(value)
         if kind is list or kind is tuple:
             for item in value:
-                if _walked(type(item)):
-                    yield item
-        elif _walked(kind):
-            yield value
+                keep = walked.get(type(item))
+                if keep is None:
+                    keep = _walked(type(item))
+                if keep:
+                    found.append(item)
+        else:
+            keep = walked.get(kind)
+            if keep is None:
+                keep = _walked(kind)
+            if keep:
+                found.append(value)
+    return found
 
 
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -104,4 +122,4 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(reversed(list(children(current))))
+        stack.extend(reversed(children(current)))

@@ -125,7 +125,7 @@ class Cache:
                 if now != digest:
                     return None
             return [report_from_data(item) for item in payload["reports"]]
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
     def put(

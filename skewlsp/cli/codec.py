@@ -24,7 +24,52 @@ from skewlsp.analysis.report import (
 
 _SPAN_FIELDS = ("span", "call_span", "lead", "offending", "stage_span")
 _LINE_RANGES = ("producer_lines", "consumer_lines")
-_REPORT_FIELDS = frozenset(f.name for f in dataclasses.fields(LoopReport))
+
+
+class _Shape:
+    """A frozen dataclass's field names, defaults and required names, worked out once.
+
+    A warm run rebuilds every cached report; the generated ``__init__`` of a frozen
+    dataclass sets each field through ``object.__setattr__``, which cost more than
+    reading the entry. :meth:`make` fills the instance's ``__dict__`` in one step
+    instead (none of these classes has slots or a ``__post_init__``), with the same
+    checks ``__init__`` would make: unknown keys dropped, missing defaults filled, a
+    missing required field a ``KeyError``.
+    """
+
+    def __init__(self, cls: type) -> None:
+        self.cls = cls
+        fields = dataclasses.fields(cls)
+        self.names = frozenset(f.name for f in fields)
+        self.defaults = {
+            f.name: f.default for f in fields if f.default is not dataclasses.MISSING
+        }
+        self.required = self.names - self.defaults.keys()
+        # Filling __dict__ skips __init__: only for plain frozen dataclasses (a class that
+        # later gains slots or a __post_init__ is built through its __init__ again).
+        self.plain = not hasattr(cls, "__post_init__") and "__slots__" not in vars(cls)
+
+    def make(self, data: dict[str, Any]) -> Any:
+        keys = data.keys()
+        if not self.required <= keys:
+            raise KeyError(sorted(self.required - keys))
+        values = dict(self.defaults)
+        if keys <= self.names:
+            values.update(data)
+        else:
+            values.update((k, v) for k, v in data.items() if k in self.names)
+        if not self.plain:
+            return self.cls(**values)
+        made = object.__new__(self.cls)
+        made.__dict__.update(values)
+        return made
+
+
+_REPORT = _Shape(LoopReport)
+_SPAN = _Shape(Span)
+_CORE = _Shape(CoreResult)
+_HAZARD = _Shape(FifoHazard)
+_MESSAGE = _Shape(FifoMessage)
 
 
 def report_to_data(report: LoopReport) -> dict[str, Any]:
@@ -32,12 +77,12 @@ def report_to_data(report: LoopReport) -> dict[str, Any]:
 
 
 def _span(data: Any) -> Span | None:
-    return None if data is None else Span(**data)
+    return None if data is None else _SPAN.make(data)
 
 
 def report_from_data(data: dict[str, Any]) -> LoopReport:
-    """Rebuild a report; raises (KeyError/TypeError/ValueError) on data of another shape."""
-    values = {k: v for k, v in data.items() if k in _REPORT_FIELDS}
+    """Rebuild a report; raises (KeyError/TypeError/ValueError/AttributeError) on another shape."""
+    values = dict(data)
     for key in _SPAN_FIELDS:
         if key in values:
             values[key] = _span(values[key])
@@ -49,8 +94,8 @@ def report_from_data(data: dict[str, Any]) -> LoopReport:
             Finding(
                 h["code"],
                 h["message"],
-                Span(**h["span"]),
-                tuple(Related(Span(**r["span"]), r["message"]) for r in h.get("related", ())),
+                _SPAN.make(h["span"]),
+                tuple(Related(_SPAN.make(r["span"]), r["message"]) for r in h.get("related", ())),
                 _edit(h.get("fix")),
             )
             for h in values["hints"]
@@ -58,25 +103,25 @@ def report_from_data(data: dict[str, Any]) -> LoopReport:
     if "hazards" in values:
         values["hazards"] = tuple(_hazard(h) for h in values["hazards"])
     if "cores" in values:
-        values["cores"] = tuple(CoreResult(**c) for c in values["cores"])
+        values["cores"] = tuple(_CORE.make(c) for c in values["cores"])
     if values.get("instance") is not None:
         values["instance"] = _instance(values["instance"])
     if "args" in values:
         values["args"] = tuple((str(a), str(b)) for a, b in values["args"])
-    return LoopReport(**values)
+    return _REPORT.make(values)
 
 
 def _edit(data: dict[str, Any] | None) -> Edit | None:
-    return None if data is None else Edit(Span(**data["span"]), str(data["text"]))
+    return None if data is None else Edit(_SPAN.make(data["span"]), str(data["text"]))
 
 
 def _hazard(data: dict[str, Any]) -> FifoHazard:
     values = dict(data)
     for key in ("moved", "lead"):
-        values[key] = Span(**values[key])
+        values[key] = _SPAN.make(values[key])
     for key in ("source_order", "skewed_order"):
-        values[key] = tuple(FifoMessage(**m) for m in values.get(key, ()))
-    return FifoHazard(**values)
+        values[key] = tuple(_MESSAGE.make(m) for m in values.get(key, ()))
+    return _HAZARD.make(values)
 
 
 def _instance(data: dict[str, Any]) -> Instance:

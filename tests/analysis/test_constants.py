@@ -45,8 +45,14 @@ def test_simple_nodes_are_read_off_without_rendering(monkeypatch: pytest.MonkeyP
         raise AssertionError("rendered")
 
     monkeypatch.setattr(cst.Module, "code_for_node", no_rendering)
+    monkeypatch.setattr(values, "_PlainCodegen", no_rendering)
     assert [code_of(n) for n in leaves] == ["x", "pl.tile.load", "pl.tile", "pl", "tile", "load",
                                             "y", "42", "z", "'q'"]
+
+
+def test_multi_line_expressions_render_as_libcst_renders_them() -> None:
+    source = "x = f(\n    a,  # note\n    [b for b in c\n     if b],\n)\ny = lambda q: (q +\n  1)\n"
+    assert assert_same_text(source) > 15
 
 
 def test_parentheses_and_spaces_are_kept_by_rendering() -> None:

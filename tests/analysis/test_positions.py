@@ -147,6 +147,57 @@ def test_nodes_inside_expressions_fall_back_to_rendering_the_loop() -> None:
         assert found.span(call, loop) == expected[id(call)]
 
 
+def assert_every_node_matches(source: str) -> int:
+    """Every node of every loop (expressions included) where libcst's metadata puts it."""
+    module = cst.parse_module(source)
+    expected = reference_spans(module)
+    found = LoopPositions(module, ast.parse(source), source, 0)
+    compared = 0
+    for loop in loops(module):
+        for node in walk(loop):
+            assert found.span(node, loop) == expected[id(node)], cst.Module([]).code_for_node(node)
+            compared += 1
+    return compared
+
+
+@pytest.mark.parametrize("crlf", [False, True])
+def test_every_node_of_a_tricky_kernel_is_where_libcst_puts_it(crlf: bool) -> None:
+    source = TRICKY.replace("\n", "\r\n") if crlf else TRICKY
+    assert assert_every_node_matches(source) > 250
+
+
+@pytest.mark.parametrize("path", KERNEL_FILES, ids=lambda p: p.name)
+def test_every_node_of_the_sample_kernels_is_where_libcst_puts_it(path: Path) -> None:
+    assert_every_node_matches(path.read_text(encoding="utf-8"))
+
+
+def test_an_expression_renders_its_line_or_header_not_its_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Rendering the whole loop for one expression cost a fifth of a cold run."""
+    rendered: list[str] = []
+    original = positions._syntactic_ranges
+
+    def recording(module: cst.Module) -> tuple[dict[cst.CSTNode, object], str]:
+        ranges, code = original(module)
+        rendered.append(code)
+        return ranges, code
+
+    monkeypatch.setattr(positions, "_syntactic_ranges", recording)
+    module = cst.parse_module(TRICKY)
+    expected = reference_spans(module)
+    found = LoopPositions(module, ast.parse(TRICKY), TRICKY, 0)
+    loop = next(loops(module))
+    wrapped = next(n for n in walk(loop.body) if isinstance(n, cst.BinaryOperation))  # x + 1
+    assert found.span(wrapped, loop) == expected[id(wrapped)]
+    assert rendered == ["x = (x +\n     1)\n"]  # continuation lines: relative to the block
+    header_call = next(n for n in walk(loop.body) if isinstance(n, cst.Attribute)
+                       and n.attr.value == "at")
+    assert found.span(header_call, loop) == expected[id(header_call)]
+    assert rendered[1].startswith("with pl.at(level=pl.Level.CORE_GROUP):\n")
+    assert "CORE_GROUP" in rendered[1] and "pipeline" not in rendered[1]
+
+
 def test_spans_are_shifted_by_the_units_line_offset() -> None:
     module = cst.parse_module(TRICKY)
     loop = next(loops(module))
@@ -174,6 +225,7 @@ def test_reports_do_not_depend_on_how_positions_were_found(source: str) -> None:
     fast = analyze(source, None)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(LoopPositions, "_twin", lambda self, node, loop: None)
+        patch.setattr(LoopPositions, "_anchor", lambda self, node, loop: None)  # whole loops
         patch.setattr(LoopPositions, "_loop_start", _rendered_loop_start)
         rendered = analyze(source, None)
     assert fast == rendered

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 import textwrap
+from pathlib import Path
 
 import libcst as cst
 import pytest
 
+from skewlsp import api
 from skewlsp.analysis import analyze
 from skewlsp.api import PreviewUnavailable, rewrite
 from skewlsp.api import preview as preview_at
@@ -190,3 +192,12 @@ def test_parent_of_a_skewed_inner_pipeline_is_previewed_after_the_inner_rewrite(
         "e_c1 = pl.tile.tpop_from_aiv(split=0)",
         "pl.tile.store(e_c1, [b + 2, 0], out)",
     ]
+
+
+def test_previews_go_on_after_a_refused_loop() -> None:
+    """A refused preview followed by another loop: the refusal must not end the list
+    (``except ... as refusal`` once unbound the name the next iteration read)."""
+    path = Path(__file__).resolve().parents[1] / "fixtures/mixed/models/mixed_llm/nested.py"
+    found = api.previews(path.read_text(encoding="utf-8"), str(path))
+    kinds = [type(preview).__name__ for _, preview in found]
+    assert kinds == ["PreviewUnavailable", "PreviewUnavailable", "LoopPreview", "LoopPreview"]

@@ -9,11 +9,11 @@ issues from old ones in a merge request.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from skewlsp.cli.formats.context import FormatContext
+from skewlsp.cli.formats.json_text import array
 from skewlsp.common.diagnostic import Diagnostic
 
 SEVERITIES = {"error": "critical", "warning": "major", "information": "minor", "hint": "info"}
@@ -42,4 +42,4 @@ def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
                 },
             }
         )
-    return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"
+    return array(issues)

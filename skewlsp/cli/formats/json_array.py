@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from skewlsp.cli.formats.context import FormatContext
 from skewlsp.cli.formats.json_data import diagnostic_data
+from skewlsp.cli.formats.json_text import array
 from skewlsp.common.diagnostic import Diagnostic
 
 
 def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
     items = [diagnostic_data(d, preview=context.preview) for d in diagnostics]
-    return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
+    return array(items)

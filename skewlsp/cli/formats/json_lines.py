@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from skewlsp.cli.formats.context import FormatContext
 from skewlsp.cli.formats.json_data import diagnostic_data
+from skewlsp.cli.formats.json_text import compact
 from skewlsp.common.diagnostic import Diagnostic
 
 
 def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
     return "".join(
-        json.dumps(diagnostic_data(d, preview=context.preview), ensure_ascii=False) + "\n"
+        compact(diagnostic_data(d, preview=context.preview)) + "\n"
         for d in diagnostics
     )

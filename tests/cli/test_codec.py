@@ -1,0 +1,80 @@
+"""The cache codec rebuilds reports without their ``__init__``: same values, same checks."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import skewlsp.analysis
+from skewlsp.analysis.report import Span
+from skewlsp.cli.cache import Cache, cache_key
+from skewlsp.cli.codec import report_from_data, report_to_data
+from tests.cli.helpers import STAGE3
+
+
+def _data() -> dict:
+    [report] = skewlsp.analysis.analyze(STAGE3, "k.py")
+    return json.loads(json.dumps(report_to_data(report)))
+
+
+def test_rebuilt_reports_equal_hash_and_compare_like_built_ones() -> None:
+    [report] = skewlsp.analysis.analyze(STAGE3, "k.py")
+    rebuilt = report_from_data(json.loads(json.dumps(report_to_data(report))))
+    assert rebuilt == report and hash(rebuilt) == hash(report)
+    assert type(rebuilt.span) is Span and rebuilt.span == report.span
+    assert rebuilt.span < Span(rebuilt.span.line + 1, 1, 1, 1)  # order=True still works
+    with pytest.raises(AttributeError):
+        rebuilt.code = "SKW999"  # still frozen
+
+
+def test_unknown_keys_are_dropped_and_missing_defaults_filled() -> None:
+    data = _data()
+    data["from_a_later_version"] = 1
+    del data["fix_hint"]
+    rebuilt = report_from_data(data)
+    assert rebuilt.fix_hint is None
+    assert not hasattr(rebuilt, "from_a_later_version")
+
+
+def test_a_missing_required_field_is_an_error() -> None:
+    data = _data()
+    del data["verdict"]
+    with pytest.raises(KeyError):
+        report_from_data(data)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda d: d.update(span=[1, 1, 2, 2]),  # a span of another shape
+        lambda d: d["span"].pop("end_column"),
+        lambda d: d.pop("code"),
+    ],
+)
+def test_an_entry_of_another_shape_is_a_cache_miss(tmp_path, damage) -> None:
+    cache = Cache(tmp_path / "c")
+    key = cache_key(b"x", "k.py", ())
+    data = _data()
+    damage(data)
+    cache.write_json(cache._entry(key), {"deps": [], "reports": [data]})
+    assert cache.get(key, "k.py", ()) is None
+
+
+def test_a_class_with_a_post_init_is_built_through_its_init() -> None:
+    from dataclasses import dataclass
+
+    from skewlsp.cli.codec import _Shape
+
+    @dataclass(frozen=True)
+    class Checked:
+        value: int
+
+        def __post_init__(self) -> None:
+            if self.value < 0:
+                raise ValueError("negative")
+
+    shape = _Shape(Checked)
+    assert shape.make({"value": 1}) == Checked(1)
+    with pytest.raises(ValueError):
+        shape.make({"value": -1})
