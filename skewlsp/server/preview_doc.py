@@ -58,15 +58,15 @@ def _other_core(report: LoopReport, core_index: int, header: str) -> list[str]:
         f"# the compiler's {_CORE_NAMES[core.core]} function for this loop: "
         f"{core.verdict} ({core.code}){runs}{copies}",
         *_comment(core.reason),
-        "# its copy of the loop, statement by statement (long ones shortened with …);",
+        "# its copy of the loop, statement by statement (nested blocks by their first line);",
         "# the lines marked 'added by the compiler' are ExpandMixedKernel's messages",
     ]
     out.append(header)
-    for line in core.body:
-        if line.startswith("+ "):
-            out.append(f"    {line[2:]}  # added by the compiler")
+    for statement in core.body:
+        if statement.startswith("+ "):
+            out.append(f"    {statement[2:]}  # added by the compiler")
         else:
-            out.append(f"    {line}")
+            out.append(textwrap.indent(statement, "    "))
     return out
 
 

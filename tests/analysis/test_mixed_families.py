@@ -200,6 +200,6 @@ def test_two_vector_copies_are_said_in_the_message(loops: dict) -> None:
 
 def test_the_vector_copy_of_a_nested_outer_loop_keeps_the_inner_loop_whole(loops: dict) -> None:
     vector = next(c for c in loops[("nested.py", 15)].cores if c.core == "aiv")
-    assert vector.body == ("for j in pl.pipeline(KV_BLOCKS, stage=2):",)
+    assert vector.body == ("for j in pl.pipeline(KV_BLOCKS, stage=2): ...",)
     cube = next(c for c in loops[("nested.py", 15)].cores if c.core == "aic")
     assert (cube.pushes, cube.pops) == (2, 2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import stat
 from pathlib import Path
 
@@ -47,6 +48,10 @@ def test_a_mixed_loop_preview_keeps_the_other_cores_statements():
     assert "    out_mi[h0 : h0 + QK_M_TILE, 0:1] = mi" in other
     assert "    out_li[h0 : h0 + QK_M_TILE, 0:1] = li" in other
     assert "    pl.tile.tpush_to_aic(probs_bf16, split=0)  # added by the compiler" in other
+    # statements longer than a hover line are shown whole: the other core's copy is code
+    assert '    probs_bf16 = pl.cast(probs, target_type=pl.BF16, mode="rint")' in other
+    loop = "\n".join(line for line in other if not line.startswith("#"))
+    ast.parse(loop)
 
 
 def test_written_documents_are_read_only_and_replaced_on_the_next_write(tmp_path: Path):
