@@ -107,8 +107,10 @@ def _patched(previous: IndexedText, source: str) -> ModuleIndex | None:
     assert index.sensitive_lines is not None
     if any(first <= line <= last for first, last in index.sensitive_lines):
         return None
-    if _calls_imported_function(index, line):
-        return None  # perhaps an argument of an imported inline helper: decided at the call
+    if _calls_imported_function(index, line) or any(
+        name in new_line or name in old_line for name in index.imported
+    ):
+        return None  # perhaps an imported inline helper's call or argument: decided there
     for unit in index.units:  # a helper's callers decide its loops: an edit there re-indexes
         name = unit.qualname
         if name and (name in new_line or name in old_line):
@@ -128,11 +130,10 @@ def _patched(previous: IndexedText, source: str) -> ModuleIndex | None:
                 "\n".join(lines), unit.line_offset, unit.qualname, unit.callers
             )
             return dataclasses.replace(index, units=units)
-    if mentions:
-        return None  # "pipeline" outside every unit: a full build decides what it means
-    # The line belongs to no unit: nothing any loop sees has changed, but whether the
-    # file still parses must be checked again.
-    return dataclasses.replace(index, known_to_parse=False)
+    # The line belongs to no unit: a function a constant calls (through any number of
+    # other functions) may have changed, and the index keeps those functions' texts, so
+    # it is built again (a few milliseconds; only units' edits are patched in place).
+    return None
 
 
 def _calls_imported_function(index: ModuleIndex, line: int) -> bool:

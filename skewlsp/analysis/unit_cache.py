@@ -14,6 +14,7 @@ import hashlib
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 
 from .incremental import IndexedText
 from .reads import ModuleRead, still_current
@@ -97,16 +98,28 @@ def context_fingerprint(index: ModuleIndex) -> str:
     constants = index.constant_sources
     for name in sorted(constants):
         digest.update(f"{name}\0{constants[name]}\0".encode("utf-8", "surrogatepass"))
-    # Only classes a constant builds (config objects) can change a unit's result; the
-    # kernel classes that hold the units themselves change with every edit.
-    used = set(_IDENTIFIER.findall(" ".join(constants.values())))
-    for sources in (index.class_sources, index.function_sources):
-        for name in sorted(sources):
-            if name in used:
-                digest.update(f"{name}\0{sources[name]}\0".encode("utf-8", "surrogatepass"))
+    # Only classes and functions a constant reaches (a config object, a function that
+    # calls another) can change a unit's result; the kernel classes that hold the units
+    # themselves change with every edit.
+    for name, text in _reached(constants.values(), index):
+        digest.update(f"{name}\0{text}\0".encode("utf-8", "surrogatepass"))
     digest.update(repr(sorted(index.pl_aliases)).encode())
     digest.update(repr(sorted(index.pipeline_names)).encode())
     for name in sorted(index.imported):
         imported = index.imported[name]
         digest.update(f"{name}\0{imported.module}\0{imported.name}\0{imported.level}\0".encode())
     return digest.hexdigest()
+
+
+def _reached(texts: Iterable[str], index: ModuleIndex) -> list[tuple[str, str]]:
+    """The module's classes and functions that ``texts`` name, and those they name in turn."""
+    sources = {**index.class_sources, **index.function_sources}
+    pending = set(_IDENTIFIER.findall(" ".join(texts)))
+    found: dict[str, str] = {}
+    while pending:
+        name = pending.pop()
+        if name in found or name not in sources:
+            continue
+        found[name] = sources[name]
+        pending.update(_IDENTIFIER.findall(found[name]))
+    return sorted(found.items())

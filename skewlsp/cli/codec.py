@@ -103,7 +103,9 @@ def report_from_data(data: dict[str, Any]) -> LoopReport:
     if "hazards" in values:
         values["hazards"] = tuple(_hazard(h) for h in values["hazards"])
     if "cores" in values:
-        values["cores"] = tuple(_CORE.make(c) for c in values["cores"])
+        values["cores"] = tuple(
+            _CORE.make({**c, "body": tuple(c.get("body", ()))}) for c in values["cores"]
+        )
     if values.get("instance") is not None:
         values["instance"] = _instance(values["instance"])
     if "args" in values:

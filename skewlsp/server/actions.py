@@ -20,7 +20,7 @@ from typing import Any
 from lsprotocol import types
 
 from skewlsp import api
-from skewlsp.analysis import Edit, LoopReport, Resolver, loop_at
+from skewlsp.analysis import Edit, LoopReport, Resolver, Span, loop_at
 from skewlsp.analysis.codes import STAGE_HINT, SYNTAX_ERROR
 from skewlsp.common.suppressions import suppression_edit
 from skewlsp.transform import loop_source
@@ -144,7 +144,7 @@ def list_actions(
     def diags(code: str) -> list[types.Diagnostic] | None:
         return [d for d in context if d.code == code] or None
 
-    for report in loops_in(reports, first_line, last_line):
+    for report, copies in _one_per_loop(loops_in(reports, first_line, last_line), reports):
         if report.verdict in ("skewed", "demoted") and wanted(types.CodeActionKind.Refactor):
             at = (
                 preview_at(report)
@@ -156,7 +156,7 @@ def list_actions(
             actions.append(choice.preview(PREVIEW_TITLE, uri, at))
         if not wanted(types.CodeActionKind.QuickFix):
             continue
-        if report.verdict == "demoted":
+        if all(copy.verdict == "demoted" for copy in copies):  # one text for every copy
             actions.append(
                 types.CodeAction(
                     title="Convert to pl.range",
@@ -177,7 +177,7 @@ def list_actions(
                         data=_data(uri, version, STAGE, report, hint.code),
                     )
                 )
-        codes = [report.code, *(h.code for h in report.hints)]
+        codes = [code for copy in copies for code in (copy.code, *(h.code for h in copy.hints))]
         for code in dict.fromkeys(codes):
             if code == SYNTAX_ERROR or (enabled is not None and code not in enabled):
                 continue
@@ -190,6 +190,18 @@ def list_actions(
                 )
             )
     return actions
+
+
+def _one_per_loop(
+    found: Sequence[LoopReport], reports: Sequence[LoopReport]
+) -> list[tuple[LoopReport, list[LoopReport]]]:
+    """Each loop once, with all its copies (a helper's loop decided per call, a program
+    per iteration share one ``for``): one edit of the text serves every copy."""
+    seen: dict[Span, tuple[LoopReport, list[LoopReport]]] = {}
+    for report in found:
+        if report.span not in seen:
+            seen[report.span] = (report, [r for r in reports if r.span == report.span])
+    return list(seen.values())
 
 
 def stage_fix(report: LoopReport) -> Edit | None:
@@ -223,7 +235,12 @@ def loop_edit(
     encoding: str = UTF16,
 ) -> types.TextEdit:
     """Replace the loop's whole lines with the rewrite (which is whole lines too)."""
-    rewritten = rewrite(source, report, resolver)
+    found = loop_preview(source, report, resolver)
+    if found.report.verdict != "demoted":  # a fix writes the demoted loop, nothing else
+        raise PreviewUnavailableError(
+            f"the loop is {found.report.verdict} here, not demoted: nothing to convert"
+        )
+    rewritten = found.rewritten
     whole = loop_lines_range(lines, report, encoding)
     if whole.end.character and rewritten.endswith("\n"):  # the loop ends the file, unterminated
         rewritten = rewritten[:-1]

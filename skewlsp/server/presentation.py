@@ -13,6 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from skewlsp.analysis import CODES, LoopReport
+from skewlsp.analysis.codes import FIFO_REORDER
+
+from .fifo_hover import fifo_hover
 
 STALE_NOTE = "as of the last version that parsed"
 
@@ -193,8 +196,14 @@ def hover_markdown(
             lines += ["", f"**help:** {fix}"]
     if hints is None:
         hints = [(h.code, _default_severity(h.code), h.message) for h in report.hints]
+    fifo = fifo_hover(report)
     for code, level, message in hints:
-        lines += ["", f"`{code}` [{level}] {message}"]
+        if code == FIFO_REORDER and fifo is not None:
+            lines += ["", f"`{code}` [{level}] {fifo}"]  # what the peer receives, in order
+            fifo = None
+            continue
+        if code != FIFO_REORDER:
+            lines += ["", f"`{code}` [{level}] {message}"]
     return "\n".join(lines).strip() + "\n"
 
 

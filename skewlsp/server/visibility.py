@@ -18,11 +18,13 @@ from skewlsp.analysis.codes import SYNTAX_ERROR
 from skewlsp.common.pipeline import flatten, select_and_suppress
 from skewlsp.common.select import Selection
 
-LoopKey = tuple[int, int]  # (line, column) of the ``for``: stable within one analysis
+# The ``for``'s position and the copy (a helper's loop at each call, a program per
+# iteration): copies share the ``for`` but each has its own verdict and severity.
+LoopKey = tuple[int, int, object]
 
 
 def loop_key(report: LoopReport) -> LoopKey:
-    return (report.span.line, report.span.column)
+    return (report.span.line, report.span.column, report.instance)
 
 
 @dataclass(frozen=True)

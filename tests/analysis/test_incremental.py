@@ -89,3 +89,31 @@ def test_a_syntax_error_typed_outside_any_loop_function_comes_and_goes_with_the_
     broken = source.replace("return 1", "return 1 +")
     assert [r.code for r in analyze(broken, "k.py", cache=cache)] == ["SKW001", "SKW900"]
     assert [r.code for r in analyze(source, "k.py", cache=cache)] == ["SKW001"]
+
+
+INDIRECT = """\
+import pypto.language as pl
+
+def inner():
+    return 8
+
+def outer():
+    return inner()
+
+N = outer()
+
+@pl.program
+class P:
+    @pl.function
+    def k(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Tensor[[64, 64], pl.FP32]):
+        for i in pl.pipeline(N, stage=2):
+            t = pl.load(a, [i, 0], [16, 16])
+            pl.store(t, [i, 0], o)
+"""
+
+
+def test_editing_a_function_a_constant_reaches_through_another_updates_the_trip() -> None:
+    cache = UnitCache()
+    assert [r.trip for r in analyze(INDIRECT, "/x/k.py", cache=cache)] == [8]
+    edited = INDIRECT.replace("return 8", "return 1")
+    assert [r.trip for r in analyze(edited, "/x/k.py", cache=cache)] == [1]

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from lsprotocol.types import Command
 
 from skewlsp.analysis import analyze
+from skewlsp.api import analyse
+from skewlsp.common.resolver import resolve_module
 from skewlsp.server.actions import PREVIEW_TITLE, list_actions, stage_edit, suppress_edit
 from skewlsp.server.commands import SHOW_PREVIEW, CommandChoice
 from skewlsp.server.positions import split_lines
@@ -76,3 +80,21 @@ def test_suppress_appends_a_comment_or_extends_an_existing_one():
     (again,) = analyze(once)
     twice = apply_edits(once, [suppress_edit(split_lines(once), again, "SKW021")])
     assert twice.splitlines()[FOR_LINE].endswith("# skewlint: ignore[SKW020, SKW021]")
+
+
+def test_a_loop_with_several_copies_gets_each_action_once_and_no_conversion_unless_all_demote():
+    """An inline helper's loop is decided once per call: one preview and one suppression per
+    code for the loop, and "Convert to pl.range" only when every copy is demoted (the edit
+    rewrites the one text all copies share)."""
+    root = Path(__file__).resolve().parents[1] / "fixtures" / "mixed" / "models"
+    path = root / "built_llm" / "inline_attention.py"
+    source = path.read_text()
+    reports = analyse(source, str(path), resolver=lambda m, lv, i: resolve_module(m, lv, i, [root]))
+    line = next(r.line for r in reports if r.instance is not None)
+    copies = [r for r in reports if r.line == line]
+    assert len(copies) > 1 and {r.verdict for r in copies} != {"demoted"}
+    titles = [getattr(a, "title", None) for a in list_actions("file:///k.py", 1, reports, line, line, [])]
+    assert titles.count(PREVIEW_TITLE) == 1
+    assert "Convert to pl.range" not in titles
+    suppressions = [t for t in titles if t and t.startswith("Suppress ")]
+    assert len(suppressions) == len(set(suppressions)) > 0

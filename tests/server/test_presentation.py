@@ -163,3 +163,12 @@ def test_the_copies_of_one_loop_share_one_hover_ruled_apart() -> None:
     assert join_hovers(["**skewed** a\n", "**demoted** b\n"]) == (
         "**skewed** a\n\n---\n\n**demoted** b\n"
     )
+
+
+def test_the_hover_of_a_loop_whose_skew_reorders_a_fifo_shows_what_the_peer_receives():
+    kernel = (Path(__file__).resolve().parents[1] / "fixtures" / "cli" / "fifo_reorder.py").read_text()
+    (report,) = analyze(kernel, "k.py")
+    text = hover_markdown(report)
+    assert "- source order: qt(0) **rt(0)** qt(1) **rt(1)**" in text
+    assert "- after the skew: qt(0) qt(1) qt(2) qt(3) **rt(0)** **rt(1)**" in text
+    assert text.count("SKW060") == 2  # the code once, in the section's own heading once
