@@ -13,6 +13,7 @@ imported helper calls in turn is not (the analysis of that module reports it).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -30,18 +31,23 @@ class ImportedHelper:
     index: ModuleIndex  # its module's index (constants, aliases)
 
 
+@functools.lru_cache(maxsize=4096)
+def _called(pattern: str, text: str) -> frozenset[str]:
+    """The names ``pattern`` finds called in ``text`` (memoised: a language server asks
+    again on every edit, for functions that mostly did not change)."""
+    return frozenset(re.findall(pattern, text))
+
+
 def imported_helpers(
     index: ModuleIndex, path: str | None, resolver: Resolver | None
 ) -> list[ImportedHelper]:
     """The imported inline helpers this module's top-level functions call, with those calls."""
     if resolver is None or not index.imported:
         return []
-    pattern = re.compile(
-        r"(?<![\w.])(" + "|".join(re.escape(n) for n in index.imported) + r")\s*\("
-    )
+    pattern = r"(?<![\w.])(" + "|".join(re.escape(n) for n in index.imported) + r")\s*\("
     calls: dict[str, list[str]] = {}  # imported name -> calling functions
     for function, text in index.function_sources.items():
-        for name in set(pattern.findall(text)):
+        for name in _called(pattern, text):
             calls.setdefault(name, []).append(function)
     found: list[ImportedHelper] = []
     modules: dict[tuple[str, int], ModuleIndex | None] = {}

@@ -107,9 +107,7 @@ def _patched(previous: IndexedText, source: str) -> ModuleIndex | None:
     assert index.sensitive_lines is not None
     if any(first <= line <= last for first, last in index.sensitive_lines):
         return None
-    if _calls_imported_function(index, line) or any(
-        name in new_line or name in old_line for name in index.imported
-    ):
+    if _calls_imported_function(index, line) or _imported_call(index, old_line + "\n" + new_line):
         return None  # perhaps an imported inline helper's call or argument: decided there
     for unit in index.units:  # a helper's callers decide its loops: an edit there re-indexes
         name = unit.qualname
@@ -150,3 +148,12 @@ def _calls_imported_function(index: ModuleIndex, line: int) -> bool:
         pattern = "|".join(re.escape(n) for n in index.imported)
         return re.search(rf"(?<![\w.])({pattern})\s*\(", text) is not None
     return False
+
+
+def _imported_call(index: ModuleIndex, text: str) -> bool:
+    """Whether ``text`` calls a name imported from a sibling module (an inline helper
+    there would be decided with the arguments of that call)."""
+    if not index.imported or "(" not in text:
+        return False
+    pattern = "|".join(re.escape(name) for name in index.imported)
+    return re.search(rf"(?<![\w.])({pattern})\s*\(", text) is not None

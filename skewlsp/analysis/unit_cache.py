@@ -10,6 +10,7 @@ caller (the language server keeps one); nothing is read or written here.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import threading
@@ -114,12 +115,18 @@ def context_fingerprint(index: ModuleIndex) -> str:
 def _reached(texts: Iterable[str], index: ModuleIndex) -> list[tuple[str, str]]:
     """The module's classes and functions that ``texts`` name, and those they name in turn."""
     sources = {**index.class_sources, **index.function_sources}
-    pending = set(_IDENTIFIER.findall(" ".join(texts)))
+    pending = set().union(*(_names_in(text) for text in texts))
     found: dict[str, str] = {}
     while pending:
         name = pending.pop()
         if name in found or name not in sources:
             continue
         found[name] = sources[name]
-        pending.update(_IDENTIFIER.findall(found[name]))
+        pending.update(_names_in(found[name]))
     return sorted(found.items())
+
+
+@functools.lru_cache(maxsize=4096)
+def _names_in(text: str) -> frozenset[str]:
+    """The identifiers in a text (memoised: the same module texts come back on every edit)."""
+    return frozenset(_IDENTIFIER.findall(text))
