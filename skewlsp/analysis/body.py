@@ -67,10 +67,6 @@ class Stmt:
         """The source node that gives this statement its position."""
         return self.anchor if self.anchor is not None else self.node
 
-    @property
-    def is_message(self) -> bool:
-        return self.kind in ("push", "pop")
-
 
 @dataclass(frozen=True)
 class InnerSkew:
@@ -105,14 +101,6 @@ class BodyContext:
     def with_value(self, name: str, value: int) -> BodyContext:
         ranges = dict(self.ranges)
         ranges[name] = Interval(value, value)
-        return replace(self, ranges=ranges)
-
-    def with_range(self, name: str, interval: Interval | None) -> BodyContext:
-        ranges = dict(self.ranges)
-        if interval is None:
-            ranges.pop(name, None)
-        else:
-            ranges[name] = interval
         return replace(self, ranges=ranges)
 
     def fold(self, node: cst.BaseExpression) -> Folded:

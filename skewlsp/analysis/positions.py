@@ -88,18 +88,6 @@ class LoopPositions:
             found.end.column + 1,
         )
 
-    def statement_text(self, node: cst.CSTNode) -> str | None:
-        """The source lines of a statement (decorators included); None if it has no ast twin."""
-        twin = self._statement_twins().get(id(node))
-        if twin is None:
-            return None
-        first = min(
-            [twin.lineno, *(d.lineno for d in getattr(twin, "decorator_list", ()))]  # type: ignore[attr-defined]
-        )
-        if self._lines is None:
-            self._lines = source_lines(self._text)
-        return "\n".join(self._lines[first - 1 : twin.end_lineno])  # type: ignore[attr-defined]
-
     # -- statements and loop headers, from the stdlib tree --------------------------------------
 
     def _twin(self, node: cst.CSTNode, loop: cst.For) -> ast.AST | None:

@@ -16,6 +16,8 @@ from .codes import SYNTAX_ERROR
 # "not_compiled": the loop's program is never built (a module-level branch Python skips).
 Verdict = Literal["skewed", "demoted", "left", "error", "unknown", "not_compiled"]
 Core = Literal["aic", "aiv"]
+# How every adapter names a core: one table.
+CORE_TITLES: dict[str, str] = {"aic": "cube (AIC)", "aiv": "vector (AIV)"}
 
 # How the analysis reads an imported module without touching the file system:
 # ``resolver(module, level, importing_path)`` returns its text, or None.

@@ -198,7 +198,20 @@ class SkewServer(LanguageServer):
         return True
 
     def on_ready(self, analysis: Analysis) -> None:
-        """A current result is in: push its diagnostics unless the client pulls them."""
+        """A current result is in: push its diagnostics unless the client pulls them.
+
+        An analysis that crashed says so once per document (the CLI exits 2 for it):
+        an empty list of diagnostics would otherwise look like a clean file.
+        """
+        if analysis.internal_error is not None and analysis.uri not in self.shown_errors:
+            self.shown_errors.add(analysis.uri)
+            self.window_show_message(
+                types.ShowMessageParams(
+                    types.MessageType.Error,
+                    f"skewlsp: internal error while analysing {analysis.uri}: "
+                    f"{analysis.internal_error} (its loops are not shown; please report it)",
+                )
+            )
         if not self.linted_on_save(analysis) or self.pull_diagnostics:
             return
         doc = self.document(analysis.uri)

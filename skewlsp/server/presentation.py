@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from skewlsp.analysis import CODES, LoopReport
 from skewlsp.analysis.codes import FIFO_REORDER
+from skewlsp.analysis.report import CORE_TITLES
 
 from .fifo_hover import fifo_hover
 
@@ -72,7 +73,7 @@ def timeline(report: LoopReport) -> str | None:
     depth, trip = report.depth, report.trip
     prologue, steady, _ = counts
     skewed = next((core for core in report.cores if core.verdict == "skewed"), None)
-    owner = f"{_CORE_NAMES[skewed.core]} " if skewed is not None else ""
+    owner = f"{CORE_TITLES[skewed.core]} " if skewed is not None else ""
     header = ["", "prologue", f"steady ({steady} x {depth})", "epilogue"]
     rows = [
         header,
@@ -90,7 +91,7 @@ def timeline(report: LoopReport) -> str | None:
         runs = "in order" if core.verdict != "skewed" else f"skewed, depth {core.depth}"
         copies = f", {plural(core.copies, 'copy', 'copies')}" if core.copies > 1 else ""
         text.append(
-            f"{_CORE_NAMES[core.core]}: {core.verdict} ({core.code}), "
+            f"{CORE_TITLES[core.core]}: {core.verdict} ({core.code}), "
             f"iterations {_indices(0, trip - 1)} {runs}{copies}"
         )
     return "\n".join(text)
@@ -154,7 +155,7 @@ def _core_lines(report: LoopReport) -> list[str]:
         added = [line[2:] for line in core.body if line.startswith("+ ")]
         adds = (" Compiler adds " + ", ".join(f"`{line}`" for line in added) + ".") if added else ""
         out.append(
-            f"- {_CORE_NAMES[core.core]}: {core.verdict} `{core.code}`{depth}{copies} — "
+            f"- {CORE_TITLES[core.core]}: {core.verdict} `{core.code}`{depth}{copies} — "
             f"{core.reason}.{adds}"
         )
     return out
@@ -217,7 +218,6 @@ def _default_severity(code: str) -> str:
     return known.severity if known else "warning"
 
 
-_CORE_NAMES = {"aic": "cube (AIC)", "aiv": "vector (AIV)"}
 
 
 def lens_title(report: LoopReport, *, previewable: bool = True) -> str:

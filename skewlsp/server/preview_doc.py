@@ -17,9 +17,9 @@ import textwrap
 from pathlib import PurePath
 
 from skewlsp.analysis import LoopReport
+from skewlsp.analysis.report import CORE_TITLES
 from skewlsp.api import LoopPreview
 
-_CORE_NAMES = {"aic": "cube (AIC)", "aiv": "vector (AIV)"}
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
@@ -55,7 +55,7 @@ def _other_core(report: LoopReport, core_index: int, header: str) -> list[str]:
     runs = "" if core.verdict == "skewed" else ", its iterations run in order"
     out = [
         "",
-        f"# the compiler's {_CORE_NAMES[core.core]} function for this loop: "
+        f"# the compiler's {CORE_TITLES[core.core]} function for this loop: "
         f"{core.verdict} ({core.code}){runs}{copies}",
         *_comment(core.reason),
         "# its copy of the loop, statement by statement (nested blocks by their first line);",

@@ -14,6 +14,7 @@ import libcst as cst
 
 from ..analysis import LoopReport
 from ..analysis.engine import LoopModel
+from ..analysis.report import CORE_TITLES
 from .context import build_context
 from .demote import demoted_loop
 from .errors import PreviewUnavailable
@@ -142,7 +143,6 @@ def _after_inner_skews(source: str, model: LoopModel, reanalyse: Reanalyse) -> s
     return rewrite_model(text, again, reanalyse)
 
 
-_CORE_TITLES = {"aic": "cube (AIC)", "aiv": "vector (AIV)"}
 
 
 def _labelled(statements: list[cst.BaseStatement], report: LoopReport) -> list[cst.BaseStatement]:
@@ -150,9 +150,9 @@ def _labelled(statements: list[cst.BaseStatement], report: LoopReport) -> list[c
     core = next((c for c in report.cores if c.verdict == "skewed"), None)
     if core is None or not statements:
         return statements
-    other = "vector (AIV)" if core.core == "aic" else "cube (AIC)"
+    other = CORE_TITLES["aiv" if core.core == "aic" else "aic"]
     lines = [
-        f"# the compiler's {_CORE_TITLES[core.core]} function for this loop: ExpandMixedKernel",
+        f"# the compiler's {CORE_TITLES[core.core]} function for this loop: ExpandMixedKernel",
         f"# creates the tpush/tpop/tfree below; the {other} work runs in the other core's copy",
     ]
     heading = [cst.EmptyLine(comment=cst.Comment(text)) for text in lines] + list(

@@ -122,3 +122,20 @@ def test_without_lines_an_analysis_splits_its_source_the_lsp_way():
     snapshot = Snapshot(URI, 1, "a\x0cb\r\nc\r", None)
     analysis = documents.compute(snapshot, (1,), WorkspaceResolver({}, ()), None)
     assert analysis.lines == ["a\x0cb", "c", ""]
+
+
+def test_a_crashed_analysis_is_told_to_the_user_once_per_document():
+    from lsprotocol import types
+
+    from skewlsp.server.app import SkewServer
+    from skewlsp.server.documents import Analysis
+
+    server = SkewServer()
+    shown: list[types.ShowMessageParams] = []
+    server.window_show_message = shown.append  # the outside world: the client's window
+    server.pull_diagnostics = True  # nothing to publish in this test
+    crashed = Analysis("file:///k.py", 3, ("k",), "x = 1\n", (), internal_error="ValueError: bug")
+    server.on_ready(crashed)
+    server.on_ready(crashed)
+    assert [m.type for m in shown] == [types.MessageType.Error]
+    assert "internal error while analysing file:///k.py: ValueError: bug" in shown[0].message
