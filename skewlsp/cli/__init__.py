@@ -10,7 +10,23 @@ import sys
 
 
 def main() -> None:
-    """Run ``skewlint`` with ``sys.argv`` and exit with its status (0, 1 or 2)."""
-    from .app import main as run
+    """Run ``skewlint`` with ``sys.argv`` and exit with its status (0, 1 or 2).
 
-    sys.exit(run())
+    An identical earlier run whose inputs are all unchanged is replayed before the
+    linter is even imported (:mod:`skewlsp.cli.replay`); otherwise the run is
+    recorded for the next time (:mod:`skewlsp.cli.recording`).
+    """
+    from .replay import replay
+
+    argv = sys.argv[1:]
+    code = replay(argv)
+    if code is not None:
+        sys.exit(code)
+    from .app import main as run
+    from .recording import Recording
+
+    recording = Recording(argv)
+    with recording.capturing() as record:
+        code = run(argv, record)
+    recording.save(code)
+    sys.exit(code)

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from skewlsp.cli.args import UsageError, parse
 from skewlsp.cli.cache import cache_directory
@@ -30,6 +30,9 @@ from skewlsp.common.fixes import apply_edits
 from skewlsp.common.select import SUMMARISED_BY_DEFAULT, Selection, at_least
 from skewlsp.common.settings_resolver import SettingsResolver
 
+if TYPE_CHECKING:
+    from skewlsp.cli.recording import RunRecord
+
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 
 
@@ -37,14 +40,15 @@ class CliError(Exception):
     """Anything that ends the run with exit 2 and a one-line message."""
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, record: RunRecord | None = None) -> int:
+    """Run skewlint; ``record`` (if given) learns what the run read, for a later replay."""
     try:
         ns = parse(sys.argv[1:] if argv is None else argv)
         if ns.command == "explain":
             return _explain(ns)
         if ns.command == "preview":
             return _preview(ns)
-        return _check(ns)
+        return _check(ns, record)
     except (UsageError, SettingsError, PathError, CliError, UnknownCode) as error:
         _fail(str(error))
     except KeyboardInterrupt:
@@ -104,7 +108,12 @@ def display_name(path: Path, cwd: Path | None = None) -> str:
     return text
 
 
-def _jobs(ns: argparse.Namespace, resolver: SettingsResolver, options: Options) -> list[Job]:
+def _jobs(
+    ns: argparse.Namespace,
+    resolver: SettingsResolver,
+    options: Options,
+    walked: list[str] | None = None,
+) -> list[Job]:
     if ns.stdin_filename is not None or ns.paths == ["-"]:
         data = sys.stdin.buffer.read()
         if ns.stdin_filename:
@@ -125,7 +134,9 @@ def _jobs(ns: argparse.Namespace, resolver: SettingsResolver, options: Options) 
         return [Job("-", None, settings, replace(options, use_cache=False), data)]
     if "-" in ns.paths:
         raise UsageError("`-` (stdin) cannot be combined with other paths")
-    targets = discover(ns.paths or ["."], resolver, force_exclude=ns.force_exclude)
+    targets = discover(
+        ns.paths or ["."], resolver, force_exclude=ns.force_exclude, walked=walked
+    )
     cwd = Path.cwd().resolve()
     return [Job(display_name(t.path, cwd), str(t.path), t.settings, options) for t in targets]
 
@@ -172,7 +183,7 @@ def _show_settings(ns: argparse.Namespace, resolver: SettingsResolver) -> int:
     return EXIT_OK
 
 
-def _check(ns: argparse.Namespace) -> int:
+def _check(ns: argparse.Namespace, record: RunRecord | None = None) -> int:
     resolver = _resolver(ns)
     if ns.show_settings:
         return _show_settings(ns, resolver)
@@ -181,7 +192,10 @@ def _check(ns: argparse.Namespace) -> int:
         preview=ns.preview,
         snippets=ns.output_format == "full" and not ns.statistics,
     )
-    jobs = _jobs(ns, resolver, options)
+    stdin = ns.stdin_filename is not None or "-" in (ns.paths or ())
+    if record is not None and not (stdin or ns.no_cache or ns.fix or ns.diff):
+        record.eligible, record.config = True, ns.config
+    jobs = _jobs(ns, resolver, options, record.walked if record is not None else None)
     if not jobs and ns.stdin_filename is None and ns.paths != ["-"]:
         _warn("No Python files found under the given path(s)")
     results = run_jobs(jobs, ns.jobs)
@@ -201,7 +215,11 @@ def _check(ns: argparse.Namespace) -> int:
     if fixed and not ns.quiet:
         sys.stderr.write(f"Fixed {fixed} issue{'s' if fixed != 1 else ''}.\n")
     summarised = [code for r in results for code in r.summarised]
-    _write_output(ns, diagnostics, len(jobs), summarised)
+    written = _write_output(ns, diagnostics, len(jobs), summarised)
+    if record is not None:
+        record.jobs, record.results = jobs, results
+        if ns.output_file:
+            record.output_file, record.output = os.path.abspath(ns.output_file), written
     crashed = [r for r in results if r.internal_error]
     for result in crashed:
         _fail(f"internal error while analysing {result.filename}: {result.internal_error}")
@@ -273,7 +291,8 @@ def _failing(results: Sequence[FileResult]) -> bool:
 
 def _write_output(
     ns: argparse.Namespace, diagnostics: list[Diagnostic], files: int, summarised: list[str]
-) -> None:
+) -> str:
+    """Write the report where it goes; the text written."""
     stream: TextIO
     if ns.output_file:
         try:
@@ -301,6 +320,7 @@ def _write_output(
     finally:
         if stream is not sys.stdout:
             stream.close()
+    return text
 
 
 def _preview(ns: argparse.Namespace) -> int:

@@ -18,13 +18,13 @@ import contextlib
 import hashlib
 import json
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from skewlsp import __version__
 from skewlsp.analysis.report import LoopReport
 from skewlsp.cli.codec import report_from_data, report_to_data
+from skewlsp.cli.replay import cache_home
 from skewlsp.common.config import Settings
 from skewlsp.common.resolver import resolve_module
 
@@ -33,17 +33,8 @@ _FORMAT = "3"  # 2: reports carry FIFO hazards (SKW060); 3: findings carry their
 
 
 def user_cache_home(environ: Mapping[str, str] | None = None) -> Path:
-    """The user's cache directory: ``$XDG_CACHE_HOME`` (if absolute) or ``~/.cache``;
-    ``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows."""
-    env = os.environ if environ is None else environ
-    if os.name == "nt" and env.get("LOCALAPPDATA"):
-        return Path(env["LOCALAPPDATA"])
-    xdg = env.get("XDG_CACHE_HOME", "")
-    if xdg and os.path.isabs(xdg):
-        return Path(xdg)
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches"
-    return Path.home() / ".cache"
+    """The user's cache directory (see :func:`skewlsp.cli.replay.cache_home`)."""
+    return Path(cache_home(environ))
 
 
 def cache_directory(settings: Settings, environ: Mapping[str, str] | None = None) -> Path:
@@ -112,8 +103,9 @@ class Cache:
         path: str,
         src_roots: Sequence[Path],
         digests: DependencyDigests | None = None,
-    ) -> list[LoopReport] | None:
-        """The entry for ``key`` if every module it imported still has the same text."""
+    ) -> tuple[list[LoopReport], list[tuple[str, int]]] | None:
+        """The entry for ``key`` if every module it imported still has the same text:
+        its reports and those imports (module, level)."""
         try:
             with open(self._entry_name(key), encoding="utf-8") as stream:
                 payload = json.load(stream)
@@ -124,7 +116,8 @@ class Cache:
                     now = dependency_digest(module, level, path, src_roots)
                 if now != digest:
                     return None
-            return [report_from_data(item) for item in payload["reports"]]
+            imports = [(module, level) for module, level, _ in payload["deps"]]
+            return [report_from_data(item) for item in payload["reports"]], imports
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 

@@ -148,11 +148,16 @@ def rebase_patterns(patterns: Sequence[str], cwd: Path, root: Path) -> tuple[str
 
 
 def discover(
-    paths: Sequence[str], resolver: SettingsResolver, *, force_exclude: bool = False
+    paths: Sequence[str],
+    resolver: SettingsResolver,
+    *,
+    force_exclude: bool = False,
+    walked: list[str] | None = None,
 ) -> list[Target]:
     """Expand the command line's paths to sorted, de-duplicated lint targets.
 
-    Raises :class:`PathError` for a path that does not exist.
+    Raises :class:`PathError` for a path that does not exist. Every directory
+    listed is appended to ``walked`` (a replayed run checks they are unchanged).
     """
     gitignore = GitIgnore()
     real = _RealPaths()
@@ -163,7 +168,7 @@ def discover(
         except (OSError, ValueError):
             raise PathError(f"{raw}: no such file or directory") from None
         if is_dir:
-            for found in _walk(Path(raw).resolve(), resolver, gitignore):
+            for found in _walk(Path(raw).resolve(), resolver, gitignore, walked):
                 seen.setdefault(found.path, found)
             continue
         path = real.of_file(raw)
@@ -212,13 +217,17 @@ def _excluded_with_parents(path: Path, settings: Settings) -> bool:
     )
 
 
-def _walk(top: Path, resolver: SettingsResolver, gitignore: GitIgnore) -> Iterator[Target]:
+def _walk(
+    top: Path, resolver: SettingsResolver, gitignore: GitIgnore, walked: list[str] | None
+) -> Iterator[Target]:
     # A directory named on the command line is linted even if .gitignore ignores it
     # (like an explicit file, and as ruff does); inside it every other rule applies.
     # pathspec matches "dir/" for everything below dir too, so the rule that ignores
     # ``top`` is the one its contents would inherit.
     inherited = gitignore.rule(top, is_dir=True)
     for directory, dirnames, filenames in os.walk(top, onerror=None):
+        if walked is not None:
+            walked.append(directory)
         here = Path(directory)
         settings = resolver.for_path(here)
         kept = []

@@ -101,8 +101,9 @@ def analyze_cached(
     *,
     analyse: bool = True,
     digests: DependencyDigests | None = None,
-) -> list[LoopReport]:
-    """Analysis results, from the cache when the file and its imported constants are unchanged."""
+) -> tuple[list[LoopReport], list[tuple[str, int]]]:
+    """Analysis results, from the cache when the file and its imported constants are
+    unchanged; with the imports (module, level) the analysis resolved."""
 
     src_roots = job.settings.src
     cache = _cache_for(job.settings) if job.options.use_cache and job.path else None
@@ -119,25 +120,24 @@ def analyze_cached(
     reports = list(analyze(source, job.path, resolver=resolver))
     if cache is not None:
         cache.put(key, reports, resolver.fingerprint)
-    return reports
+    return reports, [(module, level) for module, level, _ in resolver.fingerprint]
 
 
 def _analyse_with_previews(
     source: str, job: Job, previews: dict[PreviewKey, str], refusals: dict[PreviewKey, str]
-) -> list[LoopReport]:
+) -> tuple[list[LoopReport], list[tuple[str, int]]]:
     """Reports and previews from one analysis (same resolver, same constants as the lint)."""
     from skewlsp import api  # only when previews are asked for: libcst costs more than a warm run
 
     reports: list[LoopReport] = []
-    for report, preview in api.previews(
-        source, job.path, resolver=RecordingResolver(job.settings.src)
-    ):
+    resolver = RecordingResolver(job.settings.src)
+    for report, preview in api.previews(source, job.path, resolver=resolver):
         reports.append(report)
         if isinstance(preview, api.LoopPreview):
             previews[(report.span, report.instance)] = preview.rewritten
         else:
             refusals[(report.span, report.instance)] = str(preview) or "no preview for this loop"
-    return reports
+    return reports, [(module, level) for module, level, _ in resolver.fingerprint]
 
 
 def _with_preview(
@@ -234,9 +234,9 @@ def lint_job(
         if job.options.preview:
             if not analyse:
                 raise CacheMiss(job.filename)
-            reports = _analyse_with_previews(source, job, previews, refusals)
+            reports, imports = _analyse_with_previews(source, job, previews, refusals)
         else:
-            reports = analyze_cached(source, data, job, analyse=analyse, digests=digests)
+            reports, imports = analyze_cached(source, data, job, analyse=analyse, digests=digests)
     except CacheMiss:
         return None
     except Exception as error:  # noqa: BLE001 - the analysis must not take the run down
@@ -262,7 +262,13 @@ def lint_job(
     if job.options.preview:
         diagnostics = [_with_preview(d, previews, refusals) for d in diagnostics]
     diagnostics.sort(key=lambda d: d.sort_key)
-    return FileResult(job.filename, tuple(diagnostics), job.settings.fail_on, summarised=summarised)
+    return FileResult(
+        job.filename,
+        tuple(diagnostics),
+        job.settings.fail_on,
+        summarised=summarised,
+        imports=tuple(dict.fromkeys(imports)),
+    )
 
 
 def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[FileResult]:

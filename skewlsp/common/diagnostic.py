@@ -49,3 +49,5 @@ class FileResult:
     fail_on: str = "warning"
     internal_error: str | None = None  # an analysis crash: reported on stderr, exit 2
     summarised: tuple[str, ...] = ()  # codes of the enabled diagnostics counted, not listed
+    # (module, level) of every import the analysis resolved: what a replayed run must recheck
+    imports: tuple[tuple[str, int], ...] = ()

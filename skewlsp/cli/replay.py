@@ -1,0 +1,163 @@
+"""Replaying a run whose inputs have not changed, before anything heavy is imported.
+
+A warm run over a thousand kernels answered every file from the cache and still
+spent most of its time starting up (argparse, config and gitignore parsing,
+dataclasses compiled at import), reading a cache entry per file and rebuilding
+reports. The output of a run is a function of its command line, its working
+directory, a few environment variables and the files it read; when none of them
+changed it is the same output, so the previous run's is written again.
+
+What a run read is recorded by :mod:`skewlsp.cli.recording` after it succeeded:
+the stat signature of every file whose content it used (linted files, imported
+modules, config and ignore files, skewlsp's own sources) and of every directory
+whose entries decided something (walked directories, the ancestors searched for
+config files and ``.git``, the directories an import was looked up in), since
+creating or deleting an entry changes a directory's modification time. One
+signature that differs, and the run happens in full. A file touched within
+:data:`FRESH_NS` of the recorded run is never trusted (its change could hide in
+the clock's resolution), as git treats a "racily clean" index entry.
+
+This module imports nothing but builtins and ``os``: it runs on every invocation.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+import zlib
+
+TYPE_CHECKING = False  # not typing's: importing typing costs more than a replay's stats
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+FORMAT = 1
+FRESH_NS = 2_000_000_000  # files changed this close to a recorded run are not trusted
+# Everything in the environment the output depends on (formats, colour, paths, cache).
+ENVIRONMENT = (
+    "SKEWLINT_OUTPUT_FORMAT",
+    "NO_COLOR",
+    "GITHUB_WORKSPACE",
+    "CI_PROJECT_DIR",
+    "XDG_CACHE_HOME",
+    "LOCALAPPDATA",
+    "HOME",
+)
+Signature = tuple[int, int, int, int]
+
+
+def cache_home(environ: Mapping[str, str] | None = None) -> str:
+    """The user's cache directory: ``$XDG_CACHE_HOME`` (if absolute) or ``~/.cache``;
+    ``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows."""
+    env = os.environ if environ is None else environ
+    if os.name == "nt" and env.get("LOCALAPPDATA"):
+        return env["LOCALAPPDATA"]
+    xdg = env.get("XDG_CACHE_HOME", "")
+    if xdg and os.path.isabs(xdg):
+        return xdg
+    home = os.path.expanduser("~")
+    if sys.platform == "darwin":
+        return os.path.join(home, "Library", "Caches")
+    return os.path.join(home, ".cache")
+
+
+def runs_directory() -> str:
+    return os.path.join(cache_home(), "skewlint", "runs")
+
+
+def run_key(argv: list[str]) -> tuple[object, ...]:
+    """Everything outside the file system that the output depends on."""
+    from skewlsp import __version__
+
+    def isatty(stream: object) -> bool:
+        try:
+            return bool(stream.isatty())  # type: ignore[attr-defined]
+        except (AttributeError, ValueError, OSError):
+            return False
+
+    return (
+        FORMAT,
+        __version__,
+        sys.version,
+        sys.executable,
+        os.getcwd(),
+        tuple(argv),
+        tuple(os.environ.get(name) for name in ENVIRONMENT),
+        isatty(sys.stdout),
+        isatty(sys.stderr),
+        getattr(sys.stdout, "encoding", None),
+        getattr(sys.stderr, "encoding", None),
+    )
+
+
+def memo_path(key: tuple[object, ...]) -> str:
+    """Where the record of the last run with ``key`` lives (the key is checked on load)."""
+    digest = zlib.crc32(repr(key).encode("utf-8", "surrogateescape"))
+    return os.path.join(runs_directory(), f"{digest:08x}.marshal")
+
+
+def signature(path: str) -> Signature | None:
+    """(mtime, ctime, size, inode) of ``path``; None when it does not exist."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+
+
+def unchanged(observed: list[tuple[str, Signature | None]]) -> bool:
+    stat = os.stat
+    for path, recorded in observed:
+        try:
+            st = stat(path)
+        except (OSError, ValueError):
+            if recorded is not None:
+                return False
+            continue
+        if recorded is None or recorded != (
+            st.st_mtime_ns,
+            st.st_ctime_ns,
+            st.st_size,
+            st.st_ino,
+        ):
+            return False
+    return True
+
+
+def load(key: tuple[object, ...]) -> dict[str, object] | None:
+    """The recorded run for ``key`` if every signature still matches, else None."""
+    try:
+        with open(memo_path(key), "rb") as stream:
+            memo = marshal.load(stream)
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if not isinstance(memo, dict) or memo.get("key") != key:
+        return None
+    try:
+        return memo if unchanged(memo["observed"]) else None  # type: ignore[arg-type]
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def replay(argv: list[str]) -> int | None:
+    """Write the recorded output of an identical earlier run; its exit code, or None."""
+    try:
+        memo = load(run_key(argv))
+    except Exception:  # noqa: BLE001 - a broken record only means "run in full"
+        return None
+    if memo is None:
+        return None
+    try:
+        output_file = memo["output_file"]
+        if output_file is not None:
+            with open(output_file, "w", encoding="utf-8") as stream:  # type: ignore[arg-type]
+                stream.write(memo["output"])  # type: ignore[arg-type]
+        sys.stderr.write(memo["stderr"])  # type: ignore[arg-type]
+        sys.stdout.write(memo["stdout"])  # type: ignore[arg-type]
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. piped into `head`: not an error (as in app.main)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (OSError, KeyError, TypeError):
+        return None  # the full run says what is wrong, with its own message
+    return memo["code"]  # type: ignore[return-value]

@@ -1,0 +1,242 @@
+"""A run whose inputs are all unchanged is replayed; any change to what it read runs it in full.
+
+These tests drive the console entry point (:func:`skewlsp.cli.main`) in-process and
+then ask :func:`skewlsp.cli.replay.replay` whether the next identical run would be
+replayed. Files written by a test are seconds old at most, so the "too fresh to
+trust" window is closed here, except where a test is about that window.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import marshal
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+import skewlsp.cli
+from skewlsp.cli import recording, replay
+from tests.cli.helpers import DEMOTED, FIXTURES, SKEWED, Result, write
+
+IMPORTED = (FIXTURES / "imported_bound.py").read_text()
+
+
+@pytest.fixture(autouse=True)
+def trust_fresh_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(replay, "FRESH_NS", 0)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in ("NO_COLOR", "SKEWLINT_OUTPUT_FORMAT", "GITHUB_WORKSPACE", "CI_PROJECT_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    root = write(
+        tmp_path / "proj",
+        {
+            "pyproject.toml": "[tool.skewlint]\nsrc = ['lib']\n",
+            "kernels/demoted.py": DEMOTED,
+            "kernels/skewed.py": SKEWED,
+            "kernels/imported.py": IMPORTED,
+            "lib/consts.py": "TRIP = 8\n",
+        },
+    )
+    monkeypatch.chdir(root)
+    return root
+
+
+def lint(capsys: pytest.CaptureFixture[str], *args: str) -> Result:
+    """``skewlint ARGS`` through the console entry point (replay first, record after)."""
+    capsys.readouterr()
+    old = sys.argv
+    sys.argv = ["skewlint", *args]
+    try:
+        with pytest.raises(SystemExit) as ended:
+            skewlsp.cli.main()
+    finally:
+        sys.argv = old
+    captured = capsys.readouterr()
+    return Result(int(ended.value.code or 0), captured.out, captured.err)
+
+
+def recorded(capsys: pytest.CaptureFixture[str], *args: str) -> Result:
+    """Run ``skewlint ARGS`` twice: the first run creates the project's cache directory
+    (a change to the project folder during the run, so it is not recorded), the second
+    is recorded. Returns the second run's result."""
+    lint(capsys, *args)
+    return lint(capsys, *args)
+
+
+def replayed(capsys: pytest.CaptureFixture[str], *args: str) -> Result | None:
+    """What replaying ``skewlint ARGS`` now writes, or None when it would run in full."""
+    capsys.readouterr()
+    code = replay.replay(list(args))
+    captured = capsys.readouterr()
+    if code is None:
+        assert captured.out == captured.err == ""  # nothing written when not replayed
+        return None
+    return Result(code, captured.out, captured.err)
+
+
+ARGS = ("--output-format", "json", "--select", "ALL", ".")
+
+
+def test_an_identical_run_is_replayed_byte_for_byte(project: Path, capsys) -> None:
+    first = recorded(capsys, *ARGS)
+    assert first.exit_code == 1 and {d["code"] for d in first.json()} >= {"SKW020", "SKW001"}
+    again = replayed(capsys, *ARGS)
+    assert again == first
+
+
+def test_the_replayed_output_is_what_a_full_run_prints(project: Path, capsys) -> None:
+    recorded(capsys, "--output-format", "concise", ".")
+    again = replayed(capsys, "--output-format", "concise", ".")
+    assert again is not None
+    for record in Path(replay.runs_directory()).iterdir():
+        record.unlink()
+    full = lint(capsys, "--output-format", "concise", ".")
+    assert again == full and "SKW020" in full.out
+
+
+def test_editing_a_linted_file_runs_in_full(project: Path, capsys) -> None:
+    recorded(capsys, *ARGS)
+    kernel = project / "kernels" / "skewed.py"
+    kernel.write_text(kernel.read_text().replace("stage=2", "stage=3"))  # same size
+    assert replayed(capsys, *ARGS) is None
+    assert any(d["code"] == "SKW030" for d in lint(capsys, *ARGS).json())
+
+
+def test_editing_an_imported_constants_module_runs_in_full(project: Path, capsys) -> None:
+    first = recorded(capsys, *ARGS)
+    (project / "lib" / "consts.py").write_text("TRIP = 1\n")
+    assert replayed(capsys, *ARGS) is None
+    assert lint(capsys, *ARGS).json() != first.json()
+
+
+def test_a_new_module_that_an_import_now_finds_runs_in_full(project: Path, capsys) -> None:
+    first = recorded(capsys, *ARGS)
+    # The kernel's own directory comes before the src roots when an import is resolved.
+    (project / "kernels" / "consts.py").write_text("TRIP = 1\n")
+    assert replayed(capsys, *ARGS) is None
+    assert lint(capsys, *ARGS).json() != first.json()
+
+
+def test_a_module_appearing_where_a_dotted_import_is_looked_up_first_runs_in_full(
+    project: Path, capsys
+) -> None:
+    write(
+        project,
+        {
+            "kernels/dotted.py": IMPORTED.replace("from consts import", "from pkg.consts import"),
+            "lib/pkg/consts.py": "TRIP = 8\n",
+            "kernels/pkg/README.txt": "not a module yet\n",
+        },
+    )
+    args = ("--output-format", "json", "kernels/dotted.py")  # a file: nothing is walked
+    first = recorded(capsys, *args)
+    (project / "kernels" / "pkg" / "consts.py").write_text("TRIP = 1\n")
+    assert replayed(capsys, *args) is None
+    assert lint(capsys, *args).json() != first.json()
+
+
+def test_a_new_kernel_in_a_walked_directory_runs_in_full(project: Path, capsys) -> None:
+    write(project, {"kernels/deeper/README.txt": "no kernel here yet\n"})
+    recorded(capsys, *ARGS)
+    write(project, {"kernels/deeper/more.py": DEMOTED})  # only kernels/deeper changes
+    assert replayed(capsys, *ARGS) is None
+    assert "kernels/deeper/more.py" in {d["filename"] for d in lint(capsys, *ARGS).json()}
+
+
+def test_a_config_change_runs_in_full(project: Path, capsys) -> None:
+    recorded(capsys, *ARGS)
+    (project / "pyproject.toml").write_text("[tool.skewlint]\nsrc = ['lib']\nignore = ['SKW020']\n")
+    assert replayed(capsys, *ARGS) is None
+    assert "SKW020" not in {d["code"] for d in lint(capsys, *ARGS).json()}
+
+
+def test_a_config_file_appearing_in_a_subdirectory_runs_in_full(project: Path, capsys) -> None:
+    recorded(capsys, *ARGS)
+    write(project, {"kernels/skewlint.toml": "ignore = ['SKW020']\n"})
+    assert replayed(capsys, *ARGS) is None
+
+
+def test_another_command_line_or_environment_is_not_replayed(
+    project: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recorded(capsys, *ARGS)
+    assert replayed(capsys, "--output-format", "concise", ".") is None
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(project))
+    assert replayed(capsys, *ARGS) is None
+
+
+def test_skewlsp_own_sources_are_part_of_what_a_run_read(project: Path, capsys) -> None:
+    recorded(capsys, *ARGS)
+    [record] = Path(replay.runs_directory()).iterdir()
+    observed = dict(marshal.loads(record.read_bytes())["observed"])
+    engine = Path(skewlsp.cli.__file__).parent.parent / "analysis" / "engine.py"
+    assert observed[str(engine)] == replay.signature(str(engine))
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [("--no-cache",), ("--fix",), ("--diff",), ("--stdin-filename", "kernels/x.py")],
+)
+def test_runs_that_read_stdin_write_fixes_or_skip_the_cache_are_not_recorded(
+    project: Path, capsys, monkeypatch: pytest.MonkeyPatch, extra: tuple[str, ...]
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(DEMOTED.encode())))
+    target = "-" if extra[0] == "--stdin-filename" else "kernels/demoted.py"
+    args = (*extra, "--output-format", "json", target)
+    lint(capsys, *args)
+    assert replayed(capsys, *args) is None
+    assert not Path(replay.runs_directory()).exists()
+
+
+def test_a_failed_run_is_not_recorded(project: Path, capsys) -> None:
+    assert lint(capsys, "--output-format", "json", "missing.py").exit_code == 2
+    assert replayed(capsys, "--output-format", "json", "missing.py") is None
+
+
+def test_files_changed_just_before_the_run_are_not_trusted(
+    project: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(replay, "FRESH_NS", 2_000_000_000)
+    lint(capsys, *ARGS)  # every file of the project was written a moment ago
+    assert replayed(capsys, *ARGS) is None
+    old = 1_600_000_000
+    for path in [project, *project.rglob("*")]:
+        os.utime(path, (old, old))
+    lint(capsys, *ARGS)  # ctimes are still fresh: a change could hide in the clock's tick
+    assert replayed(capsys, *ARGS) is None
+
+
+def test_the_output_file_is_written_again(project: Path, capsys) -> None:
+    args = ("--output-format", "json", "-o", "report.json", "kernels")
+    first = recorded(capsys, *args)
+    report = project / "report.json"
+    expected = report.read_text()
+    assert first.out == "" and json.loads(expected)
+    report.write_text("stale")  # (deleting it would change the project folder: a full run)
+    again = replayed(capsys, *args)
+    assert again is not None and again.exit_code == first.exit_code
+    assert report.read_text() == expected
+
+
+def test_a_corrupt_record_means_a_full_run(project: Path, capsys) -> None:
+    first = recorded(capsys, *ARGS)
+    [record] = Path(replay.runs_directory()).iterdir()
+    record.write_bytes(b"\x00garbage")
+    assert replayed(capsys, *ARGS) is None
+    assert lint(capsys, *ARGS) == first
+
+
+def test_at_most_a_bounded_number_of_records_is_kept(
+    project: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recording, "MAX_RECORDS", 2)
+    for name in ("demoted", "skewed", "imported"):
+        recorded(capsys, "--output-format", "json", f"kernels/{name}.py")
+    assert len(list(Path(replay.runs_directory()).iterdir())) == 2
+    assert replayed(capsys, "--output-format", "json", "kernels/imported.py") is not None
