@@ -133,7 +133,7 @@ def analyze_models(
     for unit in index.units:
         callers = tuple((c.text, c.line_offset) for c in unit.callers)
         key = (path, unit.text, unit.line_offset, fingerprint, callers)
-        cached = cache.get(key, resolver) if cache is not None else None
+        cached = cache.get(key, log or resolver) if cache is not None else None
         if cached is not None:
             models.extend(LoopModel(report) for report in cached)
             continue

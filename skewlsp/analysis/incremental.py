@@ -10,6 +10,7 @@ scratch, so the result is always what a full build would give.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -143,10 +144,9 @@ def _calls_imported_function(index: ModuleIndex, line: int) -> bool:
         if line <= first:
             continue
         text = index.function_sources.get(name, "")
-        if line > first + text.count("\n") + 1:
+        if line > first + _line_count(text) + 1:
             continue
-        pattern = "|".join(re.escape(n) for n in index.imported)
-        return re.search(rf"(?<![\w.])({pattern})\s*\(", text) is not None
+        return _calls_any(text, tuple(index.imported))
     return False
 
 
@@ -155,5 +155,17 @@ def _imported_call(index: ModuleIndex, text: str) -> bool:
     there would be decided with the arguments of that call)."""
     if not index.imported or "(" not in text:
         return False
-    pattern = "|".join(re.escape(name) for name in index.imported)
+    return _calls_any(text, tuple(index.imported))
+
+
+@functools.lru_cache(maxsize=256)
+def _line_count(text: str) -> int:
+    return text.count("\n")
+
+
+@functools.lru_cache(maxsize=256)
+def _calls_any(text: str, names: tuple[str, ...]) -> bool:
+    """Whether ``text`` calls one of ``names``: memoised, since every keystroke in a
+    large function asks it again of the same (unchanged) function text."""
+    pattern = "|".join(re.escape(name) for name in names)
     return re.search(rf"(?<![\w.])({pattern})\s*\(", text) is not None

@@ -34,18 +34,29 @@ def digest_of(text: str | None) -> str | None:
 
 
 class ReadLog:
-    """A resolver that remembers every answer it gave (thread-safe: servers analyse in threads)."""
+    """A resolver that remembers every answer it gave (thread-safe: servers analyse in threads).
+
+    One analysis asks the same question many times (the module context, each cached
+    unit's check that its reads are current, imported helpers); it is answered once,
+    so an analysis also sees one consistent text of each module.
+    """
 
     def __init__(self, resolver: Resolver) -> None:
         self._resolver = resolver
         self._reads: dict[tuple[str, int, str | None], ModuleRead] = {}
+        self._texts: dict[tuple[str, int, str | None], str | None] = {}
         self._lock = threading.Lock()
 
     def __call__(self, module: str, level: int, importing_path: str | None) -> str | None:
+        key = (module, level, importing_path)
+        with self._lock:
+            if key in self._texts:
+                return self._texts[key]
         text = self._resolver(module, level, importing_path)
         read = ModuleRead(module, level, importing_path, digest_of(text))
         with self._lock:
-            self._reads[(module, level, importing_path)] = read
+            self._reads[key] = read
+            self._texts[key] = text
         return text
 
     def record(self) -> frozenset[ModuleRead]:

@@ -36,9 +36,12 @@ def _units(char: str, encoding: str) -> int:
 def code_points_to_units(text: str, column: int, encoding: str = UTF16) -> int:
     """Units before the 0-based code-point ``column`` of ``text`` (clamped to the line)."""
     column = max(0, min(column, len(text)))
-    if encoding == UTF32:
+    head = text[:column]
+    if encoding == UTF32 or head.isascii():  # one unit per character in every encoding
         return column
-    return sum(_units(c, encoding) for c in text[:column])
+    if encoding == UTF16:  # only astral characters take two units (a C-speed count)
+        return column + sum(1 for c in head if c > "\uffff")
+    return sum(_units(c, encoding) for c in head)
 
 
 def units_to_code_points(text: str, units: int, encoding: str = UTF16) -> int:
@@ -49,7 +52,7 @@ def units_to_code_points(text: str, units: int, encoding: str = UTF16) -> int:
     """
     if units <= 0:
         return 0
-    if encoding == UTF32:
+    if encoding == UTF32 or text.isascii():
         return min(units, len(text))
     seen = 0
     for index, char in enumerate(text):

@@ -44,13 +44,17 @@ class DocumentFolder:
         self._root: Path | None = None
 
     def _wanted(self) -> Path | None:
-        """The preferred root, or ``None`` when there is none (no home directory known)."""
-        if self._preferred is not None:
-            return self._preferred
-        try:
-            return cache_root()
-        except (RuntimeError, KeyError):  # Path.home() without HOME or a passwd entry
-            return None
+        """The preferred root, or ``None`` when there is none (no home directory known).
+
+        Worked out once: the environment of a running server does not change, and the
+        question is asked on every edit (:meth:`is_ours`).
+        """
+        if self._preferred is None:
+            try:
+                self._preferred = cache_root()
+            except (RuntimeError, KeyError):  # Path.home() without HOME or a passwd entry
+                return None
+        return self._preferred
 
     @property
     def root(self) -> Path:
@@ -83,10 +87,10 @@ class DocumentFolder:
         if not path:
             return False
         roots = [root for root in (self._wanted(), self._root) if root is not None]
-        candidate = Path(path)
-        for root in roots:
-            for kind in (PREVIEWS, EXPLANATIONS):
-                with contextlib.suppress(ValueError):
-                    candidate.relative_to(root / kind)
-                    return True
-        return False
+        # Asked on every edit: a string prefix test (both sides are normalised paths).
+        candidate = os.path.normpath(path)
+        return any(
+            candidate.startswith(os.path.join(root, kind, ""))
+            for root in roots
+            for kind in (PREVIEWS, EXPLANATIONS)
+        )
