@@ -183,12 +183,18 @@ def _syntax_report(problem: SyntaxProblem, path: str | None) -> LoopReport:
 
 
 def _module_context(
-    index: ModuleIndex, path: str | None, resolver: Resolver | None
+    index: ModuleIndex,
+    path: str | None,
+    resolver: Resolver | None,
+    origin: tuple[str, int] | None = None,
 ) -> tuple[ModuleConstants, dsl.Aliases]:
-    """What every unit of a module sees: its constants (and imports), and its aliases."""
+    """What every unit of a module sees: its constants (and imports), and its aliases.
+
+    ``origin``: the (module, level) the kernel at ``path`` imported this module as.
+    """
     constants = ModuleConstants(
         index.constant_sources,
-        imported_lookup(index, path, resolver),
+        imported_lookup(index, path, resolver, origin=origin),
         classes=index.class_sources,
         functions=index.function_sources,
     )
@@ -219,7 +225,8 @@ def _imported_calls(
     """A report at each call of an imported inline helper: its loops, as spliced there."""
     models: list[LoopModel] = []
     for helper in imported_helpers(index, path, resolver):
-        other, aliases = _module_context(helper.index, path, resolver)
+        origin = (helper.module, helper.level)
+        other, aliases = _module_context(helper.index, path, resolver, origin)
         analysis = _UnitAnalysis(helper.unit, path, aliases, other, (constants, helper.name))
         try:
             found = analysis.run() or []

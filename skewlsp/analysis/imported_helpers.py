@@ -27,6 +27,7 @@ class ImportedHelper:
 
     name: str  # as the caller spells it
     module: str  # as the import names it (for messages)
+    level: int  # the import's leading dots (its own imports climb from its package)
     unit: Unit  # the helper, in its own file's coordinates, with this file's callers
     index: ModuleIndex  # its module's index (constants, aliases)
 
@@ -74,6 +75,7 @@ def imported_helpers(
             ImportedHelper(
                 name,
                 imported.module,
+                imported.level,
                 Unit(helper.text, helper.line_offset, helper.qualname, units),
                 other,
             )

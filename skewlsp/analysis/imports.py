@@ -14,25 +14,61 @@ from .source_index import ModuleIndex, build_index
 from .values import Folded, Opaque
 
 MAX_IMPORT_DEPTH = 8  # modules followed from a kernel through `from m import NAME` chains
+# An import as the kernel's file would ask for it: (module, level) relative to the kernel.
+Request = tuple[str, int]
+
+
+def as_seen_from_the_kernel(origin: Request | None, module: str, level: int) -> Request | None:
+    """``from <level dots><module> import ...`` written in the module the kernel reached as
+    ``origin``, as a request relative to the kernel's own file; None if Python refuses it.
+
+    Every resolver call names the kernel's path (so a record of reads means the same
+    thing wherever it was made): an absolute import is the same request from anywhere
+    (the kernel's directory comes first on the path of a script), and a relative one
+    climbs from the package of ``origin`` instead of from the kernel's directory. A
+    module reached as ``a.b`` is taken to be the file ``a/b.py`` (package ``a``).
+    """
+    if origin is None or level == 0:
+        return module, level
+    outer, outer_level = origin
+    package = [part for part in outer.split(".") if part][:-1]
+    if outer_level == 0 and not package:
+        return None  # a top-level module has no package: "no known parent package"
+    parts = [part for part in module.split(".") if part]
+    up = level - 1
+    if up <= len(package):
+        return ".".join([*package[: len(package) - up], *parts]), outer_level
+    if outer_level == 0:
+        return None  # beyond the top-level package: "attempted relative import"
+    return ".".join(parts), outer_level + up - len(package)
 
 
 def imported_lookup(
-    index: ModuleIndex, path: str | None, resolver: Resolver | None, depth: int = 0
+    index: ModuleIndex,
+    path: str | None,
+    resolver: Resolver | None,
+    depth: int = 0,
+    origin: Request | None = None,
 ) -> Callable[[str], Folded | None]:
-    """Names imported from sibling modules, read through the caller's resolver."""
+    """Names imported from sibling modules, read through the caller's resolver.
+
+    ``origin`` is how the kernel reached the module ``index`` describes (None: the
+    kernel itself), so that the module's relative imports climb from where it lives.
+    """
     cache: dict[str, ModuleConstants | None] = {}
 
     def module_of(module: str, level: int) -> ModuleConstants | None:
         key = f"{level}:{module}"
         if key not in cache:
             cache[key] = None
+            request = as_seen_from_the_kernel(origin, module, level)
             try:
-                text = resolver(module, level, path) if resolver else None
+                text = resolver(*request, path) if resolver and request else None
             except Exception:
                 text = None
-            if text is not None and depth < MAX_IMPORT_DEPTH:
+            if text is not None and request is not None and depth < MAX_IMPORT_DEPTH:
                 other = build_index(text)
-                nested = imported_lookup(other, path, resolver, depth + 1)
+                nested = imported_lookup(other, path, resolver, depth + 1, request)
                 cache[key] = ModuleConstants(
                     other.constant_sources,
                     nested,

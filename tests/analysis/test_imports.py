@@ -1,0 +1,94 @@
+"""Imports inside imported modules: relative ones climb from the module's own package.
+
+A kernel imports ``cfg.model``, which says ``from .dims import TRIP``: Python reads
+``cfg/dims.py``, not a ``dims.py`` next to the kernel. Every resolver call still names
+the kernel's file (so records of reads mean the same everywhere); the request is
+rewritten to what the kernel itself would have to ask for.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skewlsp.analysis import analyze
+from skewlsp.analysis.imports import as_seen_from_the_kernel
+from skewlsp.common.resolver import RecordingResolver
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "cli"
+KERNEL = (FIXTURES / "imported_bound.py").read_text()  # `for i in pl.pipeline(0, TRIP, ...)`
+HELPER = '''\
+import pypto.language as pl
+from .dims import TRIP
+
+
+@pl.jit.inline
+def stream(q, out):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for i in pl.pipeline(0, TRIP, 1, stage=2):
+            qa: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(q, [i * 16, 0], [16, 64])
+            pl.tile.tpush_to_aiv(qa, split=0)
+            e: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)
+            pl.tile.store(e, [i * 16, 0], out)
+'''
+HELPER_CALLER = '''\
+import pypto.language as pl
+from cfg.helpers import stream
+
+
+@pl.jit
+def main(q: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32]):
+    stream(q, out)  # its pl.pipeline loop is spliced here
+    return out
+'''
+
+
+@pytest.mark.parametrize(
+    ("origin", "module", "level", "expected"),
+    [
+        (None, "dims", 1, ("dims", 1)),  # written in the kernel itself: unchanged
+        (("cfg.model", 0), "dims", 0, ("dims", 0)),  # absolute: the same from anywhere
+        (("cfg.model", 0), "dims", 1, ("cfg.dims", 0)),
+        (("cfg.model", 0), "", 1, ("cfg", 0)),  # `from . import x`: the package itself
+        (("a.b.c", 0), "x.y", 2, ("a.x.y", 0)),
+        (("cfg.model", 1), "dims", 1, ("cfg.dims", 1)),  # reached as `.cfg.model`
+        (("model", 1), "dims", 2, ("dims", 2)),  # above the kernel's own directory
+        (("cfg.model", 0), "dims", 3, None),  # beyond the top package: Python refuses
+        (("model", 0), "dims", 1, None),
+    ],
+)
+def test_a_nested_import_as_the_kernel_would_ask_for_it(origin, module, level, expected) -> None:
+    assert as_seen_from_the_kernel(origin, module, level) == expected
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """kernels/ with a cfg package whose model module re-exports a relative import, and a
+    decoy dims.py next to the kernel that an import resolved from the wrong place finds."""
+    files = {
+        "kernels/kernel.py": KERNEL.replace("from consts import TRIP", "from cfg.model import TRIP"),
+        "kernels/caller.py": HELPER_CALLER,
+        "kernels/cfg/__init__.py": "",
+        "kernels/cfg/model.py": "from .dims import TRIP\n",
+        "kernels/cfg/dims.py": "TRIP = 1\n",
+        "kernels/cfg/helpers.py": HELPER,
+        "kernels/dims.py": "TRIP = 8\n",  # the decoy
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return tmp_path / "kernels"
+
+
+def test_a_relative_import_in_an_imported_module_reads_its_sibling(tree: Path) -> None:
+    path = tree / "kernel.py"
+    [report] = analyze(path.read_text(), str(path), resolver=RecordingResolver(()))
+    assert (report.verdict, report.code, report.trip) == ("demoted", "SKW023", 1)
+
+
+def test_an_imported_inline_helper_reads_its_own_relative_imports(tree: Path) -> None:
+    path = tree / "caller.py"
+    [report] = analyze(path.read_text(), str(path), resolver=RecordingResolver(()))
+    assert (report.verdict, report.code, report.trip) == ("demoted", "SKW023", 1)
+    assert "cfg.helpers" in report.message
