@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -150,7 +151,9 @@ class SkewServer(LanguageServer):
         for doc in list(self.workspace.text_documents.values()):
             path = to_fs_path(doc.uri) if doc.uri.startswith("file:") else None
             if path and doc.uri != snapshot.uri:
-                open_texts[path] = doc.source
+                # Imports are looked up in the resolved directory of the importing file:
+                # an editor's path through a symlink must name the same file.
+                open_texts[os.path.realpath(path)] = doc.source
         return WorkspaceResolver(open_texts, self.settings_for(snapshot.uri).src)
 
     @property

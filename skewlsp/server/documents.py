@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor
@@ -206,8 +207,10 @@ class DocumentStore:
         self._entries.setdefault(uri, _Entry()).epoch += 1
 
     def dependents(self, path: str) -> list[str]:
-        """Open documents whose analysis read (or looked for) ``path``."""
-        return [uri for uri, entry in self._entries.items() if path in entry.deps]
+        """Open documents whose analysis read (or looked for) ``path`` (or the file it
+        names through symlinks: imports are looked up in resolved directories)."""
+        names = {path, os.path.realpath(path)}
+        return [uri for uri, entry in self._entries.items() if not names.isdisjoint(entry.deps)]
 
     def close(self, uri: str) -> None:
         entry = self._entries.pop(uri, None)

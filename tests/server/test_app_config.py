@@ -176,3 +176,20 @@ async def test_on_save_a_change_is_linted_only_when_saved(client: LanguageClient
     published = [codes(p.diagnostics) for p in client.published if p.uri == uri]
     expected = [] if session.pulls else [["SKW001"], ["SKW024"]]
     assert published == expected  # pushed: nothing between the edits and the save
+
+
+async def test_an_unsaved_constants_module_counts_through_a_symlinked_folder(
+    client: LanguageClient,
+):
+    session = client.session
+    real = session.root / "real"
+    real.mkdir()
+    (session.root / "link").symlink_to(real, target_is_directory=True)
+    session.path_uri("real/consts.py", "N = 8\n")
+    # The editor opened the project through the symlink; imports are looked up in the
+    # resolved directory, which must still find the editor's unsaved text.
+    uri = session.open("link/kernel.py", IMPORTING)
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
+    consts = session.open("link/consts.py", "N = 8\n", write=False)
+    session.change(consts, (0, 4), (0, 5), "1")  # N = 1, unsaved
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW023"])
