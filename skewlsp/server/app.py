@@ -215,7 +215,11 @@ class SkewServer(LanguageServer):
                     f"{analysis.internal_error} (its loops are not shown; please report it)",
                 )
             )
-        if not self.linted_on_save(analysis) or self.pull_diagnostics:
+        if not self.linted_on_save(analysis):
+            return
+        if self.pull_diagnostics:
+            if self.options.run == ON_SAVE:  # the client pulls on its own edits, not on ours
+                self.refresh_pulled_diagnostics()
             return
         doc = self.document(analysis.uri)
         if doc is None or doc.version != analysis.version:
@@ -228,12 +232,17 @@ class SkewServer(LanguageServer):
             )
         )
 
+    def refresh_pulled_diagnostics(self) -> None:
+        """Ask a pulling client to pull again (if it accepts being asked)."""
+        caps = self.client_capabilities.workspace
+        if caps and caps.diagnostics and caps.diagnostics.refresh_support:
+            self.workspace_diagnostic_refresh(None)
+
     def reanalyse(self, uris: list[str]) -> None:
         """Re-run (push) or ask the client to re-pull (pull) after settings or imports changed."""
         caps = self.client_capabilities.workspace
         if self.pull_diagnostics:
-            if caps and caps.diagnostics and caps.diagnostics.refresh_support:
-                self.workspace_diagnostic_refresh(None)
+            self.refresh_pulled_diagnostics()
         else:
             for uri in uris:
                 self.store.schedule(uri, 0)
@@ -453,8 +462,10 @@ async def pull_diagnostics(
         analysis = saved  # linted on save: the last opened or saved version's result
     else:
         analysis = await ls.store.get(uri)
-        if analysis is not None:
-            ls.linted_on_save(analysis)
+        if analysis is not None and not ls.linted_on_save(analysis):
+            # With run = "onSave" an unsaved version is never shown; the saved one's result
+            # is not in yet (the client is asked to pull again when it is).
+            analysis = None
     items = ls.diagnostics_of(analysis) if analysis is not None else []
     return types.RelatedFullDocumentDiagnosticReport(items=items)
 

@@ -49,6 +49,14 @@ def recording_client() -> LanguageClient:
     def lens_refresh(params: None) -> None:
         client.refreshes.append("codeLens")  # type: ignore[attr-defined]
 
+    answer_refresh = features[types.WORKSPACE_DIAGNOSTIC_REFRESH]  # pytest-lsp answers it
+
+    def diagnostic_refresh(params: None) -> object:
+        client.refreshes.append("diagnostic")  # type: ignore[attr-defined]
+        return answer_refresh(params)
+
+    features[types.WORKSPACE_DIAGNOSTIC_REFRESH] = diagnostic_refresh
+
     @client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
     def inlay_refresh(params: None) -> None:
         client.refreshes.append("inlayHint")  # type: ignore[attr-defined]
@@ -182,10 +190,19 @@ class Session:
 
 
 def initialize_params(
-    profile: str, root: Path, options: dict[str, Any] | None = None
+    profile: str,
+    root: Path,
+    options: dict[str, Any] | None = None,
+    *,
+    diagnostic_refresh: bool = False,
 ) -> types.InitializeParams:
+    capabilities = client_capabilities(profile)
+    if diagnostic_refresh:  # e.g. a Neovim build that accepts workspace/diagnostic/refresh
+        workspace = capabilities.workspace or types.WorkspaceClientCapabilities()
+        workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+        capabilities.workspace = workspace
     return types.InitializeParams(
-        capabilities=client_capabilities(profile),
+        capabilities=capabilities,
         root_uri=root.as_uri(),
         workspace_folders=[types.WorkspaceFolder(root.as_uri(), root.name)],
         initialization_options=options,
@@ -199,8 +216,9 @@ async def client(lsp_client: LanguageClient, request: Any, tmp_path: Path):
     marker = request.node.get_closest_marker("init_options")
     if marker is not None:
         options = marker.args[0]
+    refresh = request.node.get_closest_marker("diagnostic_refresh") is not None
     result = await lsp_client.initialize_session(
-        initialize_params(request.param, tmp_path, options)
+        initialize_params(request.param, tmp_path, options, diagnostic_refresh=refresh)
     )
     session = Session(lsp_client, request.param, tmp_path)
     session.server_capabilities = result.capabilities
@@ -211,6 +229,9 @@ async def client(lsp_client: LanguageClient, request: Any, tmp_path: Path):
 
 def pytest_configure(config: Any) -> None:
     config.addinivalue_line("markers", "init_options(opts): initializationOptions for the client")
+    config.addinivalue_line(
+        "markers", "diagnostic_refresh: the client also accepts workspace/diagnostic/refresh"
+    )
 
 
 async def raw_request(client: LanguageClient, method: str, params: Any) -> Any:

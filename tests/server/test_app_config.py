@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -193,3 +195,31 @@ async def test_an_unsaved_constants_module_counts_through_a_symlinked_folder(
     consts = session.open("link/consts.py", "N = 8\n", write=False)
     session.change(consts, (0, 4), (0, 5), "1")  # N = 1, unsaved
     await session.diagnostics(uri, lambda d: codes(d) == ["SKW023"])
+
+
+@pytest.mark.diagnostic_refresh
+@pytest.mark.init_options({"run": "onSave"})
+async def test_on_save_a_pulling_client_is_asked_to_pull_again_once_the_save_is_linted(
+    client: LanguageClient,
+):
+    session = client.session
+    if not session.pulls:
+        pytest.skip("a client that is pushed its diagnostics gets them after the save")
+    uri = session.open("kernel.py", SKEWED)
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
+    client.refreshes.clear()
+    stage = SKEWED.splitlines()[FOR_LINE].index("stage=2") + len("stage=")
+    session.change(uri, (FOR_LINE, stage), (FOR_LINE, stage + 1), "1")  # stage=1: SKW024
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri))
+    )
+
+    async def asked() -> None:
+        while "diagnostic" not in client.refreshes:
+            await asyncio.sleep(0.05)
+
+    await asyncio.wait_for(asked(), 30)
+    report = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri))
+    )
+    assert codes(report.items) == ["SKW024"]  # the first pull after the request is current
