@@ -98,6 +98,9 @@ class LoopModel:
     copies: list[tuple[tuple[tuple[str, int], ...], LoopModel]] = field(default_factory=list)
     # Skewed inner pipelines spliced into this body (the parent is classified after them).
     inner: list[LoopModel] = field(default_factory=list)
+    # One copy of several (a call of an inline helper, an iteration of a module-level
+    # ``for``): the message before the copy's label was put in front of it.
+    unlabelled_message: str | None = None
 
 
 def analyze_models(
@@ -233,7 +236,7 @@ def _imported_calls(
         except Exception:  # the other module's problem is reported where it lives
             continue
         for model in found:
-            report = at_the_call(model.report, helper, path)
+            report = at_the_call(model.report, model.unlabelled_message, helper, path)
             if report is not None:
                 models.append(LoopModel(report))
     return models
@@ -403,6 +406,7 @@ class _UnitAnalysis:
                     # A helper loop left for LowerPipelineLoops is left at every call:
                     # only a cross-core verdict is worth a remark where the caller is.
                     hints = (*hints, at_call(report, instance.call, helper))
+                model.unlabelled_message = report.message
                 model.report = replace(
                     report,
                     instance=instance,

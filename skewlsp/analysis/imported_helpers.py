@@ -83,16 +83,18 @@ def imported_helpers(
     return found
 
 
-def at_the_call(report: LoopReport, helper: ImportedHelper, path: str | None) -> LoopReport | None:
-    """One spliced copy of the helper's loop, as a report located at its call in this file."""
+def at_the_call(
+    report: LoopReport, message: str | None, helper: ImportedHelper, path: str | None
+) -> LoopReport | None:
+    """One spliced copy of the helper's loop, as a report located at its call in this file.
+
+    ``message`` is the copy's message without its label (where the call is, which this
+    report's location already says).
+    """
     instance = report.instance
-    if instance is None or instance.call is None:
+    if instance is None or instance.call is None or message is None:
         return None
     where = f"`{helper.unit.qualname}` from `{helper.module}`"
-    message = report.message
-    prefix = f"{instance.label}: "
-    if message.startswith(prefix):
-        message = message[len(prefix) :]
     call: Span = instance.call
     return LoopReport(
         path,
