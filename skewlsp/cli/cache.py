@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from skewlsp import __version__
+from skewlsp.analysis.reads import digest_of
 from skewlsp.analysis.report import LoopReport
 from skewlsp.cli.codec import report_from_data, report_to_data
 from skewlsp.cli.replay import cache_home
@@ -79,8 +80,7 @@ class DependencyDigests:
 
 def dependency_digest(module: str, level: int, path: str, src_roots: Sequence[Path]) -> str:
     """What an entry records for one import: the module text's sha256, or "-" if absent."""
-    text = resolve_module(module, level, path, src_roots)
-    return hashlib.sha256(text.encode()).hexdigest() if text is not None else "-"
+    return digest_of(resolve_module(module, level, path, src_roots)) or "-"
 
 
 class Cache:

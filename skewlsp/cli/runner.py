@@ -258,7 +258,7 @@ def lint_job(
         d.code for d in diagnostics if d.code in selection.summarised and d.kind == "loop"
     )
     if any(d.code in selection.summarised for d in diagnostics):
-        diagnostics = [d for d in diagnostics if d.code not in selection.summarised]
+        diagnostics = [d for d in diagnostics if selection.is_listed(d.code)]
     if job.options.preview:
         diagnostics = [_with_preview(d, previews, refusals) for d in diagnostics]
     diagnostics.sort(key=lambda d: d.sort_key)

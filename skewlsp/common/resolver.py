@@ -8,25 +8,30 @@ Every answer is recorded so the cache can tell when an imported module changed.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from pathlib import Path
+
+from skewlsp.analysis.reads import ReadLog
 
 MAX_MODULE_BYTES = 2_000_000  # a constants module larger than this is not worth folding
 
 
-class RecordingResolver:
-    """``resolver(module, level, importing_path) -> text | None`` that remembers what it read."""
+class RecordingResolver(ReadLog):
+    """``resolver(module, level, importing_path) -> text | None`` over the file system that
+    remembers what it read: the analysis's own record of reads (:class:`ReadLog`), so a
+    cache entry depends on exactly what the verdicts did."""
 
     def __init__(self, src_roots: Sequence[Path]) -> None:
         self.src_roots = tuple(src_roots)
-        self.fingerprint: list[tuple[str, int, str]] = []
+        super().__init__(self._read)
 
-    def __call__(self, module: str, level: int, importing_path: str | None) -> str | None:
-        text = resolve_module(module, level, importing_path, self.src_roots)
-        digest = hashlib.sha256(text.encode()).hexdigest() if text is not None else "-"
-        self.fingerprint.append((module, level, digest))
-        return text
+    def _read(self, module: str, level: int, importing_path: str | None) -> str | None:
+        return resolve_module(module, level, importing_path, self.src_roots)
+
+    @property
+    def fingerprint(self) -> list[tuple[str, int, str]]:
+        """(module, level, digest) of every module asked for ("-": not found), in order."""
+        return sorted((r.module, r.level, r.digest or "-") for r in self.record())
 
 
 def candidates(

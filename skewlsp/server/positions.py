@@ -100,15 +100,6 @@ def from_position(
     return index + 1, units_to_code_points(text, position.character, encoding) + 1
 
 
-def span_contains(span: Span, line: int, column: int) -> bool:
-    """Whether the 1-based ``line``/``column`` lies in ``span`` (its end included, for a cursor)."""
-    if line < span.line or line > span.end_line:
-        return False
-    if line == span.line and column < span.column:
-        return False
-    return not (line == span.end_line and column > span.end_column)
-
-
 def split_lines(text: str) -> list[str]:
     """Lines the way LSP counts them: only ``\\n``, ``\\r\\n`` and ``\\r`` break a line.
 

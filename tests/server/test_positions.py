@@ -12,7 +12,6 @@ from skewlsp.server.positions import (
     UTF32,
     code_points_to_units,
     from_position,
-    span_contains,
     span_to_range,
     split_lines,
     to_position,
@@ -80,12 +79,6 @@ def test_positions_past_the_document_are_clamped():
     assert from_position(lines, types.Position(0, 10)) == (1, 3)
     assert from_position([], types.Position(3, 3)) == (1, 1)
     assert to_position(lines, 99, 99) == types.Position(1, 2)
-
-
-def test_span_contains_includes_its_end_for_a_cursor():
-    span = Span(2, 5, 3, 4)
-    assert span_contains(span, 2, 5) and span_contains(span, 3, 4)
-    assert not span_contains(span, 2, 4) and not span_contains(span, 3, 5)
 
 
 def test_lines_split_like_lsp_not_like_str_splitlines():
