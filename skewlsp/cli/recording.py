@@ -113,7 +113,7 @@ def _fresh(sig: replay.Signature | None, started: int) -> bool:
 def observations(record: RunRecord) -> list[tuple[str, replay.Signature | None]]:
     """The (path, signature) pairs whose being unchanged means the same output."""
     files: set[str] = set(_own_sources())
-    directories: set[str] = set(record.walked)
+    directories: set[str] = set(record.walked) | set(_dependency_folders())
     directories.add(os.getcwd())
     if record.config is not None:
         files.add(os.path.abspath(record.config))
@@ -181,6 +181,17 @@ def _own_sources() -> Iterator[str]:
         for name in filenames:
             if name.endswith(".py"):
                 yield os.path.join(directory, name)
+
+
+def _dependency_folders() -> Iterator[str]:
+    """Where libcst and pathspec are installed: installing or upgrading any package there
+    adds or removes entries, so a run after it is done in full."""
+    import importlib.util
+
+    for name in ("libcst", "pathspec"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin:
+            yield os.path.dirname(os.path.dirname(spec.origin))
 
 
 def _write(target: str, data: bytes) -> None:

@@ -171,12 +171,17 @@ def test_another_command_line_or_environment_is_not_replayed(
     assert replayed(capsys, *ARGS) is None
 
 
-def test_skewlsp_own_sources_are_part_of_what_a_run_read(project: Path, capsys) -> None:
+def test_skewlsp_sources_and_installed_dependencies_are_part_of_what_a_run_read(project: Path, capsys) -> None:
     recorded(capsys, *ARGS)
     [record] = Path(replay.runs_directory()).iterdir()
     observed = dict(marshal.loads(record.read_bytes())["observed"])
     engine = Path(skewlsp.cli.__file__).parent.parent / "analysis" / "engine.py"
     assert observed[str(engine)] == replay.signature(str(engine))
+    # Where libcst is installed: any package installed or upgraded there changes it.
+    import libcst
+
+    packages = str(Path(libcst.__file__).parent.parent)
+    assert observed[packages] == replay.signature(packages)
 
 
 @pytest.mark.parametrize(
