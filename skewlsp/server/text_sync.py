@@ -114,8 +114,11 @@ class SyncedDocument(TextDocument):
         if kept is None:  # never given a text: pygls's way, which stores one
             super()._apply_incremental_change(change)
             return
-        where = self.position_codec.range_from_client_units(kept, change.range)
-        start, end = where.start, where.end
+        start = _ascii_position(kept, change.range.start)
+        end = _ascii_position(kept, change.range.end)
+        if start is None or end is None:  # a line with other characters: units differ
+            where = self.position_codec.range_from_client_units(kept, change.range)
+            start, end = where.start, where.end
         if start.line > end.line:
             return  # pygls skips every line of an inverted range: the text is dropped
         if kept:
@@ -144,6 +147,26 @@ class SyncedDocument(TextDocument):
         self._text = None
         self._lines_view = None
         self._lsp_view = None
+
+
+def _ascii_position(lines: list[str], position: types.Position) -> types.Position | None:
+    """pygls's ``position_from_client_units`` for a position on an ASCII line (where every
+    encoding has one unit per character), without its per-character loop; None for a
+    line with other characters. Its clamping is kept as it is (past the end of a line:
+    the line's last character; past the last line: the end of the document)."""
+    if not lines:
+        return types.Position(0, 0)
+    if position.line >= len(lines):
+        last = lines[-1]
+        return types.Position(len(lines) - 1, len(last)) if last.isascii() else None
+    line = lines[position.line]
+    if not line.isascii():
+        return None
+    length = len(line.replace("\r\n", "\n"))
+    if length == 0:
+        return types.Position(position.line, 0)
+    character = position.character if position.character <= length else length - 1
+    return types.Position(position.line, character)
 
 
 class SyncedWorkspace(Workspace):
