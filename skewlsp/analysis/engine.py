@@ -59,6 +59,7 @@ from .source_index import (
     syntax_problem,
 )
 from .unit_cache import UnitCache, UnitKey, context_fingerprint
+from .unit_parses import concrete_module, shared_unit_parses
 from .values import CallSiteValue
 from .walk import walk
 
@@ -108,6 +109,13 @@ def analyze_models(
     cache: UnitCache | None = None,
 ) -> list[LoopModel]:
     """The reports plus, for units analysed now (not served from ``cache``), their models."""
+    with shared_unit_parses():  # a helper's callers are often units too: parsed once
+        return _analyze_models(source, path, resolver, cache)
+
+
+def _analyze_models(
+    source: str, path: str | None, resolver: Resolver | None, cache: UnitCache | None
+) -> list[LoopModel]:
     if "pypto" not in source and "pipeline" not in source:  # "pypto" is in the imports: early
         return []
     if source.startswith("\ufeff"):
@@ -282,9 +290,8 @@ class _UnitAnalysis:
         tree = check_parseable(self.unit.text)
         if tree is None:
             return None
-        try:
-            module = cst.parse_module(self.unit.text)
-        except Exception:
+        module = concrete_module(self.unit.text)
+        if module is None:
             return None
         self.module = module
         self.positions = LoopPositions(module, tree, self.unit.text, self.unit.line_offset)

@@ -8,7 +8,8 @@ a tree we can measure cheaply, so every unit is checked here first.
 from __future__ import annotations
 
 import ast
-import warnings
+
+from .unit_parses import stdlib_tree
 
 
 class TooDeep(Exception):
@@ -32,9 +33,7 @@ def describe(err: BaseException) -> str:
 def check_parseable(text: str) -> ast.Module | None:
     """The stdlib tree (None for a syntax error); raises _TooDeep for code too deep for libcst."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text)
+        tree = stdlib_tree(text)
     except (SyntaxError, ValueError, MemoryError, OverflowError):
         return None
     except RecursionError:

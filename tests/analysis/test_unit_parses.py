@@ -1,0 +1,83 @@
+"""Within one analysis a unit text is parsed once by each parser (callers are units too)."""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+
+import libcst as cst
+import pytest
+
+from skewlsp.analysis import analyze, unit_parses
+
+# A helper with a loop, called by a function that holds a loop of its own: the caller is
+# a unit (parsed for its loop) and a caller (parsed for its call sites).
+KERNEL = '''\
+import pypto.language as pl
+
+
+@pl.jit.inline
+def helper_{tag}(a: pl.Tensor[[64, 64], pl.FP16], m: pl.Scalar[pl.INT32]):
+    for i in pl.pipeline(0, m, 1, stage=2):
+        pl.tile.tpush_to_aiv(pl.tile.load(a, [i, 0], [16, 64]), split=0)
+        t = pl.tile.tpop_from_aic(split=0)
+    return a
+
+
+@pl.jit
+def caller_{tag}(a: pl.Tensor[[64, 64], pl.FP16]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for j in pl.pipeline(0, 8, 1, stage=2):
+            pl.tile.tpush_to_aiv(pl.tile.load(a, [j, 0], [16, 64]), split=0)
+            t = pl.tile.tpop_from_aic(split=0)
+        a = helper_{tag}(a, 4)
+    return a
+'''
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> tuple[Counter[str], Counter[str]]:
+    concrete: Counter[str] = Counter()
+    stdlib: Counter[str] = Counter()
+    real_cst, real_ast = cst.parse_module, ast.parse
+
+    def cst_parse(text: str, *args: object, **kwargs: object) -> cst.Module:
+        concrete[text] += 1
+        return real_cst(text, *args, **kwargs)  # type: ignore[arg-type]
+
+    def ast_parse(text: str, *args: object, **kwargs: object) -> ast.AST:
+        stdlib[text] += 1
+        return real_ast(text, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cst, "parse_module", cst_parse)
+    monkeypatch.setattr(ast, "parse", ast_parse)
+    return concrete, stdlib
+
+
+def test_a_caller_that_holds_loops_is_parsed_once_by_each_parser(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tag = "once"
+    source = KERNEL.format(tag=tag)
+    concrete, stdlib = _counting(monkeypatch)
+    reports = analyze(source, "k.py")
+    callers = [r for r in reports if r.instance is not None]
+    assert [r.instance.caller for r in callers] == [f"caller_{tag}"]
+    caller_text = source[source.index("@pl.jit\n") :]
+    assert concrete[caller_text] == 1
+    assert stdlib[caller_text] == 1
+
+
+def test_outside_an_analysis_nothing_is_kept() -> None:
+    text = "x = 1\n"
+    assert unit_parses.concrete_module(text) is not unit_parses.concrete_module(text)
+    with unit_parses.shared_unit_parses():
+        assert unit_parses.concrete_module(text) is unit_parses.concrete_module(text)
+        assert unit_parses.stdlib_tree(text) is unit_parses.stdlib_tree(text)
+
+
+def test_a_refused_text_raises_each_time_it_is_asked_for() -> None:
+    with unit_parses.shared_unit_parses():
+        for _ in range(2):
+            with pytest.raises(SyntaxError):
+                unit_parses.stdlib_tree("def broken(:\n")
+        assert unit_parses.concrete_module("def broken(:\n") is None
