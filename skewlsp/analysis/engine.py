@@ -60,7 +60,7 @@ from .source_index import (
 )
 from .unit_cache import UnitCache, UnitKey, context_fingerprint
 from .unit_parses import concrete_module, shared_unit_parses
-from .values import CallSiteValue
+from .values import CallSiteValue, memoised_code
 from .walk import walk
 
 MAX_PREVIEW_COPIES = 16  # pl.unroll copies of one loop rewritten one by one for its preview
@@ -109,7 +109,9 @@ def analyze_models(
     cache: UnitCache | None = None,
 ) -> list[LoopModel]:
     """The reports plus, for units analysed now (not served from ``cache``), their models."""
-    with shared_unit_parses():  # a helper's callers are often units too: parsed once
+    # A helper's callers are often units too (parsed once), and its body is walked again
+    # at each call (each expression rendered once).
+    with shared_unit_parses(), memoised_code():
         return _analyze_models(source, path, resolver, cache)
 
 

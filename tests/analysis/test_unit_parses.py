@@ -1,4 +1,5 @@
-"""Within one analysis a unit text is parsed once by each parser (callers are units too)."""
+"""Within one analysis a unit text is parsed once by each parser (callers are units too),
+and an expression is rendered once."""
 
 from __future__ import annotations
 
@@ -81,3 +82,13 @@ def test_a_refused_text_raises_each_time_it_is_asked_for() -> None:
             with pytest.raises(SyntaxError):
                 unit_parses.stdlib_tree("def broken(:\n")
         assert unit_parses.concrete_module("def broken(:\n") is None
+
+
+def test_within_an_analysis_an_expression_is_rendered_once() -> None:
+    from skewlsp.analysis.values import code_of, memoised_code
+
+    node = cst.parse_expression("f(a,  b) + g[1]")
+    assert code_of(node) == "f(a,  b) + g[1]"
+    assert code_of(node) is not code_of(node)  # rendered anew each time
+    with memoised_code():
+        assert code_of(node) is code_of(node)
