@@ -39,7 +39,7 @@ from .scope import (
     update_locals,
 )
 from .source_index import Unit
-from .unit_parses import concrete_module, stdlib_tree
+from .unit_parses import concrete_module, unit_tree
 from .values import CallSiteValue
 from .walk import walk
 
@@ -134,17 +134,23 @@ def _call_spans(caller: Unit, name: str) -> list[Span]:
     """Where each call of ``name`` is in the file, in source order (the stdlib parser gives
     positions for a fraction of what libcst's position metadata costs)."""
     try:
-        tree = stdlib_tree(caller.text)
+        found = unit_tree(caller.text, caller.line_offset)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return []
     lines = caller.text.split("\n")
+    shift = found.shift  # the tree's line numbers may be the file's: made the text's
 
     def column(line: int, offset: int) -> int:  # UTF-8 byte offset -> code points, 1-based
         return len(lines[line - 1].encode("utf-8")[:offset].decode("utf-8", "replace")) + 1
 
     calls = sorted(
-        (node.lineno, node.col_offset, node.end_lineno or node.lineno, node.end_col_offset or 0)
-        for node in ast.walk(tree)
+        (
+            node.lineno - shift,
+            node.col_offset,
+            (node.end_lineno or node.lineno) - shift,
+            node.end_col_offset or 0,
+        )
+        for node in ast.walk(found.tree)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
     )
     return [

@@ -7,6 +7,7 @@ the units holding loops are parsed with libcst, so the cost follows the loops.
 
 from __future__ import annotations
 
+import ast
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -56,10 +57,11 @@ from .source_index import (
     Unit,
     build_exact_index,
     build_index,
+    parse_whole,
     syntax_problem,
 )
 from .unit_cache import UnitCache, UnitKey, context_fingerprint
-from .unit_parses import concrete_module, shared_unit_parses
+from .unit_parses import concrete_module, share_module_tree, shared_unit_parses
 from .values import CallSiteValue, memoised_code
 from .walk import walk
 
@@ -126,6 +128,13 @@ def _analyze_models(
     if index.syntax_problem is not None:
         return [LoopModel(_syntax_report(index.syntax_problem, path))]
     log = ReadLog(resolver) if cache is not None and resolver is not None else None
+    # A batch run checks the whole file's syntax anyway (below): parsed first, the tree
+    # also gives each unit its own (a language server checks only the blocks edited).
+    whole: ast.Module | SyntaxProblem | None = None
+    if cache is None and index.units and not index.known_to_parse:
+        whole = parse_whole(source)
+        if isinstance(whole, ast.Module):
+            share_module_tree(whole, source)
     if not index.units:  # no function holds a pipeline loop (nor mentions "pipeline")
         # Calls of imported inline helpers: only in a file that mentions "pipeline", as
         # the linter reads no other (so that the editor and CI agree).
@@ -165,7 +174,10 @@ def _analyze_models(
     # that parsed keep their verdicts, next to the error.
     problem = None
     if broken or not index.known_to_parse:
-        problem = syntax_problem(source, cache.parsed_blocks if cache is not None else None)
+        if whole is not None:  # what syntax_problem(source) says, from the parse done above
+            problem = whole if isinstance(whole, SyntaxProblem) else None
+        else:
+            problem = syntax_problem(source, cache.parsed_blocks if cache is not None else None)
         index.known_to_parse = problem is None and not broken
     if problem is not None:
         models.append(LoopModel(_syntax_report(problem, path)))
@@ -289,14 +301,16 @@ class _UnitAnalysis:
         self.deciding_copy = 0  # >0 while a pl.unroll copy other than the first is decided
 
     def run(self) -> list[LoopModel] | None:
-        tree = check_parseable(self.unit.text)
+        tree = check_parseable(self.unit.text, self.unit.line_offset)
         if tree is None:
             return None
         module = concrete_module(self.unit.text)
         if module is None:
             return None
         self.module = module
-        self.positions = LoopPositions(module, tree, self.unit.text, self.unit.line_offset)
+        self.positions = LoopPositions(
+            module, tree.tree, self.unit.text, self.unit.line_offset, tree.shift
+        )
         self.loop_stack: list[cst.For] = []
         # Models of loops decided once per iteration of a module-level ``for`` (set aside
         # as each iteration ends, so the next one decides the same nodes afresh).

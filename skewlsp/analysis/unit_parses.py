@@ -7,6 +7,12 @@ callers were parsed again with libcst 72 times and with ``ast`` 104 times, a
 tenth of a cold run. Inside :func:`shared_unit_parses`, a text is parsed at
 most once by each parser; outside, every call parses (nothing is kept).
 Both kinds of trees are read, never changed, by the analysis.
+
+A batch run also parses the whole file with ``ast`` (Python refuses a file for a
+syntax error anywhere in it). Given that tree (:func:`share_module_tree`), a
+unit's stdlib tree is cut out of it instead of parsed again: the same statement
+nodes, whose line numbers are then the file's, not the unit text's
+(:class:`UnitTree` says by how much).
 """
 
 from __future__ import annotations
@@ -20,11 +26,27 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from .lines import source_lines
+
+
+@dataclass(frozen=True)
+class UnitTree:
+    """A unit text's stdlib tree: its line ``n`` is the text's line ``n - shift``.
+
+    Columns are the text's (a unit keeps the file's columns).
+    """
+
+    tree: ast.Module
+    shift: int = 0
+
 
 @dataclass
 class _Parses:
-    stdlib: dict[str, ast.Module | BaseException] = field(default_factory=dict)
+    stdlib: dict[str, UnitTree | BaseException] = field(default_factory=dict)
     concrete: dict[str, cst.Module | None] = field(default_factory=dict)
+    module: ast.Module | None = None  # the whole file's tree, when the caller has it
+    source: str = ""
+    lines: list[str] | None = None  # the file's, with their ends (split on first use)
 
 
 _SHARED: contextvars.ContextVar[_Parses | None] = contextvars.ContextVar(
@@ -49,22 +71,119 @@ def shared_unit_parses() -> Iterator[None]:
         _SHARED.reset(token)
 
 
+def share_module_tree(tree: ast.Module, source: str) -> None:
+    """Cut unit trees out of ``tree`` (the stdlib tree of ``source``) until the scope ends."""
+    shared = _SHARED.get()
+    if shared is not None:
+        shared.module, shared.source, shared.lines = tree, source, None
+
+
 def stdlib_tree(text: str) -> ast.Module:
     """``ast.parse(text)`` with its warnings silenced; raises what it raises, every time."""
+    found = unit_tree(text, None)
+    if found.shift:  # cut out of the module's tree: not what parsing the text gives
+        return _parse(text).tree
+    return found.tree
+
+
+def unit_tree(text: str, line_offset: int | None) -> UnitTree:
+    """The stdlib tree of ``text``, which is the file's from line ``line_offset + 1`` if
+    ``line_offset`` is given (a unit: maybe wrapped in ``if 1:``); raises as ``ast.parse``."""
     shared = _SHARED.get()
     found = shared.stdlib.get(text) if shared is not None else None
     if found is None:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                found = ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError) as err:
-            found = err
+        cut = None
+        if shared is not None and shared.module is not None and line_offset is not None:
+            cut = _cut_out(shared, text, line_offset)
+        found = cut if cut is not None else _parse(text)
         if shared is not None:
             shared.stdlib[text] = found
     if isinstance(found, BaseException):
         raise found
     return found
+
+
+def _parse(text: str) -> UnitTree | BaseException:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return UnitTree(ast.parse(text))
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError) as err:
+        return err
+
+
+_WRAPPER = "if 1:\n"
+
+
+def _cut_out(shared: _Parses, text: str, line_offset: int) -> UnitTree | None:
+    """The unit's statements from the module's tree, or None if the text is not exactly
+    whole statements of that file at that place (then the text is parsed)."""
+    if shared.lines is None:
+        shared.lines = source_lines(shared.source, keepends=True)
+    lines = shared.lines
+    wrapped = False
+    body = text
+    first = line_offset + 1
+    count = len(source_lines(body))
+    if not _same_text(lines, first, count, body):
+        if not text.startswith(_WRAPPER):
+            return None
+        wrapped, body, first = True, text[len(_WRAPPER) :], first + 1
+        count = len(source_lines(body))
+        if not _same_text(lines, first, count, body):
+            return None
+    assert shared.module is not None
+    statements = _statements_within(shared.module.body, first, first + count - 1)
+    if not statements:
+        return None
+    if not wrapped:
+        return UnitTree(ast.Module(body=statements, type_ignores=[]), line_offset)
+    last = statements[-1]
+    top = line_offset + 1  # the ``if 1:`` line, as the file's
+    test = ast.Constant(
+        value=1, kind=None, lineno=top, col_offset=3, end_lineno=top, end_col_offset=4
+    )
+    wrapper = ast.If(
+        test=test,
+        body=statements,
+        orelse=[],
+        lineno=top,
+        col_offset=0,
+        end_lineno=last.end_lineno,
+        end_col_offset=last.end_col_offset,
+    )
+    return UnitTree(ast.Module(body=[wrapper], type_ignores=[]), line_offset)
+
+
+def _same_text(lines: list[str], first: int, count: int, text: str) -> bool:
+    """Whether ``text`` is the file's lines ``first`` to ``first + count - 1`` (a unit's
+    text ends with a newline even where the file's last line does not)."""
+    if first < 1 or count < 1 or first + count - 1 > len(lines):
+        return False
+    segment = "".join(lines[first - 1 : first - 1 + count])
+    return segment == text or segment + "\n" == text
+
+
+def _start(statement: ast.stmt) -> int:
+    decorators = getattr(statement, "decorator_list", ())
+    return min([statement.lineno, *(d.lineno for d in decorators)])
+
+
+def _statements_within(body: list[ast.stmt], first: int, last: int) -> list[ast.stmt]:
+    """The statements of ``body`` (or of a class in it) lying within lines ``first`` to
+    ``last``; none if a statement straddles either end (not whole statements)."""
+    inside: list[ast.stmt] = []
+    for statement in body:
+        start, end = _start(statement), statement.end_lineno or statement.lineno
+        if end < first or start > last:
+            continue
+        if first <= start and end <= last:
+            inside.append(statement)
+        elif isinstance(statement, ast.ClassDef) and start < first and last <= end:
+            return _statements_within(statement.body, first, last)
+        else:
+            return []
+    return inside
 
 
 def _parse_or_none(text: str) -> cst.Module | None:

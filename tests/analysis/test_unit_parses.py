@@ -9,7 +9,8 @@ from collections import Counter
 import libcst as cst
 import pytest
 
-from skewlsp.analysis import analyze, unit_parses
+from skewlsp.analysis import UnitCache, analyze, unit_parses
+from skewlsp.analysis.report import Span
 
 # A helper with a loop, called by a function that holds a loop of its own: the caller is
 # a unit (parsed for its loop) and a caller (parsed for its call sites).
@@ -64,8 +65,57 @@ def test_a_caller_that_holds_loops_is_parsed_once_by_each_parser(
     callers = [r for r in reports if r.instance is not None]
     assert [r.instance.caller for r in callers] == [f"caller_{tag}"]
     caller_text = source[source.index("@pl.jit\n") :]
+    helper_text = source[source.index("@pl.jit.inline") : source.index("@pl.jit\n")].rstrip() + "\n"
     assert concrete[caller_text] == 1
-    assert stdlib[caller_text] == 1
+    # The stdlib parser reads the file once; each unit's tree is cut out of that tree.
+    assert stdlib[source] == 1
+    assert (stdlib[caller_text], stdlib[helper_text]) == (0, 0)
+    others = [text for text in stdlib if text != source]
+    assert all(text.lstrip("\n").startswith(("import ", "from ")) for text in others)
+
+
+def test_a_language_server_parses_only_the_units() -> None:
+    # With a cache (the server) the whole file is not parsed up front: each unit's own
+    # text is, and its tree gives the same positions as the one cut out of the file's.
+    source = CUT_OUT
+    batch = analyze(source, "k.py")
+    assert analyze(source, "k.py", cache=UnitCache()) == batch
+    # Lines and 1-based columns counted by hand (each loop runs to the end of its body).
+    assert [(r.span, r.call_span, r.code) for r in batch] == [
+        (Span(10, 5, 11, 109), Span(10, 14, 10, 43), "SKW001"),
+        (Span(19, 9, 24, 51), Span(19, 18, 19, 47), "SKW021"),  # two pushes
+        (Span(22, 13, 24, 51), Span(22, 22, 22, 51), "SKW001"),
+    ]
+
+
+# Units at the top level and in a class (wrapped in ``if 1:`` to parse alone), with
+# non-ASCII text before the loops on their lines and a docstring spanning lines.
+CUT_OUT = '''\
+import pypto.language as pl
+
+NAME = "é"  # ünïcode before any unit
+
+
+@pl.function
+def top(a: pl.Tensor[[64, 64], pl.FP16]):
+    """Dœc
+    string."""
+    for i in pl.pipeline(0, 8, 1, stage=2):
+        pl.tile.tpush_to_aiv(pl.tile.load(a, [i, 0], [16, 64]), split=0); t = pl.tile.tpop_from_aic(split=0)
+
+
+@pl.program
+class Kernel:
+    @pl.function
+    def main(self, a: pl.Tensor[[64, 64], pl.FP16]):
+        é = 1
+        for i in pl.pipeline(0, 8, 1, stage=2):
+            pl.tile.tpush_to_aiv(pl.tile.load(a, [i, 0], [16, 64]), split=0)
+            if é: x = 1; y = 2
+            for j in pl.pipeline(0, 4, 1, stage=2):
+                pl.tile.tpush_to_aiv(pl.tile.load(a, [j, 0], [16, 64]), split=0)
+                t = pl.tile.tpop_from_aic(split=0)
+'''
 
 
 def test_outside_an_analysis_nothing_is_kept() -> None:
