@@ -57,11 +57,17 @@ from .source_index import (
     Unit,
     build_exact_index,
     build_index,
+    is_inline_helper_unit,
     parse_whole,
     syntax_problem,
 )
 from .unit_cache import UnitCache, UnitKey, context_fingerprint
-from .unit_parses import concrete_module, share_module_tree, shared_unit_parses
+from .unit_parses import (
+    concrete_module,
+    helper_unit_parse,
+    share_module_tree,
+    shared_unit_parses,
+)
 from .values import CallSiteValue, memoised_code
 from .walk import walk
 
@@ -242,7 +248,9 @@ def _imported_calls(
     models: list[LoopModel] = []
     for helper in imported_helpers(index, path, resolver):
         other, aliases = _module_context(helper.index, path, resolver)
-        analysis = _UnitAnalysis(helper.unit, path, aliases, other, (constants, helper.name))
+        analysis = _UnitAnalysis(
+            helper.unit, path, aliases, other, (constants, helper.name), helper_unit_parse
+        )
         try:
             found = analysis.run() or []
         except Exception:  # the other module's problem is reported where it lives
@@ -258,8 +266,10 @@ def _analyse_unit(
     unit: Unit, path: str | None, aliases: dsl.Aliases, constants: ModuleConstants
 ) -> list[LoopModel] | None:
     """One unit's loops; None when libcst cannot parse it, other failures become reports."""
+    # An inline helper is also analysed by each file that imports it: its tree is kept.
+    parse = helper_unit_parse if is_inline_helper_unit(unit) else None
     try:
-        return _UnitAnalysis(unit, path, aliases, constants).run()
+        return _UnitAnalysis(unit, path, aliases, constants, parse=parse).run()
     except RecursionError:
         reason = "the code is nested too deeply to analyse"
     except TooDeep as err:
@@ -281,8 +291,10 @@ class _UnitAnalysis:
         aliases: dsl.Aliases,
         module: ModuleConstants,
         callers: tuple[ModuleConstants, str] | None = None,
+        parse: Callable[[str], cst.Module | None] | None = None,
     ) -> None:
         self.unit = unit
+        self.parse = parse  # how libcst parses the unit when this analysis has not yet
         # An imported helper: its callers are in the importing module, with its constants,
         # and may call it by another name.
         self.caller_constants, self.called_as = callers or (module, None)
@@ -304,7 +316,10 @@ class _UnitAnalysis:
         tree = check_parseable(self.unit.text, self.unit.line_offset)
         if tree is None:
             return None
-        module = concrete_module(self.unit.text)
+        if self.parse is not None:
+            module = concrete_module(self.unit.text, self.parse)
+        else:
+            module = concrete_module(self.unit.text)
         if module is None:
             return None
         self.module = module

@@ -21,6 +21,7 @@ import ast
 import contextlib
 import contextvars
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -191,6 +192,25 @@ def _parse_or_none(text: str) -> cst.Module | None:
         return cst.parse_module(text)
     except Exception:
         return None
+
+
+HELPERS_KEPT = 16  # inline helpers whose libcst trees outlive one analysis
+_helpers: OrderedDict[str, cst.Module | None] = OrderedDict()
+
+
+def helper_unit_parse(text: str) -> cst.Module | None:
+    """libcst's tree of an ``@pl.jit.inline`` helper's unit, kept across analyses.
+
+    The helper is analysed in its own file, and again by every file that imports and
+    calls it (with that file's arguments), but its text is the same: on pypto-lib's
+    kernels a few helpers were parsed again by every importing file.
+    """
+    found = _helpers.get(text) if text in _helpers else _parse_or_none(text)
+    _helpers[text] = found
+    _helpers.move_to_end(text)
+    if len(_helpers) > HELPERS_KEPT:
+        _helpers.popitem(last=False)
+    return found
 
 
 def concrete_module(

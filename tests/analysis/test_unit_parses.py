@@ -142,3 +142,49 @@ def test_within_an_analysis_an_expression_is_rendered_once() -> None:
     assert code_of(node) is not code_of(node)  # rendered anew each time
     with memoised_code():
         assert code_of(node) is code_of(node)
+
+
+HELPER_MODULE = '''\
+import pypto.language as pl
+
+
+@pl.jit.inline
+def shared_{tag}(a: pl.Tensor[[64, 64], pl.FP16], m: pl.Scalar[pl.INT32]):
+    for i in pl.pipeline(0, m, 1, stage=2):
+        pl.tile.tpush_to_aiv(pl.tile.load(a, [i, 0], [16, 64]), split=0)
+        t = pl.tile.tpop_from_aic(split=0)
+    return a
+'''
+
+IMPORTER = '''\
+import pypto.language as pl
+from helpers_{tag} import shared_{tag}
+
+
+@pl.jit
+def entry(a: pl.Tensor[[64, 64], pl.FP16]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        a = shared_{tag}(a, {trip})  # runs the helper's pl.pipeline loop
+    return a
+'''
+
+
+def test_an_inline_helper_is_parsed_once_for_its_file_and_every_importer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tag = "kept"
+    helpers = HELPER_MODULE.format(tag=tag)
+
+    def resolver(module: str, level: int, path: str | None) -> str | None:
+        return helpers if module == f"helpers_{tag}" else None
+
+    concrete, _ = _counting(monkeypatch)
+    own = analyze(helpers, "helpers.py", resolver=resolver)
+    trips = [
+        [r.trip for r in analyze(IMPORTER.format(tag=tag, trip=n), f"k{n}.py", resolver=resolver)]
+        for n in (4, 6)
+    ]
+    assert [r.code for r in own] == ["SKW050"]  # no caller in its own file
+    assert trips == [[4], [6]]  # each importer decides its own copy
+    helper_text = helpers[helpers.index("@pl.jit.inline") :]
+    assert concrete[helper_text] == 1
