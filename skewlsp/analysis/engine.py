@@ -58,6 +58,7 @@ from .source_index import (
     build_exact_index,
     build_index,
     is_inline_helper_unit,
+    may_hold_pipeline_loops,
     parse_whole,
     syntax_problem,
 )
@@ -130,17 +131,23 @@ def _analyze_models(
         return []
     if source.startswith("\ufeff"):
         source = source[1:]
-    index = cache.index(path, source) if cache is not None else build_index(source)
+    # A batch run checks the syntax of a file with loops as a whole anyway (below): parsed
+    # first, the tree also gives the index its blocks and each unit its own tree (a
+    # language server, with a cache, parses only the blocks and units an edit touched).
+    whole: ast.Module | SyntaxProblem | None = None
+    if cache is None and may_hold_pipeline_loops(source):
+        whole = parse_whole(source)
+    if cache is not None:
+        index = cache.index(path, source)
+    else:
+        index = build_index(source, whole if isinstance(whole, ast.Module) else None)
     if index.syntax_problem is not None:
         return [LoopModel(_syntax_report(index.syntax_problem, path))]
     log = ReadLog(resolver) if cache is not None and resolver is not None else None
-    # A batch run checks the whole file's syntax anyway (below): parsed first, the tree
-    # also gives each unit its own (a language server checks only the blocks edited).
-    whole: ast.Module | SyntaxProblem | None = None
-    if cache is None and index.units and not index.known_to_parse:
-        whole = parse_whole(source)
-        if isinstance(whole, ast.Module):
-            share_module_tree(whole, source)
+    if cache is None and whole is None and index.units and not index.known_to_parse:
+        whole = parse_whole(source)  # a loop the text did not show (a renamed pipeline)
+    if isinstance(whole, ast.Module) and index.units:
+        share_module_tree(whole, source)
     if not index.units:  # no function holds a pipeline loop (nor mentions "pipeline")
         # Calls of imported inline helpers: only in a file that mentions "pipeline", as
         # the linter reads no other (so that the editor and CI agree).
