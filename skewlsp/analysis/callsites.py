@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from . import dsl
+from . import dsl, trusted_parse
 from .constants import Const, Dynamic, Folded, Folder, ModuleConstants, code_of
 from .jit_params import is_jit_entry, specialized_params
 from .names import block_effects, body_statements, statement_effects
@@ -125,7 +125,7 @@ def _kept_parse(text: str) -> cst.Module | None:
     if text in _callers:
         return _callers[text]
     try:
-        return cst.parse_module(text)
+        return trusted_parse.parse_module(text)
     except Exception:
         return None
 
