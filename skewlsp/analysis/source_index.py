@@ -178,7 +178,7 @@ def _fast_index(source: str, tree: ast.Module | None) -> ModuleIndex:
         line = match.group().strip()
         if line.endswith(("(", "\\")):
             raise _LayoutSurprise(line)
-        imports.extend(ast.parse(line).body)
+        imports.extend(_import_line(line))
     _collect_imports(ast.Module(body=imports, type_ignores=[]), index)
     index.constant_sources = _module_constants(constants, lines)
     index.class_sources = BlockTexts(page, class_blocks)
@@ -194,6 +194,13 @@ def _fast_index(source: str, tree: ast.Module | None) -> ModuleIndex:
         units, lambda: {n: (page.text(b), b.first - 1) for n, b in function_blocks.items()}
     )
     return index
+
+
+@functools.lru_cache(maxsize=256)
+def _import_line(line: str) -> tuple[ast.stmt, ...]:
+    """The statements of one ``import pypto...`` line (the same line starts every kernel
+    file: parsed once; the nodes are only read)."""
+    return tuple(ast.parse(line).body)
 
 
 _INLINE_DECORATOR = re.compile(r"^[ \t]*@[ \t]*[\w.]*\bjit\.inline\b", re.MULTILINE)

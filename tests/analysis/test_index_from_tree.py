@@ -65,8 +65,9 @@ def test_with_the_tree_no_block_is_parsed_again(monkeypatch: pytest.MonkeyPatch)
     )
     assert sorted(index.imported) == ["BASE", "TRIP"]
     assert [u.qualname for u in index.units] == ["kernel"]
-    # Only the pypto import line, which the index reads wherever it is (even indented).
-    assert list(parsed) == ["import pypto.language as pl"]
+    # At most the pypto import line, which the index reads wherever it is (even indented),
+    # once per process: the same line starts every kernel file.
+    assert set(parsed) <= {"import pypto.language as pl"}
 
 
 def test_an_imported_module_is_indexed_once_per_text() -> None:
