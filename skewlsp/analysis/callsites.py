@@ -17,7 +17,7 @@ the first call it finds in that caller).
 from __future__ import annotations
 
 import ast
-import functools
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -39,6 +39,7 @@ from .scope import (
     update_locals,
 )
 from .source_index import Unit
+from .unit_parses import concrete_module, unit_tree
 from .values import CallSiteValue
 from .walk import walk
 
@@ -99,31 +100,57 @@ def call_sites(
     return sites
 
 
-@functools.lru_cache(maxsize=64)
+_CALLERS_KEPT = 64  # callers' trees kept across analyses (a server re-analyses a helper per edit)
+_callers: OrderedDict[str, cst.Module | None] = OrderedDict()
+
+
 def _parsed(text: str) -> cst.FunctionDef | None:
-    """A caller's function, parsed once however many helpers it calls (never mutated)."""
-    try:
-        module = cst.parse_module(text)
-    except Exception:
+    """A caller's function, parsed once however many helpers it calls (never mutated).
+
+    Within one analysis the tree is the one the caller's own unit uses, if it has
+    loops (whichever needed it first parsed it); the last few callers' trees are
+    also kept across analyses.
+    """
+    module = concrete_module(text, _kept_parse)
+    _callers[text] = module
+    _callers.move_to_end(text)
+    if len(_callers) > _CALLERS_KEPT:
+        _callers.popitem(last=False)
+    if module is None:
         return None
     return next((s for s in module.body if isinstance(s, cst.FunctionDef)), None)
+
+
+def _kept_parse(text: str) -> cst.Module | None:
+    if text in _callers:
+        return _callers[text]
+    try:
+        return cst.parse_module(text)
+    except Exception:
+        return None
 
 
 def _call_spans(caller: Unit, name: str) -> list[Span]:
     """Where each call of ``name`` is in the file, in source order (the stdlib parser gives
     positions for a fraction of what libcst's position metadata costs)."""
     try:
-        tree = ast.parse(caller.text)
-    except (SyntaxError, ValueError, RecursionError):
+        found = unit_tree(caller.text, caller.line_offset)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return []
     lines = caller.text.split("\n")
+    shift = found.shift  # the tree's line numbers may be the file's: made the text's
 
     def column(line: int, offset: int) -> int:  # UTF-8 byte offset -> code points, 1-based
         return len(lines[line - 1].encode("utf-8")[:offset].decode("utf-8", "replace")) + 1
 
     calls = sorted(
-        (node.lineno, node.col_offset, node.end_lineno or node.lineno, node.end_col_offset or 0)
-        for node in ast.walk(tree)
+        (
+            node.lineno - shift,
+            node.col_offset,
+            (node.end_lineno or node.lineno) - shift,
+            node.end_col_offset or 0,
+        )
+        for node in ast.walk(found.tree)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
     )
     return [

@@ -7,6 +7,7 @@ the units holding loops are parsed with libcst, so the cost follows the loops.
 
 from __future__ import annotations
 
+import ast
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -56,10 +57,19 @@ from .source_index import (
     Unit,
     build_exact_index,
     build_index,
+    is_inline_helper_unit,
+    may_hold_pipeline_loops,
+    parse_whole,
     syntax_problem,
 )
 from .unit_cache import UnitCache, UnitKey, context_fingerprint
-from .values import CallSiteValue
+from .unit_parses import (
+    concrete_module,
+    helper_unit_parse,
+    share_module_tree,
+    shared_unit_parses,
+)
+from .values import CallSiteValue, memoised_code
 from .walk import walk
 
 MAX_PREVIEW_COPIES = 16  # pl.unroll copies of one loop rewritten one by one for its preview
@@ -111,14 +121,36 @@ def analyze_models(
     cache: UnitCache | None = None,
 ) -> list[LoopModel]:
     """The reports plus, for units analysed now (not served from ``cache``), their models."""
+    # A helper's callers are often units too (parsed once), and its body is walked again
+    # at each call (each expression rendered once).
+    with shared_unit_parses(), memoised_code():
+        return _analyze_models(source, path, resolver, cache)
+
+
+def _analyze_models(
+    source: str, path: str | None, resolver: Resolver | None, cache: UnitCache | None
+) -> list[LoopModel]:
     if "pypto" not in source and "pipeline" not in source:  # "pypto" is in the imports: early
         return []
     if source.startswith("\ufeff"):
         source = source[1:]
-    index = cache.index(path, source) if cache is not None else build_index(source)
+    # A batch run checks the syntax of a file with loops as a whole anyway (below): parsed
+    # first, the tree also gives the index its blocks and each unit its own tree (a
+    # language server, with a cache, parses only the blocks and units an edit touched).
+    whole: ast.Module | SyntaxProblem | None = None
+    if cache is None and may_hold_pipeline_loops(source):
+        whole = parse_whole(source)
+    if cache is not None:
+        index = cache.index(path, source)
+    else:
+        index = build_index(source, whole if isinstance(whole, ast.Module) else None)
     if index.syntax_problem is not None:
         return [LoopModel(_syntax_report(index.syntax_problem, path))]
     log = ReadLog(resolver) if cache is not None and resolver is not None else None
+    if cache is None and whole is None and index.units and not index.known_to_parse:
+        whole = parse_whole(source)  # a loop the text did not show (a renamed pipeline)
+    if isinstance(whole, ast.Module) and index.units:
+        share_module_tree(whole, source)
     if not index.units:  # no function holds a pipeline loop (nor mentions "pipeline")
         # Calls of imported inline helpers: only in a file that mentions "pipeline", as
         # the linter reads no other (so that the editor and CI agree).
@@ -158,7 +190,10 @@ def analyze_models(
     # that parsed keep their verdicts, next to the error.
     problem = None
     if broken or not index.known_to_parse:
-        problem = syntax_problem(source, cache.parsed_blocks if cache is not None else None)
+        if whole is not None:  # what syntax_problem(source) says, from the parse done above
+            problem = whole if isinstance(whole, SyntaxProblem) else None
+        else:
+            problem = syntax_problem(source, cache.parsed_blocks if cache is not None else None)
         index.known_to_parse = problem is None and not broken
     if problem is not None:
         models.append(LoopModel(_syntax_report(problem, path)))
@@ -230,7 +265,9 @@ def _imported_calls(
     for helper in imported_helpers(index, path, resolver):
         origin = (helper.module, helper.level)
         other, aliases = _module_context(helper.index, path, resolver, origin)
-        analysis = _UnitAnalysis(helper.unit, path, aliases, other, (constants, helper.name))
+        analysis = _UnitAnalysis(
+            helper.unit, path, aliases, other, (constants, helper.name), helper_unit_parse
+        )
         try:
             found = analysis.run() or []
         except Exception:  # the other module's problem is reported where it lives
@@ -246,8 +283,10 @@ def _analyse_unit(
     unit: Unit, path: str | None, aliases: dsl.Aliases, constants: ModuleConstants
 ) -> list[LoopModel] | None:
     """One unit's loops; None when libcst cannot parse it, other failures become reports."""
+    # An inline helper is also analysed by each file that imports it: its tree is kept.
+    parse = helper_unit_parse if is_inline_helper_unit(unit) else None
     try:
-        return _UnitAnalysis(unit, path, aliases, constants).run()
+        return _UnitAnalysis(unit, path, aliases, constants, parse=parse).run()
     except RecursionError:
         reason = "the code is nested too deeply to analyse"
     except TooDeep as err:
@@ -269,8 +308,10 @@ class _UnitAnalysis:
         aliases: dsl.Aliases,
         module: ModuleConstants,
         callers: tuple[ModuleConstants, str] | None = None,
+        parse: Callable[[str], cst.Module | None] | None = None,
     ) -> None:
         self.unit = unit
+        self.parse = parse  # how libcst parses the unit when this analysis has not yet
         # An imported helper: its callers are in the importing module, with its constants,
         # and may call it by another name.
         self.caller_constants, self.called_as = callers or (module, None)
@@ -289,15 +330,19 @@ class _UnitAnalysis:
         self.deciding_copy = 0  # >0 while a pl.unroll copy other than the first is decided
 
     def run(self) -> list[LoopModel] | None:
-        tree = check_parseable(self.unit.text)
+        tree = check_parseable(self.unit.text, self.unit.line_offset)
         if tree is None:
             return None
-        try:
-            module = cst.parse_module(self.unit.text)
-        except Exception:
+        if self.parse is not None:
+            module = concrete_module(self.unit.text, self.parse)
+        else:
+            module = concrete_module(self.unit.text)
+        if module is None:
             return None
         self.module = module
-        self.positions = LoopPositions(module, tree, self.unit.text, self.unit.line_offset)
+        self.positions = LoopPositions(
+            module, tree.tree, self.unit.text, self.unit.line_offset, tree.shift
+        )
         self.loop_stack: list[cst.For] = []
         # Models of loops decided once per iteration of a module-level ``for`` (set aside
         # as each iteration ends, so the next one decides the same nodes afresh).

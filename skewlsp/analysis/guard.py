@@ -8,7 +8,8 @@ a tree we can measure cheaply, so every unit is checked here first.
 from __future__ import annotations
 
 import ast
-import warnings
+
+from .unit_parses import UnitTree, unit_tree
 
 
 class TooDeep(Exception):
@@ -29,18 +30,20 @@ def describe(err: BaseException) -> str:
         return type(err).__name__
 
 
-def check_parseable(text: str) -> ast.Module | None:
-    """The stdlib tree (None for a syntax error); raises _TooDeep for code too deep for libcst."""
+def check_parseable(text: str, line_offset: int | None = None) -> UnitTree | None:
+    """The stdlib tree (None for a syntax error); raises _TooDeep for code too deep for libcst.
+
+    With ``line_offset`` (where a unit's text sits in the file), the tree may be cut out
+    of the file's own (see :func:`.unit_parses.unit_tree`).
+    """
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text)
+        found = unit_tree(text, line_offset)
     except (SyntaxError, ValueError, MemoryError, OverflowError):
         return None
     except RecursionError:
         raise TooDeep("the code is nested too deeply to analyse") from None
-    _check_depth(tree)
-    return tree
+    _check_depth(found.tree)
+    return found
 
 
 def _check_depth(tree: ast.Module) -> None:

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from .report import LoopReport, Resolver, Span
-from .source_index import ModuleIndex, Unit, build_index, is_inline_helper_unit
+from .source_index import ModuleIndex, Unit, imported_module_index, is_inline_helper_unit
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ def _read(
         return None
     if text is None or "jit.inline" not in text:
         return None
-    other = build_index(text)
+    other = imported_module_index(text)
     return None if other.syntax_problem is not None else other
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from .constants import ModuleConstants
 from .report import Resolver
-from .source_index import ModuleIndex, build_index
+from .source_index import ModuleIndex, imported_module_index
 from .values import Folded, Opaque
 
 MAX_IMPORT_DEPTH = 8  # modules followed from a kernel through `from m import NAME` chains
@@ -67,7 +67,7 @@ def imported_lookup(
             except Exception:
                 text = None
             if text is not None and request is not None and depth < MAX_IMPORT_DEPTH:
-                other = build_index(text)
+                other = imported_module_index(text)
                 nested = imported_lookup(other, path, resolver, depth + 1, request)
                 cache[key] = ModuleConstants(
                     other.constant_sources,

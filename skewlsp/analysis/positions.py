@@ -54,11 +54,16 @@ class _Unpaired(Exception):
 class LoopPositions:
     """Spans of the nodes of a unit's loops, computed on first use."""
 
-    def __init__(self, module: cst.Module, tree: ast.Module, text: str, line_offset: int) -> None:
+    def __init__(
+        self, module: cst.Module, tree: ast.Module, text: str, line_offset: int, shift: int = 0
+    ) -> None:
+        """``tree``'s line ``n`` is ``text``'s line ``n - shift`` (a tree cut out of the
+        file's has the file's line numbers)."""
         self._module = module
         self._tree = tree
         self._text = text
         self._line_offset = line_offset
+        self._shift = shift
         self._twins: dict[int, ast.AST] | None = None
         self._lines: list[str] | None = None
         self._rendered: dict[int, CodeRange] = {}
@@ -122,7 +127,8 @@ class LoopPositions:
         return self._twins
 
     def _span_of_twin(self, twin: ast.AST) -> Span:
-        line, end_line = twin.lineno, twin.end_lineno  # type: ignore[attr-defined]
+        line = twin.lineno - self._shift  # type: ignore[attr-defined]
+        end_line = twin.end_lineno - self._shift  # type: ignore[attr-defined]
         column = self._code_points(line, twin.col_offset)  # type: ignore[attr-defined]
         end_column = self._code_points(end_line, twin.end_col_offset)  # type: ignore[attr-defined]
         return Span(
@@ -171,7 +177,7 @@ class LoopPositions:
             default_indent=self._module.default_indent,
             default_newline=self._module.default_newline,
         )
-        line = twin.lineno  # type: ignore[attr-defined]
+        line = twin.lineno - self._shift  # type: ignore[attr-defined]
         column = self._code_points(line, twin.col_offset)  # type: ignore[attr-defined]
         # A line rendered alone spans what it spans in place; a stubbed header does not.
         renamed: dict[int, int | None]
@@ -243,7 +249,8 @@ class LoopPositions:
         twin = self._statement_twins().get(id(loop))
         if twin is None:
             raise LookupError("a loop the stdlib parser does not know")
-        return twin.lineno, self._code_points(twin.lineno, twin.col_offset)  # type: ignore[attr-defined]
+        line = twin.lineno - self._shift  # type: ignore[attr-defined]
+        return line, self._code_points(line, twin.col_offset)  # type: ignore[attr-defined]
 
 
 # Compound statements whose header is rendered alone: the fields that make up the header.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import re
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -98,16 +99,28 @@ class _Unparsed:
     value: str
 
 
-def build_index(source: str) -> ModuleIndex:
+def build_index(source: str, tree: ast.Module | None = None) -> ModuleIndex:
     """Index ``source`` from its layout, parsing only small blocks; never raises.
 
     Falls back to the exact whole-module index when anything looks off, so a
-    surprising layout costs time, never correctness.
+    surprising layout costs time, never correctness. With ``tree`` (the stdlib tree
+    of ``source``, which a batch run parses anyway), blocks are read from it instead.
     """
     try:
-        return _fast_index(source)
+        return _fast_index(source, tree)
     except (SyntaxError, ValueError, RecursionError, _LayoutSurprise):
-        return build_exact_index(source)
+        return build_exact_index(source, tree)
+
+
+@functools.lru_cache(maxsize=64)
+def imported_module_index(source: str) -> ModuleIndex:
+    """:func:`build_index` of a module another one imports, memoised by its text.
+
+    A package's config and helper modules are imported by every kernel in it, and were
+    indexed again for each. Such an index is only read (its constants, classes and
+    helper units), never updated, so one serves every importer.
+    """
+    return build_index(source)
 
 
 class BlockTexts(Mapping[str, str]):
@@ -135,9 +148,10 @@ class _LayoutSurprise(Exception):
     """The text splitter met something it does not model; use the exact index."""
 
 
-def _fast_index(source: str) -> ModuleIndex:
+def _fast_index(source: str, tree: ast.Module | None) -> ModuleIndex:
     page = layout.Layout(source)
     lines = page.lines
+    blocks_of = _BlocksOfTree(tree.body) if tree is not None else None
     index = ModuleIndex()
     imports: list[ast.stmt] = []
     constants: list[ast.stmt | _Unparsed] = []
@@ -147,11 +161,13 @@ def _fast_index(source: str) -> ModuleIndex:
     for block in page.blocks(1, len(lines), 0):
         header = block.header
         if header.startswith(("import ", "from ")):
-            imports.extend(_parse_block(lines, block))
+            imports.extend(_statements(lines, block, blocks_of))
             sensitive.append((block.first, block.last))
         elif _ASSIGNMENT.match(header):
             large = _large_binding(page, block)
-            constants.extend([large] if large is not None else _parse_block(lines, block))
+            constants.extend(
+                [large] if large is not None else _statements(lines, block, blocks_of)
+            )
             sensitive.append((block.first, block.last))
         elif header.startswith("class "):
             name = header[6:].split("(")[0].split(":")[0].strip()
@@ -162,7 +178,7 @@ def _fast_index(source: str) -> ModuleIndex:
         line = match.group().strip()
         if line.endswith(("(", "\\")):
             raise _LayoutSurprise(line)
-        imports.extend(ast.parse(line).body)
+        imports.extend(_import_line(line))
     _collect_imports(ast.Module(body=imports, type_ignores=[]), index)
     index.constant_sources = _module_constants(constants, lines)
     index.class_sources = BlockTexts(page, class_blocks)
@@ -178,6 +194,13 @@ def _fast_index(source: str) -> ModuleIndex:
         units, lambda: {n: (page.text(b), b.first - 1) for n, b in function_blocks.items()}
     )
     return index
+
+
+@functools.lru_cache(maxsize=256)
+def _import_line(line: str) -> tuple[ast.stmt, ...]:
+    """The statements of one ``import pypto...`` line (the same line starts every kernel
+    file: parsed once; the nodes are only read)."""
+    return tuple(ast.parse(line).body)
 
 
 _INLINE_DECORATOR = re.compile(r"^[ \t]*@[ \t]*[\w.]*\bjit\.inline\b", re.MULTILINE)
@@ -234,6 +257,46 @@ def _large_binding(page: layout.Layout, block: layout.Block) -> _Unparsed | None
     return _Unparsed(match.group(1), value)
 
 
+class _BlocksOfTree:
+    """The module tree's top-level statements, looked up by the lines of a block."""
+
+    def __init__(self, body: list[ast.stmt]) -> None:
+        self._body = body
+        self._starts = [_first_line(stmt) for stmt in body]
+
+    def within(self, first: int, last: int) -> list[ast.stmt] | None:
+        """The statements lying within lines ``first`` to ``last`` (None: one straddles
+        either end, so the block is not whole statements)."""
+        i = bisect.bisect_left(self._starts, first)
+        if i > 0 and (self._body[i - 1].end_lineno or 0) >= first:
+            return None
+        found = []
+        while i < len(self._body) and self._starts[i] <= last:
+            stmt = self._body[i]
+            if (stmt.end_lineno or stmt.lineno) > last:
+                return None
+            found.append(stmt)
+            i += 1
+        return found
+
+
+def _first_line(stmt: ast.stmt) -> int:
+    decorators = getattr(stmt, "decorator_list", ())
+    return min([stmt.lineno, *(d.lineno for d in decorators)])
+
+
+def _statements(
+    lines: list[str], block: layout.Block, tree: _BlocksOfTree | None
+) -> list[ast.stmt]:
+    """A top-level block's statements: from the module's tree if given and the block is
+    whole statements of it (the nodes its own parse would give), else parsed."""
+    if tree is not None:
+        found = tree.within(block.first, block.last)
+        if found:
+            return found
+    return _parse_block(lines, block)
+
+
 def _parse_block(lines: list[str], block: layout.Block) -> list[ast.stmt]:
     """Parse one top-level block; its nodes keep the file's line numbers."""
     text = "\n" * (block.first - 1) + "".join(lines[block.first - 1 : block.last])
@@ -277,6 +340,12 @@ def _layout_units(
             yield Unit("if 1:\n" + text, block.first - 2, prefix + name)
         else:
             yield Unit(text, block.first - 1, prefix + name)
+
+
+def may_hold_pipeline_loops(source: str) -> bool:
+    """Whether ``source`` seems to hold a ``pipeline`` loop (read off its text: a loop over
+    a renamed bare ``pipeline`` is missed, a loop inside a string is not)."""
+    return _mentions_pipeline_loop(source, frozenset())
 
 
 _LOOP_HEADER = re.compile(r"\bfor\b[^\n]*\bin\b[^\n]*?([\w.]+)\s*\(")
@@ -337,9 +406,12 @@ def syntax_problem(source: str, parsed: set[str] | None = None) -> SyntaxProblem
     return None
 
 
-def build_exact_index(source: str) -> ModuleIndex:
-    """Index ``source`` with the stdlib parser: exact, and the judge of syntax errors."""
-    tree = parse_whole(source)
+def build_exact_index(source: str, parsed: ast.Module | None = None) -> ModuleIndex:
+    """Index ``source`` with the stdlib parser: exact, and the judge of syntax errors.
+
+    ``parsed``: the stdlib tree of ``source``, if the caller has it.
+    """
+    tree = parsed if parsed is not None else parse_whole(source)
     if isinstance(tree, SyntaxProblem):
         return ModuleIndex(syntax_problem=tree)
     lines = source_lines(source, keepends=True)

@@ -7,7 +7,8 @@ module-level Python (:mod:`.loadtime`), which both build them.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Mapping
+import contextvars
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -119,12 +120,44 @@ def code_of(node: cst.CSTNode) -> str:
     quick = _plain_text(node)
     if quick is not None:
         return quick
+    memo = _RENDERED.get()
+    if memo is not None:
+        found = memo.get(node)
+        if found is None:
+            found = memo[node] = _rendered(node)
+        return found
+    return _rendered(node)
+
+
+def _rendered(node: cst.CSTNode) -> str:
     try:
         state = _PlainCodegen(default_indent="    ", default_newline="\n")
         node._codegen(state)
         return "".join(state.tokens).strip()
     except Exception:  # pragma: no cover - libcst refuses only malformed trees
         return type(node).__name__
+
+
+# Renderings of nodes within one analysis: an inline helper's body is walked again at each
+# call site, and a program built in a module-level loop once per iteration, so the same
+# expressions were rendered two or three times over (libcst nodes hash by identity and
+# never change, so a node keys its own text; no weak references to them can be made).
+_RENDERED: contextvars.ContextVar[dict[cst.CSTNode, str] | None] = contextvars.ContextVar(
+    "rendered_code", default=None
+)
+
+
+@contextlib.contextmanager
+def memoised_code() -> Iterator[None]:
+    """Render each node once until the block ends (kept: the nodes, alive until then)."""
+    if _RENDERED.get() is not None:
+        yield
+        return
+    token = _RENDERED.set({})
+    try:
+        yield
+    finally:
+        _RENDERED.reset(token)
 
 
 _NO_POSITION = contextlib.nullcontext()

@@ -23,8 +23,10 @@ def main() -> None:
     if code is not None:
         sys.exit(code)
     from .app import main as run
+    from .batch_gc import tune_for_batch
     from .recording import Recording
 
+    tune_for_batch()  # a process of its own: the batch settings cannot leak into a host
     recording = Recording(argv)
     with recording.capturing() as record:
         code = run(argv, record)

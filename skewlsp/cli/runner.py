@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import gc
 import io
 import os
+import sys
 import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -317,8 +319,20 @@ def _lint_many(jobs: list[Job]) -> list[FileResult | None]:
 
 
 def _warm_worker() -> None:
-    """Import the analysis engine (libcst included) before the first job arrives."""
+    """Import the analysis engine (libcst included) before the first job arrives.
+
+    A forked worker has it already (the parent imported it before forking).
+    """
     import skewlsp.analysis.engine  # noqa: F401
+
+    gc.freeze()  # what the worker has imported is never garbage: keep it out of collections
+
+
+def _start_method() -> str | None:
+    """``fork`` on Linux (what CPython 3.11 uses there by default, but 3.14 no longer does):
+    workers then inherit the engine the parent imported once, instead of importing it
+    each. Elsewhere the platform's default (fork is unsafe on macOS)."""
+    return "fork" if sys.platform == "linux" else None
 
 
 def _job_size(job: Job) -> int:
@@ -339,13 +353,28 @@ class _Pool:
 
     @classmethod
     def start(cls, workers: int) -> _Pool | None:
+        import multiprocessing
         from concurrent.futures import ProcessPoolExecutor  # only when a pool runs: ~10 ms
 
+        method = _start_method()
+        if method == "fork":
+            # Imported once here and inherited, rather than once per worker; frozen so that
+            # the workers' collections do not touch (and so copy) the inherited pages.
+            import skewlsp.analysis.engine  # noqa: F401
+
+            gc.freeze()
         try:
-            executor = ProcessPoolExecutor(max_workers=workers, initializer=_warm_worker)
+            executor = ProcessPoolExecutor(
+                max_workers=workers,
+                mp_context=multiprocessing.get_context(method),
+                initializer=_warm_worker,
+            )
             executor.submit(int)  # workers are created (and warm up) now, not at the first job
         except (OSError, PermissionError, RuntimeError):
             return None  # e.g. no /dev/shm in a sandbox
+        finally:
+            if method == "fork":
+                gc.unfreeze()  # the parent may be a host process (a test): leave it as it was
         return cls(executor, workers)
 
     def run(self, todo: list[Job]) -> list[FileResult | None] | None:

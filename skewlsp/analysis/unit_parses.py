@@ -1,0 +1,226 @@
+"""The stdlib and libcst parses of unit texts, shared within one analysis of a module.
+
+A function can be parsed for two reasons in one analysis: it holds loops (a
+unit), and it calls an ``@pl.jit.inline`` helper (a caller, parsed to find the
+call sites). Both parsers gave it a tree each time: on pypto-lib's kernels the
+callers were parsed again with libcst 72 times and with ``ast`` 104 times, a
+tenth of a cold run. Inside :func:`shared_unit_parses`, a text is parsed at
+most once by each parser; outside, every call parses (nothing is kept).
+Both kinds of trees are read, never changed, by the analysis.
+
+A batch run also parses the whole file with ``ast`` (Python refuses a file for a
+syntax error anywhere in it). Given that tree (:func:`share_module_tree`), a
+unit's stdlib tree is cut out of it instead of parsed again: the same statement
+nodes, whose line numbers are then the file's, not the unit text's
+(:class:`UnitTree` says by how much).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import contextvars
+import warnings
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .lines import source_lines
+
+
+@dataclass(frozen=True)
+class UnitTree:
+    """A unit text's stdlib tree: its line ``n`` is the text's line ``n - shift``.
+
+    Columns are the text's (a unit keeps the file's columns).
+    """
+
+    tree: ast.Module
+    shift: int = 0
+
+
+@dataclass
+class _Parses:
+    stdlib: dict[str, UnitTree | BaseException] = field(default_factory=dict)
+    concrete: dict[str, cst.Module | None] = field(default_factory=dict)
+    module: ast.Module | None = None  # the whole file's tree, when the caller has it
+    source: str = ""
+    lines: list[str] | None = None  # the file's, with their ends (split on first use)
+
+
+_SHARED: contextvars.ContextVar[_Parses | None] = contextvars.ContextVar(
+    "unit_parses", default=None
+)
+
+
+@contextlib.contextmanager
+def shared_unit_parses() -> Iterator[None]:
+    """Share the parses of unit texts until the block ends (one module's analysis).
+
+    Nested use keeps the outer scope's parses (an imported helper analysed while
+    its importer is).
+    """
+    if _SHARED.get() is not None:
+        yield
+        return
+    token = _SHARED.set(_Parses())
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def share_module_tree(tree: ast.Module, source: str) -> None:
+    """Cut unit trees out of ``tree`` (the stdlib tree of ``source``) until the scope ends."""
+    shared = _SHARED.get()
+    if shared is not None:
+        shared.module, shared.source, shared.lines = tree, source, None
+
+
+def stdlib_tree(text: str) -> ast.Module:
+    """``ast.parse(text)`` with its warnings silenced; raises what it raises, every time."""
+    found = unit_tree(text, None)
+    if found.shift:  # cut out of the module's tree: not what parsing the text gives
+        return _parse(text).tree
+    return found.tree
+
+
+def unit_tree(text: str, line_offset: int | None) -> UnitTree:
+    """The stdlib tree of ``text``, which is the file's from line ``line_offset + 1`` if
+    ``line_offset`` is given (a unit: maybe wrapped in ``if 1:``); raises as ``ast.parse``."""
+    shared = _SHARED.get()
+    found = shared.stdlib.get(text) if shared is not None else None
+    if found is None:
+        cut = None
+        if shared is not None and shared.module is not None and line_offset is not None:
+            cut = _cut_out(shared, text, line_offset)
+        found = cut if cut is not None else _parse(text)
+        if shared is not None:
+            shared.stdlib[text] = found
+    if isinstance(found, BaseException):
+        raise found
+    return found
+
+
+def _parse(text: str) -> UnitTree | BaseException:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return UnitTree(ast.parse(text))
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError) as err:
+        return err
+
+
+_WRAPPER = "if 1:\n"
+
+
+def _cut_out(shared: _Parses, text: str, line_offset: int) -> UnitTree | None:
+    """The unit's statements from the module's tree, or None if the text is not exactly
+    whole statements of that file at that place (then the text is parsed)."""
+    if shared.lines is None:
+        shared.lines = source_lines(shared.source, keepends=True)
+    lines = shared.lines
+    wrapped = False
+    body = text
+    first = line_offset + 1
+    count = len(source_lines(body))
+    if not _same_text(lines, first, count, body):
+        if not text.startswith(_WRAPPER):
+            return None
+        wrapped, body, first = True, text[len(_WRAPPER) :], first + 1
+        count = len(source_lines(body))
+        if not _same_text(lines, first, count, body):
+            return None
+    assert shared.module is not None
+    statements = _statements_within(shared.module.body, first, first + count - 1)
+    if not statements:
+        return None
+    if not wrapped:
+        return UnitTree(ast.Module(body=statements, type_ignores=[]), line_offset)
+    last = statements[-1]
+    top = line_offset + 1  # the ``if 1:`` line, as the file's
+    test = ast.Constant(
+        value=1, kind=None, lineno=top, col_offset=3, end_lineno=top, end_col_offset=4
+    )
+    wrapper = ast.If(
+        test=test,
+        body=statements,
+        orelse=[],
+        lineno=top,
+        col_offset=0,
+        end_lineno=last.end_lineno,
+        end_col_offset=last.end_col_offset,
+    )
+    return UnitTree(ast.Module(body=[wrapper], type_ignores=[]), line_offset)
+
+
+def _same_text(lines: list[str], first: int, count: int, text: str) -> bool:
+    """Whether ``text`` is the file's lines ``first`` to ``first + count - 1`` (a unit's
+    text ends with a newline even where the file's last line does not)."""
+    if first < 1 or count < 1 or first + count - 1 > len(lines):
+        return False
+    segment = "".join(lines[first - 1 : first - 1 + count])
+    return segment == text or segment + "\n" == text
+
+
+def _start(statement: ast.stmt) -> int:
+    decorators = getattr(statement, "decorator_list", ())
+    return min([statement.lineno, *(d.lineno for d in decorators)])
+
+
+def _statements_within(body: list[ast.stmt], first: int, last: int) -> list[ast.stmt]:
+    """The statements of ``body`` (or of a class in it) lying within lines ``first`` to
+    ``last``; none if a statement straddles either end (not whole statements)."""
+    inside: list[ast.stmt] = []
+    for statement in body:
+        start, end = _start(statement), statement.end_lineno or statement.lineno
+        if end < first or start > last:
+            continue
+        if first <= start and end <= last:
+            inside.append(statement)
+        elif isinstance(statement, ast.ClassDef) and start < first and last <= end:
+            return _statements_within(statement.body, first, last)
+        else:
+            return []
+    return inside
+
+
+def _parse_or_none(text: str) -> cst.Module | None:
+    try:
+        return cst.parse_module(text)
+    except Exception:
+        return None
+
+
+HELPERS_KEPT = 16  # inline helpers whose libcst trees outlive one analysis
+_helpers: OrderedDict[str, cst.Module | None] = OrderedDict()
+
+
+def helper_unit_parse(text: str) -> cst.Module | None:
+    """libcst's tree of an ``@pl.jit.inline`` helper's unit, kept across analyses.
+
+    The helper is analysed in its own file, and again by every file that imports and
+    calls it (with that file's arguments), but its text is the same: on pypto-lib's
+    kernels a few helpers were parsed again by every importing file.
+    """
+    found = _helpers.get(text) if text in _helpers else _parse_or_none(text)
+    _helpers[text] = found
+    _helpers.move_to_end(text)
+    if len(_helpers) > HELPERS_KEPT:
+        _helpers.popitem(last=False)
+    return found
+
+
+def concrete_module(
+    text: str, parse: Callable[[str], cst.Module | None] = _parse_or_none
+) -> cst.Module | None:
+    """libcst's tree of ``text`` (None if libcst refuses it), from ``parse`` if not shared yet."""
+    shared = _SHARED.get()
+    if shared is None:
+        return parse(text)
+    if text in shared.concrete:
+        return shared.concrete[text]
+    found = shared.concrete[text] = parse(text)
+    return found
