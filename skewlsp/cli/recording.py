@@ -12,7 +12,6 @@ ran without the cache, or failed (exit 2).
 from __future__ import annotations
 
 import contextlib
-import marshal
 import os
 import sys
 import time
@@ -92,16 +91,19 @@ class Recording:
             observed = observations(self.record)
             if any(_fresh(sig, self.started) for _, sig in observed):
                 return  # something changed just before or during the run: not trusted
-            memo = {
+            header = {
                 "key": self.key,
                 "observed": observed,
-                "stdout": self.stdout,
                 "stderr": self.stderr,
                 "output_file": self.record.output_file,
                 "output": self.record.output,
                 "code": code,
             }
-            _write(replay.memo_path(self.key), marshal.dumps(memo))
+            stream = sys.stdout
+            encoding = getattr(stream, "encoding", None) or "utf-8"
+            errors = getattr(stream, "errors", None) or "strict"
+            data = replay.pack(header, self.stdout.encode(encoding, errors))
+            _write(replay.memo_path(self.key), data)
         except Exception:  # noqa: BLE001 - no record only means no replay next time
             return
 

@@ -92,8 +92,16 @@ def run_key(argv: list[str]) -> tuple[object, ...]:
 
 def memo_path(key: tuple[object, ...]) -> str:
     """Where the record of the last run with ``key`` lives (the key is checked on load)."""
-    digest = zlib.crc32(repr(key).encode("utf-8", "surrogateescape"))
+    text = "\0".join(str(part) for part in (*key[:5], *key[5], *key[6:]))  # type: ignore[misc]
+    digest = zlib.crc32(text.encode("utf-8", "surrogateescape"))
     return os.path.join(runs_directory(), f"{digest:08x}.marshal")
+
+
+def pack(header: dict[str, object], stdout: bytes) -> bytes:
+    """A record: the header's length, the marshalled header, then stdout's bytes as they
+    were written (read back only when the header says the run may be replayed)."""
+    encoded = marshal.dumps(header)
+    return len(encoded).to_bytes(8, "little") + encoded + stdout
 
 
 def signature(path: str) -> Signature | None:
@@ -124,40 +132,44 @@ def unchanged(observed: list[tuple[str, Signature | None]]) -> bool:
     return True
 
 
-def load(key: tuple[object, ...]) -> dict[str, object] | None:
-    """The recorded run for ``key`` if every signature still matches, else None."""
+def load(key: tuple[object, ...]) -> tuple[dict[str, object], bytes] | None:
+    """The recorded run for ``key`` (header, stdout bytes) if every signature still
+    matches, else None."""
     try:
         with open(memo_path(key), "rb") as stream:
-            memo = marshal.load(stream)
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
-    if not isinstance(memo, dict) or memo.get("key") != key:
-        return None
-    try:
-        return memo if unchanged(memo["observed"]) else None  # type: ignore[arg-type]
-    except (KeyError, TypeError, ValueError):
+            size = int.from_bytes(stream.read(8), "little")
+            header = marshal.loads(stream.read(size))
+            if not isinstance(header, dict) or header.get("key") != key:
+                return None
+            if not unchanged(header["observed"]):
+                return None
+            return header, stream.read()
+    except (OSError, EOFError, ValueError, TypeError, KeyError):
         return None
 
 
 def replay(argv: list[str]) -> int | None:
     """Write the recorded output of an identical earlier run; its exit code, or None."""
     try:
-        memo = load(run_key(argv))
+        found = load(run_key(argv))
     except Exception:  # noqa: BLE001 - a broken record only means "run in full"
         return None
-    if memo is None:
+    if found is None:
         return None
+    memo, stdout = found
     try:
         output_file = memo["output_file"]
         if output_file is not None:
             with open(output_file, "w", encoding="utf-8") as stream:  # type: ignore[arg-type]
                 stream.write(memo["output"])  # type: ignore[arg-type]
         sys.stderr.write(memo["stderr"])  # type: ignore[arg-type]
-        sys.stdout.write(memo["stdout"])  # type: ignore[arg-type]
+        sys.stderr.flush()
         sys.stdout.flush()
+        sys.stdout.buffer.write(stdout)  # the bytes the recorded run wrote (same encoding)
+        sys.stdout.buffer.flush()
     except BrokenPipeError:  # e.g. piped into `head`: not an error (as in app.main)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (OSError, KeyError, TypeError):
+    except (OSError, KeyError, TypeError, AttributeError):
         return None  # the full run says what is wrong, with its own message
     return memo["code"]  # type: ignore[return-value]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import json
-import marshal
 import os
 import sys
 from pathlib import Path
@@ -173,8 +172,9 @@ def test_another_command_line_or_environment_is_not_replayed(
 
 def test_skewlsp_sources_and_installed_dependencies_are_part_of_what_a_run_read(project: Path, capsys) -> None:
     recorded(capsys, *ARGS)
-    [record] = Path(replay.runs_directory()).iterdir()
-    observed = dict(marshal.loads(record.read_bytes())["observed"])
+    found = replay.load(replay.run_key(list(ARGS)))
+    assert found is not None
+    observed = dict(found[0]["observed"])
     engine = Path(skewlsp.cli.__file__).parent.parent / "analysis" / "engine.py"
     assert observed[str(engine)] == replay.signature(str(engine))
     # Where libcst is installed: any package installed or upgraded there changes it.
