@@ -39,7 +39,7 @@ from .names import (
     statement_effects,
 )
 from .positions import LoopPositions
-from .reads import ReadLog
+from .reads import ModuleRead, ReadLog
 from .report import CoreResult, Instance, LoopReport, Resolver, Span
 from .scope import (
     EnclosingLoop,
@@ -62,7 +62,7 @@ from .source_index import (
     parse_whole,
     syntax_problem,
 )
-from .unit_cache import UnitCache, UnitKey, context_fingerprint
+from .unit_cache import SiteKey, UnitCache, UnitKey, context_fingerprint
 from .unit_parses import (
     concrete_module,
     helper_unit_parse,
@@ -162,6 +162,7 @@ def _analyze_models(
         )
     constants, aliases = _module_context(index, path, log or resolver)
     fingerprint = context_fingerprint(index) if cache is not None else ""
+    sites = SiteMemo(cache, log or resolver, fingerprint) if cache is not None else None
     models: list[LoopModel] = []
     fresh: list[tuple[UnitKey, list[LoopModel]]] = []
     broken = False
@@ -172,7 +173,7 @@ def _analyze_models(
         if cached is not None:
             models.extend(LoopModel(report) for report in cached)
             continue
-        unit_models = _analyse_unit(unit, path, aliases, constants)
+        unit_models = _analyse_unit(unit, path, aliases, constants, sites)
         if unit_models is None:  # a syntax error in this unit, or the fast split was wrong
             broken = True
             continue
@@ -185,6 +186,8 @@ def _analyze_models(
         reads = log.record() if log is not None else frozenset()
         for key, unit_models in fresh:
             cache.put(key, tuple(model.report for model in unit_models), reads)
+        if sites is not None:
+            sites.store(reads)
     # The fast index parses only the blocks it needs, but Python refuses the whole file
     # for a syntax error anywhere (and so does the compiler that imports it): the loops
     # that parsed keep their verdicts, next to the error.
@@ -279,14 +282,42 @@ def _imported_calls(
     return models
 
 
+@dataclass
+class SiteMemo:
+    """The cache's copies of inline helpers at their calls, for one analysis of a module.
+
+    A copy read from it is used as is; a copy decided now is kept once the analysis
+    knows every module it read (:meth:`store`).
+    """
+
+    cache: UnitCache
+    resolver: Resolver | None
+    fingerprint: str
+    fresh: list[tuple[SiteKey, tuple[LoopReport, ...]]] = field(default_factory=list)
+
+    def get(self, key: SiteKey) -> tuple[LoopReport, ...] | None:
+        return self.cache.get_site(key, self.resolver)
+
+    def remember(self, key: SiteKey, reports: tuple[LoopReport, ...]) -> None:
+        self.fresh.append((key, reports))
+
+    def store(self, reads: frozenset[ModuleRead]) -> None:
+        for key, reports in self.fresh:
+            self.cache.put_site(key, reports, reads)
+
+
 def _analyse_unit(
-    unit: Unit, path: str | None, aliases: dsl.Aliases, constants: ModuleConstants
+    unit: Unit,
+    path: str | None,
+    aliases: dsl.Aliases,
+    constants: ModuleConstants,
+    sites: SiteMemo | None = None,
 ) -> list[LoopModel] | None:
     """One unit's loops; None when libcst cannot parse it, other failures become reports."""
     # An inline helper is also analysed by each file that imports it: its tree is kept.
     parse = helper_unit_parse if is_inline_helper_unit(unit) else None
     try:
-        return _UnitAnalysis(unit, path, aliases, constants, parse=parse).run()
+        return _UnitAnalysis(unit, path, aliases, constants, parse=parse, sites=sites).run()
     except RecursionError:
         reason = "the code is nested too deeply to analyse"
     except TooDeep as err:
@@ -309,8 +340,10 @@ class _UnitAnalysis:
         module: ModuleConstants,
         callers: tuple[ModuleConstants, str] | None = None,
         parse: Callable[[str], cst.Module | None] | None = None,
+        sites: SiteMemo | None = None,
     ) -> None:
         self.unit = unit
+        self.sites = sites  # copies of an inline helper decided by an earlier analysis
         self.parse = parse  # how libcst parses the unit when this analysis has not yet
         # An imported helper: its callers are in the importing module, with its constants,
         # and may call it by another name.
@@ -525,13 +558,51 @@ class _UnitAnalysis:
             self._body(fn, name, call_site=unknown)
             return
         for site in sites:
+            key = self._site_key(name, site)
+            known = self.sites.get(key) if self.sites is not None and key is not None else None
+            if known is not None:
+                self.finished.extend(LoopModel(report) for report in known)
+                continue
+            before = len(self.finished)
             self.call_headers = site.headers
             self._decide_apart(
                 lambda site=site: self._body(fn, name, site=site),
                 Instance(site.shown, site.caller, site.span),
                 helper=name,
             )
+            if self.sites is not None and key is not None:
+                self.sites.remember(key, tuple(m.report for m in self.finished[before:]))
         self.call_headers = ()
+
+    def _site_key(self, name: str, site: CallSite) -> SiteKey | None:
+        """Everything one copy of the helper is decided with, or None if it cannot be a key.
+
+        The helper's own text and place, the module around it (its fingerprint, in the
+        memo), and what the call gives it: its values, where it is (the copy's label and
+        remark), whether it sits in an InCore scope and whether a header there splits.
+        """
+        if self.sites is None or self.caller_constants is not self.module_constants:
+            return None  # an imported helper's copies: decided with another module's values
+        key = (
+            self.path,
+            self.unit.text,
+            self.unit.line_offset,
+            self.sites.fingerprint,
+            self.module_bindings,
+            name,
+            site.caller,
+            site.span,
+            tuple(sorted(site.values.items())),
+            site.shown,
+            site.incore,
+            mixed.any_split(site.headers),
+            tuple(sorted(site.specialized.items())),
+        )
+        try:
+            hash(key)
+        except TypeError:  # a value holding a mapping (a config record): decided every time
+            return None
+        return key
 
     def _body(
         self,

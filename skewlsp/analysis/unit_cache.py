@@ -26,6 +26,9 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_TEXTS = 64  # documents whose last text and index are kept for incremental re-indexing
 # (path, unit text, line offset, module context, callers' texts and offsets)
 UnitKey = tuple[str | None, str, int, str, tuple[tuple[str, int], ...]]
+# An inline helper's copy at one call: what it is decided with (see engine._site_key).
+SiteKey = tuple[object, ...]
+MAX_SITES = 512
 
 
 class UnitCache:
@@ -38,9 +41,15 @@ class UnitCache:
         ] = OrderedDict()
         self._lock = threading.Lock()  # a server analyses documents in worker threads
         self._texts: OrderedDict[str | None, IndexedText] = OrderedDict()
+        # Copies of inline helpers at their calls: an edit in a caller changes the helper's
+        # unit key, but rarely what one call passes it (then its copy is not decided again).
+        self._sites: OrderedDict[
+            SiteKey, tuple[tuple[LoopReport, ...], frozenset[ModuleRead]]
+        ] = OrderedDict()
         self.parsed_blocks: set[str] = set()  # top-level blocks known to parse
         self.hits = 0
         self.misses = 0
+        self.site_hits = 0  # helper copies reused
 
     def get(self, key: UnitKey, resolver: Resolver | None) -> tuple[LoopReport, ...] | None:
         """The unit's reports, if cached and every module its analysis read is unchanged."""
@@ -65,8 +74,30 @@ class UnitCache:
             while len(self._entries) > self._max_units:
                 self._entries.popitem(last=False)
 
+    def get_site(self, key: SiteKey, resolver: Resolver | None) -> tuple[LoopReport, ...] | None:
+        """The reports of one copy of a helper, if every module its analysis read is unchanged."""
+        with self._lock:
+            found = self._sites.get(key)
+            if found is not None:
+                self._sites.move_to_end(key)
+        if found is None or not still_current(found[1], resolver):
+            return None
+        with self._lock:
+            self.site_hits += 1
+        return found[0]
+
+    def put_site(
+        self, key: SiteKey, reports: tuple[LoopReport, ...], reads: frozenset[ModuleRead]
+    ) -> None:
+        with self._lock:
+            self._sites[key] = (reports, reads)
+            self._sites.move_to_end(key)
+            while len(self._sites) > MAX_SITES:
+                self._sites.popitem(last=False)
+
     def clear(self) -> None:
         with self._lock:
+            self._sites.clear()
             self._entries.clear()
             self._texts.clear()
             self.parsed_blocks.clear()

@@ -262,3 +262,28 @@ def test_editing_the_argument_of_an_imported_helper_re_decides_its_call() -> Non
     again = analyze(edited, str(DECODE_STEPS), resolver=_resolver, cache=cache)
     assert [r.code for r in again if r.span.line == 19] == ["SKW023"]
     assert again == analyze(edited, str(DECODE_STEPS), resolver=_resolver)
+
+
+def test_an_edit_in_one_caller_decides_only_that_callers_copy_again() -> None:
+    # Each copy of the helper is kept by what its call gives it: editing `chunked`
+    # changes the helper's unit (its callers are part of it), but not what `prefill`
+    # and `decode` pass, so their three copies are reused; `chunked`'s is decided again.
+    source = INLINE.read_text()
+    cache = UnitCache()
+    analyze(source, str(INLINE), resolver=_resolver, cache=cache)
+    edited = source.replace("chunk_blocks = PREFILL_BLOCKS // 2", "chunk_blocks = PREFILL_BLOCKS // 4")
+    again = analyze(edited, str(INLINE), resolver=_resolver, cache=cache)
+    assert cache.site_hits == 3
+    assert again == analyze(edited, str(INLINE), resolver=_resolver)
+    chunked = [r for r in again if r.instance and r.instance.caller == "chunked"]
+    assert [(r.trip, r.code) for r in chunked] == [(2, "SKW002")]  # 8 // 4: depth 1
+
+
+def test_a_changed_module_constant_decides_every_copy_again() -> None:
+    source = INLINE.read_text()
+    cache = UnitCache()
+    analyze(source, str(INLINE), resolver=_resolver, cache=cache)
+    edited = source.replace("PREFILL_BLOCKS = ROWS // HEAD_TILE", "PREFILL_BLOCKS = 1 + 1")
+    again = analyze(edited, str(INLINE), resolver=_resolver, cache=cache)
+    assert cache.site_hits == 0
+    assert again == analyze(edited, str(INLINE), resolver=_resolver)
