@@ -17,6 +17,7 @@ the first call it finds in that caller).
 from __future__ import annotations
 
 import ast
+import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -39,7 +40,7 @@ from .scope import (
     update_locals,
 )
 from .source_index import Unit
-from .unit_parses import concrete_module, unit_tree
+from .unit_parses import analysis_facts, concrete_module, unit_tree
 from .values import CallSiteValue
 from .walk import walk
 
@@ -65,15 +66,16 @@ def call_sites(
     ``constants`` are the caller's module's; ``called`` is the name the caller calls the
     helper by, when it imported it under another name.
     """
-    fn = _parsed(caller.text)
-    if fn is None:
+    facts = _caller_facts(caller, constants)
+    if facts is None:
         return []
+    fn = facts.fn
     name = called or helper.name.value
-    places = list(_calls(body_statements(fn.body), name, is_incore_function(fn), (), ()))
-    spans = _call_spans(caller, name)
+    places = facts.calls.get(name, [])
+    spans = facts.spans.get(name, [])
     if not places or len(spans) != len(places):
         return []  # the two parsers disagree about the calls: say nothing rather than guess
-    scopes = _scopes_at_calls(fn, name, constants)
+    scopes = facts.scopes
     helper_params = function_params(helper)
     entry = is_jit_entry(fn)
     forwarded: dict[str, Folded] | None = None
@@ -100,6 +102,64 @@ def call_sites(
     return sites
 
 
+Place = tuple[cst.Call, bool, tuple[cst.CSTNode, ...], tuple[str, ...]]
+
+
+@dataclass
+class _CallerFacts:
+    """A caller's calls of plain names, each name's in source order, found in one walk of
+    each tree however many helpers it calls (a kernel calls several)."""
+
+    fn: cst.FunctionDef
+    calls: dict[str, list[Place]]  # libcst: the call, InCore or not, headers, loop variables
+    spans: dict[str, list[Span]]  # the stdlib parser's places of the same calls
+    scopes: dict[int, FunctionScope]  # name resolution at each call (by id)
+
+
+def _caller_facts(caller: Unit, constants: ModuleConstants) -> _CallerFacts | None:
+    memo = analysis_facts()
+    key = ("caller", caller.text, caller.line_offset, id(constants))
+    if memo is not None and key in memo:
+        return memo[key]  # type: ignore[return-value]
+    found = _calls_of(caller)
+    facts = None
+    if found is not None:
+        fn, calls, spans = found
+        facts = _CallerFacts(fn, calls, spans, _scopes_at_calls(fn, constants))
+    if memo is not None:
+        memo[key] = facts  # ``constants`` lives as long as this analysis: its id is unique
+    return facts
+
+
+_Calls = tuple[cst.FunctionDef, dict[str, list[Place]], dict[str, list[Span]]]
+_calls_kept: OrderedDict[tuple[str, int], _Calls | None] = OrderedDict()
+_kept_lock = threading.Lock()  # a language server analyses documents on two threads
+
+
+def _calls_of(caller: Unit) -> _Calls | None:
+    """The caller's tree and its calls by name, kept across analyses with its tree: they
+    depend on its text and place only (a server re-analyses a helper whenever any of its
+    callers changes, the others did not). What names mean there depends on the module's
+    constants and is worked out again every time."""
+    key = (caller.text, caller.line_offset)
+    with _kept_lock:
+        if key in _calls_kept:
+            _calls_kept.move_to_end(key)
+            return _calls_kept[key]
+    fn = _parsed(caller.text)
+    found: _Calls | None = None
+    if fn is not None:
+        calls: dict[str, list[Place]] = {}
+        for place in _calls(body_statements(fn.body), is_incore_function(fn), (), ()):
+            calls.setdefault(place[0].func.value, []).append(place)  # type: ignore[attr-defined]
+        found = (fn, calls, _call_spans(caller))
+    with _kept_lock:
+        _calls_kept[key] = found
+        if len(_calls_kept) > _CALLERS_KEPT:
+            _calls_kept.popitem(last=False)
+    return found
+
+
 _CALLERS_KEPT = 64  # callers' trees kept across analyses (a server re-analyses a helper per edit)
 _callers: OrderedDict[str, cst.Module | None] = OrderedDict()
 
@@ -112,56 +172,64 @@ def _parsed(text: str) -> cst.FunctionDef | None:
     also kept across analyses.
     """
     module = concrete_module(text, _kept_parse)
-    _callers[text] = module
-    _callers.move_to_end(text)
-    if len(_callers) > _CALLERS_KEPT:
-        _callers.popitem(last=False)
+    with _kept_lock:
+        _callers[text] = module
+        _callers.move_to_end(text)
+        if len(_callers) > _CALLERS_KEPT:
+            _callers.popitem(last=False)
     if module is None:
         return None
     return next((s for s in module.body if isinstance(s, cst.FunctionDef)), None)
 
 
 def _kept_parse(text: str) -> cst.Module | None:
-    if text in _callers:
-        return _callers[text]
+    with _kept_lock:
+        kept = text in _callers
+        found = _callers.get(text)
+    if kept:
+        return found
     try:
         return cst.parse_module(text)
     except Exception:
         return None
 
 
-def _call_spans(caller: Unit, name: str) -> list[Span]:
-    """Where each call of ``name`` is in the file, in source order (the stdlib parser gives
-    positions for a fraction of what libcst's position metadata costs)."""
+def _call_spans(caller: Unit) -> dict[str, list[Span]]:
+    """Where each call of each plain name is in the file, in source order (the stdlib
+    parser gives positions for a fraction of what libcst's position metadata costs)."""
     try:
         found = unit_tree(caller.text, caller.line_offset)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-        return []
+        return {}
     lines = caller.text.split("\n")
     shift = found.shift  # the tree's line numbers may be the file's: made the text's
 
     def column(line: int, offset: int) -> int:  # UTF-8 byte offset -> code points, 1-based
         return len(lines[line - 1].encode("utf-8")[:offset].decode("utf-8", "replace")) + 1
 
-    calls = sorted(
-        (
-            node.lineno - shift,
-            node.col_offset,
-            (node.end_lineno or node.lineno) - shift,
-            node.end_col_offset or 0,
-        )
-        for node in ast.walk(found.tree)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
-    )
-    return [
-        Span(
-            line + caller.line_offset,
-            column(line, col),
-            end_line + caller.line_offset,
-            column(end_line, end_col),
-        )
-        for line, col, end_line, end_col in calls
-    ]
+    calls: dict[str, list[tuple[int, int, int, int]]] = {}
+    for node in ast.walk(found.tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            calls.setdefault(node.func.id, []).append(
+                (
+                    node.lineno - shift,
+                    node.col_offset,
+                    (node.end_lineno or node.lineno) - shift,
+                    node.end_col_offset or 0,
+                )
+            )
+    return {
+        name: [
+            Span(
+                line + caller.line_offset,
+                column(line, col),
+                end_line + caller.line_offset,
+                column(end_line, end_col),
+            )
+            for line, col, end_line, end_col in sorted(places)
+        ]
+        for name, places in calls.items()
+    }
 
 
 def _quoted(value: Folded, text: str) -> str:
@@ -171,22 +239,18 @@ def _quoted(value: Folded, text: str) -> str:
 
 def _calls(
     block: list[cst.CSTNode],
-    name: str,
     incore: bool,
     headers: tuple[cst.CSTNode, ...],
     loop_vars: tuple[str, ...],
-) -> Iterator[tuple[cst.Call, bool, tuple[cst.CSTNode, ...], tuple[str, ...]]]:
-    """Calls of ``name`` with whether they are InCore, the headers and loop variables around."""
+) -> Iterator[Place]:
+    """Calls of plain names with whether they are InCore, the headers and loop variables
+    around them, in source order."""
     for stmt in block:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             continue
         if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for node in walk(stmt):
-                if (
-                    isinstance(node, cst.Call)
-                    and isinstance(node.func, cst.Name)
-                    and node.func.value == name
-                ):
+                if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
                     yield node, incore, headers, loop_vars
             continue
         inner_incore = incore or opens_incore_scope(stmt)
@@ -204,7 +268,7 @@ def _calls(
         elif orelse is not None and hasattr(orelse, "body"):
             blocks.append(body_statements(orelse.body))
         for inner in blocks:
-            yield from _calls(inner, name, inner_incore, inner_headers, inner_vars)
+            yield from _calls(inner, inner_incore, inner_headers, inner_vars)
 
 
 def statement_effects_of_target(loop: cst.For) -> tuple[str, ...]:
@@ -212,10 +276,9 @@ def statement_effects_of_target(loop: cst.For) -> tuple[str, ...]:
     return tuple(n.value for n in walk(loop.target) if isinstance(n, cst.Name))
 
 
-def _scopes_at_calls(
-    fn: cst.FunctionDef, name: str, constants: ModuleConstants
-) -> dict[int, FunctionScope]:
-    """The caller's name resolution at each call (by id), as the engine builds it for loops."""
+def _scopes_at_calls(fn: cst.FunctionDef, constants: ModuleConstants) -> dict[int, FunctionScope]:
+    """The caller's name resolution at each call of a plain name (by id), as the engine
+    builds it for loops."""
     params = frozenset(n for n, _ in function_params(fn))
     defs, _ = block_effects(body_statements(fn.body))
     base = FunctionScope(constants, params, frozenset(defs) | params, tile_like_names(fn))
@@ -234,11 +297,7 @@ def _scopes_at_calls(
         poisoned = frozenset(statement_effects(stmt)[0]) if compound else frozenset()
         scope = base.at(env, poisoned)
         for node in walk(stmt):
-            if (
-                isinstance(node, cst.Call)
-                and isinstance(node.func, cst.Name)
-                and node.func.value == name
-            ):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
                 found[id(node)] = scope
         update_locals(stmt, env, constants)
     return found

@@ -67,6 +67,7 @@ from .unit_parses import (
     concrete_module,
     helper_unit_parse,
     share_module_tree,
+    share_parsed_text,
     shared_unit_parses,
 )
 from .values import CallSiteValue, memoised_code
@@ -163,6 +164,15 @@ def _analyze_models(
     constants, aliases = _module_context(index, path, log or resolver)
     fingerprint = context_fingerprint(index) if cache is not None else ""
     sites = SiteMemo(cache, log or resolver, fingerprint) if cache is not None else None
+    # Python refuses the whole file for a syntax error anywhere (and so does the compiler
+    # that imports it). A language server checks only the top-level blocks an edit
+    # touched, before the units: the function edited is usually one of them, and its
+    # stdlib tree serves that unit too.
+    early: SyntaxProblem | None = None
+    checked = False
+    if cache is not None and whole is None and not index.known_to_parse:
+        early = syntax_problem(source, cache.parsed_blocks, share_parsed_text)
+        checked = True
     models: list[LoopModel] = []
     fresh: list[tuple[UnitKey, list[LoopModel]]] = []
     broken = False
@@ -195,6 +205,8 @@ def _analyze_models(
     if broken or not index.known_to_parse:
         if whole is not None:  # what syntax_problem(source) says, from the parse done above
             problem = whole if isinstance(whole, SyntaxProblem) else None
+        elif checked:
+            problem = early
         else:
             problem = syntax_problem(source, cache.parsed_blocks if cache is not None else None)
         index.known_to_parse = problem is None and not broken

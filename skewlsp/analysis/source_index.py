@@ -379,13 +379,19 @@ def parse_whole(source: str) -> ast.Module | SyntaxProblem:
 MAX_PARSED_BLOCKS = 20_000  # block texts remembered as parsing (a language server's edits)
 
 
-def syntax_problem(source: str, parsed: set[str] | None = None) -> SyntaxProblem | None:
+def syntax_problem(
+    source: str,
+    parsed: set[str] | None = None,
+    on_parsed: Callable[[str, ast.Module], None] | None = None,
+) -> SyntaxProblem | None:
     """Why Python would refuse to import ``source``, or None.
 
     With ``parsed`` (top-level block texts already known to parse, kept by the caller
     across edits), only the blocks not seen before are parsed: an edit costs the block
     it touched. A block that does not parse on its own (an ``else:`` the layout split
     from its ``if``) sends the question to the whole-file parse, which decides.
+    ``on_parsed(text, tree)`` is given each block parsed here (the function an edit
+    touched is often a unit that needs its stdlib tree too).
     """
     if parsed is None:
         whole = parse_whole(source)
@@ -396,9 +402,12 @@ def syntax_problem(source: str, parsed: set[str] | None = None) -> SyntaxProblem
         text = page.text(block)
         if text in parsed:
             continue
-        if isinstance(parse_whole(text), SyntaxProblem):
+        tree = parse_whole(text)
+        if isinstance(tree, SyntaxProblem):
             whole = parse_whole(source)
             return whole if isinstance(whole, SyntaxProblem) else None
+        if on_parsed is not None:
+            on_parsed(text, tree)
         fresh.append(text)
     if len(parsed) + len(fresh) > MAX_PARSED_BLOCKS:
         parsed.clear()

@@ -48,6 +48,7 @@ class _Parses:
     module: ast.Module | None = None  # the whole file's tree, when the caller has it
     source: str = ""
     lines: list[str] | None = None  # the file's, with their ends (split on first use)
+    facts: dict[object, object] = field(default_factory=dict)  # see analysis_facts
 
 
 _SHARED: contextvars.ContextVar[_Parses | None] = contextvars.ContextVar(
@@ -70,6 +71,21 @@ def shared_unit_parses() -> Iterator[None]:
         yield
     finally:
         _SHARED.reset(token)
+
+
+def share_parsed_text(text: str, tree: ast.Module) -> None:
+    """``tree`` is ``ast.parse(text)``: a unit with that text takes it instead of parsing."""
+    shared = _SHARED.get()
+    if shared is not None and text not in shared.stdlib:
+        shared.stdlib[text] = UnitTree(tree)
+
+
+def analysis_facts() -> dict[object, object] | None:
+    """A dict that lives as long as the current analysis of a module (None outside one):
+    for facts derived from the shared trees that several questions ask again (a caller's
+    calls, asked once per helper it calls)."""
+    shared = _SHARED.get()
+    return shared.facts if shared is not None else None
 
 
 def share_module_tree(tree: ast.Module, source: str) -> None:
