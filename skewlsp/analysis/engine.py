@@ -177,8 +177,9 @@ def _analyze_models(
     fresh: list[tuple[UnitKey, list[LoopModel]]] = []
     broken = False
     for unit in index.units:
-        callers = tuple((c.text, c.line_offset) for c in unit.callers)
-        key = (path, unit.text, unit.line_offset, fingerprint, callers)
+        # Texts up to comments: an edit that only types a comment is answered here.
+        callers = tuple(c.cache_key for c in unit.callers)
+        key = (path, *unit.cache_key, fingerprint, callers)
         cached = cache.get(key, log or resolver) if cache is not None else None
         if cached is not None:
             models.extend(LoopModel(report) for report in cached)

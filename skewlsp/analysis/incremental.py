@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .source_index import ModuleIndex, Unit, build_index
+from .source_index import ModuleIndex, Unit, build_index, loop_callees
 
 # Characters whose appearance or disappearance can change the layout of a module.
 _STRUCTURAL = frozenset("\n\r\"'\\\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
@@ -98,6 +98,8 @@ def _patched(previous: IndexedText, source: str) -> ModuleIndex | None:
     mentions = old_line.count("pipeline")
     if "pipeline" in changed or new_line.count("pipeline") != mentions:
         return None  # whether a function holds a loop may have changed
+    if loop_callees(old_line) != loop_callees(new_line):
+        return None  # so may a loop header's `for`, `in` or callee
     for text in (old_line.lstrip(" \t"), stripped):
         if text.startswith(_HEAD_WORDS) or "import" in text:
             return None
@@ -108,6 +110,8 @@ def _patched(previous: IndexedText, source: str) -> ModuleIndex | None:
     assert index.sensitive_lines is not None
     if any(first <= line <= last for first, last in index.sensitive_lines):
         return None
+    if _code_part(old_line) == _code_part(new_line):  # a comment typed, trailing blanks
+        return _comment_edit(index, line, old_line, new_line)
     if _calls_imported_function(index, line) or _imported_call(index, old_line + "\n" + new_line):
         return None  # perhaps an imported inline helper's call or argument: decided there
     for unit in index.units:  # a helper's callers decide its loops: an edit there re-indexes
@@ -133,6 +137,50 @@ def _patched(previous: IndexedText, source: str) -> ModuleIndex | None:
     # other functions) may have changed, and the index keeps those functions' texts, so
     # it is built again (a few milliseconds; only units' edits are patched in place).
     return None
+
+
+def _code_part(line: str) -> str:
+    """A line without its comment and trailing blanks (the caller made sure it holds no
+    quote, backslash or line break: its ``#`` starts a comment)."""
+    return line.split("#", 1)[0].rstrip(" \t\r")
+
+
+def _comment_edit(
+    index: ModuleIndex, line: int, old_line: str, new_line: str
+) -> ModuleIndex | None:
+    """The index after an edit that changed only a comment (or trailing blanks) on
+    ``line``: each unit and caller holding the line gets the new text, and keeps the
+    text its results were computed for (what the analysis reads is the same)."""
+    patched_any = False
+
+    def patched(unit: Unit) -> Unit:
+        nonlocal patched_any
+        lines = unit.text.split("\n")
+        k = line - unit.line_offset - 1
+        if not (0 <= k < len(lines)) or (k == 0 and unit.text.startswith("if 1:")):
+            return unit
+        if lines[k] != old_line:
+            raise _Disagree
+        lines[k] = new_line
+        patched_any = True
+        return dataclasses.replace(
+            unit, text="\n".join(lines), cache_text=unit.cache_text or unit.text
+        )
+
+    try:
+        units = [
+            dataclasses.replace(patched(unit), callers=tuple(patched(c) for c in unit.callers))
+            for unit in index.units
+        ]
+    except _Disagree:
+        return None  # our bookkeeping disagrees with the text: rebuild
+    if not patched_any:
+        return None  # outside every unit: see the end of _patched
+    return dataclasses.replace(index, units=units)
+
+
+class _Disagree(Exception):
+    """A unit's line is not the text the edit says it was."""
 
 
 def _calls_imported_function(index: ModuleIndex, line: int) -> bool:

@@ -48,6 +48,14 @@ class Unit:
     # For an ``@pl.jit.inline`` helper: the module's top-level functions that call it
     # (their text and line offset), since each call decides the helper's loops anew.
     callers: tuple[Unit, ...] = ()
+    # The text the analysis last saw when only comments changed since (a language server's
+    # edits): the loops' verdicts and places are that text's. None: ``text`` itself.
+    cache_text: str | None = None
+
+    @property
+    def cache_key(self) -> tuple[str, int]:
+        """What this unit's results depend on: its text up to comments, and its place."""
+        return (self.cache_text or self.text, self.line_offset)
 
 
 @dataclass(frozen=True)
@@ -351,6 +359,12 @@ def may_hold_pipeline_loops(source: str) -> bool:
 _LOOP_HEADER = re.compile(r"\bfor\b[^\n]*\bin\b[^\n]*?([\w.]+)\s*\(")
 
 
+def loop_callees(text: str) -> list[str]:
+    """What each ``for ... in <callee>(`` in ``text`` loops over, as the index reads it: an
+    edit that changes this for a line may make a function hold a loop, or stop holding one."""
+    return [match.group(1) for match in _LOOP_HEADER.finditer(text)]
+
+
 def _mentions_pipeline_loop(text: str, bare: frozenset[str]) -> bool:
     for match in _LOOP_HEADER.finditer(text):
         callee = match.group(1)
@@ -379,6 +393,19 @@ def parse_whole(source: str) -> ast.Module | SyntaxProblem:
 MAX_PARSED_BLOCKS = 20_000  # block texts remembered as parsing (a language server's edits)
 
 
+def _uncovered_code(lines: Sequence[str], blocks: Sequence[layout.Block]) -> bool:
+    """Whether a line that is neither blank nor a comment lies outside every block (the
+    layout reads blocks off top-level heads: what it skips must be parsed another way)."""
+    line = 1
+    for block in [*blocks, layout.Block(len(lines) + 1, len(lines) + 1, 0, "")]:
+        for text in lines[line - 1 : block.first - 1]:
+            stripped = text.strip()
+            if stripped and not stripped.startswith("#"):
+                return True
+        line = max(line, block.last + 1)
+    return False
+
+
 def syntax_problem(
     source: str,
     parsed: set[str] | None = None,
@@ -397,8 +424,12 @@ def syntax_problem(
         whole = parse_whole(source)
         return whole if isinstance(whole, SyntaxProblem) else None
     page = layout.Layout(source)
+    blocks = page.blocks(1, len(page.lines), 0)
+    if _uncovered_code(page.lines, blocks):  # e.g. an indented first line, a lone decorator
+        whole = parse_whole(source)
+        return whole if isinstance(whole, SyntaxProblem) else None
     fresh: list[str] = []
-    for block in page.blocks(1, len(page.lines), 0):
+    for block in blocks:
         text = page.text(block)
         if text in parsed:
             continue

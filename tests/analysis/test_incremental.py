@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -117,3 +118,90 @@ def test_editing_a_function_a_constant_reaches_through_another_updates_the_trip(
     assert [r.trip for r in analyze(INDIRECT, "/x/k.py", cache=cache)] == [8]
     edited = INDIRECT.replace("return 8", "return 1")
     assert [r.trip for r in analyze(edited, "/x/k.py", cache=cache)] == [1]
+
+
+# -- a language server's edits, one after another, through the cache --------------------------
+
+INLINE = Path(__file__).resolve().parents[1] / "fixtures" / "mixed" / "models" / "built_llm"
+# A helper and its callers (copies per call), with comments typed at line ends.
+SESSION_TEXT = (INLINE / "inline_attention.py").read_text()
+SESSION_CHARS = st.sampled_from(list("x1 #=(,)") + ["  # tuned", "\n", "pipeline", "2", "3"])
+
+
+def _resolver(module: str, level: int, importing: str | None) -> str | None:
+    from skewlsp.common.resolver import resolve_module
+
+    return resolve_module(module, level, importing, [INLINE.parent])
+
+
+def _session(edits: list[tuple[int, int, str]]) -> None:
+    cache = UnitCache()
+    text = SESSION_TEXT
+    path = str(INLINE / "inline_attention.py")
+    analyze(text, path, resolver=_resolver, cache=cache)
+    for position, deleted, inserted in edits:
+        at = position % (len(text) + 1)
+        text = text[:at] + inserted + text[at + deleted :]
+        cached = analyze(text, path, resolver=_resolver, cache=cache)
+        assert cached == analyze(text, path, resolver=_resolver)
+
+
+EDITS = st.lists(
+    st.tuples(st.integers(0, len(SESSION_TEXT)), st.integers(0, 2), SESSION_CHARS),
+    min_size=1,
+    max_size=4,
+)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(EDITS)
+def test_a_sequence_of_edits_through_the_cache_gives_what_a_fresh_analysis_gives(edits) -> None:
+    _session(edits)
+
+
+def test_typing_a_comment_in_a_caller_is_answered_from_the_cache() -> None:
+    # `prefill` calls the helper twice: typing a comment at the end of its first call
+    # changes no verdict, and nothing is analysed again (every unit is a hit).
+    cache = UnitCache()
+    path = str(INLINE / "inline_attention.py")
+    analyze(SESSION_TEXT, path, resolver=_resolver, cache=cache)
+    hits = cache.hits
+    call = "        o = attend_blocks(q, k, o, PREFILL_BLOCKS)\n"
+    text = SESSION_TEXT
+    for typed in ("  #", "  # t", "  # tu"):
+        text = SESSION_TEXT.replace(call, call[:-1] + typed + "\n")
+        assert analyze(text, path, resolver=_resolver, cache=cache) == analyze(
+            text, path, resolver=_resolver
+        )
+    assert cache.misses == len(build_index(SESSION_TEXT).units)  # the first analysis only
+    assert cache.hits - hits == 3 * len(build_index(SESSION_TEXT).units)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(EDITS)
+def test_many_sequences_of_edits_through_the_cache_give_what_a_fresh_analysis_gives(
+    edits,
+) -> None:
+    _session(edits)
+
+
+def test_a_loop_header_typed_into_something_else_is_indexed_again() -> None:
+    # "for" -> "fxor": the line still mentions pipeline once, but it is no loop any more
+    # (and the file no longer parses): the cache answers what a fresh analysis answers.
+    at = SESSION_TEXT.index("    for hb in pl.pipeline(") + len("    f")
+    _session([(at, 0, "x")])
+
+
+@pytest.mark.parametrize(
+    ("before", "deleted", "inserted"),
+    [
+        ('"""', 0, " "),  # an indented first line: before any block the layout reads
+        ("@pl.jit\ndef decode(", 2, "x"),  # "@pl.jixdef decode(": a decorator with no def
+    ],
+)
+def test_a_syntax_error_the_block_layout_does_not_see_is_found(
+    before: str, deleted: int, inserted: str
+) -> None:
+    at = SESSION_TEXT.index(before) + (len("@pl.ji") if before.startswith("@") else 0)
+    _session([(at, deleted, inserted)])
