@@ -155,10 +155,10 @@ def _comment_edit(
 
     def patched(unit: Unit) -> Unit:
         nonlocal patched_any
-        lines = unit.text.split("\n")
         k = line - unit.line_offset - 1
-        if not (0 <= k < len(lines)) or (k == 0 and unit.text.startswith("if 1:")):
-            return unit
+        if not (0 <= k <= _line_count(unit.text)) or (k == 0 and unit.text.startswith("if 1:")):
+            return unit  # (counted, not split: most units do not hold the line)
+        lines = unit.text.split("\n")
         if lines[k] != old_line:
             raise _Disagree
         lines[k] = new_line
@@ -168,10 +168,13 @@ def _comment_edit(
         )
 
     try:
-        units = [
-            dataclasses.replace(patched(unit), callers=tuple(patched(c) for c in unit.callers))
-            for unit in index.units
-        ]
+        units = []
+        for unit in index.units:
+            new = patched(unit)
+            callers = tuple(patched(c) for c in unit.callers)
+            if callers != unit.callers:
+                new = dataclasses.replace(new, callers=callers)
+            units.append(new)
     except _Disagree:
         return None  # our bookkeeping disagrees with the text: rebuild
     if not patched_any:
