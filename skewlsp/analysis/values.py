@@ -164,7 +164,7 @@ _NO_POSITION = contextlib.nullcontext()
 
 
 class _PlainCodegen(CodegenState):
-    """libcst's code generator without its per-node position hook.
+    """libcst's code generator without its per-node position hook, and without comments.
 
     ``Module.code_for_node`` wraps every node in a ``@contextmanager`` that records
     nothing unless positions are asked for; creating and running those generators
@@ -175,6 +175,12 @@ class _PlainCodegen(CodegenState):
 
     def record_syntactic_position(self, node: Any, **_: Any) -> contextlib.nullcontext[None]:  # type: ignore[override]
         return _NO_POSITION
+
+    def add_token(self, value: str) -> None:
+        # A comment inside a multi-line expression is not code: messages quote code, and
+        # an edit that only changes a comment must leave every message as it was.
+        if not value.startswith("#"):  # (no other token starts so: strings start with quotes)
+            self.tokens.append(value)
 
 
 def _plain_text(node: cst.CSTNode) -> str | None:

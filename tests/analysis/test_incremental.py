@@ -205,3 +205,24 @@ def test_a_syntax_error_the_block_layout_does_not_see_is_found(
 ) -> None:
     at = SESSION_TEXT.index(before) + (len("@pl.ji") if before.startswith("@") else 0)
     _session([(at, deleted, inserted)])
+
+
+SKEWED_KERNEL = (Path(__file__).resolve().parents[1] / "fixtures" / "cli" / "skewed.py").read_text()
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "for i in pl.pipeline(0, q.shape[0 +  # rows\n            0], 1, stage=2):",
+        "t = max(4,  # rows\n            1)\n        for i in pl.pipeline(0, t, 1, stage=2):",
+    ],
+)
+def test_a_comment_inside_a_multi_line_expression_is_not_part_of_any_message(header: str) -> None:
+    # Messages quote code, never comments: editing the comment changes nothing, and the
+    # cache's answer (the text before the edit) is what a fresh analysis says.
+    source = SKEWED_KERNEL.replace("for i in pl.pipeline(0, 4, 1, stage=2):", header)
+    edited = source.replace("# rows", "# cols")
+    cache = UnitCache()
+    first = analyze(source, "k.py", cache=cache)
+    assert not any("#" in report.message for report in first)
+    assert analyze(edited, "k.py", cache=cache) == analyze(edited, "k.py") == first
