@@ -29,7 +29,7 @@ from .dsl_checks import body_errors, has_explicit_messages
 from .guard import TooDeep, check_parseable, describe
 from .header import bounds_of, loop_target, stage_of
 from .imported_helpers import at_the_call, imported_helpers
-from .imports import imported_lookup
+from .imports import Origin, imported_lookup
 from .jit_params import specialized_params
 from .names import (
     block_effects,
@@ -240,11 +240,11 @@ def _module_context(
     index: ModuleIndex,
     path: str | None,
     resolver: Resolver | None,
-    origin: tuple[str, int] | None = None,
+    origin: Origin | None = None,
 ) -> tuple[ModuleConstants, dsl.Aliases]:
     """What every unit of a module sees: its constants (and imports), and its aliases.
 
-    ``origin``: the (module, level) the kernel at ``path`` imported this module as.
+    ``origin``: how the kernel at ``path`` imported this module (:mod:`.imports`).
     """
     constants = ModuleConstants(
         index.constant_sources,
@@ -279,8 +279,7 @@ def _imported_calls(
     """A report at each call of an imported inline helper: its loops, as spliced there."""
     models: list[LoopModel] = []
     for helper in imported_helpers(index, path, resolver):
-        origin = (helper.module, helper.level)
-        other, aliases = _module_context(helper.index, path, resolver, origin)
+        other, aliases = _module_context(helper.index, path, resolver, helper.origin)
         analysis = _UnitAnalysis(
             helper.unit, path, aliases, other, (constants, helper.name), helper_unit_parse
         )

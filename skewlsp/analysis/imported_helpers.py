@@ -17,6 +17,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from .imports import Origin, origin_of
 from .report import LoopReport, Resolver, Span
 from .source_index import ModuleIndex, Unit, imported_module_index, is_inline_helper_unit
 
@@ -27,7 +28,7 @@ class ImportedHelper:
 
     name: str  # as the caller spells it
     module: str  # as the import names it (for messages)
-    level: int  # the import's leading dots (its own imports climb from its package)
+    origin: Origin  # how this module reached it (its own relative imports climb from there)
     unit: Unit  # the helper, in its own file's coordinates, with this file's callers
     index: ModuleIndex  # its module's index (constants, aliases)
 
@@ -52,11 +53,12 @@ def imported_helpers(
             calls.setdefault(name, []).append(function)
     found: list[ImportedHelper] = []
     modules: dict[tuple[str, int], ModuleIndex | None] = {}
+    origins: dict[tuple[str, int], Origin] = {}
     for name, callers in calls.items():
         imported = index.imported[name]
         key = (imported.module, imported.level)
         if key not in modules:
-            modules[key] = _read(resolver, imported.module, imported.level, path)
+            modules[key], origins[key] = _read(resolver, imported.module, imported.level, path)
         other = modules[key]
         if other is None:
             continue
@@ -75,7 +77,7 @@ def imported_helpers(
             ImportedHelper(
                 name,
                 imported.module,
-                imported.level,
+                origins[key],
                 Unit(helper.text, helper.line_offset, helper.qualname, units),
                 other,
             )
@@ -121,17 +123,20 @@ def at_the_call(
 
 def _read(
     resolver: Resolver, module: str, level: int, path: str | None
-) -> ModuleIndex | None:
+) -> tuple[ModuleIndex | None, Origin]:
+    """The index of the module a helper is imported from (None: absent, no inline
+    helper there, or a syntax error), and how this file reached it."""
     try:
         text = resolver(module, level, path)
     except Exception:
-        return None
+        return None, (module, level, False)
     if text is None or "jit.inline" not in text:
-        return None
+        return None, (module, level, False)
     other = imported_module_index(text)
-    return None if other.syntax_problem is not None else other
+    if other.syntax_problem is not None:
+        return None, (module, level, False)
+    return other, origin_of((module, level), text, other, resolver, path)
 
 
 def _ended(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
-

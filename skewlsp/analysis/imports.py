@@ -16,22 +16,27 @@ from .values import Folded, Opaque
 MAX_IMPORT_DEPTH = 8  # modules followed from a kernel through `from m import NAME` chains
 # An import as the kernel's file would ask for it: (module, level) relative to the kernel.
 Request = tuple[str, int]
+# How the kernel reached a module: its request, and whether it is a package (its
+# ``__init__.py``) rather than a plain module file.
+Origin = tuple[str, int, bool]
 
 
-def as_seen_from_the_kernel(origin: Request | None, module: str, level: int) -> Request | None:
+def as_seen_from_the_kernel(origin: Origin | None, module: str, level: int) -> Request | None:
     """``from <level dots><module> import ...`` written in the module the kernel reached as
     ``origin``, as a request relative to the kernel's own file; None if Python refuses it.
 
     Every resolver call names the kernel's path (so a record of reads means the same
     thing wherever it was made): an absolute import is the same request from anywhere
     (the kernel's directory comes first on the path of a script), and a relative one
-    climbs from the package of ``origin`` instead of from the kernel's directory. A
-    module reached as ``a.b`` is taken to be the file ``a/b.py`` (package ``a``).
+    climbs from the package of ``origin`` instead of from the kernel's directory: the
+    module ``a.b`` itself if it is a package, else ``a``.
     """
     if origin is None or level == 0:
         return module, level
-    outer, outer_level = origin
-    package = [part for part in outer.split(".") if part][:-1]
+    outer, outer_level, is_package = origin
+    package = [part for part in outer.split(".") if part]
+    if not is_package:
+        package = package[:-1]
     if outer_level == 0 and not package:
         return None  # a top-level module has no package: "no known parent package"
     parts = [part for part in module.split(".") if part]
@@ -43,12 +48,28 @@ def as_seen_from_the_kernel(origin: Request | None, module: str, level: int) -> 
     return ".".join(parts), outer_level + up - len(package)
 
 
+def origin_of(
+    request: Request, text: str, index: ModuleIndex, resolver: Resolver | None, path: str | None
+) -> Origin:
+    """``request`` (which resolved to ``text``) with whether it is a package: asked of the
+    resolver (its ``__init__`` has the same text) only when the module has relative
+    imports of its own, the one thing it changes."""
+    module, level = request
+    if resolver is None or not any(name.level for name in index.imported.values()):
+        return module, level, False
+    try:
+        init = resolver(f"{module}.__init__" if module else "__init__", level, path)
+    except Exception:
+        init = None
+    return module, level, init == text
+
+
 def imported_lookup(
     index: ModuleIndex,
     path: str | None,
     resolver: Resolver | None,
     depth: int = 0,
-    origin: Request | None = None,
+    origin: Origin | None = None,
 ) -> Callable[[str], Folded | None]:
     """Names imported from sibling modules, read through the caller's resolver.
 
@@ -68,7 +89,8 @@ def imported_lookup(
                 text = None
             if text is not None and request is not None and depth < MAX_IMPORT_DEPTH:
                 other = imported_module_index(text)
-                nested = imported_lookup(other, path, resolver, depth + 1, request)
+                where = origin_of(request, text, other, resolver, path)
+                nested = imported_lookup(other, path, resolver, depth + 1, where)
                 cache[key] = ModuleConstants(
                     other.constant_sources,
                     nested,

@@ -48,14 +48,17 @@ def main(q: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32]):
     ("origin", "module", "level", "expected"),
     [
         (None, "dims", 1, ("dims", 1)),  # written in the kernel itself: unchanged
-        (("cfg.model", 0), "dims", 0, ("dims", 0)),  # absolute: the same from anywhere
-        (("cfg.model", 0), "dims", 1, ("cfg.dims", 0)),
-        (("cfg.model", 0), "", 1, ("cfg", 0)),  # `from . import x`: the package itself
-        (("a.b.c", 0), "x.y", 2, ("a.x.y", 0)),
-        (("cfg.model", 1), "dims", 1, ("cfg.dims", 1)),  # reached as `.cfg.model`
-        (("model", 1), "dims", 2, ("dims", 2)),  # above the kernel's own directory
-        (("cfg.model", 0), "dims", 3, None),  # beyond the top package: Python refuses
-        (("model", 0), "dims", 1, None),
+        (("cfg.model", 0, False), "dims", 0, ("dims", 0)),  # absolute: the same anywhere
+        (("cfg.model", 0, False), "dims", 1, ("cfg.dims", 0)),
+        (("cfg.model", 0, False), "", 1, ("cfg", 0)),  # `from . import x`: the package
+        (("a.b.c", 0, False), "x.y", 2, ("a.x.y", 0)),
+        (("cfg.model", 1, False), "dims", 1, ("cfg.dims", 1)),  # reached as `.cfg.model`
+        (("model", 1, False), "dims", 2, ("dims", 2)),  # above the kernel's own directory
+        (("cfg.model", 0, False), "dims", 3, None),  # beyond the top package: refused
+        (("model", 0, False), "dims", 1, None),  # a top-level module has no package
+        (("cfg", 0, True), "dims", 1, ("cfg.dims", 0)),  # cfg/__init__.py: climbs from cfg
+        (("pkg.sub", 0, True), "c", 1, ("pkg.sub.c", 0)),
+        (("pkg.sub", 0, True), "c", 2, ("pkg.c", 0)),
     ],
 )
 def test_a_nested_import_as_the_kernel_would_ask_for_it(origin, module, level, expected) -> None:
@@ -83,6 +86,16 @@ def tree(tmp_path: Path) -> Path:
 
 def test_a_relative_import_in_an_imported_module_reads_its_sibling(tree: Path) -> None:
     path = tree / "kernel.py"
+    [report] = analyze(path.read_text(), str(path), resolver=RecordingResolver(()))
+    assert (report.verdict, report.code, report.trip) == ("demoted", "SKW023", 1)
+
+
+def test_a_package_s_relative_import_climbs_from_the_package_itself(tree: Path) -> None:
+    # `from cfg import TRIP` reads cfg/__init__.py, whose `from .dims import TRIP` is
+    # cfg/dims.py (TRIP = 1), not the decoy dims.py next to the kernel (TRIP = 8).
+    (tree / "cfg" / "__init__.py").write_text("from .dims import TRIP\n")
+    path = tree / "package.py"
+    path.write_text(KERNEL.replace("from consts import TRIP", "from cfg import TRIP"))
     [report] = analyze(path.read_text(), str(path), resolver=RecordingResolver(()))
     assert (report.verdict, report.code, report.trip) == ("demoted", "SKW023", 1)
 
