@@ -20,10 +20,17 @@ TRICKY = (
 )
 
 
+class _WithoutComments(cst.CSTTransformer):
+    def leave_Comment(self, original: cst.Comment, updated: cst.Comment) -> cst.RemovalSentinel:
+        return cst.RemoveFromParent()
+
+
 def rendered(node: cst.CSTNode) -> str:
-    """The reference: libcst renders every node (some only in context: their type name)."""
+    """The reference: libcst renders every node (some only in context: their type name),
+    without its comments (messages quote code)."""
     try:
-        return cst.Module(body=[]).code_for_node(node).strip()
+        bare = node.visit(_WithoutComments())
+        return cst.Module(body=[]).code_for_node(bare).strip()
     except Exception:  # noqa: BLE001 - e.g. an Annotation outside its parameter
         return type(node).__name__
 
