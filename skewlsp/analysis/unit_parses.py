@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import contextvars
+import threading
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -212,6 +213,7 @@ def _parse_or_none(text: str) -> cst.Module | None:
 
 HELPERS_KEPT = 16  # inline helpers whose libcst trees outlive one analysis
 _helpers: OrderedDict[str, cst.Module | None] = OrderedDict()
+_helpers_lock = threading.Lock()
 
 
 def helper_unit_parse(text: str) -> cst.Module | None:
@@ -221,11 +223,16 @@ def helper_unit_parse(text: str) -> cst.Module | None:
     calls it (with that file's arguments), but its text is the same: on pypto-lib's
     kernels a few helpers were parsed again by every importing file.
     """
-    found = _helpers.get(text) if text in _helpers else _parse_or_none(text)
-    _helpers[text] = found
-    _helpers.move_to_end(text)
-    if len(_helpers) > HELPERS_KEPT:
-        _helpers.popitem(last=False)
+    with _helpers_lock:
+        kept = text in _helpers
+        found = _helpers.get(text)
+    if not kept:
+        found = _parse_or_none(text)
+    with _helpers_lock:  # a language server analyses documents on two threads
+        _helpers[text] = found
+        _helpers.move_to_end(text)
+        if len(_helpers) > HELPERS_KEPT:
+            _helpers.popitem(last=False)
     return found
 
 

@@ -27,7 +27,10 @@ def main() -> None:
     from .recording import Recording
 
     tune_for_batch()  # a process of its own: the batch settings cannot leak into a host
-    recording = Recording(argv)
+    try:
+        recording = Recording(argv)
+    except Exception:  # noqa: BLE001 - e.g. the working directory is gone: no record
+        sys.exit(run(argv))  # (the run says what is wrong, with its own message)
     with recording.capturing() as record:
         code = run(argv, record)
     recording.save(code)

@@ -43,6 +43,11 @@ class CliError(Exception):
 def main(argv: Sequence[str] | None = None, record: RunRecord | None = None) -> int:
     """Run skewlint; ``record`` (if given) learns what the run read, for a later replay."""
     try:
+        os.getcwd()  # every relative path and every path shown depend on it
+    except OSError:
+        _fail("the current directory no longer exists (deleted or moved); run from another")
+        return EXIT_ERROR
+    try:
         ns = parse(sys.argv[1:] if argv is None else argv)
         if ns.command == "explain":
             return _explain(ns)
@@ -194,7 +199,7 @@ def _check(ns: argparse.Namespace, record: RunRecord | None = None) -> int:
     )
     stdin = ns.stdin_filename is not None or "-" in (ns.paths or ())
     if record is not None and not (stdin or ns.no_cache or ns.fix or ns.diff):
-        record.eligible, record.config = True, ns.config
+        record.eligible, record.config, record.paths = True, ns.config, list(ns.paths or ["."])
     jobs = _jobs(ns, resolver, options, record.walked if record is not None else None)
     if not jobs and ns.stdin_filename is None and ns.paths != ["-"]:
         _warn("No Python files found under the given path(s)")

@@ -38,6 +38,7 @@ class RunRecord:
 
     eligible: bool = False  # a plain lint run (no stdin, fixes or --no-cache)
     config: str | None = None  # --config PATH
+    paths: list[str] = field(default_factory=list)  # the command line's paths, as given
     jobs: Sequence[Job] = ()
     results: Sequence[FileResult] = ()
     walked: list[str] = field(default_factory=list)  # directories discovery listed
@@ -119,6 +120,12 @@ def observations(record: RunRecord) -> list[tuple[str, replay.Signature | None]]
     directories.add(os.getcwd())
     if record.config is not None:
         files.add(os.path.abspath(record.config))
+    for given in record.paths:
+        # As written and as resolved: a symlink on the way is followed (its directory
+        # changes when it is pointed elsewhere), and an explicit file that became no job
+        # (--force-exclude) still has the folder whose config excluded it.
+        for absolute in (os.path.abspath(given), os.path.realpath(given)):
+            directories.add(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
     for job, result in zip(record.jobs, record.results, strict=True):
         if job.path is None:
             continue
@@ -164,14 +171,13 @@ def _settings_files(directory: str) -> Iterator[str]:
         path = os.path.join(directory, name)
         if os.path.isfile(path):
             yield path
-    # A repository root's exclude file counts too (and its directory, where it would
-    # appear). ``.git`` itself is not recorded: git rewrites entries in it all the time,
-    # and a ``.git`` appearing or going changes the mtime of ``directory``, which is.
-    info = os.path.join(directory, ".git", "info")
-    if os.path.isdir(info):
-        yield info
-        if os.path.isfile(os.path.join(info, "exclude")):
-            yield os.path.join(info, "exclude")
+    # A repository root's exclude file counts too, recorded even when absent (it may
+    # appear where nothing else recorded changes). ``.git`` itself is not recorded: git
+    # rewrites entries in it all the time, and a ``.git`` appearing or going changes the
+    # mtime of ``directory``, which is.
+    if os.path.exists(os.path.join(directory, ".git")):
+        yield os.path.join(directory, ".git", "info")
+        yield os.path.join(directory, ".git", "info", "exclude")
 
 
 def _own_sources() -> Iterator[str]:

@@ -87,6 +87,8 @@ def run_key(argv: list[str]) -> tuple[object, ...]:
         isatty(sys.stderr),
         getattr(sys.stdout, "encoding", None),
         getattr(sys.stderr, "encoding", None),
+        getattr(sys.stdout, "errors", None),
+        getattr(sys.stderr, "errors", None),
     )
 
 
@@ -164,12 +166,17 @@ def replay(argv: list[str]) -> int | None:
                 stream.write(memo["output"])  # type: ignore[arg-type]
         sys.stderr.write(memo["stderr"])  # type: ignore[arg-type]
         sys.stderr.flush()
+        if os.linesep != "\n":  # the text layer writes line ends as the platform's
+            stream = sys.stdout
+            stream.write(stdout.decode(stream.encoding, stream.errors or "strict"))
+            stream.flush()
+            return memo["code"]  # type: ignore[return-value]
         sys.stdout.flush()
         sys.stdout.buffer.write(stdout)  # the bytes the recorded run wrote (same encoding)
         sys.stdout.buffer.flush()
     except BrokenPipeError:  # e.g. piped into `head`: not an error (as in app.main)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (OSError, KeyError, TypeError, AttributeError):
+    except (OSError, KeyError, TypeError, AttributeError, ValueError):
         return None  # the full run says what is wrong, with its own message
     return memo["code"]  # type: ignore[return-value]

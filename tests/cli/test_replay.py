@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -245,3 +246,65 @@ def test_at_most_a_bounded_number_of_records_is_kept(
         recorded(capsys, "--output-format", "json", f"kernels/{name}.py")
     assert len(list(Path(replay.runs_directory()).iterdir())) == 2
     assert replayed(capsys, "--output-format", "json", "kernels/imported.py") is not None
+
+
+def test_a_symlinked_folder_pointed_elsewhere_runs_in_full(project: Path, capsys) -> None:
+    write(project, {"one/kernel.py": SKEWED, "two/kernel.py": DEMOTED, "links/README": ""})
+    link = project / "links" / "current"  # in a folder nothing else makes the run read
+    link.symlink_to("../one", target_is_directory=True)
+    args = ("--output-format", "json", "links/current")
+    first = recorded(capsys, *args)
+    link.unlink()
+    link.symlink_to("../two", target_is_directory=True)
+    assert replayed(capsys, *args) is None
+    assert lint(capsys, *args).json() != first.json()
+
+
+def test_a_file_force_excluded_by_its_folders_config_is_watched_too(
+    project: Path, capsys
+) -> None:
+    write(project, {"sub/skewlint.toml": 'extend-exclude = ["x.py"]\n', "sub/x.py": DEMOTED})
+    args = ("--output-format", "json", "--force-exclude", "sub/x.py")
+    assert recorded(capsys, *args).json() == []
+    (project / "sub" / "skewlint.toml").write_text("\n")
+    assert replayed(capsys, *args) is None
+    assert lint(capsys, *args).json() != []
+
+
+def test_a_git_exclude_file_appearing_runs_in_full(project: Path, capsys) -> None:
+    (project / ".git").mkdir()  # a repository root without .git/info yet
+    recorded(capsys, *ARGS)
+    write(project, {".git/info/exclude": "kernels/skewed.py\n"})
+    assert replayed(capsys, *ARGS) is None
+    assert "kernels/skewed.py" not in {d["filename"] for d in lint(capsys, *ARGS).json()}
+
+
+def test_another_error_handler_on_stdout_is_another_run(
+    project: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    keys = []
+    for errors in ("strict", "replace"):
+        stream = io.TextIOWrapper(io.BytesIO(), encoding="ascii", errors=errors)
+        monkeypatch.setattr(sys, "stdout", stream)
+        keys.append(replay.run_key(list(ARGS)))
+    assert keys[0] != keys[1]  # a non-ASCII file name is an error with one, "?" with the other
+
+
+def test_a_working_directory_that_is_gone_is_reported_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    kernel = write(tmp_path, {"k.py": DEMOTED}) / "k.py"
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-m", "skewlsp.cli", "--output-format", "concise", str(kernel)],
+        capture_output=True, text=True, env=env, timeout=120, check=False,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "skewlint: error: the current directory no longer exists (deleted or moved); "
+        "run from another\n"
+    )
