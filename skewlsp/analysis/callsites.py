@@ -17,8 +17,6 @@ the first call it finds in that caller).
 from __future__ import annotations
 
 import ast
-import threading
-from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -27,6 +25,7 @@ import libcst as cst
 from . import dsl
 from .constants import Const, Dynamic, Folded, Folder, ModuleConstants, code_of
 from .jit_params import is_jit_entry, specialized_params
+from .kept import Kept
 from .names import block_effects, body_statements, statement_effects
 from .report import Span
 from .scope import (
@@ -40,7 +39,7 @@ from .scope import (
     update_locals,
 )
 from .source_index import Unit
-from .unit_parses import analysis_facts, concrete_module, unit_tree
+from .unit_parses import analysis_facts, concrete_module, parse_or_none, unit_tree
 from .values import CallSiteValue
 from .walk import walk
 
@@ -132,8 +131,9 @@ def _caller_facts(caller: Unit, constants: ModuleConstants) -> _CallerFacts | No
 
 
 _Calls = tuple[cst.FunctionDef, dict[str, list[Place]], dict[str, list[Span]]]
-_calls_kept: OrderedDict[tuple[str, int], _Calls | None] = OrderedDict()
-_kept_lock = threading.Lock()  # a language server analyses documents on two threads
+_CALLERS_KEPT = 64  # callers kept across analyses (a server re-analyses a helper per edit)
+_calls_kept: Kept[tuple[str, int], _Calls | None] = Kept(_CALLERS_KEPT)
+_callers: Kept[str, cst.Module | None] = Kept(_CALLERS_KEPT)
 
 
 def _calls_of(caller: Unit) -> _Calls | None:
@@ -141,27 +141,17 @@ def _calls_of(caller: Unit) -> _Calls | None:
     depend on its text and place only (a server re-analyses a helper whenever any of its
     callers changes, the others did not). What names mean there depends on the module's
     constants and is worked out again every time."""
-    key = (caller.text, caller.line_offset)
-    with _kept_lock:
-        if key in _calls_kept:
-            _calls_kept.move_to_end(key)
-            return _calls_kept[key]
+    return _calls_kept.get_or_make((caller.text, caller.line_offset), lambda: _find_calls(caller))
+
+
+def _find_calls(caller: Unit) -> _Calls | None:
     fn = _parsed(caller.text)
-    found: _Calls | None = None
-    if fn is not None:
-        calls: dict[str, list[Place]] = {}
-        for place in _calls(body_statements(fn.body), is_incore_function(fn), (), ()):
-            calls.setdefault(place[0].func.value, []).append(place)  # type: ignore[attr-defined]
-        found = (fn, calls, _call_spans(caller))
-    with _kept_lock:
-        _calls_kept[key] = found
-        if len(_calls_kept) > _CALLERS_KEPT:
-            _calls_kept.popitem(last=False)
-    return found
-
-
-_CALLERS_KEPT = 64  # callers' trees kept across analyses (a server re-analyses a helper per edit)
-_callers: OrderedDict[str, cst.Module | None] = OrderedDict()
+    if fn is None:
+        return None
+    calls: dict[str, list[Place]] = {}
+    for place in _calls(body_statements(fn.body), is_incore_function(fn), (), ()):
+        calls.setdefault(place[0].func.value, []).append(place)  # type: ignore[attr-defined]
+    return fn, calls, _call_spans(caller)
 
 
 def _parsed(text: str) -> cst.FunctionDef | None:
@@ -171,27 +161,11 @@ def _parsed(text: str) -> cst.FunctionDef | None:
     loops (whichever needed it first parsed it); the last few callers' trees are
     also kept across analyses.
     """
-    module = concrete_module(text, _kept_parse)
-    with _kept_lock:
-        _callers[text] = module
-        _callers.move_to_end(text)
-        if len(_callers) > _CALLERS_KEPT:
-            _callers.popitem(last=False)
+    module = concrete_module(text, lambda t: _callers.get_or_make(t, lambda: parse_or_none(t)))
+    _callers.remember(text, module)  # (also when the caller's own unit parsed it)
     if module is None:
         return None
     return next((s for s in module.body if isinstance(s, cst.FunctionDef)), None)
-
-
-def _kept_parse(text: str) -> cst.Module | None:
-    with _kept_lock:
-        kept = text in _callers
-        found = _callers.get(text)
-    if kept:
-        return found
-    try:
-        return cst.parse_module(text)
-    except Exception:
-        return None
 
 
 def _call_spans(caller: Unit) -> dict[str, list[Span]]:

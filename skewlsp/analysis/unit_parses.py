@@ -20,14 +20,13 @@ from __future__ import annotations
 import ast
 import contextlib
 import contextvars
-import threading
 import warnings
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import libcst as cst
 
+from .kept import Kept
 from .lines import source_lines
 
 
@@ -204,7 +203,7 @@ def _statements_within(body: list[ast.stmt], first: int, last: int) -> list[ast.
     return inside
 
 
-def _parse_or_none(text: str) -> cst.Module | None:
+def parse_or_none(text: str) -> cst.Module | None:
     try:
         return cst.parse_module(text)
     except Exception:
@@ -212,8 +211,7 @@ def _parse_or_none(text: str) -> cst.Module | None:
 
 
 HELPERS_KEPT = 16  # inline helpers whose libcst trees outlive one analysis
-_helpers: OrderedDict[str, cst.Module | None] = OrderedDict()
-_helpers_lock = threading.Lock()
+_helpers: Kept[str, cst.Module | None] = Kept(HELPERS_KEPT)
 
 
 def helper_unit_parse(text: str) -> cst.Module | None:
@@ -223,21 +221,11 @@ def helper_unit_parse(text: str) -> cst.Module | None:
     calls it (with that file's arguments), but its text is the same: on pypto-lib's
     kernels a few helpers were parsed again by every importing file.
     """
-    with _helpers_lock:
-        kept = text in _helpers
-        found = _helpers.get(text)
-    if not kept:
-        found = _parse_or_none(text)
-    with _helpers_lock:  # a language server analyses documents on two threads
-        _helpers[text] = found
-        _helpers.move_to_end(text)
-        if len(_helpers) > HELPERS_KEPT:
-            _helpers.popitem(last=False)
-    return found
+    return _helpers.get_or_make(text, lambda: parse_or_none(text))
 
 
 def concrete_module(
-    text: str, parse: Callable[[str], cst.Module | None] = _parse_or_none
+    text: str, parse: Callable[[str], cst.Module | None] = parse_or_none
 ) -> cst.Module | None:
     """libcst's tree of ``text`` (None if libcst refuses it), from ``parse`` if not shared yet."""
     shared = _SHARED.get()
