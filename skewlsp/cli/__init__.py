@@ -16,10 +16,14 @@ def main() -> None:
     linter is even imported (:mod:`skewlsp.cli.replay`); otherwise the run is
     recorded for the next time (:mod:`skewlsp.cli.recording`).
     """
-    from .replay import replay
+    from .replay import replay, run_key
 
     argv = sys.argv[1:]
-    code = replay(argv)
+    try:
+        key: tuple[object, ...] | None = run_key(argv)
+    except Exception:  # noqa: BLE001 - e.g. the working directory is gone: no replay
+        key = None
+    code = replay(argv, key) if key is not None else None
     if code is not None:
         sys.exit(code)
     from .app import main as run
@@ -27,10 +31,9 @@ def main() -> None:
     from .recording import Recording
 
     tune_for_batch()  # a process of its own: the batch settings cannot leak into a host
-    try:
-        recording = Recording(argv)
-    except Exception:  # noqa: BLE001 - e.g. the working directory is gone: no record
+    if key is None:
         sys.exit(run(argv))  # (the run says what is wrong, with its own message)
+    recording = Recording(argv, key)
     with recording.capturing() as record:
         code = run(argv, record)
     recording.save(code)

@@ -68,9 +68,9 @@ class _Tee:
 class Recording:
     """Around one run: capture its output, then record it if it may be replayed."""
 
-    def __init__(self, argv: Sequence[str]) -> None:
+    def __init__(self, argv: Sequence[str], key: tuple[object, ...] | None = None) -> None:
         self.argv = list(argv)
-        self.key = replay.run_key(self.argv)
+        self.key = key if key is not None else replay.run_key(self.argv)
         self.started = time.time_ns()
         self.record = RunRecord()
 

@@ -150,10 +150,13 @@ def load(key: tuple[object, ...]) -> tuple[dict[str, object], bytes] | None:
         return None
 
 
-def replay(argv: list[str]) -> int | None:
-    """Write the recorded output of an identical earlier run; its exit code, or None."""
+def replay(argv: list[str], key: tuple[object, ...] | None = None) -> int | None:
+    """Write the recorded output of an identical earlier run; its exit code, or None.
+
+    ``key``: ``run_key(argv)``, if the caller has it already.
+    """
     try:
-        found = load(run_key(argv))
+        found = load(key if key is not None else run_key(argv))
     except Exception:  # noqa: BLE001 - a broken record only means "run in full"
         return None
     if found is None:
