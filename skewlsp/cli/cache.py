@@ -25,7 +25,7 @@ from skewlsp import __version__
 from skewlsp.analysis.reads import digest_of
 from skewlsp.analysis.report import LoopReport
 from skewlsp.cli.codec import report_from_data, report_to_data
-from skewlsp.cli.replay import cache_home
+from skewlsp.common.cache_home import cache_home
 from skewlsp.common.config import Settings
 from skewlsp.common.resolver import resolve_module
 
@@ -34,7 +34,7 @@ _FORMAT = "3"  # 2: reports carry FIFO hazards (SKW060); 3: findings carry their
 
 
 def user_cache_home(environ: Mapping[str, str] | None = None) -> Path:
-    """The user's cache directory (see :func:`skewlsp.cli.replay.cache_home`)."""
+    """The user's cache directory (see :func:`skewlsp.common.cache_home.cache_home`)."""
     return Path(cache_home(environ))
 
 

@@ -27,9 +27,7 @@ import os
 import sys
 import zlib
 
-TYPE_CHECKING = False  # not typing's: importing typing costs more than a replay's stats
-if TYPE_CHECKING:
-    from collections.abc import Mapping
+from skewlsp.common.cache_home import cache_home
 
 FORMAT = 1
 FRESH_NS = 2_000_000_000  # files changed this close to a recorded run are not trusted
@@ -44,21 +42,6 @@ ENVIRONMENT = (
     "HOME",
 )
 Signature = tuple[int, int, int, int]
-
-
-def cache_home(environ: Mapping[str, str] | None = None) -> str:
-    """The user's cache directory: ``$XDG_CACHE_HOME`` (if absolute) or ``~/.cache``;
-    ``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows."""
-    env = os.environ if environ is None else environ
-    if os.name == "nt" and env.get("LOCALAPPDATA"):
-        return env["LOCALAPPDATA"]
-    xdg = env.get("XDG_CACHE_HOME", "")
-    if xdg and os.path.isabs(xdg):
-        return xdg
-    home = os.path.expanduser("~")
-    if sys.platform == "darwin":
-        return os.path.join(home, "Library", "Caches")
-    return os.path.join(home, ".cache")
 
 
 def runs_directory() -> str:

@@ -1,7 +1,7 @@
 """Where the server keeps the documents it shows: previews and code explanations.
 
 The files live in the server's own cache directory
-(``$XDG_CACHE_HOME/skewlsp``, else ``~/.cache/skewlsp``; a private temporary
+(``$XDG_CACHE_HOME/skewlsp``, else ``~/.cache/skewlsp`` or the platform's; a private temporary
 directory when that cannot be written) and are made read-only, so a client that opens one
 cannot save an edit back by mistake. The server never analyses these files
 (:func:`is_ours`): they are its output, not the user's code.
@@ -15,17 +15,17 @@ import stat
 import tempfile
 from pathlib import Path
 
+from skewlsp.common.cache_home import cache_home
+
 PREVIEWS = "previews"
 EXPLANATIONS = "explanations"
 READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
 
 
 def cache_root(environ: dict[str, str] | None = None) -> Path:
-    """``$XDG_CACHE_HOME/skewlsp`` (or ``~/.cache/skewlsp``): not created here."""
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_CACHE_HOME") or ""
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
-    return root / "skewlsp"
+    """``skewlsp`` in the user's cache directory (:mod:`skewlsp.common.cache_home`): not
+    created here."""
+    return Path(cache_home(environ)) / "skewlsp"
 
 
 def _usable(folder: Path) -> bool:
