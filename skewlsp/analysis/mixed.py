@@ -150,7 +150,11 @@ def per_core(
     whose copy of it was skewed; on the other core it stays a nested loop.
     """
     bodies = _core_bodies(stmts, nested)
-    splits = {core: split_body(body, outside, live_out) for core, body in bodies.items()}
+    splits = {"aic": split_body(bodies["aic"], outside, live_out)}
+    # Both cores usually see the same body: one split serves both (each core's list is
+    # made afresh by the split, so neither core's list is shared with the other's).
+    same = bodies["aiv"] is bodies["aic"]
+    splits["aiv"] = splits["aic"] if same else split_body(bodies["aiv"], outside, live_out)
     unknown = next((s.unknown for s in splits.values() if s.unknown), None)
     spliced_messages = any(message_core(s) is not None for s in stmts)
     if not spliced_messages and not any(s.crossings for s in splits.values()):
