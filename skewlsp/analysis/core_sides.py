@@ -8,7 +8,7 @@ readers run. These sides are what ``core_split`` builds each core's body from.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import libcst as cst
 
@@ -252,28 +252,37 @@ class OutsideSides:
     A kernel function with many loops would otherwise be walked again up to each
     of them. The walk records the sides known when it reaches each ``for``; it
     enters the bodies of ``with``/``for``/``if``/``while`` (not ``else`` branches),
-    so a loop it never reaches sees the sides of the whole walk.
+    so a loop it never reaches sees the sides of the whole walk. It goes only as far
+    as the loops asked about: what follows a function's last pipeline loop (often
+    most of a real kernel's vector work) is never walked.
     """
 
     def __init__(self, fn_body: Sequence[cst.CSTNode], params: Mapping[str, str]) -> None:
-        model = SideModel(params)
+        self._model = SideModel(params)
         self._at_loop: dict[int, dict[str, str]] = {}
+        self._steps: Iterator[None] | None = self._walk(fn_body)
 
-        def walk(block: Sequence[cst.CSTNode]) -> None:
-            for stmt in block:
-                if isinstance(stmt, cst.For):
-                    self._at_loop[id(stmt)] = dict(model.sides)
-                if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-                    model.statement(stmt)
-                elif isinstance(stmt, (cst.With, cst.For, cst.If, cst.While)):
-                    walk(body_statements(stmt.body))
-
-        walk(fn_body)
-        self._after = dict(model.sides)
+    def _walk(self, block: Sequence[cst.CSTNode]) -> Iterator[None]:
+        """Walk on, pausing after each ``for`` is recorded."""
+        for stmt in block:
+            if isinstance(stmt, cst.For):
+                self._at_loop[id(stmt)] = dict(self._model.sides)
+                yield
+            if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                self._model.statement(stmt)
+            elif isinstance(stmt, (cst.With, cst.For, cst.If, cst.While)):
+                yield from self._walk(body_statements(stmt.body))
 
     def before(self, loop: cst.CSTNode) -> dict[str, str]:
         """The sides of the names defined before ``loop`` (copied: the caller may change them)."""
-        return dict(self._at_loop.get(id(loop), self._after))
+        key = id(loop)
+        while key not in self._at_loop and self._steps is not None:
+            if next(self._steps, _DONE) is _DONE:
+                self._steps = None
+        return dict(self._at_loop.get(key, self._model.sides))
+
+
+_DONE = object()  # the walk's end
 
 
 def param_sides(fn: cst.FunctionDef) -> dict[str, str]:
