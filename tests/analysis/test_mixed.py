@@ -321,3 +321,8 @@ def test_each_loop_sees_the_sides_of_the_values_defined_before_it() -> None:
     # the walk does not enter else branches: that loop sees the whole function
     assert sides.before(third)["ex"] == mixed.VECTOR
     assert sides.before(first) == {"kv": mixed.GM}
+    # The walk goes only as far as asked: the answers do not depend on the order asked.
+    backwards = mixed.OutsideSides(body_statements(fn.body), {"kv": mixed.GM})
+    assert backwards.before(third)["ex"] == mixed.VECTOR
+    assert backwards.before(second) == {"kv": mixed.GM, "raw": mixed.CUBE}
+    assert backwards.before(first) == {"kv": mixed.GM}
