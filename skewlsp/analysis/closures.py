@@ -13,21 +13,25 @@ from .names import statement_effects
 from .scope import function_params
 from .values import Dynamic, Folded, Opaque, code_of
 
+# An enclosing function's locals as its inner definitions see them: the expression each
+# name was last bound to (kept as a node: most functions define nothing inside, so the
+# texts are rendered only when a definition asks, see ``seen_inside``), and the names
+# that cannot be folded.
+Closure = tuple[dict[str, cst.BaseExpression], dict[str, Folded]]
 
-def parameter_values(
-    fn: cst.FunctionDef, name: str
-) -> tuple[dict[str, str], dict[str, Folded]]:
+
+def parameter_values(fn: cst.FunctionDef, name: str) -> Closure:
     """A function's parameters as a function defined inside it sees them.
 
     A builder is called with its defaults when the kernel is compiled by default
     (``build_program()``), so a parameter with a default has that value; one
     without a default comes from a caller we do not see.
     """
-    sources: dict[str, str] = {}
+    sources: dict[str, cst.BaseExpression] = {}
     hidden: dict[str, Folded] = {}
     for param_name, param in function_params(fn):
         if param.default is not None:
-            sources[param_name] = code_of(param.default)
+            sources[param_name] = param.default
         else:
             hidden[param_name] = Opaque(
                 param_name, f"`{param_name}` is a parameter of `{name}`, set by its caller"
@@ -36,7 +40,7 @@ def parameter_values(
 
 
 def capture_locals(
-    stmt: cst.CSTNode, sources: dict[str, str], hidden: dict[str, Folded]
+    stmt: cst.CSTNode, sources: dict[str, cst.BaseExpression], hidden: dict[str, Folded]
 ) -> None:
     """Record one top-level statement's bindings for the functions defined after it."""
     if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
@@ -48,7 +52,7 @@ def capture_locals(
             elif isinstance(small, cst.AnnAssign):
                 target, value = small.target, small.value
             if isinstance(target, cst.Name) and value is not None:
-                sources[target.value] = code_of(value)
+                sources[target.value] = value
                 hidden.pop(target.value, None)
                 continue
             for defined in statement_effects(small)[0]:
@@ -60,3 +64,9 @@ def capture_locals(
     for defined in statement_effects(stmt)[0]:
         sources.pop(defined, None)
         hidden[defined] = Dynamic(defined, f"`{defined}` is assigned inside a branch or loop")
+
+
+def seen_inside(closure: Closure) -> tuple[dict[str, str], dict[str, Folded]]:
+    """The texts to fold and the unfoldable names, for a definition made at this point."""
+    sources, hidden = closure
+    return {name: code_of(value) for name, value in sources.items()}, hidden

@@ -131,9 +131,8 @@ class Folder:
             return Rejected(f"`{code_of(node)}` is not an integer")
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
             return Rejected(f"`{code_of(node)}` is not an integer")
-        symbol = code_of(node)
-        if isinstance(node, cst.Call):
-            symbol = code_of(node.func) + "(...)"
+        # A call is quoted by its callee alone: its whole text is never rendered.
+        symbol = code_of(node.func) + "(...)" if isinstance(node, cst.Call) else code_of(node)
         return Dynamic(symbol[:60], f"`{symbol[:60]}` is not a compile-time constant")
 
     def _attribute(self, node: cst.Attribute) -> Folded:

@@ -19,7 +19,7 @@ from .advice import depth_hint
 from .assemble import at_call, loop_report
 from .body import BodyContext, InnerSkew, Stmt, loop_bounds, normalise, resolve
 from .callsites import CallSite, call_sites, is_inline_helper
-from .closures import capture_locals, parameter_values
+from .closures import Closure, capture_locals, parameter_values, seen_inside
 from .codes import NOT_COMPILED, SYNTAX_ERROR
 from .conditions import Interval
 from .constants import Const, Folded, ModuleConstants
@@ -371,7 +371,7 @@ class _UnitAnalysis:
         self.outside: dict[int, mixed.OutsideSides] = {}  # per function
         # Per enclosing function: its locals as the DSL parser would capture them for a
         # program or function defined inside it (texts to fold, and names it cannot fold).
-        self.closures: list[tuple[dict[str, str], dict[str, Folded]]] = []
+        self.closures: list[Closure] = []
         self.deciding_copy = 0  # >0 while a pl.unroll copy other than the first is decided
 
     def run(self) -> list[LoopModel] | None:
@@ -698,7 +698,7 @@ class _UnitAnalysis:
         """
         outer = self.module_constants
         if self.closures:
-            self.module_constants = outer.enclosed(*self.closures[-1])
+            self.module_constants = outer.enclosed(*seen_inside(self.closures[-1]))
         try:
             if isinstance(stmt, cst.FunctionDef):
                 self._function(stmt, qualname)
