@@ -11,14 +11,30 @@ import libcst as cst
 from . import dsl
 from .scope import BUILTIN_CALLS
 from .values import code_of
-from .walk import children, walk
+from .walk import children
+
+_MESSAGE_OPS = dsl.PUSH_OPS | dsl.POP_OPS
 
 
 def has_explicit_messages(loop: cst.For) -> bool:
-    return any(
-        isinstance(node, cst.Call) and dsl.message_kind(node) is not None
-        for node in walk(loop.body)
-    )
+    """Whether the body calls a cross-core op itself (``pl.tpush_to_aiv(...)`` and kin).
+
+    Every node of the body is looked at, so the loop checks exact types and the
+    op's last name before asking ``dsl`` (a generator over the walk cost twice as much).
+    """
+    stack: list[cst.CSTNode] = [loop.body]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Call:
+            func = node.func  # type: ignore[attr-defined]
+            if (
+                type(func) is cst.Attribute
+                and func.attr.value in _MESSAGE_OPS
+                and dsl.message_kind(node) is not None  # type: ignore[arg-type]
+            ):
+                return True
+        stack.extend(children(node))
+    return False
 
 
 def _auto_scope(fn: cst.FunctionDef | None) -> bool:
