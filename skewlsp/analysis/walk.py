@@ -14,7 +14,10 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
+# Leaves whose only field holds their text (a str): no children, so none are looked for.
+_FIELDS: dict[type, tuple[str, ...]] = {
+    kind: () for kind in (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
+}
 # Leaf-only node families with nothing the analysis looks for inside.
 _SKIPPED = (
     cst.BaseParenthesizableWhitespace,
