@@ -6,6 +6,8 @@ model, which creates them, does not apply).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from . import dsl
@@ -16,25 +18,35 @@ from .walk import children
 _MESSAGE_OPS = dsl.PUSH_OPS | dsl.POP_OPS
 
 
-def has_explicit_messages(loop: cst.For) -> bool:
-    """Whether the body calls a cross-core op itself (``pl.tpush_to_aiv(...)`` and kin).
+def _is_message(node: cst.CSTNode) -> bool:
+    """A cross-core op call (``pl.tpush_to_aiv(...)`` and kin): exact types and the op's
+    last name first, since every node of a body is asked."""
+    if type(node) is not cst.Call:
+        return False
+    func = node.func  # type: ignore[attr-defined]
+    return (
+        type(func) is cst.Attribute
+        and func.attr.value in _MESSAGE_OPS
+        and dsl.message_kind(node) is not None  # type: ignore[arg-type]
+    )
 
-    Every node of the body is looked at, so the loop checks exact types and the
-    op's last name before asking ``dsl`` (a generator over the walk cost twice as much).
-    """
-    stack: list[cst.CSTNode] = [loop.body]
+
+def _has_message(node: cst.CSTNode) -> bool:
+    stack: list[cst.CSTNode] = [node]
     while stack:
-        node = stack.pop()
-        if type(node) is cst.Call:
-            func = node.func  # type: ignore[attr-defined]
-            if (
-                type(func) is cst.Attribute
-                and func.attr.value in _MESSAGE_OPS
-                and dsl.message_kind(node) is not None  # type: ignore[arg-type]
-            ):
-                return True
-        stack.extend(children(node))
+        current = stack.pop()
+        if _is_message(current):
+            return True
+        stack.extend(children(current))
     return False
+
+
+@dataclass(frozen=True)
+class BodyChecks:
+    """What one walk of a loop body finds before the loop is decided."""
+
+    errors: list[str]  # constructs the DSL parser refuses: the kernel will not compile
+    explicit_messages: bool  # the author wrote cross-core messages (anywhere in the body)
 
 
 def _auto_scope(fn: cst.FunctionDef | None) -> bool:
@@ -49,16 +61,19 @@ def _auto_scope(fn: cst.FunctionDef | None) -> bool:
     return True
 
 
-def body_errors(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None) -> list[str]:
-    """Constructs in the body that the DSL parser refuses (the kernel will not compile)."""
+def check_body(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None) -> BodyChecks:
+    """Constructs in the body that the DSL parser refuses, and whether it sends messages
+    itself (the mixed-kernel model, which creates them, then does not apply)."""
     errors: list[str] = []
+    messages = False
     auto_scope = _auto_scope(fn)
     iterables: set[int] = set()
     stack: list[cst.CSTNode] = [loop.body]
     while stack:
         node = stack.pop()
         kind = type(node)  # exact types (none of these libcst classes has subclasses): fast
-        if kind is cst.FunctionDef:
+        if kind is cst.FunctionDef:  # not parsed as part of the kernel body...
+            messages = messages or _has_message(node)  # ...but its messages count
             continue
         stack.extend(reversed(children(node)))
         if kind is cst.For:
@@ -87,8 +102,12 @@ def body_errors(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None)
                 "augmented assignment (`x += ...`) is not supported by the DSL parser: "
                 "write `x = x + ...`"
             )
-        elif kind is cst.Call and id(node) not in iterables:
+        elif kind is cst.Call:
             assert isinstance(node, cst.Call)
+            message = _is_message(node)
+            messages = messages or message
+            if id(node) in iterables:
+                continue
             root = dsl.foreign_op_root(node)
             if root is not None:
                 errors.append(
@@ -97,6 +116,6 @@ def body_errors(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None)
                 )
             if isinstance(node.func, cst.Name) and node.func.value in BUILTIN_CALLS:
                 errors.append(f"unsupported function call `{node.func.value}(...)` inside a kernel")
-            if dsl.message_kind(node) == "push" and dsl.keyword(node, "split") is None:
+            if message and dsl.message_kind(node) == "push" and dsl.keyword(node, "split") is None:
                 errors.append("tpush requires the keyword argument split=")
-    return errors
+    return BodyChecks(errors, messages)

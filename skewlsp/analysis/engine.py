@@ -25,7 +25,7 @@ from .conditions import Interval
 from .constants import Const, Folded, ModuleConstants
 from .coverage import unreported_loops
 from .decide import Decision, LoopHeader, check_int64, decide
-from .dsl_checks import body_errors, has_explicit_messages
+from .dsl_checks import check_body
 from .guard import TooDeep, check_parseable, describe
 from .header import bounds_of, loop_target, stage_of
 from .imported_helpers import at_the_call, imported_helpers
@@ -780,9 +780,8 @@ class _UnitAnalysis:
         overflow = check_int64(header)
         if overflow:
             errors.append(overflow)
-        errors.extend(
-            body_errors(loop, self.aliases, self.functions[-1] if self.functions else None)
-        )
+        checks = check_body(loop, self.aliases, self.functions[-1] if self.functions else None)
+        errors.extend(checks.errors)
 
         ranges = {e.var: e.interval for e in enclosing if e.interval is not None}
         if isinstance(start, Const) and isinstance(stop, Const) and stop.value > start.value:
@@ -823,7 +822,7 @@ class _UnitAnalysis:
         if (
             self._incore
             and not ctx.unknowns
-            and not has_explicit_messages(loop)
+            and not checks.explicit_messages
             and not header.errors
         ):
             live_out = (*iter_names, *body.yield_reads)

@@ -1,0 +1,84 @@
+"""One walk of a loop body: what the DSL parser refuses, and hand-written messages."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+from skewlsp.analysis import dsl
+from skewlsp.analysis.dsl_checks import check_body
+
+ALIASES = dsl.Aliases(frozenset({"pl"}), frozenset())
+
+
+def _loop(source: str) -> cst.For:
+    loop = cst.parse_module(textwrap.dedent(source)).body[0]
+    assert isinstance(loop, cst.For)
+    return loop
+
+
+def test_a_body_without_messages_or_errors() -> None:
+    checks = check_body(
+        _loop("""\
+            for i in pl.pipeline(4, stage=2):
+                t = pl.tile.load(x, [i, 0], [16, 16])
+                pl.tile.store(t, [i, 0], y)
+            """),
+        ALIASES,
+        None,
+    )
+    assert checks.errors == []
+    assert checks.explicit_messages is False
+
+
+def test_a_pop_is_a_hand_written_message_and_a_push_without_split_is_refused() -> None:
+    checks = check_body(
+        _loop("""\
+            for i in pl.pipeline(4, stage=2):
+                t = pl.tile.tpop_from_aic(split=0)
+                pl.tile.tpush_to_aic(t)
+            """),
+        ALIASES,
+        None,
+    )
+    assert checks.explicit_messages is True
+    assert checks.errors == ["tpush requires the keyword argument split="]
+
+
+def test_messages_count_inside_nested_calls_and_definitions() -> None:
+    nested_call = check_body(
+        _loop("""\
+            for i in pl.pipeline(4, stage=2):
+                y = pl.add(pl.tile.tpop_from_aic(split=0), 1)
+            """),
+        ALIASES,
+        None,
+    )
+    assert nested_call.explicit_messages is True
+    in_definition = check_body(
+        _loop("""\
+            for i in pl.pipeline(4, stage=2):
+                def later():
+                    pl.tile.tpush_to_aiv(t)
+            """),
+        ALIASES,
+        None,
+    )
+    # The definition's body is not the kernel's (its missing split= is not reported)...
+    assert in_definition.errors == []
+    # ...but a hand-written message anywhere in the loop keeps the mixed-kernel model out.
+    assert in_definition.explicit_messages is True
+
+
+def test_a_message_op_spelled_outside_pl_is_not_a_message() -> None:
+    checks = check_body(
+        _loop("""\
+            for i in pl.pipeline(4, stage=2):
+                t = other.tpop_from_aic(split=0)
+            """),
+        ALIASES,
+        None,
+    )
+    assert checks.explicit_messages is False
+    assert len(checks.errors) == 1 and "unsupported operation call `other.tpop_from_aic" in checks.errors[0]
