@@ -1039,6 +1039,46 @@ print(loops, file=sys.stderr)
 """
 
 
+# What parsing alone costs an analyzer that gives libcst each whole top-level definition
+# holding a pipeline loop (a method on its own, in an ``if 1:`` block), as skewlint's
+# units do today: the same reading and stdlib parse as the floor, more libcst text. The
+# gap between this and the floor is what taking a loop's context from the stdlib tree
+# (issue 19) can win; the gap between cold skewlint and this is the analysis itself.
+FLOOR_DEFINITIONS = r"""
+import ast, json, sys
+import libcst
+
+def holds_pipeline_loop(node):
+    return any(
+        isinstance(n, (ast.For, ast.AsyncFor)) and isinstance(n.iter, ast.Call)
+        and isinstance(n.iter.func, ast.Attribute) and n.iter.func.attr == "pipeline"
+        for n in ast.walk(node)
+    )
+
+def definitions(body, nested):
+    for stmt in body:
+        if isinstance(stmt, ast.ClassDef):
+            yield from definitions(stmt.body, True)
+        elif holds_pipeline_loop(stmt):
+            yield stmt, nested
+
+parsed = 0
+for name in json.loads(open(sys.argv[1]).read()):
+    with open(name, "rb") as stream:
+        data = stream.read()
+    if b"pipeline" not in data:
+        continue
+    text = data.decode("utf-8")
+    lines = text.splitlines(keepends=True)
+    for stmt, nested in definitions(ast.parse(text).body, False):
+        first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
+        block = "".join(lines[first - 1 : stmt.end_lineno])
+        libcst.parse_module("if 1:\n" + block if nested else block)
+        parsed += 1
+print(parsed, file=sys.stderr)
+"""
+
+
 def dense_tree(dest: Path, count: int) -> list[Path]:
     """``count`` small kernels, every one with pipeline loops: our examples in rotation.
 
@@ -1072,6 +1112,9 @@ class FloorRow:
     # The same warm run with its replay record removed first: every file answered by the
     # per-file cache (what a run after editing one file costs, minus that file's analysis).
     per_file: Series = field(default_factory=lambda: Series("skewlint, per-file cache"))
+    definitions: Series = field(
+        default_factory=lambda: Series("whole loop-holding definitions (ast + libcst, CPU)")
+    )
 
     @staticmethod
     def cpu(series: Series) -> float:
@@ -1114,13 +1157,16 @@ def floor_tree(tree: str, files: list[Path], cwd: Path, runs: int, scratch: Path
     own_record = set(replay_records()) - before
     for _ in range(runs):
         row.floor.samples.append(measure([sys.executable, "-c", FLOOR, str(listing)], cwd))
+        row.definitions.samples.append(
+            measure([sys.executable, "-c", FLOOR_DEFINITIONS, str(listing)], cwd)
+        )
         row.cold.samples.append(measure([*skewlint, "--no-cache", *names], cwd))
         row.warm.samples.append(measure([*skewlint, *names], cwd))
         for record in own_record:
             record.unlink(missing_ok=True)
         row.per_file.samples.append(measure(per_file, cwd))
         row.ruff.samples.append(measure([*ruff, *names], cwd))
-    for item in (row.floor, row.cold, row.warm, row.per_file, row.ruff):
+    for item in (row.floor, row.definitions, row.cold, row.warm, row.per_file, row.ruff):
         item.check((0,))
     return row
 
@@ -1208,8 +1254,17 @@ def floor_report(rows: Sequence[FloorRow], runs: int) -> None:
           verdict(r.cold_ratio, FLOOR_COLD_GOAL), fmt_s(r.warm.median), fmt_s(r.ruff.median),
           f"{r.warm_ratio:.2f}x", verdict(r.warm_ratio, FLOOR_WARM_GOAL),
           fmt_s(r.per_file.median), f"{r.per_file_ratio:.2f}x"] for r in rows])
+    print_table(
+        "Where the cold CPU goes: the floor, libcst given whole loop-holding definitions "
+        "(as skewlint's units are today), and cold skewlint",
+        ["tree", "floor CPU", "definitions CPU", "definitions / floor", "cold CPU",
+         "cold / definitions"],
+        [[r.tree, f"{FloorRow.cpu(r.floor):.2f} s", f"{FloorRow.cpu(r.definitions):.2f} s",
+          f"{FloorRow.cpu(r.definitions) / FloorRow.cpu(r.floor):.2f}x",
+          f"{FloorRow.cpu(r.cold):.2f} s",
+          f"{FloorRow.cpu(r.cold) / FloorRow.cpu(r.definitions):.2f}x"] for r in rows])
     notes = [f"{r.tree}: {s.label}: {s.note.strip()}" for r in rows
-             for s in (r.floor, r.cold, r.warm, r.ruff) if s.note.strip()]
+             for s in (r.floor, r.definitions, r.cold, r.warm, r.ruff) if s.note.strip()]
     for note in notes:
         print(f"- {note}")
 
