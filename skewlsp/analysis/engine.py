@@ -947,7 +947,9 @@ class _UnitAnalysis:
         fn = self.functions[-1] if self.functions else None
         outside = self._outside_sides(fn).before(loop) if fn else {}
         copies = 2 if fn is not None and self._dual_aiv_dispatch(fn, loop) else 1
-        return mixed.per_core(stmts, header, live_out, outside, copies, nested)
+        return mixed.per_core(
+            stmts, header, live_out, outside, copies, nested, self.positions.statement_code
+        )
 
     def _outside_sides(self, fn: cst.FunctionDef) -> mixed.OutsideSides:
         """One walk of the function serves every loop in it."""

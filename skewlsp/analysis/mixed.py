@@ -142,12 +142,15 @@ def per_core(
     outside: Mapping[str, str],
     copies: int,
     nested: NestedPipelines | None = None,
+    statement_code: Callable[[cst.CSTNode], str | None] | None = None,
 ) -> PerCore:
     """Per-core verdicts when the compiler, not the author, creates the messages.
 
     Each core's copy goes through the same decision procedure as a hand-written
     loop. A skewed inner pipeline is spliced into its parent only on the core
     whose copy of it was skewed; on the other core it stays a nested loop.
+    ``statement_code`` gives a statement's code from the source where it can (see
+    ``body_lines``).
     """
     bodies = _core_bodies(stmts, nested)
     splits = {"aic": split_body(bodies["aic"], outside, live_out)}
@@ -183,7 +186,7 @@ def per_core(
             copies if core == "aiv" else 1,
             d.pushes,
             d.pops,
-            body_lines(core_stmts),
+            body_lines(core_stmts, statement_code),
         )
         results.append((result, d))
     if unknown:
@@ -237,17 +240,21 @@ def _skewed_core(cores: Sequence[CoreResult]) -> str | None:
     return next((c.core for c in cores if c.verdict == "skewed"), "")
 
 
-def body_lines(stmts: Sequence[Stmt]) -> tuple[str, ...]:
+def body_lines(
+    stmts: Sequence[Stmt], statement_code: Callable[[cst.CSTNode], str | None] | None = None
+) -> tuple[str, ...]:
     """Each statement of a core's body, the compiler's own marked with "+ ".
 
     A simple statement is kept whole (over several lines if the author wrapped it), so a
     preview of this core's copy is real code; a nested block is shown by its first line
     followed by " ...", since rendering whole inner loops was a tenth of a mixed loop's cost.
+    ``statement_code`` cuts a statement's code out of the source (None where it cannot):
+    rendering each with libcst was the largest part of analysing a small mixed kernel.
     """
     lines = []
     for stmt in stmts:
         shown = _first_lines(stmt.node)
-        code = code_of(shown) or stmt.kind
+        code = (statement_code(shown) if statement_code else None) or code_of(shown) or stmt.kind
         if shown is not stmt.node:
             code = code.splitlines()[0] + " ..."
         lines.append(("+ " if stmt.origin.startswith("implicit") else "") + code)

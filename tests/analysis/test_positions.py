@@ -21,6 +21,7 @@ import skewlsp.analysis.positions as positions
 from skewlsp.analysis import analyze
 from skewlsp.analysis.positions import LoopPositions
 from skewlsp.analysis.report import Span
+from skewlsp.analysis.values import code_of
 from skewlsp.analysis.walk import walk
 from tests.fuzz.strategies import kernels
 
@@ -236,3 +237,91 @@ def _rendered_loop_start(self: LoopPositions, loop: cst.For) -> tuple[int, int]:
     ranges = MetadataWrapper(self._module, unsafe_skip_copy=True).resolve(PositionProvider)
     start = ranges[loop].start
     return start.line, start.column
+
+
+# -- a statement's code, cut from the text instead of rendered ------------------------------
+
+CUT = '''\
+def kernel(a, b):
+    for i in pl.pipeline(0, 8, stage=2):
+        x = pl.tile.load(a, [i, 0], [16, 16])
+        y = pl.tile.matmul(
+            x,
+            b,
+    )
+        z = "café"
+        n = 1  # a trailing comment: not part of the statement
+        m = (2  # a comment inside: libcst's rendering drops it
+             + 3)
+        p = 4; q = 5
+        s = """two
+            lines"""
+        t = 6 + \\
+            7
+'''
+
+
+def _cut_codes(source: str) -> dict[str, str | None]:
+    """Each small statement's cut code, by its first target's name."""
+    module = cst.parse_module(source)
+    found = LoopPositions(module, ast.parse(source), source, 0)
+    codes: dict[str, str | None] = {}
+    for node in walk(module):
+        if isinstance(node, cst.Assign):
+            target = node.targets[0].target
+            assert isinstance(target, cst.Name)
+            codes[target.value] = found.statement_code(node)
+    return codes
+
+
+def test_a_statement_is_cut_from_the_text_without_its_blocks_indentation() -> None:
+    codes = _cut_codes(CUT)
+    assert codes["x"] == "x = pl.tile.load(a, [i, 0], [16, 16])"
+    # Continuation lines lose the block's indentation where they have it (as libcst's
+    # rendering of the statement on its own does); a less indented line keeps its own.
+    assert codes["y"] == "y = pl.tile.matmul(\n    x,\n    b,\n    )"
+    assert codes["z"] == 'z = "café"'
+    assert codes["n"] == "n = 1"
+
+
+def test_what_the_rendering_would_change_is_not_cut() -> None:
+    codes = _cut_codes(CUT)
+    assert codes["m"] is None  # a comment inside the statement
+    assert codes["p"] is None  # a semicolon after it (libcst keeps it with the statement)
+    assert codes["q"] is None  # not the first statement of its line
+    assert codes["s"] is None  # a triple-quoted string keeps its lines' indentation
+    assert codes["t"] is None  # a backslash continuation
+
+
+def test_a_cut_statement_reads_as_libcst_renders_it() -> None:
+    module = cst.parse_module(CUT)
+    found = LoopPositions(module, ast.parse(CUT), CUT, 0)
+    cut = [n for n in walk(module) if isinstance(n, cst.Assign) and found.statement_code(n)]
+    assert len(cut) == 4
+    for node in cut:
+        assert found.statement_code(node) == code_of(node)
+
+
+def test_only_a_small_statement_of_the_unit_is_cut() -> None:
+    module = cst.parse_module(CUT)
+    found = LoopPositions(module, ast.parse(CUT), CUT, 0)
+    loop = next(n for n in walk(module) if isinstance(n, cst.For))
+    assert found.statement_code(loop) is None  # compound statements are rendered
+    made = cst.parse_statement("w = 1\n").body[0]  # type: ignore[attr-defined]
+    assert found.statement_code(made) is None  # a node the compiler would add: no text
+
+
+@pytest.mark.slow  # fuzzing: any program the grammar allows
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(hypothesmith.from_grammar())
+def test_any_statement_cut_from_the_text_reads_as_libcst_renders_it(source: str) -> None:
+    try:
+        tree = ast.parse(source)
+        module = cst.parse_module(source)
+    except Exception:  # noqa: BLE001 - the two parsers disagree on what is valid
+        return
+    found = LoopPositions(module, tree, source, 0)
+    for node in walk(module):
+        if isinstance(node, cst.BaseSmallStatement):
+            code = found.statement_code(node)
+            assert code is None or code == code_of(node)
