@@ -48,7 +48,7 @@ if hasattr(ast, "TryStar"):  # Python 3.11+
 
 
 # Where libcst's rendering of a statement on its own may differ from its text.
-_NOT_AS_WRITTEN = ("#", "\\", ";", "\r", '"""', "'''")
+_NOT_AS_WRITTEN = ("#", "\\", ";", '"""', "'''")
 
 
 class _Unpaired(Exception):
@@ -158,11 +158,13 @@ class LoopPositions:
         Rendering a statement with libcst costs tens of microseconds; the stdlib twin
         says where its text is. libcst renders a statement on its own without the
         indentation of the block it sits in, so a continuation line loses that prefix
-        where it has it (the rendering drops comments and keeps a ``;`` that follows,
-        the text has both). None where the cut could differ from the rendering: a
-        comment, a backslash, a ``;``, a carriage return or a triple-quoted string
-        (whose lines keep their indentation) in or after the statement, a statement
-        that does not start its line, or a node without a statement twin.
+        where it has it; the rendering drops comments and keeps a ``;`` that follows
+        the statement, the text keeps the one and not the other. So None where the cut
+        could read otherwise: a comment, a backslash, a ``;`` or a triple-quoted string
+        (whose lines keep their indentation) in the statement; anything but a comment
+        after it on its last line; a statement that does not start a logical line (after
+        code or a backslash), or whose indentation is not spaces and tabs; a node
+        without a statement twin.
         """
         if not isinstance(node, cst.BaseSmallStatement):
             return None
@@ -179,7 +181,12 @@ class LoopPositions:
         start = self._code_points(first, twin.col_offset)  # type: ignore[attr-defined]
         end = self._code_points(last, twin.end_col_offset)  # type: ignore[attr-defined]
         indent = lines[first - 1][:start]
-        if indent.strip() or lines[last - 1][end:].lstrip().startswith(";"):
+        after = lines[last - 1][end:].strip()
+        if (
+            indent.strip(" \t")
+            or (first > 1 and lines[first - 2].endswith("\\"))
+            or (after and not after.startswith("#"))
+        ):
             return None
         if first == last:
             code = lines[first - 1][start:end]

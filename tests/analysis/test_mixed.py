@@ -326,3 +326,23 @@ def test_each_loop_sees_the_sides_of_the_values_defined_before_it() -> None:
     assert backwards.before(third)["ex"] == mixed.VECTOR
     assert backwards.before(second) == {"kv": mixed.GM, "raw": mixed.CUBE}
     assert backwards.before(first) == {"kv": mixed.GM}
+
+
+def test_each_cores_body_lines_are_cut_from_the_source(monkeypatch) -> None:
+    """The engine hands the model the unit's own text for the per-core body lines."""
+    from skewlsp.analysis.positions import LoopPositions
+
+    cut: list[str | None] = []
+    original = LoopPositions.statement_code
+
+    def watched(self: LoopPositions, node: object) -> str | None:
+        code = original(self, node)  # type: ignore[arg-type]
+        cut.append(code)
+        return code
+
+    monkeypatch.setattr(LoopPositions, "statement_code", watched)
+    report = report_of(ATTENTION.format(heads=64, tail=STORES))
+    cube = next(c for c in report.cores if c.core == "aic")
+    matmul = "raw = pl.matmul(q_tile, qk_kv, b_trans=True, out_dtype=pl.FP32)"
+    assert matmul in cube.body
+    assert matmul in cut

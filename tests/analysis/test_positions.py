@@ -302,6 +302,40 @@ def test_a_cut_statement_reads_as_libcst_renders_it() -> None:
         assert found.statement_code(node) == code_of(node)
 
 
+@pytest.mark.parametrize(
+    ("source", "name"),
+    [
+        # after a backslash the statement starts a line but not a logical one
+        ("def f():\n    y = 1; \\\nx = g(a,\n        b)\n", "x"),
+        ("def f():\n    if c: \\\n        y = g(a,\n            b)\n", "y"),
+        # a form feed is not indentation
+        ("def f():\n    y = 0\n\f    x = g(a,\n        b)\n", "x"),
+        # a backslash after the statement carries on to a semicolon
+        ("def f():\n    x = 1 \\\n    ; y = 2\n", "x"),
+    ],
+)
+def test_a_statement_that_reads_otherwise_alone_is_not_cut(source: str, name: str) -> None:
+    codes = _cut_codes(source)
+    assert name in codes
+    assert codes[name] is None
+
+
+def test_a_method_whose_tree_is_cut_from_the_files_is_cut_at_its_own_lines() -> None:
+    from skewlsp.analysis.unit_parses import share_module_tree, shared_unit_parses, unit_tree
+
+    source = "import pypto.language as pl\n\n\nclass K:\n    def f(a, b):\n"
+    source += "        x = g(a,\n            b)\n"
+    unit = "if 1:\n" + "".join(source.splitlines(keepends=True)[4:])  # as the index cuts it
+    with shared_unit_parses():
+        share_module_tree(ast.parse(source), source)
+        found = unit_tree(unit, 3)
+    assert found.shift == 3  # the tree is the file's, not a parse of the unit text
+    module = cst.parse_module(unit)
+    positions = LoopPositions(module, found.tree, unit, 3, found.shift)
+    assign = next(n for n in walk(module) if isinstance(n, cst.Assign))
+    assert positions.statement_code(assign) == "x = g(a,\n    b)"
+
+
 def test_only_a_small_statement_of_the_unit_is_cut() -> None:
     module = cst.parse_module(CUT)
     found = LoopPositions(module, ast.parse(CUT), CUT, 0)
