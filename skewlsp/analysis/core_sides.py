@@ -254,7 +254,9 @@ class OutsideSides:
     enters the bodies of ``with``/``for``/``if``/``while`` (not ``else`` branches),
     so a loop it never reaches sees the sides of the whole walk. It goes only as far
     as the loops asked about: what follows a function's last pipeline loop (often
-    most of a real kernel's vector work) is never walked.
+    most of a real kernel's vector work) is never walked. (A statement the model
+    fails on is therefore met only if a loop after it is asked about; the failure
+    then ends the unit's analysis, as it did when the whole function was walked first.)
     """
 
     def __init__(self, fn_body: Sequence[cst.CSTNode], params: Mapping[str, str]) -> None:

@@ -32,6 +32,7 @@ def _is_message(node: cst.CSTNode) -> bool:
 
 
 def _has_message(node: cst.CSTNode) -> bool:
+    """Whether a subtree the error walk skips (a nested definition) sends a message."""
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
@@ -116,6 +117,10 @@ def check_body(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None) 
                 )
             if isinstance(node.func, cst.Name) and node.func.value in BUILTIN_CALLS:
                 errors.append(f"unsupported function call `{node.func.value}(...)` inside a kernel")
-            if message and dsl.message_kind(node) == "push" and dsl.keyword(node, "split") is None:
+            if (
+                message
+                and node.func.attr.value in dsl.PUSH_OPS  # type: ignore[attr-defined]
+                and dsl.keyword(node, "split") is None
+            ):
                 errors.append("tpush requires the keyword argument split=")
     return BodyChecks(errors, messages)

@@ -14,7 +14,8 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-# Leaves whose only field holds their text (a str): no children, so none are looked for.
+# Leaves whose one code field holds their text (a str; the others are parentheses): no
+# children, so none are looked for.
 _FIELDS: dict[type, tuple[str, ...]] = {
     kind: () for kind in (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
 }

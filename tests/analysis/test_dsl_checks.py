@@ -81,4 +81,5 @@ def test_a_message_op_spelled_outside_pl_is_not_a_message() -> None:
         None,
     )
     assert checks.explicit_messages is False
-    assert len(checks.errors) == 1 and "unsupported operation call `other.tpop_from_aic" in checks.errors[0]
+    assert len(checks.errors) == 1
+    assert "unsupported operation call `other.tpop_from_aic" in checks.errors[0]
