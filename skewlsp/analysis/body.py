@@ -97,6 +97,9 @@ class BodyContext:
     errors: list[str] = field(default_factory=list)
     # Symbols whose unseen values decide how the body looks (e.g. an unroll count).
     unknowns: list[str] = field(default_factory=list)
+    # False when the walk of the DSL checks met no cross-core call anywhere in the body:
+    # then no statement can be or hold a message, and none is searched for one.
+    may_message: bool = True
 
     def with_value(self, name: str, value: int) -> BodyContext:
         ranges = dict(self.ranges)
@@ -195,7 +198,9 @@ def _small(small: cst.BaseSmallStatement, ctx: BodyContext) -> list[Stmt]:
     defs, reads = small_statement_effects(small)
     out: list[Stmt] = []
     # Nested cross-core calls become statements of their own (FlattenCallExpr).
-    if isinstance(value, cst.Call):
+    if not ctx.may_message:
+        nested = []
+    elif isinstance(value, cst.Call):
         nested = _nested_messages(value)
     elif isinstance(value, cst.BaseExpression):
         nested = _nested_messages(value, include_root=True)
@@ -208,7 +213,7 @@ def _small(small: cst.BaseSmallStatement, ctx: BodyContext) -> list[Stmt]:
         out.append(Stmt(call, kind, (temp,), tuple(reads_of(call))))
         extra_reads.append(temp)
     kind = "plain"
-    if isinstance(value, cst.Call):
+    if ctx.may_message and isinstance(value, cst.Call):
         kind = dsl.message_kind(value) or "plain"
     out.append(
         Stmt(

@@ -26,7 +26,7 @@ from . import dsl
 from .constants import Const, Dynamic, Folded, Folder, ModuleConstants, code_of
 from .jit_params import is_jit_entry, specialized_params
 from .kept import Kept
-from .names import block_effects, body_statements, statement_effects
+from .names import block_defs, body_statements, statement_defs
 from .report import Span
 from .scope import (
     EnclosingLoop,
@@ -254,7 +254,7 @@ def _scopes_at_calls(fn: cst.FunctionDef, constants: ModuleConstants) -> dict[in
     """The caller's name resolution at each call of a plain name (by id), as the engine
     builds it for loops."""
     params = frozenset(n for n, _ in function_params(fn))
-    defs, _ = block_effects(body_statements(fn.body))
+    defs = block_defs(body_statements(fn.body))
     base = FunctionScope(constants, params, frozenset(defs) | params, tile_like_names(fn))
     base.specialized = specialized_params(fn, constants)
     env: dict[str, Folded] = dict(base.specialized)
@@ -268,7 +268,7 @@ def _scopes_at_calls(fn: cst.FunctionDef, constants: ModuleConstants) -> dict[in
     found: dict[int, FunctionScope] = {}
     for stmt, _incore in flatten_top_level(body_statements(fn.body), False):
         compound = not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
-        poisoned = frozenset(statement_effects(stmt)[0]) if compound else frozenset()
+        poisoned = frozenset(statement_defs(stmt)) if compound else frozenset()
         scope = base.at(env, poisoned)
         for node in walk(stmt):
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):

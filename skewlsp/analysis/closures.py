@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .names import statement_effects
+from .names import statement_defs
 from .scope import function_params
 from .values import Dynamic, Folded, Opaque, code_of
 
@@ -55,13 +55,13 @@ def capture_locals(
                 sources[target.value] = value
                 hidden.pop(target.value, None)
                 continue
-            for defined in statement_effects(small)[0]:
+            for defined in statement_defs(small):
                 sources.pop(defined, None)
                 hidden[defined] = Dynamic(defined, f"`{defined}` is not a compile-time constant")
         return
     if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
         return  # a definition binds a program or helper, never a number
-    for defined in statement_effects(stmt)[0]:
+    for defined in statement_defs(stmt):
         sources.pop(defined, None)
         hidden[defined] = Dynamic(defined, f"`{defined}` is assigned inside a branch or loop")
 

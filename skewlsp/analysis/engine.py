@@ -32,11 +32,11 @@ from .imported_helpers import at_the_call, imported_helpers
 from .imports import Origin, imported_lookup
 from .jit_params import specialized_params
 from .names import (
-    block_effects,
+    block_defs,
     body_statements,
     memoised_effects,
     reads_of,
-    statement_effects,
+    statement_defs,
 )
 from .positions import LoopPositions
 from .reads import ModuleRead, ReadLog
@@ -625,7 +625,7 @@ class _UnitAnalysis:
         call_site: dict[str, Folded] | None = None,
     ) -> None:
         params = frozenset(n for n, _ in function_params(fn))
-        defs, _ = block_effects(body_statements(fn.body))
+        defs = block_defs(body_statements(fn.body))
         dsl_names = frozenset(defs) | params
         base = FunctionScope(self.module_constants, params, dsl_names, tile_like_names(fn))
         base.specialized = specialized_params(fn, self.module_constants)
@@ -646,7 +646,7 @@ class _UnitAnalysis:
                 compound = not isinstance(
                     stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)
                 )
-                poisoned = frozenset(statement_effects(stmt)[0]) if compound else frozenset()
+                poisoned = frozenset(statement_defs(stmt)) if compound else frozenset()
                 scope = base.at(env, poisoned)
                 self._visit(stmt, scope, [], name)
                 self.incore.pop()
@@ -799,6 +799,7 @@ class _UnitAnalysis:
             decide_inner,
             scope.tile_names,
             parse_time_lookup=scope.parse_time_lookup,
+            may_message=checks.explicit_messages,
         )
         self.models[key] = LoopModel(  # placeholder guards against re-entry
             LoopReport(self.path, self._span(loop), self._span(call), "unknown", "SKW050", "")

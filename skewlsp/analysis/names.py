@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import libcst as cst
 
@@ -35,60 +35,89 @@ def reads_of(node: cst.CSTNode | None) -> list[str]:
     return reads
 
 
+def _no_reads(node: cst.CSTNode | None) -> list[str]:
+    """What the effects functions read in place of :func:`reads_of` when only the
+    names bound are asked for: reading every expression is most of their cost."""
+    return []
+
+
+_Reader = Callable[[cst.CSTNode | None], list[str]]
+
+
 def target_effects(target: cst.BaseExpression) -> tuple[list[str], list[str]]:
     """(defs, reads) of an assignment target."""
+    return _target_effects(target, reads_of)
+
+
+def _target_effects(target: cst.BaseExpression, read: _Reader) -> tuple[list[str], list[str]]:
     if isinstance(target, cst.Name):
         return [target.value], []
     if isinstance(target, (cst.Tuple, cst.List)):
         defs: list[str] = []
         reads: list[str] = []
         for element in target.elements:
-            d, r = target_effects(element.value)
+            d, r = _target_effects(element.value, read)
             defs += d
             reads += r
         return defs, reads
     if isinstance(target, cst.StarredElement):
-        return target_effects(target.value)
+        return _target_effects(target.value, read)
     if isinstance(target, cst.Subscript):
         base = target.value
-        reads = [name for element in target.slice for name in reads_of(element)]
+        reads = [name for element in target.slice for name in read(element)]
         if isinstance(base, cst.Name):
             return [base.value], [base.value, *reads]
-        return [], reads_of(base) + reads
-    return [], reads_of(target)
+        return [], read(base) + reads
+    return [], read(target)
 
 
 def small_statement_effects(stmt: cst.BaseSmallStatement) -> tuple[list[str], list[str]]:
     """(defs, reads) of one small statement, reads in evaluation order."""
+    return _small_effects(stmt, reads_of)
+
+
+def _small_effects(stmt: cst.BaseSmallStatement, read: _Reader) -> tuple[list[str], list[str]]:
     if isinstance(stmt, cst.Assign):
-        reads = reads_of(stmt.value)
+        reads = read(stmt.value)
         defs: list[str] = []
         for target in stmt.targets:
-            d, r = target_effects(target.target)
+            d, r = _target_effects(target.target, read)
             defs += d
             reads += r
         return defs, reads
     if isinstance(stmt, cst.AnnAssign):
         if stmt.value is None:
             return [], []
-        d, r = target_effects(stmt.target)
-        return d, reads_of(stmt.value) + r
+        d, r = _target_effects(stmt.target, read)
+        return d, read(stmt.value) + r
     if isinstance(stmt, cst.AugAssign):
-        d, r = target_effects(stmt.target)
+        d, r = _target_effects(stmt.target, read)
         own = [stmt.target.value] if isinstance(stmt.target, cst.Name) else []
-        return d, own + r + reads_of(stmt.value)
+        return d, own + r + read(stmt.value)
     if isinstance(stmt, (cst.Import, cst.ImportFrom)):
         return [], []
-    return [], reads_of(stmt)
+    return [], read(stmt)
 
 
 def block_effects(statements: Sequence[cst.CSTNode]) -> tuple[list[str], list[str]]:
     """(defs, external reads) of a block: a read is external unless the block bound it before."""
+    return _block_effects(statements, reads_of)
+
+
+def block_defs(statements: Sequence[cst.CSTNode]) -> list[str]:
+    """The names a block binds, as :func:`block_effects` lists them, without reading the
+    expressions: what a scope needs of the statements around a loop."""
+    return _block_effects(statements, _no_reads)[0]
+
+
+def _block_effects(
+    statements: Sequence[cst.CSTNode], read: _Reader
+) -> tuple[list[str], list[str]]:
     defined: set[str] = set()
     defs: list[str] = []
     external: list[str] = []
     for stmt in statements:
-        d, r = statement_effects(stmt)
+        d, r = _effects(stmt, read)
         external += [name for name in r if name not in defined]
         defined.update(d)
         defs += d
@@ -99,9 +128,11 @@ def block_effects(statements: Sequence[cst.CSTNode]) -> tuple[list[str], list[st
 # body, each loop body and each top-level statement ask again for the same nested
 # statements. libcst nodes hash by identity, so they key the memo themselves; a context
 # variable scopes it to one unit's analysis in whichever thread runs it (a language
-# server analyses documents in worker threads).
+# server analyses documents in worker threads). Names bound alone (no reads) are kept
+# apart: the full effects answer for them too once known.
 _Effects = tuple[tuple[str, ...], tuple[str, ...]]
-_MEMO: contextvars.ContextVar[dict[cst.CSTNode, _Effects] | None] = contextvars.ContextVar(
+_Memo = tuple[dict[cst.CSTNode, _Effects], dict[cst.CSTNode, _Effects]]
+_MEMO: contextvars.ContextVar[_Memo | None] = contextvars.ContextVar(
     "statement_effects_memo", default=None
 )
 
@@ -109,7 +140,7 @@ _MEMO: contextvars.ContextVar[dict[cst.CSTNode, _Effects] | None] = contextvars.
 @contextlib.contextmanager
 def memoised_effects() -> Iterator[None]:
     """Within this block (one unit's analysis), ``statement_effects`` answers each node once."""
-    token = _MEMO.set({})
+    token = _MEMO.set(({}, {}))
     try:
         yield
     finally:
@@ -118,69 +149,82 @@ def memoised_effects() -> Iterator[None]:
 
 def statement_effects(stmt: cst.CSTNode) -> tuple[list[str], list[str]]:
     """(defs, external reads) of any statement, compound ones included."""
+    return _effects(stmt, reads_of)
+
+
+def statement_defs(stmt: cst.CSTNode) -> list[str]:
+    """The names any statement binds, as :func:`statement_effects` lists them."""
+    return _effects(stmt, _no_reads)[0]
+
+
+def _effects(stmt: cst.CSTNode, read: _Reader) -> tuple[list[str], list[str]]:
     memo = _MEMO.get()
     if memo is None:
-        return _statement_effects(stmt)
-    found = memo.get(stmt)
+        return _statement_effects(stmt, read)
+    full, bound = memo
+    found = full.get(stmt)
+    if found is None and read is not reads_of:
+        found = bound.get(stmt)
     if found is None:
-        defs, reads = _statement_effects(stmt)
-        found = memo[stmt] = (tuple(defs), tuple(reads))
+        defs, reads = _statement_effects(stmt, read)
+        found = (tuple(defs), tuple(reads))
+        (full if read is reads_of else bound)[stmt] = found
     return list(found[0]), list(found[1])  # callers extend what they get
 
 
-def _statement_effects(stmt: cst.CSTNode) -> tuple[list[str], list[str]]:
+def _statement_effects(stmt: cst.CSTNode, read: _Reader) -> tuple[list[str], list[str]]:
     if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-        return block_effects(stmt.body)
+        return _block_effects(stmt.body, read)
     if isinstance(stmt, cst.BaseSmallStatement):
-        return small_statement_effects(stmt)
+        return _small_effects(stmt, read)
     if isinstance(stmt, cst.If):
-        reads = reads_of(stmt.test)
-        defs, inner = block_effects(_body(stmt.body))
+        reads = read(stmt.test)
+        defs, inner = _block_effects(_body(stmt.body), read)
         reads += inner
         if stmt.orelse is not None:
-            d, r = statement_effects(stmt.orelse)
+            d, r = _effects(stmt.orelse, read)
             defs += d
             reads += r
         return defs, reads
     if isinstance(stmt, cst.Else):
-        return block_effects(_body(stmt.body))
+        return _block_effects(_body(stmt.body), read)
     if isinstance(stmt, cst.For):
-        target_defs, _ = target_effects(stmt.target)
-        defs, inner = block_effects(_body(stmt.body))
+        target_defs, _ = _target_effects(stmt.target, read)
+        defs, inner = _block_effects(_body(stmt.body), read)
         loop_names = set(target_defs)
-        reads = reads_of(stmt.iter) + [n for n in inner if n not in loop_names]
+        reads = read(stmt.iter) + [n for n in inner if n not in loop_names]
         if stmt.orelse is not None:
-            d, r = statement_effects(stmt.orelse)
+            d, r = _effects(stmt.orelse, read)
             defs += d
             reads += r
         return defs, reads
     if isinstance(stmt, cst.While):
-        defs, inner = block_effects(_body(stmt.body))
-        return defs, reads_of(stmt.test) + inner
+        defs, inner = _block_effects(_body(stmt.body), read)
+        return defs, read(stmt.test) + inner
     if isinstance(stmt, cst.With):
         reads: list[str] = []
         bound: list[str] = []
         for item in stmt.items:
-            reads += reads_of(item.item)
+            reads += read(item.item)
             if item.asname is not None:
-                bound += target_effects(item.asname.name)[0]
-        defs, inner = block_effects(_body(stmt.body))
+                bound += _target_effects(item.asname.name, read)[0]
+        defs, inner = _block_effects(_body(stmt.body), read)
         return bound + defs, reads + [n for n in inner if n not in bound]
     if isinstance(stmt, cst.Try):
-        defs, reads = block_effects(_body(stmt.body))
+        defs, reads = _block_effects(_body(stmt.body), read)
         for handler in stmt.handlers:
-            d, r = block_effects(_body(handler.body))
+            d, r = _block_effects(_body(handler.body), read)
             defs += d
             reads += r
         for extra in (stmt.orelse, stmt.finalbody):
             if extra is not None:
-                d, r = block_effects(_body(extra.body))
+                d, r = _block_effects(_body(extra.body), read)
                 defs += d
                 reads += r
         return defs, reads
     if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
         return [stmt.name.value], []
-    return [], reads_of(stmt)
+    return [], read(stmt)
 
 
 def _body(suite: cst.BaseSuite) -> Sequence[cst.CSTNode]:

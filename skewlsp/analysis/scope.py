@@ -26,7 +26,7 @@ from .constants import (
     Symbolic,
 )
 from .dsl import annotation_kind, dotted
-from .names import body_statements, statement_effects
+from .names import body_statements, statement_defs
 from .values import CallSiteValue
 from .walk import children
 
@@ -203,7 +203,7 @@ def update_locals(
         for small in stmt.body:
             _update_small(small, env, lookup_module)
         return
-    defs, _ = statement_effects(stmt)
+    defs = statement_defs(stmt)
     for name in defs:
         env[name] = Dynamic(name, f"`{name}` is assigned inside a branch or loop")
 
@@ -233,7 +233,7 @@ def _update_small(
                 target.value, f"`{target.value}` is not a compile-time constant"
             )
         return
-    defs, _ = statement_effects(small)
+    defs = statement_defs(small)
     for name in defs:
         env[name] = Dynamic(name, f"`{name}` is not a compile-time constant")
 
