@@ -100,6 +100,8 @@ class BodyContext:
     # False when the walk of the DSL checks met no cross-core call anywhere in the body:
     # then no statement can be or hold a message, and none is searched for one.
     may_message: bool = True
+    # False when it met none inside an expression: then no expression is searched.
+    nested_messages: bool = True
 
     def with_value(self, name: str, value: int) -> BodyContext:
         ranges = dict(self.ranges)
@@ -198,7 +200,7 @@ def _small(small: cst.BaseSmallStatement, ctx: BodyContext) -> list[Stmt]:
     defs, reads = small_statement_effects(small)
     out: list[Stmt] = []
     # Nested cross-core calls become statements of their own (FlattenCallExpr).
-    if not ctx.may_message:
+    if not (ctx.may_message and ctx.nested_messages):
         nested = []
     elif isinstance(value, cst.Call):
         nested = _nested_messages(value)

@@ -16,6 +16,11 @@ from .values import code_of
 from .walk import children
 
 _MESSAGE_OPS = dsl.PUSH_OPS | dsl.POP_OPS
+# Small statements met before their value in the walk (a statement's node comes before
+# its children's).
+_SMALL_STATEMENTS = frozenset(
+    {cst.Expr, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return}
+)
 
 
 def _is_message(node: cst.CSTNode) -> bool:
@@ -48,6 +53,9 @@ class BodyChecks:
 
     errors: list[str]  # constructs the DSL parser refuses: the kernel will not compile
     explicit_messages: bool  # the author wrote cross-core messages (anywhere in the body)
+    # A message inside an expression (not a statement's whole value), which normalisation
+    # flattens into a statement of its own; False spares it searching every expression.
+    nested_messages: bool = True
 
 
 def _auto_scope(fn: cst.FunctionDef | None) -> bool:
@@ -67,8 +75,10 @@ def check_body(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None) 
     itself (the mixed-kernel model, which creates them, then does not apply)."""
     errors: list[str] = []
     messages = False
+    nested = False
     auto_scope = _auto_scope(fn)
     iterables: set[int] = set()
+    statement_values: set[int] = set()  # what normalisation takes as a statement's value
     stack: list[cst.CSTNode] = [loop.body]
     while stack:
         node = stack.pop()
@@ -77,6 +87,8 @@ def check_body(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None) 
             messages = messages or _has_message(node)  # ...but its messages count
             continue
         stack.extend(reversed(children(node)))
+        if kind in _SMALL_STATEMENTS:
+            statement_values.add(id(getattr(node, "value", None)))
         if kind is cst.For:
             assert isinstance(node, cst.For)
             iterables.add(id(node.iter))  # loop headers are checked by their attribute only
@@ -107,6 +119,7 @@ def check_body(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None) 
             assert isinstance(node, cst.Call)
             message = _is_message(node)
             messages = messages or message
+            nested = nested or (message and id(node) not in statement_values)
             if id(node) in iterables:
                 continue
             root = dsl.foreign_op_root(node)
@@ -123,4 +136,4 @@ def check_body(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None) 
                 and dsl.keyword(node, "split") is None
             ):
                 errors.append("tpush requires the keyword argument split=")
-    return BodyChecks(errors, messages)
+    return BodyChecks(errors, messages, nested)

@@ -800,6 +800,7 @@ class _UnitAnalysis:
             scope.tile_names,
             parse_time_lookup=scope.parse_time_lookup,
             may_message=checks.explicit_messages,
+            nested_messages=checks.nested_messages,
         )
         self.models[key] = LoopModel(  # placeholder guards against re-entry
             LoopReport(self.path, self._span(loop), self._span(call), "unknown", "SKW050", "")

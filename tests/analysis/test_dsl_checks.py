@@ -44,6 +44,8 @@ def test_a_pop_is_a_hand_written_message_and_a_push_without_split_is_refused() -
     )
     assert checks.explicit_messages is True
     assert checks.errors == ["tpush requires the keyword argument split="]
+    # Each message is a statement's whole value: none hides inside an expression.
+    assert checks.nested_messages is False
 
 
 def test_messages_count_inside_nested_calls_and_definitions() -> None:
@@ -56,6 +58,18 @@ def test_messages_count_inside_nested_calls_and_definitions() -> None:
         None,
     )
     assert nested_call.explicit_messages is True
+    assert nested_call.nested_messages is True
+    in_arithmetic = check_body(
+        _loop("""\
+            for i in pl.pipeline(4, stage=2):
+                if i > 0:
+                    z = pl.tile.tpop_from_aic(split=0) + 1
+                pl.tile.tpush_to_aiv(z, split=0)
+            """),
+        ALIASES,
+        None,
+    )
+    assert in_arithmetic.nested_messages is True
     in_definition = check_body(
         _loop("""\
             for i in pl.pipeline(4, stage=2):
@@ -83,3 +97,17 @@ def test_a_message_op_spelled_outside_pl_is_not_a_message() -> None:
     assert checks.explicit_messages is False
     assert len(checks.errors) == 1
     assert "unsupported operation call `other.tpop_from_aic" in checks.errors[0]
+
+
+def test_a_message_returned_or_yielded_whole_is_not_nested() -> None:
+    checks = check_body(
+        _loop("""\
+            for i in pl.pipeline(4, stage=2):
+                t: pl.Tile = pl.tile.tpop_from_aic(split=0)
+                acc = pl.yield_(t)
+            """),
+        ALIASES,
+        None,
+    )
+    assert checks.explicit_messages is True
+    assert checks.nested_messages is False
