@@ -120,6 +120,8 @@ def _scan(stmts: Sequence[Stmt], outside: Mapping[str, str], to_mat: frozenset[s
             consumed.extend((name, needed, LAZY) for name, needed in model.nested_lazy_uses)
         elif isinstance(stmt.node, cst.BaseSmallStatement):
             side, lazy = model.small(stmt.node, consumed)
+            if side == CUBE and _stores_moved_tile(stmt, crossed):
+                side = VECTOR
             for name in lazy:
                 slices.add(name)
                 if name in to_mat:
@@ -188,6 +190,22 @@ def _gm_fences(stmts: Sequence[Stmt], sides: Sequence[str]) -> list[Crossing]:
                 )
                 break
     return fences
+
+
+def _stores_moved_tile(stmt: Stmt, crossed: set[tuple[str, str]]) -> bool:
+    """A store of a cube tile that an earlier statement of the body already moved to Vec.
+
+    A store takes Vec or Acc (tile.store's memory spec lists Vec first), and once
+    InferTileMemorySpace has made a Vec copy of the tile in this block it hands that
+    copy to every later op whose first choice is Vec: the store then runs on the
+    vector, from the popped tile, and the cube only multiplies and pushes.
+    """
+    found = _gm_store(stmt)
+    return (
+        found is not None
+        and isinstance(found[1], cst.Name)
+        and (found[1].value, "C->V") in crossed
+    )
 
 
 def _gm_store(stmt: Stmt) -> tuple[str, cst.BaseExpression] | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from .body import Stmt
 from .constants import Const, Dynamic, Folded, Opaque, Rejected, Symbolic
 from .depth import effective_depth, fits_int64, requested_depth, trip_count
+from .move_reuse import SharedMove
 from .report import Verdict
 from .values import CallSiteValue
 
@@ -85,7 +86,11 @@ def _const(value: Folded | None) -> int | None:
     return value.value if isinstance(value, Const) else None
 
 
-def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
+def decide(
+    header: LoopHeader, stmts: Sequence[Stmt], shared_moves: Sequence[SharedMove] = ()
+) -> Decision:
+    """The pass's decision; ``shared_moves`` are the implicit moves of outside tiles that
+    several statements read (the mixed-kernel model finds them, see ``move_reuse``)."""
     pushes = [k for k, s in enumerate(stmts) if s.kind == "push"]
     pops = [k for k, s in enumerate(stmts) if s.kind == "pop"]
     base = {
@@ -151,7 +156,9 @@ def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
     base["requested_depth"] = requested
     for which, bound in (("start", header.start), ("stop", header.stop)):
         if isinstance(bound, Opaque):
-            body = _split(stmts, pushes, pops, stage.value, requested, 2 * requested, dict(base))
+            body = _split(
+                stmts, pushes, pops, stage.value, requested, 2 * requested, dict(base), shared_moves
+            )
             return _unknown(bound, which, base, body)
         if not isinstance(bound, Const):
             symbol = bound.symbol if isinstance(bound, Dynamic) else which
@@ -174,7 +181,7 @@ def decide(header: LoopHeader, stmts: Sequence[Stmt]) -> Decision:
         return Decision(
             "demoted", "SKW023", f"trip {trip} < 2 (nothing to overlap)", **base
         )
-    return _split(stmts, pushes, pops, stage.value, requested, trip, base)
+    return _split(stmts, pushes, pops, stage.value, requested, trip, base, shared_moves)
 
 
 def _unknown(value: Opaque, which: str, base: dict, body: Decision | None) -> Decision:
@@ -220,6 +227,7 @@ def _split(
     requested: int,
     trip: int,
     base: dict,
+    shared_moves: Sequence[SharedMove] = (),
 ) -> Decision:
     lead = min(pushes + pops)
     base["lead"] = lead
@@ -266,8 +274,18 @@ def _split(
             **base,
         )
     recompute: set[int] = set()
+    moved = {
+        (move.name, move.users[0])
+        for move in shared_moves
+        if any(k in produce for k in move.users) and any(k not in produce for k in move.users)
+    }
+    # A move sits right before its first user, ahead of that statement's own defs.
+    carried = sorted(
+        [*carried, *moved],
+        key=lambda item: (item[1], -1 if item in moved else stmts[item[1]].defs.index(item[0])),
+    )
     for name, k in carried:
-        chain = _recomputable(stmts, k)
+        chain = None if (name, k) in moved else _recomputable(stmts, k)
         if chain is None:
             return Decision(
                 "demoted",

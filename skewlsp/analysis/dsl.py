@@ -121,8 +121,16 @@ def annotation_kind(annotation: cst.Annotation | None) -> str | None:
     """
     if annotation is None:
         return None
-    node = annotation.annotation
+    return _annotated_kind(annotation.annotation)
+
+
+def _annotated_kind(node: cst.BaseExpression) -> str | None:
+    """The kind under any direction wrapper: ``pl.Out[pl.Tensor[...]]`` is a tensor in GM."""
     if isinstance(node, cst.Subscript):
+        path = dotted(node.value)
+        if path and path[-1] in ("Out", "InOut", "In") and len(node.slice) == 1:
+            inner = node.slice[0].slice
+            return _annotated_kind(inner.value) if isinstance(inner, cst.Index) else None
         node = node.value
     path = dotted(node)
     if path and path[-1] in ("Tile", "Tensor"):

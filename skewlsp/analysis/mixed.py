@@ -23,6 +23,7 @@ from .constants import code_of
 from .core_sides import CUBE, GM, VECTOR, OutsideSides, param_sides
 from .core_split import message_core, split_body
 from .decide import Decision, LoopHeader, decide
+from .move_reuse import shared_moves
 from .names import body_statements
 from .report import CoreResult
 from .walk import walk
@@ -174,7 +175,7 @@ def per_core(
     lists = {"aic": splits["aic"].aic, "aiv": splits["aiv"].aiv}
     for core, core_stmts in lists.items():
         resolve(core_stmts, header.iter_names)
-        d = decide(header, core_stmts)
+        d = decide(header, core_stmts, shared_moves(core_stmts, outside))
         result = CoreResult(
             core,  # type: ignore[arg-type]
             d.verdict,  # type: ignore[arg-type]

@@ -55,7 +55,7 @@ def _summary(report) -> tuple:
 
 def test_one_verdict_per_iteration_of_a_module_level_for(reports: list) -> None:
     # BLOCK_VARIANTS = (8, 3, 1) in the config module: three programs.
-    assert [_summary(r) for r in _at(reports, 22)] == [
+    assert [_summary(r) for r in _at(reports, 23)] == [
         # trip 8, stage 2: depth 2 fits (8 % 2 == 0, 8 >= 4).
         ((("blocks", "8"),), "SKW001", 2, 8, (("aic", "SKW001", 2, 1), CONSUMER_VECTOR)),
         # trip 3: depth 2 needs trip >= 4 -> falls back to depth 1.
@@ -72,13 +72,13 @@ def test_one_verdict_per_iteration_of_a_module_level_for(reports: list) -> None:
 
 
 def test_each_iteration_is_named_in_its_message(reports: list) -> None:
-    messages = [r.message for r in _at(reports, 22)]
+    messages = [r.message for r in _at(reports, 23)]
     assert [m.split(":")[0] for m in messages] == ["blocks = 8", "blocks = 3", "blocks = 1"]
 
 
 def test_a_tuple_target_binds_every_name_of_the_iteration(reports: list) -> None:
     # ("shallow", 2): stage 2, trip 6 -> depth 2. ("deep", 4): D = 3, 6 % 3 == 0, 6 >= 6.
-    assert [_summary(r) for r in _at(reports, 42)] == [
+    assert [_summary(r) for r in _at(reports, 44)] == [
         (
             (("name", "'shallow'"), ("depth_stage", "2")),
             "SKW001",
@@ -99,27 +99,27 @@ def test_a_tuple_target_binds_every_name_of_the_iteration(reports: list) -> None
 def test_the_branch_python_takes_is_decided_as_usual(reports: list) -> None:
     # ATTN_MODE = os.environ.get("ATTN_MODE", "fast").lower(): "fast" in an empty
     # environment, so the `if` branch defines FastAttention: trip 8 -> depth 2.
-    assert [_summary(r) for r in _at(reports, 62)] == [
+    assert [_summary(r) for r in _at(reports, 65)] == [
         (None, "SKW001", 2, 8, (("aic", "SKW001", 2, 1), CONSUMER_VECTOR))
     ]
 
 
 def test_the_else_of_a_true_condition_is_never_compiled(reports: list) -> None:
-    (report,) = _at(reports, 81)
+    (report,) = _at(reports, 85)
     assert (report.verdict, report.code, report.cores) == ("not_compiled", NOT_COMPILED, ())
     assert 'if ATTN_MODE == "fast"` is true' in report.message
 
 
 def test_an_unset_environment_variable_is_false(reports: list) -> None:
     # os.environ.get("ATTN_DEBUG") is None in an empty environment.
-    (report,) = _at(reports, 101)
+    (report,) = _at(reports, 106)
     assert (report.verdict, report.code) == ("not_compiled", NOT_COMPILED)
     assert 'os.environ.get("ATTN_DEBUG")` is false' in report.message
 
 
 def test_a_condition_that_cannot_be_evaluated_keeps_its_branch(reports: list) -> None:
     # `__name__` is "__main__" when the file runs as a script: both are possible.
-    assert [_summary(r) for r in _at(reports, 121)] == [
+    assert [_summary(r) for r in _at(reports, 127)] == [
         (None, "SKW001", 2, 8, (("aic", "SKW001", 2, 1), CONSUMER_VECTOR))
     ]
 
@@ -127,7 +127,7 @@ def test_a_condition_that_cannot_be_evaluated_keeps_its_branch(reports: list) ->
 def test_a_jit_kernel_in_a_loop_sees_the_last_value(reports: list) -> None:
     # Specialized at its first call: rows_per_block is 96 by then, 256 // 96 = 2,
     # trip 2 < 2 x depth 2 -> depth 1. One kernel, one verdict (16 would give trip 16).
-    assert [_summary(r) for r in _at(reports, 138)] == [
+    assert [_summary(r) for r in _at(reports, 145)] == [
         (None, "SKW002", 1, 2, (("aic", "SKW002", 1, 1), CONSUMER_VECTOR))
     ]
 
@@ -201,8 +201,8 @@ def test_every_copy_of_a_loop_has_its_own_preview_and_a_refusal_does_not_stop_th
     by_copy = {
         (r.span.line, r.instance.bindings if r.instance else None): p for r, p in found
     }
-    assert not isinstance(by_copy[(81, None)], LoopPreview)
-    assert isinstance(by_copy[(121, None)], LoopPreview)
+    assert not isinstance(by_copy[(85, None)], LoopPreview)
+    assert isinstance(by_copy[(127, None)], LoopPreview)
     # blocks = 8: depth 2, the steady loop steps by 2 up to 8; blocks = 3: depth 1, to 3.
-    assert "pl.range(2, 8, 2)" in by_copy[(22, (("blocks", "8"),))].rewritten
-    assert "pl.range(1, 3, 1)" in by_copy[(22, (("blocks", "3"),))].rewritten
+    assert "pl.range(2, 8, 2)" in by_copy[(23, (("blocks", "8"),))].rewritten
+    assert "pl.range(1, 3, 1)" in by_copy[(23, (("blocks", "3"),))].rewritten

@@ -58,10 +58,10 @@ def test_every_call_decides_its_own_copy_of_the_helper_loop() -> None:
     loop = [r for r in _reports(INLINE) if r.span.line == 17]
     assert [_summary(r) for r in loop] == [
         # PREFILL_BLOCKS = 256 // 32 = 8, a module constant: trip 8, depth 2 fits.
-        (("prefill", 33, (("blocks", "8"),)), "SKW001", 2, 8, (SKEWED_CUBE, ("aiv", "SKW020", None, 2))),
+        (("prefill", 34, (("blocks", "8"),)), "SKW001", 2, 8, (SKEWED_CUBE, ("aiv", "SKW020", None, 2))),
         # blocks=3 by keyword: depth 2 needs trip >= 4 -> depth 1, in the same kernel.
         (
-            ("prefill", 34, (("blocks", "3"),)),
+            ("prefill", 35, (("blocks", "3"),)),
             "SKW002",
             1,
             3,
@@ -69,10 +69,10 @@ def test_every_call_decides_its_own_copy_of_the_helper_loop() -> None:
         ),
         # chunk_blocks = PREFILL_BLOCKS // 2, a top-level local: Simplify folds 4; the
         # caller's pl.at splits UP_DOWN: one vector copy.
-        (("chunked", 47, (("blocks", "4"),)), "SKW001", 2, 4, (SKEWED_CUBE, ("aiv", "SKW020", None, 1))),
+        (("chunked", 48, (("blocks", "4"),)), "SKW001", 2, 4, (SKEWED_CUBE, ("aiv", "SKW020", None, 1))),
         # steps = pl.RUNTIME stays a runtime scalar: dynamic stop, demoted on both cores.
         (
-            ("decode", 60, (("blocks", "steps"),)),
+            ("decode", 62, (("blocks", "steps"),)),
             "SKW022",
             None,
             None,
@@ -83,8 +83,8 @@ def test_every_call_decides_its_own_copy_of_the_helper_loop() -> None:
 
 def test_each_copy_names_its_caller_in_its_message() -> None:
     loop = [r for r in _reports(INLINE) if r.span.line == 17]
-    assert loop[0].message.startswith("called from `prefill` (line 33) with blocks = 8: ")
-    assert loop[3].message.startswith("called from `decode` (line 60) with blocks = steps: ")
+    assert loop[0].message.startswith("called from `prefill` (line 34) with blocks = 8: ")
+    assert loop[3].message.startswith("called from `decode` (line 62) with blocks = steps: ")
 
 
 def test_the_call_site_says_what_the_inlined_loop_becomes() -> None:
@@ -92,10 +92,10 @@ def test_the_call_site_says_what_the_inlined_loop_becomes() -> None:
     remarks = [h for r in loop for h in r.hints if h.span.line != 17]
     # One remark per call, on the call, with the copy's own code, pointing back at the loop.
     assert [(h.span.line, h.span.column, h.code) for h in remarks] == [
-        (33, 13, "SKW001"),
-        (34, 13, "SKW002"),
-        (47, 13, "SKW001"),
-        (60, 13, "SKW022"),
+        (34, 13, "SKW001"),
+        (35, 13, "SKW002"),
+        (48, 13, "SKW001"),
+        (62, 13, "SKW022"),
     ]
     assert remarks[1].message.startswith(
         "the inlined loop of `attend_blocks` (line 17) is skewed at depth 1 here"
@@ -218,13 +218,13 @@ DECODE_STEPS = ROOT / "built_llm" / "decode_steps.py"
 
 
 def test_a_call_of_an_imported_helper_reports_the_spliced_loop_at_the_call() -> None:
-    # decode_steps.py imports attend_rows (as `attend`) and attend_fixed from helpers.py.
+    # decode_steps.py imports attend_rows and attend_fixed from helpers.py.
     reports = {(r.span.line, r.span.column): r for r in _reports(DECODE_STEPS)}
     calls = [reports[(18, 13)], reports[(19, 13)], reports[(30, 9)]]
     assert [(r.code, r.depth, r.trip, r.instance.caller) for r in calls] == [
-        # attend(q, k, o, 8): trip 8 in the caller's pl.spmd scope -> depth 2.
+        # attend_rows(q, k, o, 8): trip 8 in the caller's pl.at scope -> depth 2.
         ("SKW001", 2, 8, "decode_steps"),
-        # attend(q, k, o, 2): trip 2 < 2 x depth 2 -> depth 1.
+        # attend_rows(q, k, o, 2): trip 2 < 2 x depth 2 -> depth 1.
         ("SKW002", 1, 2, "decode_steps"),
         # attend_fixed: its own pl.at scope and trip 8, nothing from the caller.
         ("SKW001", 2, 8, "decode_fixed"),
@@ -258,7 +258,7 @@ def test_editing_the_argument_of_an_imported_helper_re_decides_its_call() -> Non
     cache = UnitCache()
     analyze(source, str(DECODE_STEPS), resolver=_resolver, cache=cache)
     # The argument moves: 2 -> 1 (trip 1 < 2: demoted). Only that line changes.
-    edited = source.replace("o = attend(q, k, o, 2)", "o = attend(q, k, o, 1)")
+    edited = source.replace("o = attend_rows(q, k, o, 2)", "o = attend_rows(q, k, o, 1)")
     again = analyze(edited, str(DECODE_STEPS), resolver=_resolver, cache=cache)
     assert [r.code for r in again if r.span.line == 19] == ["SKW023"]
     assert again == analyze(edited, str(DECODE_STEPS), resolver=_resolver)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
+import libcst as cst
+
 from skewlsp.analysis import LoopReport, analyze
 
 ATTENTION = """\
@@ -346,3 +348,17 @@ def test_each_cores_body_lines_are_cut_from_the_source(monkeypatch) -> None:
     matmul = "raw = pl.matmul(q_tile, qk_kv, b_trans=True, out_dtype=pl.FP32)"
     assert matmul in cube.body
     assert matmul in cut
+
+
+def test_output_tensor_parameters_live_in_gm_like_any_tensor() -> None:
+    # pl.Out / pl.InOut only say which way the data goes: the parameter is still a tensor in
+    # GM, so a cube store to it that the vector loads back is fenced like any other.
+    from skewlsp.analysis.core_sides import GM, VECTOR, param_sides
+
+    fn = cst.parse_statement(
+        "def k(a: pl.Tensor[[4], pl.FP32], o: pl.Out[pl.Tensor[[4], pl.FP32]],\n"
+        "      w: pl.InOut[pl.Tensor[[4], pl.FP32]], t: pl.Tile[[4], pl.FP32],\n"
+        "      n: pl.Scalar[pl.INT32], u: pl.Out[int]):\n"
+        "    pass\n"
+    )
+    assert param_sides(fn) == {"a": GM, "o": GM, "w": GM, "t": VECTOR}
