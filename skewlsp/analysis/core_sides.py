@@ -55,6 +55,8 @@ class SideModel:
         self.unknown: list[str] = []
         # (name, side needed) for GM slices read inside nested blocks.
         self.nested_lazy_uses: list[tuple[str, str]] = []
+        # Cube tiles a vector op reads inside a nested block.
+        self.nested_vector_reads: set[str] = set()
 
     def side_of(self, name: str) -> str:
         return self.sides.get(name, SHARED)
@@ -226,6 +228,8 @@ class SideModel:
                 for name, needed, have in consumed:
                     if have == LAZY:  # a GM slice made outside is loaded where it is used
                         self.nested_lazy_uses.append((name, needed))
+                    elif have == CUBE and needed == VECTOR:
+                        self.nested_vector_reads.add(name)
             return side
         return self.compound(stmt)
 

@@ -66,9 +66,11 @@ def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iter
     boundary (cube -> vector); a slice only vector ops read is loaded to Vec. The
     readers are found by a first scan, and the second scan loads each slice accordingly.
     """
-    first = _scan(stmts, outside, frozenset())
+    first = _scan(stmts, outside, frozenset(), frozenset())
     to_mat = frozenset(name for name, needed in first.demand.items() if CUBE in needed)
-    scan = _scan(stmts, outside, to_mat) if to_mat else first
+    to_vec = frozenset(first.vector_read)
+    stored = any(_stored_tile(stmt, to_vec) for stmt in stmts)
+    scan = _scan(stmts, outside, to_mat, to_vec) if to_mat or stored else first
     sides, crossings, model = scan.sides, scan.crossings, scan.model
     crossings = sorted([*crossings, *_gm_fences(stmts, sides)], key=lambda c: c.before)
     aic = _core_list(stmts, sides, crossings, CUBE, live_out)
@@ -91,10 +93,20 @@ class _BodyScan:
     crossings: list[Crossing]
     model: SideModel
     demand: dict[str, set[str]]  # GM slice -> the sides of the ops that read it
+    vector_read: set[str]  # cube tiles some vector op of the body reads
 
 
-def _scan(stmts: Sequence[Stmt], outside: Mapping[str, str], to_mat: frozenset[str]) -> _BodyScan:
-    """One walk of the body: each statement's side and where values cross."""
+def _scan(
+    stmts: Sequence[Stmt],
+    outside: Mapping[str, str],
+    to_mat: frozenset[str],
+    to_vec: frozenset[str],
+) -> _BodyScan:
+    """One walk of the body: each statement's side and where values cross.
+
+    ``to_vec`` are the cube tiles a vector op reads somewhere in the body (found by a
+    first walk): a store of one of them runs on the vector (see ``_stored_tile``).
+    """
     model = SideModel(outside)
     for name in to_mat:
         if model.side_of(name) == LAZY:
@@ -120,8 +132,10 @@ def _scan(stmts: Sequence[Stmt], outside: Mapping[str, str], to_mat: frozenset[s
             consumed.extend((name, needed, LAZY) for name, needed in model.nested_lazy_uses)
         elif isinstance(stmt.node, cst.BaseSmallStatement):
             side, lazy = model.small(stmt.node, consumed)
-            if side == CUBE and _stores_moved_tile(stmt, crossed):
+            stored = _stored_tile(stmt, to_vec) if side == CUBE else None
+            if stored is not None:
                 side = VECTOR
+                consumed.append((stored, VECTOR, CUBE))
             for name in lazy:
                 slices.add(name)
                 if name in to_mat:
@@ -152,7 +166,8 @@ def _scan(stmts: Sequence[Stmt], outside: Mapping[str, str], to_mat: frozenset[s
     for name, index in lazy_defs.items():
         if model.side_of(name) == LAZY:
             sides[index] = join_sides(sides[index], VECTOR)
-    return _BodyScan(sides, crossings, model, demand)
+    vector_read = {c.name for c in crossings if c.direction == "C->V"} | model.nested_vector_reads
+    return _BodyScan(sides, crossings, model, demand, vector_read)
 
 
 def _gm_fences(stmts: Sequence[Stmt], sides: Sequence[str]) -> list[Crossing]:
@@ -192,20 +207,19 @@ def _gm_fences(stmts: Sequence[Stmt], sides: Sequence[str]) -> list[Crossing]:
     return fences
 
 
-def _stores_moved_tile(stmt: Stmt, crossed: set[tuple[str, str]]) -> bool:
-    """A store of a cube tile that an earlier statement of the body already moved to Vec.
+def _stored_tile(stmt: Stmt, to_vec: frozenset[str]) -> str | None:
+    """The cube tile a store writes, when a vector op of the body also reads that tile.
 
-    A store takes Vec or Acc (tile.store's memory spec lists Vec first), and once
-    InferTileMemorySpace has made a Vec copy of the tile in this block it hands that
-    copy to every later op whose first choice is Vec: the store then runs on the
-    vector, from the popped tile, and the cube only multiplies and pushes.
+    tile.store takes Vec or Acc, Vec first (its memory spec). InferTileMemorySpace makes
+    one Vec copy of a cube tile that some op needs in Vec, at the first op of the block
+    whose first choice is Vec, and hands that copy to the later ones: a store of the
+    tile, before or after the vector op, then stores the copy and runs on the vector. A
+    cube tile no vector op reads is stored by the cube, from Acc.
     """
     found = _gm_store(stmt)
-    return (
-        found is not None
-        and isinstance(found[1], cst.Name)
-        and (found[1].value, "C->V") in crossed
-    )
+    if found is None or not isinstance(found[1], cst.Name):
+        return None
+    return found[1].value if found[1].value in to_vec else None
 
 
 def _gm_store(stmt: Stmt) -> tuple[str, cst.BaseExpression] | None:

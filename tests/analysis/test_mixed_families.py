@@ -119,6 +119,11 @@ EXPECTED = [
     # the store and a token pop before the load. The cube's push is its lead and the store
     # (consumer half) reads the pushed tile; the vector frees its token in the consumer half.
     Expected("shared_tiles.py", 81, "SKW020", None, 8, (("aic", "SKW020", None, 1), CONSUMER_VECTOR)),
+    # The same store written before the vector's exp: the Vec copy is still made for the
+    # exp, and the store, the first op of the block whose first choice is Vec, makes it
+    # (the move goes before the store): the push moves up to the store, which runs on
+    # the vector -> skewed all the same.
+    Expected("shared_tiles.py", 101, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
     # -- family 3: parameters and shapes ----------------------------------------------------
     # pl.jit compiled from annotations binds a scalar's default into the body as a literal
     # (python/pypto/jit/decorator.py:373-410 and 1955-1965; specializer.py:813-814): trip 4.
@@ -223,3 +228,15 @@ def test_the_vector_copy_of_a_nested_outer_loop_keeps_the_inner_loop_whole(loops
     assert vector.body == ("for j in pl.pipeline(KV_BLOCKS, stage=2): ...",)
     cube = next(c for c in loops[("nested.py", 16)].cores if c.core == "aic")
     assert (cube.pushes, cube.pops) == (2, 2)
+
+
+def test_a_store_of_a_tile_the_vector_reads_moves_to_the_vector_with_the_push_before_it(
+    loops: dict,
+) -> None:
+    cores = {c.core: c for c in loops[("shared_tiles.py", 101)].cores}
+    cube, vector = cores["aic"].body, cores["aiv"].body
+    assert not any(line.lstrip("+ ").startswith("scores[") for line in cube)
+    push = cube.index("+ pl.tile.tpush_to_aiv(s, split=0)")
+    assert cube[push - 1].startswith("s = pl.matmul(")
+    assert vector[0] == "+ s = pl.tile.tpop_from_aic(split=0)"
+    assert vector[1].startswith("scores[")
