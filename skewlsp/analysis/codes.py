@@ -90,13 +90,17 @@ _CODES = [
         "The first cross-core message (the lead) and its backward slice define a value that "
         "the rest of the body reads and that cannot be recomputed (a tile, or a scalar derived "
         "from a call). The producer half cannot run ahead, so the loop runs sequentially; its "
-        "overlap comes from the peer core's skew.",
+        "overlap comes from the peer core's skew. In a mixed kernel the value can be one the "
+        "compiler makes: a tile hoisted out of the loop that matmuls of both halves take as "
+        "the same operand reaches them through a single move into Left or Right, made before "
+        "the first of them.",
         "for i in pl.pipeline(0, 4, 1, stage=2):\n"
         "    s = pl.tile.tpop_from_aic(split=0)\n"
         "    p = pl.tile.exp(s)\n"
         "    pl.tile.tpush_to_aic(p, split=0)",
         "Usually nothing: this is the consumer side of a producer that is skewed. If the "
-        "carried value is an address, compute it from the loop variable with plain arithmetic.",
+        "carried value is an address, compute it from the loop variable with plain arithmetic; "
+        "if it is a tile both halves read, load or slice it separately in each half.",
     ),
     ReasonCode(
         "SKW021",
