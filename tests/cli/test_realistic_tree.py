@@ -75,11 +75,11 @@ def test_the_full_format_previews_every_rewritten_loop(loops: dict) -> None:
 
 def test_the_call_of_an_inline_helper_says_what_its_loop_becomes_there() -> None:
     # attention_block (an @pl.jit.inline helper) is called once, by attention_heads at
-    # line 55: its loop (line 23, trip 4, stage 2) skews at depth 2 in that copy.
+    # line 56: its loop (line 23, trip 4, stage 2) skews at depth 2 in that copy.
     result = skewlint("--output-format", "json", "--exit-zero", "models/tiny_llm/attention.py")
     items = json.loads(result.stdout)
-    at_call = [(i["line"], i["code"], i["loop"]["line"]) for i in items if i["line"] == 55]
-    assert at_call == [(55, "SKW001", 23)]
+    at_call = [(i["line"], i["code"], i["loop"]["line"]) for i in items if i["line"] == 56]
+    assert at_call == [(56, "SKW001", 23)]
     (loop,) = [i for i in items if i["kind"] == "loop" and i["line"] == 23]
     assert loop["instance"]["caller"] == "attention_heads"
-    assert loop["related"][0]["line"] == 55
+    assert loop["related"][0]["line"] == 56
