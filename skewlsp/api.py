@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from .analysis import LoopReport, Resolver, UnitCache, analyze, analyze_models, loop_at
 from .analysis.codes import SYNTAX_ERROR
 from .analysis.engine import LoopModel
+from .analysis.report import Importers
 from .transform import PreviewUnavailable, loop_source, preview_model, rewrite_model
 
 __all__ = [
@@ -49,9 +50,10 @@ def analyse(
     *,
     resolver: Resolver | None = None,
     cache: UnitCache | None = None,
+    importers: Importers | None = None,
 ) -> list[LoopReport]:
     """Every loop's report (see :func:`skewlsp.analysis.analyze`)."""
-    return analyze(source, path, resolver=resolver, cache=cache)
+    return analyze(source, path, resolver=resolver, cache=cache, importers=importers)
 
 
 def preview(
@@ -72,12 +74,16 @@ def preview(
 
 
 def previews(
-    source: str, path: str | None = None, *, resolver: Resolver | None = None
+    source: str,
+    path: str | None = None,
+    *,
+    resolver: Resolver | None = None,
+    importers: Importers | None = None,
 ) -> list[tuple[LoopReport, LoopPreview | PreviewUnavailable]]:
     """Every loop with its preview, or the reason it has none, from one analysis."""
     found: list[tuple[LoopReport, LoopPreview | PreviewUnavailable]] = []
     reanalyse = _reanalyse(path, resolver)
-    models = _models(source, path, resolver)
+    models = _models(source, path, resolver, importers)
     refusal = _unparsable(models)
     for model in models:
         if refusal is not None:
@@ -111,7 +117,9 @@ def _reanalyse(path: str | None, resolver: Resolver | None) -> Callable[[str], l
     return lambda text: analyze_models(text, path, resolver=resolver)
 
 
-def _models(source: str, path: str | None, resolver: Resolver | None) -> list[LoopModel]:
+def _models(
+    source: str, path: str | None, resolver: Resolver | None, importers: Importers | None = None
+) -> list[LoopModel]:
     try:
         source.encode("utf-8")
     except UnicodeEncodeError as error:  # a lone surrogate: libcst cannot even read it
@@ -119,7 +127,7 @@ def _models(source: str, path: str | None, resolver: Resolver | None) -> list[Lo
             f"the text holds a character that is not valid Unicode (at offset {error.start}); "
             "no rewrite is shown"
         ) from None
-    return analyze_models(source, path, resolver=resolver)
+    return analyze_models(source, path, resolver=resolver, importers=importers)
 
 
 def _unparsable(models: Sequence[LoopModel]) -> PreviewUnavailable | None:

@@ -40,7 +40,7 @@ from .names import (
 )
 from .positions import LoopPositions
 from .reads import ModuleRead, ReadLog
-from .report import CoreResult, Instance, LoopReport, Resolver, Span
+from .report import CoreResult, Importers, Instance, LoopReport, Resolver, Span
 from .scope import (
     EnclosingLoop,
     FunctionScope,
@@ -82,13 +82,16 @@ def analyze(
     *,
     resolver: Resolver | None = None,
     cache: UnitCache | None = None,
+    importers: Importers | None = None,
 ) -> list[LoopReport]:
     """Predict the SkewCrossCorePipeline verdict of every ``pl.pipeline`` loop in ``source``.
 
     With a ``cache``, functions whose text and surroundings did not change are not
-    analysed again (what a language server wants on every keystroke).
+    analysed again (what a language server wants on every keystroke). With
+    ``importers``, an inline helper's loop is decided for each caller in the project's
+    other modules too.
     """
-    models = analyze_models(source, path, resolver=resolver, cache=cache)
+    models = analyze_models(source, path, resolver=resolver, cache=cache, importers=importers)
     return [model.report for model in models]
 
 
@@ -120,16 +123,21 @@ def analyze_models(
     *,
     resolver: Resolver | None = None,
     cache: UnitCache | None = None,
+    importers: Importers | None = None,
 ) -> list[LoopModel]:
     """The reports plus, for units analysed now (not served from ``cache``), their models."""
     # A helper's callers are often units too (parsed once), and its body is walked again
     # at each call (each expression rendered once).
     with shared_unit_parses(), memoised_code():
-        return _analyze_models(source, path, resolver, cache)
+        return _analyze_models(source, path, resolver, cache, importers)
 
 
 def _analyze_models(
-    source: str, path: str | None, resolver: Resolver | None, cache: UnitCache | None
+    source: str,
+    path: str | None,
+    resolver: Resolver | None,
+    cache: UnitCache | None,
+    importers: Importers | None = None,
 ) -> list[LoopModel]:
     if "pypto" not in source and "pipeline" not in source:  # "pypto" is in the imports: early
         return []
@@ -176,7 +184,16 @@ def _analyze_models(
     models: list[LoopModel] = []
     fresh: list[tuple[UnitKey, list[LoopModel]]] = []
     broken = False
+    # An inline helper called only from other modules is decided once per such call; the
+    # copy it would get here, with every parameter unknown, is then not made at all.
+    elsewhere: set[str] = set()
+    if importers is not None and any(is_inline_helper_unit(u) for u in index.units):
+        external = _external_calls(source, path, importers, log or resolver)
+        elsewhere = {qualname for qualname, _ in external}
+        models.extend(model for _, model in external)
     for unit in index.units:
+        if unit.qualname in elsewhere and not unit.callers:
+            continue
         # Texts up to comments: an edit that only types a comment is answered here.
         callers = tuple(c.cache_key for c in unit.callers)
         key = (path, *unit.cache_key, fingerprint, callers)
@@ -292,6 +309,53 @@ def _imported_calls(
             if report is not None:
                 models.append(LoopModel(report))
     return models
+
+
+def _external_calls(
+    source: str, path: str | None, importers: Importers, resolver: Resolver | None
+) -> list[tuple[str, LoopModel]]:
+    """(helper, copy) for every call of this module's inline helpers in another module.
+
+    Each caller is read as its own analysis reads it (its constants, its scopes around
+    the call), so the copy here is the one reported at the call there; it is located at
+    the helper's loop, named by its caller and that caller's file.
+    """
+    found: list[tuple[str, LoopModel]] = []
+    for caller_path, caller_text in importers(path):
+        if caller_path == path or "import" not in caller_text:
+            continue
+        index = build_exact_index(caller_text)
+        if index.syntax_problem is not None or not index.imported:
+            continue
+        constants, _ = _module_context(index, caller_path, resolver)
+        for helper in imported_helpers(index, caller_path, resolver):
+            if helper.text != source:
+                continue  # an import of another module
+            other, aliases = _module_context(helper.index, caller_path, resolver, helper.origin)
+            caller = (constants, helper.name)
+            analysis = _UnitAnalysis(
+                helper.unit, caller_path, aliases, other, caller, helper_unit_parse
+            )
+            try:
+                copies = analysis.run() or []
+            except Exception:  # the caller's problem is reported where it lives
+                continue
+            for model in copies:
+                report, message = model.report, model.unlabelled_message
+                if report.instance is None or message is None:
+                    continue
+                instance = replace(report.instance, call_path=caller_path)
+                # The remark at the call belongs to the caller's file (its analysis makes it).
+                own = tuple(h for h in report.hints if h.span != instance.call)
+                report = replace(
+                    report,
+                    path=path,
+                    message=f"{instance.label}: {message}",
+                    instance=instance,
+                    hints=own,
+                )
+                found.append((helper.unit.qualname, LoopModel(report)))
+    return found
 
 
 @dataclass
@@ -555,8 +619,7 @@ class _UnitAnalysis:
         if not sites:
             why = (
                 "each caller's argument is spliced in for it (InlineFunctions), and no "
-                "caller of `{helper}` is in this file (callers in other files are out of "
-                "reach of a per-file analysis)"
+                "caller of `{helper}` is in this file or in the files analysed with it"
             )
             unknown = {
                 param: CallSiteValue(

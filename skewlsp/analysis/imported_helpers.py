@@ -31,6 +31,7 @@ class ImportedHelper:
     origin: Origin  # how this module reached it (its own relative imports climb from there)
     unit: Unit  # the helper, in its own file's coordinates, with this file's callers
     index: ModuleIndex  # its module's index (constants, aliases)
+    text: str  # its module's text
 
 
 @functools.lru_cache(maxsize=4096)
@@ -54,11 +55,14 @@ def imported_helpers(
     found: list[ImportedHelper] = []
     modules: dict[tuple[str, int], ModuleIndex | None] = {}
     origins: dict[tuple[str, int], Origin] = {}
+    texts: dict[tuple[str, int], str] = {}
     for name, callers in calls.items():
         imported = index.imported[name]
         key = (imported.module, imported.level)
         if key not in modules:
-            modules[key], origins[key] = _read(resolver, imported.module, imported.level, path)
+            modules[key], origins[key], texts[key] = _read(
+                resolver, imported.module, imported.level, path
+            )
         other = modules[key]
         if other is None:
             continue
@@ -80,6 +84,7 @@ def imported_helpers(
                 origins[key],
                 Unit(helper.text, helper.line_offset, helper.qualname, units),
                 other,
+                texts[key],
             )
         )
     return found
@@ -123,19 +128,19 @@ def at_the_call(
 
 def _read(
     resolver: Resolver, module: str, level: int, path: str | None
-) -> tuple[ModuleIndex | None, Origin]:
+) -> tuple[ModuleIndex | None, Origin, str]:
     """The index of the module a helper is imported from (None: absent, no inline
-    helper there, or a syntax error), and how this file reached it."""
+    helper there, or a syntax error), how this file reached it, and its text."""
     try:
         text = resolver(module, level, path)
     except Exception:
-        return None, (module, level, False)
+        return None, (module, level, False), ""
     if text is None or "jit.inline" not in text:
-        return None, (module, level, False)
+        return None, (module, level, False), ""
     other = imported_module_index(text)
     if other.syntax_problem is not None:
-        return None, (module, level, False)
-    return other, origin_of((module, level), text, other, resolver, path)
+        return None, (module, level, False), text
+    return other, origin_of((module, level), text, other, resolver, path), text
 
 
 def _ended(text: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Literal
 
 from .codes import SYNTAX_ERROR
@@ -22,6 +23,9 @@ CORE_TITLES: dict[str, str] = {"aic": "cube (AIC)", "aiv": "vector (AIV)"}
 # How the analysis reads an imported module without touching the file system:
 # ``resolver(module, level, importing_path)`` returns its text, or None.
 Resolver = Callable[[str, int, "str | None"], "str | None"]
+# ``importers(path)``: (path, text) of the other modules of the project that may import the
+# module at ``path`` (a superset: the analysis checks each import resolves to it).
+Importers = Callable[["str | None"], "Sequence[tuple[str, str]]"]
 
 
 @dataclass(frozen=True, order=True)
@@ -137,6 +141,7 @@ class Instance:
     bindings: tuple[tuple[str, str], ...]  # (("tile", "8"),): name and value as source text
     caller: str = ""  # an inline helper's caller (qualified name); "" for a module-level for
     call: Span | None = None  # that caller's call of the helper
+    call_path: str | None = None  # the caller's file, when it is not the helper's
 
     @property
     def label(self) -> str:
@@ -145,6 +150,8 @@ class Instance:
         if not self.caller:
             return values
         where = f"called from `{self.caller}`"
+        if self.call_path is not None:
+            where += f" in {PurePath(self.call_path).name}"
         if self.call is not None:
             where += f" (line {self.call.line})"
         return f"{where} with {values}" if values else where

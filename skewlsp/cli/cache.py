@@ -30,7 +30,9 @@ from skewlsp.common.config import Settings
 from skewlsp.common.resolver import resolve_module
 
 CACHE_DIRNAME = ".skewlint_cache"
-_FORMAT = "3"  # 2: reports carry FIFO hazards (SKW060); 3: findings carry their fix
+# 2: reports carry FIFO hazards (SKW060); 3: findings carry their fix; 4: an inline
+# helper's copies name their caller's file (callers in other modules)
+_FORMAT = "4"
 
 
 def user_cache_home(environ: Mapping[str, str] | None = None) -> Path:

@@ -131,4 +131,5 @@ def _instance(data: dict[str, Any]) -> Instance:
         tuple((str(a), str(b)) for a, b in data["bindings"]),
         str(data.get("caller", "")),
         _span(data.get("call")),
+        None if data.get("call_path") is None else str(data["call_path"]),
     )

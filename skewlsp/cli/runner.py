@@ -26,6 +26,7 @@ from skewlsp.analysis.report import Instance, LoopReport, Span
 from skewlsp.cli.cache import Cache, DependencyDigests, PlainFiles, cache_key, directory_for
 from skewlsp.common.config import Settings
 from skewlsp.common.diagnostic import Diagnostic, FileResult
+from skewlsp.common.importers import ProjectImporters
 from skewlsp.common.pipeline import flatten, select_and_suppress
 from skewlsp.common.resolver import RecordingResolver
 from skewlsp.common.select import SUMMARISED_BY_DEFAULT, Selection
@@ -110,6 +111,8 @@ def analyze_cached(
     src_roots = job.settings.src
     cache = _cache_for(job.settings) if job.options.use_cache and job.path else None
     key = cache_key(data, job.path or "", src_roots) if cache else ""
+    if cache is not None and _helper_callers(data) is not None:
+        key = f"{key}-{_project.digest(job.path)[:16]}"  # its callers in other modules
     if cache is not None and job.path is not None:
         cached = cache.get(key, job.path, src_roots, digests)
         if cached is not None:
@@ -119,10 +122,25 @@ def analyze_cached(
     from skewlsp.analysis import analyze  # only on a miss: libcst costs more than a warm run
 
     resolver = RecordingResolver(src_roots)
-    reports = list(analyze(source, job.path, resolver=resolver))
+    reports = list(analyze(source, job.path, resolver=resolver, importers=_helper_callers(data)))
     if cache is not None:
         cache.put(key, reports, resolver.fingerprint)
     return reports, [(module, level) for module, level, _ in resolver.fingerprint]
+
+
+# The files of this run, where an inline helper's callers in other modules are looked
+# for (set by run_jobs; a pool's workers get it when they start).
+_project = ProjectImporters(())
+
+
+def _set_project(paths: Sequence[str]) -> None:
+    global _project
+    _project = ProjectImporters(paths)
+
+
+def _helper_callers(data: bytes) -> ProjectImporters | None:
+    """The project's files, for a module that defines inline helpers (None for others)."""
+    return _project if b"jit.inline" in data and _project.paths else None
 
 
 def _analyse_with_previews(
@@ -133,7 +151,8 @@ def _analyse_with_previews(
 
     reports: list[LoopReport] = []
     resolver = RecordingResolver(job.settings.src)
-    for report, preview in api.previews(source, job.path, resolver=resolver):
+    importers = _helper_callers(source.encode("utf-8", "surrogateescape"))
+    for report, preview in api.previews(source, job.path, resolver=resolver, importers=importers):
         reports.append(report)
         if isinstance(preview, api.LoopPreview):
             previews[(report.span, report.instance)] = preview.rewritten
@@ -282,6 +301,7 @@ def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[FileResult
     analysis engine while this pass goes on reading the rest.
     """
     workers = workers or os.cpu_count() or 1
+    _set_project([job.path for job in jobs if job.path is not None and job.data is None])
     digests = DependencyDigests()
     plains: dict[Path, PlainFiles] = {}
     results: list[FileResult | None] = []
@@ -299,7 +319,7 @@ def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[FileResult
             if result is None:
                 pending.append(index)
                 if pool is None and workers > 1 and len(pending) > PARALLEL_THRESHOLD:
-                    pool = _Pool.start(workers)
+                    pool = _Pool.start(workers, _project.paths)
         done = pool.run([jobs[i] for i in pending]) if pool is not None else None
     finally:
         if pool is not None:
@@ -318,11 +338,13 @@ def _lint_many(jobs: list[Job]) -> list[FileResult | None]:
     return [lint_job(job) for job in jobs]
 
 
-def _warm_worker() -> None:
-    """Import the analysis engine (libcst included) before the first job arrives.
+def _warm_worker(project: Sequence[str] = ()) -> None:
+    """Import the analysis engine (libcst included) before the first job arrives, and
+    learn the run's files (where inline helpers' callers are looked for).
 
-    A forked worker has it already (the parent imported it before forking).
+    A forked worker has the engine already (the parent imported it before forking).
     """
+    _set_project(project)
     import skewlsp.analysis.engine  # noqa: F401
 
     gc.freeze()  # what the worker has imported is never garbage: keep it out of collections
@@ -352,7 +374,7 @@ class _Pool:
         self._workers = workers
 
     @classmethod
-    def start(cls, workers: int) -> _Pool | None:
+    def start(cls, workers: int, project: Sequence[str] = ()) -> _Pool | None:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor  # only when a pool runs: ~10 ms
 
@@ -368,6 +390,7 @@ class _Pool:
                 max_workers=workers,
                 mp_context=multiprocessing.get_context(method),
                 initializer=_warm_worker,
+                initargs=(tuple(project),),
             )
             executor.submit(int)  # workers are created (and warm up) now, not at the first job
         except (OSError, PermissionError, RuntimeError):

@@ -62,9 +62,13 @@ def flatten(
 
 
 def _instance_places(report: LoopReport) -> tuple[Related, ...]:
-    """An inline helper's copy of a loop points at the call it is spliced into."""
+    """An inline helper's copy of a loop points at the call it is spliced into.
+
+    A call in another module is named by the message (file and line) instead: a related
+    place is a place in this file.
+    """
     instance = report.instance
-    if instance is None or instance.call is None:
+    if instance is None or instance.call is None or instance.call_path is not None:
         return ()
     return (Related(instance.call, f"this copy is spliced here, in `{instance.caller}`"),)
 

@@ -114,7 +114,9 @@ def test_a_helper_without_a_caller_in_its_file_depends_on_the_call_site() -> Non
         "blocks",
     )
     assert "stop depends on the call site" in alone.message
-    assert "callers in other files are out of reach of a per-file analysis" in alone.message
+    assert "no caller of `attend_rows` is in this file or in the files analysed with it" in (
+        alone.message
+    )
 
 
 def test_a_helper_loop_that_uses_no_parameter_is_decided_once() -> None:
@@ -287,3 +289,49 @@ def test_a_changed_module_constant_decides_every_copy_again() -> None:
     again = analyze(edited, str(INLINE), resolver=_resolver, cache=cache)
     assert cache.site_hits == 0
     assert again == analyze(edited, str(INLINE), resolver=_resolver)
+
+
+HELPERS = ROOT / "built_llm" / "helpers.py"
+
+
+def _project(path: str | None) -> list[tuple[str, str]]:
+    """Every other module of the fixture package, as a linter's run would offer them."""
+    return [(str(p), p.read_text()) for p in sorted(ROOT.rglob("*.py")) if str(p) != path]
+
+
+def test_a_helper_called_from_other_modules_is_decided_for_each_of_those_calls() -> None:
+    # decode_steps.py calls attend_rows twice (blocks 8 and 2) and attend_fixed once.
+    reports = analyse(
+        HELPERS.read_text(), str(HELPERS), resolver=_resolver, importers=_project
+    )
+    summary = [
+        (r.span.line, r.code, r.depth, r.instance.caller, Path(r.instance.call_path).name)
+        for r in reports
+    ]
+    assert summary == [
+        (15, "SKW001", 2, "decode_steps", "decode_steps.py"),
+        (15, "SKW002", 1, "decode_steps", "decode_steps.py"),
+        (30, "SKW001", 2, "decode_fixed", "decode_steps.py"),
+    ]
+    assert [r.instance.call.line for r in reports] == [18, 19, 30]
+    assert reports[0].message.startswith(
+        "called from `decode_steps` in decode_steps.py (line 18) with blocks = 8: cube: skewed"
+    )
+    # The remark at each call is the caller's file's: none lands in the helper's file.
+    assert all(r.hints == () for r in reports)
+
+
+def test_without_callers_in_the_project_the_helper_loop_depends_on_the_call_site() -> None:
+    alone = analyse(HELPERS.read_text(), str(HELPERS), resolver=_resolver, importers=lambda p: [])
+    assert [(r.span.line, r.code) for r in alone] == [(15, "SKW050"), (30, "SKW001")]
+    assert "no caller of `attend_rows` is in this file" in alone[0].message
+
+
+def test_a_module_importing_another_module_of_the_same_name_is_not_a_caller() -> None:
+    # A caller whose `helpers` import resolves elsewhere (here: nowhere) is not counted.
+    stranger = "from .helpers import attend_rows\n\ndef k(q, k, o):\n    attend_rows(q, k, o, 4)\n"
+    elsewhere = [("/elsewhere/pkg/kernel.py", stranger)]
+    reports = analyse(
+        HELPERS.read_text(), str(HELPERS), resolver=_resolver, importers=lambda p: elsewhere
+    )
+    assert [(r.span.line, r.code) for r in reports] == [(15, "SKW050"), (30, "SKW001")]

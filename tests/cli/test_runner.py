@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -91,9 +92,9 @@ def test_a_pool_starts_only_when_enough_files_need_an_analysis(
     started: list[int] = []
     real_start = runner._Pool.start
 
-    def counting(workers: int) -> object:
+    def counting(workers: int, project: Sequence[str] = ()) -> object:
         started.append(workers)
-        return real_start(workers)
+        return real_start(workers, project)
 
     monkeypatch.setattr(runner._Pool, "start", counting)
     few = {f"k{n:02}.py": SKEWED for n in range(runner.PARALLEL_THRESHOLD)}

@@ -50,6 +50,7 @@ def instance_data(instance: Instance | None) -> dict[str, Any] | None:
         "bindings": {name: value for name, value in instance.bindings},
         "caller": instance.caller or None,
         "call": span_data(instance.call),
+        "call_path": instance.call_path,
     }
 
 

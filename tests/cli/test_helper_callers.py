@@ -1,0 +1,59 @@
+"""An inline helper's loop, linted with the modules that call it: one copy per call."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from tests.cli.conftest import Run
+
+PACKAGE = Path(__file__).resolve().parents[1] / "fixtures" / "mixed" / "models" / "built_llm"
+
+
+def _tree(tmp_path: Path) -> Path:
+    target = tmp_path / "models" / "built_llm"
+    shutil.copytree(PACKAGE, target)
+    return tmp_path / "models"
+
+
+def _helper_loops(result) -> list[tuple[int, str, str | None, str | None]]:
+    return [
+        (i["line"], i["code"], i["instance"] and i["instance"]["caller"],
+         i["instance"] and i["instance"]["call_path"] and Path(i["instance"]["call_path"]).name)
+        for i in result.json()
+        if i["filename"].endswith("helpers.py") and i["kind"] == "loop"
+    ]
+
+
+def test_the_helper_module_reports_each_call_made_in_the_other_modules(
+    run: Run, tmp_path: Path
+) -> None:
+    root = _tree(tmp_path)
+    result = run("--output-format", "json", "--exit-zero", "--no-cache", ".", cwd=root)
+    assert _helper_loops(result) == [
+        (15, "SKW001", "decode_steps", "decode_steps.py"),
+        (15, "SKW002", "decode_steps", "decode_steps.py"),
+        (30, "SKW001", "decode_fixed", "decode_steps.py"),
+    ]
+
+
+def test_linted_alone_the_helper_says_its_verdict_depends_on_the_call(
+    run: Run, tmp_path: Path
+) -> None:
+    root = _tree(tmp_path)
+    result = run("--output-format", "json", "--exit-zero", "built_llm/helpers.py", cwd=root)
+    assert [(line, code) for line, code, _, _ in _helper_loops(result)] == [
+        (15, "SKW050"),
+        (30, "SKW001"),
+    ]
+
+
+def test_a_cached_helper_is_decided_again_when_a_caller_changes(run: Run, tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    first = run("--output-format", "json", "--exit-zero", "--jobs", "1", ".", cwd=root)
+    assert [code for _, code, _, _ in _helper_loops(first)] == ["SKW001", "SKW002", "SKW001"]
+    caller = root / "built_llm" / "decode_steps.py"
+    text = caller.read_text().replace("attend_rows(q, k, o, 2)", "attend_rows(q, k, o, 1)")
+    caller.write_text(text)
+    again = run("--output-format", "json", "--exit-zero", "--jobs", "1", ".", cwd=root)
+    assert [code for _, code, _, _ in _helper_loops(again)] == ["SKW001", "SKW023", "SKW001"]
