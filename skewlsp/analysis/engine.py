@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -28,7 +28,7 @@ from .decide import Decision, LoopHeader, check_int64, decide
 from .dsl_checks import check_body
 from .guard import TooDeep, check_parseable, describe
 from .header import bounds_of, loop_target, stage_of
-from .imported_helpers import at_the_call, imported_helpers
+from .imported_helpers import ImportedHelper, at_the_call, imported_helpers
 from .imports import Origin, imported_lookup
 from .jit_params import specialized_params
 from .names import (
@@ -57,6 +57,7 @@ from .source_index import (
     Unit,
     build_exact_index,
     build_index,
+    imported_module_index,
     is_inline_helper_unit,
     may_hold_pipeline_loops,
     parse_whole,
@@ -184,16 +185,9 @@ def _analyze_models(
     models: list[LoopModel] = []
     fresh: list[tuple[UnitKey, list[LoopModel]]] = []
     broken = False
-    # An inline helper called only from other modules is decided once per such call; the
-    # copy it would get here, with every parameter unknown, is then not made at all.
-    elsewhere: set[str] = set()
-    if importers is not None and any(is_inline_helper_unit(u) for u in index.units):
-        external = _external_calls(source, path, importers, log or resolver)
-        elsewhere = {qualname for qualname, _ in external}
-        models.extend(model for _, model in external)
+    # An inline helper without a caller here whose verdict waits for one (SKW050).
+    waiting: dict[str, list[LoopModel]] = {}
     for unit in index.units:
-        if unit.qualname in elsewhere and not unit.callers:
-            continue
         # Texts up to comments: an edit that only types a comment is answered here.
         callers = tuple(c.cache_key for c in unit.callers)
         key = (path, *unit.cache_key, fingerprint, callers)
@@ -207,6 +201,21 @@ def _analyze_models(
             continue
         fresh.append((key, unit_models))
         models.extend(unit_models)
+        if (
+            importers is not None
+            and not unit.callers
+            and is_inline_helper_unit(unit)
+            and any(m.report.code == "SKW050" for m in unit_models)
+        ):
+            waiting[unit.qualname] = unit_models
+    if waiting and importers is not None:
+        # Each call in another module decides its own copy: those copies replace the
+        # one decided here with the parameters unknown.
+        external = _external_calls(source, path, importers, log or resolver, waiting)
+        for qualname in {name for name, _ in external}:
+            dropped = {id(m) for m in waiting[qualname]}
+            models = [m for m in models if id(m) not in dropped]
+        models.extend(model for _, model in external)
     models.extend(_imported_calls(index, path, log or resolver, constants))
     if cache is not None:
         # Every read of this run: the module context is shared (and memoised) across
@@ -296,51 +305,76 @@ def _imported_calls(
     """A report at each call of an imported inline helper: its loops, as spliced there."""
     models: list[LoopModel] = []
     for helper in imported_helpers(index, path, resolver):
-        other, aliases = _module_context(helper.index, path, resolver, helper.origin)
-        analysis = _UnitAnalysis(
-            helper.unit, path, aliases, other, (constants, helper.name), helper_unit_parse
-        )
-        try:
-            found = analysis.run() or []
-        except Exception:  # the other module's problem is reported where it lives
-            continue
-        for model in found:
+        for model in _helper_copies(helper, path, resolver, constants):
             report = at_the_call(model.report, model.unlabelled_message, helper, path)
             if report is not None:
                 models.append(LoopModel(report))
     return models
 
 
+# The copies of imported helpers decided in this process, by caller and helper texts: the
+# module that calls a helper and the helper's own module both report them (a linter run
+# analyses both), and deciding them costs as much as the caller's own loops.
+_COPIES: dict[tuple[str | None, int, str, int, str], list[LoopModel]] = {}
+_MAX_COPIES = 256
+
+
+def _helper_copies(
+    helper: ImportedHelper,
+    path: str | None,
+    resolver: Resolver | None,
+    constants: ModuleConstants,
+) -> list[LoopModel]:
+    """The helper's loops as the calls in the module at ``path`` splice them (each copy
+    labelled by its call); [] when the helper's module fails to analyse."""
+    caller_texts = tuple(u.text for u in helper.unit.callers)
+    key = (path, hash(caller_texts), helper.name, hash(helper.text), helper.unit.qualname)
+    known = _COPIES.get(key)
+    if known is not None:
+        return known
+    other, aliases = _module_context(helper.index, path, resolver, helper.origin)
+    analysis = _UnitAnalysis(
+        helper.unit, path, aliases, other, (constants, helper.name), helper_unit_parse
+    )
+    try:
+        found = analysis.run() or []
+    except Exception:  # the other module's problem is reported where it lives
+        found = []
+    if len(_COPIES) >= _MAX_COPIES:
+        _COPIES.clear()
+    _COPIES[key] = found
+    return found
+
+
 def _external_calls(
-    source: str, path: str | None, importers: Importers, resolver: Resolver | None
+    source: str,
+    path: str | None,
+    importers: Importers,
+    resolver: Resolver | None,
+    helpers: Collection[str],
 ) -> list[tuple[str, LoopModel]]:
-    """(helper, copy) for every call of this module's inline helpers in another module.
+    """(helper, copy) for every call of ``helpers`` (inline helpers of this module) made in
+    another module.
 
     Each caller is read as its own analysis reads it (its constants, its scopes around
     the call), so the copy here is the one reported at the call there; it is located at
     the helper's loop, named by its caller and that caller's file.
     """
+    names = list(helpers)
     found: list[tuple[str, LoopModel]] = []
     for caller_path, caller_text in importers(path):
-        if caller_path == path or "import" not in caller_text:
+        if caller_path == path or not any(name in caller_text for name in names):
             continue
-        index = build_exact_index(caller_text)
-        if index.syntax_problem is not None or not index.imported:
+        caller = imported_module_index(caller_text)  # read only; one index per text
+        if caller.syntax_problem is not None or not any(
+            imported.name in names for imported in caller.imported.values()
+        ):
             continue
-        constants, _ = _module_context(index, caller_path, resolver)
-        for helper in imported_helpers(index, caller_path, resolver):
+        constants, _ = _module_context(caller, caller_path, resolver)
+        for helper in imported_helpers(caller, caller_path, resolver, only=names):
             if helper.text != source:
                 continue  # an import of another module
-            other, aliases = _module_context(helper.index, caller_path, resolver, helper.origin)
-            caller = (constants, helper.name)
-            analysis = _UnitAnalysis(
-                helper.unit, caller_path, aliases, other, caller, helper_unit_parse
-            )
-            try:
-                copies = analysis.run() or []
-            except Exception:  # the caller's problem is reported where it lives
-                continue
-            for model in copies:
+            for model in _helper_copies(helper, caller_path, resolver, constants):
                 report, message = model.report, model.unlabelled_message
                 if report.instance is None or message is None:
                     continue
@@ -354,7 +388,9 @@ def _external_calls(
                     instance=instance,
                     hints=own,
                 )
-                found.append((helper.unit.qualname, LoopModel(report)))
+                # The model stays: its tree is the helper's, in this file's coordinates,
+                # so the copy has the preview its caller's values give it.
+                found.append((helper.unit.qualname, replace(model, report=report)))
     return found
 
 

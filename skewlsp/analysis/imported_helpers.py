@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from .imports import Origin, origin_of
@@ -42,12 +43,19 @@ def _called(pattern: str, text: str) -> frozenset[str]:
 
 
 def imported_helpers(
-    index: ModuleIndex, path: str | None, resolver: Resolver | None
+    index: ModuleIndex,
+    path: str | None,
+    resolver: Resolver | None,
+    only: Collection[str] | None = None,
 ) -> list[ImportedHelper]:
-    """The imported inline helpers this module's top-level functions call, with those calls."""
+    """The imported inline helpers this module's top-level functions call, with those calls
+    (``only``: just the helpers of these names, as their module defines them)."""
     if resolver is None or not index.imported:
         return []
-    pattern = r"(?<![\w.])(" + "|".join(re.escape(n) for n in index.imported) + r")\s*\("
+    names = [n for n, i in index.imported.items() if only is None or i.name in only]
+    if not names:
+        return []
+    pattern = r"(?<![\w.])(" + "|".join(re.escape(n) for n in names) + r")\s*\("
     calls: dict[str, list[str]] = {}  # imported name -> calling functions
     for function, text in index.function_sources.items():
         for name in _called(pattern, text):
