@@ -23,6 +23,8 @@ from pathlib import Path
 
 from skewlsp.analysis import LoopReport, UnitCache, analyze
 from skewlsp.analysis.codes import SYNTAX_ERROR
+from skewlsp.analysis.report import Importers
+from skewlsp.common.importers import ProjectImporters
 from skewlsp.common.resolver import candidates, read_module
 
 from .positions import split_lines
@@ -98,6 +100,25 @@ class WorkspaceResolver:
         return None
 
 
+def sibling_importers(path: str | None) -> Importers | None:
+    """The modules next to a document, where its inline helpers' callers are looked for.
+
+    Listed only when the analysis asks (for a helper whose verdict waits for its caller):
+    a workspace-wide search on every keystroke would cost more than the analysis itself.
+    """
+    if path is None:
+        return None
+
+    def importers(asked: str | None) -> list[tuple[str, str]]:
+        try:
+            siblings = sorted(str(p) for p in Path(path).parent.glob("*.py"))
+        except OSError:
+            return []
+        return ProjectImporters(siblings)(asked)
+
+    return importers
+
+
 def compute(
     snapshot: Snapshot,
     key: tuple[object, ...],
@@ -108,7 +129,13 @@ def compute(
     """Analyse one snapshot (runs in a worker thread; pure apart from reading imports)."""
     started = time.perf_counter()
     try:
-        reports = analyze(snapshot.text, snapshot.path, resolver=resolver, cache=cache)
+        reports = analyze(
+            snapshot.text,
+            snapshot.path,
+            resolver=resolver,
+            cache=cache,
+            importers=sibling_importers(snapshot.path),
+        )
         log.debug(
             "analysed %s v%s in %.1f ms (function cache: %s hits, %s misses so far)",
             snapshot.uri,

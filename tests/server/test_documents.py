@@ -139,3 +139,21 @@ def test_a_crashed_analysis_is_told_to_the_user_once_per_document():
     server.on_ready(crashed)
     assert [m.type for m in shown] == [types.MessageType.Error]
     assert "internal error while analysing file:///k.py: ValueError: bug" in shown[0].message
+
+
+def test_a_helper_waiting_for_its_caller_is_decided_for_each_call_in_a_sibling_module():
+    """helpers.py's attend_rows takes its trip from the caller: decode_steps.py, next to it,
+    calls it twice, and the document gets one copy per call (named by file and line)."""
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parents[1] / "fixtures" / "mixed" / "models" / "built_llm"
+    helpers = package / "helpers.py"
+    text = helpers.read_text()
+    snapshot = Snapshot(helpers.as_uri(), 1, text, str(helpers))
+    resolver = WorkspaceResolver({}, (package.parent,))
+    analysis = documents.compute(snapshot, (1,), resolver, None)
+    copies = [r for r in analysis.reports if r.span.line == 15]
+    assert [(r.code, r.instance.call.line, Path(r.instance.call_path).name) for r in copies] == [
+        ("SKW001", 18, "decode_steps.py"),
+        ("SKW002", 19, "decode_steps.py"),
+    ]
