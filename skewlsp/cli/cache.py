@@ -18,7 +18,7 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from skewlsp import __version__
@@ -105,12 +105,17 @@ class Cache:
         path: str,
         src_roots: Sequence[Path],
         digests: DependencyDigests | None = None,
+        callers: Callable[[], str] | None = None,
     ) -> tuple[list[LoopReport], list[tuple[str, int]]] | None:
-        """The entry for ``key`` if every module it imported still has the same text:
-        its reports and those imports (module, level)."""
+        """The entry for ``key`` if every module it imported still has the same text, and
+        (when the analysis asked for them) the modules that may call its inline helpers
+        still give the digest ``callers()`` gives: its reports and those imports."""
         try:
             with open(self._entry_name(key), encoding="utf-8") as stream:
                 payload = json.load(stream)
+            recorded = payload.get("callers")
+            if recorded is not None and (callers is None or callers() != recorded):
+                return None
             for module, level, digest in payload["deps"]:
                 if digests is not None:
                     now = digests.digest(module, level, path, src_roots)
@@ -124,12 +129,18 @@ class Cache:
             return None
 
     def put(
-        self, key: str, reports: Sequence[LoopReport], deps: Sequence[tuple[str, int, str]]
+        self,
+        key: str,
+        reports: Sequence[LoopReport],
+        deps: Sequence[tuple[str, int, str]],
+        callers: str | None = None,
     ) -> None:
-        payload = {
+        payload: dict[str, object] = {
             "deps": [list(d) for d in deps],
             "reports": [report_to_data(r) for r in reports],
         }
+        if callers is not None:
+            payload["callers"] = callers
         try:
             self.write_json(self._entry(key), payload)
         except (OSError, TypeError, ValueError):

@@ -111,10 +111,9 @@ def analyze_cached(
     src_roots = job.settings.src
     cache = _cache_for(job.settings) if job.options.use_cache and job.path else None
     key = cache_key(data, job.path or "", src_roots) if cache else ""
-    if cache is not None and _helper_callers(data) is not None:
-        key = f"{key}-{_project.digest(job.path)[:16]}"  # its callers in other modules
-    if cache is not None and job.path is not None:
-        cached = cache.get(key, job.path, src_roots, digests)
+    path = job.path
+    if cache is not None and path is not None:
+        cached = cache.get(key, path, src_roots, digests, lambda: _project.digest(path))
         if cached is not None:
             return cached
     if not analyse:
@@ -122,9 +121,12 @@ def analyze_cached(
     from skewlsp.analysis import analyze  # only on a miss: libcst costs more than a warm run
 
     resolver = RecordingResolver(src_roots)
-    reports = list(analyze(source, job.path, resolver=resolver, importers=_helper_callers(data)))
+    importers = _AskedImporters(_project) if b"jit.inline" in data else None
+    reports = list(analyze(source, job.path, resolver=resolver, importers=importers))
     if cache is not None:
-        cache.put(key, reports, resolver.fingerprint)
+        # Callers in other modules are a dependency only of a module whose helpers asked.
+        callers = _project.digest(path) if importers is not None and importers.asked else None
+        cache.put(key, reports, resolver.fingerprint, callers)
     return reports, [(module, level) for module, level, _ in resolver.fingerprint]
 
 
@@ -138,9 +140,16 @@ def _set_project(paths: Sequence[str]) -> None:
     _project = ProjectImporters(paths)
 
 
-def _helper_callers(data: bytes) -> ProjectImporters | None:
-    """The project's files, for a module that defines inline helpers (None for others)."""
-    return _project if b"jit.inline" in data and _project.paths else None
+class _AskedImporters:
+    """The run's files as importers, remembering whether the analysis asked for them."""
+
+    def __init__(self, project: ProjectImporters) -> None:
+        self.project = project
+        self.asked = False
+
+    def __call__(self, path: str | None) -> list[tuple[str, str]]:
+        self.asked = True
+        return self.project(path)
 
 
 def _analyse_with_previews(
@@ -151,7 +160,7 @@ def _analyse_with_previews(
 
     reports: list[LoopReport] = []
     resolver = RecordingResolver(job.settings.src)
-    importers = _helper_callers(source.encode("utf-8", "surrogateescape"))
+    importers = _project if "jit.inline" in source else None
     for report, preview in api.previews(source, job.path, resolver=resolver, importers=importers):
         reports.append(report)
         if isinstance(preview, api.LoopPreview):
