@@ -193,13 +193,14 @@ def _analyze_models(
         key = (path, *unit.cache_key, fingerprint, callers)
         cached = cache.get(key, log or resolver) if cache is not None else None
         if cached is not None:
-            models.extend(LoopModel(report) for report in cached)
-            continue
-        unit_models = _analyse_unit(unit, path, aliases, constants, sites)
-        if unit_models is None:  # a syntax error in this unit, or the fast split was wrong
-            broken = True
-            continue
-        fresh.append((key, unit_models))
+            unit_models = [LoopModel(report) for report in cached]
+        else:
+            found = _analyse_unit(unit, path, aliases, constants, sites)
+            if found is None:  # a syntax error in this unit, or the fast split was wrong
+                broken = True
+                continue
+            unit_models = found
+            fresh.append((key, unit_models))
         models.extend(unit_models)
         if (
             importers is not None
@@ -312,13 +313,6 @@ def _imported_calls(
     return models
 
 
-# The copies of imported helpers decided in this process, by caller and helper texts: the
-# module that calls a helper and the helper's own module both report them (a linter run
-# analyses both), and deciding them costs as much as the caller's own loops.
-_COPIES: dict[tuple[str | None, int, str, int, str], list[LoopModel]] = {}
-_MAX_COPIES = 256
-
-
 def _helper_copies(
     helper: ImportedHelper,
     path: str | None,
@@ -326,24 +320,16 @@ def _helper_copies(
     constants: ModuleConstants,
 ) -> list[LoopModel]:
     """The helper's loops as the calls in the module at ``path`` splice them (each copy
-    labelled by its call); [] when the helper's module fails to analyse."""
-    caller_texts = tuple(u.text for u in helper.unit.callers)
-    key = (path, hash(caller_texts), helper.name, hash(helper.text), helper.unit.qualname)
-    known = _COPIES.get(key)
-    if known is not None:
-        return known
+    labelled by its call): what the caller's module reports at each call and the helper's
+    module at its loop; [] when the helper's module fails to analyse."""
     other, aliases = _module_context(helper.index, path, resolver, helper.origin)
     analysis = _UnitAnalysis(
         helper.unit, path, aliases, other, (constants, helper.name), helper_unit_parse
     )
     try:
-        found = analysis.run() or []
+        return analysis.run() or []
     except Exception:  # the other module's problem is reported where it lives
-        found = []
-    if len(_COPIES) >= _MAX_COPIES:
-        _COPIES.clear()
-    _COPIES[key] = found
-    return found
+        return []
 
 
 def _external_calls(

@@ -157,3 +157,23 @@ def test_a_helper_waiting_for_its_caller_is_decided_for_each_call_in_a_sibling_m
         ("SKW001", 18, "decode_steps.py"),
         ("SKW002", 19, "decode_steps.py"),
     ]
+
+
+def test_a_helper_served_from_the_function_cache_still_gets_its_callers_copies():
+    """The second analysis of the same text takes the helper's unit from the cache: the
+    copies decided by its callers next door must not give way to the unknown verdict."""
+    from pathlib import Path
+
+    from skewlsp.analysis import UnitCache
+
+    package = Path(__file__).resolve().parents[1] / "fixtures" / "mixed" / "models" / "built_llm"
+    helpers = package / "helpers.py"
+    snapshot = Snapshot(helpers.as_uri(), 1, helpers.read_text(), str(helpers))
+    resolver = WorkspaceResolver({}, (package.parent,))
+    cache = UnitCache()
+    first = documents.compute(snapshot, (1,), resolver, None, cache)
+    again = documents.compute(snapshot, (2,), resolver, None, cache)
+    assert cache.hits > 0
+    codes = [(r.span.line, r.code) for r in again.reports]
+    assert codes == [(r.span.line, r.code) for r in first.reports]
+    assert codes[:2] == [(15, "SKW001"), (15, "SKW002")]
