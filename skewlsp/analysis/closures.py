@@ -7,6 +7,8 @@ its parameters (called with their defaults when compiled by default).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import libcst as cst
 
 from .names import statement_defs
@@ -20,23 +22,66 @@ from .values import Dynamic, Folded, Opaque, code_of
 Closure = tuple[dict[str, cst.BaseExpression], dict[str, Folded]]
 
 
-def parameter_values(fn: cst.FunctionDef, name: str) -> Closure:
+def parameter_values(
+    fn: cst.FunctionDef,
+    name: str,
+    arguments: Mapping[str, cst.BaseExpression] | None = None,
+) -> Closure:
     """A function's parameters as a function defined inside it sees them.
 
-    A builder is called with its defaults when the kernel is compiled by default
-    (``build_program()``), so a parameter with a default has that value; one
-    without a default comes from a caller we do not see.
+    ``arguments``: what one module-level call of the builder passes. Without a call
+    we see, a builder is taken as called with its defaults (``build_program()``, the
+    way a script compiles the kernel), so a parameter with a default has that value;
+    one without a default comes from a caller we do not see.
     """
     sources: dict[str, cst.BaseExpression] = {}
     hidden: dict[str, Folded] = {}
     for param_name, param in function_params(fn):
-        if param.default is not None:
+        if arguments is not None and param_name in arguments:
+            sources[param_name] = arguments[param_name]
+        elif param.default is not None:
             sources[param_name] = param.default
         else:
             hidden[param_name] = Opaque(
                 param_name, f"`{param_name}` is a parameter of `{name}`, set by its caller"
             )
     return sources, hidden
+
+
+def builder_calls(
+    fn: cst.FunctionDef, module_sources: Mapping[str, str]
+) -> list[dict[str, cst.BaseExpression]]:
+    """The arguments of each module-level ``NAME = builder(...)``, in source order.
+
+    Python builds the programs inside the builder once per call it makes while the
+    module loads; a call whose arguments cannot be matched to the parameters (``*args``,
+    an unknown keyword) is not counted.
+    """
+    params = [param_name for param_name, _ in function_params(fn)]
+    head = f"{fn.name.value}("
+    found: list[dict[str, cst.BaseExpression]] = []
+    for text in module_sources.values():
+        if not text.lstrip().startswith(head):
+            continue
+        try:
+            call = cst.parse_expression(text)
+        except cst.ParserSyntaxError:
+            continue
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
+            continue
+        arguments: dict[str, cst.BaseExpression] = {}
+        for position, arg in enumerate(call.args):
+            if arg.star:
+                break
+            key = arg.keyword.value if arg.keyword is not None else (
+                params[position] if position < len(params) else None
+            )
+            if key is None or key not in params:
+                break
+            arguments[key] = arg.value
+        else:
+            found.append(arguments)
+    return found
 
 
 def capture_locals(

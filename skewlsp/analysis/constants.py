@@ -210,6 +210,11 @@ class ModuleConstants:
         self._cache: dict[str, Folded | None] = {}
         self._busy: set[str] = set()
 
+    @property
+    def sources(self) -> Mapping[str, str]:
+        """Each name's last top-level binding, as text (read only)."""
+        return self._sources
+
     def enclosed(self, sources: Mapping[str, str], hidden: Mapping[str, Folded]) -> ModuleConstants:
         """What a function defined inside another function sees when the DSL parses it.
 

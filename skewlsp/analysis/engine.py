@@ -19,7 +19,7 @@ from .advice import depth_hint
 from .assemble import at_call, loop_report
 from .body import BodyContext, InnerSkew, Stmt, loop_bounds, normalise, resolve
 from .callsites import CallSite, call_sites, is_inline_helper
-from .closures import Closure, capture_locals, parameter_values, seen_inside
+from .closures import Closure, builder_calls, capture_locals, parameter_values, seen_inside
 from .codes import NOT_COMPILED, SYNTAX_ERROR
 from .conditions import Interval
 from .constants import Const, Folded, ModuleConstants
@@ -71,7 +71,7 @@ from .unit_parses import (
     share_parsed_text,
     shared_unit_parses,
 )
-from .values import CallSiteValue, memoised_code
+from .values import CallSiteValue, code_of, memoised_code
 from .walk import walk
 
 MAX_PREVIEW_COPIES = 16  # pl.unroll copies of one loop rewritten one by one for its preview
@@ -479,6 +479,8 @@ class _UnitAnalysis:
         # as each iteration ends, so the next one decides the same nodes afresh).
         self.finished: list[LoopModel] = []
         self.module_bindings: tuple[tuple[str, str], ...] = ()  # module-level for variables
+        # The builder being decided for one module-level call of it, with that call's arguments.
+        self.builder: tuple[cst.FunctionDef, dict[str, cst.BaseExpression]] | None = None
         self.call_headers: tuple[cst.CSTNode, ...] = ()  # scope headers around a helper call
         with memoised_effects():
             for stmt in module.body:
@@ -626,7 +628,36 @@ class _UnitAnalysis:
         if len(self.functions) == 1 and not qualname and is_inline_helper(fn):
             self._inline_helper(fn, name)
             return
+        if len(self.functions) == 1 and not qualname and not fn.decorators:
+            calls = builder_calls(fn, self.module_constants.sources)
+            nested = (cst.ClassDef, cst.FunctionDef)
+            if calls and any(isinstance(n, nested) for n in walk(fn.body)):
+                self._builder(fn, name, calls)
+                return
         self._body(fn, name)
+
+    def _builder(
+        self, fn: cst.FunctionDef, name: str, calls: list[dict[str, cst.BaseExpression]]
+    ) -> None:
+        """The programs a builder defines are built once per module-level call of it, each
+        with that call's arguments (and the defaults of the others): one verdict per call."""
+        bound = self.module_bindings
+        try:
+            for arguments in calls:
+                self.builder = (fn, arguments)
+                if len(calls) == 1:  # one program: one verdict, as if written out
+                    self._body(fn, name)
+                    continue
+                shown = tuple(
+                    (param, code_of(arguments.get(param) or p.default))
+                    for param, p in function_params(fn)
+                    if param in arguments or p.default is not None
+                )
+                self.module_bindings = (*bound, *shown)
+                self._decide_apart(lambda: self._body(fn, name))
+                self.module_bindings = bound
+        finally:
+            self.builder, self.module_bindings = None, bound
 
     # -- @pl.jit.inline helpers, decided per call site (callsites) ---------------------------
 
@@ -724,7 +755,8 @@ class _UnitAnalysis:
             base.call_site = call_site
             env.update(call_site)
             function_incore = True
-        self.closures.append(parameter_values(fn, name))
+        arguments = self.builder[1] if self.builder and self.builder[0] is fn else None
+        self.closures.append(parameter_values(fn, name, arguments))
         try:
             for stmt, incore in flatten_top_level(body_statements(fn.body), function_incore):
                 self.incore.append(incore)

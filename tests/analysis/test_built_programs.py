@@ -206,3 +206,49 @@ def test_every_copy_of_a_loop_has_its_own_preview_and_a_refusal_does_not_stop_th
     # blocks = 8: depth 2, the steady loop steps by 2 up to 8; blocks = 3: depth 1, to 3.
     assert "pl.range(2, 8, 2)" in by_copy[(23, (("blocks", "8"),))].rewritten
     assert "pl.range(1, 3, 1)" in by_copy[(23, (("blocks", "3"),))].rewritten
+
+
+BUILDERS = ROOT / "built_llm" / "builders.py"
+
+
+def test_a_builder_called_twice_when_the_module_loads_builds_two_programs() -> None:
+    # Checked with the compiler (e2d0f78): build_attention() and build_attention(6, stage=4)
+    # each build a program; the default call skews at depth 2 (trip 8), the second at
+    # depth 3 (stage 4, trip 6); its half loop has trip 3: depth 1.
+    found = analyse(BUILDERS.read_text(), str(BUILDERS), resolver=_resolver)
+    assert [_summary(r) for r in _at(found, 22)] == [
+        ((("blocks", "8"), ("stage", "2")), "SKW001", 2, 8, (("aic", "SKW001", 2, 1), CONSUMER_VECTOR)),
+        ((("blocks", "6"), ("stage", "4")), "SKW001", 3, 6, (("aic", "SKW001", 3, 1), CONSUMER_VECTOR)),
+    ]
+    assert [(r.code, r.depth, r.trip) for r in _at(found, 27)] == [
+        ("SKW001", 2, 4),
+        ("SKW002", 1, 3),
+    ]
+    assert _at(found, 22)[1].message.startswith("blocks = 6, stage = 4: cube: skewed at depth 3")
+
+
+def test_a_builder_called_once_is_decided_with_that_call_and_no_label() -> None:
+    # build_single(blocks=3): one program, trip 3 (not the default 8): depth 1.
+    found = analyse(BUILDERS.read_text(), str(BUILDERS), resolver=_resolver)
+    (single,) = _at(found, 49)
+    assert (single.instance, single.code, single.depth, single.trip) == (None, "SKW002", 1, 3)
+
+
+def test_a_call_the_analysis_cannot_match_to_the_parameters_is_not_counted() -> None:
+    import libcst as cst
+
+    from skewlsp.analysis.closures import builder_calls
+
+    fn = cst.parse_statement("def build(blocks: int = 8, stage: int = 2):\n    pass\n")
+    sources = {
+        "A": "build(4)",
+        "B": "build(*sizes)",
+        "C": "build(tiles=3)",
+        "D": "other(5)",
+        "E": "build(stage=4, blocks=2)",
+    }
+    found = builder_calls(fn, sources)
+    assert [{k: cst.Module([]).code_for_node(v) for k, v in f.items()} for f in found] == [
+        {"blocks": "4"},
+        {"stage": "4", "blocks": "2"},
+    ]
