@@ -252,3 +252,15 @@ def test_a_call_the_analysis_cannot_match_to_the_parameters_is_not_counted() -> 
         {"blocks": "4"},
         {"stage": "4", "blocks": "2"},
     ]
+
+
+def test_editing_a_builder_call_decides_its_program_again_through_the_function_cache() -> None:
+    from skewlsp.analysis import UnitCache, analyze
+
+    source = BUILDERS.read_text()
+    cache = UnitCache()
+    analyze(source, str(BUILDERS), resolver=_resolver, cache=cache)
+    edited = source.replace("build_attention(6, stage=4)", "build_attention(12, stage=4)")
+    again = analyze(edited, str(BUILDERS), resolver=_resolver, cache=cache)
+    assert [(r.trip, r.depth) for r in again if r.span.line == 22] == [(8, 2), (12, 3)]
+    assert again == analyze(edited, str(BUILDERS), resolver=_resolver)
