@@ -8,18 +8,20 @@ readers run. These sides are what ``core_split`` builds each core's body from.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import libcst as cst
 
 from . import dsl, op_tables
-from .names import body_statements, reads_of
-from .scope import function_params
+from .names import body_statements, reads_of, statement_defs
+from .scope import function_params, opens_incore_scope
 
 CUBE, VECTOR, SHARED, MIXED = "C", "V", "S", "M"
 GM, LAZY = "G", "L"  # a GM tensor; a GM slice/load whose side its first consumer decides
 TILE_SIDES = frozenset({CUBE, VECTOR, LAZY})
 _TILES_OR_GM = TILE_SIDES | {GM}
+# The (tile, memory) moves the cube ops of a statement need (see move_reuse).
+MovesOf = Callable[[cst.CSTNode], Iterable[tuple[str, str]]]
 
 
 def op_leaf(call: cst.Call) -> str | None:
@@ -263,21 +265,54 @@ class OutsideSides:
     then ends the unit's analysis, as it did when the whole function was walked first.)
     """
 
-    def __init__(self, fn_body: Sequence[cst.CSTNode], params: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        fn_body: Sequence[cst.CSTNode],
+        params: Mapping[str, str],
+        moves_of: MovesOf | None = None,
+    ) -> None:
         self._model = SideModel(params)
         self._at_loop: dict[int, dict[str, str]] = {}
-        self._steps: Iterator[None] | None = self._walk(fn_body)
+        self._moves_at_loop: dict[int, frozenset[tuple[str, str]]] = {}
+        self._moves_of = moves_of
+        self._steps: Iterator[None] | None = self._walk(fn_body, frozenset())
 
-    def _walk(self, block: Sequence[cst.CSTNode]) -> Iterator[None]:
-        """Walk on, pausing after each ``for`` is recorded."""
+    def _walk(
+        self, block: Sequence[cst.CSTNode], inherited: frozenset[tuple[str, str]]
+    ) -> Iterator[None]:
+        """Walk on, pausing after each ``for`` is recorded.
+
+        ``inherited``: the moves into cube memories made before this block in the blocks
+        around it (see :meth:`moves_before`); a block made a kernel of its own (an
+        InCore scope) inherits none.
+        """
+        made = set(inherited)
         for stmt in block:
             if isinstance(stmt, cst.For):
                 self._at_loop[id(stmt)] = dict(self._model.sides)
+                self._moves_at_loop[id(stmt)] = frozenset(made)
                 yield
             if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
                 self._model.statement(stmt)
+                if self._moves_of is not None:
+                    rebound = set(statement_defs(stmt))
+                    made = {key for key in made if key[0] not in rebound}
+                    made.update(
+                        (name, memory)
+                        for name, memory in self._moves_of(stmt)
+                        if self._model.side_of(name) in (CUBE, LAZY)
+                    )
             elif isinstance(stmt, (cst.With, cst.For, cst.If, cst.While)):
-                yield from self._walk(body_statements(stmt.body))
+                inner = frozenset() if opens_incore_scope(stmt) else frozenset(made)
+                yield from self._walk(body_statements(stmt.body), inner)
+                rebound = set(statement_defs(stmt))
+                made = {key for key in made if key[0] not in rebound}
+
+    def moves_before(self, loop: cst.CSTNode) -> frozenset[tuple[str, str]]:
+        """(tile, memory) moves InferTileMemorySpace makes before ``loop`` in the blocks
+        around it: every op of the loop body that needs one of them reuses it."""
+        self.before(loop)
+        return self._moves_at_loop.get(id(loop), frozenset())
 
     def before(self, loop: cst.CSTNode) -> dict[str, str]:
         """The sides of the names defined before ``loop`` (copied: the caller may change them)."""

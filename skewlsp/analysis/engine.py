@@ -31,6 +31,7 @@ from .header import bounds_of, loop_target, stage_of
 from .imported_helpers import ImportedHelper, at_the_call, imported_helpers
 from .imports import Origin, imported_lookup
 from .jit_params import specialized_params
+from .move_reuse import operand_moves
 from .names import (
     block_defs,
     body_statements,
@@ -1064,10 +1065,19 @@ class _UnitAnalysis:
     ) -> mixed.PerCore:
         """Per-core verdicts (the model lives in ``mixed``; this only supplies the context)."""
         fn = self.functions[-1] if self.functions else None
-        outside = self._outside_sides(fn).before(loop) if fn else {}
+        walked = self._outside_sides(fn) if fn else None
+        outside = walked.before(loop) if walked else {}
+        made_before = walked.moves_before(loop) if walked else frozenset()
         copies = 2 if fn is not None and self._dual_aiv_dispatch(fn, loop) else 1
         return mixed.per_core(
-            stmts, header, live_out, outside, copies, nested, self.positions.statement_code
+            stmts,
+            header,
+            live_out,
+            outside,
+            copies,
+            nested,
+            self.positions.statement_code,
+            made_before,
         )
 
     def _outside_sides(self, fn: cst.FunctionDef) -> mixed.OutsideSides:
@@ -1075,7 +1085,7 @@ class _UnitAnalysis:
         found = self.outside.get(id(fn))
         if found is None:
             found = self.outside[id(fn)] = mixed.OutsideSides(
-                body_statements(fn.body), mixed.param_sides(fn)
+                body_statements(fn.body), mixed.param_sides(fn), operand_moves
             )
         return found
 

@@ -12,7 +12,7 @@ whether the vector function runs as two copies.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import libcst as cst
@@ -144,6 +144,7 @@ def per_core(
     copies: int,
     nested: NestedPipelines | None = None,
     statement_code: Callable[[cst.CSTNode], str | None] | None = None,
+    made_before: Collection[tuple[str, str]] = (),
 ) -> PerCore:
     """Per-core verdicts when the compiler, not the author, creates the messages.
 
@@ -175,7 +176,7 @@ def per_core(
     lists = {"aic": splits["aic"].aic, "aiv": splits["aiv"].aiv}
     for core, core_stmts in lists.items():
         resolve(core_stmts, header.iter_names)
-        d = decide(header, core_stmts, shared_moves(core_stmts, outside))
+        d = decide(header, core_stmts, shared_moves(core_stmts, outside, made_before))
         result = CoreResult(
             core,  # type: ignore[arg-type]
             d.verdict,  # type: ignore[arg-type]

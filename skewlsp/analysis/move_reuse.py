@@ -15,7 +15,7 @@ fresh transposed view of its own, which is moved on its own.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -47,17 +47,25 @@ class SharedMove:
     users: tuple[int, ...]  # top-level statement indices, in order; the first makes the move
 
 
-def shared_moves(stmts: Sequence[Stmt], outside: Mapping[str, str]) -> tuple[SharedMove, ...]:
+def shared_moves(
+    stmts: Sequence[Stmt],
+    outside: Mapping[str, str],
+    made_before: Collection[tuple[str, str]] = (),
+) -> tuple[SharedMove, ...]:
     """The moves of outside tiles that more than one top-level statement reads.
 
     A move made inside a nested block lives only there, so a compound statement
     reuses a move made before it but never makes one for the statements after it.
+    ``made_before``: moves made before the loop in the blocks around it, which the body
+    reuses (defined outside the loop, they carry nothing).
     """
     defined = {name for stmt in stmts for name in stmt.defs}
     users: dict[tuple[str, str], list[int]] = {}
     for index, stmt in enumerate(stmts):
-        for name, memory in _operand_moves(stmt.node):
+        for name, memory in operand_moves(stmt.node):
             if name in defined or outside.get(name) not in (CUBE, LAZY):
+                continue
+            if (name, memory) in made_before:
                 continue
             key = (name, memory)
             if key in users:
@@ -72,7 +80,7 @@ def shared_moves(stmts: Sequence[Stmt], outside: Mapping[str, str]) -> tuple[Sha
     )
 
 
-def _operand_moves(node: cst.CSTNode) -> Iterator[tuple[str, str]]:
+def operand_moves(node: cst.CSTNode) -> Iterator[tuple[str, str]]:
     """(tile name, memory) of every cube-op operand in ``node`` that needs a move."""
     for call in _calls(node):
         leaf = op_leaf(call)

@@ -92,6 +92,13 @@ EXPECTED = [
     Expected("shared_tiles.py", 30, "SKW020", None, 8, (("aic", "SKW020", None, 1), CONSUMER_VECTOR)),
     # Separate reads for K and V: each half has its own -> skewed.
     Expected("shared_tiles.py", 37, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # The same weight already moved into Right by a matmul before the loop, in the block
+    # around it: the move is made there and the loop's matmuls reuse it -> nothing is
+    # carried, skewed.
+    Expected("hoisted.py", 87, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # ... but a move made inside an `if` before the loop lives only in that branch: the
+    # loop makes its own, in the producer half -> demoted.
+    Expected("hoisted.py", 107, "SKW020", None, 8, (("aic", "SKW020", None, 1), CONSUMER_VECTOR)),
     # The score tile is stored to GM after the vector's exp read it: tile.store takes Vec
     # or Acc, Vec first (tile_ops/memory.cpp:1093), and the Vec copy made for exp is
     # handed to it (infer_tile_memory_space_pass.cpp:615-622), so the vector stores the

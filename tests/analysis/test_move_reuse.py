@@ -75,3 +75,14 @@ def test_a_nested_block_reuses_a_move_made_before_it_but_makes_none_for_later_st
         _stmt("a = pl.matmul(x, wt)\n", ("a",)),
     ]
     assert shared_moves(scoped, OUTSIDE) == ()
+
+
+def test_a_move_made_before_the_loop_is_reused_and_shared_by_nobody() -> None:
+    stmts = [
+        _stmt("h = pl.matmul(x, wt)\n", ("h",)),
+        _stmt("y[0:32, 0:64] = pl.matmul(g, wt)\n"),
+    ]
+    assert shared_moves(stmts, OUTSIDE, made_before={("wt", "Right")}) == ()
+    assert shared_moves(stmts, OUTSIDE, made_before={("wt", "Left")}) == (
+        SharedMove("wt", "Right", (0, 1)),
+    )
