@@ -295,8 +295,9 @@ class OutsideSides:
             if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
                 self._model.statement(stmt)
                 if self._moves_of is not None:
-                    rebound = set(statement_defs(stmt))
-                    made = {key for key in made if key[0] not in rebound}
+                    if made:
+                        rebound = set(statement_defs(stmt))
+                        made = {key for key in made if key[0] not in rebound}
                     made.update(
                         (name, memory)
                         for name, memory in self._moves_of(stmt)
@@ -305,8 +306,9 @@ class OutsideSides:
             elif isinstance(stmt, (cst.With, cst.For, cst.If, cst.While)):
                 inner = frozenset() if opens_incore_scope(stmt) else frozenset(made)
                 yield from self._walk(body_statements(stmt.body), inner)
-                rebound = set(statement_defs(stmt))
-                made = {key for key in made if key[0] not in rebound}
+                if made:
+                    rebound = set(statement_defs(stmt))
+                    made = {key for key in made if key[0] not in rebound}
 
     def moves_before(self, loop: cst.CSTNode) -> frozenset[tuple[str, str]]:
         """(tile, memory) moves InferTileMemorySpace makes before ``loop`` in the blocks

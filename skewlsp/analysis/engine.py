@@ -20,7 +20,7 @@ from .assemble import at_call, loop_report
 from .body import BodyContext, InnerSkew, Stmt, loop_bounds, normalise, resolve
 from .callsites import CallSite, call_sites, is_inline_helper
 from .closures import Closure, builder_calls, capture_locals, parameter_values, seen_inside
-from .codes import NOT_COMPILED, SYNTAX_ERROR
+from .codes import NOT_COMPILED, SYNTAX_ERROR, UNKNOWN
 from .conditions import Interval
 from .constants import Const, Folded, ModuleConstants
 from .coverage import unreported_loops
@@ -207,7 +207,7 @@ def _analyze_models(
             importers is not None
             and not unit.callers
             and is_inline_helper_unit(unit)
-            and any(m.report.code == "SKW050" for m in unit_models)
+            and any(m.report.code == UNKNOWN for m in unit_models)
         ):
             waiting[unit.qualname] = unit_models
     if waiting and importers is not None:
