@@ -9,7 +9,7 @@ analysis checks that each candidate's import really resolves to the helper's mod
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path, PurePath
 
 from skewlsp.common.resolver import MAX_MODULE_BYTES
@@ -18,11 +18,15 @@ from skewlsp.common.resolver import MAX_MODULE_BYTES
 class ProjectImporters:
     """``importers(path)``: (path, text) of the known files that may import ``path``.
 
-    A candidate mentions the module's name and ``import``; its text is read once.
+    A candidate mentions the module's name and ``import``; its text is read once, from
+    disk unless ``read`` supplies it (the language server: an open file's unsaved text).
     """
 
-    def __init__(self, paths: Iterable[str]) -> None:
+    def __init__(
+        self, paths: Iterable[str], read: Callable[[str], str | None] | None = None
+    ) -> None:
         self.paths = tuple(paths)
+        self._read = read or read_project_file
         self._texts: dict[str, str | None] = {}
 
     def __call__(self, path: str | None) -> list[tuple[str, str]]:
@@ -50,14 +54,16 @@ class ProjectImporters:
 
     def _text(self, path: str) -> str | None:
         if path not in self._texts:
-            self._texts[path] = _read(Path(path))
+            self._texts[path] = self._read(path)
         return self._texts[path]
 
 
-def _read(path: Path) -> str | None:
+def read_project_file(path: str) -> str | None:
+    """The text of a project file on disk (None if unreadable or too large to be a module)."""
     try:
-        if path.stat().st_size > MAX_MODULE_BYTES:
+        file = Path(path)
+        if file.stat().st_size > MAX_MODULE_BYTES:
             return None
-        return path.read_text(encoding="utf-8", errors="replace")
+        return file.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None

@@ -16,15 +16,14 @@ import functools
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from skewlsp.analysis import LoopReport, UnitCache, analyze
 from skewlsp.analysis.codes import SYNTAX_ERROR
-from skewlsp.analysis.report import Importers
-from skewlsp.common.importers import ProjectImporters
+from skewlsp.common.importers import ProjectImporters, read_project_file
 from skewlsp.common.resolver import candidates, read_module
 
 from .positions import split_lines
@@ -100,23 +99,43 @@ class WorkspaceResolver:
         return None
 
 
-def sibling_importers(path: str | None) -> Importers | None:
+class SiblingImporters:
     """The modules next to a document, where its inline helpers' callers are looked for.
 
     Listed only when the analysis asks (for a helper whose verdict waits for its caller):
     a workspace-wide search on every keystroke would cost more than the analysis itself.
+    An open module's unsaved text counts, as it does for imports; and the folder looked
+    in is recorded (``looked_in``, as :func:`folder_dependency` names it), so that an edit
+    of any module there, or a new one, decides the helper's copies again.
     """
-    if path is None:
-        return None
 
-    def importers(asked: str | None) -> list[tuple[str, str]]:
+    def __init__(self, path: str, open_texts: Mapping[str, str]) -> None:
+        self.path = path
+        self.open_texts = open_texts
+        self.looked_in: set[str] = set()
+
+    def __call__(self, asked: str | None) -> list[tuple[str, str]]:
+        folder = os.path.dirname(self.path)  # as the editor names it: callers are shown so
+        real = os.path.realpath(folder)  # the editor's texts are keyed by resolved path
+        self.looked_in.add(folder_dependency(real))
         try:
-            siblings = sorted(str(p) for p in Path(path).parent.glob("*.py"))
+            names = {p.name for p in Path(folder).glob("*.py")}
         except OSError:
-            return []
-        return ProjectImporters(siblings)(asked)
+            names = set()
+        names |= {os.path.basename(p) for p in self.open_texts if os.path.dirname(p) == real}
+        names.discard(os.path.basename(self.path))
+        siblings = sorted(os.path.join(folder, name) for name in names)
+        return ProjectImporters(siblings, read=self._read)(asked)
 
-    return importers
+    def _read(self, path: str) -> str | None:
+        text = self.open_texts.get(os.path.realpath(path))
+        return text if text is not None else read_project_file(path)
+
+
+def folder_dependency(folder: str) -> str:
+    """How an analysis that read every module of ``folder`` names it among its dependencies
+    (with a trailing separator, so that no file's path is ever equal to it)."""
+    return os.path.join(folder, "")
 
 
 def compute(
@@ -128,13 +147,16 @@ def compute(
 ) -> Analysis:
     """Analyse one snapshot (runs in a worker thread; pure apart from reading imports)."""
     started = time.perf_counter()
+    importers = (
+        SiblingImporters(snapshot.path, resolver.open_texts) if snapshot.path else None
+    )
     try:
         reports = analyze(
             snapshot.text,
             snapshot.path,
             resolver=resolver,
             cache=cache,
-            importers=sibling_importers(snapshot.path),
+            importers=importers,
         )
         log.debug(
             "analysed %s v%s in %.1f ms (function cache: %s hits, %s misses so far)",
@@ -156,7 +178,7 @@ def compute(
             known_lines=snapshot.lines,
             may_suppress=snapshot.may_suppress,
         )
-    deps = frozenset(resolver.looked_at)
+    deps = frozenset(resolver.looked_at) | (importers.looked_in if importers else frozenset())
     errors = [r for r in reports if r.code == SYNTAX_ERROR and r.verdict == "error"]
     if errors:
         kept = last_good.reports if last_good is not None else ()
@@ -235,8 +257,10 @@ class DocumentStore:
 
     def dependents(self, path: str) -> list[str]:
         """Open documents whose analysis read (or looked for) ``path`` (or the file it
-        names through symlinks: imports are looked up in resolved directories)."""
+        names through symlinks: imports are looked up in resolved directories), or every
+        module of its folder (an inline helper's callers)."""
         names = {path, os.path.realpath(path)}
+        names |= {folder_dependency(os.path.dirname(name)) for name in set(names)}
         return [uri for uri, entry in self._entries.items() if not names.isdisjoint(entry.deps)]
 
     def close(self, uri: str) -> None:

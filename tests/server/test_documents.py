@@ -177,3 +177,33 @@ def test_a_helper_served_from_the_function_cache_still_gets_its_callers_copies()
     codes = [(r.span.line, r.code) for r in again.reports]
     assert codes == [(r.span.line, r.code) for r in first.reports]
     assert codes[:2] == [(15, "SKW001"), (15, "SKW002")]
+
+
+def test_a_helper_that_asked_for_its_callers_depends_on_every_module_of_its_folder(tmp_path):
+    """An unsaved caller next to the helper counts; any module of the folder, even one
+    that did not exist yet, makes the helper's document a dependent."""
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parents[1] / "fixtures" / "mixed" / "models" / "built_llm"
+    for source in package.glob("*.py"):
+        (tmp_path / source.name).write_text(source.read_text())
+    helpers = tmp_path / "helpers.py"
+    steps = tmp_path / "decode_steps.py"
+    edited = steps.read_text().replace("attend_rows(q, k, o, 8)", "attend_rows(q, k, o, 1)")
+    snapshot = Snapshot(helpers.as_uri(), 1, helpers.read_text(), str(helpers))
+    resolver = WorkspaceResolver({str(steps): edited}, (tmp_path,))
+    analysis = documents.compute(snapshot, (1,), resolver, None)
+    copies = [r for r in analysis.reports if r.span.line == 15]
+    assert [(r.code, r.instance.call.line) for r in copies] == [("SKW023", 18), ("SKW002", 19)]
+    assert documents.folder_dependency(str(tmp_path)) in analysis.deps
+
+
+def test_a_document_that_did_not_ask_for_callers_has_no_folder_dependency():
+    from pathlib import Path
+
+    kernel = Path(__file__).resolve().parents[1] / "fixtures" / "mixed" / "models" / "built_llm"
+    path = kernel / "decode_steps.py"
+    snapshot = Snapshot(path.as_uri(), 1, path.read_text(), str(path))
+    analysis = documents.compute(snapshot, (1,), WorkspaceResolver({}, (kernel.parent,)), None)
+    assert analysis.reports
+    assert documents.folder_dependency(str(kernel)) not in analysis.deps
