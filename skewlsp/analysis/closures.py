@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 import libcst as cst
 
+from . import trusted_parse
 from .names import statement_defs
 from .scope import function_params
 from .values import Dynamic, Folded, Opaque, code_of
@@ -64,7 +65,7 @@ def builder_calls(
         if not text.lstrip().startswith(head):
             continue
         try:
-            call = cst.parse_expression(text)
+            call = trusted_parse.parse_expression(text)
         except cst.ParserSyntaxError:
             continue
         if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from . import op_tables
+from . import op_tables, trusted_parse
 from .body import Stmt
 from .constants import code_of
 from .core_sides import (
@@ -356,7 +356,7 @@ def _add_tfrees(stmts: list[Stmt], popped: Sequence[str], peer: str) -> list[Stm
 
 def _statement(code: str) -> cst.BaseSmallStatement:
     """A statement the compiler adds, as source, for previews of the core's function."""
-    line = cst.parse_statement(code + "\n")
+    line = trusted_parse.parse_statement(code + "\n")
     assert isinstance(line, cst.SimpleStatementLine)
     return line.body[0]
 

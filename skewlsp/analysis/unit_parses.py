@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from . import trusted_parse
 from .kept import Kept
 from .lines import source_lines
 
@@ -205,7 +206,7 @@ def _statements_within(body: list[ast.stmt], first: int, last: int) -> list[ast.
 
 def parse_or_none(text: str) -> cst.Module | None:
     try:
-        return cst.parse_module(text)
+        return trusted_parse.parse_module(text)
     except Exception:
         return None
 
