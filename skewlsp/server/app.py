@@ -307,9 +307,11 @@ class SkewServer(LanguageServer):
         self.store.invalidate_all()
         self.reanalyse(self.open_uris())
 
-    def file_changed(self, path: str) -> None:
-        """An imported module changed on disk or in the editor: re-analyse who imports it."""
-        dependents = self.store.dependents(path)
+    def file_changed(self, path: str, uri: str | None = None) -> None:
+        """An imported module changed on disk or in the editor (as the open document
+        ``uri``): re-analyse who imports it, or reads its folder. The document itself is
+        not its own dependent: its edits are analysed after the debounce, like any other."""
+        dependents = [other for other in self.store.dependents(path) if other != uri]
         for uri in dependents:
             self.store.invalidate(uri)
         if dependents:
@@ -384,7 +386,7 @@ def did_open(ls: SkewServer, params: types.DidOpenTextDocumentParams) -> None:
     ls.lint_versions[params.text_document.uri] = params.text_document.version
     ls.store.schedule(params.text_document.uri, 0)
     if params.text_document.uri.startswith("file:"):
-        ls.file_changed(to_fs_path(params.text_document.uri) or "")
+        ls.file_changed(to_fs_path(params.text_document.uri) or "", params.text_document.uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -393,7 +395,7 @@ def did_change(ls: SkewServer, params: types.DidChangeTextDocumentParams) -> Non
     if ls.options.run != ON_SAVE:
         ls.store.schedule(uri, ls.debounce)
     if uri.startswith("file:"):
-        ls.file_changed(to_fs_path(uri) or "")
+        ls.file_changed(to_fs_path(uri) or "", uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
@@ -418,7 +420,7 @@ def did_close(ls: SkewServer, params: types.DidCloseTextDocumentParams) -> None:
             types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
         )
     if uri.startswith("file:"):
-        ls.file_changed(to_fs_path(uri) or "")
+        ls.file_changed(to_fs_path(uri) or "", uri)
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)

@@ -85,3 +85,19 @@ async def test_a_caller_created_next_to_the_open_helper_decides_its_copy(client:
         types.DidChangeWatchedFilesParams([types.FileEvent(decode, types.FileChangeType.Created)])
     )
     await session.diagnostics(helpers, lambda d: loop_codes(d) == ["SKW001"])
+
+
+async def test_editing_the_helper_itself_is_not_a_change_of_a_module_it_depends_on(
+    client: LanguageClient,
+):
+    """The helper's folder is among its dependencies, and the helper is in that folder:
+    its own keystrokes must stay debounced edits, not ask the editor to refresh."""
+    session = client.session
+    session.path_uri("decode.py", DECODE)
+    helpers = session.open("helpers.py", HELPERS)
+    await session.diagnostics(helpers, lambda d: loop_codes(d) == ["SKW001"])
+    client.refreshes.clear()
+    stage = HELPERS.splitlines()[HELPER_LOOP_LINE].index("stage=2") + len("stage=")
+    session.change(helpers, (HELPER_LOOP_LINE, stage), (HELPER_LOOP_LINE, stage + 1), "1")
+    await session.diagnostics(helpers, lambda d: loop_codes(d) == ["SKW024"])
+    assert client.refreshes == []
