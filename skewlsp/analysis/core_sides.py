@@ -219,6 +219,12 @@ class SideModel:
                 side = join_sides(side, self.compound(orelse))
         return side
 
+    def outlined(self) -> None:
+        """An InCore scope opens here, outlined from code that is not InCore: the GM views
+        made before it (slices, reshapes) are tensors there, handed in as parameters, not
+        tiles a first consumer loads (``pl.read`` of one is a scalar read of GM)."""
+        self.sides = {name: GM if side == LAZY else side for name, side in self.sides.items()}
+
     def statement(self, stmt: cst.CSTNode) -> str:
         if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             side = SHARED
@@ -270,21 +276,23 @@ class OutsideSides:
         fn_body: Sequence[cst.CSTNode],
         params: Mapping[str, str],
         moves_of: MovesOf | None = None,
+        incore: bool = True,
     ) -> None:
         self._model = SideModel(params)
         self._at_loop: dict[int, dict[str, str]] = {}
         self._moves_at_loop: dict[int, frozenset[tuple[str, str]]] = {}
         self._moves_of = moves_of
-        self._steps: Iterator[None] | None = self._walk(fn_body, frozenset())
+        self._steps: Iterator[None] | None = self._walk(fn_body, frozenset(), incore)
 
     def _walk(
-        self, block: Sequence[cst.CSTNode], inherited: frozenset[tuple[str, str]]
+        self, block: Sequence[cst.CSTNode], inherited: frozenset[tuple[str, str]], incore: bool
     ) -> Iterator[None]:
         """Walk on, pausing after each ``for`` is recorded.
 
         ``inherited``: the moves into cube memories made before this block in the blocks
         around it (see :meth:`moves_before`); a block made a kernel of its own (an
-        InCore scope) inherits none.
+        InCore scope) inherits none. ``incore``: this block is InCore code (the function
+        is, or a scope around the block opened one).
         """
         made = set(inherited)
         for stmt in block:
@@ -304,8 +312,11 @@ class OutsideSides:
                         if self._model.side_of(name) in (CUBE, LAZY)
                     )
             elif isinstance(stmt, (cst.With, cst.For, cst.If, cst.While)):
-                inner = frozenset() if opens_incore_scope(stmt) else frozenset(made)
-                yield from self._walk(body_statements(stmt.body), inner)
+                opens = opens_incore_scope(stmt)
+                if opens and not incore:
+                    self._model.outlined()
+                inner = frozenset() if opens else frozenset(made)
+                yield from self._walk(body_statements(stmt.body), inner, incore or opens)
                 if made:
                     rebound = set(statement_defs(stmt))
                     made = {key for key in made if key[0] not in rebound}

@@ -17,15 +17,16 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from . import dsl
+from . import dsl, op_tables
 from .body import BodyContext, InnerSkew, Stmt, resolve
 from .constants import code_of
-from .core_sides import CUBE, GM, VECTOR, OutsideSides, param_sides
+from .core_sides import CUBE, GM, VECTOR, OutsideSides, op_leaf, param_sides
 from .core_split import message_core, split_body
 from .decide import Decision, LoopHeader, decide
 from .move_reuse import shared_moves
 from .names import body_statements
 from .report import CoreResult
+from .scope import opens_incore_scope
 from .walk import walk
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "dual_aiv_dispatch",
     "param_sides",
     "per_core",
+    "scope_multiplies",
     "split_body",
 ]
 
@@ -107,6 +109,43 @@ def _enclosing_headers(block: Sequence[cst.CSTNode], loop: cst.For) -> list[cst.
     return None
 
 
+def scope_multiplies(fn: cst.FunctionDef, loop: cst.For) -> bool:
+    """Whether the scope ``loop`` is outlined from calls a cube op (the matmul family).
+
+    ExpandMixedKernel splits an InCore scope holding ops of both cores: a loop of
+    vector ops only still lands in the AIV function, dispatched twice without a split
+    mode, when the scope around it multiplies; a scope of vector ops only is one AIV
+    function. The scope is the outermost ``pl.at(CORE_GROUP)`` / ``pl.spmd`` around
+    the loop, else the function. (A loop of an inline helper is outlined with its
+    caller's scope; only the helper's own body is seen here.)
+    """
+    _, root = _outlined_scope(body_statements(fn.body), loop)
+    scope: cst.CSTNode = fn.body if root is None else root
+    return any(
+        isinstance(node, cst.Call) and op_leaf(node) in op_tables.CUBE_OPS for node in walk(scope)
+    )
+
+
+def _outlined_scope(
+    block: Sequence[cst.CSTNode], loop: cst.For
+) -> tuple[bool, cst.CSTNode | None]:
+    """(whether ``loop`` is in ``block``, the outermost statement around it that opens an
+    InCore scope, or None)."""
+    for stmt in block:
+        if stmt is loop:
+            return True, None
+        if isinstance(stmt, (cst.With, cst.For, cst.While, cst.If, cst.Try)):
+            blocks = [body_statements(stmt.body)]
+            orelse = getattr(stmt, "orelse", None)
+            if orelse is not None:
+                blocks.append(body_statements(orelse.body))
+            for inner in blocks:
+                found, root = _outlined_scope(inner, loop)
+                if found:
+                    return True, stmt if opens_incore_scope(stmt) else root
+    return False, None
+
+
 def any_split(headers: Sequence[cst.CSTNode]) -> bool:
     """Whether any of ``headers`` sets a split mode other than NONE."""
     return any(_splits(header) for header in headers)
@@ -145,6 +184,7 @@ def per_core(
     nested: NestedPipelines | None = None,
     statement_code: Callable[[cst.CSTNode], str | None] | None = None,
     made_before: Collection[tuple[str, str]] = (),
+    scope_multiplies: Callable[[], bool] = lambda: False,
 ) -> PerCore:
     """Per-core verdicts when the compiler, not the author, creates the messages.
 
@@ -152,7 +192,8 @@ def per_core(
     loop. A skewed inner pipeline is spliced into its parent only on the core
     whose copy of it was skewed; on the other core it stays a nested loop.
     ``statement_code`` gives a statement's code from the source where it can (see
-    ``body_lines``).
+    ``body_lines``). ``copies`` is the vector function's, when the scope is split;
+    ``scope_multiplies`` says whether it is, for a loop that has no cube op itself.
     """
     bodies = _core_bodies(stmts, nested)
     splits = {"aic": split_body(bodies["aic"], outside, live_out)}
@@ -168,7 +209,9 @@ def per_core(
         if split.has_cube:
             cores.append(CoreResult("aic", "left", "SKW010", _NO_CROSSING))
         if split.has_vector:
-            cores.append(CoreResult("aiv", "left", "SKW010", _NO_CROSSING))
+            mixed_scope = split.has_cube or scope_multiplies()
+            vector_copies = copies if mixed_scope else 1
+            cores.append(CoreResult("aiv", "left", "SKW010", _NO_CROSSING, copies=vector_copies))
         if unknown and cores:
             return _unknown(tuple(cores), unknown, stmts)
         return PerCore(tuple(cores), None, stmts)

@@ -167,6 +167,58 @@ EXPECTED = [
     # copy) and a scope without one (two copies).
     Expected("dual.py", 64, "SKW001", 2, 4, (SKEWED_CUBE, ("aiv", "SKW020", None, 1))),
     Expected("dual.py", 71, "SKW001", 2, 4, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # -- round trips in other shapes (shapes.py) ---------------------------------------------
+    # A strided range: pl.pipeline(1, 8, 3) runs t = 1, 4, 7, trip 3; depth 2 needs
+    # trip >= 4 -> depth 1 on the cube.
+    Expected("shapes.py", 22, "SKW002", 1, 3, (("aic", "SKW002", 1, 1), CONSUMER_VECTOR)),
+    # The vector step sits in both branches of an `if`: the move of `s` into Vec is made
+    # right before its first consumer, inside the branches, so the cube's push is nested
+    # and only its pop of `p` is top-level (one-directional); the vector's pop is nested
+    # too -> no top-level round trip on either core, both left.
+    Expected("shapes.py", 37, "SKW010", None, 8, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
+    # The `if` only chooses what the vector stores after the round trip: both messages are
+    # top-level -> the plain attention verdict.
+    Expected("shapes.py", 45, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # Two round trips in one body: 2 tpush and 2 tpop per iteration -> multi-round-trip.
+    Expected("shapes.py", 64, "SKW021", None, 8, (("aic", "SKW021", None, 1), ("aiv", "SKW021", None, 2))),
+    # A softmax-like reduction on the vector is still one round trip.
+    Expected("shapes.py", 71, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # matmul_acc after the PV matmul stays on the cube, in the consumer half.
+    Expected("shapes.py", 78, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # The PV matmul inside an inner pl.range: the cube's pop of `p` is nested -> left.
+    Expected("shapes.py", 94, "SKW010", None, 8, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
+    # The whole round trip inside an inner pl.parallel: no top-level message -> left.
+    Expected("shapes.py", 100, "SKW010", None, 4, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
+    # pl.spmd(2) with the block index in the address and a bias tile read by the vector
+    # from before the loop (a vector tile, nothing crosses halves) -> skewed.
+    Expected("shapes.py", 119, "SKW001", 2, 4, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # The vector stores to a GM workspace the cube loads back: ExpandMixedKernel fences
+    # only cube -> vector GM round trips, so nothing goes vector -> cube: one-directional.
+    Expected("shapes.py", 135, "SKW010", None, 8, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
+    # A stop from pl.tensor.dim, and one from an unspecialized pl.Scalar parameter: dynamic.
+    Expected("shapes.py", 153, "SKW022", None, None, (("aic", "SKW022", None, 1), ("aiv", "SKW022", None, 2))),
+    Expected("shapes.py", 158, "SKW022", None, None, (("aic", "SKW022", None, 1), ("aiv", "SKW022", None, 2))),
+    # stage=1 on a cross-core loop: demoted on both cores.
+    Expected("shapes.py", 163, "SKW024", None, 8, (("aic", "SKW024", None, 1), ("aiv", "SKW024", None, 2))),
+    # Stage 4 (D = 3) at trip 3: only depth 1 fits.
+    Expected("shapes.py", 168, "SKW002", 1, 3, (("aic", "SKW002", 1, 1), CONSUMER_VECTOR)),
+    # Stage 4 with all three range arguments, trip 8: 8 % 3 != 0 -> depth 2.
+    Expected("shapes.py", 173, "SKW002", 2, 8, (("aic", "SKW002", 2, 1), CONSUMER_VECTOR)),
+    # Stage 4 at trip 6: 6 % 3 == 0 and 6 >= 6 -> the requested depth 3.
+    Expected("shapes.py", 178, "SKW001", 3, 6, (("aic", "SKW001", 3, 1), CONSUMER_VECTOR)),
+    # A block table reshaped outside the InCore scope is a tensor handed to it: pl.read of
+    # it is tensor.read, a scalar read of GM either core makes (no crossing). The block
+    # address feeds only the producer's load -> skewed ...
+    Expected("shapes.py", 196, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # ... and feeding both halves' loads, the scalar comes from a call (not recomputable
+    # from the loop variable): carried -> demoted (skew pass :584-600).
+    Expected("shapes.py", 203, "SKW020", None, 8, (("aic", "SKW020", None, 1), CONSUMER_VECTOR)),
+    # A scope with a matmul loop and an element-wise loop is split: the cube loop is in
+    # the AIC function, the vector loop in the AIV function, dispatched twice.
+    Expected("shapes.py", 221, "SKW010", None, 8, (("aic", "SKW010", None, 1),)),
+    Expected("shapes.py", 224, "SKW010", None, 8, (("aiv", "SKW010", None, 2),)),
+    # A scope of vector ops only is not split: one AIV function, one copy.
+    Expected("shapes.py", 236, "SKW010", None, 8, (("aiv", "SKW010", None, 1),)),
 ]
 
 
