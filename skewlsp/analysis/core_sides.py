@@ -220,10 +220,15 @@ class SideModel:
         return side
 
     def outlined(self) -> None:
-        """An InCore scope opens here, outlined from code that is not InCore: the GM views
-        made before it (slices, reshapes) are tensors there, handed in as parameters, not
-        tiles a first consumer loads (``pl.read`` of one is a scalar read of GM)."""
-        self.sides = {name: GM if side == LAZY else side for name, side in self.sides.items()}
+        """An InCore scope opens here, outlined from code that is not InCore. What that code
+        made before it is a tensor there, handed in as a parameter: a view (slice,
+        reshape) is not a tile its first consumer loads, and the result of a tensor op
+        (``pl.exp(w)`` outside any InCore scope) is not a tile of either core. So each op
+        of the scope that reads it loads it in its own half, and ``pl.read`` of it is a
+        scalar read of GM."""
+        self.sides = {
+            name: GM if side in TILE_SIDES else side for name, side in self.sides.items()
+        }
 
     def statement(self, stmt: cst.CSTNode) -> str:
         if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):

@@ -331,17 +331,19 @@ def test_each_loop_sees_the_sides_of_the_values_defined_before_it() -> None:
 
 
 def test_a_view_made_outside_the_incore_scope_is_a_tensor_inside_it() -> None:
-    """Outside an InCore scope a slice or reshape of a GM tensor is a tensor op: the scope
-    is handed the result as a tensor parameter (GM), not a tile its first reader loads. A
-    view made inside the scope, or in an InCore function, stays one a consumer loads."""
+    """Outside an InCore scope a slice, a reshape or an element-wise op of a GM tensor is a
+    tensor op: the scope is handed the result as a tensor parameter (GM), not a tile its
+    first reader loads or a vector tile. Inside the scope, or in an InCore function, the
+    view stays one a consumer loads and the op's result a vector tile."""
     from skewlsp.analysis import mixed
-    from skewlsp.analysis.core_sides import GM, LAZY
+    from skewlsp.analysis.core_sides import GM, LAZY, VECTOR
     from skewlsp.analysis.names import body_statements
     from skewlsp.analysis.walk import walk
 
     fn = cst.parse_module(textwrap.dedent("""\
         def k(table):
             flat = pl.reshape(table, [8])
+            ex = pl.exp(table)
             with pl.at(level=pl.Level.CORE_GROUP):
                 row = table[0:1, 0:8]
                 for t in pl.pipeline(4, stage=2):
@@ -350,9 +352,9 @@ def test_a_view_made_outside_the_incore_scope_is_a_tensor_inside_it() -> None:
     assert isinstance(fn, cst.FunctionDef)
     (loop,) = [n for n in walk(fn) if isinstance(n, cst.For)]
     orchestrated = mixed.OutsideSides(body_statements(fn.body), {"table": GM}, incore=False)
-    assert orchestrated.before(loop) == {"table": GM, "flat": GM, "row": LAZY}
+    assert orchestrated.before(loop) == {"table": GM, "flat": GM, "ex": GM, "row": LAZY}
     incore = mixed.OutsideSides(body_statements(fn.body), {"table": GM}, incore=True)
-    assert incore.before(loop) == {"table": GM, "flat": LAZY, "row": LAZY}
+    assert incore.before(loop) == {"table": GM, "flat": LAZY, "ex": VECTOR, "row": LAZY}
 
 
 def test_each_cores_body_lines_are_cut_from_the_source(monkeypatch) -> None:
