@@ -28,6 +28,7 @@ from .core_sides import (
     join_sides,
     op_leaf,
 )
+from .move_reuse import SharedMove
 from .names import reads_of
 
 
@@ -205,6 +206,32 @@ def _gm_fences(stmts: Sequence[Stmt], sides: Sequence[str]) -> list[Crossing]:
                 )
                 break
     return fences
+
+
+def fence_values(
+    core_stmts: Sequence[Stmt], crossings: Sequence[Crossing], body: Sequence[Stmt]
+) -> tuple[SharedMove, ...]:
+    """The computed tile a fenced cube store writes, read by the store and by the push.
+
+    ExpandMixedKernel flattens ``ws[...] = pl.matmul(...)`` into a tile that the store
+    and the fence's push (right after it) both read, made once before them. When that
+    push leads the cube's body, the tile is in the lead's half and the store, in the
+    other half, reads it: a carry, as for a named tile the store writes. (``body`` is
+    the statement list the crossings index; ``core_stmts`` the cube's own list.)
+    """
+    found = []
+    for crossing in crossings:
+        if crossing.push_after is None:
+            continue
+        store_stmt = body[crossing.push_after]
+        stored = _gm_store(store_stmt)
+        if stored is None or isinstance(stored[1], cst.Name):
+            continue  # a named tile: its own statement defines it, the deps show the carry
+        store = next((k for k, s in enumerate(core_stmts) if s.node is store_stmt.node), None)
+        if store is None or store + 1 >= len(core_stmts) or core_stmts[store + 1].kind != "push":
+            continue
+        found.append(SharedMove(f"%{crossing.name}", "Acc", (store, store + 1)))
+    return tuple(found)
 
 
 def _stored_tile(stmt: Stmt, to_vec: frozenset[str]) -> str | None:

@@ -21,7 +21,7 @@ from . import dsl, op_tables
 from .body import BodyContext, InnerSkew, Stmt, resolve
 from .constants import code_of
 from .core_sides import CUBE, GM, VECTOR, OutsideSides, op_leaf, param_sides
-from .core_split import message_core, split_body
+from .core_split import fence_values, message_core, split_body
 from .decide import Decision, LoopHeader, decide
 from .move_reuse import shared_moves
 from .names import body_statements
@@ -219,7 +219,9 @@ def per_core(
     lists = {"aic": splits["aic"].aic, "aiv": splits["aiv"].aiv}
     for core, core_stmts in lists.items():
         resolve(core_stmts, header.iter_names)
-        d = decide(header, core_stmts, shared_moves(core_stmts, outside, made_before))
+        shared = shared_moves(core_stmts, outside, made_before)
+        shared += fence_values(core_stmts, splits[core].crossings, bodies[core])
+        d = decide(header, core_stmts, shared)
         result = CoreResult(
             core,  # type: ignore[arg-type]
             d.verdict,  # type: ignore[arg-type]

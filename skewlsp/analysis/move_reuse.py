@@ -40,7 +40,13 @@ _TRANSPOSED = {"a_trans": "Left", "b_trans": "Right"}
 
 @dataclass(frozen=True)
 class SharedMove:
-    """One move into ``memory`` of the outside tile ``name``, read by several statements."""
+    """One move into ``memory`` of the outside tile ``name``, read by several statements.
+
+    Also what a fenced cube store and its push share (``core_split.fence_values``): the
+    computed tile, made once before them. Either way a value the first user's position
+    makes and later statements read, which the skew pass sees as a carry when the lead's
+    half makes it and the other half reads it.
+    """
 
     name: str
     memory: str

@@ -227,6 +227,13 @@ EXPECTED = [
     # Element-wise ops on the weight before the InCore scope are tensor ops: their result
     # reaches the scope as a tensor, not a vector tile the cube would have to pop.
     Expected("shapes.py", 274, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # A computed tile stored to a GM workspace the vector loads back: the store and the
+    # fence's push both read the one tile the matmul makes before them. The push leads
+    # the cube, so the matmul is in the lead's half and the store, in the other half,
+    # reads its tile -> carried, as for a named tile (shared_tiles.py:81). Written as a
+    # slice write and as pl.assemble.
+    Expected("shapes.py", 290, "SKW020", None, 8, (("aic", "SKW020", None, 1), CONSUMER_VECTOR)),
+    Expected("shapes.py", 295, "SKW020", None, 8, (("aic", "SKW020", None, 1), CONSUMER_VECTOR)),
 ]
 
 
