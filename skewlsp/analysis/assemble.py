@@ -1,7 +1,7 @@
 """From a decision to a :class:`LoopReport`: positions, typed remark arguments, findings.
 
-Pure assembly: nothing is decided here; the findings attached (SKW030, SKW060) are
-read off the decision and its statement list.
+Pure assembly: nothing is decided here; the findings attached (SKW030, SKW060, SKW061)
+are read off the decision, its statement list and the per-core split.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import libcst as cst
 
 from . import fifo_order
 from .body import Stmt
+from .codes import SCALAR_ACROSS
+from .core_split import ScalarAcross
 from .decide import Decision
 from .report import Edit, Finding, LoopReport, Related, Span
 
@@ -128,4 +130,22 @@ def at_call(report: LoopReport, call: Span, helper: str) -> Finding:
     )
     return Finding(
         report.code, message, call, (Related(report.span, f"the loop in `{helper}`"),)
+    )
+
+
+CORE_NAMES = {"aic": "cube", "aiv": "vector"}
+
+
+def scalar_across(found: ScalarAcross, span: SpanOf) -> Finding:
+    """SKW061 where the other core reads the scalar, pointing at where it is computed."""
+    where = CORE_NAMES[found.computed_on]
+    other = CORE_NAMES["aiv" if found.computed_on == "aic" else "aic"]
+    computed = span(found.computed_by)
+    return Finding(
+        SCALAR_ACROSS,
+        f"`{found.name}` is computed on the {where} core (line {computed.line}) and read "
+        f"here on the {other} core: the compiler moves only tiles between the cores, so "
+        f"the {other} core's copy reads a `{found.name}` nothing defines there",
+        span(found.read_by),
+        (Related(computed, f"`{found.name}` is computed here, on the {where} core"),),
     )

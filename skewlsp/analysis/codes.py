@@ -20,6 +20,7 @@ STAGE_HINT = "SKW030"
 INVALID_LOOP = "SKW040"
 UNKNOWN = "SKW050"
 FIFO_REORDER = "SKW060"
+SCALAR_ACROSS = "SKW061"
 NOT_COMPILED = "SKW070"
 SYNTAX_ERROR = "SKW900"
 UNUSED_SUPPRESSION = "SKW901"
@@ -244,6 +245,27 @@ _CODES = [
         "Make the peer expect the skewed order, or keep every message of the loop at the top "
         "level (then the loop is a multi-round-trip and runs sequentially), or move the "
         "conditional message out of the pipeline loop.",
+    ),
+    ReasonCode(
+        SCALAR_ACROSS,
+        "-",
+        "warning",
+        "a scalar computed on one core is read on the other",
+        "ExpandMixedKernel sends tiles between the cube and the vector core (tpush/tpop), "
+        "never scalars. A scalar only one core can compute, such as a value `pl.read` takes "
+        "out of a tile (it runs where the tile lives; a slice made inside the InCore scope "
+        "is loaded to Vec), is not sent to the other core when a statement there reads it: "
+        "that core's copy of the statement reads a variable nothing defines (the compiler's "
+        "IR names it `..._FREE_VAR`), and the compiler reports nothing. The verdicts follow "
+        "the compiler: the scalar is not a message.",
+        "with pl.at(level=pl.Level.CORE_GROUP):\n"
+        "    row = table[b : b + 1, 0:8]  # made in the scope: a tile, loaded to Vec\n"
+        "    for t in pl.pipeline(8, stage=2):\n"
+        "        blk = pl.cast(pl.read(row, [0, t]), pl.INDEX)  # vector (tile.read)\n"
+        "        s = pl.matmul(q, kv[blk * 32 : blk * 32 + 32, :])  # cube reads blk",
+        "Read the scalar from a GM tensor, which both cores can do: `pl.read` on the "
+        "kernel's tensor parameter, or on a view made before the InCore scope; or compute "
+        "it from the loop variable.",
     ),
     ReasonCode(
         NOT_COMPILED,

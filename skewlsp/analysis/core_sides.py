@@ -90,7 +90,9 @@ class SideModel:
             return self._call(node, consumed)
         return SHARED, SHARED
 
-    def _tile_args(self, call: cst.Call) -> list[str]:
+    def _tile_args(self, call: cst.Call, *, direct: bool = False) -> list[str]:
+        """Tiles and GM tensors the call's arguments read; ``direct``: not counting what
+        an argument that is itself a call reads (that call's own visit accounts for it)."""
         names: list[str] = []
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value in (
@@ -98,6 +100,8 @@ class SideModel:
                 "out_dtype",
                 "dtype",
             ):
+                continue
+            if direct and isinstance(arg.value, cst.Call):
                 continue
             names += [n for n in reads_of(arg.value) if self.side_of(n) in _TILES_OR_GM]
         return names
@@ -158,7 +162,19 @@ class SideModel:
             return memory, join_sides(nested_side, memory)
         if leaf in op_tables.VECTOR_SCALAR_OPS:
             return SHARED, join_sides(nested_side, VECTOR)
+        if leaf in op_tables.SCALAR_FROM_TILE_OPS and tiles:
+            where = CUBE if self.side_of(tiles[0]) == CUBE else VECTOR  # a GM slice: to Vec
+            consumed.extend((n, where, self.side_of(n)) for n in tiles)
+            return SHARED, join_sides(nested_side, where)
         if leaf in op_tables.SHARED_SCALAR_OPS and not has_tile:
+            return SHARED, nested_side
+        if (
+            leaf in op_tables.SHARED_SCALAR_OPS
+            and not any(v in TILE_SIDES for v in nested_values)
+            and not any(self.side_of(n) in TILE_SIDES for n in self._tile_args(call, direct=True))
+        ):
+            # A scalar op of scalars (``pl.cast(pl.read(tile, [i]), pl.INDEX)``): the tile
+            # the nested call reads is not this op's operand.
             return SHARED, nested_side
         # A GM tensor (or a slice of one) handed to a tile op is loaded where the op
         # runs: ConvertTensorToTileOps turns it into a tile.load to Vec.

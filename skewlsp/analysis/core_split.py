@@ -11,7 +11,7 @@ their last use, and dead code is removed per core.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -57,6 +57,23 @@ class Split:
     unknown: str | None = None
     has_cube: bool = False
     has_vector: bool = False
+    # Scalars only one core computes (a value read out of a tile): name -> (that core,
+    # the index of the statement that computes it). No message carries a scalar.
+    one_core_scalars: dict[str, tuple[str, int]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ScalarAcross:
+    """A scalar one core computes and a statement of the other core reads.
+
+    ExpandMixedKernel sends only tiles between the cores: the reading core's copy of
+    the statement reads a variable nothing defines there (SKW061).
+    """
+
+    name: str
+    computed_on: str  # "aic" / "aiv"
+    computed_by: cst.CSTNode  # the statement that computes it (where a span is taken)
+    read_by: cst.CSTNode  # the first statement of the other core that reads it
 
 
 def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iterable[str]) -> Split:
@@ -85,7 +102,36 @@ def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iter
         unknown,
         has_cube=any(s in (CUBE, MIXED) for s in sides) or bool(crossings),
         has_vector=any(s in (VECTOR, MIXED) for s in sides) or bool(crossings),
+        one_core_scalars={
+            name: (side, index)
+            for index, (stmt, side) in enumerate(zip(stmts, sides, strict=True))
+            if side in (CUBE, VECTOR)
+            for name in stmt.defs
+            if model.side_of(name) == SHARED
+        },
     )
+
+
+def scalars_across(
+    core: str, core_stmts: Sequence[Stmt], split: Split, body: Sequence[Stmt]
+) -> list[ScalarAcross]:
+    """The scalars the other core computes that ``core``'s statements ("aic"/"aiv") read,
+    each at its first read; ``body`` is the statement list ``split`` was made from."""
+    own = CUBE if core == "aic" else VECTOR
+    defined = {name for stmt in core_stmts for name in stmt.defs}
+    found: dict[str, ScalarAcross] = {}
+    for stmt in core_stmts:
+        for name in stmt.reads:
+            owner = split.one_core_scalars.get(name)
+            if owner is None or owner[0] == own or name in defined or name in found:
+                continue
+            found[name] = ScalarAcross(
+                name, _CORE_OF_SIDE[owner[0]], body[owner[1]].located, stmt.located
+            )
+    return list(found.values())
+
+
+_CORE_OF_SIDE = {CUBE: "aic", VECTOR: "aiv"}
 
 
 @dataclass

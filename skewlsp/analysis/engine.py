@@ -16,7 +16,7 @@ import libcst as cst
 
 from . import dsl, mixed, module_flow
 from .advice import depth_hint
-from .assemble import at_call, loop_report
+from .assemble import at_call, loop_report, scalar_across
 from .body import BodyContext, InnerSkew, Stmt, loop_bounds, normalise, resolve
 from .callsites import CallSite, call_sites, is_inline_helper
 from .closures import Closure, builder_calls, capture_locals, parameter_values, seen_inside
@@ -942,6 +942,7 @@ class _UnitAnalysis:
                 dynamic_symbol=symbol,
             )
         cores: tuple[CoreResult, ...] = ()
+        across: tuple[mixed.ScalarAcross, ...] = ()
         if (
             self._incore
             and not ctx.unknowns
@@ -959,6 +960,7 @@ class _UnitAnalysis:
             )
             split = self._per_core(loop, stmts, header, live_out, nested)
             cores = split.cores
+            across = split.scalars_across
             if split.summary is not None:
                 decision = split.summary
                 stmts = split.stmts
@@ -968,6 +970,9 @@ class _UnitAnalysis:
         )
         if cores:
             report = replace(report, cores=cores)
+        if across:
+            found = tuple(scalar_across(item, self._span) for item in across)
+            report = replace(report, hints=(*report.hints, *found))
         if decision.code == "SKW002" and decision.trip and decision.requested_depth:
             report = replace(
                 report, fix_hint=depth_hint(decision.trip, decision.requested_depth, call)

@@ -21,7 +21,7 @@ from . import dsl, op_tables
 from .body import BodyContext, InnerSkew, Stmt, resolve
 from .constants import code_of
 from .core_sides import CUBE, GM, VECTOR, OutsideSides, op_leaf, param_sides
-from .core_split import fence_values, message_core, split_body
+from .core_split import ScalarAcross, fence_values, message_core, scalars_across, split_body
 from .decide import Decision, LoopHeader, decide
 from .move_reuse import shared_moves
 from .names import body_statements
@@ -36,6 +36,7 @@ __all__ = [
     "NestedPipelines",
     "OutsideSides",
     "PerCore",
+    "ScalarAcross",
     "dual_aiv_dispatch",
     "param_sides",
     "per_core",
@@ -71,6 +72,7 @@ class PerCore:
     cores: tuple[CoreResult, ...]
     summary: Decision | None  # None: keep the decision of the unsplit body
     stmts: list[Stmt]  # the statement list the summary's indices refer to
+    scalars_across: tuple[ScalarAcross, ...] = ()  # SKW061
 
 
 def dual_aiv_dispatch(fn: cst.FunctionDef, loop: cst.For) -> bool:
@@ -217,6 +219,11 @@ def per_core(
         return PerCore(tuple(cores), None, stmts)
     results: list[tuple[CoreResult, Decision]] = []
     lists = {"aic": splits["aic"].aic, "aiv": splits["aiv"].aiv}
+    across = tuple(
+        found
+        for core, core_stmts in lists.items()
+        for found in scalars_across(core, core_stmts, splits[core], bodies[core])
+    )
     for core, core_stmts in lists.items():
         resolve(core_stmts, header.iter_names)
         shared = shared_moves(core_stmts, outside, made_before)
@@ -239,7 +246,7 @@ def per_core(
     if unknown:
         return _unknown(tuple(c for c, _ in results), unknown, stmts)
     chosen, summary = summarise(results)
-    return PerCore(tuple(c for c, _ in results), summary, lists[chosen])
+    return PerCore(tuple(c for c, _ in results), summary, lists[chosen], across)
 
 
 def _unknown(cores: tuple[CoreResult, ...], op: str, stmts: list[Stmt]) -> PerCore:

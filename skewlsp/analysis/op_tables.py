@@ -80,6 +80,11 @@ SHARED_SCALAR_OPS = frozenset(
     }
 )
 
+# Scalars read out of a tile (tile.read): the op runs where the tile lives, and its
+# value is a scalar. ExpandMixedKernel moves only tiles between the cores: the other
+# core's copy of a statement that reads the scalar reads a value nothing defines there.
+SCALAR_FROM_TILE_OPS = frozenset({"read"})
+
 # Scalar ops fixed to the vector core.
 VECTOR_SCALAR_OPS = frozenset({"get_subblock_idx"})
 

@@ -234,6 +234,11 @@ EXPECTED = [
     # slice write and as pl.assemble.
     Expected("shapes.py", 290, "SKW020", None, 8, (("aic", "SKW020", None, 1), CONSUMER_VECTOR)),
     Expected("shapes.py", 295, "SKW020", None, 8, (("aic", "SKW020", None, 1), CONSUMER_VECTOR)),
+    # A block table sliced inside the scope is a tile loaded to Vec: pl.read of it is a
+    # vector op whose scalar no message carries. The cube's copy of `r0 = blk * ...`
+    # reads an undefined `blk` (the IR's FREE_VAR), a loop invariant to the skew pass,
+    # so the cube is skewed (and SKW061 warns, below).
+    Expected("shapes.py", 312, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
 ]
 
 
@@ -314,3 +319,18 @@ def test_a_store_of_a_tile_the_vector_reads_moves_to_the_vector_with_the_push_be
     assert cube[push - 1].startswith("s = pl.matmul(")
     assert vector[0] == "+ s = pl.tile.tpop_from_aic(split=0)"
     assert vector[1].startswith("scores[")
+
+
+def test_a_scalar_the_vector_reads_out_of_a_tile_and_the_cube_uses_is_warned_about(
+    loops: dict,
+) -> None:
+    """SKW061 at the cube's read, pointing at the vector's pl.read."""
+    (found,) = [h for h in loops[("shapes.py", 312)].hints if h.code == "SKW061"]
+    assert (found.span.line, [r.span.line for r in found.related]) == (314, [313])
+    assert "`blk` is computed on the vector core" in found.message
+
+
+def test_a_block_table_read_from_gm_warns_of_nothing(loops: dict) -> None:
+    """A view made before the InCore scope is a GM tensor: both cores read it."""
+    assert [h.code for h in loops[("shapes.py", 196)].hints] == []
+    assert [h.code for h in loops[("shapes.py", 203)].hints] == []
