@@ -236,12 +236,12 @@ class SideModel:
         return side
 
     def outlined(self) -> None:
-        """An InCore scope opens here, outlined from code that is not InCore. What that code
-        made before it is a tensor there, handed in as a parameter: a view (slice,
-        reshape) is not a tile its first consumer loads, and the result of a tensor op
-        (``pl.exp(w)`` outside any InCore scope) is not a tile of either core. So each op
-        of the scope that reads it loads it in its own half, and ``pl.read`` of it is a
-        scalar read of GM."""
+        """An InCore scope opens here: OutlineIncoreScopes makes it a function of its own
+        (inside another InCore scope too), before any tensor op becomes a tile op. What
+        was made before it is a tensor there, handed in as a parameter: a view (slice,
+        reshape) is not a tile its first consumer loads, and the result of an op
+        (``pl.exp(w)``) is not a tile of either core. So each op of the scope that reads
+        it loads it in its own half, and ``pl.read`` of it is a scalar read of GM."""
         self.sides = {
             name: GM if side in TILE_SIDES else side for name, side in self.sides.items()
         }
@@ -297,23 +297,22 @@ class OutsideSides:
         fn_body: Sequence[cst.CSTNode],
         params: Mapping[str, str],
         moves_of: MovesOf | None = None,
-        incore: bool = True,
     ) -> None:
         self._model = SideModel(params)
         self._at_loop: dict[int, dict[str, str]] = {}
         self._moves_at_loop: dict[int, frozenset[tuple[str, str]]] = {}
         self._moves_of = moves_of
-        self._steps: Iterator[None] | None = self._walk(fn_body, frozenset(), incore)
+        self._steps: Iterator[None] | None = self._walk(fn_body, frozenset())
 
     def _walk(
-        self, block: Sequence[cst.CSTNode], inherited: frozenset[tuple[str, str]], incore: bool
+        self, block: Sequence[cst.CSTNode], inherited: frozenset[tuple[str, str]]
     ) -> Iterator[None]:
         """Walk on, pausing after each ``for`` is recorded.
 
         ``inherited``: the moves into cube memories made before this block in the blocks
         around it (see :meth:`moves_before`); a block made a kernel of its own (an
-        InCore scope) inherits none. ``incore``: this block is InCore code (the function
-        is, or a scope around the block opened one).
+        InCore scope) inherits none, and what was made before it reaches it as tensors
+        (:meth:`SideModel.outlined`).
         """
         made = set(inherited)
         for stmt in block:
@@ -334,10 +333,10 @@ class OutsideSides:
                     )
             elif isinstance(stmt, (cst.With, cst.For, cst.If, cst.While)):
                 opens = opens_incore_scope(stmt)
-                if opens and not incore:
+                if opens:
                     self._model.outlined()
                 inner = frozenset() if opens else frozenset(made)
-                yield from self._walk(body_statements(stmt.body), inner, incore or opens)
+                yield from self._walk(body_statements(stmt.body), inner)
                 if made:
                     rebound = set(statement_defs(stmt))
                     made = {key for key in made if key[0] not in rebound}

@@ -456,7 +456,6 @@ class _UnitAnalysis:
         self.incore: list[bool] = []
         self.dual_aiv: dict[int, bool] = {}  # per function: no pl.split, so two AIV lanes
         self.outside: dict[int, mixed.OutsideSides] = {}  # per function
-        self.function_incore: list[bool] = []  # per function being walked: InCore code?
         # Per enclosing function: its locals as the DSL parser would capture them for a
         # program or function defined inside it (texts to fold, and names it cannot fold).
         self.closures: list[Closure] = []
@@ -759,7 +758,6 @@ class _UnitAnalysis:
             function_incore = True
         arguments = self.builder[1] if self.builder and self.builder[0] is fn else None
         self.closures.append(parameter_values(fn, name, arguments))
-        self.function_incore.append(function_incore)
         try:
             for stmt, incore in flatten_top_level(body_statements(fn.body), function_incore):
                 self.incore.append(incore)
@@ -774,7 +772,6 @@ class _UnitAnalysis:
                 capture_locals(stmt, *self.closures[-1])
         finally:
             self.closures.pop()
-            self.function_incore.pop()
 
     def _visit(
         self, stmt: cst.CSTNode, scope: FunctionScope, enclosing: list[EnclosingLoop], fn: str
@@ -1093,9 +1090,8 @@ class _UnitAnalysis:
         """One walk of the function serves every loop in it."""
         found = self.outside.get(id(fn))
         if found is None:
-            incore = self.function_incore[-1] if self.function_incore else True
             found = self.outside[id(fn)] = mixed.OutsideSides(
-                body_statements(fn.body), mixed.param_sides(fn), operand_moves, incore
+                body_statements(fn.body), mixed.param_sides(fn), operand_moves
             )
         return found
 

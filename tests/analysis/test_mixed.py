@@ -304,7 +304,7 @@ def test_each_loop_sees_the_sides_of_the_values_defined_before_it() -> None:
             for first in pl.pipeline(4, stage=2):
                 pass
             raw = pl.matmul(kv, kv, out_dtype=pl.FP32)
-            with pl.spmd(1):
+            with pl.scope():  # not an InCore scope: nothing reaches it as a tensor
                 for second in pl.pipeline(4, stage=2):
                     pass
             if kv:
@@ -330,11 +330,11 @@ def test_each_loop_sees_the_sides_of_the_values_defined_before_it() -> None:
     assert backwards.before(first) == {"kv": mixed.GM}
 
 
-def test_a_view_made_outside_the_incore_scope_is_a_tensor_inside_it() -> None:
-    """Outside an InCore scope a slice, a reshape or an element-wise op of a GM tensor is a
-    tensor op: the scope is handed the result as a tensor parameter (GM), not a tile its
-    first reader loads or a vector tile. Inside the scope, or in an InCore function, the
-    view stays one a consumer loads and the op's result a vector tile."""
+def test_what_is_made_before_an_incore_scope_is_a_tensor_inside_it() -> None:
+    """OutlineIncoreScopes makes each InCore scope a function of its own (a scope inside
+    another one too) before tensor ops become tile ops: a slice, a reshape or an
+    element-wise op made before the scope reaches it as a tensor parameter (GM), not a
+    tile its first reader loads or a vector tile. Inside the scope they stay tiles."""
     from skewlsp.analysis import mixed
     from skewlsp.analysis.core_sides import GM, LAZY, VECTOR
     from skewlsp.analysis.names import body_statements
@@ -346,15 +346,20 @@ def test_a_view_made_outside_the_incore_scope_is_a_tensor_inside_it() -> None:
             ex = pl.exp(table)
             with pl.at(level=pl.Level.CORE_GROUP):
                 row = table[0:1, 0:8]
+                ey = pl.exp(table)
                 for t in pl.pipeline(4, stage=2):
                     pass
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    for u in pl.pipeline(4, stage=2):
+                        pass
         """)).body[0]
     assert isinstance(fn, cst.FunctionDef)
-    (loop,) = [n for n in walk(fn) if isinstance(n, cst.For)]
-    orchestrated = mixed.OutsideSides(body_statements(fn.body), {"table": GM}, incore=False)
-    assert orchestrated.before(loop) == {"table": GM, "flat": GM, "ex": GM, "row": LAZY}
-    incore = mixed.OutsideSides(body_statements(fn.body), {"table": GM}, incore=True)
-    assert incore.before(loop) == {"table": GM, "flat": LAZY, "ex": VECTOR, "row": LAZY}
+    first, second = [n for n in walk(fn) if isinstance(n, cst.For)]
+    sides = mixed.OutsideSides(body_statements(fn.body), {"table": GM})
+    assert sides.before(first) == {
+        "table": GM, "flat": GM, "ex": GM, "row": LAZY, "ey": VECTOR
+    }
+    assert sides.before(second) == {"table": GM, "flat": GM, "ex": GM, "row": GM, "ey": GM}
 
 
 def test_each_cores_body_lines_are_cut_from_the_source(monkeypatch) -> None:
