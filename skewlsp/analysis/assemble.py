@@ -15,7 +15,7 @@ from .body import Stmt
 from .codes import SCALAR_ACROSS
 from .core_split import ScalarAcross
 from .decide import Decision
-from .report import Edit, Finding, LoopReport, Related, Span
+from .report import CORE_NAMES, Edit, Finding, LoopReport, Related, Span
 
 SpanOf = Callable[[cst.CSTNode], Span]
 
@@ -132,8 +132,6 @@ def at_call(report: LoopReport, call: Span, helper: str) -> Finding:
         report.code, message, call, (Related(report.span, f"the loop in `{helper}`"),)
     )
 
-
-CORE_NAMES = {"aic": "cube", "aiv": "vector"}
 
 
 def scalar_across(found: ScalarAcross, span: SpanOf) -> Finding:

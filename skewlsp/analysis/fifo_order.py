@@ -44,12 +44,11 @@ from . import dsl
 from .body import Stmt
 from .constants import code_of
 from .decide import Decision
-from .report import FifoHazard, FifoMessage, Finding, Related, Span
+from .report import CORE_NAMES, FifoHazard, FifoMessage, Finding, Related, Span
 from .walk import children
 
 DIRECTIONS = ("aiv", "aic")
 CORE_TITLES = {"aiv": "AIV", "aic": "AIC"}
-PEER_NAMES = {"aiv": "vector", "aic": "cube"}
 # Past this many messages in the window the counts come from the schedule's closed form.
 MAX_WINDOW_MESSAGES = 50_000
 SHOWN_MESSAGES = 12  # messages kept per order for a hover (more when the first move is later)
@@ -406,7 +405,7 @@ def describe(hazard: FifoHazard) -> str:
             else f" (in the {hazard.guard})"
         )
     n = hazard.after_produces
-    peer = PEER_NAMES.get(hazard.direction, hazard.direction)
+    peer = CORE_NAMES.get(hazard.direction, hazard.direction)
     return (
         f"skewing reorders the FIFO to {fifo}: the tpush at line {hazard.moved.line}{where} is "
         f"issued after the next {n} produce{'s' if n != 1 else ''} (lead at line "

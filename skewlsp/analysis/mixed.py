@@ -25,7 +25,7 @@ from .core_split import ScalarAcross, fence_values, message_core, scalars_across
 from .decide import Decision, LoopHeader, decide
 from .move_reuse import shared_moves
 from .names import body_statements
-from .report import CoreResult
+from .report import CORE_NAMES, CoreResult
 from .scope import opens_incore_scope
 from .walk import walk
 
@@ -44,7 +44,6 @@ __all__ = [
     "split_body",
 ]
 
-_CORE_NAMES = {"aic": "cube", "aiv": "vector"}
 _NO_CROSSING = "no boundary crossing at the top level"
 
 # Decides an inner pipeline loop for one parent body (None: it stays nested).
@@ -342,7 +341,7 @@ def summarise(results: list[tuple[CoreResult, Decision]]) -> tuple[str, Decision
     """One verdict for the loop: the skewed core if any, else the first cross-core one."""
     parts = []
     for core, d in results:
-        name = _CORE_NAMES[core.core]
+        name = CORE_NAMES[core.core]
         if d.verdict == "skewed" and d.code == "SKW002":
             parts.append(f"{name}: skewed at {core.reason}")
         elif d.verdict == "skewed":

@@ -19,6 +19,7 @@ Verdict = Literal["skewed", "demoted", "left", "error", "unknown", "not_compiled
 Core = Literal["aic", "aiv"]
 # How every adapter names a core: one table.
 CORE_TITLES: dict[str, str] = {"aic": "cube (AIC)", "aiv": "vector (AIV)"}
+CORE_NAMES: dict[str, str] = {"aic": "cube", "aiv": "vector"}  # in running text
 
 # How the analysis reads an imported module without touching the file system:
 # ``resolver(module, level, importing_path)`` returns its text, or None.
