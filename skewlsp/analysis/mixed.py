@@ -90,6 +90,21 @@ def dual_aiv_dispatch(fn: cst.FunctionDef, loop: cst.For) -> bool:
 
 def _enclosing_headers(block: Sequence[cst.CSTNode], loop: cst.For) -> list[cst.CSTNode] | None:
     """The headers of the ``with``/``for`` statements around ``loop`` (None: not in block)."""
+    around = _around(block, loop)
+    if around is None:
+        return None
+    headers: list[cst.CSTNode] = []
+    for stmt in around:
+        if isinstance(stmt, cst.With):
+            headers += [item.item for item in stmt.items]
+        elif isinstance(stmt, cst.For):
+            headers.append(stmt.iter)
+    return headers
+
+
+def _around(block: Sequence[cst.CSTNode], loop: cst.For) -> list[cst.CSTNode] | None:
+    """The compound statements of ``block`` around ``loop``, outermost first (None: the
+    loop is not in ``block``)."""
     for stmt in block:
         if stmt is loop:
             return []
@@ -99,52 +114,28 @@ def _enclosing_headers(block: Sequence[cst.CSTNode], loop: cst.For) -> list[cst.
             if orelse is not None:
                 blocks.append(body_statements(orelse.body))
             for inner in blocks:
-                found = _enclosing_headers(inner, loop)
-                if found is None:
-                    continue
-                if isinstance(stmt, cst.With):
-                    return [*(item.item for item in stmt.items), *found]
-                if isinstance(stmt, cst.For):
-                    return [stmt.iter, *found]
-                return found
+                found = _around(inner, loop)
+                if found is not None:
+                    return [stmt, *found]
     return None
 
 
 def scope_multiplies(fn: cst.FunctionDef, loop: cst.For) -> bool:
     """Whether the scope ``loop`` is outlined from calls a cube op (the matmul family).
 
-    ExpandMixedKernel splits an InCore scope holding ops of both cores: a loop of
+    ExpandMixedKernel splits an InCore function holding ops of both cores: a loop of
     vector ops only still lands in the AIV function, dispatched twice without a split
-    mode, when the scope around it multiplies; a scope of vector ops only is one AIV
-    function. The scope is the outermost ``pl.at(CORE_GROUP)`` / ``pl.spmd`` around
-    the loop, else the function. (A loop of an inline helper is outlined with its
-    caller's scope; only the helper's own body is seen here.)
+    mode, when the function around it multiplies; a function of vector ops only is one
+    AIV function. OutlineIncoreScopes makes every ``pl.at(CORE_GROUP)`` / ``pl.spmd``
+    scope a function of its own (one inside another too): the loop's is the innermost
+    around it, else the function itself. (A loop of an inline helper without a scope of
+    its own is outlined with its caller's; only the helper's body is seen here.)
     """
-    _, root = _outlined_scope(body_statements(fn.body), loop)
-    scope: cst.CSTNode = fn.body if root is None else root
+    scopes = [s for s in _around(body_statements(fn.body), loop) or [] if opens_incore_scope(s)]
+    scope: cst.CSTNode = scopes[-1] if scopes else fn.body
     return any(
         isinstance(node, cst.Call) and op_leaf(node) in op_tables.CUBE_OPS for node in walk(scope)
     )
-
-
-def _outlined_scope(
-    block: Sequence[cst.CSTNode], loop: cst.For
-) -> tuple[bool, cst.CSTNode | None]:
-    """(whether ``loop`` is in ``block``, the outermost statement around it that opens an
-    InCore scope, or None)."""
-    for stmt in block:
-        if stmt is loop:
-            return True, None
-        if isinstance(stmt, (cst.With, cst.For, cst.While, cst.If, cst.Try)):
-            blocks = [body_statements(stmt.body)]
-            orelse = getattr(stmt, "orelse", None)
-            if orelse is not None:
-                blocks.append(body_statements(orelse.body))
-            for inner in blocks:
-                found, root = _outlined_scope(inner, loop)
-                if found:
-                    return True, stmt if opens_incore_scope(stmt) else root
-    return False, None
 
 
 def any_split(headers: Sequence[cst.CSTNode]) -> bool:

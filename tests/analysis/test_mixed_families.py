@@ -244,6 +244,11 @@ EXPECTED = [
     # weight the helper slices before its scope reaches the loop as a tensor -> skewed
     # (in an InCore function without such a scope, the slice is one hoisted tile).
     Expected("shapes.py", 330, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # A pl.at scope inside another is outlined as a function of its own: the outer one
+    # only multiplies (one AIC function), the inner one only exponentiates (one AIV
+    # function, one copy: nothing splits it).
+    Expected("shapes.py", 359, "SKW010", None, 8, (("aic", "SKW010", None, 1),)),
+    Expected("shapes.py", 363, "SKW010", None, 8, (("aiv", "SKW010", None, 1),)),
 ]
 
 
