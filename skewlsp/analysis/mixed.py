@@ -80,21 +80,23 @@ def dual_aiv_dispatch(fn: cst.FunctionDef, loop: cst.For) -> bool:
     Without a split mode on the outlined scope (no ``pl.split(...)``, or
     ``pl.split(pl.SplitMode.NONE)``, or ``attrs={"split": pl.SplitMode.NONE}``) the
     a2a3 backend dispatches the AIV function on both vector lanes: two copies, one
-    verdict. The split mode belongs to the scope the loop is outlined from (the
-    ``with``/``for`` headers around it) or to the function's own decorator.
+    verdict. The split mode belongs to the function the loop is outlined into: the
+    innermost InCore scope around it (every scope is a function of its own) and the
+    headers inside that scope, or, without one, the function's decorator and headers.
     """
-    headers: list[cst.CSTNode] = [d.decorator for d in fn.decorators]
-    headers += _enclosing_headers(body_statements(fn.body), loop) or []
+    around = _around(body_statements(fn.body), loop) or []
+    scopes = [k for k, stmt in enumerate(around) if opens_incore_scope(stmt)]
+    if scopes:
+        headers = _headers(around[scopes[-1] :])
+    else:
+        headers = [d.decorator for d in fn.decorators] + _headers(around)
     return not any(_splits(header) for header in headers)
 
 
-def _enclosing_headers(block: Sequence[cst.CSTNode], loop: cst.For) -> list[cst.CSTNode] | None:
-    """The headers of the ``with``/``for`` statements around ``loop`` (None: not in block)."""
-    around = _around(block, loop)
-    if around is None:
-        return None
+def _headers(statements: Sequence[cst.CSTNode]) -> list[cst.CSTNode]:
+    """The headers of the ``with``/``for`` statements among ``statements``."""
     headers: list[cst.CSTNode] = []
-    for stmt in around:
+    for stmt in statements:
         if isinstance(stmt, cst.With):
             headers += [item.item for item in stmt.items]
         elif isinstance(stmt, cst.For):

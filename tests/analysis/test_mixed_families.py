@@ -249,6 +249,9 @@ EXPECTED = [
     # function, one copy: nothing splits it).
     Expected("shapes.py", 359, "SKW010", None, 8, (("aic", "SKW010", None, 1),)),
     Expected("shapes.py", 363, "SKW010", None, 8, (("aiv", "SKW010", None, 1),)),
+    # A split mode on a scope around the loop's own scope is that outer function's: the
+    # loop's function has none, so its vector copy is dispatched twice.
+    Expected("shapes.py", 377, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
 ]
 
 
