@@ -16,9 +16,9 @@ def write(folder: Path, name: str, text: str) -> str:
 def test_a_candidate_names_the_module_and_imports_something(tmp_path: Path):
     helpers = write(tmp_path, "helpers.py", "def attend(): ...\n")
     caller = write(tmp_path, "decode.py", "from helpers import attend\n")
-    write(tmp_path, "other.py", "import math\n")
-    write(tmp_path, "mention.py", "# helpers, but no import statement\n")
-    importers = ProjectImporters([helpers, caller, str(tmp_path / "other.py")])
+    other = write(tmp_path, "other.py", "import math\n")
+    mention = write(tmp_path, "mention.py", "# helpers, but no import statement\n")
+    importers = ProjectImporters([helpers, caller, other, mention])
     assert importers(helpers) == [(caller, "from helpers import attend\n")]
 
 
