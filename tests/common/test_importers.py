@@ -17,7 +17,7 @@ def test_a_candidate_names_the_module_and_imports_something(tmp_path: Path):
     helpers = write(tmp_path, "helpers.py", "def attend(): ...\n")
     caller = write(tmp_path, "decode.py", "from helpers import attend\n")
     other = write(tmp_path, "other.py", "import math\n")
-    mention = write(tmp_path, "mention.py", "# helpers, but no import statement\n")
+    mention = write(tmp_path, "mention.py", "# helpers, named in a comment only\n")
     importers = ProjectImporters([helpers, caller, other, mention])
     assert importers(helpers) == [(caller, "from helpers import attend\n")]
 
