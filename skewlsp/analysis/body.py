@@ -343,6 +343,10 @@ def _for(stmt: cst.For, ctx: BodyContext) -> list[Stmt]:
         return splice_skewed(inner)
     if kind == "unroll":
         return _unroll(stmt, ctx)
+    if kind == "split_aiv":
+        # A region, not a loop: the lowering leaves its statements in place, in the
+        # vector function (its variable is the lane, a scalar of that core).
+        return _block(body_statements(stmt.body), ctx)
     if kind == "range" and dsl.keyword(stmt.iter, "attrs") is None:
         return _collapse_short_range(stmt, ctx)
     return [_compound(stmt)]

@@ -227,7 +227,7 @@ def _calls(
                 if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
                     yield node, incore, headers, loop_vars
             continue
-        inner_incore = incore or opens_incore_scope(stmt)
+        inner_incore = incore or opens_incore_scope(stmt, incore)
         inner_headers = headers
         inner_vars = loop_vars
         if isinstance(stmt, cst.With):

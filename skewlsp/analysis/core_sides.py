@@ -297,22 +297,23 @@ class OutsideSides:
         fn_body: Sequence[cst.CSTNode],
         params: Mapping[str, str],
         moves_of: MovesOf | None = None,
+        incore: bool = False,
     ) -> None:
         self._model = SideModel(params)
         self._at_loop: dict[int, dict[str, str]] = {}
         self._moves_at_loop: dict[int, frozenset[tuple[str, str]]] = {}
         self._moves_of = moves_of
-        self._steps: Iterator[None] | None = self._walk(fn_body, frozenset())
+        self._steps: Iterator[None] | None = self._walk(fn_body, frozenset(), incore)
 
     def _walk(
-        self, block: Sequence[cst.CSTNode], inherited: frozenset[tuple[str, str]]
+        self, block: Sequence[cst.CSTNode], inherited: frozenset[tuple[str, str]], incore: bool
     ) -> Iterator[None]:
         """Walk on, pausing after each ``for`` is recorded.
 
         ``inherited``: the moves into cube memories made before this block in the blocks
         around it (see :meth:`moves_before`); a block made a kernel of its own (an
         InCore scope) inherits none, and what was made before it reaches it as tensors
-        (:meth:`SideModel.outlined`).
+        (:meth:`SideModel.outlined`). ``incore``: the block already runs in one.
         """
         made = set(inherited)
         for stmt in block:
@@ -332,11 +333,11 @@ class OutsideSides:
                         if self._model.side_of(name) in (CUBE, LAZY)
                     )
             elif isinstance(stmt, (cst.With, cst.For, cst.If, cst.While)):
-                opens = opens_incore_scope(stmt)
+                opens = opens_incore_scope(stmt, incore)
                 if opens:
                     self._model.outlined()
                 inner = frozenset() if opens else frozenset(made)
-                yield from self._walk(body_statements(stmt.body), inner)
+                yield from self._walk(body_statements(stmt.body), inner, incore or opens)
                 if made:
                     rebound = set(statement_defs(stmt))
                     made = {key for key in made if key[0] not in rebound}

@@ -17,7 +17,9 @@ PUSH_OPS = frozenset({"tpush_to_aiv", "tpush_to_aic"})
 POP_OPS = frozenset({"tpop_from_aiv", "tpop_from_aic"})
 # Namespaces under ``pl`` in which the cross-core ops exist.
 MESSAGE_NAMESPACES = frozenset({(), ("tile",), ("system",)})
-LOOP_KINDS = frozenset({"pipeline", "range", "parallel", "unroll", "spmd", "while_"})
+LOOP_KINDS = frozenset(
+    {"pipeline", "range", "parallel", "unroll", "spmd", "while_", "split_aiv"}
+)
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,8 @@ def check_body(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None) 
             if isinstance(node.iter, cst.Call) and dsl.loop_kind(node.iter, aliases) is None:
                 errors.append(
                     f"`for ... in {code_of(node.iter.func)}(...)`: the DSL parser accepts only "
-                    "pl.range, pl.parallel, pl.unroll, pl.pipeline, pl.while_ and pl.spmd loops"
+                    "pl.range, pl.parallel, pl.unroll, pl.pipeline, pl.while_, pl.spmd and "
+                    "pl.split_aiv loops"
                 )
         elif kind is cst.With and auto_scope:
             assert isinstance(node, cst.With)

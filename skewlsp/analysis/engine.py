@@ -459,6 +459,7 @@ class _UnitAnalysis:
         # Per enclosing function: its locals as the DSL parser would capture them for a
         # program or function defined inside it (texts to fold, and names it cannot fold).
         self.closures: list[Closure] = []
+        self.function_incore: list[bool] = []  # per function being walked: its body is InCore
         self.deciding_copy = 0  # >0 while a pl.unroll copy other than the first is decided
 
     def run(self) -> list[LoopModel] | None:
@@ -758,6 +759,7 @@ class _UnitAnalysis:
             function_incore = True
         arguments = self.builder[1] if self.builder and self.builder[0] is fn else None
         self.closures.append(parameter_values(fn, name, arguments))
+        self.function_incore.append(function_incore)
         try:
             for stmt, incore in flatten_top_level(body_statements(fn.body), function_incore):
                 self.incore.append(incore)
@@ -772,6 +774,7 @@ class _UnitAnalysis:
                 capture_locals(stmt, *self.closures[-1])
         finally:
             self.closures.pop()
+            self.function_incore.pop()
 
     def _visit(
         self, stmt: cst.CSTNode, scope: FunctionScope, enclosing: list[EnclosingLoop], fn: str
@@ -786,7 +789,7 @@ class _UnitAnalysis:
             ):
                 self._decide(stmt, scope, enclosing, fn)
             inner = [*enclosing, self._enclosing(stmt, scope, enclosing)]
-            self.incore.append(self._incore or opens_incore_scope(stmt))
+            self.incore.append(self._incore or opens_incore_scope(stmt, self._incore))
             for child in body_statements(stmt.body):
                 self._visit(child, scope, inner, fn)
             self.incore.pop()
@@ -802,7 +805,7 @@ class _UnitAnalysis:
                 self._visit(child, scope, enclosing, fn)
             return
         if isinstance(stmt, (cst.While, cst.With, cst.Try)):
-            self.incore.append(self._incore or opens_incore_scope(stmt))
+            self.incore.append(self._incore or opens_incore_scope(stmt, self._incore))
             for child in body_statements(stmt.body):
                 self._visit(child, scope, enclosing, fn)
             self.incore.pop()
@@ -826,6 +829,11 @@ class _UnitAnalysis:
                     self._nested_definition(child, f"{qualname}{stmt.name.value}.")
         finally:
             self.module_constants = outer
+
+    @property
+    def _function_incore(self) -> bool:
+        """Whether the body of the function being walked already runs in an InCore scope."""
+        return bool(self.function_incore) and self.function_incore[-1]
 
     @property
     def _incore(self) -> bool:
@@ -1074,6 +1082,7 @@ class _UnitAnalysis:
         outside = walked.before(loop) if walked else {}
         made_before = walked.moves_before(loop) if walked else frozenset()
         copies = 2 if fn is not None and self._dual_aiv_dispatch(fn, loop) else 1
+        incore = self._function_incore
         return mixed.per_core(
             stmts,
             header,
@@ -1083,7 +1092,7 @@ class _UnitAnalysis:
             nested,
             self.positions.statement_code,
             made_before,
-            (lambda: mixed.scope_multiplies(fn, loop)) if fn is not None else (lambda: False),
+            (lambda: mixed.scope_multiplies(fn, loop, incore)) if fn else (lambda: False),
         )
 
     def _outside_sides(self, fn: cst.FunctionDef) -> mixed.OutsideSides:
@@ -1091,7 +1100,10 @@ class _UnitAnalysis:
         found = self.outside.get(id(fn))
         if found is None:
             found = self.outside[id(fn)] = mixed.OutsideSides(
-                body_statements(fn.body), mixed.param_sides(fn), operand_moves
+                body_statements(fn.body),
+                mixed.param_sides(fn),
+                operand_moves,
+                self._function_incore,
             )
         return found
 
@@ -1103,7 +1115,9 @@ class _UnitAnalysis:
         """
         known = self.dual_aiv.get(id(loop))
         if known is None:
-            known = mixed.dual_aiv_dispatch(fn, loop) and not mixed.any_split(self.call_headers)
+            known = mixed.dual_aiv_dispatch(
+                fn, loop, self._function_incore
+            ) and not mixed.any_split(self.call_headers)
             self.dual_aiv[id(loop)] = known
         return known
 

@@ -26,7 +26,7 @@ from .decide import Decision, LoopHeader, decide
 from .move_reuse import shared_moves
 from .names import body_statements
 from .report import CORE_NAMES, CoreResult
-from .scope import opens_incore_scope
+from .scope import is_split_aiv_region, opens_incore_scope
 from .walk import walk
 
 __all__ = [
@@ -74,7 +74,7 @@ class PerCore:
     scalars_across: tuple[ScalarAcross, ...] = ()  # SKW061
 
 
-def dual_aiv_dispatch(fn: cst.FunctionDef, loop: cst.For) -> bool:
+def dual_aiv_dispatch(fn: cst.FunctionDef, loop: cst.For, incore: bool = False) -> bool:
     """Whether the vector copy of ``loop`` runs as two identical copies.
 
     Without a split mode on the outlined scope (no ``pl.split(...)``, or
@@ -83,14 +83,29 @@ def dual_aiv_dispatch(fn: cst.FunctionDef, loop: cst.For) -> bool:
     verdict. The split mode belongs to the function the loop is outlined into: the
     innermost InCore scope around it (every scope is a function of its own) and the
     headers inside that scope, or, without one, the function's decorator and headers.
+    A ``pl.split_aiv`` region in that function puts it in manual mode: one vector body,
+    which both lanes run (``incore``: ``fn``'s body already runs in an InCore scope).
     """
     around = _around(body_statements(fn.body), loop) or []
-    scopes = [k for k, stmt in enumerate(around) if opens_incore_scope(stmt)]
+    scopes = _scopes(around, incore)
     if scopes:
         headers = _headers(around[scopes[-1] :])
     else:
         headers = [d.decorator for d in fn.decorators] + _headers(around)
+    scope: cst.CSTNode = around[scopes[-1]] if scopes else fn.body
+    if any(is_split_aiv_region(node) for node in walk(scope)):
+        return False
     return not any(_splits(header) for header in headers)
+
+
+def _scopes(around: Sequence[cst.CSTNode], incore: bool) -> list[int]:
+    """The indices of the statements of ``around`` that open an InCore scope."""
+    found: list[int] = []
+    for k, stmt in enumerate(around):
+        if opens_incore_scope(stmt, incore):
+            found.append(k)
+            incore = True
+    return found
 
 
 def _headers(statements: Sequence[cst.CSTNode]) -> list[cst.CSTNode]:
@@ -122,7 +137,7 @@ def _around(block: Sequence[cst.CSTNode], loop: cst.For) -> list[cst.CSTNode] | 
     return None
 
 
-def scope_multiplies(fn: cst.FunctionDef, loop: cst.For) -> bool:
+def scope_multiplies(fn: cst.FunctionDef, loop: cst.For, incore: bool = False) -> bool:
     """Whether the scope ``loop`` is outlined from calls a cube op (the matmul family).
 
     ExpandMixedKernel splits an InCore function holding ops of both cores: a loop of
@@ -133,8 +148,9 @@ def scope_multiplies(fn: cst.FunctionDef, loop: cst.For) -> bool:
     around it, else the function itself. (A loop of an inline helper without a scope of
     its own is outlined with its caller's; only the helper's body is seen here.)
     """
-    scopes = [s for s in _around(body_statements(fn.body), loop) or [] if opens_incore_scope(s)]
-    scope: cst.CSTNode = scopes[-1] if scopes else fn.body
+    around = _around(body_statements(fn.body), loop) or []
+    scopes = _scopes(around, incore)
+    scope: cst.CSTNode = around[scopes[-1]] if scopes else fn.body
     return any(
         isinstance(node, cst.Call) and op_leaf(node) in op_tables.CUBE_OPS for node in walk(scope)
     )

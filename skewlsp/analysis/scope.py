@@ -249,7 +249,7 @@ def flatten_top_level(
     out: list[tuple[cst.CSTNode, bool]] = []
     for stmt in block:
         if isinstance(stmt, cst.With) and is_transparent_with(stmt):
-            inner = incore or opens_incore_scope(stmt)
+            inner = incore or opens_incore_scope(stmt, incore)
             out.extend(flatten_top_level(body_statements(stmt.body), inner))
         else:
             out.append((stmt, incore))
@@ -260,8 +260,10 @@ def _code(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
 
 
-def opens_incore_scope(stmt: cst.CSTNode) -> bool:
-    """``with pl.at(level=CORE_GROUP)``, ``with pl.spmd(...)`` or ``for _ in pl.spmd(...)``."""
+def opens_incore_scope(stmt: cst.CSTNode, incore: bool = False) -> bool:
+    """``with pl.at(level=CORE_GROUP)``, ``with pl.spmd(...)`` or ``for _ in pl.spmd(...)``;
+    also ``for _ in pl.split_aiv(...)`` when not ``incore`` already: the DSL wraps a
+    region in an InCore scope of its own unless it is in one (then it stays in place)."""
     call: cst.BaseExpression | None = None
     if isinstance(stmt, cst.With) and len(stmt.items) == 1:
         call = stmt.items[0].item
@@ -276,7 +278,21 @@ def opens_incore_scope(stmt: cst.CSTNode) -> bool:
         return False
     if func.attr.value == "spmd":
         return True
+    if func.attr.value == "split_aiv":
+        return isinstance(stmt, cst.For) and not incore
     return func.attr.value == "at" and "CORE_GROUP" in _code(call)
+
+
+def is_split_aiv_region(stmt: cst.CSTNode) -> bool:
+    """``for lane in pl.split_aiv(...)``: a region of explicit vector-lane work.
+
+    Opening one puts its whole InCore function in manual mode: the compiler stops
+    copying the vector body per lane (the author shards by the lane variable).
+    """
+    if not (isinstance(stmt, cst.For) and isinstance(stmt.iter, cst.Call)):
+        return False
+    path = dotted(stmt.iter.func)
+    return bool(path) and path[-1] == "split_aiv"
 
 
 def is_incore_function(fn: cst.FunctionDef) -> bool:

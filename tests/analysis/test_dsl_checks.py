@@ -111,3 +111,21 @@ def test_a_message_returned_or_yielded_whole_is_not_nested() -> None:
     )
     assert checks.explicit_messages is True
     assert checks.nested_messages is False
+
+
+def test_a_lane_region_is_a_loop_header_the_parser_accepts_and_others_are_not() -> None:
+    checks = check_body(
+        _loop("""\
+            for i in pl.pipeline(4, stage=2):
+                for lane in pl.split_aiv(2, mode=pl.SplitMode.NONE):
+                    pl.tile.store(pl.exp(x), [i, 0], y)
+                for j in pl.grid(2):
+                    pass
+            """),
+        ALIASES,
+        None,
+    )
+    assert checks.errors == [
+        "`for ... in pl.grid(...)`: the DSL parser accepts only pl.range, pl.parallel, "
+        "pl.unroll, pl.pipeline, pl.while_, pl.spmd and pl.split_aiv loops"
+    ]

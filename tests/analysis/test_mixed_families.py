@@ -252,6 +252,25 @@ EXPECTED = [
     # A split mode on a scope around the loop's own scope is that outer function's: the
     # loop's function has none, so its vector copy is dispatched twice.
     Expected("shapes.py", 377, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # -- explicit vector-lane regions (regions.py) -------------------------------------------
+    # The parser accepts `for lane in pl.split_aiv(...)` (ast_parser.py:2548) and lowers it
+    # to a region whose statements stay in place in the AIV function. A region makes the
+    # InCore function split_aiv: SplitVectorKernel stamps dual_aiv_dispatch on the AIV
+    # function (split_vector_kernel_pass.cpp:636-660) instead of ExpandMixedKernel copying
+    # the body per lane: one vector copy. The shard alone is one message each way -> both
+    # cores keep a one-directional loop, left.
+    Expected("regions.py", 24, "SKW010", None, 8, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 1))),
+    # Shard, then gather back for the second matmul: the usual attention round trip.
+    Expected("regions.py", 39, "SKW001", 2, 8, (SKEWED_CUBE, ("aiv", "SKW020", None, 1))),
+    # The same with halved lanes (UP_DOWN) at stage 4: depth 3 requested, 8 % 3 != 0 -> 2.
+    Expected("regions.py", 56, "SKW002", 2, 8, (("aic", "SKW002", 2, 1), ("aiv", "SKW020", None, 1))),
+    # pl.spmd phases as pypto-lib's hc_pre writes them: a cube-only loop, then a region
+    # whose vector loop runs once per lane in the AIV function (one copy).
+    Expected("regions.py", 78, "SKW010", None, 2, (("aic", "SKW010", None, 1),)),
+    Expected("regions.py", 87, "SKW010", None, 4, (("aiv", "SKW010", None, 1),)),
+    # A region outside any InCore scope gets one of its own (dsl_api.py:966-969): the loop
+    # in it is outlined into an AIV function.
+    Expected("regions.py", 102, "SKW010", None, 8, (("aiv", "SKW010", None, 1),)),
 ]
 
 
