@@ -455,6 +455,7 @@ class _UnitAnalysis:
         self.functions: list[cst.FunctionDef] = []
         self.incore: list[bool] = []
         self.dual_aiv: dict[int, bool] = {}  # per function: no pl.split, so two AIV lanes
+        self.facts: dict[int, mixed.ScopeFacts] = {}  # per outlined scope (by node)
         self.outside: dict[int, mixed.OutsideSides] = {}  # per function
         # Per enclosing function: its locals as the DSL parser would capture them for a
         # program or function defined inside it (texts to fold, and names it cannot fold).
@@ -1081,8 +1082,8 @@ class _UnitAnalysis:
         walked = self._outside_sides(fn) if fn else None
         outside = walked.before(loop) if walked else {}
         made_before = walked.moves_before(loop) if walked else frozenset()
-        copies = 2 if fn is not None and self._dual_aiv_dispatch(fn, loop) else 1
-        incore = self._function_incore
+        scope = mixed.outlined_scope(fn, loop, self._function_incore) if fn else None
+        copies = 2 if scope is not None and self._dual_aiv_dispatch(loop, scope) else 1
         return mixed.per_core(
             stmts,
             header,
@@ -1092,7 +1093,7 @@ class _UnitAnalysis:
             nested,
             self.positions.statement_code,
             made_before,
-            (lambda: mixed.scope_multiplies(fn, loop, incore)) if fn else (lambda: False),
+            (lambda: self._scope_facts(scope.node).multiplies) if scope else (lambda: False),
         )
 
     def _outside_sides(self, fn: cst.FunctionDef) -> mixed.OutsideSides:
@@ -1107,7 +1108,7 @@ class _UnitAnalysis:
             )
         return found
 
-    def _dual_aiv_dispatch(self, fn: cst.FunctionDef, loop: cst.For) -> bool:
+    def _dual_aiv_dispatch(self, loop: cst.For, scope: mixed.OutlinedScope) -> bool:
         """Whether the compiler runs this loop's vector copy twice (once per loop).
 
         A loop spliced from an inline helper is outlined from the caller's scope: the
@@ -1115,9 +1116,17 @@ class _UnitAnalysis:
         """
         known = self.dual_aiv.get(id(loop))
         if known is None:
-            known = mixed.dual_aiv_dispatch(
-                fn, loop, self._function_incore
-            ) and not mixed.any_split(self.call_headers)
+            facts = self._scope_facts(scope.node)
+            known = mixed.dual_aiv_dispatch(scope, facts) and not mixed.any_split(
+                self.call_headers
+            )
             self.dual_aiv[id(loop)] = known
         return known
+
+    def _scope_facts(self, scope: cst.CSTNode) -> mixed.ScopeFacts:
+        """One walk per outlined scope serves every loop in it."""
+        found = self.facts.get(id(scope))
+        if found is None:
+            found = self.facts[id(scope)] = mixed.scope_facts(scope)
+        return found
 

@@ -34,13 +34,16 @@ __all__ = [
     "GM",
     "VECTOR",
     "NestedPipelines",
+    "OutlinedScope",
     "OutsideSides",
     "PerCore",
     "ScalarAcross",
+    "ScopeFacts",
     "dual_aiv_dispatch",
+    "outlined_scope",
     "param_sides",
     "per_core",
-    "scope_multiplies",
+    "scope_facts",
     "split_body",
 ]
 
@@ -74,28 +77,65 @@ class PerCore:
     scalars_across: tuple[ScalarAcross, ...] = ()  # SKW061
 
 
-def dual_aiv_dispatch(fn: cst.FunctionDef, loop: cst.For, incore: bool = False) -> bool:
-    """Whether the vector copy of ``loop`` runs as two identical copies.
+@dataclass(frozen=True)
+class OutlinedScope:
+    """Where a loop is outlined to: the innermost InCore scope around it (every
+    ``pl.at(CORE_GROUP)`` / ``pl.spmd`` scope, one inside another too, is a function of
+    its own), else the function itself; and the headers that can set its split mode."""
+
+    node: cst.CSTNode  # the scope statement, or the function's body
+    headers: tuple[cst.CSTNode, ...]
+
+
+def outlined_scope(fn: cst.FunctionDef, loop: cst.For, incore: bool = False) -> OutlinedScope:
+    """``loop``'s outlined scope in ``fn`` (``incore``: ``fn``'s body already runs in an
+    InCore scope, so a ``pl.split_aiv`` region in it opens none)."""
+    around = _around(body_statements(fn.body), loop) or []
+    scopes = _scopes(around, incore)
+    if scopes:
+        return OutlinedScope(around[scopes[-1]], tuple(_headers(around[scopes[-1] :])))
+    decorators = [d.decorator for d in fn.decorators]
+    return OutlinedScope(fn.body, (*decorators, *_headers(around)))
+
+
+@dataclass(frozen=True)
+class ScopeFacts:
+    """What the whole outlined function holds, beyond the loop (one walk of it).
+
+    ``multiplies``: it calls a cube op (the matmul family). ExpandMixedKernel splits an
+    InCore function holding ops of both cores, so a loop of vector ops only still lands
+    in the AIV function, dispatched twice without a split mode, when the function around
+    it multiplies; a function of vector ops only is one AIV function. (A loop of an
+    inline helper without a scope of its own is outlined with its caller's; only the
+    helper's body is seen here.) ``lane_regions``: it opens a ``pl.split_aiv`` region.
+    """
+
+    multiplies: bool
+    lane_regions: bool
+
+
+def scope_facts(scope: cst.CSTNode) -> ScopeFacts:
+    multiplies = lane_regions = False
+    for node in walk(scope):
+        if isinstance(node, cst.Call):
+            multiplies = multiplies or op_leaf(node) in op_tables.CUBE_OPS
+        elif isinstance(node, cst.For):
+            lane_regions = lane_regions or is_split_aiv_region(node)
+    return ScopeFacts(multiplies, lane_regions)
+
+
+def dual_aiv_dispatch(scope: OutlinedScope, facts: ScopeFacts) -> bool:
+    """Whether the vector copy of a loop outlined to ``scope`` runs as two identical copies.
 
     Without a split mode on the outlined scope (no ``pl.split(...)``, or
     ``pl.split(pl.SplitMode.NONE)``, or ``attrs={"split": pl.SplitMode.NONE}``) the
     a2a3 backend dispatches the AIV function on both vector lanes: two copies, one
-    verdict. The split mode belongs to the function the loop is outlined into: the
-    innermost InCore scope around it (every scope is a function of its own) and the
-    headers inside that scope, or, without one, the function's decorator and headers.
-    A ``pl.split_aiv`` region in that function puts it in manual mode: one vector body,
-    which both lanes run (``incore``: ``fn``'s body already runs in an InCore scope).
+    verdict. A ``pl.split_aiv`` region in that function puts it in manual mode:
+    SplitVectorKernel marks the AIV function to run on both lanes as it is, one copy.
     """
-    around = _around(body_statements(fn.body), loop) or []
-    scopes = _scopes(around, incore)
-    if scopes:
-        headers = _headers(around[scopes[-1] :])
-    else:
-        headers = [d.decorator for d in fn.decorators] + _headers(around)
-    scope: cst.CSTNode = around[scopes[-1]] if scopes else fn.body
-    if any(is_split_aiv_region(node) for node in walk(scope)):
+    if facts.lane_regions:
         return False
-    return not any(_splits(header) for header in headers)
+    return not any(_splits(header) for header in scope.headers)
 
 
 def _scopes(around: Sequence[cst.CSTNode], incore: bool) -> list[int]:
@@ -135,25 +175,6 @@ def _around(block: Sequence[cst.CSTNode], loop: cst.For) -> list[cst.CSTNode] | 
                 if found is not None:
                     return [stmt, *found]
     return None
-
-
-def scope_multiplies(fn: cst.FunctionDef, loop: cst.For, incore: bool = False) -> bool:
-    """Whether the scope ``loop`` is outlined from calls a cube op (the matmul family).
-
-    ExpandMixedKernel splits an InCore function holding ops of both cores: a loop of
-    vector ops only still lands in the AIV function, dispatched twice without a split
-    mode, when the function around it multiplies; a function of vector ops only is one
-    AIV function. OutlineIncoreScopes makes every ``pl.at(CORE_GROUP)`` / ``pl.spmd``
-    scope a function of its own (one inside another too): the loop's is the innermost
-    around it, else the function itself. (A loop of an inline helper without a scope of
-    its own is outlined with its caller's; only the helper's body is seen here.)
-    """
-    around = _around(body_statements(fn.body), loop) or []
-    scopes = _scopes(around, incore)
-    scope: cst.CSTNode = around[scopes[-1]] if scopes else fn.body
-    return any(
-        isinstance(node, cst.Call) and op_leaf(node) in op_tables.CUBE_OPS for node in walk(scope)
-    )
 
 
 def any_split(headers: Sequence[cst.CSTNode]) -> bool:
