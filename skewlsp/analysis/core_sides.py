@@ -166,10 +166,14 @@ class SideModel:
             where = CUBE if self.side_of(tiles[0]) == CUBE else VECTOR  # a GM slice: to Vec
             consumed.extend((n, where, self.side_of(n)) for n in tiles)
             return SHARED, join_sides(nested_side, where)
-        if leaf in op_tables.SHARED_SCALAR_OPS and not has_tile:
+        tensor_operand = leaf in op_tables.ELEMENTWISE_SHARED_OPS and any(
+            self.side_of(n) == GM for n in self._tile_args(call, direct=True)
+        )
+        if leaf in op_tables.SHARED_SCALAR_OPS and not has_tile and not tensor_operand:
             return SHARED, nested_side
         if (
             leaf in op_tables.SHARED_SCALAR_OPS
+            and not tensor_operand
             and not any(v in TILE_SIDES for v in nested_values)
             and not any(self.side_of(n) in TILE_SIDES for n in self._tile_args(call, direct=True))
         ):

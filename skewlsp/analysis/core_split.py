@@ -28,6 +28,7 @@ from .core_sides import (
     join_sides,
     op_leaf,
 )
+from .flatten_calls import flatten_crossing_calls
 from .move_reuse import SharedMove
 from .names import reads_of
 
@@ -54,6 +55,7 @@ class Split:
     aiv: list[Stmt]
     crossings: list[Crossing]
     sides: list[str]
+    body: list[Stmt]  # the body split: the statements ``sides`` and crossings index
     unknown: str | None = None
     has_cube: bool = False
     has_vector: bool = False
@@ -83,7 +85,10 @@ def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iter
     to Mat whatever else reads it, so a vector reader of that slice gets it across the
     boundary (cube -> vector); a slice only vector ops read is loaded to Vec. The
     readers are found by a first scan, and the second scan loads each slice accordingly.
+    Nested calls on the other core than the op around them are statements of their own
+    first, as SSA makes them.
     """
+    stmts = flatten_crossing_calls(stmts)
     first = _scan(stmts, outside, frozenset(), frozenset())
     to_mat = frozenset(name for name, needed in first.demand.items() if CUBE in needed)
     to_vec = frozenset(first.vector_read)
@@ -99,6 +104,7 @@ def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iter
         aiv,
         crossings,
         sides,
+        stmts,
         unknown,
         has_cube=any(s in (CUBE, MIXED) for s in sides) or bool(crossings),
         has_vector=any(s in (VECTOR, MIXED) for s in sides) or bool(crossings),

@@ -251,12 +251,12 @@ def per_core(
     across = tuple(
         found
         for core, core_stmts in lists.items()
-        for found in scalars_across(core, core_stmts, splits[core], bodies[core])
+        for found in scalars_across(core, core_stmts, splits[core], splits[core].body)
     )
     for core, core_stmts in lists.items():
         resolve(core_stmts, header.iter_names)
         shared = shared_moves(core_stmts, outside, made_before)
-        shared += fence_values(core_stmts, splits[core].crossings, bodies[core])
+        shared += fence_values(core_stmts, splits[core].crossings, splits[core].body)
         d = decide(header, core_stmts, shared)
         result = CoreResult(
             core,  # type: ignore[arg-type]

@@ -85,6 +85,10 @@ SHARED_SCALAR_OPS = frozenset(
 # core's copy of a statement that reads the scalar reads a value nothing defines there.
 SCALAR_FROM_TILE_OPS = frozenset({"read"})
 
+# The shared ops that are also element-wise tensor ops: given a GM tensor (or a slice of
+# one) as an operand they compute a tile, on the vector (``pl.mul(x[r0 : r0 + 32, :], 0.5)``).
+ELEMENTWISE_SHARED_OPS = frozenset({"min", "max", "cast", "add", "sub", "mul", "div"})
+
 # Scalar ops fixed to the vector core.
 VECTOR_SCALAR_OPS = frozenset({"get_subblock_idx"})
 

@@ -271,6 +271,24 @@ EXPECTED = [
     # A region outside any InCore scope gets one of its own (dsl_api.py:966-969): the loop
     # in it is outlined into an AIV function.
     Expected("regions.py", 102, "SKW010", None, 8, (("aiv", "SKW010", None, 1),)),
+    # -- ops of both cores nested in one expression (nested_calls.py) ------------------------
+    # The parser gives every nested call a variable of its own (SSA), so a matmul nested in
+    # an element-wise op sends its tile across as a named one would. The cube's first
+    # message is the push of the inner matmul, the vector pops first: attention's verdicts.
+    # Trip 7 (1..8): depth 2 needs trip % 2 == 0 -> depth 1.
+    Expected("nested_calls.py", 20, "SKW002", 1, 7, (("aic", "SKW002", 1, 1), CONSUMER_VECTOR)),
+    Expected("nested_calls.py", 35, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # Two casts lifted out of two matmuls, whose results one add sums: two messages each
+    # way per iteration -> multi-round-trip on both cores.
+    Expected("nested_calls.py", 56, "SKW021", None, 8, (("aic", "SKW021", None, 1), ("aiv", "SKW021", None, 2))),
+    # A matmul scaled by a scalar: one message, cube -> vector -> left on both.
+    Expected("nested_calls.py", 74, "SKW010", None, 8, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
+    # -- element-wise ops of GM slices (tensor_operands.py) ----------------------------------
+    # pl.mul of a GM slice is a tensor op: a load to Vec and a vector mul. The vector pushes
+    # the cast tile first (lead = push, skewed) and pops the product; the cube pops first.
+    Expected("tensor_operands.py", 20, "SKW001", 2, 8, (("aic", "SKW020", None, 1), ("aiv", "SKW001", 2, 2))),
+    # Alone in its scope, the same op makes one AIV function (nothing multiplies).
+    Expected("tensor_operands.py", 35, "SKW010", None, 8, (("aiv", "SKW010", None, 1),)),
 ]
 
 
