@@ -83,6 +83,8 @@ class SideModel:
             return SHARED, SHARED
         if isinstance(node, cst.Subscript):
             base, _ = self.expr(node.value, consumed)
+            if base == GM and not any(isinstance(e.slice, cst.Slice) for e in node.slice):
+                return SHARED, SHARED  # ``lens[b]``: an element read (tensor.read), a scalar
             if base == GM:
                 return LAZY, SHARED
             return (base if base in TILE_SIDES else SHARED), SHARED
@@ -167,7 +169,9 @@ class SideModel:
             consumed.extend((n, where, self.side_of(n)) for n in tiles)
             return SHARED, join_sides(nested_side, where)
         tensor_operand = leaf in op_tables.ELEMENTWISE_SHARED_OPS and any(
-            self.side_of(n) == GM for n in self._tile_args(call, direct=True)
+            self.expr(arg.value, [])[0] in (GM, LAZY)
+            for arg in call.args
+            if not isinstance(arg.value, cst.Call)
         )
         if leaf in op_tables.SHARED_SCALAR_OPS and not has_tile and not tensor_operand:
             return SHARED, nested_side

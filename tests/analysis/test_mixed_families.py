@@ -289,6 +289,10 @@ EXPECTED = [
     Expected("tensor_operands.py", 20, "SKW001", 2, 8, (("aic", "SKW020", None, 1), ("aiv", "SKW001", 2, 2))),
     # Alone in its scope, the same op makes one AIV function (nothing multiplies).
     Expected("tensor_operands.py", 35, "SKW010", None, 8, (("aiv", "SKW010", None, 1),)),
+    # Every index a scalar: `rows[t]` is an element read (tensor.read, ast_parser.py:9183),
+    # a scalar either core reads from GM, not a slice loaded to Vec. One message each way;
+    # the cube's address `r0` comes from a call (the cast) in the lead's half -> demoted.
+    Expected("tensor_operands.py", 49, "SKW020", None, 8, (("aic", "SKW020", None, 1), CONSUMER_VECTOR)),
 ]
 
 
