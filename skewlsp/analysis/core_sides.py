@@ -59,6 +59,8 @@ class SideModel:
         self.nested_lazy_uses: list[tuple[str, str]] = []
         # Cube tiles a vector op reads inside a nested block.
         self.nested_vector_reads: set[str] = set()
+        # Casts the cube does on a matmul result's way out (see fixpipe_casts), by id.
+        self.cube_casts: frozenset[int] = frozenset()
 
     def side_of(self, name: str) -> str:
         return self.sides.get(name, SHARED)
@@ -119,6 +121,7 @@ class SideModel:
             return SHARED, SHARED
         nested_side = SHARED
         nested_values: list[str] = []
+        value_of: dict[int, str] = {}  # nested call (by id) -> the side of its value
         for arg in call.args:  # nested calls are flattened into statements of their own
             if isinstance(arg.value, cst.Call):
                 # One visit per nested call: visiting it again for its value doubled
@@ -126,10 +129,11 @@ class SideModel:
                 value, inner = self._call(arg.value, consumed)
                 nested_side = join_sides(nested_side, inner)
                 nested_values.append(value)
+                value_of[id(arg.value)] = value
         args = self._tile_args(call)
         tiles = [n for n in args if self.side_of(n) in TILE_SIDES]
         has_tile = bool(tiles) or any(v in TILE_SIDES for v in nested_values)
-        if leaf in op_tables.CUBE_OPS:
+        if leaf in op_tables.CUBE_OPS or id(call) in self.cube_casts:
             consumed.extend((n, CUBE, self.side_of(n)) for n in tiles)
             return CUBE, join_sides(nested_side, CUBE)
         if leaf in op_tables.LOAD_OPS:
@@ -153,10 +157,18 @@ class SideModel:
             side = LAZY if first == GM else first
             return side, join_sides(nested_side, side if side in (CUBE, VECTOR) else SHARED)
         if leaf in op_tables.STORE_OPS:
-            if not tiles:
-                return GM, nested_side
-            side = self.side_of(tiles[0])
-            return GM, join_sides(nested_side, VECTOR if side == LAZY else side)
+            source = _stored_source(call, leaf)
+            if source is None:
+                side = self.side_of(tiles[0]) if tiles else SHARED
+            elif isinstance(source, cst.Call):
+                side = value_of.get(id(source), SHARED)
+            else:
+                side = self.expr(source, [])[0]
+            if side in (GM, LAZY):  # a GM slice stored: loaded to Vec, stored from there
+                return GM, join_sides(nested_side, VECTOR)
+            if side in (CUBE, VECTOR):  # a tile is stored by the core that holds it
+                return GM, join_sides(nested_side, side)
+            return GM, nested_side
         if leaf in op_tables.GM_OPS:
             return GM, nested_side
         if leaf in op_tables.VECTOR_SOURCES:
@@ -276,6 +288,16 @@ class SideModel:
             if have in (CUBE, VECTOR) and have != needed:
                 side = MIXED
         return side
+
+
+def _stored_source(call: cst.Call, leaf: str) -> cst.BaseExpression | None:
+    """What a store op writes: ``pl.assemble(out, value, offsets)``,
+    ``pl.store(value, offsets, out)`` (None: another store op, or an odd call)."""
+    args = [a.value for a in call.args if a.keyword is None]
+    position = {"assemble": 1, "store": 0}.get(leaf)
+    if position is None or len(args) <= position:
+        return None
+    return args[position]
 
 
 def join_sides(a: str, b: str) -> str:

@@ -28,6 +28,7 @@ from .core_sides import (
     join_sides,
     op_leaf,
 )
+from .fixpipe_casts import cube_casts
 from .flatten_calls import flatten_crossing_calls
 from .move_reuse import SharedMove
 from .names import reads_of
@@ -89,11 +90,12 @@ def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iter
     first, as SSA makes them.
     """
     stmts = flatten_crossing_calls(stmts)
-    first = _scan(stmts, outside, frozenset(), frozenset())
+    casts = cube_casts(stmts)
+    first = _scan(stmts, outside, frozenset(), frozenset(), casts)
     to_mat = frozenset(name for name, needed in first.demand.items() if CUBE in needed)
     to_vec = frozenset(first.vector_read)
     stored = any(_stored_tile(stmt, to_vec) for stmt in stmts)
-    scan = _scan(stmts, outside, to_mat, to_vec) if to_mat or stored else first
+    scan = _scan(stmts, outside, to_mat, to_vec, casts) if to_mat or stored else first
     sides, crossings, model = scan.sides, scan.crossings, scan.model
     crossings = sorted([*crossings, *_gm_fences(stmts, sides)], key=lambda c: c.before)
     aic = _core_list(stmts, sides, crossings, CUBE, live_out)
@@ -154,6 +156,7 @@ def _scan(
     outside: Mapping[str, str],
     to_mat: frozenset[str],
     to_vec: frozenset[str],
+    cube_casts: frozenset[int] = frozenset(),
 ) -> _BodyScan:
     """One walk of the body: each statement's side and where values cross.
 
@@ -161,6 +164,7 @@ def _scan(
     first walk): a store of one of them runs on the vector (see ``_stored_tile``).
     """
     model = SideModel(outside)
+    model.cube_casts = cube_casts
     for name in to_mat:
         if model.side_of(name) == LAZY:
             model.sides[name] = CUBE  # a slice from before the loop, loaded to Mat there
@@ -326,12 +330,16 @@ def _gm_store(stmt: Stmt) -> tuple[str, cst.BaseExpression] | None:
 
 
 def _loads_from(stmt: Stmt, tensor: str) -> bool:
-    """Whether ``stmt`` reads ``tensor`` other than as the target of a slice write."""
+    """Whether ``stmt`` reads ``tensor`` other than as the target of a write (a slice
+    write, or the tensor a store/assemble op writes into)."""
     node = stmt.node
-    if isinstance(node, cst.Assign):
-        return tensor in reads_of(node.value)
-    if isinstance(node, (cst.Expr, cst.AnnAssign)) and node.value is not None:
-        return tensor in reads_of(node.value)
+    if isinstance(node, (cst.Assign, cst.Expr, cst.AnnAssign)) and node.value is not None:
+        value = node.value
+        if isinstance(value, cst.Call) and op_leaf(value) in ("store", "assemble"):
+            args = [a.value for a in value.args if a.keyword is None]
+            target = 2 if op_leaf(value) == "store" else 0
+            return any(tensor in reads_of(arg) for k, arg in enumerate(args) if k != target)
+        return tensor in reads_of(value)
     return stmt.kind == "compound" and tensor in stmt.reads
 
 

@@ -293,6 +293,24 @@ EXPECTED = [
     # a scalar either core reads from GM, not a slice loaded to Vec. One message each way;
     # the cube's address `r0` comes from a call (the cast) in the lead's half -> demoted.
     Expected("tensor_operands.py", 49, "SKW020", None, 8, (("aic", "SKW020", None, 1), CONSUMER_VECTOR)),
+    # -- where a matmul result goes next (writebacks.py) -------------------------------------
+    # AutoTileMatmulL0's chained-matmul cast-fold (auto_tile_matmul_l0_pass.cpp:2893-2930):
+    # an FP32 matmul result cast to BF16 with mode="rint" and read only as a matmul operand
+    # is written back to Mat by the cube (FIXPIPE): nothing crosses, one AIC function.
+    Expected("writebacks.py", 20, "SKW010", None, 8, (("aic", "SKW010", None, 1),)),
+    # The default rounding ("round") cannot be folded (:2206-2218): a vector cast, so the
+    # tile goes to the vector and back: attention's verdicts.
+    Expected("writebacks.py", 35, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # The same chain nested in one expression folds the same way.
+    Expected("writebacks.py", 50, "SKW010", None, 8, (("aic", "SKW010", None, 1),)),
+    # A vector op also reads the cast tile: not every read is a matmul operand, no fold.
+    Expected("writebacks.py", 72, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # pl.assemble of a GM slice into a tensor: a load to Vec and a store, on the vector.
+    Expected("writebacks.py", 90, "SKW010", None, 2, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
+    # Two stores into one tensor, the cube's then the vector's: no fence (the vector reads
+    # nothing back), and the vector's store of an exp of `h` is the vector's alone.
+    # The cube pushes `h` first and pops `hb`: skewed.
+    Expected("writebacks.py", 107, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
 ]
 
 

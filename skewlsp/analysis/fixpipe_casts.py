@@ -1,0 +1,106 @@
+"""Casts of a matmul result that only matmuls read: done by the cube on its way out.
+
+AutoTileMatmulL0 (auto_tile_matmul_l0_pass.cpp, the fits-L0c chained-matmul
+cast-fold) rewrites ``cb = tile.cast(acc, BF16, mode="rint")`` of an FP32 matmul
+result into an Acc-to-Mat writeback (``tile.create`` + ``tile.assemble`` in Mat)
+when every read of ``cb`` in the statement list is a matrix operand of a matmul:
+the FIXPIPE narrows f32 to bf16/f16 with round-half-to-even, so only that mode
+folds. The cast then runs on the cube, and no tile crosses to the vector and back.
+Any other cast (another mode, another dtype, a reader that is not a matmul
+operand) stays a vector op.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+import libcst as cst
+
+from . import dsl, op_tables
+from .body import Stmt
+from .core_sides import op_leaf
+from .walk import walk
+
+# The positional arguments that are matrix operands (the accumulator of
+# ``matmul_acc`` and the bias of ``matmul_bias`` are not).
+_OPERAND_POSITIONS = {"matmul": (0, 1), "matmul_bias": (0, 1), "matmul_acc": (1, 2)}
+_NARROW_TYPES = frozenset({"BF16", "FP16"})
+_RINT = 1  # tile.cast's mode number for "rint"
+
+
+def cube_casts(stmts: Sequence[Stmt]) -> frozenset[int]:
+    """The ids of the cast calls in ``stmts`` (one loop body) that the cube does."""
+    accumulators = {
+        name
+        for stmt in stmts
+        if (value := _assigned(stmt)) is not None and _fp32_matmul(value[1])
+        for name in (value[0],)
+    }
+    casts = {
+        value[0]: value[1]
+        for stmt in stmts
+        if (value := _assigned(stmt)) is not None and _foldable_cast(value[1], accumulators)
+    }
+    if not casts:
+        return frozenset()
+    reads: Counter[str] = Counter()
+    operand_reads: Counter[str] = Counter()
+    for stmt in stmts:
+        for node in walk(stmt.node):
+            if isinstance(node, cst.Name) and node.value in casts:
+                reads[node.value] += 1
+            elif isinstance(node, cst.Call):
+                positions = _OPERAND_POSITIONS.get(op_leaf(node) or "", ())
+                args = dsl.positional(node)
+                for k in positions:
+                    if k < len(args) and isinstance(args[k].value, cst.Name):
+                        operand_reads[args[k].value.value] += 1
+    # The definition's own target is a Name too: not a read.
+    return frozenset(
+        id(call)
+        for name, call in casts.items()
+        if reads[name] - 1 >= 1 and reads[name] - 1 == operand_reads[name]
+    )
+
+
+def _assigned(stmt: Stmt) -> tuple[str, cst.Call] | None:
+    """(name, call) of a plain ``name = pl.op(...)`` statement."""
+    node = stmt.node
+    if (
+        isinstance(node, cst.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0].target, cst.Name)
+        and isinstance(node.value, cst.Call)
+    ):
+        return node.targets[0].target.value, node.value
+    return None
+
+
+def _fp32_matmul(call: cst.Call) -> bool:
+    if op_leaf(call) not in op_tables.CUBE_OPS:
+        return False
+    out = dsl.keyword(call, "out_dtype")
+    return out is None or _leaf_name(out.value) == "FP32"
+
+
+def _foldable_cast(call: cst.Call, accumulators: set[str]) -> bool:
+    if op_leaf(call) != "cast":
+        return False
+    args = dsl.positional(call)
+    source = args[0].value if args else None
+    if not isinstance(source, cst.Name) or source.value not in accumulators:
+        return False
+    target = dsl.keyword(call, "target_type") or (args[1] if len(args) > 1 else None)
+    mode = dsl.keyword(call, "mode") or (args[2] if len(args) > 2 else None)
+    if target is None or _leaf_name(target.value) not in _NARROW_TYPES or mode is None:
+        return False
+    value = mode.value
+    if isinstance(value, cst.SimpleString):
+        return value.evaluated_value == "rint"
+    return isinstance(value, cst.Integer) and int(value.value) == _RINT
+
+
+def _leaf_name(expr: cst.BaseExpression) -> str | None:
+    path = dsl.dotted(expr)
+    return path[-1] if path else None
