@@ -8,7 +8,7 @@ readers run. These sides are what ``core_split`` builds each core's body from.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 import libcst as cst
 
@@ -61,6 +61,9 @@ class SideModel:
         self.nested_vector_reads: set[str] = set()
         # Casts the cube does on a matmul result's way out (see fixpipe_casts), by id.
         self.cube_casts: frozenset[int] = frozenset()
+        # (name, "C->V"/"V->C") already moved across in the enclosing block: a nested
+        # block reads that copy (one move per tile and memory, reused by inner blocks).
+        self.crossed: Collection[tuple[str, str]] = frozenset()
 
     def side_of(self, name: str) -> str:
         return self.sides.get(name, SHARED)
@@ -284,8 +287,12 @@ class SideModel:
 
     def _crossing_side(self, consumed: Iterable[tuple[str, str, str]]) -> str:
         side = SHARED
-        for _name, needed, have in consumed:
-            if have in (CUBE, VECTOR) and have != needed:
+        for name, needed, have in consumed:
+            if (
+                have in (CUBE, VECTOR)
+                and have != needed
+                and (name, f"{have}->{needed}") not in self.crossed
+            ):
                 side = MIXED
         return side
 

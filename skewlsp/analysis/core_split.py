@@ -185,6 +185,7 @@ def _scan(
                 model.sides[name] = owner
         elif stmt.kind == "compound":
             model.nested_lazy_uses.clear()
+            model.crossed = crossed
             side = model.compound(stmt.node)
             consumed.extend((name, needed, LAZY) for name, needed in model.nested_lazy_uses)
         elif isinstance(stmt.node, cst.BaseSmallStatement):

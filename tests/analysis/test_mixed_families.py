@@ -311,6 +311,11 @@ EXPECTED = [
     # nothing back), and the vector's store of an exp of `h` is the vector's alone.
     # The cube pushes `h` first and pops `hb`: skewed.
     Expected("writebacks.py", 107, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # -- branches (branches.py) --------------------------------------------------------------
+    # An `if` whose branches read `s` on the vector after the body moved it there: they use
+    # that move (one per tile and memory, reused by inner blocks), so the `if` is the
+    # vector's alone and the cube keeps its single round trip -> skewed.
+    Expected("branches.py", 16, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
 ]
 
 
