@@ -24,6 +24,9 @@ _TILES_OR_GM = TILE_SIDES | {GM}
 MovesOf = Callable[[cst.CSTNode], Iterable[tuple[str, str]]]
 
 
+_NOT_OPERANDS = frozenset({"target_memory", "out_dtype", "dtype"})  # keywords
+
+
 def op_leaf(call: cst.Call) -> str | None:
     path = dsl.dotted(call.func)
     if path is None or len(path) < 2 or path[0] not in ("pl", "pld"):
@@ -102,15 +105,28 @@ class SideModel:
         an argument that is itself a call reads (that call's own visit accounts for it)."""
         names: list[str] = []
         for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value in (
-                "target_memory",
-                "out_dtype",
-                "dtype",
-            ):
+            if arg.keyword is not None and arg.keyword.value in _NOT_OPERANDS:
                 continue
             if direct and isinstance(arg.value, cst.Call):
                 continue
             names += [n for n in reads_of(arg.value) if self.side_of(n) in _TILES_OR_GM]
+        return names
+
+    def _operands(self, call: cst.Call) -> list[str]:
+        """The names the call itself takes as operands: through nested views (a slice, a
+        reshape) but not through a nested op of its own (its visit accounts for its
+        operands; SSA gives its value a variable of its own)."""
+        names: list[str] = []
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value in _NOT_OPERANDS:
+                continue
+            value = arg.value
+            if isinstance(value, cst.Call):
+                leaf = op_leaf(value)
+                if leaf is None or leaf in op_tables.INHERIT_OPS:
+                    names += self._operands(value)
+                continue
+            names += [n for n in reads_of(value) if self.side_of(n) in _TILES_OR_GM]
         return names
 
     def _call(self, call: cst.Call, consumed: list[tuple[str, str, str]]) -> tuple[str, str]:
@@ -134,7 +150,7 @@ class SideModel:
                 nested_values.append(value)
                 value_of[id(arg.value)] = value
         args = self._tile_args(call)
-        tiles = [n for n in args if self.side_of(n) in TILE_SIDES]
+        tiles = [n for n in self._operands(call) if self.side_of(n) in TILE_SIDES]
         has_tile = bool(tiles) or any(v in TILE_SIDES for v in nested_values)
         if leaf in op_tables.CUBE_OPS or id(call) in self.cube_casts:
             consumed.extend((n, CUBE, self.side_of(n)) for n in tiles)

@@ -233,20 +233,21 @@ def _gm_fences(stmts: Sequence[Stmt], sides: Sequence[str]) -> list[Crossing]:
 
     Neither op is a move, so no tile crosses; ExpandMixedKernel still orders them
     with a handshake: a push of the stored tile right after the cube's store and a
-    pop (a token, freed at once) right before the vector's load. Only when the cube
-    stores to that tensor once, only cube -> vector, only a later load in the same
+    pop (a token, freed at once) right before the vector's load. Only when the cube's
+    store is the only store to that tensor by either core (CollectGmCrossLaneSyncs
+    wants a unique producer), only cube -> vector, only a later load in the same
     body (a load nested deeper pops before its enclosing statement).
     """
     stores: dict[str, list[tuple[int, cst.BaseExpression]]] = {}
     for index, stmt in enumerate(stmts):
-        if sides[index] != CUBE:
+        if sides[index] not in (CUBE, VECTOR):
             continue
         found = _gm_store(stmt)
         if found is not None:
             stores.setdefault(found[0], []).append((index, found[1]))
     fences = []
     for tensor, found in stores.items():
-        if len(found) != 1:
+        if len(found) != 1 or sides[found[0][0]] != CUBE:
             continue
         store, tile = found[0]
         for index in range(store + 1, len(stmts)):

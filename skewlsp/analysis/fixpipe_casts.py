@@ -30,7 +30,12 @@ _RINT = 1  # tile.cast's mode number for "rint"
 
 
 def cube_casts(stmts: Sequence[Stmt]) -> frozenset[int]:
-    """The ids of the cast calls in ``stmts`` (one loop body) that the cube does."""
+    """The ids of the cast calls in ``stmts`` (one loop body) that the cube does.
+
+    A named cast (``hb = pl.cast(h, ...)``) folds when every read of ``hb`` is a matrix
+    operand; a cast written as a matmul's operand (in any nested block too) is the one
+    read of its own SSA value.
+    """
     accumulators = {
         name
         for stmt in stmts
@@ -42,8 +47,7 @@ def cube_casts(stmts: Sequence[Stmt]) -> frozenset[int]:
         for stmt in stmts
         if (value := _assigned(stmt)) is not None and _foldable_cast(value[1], accumulators)
     }
-    if not casts:
-        return frozenset()
+    folded: set[int] = set()
     reads: Counter[str] = Counter()
     operand_reads: Counter[str] = Counter()
     for stmt in stmts:
@@ -54,14 +58,18 @@ def cube_casts(stmts: Sequence[Stmt]) -> frozenset[int]:
                 positions = _OPERAND_POSITIONS.get(op_leaf(node) or "", ())
                 args = dsl.positional(node)
                 for k in positions:
-                    if k < len(args) and isinstance(args[k].value, cst.Name):
-                        operand_reads[args[k].value.value] += 1
+                    operand = args[k].value if k < len(args) else None
+                    if isinstance(operand, cst.Name):
+                        operand_reads[operand.value] += 1
+                    elif isinstance(operand, cst.Call) and _foldable_cast(operand, accumulators):
+                        folded.add(id(operand))
     # The definition's own target is a Name too: not a read.
-    return frozenset(
+    folded.update(
         id(call)
         for name, call in casts.items()
         if reads[name] - 1 >= 1 and reads[name] - 1 == operand_reads[name]
     )
+    return frozenset(folded)
 
 
 def _assigned(stmt: Stmt) -> tuple[str, cst.Call] | None:
@@ -89,7 +97,10 @@ def _foldable_cast(call: cst.Call, accumulators: set[str]) -> bool:
         return False
     args = dsl.positional(call)
     source = args[0].value if args else None
-    if not isinstance(source, cst.Name) or source.value not in accumulators:
+    if isinstance(source, cst.Call):
+        if not _fp32_matmul(source):  # a matmul nested in the cast is a result in Acc too
+            return False
+    elif not isinstance(source, cst.Name) or source.value not in accumulators:
         return False
     target = dsl.keyword(call, "target_type") or (args[1] if len(args) > 1 else None)
     mode = dsl.keyword(call, "mode") or (args[2] if len(args) > 2 else None)

@@ -82,3 +82,19 @@ def test_an_integer_matmul_result_is_not_folded() -> None:
 
 def test_an_unread_cast_is_not_folded() -> None:
     assert folded(body(CHAIN, 'hb = pl.cast(h, target_type=pl.BF16, mode="rint")')) == []
+
+
+def test_a_cast_written_as_a_matmul_operand_folds_in_nested_blocks_too() -> None:
+    stmts = body(CHAIN)
+    branch = cst.parse_statement(
+        'if t == 0:\n    y = pl.exp(pl.matmul(pl.cast(h, target_type=pl.BF16, mode="rint"), w))\n'
+    )
+    stmts.append(Stmt(branch, "compound", ("y",), ("t", "h", "w")))
+    nested = cst.parse_statement(
+        'z = pl.matmul(pl.cast(pl.matmul(q, w), target_type=pl.BF16, mode="rint"), w)\n'
+    ).body[0]  # type: ignore[attr-defined]
+    stmts.append(Stmt(nested, "plain", ("z",), ("q", "w")))
+    ids = cube_casts(stmts)
+    in_branch = branch.body.body[0].body[0].value.args[0].value.args[0].value  # type: ignore[attr-defined]
+    around_a_matmul = nested.value.args[0].value
+    assert ids == {id(in_branch), id(around_a_matmul)}

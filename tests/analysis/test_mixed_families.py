@@ -311,11 +311,20 @@ EXPECTED = [
     # nothing back), and the vector's store of an exp of `h` is the vector's alone.
     # The cube pushes `h` first and pops `hb`: skewed.
     Expected("writebacks.py", 107, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # A workspace both cores store to: no unique producer store, so no fence
+    # (expand_mixed_kernel_pass.cpp:770, CollectGmCrossLaneSyncs); only the cast
+    # goes to the cube: one message -> left on both.
+    Expected("writebacks.py", 125, "SKW010", None, 2, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
     # -- branches (branches.py) --------------------------------------------------------------
     # An `if` whose branches read `s` on the vector after the body moved it there: they use
     # that move (one per tile and memory, reused by inner blocks), so the `if` is the
     # vector's alone and the cube keeps its single round trip -> skewed.
     Expected("branches.py", 16, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # Casts written as a matmul's operand inside the branches fold onto the cube, so
+    # only the matmul's result goes to the vector (inside the `if`, not at the top
+    # level); `s` is read by no vector op, and its store stays on the cube. At the top
+    # level `h` goes across and its default-rounded cast comes back: one round trip.
+    Expected("branches.py", 37, "SKW001", 2, 4, (SKEWED_CUBE, CONSUMER_VECTOR)),
 ]
 
 
