@@ -60,6 +60,9 @@ class SideModel:
         self.unknown: list[str] = []
         # (name, side needed) for GM slices read inside nested blocks.
         self.nested_lazy_uses: list[tuple[str, str]] = []
+        # Tile name -> the sides of the ops that read it, inside the nested block last
+        # walked by :meth:`compound` (a core's copy of the block reads only its own).
+        self.nested_readers: dict[str, set[str]] = {}
         # Cube tiles a vector op reads inside a nested block.
         self.nested_vector_reads: set[str] = set()
         # Casts the cube does on a matmul result's way out (see fixpipe_casts), by id.
@@ -294,6 +297,7 @@ class SideModel:
                 side = join_sides(side, s)
                 side = join_sides(side, self._crossing_side(consumed))
                 for name, needed, have in consumed:
+                    self.nested_readers.setdefault(name, set()).add(needed)
                     if have == LAZY:  # a GM slice made outside is loaded where it is used
                         self.nested_lazy_uses.append((name, needed))
                     elif have == CUBE and needed == VECTOR:

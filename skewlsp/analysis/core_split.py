@@ -98,8 +98,8 @@ def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iter
     scan = _scan(stmts, outside, to_mat, to_vec, casts) if to_mat or stored else first
     sides, crossings, model = scan.sides, scan.crossings, scan.model
     crossings = sorted([*crossings, *_gm_fences(stmts, sides)], key=lambda c: c.before)
-    aic = _core_list(stmts, sides, crossings, CUBE, live_out)
-    aiv = _core_list(stmts, sides, crossings, VECTOR, live_out)
+    aic = _core_list(stmts, sides, crossings, CUBE, live_out, scan.readers)
+    aiv = _core_list(stmts, sides, crossings, VECTOR, live_out, scan.readers)
     unknown = model.unknown[0] if model.unknown else None
     return Split(
         aic,
@@ -149,6 +149,8 @@ class _BodyScan:
     model: SideModel
     demand: dict[str, set[str]]  # GM slice -> the sides of the ops that read it
     vector_read: set[str]  # cube tiles some vector op of the body reads
+    # Per compound statement (by index): tile name -> the sides of the ops reading it.
+    readers: dict[int, dict[str, set[str]]]
 
 
 def _scan(
@@ -174,6 +176,7 @@ def _scan(
     lazy_defs: dict[str, int] = {}
     slices = {name for name, side in outside.items() if side == LAZY}
     demand: dict[str, set[str]] = {}
+    readers: dict[int, dict[str, set[str]]] = {}
     for index, stmt in enumerate(stmts):
         consumed: list[tuple[str, str, str]] = []
         lazy: list[str] = []
@@ -185,8 +188,10 @@ def _scan(
                 model.sides[name] = owner
         elif stmt.kind == "compound":
             model.nested_lazy_uses.clear()
+            model.nested_readers = {}
             model.crossed = crossed
             side = model.compound(stmt.node)
+            readers[index] = model.nested_readers
             consumed.extend((name, needed, LAZY) for name, needed in model.nested_lazy_uses)
         elif isinstance(stmt.node, cst.BaseSmallStatement):
             side, lazy = model.small(stmt.node, consumed)
@@ -225,7 +230,7 @@ def _scan(
         if model.side_of(name) == LAZY:
             sides[index] = join_sides(sides[index], VECTOR)
     vector_read = {c.name for c in crossings if c.direction == "C->V"} | model.nested_vector_reads
-    return _BodyScan(sides, crossings, model, demand, vector_read)
+    return _BodyScan(sides, crossings, model, demand, vector_read, readers)
 
 
 def _gm_fences(stmts: Sequence[Stmt], sides: Sequence[str]) -> list[Crossing]:
@@ -366,7 +371,11 @@ def _core_list(
     crossings: Sequence[Crossing],
     core: str,
     live_out: Iterable[str],
+    readers: Mapping[int, Mapping[str, set[str]]] | None = None,
 ) -> list[Stmt]:
+    """``core``'s statements, with the messages where values cross. A nested block
+    holding work of both cores reads, in this core's copy, only the tiles this core's
+    ops read (``readers``: per block, each tile's reading sides)."""
     out: list[Stmt] = []
     popped: list[str] = []
     peer = "aiv" if core == CUBE else "aic"
@@ -399,12 +408,16 @@ def _core_list(
                 )
                 popped.append(crossing.name)
         if sides[index] in (core, SHARED, MIXED):
+            reads = stmt.reads
+            tile_readers = readers.get(index) if readers and sides[index] == MIXED else None
+            if tile_readers:
+                reads = tuple(n for n in reads if core in tile_readers.get(n, (core,)))
             out.append(
                 Stmt(
                     stmt.node,
                     stmt.kind,
                     stmt.defs,
-                    stmt.reads,
+                    reads,
                     stmt.scalar_arith,
                     stmt.origin,
                     bindings=stmt.bindings,

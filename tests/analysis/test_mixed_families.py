@@ -325,6 +325,10 @@ EXPECTED = [
     # level); `s` is read by no vector op, and its store stays on the cube. At the top
     # level `h` goes across and its default-rounded cast comes back: one round trip.
     Expected("branches.py", 37, "SKW001", 2, 4, (SKEWED_CUBE, CONSUMER_VECTOR)),
+    # An inner pl.range casting `s` on the vector for the cube's matmul_acc: each core's
+    # copy of the inner loop reads only what its own ops read. The cube's copy does not
+    # read `s` (the lead half's tile), so no carry: skewed (trip 3 -> depth 1).
+    Expected("branches.py", 64, "SKW002", 1, 3, (("aic", "SKW002", 1, 1), CONSUMER_VECTOR)),
 ]
 
 
