@@ -9,12 +9,16 @@ readers run. These sides are what ``core_split`` builds each core's body from.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from . import dsl, op_tables
 from .names import body_statements, reads_of, statement_defs
 from .scope import function_params, opens_incore_scope
+
+if TYPE_CHECKING:  # fixpipe_casts reads op_leaf from here
+    from .fixpipe_casts import CubeCasts
 
 CUBE, VECTOR, SHARED, MIXED = "C", "V", "S", "M"
 GM, LAZY = "G", "L"  # a GM tensor; a GM slice/load whose side its first consumer decides
@@ -65,8 +69,9 @@ class SideModel:
         self.nested_readers: dict[str, set[str]] = {}
         # Cube tiles a vector op reads inside a nested block.
         self.nested_vector_reads: set[str] = set()
-        # Casts the cube does on a matmul result's way out (see fixpipe_casts), by id.
-        self.cube_casts: frozenset[int] = frozenset()
+        # Casts the cube does on a matmul result's way out (see fixpipe_casts).
+        self.cube_casts: CubeCasts | None = None
+        self._operand_casts: set[int] = set()  # ids, found as the walk meets each matmul
         # (name, "C->V"/"V->C") already moved across in the enclosing block: a nested
         # block reads that copy (one move per tile and memory, reused by inner blocks).
         self.crossed: Collection[tuple[str, str]] = frozenset()
@@ -115,6 +120,12 @@ class SideModel:
             names += [n for n in reads_of(arg.value) if self.side_of(n) in _TILES_OR_GM]
         return names
 
+    def _cube_cast(self, call: cst.Call) -> bool:
+        """A cast the cube does as it writes a matmul result back (see fixpipe_casts)."""
+        return self.cube_casts is not None and (
+            id(call) in self.cube_casts.named or id(call) in self._operand_casts
+        )
+
     def _operands(self, call: cst.Call) -> list[str]:
         """The names the call itself takes as operands: through nested views (a slice, a
         reshape) but not through a nested op of its own (its visit accounts for its
@@ -141,6 +152,8 @@ class SideModel:
             if any(self.side_of(n) in TILE_SIDES for n in self._tile_args(call)):
                 self.unknown.append(cst.Module(body=[]).code_for_node(call.func))
             return SHARED, SHARED
+        if self.cube_casts is not None and leaf in op_tables.CUBE_OPS:
+            self._operand_casts.update(id(c) for c in self.cube_casts.operand_casts(call))
         nested_side = SHARED
         nested_values: list[str] = []
         value_of: dict[int, str] = {}  # nested call (by id) -> the side of its value
@@ -155,7 +168,7 @@ class SideModel:
         args = self._tile_args(call)
         tiles = [n for n in self._operands(call) if self.side_of(n) in TILE_SIDES]
         has_tile = bool(tiles) or any(v in TILE_SIDES for v in nested_values)
-        if leaf in op_tables.CUBE_OPS or id(call) in self.cube_casts:
+        if leaf in op_tables.CUBE_OPS or self._cube_cast(call):
             consumed.extend((n, CUBE, self.side_of(n)) for n in tiles)
             return CUBE, join_sides(nested_side, CUBE)
         if leaf in op_tables.LOAD_OPS:

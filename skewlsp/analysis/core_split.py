@@ -28,7 +28,7 @@ from .core_sides import (
     join_sides,
     op_leaf,
 )
-from .fixpipe_casts import cube_casts
+from .fixpipe_casts import CubeCasts, cube_casts
 from .flatten_calls import flatten_crossing_calls
 from .move_reuse import SharedMove
 from .names import reads_of
@@ -158,7 +158,7 @@ def _scan(
     outside: Mapping[str, str],
     to_mat: frozenset[str],
     to_vec: frozenset[str],
-    cube_casts: frozenset[int] = frozenset(),
+    cube_casts: CubeCasts | None = None,
 ) -> _BodyScan:
     """One walk of the body: each statement's side and where values cross.
 

@@ -455,7 +455,9 @@ class _UnitAnalysis:
         self.functions: list[cst.FunctionDef] = []
         self.incore: list[bool] = []
         self.dual_aiv: dict[int, bool] = {}  # per function: no pl.split, so two AIV lanes
-        self.facts: dict[int, mixed.ScopeFacts] = {}  # per outlined scope (by node)
+        # Per outlined scope (by node): whether it multiplies, whether it opens lane regions.
+        self.multiplies: dict[int, bool] = {}
+        self.lane_regions: dict[int, bool] = {}
         self.outside: dict[int, mixed.OutsideSides] = {}  # per function
         # Per enclosing function: its locals as the DSL parser would capture them for a
         # program or function defined inside it (texts to fold, and names it cannot fold).
@@ -1093,7 +1095,7 @@ class _UnitAnalysis:
             nested,
             self.positions.statement_code,
             made_before,
-            (lambda: self._scope_facts(scope.node).multiplies) if scope else (lambda: False),
+            (lambda: self._scope_multiplies(scope.node)) if scope else (lambda: False),
         )
 
     def _outside_sides(self, fn: cst.FunctionDef) -> mixed.OutsideSides:
@@ -1116,17 +1118,25 @@ class _UnitAnalysis:
         """
         known = self.dual_aiv.get(id(loop))
         if known is None:
-            facts = self._scope_facts(scope.node)
-            known = mixed.dual_aiv_dispatch(scope, facts) and not mixed.any_split(
-                self.call_headers
-            )
+            known = mixed.dual_aiv_dispatch(
+                scope, self._lane_regions(scope.node)
+            ) and not mixed.any_split(self.call_headers)
             self.dual_aiv[id(loop)] = known
         return known
 
-    def _scope_facts(self, scope: cst.CSTNode) -> mixed.ScopeFacts:
+    def _scope_multiplies(self, scope: cst.CSTNode) -> bool:
         """One walk per outlined scope serves every loop in it."""
-        found = self.facts.get(id(scope))
+        found = self.multiplies.get(id(scope))
         if found is None:
-            found = self.facts[id(scope)] = mixed.scope_facts(scope)
+            found = self.multiplies[id(scope)] = mixed.scope_multiplies(scope)
+        return found
+
+    def _lane_regions(self, scope: cst.CSTNode) -> bool:
+        """Whether the scope opens a lane region; not walked when the unit names none."""
+        if "split_aiv" not in self.unit.text:
+            return False
+        found = self.lane_regions.get(id(scope))
+        if found is None:
+            found = self.lane_regions[id(scope)] = mixed.opens_lane_regions(scope)
         return found
 

@@ -12,8 +12,8 @@ operand) stays a vector op.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -29,47 +29,53 @@ _NARROW_TYPES = frozenset({"BF16", "FP16"})
 _RINT = 1  # tile.cast's mode number for "rint"
 
 
-def cube_casts(stmts: Sequence[Stmt]) -> frozenset[int]:
-    """The ids of the cast calls in ``stmts`` (one loop body) that the cube does.
+@dataclass(frozen=True)
+class CubeCasts:
+    """The casts of one loop body that the cube does.
 
-    A named cast (``hb = pl.cast(h, ...)``) folds when every read of ``hb`` is a matrix
-    operand; a cast written as a matmul's operand (in any nested block too) is the one
-    read of its own SSA value.
+    ``named``: the ids of the ``hb = pl.cast(h, ...)`` calls every read of whose
+    variable is a matrix operand. A cast written as a matmul's operand is the one read of
+    its own SSA value: :meth:`operand_casts` finds those as the walk meets the matmul.
     """
-    accumulators = {
-        name
-        for stmt in stmts
-        if (value := _assigned(stmt)) is not None and _fp32_matmul(value[1])
-        for name in (value[0],)
-    }
-    casts = {
-        value[0]: value[1]
-        for stmt in stmts
-        if (value := _assigned(stmt)) is not None and _foldable_cast(value[1], accumulators)
-    }
-    folded: set[int] = set()
-    reads: Counter[str] = Counter()
-    operand_reads: Counter[str] = Counter()
-    for stmt in stmts:
-        for node in walk(stmt.node):
-            if isinstance(node, cst.Name) and node.value in casts:
-                reads[node.value] += 1
-            elif isinstance(node, cst.Call):
-                positions = _OPERAND_POSITIONS.get(op_leaf(node) or "", ())
-                args = dsl.positional(node)
-                for k in positions:
-                    operand = args[k].value if k < len(args) else None
-                    if isinstance(operand, cst.Name):
-                        operand_reads[operand.value] += 1
-                    elif isinstance(operand, cst.Call) and _foldable_cast(operand, accumulators):
-                        folded.add(id(operand))
-    # The definition's own target is a Name too: not a read.
-    folded.update(
-        id(call)
-        for name, call in casts.items()
-        if reads[name] - 1 >= 1 and reads[name] - 1 == operand_reads[name]
-    )
-    return frozenset(folded)
+
+    named: frozenset[int]
+    accumulators: frozenset[str]  # the body's FP32 matmul results, by name
+
+    def operand_casts(self, call: cst.Call) -> list[cst.Call]:
+        """The casts ``call`` (a matmul) takes as matrix operands that the cube does."""
+        positions = _OPERAND_POSITIONS.get(op_leaf(call) or "", ())
+        args = dsl.positional(call)
+        return [
+            operand
+            for k in positions
+            if k < len(args)
+            and isinstance(operand := args[k].value, cst.Call)
+            and _foldable_cast(operand, self.accumulators)
+        ]
+
+
+def cube_casts(stmts: Sequence[Stmt]) -> CubeCasts:
+    """The named casts of ``stmts`` (one loop body) that fold, and its accumulators."""
+    assigned = [value for stmt in stmts if (value := _assigned(stmt)) is not None]
+    accumulators = frozenset(name for name, call in assigned if _fp32_matmul(call))
+    casts = {name: call for name, call in assigned if _foldable_cast(call, accumulators)}
+    named: set[int] = set()
+    for name, cast in casts.items():
+        readers = [stmt for stmt in stmts if name in stmt.reads]
+        reads = sum(stmt.reads.count(name) for stmt in readers)
+        operand_reads = sum(
+            1
+            for stmt in readers
+            for node in walk(stmt.node)
+            if isinstance(node, cst.Call)
+            for k in _OPERAND_POSITIONS.get(op_leaf(node) or "", ())
+            if k < len(args := dsl.positional(node))
+            and isinstance(args[k].value, cst.Name)
+            and args[k].value.value == name
+        )
+        if reads >= 1 and reads == operand_reads:
+            named.add(id(cast))
+    return CubeCasts(frozenset(named), accumulators)
 
 
 def _assigned(stmt: Stmt) -> tuple[str, cst.Call] | None:

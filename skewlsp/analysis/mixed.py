@@ -38,12 +38,12 @@ __all__ = [
     "OutsideSides",
     "PerCore",
     "ScalarAcross",
-    "ScopeFacts",
     "dual_aiv_dispatch",
     "outlined_scope",
     "param_sides",
     "per_core",
-    "scope_facts",
+    "opens_lane_regions",
+    "scope_multiplies",
     "split_body",
 ]
 
@@ -98,33 +98,26 @@ def outlined_scope(fn: cst.FunctionDef, loop: cst.For, incore: bool = False) -> 
     return OutlinedScope(fn.body, (*decorators, *_headers(around)))
 
 
-@dataclass(frozen=True)
-class ScopeFacts:
-    """What the whole outlined function holds, beyond the loop (one walk of it).
+def scope_multiplies(scope: cst.CSTNode) -> bool:
+    """Whether the outlined scope calls a cube op (the matmul family).
 
-    ``multiplies``: it calls a cube op (the matmul family). ExpandMixedKernel splits an
-    InCore function holding ops of both cores, so a loop of vector ops only still lands
-    in the AIV function, dispatched twice without a split mode, when the function around
-    it multiplies; a function of vector ops only is one AIV function. (A loop of an
-    inline helper without a scope of its own is outlined with its caller's; only the
-    helper's body is seen here.) ``lane_regions``: it opens a ``pl.split_aiv`` region.
+    ExpandMixedKernel splits an InCore function holding ops of both cores, so a loop of
+    vector ops only still lands in the AIV function, dispatched twice without a split
+    mode, when the function around it multiplies; a function of vector ops only is one
+    AIV function. (A loop of an inline helper without a scope of its own is outlined
+    with its caller's; only the helper's body is seen here.)
     """
-
-    multiplies: bool
-    lane_regions: bool
-
-
-def scope_facts(scope: cst.CSTNode) -> ScopeFacts:
-    multiplies = lane_regions = False
-    for node in walk(scope):
-        if isinstance(node, cst.Call):
-            multiplies = multiplies or op_leaf(node) in op_tables.CUBE_OPS
-        elif isinstance(node, cst.For):
-            lane_regions = lane_regions or is_split_aiv_region(node)
-    return ScopeFacts(multiplies, lane_regions)
+    return any(
+        isinstance(node, cst.Call) and op_leaf(node) in op_tables.CUBE_OPS for node in walk(scope)
+    )
 
 
-def dual_aiv_dispatch(scope: OutlinedScope, facts: ScopeFacts) -> bool:
+def opens_lane_regions(scope: cst.CSTNode) -> bool:
+    """Whether the outlined scope opens a ``pl.split_aiv`` region (manual mode)."""
+    return any(is_split_aiv_region(node) for node in walk(scope))
+
+
+def dual_aiv_dispatch(scope: OutlinedScope, lane_regions: bool) -> bool:
     """Whether the vector copy of a loop outlined to ``scope`` runs as two identical copies.
 
     Without a split mode on the outlined scope (no ``pl.split(...)``, or
@@ -133,7 +126,7 @@ def dual_aiv_dispatch(scope: OutlinedScope, facts: ScopeFacts) -> bool:
     verdict. A ``pl.split_aiv`` region in that function puts it in manual mode:
     SplitVectorKernel marks the AIV function to run on both lanes as it is, one copy.
     """
-    if facts.lane_regions:
+    if lane_regions:
         return False
     return not any(_splits(header) for header in scope.headers)
 

@@ -21,7 +21,7 @@ def body(*lines: str) -> list[Stmt]:
 
 def folded(stmts: list[Stmt]) -> list[str]:
     """The targets of the folded casts, in order."""
-    ids = cube_casts(stmts)
+    ids = cube_casts(stmts).named
     return [
         s.node.targets[0].target.value  # type: ignore[attr-defined]
         for s in stmts
@@ -84,17 +84,18 @@ def test_an_unread_cast_is_not_folded() -> None:
     assert folded(body(CHAIN, 'hb = pl.cast(h, target_type=pl.BF16, mode="rint")')) == []
 
 
-def test_a_cast_written_as_a_matmul_operand_folds_in_nested_blocks_too() -> None:
-    stmts = body(CHAIN)
-    branch = cst.parse_statement(
-        'if t == 0:\n    y = pl.exp(pl.matmul(pl.cast(h, target_type=pl.BF16, mode="rint"), w))\n'
+def test_a_cast_written_as_a_matmul_operand_folds_where_the_walk_meets_the_matmul() -> None:
+    casts = cube_casts(body(CHAIN))
+    assert casts.accumulators == {"h"}
+    on_h = cst.parse_expression('pl.matmul(pl.cast(h, target_type=pl.BF16, mode="rint"), w)')
+    on_a_matmul = cst.parse_expression(
+        'pl.matmul(pl.cast(pl.matmul(q, w), target_type=pl.BF16, mode="rint"), w)'
     )
-    stmts.append(Stmt(branch, "compound", ("y",), ("t", "h", "w")))
-    nested = cst.parse_statement(
-        'z = pl.matmul(pl.cast(pl.matmul(q, w), target_type=pl.BF16, mode="rint"), w)\n'
-    ).body[0]  # type: ignore[attr-defined]
-    stmts.append(Stmt(nested, "plain", ("z",), ("q", "w")))
-    ids = cube_casts(stmts)
-    in_branch = branch.body.body[0].body[0].value.args[0].value.args[0].value  # type: ignore[attr-defined]
-    around_a_matmul = nested.value.args[0].value
-    assert ids == {id(in_branch), id(around_a_matmul)}
+    rounded = cst.parse_expression("pl.matmul(pl.cast(h, target_type=pl.BF16), w)")
+    accumulated = cst.parse_expression(
+        'pl.matmul_acc(pl.cast(h, target_type=pl.BF16, mode="rint"), q, w)'
+    )
+    assert casts.operand_casts(on_h) == [on_h.args[0].value]  # type: ignore[attr-defined]
+    assert casts.operand_casts(on_a_matmul) == [on_a_matmul.args[0].value]  # type: ignore[attr-defined]
+    assert casts.operand_casts(rounded) == []
+    assert casts.operand_casts(accumulated) == []  # the accumulator is not a matrix operand
