@@ -57,14 +57,20 @@ def analyse(
 
 
 def preview(
-    source: str, line: int, *, path: str | None = None, resolver: Resolver | None = None
+    source: str,
+    line: int,
+    *,
+    path: str | None = None,
+    resolver: Resolver | None = None,
+    importers: Importers | None = None,
 ) -> LoopPreview:
     """The innermost loop spanning 1-based ``line``, rewritten as the compiler does.
 
-    Raises :class:`PreviewUnavailable` (with the reason) when no loop spans the line
-    or the pass rewrites nothing there.
+    ``importers``: where an inline helper's callers are (see :func:`analyze`). Raises
+    :class:`PreviewUnavailable` (with the reason) when no loop spans the line or the
+    pass rewrites nothing there.
     """
-    models = _models(source, path, resolver)
+    models = _models(source, path, resolver, importers)
     model = _model_at(models, line)
     refusal = _unparsable(models)
     if refusal is not None:

@@ -330,6 +330,7 @@ def _write_output(
 
 def _preview(ns: argparse.Namespace) -> int:
     from skewlsp import api
+    from skewlsp.common.importers import ProjectImporters, sibling_modules
     from skewlsp.common.resolver import RecordingResolver
 
     path_text, sep, line_text = ns.target.rpartition(":")
@@ -345,9 +346,16 @@ def _preview(ns: argparse.Namespace) -> int:
     except ValueError as error:
         raise CliError(f"{path_text}: cannot read: {error}") from None
     settings = _resolver(ns).for_path(path.absolute())
+    absolute = str(path.resolve())
+    # An inline helper's loop is decided per call: its callers are the modules next to it.
+    importers = ProjectImporters(sibling_modules(absolute)) if "jit.inline" in source else None
     try:
         found = api.preview(
-            source, line, path=str(path.resolve()), resolver=RecordingResolver(settings.src)
+            source,
+            line,
+            path=absolute,
+            resolver=RecordingResolver(settings.src),
+            importers=importers,
         )
     except api.PreviewUnavailable as refusal:
         raise CliError(f"{path_text}:{line}: {refusal}") from None

@@ -67,3 +67,14 @@ def read_project_file(path: str) -> str | None:
         return file.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
+
+
+def sibling_modules(path: str) -> list[str]:
+    """The ``.py`` files next to ``path`` (itself left out), where the callers of an inline
+    helper defined in it are looked for when no run lists the project's files."""
+    folder = Path(path).parent
+    try:
+        found = sorted(str(p) for p in folder.glob("*.py"))
+    except OSError:
+        return []
+    return [p for p in found if Path(p).name != Path(path).name]

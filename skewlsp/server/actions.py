@@ -22,6 +22,7 @@ from lsprotocol import types
 from skewlsp import api
 from skewlsp.analysis import Edit, LoopReport, Resolver, Span, loop_at
 from skewlsp.analysis.codes import STAGE_HINT, SYNTAX_ERROR
+from skewlsp.analysis.report import Importers
 from skewlsp.common.suppressions import suppression_edit
 from skewlsp.transform import loop_source
 
@@ -60,11 +61,17 @@ class EditSupport:
 
 
 def loop_preview(
-    source: str, report: LoopReport, resolver: Resolver | None = None
+    source: str,
+    report: LoopReport,
+    resolver: Resolver | None = None,
+    importers: Importers | None = None,
 ) -> api.LoopPreview:
-    """The loop before and after the pass, from one analysis (:func:`skewlsp.api.preview`)."""
+    """The loop before and after the pass, from one analysis (:func:`skewlsp.api.preview`);
+    ``importers``: where an inline helper's callers are, as for the document's analysis."""
     try:
-        return api.preview(source, report.line, path=report.path, resolver=resolver)
+        return api.preview(
+            source, report.line, path=report.path, resolver=resolver, importers=importers
+        )
     except api.PreviewUnavailable as error:
         raise PreviewUnavailableError(str(error)) from error
 

@@ -29,7 +29,7 @@ from skewlsp.analysis import loop_at
 from skewlsp.analysis.codes import CODES, SYNTAX_ERROR
 
 from . import actions, commands, diagnostics, presentation, preview_doc, visibility
-from .documents import Analysis, DocumentStore, Snapshot, WorkspaceResolver
+from .documents import Analysis, DocumentStore, SiblingImporters, Snapshot, WorkspaceResolver
 from .positions import UTF16, from_position, span_to_range, to_position
 from .preview_files import EXPLANATIONS, PREVIEWS, DocumentFolder
 from .settings import (
@@ -691,7 +691,12 @@ async def preview(ls: SkewServer, params: Any) -> dict[str, Any] | None:
     resolver = ls.resolver_for(Snapshot(uri, analysis.version, analysis.source, path))
     try:
         found = await asyncio.get_running_loop().run_in_executor(
-            ls.executor, actions.loop_preview, analysis.source, report, resolver
+            ls.executor,
+            actions.loop_preview,
+            analysis.source,
+            report,
+            resolver,
+            SiblingImporters(path, resolver.open_texts) if path else None,
         )
     except actions.PreviewUnavailableError as error:
         raise RequestFailed(f"cannot rewrite this loop: {error}") from error
@@ -771,7 +776,12 @@ async def show_preview(ls: SkewServer, *args: Any) -> dict[str, Any]:
     where = path or uri
     try:
         found = await asyncio.get_running_loop().run_in_executor(
-            ls.executor, actions.loop_preview, analysis.source, report, resolver
+            ls.executor,
+            actions.loop_preview,
+            analysis.source,
+            report,
+            resolver,
+            SiblingImporters(path, resolver.open_texts) if path else None,
         )
         text = preview_doc.render(found, where=where, version=analysis.version)
     except actions.PreviewUnavailableError as error:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from skewlsp.analysis import LoopReport, UnitCache, analyze
 from skewlsp.analysis.codes import SYNTAX_ERROR
-from skewlsp.common.importers import ProjectImporters, read_project_file
+from skewlsp.common.importers import ProjectImporters, read_project_file, sibling_modules
 from skewlsp.common.resolver import candidates, read_module
 
 from .positions import split_lines
@@ -118,10 +118,7 @@ class SiblingImporters:
         folder = os.path.dirname(self.path)  # as the editor names it: callers are shown so
         real = os.path.realpath(folder)  # the editor's texts are keyed by resolved path
         self.looked_in.add(folder_dependency(real))
-        try:
-            names = {p.name for p in Path(folder).glob("*.py")}
-        except OSError:
-            names = set()
+        names = {os.path.basename(p) for p in sibling_modules(self.path)}
         names |= {os.path.basename(p) for p in self.open_texts if os.path.dirname(p) == real}
         names.discard(os.path.basename(self.path))
         siblings = sorted(os.path.join(folder, name) for name in names)

@@ -58,3 +58,17 @@ def test_a_cached_helper_is_decided_again_when_a_caller_changes(run: Run, tmp_pa
     caller.write_text(text)
     again = run("--output-format", "json", "--exit-zero", "--jobs", "1", ".", cwd=root)
     assert [code for _, code, _, _ in _helper_loops(again)] == ["SKW001", "SKW023", "SKW001"]
+
+
+def test_preview_of_a_helper_loop_takes_its_callers_from_the_modules_next_to_it(
+    run: Run, tmp_path: Path
+) -> None:
+    root = _tree(tmp_path)
+    result = run("preview", "built_llm/helpers.py:15", cwd=root)
+    assert result.exit_code == 0, result.err
+    lines = result.out.splitlines()
+    assert lines[0] == (
+        "# the copy called from `decode_steps` in decode_steps.py (line 18) with blocks = 8"
+    )
+    assert "pl.tile.tpush_to_aiv(s_p0, split=0)" in result.out
+    assert "pl.pipeline(" not in result.out

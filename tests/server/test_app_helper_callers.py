@@ -12,6 +12,8 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from .conftest import raw_request
+
 pytestmark = pytest.mark.asyncio
 
 HELPERS = '''import pypto.language as pl
@@ -101,3 +103,20 @@ async def test_editing_the_helper_itself_is_not_a_change_of_a_module_it_depends_
     session.change(helpers, (HELPER_LOOP_LINE, stage), (HELPER_LOOP_LINE, stage + 1), "1")
     await session.diagnostics(helpers, lambda d: loop_codes(d) == ["SKW024"])
     assert client.refreshes == []
+
+
+async def test_the_preview_of_the_helpers_loop_is_the_copy_its_caller_next_door_makes(
+    client: LanguageClient,
+):
+    session = client.session
+    session.path_uri("decode.py", DECODE)
+    helpers = session.open("helpers.py", HELPERS)
+    await session.diagnostics(helpers, lambda d: loop_codes(d) == ["SKW001"])
+    answer = await raw_request(
+        client,
+        "skewlsp/preview",
+        {"textDocument": {"uri": helpers}, "position": {"line": HELPER_LOOP_LINE, "character": 4}},
+    )
+    assert answer is not None
+    assert "# steady: produce(hb), produce(hb+1); consume(hb-2), consume(hb-1)" in answer["rewritten"]
+    assert "pl.pipeline(" not in answer["rewritten"]
