@@ -9,7 +9,7 @@ readers run. These sides are what ``core_split`` builds each core's body from.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import libcst as cst
 
@@ -108,16 +108,24 @@ class SideModel:
             return self._call(node, consumed)
         return SHARED, SHARED
 
-    def _tile_args(self, call: cst.Call, *, direct: bool = False) -> list[str]:
-        """Tiles and GM tensors the call's arguments read; ``direct``: not counting what
-        an argument that is itself a call reads (that call's own visit accounts for it)."""
+    def _tile_args(
+        self, call: cst.Call, nested: Literal["all", "none", "views"] = "all"
+    ) -> list[str]:
+        """Tiles and GM tensors the call's arguments read. ``nested`` says what an argument
+        that is itself a call counts for: "all" it reads; "none" (that call's own visit
+        accounts for it); "views": only through a view (a slice, a reshape), which is how
+        the op takes its operands, SSA giving any other nested op's value a variable."""
         names: list[str] = []
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value in _NOT_OPERANDS:
                 continue
-            if direct and isinstance(arg.value, cst.Call):
+            value = arg.value
+            if isinstance(value, cst.Call) and nested != "all":
+                leaf = op_leaf(value)
+                if nested == "views" and (leaf is None or leaf in op_tables.INHERIT_OPS):
+                    names += self._tile_args(value, "views")
                 continue
-            names += [n for n in reads_of(arg.value) if self.side_of(n) in _TILES_OR_GM]
+            names += [n for n in reads_of(value) if self.side_of(n) in _TILES_OR_GM]
         return names
 
     def _cube_cast(self, call: cst.Call) -> bool:
@@ -125,23 +133,6 @@ class SideModel:
         return self.cube_casts is not None and (
             id(call) in self.cube_casts.named or id(call) in self._operand_casts
         )
-
-    def _operands(self, call: cst.Call) -> list[str]:
-        """The names the call itself takes as operands: through nested views (a slice, a
-        reshape) but not through a nested op of its own (its visit accounts for its
-        operands; SSA gives its value a variable of its own)."""
-        names: list[str] = []
-        for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value in _NOT_OPERANDS:
-                continue
-            value = arg.value
-            if isinstance(value, cst.Call):
-                leaf = op_leaf(value)
-                if leaf is None or leaf in op_tables.INHERIT_OPS:
-                    names += self._operands(value)
-                continue
-            names += [n for n in reads_of(value) if self.side_of(n) in _TILES_OR_GM]
-        return names
 
     def _call(self, call: cst.Call, consumed: list[tuple[str, str, str]]) -> tuple[str, str]:
         leaf = op_leaf(call)
@@ -166,7 +157,7 @@ class SideModel:
                 nested_values.append(value)
                 value_of[id(arg.value)] = value
         args = self._tile_args(call)
-        tiles = [n for n in self._operands(call) if self.side_of(n) in TILE_SIDES]
+        tiles = [n for n in self._tile_args(call, "views") if self.side_of(n) in TILE_SIDES]
         has_tile = bool(tiles) or any(v in TILE_SIDES for v in nested_values)
         if leaf in op_tables.CUBE_OPS or self._cube_cast(call):
             consumed.extend((n, CUBE, self.side_of(n)) for n in tiles)
@@ -226,7 +217,7 @@ class SideModel:
             leaf in op_tables.SHARED_SCALAR_OPS
             and not tensor_operand
             and not any(v in TILE_SIDES for v in nested_values)
-            and not any(self.side_of(n) in TILE_SIDES for n in self._tile_args(call, direct=True))
+            and not any(self.side_of(n) in TILE_SIDES for n in self._tile_args(call, "none"))
         ):
             # A scalar op of scalars (``pl.cast(pl.read(tile, [i]), pl.INDEX)``): the tile
             # the nested call reads is not this op's operand.
