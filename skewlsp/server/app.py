@@ -24,8 +24,8 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol.json_rpc import JsonRPCNotification
 from pygls.uris import to_fs_path
 
-from skewlsp import __version__
-from skewlsp.analysis import loop_at
+from skewlsp import __version__, api
+from skewlsp.analysis import LoopReport, loop_at
 from skewlsp.analysis.codes import CODES, SYNTAX_ERROR
 
 from . import actions, commands, diagnostics, presentation, preview_doc, visibility
@@ -665,6 +665,22 @@ async def resolve_code_action(ls: SkewServer, action: types.CodeAction) -> types
 # -- custom request and commands -------------------------------------------------------
 
 
+async def _loop_preview(
+    ls: SkewServer, uri: str, path: str | None, analysis: Analysis, report: LoopReport
+) -> api.LoopPreview:
+    """The loop's preview, off the event loop, decided as the document's diagnostics were:
+    with the open texts for imports and the modules next to it for a helper's callers."""
+    resolver = ls.resolver_for(Snapshot(uri, analysis.version, analysis.source, path))
+    return await asyncio.get_running_loop().run_in_executor(
+        ls.executor,
+        actions.loop_preview,
+        analysis.source,
+        report,
+        resolver,
+        SiblingImporters(path, resolver.open_texts) if path else None,
+    )
+
+
 @server.feature(PREVIEW_REQUEST)
 async def preview(ls: SkewServer, params: Any) -> dict[str, Any] | None:
     """``{textDocument: {uri}, position}`` -> ``{range, original, rewritten, others, document}``
@@ -688,16 +704,8 @@ async def preview(ls: SkewServer, params: Any) -> dict[str, Any] | None:
     if report is None:
         return None
     path = _path(uri)
-    resolver = ls.resolver_for(Snapshot(uri, analysis.version, analysis.source, path))
     try:
-        found = await asyncio.get_running_loop().run_in_executor(
-            ls.executor,
-            actions.loop_preview,
-            analysis.source,
-            report,
-            resolver,
-            SiblingImporters(path, resolver.open_texts) if path else None,
-        )
+        found = await _loop_preview(ls, uri, path, analysis, report)
     except actions.PreviewUnavailableError as error:
         raise RequestFailed(f"cannot rewrite this loop: {error}") from error
     whole = actions.loop_lines_range(lines, report, ls.encoding)
@@ -772,17 +780,9 @@ async def show_preview(ls: SkewServer, *args: Any) -> dict[str, Any]:
     if report is None:
         raise RequestFailed("no pl.pipeline loop here")
     path = _path(uri)
-    resolver = ls.resolver_for(Snapshot(uri, analysis.version, analysis.source, path))
     where = path or uri
     try:
-        found = await asyncio.get_running_loop().run_in_executor(
-            ls.executor,
-            actions.loop_preview,
-            analysis.source,
-            report,
-            resolver,
-            SiblingImporters(path, resolver.open_texts) if path else None,
-        )
+        found = await _loop_preview(ls, uri, path, analysis, report)
         text = preview_doc.render(found, where=where, version=analysis.version)
     except actions.PreviewUnavailableError as error:
         # A loop the pass leaves alone still has a preview: why, and the loop as it stays.
