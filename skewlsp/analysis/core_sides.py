@@ -183,7 +183,8 @@ class SideModel:
             side = LAZY if first == GM else first
             return side, join_sides(nested_side, side if side in (CUBE, VECTOR) else SHARED)
         if leaf in op_tables.STORE_OPS:
-            source = _stored_source(call, leaf)
+            stored = store_arguments(call)
+            source = stored[0] if stored else None
             if source is None:
                 side = self.side_of(tiles[0]) if tiles else SHARED
             elif isinstance(source, cst.Call):
@@ -321,14 +322,14 @@ class SideModel:
         return side
 
 
-def _stored_source(call: cst.Call, leaf: str) -> cst.BaseExpression | None:
-    """What a store op writes: ``pl.assemble(out, value, offsets)``,
-    ``pl.store(value, offsets, out)`` (None: another store op, or an odd call)."""
+def store_arguments(call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(the value stored, the tensor written) of ``pl.store(value, offsets, out)`` or
+    ``pl.assemble(out, value, offsets)``; None for another call or an odd one."""
+    positions = op_tables.STORE_ARGUMENTS.get(op_leaf(call) or "")
     args = [a.value for a in call.args if a.keyword is None]
-    position = {"assemble": 1, "store": 0}.get(leaf)
-    if position is None or len(args) <= position:
+    if positions is None or max(positions) >= len(args):
         return None
-    return args[position]
+    return args[positions[0]], args[positions[1]]
 
 
 def join_sides(a: str, b: str) -> str:

@@ -27,6 +27,7 @@ from .core_sides import (
     SideModel,
     join_sides,
     op_leaf,
+    store_arguments,
 )
 from .fixpipe_casts import CubeCasts, cube_casts
 from .flatten_calls import flatten_crossing_calls
@@ -324,15 +325,10 @@ def _gm_store(stmt: Stmt) -> tuple[str, cst.BaseExpression] | None:
         if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
             return target.value.value, node.value
     call = getattr(node, "value", None)
-    if not isinstance(call, cst.Call) or op_leaf(call) not in ("store", "assemble"):
+    stored = store_arguments(call) if isinstance(call, cst.Call) else None
+    if stored is None:
         return None
-    args = [a.value for a in call.args if a.keyword is None]
-    if op_leaf(call) == "store" and len(args) >= 3:
-        tensor, tile = args[2], args[0]
-    elif op_leaf(call) == "assemble" and len(args) >= 2:
-        tensor, tile = args[0], args[1]
-    else:
-        return None
+    tile, tensor = stored
     return (tensor.value, tile) if isinstance(tensor, cst.Name) else None
 
 
@@ -342,10 +338,9 @@ def _loads_from(stmt: Stmt, tensor: str) -> bool:
     node = stmt.node
     if isinstance(node, (cst.Assign, cst.Expr, cst.AnnAssign)) and node.value is not None:
         value = node.value
-        if isinstance(value, cst.Call) and op_leaf(value) in ("store", "assemble"):
+        if isinstance(value, cst.Call) and (stored := store_arguments(value)) is not None:
             args = [a.value for a in value.args if a.keyword is None]
-            target = 2 if op_leaf(value) == "store" else 0
-            return any(tensor in reads_of(arg) for k, arg in enumerate(args) if k != target)
+            return any(tensor in reads_of(arg) for arg in args if arg is not stored[1])
         return tensor in reads_of(value)
     return stmt.kind == "compound" and tensor in stmt.reads
 

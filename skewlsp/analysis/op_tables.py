@@ -53,6 +53,8 @@ LOAD_OPS = frozenset({"load"})
 # Writes to GM: the side of the tile written; both Vec and Acc may be stored, so no
 # crossing. Without a tile operand (``pl.write(t, [i], scalar)``) both cores may run it.
 STORE_OPS = frozenset({"store", "assemble", "write"})
+# The positions of (the value stored, the tensor written) in the store ops that take both.
+STORE_ARGUMENTS = {"store": (0, 2), "assemble": (1, 0)}
 
 # GM tensors created in the kernel.
 GM_OPS = frozenset({"create_tensor"})

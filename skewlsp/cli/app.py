@@ -347,8 +347,9 @@ def _preview(ns: argparse.Namespace) -> int:
         raise CliError(f"{path_text}: cannot read: {error}") from None
     settings = _resolver(ns).for_path(path.absolute())
     absolute = str(path.resolve())
-    # An inline helper's loop is decided per call: its callers are the modules next to it.
-    importers = ProjectImporters(sibling_modules(absolute)) if "jit.inline" in source else None
+    # An inline helper's loop is decided per call: its callers are the modules next to it
+    # (read only if the analysis asks, for such a loop).
+    importers = ProjectImporters(sibling_modules(absolute))
     try:
         found = api.preview(
             source,
