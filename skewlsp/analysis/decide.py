@@ -274,15 +274,21 @@ def _split(
             **base,
         )
     recompute: set[int] = set()
+    # In the moves' order: two moves before one statement are cited as the first (a set
+    # here made the message depend on string hashing, so differ from run to run).
     moved = {
-        (move.name, move.users[0])
-        for move in shared_moves
+        (move.name, move.users[0]): order
+        for order, move in enumerate(shared_moves)
         if any(k in produce for k in move.users) and any(k not in produce for k in move.users)
     }
     # A move sits right before its first user, ahead of that statement's own defs.
     carried = sorted(
         [*carried, *moved],
-        key=lambda item: (item[1], -1 if item in moved else stmts[item[1]].defs.index(item[0])),
+        key=lambda item: (
+            (item[1], -1, moved[item])
+            if item in moved
+            else (item[1], stmts[item[1]].defs.index(item[0]), 0)
+        ),
     )
     for name, k in carried:
         chain = None if (name, k) in moved else _recomputable(stmts, k)
