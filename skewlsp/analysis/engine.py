@@ -458,7 +458,9 @@ class _UnitAnalysis:
         # Per outlined scope (by node): whether it multiplies, whether it opens lane regions.
         self.multiplies: dict[int, bool] = {}
         self.lane_regions: dict[int, bool] = {}
-        self.outside: dict[int, mixed.OutsideSides] = {}  # per function
+        # Per function and whether its body is InCore (a helper's call sites differ only
+        # there): the sides are syntactic, so one walk serves every copy decided apart.
+        self.outside: dict[tuple[int, bool], mixed.OutsideSides] = {}
         # Per enclosing function: its locals as the DSL parser would capture them for a
         # program or function defined inside it (texts to fold, and names it cannot fold).
         self.closures: list[Closure] = []
@@ -578,8 +580,8 @@ class _UnitAnalysis:
         instance = instance or Instance(self.module_bindings)
         if instance.caller and self.module_bindings:
             instance = replace(instance, bindings=(*self.module_bindings, *instance.bindings))
-        saved = self.models, self.inner, self.outside, self.dual_aiv
-        self.models, self.inner, self.outside, self.dual_aiv = {}, {}, {}, {}
+        saved = self.models, self.inner, self.dual_aiv
+        self.models, self.inner, self.dual_aiv = {}, {}, {}
         try:
             visit()
             for model in self.models.values():
@@ -598,7 +600,7 @@ class _UnitAnalysis:
                 )
                 self.finished.append(model)
         finally:
-            self.models, self.inner, self.outside, self.dual_aiv = saved
+            self.models, self.inner, self.dual_aiv = saved
 
     def _not_compiled(self, stmt: cst.CSTNode, why: str) -> None:
         """Every pipeline loop under ``stmt``: never compiled, so no verdict (SKW070)."""
@@ -1099,10 +1101,11 @@ class _UnitAnalysis:
         )
 
     def _outside_sides(self, fn: cst.FunctionDef) -> mixed.OutsideSides:
-        """One walk of the function serves every loop in it."""
-        found = self.outside.get(id(fn))
+        """One walk of the function serves every loop in it, in every copy of it."""
+        key = (id(fn), self._function_incore)
+        found = self.outside.get(key)
         if found is None:
-            found = self.outside[id(fn)] = mixed.OutsideSides(
+            found = self.outside[key] = mixed.OutsideSides(
                 body_statements(fn.body),
                 mixed.param_sides(fn),
                 operand_moves,
