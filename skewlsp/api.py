@@ -16,7 +16,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .analysis import LoopReport, Resolver, UnitCache, analyze, analyze_models, loop_at
+from .analysis import (
+    LoopReport,
+    Resolver,
+    UnitCache,
+    analyze,
+    analyze_models,
+    concrete_trees,
+    loop_at,
+)
 from .analysis.codes import SYNTAX_ERROR
 from .analysis.engine import LoopModel
 from .analysis.report import Importers
@@ -120,7 +128,7 @@ def rewrite(
 
 def _reanalyse(path: str | None, resolver: Resolver | None) -> Callable[[str], list[LoopModel]]:
     """How the transform decides a parent again once its inner skews are flattened."""
-    return lambda text: analyze_models(text, path, resolver=resolver)
+    return lambda text: _concrete_models(text, path, resolver)
 
 
 def _models(
@@ -133,7 +141,16 @@ def _models(
             f"the text holds a character that is not valid Unicode (at offset {error.start}); "
             "no rewrite is shown"
         ) from None
-    return analyze_models(source, path, resolver=resolver, importers=importers)
+    return _concrete_models(source, path, resolver, importers)
+
+
+def _concrete_models(
+    source: str, path: str | None, resolver: Resolver | None, importers: Importers | None = None
+) -> list[LoopModel]:
+    """The models a rewrite prints from: on libcst's own trees (with the text's whitespace
+    and comments), not the ones a lint reads (made from the stdlib's)."""
+    with concrete_trees():
+        return analyze_models(source, path, resolver=resolver, importers=importers)
 
 
 def _unparsable(models: Sequence[LoopModel]) -> PreviewUnavailable | None:

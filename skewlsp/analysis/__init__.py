@@ -27,12 +27,14 @@ from .report import (
 if TYPE_CHECKING:
     from .engine import LoopModel, analyze, analyze_models
     from .unit_cache import UnitCache
+    from .unit_parses import concrete_trees
 
 _LAZY = {
     "LoopModel": "engine",
     "analyze": "engine",
     "analyze_models": "engine",
     "UnitCache": "unit_cache",
+    "concrete_trees": "unit_parses",
 }
 
 
@@ -65,6 +67,7 @@ __all__ = [
     "UnitCache",
     "analyze",
     "analyze_models",
+    "concrete_trees",
     "docs_url",
     "loop_at",
     "severity_of",

@@ -30,6 +30,7 @@ from .names import (
     statement_effects,
     unique,
 )
+from .values import full_code
 from .walk import children
 
 # Unrolled copies beyond this are not modelled one by one (the compiler would, but
@@ -422,7 +423,8 @@ def _symbolic_one_trip(call: cst.Call) -> bool:
         or not isinstance(stop.operator, cst.Add)
     ):
         return False
-    if not isinstance(stop.right, cst.Integer) or not stop.left.deep_equals(start):
+    # The same code (rendered: a made tree's whitespace is not the text's to compare).
+    if not isinstance(stop.right, cst.Integer) or full_code(stop.left) != full_code(start):
         return False
     return 0 < int(stop.right.value, 0) <= step
 

@@ -39,7 +39,13 @@ from .scope import (
     update_locals,
 )
 from .source_index import Unit
-from .unit_parses import analysis_facts, concrete_module, parse_or_none, unit_tree
+from .unit_parses import (
+    analysis_facts,
+    analysis_module,
+    making_trees,
+    parse_or_none,
+    unit_tree,
+)
 from .values import CallSiteValue
 from .walk import walk
 
@@ -117,7 +123,7 @@ class _CallerFacts:
 
 def _caller_facts(caller: Unit, constants: ModuleConstants) -> _CallerFacts | None:
     memo = analysis_facts()
-    key = ("caller", caller.text, caller.line_offset, id(constants))
+    key = ("caller", caller.text, caller.line_offset, id(constants), making_trees())
     if memo is not None and key in memo:
         return memo[key]  # type: ignore[return-value]
     found = _calls_of(caller)
@@ -141,11 +147,13 @@ def _calls_of(caller: Unit) -> _Calls | None:
     depend on its text and place only (a server re-analyses a helper whenever any of its
     callers changes, the others did not). What names mean there depends on the module's
     constants and is worked out again every time."""
+    if making_trees():  # a made tree serves one analysis (its nodes know their text there)
+        return _find_calls(caller)
     return _calls_kept.get_or_make((caller.text, caller.line_offset), lambda: _find_calls(caller))
 
 
 def _find_calls(caller: Unit) -> _Calls | None:
-    fn = _parsed(caller.text)
+    fn = _parsed(caller)
     if fn is None:
         return None
     calls: dict[str, list[Place]] = {}
@@ -154,15 +162,23 @@ def _find_calls(caller: Unit) -> _Calls | None:
     return fn, calls, _call_spans(caller)
 
 
-def _parsed(text: str) -> cst.FunctionDef | None:
+def _parsed(caller: Unit) -> cst.FunctionDef | None:
     """A caller's function, parsed once however many helpers it calls (never mutated).
 
     Within one analysis the tree is the one the caller's own unit uses, if it has
-    loops (whichever needed it first parsed it); the last few callers' trees are
+    loops (whichever needed it first made it); the last few callers' libcst trees are
     also kept across analyses.
     """
-    module = concrete_module(text, lambda t: _callers.get_or_make(t, lambda: parse_or_none(t)))
-    _callers.remember(text, module)  # (also when the caller's own unit parsed it)
+    text = caller.text
+    try:
+        tree = unit_tree(text, caller.line_offset)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return None
+    module = analysis_module(
+        text, tree, lambda t: _callers.get_or_make(t, lambda: parse_or_none(t))
+    )
+    if not making_trees():
+        _callers.remember(text, module)  # (also when the caller's own unit parsed it)
     if module is None:
         return None
     return next((s for s in module.body if isinstance(s, cst.FunctionDef)), None)

@@ -16,6 +16,7 @@ import libcst as cst
 from . import dsl, op_tables
 from .names import body_statements, reads_of, statement_defs
 from .scope import function_params, opens_incore_scope
+from .values import full_code
 
 if TYPE_CHECKING:  # fixpipe_casts reads op_leaf from here
     from .fixpipe_casts import CubeCasts
@@ -42,7 +43,7 @@ def _memory(call: cst.Call) -> str | None:
     arg = dsl.keyword(call, "target_memory")
     if arg is None:
         return None
-    text = cst.Module(body=[]).code_for_node(arg.value)
+    text = full_code(arg.value)
     leaf = text.rsplit(".", 1)[-1]
     if leaf in op_tables.CUBE_MEMORY:
         return CUBE
@@ -141,7 +142,7 @@ class SideModel:
             if path and path[-1] == "yield_":
                 return SHARED, SHARED
             if any(self.side_of(n) in TILE_SIDES for n in self._tile_args(call)):
-                self.unknown.append(cst.Module(body=[]).code_for_node(call.func))
+                self.unknown.append(full_code(call.func))
             return SHARED, SHARED
         if self.cube_casts is not None and leaf in op_tables.CUBE_OPS:
             self._operand_casts.update(id(c) for c in self.cube_casts.operand_casts(call))

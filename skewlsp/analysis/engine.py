@@ -66,8 +66,11 @@ from .source_index import (
 )
 from .unit_cache import SiteKey, UnitCache, UnitKey, context_fingerprint
 from .unit_parses import (
-    concrete_module,
+    NeedsConcreteTree,
+    analysis_module,
+    concrete_trees,
     helper_unit_parse,
+    parse_or_none,
     share_module_tree,
     share_parsed_text,
     shared_unit_parses,
@@ -324,13 +327,27 @@ def _helper_copies(
     labelled by its call): what the caller's module reports at each call and the helper's
     module at its loop; [] when the helper's module fails to analyse."""
     other, aliases = _module_context(helper.index, path, resolver, helper.origin)
-    analysis = _UnitAnalysis(
-        helper.unit, path, aliases, other, (constants, helper.name), helper_unit_parse
-    )
     try:
-        return analysis.run() or []
+        return (
+            _run(
+                lambda: _UnitAnalysis(
+                    helper.unit, path, aliases, other, (constants, helper.name), helper_unit_parse
+                )
+            )
+            or []
+        )
     except Exception:  # the other module's problem is reported where it lives
         return []
+
+
+def _run(analysis: Callable[[], _UnitAnalysis]) -> list[LoopModel] | None:
+    """Run a unit's analysis on a made tree, or on libcst's when the made one cannot give
+    what the analysis asks (the trees, and so the verdicts, are the same)."""
+    try:
+        return analysis().run()
+    except NeedsConcreteTree:
+        with concrete_trees():
+            return analysis().run()
 
 
 def _external_calls(
@@ -413,10 +430,11 @@ def _analyse_unit(
     sites: SiteMemo | None = None,
 ) -> list[LoopModel] | None:
     """One unit's loops; None when libcst cannot parse it, other failures become reports."""
-    # An inline helper is also analysed by each file that imports it: its tree is kept.
+    # An inline helper is also analysed by each file that imports it: libcst's tree of it
+    # (when a rewrite asks for libcst's trees) is kept.
     parse = helper_unit_parse if is_inline_helper_unit(unit) else None
     try:
-        return _UnitAnalysis(unit, path, aliases, constants, parse=parse, sites=sites).run()
+        return _run(lambda: _UnitAnalysis(unit, path, aliases, constants, parse=parse, sites=sites))
     except RecursionError:
         reason = "the code is nested too deeply to analyse"
     except TooDeep as err:
@@ -471,10 +489,7 @@ class _UnitAnalysis:
         tree = check_parseable(self.unit.text, self.unit.line_offset)
         if tree is None:
             return None
-        if self.parse is not None:
-            module = concrete_module(self.unit.text, self.parse)
-        else:
-            module = concrete_module(self.unit.text)
+        module = analysis_module(self.unit.text, tree, self.parse or parse_or_none)
         if module is None:
             return None
         self.module = module

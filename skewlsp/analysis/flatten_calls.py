@@ -20,6 +20,7 @@ from . import op_tables
 from .body import Stmt
 from .core_sides import CUBE, VECTOR, op_leaf
 from .names import reads_of, small_statement_effects
+from .unit_parses import note_replaced
 
 # Ops that run where their data is (views, moves, loads, stores, GM tensors) or make
 # scalars: no core of their own to differ from the op around them.
@@ -119,14 +120,23 @@ class _Lift(cst.CSTTransformer):
     def __init__(self, temps: dict[int, str]) -> None:
         super().__init__()
         self.temps = temps
+        self.rebuilt: list[tuple[cst.CSTNode, cst.CSTNode]] = []  # (made, original)
 
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> cst.CSTNode:
         temp = self.temps.get(id(original_node))
-        return cst.Name(temp) if temp is not None else updated_node
+        if temp is not None:
+            return cst.Name(temp)
+        if updated_node is not original_node:
+            self.rebuilt.append((updated_node, original_node))
+        return updated_node
 
 
 def _replaced(node: cst.CSTNode, temps: dict[int, str]) -> cst.CSTNode:
     """``node`` with the calls already lifted read as their variables."""
     if not temps:
         return node
-    return node.visit(_Lift(temps))
+    lift = _Lift(temps)
+    made = node.visit(lift)
+    for rebuilt, original in lift.rebuilt:  # their code: the original's, calls read as names
+        note_replaced(rebuilt, original, temps)
+    return made

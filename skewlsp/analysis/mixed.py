@@ -330,7 +330,9 @@ def body_lines(
     lines = []
     for stmt in stmts:
         shown = _first_lines(stmt.node)
-        code = (statement_code(shown) if statement_code else None) or code_of(shown) or stmt.kind
+        # (a compound statement's own first line, cut from the text like a small statement)
+        cut = statement_code(stmt.node) if statement_code else None
+        code = cut or code_of(shown) or stmt.kind
         if shown is not stmt.node:
             code = code.splitlines()[0] + " ..."
         lines.append(("+ " if stmt.origin.startswith("implicit") else "") + code)

@@ -30,6 +30,7 @@ from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionPr
 
 from .lines import source_lines
 from .report import Span
+from .unit_parses import NeedsConcreteTree, is_made
 from .walk import walk
 
 # The ast classes a libcst compound statement may pair with.
@@ -47,6 +48,8 @@ if hasattr(ast, "TryStar"):  # Python 3.11+
     _TWINS[cst.TryStar] = (ast.TryStar,)
 
 
+# Compound statements a per-core body shows by their first line (their bodies stubbed).
+_STUBBED = (cst.For, cst.While, cst.If, cst.With)
 # Where libcst's rendering of a statement on its own may differ from its text.
 _NOT_AS_WRITTEN = ("#", "\\", ";", '"""', "'''")
 
@@ -166,6 +169,8 @@ class LoopPositions:
         code or a backslash), or whose indentation is not spaces and tabs; a node
         without a statement twin.
         """
+        if isinstance(node, _STUBBED) and isinstance(node.body, cst.IndentedBlock):  # type: ignore[attr-defined]
+            return self._first_line(node)
         if not isinstance(node, cst.BaseSmallStatement):
             return None
         twin = self._statement_twins().get(id(node))
@@ -200,6 +205,29 @@ class LoopPositions:
             return None
         return code.strip()
 
+    def _first_line(self, node: cst.CSTNode) -> str | None:
+        """The first line of a compound statement as libcst renders it with its body stubbed
+        and comments dropped: the text from the statement on, less a comment (the spaces
+        before it stay, as libcst keeps them). None where a string shares the line."""
+        twin = self._statement_twins().get(id(node))
+        if twin is None:
+            return None
+        if self._lines is None:
+            self._lines = source_lines(self._text)
+        first = twin.lineno - self._shift  # type: ignore[attr-defined]
+        if not 0 < first <= len(self._lines):
+            return None
+        line = self._lines[first - 1]
+        start = self._code_points(first, twin.col_offset)  # type: ignore[attr-defined]
+        if line[:start].strip(" \t"):
+            return None
+        code = line[start:]
+        if "#" in code:
+            if "'" in code or '"' in code:
+                return None
+            code = code[: code.index("#")]
+        return code
+
     # -- an expression: render the statement that holds it ----------------------------------------
 
     def _anchor(self, node: cst.CSTNode, loop: cst.For) -> cst.CSTNode | None:
@@ -217,6 +245,7 @@ class LoopPositions:
         """Positions of the nodes of one line of small statements, or of one compound header."""
         if id(anchor) in self._rendered_anchors:
             return
+        self._concrete_only()
         self._rendered_anchors.add(id(anchor))
         if isinstance(anchor, cst.SimpleStatementLine):
             twin = self._statement_twins().get(id(anchor.body[0]))
@@ -276,6 +305,7 @@ class LoopPositions:
         """
         if id(loop) in self._rendered_loops:
             return
+        self._concrete_only()
         self._rendered_loops.add(id(loop))
         line, column = self._loop_start(loop)
         alone = loop.with_changes(leading_lines=[])
@@ -285,6 +315,12 @@ class LoopPositions:
             default_newline=self._module.default_newline,
         )
         self._place(module, line, column, {id(alone): id(loop)})
+
+    def _concrete_only(self) -> None:
+        """Rendering places nodes only in libcst's own tree (a made one has placeholder
+        whitespace): the unit is then decided on that tree."""
+        if is_made(self._module):
+            raise NeedsConcreteTree("the position of a node inside a statement")
 
     def _column_shifts(self, rendered: list[str], line: int, column: int) -> list[int]:
         """Per rendered line, how far right its text sits in the source."""

@@ -27,7 +27,7 @@ from .constants import (
 )
 from .dsl import annotation_kind, dotted
 from .names import body_statements, statement_defs
-from .values import CallSiteValue
+from .values import CallSiteValue, full_code
 from .walk import children
 
 # pypto.language scopes whose bodies Simplify treats as top level (no extra depth).
@@ -257,7 +257,7 @@ def flatten_top_level(
 
 
 def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
+    return full_code(node)
 
 
 def opens_incore_scope(stmt: cst.CSTNode, incore: bool = False) -> bool:

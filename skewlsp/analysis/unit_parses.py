@@ -13,6 +13,11 @@ syntax error anywhere in it). Given that tree (:func:`share_module_tree`), a
 unit's stdlib tree is cut out of it instead of parsed again: the same statement
 nodes, whose line numbers are then the file's, not the unit text's
 (:class:`UnitTree` says by how much).
+
+The analysis reads libcst-shaped trees built from the stdlib trees
+(:mod:`cst_from_ast`), nine times cheaper than libcst's parse; a rewrite needs
+libcst's own (:func:`concrete_trees`), and so does any unit whose analysis asks a
+made tree for code it cannot give (:class:`NeedsConcreteTree`).
 """
 
 from __future__ import annotations
@@ -21,12 +26,13 @@ import ast
 import contextlib
 import contextvars
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from . import trusted_parse
+from .cst_from_ast import Converted, NotConvertible, convert
 from .kept import Kept
 from .lines import source_lines
 
@@ -50,6 +56,12 @@ class _Parses:
     source: str = ""
     lines: list[str] | None = None  # the file's, with their ends (split on first use)
     facts: dict[object, object] = field(default_factory=dict)  # see analysis_facts
+    made: dict[str, Converted | None] = field(default_factory=dict)  # None: not convertible
+    made_trees: list[Converted] = field(default_factory=list)  # made in this analysis
+    # id -> (the made node, kept alive while its id is a key; the original; replacements)
+    replaced: dict[int, tuple[cst.CSTNode, cst.CSTNode, dict[int, str]]] = field(
+        default_factory=dict
+    )
 
 
 _SHARED: contextvars.ContextVar[_Parses | None] = contextvars.ContextVar(
@@ -236,3 +248,79 @@ def concrete_module(
         return shared.concrete[text]
     found = shared.concrete[text] = parse(text)
     return found
+
+
+class NeedsConcreteTree(Exception):
+    """The analysis asked a made tree for code it cannot give exactly (a comment inside an
+    expression, a node rendered with whitespace it never had): decide the unit again on
+    libcst's own parse."""
+
+
+_CONCRETE: contextvars.ContextVar[bool] = contextvars.ContextVar("concrete_trees", default=False)
+
+
+@contextlib.contextmanager
+def concrete_trees() -> Iterator[None]:
+    """Give the analysis libcst's own trees until the block ends (a rewrite prints nodes
+    of the tree the analysis read, with the whitespace and comments of the text)."""
+    token = _CONCRETE.set(True)
+    try:
+        yield
+    finally:
+        _CONCRETE.reset(token)
+
+
+def making_trees() -> bool:
+    """Whether the analysis running now reads trees made from the stdlib's."""
+    return not _CONCRETE.get() and _SHARED.get() is not None
+
+
+def analysis_module(
+    text: str, tree: UnitTree, parse: Callable[[str], cst.Module | None] = parse_or_none
+) -> cst.Module | None:
+    """The tree the analysis reads for ``text`` (whose stdlib tree is ``tree``): made from
+    ``tree`` within an analysis of a module, libcst's (from ``parse``) where it cannot be
+    made or concrete trees are asked for."""
+    shared = _SHARED.get()
+    if shared is None or _CONCRETE.get():
+        return concrete_module(text, parse)
+    if text in shared.made:
+        found = shared.made[text]
+    else:
+        try:
+            found = convert(tree.tree, text, tree.shift)
+        except (NotConvertible, RecursionError):
+            found = None
+        shared.made[text] = found
+        if found is not None:
+            shared.made_trees.append(found)
+    if found is None:
+        return concrete_module(text, parse)
+    return found.module
+
+
+def made_trees() -> Sequence[Converted]:
+    """The trees made in the analysis running now (none outside one)."""
+    shared = _SHARED.get()
+    return shared.made_trees if shared is not None else ()
+
+
+def note_replaced(made: cst.CSTNode, original: cst.CSTNode, replacements: dict[int, str]) -> None:
+    """``made`` is ``original`` with the nodes keyed by id in ``replacements`` read as those
+    names: its code is the original's with theirs replaced (see ``tree_text``)."""
+    shared = _SHARED.get()
+    if shared is not None and not _CONCRETE.get() and is_made(original):
+        shared.replaced[id(made)] = (made, original, dict(replacements))  # as they are now
+
+
+def replaced_node(node: cst.CSTNode) -> tuple[cst.CSTNode, dict[int, str]] | None:
+    """What :func:`note_replaced` said ``node`` was made from (None: nothing)."""
+    shared = _SHARED.get()
+    found = shared.replaced.get(id(node)) if shared is not None else None
+    return (found[1], found[2]) if found is not None else None
+
+
+def is_made(node: cst.CSTNode) -> bool:
+    """Whether ``node`` is a node of a tree made in this analysis (not libcst's parse)."""
+    key = id(node)
+    return any(key in made.shapeless or key in made.ranges for made in made_trees())

@@ -15,6 +15,10 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
+from .cst_from_ast import is_placeholder
+from .tree_text import made_code
+from .unit_parses import NeedsConcreteTree, made_trees
+
 if TYPE_CHECKING:
     from .constants import ModuleConstants
 
@@ -111,11 +115,12 @@ _LEAVES = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
 
 
 def code_of(node: cst.CSTNode) -> str:
-    """Source text of a libcst node, for messages.
+    """Source text of a libcst node, for messages (comments left out).
 
     Names, literals and plain dotted names (most of what messages quote) are read
-    off the node; anything else is rendered by libcst, which costs tens of
-    microseconds a node and added up to a tenth of re-analysing a real kernel.
+    off the node; anything else is cut from the text (a node of a made tree,
+    :mod:`.tree_text`) or rendered by libcst, which costs tens of microseconds a node
+    and added up to a tenth of re-analysing a real kernel.
     """
     quick = _plain_text(node)
     if quick is not None:
@@ -124,16 +129,30 @@ def code_of(node: cst.CSTNode) -> str:
     if memo is not None:
         found = memo.get(node)
         if found is None:
-            found = memo[node] = _rendered(node)
+            found = memo[node] = _rendered(node, comments=False).strip()
         return found
-    return _rendered(node)
+    return _rendered(node, comments=False).strip()
 
 
-def _rendered(node: cst.CSTNode) -> str:
+def full_code(node: cst.CSTNode) -> str:
+    """``node``'s code as ``Module.code_for_node`` renders it (comments included)."""
+    quick = _plain_text(node)  # (a name or a plain dotted name holds no comment)
+    if quick is not None:
+        return quick
+    return _rendered(node, comments=True)
+
+
+def _rendered(node: cst.CSTNode, *, comments: bool) -> str:
+    made = made_code(node, comments=comments)
+    if made is not None:
+        return made
     try:
-        state = _PlainCodegen(default_indent="    ", default_newline="\n")
+        state = _ComposingCodegen(default_indent="    ", default_newline="\n")
+        state.comments = comments
         node._codegen(state)
-        return "".join(state.tokens).strip()
+        return "".join(state.tokens)
+    except NeedsConcreteTree:
+        raise
     except Exception:  # pragma: no cover - libcst refuses only malformed trees
         return type(node).__name__
 
@@ -176,11 +195,46 @@ class _PlainCodegen(CodegenState):
     def record_syntactic_position(self, node: Any, **_: Any) -> contextlib.nullcontext[None]:  # type: ignore[override]
         return _NO_POSITION
 
+    comments = False
+
     def add_token(self, value: str) -> None:
         # A comment inside a multi-line expression is not code: messages quote code, and
         # an edit that only changes a comment must leave every message as it was.
-        if not value.startswith("#"):  # (no other token starts so: strings start with quotes)
+        if self.comments or not value.startswith("#"):  # (strings start with quotes)
             self.tokens.append(value)
+
+
+class _ComposingCodegen(_PlainCodegen):
+    """Renders a node that holds nodes of a made tree (a statement the analysis built
+    around them): those are cut from the text, and meeting a placeholder (whitespace a
+    made node never had in the text) means the rendering cannot be exact."""
+
+    hidden = 0  # >0 inside a node whose code was cut from the text
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        if self.hidden:
+            self.hidden += 1
+            return
+        if not made_trees():
+            return
+        made = made_code(node, comments=self.comments)
+        if made is not None:
+            self.tokens.append(made)
+            self.hidden = 1
+        elif is_placeholder(node):
+            raise NeedsConcreteTree("whitespace of a made tree")
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        if self.hidden:
+            self.hidden -= 1
+
+    def add_token(self, value: str) -> None:
+        if not self.hidden:
+            super().add_token(value)
+
+    def add_indent_tokens(self) -> None:
+        if not self.hidden:
+            super().add_indent_tokens()
 
 
 def _plain_text(node: cst.CSTNode) -> str | None:

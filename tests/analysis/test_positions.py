@@ -19,6 +19,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 import skewlsp.analysis.positions as positions
 from skewlsp.analysis import analyze
+from skewlsp.analysis.mixed import _first_lines
 from skewlsp.analysis.positions import LoopPositions
 from skewlsp.analysis.report import Span
 from skewlsp.analysis.values import code_of
@@ -336,13 +337,23 @@ def test_a_method_whose_tree_is_cut_from_the_files_is_cut_at_its_own_lines() -> 
     assert positions.statement_code(assign) == "x = g(a,\n    b)"
 
 
-def test_only_a_small_statement_of_the_unit_is_cut() -> None:
+def test_a_compound_statement_is_cut_to_its_first_line_as_a_body_shows_it() -> None:
     module = cst.parse_module(CUT)
     found = LoopPositions(module, ast.parse(CUT), CUT, 0)
     loop = next(n for n in walk(module) if isinstance(n, cst.For))
-    assert found.statement_code(loop) is None  # compound statements are rendered
+    assert found.statement_code(loop) == "for i in pl.pipeline(0, 8, stage=2):"
     made = cst.parse_statement("w = 1\n").body[0]  # type: ignore[attr-defined]
     assert found.statement_code(made) is None  # a node the compiler would add: no text
+
+
+def test_a_first_line_keeps_the_spaces_before_its_comment_as_libcst_renders_them() -> None:
+    source = "def k(a):\n    if a > 1:   # big\n        b = 2\n    with pl.at(x): # 'q'\n        c = 3\n"
+    module = cst.parse_module(source)
+    found = LoopPositions(module, ast.parse(source), source, 0)
+    branch = next(n for n in walk(module) if isinstance(n, cst.If))
+    scope = next(n for n in walk(module) if isinstance(n, cst.With))
+    assert found.statement_code(branch) == "if a > 1:   "
+    assert found.statement_code(scope) is None  # a quote next to the comment: rendered
 
 
 @pytest.mark.slow  # fuzzing: any program the grammar allows
@@ -359,3 +370,9 @@ def test_any_statement_cut_from_the_text_reads_as_libcst_renders_it(source: str)
         if isinstance(node, cst.BaseSmallStatement):
             code = found.statement_code(node)
             assert code is None or code == code_of(node)
+        elif isinstance(node, (cst.For, cst.While, cst.If, cst.With)) and isinstance(
+            node.body, cst.IndentedBlock
+        ):
+            code = found.statement_code(node)
+            stubbed = code_of(_first_lines(node)).splitlines()[0]
+            assert code is None or code == stubbed

@@ -66,12 +66,25 @@ def test_a_caller_that_holds_loops_is_parsed_once_by_each_parser(
     assert [r.instance.caller for r in callers] == [f"caller_{tag}"]
     caller_text = source[source.index("@pl.jit\n") :]
     helper_text = source[source.index("@pl.jit.inline") : source.index("@pl.jit\n")].rstrip() + "\n"
-    assert concrete[caller_text] == 1
+    # A lint reads trees made from the stdlib's: libcst parses neither unit.
+    assert (concrete[caller_text], concrete[helper_text]) == (0, 0)
     # The stdlib parser reads the file once; each unit's tree is cut out of that tree.
     assert stdlib[source] == 1
     assert (stdlib[caller_text], stdlib[helper_text]) == (0, 0)
     others = [text for text in stdlib if text != source]
     assert all(text.lstrip("\n").startswith(("import ", "from ")) for text in others)
+
+
+def test_for_a_rewrite_libcst_parses_a_caller_that_holds_loops_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tag = "rewrite"
+    source = KERNEL.format(tag=tag)
+    concrete, _ = _counting(monkeypatch)
+    with unit_parses.concrete_trees():  # as a preview analyses
+        reports = analyze(source, "k.py")
+    assert [r.instance.caller for r in reports if r.instance is not None] == [f"caller_{tag}"]
+    assert concrete[source[source.index("@pl.jit\n") :]] == 1
 
 
 def test_a_language_server_parses_only_the_units() -> None:
@@ -179,12 +192,19 @@ def test_an_inline_helper_is_parsed_once_for_its_file_and_every_importer(
         return helpers if module == f"helpers_{tag}" else None
 
     concrete, _ = _counting(monkeypatch)
-    own = analyze(helpers, "helpers.py", resolver=resolver)
-    trips = [
-        [r.trip for r in analyze(IMPORTER.format(tag=tag, trip=n), f"k{n}.py", resolver=resolver)]
-        for n in (4, 6)
-    ]
+    with unit_parses.concrete_trees():  # as a preview analyses (a lint parses none)
+        own = analyze(helpers, "helpers.py", resolver=resolver)
+        trips = [
+            [
+                r.trip
+                for r in analyze(IMPORTER.format(tag=tag, trip=n), f"k{n}.py", resolver=resolver)
+            ]
+            for n in (4, 6)
+        ]
     assert [r.code for r in own] == ["SKW050"]  # no caller in its own file
     assert trips == [[4], [6]]  # each importer decides its own copy
     helper_text = helpers[helpers.index("@pl.jit.inline") :]
     assert concrete[helper_text] == 1
+    again = analyze(IMPORTER.format(tag=tag, trip=8), "k8.py", resolver=resolver)
+    assert [r.trip for r in again] == [8]
+    assert concrete[helper_text] == 1  # a lint made its tree from the stdlib's
