@@ -55,7 +55,6 @@ class Converted:
 # -- nodes made without running libcst's constructors -------------------------------------------
 
 _PLACEHOLDERS: set[int] = set()
-_SETATTR = object.__setattr__
 _NEW = object.__new__
 
 
@@ -89,19 +88,33 @@ def _defaults(kind: type) -> tuple[tuple[str, Any], ...]:
     return tuple(found)
 
 
-_FIELDS: dict[type, tuple[tuple[str, Any], ...]] = {}
+def _maker(kind: type) -> Callable[..., Any]:
+    """A function making ``kind`` nodes from keyword fields, placeholders for the rest,
+    without libcst's constructor and its checks (the stdlib parser has accepted the code).
+    Generated per class, as dataclasses generate ``__init__``: a generic loop over the
+    fields was a third of making a tree."""
+    fields = _defaults(kind)
+    params = ", ".join(f"{name}=_default_{k}" for k, (name, _) in enumerate(fields))
+    # Each field's slot written through its descriptor (no attribute lookup per write).
+    sets = "".join(f"    _set_{k}(node, {name})\n" for k, (name, _) in enumerate(fields))
+    namespace: dict[str, Any] = {"_new": _NEW, "_kind": kind}
+    namespace.update((f"_default_{k}", value) for k, (_, value) in enumerate(fields))
+    namespace.update(
+        (f"_set_{k}", getattr(kind, name).__set__) for k, (name, _) in enumerate(fields)
+    )
+    exec(f"def make(*, {params}):\n    node = _new(_kind)\n{sets}    return node\n", namespace)
+    return namespace["make"]  # type: ignore[no-any-return]
+
+
+_MAKERS: dict[type, Callable[..., Any]] = {}
 
 
 def _make(kind: type, **given: Any) -> Any:
-    """A ``kind`` node with ``given`` fields and placeholders for the rest (unvalidated:
-    the stdlib parser has already accepted the code)."""
-    fields = _FIELDS.get(kind)
-    if fields is None:
-        fields = _FIELDS[kind] = _defaults(kind)
-    node = _NEW(kind)
-    for name, default in fields:
-        _SETATTR(node, name, given.get(name, default))
-    return node
+    """A ``kind`` node with ``given`` fields and placeholders for the rest."""
+    maker = _MAKERS.get(kind)
+    if maker is None:
+        maker = _MAKERS[kind] = _maker(kind)
+    return maker(**given)
 
 
 def _singleton(kind: type) -> Any:
@@ -205,6 +218,8 @@ class _Builder:
             starts.append(starts[-1] + len(line))
         self.starts = starts
         self.ascii = text.isascii()
+        # Per line, whether its UTF-8 columns are its offsets (asked once per line).
+        self.ascii_lines = None if self.ascii else [line.isascii() for line in self.lines]
         self.owned: set[int] = set()
         self.ranges: dict[int, tuple[int, int, str]] = {}
         self.shapeless: set[int] = set()
@@ -217,11 +232,9 @@ class _Builder:
         index = lineno - self.shift - 1
         if not 0 <= index < len(self.lines):
             raise NotConvertible("a node outside the unit text")
-        if self.ascii:
+        if self.ascii or self.ascii_lines[index]:  # type: ignore[index]
             return self.starts[index] + col
         line = self.lines[index]
-        if line.isascii():
-            return self.starts[index] + col
         return self.starts[index] + len(line.encode("utf-8")[:col].decode("utf-8", "replace"))
 
     def span(self, node: ast.AST) -> tuple[int, int]:
@@ -289,14 +302,34 @@ class _Builder:
     # -- expressions -------------------------------------------------------------------------------
 
     def expr(self, node: ast.expr) -> Any:
-        start, end = self.span(node)
+        """The made node of ``node``; ``self.start``/``self.end`` are then its range in the
+        text, parentheses included (the parent reads them right away)."""
         kind = type(node)
+        first = self.shift + 1
+        line, end_line = node.lineno - first, node.end_lineno - first  # type: ignore[operator]
+        ascii_lines = self.ascii_lines
+        if ascii_lines is None or (ascii_lines[line] and ascii_lines[end_line]):
+            starts = self.starts
+            start = starts[line] + node.col_offset
+            end = starts[end_line] + node.end_col_offset  # type: ignore[operator]
+        else:
+            start, end = self.span(node)
         if kind is ast.Tuple or kind is ast.GeneratorExp:
             return self._tuple(node, start, end)  # type: ignore[arg-type]
-        count, outer_start, outer_end = self.parens(start, end)
+        text = self.text
+        if start and text[start - 1] in _MAYBE_PARENTHESIZED:
+            count, outer_start, outer_end = self.parens(start, end)
+        else:  # (most code: nothing but an operator, a comma or a bracket just before)
+            count, outer_start, outer_end = 0, start, end
+        if count == 0 and kind is ast.Name:
+            self.start, self.end = start, end
+            return _NAME(value=node.id if ascii_lines is None else text[start:end])  # type: ignore[attr-defined]
         lpar, rpar = _PARENS[count] if count < len(_PARENS) else self._too_deep()
         made = self._expr(node, kind, start, end, lpar, rpar, outer_start, outer_end)
-        return self.placed(made, outer_start, outer_end)
+        self.start, self.end = outer_start, outer_end
+        if count or kind is not ast.Constant:  # (a literal's value is its exact text)
+            self.ranges[id(made)] = (outer_start, outer_end, self.indent)
+        return made
 
     def _too_deep(self) -> Any:
         raise NotConvertible("too many parentheses")
@@ -314,23 +347,21 @@ class _Builder:
     ) -> Any:
         if kind is ast.Name:
             value = node.id if self.ascii else self.text[start:end]
-            return _make(cst.Name, value=value, lpar=lpar, rpar=rpar)
+            return _NAME(value=value, lpar=lpar, rpar=rpar)
         if kind is ast.Attribute:
             base = self.expr(node.value)
-            base_end = self.ranges[id(base)][1]
+            base_end = self.end
             if self.text[base_end:end] != "." + node.attr:
                 raise NotConvertible("spaces around a dot")
-            attr = _make(cst.Name, value=node.attr if self.ascii else self.text[base_end + 1 : end])
-            self.placed(attr, base_end + 1, end)
-            return _make(cst.Attribute, value=base, attr=attr, lpar=lpar, rpar=rpar)
+            attr = _NAME(value=node.attr if self.ascii else self.text[base_end + 1 : end])
+            return _ATTRIBUTE(value=base, attr=attr, lpar=lpar, rpar=rpar)
         if kind is ast.Call:
             return self._call(node, lpar, rpar)
         if kind is ast.Constant:
             return self._constant(node, start, end, lpar, rpar, outer_start, outer_end)
         if kind is ast.BinOp:
             operator = _OPERATORS.get(type(node.op))
-            return _make(
-                cst.BinaryOperation,
+            return _BINARY_OPERATION(
                 left=self.expr(node.left),
                 operator=operator,
                 right=self.expr(node.right),
@@ -363,7 +394,7 @@ class _Builder:
         if kind is ast.BoolOp:
             return self._boolean(node, lpar, rpar)
         if kind is ast.List:
-            return _make(cst.List, elements=self._elements(node.elts), lpar=lpar, rpar=rpar)
+            return _make(cst.List, elements=self._elements(node.elts)[0], lpar=lpar, rpar=rpar)
         if kind is ast.IfExp:
             return _make(
                 cst.IfExp,
@@ -427,7 +458,7 @@ class _Builder:
         if isinstance(value, bool):  # pragma: no cover - handled above
             raise NotConvertible("a bool")
         if isinstance(value, int):
-            return _make(cst.Integer, value=code, lpar=lpar, rpar=rpar)
+            return _INTEGER(value=code, lpar=lpar, rpar=rpar)
         if isinstance(value, float):
             return _make(cst.Float, value=code, lpar=lpar, rpar=rpar)
         if isinstance(value, complex):
@@ -438,18 +469,17 @@ class _Builder:
 
     def _call(self, node: ast.Call, lpar: tuple[Any, ...], rpar: tuple[Any, ...]) -> Any:
         func = self.expr(node.func)
-        opening = self._after(self.ranges[id(func)][1])
+        opening = self._after(self.end)
         if self.text[opening : opening + 1] != "(":
             raise NotConvertible("a call without its parenthesis")
         self.owned.add(opening)
-        items: list[tuple[int, int, ast.AST]] = [
-            (a.lineno, a.col_offset, a) for a in node.args
-        ]
-        items.extend((k.lineno, k.col_offset, k) for k in node.keywords)
-        if len(items) > 1:
-            items.sort(key=lambda item: (item[0], item[1]))
+        items: list[ast.AST] = list(node.args)
+        if node.keywords:
+            items.extend(node.keywords)
+            if node.args:  # in the order written (a keyword may come before *args)
+                items.sort(key=lambda item: (item.lineno, item.col_offset))  # type: ignore[attr-defined]
         args = []
-        for _line, _col, item in items:
+        for item in items:
             if isinstance(item, ast.keyword):
                 if item.arg is None:
                     made = _make(cst.Arg, value=self.expr(item.value), star="**")
@@ -465,9 +495,10 @@ class _Builder:
                 generator = self._parsed(start, end)
                 made = _make(cst.Arg, value=generator.with_changes(lpar=(), rpar=()))
             else:
-                made = _make(cst.Arg, value=self.expr(item))  # type: ignore[arg-type]
-            args.append(self.shapeless_node(made))
-        return _make(cst.Call, func=func, args=tuple(args), lpar=lpar, rpar=rpar)
+                made = _ARG(value=self.expr(item))  # type: ignore[arg-type]
+            self.shapeless.add(id(made))
+            args.append(made)
+        return _CALL(func=func, args=tuple(args), lpar=lpar, rpar=rpar)
 
     def _subscript(self, node: ast.Subscript, lpar: tuple[Any, ...], rpar: tuple[Any, ...]) -> Any:
         value = self.expr(node.value)
@@ -496,15 +527,21 @@ class _Builder:
             elif isinstance(part, ast.Starred):
                 raise NotConvertible("a starred subscript")
             else:
-                inner = self.shapeless_node(_make(cst.Index, value=self.expr(part)))
-            elements.append(self.shapeless_node(_make(cst.SubscriptElement, slice=inner)))
-        return _make(cst.Subscript, value=value, slice=tuple(elements), lpar=lpar, rpar=rpar)
+                inner = _INDEX(value=self.expr(part))
+            element = _SUBSCRIPT_ELEMENT(slice=inner)
+            self.shapeless.add(id(element))  # (libcst's has its comma)
+            elements.append(element)
+        return _SUBSCRIPT(value=value, slice=tuple(elements), lpar=lpar, rpar=rpar)
 
     def _boolean(self, node: ast.BoolOp, lpar: tuple[Any, ...], rpar: tuple[Any, ...]) -> Any:
         operator = _AND if isinstance(node.op, ast.And) else _OR
-        values = [self.expr(value) for value in node.values]
+        values, ends = [], []
+        for value in node.values:
+            values.append(self.expr(value))
+            ends.append(self.end)
+            if len(values) == 1:
+                start = self.start
         left = values[0]
-        start = self.ranges[id(left)][0]
         for k, right in enumerate(values[1:], start=1):
             last = k == len(values) - 1
             left = _make(
@@ -516,31 +553,35 @@ class _Builder:
                 rpar=rpar if last else (),
             )
             if not last:
-                self.placed(left, start, self.ranges[id(right)][1])
+                self.placed(left, start, ends[k])
         return left
 
-    def _elements(self, elts: Sequence[ast.expr]) -> tuple[Any, ...]:
+    def _elements(self, elts: Sequence[ast.expr]) -> tuple[tuple[Any, ...], int]:
+        """The elements, and where the first one's code starts (-1: none)."""
         made = []
+        first = -1
         for elt in elts:
             if isinstance(elt, ast.Starred):
                 element = _make(cst.StarredElement, value=self.expr(elt.value))
                 start, end = self.span(elt)
                 self.placed(element, start, end)
             else:
-                element = self.shapeless_node(_make(cst.Element, value=self.expr(elt)))
+                element = self.shapeless_node(_ELEMENT(value=self.expr(elt)))
+                start = self.start
+            if first < 0:
+                first = start
             made.append(element)
-        return tuple(made)
+        return tuple(made), first
 
     def _tuple(self, node: ast.Tuple | ast.GeneratorExp, start: int, end: int) -> Any:
         if isinstance(node, ast.GeneratorExp):
             count, outer_start, outer_end = self.parens(start, end)
+            self.start, self.end = outer_start, outer_end
             return self.placed(self._parsed(outer_start, outer_end), outer_start, outer_end)
-        elements = self._elements(node.elts)
+        elements, first = self._elements(node.elts)
         own = 0
-        if self.text[start : start + 1] == "(":
-            first = self.ranges.get(id(elements[0].value)) if elements else None
-            if first is None or first[0] > start:
-                own = 1
+        if self.text[start : start + 1] == "(" and (first < 0 or first > start):
+            own = 1
         if own:
             self.owned.add(start)  # an element's parentheses never start here
             count, outer_start, outer_end = self.parens(start, end)
@@ -551,15 +592,16 @@ class _Builder:
             self._too_deep()
         lpar, rpar = _PARENS[count]
         made = _make(cst.Tuple, elements=elements, lpar=lpar, rpar=rpar)
+        self.start, self.end = outer_start, outer_end
         return self.placed(made, outer_start, outer_end)
 
     # -- statements --------------------------------------------------------------------------------
 
-    def block(self, body: Sequence[ast.stmt], header_end: int | None) -> Any:
+    def block(self, body: Sequence[ast.stmt]) -> Any:
         """An indented block, or the statements on the header's own line."""
         first = body[0]
         start = self.offset(first.lineno, first.col_offset)
-        before = self._before(start) if header_end is not None else -1
+        before = self._before(start)
         if before >= 0 and self.text[before] == ":" and "\n" not in self.text[before:start]:
             self._check_lines(body)
             smalls = [self.small(statement) for statement in body]
@@ -596,8 +638,7 @@ class _Builder:
                 return self._while(node)  # type: ignore[arg-type]
             if kind is ast.ClassDef:
                 return self._class(node)  # type: ignore[arg-type]
-            small = self.small(node)
-            return self.shapeless_node(_make(cst.SimpleStatementLine, body=(small,)))
+            return _SIMPLE_STATEMENT_LINE(body=(self.small(node),))
         finally:
             self.indent = outer
 
@@ -610,10 +651,10 @@ class _Builder:
         made: Any
         if kind is ast.Assign:
             targets = [
-                self.shapeless_node(_make(cst.AssignTarget, target=self.expr(t)))
+                _ASSIGN_TARGET(target=self.expr(t))
                 for t in node.targets  # type: ignore[attr-defined]
             ]
-            made = _make(cst.Assign, targets=targets, value=self.expr(node.value))  # type: ignore[attr-defined]
+            made = _ASSIGN(targets=targets, value=self.expr(node.value))  # type: ignore[attr-defined]
         elif kind is ast.Expr:
             made = _make(cst.Expr, value=self.expr(node.value))  # type: ignore[attr-defined]
         elif kind is ast.AugAssign:
@@ -673,9 +714,6 @@ class _Builder:
             i += 1
         return text[i] if i < size else ""
 
-    def _header_end(self, node: ast.AST) -> int:
-        return self.span(node)[1]
-
     def _orelse(self, node: ast.If | ast.For | ast.While) -> Any:
         orelse = node.orelse
         if not orelse:
@@ -689,24 +727,24 @@ class _Builder:
             and self.text.startswith("elif", start)
         ):
             return self._if(first)
-        return self.shapeless_node(_make(cst.Else, body=self.block(orelse, start)))
+        return self.shapeless_node(_make(cst.Else, body=self.block(orelse)))
 
     def _if(self, node: ast.If) -> Any:
         test = self.expr(node.test)
-        body = self.block(node.body, self.ranges[id(test)][1])
+        body = self.block(node.body)
         made = _make(cst.If, test=test, body=body, orelse=self._orelse(node))
         return self.shapeless_node(made)
 
     def _for(self, node: ast.For) -> Any:
         target = self.expr(node.target)
         iterable = self.expr(node.iter)
-        body = self.block(node.body, self.ranges[id(iterable)][1])
+        body = self.block(node.body)
         made = _make(cst.For, target=target, iter=iterable, body=body, orelse=self._orelse(node))
         return self.shapeless_node(made)
 
     def _while(self, node: ast.While) -> Any:
         test = self.expr(node.test)
-        body = self.block(node.body, self.ranges[id(test)][1])
+        body = self.block(node.body)
         made = _make(cst.While, test=test, body=body, orelse=self._orelse(node))
         return self.shapeless_node(made)
 
@@ -723,9 +761,7 @@ class _Builder:
                 )
             made = _make(cst.WithItem, item=self.expr(item.context_expr), asname=asname)
             items.append(self.shapeless_node(made))
-        last = node.items[-1]
-        header_end = self._header_end(last.optional_vars or last.context_expr)
-        body = self.block(node.body, header_end)
+        body = self.block(node.body)
         return self.shapeless_node(_make(cst.With, items=tuple(items), body=body))
 
     def _decorators(self, nodes: Sequence[ast.expr]) -> tuple[Any, ...]:
@@ -752,7 +788,7 @@ class _Builder:
                 _make(cst.Annotation, annotation=self.expr(node.returns))
             )
         name = self.shapeless_node(_make(cst.Name, value=node.name))
-        body = self.block(node.body, -1)
+        body = self.block(node.body)
         made = _make(
             cst.FunctionDef,
             name=name,
@@ -829,7 +865,7 @@ class _Builder:
                 made = _make(cst.Arg, value=self.expr(keyword.value), keyword=name)
                 keywords.append(self.shapeless_node(made))
         name = self.shapeless_node(_make(cst.Name, value=node.name))
-        body = self.block(node.body, -1)
+        body = self.block(node.body)
         made = _make(
             cst.ClassDef,
             name=name,
@@ -866,6 +902,22 @@ def _comment_start(line: str) -> int:
 
 
 _COLON = _singleton(cst.Colon)
+# The makers of the kinds most nodes are (called directly: no keyword dict passed on).
+_NAME = _maker(cst.Name)
+_ATTRIBUTE = _maker(cst.Attribute)
+_CALL = _maker(cst.Call)
+_ARG = _maker(cst.Arg)
+_INTEGER = _maker(cst.Integer)
+_BINARY_OPERATION = _maker(cst.BinaryOperation)
+_SUBSCRIPT = _maker(cst.Subscript)
+_SUBSCRIPT_ELEMENT = _maker(cst.SubscriptElement)
+_INDEX = _maker(cst.Index)
+_ELEMENT = _maker(cst.Element)
+_ASSIGN = _maker(cst.Assign)
+_ASSIGN_TARGET = _maker(cst.AssignTarget)
+_SIMPLE_STATEMENT_LINE = _maker(cst.SimpleStatementLine)
+# A character before an expression that may be (or precede) its own opening parenthesis.
+_MAYBE_PARENTHESIZED = frozenset("( \t\f\\\r\n")
 _ASSIGN_EQUAL = _singleton(cst.AssignEqual)
 _STRING_PREFIX = frozenset("rRbBuUfF")
 
@@ -888,7 +940,10 @@ def convert(tree: ast.Module, text: str, shift: int = 0) -> Converted:
     """The libcst-shaped tree of ``text`` built from ``tree``, its stdlib tree (whose line
     ``n`` is the text's line ``n - shift``); raises :class:`NotConvertible`."""
     builder = _Builder(text, shift)
-    body = builder.statements(tree.body)
+    try:
+        body = builder.statements(tree.body)
+    except IndexError as err:  # a position outside the text: not the text's tree
+        raise NotConvertible("a node outside the unit text") from err
     module = builder.shapeless_node(_make(cst.Module, body=body))
     return Converted(module, text, builder.ranges, builder.shapeless)
 
