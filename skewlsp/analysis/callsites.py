@@ -42,6 +42,7 @@ from .source_index import Unit
 from .unit_parses import (
     analysis_facts,
     analysis_module,
+    made_facts,
     making_trees,
     parse_or_none,
     unit_tree,
@@ -147,13 +148,19 @@ def _calls_of(caller: Unit) -> _Calls | None:
     depend on its text and place only (a server re-analyses a helper whenever any of its
     callers changes, the others did not). What names mean there depends on the module's
     constants and is worked out again every time."""
-    if making_trees():  # a made tree serves one analysis (its nodes know their text there)
-        return _find_calls(caller)
-    return _calls_kept.get_or_make((caller.text, caller.line_offset), lambda: _find_calls(caller))
-
-
-def _find_calls(caller: Unit) -> _Calls | None:
     fn = _parsed(caller)
+    facts = made_facts(caller.text)
+    if facts is not None:  # a made tree: its calls are kept with it
+        key = ("calls", caller.line_offset)
+        if key not in facts:
+            facts[key] = _find_calls(caller, fn)
+        return facts[key]  # type: ignore[return-value]
+    return _calls_kept.get_or_make(
+        (caller.text, caller.line_offset), lambda: _find_calls(caller, fn)
+    )
+
+
+def _find_calls(caller: Unit, fn: cst.FunctionDef | None) -> _Calls | None:
     if fn is None:
         return None
     calls: dict[str, list[Place]] = {}
@@ -170,12 +177,10 @@ def _parsed(caller: Unit) -> cst.FunctionDef | None:
     also kept across analyses.
     """
     text = caller.text
-    try:
-        tree = unit_tree(text, caller.line_offset)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-        return None
     module = analysis_module(
-        text, tree, lambda t: _callers.get_or_make(t, lambda: parse_or_none(t))
+        text,
+        lambda: unit_tree(text, caller.line_offset),
+        lambda t: _callers.get_or_make(t, lambda: parse_or_none(t)),
     )
     if not making_trees():
         _callers.remember(text, module)  # (also when the caller's own unit parsed it)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
@@ -50,6 +50,8 @@ class Converted:
     text: str
     ranges: dict[int, tuple[int, int, str]]
     shapeless: set[int]
+    # What the analysis derived from this tree alone (a caller's calls), kept with it.
+    facts: dict[object, object] = field(default_factory=dict)
 
 
 # -- nodes made without running libcst's constructors -------------------------------------------

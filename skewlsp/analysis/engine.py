@@ -489,7 +489,7 @@ class _UnitAnalysis:
         tree = check_parseable(self.unit.text, self.unit.line_offset)
         if tree is None:
             return None
-        module = analysis_module(self.unit.text, tree, self.parse or parse_or_none)
+        module = analysis_module(self.unit.text, lambda: tree, self.parse or parse_or_none)
         if module is None:
             return None
         self.module = module

@@ -275,28 +275,51 @@ def making_trees() -> bool:
     return not _CONCRETE.get() and _SHARED.get() is not None
 
 
+MADE_KEPT = 64  # made trees that outlive one analysis (a server re-analyses per edit)
+_made_kept: Kept[str, Converted | None] = Kept(MADE_KEPT)
+
+
 def analysis_module(
-    text: str, tree: UnitTree, parse: Callable[[str], cst.Module | None] = parse_or_none
+    text: str,
+    tree: Callable[[], UnitTree],
+    parse: Callable[[str], cst.Module | None] = parse_or_none,
 ) -> cst.Module | None:
-    """The tree the analysis reads for ``text`` (whose stdlib tree is ``tree``): made from
-    ``tree`` within an analysis of a module, libcst's (from ``parse``) where it cannot be
-    made or concrete trees are asked for."""
+    """The tree the analysis reads for ``text`` (whose stdlib tree ``tree()`` gives): made
+    from that tree within an analysis of a module, libcst's (from ``parse``) where it
+    cannot be made or concrete trees are asked for.
+
+    Made trees are kept across analyses by text (a server's edit changes one function;
+    the helpers and callers around it are read again as they were): their nodes' places
+    are offsets into the text, whatever line it starts on.
+    """
     shared = _SHARED.get()
     if shared is None or _CONCRETE.get():
         return concrete_module(text, parse)
     if text in shared.made:
         found = shared.made[text]
     else:
-        try:
-            found = convert(tree.tree, text, tree.shift)
-        except (NotConvertible, RecursionError):
-            found = None
+        found = _made_kept.get_or_make(text, lambda: _made(text, tree))
         shared.made[text] = found
         if found is not None:
             shared.made_trees.append(found)
     if found is None:
         return concrete_module(text, parse)
     return found.module
+
+
+def _made(text: str, tree: Callable[[], UnitTree]) -> Converted | None:
+    try:
+        unit = tree()
+        return convert(unit.tree, text, unit.shift)
+    except (NotConvertible, RecursionError, SyntaxError, ValueError, MemoryError):
+        return None
+
+
+def made_facts(text: str) -> dict[object, object] | None:
+    """The facts kept with the made tree of ``text`` in this analysis (None: not made)."""
+    shared = _SHARED.get()
+    found = shared.made.get(text) if shared is not None and not _CONCRETE.get() else None
+    return found.facts if found is not None else None
 
 
 def made_trees() -> Sequence[Converted]:

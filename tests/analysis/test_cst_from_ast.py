@@ -163,7 +163,7 @@ def k(a, b):
 def test_a_made_node_s_code_is_libcst_s_rendering_of_it() -> None:
     concrete = cst.parse_module(KERNEL)
     with unit_parses.shared_unit_parses():
-        made = unit_parses.analysis_module(KERNEL, unit_parses.unit_tree(KERNEL, None))
+        made = unit_parses.analysis_module(KERNEL, lambda: unit_parses.unit_tree(KERNEL, None))
         assert made is not None
         assert unit_parses.is_made(made)
         nodes = [
@@ -198,7 +198,7 @@ def test_a_made_tree_s_whitespace_is_placeholders_never_rendered_as_the_text() -
     assert is_placeholder(call.whitespace_after_func)
     assert not is_placeholder(cst.parse_expression("f(x)").whitespace_after_func)
     with unit_parses.shared_unit_parses():
-        tree = unit_parses.analysis_module(KERNEL, unit_parses.unit_tree(KERNEL, None))
+        tree = unit_parses.analysis_module(KERNEL, lambda: unit_parses.unit_tree(KERNEL, None))
         assert tree is not None
         call = next(n for n, _ in _pairs_of(tree, made) if isinstance(n, cst.Call))
         rebuilt = call.with_changes(args=call.args[:1])  # whitespace of a made tree

@@ -208,3 +208,30 @@ def test_an_inline_helper_is_parsed_once_for_its_file_and_every_importer(
     again = analyze(IMPORTER.format(tag=tag, trip=8), "k8.py", resolver=resolver)
     assert [r.trip for r in again] == [8]
     assert concrete[helper_text] == 1  # a lint made its tree from the stdlib's
+
+
+def test_a_made_tree_outlives_its_analysis_as_libcst_s_did(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A server's edit re-analyses a file: the helper read again is not made again.
+    tag = "made"
+    helpers = HELPER_MODULE.format(tag=tag)
+
+    def resolver(module: str, level: int, path: str | None) -> str | None:
+        return helpers if module == f"helpers_{tag}" else None
+
+    made: Counter[str] = Counter()
+    real_convert = unit_parses.convert
+
+    def counting(tree: ast.Module, text: str, shift: int = 0) -> object:
+        made[text] += 1
+        return real_convert(tree, text, shift)
+
+    monkeypatch.setattr(unit_parses, "convert", counting)
+    trips = [
+        [r.trip for r in analyze(IMPORTER.format(tag=tag, trip=n), f"k{n}.py", resolver=resolver)]
+        for n in (3, 5, 7)
+    ]
+    assert trips == [[3], [5], [7]]
+    helper_text = helpers[helpers.index("@pl.jit.inline") :]
+    assert made[helper_text] == 1
