@@ -319,13 +319,20 @@ class _Builder:
         if kind is ast.Tuple or kind is ast.GeneratorExp:
             return self._tuple(node, start, end)  # type: ignore[arg-type]
         text = self.text
-        if start and text[start - 1] in _MAYBE_PARENTHESIZED:
+        before = text[start - 1] if start else ""
+        if before == " " and start > 1:  # (``a = b``, ``f(a, b)``: one space, then code)
+            before = text[start - 2]
+        if before in _MAYBE_PARENTHESIZED:
             count, outer_start, outer_end = self.parens(start, end)
         else:  # (most code: nothing but an operator, a comma or a bracket just before)
             count, outer_start, outer_end = 0, start, end
-        if count == 0 and kind is ast.Name:
-            self.start, self.end = start, end
-            return _NAME(value=node.id if ascii_lines is None else text[start:end])  # type: ignore[attr-defined]
+        if count == 0:
+            if kind is ast.Name:
+                self.start, self.end = start, end
+                return _NAME(value=node.id if ascii_lines is None else text[start:end])  # type: ignore[attr-defined]
+            if kind is ast.Constant and type(node.value) is int:  # type: ignore[attr-defined]
+                self.start, self.end = start, end
+                return _INTEGER(value=text[start:end])
         lpar, rpar = _PARENS[count] if count < len(_PARENS) else self._too_deep()
         made = self._expr(node, kind, start, end, lpar, rpar, outer_start, outer_end)
         self.start, self.end = outer_start, outer_end
@@ -478,7 +485,8 @@ class _Builder:
         items: list[ast.AST] = list(node.args)
         if node.keywords:
             items.extend(node.keywords)
-            if node.args:  # in the order written (a keyword may come before *args)
+            # In the order written: only a *args may follow a keyword.
+            if any(type(arg) is ast.Starred for arg in node.args):
                 items.sort(key=lambda item: (item.lineno, item.col_offset))  # type: ignore[attr-defined]
         args = []
         for item in items:
