@@ -308,10 +308,14 @@ def analysis_module(
 
 
 def _made(text: str, tree: Callable[[], UnitTree]) -> Converted | None:
+    """The made tree of ``text``; None where libcst's parse must serve instead (a construct
+    not made, a text Python refuses, or anything unforeseen: that path is exact anyway)."""
     try:
         unit = tree()
         return convert(unit.tree, text, unit.shift)
-    except (NotConvertible, RecursionError, SyntaxError, ValueError, MemoryError):
+    except NotConvertible:
+        return None
+    except Exception:  # noqa: BLE001 - never worse than not making the tree
         return None
 
 
