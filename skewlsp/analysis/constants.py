@@ -84,17 +84,18 @@ class Folder:
             return Dynamic(code_of(node)[:40], "expression too deeply nested")
 
     def _fold(self, node: cst.BaseExpression) -> Folded:
-        if isinstance(node, cst.Integer):
-            return Const(int(node.value, 0))
-        if isinstance(node, cst.Call) and _is_dynamic_dimension(node):
+        kind = type(node)  # exact types: an ABC's isinstance costs a call when it fails
+        if kind is cst.Integer:
+            return Const(int(node.value, 0))  # type: ignore[attr-defined]
+        if kind is cst.Call and _is_dynamic_dimension(node):  # type: ignore[arg-type]
             text = code_of(node)[:60]
             return Symbolic(text, f"`{text}` is a symbolic dimension")
         if self._owner is not None:
             python = fold_python(node, self, self._owner.functions)
             if python is not None:
                 return python
-        if isinstance(node, cst.Name):
-            if node.value in ("True", "False"):
+        if kind is cst.Name:
+            if node.value in ("True", "False"):  # type: ignore[attr-defined]
                 return Rejected(f"`{node.value}` is a bool, not an integer")
             if node.value == "None":
                 return Rejected("`None` is not an integer")
@@ -104,8 +105,8 @@ class Folder:
             if self._owner is None and isinstance(found, PYTHON_ONLY):
                 return Rejected(f"`{node.value}` is not an integer")
             return found
-        if isinstance(node, cst.UnaryOperation):
-            inner = self._fold(node.expression)
+        if kind is cst.UnaryOperation:
+            inner = self._fold(node.expression)  # type: ignore[attr-defined]
             if not isinstance(inner, Const):
                 return inner
             if isinstance(node.operator, cst.Minus):
@@ -115,9 +116,9 @@ class Folder:
             if isinstance(node.operator, cst.BitInvert):
                 return Const(~inner.value)
             return Rejected(f"`{code_of(node)}` is not an integer expression")
-        if isinstance(node, cst.BinaryOperation):
-            return self._binary(node)
-        if isinstance(node, cst.Attribute):
+        if kind is cst.BinaryOperation:
+            return self._binary(node)  # type: ignore[arg-type]
+        if kind is cst.Attribute:
             if self._owner is not None:
                 return self._attribute(node)
             return Rejected(

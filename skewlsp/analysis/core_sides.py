@@ -86,27 +86,28 @@ class SideModel:
         self, node: cst.BaseExpression, consumed: list[tuple[str, str, str]]
     ) -> tuple[str, str]:
         """(value side, statement side) of evaluating ``node``."""
-        if isinstance(node, cst.Name):
-            side = self.side_of(node.value)
+        kind = type(node)  # exact types: an ABC's isinstance costs a call when it fails
+        if kind is cst.Name:
+            side = self.side_of(node.value)  # type: ignore[attr-defined]
             return side, SHARED
-        if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+        if kind is cst.Call:
+            return self._call(node, consumed)  # type: ignore[arg-type]
+        if kind is cst.Integer or kind is cst.Float or kind is cst.SimpleString:
             return SHARED, SHARED
-        if isinstance(node, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)):
+        if kind is cst.BinaryOperation or kind is cst.UnaryOperation or kind is cst.Comparison:
             operands = reads_of(node)
             tiles = [n for n in operands if self.side_of(n) in TILE_SIDES]
             if tiles:
                 consumed.extend((n, VECTOR, self.side_of(n)) for n in tiles)
                 return VECTOR, VECTOR
             return SHARED, SHARED
-        if isinstance(node, cst.Subscript):
-            base, _ = self.expr(node.value, consumed)
+        if kind is cst.Subscript:
+            base, _ = self.expr(node.value, consumed)  # type: ignore[attr-defined]
             if base == GM and not any(isinstance(e.slice, cst.Slice) for e in node.slice):
                 return SHARED, SHARED  # ``lens[b]``: an element read (tensor.read), a scalar
             if base == GM:
                 return LAZY, SHARED
             return (base if base in TILE_SIDES else SHARED), SHARED
-        if isinstance(node, cst.Call):
-            return self._call(node, consumed)
         return SHARED, SHARED
 
     def _tile_args(
@@ -239,7 +240,8 @@ class SideModel:
     ) -> tuple[str, list[str]]:
         """(statement side, names whose side is decided by their first consumer)."""
         lazy: list[str] = []
-        if isinstance(small, (cst.Assign, cst.AnnAssign)):
+        kind = type(small)
+        if kind is cst.Assign or kind is cst.AnnAssign:
             value = small.value
             if value is None:
                 return SHARED, lazy
@@ -250,7 +252,7 @@ class SideModel:
                 else [small.target]
             )
             for target in targets:
-                if isinstance(target, cst.Name):
+                if type(target) is cst.Name:
                     self.sides[target.value] = value_side
                     if value_side == LAZY:
                         lazy.append(target.value)
@@ -267,8 +269,8 @@ class SideModel:
                         if isinstance(element.value, cst.Name):
                             self.sides[element.value.value] = value_side
             return stmt_side, lazy
-        if isinstance(small, cst.Expr):
-            _, side = self.expr(small.value, consumed)
+        if kind is cst.Expr:
+            _, side = self.expr(small.value, consumed)  # type: ignore[attr-defined]
             return side, lazy
         return SHARED, lazy
 
@@ -295,7 +297,7 @@ class SideModel:
         }
 
     def statement(self, stmt: cst.CSTNode) -> str:
-        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        if type(stmt) is cst.SimpleStatementLine or type(stmt) is cst.SimpleStatementSuite:
             side = SHARED
             for small in stmt.body:
                 consumed: list[tuple[str, str, str]] = []
@@ -380,11 +382,12 @@ class OutsideSides:
         """
         made = set(inherited)
         for stmt in block:
-            if isinstance(stmt, cst.For):
+            kind = type(stmt)
+            if kind is cst.For:
                 self._at_loop[id(stmt)] = dict(self._model.sides)
                 self._moves_at_loop[id(stmt)] = frozenset(made)
                 yield
-            if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
                 self._model.statement(stmt)
                 if self._moves_of is not None:
                     if made:
@@ -395,7 +398,7 @@ class OutsideSides:
                         for name, memory in self._moves_of(stmt)
                         if self._model.side_of(name) in (CUBE, LAZY)
                     )
-            elif isinstance(stmt, (cst.With, cst.For, cst.If, cst.While)):
+            elif kind is cst.With or kind is cst.For or kind is cst.If or kind is cst.While:
                 opens = opens_incore_scope(stmt, incore)
                 if opens:
                     self._model.outlined()

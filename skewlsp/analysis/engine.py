@@ -1075,7 +1075,7 @@ class _UnitAnalysis:
         it was (nested loops included: their copies are decided afresh, then forgotten)."""
         models, inner = dict(self.models), dict(self.inner)
         for node in walk(loop):
-            if isinstance(node, cst.For):
+            if type(node) is cst.For:
                 self.models.pop(id(node), None)
                 self.inner.pop(id(node), None)
         self.deciding_copy += 1

@@ -67,7 +67,7 @@ def cube_casts(stmts: Sequence[Stmt]) -> CubeCasts:
             1
             for stmt in readers
             for node in walk(stmt.node)
-            if isinstance(node, cst.Call)
+            if type(node) is cst.Call
             for k in _OPERAND_POSITIONS.get(op_leaf(node) or "", ())
             if k < len(args := dsl.positional(node))
             and isinstance(args[k].value, cst.Name)

@@ -108,7 +108,8 @@ def scope_multiplies(scope: cst.CSTNode) -> bool:
     with its caller's; only the helper's body is seen here.)
     """
     return any(
-        isinstance(node, cst.Call) and op_leaf(node) in op_tables.CUBE_OPS for node in walk(scope)
+        type(node) is cst.Call and op_leaf(node) in op_tables.CUBE_OPS  # type: ignore[arg-type]
+        for node in walk(scope)
     )
 
 
@@ -179,8 +180,8 @@ def _splits(header: cst.CSTNode) -> bool:
     """A split mode other than NONE written in ``header``."""
     for node in walk(header):
         mode: cst.BaseExpression | None = None
-        if isinstance(node, cst.Call) and node.args:
-            path = dsl.dotted(node.func)
+        if type(node) is cst.Call and node.args:  # type: ignore[attr-defined]
+            path = dsl.dotted(node.func)  # type: ignore[attr-defined]
             if path and path[-1] == "split":
                 mode = node.args[0].value
         elif (

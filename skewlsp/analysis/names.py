@@ -50,8 +50,8 @@ def target_effects(target: cst.BaseExpression) -> tuple[list[str], list[str]]:
 
 
 def _target_effects(target: cst.BaseExpression, read: _Reader) -> tuple[list[str], list[str]]:
-    if isinstance(target, cst.Name):
-        return [target.value], []
+    if type(target) is cst.Name:
+        return [target.value], []  # type: ignore[attr-defined]
     if isinstance(target, (cst.Tuple, cst.List)):
         defs: list[str] = []
         reads: list[str] = []
@@ -77,7 +77,7 @@ def small_statement_effects(stmt: cst.BaseSmallStatement) -> tuple[list[str], li
 
 
 def _small_effects(stmt: cst.BaseSmallStatement, read: _Reader) -> tuple[list[str], list[str]]:
-    if isinstance(stmt, cst.Assign):
+    if type(stmt) is cst.Assign:
         reads = read(stmt.value)
         defs: list[str] = []
         for target in stmt.targets:
@@ -173,11 +173,12 @@ def _effects(stmt: cst.CSTNode, read: _Reader) -> tuple[list[str], list[str]]:
 
 
 def _statement_effects(stmt: cst.CSTNode, read: _Reader) -> tuple[list[str], list[str]]:
-    if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-        return _block_effects(stmt.body, read)
-    if isinstance(stmt, cst.BaseSmallStatement):
-        return _small_effects(stmt, read)
-    if isinstance(stmt, cst.If):
+    kind = type(stmt)  # exact types first: an ABC's isinstance costs a call when it fails
+    if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
+        return _block_effects(stmt.body, read)  # type: ignore[attr-defined]
+    if kind in _SMALL or isinstance(stmt, cst.BaseSmallStatement):
+        return _small_effects(stmt, read)  # type: ignore[arg-type]
+    if kind is cst.If:
         reads = read(stmt.test)
         defs, inner = _block_effects(_body(stmt.body), read)
         reads += inner
@@ -228,11 +229,18 @@ def _statement_effects(stmt: cst.CSTNode, read: _Reader) -> tuple[list[str], lis
 
 
 def _body(suite: cst.BaseSuite) -> Sequence[cst.CSTNode]:
-    if isinstance(suite, cst.IndentedBlock):
-        return suite.body
-    if isinstance(suite, cst.SimpleStatementSuite):
-        return suite.body
+    kind = type(suite)
+    if kind is cst.IndentedBlock or kind is cst.SimpleStatementSuite:
+        return suite.body  # type: ignore[attr-defined]
     return []
+
+
+# The small statements (exact types, for dispatch without an ABC's isinstance).
+_SMALL = frozenset(
+    {cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Expr, cst.Return, cst.Pass, cst.Break,
+     cst.Continue, cst.Import, cst.ImportFrom, cst.Assert, cst.Raise, cst.Del, cst.Global,
+     cst.Nonlocal}
+)
 
 
 def body_statements(suite: cst.BaseSuite) -> Sequence[cst.CSTNode]:
