@@ -6,7 +6,7 @@ of punctuation. The analysis reads node kinds, names, literals and nesting; so
 here the stdlib tree (already built for the file) is turned into nodes of libcst's
 own classes with the same shape a parse gives (the same kinds, fields, nesting and
 parentheses), at a fraction of the cost. Their whitespace is a set of shared
-placeholder nodes (:func:`is_placeholder`), never the text's.
+placeholder nodes (:func:`.cst_nodes.is_placeholder`), never the text's.
 
 What needs the text itself asks for it by node: each node made from a stdlib node
 knows where it is in the unit text (:class:`Converted`), so its code is cut from
@@ -20,14 +20,38 @@ on every fixture kernel.
 from __future__ import annotations
 
 import ast
-import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
 
 from . import trusted_parse
+from .cst_nodes import (
+    AND,
+    ARG,
+    ASSIGN,
+    ASSIGN_EQUAL,
+    ASSIGN_TARGET,
+    ATTRIBUTE,
+    AUGMENTED_OPERATORS,
+    BINARY_OPERATION,
+    CALL,
+    COLON,
+    ELEMENT,
+    INDEX,
+    INTEGER,
+    LPAR,
+    NAME,
+    OPERATORS,
+    OR,
+    PARENS,
+    RPAR,
+    SIMPLE_STATEMENT_LINE,
+    SUBSCRIPT,
+    SUBSCRIPT_ELEMENT,
+    make,
+)
 from .lines import source_lines
 
 
@@ -54,145 +78,6 @@ class Converted:
     facts: dict[object, object] = field(default_factory=dict)
 
 
-# -- nodes made without running libcst's constructors -------------------------------------------
-
-_PLACEHOLDERS: set[int] = set()
-_NEW = object.__new__
-
-
-def _mark(node: object) -> None:
-    """Record ``node`` and every node under it as a placeholder."""
-    if isinstance(node, cst.CSTNode):
-        _PLACEHOLDERS.add(id(node))
-        for child in node.children:
-            _mark(child)
-
-
-def _defaults(kind: type) -> tuple[tuple[str, Any], ...]:
-    """Each field of ``kind`` with the shared value a made node gets unless given one."""
-    found: list[tuple[str, Any]] = []
-    for item in dataclasses.fields(kind):
-        if item.default is not dataclasses.MISSING:
-            value = item.default
-            if isinstance(value, cst.CSTNode):  # libcst's own shared default: not ours to mark
-                value = value.deep_clone()
-        elif item.default_factory is not dataclasses.MISSING:
-            value = item.default_factory()
-            if isinstance(value, list):
-                value = ()
-        else:
-            value = None  # required: always given
-        _mark(value)
-        if isinstance(value, (list, tuple)):
-            for element in value:
-                _mark(element)
-        found.append((item.name, value))
-    return tuple(found)
-
-
-def _maker(kind: type) -> Callable[..., Any]:
-    """A function making ``kind`` nodes from keyword fields, placeholders for the rest,
-    without libcst's constructor and its checks (the stdlib parser has accepted the code).
-    Generated per class, as dataclasses generate ``__init__``: a generic loop over the
-    fields was a third of making a tree."""
-    fields = _defaults(kind)
-    params = ", ".join(f"{name}=_default_{k}" for k, (name, _) in enumerate(fields))
-    # Each field's slot written through its descriptor (no attribute lookup per write).
-    sets = "".join(f"    _set_{k}(node, {name})\n" for k, (name, _) in enumerate(fields))
-    namespace: dict[str, Any] = {"_new": _NEW, "_kind": kind}
-    namespace.update((f"_default_{k}", value) for k, (_, value) in enumerate(fields))
-    namespace.update(
-        (f"_set_{k}", getattr(kind, name).__set__) for k, (name, _) in enumerate(fields)
-    )
-    exec(f"def make(*, {params}):\n    node = _new(_kind)\n{sets}    return node\n", namespace)
-    return namespace["make"]  # type: ignore[no-any-return]
-
-
-_MAKERS: dict[type, Callable[..., Any]] = {}
-
-
-def _make(kind: type, **given: Any) -> Any:
-    """A ``kind`` node with ``given`` fields and placeholders for the rest."""
-    maker = _MAKERS.get(kind)
-    if maker is None:
-        maker = _MAKERS[kind] = _maker(kind)
-    return maker(**given)
-
-
-def _singleton(kind: type) -> Any:
-    node = _make(kind)
-    _mark(node)
-    return node
-
-
-def is_placeholder(node: object) -> bool:
-    """Whether ``node`` is shared whitespace or punctuation of made trees (not the text's)."""
-    return id(node) in _PLACEHOLDERS
-
-
-_LPAR = _singleton(cst.LeftParen)
-_RPAR = _singleton(cst.RightParen)
-_PARENS: list[tuple[tuple[Any, ...], tuple[Any, ...]]] = [
-    (tuple([_LPAR] * k), tuple([_RPAR] * k)) for k in range(8)
-]
-
-_BINARY: dict[type, type] = {
-    ast.Add: cst.Add,
-    ast.Sub: cst.Subtract,
-    ast.Mult: cst.Multiply,
-    ast.Div: cst.Divide,
-    ast.FloorDiv: cst.FloorDivide,
-    ast.Mod: cst.Modulo,
-    ast.Pow: cst.Power,
-    ast.MatMult: cst.MatrixMultiply,
-    ast.LShift: cst.LeftShift,
-    ast.RShift: cst.RightShift,
-    ast.BitAnd: cst.BitAnd,
-    ast.BitOr: cst.BitOr,
-    ast.BitXor: cst.BitXor,
-}
-_AUGMENTED: dict[type, type] = {
-    ast.Add: cst.AddAssign,
-    ast.Sub: cst.SubtractAssign,
-    ast.Mult: cst.MultiplyAssign,
-    ast.Div: cst.DivideAssign,
-    ast.FloorDiv: cst.FloorDivideAssign,
-    ast.Mod: cst.ModuloAssign,
-    ast.Pow: cst.PowerAssign,
-    ast.MatMult: cst.MatrixMultiplyAssign,
-    ast.LShift: cst.LeftShiftAssign,
-    ast.RShift: cst.RightShiftAssign,
-    ast.BitAnd: cst.BitAndAssign,
-    ast.BitOr: cst.BitOrAssign,
-    ast.BitXor: cst.BitXorAssign,
-}
-_UNARY: dict[type, type] = {
-    ast.USub: cst.Minus,
-    ast.UAdd: cst.Plus,
-    ast.Invert: cst.BitInvert,
-    ast.Not: cst.Not,
-}
-_COMPARE: dict[type, type] = {
-    ast.Eq: cst.Equal,
-    ast.NotEq: cst.NotEqual,
-    ast.Lt: cst.LessThan,
-    ast.LtE: cst.LessThanEqual,
-    ast.Gt: cst.GreaterThan,
-    ast.GtE: cst.GreaterThanEqual,
-    ast.In: cst.In,
-    ast.NotIn: cst.NotIn,
-    ast.Is: cst.Is,
-    ast.IsNot: cst.IsNot,
-}
-_OPERATORS: dict[type, Any] = {
-    kind: _singleton(made)
-    for table in (_BINARY, _AUGMENTED, _UNARY, _COMPARE)
-    for kind, made in table.items()
-    if table is not _AUGMENTED
-}
-_AUGMENTED_OPERATORS: dict[type, Any] = {k: _singleton(v) for k, v in _AUGMENTED.items()}
-_AND = _singleton(cst.And)
-_OR = _singleton(cst.Or)
 _STAR_CHARS = frozenset(" \t\f\\\r\n")
 _QUOTES = ("'", '"')
 # Expressions libcst's own parser builds here, from their text (rare in kernels).
@@ -329,11 +214,11 @@ class _Builder:
         if count == 0:
             if kind is ast.Name:
                 self.start, self.end = start, end
-                return _NAME(value=node.id if ascii_lines is None else text[start:end])  # type: ignore[attr-defined]
+                return NAME(value=node.id if ascii_lines is None else text[start:end])  # type: ignore[attr-defined]
             if kind is ast.Constant and type(node.value) is int:  # type: ignore[attr-defined]
                 self.start, self.end = start, end
-                return _INTEGER(value=text[start:end])
-        lpar, rpar = _PARENS[count] if count < len(_PARENS) else self._too_deep()
+                return INTEGER(value=text[start:end])
+        lpar, rpar = PARENS[count] if count < len(PARENS) else self._too_deep()
         made = self._expr(node, kind, start, end, lpar, rpar, outer_start, outer_end)
         self.start, self.end = outer_start, outer_end
         if count or kind is not ast.Constant:  # (a literal's value is its exact text)
@@ -356,21 +241,21 @@ class _Builder:
     ) -> Any:
         if kind is ast.Name:
             value = node.id if self.ascii else self.text[start:end]
-            return _NAME(value=value, lpar=lpar, rpar=rpar)
+            return NAME(value=value, lpar=lpar, rpar=rpar)
         if kind is ast.Attribute:
             base = self.expr(node.value)
             base_end = self.end
             if self.text[base_end:end] != "." + node.attr:
                 raise NotConvertible("spaces around a dot")
-            attr = _NAME(value=node.attr if self.ascii else self.text[base_end + 1 : end])
-            return _ATTRIBUTE(value=base, attr=attr, lpar=lpar, rpar=rpar)
+            attr = NAME(value=node.attr if self.ascii else self.text[base_end + 1 : end])
+            return ATTRIBUTE(value=base, attr=attr, lpar=lpar, rpar=rpar)
         if kind is ast.Call:
             return self._call(node, lpar, rpar)
         if kind is ast.Constant:
             return self._constant(node, start, end, lpar, rpar, outer_start, outer_end)
         if kind is ast.BinOp:
-            operator = _OPERATORS.get(type(node.op))
-            return _BINARY_OPERATION(
+            operator = OPERATORS.get(type(node.op))
+            return BINARY_OPERATION(
                 left=self.expr(node.left),
                 operator=operator,
                 right=self.expr(node.right),
@@ -380,9 +265,9 @@ class _Builder:
         if kind is ast.Subscript:
             return self._subscript(node, lpar, rpar)
         if kind is ast.UnaryOp:
-            return _make(
+            return make(
                 cst.UnaryOperation,
-                operator=_OPERATORS[type(node.op)],
+                operator=OPERATORS[type(node.op)],
                 expression=self.expr(node.operand),
                 lpar=lpar,
                 rpar=rpar,
@@ -391,21 +276,21 @@ class _Builder:
             left = self.expr(node.left)
             targets = [
                 self.shapeless_node(
-                    _make(
+                    make(
                         cst.ComparisonTarget,
-                        operator=_OPERATORS[type(op)],
+                        operator=OPERATORS[type(op)],
                         comparator=self.expr(comparator),
                     )
                 )
                 for op, comparator in zip(node.ops, node.comparators, strict=True)
             ]
-            return _make(cst.Comparison, left=left, comparisons=targets, lpar=lpar, rpar=rpar)
+            return make(cst.Comparison, left=left, comparisons=targets, lpar=lpar, rpar=rpar)
         if kind is ast.BoolOp:
             return self._boolean(node, lpar, rpar)
         if kind is ast.List:
-            return _make(cst.List, elements=self._elements(node.elts)[0], lpar=lpar, rpar=rpar)
+            return make(cst.List, elements=self._elements(node.elts)[0], lpar=lpar, rpar=rpar)
         if kind is ast.IfExp:
-            return _make(
+            return make(
                 cst.IfExp,
                 body=self.expr(node.body),
                 test=self.expr(node.test),
@@ -414,7 +299,7 @@ class _Builder:
                 rpar=rpar,
             )
         if kind is ast.NamedExpr:
-            return _make(
+            return make(
                 cst.NamedExpr,
                 target=self.expr(node.target),
                 value=self.expr(node.value),
@@ -460,20 +345,20 @@ class _Builder:
     ) -> Any:
         value = node.value
         if value is None or value is True or value is False:
-            return _make(cst.Name, value=str(value), lpar=lpar, rpar=rpar)
+            return make(cst.Name, value=str(value), lpar=lpar, rpar=rpar)
         if value is Ellipsis:
-            return _make(cst.Ellipsis, lpar=lpar, rpar=rpar)
+            return make(cst.Ellipsis, lpar=lpar, rpar=rpar)
         code = self.text[start:end]
         if isinstance(value, bool):  # pragma: no cover - handled above
             raise NotConvertible("a bool")
         if isinstance(value, int):
-            return _INTEGER(value=code, lpar=lpar, rpar=rpar)
+            return INTEGER(value=code, lpar=lpar, rpar=rpar)
         if isinstance(value, float):
-            return _make(cst.Float, value=code, lpar=lpar, rpar=rpar)
+            return make(cst.Float, value=code, lpar=lpar, rpar=rpar)
         if isinstance(value, complex):
-            return _make(cst.Imaginary, value=code, lpar=lpar, rpar=rpar)
+            return make(cst.Imaginary, value=code, lpar=lpar, rpar=rpar)
         if _one_string_token(code):
-            return _make(cst.SimpleString, value=code, lpar=lpar, rpar=rpar)
+            return make(cst.SimpleString, value=code, lpar=lpar, rpar=rpar)
         return self._parsed(outer_start, outer_end)  # implicit concatenation
 
     def _call(self, node: ast.Call, lpar: tuple[Any, ...], rpar: tuple[Any, ...]) -> Any:
@@ -492,23 +377,23 @@ class _Builder:
         for item in items:
             if isinstance(item, ast.keyword):
                 if item.arg is None:
-                    made = _make(cst.Arg, value=self.expr(item.value), star="**")
+                    made = make(cst.Arg, value=self.expr(item.value), star="**")
                 else:
-                    keyword = _make(cst.Name, value=item.arg)
-                    made = _make(cst.Arg, value=self.expr(item.value), keyword=keyword)
+                    keyword = make(cst.Name, value=item.arg)
+                    made = make(cst.Arg, value=self.expr(item.value), keyword=keyword)
                     self.shapeless.add(id(keyword))
             elif isinstance(item, ast.Starred):
-                made = _make(cst.Arg, value=self.expr(item.value), star="*")
+                made = make(cst.Arg, value=self.expr(item.value), star="*")
             elif isinstance(item, ast.GeneratorExp) and self.span(item)[0] == opening:
                 # f(x for x in y): the call's parentheses, not the generator's
                 start, end = self.span(item)
                 generator = self._parsed(start, end)
-                made = _make(cst.Arg, value=generator.with_changes(lpar=(), rpar=()))
+                made = make(cst.Arg, value=generator.with_changes(lpar=(), rpar=()))
             else:
-                made = _ARG(value=self.expr(item))  # type: ignore[arg-type]
+                made = ARG(value=self.expr(item))  # type: ignore[arg-type]
             self.shapeless.add(id(made))
             args.append(made)
-        return _CALL(func=func, args=tuple(args), lpar=lpar, rpar=rpar)
+        return CALL(func=func, args=tuple(args), lpar=lpar, rpar=rpar)
 
     def _subscript(self, node: ast.Subscript, lpar: tuple[Any, ...], rpar: tuple[Any, ...]) -> Any:
         value = self.expr(node.value)
@@ -525,26 +410,26 @@ class _Builder:
         elements = []
         for part in parts:
             if isinstance(part, ast.Slice):
-                inner: Any = _make(
+                inner: Any = make(
                     cst.Slice,
                     lower=self.expr(part.lower) if part.lower is not None else None,
                     upper=self.expr(part.upper) if part.upper is not None else None,
                     step=self.expr(part.step) if part.step is not None else None,
-                    second_colon=_COLON if part.step is not None else cst.MaybeSentinel.DEFAULT,
+                    second_colon=COLON if part.step is not None else cst.MaybeSentinel.DEFAULT,
                 )
                 start, end = self.span(part)
                 self.placed(inner, start, end)
             elif isinstance(part, ast.Starred):
                 raise NotConvertible("a starred subscript")
             else:
-                inner = _INDEX(value=self.expr(part))
-            element = _SUBSCRIPT_ELEMENT(slice=inner)
+                inner = INDEX(value=self.expr(part))
+            element = SUBSCRIPT_ELEMENT(slice=inner)
             self.shapeless.add(id(element))  # (libcst's has its comma)
             elements.append(element)
-        return _SUBSCRIPT(value=value, slice=tuple(elements), lpar=lpar, rpar=rpar)
+        return SUBSCRIPT(value=value, slice=tuple(elements), lpar=lpar, rpar=rpar)
 
     def _boolean(self, node: ast.BoolOp, lpar: tuple[Any, ...], rpar: tuple[Any, ...]) -> Any:
-        operator = _AND if isinstance(node.op, ast.And) else _OR
+        operator = AND if isinstance(node.op, ast.And) else OR
         values, ends = [], []
         for value in node.values:
             values.append(self.expr(value))
@@ -554,7 +439,7 @@ class _Builder:
         left = values[0]
         for k, right in enumerate(values[1:], start=1):
             last = k == len(values) - 1
-            left = _make(
+            left = make(
                 cst.BooleanOperation,
                 left=left,
                 operator=operator,
@@ -572,11 +457,11 @@ class _Builder:
         first = -1
         for elt in elts:
             if isinstance(elt, ast.Starred):
-                element = _make(cst.StarredElement, value=self.expr(elt.value))
+                element = make(cst.StarredElement, value=self.expr(elt.value))
                 start, end = self.span(elt)
                 self.placed(element, start, end)
             else:
-                element = self.shapeless_node(_ELEMENT(value=self.expr(elt)))
+                element = self.shapeless_node(ELEMENT(value=self.expr(elt)))
                 start = self.start
             if first < 0:
                 first = start
@@ -598,10 +483,10 @@ class _Builder:
             count += 1
         else:
             count, outer_start, outer_end = self.parens(start, end)
-        if count >= len(_PARENS):
+        if count >= len(PARENS):
             self._too_deep()
-        lpar, rpar = _PARENS[count]
-        made = _make(cst.Tuple, elements=elements, lpar=lpar, rpar=rpar)
+        lpar, rpar = PARENS[count]
+        made = make(cst.Tuple, elements=elements, lpar=lpar, rpar=rpar)
         self.start, self.end = outer_start, outer_end
         return self.placed(made, outer_start, outer_end)
 
@@ -615,8 +500,8 @@ class _Builder:
         if before >= 0 and self.text[before] == ":" and "\n" not in self.text[before:start]:
             self._check_lines(body)
             smalls = [self.small(statement) for statement in body]
-            return self.shapeless_node(_make(cst.SimpleStatementSuite, body=smalls))
-        return self.shapeless_node(_make(cst.IndentedBlock, body=self.statements(body)))
+            return self.shapeless_node(make(cst.SimpleStatementSuite, body=smalls))
+        return self.shapeless_node(make(cst.IndentedBlock, body=self.statements(body)))
 
     def _check_lines(self, body: Sequence[ast.stmt]) -> None:
         previous = -1
@@ -648,7 +533,7 @@ class _Builder:
                 return self._while(node)  # type: ignore[arg-type]
             if kind is ast.ClassDef:
                 return self._class(node)  # type: ignore[arg-type]
-            return _SIMPLE_STATEMENT_LINE(body=(self.small(node),))
+            return SIMPLE_STATEMENT_LINE(body=(self.small(node),))
         finally:
             self.indent = outer
 
@@ -661,54 +546,54 @@ class _Builder:
         made: Any
         if kind is ast.Assign:
             targets = [
-                _ASSIGN_TARGET(target=self.expr(t))
+                ASSIGN_TARGET(target=self.expr(t))
                 for t in node.targets  # type: ignore[attr-defined]
             ]
-            made = _ASSIGN(targets=targets, value=self.expr(node.value))  # type: ignore[attr-defined]
+            made = ASSIGN(targets=targets, value=self.expr(node.value))  # type: ignore[attr-defined]
         elif kind is ast.Expr:
-            made = _make(cst.Expr, value=self.expr(node.value))  # type: ignore[attr-defined]
+            made = make(cst.Expr, value=self.expr(node.value))  # type: ignore[attr-defined]
         elif kind is ast.AugAssign:
-            made = _make(
+            made = make(
                 cst.AugAssign,
                 target=self.expr(node.target),  # type: ignore[attr-defined]
-                operator=_AUGMENTED_OPERATORS[type(node.op)],  # type: ignore[attr-defined]
+                operator=AUGMENTED_OPERATORS[type(node.op)],  # type: ignore[attr-defined]
                 value=self.expr(node.value),  # type: ignore[attr-defined]
             )
         elif kind is ast.AnnAssign:
             target = self.expr(node.target)  # type: ignore[attr-defined]
             annotation = self.shapeless_node(
-                _make(cst.Annotation, annotation=self.expr(node.annotation))  # type: ignore[attr-defined]
+                make(cst.Annotation, annotation=self.expr(node.annotation))  # type: ignore[attr-defined]
             )
             value = node.value  # type: ignore[attr-defined]
-            made = _make(
+            made = make(
                 cst.AnnAssign,
                 target=target,
                 annotation=annotation,
                 value=self.expr(value) if value is not None else None,
-                equal=_ASSIGN_EQUAL if value is not None else cst.MaybeSentinel.DEFAULT,
+                equal=ASSIGN_EQUAL if value is not None else cst.MaybeSentinel.DEFAULT,
             )
         elif kind is ast.Return:
             value = node.value  # type: ignore[attr-defined]
-            made = _make(cst.Return, value=self.expr(value) if value is not None else None)
+            made = make(cst.Return, value=self.expr(value) if value is not None else None)
         elif kind is ast.Pass:
-            made = _make(cst.Pass)
+            made = make(cst.Pass)
         elif kind is ast.Break:
-            made = _make(cst.Break)
+            made = make(cst.Break)
         elif kind is ast.Continue:
-            made = _make(cst.Continue)
+            made = make(cst.Continue)
         elif kind is ast.Assert:
             msg = node.msg  # type: ignore[attr-defined]
-            made = _make(
+            made = make(
                 cst.Assert,
                 test=self.expr(node.test),  # type: ignore[attr-defined]
                 msg=self.expr(msg) if msg is not None else None,
             )
         elif kind is ast.Raise:
             exc, cause = node.exc, node.cause  # type: ignore[attr-defined]
-            made = _make(
+            made = make(
                 cst.Raise,
                 exc=self.expr(exc) if exc is not None else None,
-                cause=self.shapeless_node(_make(cst.From, item=self.expr(cause)))
+                cause=self.shapeless_node(make(cst.From, item=self.expr(cause)))
                 if cause is not None
                 else None,
             )
@@ -737,25 +622,25 @@ class _Builder:
             and self.text.startswith("elif", start)
         ):
             return self._if(first)
-        return self.shapeless_node(_make(cst.Else, body=self.block(orelse)))
+        return self.shapeless_node(make(cst.Else, body=self.block(orelse)))
 
     def _if(self, node: ast.If) -> Any:
         test = self.expr(node.test)
         body = self.block(node.body)
-        made = _make(cst.If, test=test, body=body, orelse=self._orelse(node))
+        made = make(cst.If, test=test, body=body, orelse=self._orelse(node))
         return self.shapeless_node(made)
 
     def _for(self, node: ast.For) -> Any:
         target = self.expr(node.target)
         iterable = self.expr(node.iter)
         body = self.block(node.body)
-        made = _make(cst.For, target=target, iter=iterable, body=body, orelse=self._orelse(node))
+        made = make(cst.For, target=target, iter=iterable, body=body, orelse=self._orelse(node))
         return self.shapeless_node(made)
 
     def _while(self, node: ast.While) -> Any:
         test = self.expr(node.test)
         body = self.block(node.body)
-        made = _make(cst.While, test=test, body=body, orelse=self._orelse(node))
+        made = make(cst.While, test=test, body=body, orelse=self._orelse(node))
         return self.shapeless_node(made)
 
     def _with(self, node: ast.With) -> Any:
@@ -767,12 +652,12 @@ class _Builder:
             asname = None
             if item.optional_vars is not None:
                 asname = self.shapeless_node(
-                    _make(cst.AsName, name=self.expr(item.optional_vars))
+                    make(cst.AsName, name=self.expr(item.optional_vars))
                 )
-            made = _make(cst.WithItem, item=self.expr(item.context_expr), asname=asname)
+            made = make(cst.WithItem, item=self.expr(item.context_expr), asname=asname)
             items.append(self.shapeless_node(made))
         body = self.block(node.body)
-        return self.shapeless_node(_make(cst.With, items=tuple(items), body=body))
+        return self.shapeless_node(make(cst.With, items=tuple(items), body=body))
 
     def _decorators(self, nodes: Sequence[ast.expr]) -> tuple[Any, ...]:
         decorators = []
@@ -781,7 +666,7 @@ class _Builder:
             line_start = self.text.rfind("\n", 0, start) + 1
             outer, self.indent = self.indent, self.text[line_start : self._before(start)]
             try:
-                made = _make(cst.Decorator, decorator=self.expr(expr))
+                made = make(cst.Decorator, decorator=self.expr(expr))
             finally:
                 self.indent = outer
             decorators.append(self.shapeless_node(made))
@@ -795,11 +680,11 @@ class _Builder:
         returns = None
         if node.returns is not None:
             returns = self.shapeless_node(
-                _make(cst.Annotation, annotation=self.expr(node.returns))
+                make(cst.Annotation, annotation=self.expr(node.returns))
             )
-        name = self.shapeless_node(_make(cst.Name, value=node.name))
+        name = self.shapeless_node(make(cst.Name, value=node.name))
         body = self.block(node.body)
-        made = _make(
+        made = make(
             cst.FunctionDef,
             name=name,
             params=params,
@@ -813,15 +698,15 @@ class _Builder:
         annotation = None
         if arg.annotation is not None:
             annotation = self.shapeless_node(
-                _make(cst.Annotation, annotation=self.expr(arg.annotation))
+                make(cst.Annotation, annotation=self.expr(arg.annotation))
             )
-        name = self.shapeless_node(_make(cst.Name, value=arg.arg))
-        made = _make(
+        name = self.shapeless_node(make(cst.Name, value=arg.arg))
+        made = make(
             cst.Param,
             name=name,
             annotation=annotation,
             default=self.expr(default) if default is not None else None,
-            equal=_ASSIGN_EQUAL if default is not None else cst.MaybeSentinel.DEFAULT,
+            equal=ASSIGN_EQUAL if default is not None else cst.MaybeSentinel.DEFAULT,
             star=star,
         )
         return self.shapeless_node(made)
@@ -839,13 +724,13 @@ class _Builder:
         if args.vararg is not None:
             star_arg = self._param(args.vararg, None, "*")
         elif args.kwonlyargs:
-            star_arg = self.shapeless_node(_make(cst.ParamStar))
+            star_arg = self.shapeless_node(make(cst.ParamStar))
         kwonly = tuple(
             self._param(arg, default, "")
             for arg, default in zip(args.kwonlyargs, args.kw_defaults, strict=True)
         )
         star_kwarg = self._param(args.kwarg, None, "**") if args.kwarg is not None else None
-        made = _make(
+        made = make(
             cst.Parameters,
             params=params,
             star_arg=star_arg,
@@ -867,24 +752,24 @@ class _Builder:
             for base in node.bases:
                 if isinstance(base, ast.Starred):
                     raise NotConvertible("a starred base")
-                bases.append(self.shapeless_node(_make(cst.Arg, value=self.expr(base))))
+                bases.append(self.shapeless_node(make(cst.Arg, value=self.expr(base))))
             for keyword in node.keywords:
                 if keyword.arg is None:
                     raise NotConvertible("a ** base")
-                name = self.shapeless_node(_make(cst.Name, value=keyword.arg))
-                made = _make(cst.Arg, value=self.expr(keyword.value), keyword=name)
+                name = self.shapeless_node(make(cst.Name, value=keyword.arg))
+                made = make(cst.Arg, value=self.expr(keyword.value), keyword=name)
                 keywords.append(self.shapeless_node(made))
-        name = self.shapeless_node(_make(cst.Name, value=node.name))
+        name = self.shapeless_node(make(cst.Name, value=node.name))
         body = self.block(node.body)
-        made = _make(
+        made = make(
             cst.ClassDef,
             name=name,
             body=body,
             bases=tuple(bases),
             keywords=tuple(keywords),
             decorators=decorators,
-            lpar=_LPAR if node.bases or node.keywords else cst.MaybeSentinel.DEFAULT,
-            rpar=_RPAR if node.bases or node.keywords else cst.MaybeSentinel.DEFAULT,
+            lpar=LPAR if node.bases or node.keywords else cst.MaybeSentinel.DEFAULT,
+            rpar=RPAR if node.bases or node.keywords else cst.MaybeSentinel.DEFAULT,
         )
         return self.shapeless_node(made)
 
@@ -911,24 +796,8 @@ def _comment_start(line: str) -> int:
     raise NotConvertible("a line whose # is in a string")
 
 
-_COLON = _singleton(cst.Colon)
-# The makers of the kinds most nodes are (called directly: no keyword dict passed on).
-_NAME = _maker(cst.Name)
-_ATTRIBUTE = _maker(cst.Attribute)
-_CALL = _maker(cst.Call)
-_ARG = _maker(cst.Arg)
-_INTEGER = _maker(cst.Integer)
-_BINARY_OPERATION = _maker(cst.BinaryOperation)
-_SUBSCRIPT = _maker(cst.Subscript)
-_SUBSCRIPT_ELEMENT = _maker(cst.SubscriptElement)
-_INDEX = _maker(cst.Index)
-_ELEMENT = _maker(cst.Element)
-_ASSIGN = _maker(cst.Assign)
-_ASSIGN_TARGET = _maker(cst.AssignTarget)
-_SIMPLE_STATEMENT_LINE = _maker(cst.SimpleStatementLine)
 # A character before an expression that may be (or precede) its own opening parenthesis.
 _MAYBE_PARENTHESIZED = frozenset("( \t\f\\\r\n")
-_ASSIGN_EQUAL = _singleton(cst.AssignEqual)
 _STRING_PREFIX = frozenset("rRbBuUfF")
 
 
@@ -954,8 +823,6 @@ def convert(tree: ast.Module, text: str, shift: int = 0) -> Converted:
         body = builder.statements(tree.body)
     except IndexError as err:  # a position outside the text: not the text's tree
         raise NotConvertible("a node outside the unit text") from err
-    module = builder.shapeless_node(_make(cst.Module, body=body))
+    module = builder.shapeless_node(make(cst.Module, body=body))
     return Converted(module, text, builder.ranges, builder.shapeless)
 
-
-Convert = Callable[[ast.Module, str, int], Converted]

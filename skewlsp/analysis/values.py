@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
-from .cst_from_ast import is_placeholder
+from .cst_nodes import is_placeholder
 from .tree_text import made_code
 from .unit_parses import NeedsConcreteTree, made_trees
 

@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from skewlsp.analysis import analyze, unit_parses
-from skewlsp.analysis.cst_from_ast import NotConvertible, convert, is_placeholder
+from skewlsp.analysis.cst_from_ast import NotConvertible, convert
+from skewlsp.analysis.cst_nodes import is_placeholder
 from skewlsp.analysis.source_index import build_index
 from skewlsp.analysis.values import code_of, full_code
 from skewlsp.analysis.walk import _field_names

@@ -1,0 +1,172 @@
+"""Nodes of libcst's own classes made without its constructors, for trees made from the
+stdlib's (:mod:`cst_from_ast`).
+
+A made node gets shared placeholder nodes for the whitespace and punctuation a parse
+would have recorded: one object per field of each class, so that whatever renders a
+node can tell a made tree's whitespace from the text's (:func:`is_placeholder`). The
+nodes are not checked as libcst's constructors check them: the stdlib parser has
+accepted the code they stand for.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import libcst as cst
+
+_PLACEHOLDERS: set[int] = set()
+_NEW = object.__new__
+
+
+def _mark(node: object) -> None:
+    """Record ``node`` and every node under it as a placeholder."""
+    if isinstance(node, cst.CSTNode):
+        _PLACEHOLDERS.add(id(node))
+        for child in node.children:
+            _mark(child)
+
+
+def _defaults(kind: type) -> tuple[tuple[str, Any], ...]:
+    """Each field of ``kind`` with the shared value a made node gets unless given one."""
+    found: list[tuple[str, Any]] = []
+    for item in dataclasses.fields(kind):
+        if item.default is not dataclasses.MISSING:
+            value = item.default
+            if isinstance(value, cst.CSTNode):  # libcst's own shared default: not ours to mark
+                value = value.deep_clone()
+        elif item.default_factory is not dataclasses.MISSING:
+            value = item.default_factory()
+            if isinstance(value, list):
+                value = ()
+        else:
+            value = None  # required: always given
+        _mark(value)
+        if isinstance(value, (list, tuple)):
+            for element in value:
+                _mark(element)
+        found.append((item.name, value))
+    return tuple(found)
+
+
+def _maker(kind: type) -> Callable[..., Any]:
+    """A function making ``kind`` nodes from keyword fields, placeholders for the rest,
+    without libcst's constructor and its checks (the stdlib parser has accepted the code).
+    Generated per class, as dataclasses generate ``__init__``: a generic loop over the
+    fields was a third of making a tree."""
+    fields = _defaults(kind)
+    params = ", ".join(f"{name}=_default_{k}" for k, (name, _) in enumerate(fields))
+    # Each field's slot written through its descriptor (no attribute lookup per write).
+    sets = "".join(f"    _set_{k}(node, {name})\n" for k, (name, _) in enumerate(fields))
+    namespace: dict[str, Any] = {"_new": _NEW, "_kind": kind}
+    namespace.update((f"_default_{k}", value) for k, (_, value) in enumerate(fields))
+    namespace.update(
+        (f"_set_{k}", getattr(kind, name).__set__) for k, (name, _) in enumerate(fields)
+    )
+    exec(f"def make(*, {params}):\n    node = _new(_kind)\n{sets}    return node\n", namespace)
+    return namespace["make"]  # type: ignore[no-any-return]
+
+
+_MAKERS: dict[type, Callable[..., Any]] = {}
+
+
+def make(kind: type, **given: Any) -> Any:
+    """A ``kind`` node with ``given`` fields and placeholders for the rest."""
+    maker = _MAKERS.get(kind)
+    if maker is None:
+        maker = _MAKERS[kind] = _maker(kind)
+    return maker(**given)
+
+
+def singleton(kind: type) -> Any:
+    node = make(kind)
+    _mark(node)
+    return node
+
+
+def is_placeholder(node: object) -> bool:
+    """Whether ``node`` is shared whitespace or punctuation of made trees (not the text's)."""
+    return id(node) in _PLACEHOLDERS
+
+
+LPAR = singleton(cst.LeftParen)
+RPAR = singleton(cst.RightParen)
+PARENS: list[tuple[tuple[Any, ...], tuple[Any, ...]]] = [
+    (tuple([LPAR] * k), tuple([RPAR] * k)) for k in range(8)
+]
+
+_BINARY: dict[type, type] = {
+    ast.Add: cst.Add,
+    ast.Sub: cst.Subtract,
+    ast.Mult: cst.Multiply,
+    ast.Div: cst.Divide,
+    ast.FloorDiv: cst.FloorDivide,
+    ast.Mod: cst.Modulo,
+    ast.Pow: cst.Power,
+    ast.MatMult: cst.MatrixMultiply,
+    ast.LShift: cst.LeftShift,
+    ast.RShift: cst.RightShift,
+    ast.BitAnd: cst.BitAnd,
+    ast.BitOr: cst.BitOr,
+    ast.BitXor: cst.BitXor,
+}
+_AUGMENTED: dict[type, type] = {
+    ast.Add: cst.AddAssign,
+    ast.Sub: cst.SubtractAssign,
+    ast.Mult: cst.MultiplyAssign,
+    ast.Div: cst.DivideAssign,
+    ast.FloorDiv: cst.FloorDivideAssign,
+    ast.Mod: cst.ModuloAssign,
+    ast.Pow: cst.PowerAssign,
+    ast.MatMult: cst.MatrixMultiplyAssign,
+    ast.LShift: cst.LeftShiftAssign,
+    ast.RShift: cst.RightShiftAssign,
+    ast.BitAnd: cst.BitAndAssign,
+    ast.BitOr: cst.BitOrAssign,
+    ast.BitXor: cst.BitXorAssign,
+}
+_UNARY: dict[type, type] = {
+    ast.USub: cst.Minus,
+    ast.UAdd: cst.Plus,
+    ast.Invert: cst.BitInvert,
+    ast.Not: cst.Not,
+}
+_COMPARE: dict[type, type] = {
+    ast.Eq: cst.Equal,
+    ast.NotEq: cst.NotEqual,
+    ast.Lt: cst.LessThan,
+    ast.LtE: cst.LessThanEqual,
+    ast.Gt: cst.GreaterThan,
+    ast.GtE: cst.GreaterThanEqual,
+    ast.In: cst.In,
+    ast.NotIn: cst.NotIn,
+    ast.Is: cst.Is,
+    ast.IsNot: cst.IsNot,
+}
+OPERATORS: dict[type, Any] = {
+    kind: singleton(made)
+    for table in (_BINARY, _AUGMENTED, _UNARY, _COMPARE)
+    for kind, made in table.items()
+    if table is not _AUGMENTED
+}
+AUGMENTED_OPERATORS: dict[type, Any] = {k: singleton(v) for k, v in _AUGMENTED.items()}
+AND = singleton(cst.And)
+OR = singleton(cst.Or)
+COLON = singleton(cst.Colon)
+# The makers of the kinds most nodes are (called directly: no keyword dict passed on).
+NAME = _maker(cst.Name)
+ATTRIBUTE = _maker(cst.Attribute)
+CALL = _maker(cst.Call)
+ARG = _maker(cst.Arg)
+INTEGER = _maker(cst.Integer)
+BINARY_OPERATION = _maker(cst.BinaryOperation)
+SUBSCRIPT = _maker(cst.Subscript)
+SUBSCRIPT_ELEMENT = _maker(cst.SubscriptElement)
+INDEX = _maker(cst.Index)
+ELEMENT = _maker(cst.Element)
+ASSIGN = _maker(cst.Assign)
+ASSIGN_TARGET = _maker(cst.AssignTarget)
+SIMPLE_STATEMENT_LINE = _maker(cst.SimpleStatementLine)
+ASSIGN_EQUAL = singleton(cst.AssignEqual)
