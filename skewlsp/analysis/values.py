@@ -16,6 +16,7 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from .cst_nodes import is_placeholder
+from .kept import Kept
 from .tree_text import made_code
 from .unit_parses import NeedsConcreteTree, made_trees
 
@@ -129,9 +130,22 @@ def code_of(node: cst.CSTNode) -> str:
     if memo is not None:
         found = memo.get(node)
         if found is None:
-            found = memo[node] = _rendered(node, comments=False).strip()
+            found = memo[node] = _kept_code(node)
         return found
     return _rendered(node, comments=False).strip()
+
+
+_KEPT_CODE: Kept[int, tuple[cst.CSTNode, str]] = Kept(4096)
+
+
+def _kept_code(node: cst.CSTNode) -> str:
+    """``node``'s code, also kept across analyses: the trees of constant sources
+    (``parsing``) and of helpers serve every file that imports them, and their config
+    records quote each field again (a sixth of folding a real kernel's bounds). The
+    entry holds the node, so its id is not another node's while it is kept."""
+    return _KEPT_CODE.get_or_make(
+        id(node), lambda: (node, _rendered(node, comments=False).strip())
+    )[1]
 
 
 def full_code(node: cst.CSTNode) -> str:

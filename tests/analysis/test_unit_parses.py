@@ -157,6 +157,27 @@ def test_within_an_analysis_an_expression_is_rendered_once() -> None:
         assert code_of(node) is code_of(node)
 
 
+def test_a_node_s_code_is_rendered_once_across_analyses(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A constant source's tree serves every file that imports it: its code is kept too.
+    from skewlsp.analysis import values
+
+    rendered: list[cst.CSTNode] = []
+    real = values._rendered
+
+    def counting(node: cst.CSTNode, *, comments: bool) -> str:
+        rendered.append(node)
+        return real(node, comments=comments)
+
+    monkeypatch.setattr(values, "_rendered", counting)
+    node = cst.parse_expression("Config(heads=(8, 16),  tile=[64, 64])")
+    texts = []
+    for _ in range(3):
+        with values.memoised_code():  # one analysis each
+            texts.append(values.code_of(node))
+    assert texts == ["Config(heads=(8, 16),  tile=[64, 64])"] * 3
+    assert rendered == [node]
+
+
 HELPER_MODULE = '''\
 import pypto.language as pl
 
