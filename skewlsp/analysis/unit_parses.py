@@ -15,10 +15,9 @@ nodes, whose line numbers are then the file's, not the unit text's
 (:class:`UnitTree` says by how much).
 
 The analysis reads libcst-shaped trees built from the stdlib trees
-(:mod:`cst_from_ast`; on pypto-lib's units 0.6 s where libcst's parse took 2.7 s); a
-rewrite needs
-libcst's own (:func:`concrete_trees`), and so does any unit whose analysis asks a
-made tree for code it cannot give (:class:`NeedsConcreteTree`).
+(:mod:`cst_from_ast`; on pypto-lib's units 0.6 s where libcst's parse took 2.7 s).
+A rewrite needs libcst's own (:func:`concrete_trees`), and so does any unit whose
+analysis asks a made tree for code it cannot give (:class:`NeedsConcreteTree`).
 """
 
 from __future__ import annotations
