@@ -52,7 +52,7 @@ from .cst_nodes import (
     SUBSCRIPT_ELEMENT,
     make,
 )
-from .lines import source_lines
+from .lines import source_lines, split_comment, without_block_indent
 
 
 class NotConvertible(Exception):
@@ -79,7 +79,6 @@ class Converted:
 
 
 _STAR_CHARS = frozenset(" \t\f\\\r\n")
-_QUOTES = ("'", '"')
 # Expressions libcst's own parser builds here, from their text (rare in kernels).
 _PARSED_EXPRESSIONS = (
     ast.Lambda,
@@ -104,9 +103,10 @@ class _Builder:
         for line in self.lines:
             starts.append(starts[-1] + len(line))
         self.starts = starts
-        self.ascii = text.isascii()
-        # Per line, whether its UTF-8 columns are its offsets (asked once per line).
-        self.ascii_lines = None if self.ascii else [line.isascii() for line in self.lines]
+        # Per line, whether its UTF-8 columns are its offsets (None: every line is).
+        self.ascii_lines = (
+            None if text.isascii() else [line.isascii() for line in self.lines]
+        )
         self.owned: set[int] = set()
         self.ranges: dict[int, tuple[int, int, str]] = {}
         self.shapeless: set[int] = set()
@@ -119,7 +119,7 @@ class _Builder:
         index = lineno - self.shift - 1
         if not 0 <= index < len(self.lines):
             raise NotConvertible("a node outside the unit text")
-        if self.ascii or self.ascii_lines[index]:  # type: ignore[index]
+        if self.ascii_lines is None or self.ascii_lines[index]:
             return self.starts[index] + col
         line = self.lines[index]
         return self.starts[index] + len(line.encode("utf-8")[:col].decode("utf-8", "replace"))
@@ -140,7 +140,10 @@ class _Builder:
                 start = text.rfind("\n", 0, i) + 1
                 line = text[start:i]
                 if "#" in line:
-                    i = start + _comment_start(line) - 1
+                    found = split_comment(line)
+                    if found is None:
+                        raise NotConvertible("a comment after a triple-quoted string")
+                    i = start + len(found[0]) - 1
                     continue
             elif char not in _STAR_CHARS:
                 return i
@@ -240,14 +243,15 @@ class _Builder:
         outer_end: int,
     ) -> Any:
         if kind is ast.Name:
-            value = node.id if self.ascii else self.text[start:end]
+            value = node.id if self.ascii_lines is None else self.text[start:end]
             return NAME(value=value, lpar=lpar, rpar=rpar)
         if kind is ast.Attribute:
             base = self.expr(node.value)
             base_end = self.end
             if self.text[base_end:end] != "." + node.attr:
                 raise NotConvertible("spaces around a dot")
-            attr = NAME(value=node.attr if self.ascii else self.text[base_end + 1 : end])
+            plain = self.ascii_lines is None
+            attr = NAME(value=node.attr if plain else self.text[base_end + 1 : end])
             return ATTRIBUTE(value=base, attr=attr, lpar=lpar, rpar=rpar)
         if kind is ast.Call:
             return self._call(node, lpar, rpar)
@@ -313,14 +317,7 @@ class _Builder:
     def _parsed(self, start: int, end: int) -> Any:
         """libcst's own tree of the code at ``start:end`` (continuation lines without the
         statement's indentation, as libcst keeps them in place)."""
-        code = self.text[start:end]
-        if "\n" in code:
-            lines = code.split("\n")
-            indent = self.indent
-            code = "\n".join(
-                [lines[0], *(line[len(indent) :] if line.startswith(indent) else line
-                             for line in lines[1:])]
-            )
+        code = without_block_indent(self.text[start:end], self.indent)
         try:
             return trusted_parse.parse_expression(code)
         except Exception:
@@ -772,28 +769,6 @@ class _Builder:
             rpar=RPAR if node.bases or node.keywords else cst.MaybeSentinel.DEFAULT,
         )
         return self.shapeless_node(made)
-
-
-def _comment_start(line: str) -> int:
-    """Where the comment of a line of code starts (``#`` outside its strings)."""
-    quote = ""
-    i = 0
-    while i < len(line):
-        char = line[i]
-        if quote:
-            if char == "\\":
-                i += 1
-            elif line.startswith(quote, i):
-                i += len(quote) - 1
-                quote = ""
-        elif char in _QUOTES:
-            quote = line[i : i + 3] if line[i : i + 3] in ('"""', "'''") else char
-            if len(quote) == 3:
-                raise NotConvertible("a triple-quoted string before a comment")
-        elif char == "#":
-            return i
-        i += 1
-    raise NotConvertible("a line whose # is in a string")
 
 
 # A character before an expression that may be (or precede) its own opening parenthesis.

@@ -26,3 +26,40 @@ def source_lines(text: str, keepends: bool = False) -> list[str]:
     if keepends:
         return lines
     return [line.rstrip("\r\n") for line in lines]
+
+
+_QUOTES = ("'", '"')
+
+
+def split_comment(line: str) -> tuple[str, str] | None:
+    """(code, comment) of one line of code: the comment runs from the first ``#`` outside
+    a string ("" when there is none), the code keeps the spaces before it. None when a
+    triple-quoted string on the line makes that unknowable from the line alone."""
+    quote = ""
+    i = 0
+    while i < len(line):
+        char = line[i]
+        if quote:
+            if char == "\\":
+                i += 1
+            elif line.startswith(quote, i):
+                quote = ""
+        elif char in _QUOTES:
+            if line.startswith(char * 3, i):
+                return None
+            quote = char
+        elif char == "#":
+            return line[:i], line[i:]
+        i += 1
+    return line, ""
+
+
+def without_block_indent(code: str, indent: str) -> str:
+    """``code`` with ``indent`` taken off each continuation line that starts with it, as
+    libcst renders a node alone: its parser keeps the enclosing block's indentation apart
+    from the whitespace inside brackets."""
+    if "\n" not in code:
+        return code
+    lines = code.split("\n")
+    rest = (line[len(indent) :] if line.startswith(indent) else line for line in lines[1:])
+    return "\n".join([lines[0], *rest])

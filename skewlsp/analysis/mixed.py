@@ -25,6 +25,7 @@ from .core_split import ScalarAcross, fence_values, message_core, scalars_across
 from .decide import Decision, LoopHeader, decide
 from .move_reuse import shared_moves
 from .names import body_statements
+from .positions import shown_by_first_line
 from .report import CORE_NAMES, CoreResult
 from .scope import is_split_aiv_region, opens_incore_scope
 from .walk import walk
@@ -346,9 +347,7 @@ _STUB_BODY = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])]
 def _first_lines(node: cst.CSTNode) -> cst.CSTNode:
     """A compound statement with its body stubbed: only its first line is shown, and
     rendering a whole inner loop to keep one line was a tenth of a mixed loop's cost."""
-    if isinstance(node, (cst.For, cst.While, cst.If, cst.With)) and isinstance(
-        node.body, cst.IndentedBlock
-    ):
+    if shown_by_first_line(node):
         changes: dict[str, object] = {"body": _STUB_BODY.with_changes(header=node.body.header)}
         if not isinstance(node, cst.With):
             changes["orelse"] = None

@@ -28,7 +28,7 @@ from collections.abc import Iterator, Mapping
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
-from .lines import source_lines
+from .lines import source_lines, split_comment
 from .report import Span
 from .unit_parses import NeedsConcreteTree, is_made
 from .walk import walk
@@ -48,10 +48,16 @@ if hasattr(ast, "TryStar"):  # Python 3.11+
     _TWINS[cst.TryStar] = (ast.TryStar,)
 
 
-# Compound statements a per-core body shows by their first line (their bodies stubbed).
-_STUBBED = (cst.For, cst.While, cst.If, cst.With)
 # Where libcst's rendering of a statement on its own may differ from its text.
 _NOT_AS_WRITTEN = ("#", "\\", ";", '"""', "'''")
+
+
+def shown_by_first_line(node: cst.CSTNode) -> bool:
+    """A compound statement that a per-core body shows by its first line (its indented
+    body stubbed): ``for``, ``while``, ``if`` and ``with``."""
+    return isinstance(node, (cst.For, cst.While, cst.If, cst.With)) and isinstance(
+        node.body, cst.IndentedBlock
+    )
 
 
 class _Unpaired(Exception):
@@ -169,7 +175,7 @@ class LoopPositions:
         code or a backslash), or whose indentation is not spaces and tabs; a node
         without a statement twin.
         """
-        if isinstance(node, _STUBBED) and isinstance(node.body, cst.IndentedBlock):  # type: ignore[attr-defined]
+        if shown_by_first_line(node):
             return self._first_line(node)
         if not isinstance(node, cst.BaseSmallStatement):
             return None
@@ -208,7 +214,8 @@ class LoopPositions:
     def _first_line(self, node: cst.CSTNode) -> str | None:
         """The first line of a compound statement as libcst renders it with its body stubbed
         and comments dropped: the text from the statement on, less a comment (the spaces
-        before it stay, as libcst keeps them). None where a string shares the line."""
+        before it stay, as libcst keeps them). None where a triple-quoted string shares
+        the line."""
         twin = self._statement_twins().get(id(node))
         if twin is None:
             return None
@@ -221,12 +228,8 @@ class LoopPositions:
         start = self._code_points(first, twin.col_offset)  # type: ignore[attr-defined]
         if line[:start].strip(" \t"):
             return None
-        code = line[start:]
-        if "#" in code:
-            if "'" in code or '"' in code:
-                return None
-            code = code[: code.index("#")]
-        return code
+        found = split_comment(line[start:])
+        return found[0] if found is not None else None
 
     # -- an expression: render the statement that holds it ----------------------------------------
 

@@ -12,13 +12,10 @@ libcst's parse instead (:class:`NeedsConcreteTree`).
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
+from .lines import split_comment, without_block_indent
 from .unit_parses import NeedsConcreteTree, made_trees, replaced_node
-
-_COMMENT = re.compile(r"#[^\n]*")
 
 
 def made_code(node: cst.CSTNode, *, comments: bool) -> str | None:
@@ -68,11 +65,13 @@ def _as_rendered(code: str, indent: str, comments: bool) -> str:
     if "\n" in code:
         if '"""' in code or "'''" in code or "\\" in code or "\r" in code:
             raise NeedsConcreteTree("a string or a backslash over lines")
-        lines = code.split("\n")
-        rest = (line[len(indent) :] if line.startswith(indent) else line for line in lines[1:])
-        code = "\n".join([lines[0], *rest])
+        code = without_block_indent(code, indent)
     if not comments and "#" in code:
-        if "'" in code or '"' in code:
-            raise NeedsConcreteTree("a comment next to a string")
-        code = _COMMENT.sub("", code)
+        kept = []
+        for line in code.split("\n"):
+            found = split_comment(line)
+            if found is None:
+                raise NeedsConcreteTree("a comment next to a triple-quoted string")
+            kept.append(found[0])
+        code = "\n".join(kept)
     return code

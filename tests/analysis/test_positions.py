@@ -347,13 +347,18 @@ def test_a_compound_statement_is_cut_to_its_first_line_as_a_body_shows_it() -> N
 
 
 def test_a_first_line_keeps_the_spaces_before_its_comment_as_libcst_renders_them() -> None:
-    source = "def k(a):\n    if a > 1:   # big\n        b = 2\n    with pl.at(x): # 'q'\n        c = 3\n"
+    source = (
+        "def k(a):\n    if a > 1:   # big\n        b = 2\n    with pl.at(x): # 'q'\n"
+        '        c = 3\n    while f("""#"""):  # d\n        d = 4\n'
+    )
     module = cst.parse_module(source)
     found = LoopPositions(module, ast.parse(source), source, 0)
     branch = next(n for n in walk(module) if isinstance(n, cst.If))
     scope = next(n for n in walk(module) if isinstance(n, cst.With))
+    loop = next(n for n in walk(module) if isinstance(n, cst.While))
     assert found.statement_code(branch) == "if a > 1:   "
-    assert found.statement_code(scope) is None  # a quote next to the comment: rendered
+    assert found.statement_code(scope) == "with pl.at(x): "  # a quote in the comment
+    assert found.statement_code(loop) is None  # a triple quote on the line: rendered
 
 
 @pytest.mark.slow  # fuzzing: any program the grammar allows
