@@ -19,7 +19,7 @@ import libcst as cst
 
 from . import dsl
 from .conditions import Interval, evaluate_condition
-from .constants import Const, Folded, Folder, Opaque, code_of
+from .constants import Const, Folded, Folder, Opaque
 from .depth import trip_count
 from .names import (
     block_effects,
@@ -31,7 +31,7 @@ from .names import (
     unique,
 )
 from .values import full_code
-from .walk import children
+from .walk import children, walk
 
 # Unrolled copies beyond this are not modelled one by one (the compiler would, but
 # such a body is far outside anything that reaches the skew pass in practice).
@@ -367,8 +367,7 @@ def _unroll(stmt: cst.For, ctx: BodyContext) -> list[Stmt]:
         bounds = loop_bounds(call, parse_ctx)
         opaque = [b for b in bounds or () if isinstance(b, Opaque)]
         if opaque:  # a constant we cannot see: the copies are real, their count unknown
-            body_text = code_of(stmt.body)
-            if any(word in body_text for word in ("tpush", "tpop", "matmul", "gemv")):
+            if _names_a_cross_core_op(stmt.body):
                 ctx.unknowns.append(opaque[0].symbol)  # the count decides the messages
         else:
             ctx.errors.append("pl.unroll() requires compile-time constant integer bounds")
@@ -388,6 +387,19 @@ def _unroll(stmt: cst.For, ctx: BodyContext) -> list[Stmt]:
             replace(s, origin=f"{var}={value}", bindings=((var, value), *s.bindings)) for s in copy
         )
     return out
+
+
+_CROSS_CORE_WORDS = ("tpush", "tpop", "matmul", "gemv")
+
+
+def _names_a_cross_core_op(block: cst.BaseSuite) -> bool:
+    """Whether a name in ``block`` says tpush, tpop, matmul or gemv (an op, a helper, a
+    tile named after one). Names, not the block's code: a made tree's block has no
+    code of its own to cut, and a comment saying "matmul" is no op."""
+    return any(
+        type(node) is cst.Name and any(word in node.value for word in _CROSS_CORE_WORDS)
+        for node in walk(block)
+    )
 
 
 def _collapse_short_range(stmt: cst.For, ctx: BodyContext) -> list[Stmt]:

@@ -32,6 +32,17 @@ class TestUnroll:
         body = "for j in pl.unroll(m):\n    pl.tile.tpush_to_aiv(q, split=0)\n"
         assert only_loop(kernel(body, before="m = 2\n")).code == "SKW040"
 
+    def test_an_unseen_unroll_count_over_a_push_leaves_the_verdict_unknown(self) -> None:
+        body = "for j in pl.unroll(N):\n    pl.tile.tpush_to_aiv(q, split=0)\n"
+        report = only_loop(kernel(body, prelude="from .config import N\n"))
+        assert report.code == "SKW050"
+        assert "`N`" in report.message
+
+    def test_an_unseen_unroll_count_matters_only_where_a_name_says_so(self) -> None:
+        # A comment naming an op sends no message; the loop's own verdict stands.
+        body = "for j in pl.unroll(N):\n    t = pl.tile.load(q, [0, 0], [16, 64])  # matmul later\n"
+        assert only_loop(kernel(body, prelude="from .config import N\n")).code == "SKW010"
+
     def test_if_on_the_unroll_variable_folds_per_copy(self) -> None:
         body = """\
         for j in pl.unroll(2):

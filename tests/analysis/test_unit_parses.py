@@ -131,6 +131,34 @@ class Kernel:
 '''
 
 
+def test_an_unroll_of_an_unseen_count_is_decided_on_the_made_tree(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Whether its body names a cross-core op is read from the names, not from the code
+    # of the block (which a made tree cannot cut): pypto-lib's largest inline helper
+    # was parsed by libcst for it alone.
+    concrete, _stdlib = _counting(monkeypatch)
+    source = UNSEEN_UNROLL
+    reports = analyze(source, "k.py")
+    assert [r.code for r in reports] == ["SKW050"]
+    assert not concrete
+
+
+UNSEEN_UNROLL = """\
+import pypto.language as pl
+
+from .config import N
+
+
+@pl.function
+def top(a: pl.Tensor[[64, 64], pl.FP16]):
+    for i in pl.pipeline(0, 8, 1, stage=2):
+        for j in pl.unroll(N):
+            pl.tile.tpush_to_aiv(pl.tile.load(a, [i, j], [16, 64]), split=0)
+        t = pl.tile.tpop_from_aic(split=0)
+"""
+
+
 def test_outside_an_analysis_nothing_is_kept() -> None:
     text = "x = 1\n"
     assert unit_parses.concrete_module(text) is not unit_parses.concrete_module(text)
