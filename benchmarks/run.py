@@ -1419,9 +1419,22 @@ def phase(name: str) -> Iterator[None]:
           flush=True)
 
 
+def compile_skewlsp() -> None:
+    """Byte-compile skewlsp's modules before anything is timed.
+
+    A user's ``pip install`` compiles them; an editable install does not, and where
+    ``PYTHONDONTWRITEBYTECODE`` is set (this machine) Python compiles every module
+    edited since the last ``compileall`` again on each start, in every timed run:
+    0.16 s of a 3.5 s cold run on pypto-lib here, charged to skewlint and not to the
+    floor (whose libcst is compiled in site-packages).
+    """
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "skewlsp")], check=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     cfg = parse_args(argv)
+    compile_skewlsp()
     if cfg.floor:
         with phase("floor"):
             rows, servers = floor_phase(cfg)
