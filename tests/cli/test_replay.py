@@ -50,15 +50,20 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def lint(capsys: pytest.CaptureFixture[str], *args: str) -> Result:
     """``skewlint ARGS`` through the console entry point (replay first, record after)."""
     capsys.readouterr()
-    old = sys.argv
+    old, leave = sys.argv, skewlsp.cli._terminate
     sys.argv = ["skewlint", *args]
+    skewlsp.cli._terminate = _raise_exit  # (the real one ends the process: pytest's)
     try:
         with pytest.raises(SystemExit) as ended:
             skewlsp.cli.main()
     finally:
-        sys.argv = old
+        sys.argv, skewlsp.cli._terminate = old, leave
     captured = capsys.readouterr()
     return Result(int(ended.value.code or 0), captured.out, captured.err)
+
+
+def _raise_exit(code: int) -> None:
+    raise SystemExit(code)
 
 
 def recorded(capsys: pytest.CaptureFixture[str], *args: str) -> Result:
