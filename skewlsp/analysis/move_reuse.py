@@ -23,6 +23,7 @@ import libcst as cst
 from . import dsl
 from .body import Stmt
 from .core_sides import CUBE, LAZY, op_leaf
+from .tree_text import made_source
 from .walk import walk
 
 # The memory each operand of a cube op is moved to, by position and by keyword
@@ -88,6 +89,8 @@ def shared_moves(
 
 def operand_moves(node: cst.CSTNode) -> Iterator[tuple[str, str]]:
     """(tile name, memory) of every cube-op operand in ``node`` that needs a move."""
+    if not _may_call_a_cube_op(node):
+        return
     for call in _calls(node):
         leaf = op_leaf(call)
         roles = _POSITIONS.get(leaf or "")
@@ -106,6 +109,24 @@ def operand_moves(node: cst.CSTNode) -> Iterator[tuple[str, str]]:
             memory = _KEYWORDS.get(arg.keyword.value) if arg.keyword else None
             if memory and memory not in transposed and isinstance(arg.value, cst.Name):
                 yield arg.value.value, memory
+
+
+def _may_call_a_cube_op(node: cst.CSTNode) -> bool:
+    """False only where the text of a made tree shows that no call in ``node`` is one of
+    the cube ops above (an op's name is written out in the call: ``pl.matmul(``).
+
+    The side model asks this of every statement before each loop; walking them all for
+    their calls was a twentieth of a cold run over pypto-lib's kernels, and few name a
+    matmul. A node of libcst's own tree (no text kept) is walked.
+    """
+    kind = type(node)
+    lines = kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite
+    parts = node.body if lines else (node,)  # type: ignore[attr-defined]
+    for part in parts:
+        text = made_source(part)
+        if text is None or any(op in text for op in _POSITIONS):
+            return True
+    return False
 
 
 def _calls(node: cst.CSTNode) -> Iterator[cst.Call]:

@@ -22,6 +22,7 @@ from skewlsp.analysis import analyze, unit_parses
 from skewlsp.analysis.cst_from_ast import NotConvertible, convert
 from skewlsp.analysis.cst_nodes import is_placeholder
 from skewlsp.analysis.source_index import build_index
+from skewlsp.analysis.tree_text import made_source
 from skewlsp.analysis.values import code_of, full_code
 from skewlsp.analysis.walk import _field_names
 from tests.fuzz.strategies import kernels, python_in_a_loop
@@ -176,6 +177,21 @@ def test_a_made_node_s_code_is_libcst_s_rendering_of_it() -> None:
         for a, b in nodes:
             assert code_of(a) == code_of(b)
             assert full_code(a) == cst.Module(body=[]).code_for_node(b)
+
+
+def test_a_made_node_s_source_is_its_text_as_written() -> None:
+    text = "def f(a):\n    y = g(a,  # the first\n          a)\n"
+    concrete = cst.parse_module(text)
+    with unit_parses.shared_unit_parses():
+        made = unit_parses.analysis_module(text, lambda: unit_parses.unit_tree(text, None))
+        assert made is not None and unit_parses.is_made(made)
+        line = made.body[0].body.body[0]  # type: ignore[attr-defined]
+        assert made_source(line.body[0]) == "y = g(a,  # the first\n          a)"
+        assert made_source(line.body[0].value) == "g(a,  # the first\n          a)"
+        assert made_source(line.body[0].value.args[1].value) is None  # (a bare name)
+        assert made_source(line) is None  # (a line's code is its statements')
+        assert made_source(concrete.body[0].body.body[0].body[0]) is None  # type: ignore[attr-defined]
+    assert made_source(line.body[0]) is None  # outside the analysis that made it
 
 
 def _pairs_of(made: cst.CSTNode, concrete: cst.CSTNode) -> list[tuple[cst.CSTNode, cst.CSTNode]]:

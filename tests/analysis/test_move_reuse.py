@@ -7,10 +7,13 @@ checked against the compiler); here the finding itself, on one core's statement 
 from __future__ import annotations
 
 import libcst as cst
+import pytest
 
+from skewlsp.analysis import move_reuse, unit_parses
 from skewlsp.analysis.body import Stmt
 from skewlsp.analysis.core_sides import CUBE, LAZY, VECTOR
-from skewlsp.analysis.move_reuse import SharedMove, shared_moves
+from skewlsp.analysis.move_reuse import SharedMove, operand_moves, shared_moves
+from skewlsp.analysis.values import code_of
 
 
 def _stmt(code: str, defs: tuple[str, ...] = (), kind: str = "plain") -> Stmt:
@@ -86,3 +89,44 @@ def test_a_move_made_before_the_loop_is_reused_and_shared_by_nobody() -> None:
     assert shared_moves(stmts, OUTSIDE, made_before={("wt", "Left")}) == (
         SharedMove("wt", "Right", (0, 1)),
     )
+
+
+HOISTED = '''\
+def main(x, w, out):
+    wt = pl.load(w, [0, 0], [64, 64])  # read as the matmul's Right operand
+    s = pl.add(x, x)
+    a = pl.matmul(x, wt)
+    b = pl.exp(s)
+    for i in pl.pipeline(0, 8, 1, stage=2):
+        pl.store(a, [i, 0], out)
+'''
+
+
+def test_the_moves_of_a_made_tree_are_libcst_s_and_only_matmuls_are_walked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    concrete = cst.parse_module(HOISTED)
+    expected = [list(operand_moves(stmt)) for stmt in _statements(concrete)]
+    assert expected == [[], [], [("x", "Left"), ("wt", "Right")], [], []]
+    walked: list[str] = []
+    real = move_reuse._calls
+
+    def calls(node: cst.CSTNode) -> object:
+        lines = isinstance(node, cst.SimpleStatementLine)
+        walked.append(code_of(node.body[0]) if lines else type(node).__name__)
+        return real(node)
+
+    monkeypatch.setattr(move_reuse, "_calls", calls)
+    with unit_parses.shared_unit_parses():
+        made = unit_parses.analysis_module(HOISTED, lambda: unit_parses.unit_tree(HOISTED, None))
+        assert made is not None and unit_parses.is_made(made)
+        assert [list(operand_moves(stmt)) for stmt in _statements(made)] == expected
+        # The line with a matmul is walked, and the loop (a compound statement has no
+        # text of its own in a made tree); the lines without one are read off their text.
+        assert walked == ["a = pl.matmul(x, wt)", "For"]
+
+
+def _statements(module: cst.Module) -> list[cst.CSTNode]:
+    fn = module.body[0]
+    assert isinstance(fn, cst.FunctionDef)
+    return list(fn.body.body)
