@@ -154,14 +154,17 @@ def _headers(statements: Sequence[cst.CSTNode]) -> list[cst.CSTNode]:
     return headers
 
 
+_BLOCK_HOLDERS = frozenset({cst.With, cst.For, cst.While, cst.If, cst.Try})
+
+
 def _around(block: Sequence[cst.CSTNode], loop: cst.For) -> list[cst.CSTNode] | None:
     """The compound statements of ``block`` around ``loop``, outermost first (None: the
     loop is not in ``block``)."""
     for stmt in block:
         if stmt is loop:
             return []
-        if isinstance(stmt, (cst.With, cst.For, cst.While, cst.If, cst.Try)):
-            blocks = [body_statements(stmt.body)]
+        if type(stmt) in _BLOCK_HOLDERS:  # (exact types: an ABC's failed isinstance is slow)
+            blocks = [body_statements(stmt.body)]  # type: ignore[attr-defined]
             orelse = getattr(stmt, "orelse", None)
             if orelse is not None:
                 blocks.append(body_statements(orelse.body))

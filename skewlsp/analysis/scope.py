@@ -163,6 +163,19 @@ def function_params(fn: cst.FunctionDef) -> list[tuple[str, cst.Param]]:
     return [(p.name.value, p) for p in everything if p.name.value != "self"]
 
 
+_HOLDS_STATEMENTS: dict[type, bool] = {}
+
+
+def _holds_statements(kind: type) -> bool:
+    """A compound statement, a suite or an ``else`` (per type, asked once)."""
+    found = _HOLDS_STATEMENTS.get(kind)
+    if found is None:
+        found = _HOLDS_STATEMENTS[kind] = issubclass(
+            kind, (cst.BaseCompoundStatement, cst.BaseSuite, cst.Else)
+        )
+    return found
+
+
 def tile_like_names(fn: cst.FunctionDef) -> frozenset[str]:
     """Names that hold tiles or tensors: what plain arithmetic on them turns into op calls."""
     names = {name for name, p in function_params(fn) if annotation_kind(p.annotation)}
@@ -170,15 +183,16 @@ def tile_like_names(fn: cst.FunctionDef) -> frozenset[str]:
     stack: list[cst.CSTNode] = [fn.body]
     while stack:  # statements only: annotated assignments never hide inside expressions
         node = stack.pop()
-        if isinstance(node, cst.SimpleStatementLine):
-            for small in node.body:
+        kind = type(node)  # (exact types: an ABC's failed isinstance is slow)
+        if kind is cst.SimpleStatementLine:
+            for small in node.body:  # type: ignore[attr-defined]
                 if (
                     isinstance(small, cst.AnnAssign)
                     and isinstance(small.target, cst.Name)
                     and annotation_kind(small.annotation)
                 ):
                     names.add(small.target.value)
-        elif isinstance(node, (cst.BaseCompoundStatement, cst.BaseSuite, cst.Else)):
+        elif _holds_statements(kind):
             stack.extend(children(node))
     return frozenset(names)
 
