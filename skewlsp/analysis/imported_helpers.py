@@ -13,14 +13,18 @@ imported helper calls in turn is not (the analysis of that module reports it).
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
 from .imports import Origin, origin_of
 from .report import LoopReport, Resolver, Span
-from .source_index import ModuleIndex, Unit, imported_module_index, is_inline_helper_unit
+from .source_index import (
+    ModuleIndex,
+    Unit,
+    called_names,
+    imported_module_index,
+    is_inline_helper_unit,
+)
 
 
 @dataclass(frozen=True)
@@ -33,13 +37,6 @@ class ImportedHelper:
     unit: Unit  # the helper, in its own file's coordinates, with this file's callers
     index: ModuleIndex  # its module's index (constants, aliases)
     text: str  # its module's text
-
-
-@functools.lru_cache(maxsize=4096)
-def _called(pattern: str, text: str) -> frozenset[str]:
-    """The names ``pattern`` finds called in ``text`` (memoised: a language server asks
-    again on every edit, for functions that mostly did not change)."""
-    return frozenset(re.findall(pattern, text))
 
 
 def imported_helpers(
@@ -55,10 +52,9 @@ def imported_helpers(
     names = [n for n, i in index.imported.items() if only is None or i.name in only]
     if not names:
         return []
-    pattern = r"(?<![\w.])(" + "|".join(re.escape(n) for n in names) + r")\s*\("
     calls: dict[str, list[str]] = {}  # imported name -> calling functions
     for function, text in index.function_sources.items():
-        for name in _called(pattern, text):
+        for name in called_names(tuple(names), text):
             calls.setdefault(name, []).append(function)
     found: list[ImportedHelper] = []
     modules: dict[tuple[str, int], ModuleIndex | None] = {}
