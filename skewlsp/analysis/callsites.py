@@ -48,7 +48,7 @@ from .unit_parses import (
     unit_tree,
 )
 from .values import CallSiteValue
-from .walk import walk
+from .walk import stdlib_walk, walk
 
 
 @dataclass
@@ -203,8 +203,8 @@ def _call_spans(caller: Unit) -> dict[str, list[Span]]:
         return len(lines[line - 1].encode("utf-8")[:offset].decode("utf-8", "replace")) + 1
 
     calls: dict[str, list[tuple[int, int, int, int]]] = {}
-    for node in ast.walk(found.tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+    for node in stdlib_walk(found.tree):  # (the calls are sorted below)
+        if type(node) is ast.Call and type(node.func) is ast.Name:  # type: ignore[attr-defined]
             calls.setdefault(node.func.id, []).append(
                 (
                     node.lineno - shift,

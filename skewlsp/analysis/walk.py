@@ -1,4 +1,4 @@
-"""A fast walk over libcst trees.
+"""A fast walk over libcst trees (and one over the stdlib's).
 
 libcst's visitors (and ``CSTNode.children``) rebuild every node they pass
 through, which costs several microseconds per node: on a kernel they were
@@ -9,6 +9,7 @@ we look at is source order.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 from collections.abc import Iterator
 
@@ -127,3 +128,21 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         current = stack.pop()
         yield current
         stack.extend(reversed(children(current)))
+
+
+def stdlib_walk(node: ast.AST) -> Iterator[ast.AST]:
+    """Every node under ``node`` (itself included), as ``ast.walk`` gives them but in
+    another order (depth first): for questions whose answer does not depend on it.
+    Nearly twice as fast, with no generator per node."""
+    stack = [node]
+    pop, push, push_all = stack.pop, stack.append, stack.extend
+    tree_node = ast.AST
+    while stack:
+        current = pop()
+        yield current
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if type(value) is list:
+                push_all(item for item in value if isinstance(item, tree_node))
+            elif isinstance(value, tree_node):
+                push(value)

@@ -1,16 +1,19 @@
-"""The fast tree walk sees exactly the code nodes libcst's own traversal sees."""
+"""The fast tree walk sees exactly the code nodes libcst's own traversal sees; the stdlib
+one, every node ``ast.walk`` gives."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import inspect
 import re
+from collections import Counter
 from pathlib import Path
 
 import libcst as cst
 import pytest
 
-from skewlsp.analysis.walk import _PUNCTUATION_FIELDS, walk
+from skewlsp.analysis.walk import _PUNCTUATION_FIELDS, stdlib_walk, walk
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_CLASSES = [
@@ -114,3 +117,21 @@ def test_walk_visits_the_same_nodes_as_libcst(name: str) -> None:
     seen = list(walk(module))
     assert len(seen) == len(expected)
     assert {id(node) for node in seen} == {id(node) for node in expected}
+
+
+STDLIB_SOURCES = sorted((ROOT / "tests" / "fixtures").rglob("*.py")) + sorted(
+    (ROOT / "skewlsp" / "analysis").glob("*.py")
+)
+
+
+def test_the_stdlib_walk_gives_every_node_ast_walk_gives() -> None:
+    compared = 0
+    for path in STDLIB_SOURCES:
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except SyntaxError:
+            continue  # (fixtures with a syntax error on purpose)
+        # (as often as ast.walk gives each: the Load and Store contexts are shared)
+        assert Counter(map(id, stdlib_walk(tree))) == Counter(map(id, ast.walk(tree))), path
+        compared += 1
+    assert compared > 80
