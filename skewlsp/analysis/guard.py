@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 
 from .unit_parses import UnitTree, unit_tree
+from .walk import stdlib_children
 
 
 class TooDeep(Exception):
@@ -66,7 +67,7 @@ def _check_depth(tree: ast.Module) -> None:
                 "skewlsp does not analyse it"
             )
         inside = in_fstring or isinstance(node, ast.JoinedStr)
-        for child in ast.iter_child_nodes(node):
+        for child in stdlib_children(node):
             if (
                 not inside
                 and isinstance(child, ast.expr)
@@ -77,3 +78,4 @@ def _check_depth(tree: ast.Module) -> None:
             ):
                 continue
             stack.append((child, depth + 1, inside))
+

@@ -130,6 +130,19 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(reversed(children(current)))
 
 
+
+def stdlib_children(node: ast.AST) -> list[ast.AST]:
+    """``ast.iter_child_nodes(node)`` as a list, without a generator per node."""
+    found: list[ast.AST] = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if type(value) is list:
+            found.extend(item for item in value if isinstance(item, ast.AST))
+        elif isinstance(value, ast.AST):
+            found.append(value)
+    return found
+
+
 def stdlib_walk(node: ast.AST) -> Iterator[ast.AST]:
     """Every node under ``node`` (itself included), as ``ast.walk`` gives them but in
     another order (depth first): for questions whose answer does not depend on it.
@@ -140,6 +153,7 @@ def stdlib_walk(node: ast.AST) -> Iterator[ast.AST]:
     while stack:
         current = pop()
         yield current
+        # (stdlib_children, inlined: a call per node cost half of what this saves)
         for name in current._fields:
             value = getattr(current, name, None)
             if type(value) is list:
