@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from skewlsp.cli import runner
 from skewlsp.cli.runner import Job, Options, decode_source, lint_job, run_jobs
@@ -178,3 +180,34 @@ def test_undecodable_bytes_are_described_as_python_describes_them() -> None:
         decode_source(b"x = 1\ny = 2\nz = '\xff'\n")
     with pytest.raises(ValueError, match=r"not valid UTF-8 text \(byte 21: invalid start byte"):
         decode_source(b"# coding: utf-8\nx = '\xff'\n")
+
+
+class TestPoolTasks:
+    """How the files of a parallel run are handed to the workers (runner.pool_tasks)."""
+
+    def test_a_folder_s_files_travel_together_the_largest_folder_first(self) -> None:
+        places = [("a", 10), ("b", 30), ("a", 10), ("b", 30), ("c", 40), ("a", 10)]
+        # 2 workers: a folder is cut once it holds 1/4 of the 130 bytes (32.5)
+        assert runner.pool_tasks(places, 2) == [[1, 3], [4], [0, 2, 5]]
+
+    def test_a_folder_larger_than_its_share_is_cut_into_parts_of_about_that_size(
+        self,
+    ) -> None:
+        places = [("big", 10)] * 10 + [("small", 20)]
+        tasks = runner.pool_tasks(places, 2)  # share: 120 / 4 = 30 bytes
+        assert tasks == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [10], [9]]
+
+    def test_small_folders_are_packed_into_one_task(self) -> None:
+        places = [("big", 1000)] + [(f"tiny{n}", 1) for n in range(8)]
+        assert runner.pool_tasks(places, 2) == [[0], [1, 2, 3, 4, 5, 6, 7, 8]]
+
+    @given(
+        st.lists(st.tuples(st.sampled_from("abcde"), st.integers(0, 500)), max_size=60),
+        st.integers(1, 8),
+    )
+    def test_every_file_is_in_exactly_one_task(
+        self, places: list[tuple[str, int]], workers: int
+    ) -> None:
+        tasks = runner.pool_tasks(places, workers)
+        assert sorted(i for task in tasks for i in task) == list(range(len(places)))
+        assert all(task for task in tasks)
