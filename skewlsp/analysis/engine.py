@@ -799,8 +799,13 @@ class _UnitAnalysis:
     def _visit(
         self, stmt: cst.CSTNode, scope: FunctionScope, enclosing: list[EnclosingLoop], fn: str
     ) -> None:
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            self._nested_definition(stmt, "" if fn == "<module>" else fn + ".")
+        # (exact types, none of which has subclasses: an ABC's failed isinstance is a
+        # Python call, and most statements are simple lines that fail every one)
+        kind = type(stmt)
+        if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
+            return
+        if kind is cst.FunctionDef or kind is cst.ClassDef:
+            self._nested_definition(stmt, "" if fn == "<module>" else fn + ".")  # type: ignore[arg-type]
             return
         if isinstance(stmt, cst.For):
             if isinstance(stmt.iter, cst.Call) and dsl.loop_kind(stmt.iter, self.aliases) in (

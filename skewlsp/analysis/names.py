@@ -50,9 +50,10 @@ def target_effects(target: cst.BaseExpression) -> tuple[list[str], list[str]]:
 
 
 def _target_effects(target: cst.BaseExpression, read: _Reader) -> tuple[list[str], list[str]]:
-    if type(target) is cst.Name:
+    kind = type(target)  # (exact types: an ABC's failed isinstance is slow)
+    if kind is cst.Name:
         return [target.value], []  # type: ignore[attr-defined]
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if kind is cst.Tuple or kind is cst.List:
         defs: list[str] = []
         reads: list[str] = []
         for element in target.elements:
