@@ -28,6 +28,14 @@ def source_lines(text: str, keepends: bool = False) -> list[str]:
     return [line.rstrip("\r\n") for line in lines]
 
 
+def line_count(text: str) -> int:
+    """``len(source_lines(text))``, without splitting a text of ``\\n`` breaks only (a
+    unit's text is checked against the file's lines by its count)."""
+    if "\r" in text or any(char in text for char in _OTHER_BREAKS):
+        return len(source_lines(text))
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
 _QUOTES = ("'", '"')
 
 

@@ -34,7 +34,7 @@ import libcst as cst
 from . import trusted_parse
 from .cst_from_ast import Converted, NotConvertible, convert
 from .kept import Kept
-from .lines import source_lines
+from .lines import line_count, source_lines
 
 
 @dataclass(frozen=True)
@@ -154,12 +154,12 @@ def _cut_out(shared: _Parses, text: str, line_offset: int) -> UnitTree | None:
     wrapped = False
     body = text
     first = line_offset + 1
-    count = len(source_lines(body))
+    count = line_count(body)
     if not _same_text(lines, first, count, body):
         if not text.startswith(_WRAPPER):
             return None
         wrapped, body, first = True, text[len(_WRAPPER) :], first + 1
-        count = len(source_lines(body))
+        count = line_count(body)
         if not _same_text(lines, first, count, body):
             return None
     assert shared.module is not None

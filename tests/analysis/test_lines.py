@@ -1,11 +1,13 @@
-"""Lines of code as the analysis cuts them: where a comment starts, and continuation lines
-as libcst renders a node alone."""
+"""Lines of code as the analysis cuts them: where a comment starts, continuation lines as
+libcst renders a node alone, and how many lines a text has."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from skewlsp.analysis.lines import split_comment, without_block_indent
+from skewlsp.analysis.lines import line_count, source_lines, split_comment, without_block_indent
 
 
 @pytest.mark.parametrize(
@@ -33,3 +35,14 @@ def test_continuation_lines_lose_the_block_indent_they_start_with() -> None:
     code = "f(\n        a,\n      b,\n    )"
     assert without_block_indent(code, "    ") == "f(\n    a,\n  b,\n)"
     assert without_block_indent("f(a)", "    ") == "f(a)"
+
+
+@given(st.text(alphabet="ab \n\r\x0b\x0c\x85\u2028"))
+def test_a_line_count_is_the_number_of_source_lines(text: str) -> None:
+    assert line_count(text) == len(source_lines(text))
+
+
+def test_line_counts_by_hand() -> None:
+    assert [line_count(t) for t in ("", "a", "a\n", "a\nb", "\n\n", "a\r\nb\r")] == [
+        0, 1, 1, 2, 2, 2,
+    ]
