@@ -340,6 +340,32 @@ def _helper_copies(
         return []
 
 
+_BLOCK_FIELDS = ("body", "orelse", "handlers", "finalbody", "cases")
+
+
+def _nested_statements(stmt: cst.CSTNode) -> list[cst.CSTNode]:
+    """What sits directly in ``stmt``'s blocks, all of them (``else``, ``except``,
+    ``finally`` and ``elif`` parts as nodes of their own): none for a simple line, nor
+    for a function or class defined there."""
+    kind = type(stmt)
+    if kind in _NO_NESTED_STATEMENTS:
+        return []
+    found: list[cst.CSTNode] = []
+    for name in _BLOCK_FIELDS:
+        part = getattr(stmt, name, None)
+        for item in part if isinstance(part, (list, tuple)) else (part,):
+            if isinstance(item, cst.BaseSuite):
+                found.extend(body_statements(item))
+            elif isinstance(item, cst.CSTNode):
+                found.append(item)
+    return found
+
+
+_NO_NESTED_STATEMENTS = frozenset(
+    {cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.FunctionDef, cst.ClassDef}
+)
+
+
 def _run(analysis: Callable[[], _UnitAnalysis]) -> list[LoopModel] | None:
     """Run a unit's analysis on a made tree, or on libcst's when the made one cannot give
     what the analysis asks (the trees, and so the verdicts, are the same)."""
@@ -476,6 +502,7 @@ class _UnitAnalysis:
         # Per outlined scope (by node): whether it multiplies, whether it opens lane regions.
         self.multiplies: dict[int, bool] = {}
         self.lane_regions: dict[int, bool] = {}
+        self.holds_pipeline_loops: dict[int, bool] = {}  # per statement (see _visit)
         # Per function and whether its body is InCore (a helper's call sites differ only
         # there): the sides are syntactic, so one walk serves every copy decided apart.
         self.outside: dict[tuple[int, bool], mixed.OutsideSides] = {}
@@ -808,12 +835,15 @@ class _UnitAnalysis:
             self._nested_definition(stmt, "" if fn == "<module>" else fn + ".")  # type: ignore[arg-type]
             return
         if isinstance(stmt, cst.For):
-            if isinstance(stmt.iter, cst.Call) and dsl.loop_kind(stmt.iter, self.aliases) in (
-                "pipeline",
-                "bare_pipeline",
-            ):
+            if self._is_pipeline_loop(stmt):
                 self._decide(stmt, scope, enclosing, fn)
-            inner = [*enclosing, self._enclosing(stmt, scope, enclosing)]
+            # (what a loop around pipeline loops bounds its variable to: only they ask,
+            # and folding the bounds of every inner loop was a thirtieth of a cold run)
+            inner = (
+                [*enclosing, self._enclosing(stmt, scope, enclosing)]
+                if self._holds_pipeline_loops(stmt)
+                else enclosing
+            )
             self.incore.append(self._incore or opens_incore_scope(stmt, self._incore))
             for child in body_statements(stmt.body):
                 self._visit(child, scope, inner, fn)
@@ -835,6 +865,25 @@ class _UnitAnalysis:
                 self._visit(child, scope, enclosing, fn)
             self.incore.pop()
             return
+
+    def _is_pipeline_loop(self, stmt: cst.For) -> bool:
+        return isinstance(stmt.iter, cst.Call) and dsl.loop_kind(stmt.iter, self.aliases) in (
+            "pipeline",
+            "bare_pipeline",
+        )
+
+    def _holds_pipeline_loops(self, stmt: cst.CSTNode) -> bool:
+        """Whether a pipeline loop is decided inside ``stmt`` with the loops around it (one
+        in a function defined there is decided with that function's own)."""
+        found = self.holds_pipeline_loops.get(id(stmt))
+        if found is None:
+            found = any(
+                (type(child) is cst.For and self._is_pipeline_loop(child))  # type: ignore[arg-type]
+                or self._holds_pipeline_loops(child)
+                for child in _nested_statements(stmt)
+            )
+            self.holds_pipeline_loops[id(stmt)] = found
+        return found
 
     def _nested_definition(self, stmt: cst.FunctionDef | cst.ClassDef, qualname: str) -> None:
         """A program, class or function defined inside a function (a builder, a closure).

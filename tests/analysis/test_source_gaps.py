@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import textwrap
+
+import pytest
+
 from skewlsp.analysis import analyze
 
 from .kernels import PRODUCER, kernel, loop_at, only_loop
@@ -42,6 +46,27 @@ class TestUnroll:
         # A comment naming an op sends no message; the loop's own verdict stands.
         body = "for j in pl.unroll(N):\n    t = pl.tile.load(q, [0, 0], [16, 64])  # matmul later\n"
         assert only_loop(kernel(body, prelude="from .config import N\n")).code == "SKW010"
+
+    @pytest.mark.parametrize(
+        "around",
+        [
+            "if n > 0:\n    pass\nelse:\n",
+            "if n > 0:\n    pass\nelif n > 1:\n",
+            "with pl.at(level=pl.Level.CORE_GROUP):\n",
+            "for k in pl.range(n):\n",
+        ],
+        ids=["else", "elif", "with", "range"],
+    )
+    def test_a_pipeline_loop_bounded_by_the_unroll_variable_folds_in_any_block(
+        self, around: str
+    ) -> None:
+        # (the first copy's: UnrollLoops writes j = 0 into it)
+        inner = "for i in pl.pipeline(0, j + 4, 1, stage=2):\n" + textwrap.indent(PRODUCER, "    ")
+        source = kernel(around + textwrap.indent(inner, "    "), "pl.unroll(2)", target="j")
+        assert (loop_at(source, "for i in").code, loop_at(source, "for i in").trip) == (
+            "SKW001",
+            4,
+        )
 
     def test_if_on_the_unroll_variable_folds_per_copy(self) -> None:
         body = """\
