@@ -503,6 +503,7 @@ class _UnitAnalysis:
         self.multiplies: dict[int, bool] = {}
         self.lane_regions: dict[int, bool] = {}
         self.holds_pipeline_loops: dict[int, bool] = {}  # per statement (see _visit)
+        self.tile_like: dict[int, frozenset[str]] = {}  # per function
         # Per function and whether its body is InCore (a helper's call sites differ only
         # there): the sides are syntactic, so one walk serves every copy decided apart.
         self.outside: dict[tuple[int, bool], mixed.OutsideSides] = {}
@@ -792,7 +793,10 @@ class _UnitAnalysis:
         params = frozenset(n for n, _ in function_params(fn))
         defs = block_defs(body_statements(fn.body))
         dsl_names = frozenset(defs) | params
-        base = FunctionScope(self.module_constants, params, dsl_names, tile_like_names(fn))
+        tiles = self.tile_like.get(id(fn))
+        if tiles is None:  # (a helper's body is walked again at each of its calls)
+            tiles = self.tile_like[id(fn)] = tile_like_names(fn)
+        base = FunctionScope(self.module_constants, params, dsl_names, tiles)
         base.specialized = specialized_params(fn, self.module_constants)
         env: dict[str, Folded] = dict(base.specialized)  # pl.jit literals, until rebound
         function_incore = is_incore_function(fn)
