@@ -35,6 +35,14 @@ class Kept(Generic[K, V]):
         self.remember(key, value)
         return value
 
+    def get(self, key: K) -> V | None:
+        """The value kept for ``key`` (None if there is none)."""
+        with self._lock:
+            if key not in self._values:
+                return None
+            self._values.move_to_end(key)
+            return self._values[key]
+
     def remember(self, key: K, value: V) -> None:
         with self._lock:
             self._values[key] = value

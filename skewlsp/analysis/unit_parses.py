@@ -125,11 +125,31 @@ def unit_tree(text: str, line_offset: int | None) -> UnitTree:
         cut = None
         if shared is not None and shared.module is not None and line_offset is not None:
             cut = _cut_out(shared, text, line_offset)
-        found = cut if cut is not None else _parse(text)
+        found = cut if cut is not None else _parse_kept(text)
         if shared is not None:
             shared.stdlib[text] = found
     if isinstance(found, BaseException):
         raise found
+    return found
+
+
+STDLIB_KEPT = 16  # stdlib trees of unit texts parsed alone, kept across analyses
+_stdlib_kept: Kept[str, UnitTree] = Kept(STDLIB_KEPT)
+
+
+def _parse_kept(text: str) -> UnitTree | BaseException:
+    """``_parse(text)``, a tree kept across analyses: the texts parsed alone are those
+    not cut from a file's tree (an imported helper, its callers; every unit in a language
+    server), and the next analysis asks for the same ones again: pypto-lib's imported
+    helpers were parsed again by each file that calls them. (A refusal is not kept: an
+    exception raised again would carry every earlier raise's frames.)"""
+    found = _stdlib_kept.get(text)
+    if found is None:
+        parsed = _parse(text)
+        if isinstance(parsed, BaseException):
+            return parsed
+        _stdlib_kept.remember(text, parsed)
+        found = parsed
     return found
 
 

@@ -28,3 +28,12 @@ def test_none_is_a_value_like_any_other() -> None:
     for _ in range(3):
         kept.get_or_make("x", lambda: calls.append(1))
     assert calls == [1]
+
+
+def test_asking_for_a_value_counts_as_using_it() -> None:
+    kept: Kept[str, int] = Kept(2)
+    kept.remember("a", 1)
+    kept.remember("b", 2)
+    assert kept.get("a") == 1  # "b" is now the oldest
+    kept.remember("c", 3)
+    assert (kept.get("a"), kept.get("b"), kept.get("c"), kept.get("d")) == (1, None, 3, None)

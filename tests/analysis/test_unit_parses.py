@@ -259,6 +259,27 @@ def test_an_inline_helper_is_parsed_once_for_its_file_and_every_importer(
     assert concrete[helper_text] == 1  # a lint made its tree from the stdlib's
 
 
+def test_an_imported_helper_is_parsed_once_by_the_stdlib_for_all_its_importers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each importer's analysis decides the helper's loop with its own arguments; the
+    # helper's text is not cut from the importer's tree, and was parsed by each.
+    tag = "stdlib_kept"
+    helpers = HELPER_MODULE.format(tag=tag)
+
+    def resolver(module: str, level: int, path: str | None) -> str | None:
+        return helpers if module == f"helpers_{tag}" else None
+
+    _, stdlib = _counting(monkeypatch)
+    trips = [
+        [r.trip for r in analyze(IMPORTER.format(tag=tag, trip=n), f"k{n}.py", resolver=resolver)]
+        for n in (4, 6, 8)
+    ]
+    assert trips == [[4], [6], [8]]
+    helper_text = helpers[helpers.index("@pl.jit.inline") :]
+    assert stdlib[helper_text] == 1
+
+
 def test_a_made_tree_outlives_its_analysis_as_libcst_s_did(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
