@@ -67,13 +67,16 @@ class Converted:
     included) is ``text[start:end]``; ``indent`` is the indentation of the statement
     holding it, which libcst leaves out of continuation lines when it renders the
     node alone. ``shapeless``: the other nodes made here (an argument, a block, a
-    function), whose code is not cut from the text.
+    function), whose code is not cut from the text. ``blocks``: node id -> (start, end)
+    of the compound statements and indented blocks, whose text is read as written (no
+    code is cut for them: libcst renders them otherwise).
     """
 
     module: cst.Module
     text: str
     ranges: dict[int, tuple[int, int, str]]
     shapeless: set[int]
+    blocks: dict[int, tuple[int, int]] = field(default_factory=dict)
     # What the analysis derived from this tree alone (a caller's calls), kept with it.
     facts: dict[object, object] = field(default_factory=dict)
 
@@ -89,6 +92,10 @@ _PARSED_EXPRESSIONS = (
     ast.DictComp,
     ast.JoinedStr,
 )
+
+
+def _decorators(statement: ast.stmt) -> list[ast.expr]:
+    return getattr(statement, "decorator_list", [])
 
 
 class _Builder:
@@ -110,6 +117,7 @@ class _Builder:
         self.owned: set[int] = set()
         self.ranges: dict[int, tuple[int, int, str]] = {}
         self.shapeless: set[int] = set()
+        self.blocks: dict[int, tuple[int, int]] = {}
         self.indent = ""
 
     # -- positions ---------------------------------------------------------------------------------
@@ -498,7 +506,15 @@ class _Builder:
             self._check_lines(body)
             smalls = [self.small(statement) for statement in body]
             return self.shapeless_node(make(cst.SimpleStatementSuite, body=smalls))
-        return self.shapeless_node(make(cst.IndentedBlock, body=self.statements(body)))
+        made = self.shapeless_node(make(cst.IndentedBlock, body=self.statements(body)))
+        # (from the first statement's decorators, if it has any, to the last one's end)
+        text_start = min(
+            [start, *(self.offset(d.lineno, d.col_offset) for d in _decorators(first))]
+        )
+        last = body[-1]
+        end = self.offset(last.end_lineno, last.end_col_offset)  # type: ignore[arg-type]
+        self.blocks[id(made)] = (text_start, end)
+        return made
 
     def _check_lines(self, body: Sequence[ast.stmt]) -> None:
         previous = -1
@@ -518,19 +534,24 @@ class _Builder:
         self.indent = self.text[line_start:start]
         try:
             kind = type(node)
-            if kind is ast.FunctionDef:
+            made: Any
+            if kind is ast.FunctionDef:  # (its decorators lie before its start: no text)
                 return self._function(node)  # type: ignore[arg-type]
             if kind is ast.For:
-                return self._for(node)  # type: ignore[arg-type]
-            if kind is ast.With:
-                return self._with(node)  # type: ignore[arg-type]
-            if kind is ast.If:
-                return self._if(node)  # type: ignore[arg-type]
-            if kind is ast.While:
-                return self._while(node)  # type: ignore[arg-type]
-            if kind is ast.ClassDef:
+                made = self._for(node)  # type: ignore[arg-type]
+            elif kind is ast.With:
+                made = self._with(node)  # type: ignore[arg-type]
+            elif kind is ast.If:
+                made = self._if(node)  # type: ignore[arg-type]
+            elif kind is ast.While:
+                made = self._while(node)  # type: ignore[arg-type]
+            elif kind is ast.ClassDef:
                 return self._class(node)  # type: ignore[arg-type]
-            return SIMPLE_STATEMENT_LINE(body=(self.small(node),))
+            else:
+                return SIMPLE_STATEMENT_LINE(body=(self.small(node),))
+            end = self.offset(node.end_lineno, node.end_col_offset)  # type: ignore[arg-type]
+            self.blocks[id(made)] = (start, end)
+            return made
         finally:
             self.indent = outer
 
@@ -799,5 +820,5 @@ def convert(tree: ast.Module, text: str, shift: int = 0) -> Converted:
     except IndexError as err:  # a position outside the text: not the text's tree
         raise NotConvertible("a node outside the unit text") from err
     module = builder.shapeless_node(make(cst.Module, body=body))
-    return Converted(module, text, builder.ranges, builder.shapeless)
+    return Converted(module, text, builder.ranges, builder.shapeless, builder.blocks)
 

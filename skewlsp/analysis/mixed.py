@@ -28,6 +28,7 @@ from .names import body_statements
 from .positions import shown_by_first_line
 from .report import CORE_NAMES, CoreResult
 from .scope import is_split_aiv_region, opens_incore_scope
+from .tree_text import made_source
 from .walk import walk
 
 __all__ = [
@@ -108,6 +109,9 @@ def scope_multiplies(scope: cst.CSTNode) -> bool:
     AIV function. (A loop of an inline helper without a scope of its own is outlined
     with its caller's; only the helper's body is seen here.)
     """
+    text = made_source(scope)  # (a made tree's text: most scopes name no cube op)
+    if text is not None and not any(op in text for op in op_tables.CUBE_OPS):
+        return False
     return any(
         type(node) is cst.Call and op_leaf(node) in op_tables.CUBE_OPS  # type: ignore[arg-type]
         for node in walk(scope)

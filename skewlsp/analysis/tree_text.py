@@ -41,12 +41,13 @@ def made_code(node: cst.CSTNode, *, comments: bool) -> str | None:
 
 def made_source(node: cst.CSTNode) -> str | None:
     """The text ``node`` was made from, as written (comments and indentation included),
-    if it is a node with code of a tree made in this analysis; None otherwise, and for a
-    bare name or number (whose code is its value). For a question the raw text answers
-    (does a name occur in it?) without any rendering."""
+    if it is a node with code, a compound statement or an indented block of a tree made
+    in this analysis; None otherwise, and for a bare name or number (whose code is its
+    value). For a question the raw text answers (does a name occur in it?) without any
+    rendering."""
     key = id(node)
     for made in made_trees():
-        found = made.ranges.get(key)
+        found = made.ranges.get(key) or made.blocks.get(key)
         if found is not None:
             return made.text[found[0] : found[1]]
     return None

@@ -179,6 +179,26 @@ def test_a_made_node_s_code_is_libcst_s_rendering_of_it() -> None:
             assert full_code(a) == cst.Module(body=[]).code_for_node(b)
 
 
+def test_a_made_compound_statement_s_and_block_s_source_is_their_text_as_written() -> None:
+    text = (
+        "def f(a):\n"
+        "    @pl.jit.inline\n"
+        "    def g(b):\n"
+        "        return b\n"
+        "    for i in pl.range(4):  # four\n"
+        "        a = g(a)\n"
+    )
+    with unit_parses.shared_unit_parses():
+        made = unit_parses.analysis_module(text, lambda: unit_parses.unit_tree(text, None))
+        assert made is not None and unit_parses.is_made(made)
+        fn = made.body[0]
+        loop = fn.body.body[1]  # type: ignore[attr-defined]
+        assert made_source(loop) == "for i in pl.range(4):  # four\n        a = g(a)"
+        # A block starts at its first statement's decorators.
+        assert made_source(fn.body) == text[text.index("pl.jit") : -1]  # type: ignore[attr-defined]
+        assert made_source(fn) is None  # (a function's own decorators lie before its start)
+
+
 def test_a_made_node_s_source_is_its_text_as_written() -> None:
     text = "def f(a):\n    y = g(a,  # the first\n          a)\n"
     concrete = cst.parse_module(text)

@@ -121,9 +121,9 @@ def test_the_moves_of_a_made_tree_are_libcst_s_and_only_matmuls_are_walked(
         made = unit_parses.analysis_module(HOISTED, lambda: unit_parses.unit_tree(HOISTED, None))
         assert made is not None and unit_parses.is_made(made)
         assert [list(operand_moves(stmt)) for stmt in _statements(made)] == expected
-        # The line with a matmul is walked, and the loop (a compound statement has no
-        # text of its own in a made tree); the lines without one are read off their text.
-        assert walked == ["a = pl.matmul(x, wt)", "For"]
+        # The line with a matmul is walked; the others, the loop included, are read off
+        # their text.
+        assert walked == ["a = pl.matmul(x, wt)"]
 
 
 def _statements(module: cst.Module) -> list[cst.CSTNode]:
