@@ -78,4 +78,3 @@ def _check_depth(tree: ast.Module) -> None:
             ):
                 continue
             stack.append((child, depth + 1, inside))
-

@@ -247,7 +247,6 @@ def called_names(names: tuple[str, ...], text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-
 def _with_callers(
     units: list[Unit], functions: Callable[[], Mapping[str, tuple[str, int]]]
 ) -> list[Unit]:
