@@ -30,6 +30,7 @@ MovesOf = Callable[[cst.CSTNode], Iterable[tuple[str, str]]]
 
 
 _NOT_OPERANDS = frozenset({"target_memory", "out_dtype", "dtype"})  # keywords
+_TO_A_CORE_OPS = op_tables.TO_VECTOR_OPS | op_tables.TO_CUBE_OPS
 
 
 def op_leaf(call: cst.Call) -> str | None:
@@ -130,6 +131,29 @@ class SideModel:
             names += [n for n in reads_of(value) if self.side_of(n) in _TILES_OR_GM]
         return names
 
+    def _operands(self, call: cst.Call) -> tuple[list[str], list[str], list[str]]:
+        """:meth:`_tile_args` of ``call`` in its three modes at once ("all", "views",
+        "none"): an argument that is not a call reads the same names in each, and the
+        side model asks all three of most ops."""
+        every: list[str] = []
+        views: list[str] = []
+        direct: list[str] = []
+        side_of = self.side_of
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value in _NOT_OPERANDS:
+                continue
+            value = arg.value
+            read = [n for n in reads_of(value) if side_of(n) in _TILES_OR_GM]
+            every += read
+            if type(value) is cst.Call:
+                leaf = op_leaf(value)
+                if leaf is None or leaf in op_tables.INHERIT_OPS:
+                    views += self._tile_args(value, "views")
+                continue
+            views += read
+            direct += read
+        return every, views, direct
+
     def _cube_cast(self, call: cst.Call) -> bool:
         """A cast the cube does as it writes a matmul result back (see fixpipe_casts)."""
         return self.cube_casts is not None and (
@@ -158,8 +182,8 @@ class SideModel:
                 nested_side = join_sides(nested_side, inner)
                 nested_values.append(value)
                 value_of[id(arg.value)] = value
-        args = self._tile_args(call)
-        tiles = [n for n in self._tile_args(call, "views") if self.side_of(n) in TILE_SIDES]
+        args, views, direct = self._operands(call)
+        tiles = [n for n in views if self.side_of(n) in TILE_SIDES]
         has_tile = bool(tiles) or any(v in TILE_SIDES for v in nested_values)
         if leaf in op_tables.CUBE_OPS or self._cube_cast(call):
             consumed.extend((n, CUBE, self.side_of(n)) for n in tiles)
@@ -169,7 +193,7 @@ class SideModel:
             return (memory or LAZY), join_sides(nested_side, memory or SHARED)
         if leaf in op_tables.CUBE_SOURCES:
             return CUBE, join_sides(nested_side, CUBE)
-        if leaf in op_tables.MOVE_OPS or leaf in op_tables.TO_VECTOR_OPS | op_tables.TO_CUBE_OPS:
+        if leaf in op_tables.MOVE_OPS or leaf in _TO_A_CORE_OPS:
             target = _memory(call)
             if leaf in op_tables.TO_VECTOR_OPS:
                 target = VECTOR
@@ -220,7 +244,7 @@ class SideModel:
             leaf in op_tables.SHARED_SCALAR_OPS
             and not tensor_operand
             and not any(v in TILE_SIDES for v in nested_values)
-            and not any(self.side_of(n) in TILE_SIDES for n in self._tile_args(call, "none"))
+            and not any(self.side_of(n) in TILE_SIDES for n in direct)
         ):
             # A scalar op of scalars (``pl.cast(pl.read(tile, [i]), pl.INDEX)``): the tile
             # the nested call reads is not this op's operand.
