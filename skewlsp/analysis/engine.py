@@ -25,7 +25,7 @@ from .conditions import Interval
 from .constants import Const, Folded, ModuleConstants
 from .coverage import unreported_loops
 from .decide import Decision, LoopHeader, check_int64, decide
-from .dsl_checks import check_body
+from .dsl_checks import BodyChecks, check_body
 from .guard import TooDeep, check_parseable, describe
 from .header import bounds_of, loop_target, stage_of
 from .imported_helpers import ImportedHelper, at_the_call, imported_helpers
@@ -504,6 +504,7 @@ class _UnitAnalysis:
         self.lane_regions: dict[int, bool] = {}
         self.holds_pipeline_loops: dict[int, bool] = {}  # per statement (see _visit)
         self.tile_like: dict[int, frozenset[str]] = {}  # per function
+        self.body_checks: dict[int, BodyChecks] = {}  # per loop
         # Per function and whether its body is InCore (a helper's call sites differ only
         # there): the sides are syntactic, so one walk serves every copy decided apart.
         self.outside: dict[tuple[int, bool], mixed.OutsideSides] = {}
@@ -984,7 +985,10 @@ class _UnitAnalysis:
         overflow = check_int64(header)
         if overflow:
             errors.append(overflow)
-        checks = check_body(loop, self.aliases, self.functions[-1] if self.functions else None)
+        checks = self.body_checks.get(id(loop))
+        if checks is None:  # (a helper's loops are decided again at each of its calls)
+            fn_around = self.functions[-1] if self.functions else None
+            checks = self.body_checks[id(loop)] = check_body(loop, self.aliases, fn_around)
         errors.extend(checks.errors)
 
         ranges = {e.var: e.interval for e in enclosing if e.interval is not None}
