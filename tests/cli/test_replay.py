@@ -312,3 +312,18 @@ def test_a_working_directory_that_is_gone_is_reported_not_a_traceback(
         "skewlint: error: the current directory no longer exists (deleted or moved); "
         "run from another\n"
     )
+
+
+def test_the_replay_path_imports_neither_typing_nor_the_linter() -> None:
+    # A replayed run costs little more than the interpreter's start: typing (with re and
+    # enum behind it) was a third of it, the linter and libcst many times that.
+    code = (
+        "import sys\n"
+        "import skewlsp.cli, skewlsp.cli.replay\n"
+        "print(sorted(m for m in ('typing', 're', 'enum', 'libcst', 'skewlsp.cli.app')"
+        " if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout == "[]\n"
