@@ -26,6 +26,7 @@ from .report import (
 
 if TYPE_CHECKING:
     from .engine import LoopModel, analyze, analyze_models
+    from .imports import shared_imported_modules
     from .unit_cache import UnitCache
     from .unit_parses import concrete_trees
 
@@ -35,6 +36,7 @@ _LAZY = {
     "analyze_models": "engine",
     "UnitCache": "unit_cache",
     "concrete_trees": "unit_parses",
+    "shared_imported_modules": "imports",
 }
 
 
@@ -71,4 +73,5 @@ __all__ = [
     "docs_url",
     "loop_at",
     "severity_of",
+    "shared_imported_modules",
 ]

@@ -337,15 +337,25 @@ def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[FileResult
         for plain in plains.values():
             plain.save()
     if done is None:
-        done = [lint_job(jobs[i]) for i in pending]
+        done = _lint_many([jobs[i] for i in pending])
     for index, result in zip(pending, done, strict=True):
         results[index] = result
     return [result for result in results if result is not None]
 
 
 def _lint_many(jobs: list[Job]) -> list[FileResult | None]:
-    """One pool task: a chunk of files, linted in order."""
-    return [lint_job(job) for job in jobs]
+    """Files linted in order (a pool task: a folder's files), sharing what they import.
+
+    A kernel package's files import the same config modules: their constants are
+    folded once for all of them (``shared_imported_modules``; the engine is imported
+    here only when some file needs an analysis).
+    """
+    if not jobs:
+        return []
+    from skewlsp.analysis import shared_imported_modules
+
+    with shared_imported_modules():
+        return [lint_job(job) for job in jobs]
 
 
 def _warm_worker(project: Sequence[str] = ()) -> None:

@@ -13,7 +13,13 @@ from pathlib import Path
 import pytest
 
 from skewlsp.analysis import analyze
-from skewlsp.analysis.imports import as_seen_from_the_kernel
+from skewlsp.analysis.imports import (
+    as_seen_from_the_kernel,
+    imported_lookup,
+    shared_imported_modules,
+)
+from skewlsp.analysis.source_index import imported_module_index
+from skewlsp.analysis.values import Const
 from skewlsp.common.resolver import RecordingResolver
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "cli"
@@ -105,3 +111,81 @@ def test_an_imported_inline_helper_reads_its_own_relative_imports(tree: Path) ->
     [report] = analyze(path.read_text(), str(path), resolver=RecordingResolver(()))
     assert (report.verdict, report.code, report.trip) == ("demoted", "SKW023", 1)
     assert "cfg.helpers" in report.message
+
+
+def _package(folder: Path, trip: int) -> tuple[Path, Path]:
+    """Two kernels importing ``cfg``, whose ``from dims import TRIP`` reads the dims.py next
+    to the kernel, which reads base.py (``TRIP = trip``): ``cfg.py`` and ``dims.py`` have
+    the same text in every package."""
+    folder.mkdir(parents=True)
+    kernel = KERNEL.replace("from consts import TRIP", "from cfg import TRIP")
+    (folder / "cfg.py").write_text("from dims import TRIP\n")
+    (folder / "dims.py").write_text("from base import TRIP\n")
+    (folder / "base.py").write_text(f"TRIP = {trip}\n")
+    for name in ("a.py", "b.py"):
+        (folder / name).write_text(kernel)
+    return folder / "a.py", folder / "b.py"
+
+
+def _trip_as_imported(kernel: Path) -> object:
+    index = imported_module_index(kernel.read_text())
+    return imported_lookup(index, str(kernel), RecordingResolver(()))("TRIP")
+
+
+def test_kernels_of_one_package_share_what_its_config_module_folds_to(tmp_path: Path) -> None:
+    a, b = _package(tmp_path / "pkg", trip=1)
+    with shared_imported_modules():
+        first, second = _trip_as_imported(a), _trip_as_imported(b)
+    alone = _trip_as_imported(b)
+    assert first == second == alone == Const(1)
+    assert first is second  # folded once, for both
+    assert alone is not first  # outside a batch, every analysis folds its own
+
+
+def test_a_shared_config_module_serves_only_kernels_whose_imports_read_the_same(
+    tmp_path: Path,
+) -> None:
+    # Same cfg.py and dims.py, another base.py behind them: the second package folds its own.
+    one, _ = _package(tmp_path / "one", trip=1)
+    eight, _ = _package(tmp_path / "eight", trip=8)
+    with shared_imported_modules():
+        reports = [
+            analyze(path.read_text(), str(path), resolver=RecordingResolver(()))
+            for path in (one, eight, one)
+        ]
+    assert [report.trip for [report] in reports] == [1, 8, 1]
+
+
+def test_a_kernel_served_a_shared_config_module_records_every_module_behind_it(
+    tmp_path: Path,
+) -> None:
+    # What a cache entry depends on: the modules read for the first kernel (dims.py
+    # through cfg.py, and base.py through dims.py) are reads of the second one's too.
+    a, b = _package(tmp_path / "pkg", trip=1)
+    with shared_imported_modules():
+        analyze(a.read_text(), str(a), resolver=RecordingResolver(()))
+        resolver = RecordingResolver(())
+        [report] = analyze(b.read_text(), str(b), resolver=resolver)
+    assert report.trip == 1
+    assert [(module, level) for module, level, _ in resolver.fingerprint] == [
+        ("base", 0),
+        ("cfg", 0),
+        ("dims", 0),
+    ]
+
+
+def test_a_module_one_kernel_could_not_read_is_read_again_for_the_next(tmp_path: Path) -> None:
+    a, b = _package(tmp_path / "pkg", trip=1)
+    disk = RecordingResolver(())
+
+    def unreadable_base(module: str, level: int, path: str | None) -> str | None:
+        if module == "base":
+            raise OSError(13, "Permission denied")
+        return disk(module, level, path)
+
+    with shared_imported_modules():
+        first = imported_lookup(imported_module_index(a.read_text()), str(a), unreadable_base)
+        blocked = first("TRIP")
+        second = _trip_as_imported(b)
+    assert blocked != Const(1)
+    assert second == Const(1)

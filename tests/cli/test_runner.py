@@ -128,6 +128,33 @@ def test_imported_constants_are_resolved_from_the_importing_directory(
     assert item["trip"] == 8
 
 
+def test_each_package_of_one_run_reads_the_config_behind_its_own_imports(
+    run: Run, tmp_path: Path
+) -> None:
+    # Both packages' cfg.py say the same; the dims.py behind them do not. The run folds
+    # config modules once for the files that import them, never across that difference.
+    kernel = SKEWED.replace("pl.pipeline(0, 4,", "pl.pipeline(0, TRIP,").replace(
+        "import pypto.language as pl\n", "import pypto.language as pl\nfrom cfg import TRIP\n"
+    )
+    files: dict[str, str | bytes] = {}
+    for package, trip in (("a", 8), ("b", 16)):
+        files |= {
+            f"{package}/k1.py": kernel,
+            f"{package}/k2.py": kernel,
+            f"{package}/cfg.py": "from dims import TRIP\n",
+            f"{package}/dims.py": f"TRIP = {trip}\n",
+        }
+    write(tmp_path, files)
+    for jobs in ("1", "2"):
+        found = run("--no-cache", "--jobs", jobs, "--output-format", "json", ".").json()
+        assert [(item["filename"], item["trip"]) for item in found] == [
+            ("a/k1.py", 8),
+            ("a/k2.py", 8),
+            ("b/k1.py", 16),
+            ("b/k2.py", 16),
+        ]
+
+
 def test_imported_constants_are_resolved_from_src_roots(run: Run, tmp_path: Path) -> None:
     kernel = SKEWED.replace("pl.pipeline(0, 4,", "pl.pipeline(0, TRIP,").replace(
         "import pypto.language as pl\n",
