@@ -503,7 +503,10 @@ class _UnitAnalysis:
         self.multiplies: dict[int, bool] = {}
         self.lane_regions: dict[int, bool] = {}
         self.holds_pipeline_loops: dict[int, bool] = {}  # per statement (see _visit)
-        self.tile_like: dict[int, frozenset[str]] = {}  # per function
+        # Per function (by id, while its tree lives): its parameters, the names it binds
+        # and those bound to tiles.
+        self.function_names: dict[int, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}
+        self.bound_by_statement: dict[int, frozenset[str]] = {}  # per top-level compound statement
         self.body_checks: dict[int, BodyChecks] = {}  # per loop
         # Per function and whether its body is InCore (a helper's call sites differ only
         # there): the sides are syntactic, so one walk serves every copy decided apart.
@@ -791,12 +794,12 @@ class _UnitAnalysis:
         site: CallSite | None = None,
         call_site: dict[str, Folded] | None = None,
     ) -> None:
-        params = frozenset(n for n, _ in function_params(fn))
-        defs = block_defs(body_statements(fn.body))
-        dsl_names = frozenset(defs) | params
-        tiles = self.tile_like.get(id(fn))
-        if tiles is None:  # (a helper's body is walked again at each of its calls)
-            tiles = self.tile_like[id(fn)] = tile_like_names(fn)
+        names = self.function_names.get(id(fn))
+        if names is None:  # (a helper's body is walked again at each of its calls)
+            params = frozenset(n for n, _ in function_params(fn))
+            dsl_names = frozenset(block_defs(body_statements(fn.body))) | params
+            names = self.function_names[id(fn)] = (params, dsl_names, tile_like_names(fn))
+        params, dsl_names, tiles = names
         base = FunctionScope(self.module_constants, params, dsl_names, tiles)
         base.specialized = specialized_params(fn, self.module_constants)
         env: dict[str, Folded] = dict(base.specialized)  # pl.jit literals, until rebound
@@ -818,7 +821,9 @@ class _UnitAnalysis:
                 compound = not isinstance(
                     stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)
                 )
-                poisoned = frozenset(statement_defs(stmt)) if compound else frozenset()
+                poisoned = self.bound_by_statement.get(id(stmt)) if compound else frozenset()
+                if poisoned is None:
+                    poisoned = self.bound_by_statement[id(stmt)] = frozenset(statement_defs(stmt))
                 scope = base.at(env, poisoned)
                 self._visit(stmt, scope, [], name)
                 self.incore.pop()
