@@ -119,6 +119,7 @@ class _Builder:
         self.shapeless: set[int] = set()
         self.blocks: dict[int, tuple[int, int]] = {}
         self.indent = ""
+        self.statement_start = -1  # where the simple statement being made starts
 
     # -- positions ---------------------------------------------------------------------------------
 
@@ -215,10 +216,16 @@ class _Builder:
         if kind is ast.Tuple or kind is ast.GeneratorExp:
             return self._tuple(node, start, end)  # type: ignore[arg-type]
         text = self.text
-        before = text[start - 1] if start else ""
+        at = start - 1
+        before = text[at] if start else ""
         if before == " " and start > 1:  # (``a = b``, ``f(a, b)``: one space, then code)
-            before = text[start - 2]
-        if before in _MAYBE_PARENTHESIZED:
+            at -= 1
+            before = text[at]
+        if start == self.statement_start or (before == "(" and at in self.owned):
+            # Where a statement starts (``x = ...``: no parenthesis of its own can open
+            # before it), or right after a call's own parenthesis (its first argument).
+            count, outer_start, outer_end = 0, start, end
+        elif before in _MAYBE_PARENTHESIZED:
             count, outer_start, outer_end = self.parens(start, end)
         else:  # (most code: nothing but an operator, a comma or a bracket just before)
             count, outer_start, outer_end = 0, start, end
@@ -558,6 +565,7 @@ class _Builder:
     def small(self, node: ast.stmt) -> Any:
         kind = type(node)
         start, end = self.span(node)
+        self.statement_start = start
         after = self._after_on_line(end)
         if after == ";":
             raise NotConvertible("a semicolon")

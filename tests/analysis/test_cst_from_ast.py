@@ -87,6 +87,9 @@ def _same_shape(text: str) -> None:
         "assert a, 'm'\nraise E from e\nraise\nreturn\n",
         "y = pl.matmul(  # a comment\n    a,\n    b,  # it's here\n)\n",
         "é = 1\nx = é + f(é)  # ünï\n",
+        # parentheses where a statement starts, and right after a call's own
+        "(a) = 1\n(a).b = 2\n((a)) += 1\n(x)\n(f)(x).y = 3\n",
+        "f( (a) )\nf( a, (b))\nx = (\n    a\n)\ng(\n    (a),\n)\n",
     ],
 )
 def test_a_made_tree_has_libcst_s_shape(code: str) -> None:
