@@ -230,20 +230,24 @@ def called_names(names: tuple[str, ...], text: str) -> frozenset[str]:
     before it (memoised: a language server asks again on every edit, for functions that
     mostly did not change).
 
-    The names are searched for first and the character before each checked by hand: a
-    pattern that starts with a look-behind is tried at every position of the text, three
-    times slower on pypto-lib's kernels.
+    Each name is searched for as a literal and what surrounds it checked by hand: a
+    pattern that starts with a look-behind is tried at every position of the text (three
+    times slower on pypto-lib's kernels), and one pattern per set of names compiled for
+    each of them took longer than the searches (0.033 s against 0.013 s per run).
     """
-    search = re.compile("(" + "|".join(re.escape(n) for n in names) + r")\s*\(").search
     found: set[str] = set()
-    at = 0
-    while (match := search(text, at)) is not None:
-        start = match.start()
-        if _continues_a_name(text, start, "."):
-            at = start + 1
-            continue
-        found.add(match.group(1))
-        at = match.end()
+    size = len(text)
+    for name in names:
+        at = text.find(name)
+        while at >= 0:
+            if not _continues_a_name(text, at, "."):
+                after = at + len(name)
+                while after < size and text[after].isspace():  # (what ``\s*`` skips)
+                    after += 1
+                if after < size and text[after] == "(":
+                    found.add(name)
+                    break
+            at = text.find(name, at + 1)
     return frozenset(found)
 
 

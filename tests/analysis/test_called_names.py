@@ -27,7 +27,7 @@ def test_a_call_by_its_own_name_and_not_as_part_of_another() -> None:
 
 
 PIECES = st.sampled_from(
-    ["helper", "help", "rope_2d", "(", " ", "\n", ".", "_", "é", "1", "x", "ers", "\t"]
+    ["helper", "help", "rope_2d", "(", " ", "\n", ".", "_", "é", "1", "x", "ers", "\t", "\xa0", "²"]
 )
 
 
