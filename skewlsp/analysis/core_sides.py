@@ -143,9 +143,14 @@ class SideModel:
             if arg.keyword is not None and arg.keyword.value in _NOT_OPERANDS:
                 continue
             value = arg.value
-            read = [n for n in reads_of(value) if side_of(n) in _TILES_OR_GM]
+            kind = type(value)
+            if kind is cst.Name:  # (half of all operands: reads_of's walk set up for one name)
+                name = value.value  # type: ignore[attr-defined]
+                read = [name] if side_of(name) in _TILES_OR_GM else []
+            else:
+                read = [n for n in reads_of(value) if side_of(n) in _TILES_OR_GM]
             every += read
-            if type(value) is cst.Call:
+            if kind is cst.Call:
                 leaf = op_leaf(value)
                 if leaf is None or leaf in op_tables.INHERIT_OPS:
                     views += self._tile_args(value, "views")
