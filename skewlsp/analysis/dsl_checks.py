@@ -13,7 +13,7 @@ import libcst as cst
 from . import dsl
 from .scope import BUILTIN_CALLS
 from .values import code_of
-from .walk import children
+from .walk import LEAVES, children
 
 _MESSAGE_OPS = dsl.PUSH_OPS | dsl.POP_OPS
 # Small statements met before their value in the walk (a statement's node comes before
@@ -83,6 +83,8 @@ def check_body(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None) 
     while stack:
         node = stack.pop()
         kind = type(node)  # exact types (none of these libcst classes has subclasses): fast
+        if kind in LEAVES:  # (a name, a number, a string: none is checked)
+            continue
         if kind is cst.FunctionDef:  # not parsed as part of the kernel body...
             messages = messages or _has_message(node)  # ...but its messages count
             continue

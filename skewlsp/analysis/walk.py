@@ -121,13 +121,19 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     return found
 
 
+# Nodes with no children to look for (a name, a number, a string): not asked for them.
+LEAVES = frozenset(kind for kind, names in _FIELDS.items() if not names)
+
+
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Every node under ``node`` (itself included), parents before children, in source order."""
     stack = [node]
+    leaves = LEAVES
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(reversed(children(current)))
+        if type(current) not in leaves:
+            stack.extend(reversed(children(current)))
 
 
 def stdlib_children(node: ast.AST) -> list[ast.AST]:
