@@ -106,7 +106,7 @@ class SharedModules:
     """The constants of imported modules, shared by the analyses of a batch run.
 
     A kernel package's files import the same config modules, whose records and derived
-    values were folded again for each file: 2.5% of a cold serial run over pypto-lib's
+    values were folded again for each file: 2.4% of a cold serial run over pypto-lib's
     kernels. A shared module asks the resolver of whichever analysis runs now (see
     :class:`_Relay`), and serves the next analysis only if every module it has read
     resolves to the same text for that kernel. Those reads are asked again for it,
