@@ -4,6 +4,9 @@ A kernel imports ``cfg.model``, which says ``from .dims import TRIP``: Python re
 ``cfg/dims.py``, not a ``dims.py`` next to the kernel. Every resolver call still names
 the kernel's file (so records of reads mean the same everywhere); the request is
 rewritten to what the kernel itself would have to ask for.
+
+A batch run's kernels share what an imported module folds to, only where every module
+behind it reads the same for each of them, and each kernel's record of reads holds them.
 """
 
 from __future__ import annotations
