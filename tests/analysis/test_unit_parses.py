@@ -10,7 +10,7 @@ import libcst as cst
 import pytest
 
 from skewlsp.analysis import UnitCache, analyze, unit_parses
-from skewlsp.analysis.report import Span
+from skewlsp.analysis.report import Resolver, Span
 
 # A helper with a loop, called by a function that holds a loop of its own: the caller is
 # a unit (parsed for its loop) and a caller (parsed for its call sites).
@@ -231,14 +231,22 @@ def entry(a: pl.Tensor[[64, 64], pl.FP16]):
 '''
 
 
-def test_an_inline_helper_is_parsed_once_for_its_file_and_every_importer(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    tag = "kept"
+def _helpers_module(tag: str) -> tuple[str, Resolver]:
+    """The text of ``helpers_<tag>`` (an inline helper with a loop) and a resolver that
+    finds it as that module (every other import is not found)."""
     helpers = HELPER_MODULE.format(tag=tag)
 
     def resolver(module: str, level: int, path: str | None) -> str | None:
         return helpers if module == f"helpers_{tag}" else None
+
+    return helpers, resolver
+
+
+def test_an_inline_helper_is_parsed_once_for_its_file_and_every_importer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tag = "kept"
+    helpers, resolver = _helpers_module(tag)
 
     concrete, _ = _counting(monkeypatch)
     with unit_parses.concrete_trees():  # as a preview analyses (a lint parses none)
@@ -265,10 +273,7 @@ def test_an_imported_helper_is_parsed_once_by_the_stdlib_for_all_its_importers(
     # Each importer's analysis decides the helper's loop with its own arguments; the
     # helper's text is not cut from the importer's tree, and was parsed by each.
     tag = "stdlib_kept"
-    helpers = HELPER_MODULE.format(tag=tag)
-
-    def resolver(module: str, level: int, path: str | None) -> str | None:
-        return helpers if module == f"helpers_{tag}" else None
+    helpers, resolver = _helpers_module(tag)
 
     _, stdlib = _counting(monkeypatch)
     trips = [
@@ -285,10 +290,7 @@ def test_a_made_tree_outlives_its_analysis_as_libcst_s_did(
 ) -> None:
     # A server's edit re-analyses a file: the helper read again is not made again.
     tag = "made"
-    helpers = HELPER_MODULE.format(tag=tag)
-
-    def resolver(module: str, level: int, path: str | None) -> str | None:
-        return helpers if module == f"helpers_{tag}" else None
+    helpers, resolver = _helpers_module(tag)
 
     made: Counter[str] = Counter()
     real_convert = unit_parses.convert
