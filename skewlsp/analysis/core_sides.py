@@ -9,7 +9,7 @@ readers run. These sides are what ``core_split`` builds each core's body from.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -111,30 +111,14 @@ class SideModel:
             return (base if base in TILE_SIDES else SHARED), SHARED
         return SHARED, SHARED
 
-    def _tile_args(
-        self, call: cst.Call, nested: Literal["all", "none", "views"] = "all"
-    ) -> list[str]:
-        """Tiles and GM tensors the call's arguments read. ``nested`` says what an argument
-        that is itself a call counts for: "all" it reads; "none" (that call's own visit
-        accounts for it); "views": only through a view (a slice, a reshape), which is how
-        the op takes its operands, SSA giving any other nested op's value a variable."""
-        names: list[str] = []
-        for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value in _NOT_OPERANDS:
-                continue
-            value = arg.value
-            if isinstance(value, cst.Call) and nested != "all":
-                leaf = op_leaf(value)
-                if nested == "views" and (leaf is None or leaf in op_tables.INHERIT_OPS):
-                    names += self._tile_args(value, "views")
-                continue
-            names += [n for n in reads_of(value) if self.side_of(n) in _TILES_OR_GM]
-        return names
-
     def _operands(self, call: cst.Call) -> tuple[list[str], list[str], list[str]]:
-        """:meth:`_tile_args` of ``call`` in its three modes at once ("all", "views",
-        "none"): an argument that is not a call reads the same names in each, and the
-        side model asks all three of most ops."""
+        """Tiles and GM tensors the call's arguments read, three ways, found at once (an
+        argument that is not a call reads the same names in each, and the side model asks
+        all three of most ops). They differ in what an argument that is itself a call
+        counts for: ``every`` counts all it reads; ``views`` only what it reads through a
+        view (a slice, a reshape), which is how the op takes its operands, SSA giving any
+        other nested op's value a variable; ``direct`` nothing (that call's own visit
+        accounts for it)."""
         every: list[str] = []
         views: list[str] = []
         direct: list[str] = []
@@ -153,7 +137,7 @@ class SideModel:
             if kind is cst.Call:
                 leaf = op_leaf(value)
                 if leaf is None or leaf in op_tables.INHERIT_OPS:
-                    views += self._tile_args(value, "views")
+                    views += self._operands(value)[1]
                 continue
             views += read
             direct += read
@@ -171,7 +155,7 @@ class SideModel:
             path = dsl.dotted(call.func)
             if path and path[-1] == "yield_":
                 return SHARED, SHARED
-            if any(self.side_of(n) in TILE_SIDES for n in self._tile_args(call)):
+            if any(self.side_of(n) in TILE_SIDES for n in self._operands(call)[0]):
                 self.unknown.append(full_code(call.func))
             return SHARED, SHARED
         if self.cube_casts is not None and leaf in op_tables.CUBE_OPS:
