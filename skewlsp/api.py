@@ -1,6 +1,8 @@
 """The public seam both adapters and the tests use (what Fixit's ``api.py`` is).
 
-Three questions, each answered from one analysis of the source:
+The CLI and the server reach the analysis and the transform only through here (the
+data they read is :mod:`skewlsp.contract`; import-linter holds them to it). Three
+questions, each answered from one analysis of the source:
 
 - :func:`analyse`: every ``pl.pipeline`` loop's report;
 - :func:`preview` / :func:`previews`: the loop as the compiler rewrites it, taken
@@ -8,38 +10,85 @@ Three questions, each answered from one analysis of the source:
   preview can never disagree with the lint of the file;
 - :func:`rewrite`: the whole module with one loop rewritten.
 
+Besides them, what an adapter needs to call the analysis well: a :class:`UnitCache`
+for a server's edits, :func:`shared_imported_modules` for a batch, :func:`load_engine`
+before a process pool forks, the lines of a text as the analysis counts them
+(:func:`source_lines`) and the record of what an analysis read (:class:`ReadLog`).
+
 Pure: text in, data out. Imported modules come through the caller's resolver.
+Importing this module is cheap: the engine and libcst behind it are imported on
+first use (a linter run answered from its cache never needs them).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from .analysis import (
+from skewlsp.analysis.frontend.reads import ReadLog, digest_of
+from skewlsp.analysis.source.lines import source_lines
+from skewlsp.contract import (
+    SYNTAX_ERROR,
+    Importers,
     LoopReport,
+    PreviewUnavailable,
     Resolver,
-    UnitCache,
-    analyze,
-    analyze_models,
-    concrete_trees,
     loop_at,
 )
-from .analysis.codes import SYNTAX_ERROR
-from .analysis.engine import LoopModel
-from .analysis.report import Importers
-from .transform import PreviewUnavailable, loop_source, preview_model, rewrite_model
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    from skewlsp.analysis import LoopModel, UnitCache
 
 __all__ = [
     "LoopPreview",
     "PreviewUnavailable",
+    "ReadLog",
     "Resolver",
+    "UnitCache",
     "analyse",
+    "digest_of",
+    "load_engine",
     "loop_at",
+    "loop_source",
     "preview",
     "previews",
     "rewrite",
+    "shared_imported_modules",
+    "source_lines",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``UnitCache``, imported with the engine on first use."""
+    if name != "UnitCache":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from skewlsp.analysis import UnitCache
+
+    return UnitCache
+
+
+def load_engine() -> None:
+    """Import the analysis engine (libcst included) now: before a process pool forks, so
+    that its workers inherit it instead of importing it each."""
+    import skewlsp.analysis.engine  # noqa: F401
+
+
+def shared_imported_modules() -> AbstractContextManager[None]:
+    """Within the block, the analyses of a batch share the constants of the modules they
+    import (see :func:`skewlsp.analysis.frontend.imports.shared_imported_modules`)."""
+    from skewlsp.analysis import shared_imported_modules as shared
+
+    return shared()
+
+
+def loop_source(source: str, report: LoopReport) -> str:
+    """The loop of ``report`` as the file has it, indented like its ``for``."""
+    from skewlsp.transform import loop_source as original
+
+    return original(source, report)
 
 
 @dataclass(frozen=True)
@@ -60,7 +109,9 @@ def analyse(
     cache: UnitCache | None = None,
     importers: Importers | None = None,
 ) -> list[LoopReport]:
-    """Every loop's report (see :func:`skewlsp.analysis.analyze`)."""
+    """Every loop's report (see :func:`skewlsp.analysis.engine.analyze`)."""
+    from skewlsp.analysis import analyze
+
     return analyze(source, path, resolver=resolver, cache=cache, importers=importers)
 
 
@@ -83,6 +134,8 @@ def preview(
     refusal = _unparsable(models)
     if refusal is not None:
         raise refusal
+    from skewlsp.transform import preview_model
+
     rewritten = preview_model(source, model, _reanalyse(path, resolver))
     return LoopPreview(model.report, loop_source(source, model.report), rewritten)
 
@@ -95,6 +148,8 @@ def previews(
     importers: Importers | None = None,
 ) -> list[tuple[LoopReport, LoopPreview | PreviewUnavailable]]:
     """Every loop with its preview, or the reason it has none, from one analysis."""
+    from skewlsp.transform import preview_model
+
     found: list[tuple[LoopReport, LoopPreview | PreviewUnavailable]] = []
     reanalyse = _reanalyse(path, resolver)
     models = _models(source, path, resolver, importers)
@@ -123,6 +178,8 @@ def rewrite(
     refusal = _unparsable(models)
     if refusal is not None:
         raise refusal
+    from skewlsp.transform import rewrite_model
+
     return rewrite_model(source, model, _reanalyse(path, resolver))
 
 
@@ -149,6 +206,8 @@ def _concrete_models(
 ) -> list[LoopModel]:
     """The models a rewrite prints from: on libcst's own trees (with the text's whitespace
     and comments), not the ones a lint reads (made from the stdlib's)."""
+    from skewlsp.analysis import analyze_models, concrete_trees
+
     with concrete_trees():
         return analyze_models(source, path, resolver=resolver, importers=importers)
 

@@ -24,8 +24,7 @@ import pytest
 from skewlsp.analysis import analyze
 from skewlsp.api import preview as preview_at
 from skewlsp.common.resolver import RecordingResolver
-
-from .fuzz.rawlsp import RawServer
+from tests.fuzz.rawlsp import RawServer
 
 KERNEL = '''\
 """A kernel whose import would have side effects."""

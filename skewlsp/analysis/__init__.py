@@ -1,5 +1,18 @@
 """The pure analysis layer: source text in, one report per ``pl.pipeline`` loop out.
 
+Laid out as the compiler's own pipeline, each stage a sub-package in the order the
+compiler works (``docs/architecture.md`` draws it):
+
+- :mod:`.source`: text to trees, positions and lines (nothing pypto-specific);
+- :mod:`.frontend`: what pypto's DSL parser sees (programs, ``pl.jit`` entries,
+  builder functions, imports, constant folding, the op registry);
+- :mod:`.passes`: the passes before the skew pass that change what it sees, one
+  module (or package) per upstream pass;
+- :mod:`.skew_cross_core_pipeline`: the skew pass itself (decision, depth, FIFO order);
+- :mod:`.report`: from decisions to :class:`skewlsp.contract.LoopReport`;
+- :mod:`.reuse`: what a language server keeps from one edit to the next;
+- :mod:`.engine`: the driver that runs them.
+
 The engine (and libcst behind it) is imported on first use, not with the package:
 a linter run answered entirely from its cache, or ``skewlint --version``, never
 needs it, and importing libcst costs more than such a run.
@@ -9,34 +22,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .codes import CODES, SEVERITY_RANK, ReasonCode, docs_url, severity_of
-from .report import (
-    CoreResult,
-    Edit,
-    FifoHazard,
-    FifoMessage,
-    Finding,
-    Instance,
-    LoopReport,
-    Related,
-    Resolver,
-    Span,
-    loop_at,
-)
-
 if TYPE_CHECKING:
-    from .engine import LoopModel, analyze, analyze_models
-    from .imports import shared_imported_modules
-    from .unit_cache import UnitCache
-    from .unit_parses import concrete_trees
+    from skewlsp.analysis.engine import LoopModel, analyze, analyze_models
+    from skewlsp.analysis.frontend.imports import shared_imported_modules
+    from skewlsp.analysis.reuse.unit_cache import UnitCache
+    from skewlsp.analysis.source.unit_parses import concrete_trees
 
 _LAZY = {
     "LoopModel": "engine",
     "analyze": "engine",
     "analyze_models": "engine",
-    "UnitCache": "unit_cache",
-    "concrete_trees": "unit_parses",
-    "shared_imported_modules": "imports",
+    "UnitCache": "reuse.unit_cache",
+    "concrete_trees": "source.unit_parses",
+    "shared_imported_modules": "frontend.imports",
 }
 
 
@@ -52,26 +50,10 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "CODES",
-    "SEVERITY_RANK",
-    "CoreResult",
-    "Edit",
-    "FifoHazard",
-    "FifoMessage",
-    "Finding",
-    "Instance",
     "LoopModel",
-    "LoopReport",
-    "ReasonCode",
-    "Related",
-    "Resolver",
-    "Span",
     "UnitCache",
     "analyze",
     "analyze_models",
     "concrete_trees",
-    "docs_url",
-    "loop_at",
-    "severity_of",
     "shared_imported_modules",
 ]

@@ -14,35 +14,27 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from . import dsl, mixed, module_flow
-from .advice import depth_hint
-from .assemble import at_call, loop_report, scalar_across
-from .body import BodyContext, InnerSkew, Stmt, loop_bounds, normalise, resolve
-from .callsites import CallSite, call_sites, is_inline_helper
-from .closures import Closure, builder_calls, capture_locals, parameter_values, seen_inside
-from .codes import NOT_COMPILED, SYNTAX_ERROR, UNKNOWN
-from .conditions import Interval
-from .constants import Const, Folded, ModuleConstants
-from .coverage import unreported_loops
-from .decide import Decision, LoopHeader, check_int64, decide
-from .dsl_checks import BodyChecks, check_body
-from .guard import TooDeep, check_parseable, describe
-from .header import bounds_of, loop_target, stage_of
-from .imported_helpers import ImportedHelper, at_the_call, imported_helpers
-from .imports import Origin, imported_lookup
-from .jit_params import specialized_params
-from .move_reuse import operand_moves
-from .names import (
+from skewlsp.analysis.frontend import dsl, module_flow
+from skewlsp.analysis.frontend.closures import (
+    Closure,
+    builder_calls,
+    capture_locals,
+    parameter_values,
+    seen_inside,
+)
+from skewlsp.analysis.frontend.constants import Const, Folded, ModuleConstants
+from skewlsp.analysis.frontend.dsl_checks import BodyChecks, check_body
+from skewlsp.analysis.frontend.imports import Origin, imported_lookup
+from skewlsp.analysis.frontend.jit_params import specialized_params
+from skewlsp.analysis.frontend.names import (
     block_defs,
     body_statements,
     memoised_effects,
     reads_of,
     statement_defs,
 )
-from .positions import LoopPositions
-from .reads import ModuleRead, ReadLog
-from .report import CoreResult, Importers, Instance, LoopReport, Resolver, Span
-from .scope import (
+from skewlsp.analysis.frontend.reads import ModuleRead, ReadLog
+from skewlsp.analysis.frontend.scope import (
     EnclosingLoop,
     FunctionScope,
     flatten_top_level,
@@ -52,7 +44,7 @@ from .scope import (
     tile_like_names,
     update_locals,
 )
-from .source_index import (
+from skewlsp.analysis.frontend.source_index import (
     ModuleIndex,
     SyntaxProblem,
     Unit,
@@ -64,8 +56,41 @@ from .source_index import (
     parse_whole,
     syntax_problem,
 )
-from .unit_cache import SiteKey, UnitCache, UnitKey, context_fingerprint
-from .unit_parses import (
+from skewlsp.analysis.frontend.values import CallSiteValue, Interval, code_of, memoised_code
+from skewlsp.analysis.passes.expand_mixed_kernel.move_reuse import operand_moves
+from skewlsp.analysis.passes.header import bounds_of, loop_target, stage_of
+from skewlsp.analysis.passes.inline_functions.call_sites import (
+    CallSite,
+    call_sites,
+    is_inline_helper,
+)
+from skewlsp.analysis.passes.inline_functions.imported_helpers import (
+    ImportedHelper,
+    at_the_call,
+    imported_helpers,
+)
+from skewlsp.analysis.passes.loop_body import (
+    BodyContext,
+    InnerSkew,
+    Stmt,
+    loop_bounds,
+    normalise,
+    resolve,
+)
+from skewlsp.analysis.report.advice import depth_hint
+from skewlsp.analysis.report.assemble import at_call, loop_report, scalar_across
+from skewlsp.analysis.report.coverage import unreported_loops
+from skewlsp.analysis.reuse.unit_cache import SiteKey, UnitCache, UnitKey, context_fingerprint
+from skewlsp.analysis.skew_cross_core_pipeline import per_core
+from skewlsp.analysis.skew_cross_core_pipeline.decide import (
+    Decision,
+    LoopHeader,
+    check_int64,
+    decide,
+)
+from skewlsp.analysis.source.guard import TooDeep, check_parseable, describe
+from skewlsp.analysis.source.positions import LoopPositions
+from skewlsp.analysis.source.unit_parses import (
     NeedsConcreteTree,
     analysis_module,
     concrete_trees,
@@ -75,8 +100,18 @@ from .unit_parses import (
     share_parsed_text,
     shared_unit_parses,
 )
-from .values import CallSiteValue, code_of, memoised_code
-from .walk import walk
+from skewlsp.analysis.source.walk import walk
+from skewlsp.contract import (
+    NOT_COMPILED,
+    SYNTAX_ERROR,
+    UNKNOWN,
+    CoreResult,
+    Importers,
+    Instance,
+    LoopReport,
+    Resolver,
+    Span,
+)
 
 MAX_PREVIEW_COPIES = 16  # pl.unroll copies of one loop rewritten one by one for its preview
 
@@ -510,7 +545,7 @@ class _UnitAnalysis:
         self.body_checks: dict[int, BodyChecks] = {}  # per loop
         # Per function and whether its body is InCore (a helper's call sites differ only
         # there): the sides are syntactic, so one walk serves every copy decided apart.
-        self.outside: dict[tuple[int, bool], mixed.OutsideSides] = {}
+        self.outside: dict[tuple[int, bool], per_core.OutsideSides] = {}
         # Per enclosing function: its locals as the DSL parser would capture them for a
         # program or function defined inside it (texts to fold, and names it cannot fold).
         self.closures: list[Closure] = []
@@ -777,7 +812,7 @@ class _UnitAnalysis:
             tuple(sorted(site.values.items())),
             site.shown,
             site.incore,
-            mixed.any_split(site.headers),
+            per_core.any_split(site.headers),
             tuple(sorted(site.specialized.items())),
         )
         try:
@@ -1034,7 +1069,7 @@ class _UnitAnalysis:
                 dynamic_symbol=symbol,
             )
         cores: tuple[CoreResult, ...] = ()
-        across: tuple[mixed.ScalarAcross, ...] = ()
+        across: tuple[per_core.ScalarAcross, ...] = ()
         if (
             self._incore
             and not ctx.unknowns
@@ -1042,7 +1077,7 @@ class _UnitAnalysis:
             and not header.errors
         ):
             live_out = (*iter_names, *body.yield_reads)
-            nested = mixed.NestedPipelines(
+            nested = per_core.NestedPipelines(
                 lambda decider: normalise(
                     body_statements(loop.body),
                     replace(ctx, decide_inner=decider, errors=[], unknowns=[]),
@@ -1161,16 +1196,16 @@ class _UnitAnalysis:
         stmts: list[Stmt],
         header: LoopHeader,
         live_out: Sequence[str],
-        nested: mixed.NestedPipelines,
-    ) -> mixed.PerCore:
+        nested: per_core.NestedPipelines,
+    ) -> per_core.PerCore:
         """Per-core verdicts (the model lives in ``mixed``; this only supplies the context)."""
         fn = self.functions[-1] if self.functions else None
         walked = self._outside_sides(fn) if fn else None
         outside = walked.before(loop) if walked else {}
         made_before = walked.moves_before(loop) if walked else frozenset()
-        scope = mixed.outlined_scope(fn, loop, self._function_incore) if fn else None
+        scope = per_core.outlined_scope(fn, loop, self._function_incore) if fn else None
         copies = 2 if scope is not None and self._dual_aiv_dispatch(loop, scope) else 1
-        return mixed.per_core(
+        return per_core.per_core(
             stmts,
             header,
             live_out,
@@ -1182,20 +1217,20 @@ class _UnitAnalysis:
             (lambda: self._scope_multiplies(scope.node)) if scope else (lambda: False),
         )
 
-    def _outside_sides(self, fn: cst.FunctionDef) -> mixed.OutsideSides:
+    def _outside_sides(self, fn: cst.FunctionDef) -> per_core.OutsideSides:
         """One walk of the function serves every loop in it, in every copy of it."""
         key = (id(fn), self._function_incore)
         found = self.outside.get(key)
         if found is None:
-            found = self.outside[key] = mixed.OutsideSides(
+            found = self.outside[key] = per_core.OutsideSides(
                 body_statements(fn.body),
-                mixed.param_sides(fn),
+                per_core.param_sides(fn),
                 operand_moves,
                 self._function_incore,
             )
         return found
 
-    def _dual_aiv_dispatch(self, loop: cst.For, scope: mixed.OutlinedScope) -> bool:
+    def _dual_aiv_dispatch(self, loop: cst.For, scope: per_core.OutlinedScope) -> bool:
         """Whether the compiler runs this loop's vector copy twice (once per loop).
 
         A loop spliced from an inline helper is outlined from the caller's scope: the
@@ -1203,9 +1238,9 @@ class _UnitAnalysis:
         """
         known = self.dual_aiv.get(id(loop))
         if known is None:
-            known = mixed.dual_aiv_dispatch(
+            known = per_core.dual_aiv_dispatch(
                 scope, self._lane_regions(scope.node)
-            ) and not mixed.any_split(self.call_headers)
+            ) and not per_core.any_split(self.call_headers)
             self.dual_aiv[id(loop)] = known
         return known
 
@@ -1213,7 +1248,7 @@ class _UnitAnalysis:
         """One walk per outlined scope serves every loop in it."""
         found = self.multiplies.get(id(scope))
         if found is None:
-            found = self.multiplies[id(scope)] = mixed.scope_multiplies(scope)
+            found = self.multiplies[id(scope)] = per_core.scope_multiplies(scope)
         return found
 
     def _lane_regions(self, scope: cst.CSTNode) -> bool:
@@ -1222,6 +1257,6 @@ class _UnitAnalysis:
             return False
         found = self.lane_regions.get(id(scope))
         if found is None:
-            found = self.lane_regions[id(scope)] = mixed.opens_lane_regions(scope)
+            found = self.lane_regions[id(scope)] = per_core.opens_lane_regions(scope)
         return found
 

@@ -25,7 +25,7 @@ def main() -> None:
     linter is even imported (:mod:`skewlsp.cli.replay`); otherwise the run is
     recorded for the next time (:mod:`skewlsp.cli.recording`).
     """
-    from .replay import replay, run_key
+    from skewlsp.cli.replay import replay, run_key
 
     argv = sys.argv[1:]
     try:
@@ -35,9 +35,9 @@ def main() -> None:
     code = replay(argv, key) if key is not None else None
     if code is not None:
         sys.exit(code)
-    from .app import main as run
-    from .batch_gc import tune_for_batch
-    from .recording import Recording
+    from skewlsp.cli.app import main as run
+    from skewlsp.cli.batch_gc import tune_for_batch
+    from skewlsp.cli.recording import Recording
 
     tune_for_batch()  # a process of its own: the batch settings cannot leak into a host
     if key is None:

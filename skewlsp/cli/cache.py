@@ -22,12 +22,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from skewlsp import __version__
-from skewlsp.analysis.reads import digest_of
-from skewlsp.analysis.report import LoopReport
+from skewlsp.api import digest_of
 from skewlsp.cli.codec import report_from_data, report_to_data
 from skewlsp.common.cache_home import cache_home
 from skewlsp.common.config import Settings
 from skewlsp.common.resolver import resolve_module
+from skewlsp.contract import LoopReport
 
 CACHE_DIRNAME = ".skewlint_cache"
 # 2: reports carry FIFO hazards (SKW060); 3: findings carry their fix; 4: an inline

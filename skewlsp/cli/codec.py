@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from skewlsp.analysis.report import (
+from skewlsp.contract import (
     CoreResult,
     Edit,
     FifoHazard,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import textwrap
 
-from skewlsp.analysis.codes import CODES, ReasonCode, docs_url
+from skewlsp.contract import CODES, ReasonCode, docs_url
 
 
 class UnknownCode(Exception):

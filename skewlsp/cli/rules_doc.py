@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from skewlsp.analysis.codes import CODES
+from skewlsp.contract import CODES
 
 
 def render() -> str:

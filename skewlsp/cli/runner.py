@@ -20,9 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skewlsp.analysis.codes import UNREADABLE_FILE
-from skewlsp.analysis.lines import source_lines
-from skewlsp.analysis.report import Instance, LoopReport, Span
+from skewlsp.api import source_lines
 from skewlsp.cli.cache import Cache, DependencyDigests, PlainFiles, cache_key, directory_for
 from skewlsp.common.config import Settings
 from skewlsp.common.diagnostic import Diagnostic, FileResult
@@ -30,6 +28,7 @@ from skewlsp.common.importers import ProjectImporters
 from skewlsp.common.pipeline import flatten, select_and_suppress
 from skewlsp.common.resolver import RecordingResolver
 from skewlsp.common.select import SUMMARISED_BY_DEFAULT, Selection
+from skewlsp.contract import UNREADABLE_FILE, Instance, LoopReport, Span
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -119,11 +118,11 @@ def analyze_cached(
             return cached
     if not analyse:
         raise CacheMiss(job.filename)
-    from skewlsp.analysis import analyze  # only on a miss: libcst costs more than a warm run
+    from skewlsp.api import analyse  # only on a miss: libcst costs more than a warm run
 
     resolver = RecordingResolver(src_roots)
     importers = _AskedImporters(_project) if b"jit.inline" in data else None
-    reports = list(analyze(source, job.path, resolver=resolver, importers=importers))
+    reports = list(analyse(source, job.path, resolver=resolver, importers=importers))
     if cache is not None:
         # Callers in other modules are a dependency only of a module whose helpers asked.
         callers = _project.digest(path) if importers is not None and importers.asked else None
@@ -352,7 +351,7 @@ def _lint_many(jobs: list[Job]) -> list[FileResult | None]:
     """
     if not jobs:
         return []
-    from skewlsp.analysis import shared_imported_modules
+    from skewlsp.api import shared_imported_modules
 
     with shared_imported_modules():
         return [lint_job(job) for job in jobs]
@@ -365,7 +364,9 @@ def _warm_worker(project: Sequence[str] = ()) -> None:
     A forked worker has the engine already (the parent imported it before forking).
     """
     _set_project(project)
-    import skewlsp.analysis.engine  # noqa: F401
+    from skewlsp.api import load_engine
+
+    load_engine()
 
     gc.freeze()  # what the worker has imported is never garbage: keep it out of collections
 
@@ -452,7 +453,9 @@ class _Pool:
         if method == "fork":
             # Imported once here and inherited, rather than once per worker; frozen so that
             # the workers' collections do not touch (and so copy) the inherited pages.
-            import skewlsp.analysis.engine  # noqa: F401
+            from skewlsp.api import load_engine
+
+            load_engine()
 
             gc.freeze()
         try:

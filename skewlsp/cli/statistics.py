@@ -10,8 +10,8 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 
-from skewlsp.analysis.codes import CODES
 from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.contract import CODES
 
 NOT_LISTED = "(counted, not listed)"
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from skewlsp.analysis.codes import CODES, SEVERITY_RANK
+from skewlsp.contract import CODES, SEVERITY_RANK
 
 if sys.version_info >= (3, 11):
     import tomllib

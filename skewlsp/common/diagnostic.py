@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from skewlsp.analysis.report import Edit, LoopReport, Related, Span
+from skewlsp.contract import Edit, LoopReport, Related, Span
 
 Kind = Literal["loop", "hint", "suppression", "file"]
 

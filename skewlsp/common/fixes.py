@@ -1,6 +1,6 @@
 """Applying the edits findings carry (``--fix``, ``--diff``, quick fixes).
 
-Pure text work on :class:`~skewlsp.analysis.report.Edit`: spans are 1-based
+Pure text work on :class:`~skewlsp.contract.Edit`: spans are 1-based
 lines and code-point columns, end exclusive, as every span in skewlsp is.
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from skewlsp.analysis.lines import source_lines
-from skewlsp.analysis.report import Edit
+from skewlsp.api import source_lines
+from skewlsp.contract import Edit
 
 
 def apply_edits(source: str, edits: Iterable[Edit]) -> tuple[str, int]:

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from skewlsp.analysis.codes import UNUSED_SUPPRESSION
-from skewlsp.analysis.report import LoopReport, Related, Span
 from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.common.select import Selection
 from skewlsp.common.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
+from skewlsp.contract import UNUSED_SUPPRESSION, LoopReport, Related, Span
 
 Snippet = tuple[tuple[int, str], ...]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from skewlsp.analysis.reads import ReadLog
+from skewlsp.api import ReadLog
 
 MAX_MODULE_BYTES = 2_000_000  # a constants module larger than this is not worth folding
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from skewlsp.analysis.codes import CODES, SEVERITY_RANK
 from skewlsp.common.config import Settings
+from skewlsp.contract import CODES, SEVERITY_RANK
 
 # Codes the linter counts in its summary instead of listing, unless selected by name or
 # prefix: on real kernels most loops are left for LowerPipelineLoops, and listing each

@@ -13,10 +13,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from skewlsp.analysis.codes import CODES, UNUSED_SUPPRESSION
-from skewlsp.analysis.lines import source_lines
-from skewlsp.analysis.report import Edit, Span
+from skewlsp.api import source_lines
 from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.contract import CODES, UNUSED_SUPPRESSION, Edit, Span
 
 # Every suppression comment contains this word: text without it holds none.
 SUPPRESSION_MARK = "skewlint"

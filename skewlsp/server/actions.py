@@ -20,14 +20,20 @@ from typing import Any
 from lsprotocol import types
 
 from skewlsp import api
-from skewlsp.analysis import Edit, LoopReport, Resolver, Span, loop_at
-from skewlsp.analysis.codes import STAGE_HINT, SYNTAX_ERROR
-from skewlsp.analysis.report import Importers
+from skewlsp.api import loop_source
 from skewlsp.common.suppressions import suppression_edit
-from skewlsp.transform import loop_source
-
-from .commands import CommandChoice
-from .positions import UTF16, code_points_to_units, span_to_range
+from skewlsp.contract import (
+    STAGE_HINT,
+    SYNTAX_ERROR,
+    Edit,
+    Importers,
+    LoopReport,
+    Resolver,
+    Span,
+    loop_at,
+)
+from skewlsp.server.commands import CommandChoice
+from skewlsp.server.positions import UTF16, code_points_to_units, span_to_range
 
 PREVIEW = "preview"
 CONVERT = "convert"

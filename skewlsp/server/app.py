@@ -25,14 +25,18 @@ from pygls.protocol.json_rpc import JsonRPCNotification
 from pygls.uris import to_fs_path
 
 from skewlsp import __version__, api
-from skewlsp.analysis import LoopReport, loop_at
-from skewlsp.analysis.codes import CODES, SYNTAX_ERROR
-
-from . import actions, commands, diagnostics, presentation, preview_doc, visibility
-from .documents import Analysis, DocumentStore, SiblingImporters, Snapshot, WorkspaceResolver
-from .positions import UTF16, from_position, span_to_range, to_position
-from .preview_files import EXPLANATIONS, PREVIEWS, DocumentFolder
-from .settings import (
+from skewlsp.contract import CODES, SYNTAX_ERROR, LoopReport, loop_at
+from skewlsp.server import actions, commands, diagnostics, presentation, preview_doc, visibility
+from skewlsp.server.documents import (
+    Analysis,
+    DocumentStore,
+    SiblingImporters,
+    Snapshot,
+    WorkspaceResolver,
+)
+from skewlsp.server.positions import UTF16, from_position, span_to_range, to_position
+from skewlsp.server.preview_files import EXPLANATIONS, PREVIEWS, DocumentFolder
+from skewlsp.server.settings import (
     ON_SAVE,
     ClientOptions,
     EffectiveSettings,
@@ -42,7 +46,7 @@ from .settings import (
     merge_client_options,
     parse_client_options,
 )
-from .text_sync import SyncedDocument, SyncedProtocol
+from skewlsp.server.text_sync import SyncedDocument, SyncedProtocol
 
 log = logging.getLogger(__name__)
 

@@ -13,15 +13,13 @@ from dataclasses import replace
 
 from lsprotocol import types
 
-from skewlsp.analysis import LoopReport, docs_url
-from skewlsp.analysis.codes import SYNTAX_ERROR
 from skewlsp.common.diagnostic import Diagnostic as LintDiagnostic
 from skewlsp.common.pipeline import flatten
 from skewlsp.common.pipeline import select_and_suppress as shared_select_and_suppress
 from skewlsp.common.select import Selection
-
-from .positions import UTF16, span_to_range
-from .presentation import STALE_NOTE
+from skewlsp.contract import SYNTAX_ERROR, LoopReport, docs_url
+from skewlsp.server.positions import UTF16, span_to_range
+from skewlsp.server.presentation import STALE_NOTE
 
 SOURCE = "skewlsp"
 

@@ -21,12 +21,11 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from skewlsp.analysis import LoopReport, UnitCache, analyze
-from skewlsp.analysis.codes import SYNTAX_ERROR
+from skewlsp import api
 from skewlsp.common.importers import ProjectImporters, read_project_file, sibling_modules
 from skewlsp.common.resolver import candidates, read_module
-
-from .positions import split_lines
+from skewlsp.contract import SYNTAX_ERROR, LoopReport
+from skewlsp.server.positions import split_lines
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +139,7 @@ def compute(
     key: tuple[object, ...],
     resolver: WorkspaceResolver,
     last_good: Analysis | None,
-    cache: UnitCache | None = None,
+    cache: api.UnitCache | None = None,
 ) -> Analysis:
     """Analyse one snapshot (runs in a worker thread; pure apart from reading imports)."""
     started = time.perf_counter()
@@ -148,7 +147,7 @@ def compute(
         SiblingImporters(snapshot.path, resolver.open_texts) if snapshot.path else None
     )
     try:
-        reports = analyze(
+        reports = api.analyse(
             snapshot.text,
             snapshot.path,
             resolver=resolver,
@@ -235,7 +234,7 @@ class DocumentStore:
         self.on_ready = on_ready
         self.generation = 0  # bumped when settings change: every cached result is stale
         # Per-function results shared by all documents: an edit re-analyses one function.
-        self.unit_cache = UnitCache()
+        self.unit_cache = api.UnitCache()
         self._entries: dict[str, _Entry] = {}
 
     # -- keys and invalidation ---------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from skewlsp.analysis import FifoHazard, FifoMessage, LoopReport
+from skewlsp.contract import FifoHazard, FifoMessage, LoopReport
 
 _PEERS = {"aiv": "vector core (AIV)", "aic": "cube core (AIC)"}
 SHOWN = 12  # messages per row at most; the hazard may hold more

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
-from skewlsp.analysis import Span
-from skewlsp.analysis.lines import source_lines
+from skewlsp.api import source_lines
+from skewlsp.contract import Span
 
 UTF8 = "utf-8"
 UTF16 = "utf-16"

@@ -12,11 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from skewlsp.analysis import CODES, LoopReport
-from skewlsp.analysis.codes import FIFO_REORDER
-from skewlsp.analysis.report import CORE_TITLES
-
-from .fifo_hover import fifo_hover
+from skewlsp.contract import CODES, CORE_TITLES, FIFO_REORDER, LoopReport
+from skewlsp.server.fifo_hover import fifo_hover
 
 STALE_NOTE = "as of the last version that parsed"
 

@@ -16,9 +16,8 @@ import re
 import textwrap
 from pathlib import PurePath
 
-from skewlsp.analysis import LoopReport
-from skewlsp.analysis.report import CORE_TITLES
 from skewlsp.api import LoopPreview
+from skewlsp.contract import CORE_TITLES, LoopReport
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 

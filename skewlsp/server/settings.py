@@ -15,7 +15,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from skewlsp.analysis.codes import SEVERITY_RANK
 from skewlsp.common.config import (
     Settings,
     SettingsError,
@@ -24,6 +23,7 @@ from skewlsp.common.config import (
     load_settings,
 )
 from skewlsp.common.select import Selection
+from skewlsp.contract import SEVERITY_RANK
 
 DEFAULT_DEBOUNCE_MS = 150
 ON_TYPE = "onType"

@@ -28,7 +28,7 @@ from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol
 from pygls.workspace import TextDocument, Workspace
 
-from skewlsp.analysis.lines import source_lines
+from skewlsp.api import source_lines
 from skewlsp.common.suppressions import SUPPRESSION_MARK
 
 

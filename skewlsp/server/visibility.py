@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from skewlsp.analysis import LoopReport
-from skewlsp.analysis.codes import SYNTAX_ERROR
 from skewlsp.common.pipeline import flatten, select_and_suppress
 from skewlsp.common.select import Selection
+from skewlsp.contract import SYNTAX_ERROR, LoopReport
 
 # The ``for``'s position and the copy (a helper's loop at each call, a program per
 # iteration): copies share the ``for`` but each has its own verdict and severity.

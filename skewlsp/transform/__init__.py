@@ -19,7 +19,7 @@ rewritten after that inner loop, as the compiler does. Not shown (refused with
 ``PreviewUnavailable``): nested ``pl.unroll`` loops inside the body, depth > 64.
 """
 
-from .api import loop_source, preview_model, rewrite_model
-from .errors import PreviewUnavailable
+from skewlsp.contract import PreviewUnavailable
+from skewlsp.transform.api import loop_source, preview_model, rewrite_model
 
 __all__ = ["PreviewUnavailable", "loop_source", "preview_model", "rewrite_model"]

@@ -12,14 +12,12 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from ..analysis import LoopReport
-from ..analysis.engine import LoopModel
-from ..analysis.report import CORE_TITLES
-from .context import build_context
-from .demote import demoted_loop
-from .errors import PreviewUnavailable
-from .render import changed_region, loop_lines, replace_loop
-from .schedule import skewed_statements
+from skewlsp.analysis.engine import LoopModel
+from skewlsp.contract import CORE_TITLES, LoopReport, PreviewUnavailable
+from skewlsp.transform.context import build_context
+from skewlsp.transform.demote import demoted_loop
+from skewlsp.transform.render import changed_region, loop_lines, replace_loop
+from skewlsp.transform.schedule import skewed_statements
 
 
 def loop_source(source: str, report: LoopReport) -> str:

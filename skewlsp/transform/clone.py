@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .context import LoopContext
-from .expr import literal_value, substitute
+from skewlsp.transform.context import LoopContext
+from skewlsp.transform.expr import literal_value, substitute
 
 
 @dataclass

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ..analysis import LoopModel
-from ..analysis.body import Stmt
-from ..analysis.dsl import Aliases, keyword, loop_kind, positional
-from .errors import PreviewUnavailable
-from .expr import int_literal, substitute
+from skewlsp.analysis import LoopModel
+from skewlsp.analysis.frontend.dsl import Aliases, keyword, loop_kind, positional
+from skewlsp.analysis.passes.loop_body import Stmt
+from skewlsp.contract import PreviewUnavailable
+from skewlsp.transform.expr import int_literal, substitute
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .errors import PreviewUnavailable
+from skewlsp.contract import PreviewUnavailable
 
 
 def demoted_loop(loop: cst.For) -> cst.For:

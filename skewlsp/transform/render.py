@@ -14,9 +14,8 @@ from collections.abc import Callable, Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ..analysis import Span
-from ..analysis.lines import source_lines
-from .errors import PreviewUnavailable
+from skewlsp.analysis.source.lines import source_lines
+from skewlsp.contract import PreviewUnavailable, Span
 
 BOM = "\ufeff"
 Replacement = Callable[[cst.For], Sequence[cst.BaseStatement]]

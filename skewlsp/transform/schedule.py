@@ -14,11 +14,11 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from ..analysis.fifo_order import MovedSend, moved_sends
-from .clone import bound_names, clone_half
-from .context import LoopContext
-from .errors import PreviewUnavailable
-from .expr import index_expr, index_text, int_literal
+from skewlsp.analysis.skew_cross_core_pipeline.fifo_order import MovedSend, moved_sends
+from skewlsp.contract import PreviewUnavailable
+from skewlsp.transform.clone import bound_names, clone_half
+from skewlsp.transform.context import LoopContext
+from skewlsp.transform.expr import index_expr, index_text, int_literal
 
 # Beyond this many clones per part a preview is megabytes of text nobody reads.
 MAX_PREVIEW_DEPTH = 64

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
-from skewlsp.analysis import LoopReport, analyze
+from skewlsp.analysis import analyze
+from skewlsp.contract import LoopReport
 
 HEADER = """\
 import pypto.language as pl

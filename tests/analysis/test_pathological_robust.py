@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from skewlsp.analysis import LoopReport, analyze
+from skewlsp.analysis import analyze
 from skewlsp.api import PreviewUnavailable
 from skewlsp.api import preview as preview_at
+from skewlsp.contract import LoopReport
 
 KERNEL = (Path(__file__).resolve().parents[2] / "examples" / "odd_trip.py").read_text()
 HEADER = "pl.pipeline(0, 3, 1, stage=2)"

@@ -7,9 +7,9 @@ import json
 import pytest
 
 import skewlsp.analysis
-from skewlsp.analysis.report import Span
 from skewlsp.cli.cache import Cache, cache_key
 from skewlsp.cli.codec import report_from_data, report_to_data
+from skewlsp.contract import Span
 from tests.cli.helpers import STAGE3
 
 

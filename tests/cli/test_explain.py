@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from skewlsp.analysis.codes import CODES
 from skewlsp.cli.rules_doc import render
+from skewlsp.contract import CODES
 from tests.cli.conftest import Run
 from tests.cli.helpers import DEMOTED, STAGE3, write
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from skewlsp.analysis.codes import CODES
+from skewlsp.contract import CODES
 from tests.cli.conftest import Run
 from tests.cli.helpers import DEMOTED, SKEWED, SYNTAX_ERROR, write
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from skewlsp.analysis.report import Edit, Span
 from skewlsp.common.fixes import apply_edits
 from skewlsp.common.suppressions import parse_suppressions
+from skewlsp.contract import Edit, Span
 
 
 def test_edits_apply_bottom_up_and_overlaps_are_left_for_the_next_run() -> None:

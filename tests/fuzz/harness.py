@@ -19,9 +19,10 @@ from typing import Any
 
 from hypothesis import HealthCheck, settings
 
-from skewlsp.analysis import LoopReport, analyze
+from skewlsp.analysis import analyze
 from skewlsp.api import PreviewUnavailable
 from skewlsp.api import preview as preview_at
+from skewlsp.contract import LoopReport
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES_DIR = ROOT / "examples"

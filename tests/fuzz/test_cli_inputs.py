@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from .harness import EXAMPLES, check_cli, rng, sample_count, skewlint
-from .test_mutations import ENCODINGS, MUTATORS
+from tests.fuzz.harness import EXAMPLES, check_cli, rng, sample_count, skewlint
+from tests.fuzz.test_mutations import ENCODINGS, MUTATORS
 
 pytestmark = pytest.mark.slow  # fuzzing: the slow tier (pytest -m slow)
 

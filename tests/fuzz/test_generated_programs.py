@@ -11,8 +11,8 @@ import hypothesmith
 import pytest
 from hypothesis import given
 
-from .harness import check_analysis, fuzz_settings
-from .strategies import kernels, python_in_a_loop
+from tests.fuzz.harness import check_analysis, fuzz_settings
+from tests.fuzz.strategies import kernels, python_in_a_loop
 
 pytestmark = pytest.mark.slow  # fuzzing: the slow tier (pytest -m slow)
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from .harness import EXAMPLES
-from .rawlsp import RawServer, encode, frame
+from tests.fuzz.harness import EXAMPLES
+from tests.fuzz.rawlsp import RawServer, encode, frame
 
 pytestmark = pytest.mark.slow  # fuzzing: the slow tier (pytest -m slow)
 

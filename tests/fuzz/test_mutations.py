@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import pytest
 
-from .harness import EXAMPLES, check_analysis, rng, sample_count
+from tests.fuzz.harness import EXAMPLES, check_analysis, rng, sample_count
 
 pytestmark = pytest.mark.slow  # fuzzing: the slow tier (pytest -m slow)
 

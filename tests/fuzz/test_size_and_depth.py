@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .harness import EXAMPLES, LONG_RUN, Isolated, analyze_isolated
+from tests.fuzz.harness import EXAMPLES, LONG_RUN, Isolated, analyze_isolated
 
 pytestmark = pytest.mark.slow  # fuzzing: the slow tier (pytest -m slow)
 

@@ -11,8 +11,8 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import PREVIEW_DIR, apply_edits, edits_of, plain
-from .kernels import (
+from tests.server.conftest import PREVIEW_DIR, apply_edits, edits_of, plain
+from tests.server.kernels import (
     DEMOTED,
     FOR_LINE,
     HEADER,

@@ -8,7 +8,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .kernels import FOR_LINE, SKEWED
+from tests.server.kernels import FOR_LINE, SKEWED
 
 pytestmark = pytest.mark.asyncio
 

@@ -6,9 +6,8 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from skewlsp.analysis import docs_url
-
-from .kernels import DEMOTED, FOR_LINE, SKEWED, STAGE3
+from skewlsp.contract import docs_url
+from tests.server.kernels import DEMOTED, FOR_LINE, SKEWED, STAGE3
 
 pytestmark = pytest.mark.asyncio
 

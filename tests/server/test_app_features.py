@@ -11,9 +11,8 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from skewlsp.api import preview
-
-from .conftest import plain, raw_request
-from .kernels import (
+from tests.server.conftest import plain, raw_request
+from tests.server.kernels import (
     BOTH,
     FOR_LINE,
     SECOND_FOR_LINE,

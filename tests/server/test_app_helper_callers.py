@@ -12,7 +12,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import raw_request
+from tests.server.conftest import raw_request
 
 pytestmark = pytest.mark.asyncio
 

@@ -10,8 +10,7 @@ import pytest
 
 from skewlsp.server import documents
 from skewlsp.server.documents import DocumentStore, Snapshot, WorkspaceResolver
-
-from .kernels import DEMOTED, SKEWED
+from tests.server.kernels import DEMOTED, SKEWED
 
 URI = "file:///k.py"
 
@@ -62,7 +61,7 @@ async def test_a_newer_edit_supersedes_a_pending_run(editor, store):
 async def test_results_are_cached_per_version(editor, store, monkeypatch):
     first = await store.get(URI)
     calls = []
-    monkeypatch.setattr(documents, "analyze", lambda *a, **k: calls.append(1) or [])
+    monkeypatch.setattr(documents.api, "analyse", lambda *a, **k: calls.append(1) or [])
     assert await store.get(URI) is first
     assert calls == []
     store.invalidate_all()  # settings changed: analysed again
@@ -73,13 +72,13 @@ async def test_results_are_cached_per_version(editor, store, monkeypatch):
 @pytest.mark.asyncio
 async def test_analysis_runs_off_the_event_loop_thread(editor, store, monkeypatch):
     threads = []
-    real = documents.analyze
+    real = documents.api.analyse
 
     def spy(*args, **kwargs):
         threads.append(threading.current_thread())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(documents, "analyze", spy)
+    monkeypatch.setattr(documents.api, "analyse", spy)
     await store.get(URI)
     assert threads and threads[0] is not threading.main_thread()
 
@@ -98,7 +97,7 @@ async def test_a_crashing_analysis_is_contained(editor, store, monkeypatch):
     def boom(*args, **kwargs):
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(documents, "analyze", boom)
+    monkeypatch.setattr(documents.api, "analyse", boom)
     analysis = await store.get(URI)
     assert analysis.reports == () and "bug" in analysis.internal_error
 

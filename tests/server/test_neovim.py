@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .kernels import FOR_LINE, SKEWED_AND_LEFT
+from tests.server.kernels import FOR_LINE, SKEWED_AND_LEFT
 
 SCRIPT = Path(__file__).with_name("nvim_e2e.lua")
 

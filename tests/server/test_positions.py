@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
-from skewlsp.analysis import Span
+from skewlsp.contract import Span
 from skewlsp.server.positions import (
     UTF8,
     UTF16,

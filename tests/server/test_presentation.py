@@ -5,7 +5,8 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from skewlsp.analysis import Instance, Span, analyze
+from skewlsp.analysis import analyze
+from skewlsp.contract import Instance, Span
 from skewlsp.server.presentation import (
     explain_markdown,
     hover_markdown,
@@ -16,8 +17,7 @@ from skewlsp.server.presentation import (
     schedule_counts,
     timeline,
 )
-
-from .kernels import DEMOTED, SKEWED, STAGE3
+from tests.server.kernels import DEMOTED, SKEWED, STAGE3
 
 
 def skewed_report(**changes):

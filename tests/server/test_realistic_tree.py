@@ -9,8 +9,7 @@ import pytest
 from pytest_lsp import LanguageClient
 
 from tests.realistic import EXPECTED, REWRITTEN, ROOT
-
-from .conftest import raw_request
+from tests.server.conftest import raw_request
 
 pytestmark = pytest.mark.asyncio
 

@@ -14,11 +14,11 @@ from typing import Any
 
 import libcst as cst
 
-from skewlsp.analysis import LoopReport, analyze_models
+from skewlsp.analysis import analyze_models
 from skewlsp.api import PreviewUnavailable, rewrite
 from skewlsp.api import preview as preview_at
-
-from .fake_pl import Tensor, run_kernel
+from skewlsp.contract import LoopReport
+from tests.transform.fake_pl import Tensor, run_kernel
 
 DEFAULT_ARGS = (Tensor("q"), Tensor("kv"), Tensor("out"), ("init", "acc0"))
 

@@ -14,9 +14,8 @@ from skewlsp.analysis import analyze
 from skewlsp.api import PreviewUnavailable, rewrite
 from skewlsp.api import preview as preview_at
 from skewlsp.transform import loop_source
-
-from .equivalence import check_loop
-from .kernels import HEADER, Shape
+from tests.transform.equivalence import check_loop
+from tests.transform.kernels import HEADER, Shape
 
 DESIGN_NOTE = Shape().text()
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from skewlsp.analysis import analyze
 from skewlsp.api import preview as preview_at
-
-from .kernels import HEADER
+from tests.transform.kernels import HEADER
 
 LOOP = """\
         for i in pl.pipeline(0, 8, 1, stage=2):

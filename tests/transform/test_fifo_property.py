@@ -18,8 +18,7 @@ from hypothesis import strategies as st
 
 from skewlsp.analysis import analyze
 from skewlsp.api import PreviewUnavailable, rewrite
-
-from .fake_pl import Tensor, run_kernel
+from tests.transform.fake_pl import Tensor, run_kernel
 
 HEADER = """import pypto.language as pl
 

@@ -17,9 +17,8 @@ import pytest
 
 from skewlsp.analysis import analyze
 from skewlsp.api import preview as preview_at
-
-from .equivalence import check_loop
-from .fake_pl import Tensor
+from tests.transform.equivalence import check_loop
+from tests.transform.fake_pl import Tensor
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "transform"
 CASES = sorted(p for p in FIXTURES.glob("*.py"))

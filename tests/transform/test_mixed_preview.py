@@ -8,8 +8,7 @@ import libcst as cst
 
 from skewlsp.analysis import analyze
 from skewlsp.api import preview as preview_at
-
-from ..analysis.test_mixed import ATTENTION, STORES
+from tests.analysis.skew_cross_core_pipeline.test_per_core import ATTENTION, STORES
 
 
 def test_cube_function_of_an_attention_loop_is_previewed_with_implicit_messages() -> None:

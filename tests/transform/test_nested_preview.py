@@ -8,8 +8,7 @@ import textwrap
 import libcst as cst
 
 from skewlsp.api import analyse, preview, rewrite
-
-from .fake_pl import Tensor, run_kernel
+from tests.transform.fake_pl import Tensor, run_kernel
 
 NESTED = """\
 import pypto.language as pl

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from skewlsp.analysis.codes import CODES, SYNTAX_ERROR
-from skewlsp.analysis.fifo_order import order_text
-from skewlsp.analysis.report import LoopReport, Span
 from skewlsp.cli.formats.context import SEVERITY_STYLE, FormatContext
 from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.contract import CODES, SYNTAX_ERROR, LoopReport, Span, order_text
 
 FULL_LOOP_LINES = 12  # loops up to this long are shown whole; longer ones are elided
 

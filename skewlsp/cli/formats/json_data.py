@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from skewlsp.analysis.codes import docs_url
-from skewlsp.analysis.report import FifoHazard, FifoMessage, Instance, Span
 from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.contract import FifoHazard, FifoMessage, Instance, Span, docs_url
 
 
 def span_data(span: Span | None) -> dict[str, int] | None:

@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from skewlsp import __version__
-from skewlsp.analysis.codes import CODES, docs_url
-from skewlsp.analysis.report import Span
 from skewlsp.cli.formats.context import FormatContext
 from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.contract import CODES, Span, docs_url
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}

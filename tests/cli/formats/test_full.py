@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skewlsp.analysis.report import LoopReport, Span
 from skewlsp.cli.formats import FormatContext
 from skewlsp.cli.formats.full import render_one, schedule_summary
 from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.contract import LoopReport, Span
 from tests.cli.conftest import Run
 from tests.cli.helpers import DEMOTED, SKEWED, write
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from skewlsp.analysis.report import Span
 from skewlsp.cli.formats import FormatContext
 from skewlsp.cli.formats.github import render
 from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.contract import Span
 from tests.cli.conftest import Run
 from tests.cli.helpers import DEMOTED, STAGE3, write
 

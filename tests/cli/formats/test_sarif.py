@@ -13,7 +13,7 @@ from urllib.parse import unquote, urljoin, urlparse
 import jsonschema
 import pytest
 
-from skewlsp.analysis.codes import CODES
+from skewlsp.contract import CODES
 from tests.cli.conftest import Run
 from tests.cli.helpers import DEMOTED, STAGE3, sarif_validator, write
 

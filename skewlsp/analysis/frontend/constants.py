@@ -1,0 +1,379 @@
+"""Constant folding of loop bounds and ``stage``, the way the compiler folds them.
+
+The DSL parser evaluates module-level names at decoration time, and Simplify
+later folds locals that SSA conversion proves constant. Everything else is
+*dynamic*, and we remember which symbol made it so, because "dynamic" alone
+does not tell a kernel author what to change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import libcst as cst
+
+from skewlsp.analysis.frontend.loadtime import FunctionBodies, fold_python
+from skewlsp.analysis.frontend.values import (
+    PYTHON_ONLY,
+    Const,
+    Dynamic,
+    Folded,
+    Items,
+    NameLookup,
+    Opaque,
+    Record,
+    Rejected,
+    Symbolic,
+    Table,
+    Text,
+    code_of,
+)
+from skewlsp.analysis.source import parsing
+
+__all__ = [
+    "PYTHON_ONLY",
+    "Const",
+    "Dynamic",
+    "Folded",
+    "Folder",
+    "Items",
+    "ModuleConstants",
+    "NameLookup",
+    "Opaque",
+    "Record",
+    "Rejected",
+    "Symbolic",
+    "Table",
+    "Text",
+    "code_of",
+]
+
+# Results beyond this many bits are refused rather than computed (2**10**9 must not hang).
+_MAX_BITS = 4096
+
+
+class Folder:
+    """Folds a libcst expression given how names resolve.
+
+    ``lookup`` answers for a name: a folded value, or None when the name is
+    unknown here (then it is dynamic, named as the culprit).
+    """
+
+    def __init__(self, lookup: NameLookup, owner: ModuleConstants | None = None) -> None:
+        self._lookup = lookup
+        # Set when folding module-level Python (not DSL code): attribute access and
+        # config-object construction are then ordinary Python the module runs.
+        self._owner = owner
+
+    def with_bindings(self, bindings: Mapping[str, Folded]) -> Folder:
+        """This folder with some names bound first (function locals, comprehension variables)."""
+        outer = self._lookup
+
+        def lookup(name: str) -> Folded | None:
+            return bindings[name] if name in bindings else outer(name)
+
+        return Folder(lookup, self._owner)
+
+    def with_binding(self, name: str, value: Folded) -> Folder:
+        return self.with_bindings({name: value})
+
+    def fold(self, node: cst.BaseExpression) -> Folded:
+        try:
+            return self._fold(node)
+        except RecursionError:
+            return Dynamic(code_of(node)[:40], "expression too deeply nested")
+
+    def _fold(self, node: cst.BaseExpression) -> Folded:
+        kind = type(node)  # exact types: an ABC's isinstance costs a call when it fails
+        if kind is cst.Integer:
+            return Const(int(node.value, 0))  # type: ignore[attr-defined]
+        if kind is cst.Call and _is_dynamic_dimension(node):  # type: ignore[arg-type]
+            text = code_of(node)[:60]
+            return Symbolic(text, f"`{text}` is a symbolic dimension")
+        if self._owner is not None:
+            python = fold_python(node, self, self._owner.functions)
+            if python is not None:
+                return python
+        if kind is cst.Name:
+            if node.value in ("True", "False"):  # type: ignore[attr-defined]
+                return Rejected(f"`{node.value}` is a bool, not an integer")
+            if node.value == "None":
+                return Rejected("`None` is not an integer")
+            found = self._lookup(node.value)
+            if found is None:
+                return Dynamic(node.value, f"`{node.value}` is not a compile-time constant")
+            if self._owner is None and isinstance(found, PYTHON_ONLY):
+                return Rejected(f"`{node.value}` is not an integer")
+            return found
+        if kind is cst.UnaryOperation:
+            inner = self._fold(node.expression)  # type: ignore[attr-defined]
+            if not isinstance(inner, Const):
+                return inner
+            if isinstance(node.operator, cst.Minus):
+                return Const(-inner.value)
+            if isinstance(node.operator, cst.Plus):
+                return inner
+            if isinstance(node.operator, cst.BitInvert):
+                return Const(~inner.value)
+            return Rejected(f"`{code_of(node)}` is not an integer expression")
+        if kind is cst.BinaryOperation:
+            return self._binary(node)  # type: ignore[arg-type]
+        if kind is cst.Attribute:
+            if self._owner is not None:
+                return self._attribute(node)
+            return Rejected(
+                f"standalone attribute access `{code_of(node)}` is not supported in a loop bound"
+            )
+        if isinstance(node, cst.Call) and self._owner is not None:
+            built = self._owner.construct(node, self)
+            if built is not None:
+                return built
+        if isinstance(node, (cst.Float, cst.Imaginary)):
+            return Rejected(f"`{code_of(node)}` is not an integer")
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return Rejected(f"`{code_of(node)}` is not an integer")
+        # A call is quoted by its callee alone: its whole text is never rendered.
+        symbol = code_of(node.func) + "(...)" if isinstance(node, cst.Call) else code_of(node)
+        return Dynamic(symbol[:60], f"`{symbol[:60]}` is not a compile-time constant")
+
+    def _attribute(self, node: cst.Attribute) -> Folded:
+        base = self._fold(node.value)
+        name = node.attr.value
+        if isinstance(base, Record):
+            text = base.fields.get(name)
+            if text is not None:
+                return base.owner.fold_text(text)
+            getter = base.properties.get(name)
+            if getter is not None:
+                return base.owner.fold_text(getter, this=base)
+            return _computed_at_load(node)
+        if isinstance(base, Rejected):
+            return base
+        return _computed_at_load(node)
+
+    def _binary(self, node: cst.BinaryOperation) -> Folded:
+        left = self._fold(node.left)
+        if not isinstance(left, Const):
+            return left
+        right = self._fold(node.right)
+        if not isinstance(right, Const):
+            return right
+        a, b = left.value, right.value
+        op = node.operator
+        if isinstance(op, cst.Add):
+            return Const(a + b)
+        if isinstance(op, cst.Subtract):
+            return Const(a - b)
+        if isinstance(op, cst.Multiply):
+            if a.bit_length() + b.bit_length() > _MAX_BITS:
+                return Rejected("constant too large")
+            return Const(a * b)
+        if isinstance(op, (cst.FloorDivide, cst.Modulo)):
+            if b == 0:
+                return Rejected(f"division by zero in `{code_of(node)}`")
+            return Const(a // b if isinstance(op, cst.FloorDivide) else a % b)
+        if isinstance(op, cst.Power):
+            if b < 0:
+                return Rejected(f"`{code_of(node)}` is not an integer")
+            if a not in (0, 1, -1) and b * max(a.bit_length(), 1) > _MAX_BITS:
+                return Rejected("constant too large")
+            return Const(a**b)
+        if isinstance(op, cst.LeftShift) and 0 <= b <= _MAX_BITS:
+            return Const(a << b)
+        if isinstance(op, cst.RightShift) and b >= 0:
+            return Const(a >> b)
+        text = code_of(node)[:60]
+        return Dynamic(text, f"operator in `{text}` is not folded")
+
+
+class ModuleConstants:
+    """Lazily folded module-level constants, including names imported from sibling modules.
+
+    ``sources`` maps a name to the text of its last top-level binding;
+    ``imported`` resolves ``from m import NAME`` through a caller-supplied
+    function (the analysis never touches the file system itself).
+    """
+
+    def __init__(
+        self,
+        sources: Mapping[str, str],
+        imported: Callable[[str], Folded | None] | None = None,
+        classes: Mapping[str, str] | None = None,
+        functions: Mapping[str, str] | None = None,
+    ) -> None:
+        self._sources = sources
+        self._hidden: Mapping[str, Folded] = {}
+        self._imported = imported
+        self._classes = classes or {}
+        self._function_sources = functions or {}
+        self.functions = FunctionBodies(self._function_sources)
+        self._fields: dict[str, tuple[list[tuple[str, str | None]], dict[str, str]] | None] = {}
+        self._cache: dict[str, Folded | None] = {}
+        self._busy: set[str] = set()
+
+    @property
+    def sources(self) -> Mapping[str, str]:
+        """Each name's last top-level binding, as text (read only)."""
+        return self._sources
+
+    def enclosed(self, sources: Mapping[str, str], hidden: Mapping[str, Folded]) -> ModuleConstants:
+        """What a function defined inside another function sees when the DSL parses it.
+
+        The parser captures the enclosing function's values at the point of definition
+        (a builder's ``rows = batch // 4``), which shadow the module's: ``sources``
+        are those local assignments (and parameter defaults) as text, ``hidden`` the
+        locals whose value Python computes in a branch or loop (not folded).
+        """
+        inner = ModuleConstants(
+            {**self._sources, **sources}, self._imported, self._classes, self._function_sources
+        )
+        inner._hidden = {**self._hidden, **hidden}
+        return inner
+
+    def fold_text(self, text: str, this: Record | None = None) -> Folded:
+        """Fold a module-level expression given as source text (``self`` is ``this``)."""
+        try:
+            expr = parsing.expression(text)
+        except Exception:
+            return Opaque(text.strip()[:40], "not an expression skewlsp can read")
+        if this is None:
+            return Folder(self, owner=self).fold(expr)
+
+        def lookup(name: str) -> Folded | None:
+            return this if name == "self" else self(name)
+
+        return Folder(lookup, owner=self).fold(expr)
+
+    def construct(self, call: cst.Call, folder: Folder) -> Record | None:
+        """``Config(a=1, ...)`` of a class defined here, or ``replace(record, a=2)``."""
+        func = call.func
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return None
+        name = func.value if isinstance(func, cst.Name) else func.attr.value
+        if name == "replace" and call.args and call.args[0].keyword is None:
+            base = folder.fold(call.args[0].value)
+            if not isinstance(base, Record):
+                return None
+            fields = dict(base.fields)
+            for arg in call.args[1:]:
+                if arg.keyword is None:
+                    return None
+                fields[arg.keyword.value] = code_of(arg.value)
+            return Record(base.type_name, fields, self, base.properties)
+        if not isinstance(func, cst.Name):
+            return None
+        info = self._class_info(name)
+        if info is None:
+            return None
+        declared, properties = info
+        fields = {key: default for key, default in declared if default is not None}
+        positional = [arg for arg in call.args if arg.keyword is None]
+        if any(arg.star for arg in call.args) or len(positional) > len(declared):
+            return None
+        for (key, _), arg in zip(declared, positional, strict=False):
+            fields[key] = code_of(arg.value)
+        for arg in call.args:
+            if arg.keyword is not None:
+                fields[arg.keyword.value] = code_of(arg.value)
+        return Record(name, fields, self, properties)
+
+    def _class_info(self, name: str) -> tuple[list[tuple[str, str | None]], dict[str, str]] | None:
+        """A class defined in this module: its annotated fields (with default texts) and
+        the properties that return one expression."""
+        if name in self._fields:
+            return self._fields[name]
+        text = self._classes.get(name)
+        found: tuple[list[tuple[str, str | None]], dict[str, str]] | None = None
+        if text is not None:
+            try:
+                module = parsing.dedented_module(text)
+            except Exception:
+                module = None
+            body = module.body[0] if module and module.body else None
+            if isinstance(body, cst.ClassDef) and isinstance(body.body, cst.IndentedBlock):
+                found = ([], {})
+                for stmt in body.body.body:
+                    if isinstance(stmt, cst.FunctionDef):
+                        getter = _property_expression(stmt)
+                        if getter is not None:
+                            found[1][stmt.name.value] = getter
+                    if not isinstance(stmt, cst.SimpleStatementLine):
+                        continue
+                    for small in stmt.body:
+                        if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                            default = code_of(small.value) if small.value is not None else None
+                            found[0].append((small.target.value, default))
+        self._fields[name] = found
+        return found
+
+    def __call__(self, name: str) -> Folded | None:
+        if name in self._cache:
+            return self._cache[name]
+        if name in self._busy:
+            return Dynamic(name, f"`{name}` is defined in terms of itself")
+        self._busy.add(name)
+        try:
+            result = self._resolve(name)
+        finally:
+            self._busy.discard(name)
+        self._cache[name] = result
+        return result
+
+    def _resolve(self, name: str) -> Folded | None:
+        hidden = self._hidden.get(name)
+        if hidden is not None:
+            return hidden
+        text = self._sources.get(name)
+        if text is not None:
+            try:
+                expr = parsing.expression(text)
+            except Exception:
+                return Dynamic(name, f"`{name}` is not a compile-time constant")
+            folded = Folder(self, owner=self).fold(expr)
+            if isinstance(folded, Symbolic):
+                return Symbolic(name, f"`{name}` is a symbolic dimension (`{text.strip()[:60]}`)")
+            if isinstance(folded, (Dynamic, Opaque)) or (
+                isinstance(folded, Rejected) and not isinstance(expr, cst.Name)
+            ):
+                return Opaque(
+                    name, f"`{name}` = `{text.strip()[:40]}` is computed when the module loads"
+                )
+            return folded
+        if self._imported is not None:
+            return self._imported(name)
+        return None
+
+
+def _is_dynamic_dimension(call: cst.Call) -> bool:
+    """``pl.dynamic(...)`` (any alias of ``pypto.language``, or spelled out in full)."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "dynamic"):
+        return False
+    base = func.value
+    if isinstance(base, cst.Name):
+        return True
+    return code_of(base) == "pypto.language"
+
+
+def _property_expression(fn: cst.FunctionDef) -> str | None:
+    """``@property def x(self): return <expr>`` -> the text of ``<expr>``, else None."""
+    if not any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "property" for d in fn.decorators
+    ):
+        return None
+    statements = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
+    if statements and isinstance(statements[0], cst.SimpleStatementLine):
+        first = statements[0].body[0]
+        if isinstance(first, cst.Expr) and isinstance(first.value, cst.SimpleString):
+            statements = statements[1:]  # a docstring
+    if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
+        return None
+    only = statements[0].body[0]
+    if isinstance(only, cst.Return) and only.value is not None:
+        return code_of(only.value)
+    return None
+
+
+def _computed_at_load(node: cst.BaseExpression) -> Opaque:
+    text = code_of(node)
+    return Opaque(text, f"`{text}` is computed when the module loads")

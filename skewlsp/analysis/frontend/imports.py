@@ -1,0 +1,232 @@
+"""Following ``from module import NAME`` to the constants a kernel reads from other files.
+
+Every module is read through the caller's resolver (the analysis never touches the
+file system), so what a verdict depends on is exactly what the resolver was asked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+
+from skewlsp.analysis.frontend.constants import ModuleConstants
+from skewlsp.analysis.frontend.source_index import ModuleIndex, imported_module_index
+from skewlsp.analysis.frontend.values import Folded, Opaque
+from skewlsp.contract import Resolver
+
+MAX_IMPORT_DEPTH = 8  # modules followed from a kernel through `from m import NAME` chains
+# An import as the kernel's file would ask for it: (module, level) relative to the kernel.
+Request = tuple[str, int]
+# How the kernel reached a module: its request, and whether it is a package (its
+# ``__init__.py``) rather than a plain module file.
+Origin = tuple[str, int, bool]
+
+
+def as_seen_from_the_kernel(origin: Origin | None, module: str, level: int) -> Request | None:
+    """``from <level dots><module> import ...`` written in the module the kernel reached as
+    ``origin``, as a request relative to the kernel's own file; None if Python refuses it.
+
+    Every resolver call names the kernel's path (so a record of reads means the same
+    thing wherever it was made): an absolute import is the same request from anywhere
+    (the kernel's directory comes first on the path of a script), and a relative one
+    climbs from the package of ``origin`` instead of from the kernel's directory: the
+    module ``a.b`` itself if it is a package, else ``a``.
+    """
+    if origin is None or level == 0:
+        return module, level
+    outer, outer_level, is_package = origin
+    package = [part for part in outer.split(".") if part]
+    if not is_package:
+        package = package[:-1]
+    if outer_level == 0 and not package:
+        return None  # a top-level module has no package: "no known parent package"
+    parts = [part for part in module.split(".") if part]
+    up = level - 1
+    if up <= len(package):
+        return ".".join([*package[: len(package) - up], *parts]), outer_level
+    if outer_level == 0:
+        return None  # beyond the top-level package: "attempted relative import"
+    return ".".join(parts), outer_level + up - len(package)
+
+
+def origin_of(
+    request: Request, text: str, index: ModuleIndex, resolver: Resolver | None, path: str | None
+) -> Origin:
+    """``request`` (which resolved to ``text``) with whether it is a package: asked of the
+    resolver (its ``__init__`` has the same text) only when the module has relative
+    imports of its own, the one thing it changes."""
+    module, level = request
+    if resolver is None or not any(name.level for name in index.imported.values()):
+        return module, level, False
+    try:
+        init = resolver(f"{module}.__init__" if module else "__init__", level, path)
+    except Exception:
+        init = None
+    return module, level, init == text
+
+
+class _Relay:
+    """The resolver of a shared module's own imports: it asks the resolver of the analysis
+    running now (with that analysis's kernel path), and remembers each answer so that
+    the next analysis can check it gets the same."""
+
+    def __init__(self, shared: SharedModules) -> None:
+        self._shared = shared
+        self.answers: dict[tuple[str, int], object] = {}  # a text, None, or _FAILED
+        self.below: list[_Relay] = []  # the relays of the modules this one imports
+
+    def __call__(self, module: str, level: int, importing_path: str | None) -> str | None:
+        resolver, path = self._shared.current
+        try:
+            text = resolver(module, level, path)
+        except Exception:
+            self.answers.setdefault((module, level), _FAILED)
+            raise
+        self.answers.setdefault((module, level), text)
+        return text
+
+    def holds_for(self, resolver: Resolver, path: str | None) -> bool:
+        """Whether every module read through here (and below) reads the same for this
+        kernel; asked through ``resolver``, so that its record of reads holds them all."""
+        for (module, level), answer in self.answers.items():
+            try:
+                now: object = resolver(module, level, path)
+            except Exception:
+                now = _FAILED
+            if now != answer:
+                return False
+        return all(relay.holds_for(resolver, path) for relay in self.below)
+
+
+_FAILED = object()  # a resolver that raised (read as "not found")
+
+
+class SharedModules:
+    """The constants of imported modules, shared by the analyses of a batch run.
+
+    A kernel package's files import the same config modules, whose records and derived
+    values were folded again for each file: 2.4% of a cold serial run over pypto-lib's
+    kernels. A shared module asks the resolver of whichever analysis runs now (see
+    :class:`_Relay`), and serves the next analysis only if every module it has read
+    resolves to the same text for that kernel. Those reads are asked again for it,
+    so its record of reads (a cache entry's dependencies) holds at least what it
+    would have read alone. Not thread-safe: a batch's analyses run one at a time (a
+    language server, which analyses in threads, does not share).
+    """
+
+    MAX_MODULES = 256
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[object, ...], tuple[ModuleConstants, _Relay]] = {}
+        self.current: tuple[Resolver, str | None] = (_no_resolver, None)
+
+    def constants(
+        self,
+        text: str,
+        index: ModuleIndex,
+        where: Origin,
+        depth: int,
+        resolver: Resolver,
+        path: str | None,
+    ) -> ModuleConstants:
+        """The constants of the module ``text``, reached as ``where`` by the analysis
+        whose ``resolver`` (or a shared module's relay) asked for it."""
+        asked_by = resolver if isinstance(resolver, _Relay) else None
+        if asked_by is None:  # a kernel's own import: its analysis is the one running
+            self.current = (resolver, path)
+        key = (text, where, depth)
+        found = self._entries.get(key)
+        if found is not None and found[1].holds_for(resolver, path):
+            constants, relay = found
+        else:
+            relay = _Relay(self)
+            constants = _module_constants(index, imported_lookup(index, path, relay, depth, where))
+            if len(self._entries) >= self.MAX_MODULES:
+                self._entries.clear()
+            self._entries[key] = (constants, relay)
+        if asked_by is not None:
+            asked_by.below.append(relay)
+        return constants
+
+
+def _no_resolver(module: str, level: int, importing_path: str | None) -> str | None:
+    return None
+
+
+_SHARED: ContextVar[SharedModules | None] = ContextVar("shared_imported_modules", default=None)
+
+
+@contextlib.contextmanager
+def shared_imported_modules() -> Iterator[None]:
+    """Analyses inside the block share the constants of the modules they import (a batch
+    run's files, one at a time: see :class:`SharedModules`)."""
+    token = _SHARED.set(SharedModules())
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def _module_constants(
+    index: ModuleIndex, imported: Callable[[str], Folded | None]
+) -> ModuleConstants:
+    return ModuleConstants(
+        index.constant_sources,
+        imported,
+        classes=index.class_sources,
+        functions=index.function_sources,
+    )
+
+
+def imported_lookup(
+    index: ModuleIndex,
+    path: str | None,
+    resolver: Resolver | None,
+    depth: int = 0,
+    origin: Origin | None = None,
+) -> Callable[[str], Folded | None]:
+    """Names imported from sibling modules, read through the caller's resolver.
+
+    ``origin`` is how the kernel reached the module ``index`` describes (None: the
+    kernel itself), so that the module's relative imports climb from where it lives.
+    """
+    cache: dict[str, ModuleConstants | None] = {}
+
+    def module_of(module: str, level: int) -> ModuleConstants | None:
+        key = f"{level}:{module}"
+        if key not in cache:
+            cache[key] = None
+            request = as_seen_from_the_kernel(origin, module, level)
+            try:
+                text = resolver(*request, path) if resolver and request else None
+            except Exception:
+                text = None
+            if text is not None and request is not None and depth < MAX_IMPORT_DEPTH:
+                other = imported_module_index(text)
+                where = origin_of(request, text, other, resolver, path)
+                shared = _SHARED.get()
+                if shared is not None and resolver is not None:
+                    cache[key] = shared.constants(text, other, where, depth + 1, resolver, path)
+                else:
+                    nested = imported_lookup(other, path, resolver, depth + 1, where)
+                    cache[key] = _module_constants(other, nested)
+        return cache[key]
+
+    def lookup(name: str) -> Folded | None:
+        imported = index.imported.get(name)
+        if imported is None:
+            return None
+        if resolver is None:
+            return Opaque(name, f"`{name}` is imported from `{imported.module}`")
+        constants = module_of(imported.module, imported.level)
+        if constants is None:
+            return Opaque(
+                name, f"`{name}` is imported from `{imported.module}`, which was not found"
+            )
+        found = constants(imported.name)
+        if found is None:
+            return Opaque(name, f"`{name}` is not a constant of `{imported.module}`")
+        return found
+
+    return lookup

@@ -1,0 +1,274 @@
+"""Module-level Python the compiler's decorator sees already evaluated.
+
+Kernels take their sizes from configuration modules: dataclass instances,
+tables of presets keyed by name, a preset chosen by a small function that
+reads an environment variable. Python runs all of that when the module is
+imported, before the kernel is parsed, so the compiler sees plain integers.
+This module evaluates that Python statically, for the value shapes configs
+use (strings, tuples, dicts, comprehensions, subscripts), under one stated
+assumption: the process has an empty environment and no command-line
+arguments (``os.environ.get(K, default)`` is ``default``, ``sys.argv`` is
+one entry long), which is how a kernel is compiled by default. Anything
+else stays opaque: the verdict is then reported as unknown, not guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import libcst as cst
+
+from skewlsp.analysis.frontend import dsl
+from skewlsp.analysis.frontend.values import (
+    Const,
+    ExpressionFolder,
+    Folded,
+    Items,
+    Opaque,
+    Rejected,
+    Table,
+    Text,
+    code_of,
+)
+from skewlsp.analysis.source import parsing
+
+MAX_CALL_DEPTH = 3
+_STRING_METHODS = {"strip", "lower", "upper", "lstrip", "rstrip"}
+
+
+def fold_python(
+    node: cst.BaseExpression, folder: ExpressionFolder, functions: FunctionBodies
+) -> Folded | None:
+    """The value of a module-level expression of a kind only Python (not the DSL) has."""
+    fold = folder.fold
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        value = node.evaluated_value
+        return Text(value) if isinstance(value, str) else Opaque(code_of(node), "bytes")
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return Items(tuple(fold(element.value) for element in node.elements))
+    if isinstance(node, cst.Dict):
+        entries: dict[object, Folded] = {}
+        for element in node.elements:
+            if not isinstance(element, cst.DictElement):
+                return Opaque(code_of(node), "dict unpacking")
+            key = _key(fold(element.key))
+            if key is None:
+                return Opaque(code_of(node), "a dict key skewlsp cannot evaluate")
+            entries[key] = fold(element.value)
+        return Table(entries)
+    if isinstance(node, cst.DictComp):
+        return _dict_comprehension(node, folder)
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+        index = node.slice[0].slice
+        if isinstance(index, cst.Index):
+            return _subscript(fold(node.value), fold(index.value), node)
+    if isinstance(node, cst.Comparison):
+        return _comparison(node, fold)
+    if isinstance(node, cst.Call):
+        return _call(node, folder, functions)
+    return None
+
+
+def _key(value: Folded) -> object | None:
+    if isinstance(value, Const):
+        return value.value
+    if isinstance(value, Text):
+        return value.value
+    return None
+
+
+def _subscript(base: Folded, index: Folded, node: cst.CSTNode) -> Folded:
+    if isinstance(base, Table):
+        key = _key(index)
+        if key is not None and key in base.entries:
+            return base.entries[key]
+    if (
+        isinstance(base, Items)
+        and isinstance(index, Const)
+        and -len(base.values) <= index.value < len(base.values)
+    ):
+        return base.values[index.value]
+    if isinstance(base, Rejected):
+        return base
+    return Opaque(code_of(node)[:60], f"`{code_of(node)[:60]}` is computed when the module loads")
+
+
+def _dict_comprehension(node: cst.DictComp, folder: ExpressionFolder) -> Folded:
+    loop = node.for_in
+    if loop.inner_for_in is not None or loop.ifs or not isinstance(loop.target, cst.Name):
+        return Opaque(code_of(node)[:60], "a comprehension skewlsp does not evaluate")
+    source = folder.fold(loop.iter)
+    if not isinstance(source, Items):
+        return Opaque(code_of(node)[:60], "a comprehension over values computed at load time")
+    name = loop.target.value
+    entries: dict[object, Folded] = {}
+    for item in source.values:
+        bound = folder.with_binding(name, item)
+        key = _key(bound.fold(node.key))
+        if key is None:
+            return Opaque(code_of(node)[:60], "a dict key skewlsp cannot evaluate")
+        entries[key] = bound.fold(node.value)
+    return Table(entries)
+
+
+def _comparison(node: cst.Comparison, fold: Callable[[cst.BaseExpression], Folded]) -> Folded:
+    left = fold(node.left)
+    for target in node.comparisons:
+        right = fold(target.comparator)
+        outcome = _compare(target.operator, left, right)
+        if outcome is None:
+            return Opaque(code_of(node)[:60], "a comparison skewlsp cannot evaluate")
+        if not outcome:
+            return Const(0)
+        left = right
+    return Const(1)
+
+
+def _compare(op: cst.BaseCompOp, left: Folded, right: Folded) -> bool | None:
+    a, b = _key(left), _key(right)
+    if isinstance(op, (cst.In, cst.NotIn)):
+        if a is None or not isinstance(right, (Items, Table)):
+            return None
+        members = (
+            [_key(v) for v in right.values] if isinstance(right, Items) else list(right.entries)
+        )
+        found = a in members
+        return found if isinstance(op, cst.In) else not found
+    if a is None or b is None or type(a) is not type(b):
+        return None
+    table = {
+        cst.Equal: a == b,
+        cst.NotEqual: a != b,
+    }
+    for kind, outcome in table.items():
+        if isinstance(op, kind):
+            return outcome
+    if isinstance(a, int) and isinstance(b, int):
+        if isinstance(op, cst.LessThan):
+            return a < b
+        if isinstance(op, cst.LessThanEqual):
+            return a <= b
+        if isinstance(op, cst.GreaterThan):
+            return a > b
+        if isinstance(op, cst.GreaterThanEqual):
+            return a >= b
+    return None
+
+
+def _call(node: cst.Call, folder: ExpressionFolder, functions: FunctionBodies) -> Folded | None:
+    fold = folder.fold
+    path = dsl.dotted(node.func)
+    args = [arg for arg in node.args if arg.keyword is None]
+    if path in (("os", "environ", "get"), ("os", "getenv"), ("environ", "get")):
+        if len(args) == 2:  # the environment is assumed empty: the default is the value
+            return fold(args[1].value)
+        return Opaque(code_of(node)[:60], "an environment variable without a default")
+    if path == ("len",) and len(args) == 1:
+        if dsl.dotted(args[0].value) == ("sys", "argv"):
+            return Const(1)  # no command-line arguments
+        value = fold(args[0].value)
+        if isinstance(value, (Items, Table, Text)):
+            size = len(
+                value.values
+                if isinstance(value, Items)
+                else value.entries
+                if isinstance(value, Table)
+                else value.value
+            )
+            return Const(size)
+        return None
+    if (
+        isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in _STRING_METHODS
+        and not args
+    ):
+        base = fold(node.func.value)
+        if isinstance(base, Text):
+            return Text(getattr(base.value, node.func.attr.value)())
+        return None
+    if isinstance(node.func, cst.Name) and not node.args:
+        return functions.call(node.func.value, folder)
+    return None
+
+
+class FunctionBodies:
+    """Zero-argument module-level functions, run by a tiny evaluator when a constant calls one."""
+
+    def __init__(self, sources: Mapping[str, str]) -> None:
+        self._sources = sources
+        self._depth = 0
+
+    def call(self, name: str, folder: ExpressionFolder) -> Folded | None:
+        text = self._sources.get(name)
+        if text is None:
+            return None
+        if self._depth >= MAX_CALL_DEPTH:
+            return Opaque(name, f"`{name}()` calls too deep to evaluate")
+        try:
+            module = parsing.dedented_module(text)
+        except Exception:
+            return Opaque(name, f"`{name}()` could not be read")
+        fn = next((s for s in module.body if isinstance(s, cst.FunctionDef)), None)
+        params = fn.params if fn is not None else None
+        if (
+            params is None
+            or params.params
+            or isinstance(params.star_arg, cst.Param)
+            or params.kwonly_params
+            or params.star_kwarg is not None
+        ):
+            return Opaque(name, f"`{name}()` is computed when the module loads")
+        self._depth += 1
+        try:
+            statements = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
+            result = _run(statements, folder, name, {})
+        finally:
+            self._depth -= 1
+        return result if result is not None else Opaque(name, f"`{name}()` returns no constant")
+
+
+def _run(
+    statements: list[cst.CSTNode], folder: object, name: str, local: dict[str, Folded]
+) -> Folded | None:
+    """Run straight-line config code; the returned value, or None when it falls through."""
+    opaque = Opaque(name, f"`{name}()` is computed when the module loads")
+    for stmt in statements:
+        scope = folder.with_bindings(local)
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Return):
+                    return scope.fold(small.value) if small.value is not None else opaque
+                if isinstance(small, cst.Raise):
+                    return opaque
+                if isinstance(small, (cst.Assign, cst.AnnAssign)):
+                    target = (
+                        small.targets[0].target if isinstance(small, cst.Assign) else small.target
+                    )
+                    if isinstance(target, cst.Name) and small.value is not None:
+                        local[target.value] = scope.fold(small.value)
+                    elif not isinstance(target, (cst.Subscript, cst.Attribute)):
+                        return opaque
+                elif not isinstance(small, (cst.Expr, cst.Pass)):
+                    return opaque
+            continue
+        if isinstance(stmt, cst.While) and scope.fold(stmt.test) == Const(0):
+            continue  # a loop that never runs (e.g. over the command-line arguments)
+        if isinstance(stmt, cst.If):
+            test = scope.fold(stmt.test)
+            if not isinstance(test, Const):
+                return opaque
+            branch: list[cst.CSTNode] = []
+            if test.value:
+                branch = list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock) else []
+            elif isinstance(stmt.orelse, cst.If):
+                branch = [stmt.orelse]
+            elif isinstance(stmt.orelse, cst.Else) and isinstance(
+                stmt.orelse.body, cst.IndentedBlock
+            ):
+                branch = list(stmt.orelse.body.body)
+            result = _run(branch, folder, name, local)
+            if result is not None:
+                return result
+            continue
+        return opaque
+    return None

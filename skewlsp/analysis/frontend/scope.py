@@ -1,0 +1,324 @@
+"""What a loop header can see: constants, locals, parameters and enclosing loops.
+
+The compiler resolves a name in a loop bound in three tiers: module constants
+(and closure values) are folded when the kernel is parsed, locals assigned a
+constant at the top level of the function are folded by Simplify, and
+everything else — parameters, loop variables, locals assigned inside a branch
+or loop — stays dynamic. ``stage`` is stricter: only the first tier counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from skewlsp.analysis.frontend.constants import (
+    Const,
+    Dynamic,
+    Folded,
+    Folder,
+    ModuleConstants,
+    Opaque,
+    Rejected,
+    Symbolic,
+)
+from skewlsp.analysis.frontend.dsl import annotation_kind, dotted
+from skewlsp.analysis.frontend.names import body_statements, statement_defs
+from skewlsp.analysis.frontend.values import CallSiteValue, Interval, full_code
+from skewlsp.analysis.source.walk import children
+
+# pypto.language scopes whose bodies Simplify treats as top level (no extra depth).
+TRANSPARENT_WITH = frozenset({"at", "scope", "manual_scope", "cluster"})
+# Python builtins a kernel cannot call: the parser resolves bare-name calls only to kernels.
+BUILTIN_CALLS = frozenset(
+    {
+        "max",
+        "min",
+        "int",
+        "abs",
+        "len",
+        "round",
+        "sum",
+        "float",
+        "bool",
+        "print",
+        "range",
+        "list",
+        "tuple",
+        "dict",
+        "enumerate",
+        "zip",
+        "str",
+        "divmod",
+        "pow",
+    }
+)
+
+
+@dataclass(frozen=True)
+class EnclosingLoop:
+    """A loop around the one being decided.
+
+    ``unrolled`` holds the first value of a ``pl.unroll`` variable: UnrollLoops
+    replaces it by a literal in every copy before the pass, so bounds that use it
+    are constants. The report is the first copy's; ``copies`` lets a preview show
+    every copy as the compiler rewrites it.
+    """
+
+    var: str
+    interval: Interval | None
+    unrolled: int | None = None
+    copies: tuple[int, ...] = ()  # every value of a pl.unroll variable, one per copy
+
+
+@dataclass
+class FunctionScope:
+    """Names of one DSL function and the local constants visible at a given point."""
+
+    module: ModuleConstants
+    params: frozenset[str]
+    dsl_names: frozenset[str]
+    tile_names: frozenset[str]
+    locals: dict[str, Folded] = field(default_factory=dict)
+    poisoned: frozenset[str] = frozenset()
+    # Scalar parameters pl.jit writes into the body as literals (see jit_params).
+    specialized: dict[str, Folded] = field(default_factory=dict)
+    # An inline helper analysed without a caller: its parameters, known per call site.
+    call_site: dict[str, Folded] = field(default_factory=dict)
+
+    def at(self, local_env: dict[str, Folded], poisoned: frozenset[str]) -> FunctionScope:
+        return FunctionScope(
+            self.module,
+            self.params,
+            self.dsl_names,
+            self.tile_names,
+            dict(local_env),
+            poisoned,
+            self.specialized,
+            self.call_site,
+        )
+
+    def bound_lookup(self, enclosing: Sequence[EnclosingLoop]):
+        """Name resolution for loop bounds and conditions inside the loop body."""
+        loop_vars = {loop.var for loop in enclosing}
+        unrolled = {loop.var: loop.unrolled for loop in enclosing if loop.unrolled is not None}
+
+        def lookup(name: str) -> Folded | None:
+            if name in unrolled:
+                return Const(unrolled[name])
+            if name in loop_vars:
+                return Dynamic(name, f"`{name}` is the variable of an enclosing loop")
+            if name in self.poisoned:
+                return Dynamic(name, f"`{name}` is assigned inside a branch or loop")
+            if name in self.locals:
+                return self.locals[name]
+            if name in self.specialized:
+                return self.specialized[name]
+            if name in self.params:
+                return Dynamic(name, f"`{name}` is a parameter of the kernel")
+            if name in self.dsl_names:
+                return Dynamic(name, f"`{name}` is not a compile-time constant")
+            found = self.module(name)
+            if found is None:
+                return Opaque(name, f"`{name}` is not defined in this module")
+            return found
+
+        return lookup
+
+    def parse_time_lookup(self, name: str) -> Folded | None:
+        """What the DSL parser folds: module constants (and pl.jit's literals), never
+        kernel variables."""
+        if name in self.specialized and name not in self.dsl_names - self.params:
+            return self.specialized[name]
+        if name in self.params or name in self.dsl_names:
+            return Dynamic(name, f"`{name}` is a kernel variable")
+        return self.module(name)
+
+    def stage_lookup(self, name: str) -> Folded | None:
+        """``stage`` must be a constant when the kernel is parsed: no DSL-scope names."""
+        if name in self.specialized and name not in self.dsl_names - self.params:
+            return self.specialized[name]
+        if name in self.call_site:
+            return self.call_site[name]
+        if name in self.params or name in self.dsl_names:
+            return Rejected(
+                f"stage must be a compile-time constant integer, `{name}` is a kernel variable"
+            )
+        found = self.module(name)
+        if found is None:
+            return Opaque(name, f"`{name}` is not defined in this module")
+        return found
+
+
+def function_params(fn: cst.FunctionDef) -> list[tuple[str, cst.Param]]:
+    params = fn.params
+    everything = [*params.posonly_params, *params.params, *params.kwonly_params]
+    if isinstance(params.star_arg, cst.Param):
+        everything.append(params.star_arg)
+    if params.star_kwarg is not None:
+        everything.append(params.star_kwarg)
+    return [(p.name.value, p) for p in everything if p.name.value != "self"]
+
+
+_HOLDS_STATEMENTS: dict[type, bool] = {}
+
+
+def _holds_statements(kind: type) -> bool:
+    """A compound statement, a suite or an ``else`` (per type, asked once)."""
+    found = _HOLDS_STATEMENTS.get(kind)
+    if found is None:
+        found = _HOLDS_STATEMENTS[kind] = issubclass(
+            kind, (cst.BaseCompoundStatement, cst.BaseSuite, cst.Else)
+        )
+    return found
+
+
+def tile_like_names(fn: cst.FunctionDef) -> frozenset[str]:
+    """Names that hold tiles or tensors: what plain arithmetic on them turns into op calls."""
+    names = {name for name, p in function_params(fn) if annotation_kind(p.annotation)}
+
+    stack: list[cst.CSTNode] = [fn.body]
+    while stack:  # statements only: annotated assignments never hide inside expressions
+        node = stack.pop()
+        kind = type(node)  # (exact types: an ABC's failed isinstance is slow)
+        if kind is cst.SimpleStatementLine:
+            for small in node.body:  # type: ignore[attr-defined]
+                if (
+                    isinstance(small, cst.AnnAssign)
+                    and isinstance(small.target, cst.Name)
+                    and annotation_kind(small.annotation)
+                ):
+                    names.add(small.target.value)
+        elif _holds_statements(kind):
+            stack.extend(children(node))
+    return frozenset(names)
+
+
+def is_transparent_with(stmt: cst.With) -> bool:
+    if len(stmt.items) != 1 or not isinstance(stmt.items[0].item, cst.Call):
+        return False
+    func = stmt.items[0].item.func
+    return (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Name)
+        and func.value.value == "pl"
+        and func.attr.value in TRANSPARENT_WITH
+    )
+
+
+def update_locals(
+    stmt: cst.CSTNode, env: dict[str, Folded], lookup_module: ModuleConstants
+) -> None:
+    """Advance the top-level constant environment past one top-level statement."""
+    if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        for small in stmt.body:
+            _update_small(small, env, lookup_module)
+        return
+    defs = statement_defs(stmt)
+    for name in defs:
+        env[name] = Dynamic(name, f"`{name}` is assigned inside a branch or loop")
+
+
+def _update_small(
+    small: cst.BaseSmallStatement, env: dict[str, Folded], module: ModuleConstants
+) -> None:
+    def lookup(name: str) -> Folded | None:
+        if name in env:
+            return env[name]
+        return module(name)
+
+    target: cst.BaseExpression | None = None
+    value: cst.BaseExpression | None = None
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        target, value = small.targets[0].target, small.value
+    elif isinstance(small, cst.AnnAssign):
+        target, value = small.target, small.value
+    if isinstance(target, cst.Name) and value is not None:
+        folded = Folder(lookup).fold(value)
+        if isinstance(folded, (Const, CallSiteValue)):
+            env[target.value] = folded
+        elif isinstance(folded, Symbolic):
+            env[target.value] = Symbolic(target.value, f"`{target.value}` = {folded.reason}")
+        else:
+            env[target.value] = Dynamic(
+                target.value, f"`{target.value}` is not a compile-time constant"
+            )
+        return
+    defs = statement_defs(small)
+    for name in defs:
+        env[name] = Dynamic(name, f"`{name}` is not a compile-time constant")
+
+
+def flatten_top_level(
+    block: Sequence[cst.CSTNode], incore: bool = False
+) -> list[tuple[cst.CSTNode, bool]]:
+    """Top-level statements of a function body, looking through transparent ``with`` scopes.
+
+    Each statement comes with whether it runs in an InCore scope (``pl.at`` at
+    the CORE_GROUP level), the only place ExpandMixedKernel splits cube from vector.
+    """
+    out: list[tuple[cst.CSTNode, bool]] = []
+    for stmt in block:
+        if isinstance(stmt, cst.With) and is_transparent_with(stmt):
+            inner = incore or opens_incore_scope(stmt, incore)
+            out.extend(flatten_top_level(body_statements(stmt.body), inner))
+        else:
+            out.append((stmt, incore))
+    return out
+
+
+def _code(node: cst.CSTNode) -> str:
+    return full_code(node)
+
+
+def opens_incore_scope(stmt: cst.CSTNode, incore: bool = False) -> bool:
+    """``with pl.at(level=CORE_GROUP)``, ``with pl.spmd(...)`` or ``for _ in pl.spmd(...)``;
+    also ``for _ in pl.split_aiv(...)`` when not ``incore`` already: the DSL wraps a
+    region in an InCore scope of its own unless it is in one (then it stays in place)."""
+    call: cst.BaseExpression | None = None
+    if isinstance(stmt, cst.With) and len(stmt.items) == 1:
+        call = stmt.items[0].item
+    elif isinstance(stmt, cst.For):
+        call = stmt.iter
+    if not isinstance(call, cst.Call):
+        return False
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+        return False
+    if func.value.value != "pl":
+        return False
+    if func.attr.value == "spmd":
+        return True
+    if func.attr.value == "split_aiv":
+        return isinstance(stmt, cst.For) and not incore
+    return func.attr.value == "at" and "CORE_GROUP" in _code(call)
+
+
+def is_split_aiv_region(stmt: cst.CSTNode) -> bool:
+    """``for lane in pl.split_aiv(...)``: a region of explicit vector-lane work.
+
+    Opening one puts its whole InCore function in manual mode: the compiler stops
+    copying the vector body per lane (the author shards by the lane variable).
+    """
+    if not (isinstance(stmt, cst.For) and isinstance(stmt.iter, cst.Call)):
+        return False
+    path = dotted(stmt.iter.func)
+    return bool(path) and path[-1] == "split_aiv"
+
+
+def is_incore_function(fn: cst.FunctionDef) -> bool:
+    """A function declared InCore (the other kinds are not split by ExpandMixedKernel).
+
+    ``@pl.function(type=pl.FunctionType.InCore)`` or ``@pl.jit.incore`` (bare or
+    called): the jit decorator makes the latter a separate InCore function.
+    """
+    for d in fn.decorators:
+        node = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+        path = dotted(node)
+        if path is not None and path[-2:] == ("jit", "incore"):
+            return True
+        if "InCore" in _code(d.decorator):
+            return True
+    return False

@@ -1,0 +1,290 @@
+"""The values constant folding produces: what a name or expression is known to be.
+
+Kept apart from the folding itself (:mod:`.constants`) and the evaluation of
+module-level Python (:mod:`.loadtime`), which both build them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import libcst as cst
+from libcst._nodes.internal import CodegenState
+
+from skewlsp.analysis.source.cst_nodes import is_placeholder
+from skewlsp.analysis.source.kept import Kept
+from skewlsp.analysis.source.tree_text import made_code
+from skewlsp.analysis.source.unit_parses import NeedsConcreteTree, made_trees
+
+
+class ExpressionFolder(Protocol):
+    """What module-level Python is evaluated with (:class:`.constants.Folder`): named
+    here so that :mod:`.loadtime`, which the folder calls, need not import it back."""
+
+    def fold(self, node: cst.BaseExpression) -> Folded: ...
+
+    def with_binding(self, name: str, value: Folded) -> ExpressionFolder: ...
+
+    def with_bindings(self, bindings: Mapping[str, Folded]) -> ExpressionFolder: ...
+
+
+class TextFolder(Protocol):
+    """The module a :class:`Record` was built in (:class:`.constants.ModuleConstants`),
+    which folds the record's field texts on demand."""
+
+    def fold_text(self, text: str, this: Record | None = None) -> Folded: ...
+
+
+@dataclass(frozen=True)
+class Const:
+    value: int
+
+
+@dataclass(frozen=True)
+class Dynamic:
+    """Not a compile-time integer; ``symbol`` is the source text that made it so."""
+
+    symbol: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Symbolic(Dynamic):
+    """A symbolic dimension (``pl.dynamic("T")``): the compiler knows it as a variable of
+    the kernel, so a bound computed from it is dynamic (demoted), not unknown."""
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """The DSL parser refuses this expression outright (an SKW040 error)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A module-level value Python computes at decoration time that we cannot see.
+
+    The compiler treats it as a constant, but its value is unknown statically,
+    so verdicts that depend on it are reported as "unknown", never guessed.
+    """
+
+    symbol: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class CallSiteValue(Opaque):
+    """A parameter of an ``@pl.jit.inline`` helper analysed without a caller: InlineFunctions
+    splices each caller's argument in its place, so the verdict depends on the call site."""
+
+
+@dataclass(frozen=True)
+class Record:
+    """An object built at module level, such as a dataclass of model dimensions.
+
+    Kernels often read tile counts from a config object (``H = M.num_heads``
+    with ``M = ModelConfig(num_heads=64, ...)``); Python evaluates that when the
+    module loads, so the compiler sees a constant. We keep each field's source
+    text and fold it on demand in the module that built the object.
+    """
+
+    type_name: str
+    fields: Mapping[str, str]
+    owner: TextFolder = field(compare=False, hash=False)
+    # ``@property`` getters that just return an expression of ``self``'s fields.
+    properties: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Text:
+    """A string a configuration module computes (a preset name, an env default)."""
+
+    value: str
+
+
+@dataclass(frozen=True)
+class Items:
+    """A tuple or list of values."""
+
+    values: tuple[Folded, ...]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A dict of values keyed by strings or integers."""
+
+    entries: Mapping[object, Folded] = field(hash=False)
+
+
+Folded = Const | Dynamic | Rejected | Opaque | Record | Text | Items | Table
+PYTHON_ONLY = (Record, Text, Items, Table)
+
+NameLookup = Callable[[str], "Folded | None"]
+
+
+_LEAVES = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
+
+
+def code_of(node: cst.CSTNode) -> str:
+    """Source text of a libcst node, for messages (comments left out).
+
+    Names, literals and plain dotted names (most of what messages quote) are read
+    off the node; anything else is cut from the text (a node of a made tree,
+    :mod:`.tree_text`) or rendered by libcst, which costs tens of microseconds a node
+    and added up to a tenth of re-analysing a real kernel.
+    """
+    quick = _plain_text(node)
+    if quick is not None:
+        return quick
+    memo = _RENDERED.get()
+    if memo is not None:
+        found = memo.get(node)
+        if found is None:
+            found = memo[node] = _kept_code(node)
+        return found
+    return _rendered(node, comments=False).strip()
+
+
+_KEPT_CODE: Kept[int, tuple[cst.CSTNode, str]] = Kept(4096)
+
+
+def _kept_code(node: cst.CSTNode) -> str:
+    """``node``'s code, also kept across analyses: the trees of constant sources
+    (``parsing``) and of helpers serve every file that imports them, and their config
+    records quote each field again (a sixth of folding a real kernel's bounds). The
+    entry holds the node, so its id is not another node's while it is kept."""
+    return _KEPT_CODE.get_or_make(
+        id(node), lambda: (node, _rendered(node, comments=False).strip())
+    )[1]
+
+
+def full_code(node: cst.CSTNode) -> str:
+    """``node``'s code as ``Module.code_for_node`` renders it (comments included)."""
+    quick = _plain_text(node)  # (a name or a plain dotted name holds no comment)
+    if quick is not None:
+        return quick
+    return _rendered(node, comments=True)
+
+
+def _rendered(node: cst.CSTNode, *, comments: bool) -> str:
+    made = made_code(node, comments=comments)
+    if made is not None:
+        return made
+    try:
+        state = _ComposingCodegen(default_indent="    ", default_newline="\n")
+        state.comments = comments
+        node._codegen(state)
+        return "".join(state.tokens)
+    except NeedsConcreteTree:
+        raise
+    except Exception:  # pragma: no cover - libcst refuses only malformed trees
+        return type(node).__name__
+
+
+# Renderings of nodes within one analysis: an inline helper's body is walked again at each
+# call site, and a program built in a module-level loop once per iteration, so the same
+# expressions were rendered two or three times over (libcst nodes hash by identity and
+# never change, so a node keys its own text; no weak references to them can be made).
+_RENDERED: contextvars.ContextVar[dict[cst.CSTNode, str] | None] = contextvars.ContextVar(
+    "rendered_code", default=None
+)
+
+
+@contextlib.contextmanager
+def memoised_code() -> Iterator[None]:
+    """Render each node once until the block ends (kept: the nodes, alive until then)."""
+    if _RENDERED.get() is not None:
+        yield
+        return
+    token = _RENDERED.set({})
+    try:
+        yield
+    finally:
+        _RENDERED.reset(token)
+
+
+_NO_POSITION = contextlib.nullcontext()
+
+
+class _PlainCodegen(CodegenState):
+    """libcst's code generator without its per-node position hook, and without comments.
+
+    ``Module.code_for_node`` wraps every node in a ``@contextmanager`` that records
+    nothing unless positions are asked for; creating and running those generators
+    was half of the cost of rendering an expression for a message. This state hands
+    out one reusable empty context instead (libcst's position-recording state, used
+    where positions are needed, is untouched).
+    """
+
+    def record_syntactic_position(self, node: Any, **_: Any) -> contextlib.nullcontext[None]:  # type: ignore[override]
+        return _NO_POSITION
+
+    comments = False
+
+    def add_token(self, value: str) -> None:
+        # A comment inside a multi-line expression is not code: messages quote code, and
+        # an edit that only changes a comment must leave every message as it was.
+        if self.comments or not value.startswith("#"):  # (strings start with quotes)
+            self.tokens.append(value)
+
+
+class _ComposingCodegen(_PlainCodegen):
+    """Renders a node that holds nodes of a made tree (a statement the analysis built
+    around them): those are cut from the text, and meeting a placeholder (whitespace a
+    made node never had in the text) means the rendering cannot be exact."""
+
+    hidden = 0  # >0 inside a node whose code was cut from the text
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        if self.hidden:
+            self.hidden += 1
+            return
+        if not made_trees():
+            return
+        made = made_code(node, comments=self.comments)
+        if made is not None:
+            self.tokens.append(made)
+            self.hidden = 1
+        elif is_placeholder(node):
+            raise NeedsConcreteTree("whitespace of a made tree")
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        if self.hidden:
+            self.hidden -= 1
+
+    def add_token(self, value: str) -> None:
+        if not self.hidden:
+            super().add_token(value)
+
+    def add_indent_tokens(self) -> None:
+        if not self.hidden:
+            super().add_indent_tokens()
+
+
+def _plain_text(node: cst.CSTNode) -> str | None:
+    """The text of a leaf or an ``a.b.c`` chain without parentheses or inner spaces."""
+    if isinstance(node, _LEAVES):
+        return None if node.lpar else node.value
+    if isinstance(node, cst.Attribute) and not node.lpar:
+        dot = node.dot
+        if not (
+            isinstance(dot.whitespace_before, cst.SimpleWhitespace)
+            and isinstance(dot.whitespace_after, cst.SimpleWhitespace)
+            and not dot.whitespace_before.value
+            and not dot.whitespace_after.value
+        ):
+            return None
+        base = _plain_text(node.value)
+        return None if base is None else f"{base}.{node.attr.value}"
+    return None
+
+
+@dataclass(frozen=True)
+class Interval:
+    lo: int
+    hi: int

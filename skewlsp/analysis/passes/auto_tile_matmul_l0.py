@@ -1,0 +1,123 @@
+"""Casts of a matmul result that only matmuls read: done by the cube on its way out.
+
+AutoTileMatmulL0 (auto_tile_matmul_l0_pass.cpp, the fits-L0c chained-matmul
+cast-fold) rewrites ``cb = tile.cast(acc, BF16, mode="rint")`` of an FP32 matmul
+result into an Acc-to-Mat writeback (``tile.create`` + ``tile.assemble`` in Mat)
+when every read of ``cb`` in the statement list is a matrix operand of a matmul:
+the FIXPIPE narrows f32 to bf16/f16 with round-half-to-even, so only that mode
+folds. The cast then runs on the cube, and no tile crosses to the vector and back.
+Any other cast (another mode, another dtype, a reader that is not a matmul
+operand) stays a vector op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from skewlsp.analysis.frontend import dsl, op_registry
+from skewlsp.analysis.frontend.op_registry import op_leaf
+from skewlsp.analysis.passes.loop_body import Stmt
+from skewlsp.analysis.source.walk import walk
+
+# The positional arguments that are matrix operands (the accumulator of
+# ``matmul_acc`` and the bias of ``matmul_bias`` are not).
+_OPERAND_POSITIONS = {"matmul": (0, 1), "matmul_bias": (0, 1), "matmul_acc": (1, 2)}
+_NARROW_TYPES = frozenset({"BF16", "FP16"})
+_RINT = 1  # tile.cast's mode number for "rint"
+
+
+@dataclass(frozen=True)
+class CubeCasts:
+    """The casts of one loop body that the cube does.
+
+    ``named``: the ids of the ``hb = pl.cast(h, ...)`` calls every read of whose
+    variable is a matrix operand. A cast written as a matmul's operand is the one read of
+    its own SSA value: :meth:`operand_casts` finds those as the walk meets the matmul.
+    """
+
+    named: frozenset[int]
+    accumulators: frozenset[str]  # the body's FP32 matmul results, by name
+
+    def operand_casts(self, call: cst.Call) -> list[cst.Call]:
+        """The casts ``call`` (a matmul) takes as matrix operands that the cube does."""
+        positions = _OPERAND_POSITIONS.get(op_leaf(call) or "", ())
+        args = dsl.positional(call)
+        return [
+            operand
+            for k in positions
+            if k < len(args)
+            and isinstance(operand := args[k].value, cst.Call)
+            and _foldable_cast(operand, self.accumulators)
+        ]
+
+
+def cube_casts(stmts: Sequence[Stmt]) -> CubeCasts:
+    """The named casts of ``stmts`` (one loop body) that fold, and its accumulators."""
+    assigned = [value for stmt in stmts if (value := _assigned(stmt)) is not None]
+    accumulators = frozenset(name for name, call in assigned if _fp32_matmul(call))
+    casts = {name: call for name, call in assigned if _foldable_cast(call, accumulators)}
+    named: set[int] = set()
+    for name, cast in casts.items():
+        readers = [stmt for stmt in stmts if name in stmt.reads]
+        reads = sum(stmt.reads.count(name) for stmt in readers)
+        operand_reads = sum(
+            1
+            for stmt in readers
+            for node in walk(stmt.node)
+            if type(node) is cst.Call
+            for k in _OPERAND_POSITIONS.get(op_leaf(node) or "", ())
+            if k < len(args := dsl.positional(node))
+            and isinstance(args[k].value, cst.Name)
+            and args[k].value.value == name
+        )
+        if reads >= 1 and reads == operand_reads:
+            named.add(id(cast))
+    return CubeCasts(frozenset(named), accumulators)
+
+
+def _assigned(stmt: Stmt) -> tuple[str, cst.Call] | None:
+    """(name, call) of a plain ``name = pl.op(...)`` statement."""
+    node = stmt.node
+    if (
+        isinstance(node, cst.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0].target, cst.Name)
+        and isinstance(node.value, cst.Call)
+    ):
+        return node.targets[0].target.value, node.value
+    return None
+
+
+def _fp32_matmul(call: cst.Call) -> bool:
+    if op_leaf(call) not in op_registry.CUBE_OPS:
+        return False
+    out = dsl.keyword(call, "out_dtype")
+    return out is None or _leaf_name(out.value) == "FP32"
+
+
+def _foldable_cast(call: cst.Call, accumulators: set[str]) -> bool:
+    if op_leaf(call) != "cast":
+        return False
+    args = dsl.positional(call)
+    source = args[0].value if args else None
+    if isinstance(source, cst.Call):
+        if not _fp32_matmul(source):  # a matmul nested in the cast is a result in Acc too
+            return False
+    elif not isinstance(source, cst.Name) or source.value not in accumulators:
+        return False
+    target = dsl.keyword(call, "target_type") or (args[1] if len(args) > 1 else None)
+    mode = dsl.keyword(call, "mode") or (args[2] if len(args) > 2 else None)
+    if target is None or _leaf_name(target.value) not in _NARROW_TYPES or mode is None:
+        return False
+    value = mode.value
+    if isinstance(value, cst.SimpleString):
+        return value.evaluated_value == "rint"
+    return isinstance(value, cst.Integer) and int(value.value) == _RINT
+
+
+def _leaf_name(expr: cst.BaseExpression) -> str | None:
+    path = dsl.dotted(expr)
+    return path[-1] if path else None

@@ -1,0 +1,453 @@
+"""Which core each value and statement of a mixed kernel belongs to.
+
+ExpandMixedKernel gives every op a side from the op registry (``op_tables``):
+matmuls run on the cube, element-wise work on the vector, data movement where
+its memory is. A GM slice has no side of its own: it is loaded where its
+readers run. These sides are what ``core_split`` builds each core's body from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from skewlsp.analysis.frontend import dsl, op_registry
+from skewlsp.analysis.frontend.names import body_statements, reads_of, statement_defs
+from skewlsp.analysis.frontend.op_registry import (
+    CUBE,
+    GM,
+    LAZY,
+    MIXED,
+    SHARED,
+    TILE_SIDES,
+    VECTOR,
+    op_leaf,
+)
+from skewlsp.analysis.frontend.scope import function_params, opens_incore_scope
+from skewlsp.analysis.frontend.values import full_code
+
+if TYPE_CHECKING:  # fixpipe_casts reads op_leaf from here
+    from skewlsp.analysis.passes.auto_tile_matmul_l0 import CubeCasts
+
+_TILES_OR_GM = TILE_SIDES | {GM}
+# The (tile, memory) moves the cube ops of a statement need (see move_reuse).
+MovesOf = Callable[[cst.CSTNode], Iterable[tuple[str, str]]]
+
+
+_NOT_OPERANDS = frozenset({"target_memory", "out_dtype", "dtype"})  # keywords
+_TO_A_CORE_OPS = op_registry.TO_VECTOR_OPS | op_registry.TO_CUBE_OPS
+
+
+
+
+def _memory(call: cst.Call) -> str | None:
+    arg = dsl.keyword(call, "target_memory")
+    if arg is None:
+        return None
+    text = full_code(arg.value)
+    leaf = text.rsplit(".", 1)[-1]
+    if leaf in op_registry.CUBE_MEMORY:
+        return CUBE
+    if leaf in op_registry.VECTOR_MEMORY:
+        return VECTOR
+    return None
+
+
+class SideModel:
+    """Sides of values and statements.
+
+    ``consumed`` collects (name, side needed, side it had when read): the side at
+    the read matters because ``x = pl.mul(x, 2)`` reads a cube ``x`` and rebinds
+    ``x`` to a vector tile in one statement.
+    """
+
+    def __init__(self, sides: Mapping[str, str]) -> None:
+        self.sides = dict(sides)
+        self.unknown: list[str] = []
+        # (name, side needed) for GM slices read inside nested blocks.
+        self.nested_lazy_uses: list[tuple[str, str]] = []
+        # Tile name -> the sides of the ops that read it, inside the nested block last
+        # walked by :meth:`compound` (a core's copy of the block reads only its own).
+        self.nested_readers: dict[str, set[str]] = {}
+        # Cube tiles a vector op reads inside a nested block.
+        self.nested_vector_reads: set[str] = set()
+        # Casts the cube does on a matmul result's way out (see fixpipe_casts).
+        self.cube_casts: CubeCasts | None = None
+        self._operand_casts: set[int] = set()  # ids, found as the walk meets each matmul
+        # (name, "C->V"/"V->C") already moved across in the enclosing block: a nested
+        # block reads that copy (one move per tile and memory, reused by inner blocks).
+        self.crossed: Collection[tuple[str, str]] = frozenset()
+
+    def side_of(self, name: str) -> str:
+        return self.sides.get(name, SHARED)
+
+    # -- expressions -------------------------------------------------------------------------
+
+    def expr(
+        self, node: cst.BaseExpression, consumed: list[tuple[str, str, str]]
+    ) -> tuple[str, str]:
+        """(value side, statement side) of evaluating ``node``."""
+        kind = type(node)  # exact types: an ABC's isinstance costs a call when it fails
+        if kind is cst.Name:
+            side = self.side_of(node.value)  # type: ignore[attr-defined]
+            return side, SHARED
+        if kind is cst.Call:
+            return self._call(node, consumed)  # type: ignore[arg-type]
+        if kind is cst.Integer or kind is cst.Float or kind is cst.SimpleString:
+            return SHARED, SHARED
+        if kind is cst.BinaryOperation or kind is cst.UnaryOperation or kind is cst.Comparison:
+            operands = reads_of(node)
+            tiles = [n for n in operands if self.side_of(n) in TILE_SIDES]
+            if tiles:
+                consumed.extend((n, VECTOR, self.side_of(n)) for n in tiles)
+                return VECTOR, VECTOR
+            return SHARED, SHARED
+        if kind is cst.Subscript:
+            base, _ = self.expr(node.value, consumed)  # type: ignore[attr-defined]
+            if base == GM and not any(isinstance(e.slice, cst.Slice) for e in node.slice):
+                return SHARED, SHARED  # ``lens[b]``: an element read (tensor.read), a scalar
+            if base == GM:
+                return LAZY, SHARED
+            return (base if base in TILE_SIDES else SHARED), SHARED
+        return SHARED, SHARED
+
+    def _operands(self, call: cst.Call) -> tuple[list[str], list[str], list[str]]:
+        """Tiles and GM tensors the call's arguments read, three ways, found at once (an
+        argument that is not a call reads the same names in each, and the side model asks
+        all three of most ops). They differ in what an argument that is itself a call
+        counts for: ``every`` counts all it reads; ``views`` only what it reads through a
+        view (a slice, a reshape), which is how the op takes its operands, SSA giving any
+        other nested op's value a variable; ``direct`` nothing (that call's own visit
+        accounts for it)."""
+        every: list[str] = []
+        views: list[str] = []
+        direct: list[str] = []
+        side_of = self.side_of
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value in _NOT_OPERANDS:
+                continue
+            value = arg.value
+            kind = type(value)
+            if kind is cst.Name:  # (half of all operands: reads_of's walk set up for one name)
+                name = value.value  # type: ignore[attr-defined]
+                read = [name] if side_of(name) in _TILES_OR_GM else []
+            else:
+                read = [n for n in reads_of(value) if side_of(n) in _TILES_OR_GM]
+            every += read
+            if kind is cst.Call:
+                leaf = op_leaf(value)
+                if leaf is None or leaf in op_registry.INHERIT_OPS:
+                    views += self._operands(value)[1]
+                continue
+            views += read
+            direct += read
+        return every, views, direct
+
+    def _cube_cast(self, call: cst.Call) -> bool:
+        """A cast the cube does as it writes a matmul result back (see fixpipe_casts)."""
+        return self.cube_casts is not None and (
+            id(call) in self.cube_casts.named or id(call) in self._operand_casts
+        )
+
+    def _call(self, call: cst.Call, consumed: list[tuple[str, str, str]]) -> tuple[str, str]:
+        leaf = op_leaf(call)
+        if leaf is None:
+            path = dsl.dotted(call.func)
+            if path and path[-1] == "yield_":
+                return SHARED, SHARED
+            if any(self.side_of(n) in TILE_SIDES for n in self._operands(call)[0]):
+                self.unknown.append(full_code(call.func))
+            return SHARED, SHARED
+        if self.cube_casts is not None and leaf in op_registry.CUBE_OPS:
+            self._operand_casts.update(id(c) for c in self.cube_casts.operand_casts(call))
+        nested_side = SHARED
+        nested_values: list[str] = []
+        value_of: dict[int, str] = {}  # nested call (by id) -> the side of its value
+        for arg in call.args:  # nested calls are flattened into statements of their own
+            if isinstance(arg.value, cst.Call):
+                # One visit per nested call: visiting it again for its value doubled
+                # the work at every level of nesting.
+                value, inner = self._call(arg.value, consumed)
+                nested_side = join_sides(nested_side, inner)
+                nested_values.append(value)
+                value_of[id(arg.value)] = value
+        args, views, direct = self._operands(call)
+        tiles = [n for n in views if self.side_of(n) in TILE_SIDES]
+        has_tile = bool(tiles) or any(v in TILE_SIDES for v in nested_values)
+        if leaf in op_registry.CUBE_OPS or self._cube_cast(call):
+            consumed.extend((n, CUBE, self.side_of(n)) for n in tiles)
+            return CUBE, join_sides(nested_side, CUBE)
+        if leaf in op_registry.LOAD_OPS:
+            memory = _memory(call)
+            return (memory or LAZY), join_sides(nested_side, memory or SHARED)
+        if leaf in op_registry.CUBE_SOURCES:
+            return CUBE, join_sides(nested_side, CUBE)
+        if leaf in op_registry.MOVE_OPS or leaf in _TO_A_CORE_OPS:
+            target = _memory(call)
+            if leaf in op_registry.TO_VECTOR_OPS:
+                target = VECTOR
+            elif leaf in op_registry.TO_CUBE_OPS:
+                target = CUBE
+            if target is None:
+                first = next((self.side_of(n) for n in tiles), SHARED)
+                return first, join_sides(nested_side, first if first in (CUBE, VECTOR) else SHARED)
+            consumed.extend((n, target, self.side_of(n)) for n in tiles)
+            return target, join_sides(nested_side, target)
+        if leaf in op_registry.INHERIT_OPS:
+            first = next((self.side_of(n) for n in args), SHARED)
+            side = LAZY if first == GM else first
+            return side, join_sides(nested_side, side if side in (CUBE, VECTOR) else SHARED)
+        if leaf in op_registry.STORE_OPS:
+            stored = store_arguments(call)
+            source = stored[0] if stored else None
+            if source is None:
+                side = self.side_of(tiles[0]) if tiles else SHARED
+            elif isinstance(source, cst.Call):
+                side = value_of.get(id(source), SHARED)
+            else:
+                side = self.expr(source, [])[0]
+            if side in (GM, LAZY):  # a GM slice stored: loaded to Vec, stored from there
+                return GM, join_sides(nested_side, VECTOR)
+            if side in (CUBE, VECTOR):  # a tile is stored by the core that holds it
+                return GM, join_sides(nested_side, side)
+            return GM, nested_side
+        if leaf in op_registry.GM_OPS:
+            return GM, nested_side
+        if leaf in op_registry.VECTOR_SOURCES:
+            memory = _memory(call) or VECTOR
+            return memory, join_sides(nested_side, memory)
+        if leaf in op_registry.VECTOR_SCALAR_OPS:
+            return SHARED, join_sides(nested_side, VECTOR)
+        if leaf in op_registry.SCALAR_FROM_TILE_OPS and tiles:
+            where = CUBE if self.side_of(tiles[0]) == CUBE else VECTOR  # a GM slice: to Vec
+            consumed.extend((n, where, self.side_of(n)) for n in tiles)
+            return SHARED, join_sides(nested_side, where)
+        tensor_operand = leaf in op_registry.ELEMENTWISE_SHARED_OPS and any(
+            self.expr(arg.value, [])[0] in (GM, LAZY)
+            for arg in call.args
+            if not isinstance(arg.value, cst.Call)
+        )
+        if leaf in op_registry.SHARED_SCALAR_OPS and not has_tile and not tensor_operand:
+            return SHARED, nested_side
+        if (
+            leaf in op_registry.SHARED_SCALAR_OPS
+            and not tensor_operand
+            and not any(v in TILE_SIDES for v in nested_values)
+            and not any(self.side_of(n) in TILE_SIDES for n in direct)
+        ):
+            # A scalar op of scalars (``pl.cast(pl.read(tile, [i]), pl.INDEX)``): the tile
+            # the nested call reads is not this op's operand.
+            return SHARED, nested_side
+        # A GM tensor (or a slice of one) handed to a tile op is loaded where the op
+        # runs: ConvertTensorToTileOps turns it into a tile.load to Vec.
+        reads_gm = any(self.side_of(n) == GM for n in args)
+        if has_tile or reads_gm or nested_side in (VECTOR, CUBE):
+            consumed.extend((n, VECTOR, self.side_of(n)) for n in tiles)
+            return VECTOR, join_sides(nested_side, VECTOR)
+        return SHARED, nested_side
+
+    # -- statements ----------------------------------------------------------------------------
+
+    def small(
+        self, small: cst.BaseSmallStatement, consumed: list[tuple[str, str, str]]
+    ) -> tuple[str, list[str]]:
+        """(statement side, names whose side is decided by their first consumer)."""
+        lazy: list[str] = []
+        kind = type(small)
+        if kind is cst.Assign or kind is cst.AnnAssign:
+            value = small.value
+            if value is None:
+                return SHARED, lazy
+            value_side, stmt_side = self.expr(value, consumed)
+            targets = (
+                [t.target for t in small.targets]
+                if isinstance(small, cst.Assign)
+                else [small.target]
+            )
+            for target in targets:
+                if type(target) is cst.Name:
+                    self.sides[target.value] = value_side
+                    if value_side == LAZY:
+                        lazy.append(target.value)
+                elif isinstance(target, cst.Subscript):
+                    stored_side = value_side
+                    if stored_side in (CUBE, VECTOR):
+                        stmt_side = join_sides(stmt_side, stored_side)
+                    elif stored_side == LAZY:
+                        stmt_side = join_sides(stmt_side, VECTOR)
+                    if isinstance(value, cst.Name) and stored_side == LAZY:
+                        consumed.append((value.value, VECTOR, LAZY))
+                elif isinstance(target, (cst.Tuple, cst.List)):
+                    for element in target.elements:
+                        if isinstance(element.value, cst.Name):
+                            self.sides[element.value.value] = value_side
+            return stmt_side, lazy
+        if kind is cst.Expr:
+            _, side = self.expr(small.value, consumed)  # type: ignore[attr-defined]
+            return side, lazy
+        return SHARED, lazy
+
+    def compound(self, stmt: cst.CSTNode) -> str:
+        """The side of a nested block: both cores when it holds work of each."""
+        side = SHARED
+        if isinstance(stmt, (cst.If, cst.For, cst.While, cst.With, cst.Else)):
+            for child in body_statements(stmt.body):
+                side = join_sides(side, self.statement(child))
+            orelse = getattr(stmt, "orelse", None)
+            if orelse is not None:
+                side = join_sides(side, self.compound(orelse))
+        return side
+
+    def outlined(self) -> None:
+        """An InCore scope opens here: OutlineIncoreScopes makes it a function of its own
+        (inside another InCore scope too), before any tensor op becomes a tile op. What
+        was made before it is a tensor there, handed in as a parameter: a view (slice,
+        reshape) is not a tile its first consumer loads, and the result of an op
+        (``pl.exp(w)``) is not a tile of either core. So each op of the scope that reads
+        it loads it in its own half, and ``pl.read`` of it is a scalar read of GM."""
+        self.sides = {
+            name: GM if side in TILE_SIDES else side for name, side in self.sides.items()
+        }
+
+    def statement(self, stmt: cst.CSTNode) -> str:
+        if type(stmt) is cst.SimpleStatementLine or type(stmt) is cst.SimpleStatementSuite:
+            side = SHARED
+            for small in stmt.body:
+                consumed: list[tuple[str, str, str]] = []
+                s, _ = self.small(small, consumed)
+                side = join_sides(side, s)
+                side = join_sides(side, self._crossing_side(consumed))
+                for name, needed, have in consumed:
+                    self.nested_readers.setdefault(name, set()).add(needed)
+                    if have == LAZY:  # a GM slice made outside is loaded where it is used
+                        self.nested_lazy_uses.append((name, needed))
+                    elif have == CUBE and needed == VECTOR:
+                        self.nested_vector_reads.add(name)
+            return side
+        return self.compound(stmt)
+
+    def _crossing_side(self, consumed: Iterable[tuple[str, str, str]]) -> str:
+        side = SHARED
+        for name, needed, have in consumed:
+            if (
+                have in (CUBE, VECTOR)
+                and have != needed
+                and (name, f"{have}->{needed}") not in self.crossed
+            ):
+                side = MIXED
+        return side
+
+
+def store_arguments(call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(the value stored, the tensor written) of ``pl.store(value, offsets, out)`` or
+    ``pl.assemble(out, value, offsets)``; None for another call or an odd one."""
+    positions = op_registry.STORE_ARGUMENTS.get(op_leaf(call) or "")
+    args = [a.value for a in call.args if a.keyword is None]
+    if positions is None or max(positions) >= len(args):
+        return None
+    return args[positions[0]], args[positions[1]]
+
+
+def join_sides(a: str, b: str) -> str:
+    if a == b or b == SHARED:
+        return a
+    if a == SHARED:
+        return b
+    return MIXED
+
+
+class OutsideSides:
+    """Sides of the values each loop of one function reads from outside it (parameters
+    and earlier statements), from a single walk.
+
+    A kernel function with many loops would otherwise be walked again up to each
+    of them. The walk records the sides known when it reaches each ``for``; it
+    enters the bodies of ``with``/``for``/``if``/``while`` (not ``else`` branches),
+    so a loop it never reaches sees the sides of the whole walk. It goes only as far
+    as the loops asked about: what follows a function's last pipeline loop (often
+    most of a real kernel's vector work) is never walked. (A statement the model
+    fails on is therefore met only if a loop after it is asked about; the failure
+    then ends the unit's analysis, as it did when the whole function was walked first.)
+    """
+
+    def __init__(
+        self,
+        fn_body: Sequence[cst.CSTNode],
+        params: Mapping[str, str],
+        moves_of: MovesOf | None = None,
+        incore: bool = False,
+    ) -> None:
+        self._model = SideModel(params)
+        self._at_loop: dict[int, dict[str, str]] = {}
+        self._moves_at_loop: dict[int, frozenset[tuple[str, str]]] = {}
+        self._moves_of = moves_of
+        self._steps: Iterator[None] | None = self._walk(fn_body, frozenset(), incore)
+
+    def _walk(
+        self, block: Sequence[cst.CSTNode], inherited: frozenset[tuple[str, str]], incore: bool
+    ) -> Iterator[None]:
+        """Walk on, pausing after each ``for`` is recorded.
+
+        ``inherited``: the moves into cube memories made before this block in the blocks
+        around it (see :meth:`moves_before`); a block made a kernel of its own (an
+        InCore scope) inherits none, and what was made before it reaches it as tensors
+        (:meth:`SideModel.outlined`). ``incore``: the block already runs in one.
+        """
+        made = set(inherited)
+        for stmt in block:
+            kind = type(stmt)
+            if kind is cst.For:
+                self._at_loop[id(stmt)] = dict(self._model.sides)
+                self._moves_at_loop[id(stmt)] = frozenset(made)
+                yield
+            if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
+                self._model.statement(stmt)
+                if self._moves_of is not None:
+                    if made:
+                        rebound = set(statement_defs(stmt))
+                        made = {key for key in made if key[0] not in rebound}
+                    made.update(
+                        (name, memory)
+                        for name, memory in self._moves_of(stmt)
+                        if self._model.side_of(name) in (CUBE, LAZY)
+                    )
+            elif kind is cst.With or kind is cst.For or kind is cst.If or kind is cst.While:
+                opens = opens_incore_scope(stmt, incore)
+                if opens:
+                    self._model.outlined()
+                inner = frozenset() if opens else frozenset(made)
+                yield from self._walk(body_statements(stmt.body), inner, incore or opens)
+                if made:
+                    rebound = set(statement_defs(stmt))
+                    made = {key for key in made if key[0] not in rebound}
+
+    def moves_before(self, loop: cst.CSTNode) -> frozenset[tuple[str, str]]:
+        """(tile, memory) moves InferTileMemorySpace makes before ``loop`` in the blocks
+        around it: every op of the loop body that needs one of them reuses it."""
+        self.before(loop)
+        return self._moves_at_loop.get(id(loop), frozenset())
+
+    def before(self, loop: cst.CSTNode) -> dict[str, str]:
+        """The sides of the names defined before ``loop`` (copied: the caller may change them)."""
+        key = id(loop)
+        while key not in self._at_loop and self._steps is not None:
+            if next(self._steps, _DONE) is _DONE:
+                self._steps = None
+        return dict(self._at_loop.get(key, self._model.sides))
+
+
+_DONE = object()  # the walk's end
+
+
+def param_sides(fn: cst.FunctionDef) -> dict[str, str]:
+    """Sides of a kernel's parameters: tensors live in GM, tile parameters in Vec."""
+    params: dict[str, str] = {}
+    for name, param in function_params(fn):
+        kind = dsl.annotation_kind(param.annotation)
+        if kind == "Tensor":
+            params[name] = GM
+        elif kind == "Tile":
+            params[name] = VECTOR
+    return params

@@ -1,0 +1,138 @@
+"""Tiles from outside a loop that several cube ops of its body read through one move.
+
+A tile made before the loop (a hoisted weight or query tile, loaded to Mat) reaches
+a matmul through a ``tile.move`` into Left or Right that InferTileMemorySpace puts
+right before the first op that needs it, and every later op of the same block that
+needs the same tile in the same memory reuses that move
+(infer_tile_memory_space_pass.cpp: one move per (tile, memory) and block). When the
+first user is in the producer half and a later one in the consumer half, the move is
+a tile the lead's half defines and the body reads: the skew pass demotes the loop as
+it does for any tile carried across the halves.
+
+Only operands taken as they are count: ``a_trans``/``b_trans`` give the matmul a
+fresh transposed view of its own, which is moved on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from skewlsp.analysis.frontend import dsl
+from skewlsp.analysis.frontend.op_registry import CUBE, LAZY, op_leaf
+from skewlsp.analysis.passes.loop_body import Stmt
+from skewlsp.analysis.source.tree_text import made_source
+from skewlsp.analysis.source.walk import walk
+
+# The memory each operand of a cube op is moved to, by position and by keyword
+# (None: an accumulator, threaded as loop state rather than moved).
+_POSITIONS: dict[str, tuple[str | None, ...]] = {
+    "matmul": ("Left", "Right"),
+    "batch_matmul": ("Left", "Right"),
+    "matmul_bias": ("Left", "Right", "Bias"),
+    "matmul_acc": (None, "Left", "Right"),
+    "batch_matmul_acc": (None, "Left", "Right"),
+}
+_KEYWORDS = {"lhs": "Left", "rhs": "Right", "bias": "Bias"}
+_TRANSPOSED = {"a_trans": "Left", "b_trans": "Right"}
+
+
+@dataclass(frozen=True)
+class SharedMove:
+    """One move into ``memory`` of the outside tile ``name``, read by several statements.
+
+    Also what a fenced cube store and its push share (``core_split.fence_values``): the
+    computed tile, made once before them. Either way a value the first user's position
+    makes and later statements read, which the skew pass sees as a carry when the lead's
+    half makes it and the other half reads it.
+    """
+
+    name: str
+    memory: str
+    users: tuple[int, ...]  # top-level statement indices, in order; the first makes the move
+
+
+def shared_moves(
+    stmts: Sequence[Stmt],
+    outside: Mapping[str, str],
+    made_before: Collection[tuple[str, str]] = (),
+) -> tuple[SharedMove, ...]:
+    """The moves of outside tiles that more than one top-level statement reads.
+
+    A move made inside a nested block lives only there, so a compound statement
+    reuses a move made before it but never makes one for the statements after it.
+    ``made_before``: moves made before the loop in the blocks around it, which the body
+    reuses (defined outside the loop, they carry nothing).
+    """
+    defined = {name for stmt in stmts for name in stmt.defs}
+    users: dict[tuple[str, str], list[int]] = {}
+    for index, stmt in enumerate(stmts):
+        for name, memory in operand_moves(stmt.node):
+            if name in defined or outside.get(name) not in (CUBE, LAZY):
+                continue
+            if (name, memory) in made_before:
+                continue
+            key = (name, memory)
+            if key in users:
+                if users[key][-1] != index:
+                    users[key].append(index)
+            elif stmt.kind != "compound":
+                users[key] = [index]
+    return tuple(
+        SharedMove(name, memory, tuple(found))
+        for (name, memory), found in users.items()
+        if len(found) > 1
+    )
+
+
+def operand_moves(node: cst.CSTNode) -> Iterator[tuple[str, str]]:
+    """(tile name, memory) of every cube-op operand in ``node`` that needs a move."""
+    if not _may_call_a_cube_op(node):
+        return
+    for call in _calls(node):
+        leaf = op_leaf(call)
+        roles = _POSITIONS.get(leaf or "")
+        if roles is None:
+            continue
+        transposed = {
+            memory
+            for keyword, memory in _TRANSPOSED.items()
+            if _is_true(dsl.keyword(call, keyword))
+        }
+        for position, arg in enumerate(dsl.positional(call)):
+            memory = roles[position] if position < len(roles) else None
+            if memory and memory not in transposed and isinstance(arg.value, cst.Name):
+                yield arg.value.value, memory
+        for arg in call.args:
+            memory = _KEYWORDS.get(arg.keyword.value) if arg.keyword else None
+            if memory and memory not in transposed and isinstance(arg.value, cst.Name):
+                yield arg.value.value, memory
+
+
+def _may_call_a_cube_op(node: cst.CSTNode) -> bool:
+    """False only where the text of a made tree shows that no call in ``node`` is one of
+    the cube ops above (an op's name is written out in the call: ``pl.matmul(``).
+
+    The side model asks this of every statement before each loop; walking them all for
+    their calls was a twentieth of a cold run over pypto-lib's kernels, and few name a
+    matmul. A node of libcst's own tree (no text kept) is walked.
+    """
+    kind = type(node)
+    lines = kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite
+    parts = node.body if lines else (node,)  # type: ignore[attr-defined]
+    for part in parts:
+        text = made_source(part)
+        if text is None or any(op in text for op in _POSITIONS):
+            return True
+    return False
+
+
+def _calls(node: cst.CSTNode) -> Iterator[cst.Call]:
+    # (exact type: cst.Call has no subclasses, and an ABC's isinstance is slow)
+    return (found for found in walk(node) if type(found) is cst.Call)  # type: ignore[misc]
+
+
+def _is_true(arg: cst.Arg | None) -> bool:
+    return arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "True"

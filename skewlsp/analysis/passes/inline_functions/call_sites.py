@@ -1,0 +1,372 @@
+"""Where an ``@pl.jit.inline`` helper is called, and what each call hands its parameters.
+
+The InlineFunctions pass (the first pass of the default pipeline) splices a
+fresh copy of an inline helper's body at every call site, each formal
+parameter replaced by the caller's argument expression; every later pass,
+the skew pass included, sees the copy as if the caller had written it. So a
+helper loop whose bounds come from its parameters is decided once per call:
+constant at one call, dynamic at another. What folds at a call is what folds
+in the caller at that point (module constants, the caller's top-level
+constant locals, its ``pl.jit``-specialized scalars). The helper's ``stage``
+is different: the DSL parser reads it when it parses the helper, before any
+splicing, so only a literal ``pl.jit`` writes into the helper's body counts
+(the specializer forwards a caller's specialized scalar passed by name, from
+the first call it finds in that caller).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from skewlsp.analysis.frontend import dsl
+from skewlsp.analysis.frontend.constants import (
+    Const,
+    Dynamic,
+    Folded,
+    Folder,
+    ModuleConstants,
+    code_of,
+)
+from skewlsp.analysis.frontend.jit_params import is_jit_entry, specialized_params
+from skewlsp.analysis.frontend.names import block_defs, body_statements, statement_defs
+from skewlsp.analysis.frontend.scope import (
+    EnclosingLoop,
+    FunctionScope,
+    flatten_top_level,
+    function_params,
+    is_incore_function,
+    opens_incore_scope,
+    tile_like_names,
+    update_locals,
+)
+from skewlsp.analysis.frontend.source_index import Unit
+from skewlsp.analysis.frontend.values import CallSiteValue
+from skewlsp.analysis.source.kept import Kept
+from skewlsp.analysis.source.unit_parses import (
+    analysis_facts,
+    analysis_module,
+    made_facts,
+    making_trees,
+    parse_or_none,
+    unit_tree,
+)
+from skewlsp.analysis.source.walk import stdlib_walk, walk
+from skewlsp.contract import Span
+
+
+@dataclass
+class CallSite:
+    """One call of an inline helper: who calls it, where, and the values it passes."""
+
+    caller: str
+    span: Span  # the call expression, in the file
+    values: dict[str, Folded]  # each helper parameter's value at this call
+    shown: tuple[tuple[str, str], ...]  # scalar parameters as messages quote them
+    incore: bool  # the call sits where ExpandMixedKernel splits cube from vector
+    headers: tuple[cst.CSTNode, ...]  # the caller's decorators and scope headers around it
+    specialized: dict[str, Folded] = field(default_factory=dict)  # literals pl.jit writes
+
+
+def call_sites(
+    caller: Unit, helper: cst.FunctionDef, constants: ModuleConstants, called: str | None = None
+) -> list[CallSite]:
+    """Every call of ``helper`` in ``caller``, in source order (none if it does not parse).
+
+    ``constants`` are the caller's module's; ``called`` is the name the caller calls the
+    helper by, when it imported it under another name.
+    """
+    facts = _caller_facts(caller, constants)
+    if facts is None:
+        return []
+    fn = facts.fn
+    name = called or helper.name.value
+    places = facts.calls.get(name, [])
+    spans = facts.spans.get(name, [])
+    if not places or len(spans) != len(places):
+        return []  # the two parsers disagree about the calls: say nothing rather than guess
+    scopes = facts.scopes
+    helper_params = function_params(helper)
+    entry = is_jit_entry(fn)
+    forwarded: dict[str, Folded] | None = None
+    sites: list[CallSite] = []
+    for (call, incore, headers, loop_vars), span in zip(places, spans, strict=True):
+        scope = scopes.get(id(call))
+        if scope is None:
+            continue
+        lookup = scope.bound_lookup([EnclosingLoop(var, None) for var in loop_vars])
+        values, texts = _bind(call, helper_params, lookup, constants)
+        shown = tuple(
+            (param, _quoted(values[param], texts[param]))
+            for param, p in helper_params
+            if param in values and not dsl.annotation_kind(p.annotation)
+        )
+        if forwarded is None:
+            forwarded = _forwarded(call, helper_params, scope) if entry else {}
+        decorators = tuple(d.decorator for d in fn.decorators)
+        sites.append(
+            CallSite(
+                caller.qualname, span, values, shown, incore, decorators + headers, forwarded
+            )
+        )
+    return sites
+
+
+Place = tuple[cst.Call, bool, tuple[cst.CSTNode, ...], tuple[str, ...]]
+
+
+@dataclass
+class _CallerFacts:
+    """A caller's calls of plain names, each name's in source order, found in one walk of
+    each tree however many helpers it calls (a kernel calls several)."""
+
+    fn: cst.FunctionDef
+    calls: dict[str, list[Place]]  # libcst: the call, InCore or not, headers, loop variables
+    spans: dict[str, list[Span]]  # the stdlib parser's places of the same calls
+    scopes: dict[int, FunctionScope]  # name resolution at each call (by id)
+
+
+def _caller_facts(caller: Unit, constants: ModuleConstants) -> _CallerFacts | None:
+    memo = analysis_facts()
+    key = ("caller", caller.text, caller.line_offset, id(constants), making_trees())
+    if memo is not None and key in memo:
+        return memo[key]  # type: ignore[return-value]
+    found = _calls_of(caller)
+    facts = None
+    if found is not None:
+        fn, calls, spans = found
+        facts = _CallerFacts(fn, calls, spans, _scopes_at_calls(fn, constants))
+    if memo is not None:
+        memo[key] = facts  # ``constants`` lives as long as this analysis: its id is unique
+    return facts
+
+
+_Calls = tuple[cst.FunctionDef, dict[str, list[Place]], dict[str, list[Span]]]
+_CALLERS_KEPT = 64  # callers kept across analyses (a server re-analyses a helper per edit)
+_calls_kept: Kept[tuple[str, int], _Calls | None] = Kept(_CALLERS_KEPT)
+_callers: Kept[str, cst.Module | None] = Kept(_CALLERS_KEPT)
+
+
+def _calls_of(caller: Unit) -> _Calls | None:
+    """The caller's tree and its calls by name, kept across analyses with its tree: they
+    depend on its text and place only (a server re-analyses a helper whenever any of its
+    callers changes, the others did not). What names mean there depends on the module's
+    constants and is worked out again every time."""
+    fn = _parsed(caller)
+    facts = made_facts(caller.text)
+    if facts is not None:  # a made tree: its calls are kept with it
+        key = ("calls", caller.line_offset)
+        if key not in facts:
+            facts[key] = _find_calls(caller, fn)
+        return facts[key]  # type: ignore[return-value]
+    return _calls_kept.get_or_make(
+        (caller.text, caller.line_offset), lambda: _find_calls(caller, fn)
+    )
+
+
+def _find_calls(caller: Unit, fn: cst.FunctionDef | None) -> _Calls | None:
+    if fn is None:
+        return None
+    calls: dict[str, list[Place]] = {}
+    for place in _calls(body_statements(fn.body), is_incore_function(fn), (), ()):
+        calls.setdefault(place[0].func.value, []).append(place)  # type: ignore[attr-defined]
+    return fn, calls, _call_spans(caller)
+
+
+def _parsed(caller: Unit) -> cst.FunctionDef | None:
+    """A caller's function, parsed once however many helpers it calls (never mutated).
+
+    Within one analysis the tree is the one the caller's own unit uses, if it has
+    loops (whichever needed it first made it); the last few callers' libcst trees are
+    also kept across analyses.
+    """
+    text = caller.text
+    module = analysis_module(
+        text,
+        lambda: unit_tree(text, caller.line_offset),
+        lambda t: _callers.get_or_make(t, lambda: parse_or_none(t)),
+    )
+    if not making_trees():
+        _callers.remember(text, module)  # (also when the caller's own unit parsed it)
+    if module is None:
+        return None
+    return next((s for s in module.body if isinstance(s, cst.FunctionDef)), None)
+
+
+def _call_spans(caller: Unit) -> dict[str, list[Span]]:
+    """Where each call of each plain name is in the file, in source order (the stdlib
+    parser gives positions for a fraction of what libcst's position metadata costs)."""
+    try:
+        found = unit_tree(caller.text, caller.line_offset)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return {}
+    lines = caller.text.split("\n")
+    shift = found.shift  # the tree's line numbers may be the file's: made the text's
+
+    def column(line: int, offset: int) -> int:  # UTF-8 byte offset -> code points, 1-based
+        return len(lines[line - 1].encode("utf-8")[:offset].decode("utf-8", "replace")) + 1
+
+    calls: dict[str, list[tuple[int, int, int, int]]] = {}
+    for node in stdlib_walk(found.tree):  # (the calls are sorted below)
+        if type(node) is ast.Call and type(node.func) is ast.Name:  # type: ignore[attr-defined]
+            calls.setdefault(node.func.id, []).append(
+                (
+                    node.lineno - shift,
+                    node.col_offset,
+                    (node.end_lineno or node.lineno) - shift,
+                    node.end_col_offset or 0,
+                )
+            )
+    return {
+        name: [
+            Span(
+                line + caller.line_offset,
+                column(line, col),
+                end_line + caller.line_offset,
+                column(end_line, end_col),
+            )
+            for line, col, end_line, end_col in sorted(places)
+        ]
+        for name, places in calls.items()
+    }
+
+
+def _quoted(value: Folded, text: str) -> str:
+    """A parameter's value as a message quotes it: the number, else the argument's text."""
+    return str(value.value) if isinstance(value, Const) else text
+
+
+def _calls(
+    block: list[cst.CSTNode],
+    incore: bool,
+    headers: tuple[cst.CSTNode, ...],
+    loop_vars: tuple[str, ...],
+) -> Iterator[Place]:
+    """Calls of plain names with whether they are InCore, the headers and loop variables
+    around them, in source order."""
+    for stmt in block:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for node in walk(stmt):  # (exact types: no subclasses, and ABC checks are slow)
+                if type(node) is cst.Call and type(node.func) is cst.Name:  # type: ignore[attr-defined]
+                    yield node, incore, headers, loop_vars  # type: ignore[misc]
+            continue
+        inner_incore = incore or opens_incore_scope(stmt, incore)
+        inner_headers = headers
+        inner_vars = loop_vars
+        if isinstance(stmt, cst.With):
+            inner_headers = (*headers, *(item.item for item in stmt.items))
+        elif isinstance(stmt, cst.For):
+            inner_headers = (*headers, stmt.iter)
+            inner_vars = (*loop_vars, *statement_effects_of_target(stmt))
+        blocks = [body_statements(stmt.body)] if hasattr(stmt, "body") else []
+        orelse = getattr(stmt, "orelse", None)
+        if isinstance(orelse, cst.If):
+            blocks.append([orelse])
+        elif orelse is not None and hasattr(orelse, "body"):
+            blocks.append(body_statements(orelse.body))
+        for inner in blocks:
+            yield from _calls(inner, inner_incore, inner_headers, inner_vars)
+
+
+def statement_effects_of_target(loop: cst.For) -> tuple[str, ...]:
+    """The names a ``for`` binds in its target."""
+    return tuple(n.value for n in walk(loop.target) if isinstance(n, cst.Name))
+
+
+def _scopes_at_calls(fn: cst.FunctionDef, constants: ModuleConstants) -> dict[int, FunctionScope]:
+    """The caller's name resolution at each call of a plain name (by id), as the engine
+    builds it for loops."""
+    params = frozenset(n for n, _ in function_params(fn))
+    defs = block_defs(body_statements(fn.body))
+    base = FunctionScope(constants, params, frozenset(defs) | params, tile_like_names(fn))
+    base.specialized = specialized_params(fn, constants)
+    env: dict[str, Folded] = dict(base.specialized)
+    if is_inline_helper(fn):  # a helper calling a helper: its parameters come from its callers
+        for param, _ in function_params(fn):
+            env[param] = CallSiteValue(
+                param,
+                f"`{param}` is a parameter of the inline helper `{fn.name.value}`, "
+                "set by each of its callers",
+            )
+    found: dict[int, FunctionScope] = {}
+    for stmt, _incore in flatten_top_level(body_statements(fn.body), False):
+        compound = not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
+        poisoned = frozenset(statement_defs(stmt)) if compound else frozenset()
+        scope = base.at(env, poisoned)
+        for node in walk(stmt):
+            if type(node) is cst.Call and type(node.func) is cst.Name:  # type: ignore[attr-defined]
+                found[id(node)] = scope
+        update_locals(stmt, env, constants)
+    return found
+
+
+def _bind(
+    call: cst.Call,
+    params: list[tuple[str, cst.Param]],
+    lookup,
+    constants: ModuleConstants,
+) -> tuple[dict[str, Folded], dict[str, str]]:
+    """Each helper parameter's value at ``call`` (Python's binding rules), and its text."""
+    values: dict[str, Folded] = {}
+    texts: dict[str, str] = {}
+    positional = [p for p, _ in params]
+    index = 0
+    for arg in call.args:
+        if arg.star:
+            break  # *args / **kwargs: what follows is not known statically
+        if arg.keyword is None:
+            if index >= len(positional):
+                break
+            target = positional[index]
+            index += 1
+        else:
+            target = arg.keyword.value
+        values[target] = Folder(lookup).fold(arg.value)
+        texts[target] = code_of(arg.value)[:40]
+    for param, p in params:
+        if param in values:
+            continue
+        if p.default is not None:
+            values[param] = Folder(constants).fold(p.default)
+            texts[param] = code_of(p.default)[:40]
+        else:
+            values[param] = Dynamic(param, f"`{param}` is not passed at this call")
+            texts[param] = "?"
+    return values, texts
+
+
+def _forwarded(
+    call: cst.Call, params: list[tuple[str, cst.Param]], scope: FunctionScope
+) -> dict[str, Folded]:
+    """Helper parameters the pl.jit specializer turns into literals in the helper's body:
+    those passed, by name, a scalar the calling entry has specialized."""
+    forwarded: dict[str, Folded] = {}
+    positional = [p for p, _ in params]
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            break
+        target = positional[index] if arg.keyword is None and index < len(positional) else None
+        if arg.keyword is not None:
+            target = arg.keyword.value
+        if (
+            target is not None
+            and isinstance(arg.value, cst.Name)
+            and arg.value.value in scope.specialized
+        ):
+            forwarded[target] = scope.specialized[arg.value.value]
+    return forwarded
+
+
+def is_inline_helper(fn: cst.FunctionDef) -> bool:
+    """``@pl.jit.inline`` (bare or called)."""
+    for decorator in fn.decorators:
+        node = decorator.decorator
+        path = dsl.dotted(node.func if isinstance(node, cst.Call) else node)
+        if path is not None and path[-2:] == ("jit", "inline"):
+            return True
+    return False

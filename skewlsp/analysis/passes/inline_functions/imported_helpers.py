@@ -1,0 +1,151 @@
+"""Calls of ``@pl.jit.inline`` helpers imported from sibling modules.
+
+InlineFunctions splices an imported helper's body into the caller exactly as
+it does a helper of the same module, so the loops of that body are compiled
+as part of the caller's kernel, decided with the caller's arguments. A
+per-file analysis cannot see who imports a helper, but it can see what its own
+functions call: each such call gets a report of its own, located at the call
+(the loop itself lives in the other file), with the copy's verdict.
+
+Only the helper's own loops are followed: a loop of a helper that the
+imported helper calls in turn is not (the analysis of that module reports it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from skewlsp.analysis.frontend.imports import Origin, origin_of
+from skewlsp.analysis.frontend.source_index import (
+    ModuleIndex,
+    Unit,
+    called_names,
+    imported_module_index,
+    is_inline_helper_unit,
+)
+from skewlsp.contract import LoopReport, Resolver, Span
+
+
+@dataclass(frozen=True)
+class ImportedHelper:
+    """An inline helper with pipeline loops, found in the module a name is imported from."""
+
+    name: str  # as the caller spells it
+    module: str  # as the import names it (for messages)
+    origin: Origin  # how this module reached it (its own relative imports climb from there)
+    unit: Unit  # the helper, in its own file's coordinates, with this file's callers
+    index: ModuleIndex  # its module's index (constants, aliases)
+    text: str  # its module's text
+
+
+def imported_helpers(
+    index: ModuleIndex,
+    path: str | None,
+    resolver: Resolver | None,
+    only: Collection[str] | None = None,
+) -> list[ImportedHelper]:
+    """The imported inline helpers this module's top-level functions call, with those calls
+    (``only``: just the helpers of these names, as their module defines them)."""
+    if resolver is None or not index.imported:
+        return []
+    names = [n for n, i in index.imported.items() if only is None or i.name in only]
+    if not names:
+        return []
+    calls: dict[str, list[str]] = {}  # imported name -> calling functions
+    for function, text in index.function_sources.items():
+        for name in called_names(tuple(names), text):
+            calls.setdefault(name, []).append(function)
+    found: list[ImportedHelper] = []
+    modules: dict[tuple[str, int], ModuleIndex | None] = {}
+    origins: dict[tuple[str, int], Origin] = {}
+    texts: dict[tuple[str, int], str] = {}
+    for name, callers in calls.items():
+        imported = index.imported[name]
+        key = (imported.module, imported.level)
+        if key not in modules:
+            modules[key], origins[key], texts[key] = _read(
+                resolver, imported.module, imported.level, path
+            )
+        other = modules[key]
+        if other is None:
+            continue
+        helper = next(
+            (u for u in other.units if u.qualname == imported.name and is_inline_helper_unit(u)),
+            None,
+        )
+        if helper is None:
+            continue
+        units = tuple(
+            Unit(_ended(index.function_sources[c]), index.function_offsets[c], c)
+            for c in sorted(callers)
+            if c in index.function_offsets
+        )
+        found.append(
+            ImportedHelper(
+                name,
+                imported.module,
+                origins[key],
+                Unit(helper.text, helper.line_offset, helper.qualname, units),
+                other,
+                texts[key],
+            )
+        )
+    return found
+
+
+def at_the_call(
+    report: LoopReport, message: str | None, helper: ImportedHelper, path: str | None
+) -> LoopReport | None:
+    """One spliced copy of the helper's loop, as a report located at its call in this file.
+
+    ``message`` is the copy's message without its label (where the call is, which this
+    report's location already says).
+    """
+    instance = report.instance
+    if instance is None or instance.call is None or message is None:
+        return None
+    where = f"`{helper.unit.qualname}` from `{helper.module}`"
+    call: Span = instance.call
+    return LoopReport(
+        path,
+        call,
+        call,
+        report.verdict,
+        report.code,
+        f"the loop of {where} (its line {report.span.line}) inlined here: {message}",
+        function=instance.caller,
+        loop_var=report.loop_var,
+        stage=report.stage,
+        requested_depth=report.requested_depth,
+        depth=report.depth,
+        trip=report.trip,
+        start=report.start,
+        stop=report.stop,
+        step=report.step,
+        dynamic_symbol=report.dynamic_symbol,
+        cores=report.cores,
+        fix_hint=report.fix_hint,
+        instance=instance,
+    )
+
+
+def _read(
+    resolver: Resolver, module: str, level: int, path: str | None
+) -> tuple[ModuleIndex | None, Origin, str]:
+    """The index of the module a helper is imported from (None: absent, no inline
+    helper there, or a syntax error), how this file reached it, and its text."""
+    try:
+        text = resolver(module, level, path)
+    except Exception:
+        return None, (module, level, False), ""
+    if text is None or "jit.inline" not in text:
+        return None, (module, level, False), ""
+    other = imported_module_index(text)
+    if other.syntax_problem is not None:
+        return None, (module, level, False), text
+    return other, origin_of((module, level), text, other, resolver, path), text
+
+
+def _ended(text: str) -> str:
+    return text if text.endswith("\n") else text + "\n"

@@ -1,0 +1,148 @@
+"""From a decision to a :class:`LoopReport`: positions, typed remark arguments, findings.
+
+Pure assembly: nothing is decided here; the findings attached (SKW030, SKW060, SKW061)
+are read off the decision, its statement list and the per-core split.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import libcst as cst
+
+from skewlsp.analysis.passes.expand_mixed_kernel.core_split import ScalarAcross
+from skewlsp.analysis.passes.loop_body import Stmt
+from skewlsp.analysis.skew_cross_core_pipeline import fifo_order
+from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision
+from skewlsp.contract import CORE_NAMES, SCALAR_ACROSS, Edit, Finding, LoopReport, Related, Span
+
+SpanOf = Callable[[cst.CSTNode], Span]
+
+
+def loop_report(
+    path: str | None,
+    span: SpanOf,
+    loop: cst.For,
+    call: cst.Call,
+    fn: str,
+    loop_var: str,
+    d: Decision,
+    stmts: Sequence[Stmt],
+    stage_span: Span | None,
+    stage_value: Span | None = None,
+) -> LoopReport:
+    """The report of one decided loop: positions, the decision's values, its findings."""
+
+    def span_of(index: int | None) -> Span | None:
+        return None if index is None else span(stmts[index].located)
+
+    hints: tuple[Finding, ...] = ()
+    if d.verdict == "skewed" and d.stage == 3 and stage_span is not None:
+        hints = (
+            Finding(
+                "SKW030",
+                "stage=3 requests skew depth 2, the same as stage=2: write stage=2",
+                stage_span,
+                fix=Edit(stage_value, "2") if stage_value is not None else None,
+            ),
+        )
+    hazards = fifo_order.hazards(d, stmts, span)  # SKW060: FIFOs the skew reorders
+    hints += tuple(fifo_order.finding(h, span(call)) for h in hazards)
+    return LoopReport(
+        path=path,
+        span=span(loop),
+        call_span=span(call),
+        verdict=d.verdict,
+        code=d.code,
+        message=d.message,
+        function=fn,
+        loop_var=loop_var,
+        stage=d.stage,
+        requested_depth=d.requested_depth,
+        depth=d.depth,
+        trip=d.trip,
+        start=d.start,
+        stop=d.stop,
+        step=d.step,
+        dynamic_symbol=d.dynamic_symbol,
+        lead=span_of(d.lead),
+        offending=span_of(d.offending),
+        producer_lines=line_ranges(span, stmts, d.produce),
+        consumer_lines=line_ranges(span, stmts, d.consume),
+        pushes=d.pushes,
+        pops=d.pops,
+        stage_span=stage_span,
+        hints=hints,
+        hazards=hazards,
+        args=remark_args(d),
+    )
+
+
+def line_ranges(
+    span: SpanOf, stmts: Sequence[Stmt], indices: Sequence[int]
+) -> tuple[tuple[int, int], ...]:
+    """The file lines the statements at ``indices`` cover, merged into ranges."""
+    lines: set[int] = set()
+    for index in indices:
+        where = span(stmts[index].located)
+        lines.update(range(where.line, where.end_line + 1))
+    ranges: list[tuple[int, int]] = []
+    for line in sorted(lines):
+        if ranges and ranges[-1][1] == line - 1:
+            ranges[-1] = (ranges[-1][0], line)
+        else:
+            ranges.append((line, line))
+    return tuple(ranges)
+
+
+def remark_args(d: Decision) -> tuple[tuple[str, str], ...]:
+    """Typed remark arguments, LLVM style (``Depth: 2``), for adapters that show them."""
+    values = (
+        ("Verdict", d.verdict),
+        ("Depth", d.depth),
+        ("RequestedDepth", d.requested_depth),
+        ("Trip", d.trip),
+        ("Stage", d.stage),
+        ("Pushes", d.pushes),
+        ("Pops", d.pops),
+        ("Symbol", d.dynamic_symbol),
+    )
+    return tuple((name, str(value)) for name, value in values if value is not None)
+
+
+def at_call(report: LoopReport, call: Span, helper: str) -> Finding:
+    """What an inline helper's loop becomes at one call: remarked at the call itself.
+
+    The remark carries the copy's own code (and so its severity): a call that demotes
+    the helper's loop warns where the caller can change its argument.
+    """
+    becomes = {
+        "skewed": f"skewed at depth {report.depth}",
+        "demoted": "demoted",
+        "left": "left for LowerPipelineLoops",
+        "error": "rejected by the compiler",
+        "unknown": "of unknown verdict",
+    }.get(report.verdict, report.verdict)
+    message = (
+        f"the inlined loop of `{helper}` (line {report.span.line}) is {becomes} here: "
+        f"{report.message}"
+    )
+    return Finding(
+        report.code, message, call, (Related(report.span, f"the loop in `{helper}`"),)
+    )
+
+
+
+def scalar_across(found: ScalarAcross, span: SpanOf) -> Finding:
+    """SKW061 where the other core reads the scalar, pointing at where it is computed."""
+    where = CORE_NAMES[found.computed_on]
+    other = CORE_NAMES["aiv" if found.computed_on == "aic" else "aic"]
+    computed = span(found.computed_by)
+    return Finding(
+        SCALAR_ACROSS,
+        f"`{found.name}` is computed on the {where} core (line {computed.line}) and read "
+        f"here on the {other} core: the compiler moves only tiles between the cores, so "
+        f"the {other} core's copy reads a `{found.name}` nothing defines there",
+        span(found.read_by),
+        (Related(computed, f"`{found.name}` is computed here, on the {where} core"),),
+    )

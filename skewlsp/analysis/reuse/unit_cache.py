@@ -1,0 +1,163 @@
+"""Reports of units already analysed, so an edit costs the function it touched.
+
+A unit's reports depend on its own text, its position in the file, what it
+can see from the rest of the module (constants, config classes, imports: the
+key holds those) and the imported modules it read, at any depth (recorded with
+the entry and checked on every hit). So a hit is always exactly what a fresh
+analysis would say. Pure: an in-memory map owned by the
+caller (the language server keeps one); nothing is read or written here.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
+
+from skewlsp.analysis.frontend.reads import ModuleRead, still_current
+from skewlsp.analysis.frontend.source_index import ModuleIndex
+from skewlsp.analysis.reuse.incremental import IndexedText
+from skewlsp.contract import LoopReport, Resolver
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+MAX_TEXTS = 64  # documents whose last text and index are kept for incremental re-indexing
+# (path, unit text, line offset, module context, callers' texts and offsets)
+UnitKey = tuple[str | None, str, int, str, tuple[tuple[str, int], ...]]
+# An inline helper's copy at one call: what it is decided with (see engine._site_key).
+SiteKey = tuple[object, ...]
+MAX_SITES = 512
+
+
+class UnitCache:
+    """A bounded LRU map from unit keys to the reports of that unit's loops."""
+
+    def __init__(self, max_units: int = 2048) -> None:
+        self._max_units = max_units
+        self._entries: OrderedDict[
+            UnitKey, tuple[tuple[LoopReport, ...], frozenset[ModuleRead]]
+        ] = OrderedDict()
+        self._lock = threading.Lock()  # a server analyses documents in worker threads
+        self._texts: OrderedDict[str | None, IndexedText] = OrderedDict()
+        # Copies of inline helpers at their calls: an edit in a caller changes the helper's
+        # unit key, but rarely what one call passes it (then its copy is not decided again).
+        self._sites: OrderedDict[
+            SiteKey, tuple[tuple[LoopReport, ...], frozenset[ModuleRead]]
+        ] = OrderedDict()
+        self.parsed_blocks: set[str] = set()  # top-level blocks known to parse
+        self.hits = 0
+        self.misses = 0
+        self.site_hits = 0  # helper copies reused
+
+    def get(self, key: UnitKey, resolver: Resolver | None) -> tuple[LoopReport, ...] | None:
+        """The unit's reports, if cached and every module its analysis read is unchanged."""
+        with self._lock:
+            found = self._entries.get(key)
+        if found is not None and not still_current(found[1], resolver):
+            found = None
+        with self._lock:
+            if found is None:
+                self.misses += 1
+                return None
+            self._entries.move_to_end(key)
+            self.hits += 1
+            return found[0]
+
+    def put(
+        self, key: UnitKey, reports: tuple[LoopReport, ...], reads: frozenset[ModuleRead]
+    ) -> None:
+        with self._lock:
+            self._entries[key] = (reports, reads)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._max_units:
+                self._entries.popitem(last=False)
+
+    def get_site(self, key: SiteKey, resolver: Resolver | None) -> tuple[LoopReport, ...] | None:
+        """The reports of one copy of a helper, if every module its analysis read is unchanged."""
+        with self._lock:
+            found = self._sites.get(key)
+            if found is not None:
+                self._sites.move_to_end(key)
+        if found is None or not still_current(found[1], resolver):
+            return None
+        with self._lock:
+            self.site_hits += 1
+        return found[0]
+
+    def put_site(
+        self, key: SiteKey, reports: tuple[LoopReport, ...], reads: frozenset[ModuleRead]
+    ) -> None:
+        with self._lock:
+            self._sites[key] = (reports, reads)
+            self._sites.move_to_end(key)
+            while len(self._sites) > MAX_SITES:
+                self._sites.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._sites.clear()
+            self._entries.clear()
+            self._texts.clear()
+            self.parsed_blocks.clear()
+
+    def index(self, path: str | None, source: str) -> ModuleIndex:
+        """The module index of ``source``, patched from this path's previous text if possible."""
+        from skewlsp.analysis.reuse.incremental import update_index
+
+        with self._lock:
+            previous = self._texts.get(path)
+        indexed = update_index(previous, source)
+        with self._lock:
+            self._texts[path] = indexed
+            self._texts.move_to_end(path)
+            while len(self._texts) > MAX_TEXTS:
+                self._texts.popitem(last=False)
+        return indexed.index
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+def context_fingerprint(index: ModuleIndex) -> str:
+    """A digest of everything in the module outside a unit that its analysis can read.
+
+    Imported modules are not here: what the analysis read of them is recorded by
+    :class:`~skewlsp.analysis.frontend.reads.ReadLog` and checked on every hit.
+    """
+    digest = hashlib.sha256()
+    constants = index.constant_sources
+    for name in sorted(constants):
+        digest.update(f"{name}\0{constants[name]}\0".encode("utf-8", "surrogatepass"))
+    # Only classes and functions a constant reaches (a config object, a function that
+    # calls another) can change a unit's result; the kernel classes that hold the units
+    # themselves change with every edit.
+    for name, text in _reached(constants.values(), index):
+        digest.update(f"{name}\0{text}\0".encode("utf-8", "surrogatepass"))
+    digest.update(repr(sorted(index.pl_aliases)).encode())
+    digest.update(repr(sorted(index.pipeline_names)).encode())
+    for name in sorted(index.imported):
+        imported = index.imported[name]
+        digest.update(f"{name}\0{imported.module}\0{imported.name}\0{imported.level}\0".encode())
+    return digest.hexdigest()
+
+
+def _reached(texts: Iterable[str], index: ModuleIndex) -> list[tuple[str, str]]:
+    """The module's classes and functions that ``texts`` name, and those they name in turn."""
+    sources = {**index.class_sources, **index.function_sources}
+    pending = set().union(*(_names_in(text) for text in texts))
+    found: dict[str, str] = {}
+    while pending:
+        name = pending.pop()
+        if name in found or name not in sources:
+            continue
+        found[name] = sources[name]
+        pending.update(_names_in(found[name]))
+    return sorted(found.items())
+
+
+@functools.lru_cache(maxsize=4096)
+def _names_in(text: str) -> frozenset[str]:
+    """The identifiers in a text (memoised: the same module texts come back on every edit)."""
+    return frozenset(_IDENTIFIER.findall(text))

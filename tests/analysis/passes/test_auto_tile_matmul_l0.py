@@ -1,0 +1,101 @@
+"""Which casts of a matmul result the cube does as it writes the result back."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from skewlsp.analysis.frontend.names import small_statement_effects
+from skewlsp.analysis.passes.auto_tile_matmul_l0 import cube_casts
+from skewlsp.analysis.passes.loop_body import Stmt
+
+
+def body(*lines: str) -> list[Stmt]:
+    stmts = []
+    for line in lines:
+        small = cst.parse_statement(line + "\n").body[0]  # type: ignore[attr-defined]
+        defs, reads = small_statement_effects(small)
+        stmts.append(Stmt(small, "plain", tuple(defs), tuple(reads)))
+    return stmts
+
+
+def folded(stmts: list[Stmt]) -> list[str]:
+    """The targets of the folded casts, in order."""
+    ids = cube_casts(stmts).named
+    return [
+        s.node.targets[0].target.value  # type: ignore[attr-defined]
+        for s in stmts
+        if id(getattr(s.node, "value", None)) in ids
+    ]
+
+
+CHAIN = "h = pl.matmul(q, w, out_dtype=pl.FP32)"
+
+
+@pytest.mark.parametrize(
+    "cast",
+    [
+        'hb = pl.cast(h, target_type=pl.BF16, mode="rint")',
+        "hb = pl.cast(h, pl.FP16, 1)",
+    ],
+)
+def test_a_rint_narrowing_of_a_matmul_result_read_only_by_matmuls_is_the_cubes(cast: str) -> None:
+    stmts = body(CHAIN, cast, "o = pl.matmul(hb, w)", "a = pl.matmul_acc(a, q, hb)")
+    assert folded(stmts) == ["hb"]
+
+
+@pytest.mark.parametrize(
+    ("cast", "why"),
+    [
+        ("hb = pl.cast(h, target_type=pl.BF16)", "the default rounding is not the FIXPIPE's"),
+        ('hb = pl.cast(h, target_type=pl.BF16, mode="round")', "nor is round-half-away"),
+        ('hb = pl.cast(h, target_type=pl.FP32, mode="rint")', "no narrowing"),
+        ('hb = pl.cast(e, target_type=pl.BF16, mode="rint")', "not a matmul result"),
+    ],
+)
+def test_other_casts_stay_vector_ops(cast: str, why: str) -> None:
+    stmts = body(CHAIN, "e = pl.exp(h)", cast, "o = pl.matmul(hb, w)")
+    assert folded(stmts) == [], why
+
+
+@pytest.mark.parametrize(
+    "reader",
+    [
+        "y = pl.exp(pl.cast(hb, target_type=pl.FP32))",  # an element-wise read
+        "a = pl.matmul_acc(hb, q, w)",  # the accumulator is not a matrix operand
+        "out[r0, 0] = hb",  # a store
+    ],
+)
+def test_one_read_that_is_not_a_matrix_operand_keeps_the_cast_on_the_vector(reader: str) -> None:
+    stmts = body(CHAIN, 'hb = pl.cast(h, target_type=pl.BF16, mode="rint")', "o = pl.matmul(hb, w)", reader)
+    assert folded(stmts) == []
+
+
+def test_an_integer_matmul_result_is_not_folded() -> None:
+    stmts = body(
+        "h = pl.matmul(q, w, out_dtype=pl.INT32)",
+        'hb = pl.cast(h, target_type=pl.BF16, mode="rint")',
+        "o = pl.matmul(hb, w)",
+    )
+    assert folded(stmts) == []
+
+
+def test_an_unread_cast_is_not_folded() -> None:
+    assert folded(body(CHAIN, 'hb = pl.cast(h, target_type=pl.BF16, mode="rint")')) == []
+
+
+def test_a_cast_written_as_a_matmul_operand_folds_where_the_walk_meets_the_matmul() -> None:
+    casts = cube_casts(body(CHAIN))
+    assert casts.accumulators == {"h"}
+    on_h = cst.parse_expression('pl.matmul(pl.cast(h, target_type=pl.BF16, mode="rint"), w)')
+    on_a_matmul = cst.parse_expression(
+        'pl.matmul(pl.cast(pl.matmul(q, w), target_type=pl.BF16, mode="rint"), w)'
+    )
+    rounded = cst.parse_expression("pl.matmul(pl.cast(h, target_type=pl.BF16), w)")
+    accumulated = cst.parse_expression(
+        'pl.matmul_acc(pl.cast(h, target_type=pl.BF16, mode="rint"), q, w)'
+    )
+    assert casts.operand_casts(on_h) == [on_h.args[0].value]  # type: ignore[attr-defined]
+    assert casts.operand_casts(on_a_matmul) == [on_a_matmul.args[0].value]  # type: ignore[attr-defined]
+    assert casts.operand_casts(rounded) == []
+    assert casts.operand_casts(accumulated) == []  # the accumulator is not a matrix operand

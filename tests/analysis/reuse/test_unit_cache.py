@@ -1,0 +1,124 @@
+"""Incremental analysis: unchanged functions come from the cache, and only when nothing they see changed."""
+
+from __future__ import annotations
+
+from skewlsp.analysis import UnitCache, analyze
+from tests.analysis.kernels import PRODUCER
+
+TWO_KERNELS = '''\
+import pypto.language as pl
+from consts import TILES
+
+N = 8
+
+
+@pl.function
+def first(q: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32]):
+    for i in pl.pipeline(0, N, 1, stage=2):
+{body}
+
+@pl.function
+def second(q: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32]):
+    for i in pl.pipeline(0, TILES, 1, stage=2):
+{body}
+'''
+
+
+def source(n: int = 8) -> str:
+    body = "".join("        " + line + "\n" for line in PRODUCER.splitlines())
+    return TWO_KERNELS.format(body=body).replace("N = 8", f"N = {n}")
+
+
+def resolver_giving(tiles: int):
+    def resolve(module: str, level: int, importer: str | None) -> str | None:
+        return f"TILES = {tiles}\n" if module == "consts" else None
+
+    return resolve
+
+
+def test_a_second_analysis_of_the_same_text_is_served_from_the_cache() -> None:
+    cache = UnitCache()
+    first = analyze(source(), "k.py", resolver=resolver_giving(4), cache=cache)
+    assert cache.misses == 2 and cache.hits == 0
+    second = analyze(source(), "k.py", resolver=resolver_giving(4), cache=cache)
+    assert cache.hits == 2
+    assert first == second
+
+
+def test_editing_one_function_reanalyses_only_that_function() -> None:
+    cache = UnitCache()
+    analyze(source(), "k.py", resolver=resolver_giving(4), cache=cache)
+    edited = source().replace("pl.pipeline(0, TILES, 1, stage=2)", "pl.pipeline(0, TILES, 1, stage=4)")
+    reports = analyze(edited, "k.py", resolver=resolver_giving(4), cache=cache)
+    assert (cache.hits, cache.misses) == (1, 3)
+    assert reports == analyze(edited, "k.py", resolver=resolver_giving(4))
+
+
+def test_a_changed_module_constant_or_imported_module_misses_the_cache() -> None:
+    cache = UnitCache()
+    analyze(source(), "k.py", resolver=resolver_giving(4), cache=cache)
+    changed = analyze(source(16), "k.py", resolver=resolver_giving(4), cache=cache)
+    assert changed[0].trip == 16
+    imported = analyze(source(16), "k.py", resolver=resolver_giving(6), cache=cache)
+    assert imported[1].trip == 6
+    assert cache.hits == 0
+
+
+def test_a_syntax_error_in_one_function_keeps_the_other_functions_loops() -> None:
+    broken = source().replace(
+        "    for i in pl.pipeline(0, TILES, 1, stage=2):", "    for i in pl.pipeline(0, TILES, 1, stage=2)"
+    )
+    reports = analyze(broken, "k.py", resolver=resolver_giving(4))
+    assert [r.code for r in reports] == ["SKW001", "SKW900"]
+    assert reports[1].span.line == broken.splitlines().index("    for i in pl.pipeline(0, TILES, 1, stage=2)") + 1
+
+
+def test_an_edit_in_one_method_of_a_kernel_class_keeps_the_other_methods_cached() -> None:
+    body = "".join("            " + line + "\n" for line in PRODUCER.splitlines())
+    source = (
+        "import pypto.language as pl\n\n\n@pl.program\nclass K:\n"
+        "    @pl.function\n    def a(self, q: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32]):\n"
+        f"        for i in pl.pipeline(0, 8, 1, stage=2):\n{body}\n"
+        "    @pl.function\n    def b(self, q: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32]):\n"
+        f"        for i in pl.pipeline(0, 4, 1, stage=2):\n{body}"
+    )
+    cache = UnitCache()
+    analyze(source, "k.py", cache=cache)
+    analyze(source.replace("stage=2):\n" + body + "\n", "stage=3):\n" + body + "\n", 1), "k.py", cache=cache)
+    assert (cache.hits, cache.misses) == (1, 3)
+
+
+CHAIN = {  # k -> m1 -> m2 -> m3 -> m4: the constant lives four imports away
+    "m1": "from m2 import TILES\n",
+    "m2": "from m3 import TILES\n",
+    "m3": "from m4 import TILES\n",
+}
+
+
+def chain_resolver(tiles: int):
+    def resolve(module: str, level: int, importer: str | None) -> str | None:
+        if module == "m4":
+            return f"TILES = {tiles}\n"
+        return CHAIN.get(module)
+
+    return resolve
+
+
+def test_a_constant_four_imports_away_is_read_and_its_change_misses_the_cache() -> None:
+    kernel = source().replace("from consts import TILES", "from m1 import TILES")
+    assert "from m1 import TILES" in kernel
+    cache = UnitCache()
+    first = analyze(kernel, "k.py", resolver=chain_resolver(4), cache=cache)
+    assert first[1].trip == 4
+    again = analyze(kernel, "k.py", resolver=chain_resolver(4), cache=cache)
+    assert again == first and cache.hits == 2
+    changed = analyze(kernel, "k.py", resolver=chain_resolver(6), cache=cache)
+    assert changed[1].trip == 6
+    assert changed == analyze(kernel, "k.py", resolver=chain_resolver(6))
+
+
+def test_a_syntax_error_outside_any_loop_function_is_reported_too() -> None:
+    broken = source() + "\n\ndef helper():\n    return 1 +\n"
+    reports = analyze(broken, "k.py", resolver=resolver_giving(4))
+    assert [r.code for r in reports] == ["SKW001", "SKW001", "SKW900"]
+    assert reports[-1].span.line == broken.splitlines().index("    return 1 +") + 1

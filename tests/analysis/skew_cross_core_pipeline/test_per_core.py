@@ -1,0 +1,398 @@
+"""Mixed cube+vector loops: the compiler creates the messages, each core gets its own verdict."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+from skewlsp.analysis import analyze
+from skewlsp.contract import LoopReport
+
+ATTENTION = """\
+import pypto.language as pl
+
+H = {heads}
+QK_M_TILE = 32
+HEAD_DIM = 64
+
+
+@pl.jit
+def attention(q_flat: pl.Tensor[[256, 64], pl.BF16], kv: pl.Tensor[[64, 64], pl.BF16],
+              out_oi: pl.Tensor[[256, 64], pl.FP32], out_mi: pl.Tensor[[256, 1], pl.FP32]):
+    with pl.spmd(1, name_hint="qk_pv"):
+        qk_kv = kv[0:64, 0:HEAD_DIM]
+        for hb in pl.pipeline(H // QK_M_TILE, stage=2):
+            h0 = hb * QK_M_TILE
+            q_tile = q_flat[h0 : h0 + QK_M_TILE, 0:HEAD_DIM]
+            raw = pl.matmul(q_tile, qk_kv, b_trans=True, out_dtype=pl.FP32)
+            scaled = pl.mul(raw, 0.125)
+            mi = pl.row_max(scaled)
+            ex = pl.exp(pl.row_expand_sub(scaled, mi))
+            ex_bf16 = pl.cast(ex, target_type=pl.BF16, mode="rint")
+            oi = pl.matmul(ex_bf16, qk_kv, out_dtype=pl.FP32)
+{tail}
+"""
+
+STORES = """\
+            out_mi[h0 : h0 + QK_M_TILE, 0:1] = mi
+            out_oi[h0 : h0 + QK_M_TILE, 0:HEAD_DIM] = oi
+"""
+
+
+def report_of(source: str) -> LoopReport:
+    reports = analyze(source, "attention.py")
+    assert len(reports) == 1, [r.message for r in reports]
+    assert "internal error" not in reports[0].message, reports[0].message
+    return reports[0]
+
+
+def cores(report: LoopReport) -> dict[str, tuple[str, str, int | None]]:
+    return {c.core: (c.verdict, c.code, c.depth) for c in report.cores}
+
+
+def test_attention_with_trip_two_skews_the_cube_at_depth_one_and_demotes_the_vector() -> None:
+    report = report_of(ATTENTION.format(heads=64, tail=STORES))
+    assert cores(report) == {"aic": ("skewed", "SKW002", 1), "aiv": ("demoted", "SKW020", None)}
+    assert (report.verdict, report.depth, report.trip) == ("skewed", 1, 2)
+    assert report.message.startswith("cube: skewed at depth 1 (requested 2")
+    assert "vector: demoted, consumer role" in report.message
+
+
+def test_a_trip_that_blocks_the_depth_comes_with_a_computed_fix() -> None:
+    report = report_of(ATTENTION.format(heads=64, tail=STORES))
+    assert report.fix_hint == "a trip of 4 would give depth 2: e.g. halve QK_M_TILE"
+
+
+def test_attention_with_trip_four_reaches_depth_two_on_the_cube() -> None:
+    report = report_of(ATTENTION.format(heads=128, tail=STORES))
+    assert cores(report)["aic"] == ("skewed", "SKW001", 2)
+    assert cores(report)["aiv"][0] == "demoted"
+
+
+def test_the_vector_copy_runs_twice_under_dual_aiv_dispatch() -> None:
+    report = report_of(ATTENTION.format(heads=64, tail=STORES))
+    vector = next(c for c in report.cores if c.core == "aiv")
+    assert vector.copies == 2
+
+
+def test_vector_reading_the_pv_result_makes_both_cores_multi_round_trip() -> None:
+    tail = (
+        STORES
+        + "            rescaled = pl.mul(oi, 0.5)\n            out_oi[h0 : h0 + QK_M_TILE, 0:HEAD_DIM] = rescaled\n"
+    )
+    report = report_of(ATTENTION.format(heads=64, tail=tail))
+    assert cores(report) == {"aic": ("demoted", "SKW021", None), "aiv": ("demoted", "SKW021", None)}
+
+
+def test_one_directional_cube_to_vector_epilogue_is_left_on_both_cores() -> None:
+    source = """\
+import pypto.language as pl
+
+
+@pl.jit
+def proj(x: pl.Tensor[[256, 64], pl.BF16], w: pl.Tensor[[64, 64], pl.BF16], y: pl.Tensor[[256, 64], pl.FP32]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for t in pl.pipeline(8, stage=2):
+            acc = pl.matmul(x[t * 32 : t * 32 + 32, 0:64], w[0:64, 0:64], out_dtype=pl.FP32)
+            act = pl.exp(acc)
+            y[t * 32 : t * 32 + 32, 0:64] = act
+"""
+    report = report_of(source)
+    assert cores(report) == {"aic": ("left", "SKW010", None), "aiv": ("left", "SKW010", None)}
+    assert report.verdict == "left"
+
+
+def test_pure_cube_k_loop_is_left_on_the_cube_only() -> None:
+    source = """\
+import pypto.language as pl
+
+
+@pl.jit
+def matmul_k(x: pl.Tensor[[64, 512], pl.BF16], w: pl.Tensor[[512, 64], pl.BF16], y: pl.Tensor[[64, 64], pl.FP32]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        acc = pl.matmul(x[0:64, 0:64], w[0:64, 0:64], out_dtype=pl.FP32)
+        for k in pl.pipeline(1, 8, stage=2):
+            acc = pl.matmul_acc(acc, x[0:64, k * 64 : k * 64 + 64], w[k * 64 : k * 64 + 64, 0:64])
+        y[0:64, 0:64] = acc
+"""
+    report = report_of(source)
+    assert cores(report) == {"aic": ("left", "SKW010", None)}
+
+
+def test_pure_vector_rmsnorm_is_left_on_the_vector_only() -> None:
+    source = textwrap.dedent("""\
+    import pypto.language as pl
+
+
+    @pl.jit
+    def rmsnorm(x: pl.Tensor[[256, 64], pl.FP32], y: pl.Tensor[[256, 64], pl.FP32]):
+        with pl.at(level=pl.Level.CORE_GROUP):
+            for r in pl.pipeline(0, 256, 32, stage=2):
+                rows = x[r : r + 32, 0:64]
+                sq = pl.mul(rows, rows)
+                ms = pl.row_sum(sq)
+                inv = pl.rsqrt(ms)
+                y[r : r + 32, 0:64] = pl.row_expand_mul(rows, inv)
+    """)
+    assert cores(report_of(source)) == {"aiv": ("left", "SKW010", None)}
+
+
+def test_crossing_under_a_runtime_if_leaves_the_loop_on_both_cores() -> None:
+    source = ATTENTION.format(heads=64, tail=STORES).replace(
+        "            raw = pl.matmul",
+        "            if h0 < pl.read(out_mi, [0, 0]):\n                pass\n            raw = pl.matmul",
+    )
+    body_under_if = ATTENTION.format(heads=64, tail="").split(
+        "for hb in pl.pipeline(H // QK_M_TILE, stage=2):\n"
+    )
+    guarded = (
+        body_under_if[0]
+        + "for hb in pl.pipeline(H // QK_M_TILE, stage=2):\n            flag = pl.read(out_mi, [0, 0])\n            if flag > 0:\n"
+        + textwrap.indent(body_under_if[1], "    ")
+    )
+    assert report_of(source).cores  # still mixed at top level
+    report = report_of(guarded)
+    assert {c.verdict for c in report.cores} == {"left"}
+
+
+def test_hand_written_messages_are_not_split_again() -> None:
+    source = """\
+import pypto.language as pl
+
+
+@pl.program
+class K:
+    @pl.function
+    def main(self, q: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32]):
+        for i in pl.pipeline(0, 4, 1, stage=2):
+            a = pl.tile.load(q, [i * 16, 0], [16, 64])
+            s = pl.tile.matmul(a, a)
+            pl.tile.tpush_to_aiv(s, split=0)
+            e = pl.tile.tpop_from_aiv(split=0)
+            pl.tile.store(e, [i * 16, 0], out)
+"""
+    report = report_of(source)
+    assert report.cores == () and report.code == "SKW001"
+
+
+def test_an_opaque_function_without_an_incore_scope_is_not_split() -> None:
+    source = '''\
+import pypto.language as pl
+
+
+@pl.program
+class K:
+    @pl.function
+    def main(self, x: pl.Tensor[[256, 64], pl.BF16], w: pl.Tensor[[64, 64], pl.BF16], y: pl.Tensor[[256, 64], pl.FP32]):
+        for t in pl.pipeline(8, stage=2):
+            acc = pl.matmul(x[t * 32 : t * 32 + 32, 0:64], w[0:64, 0:64], out_dtype=pl.FP32)
+            p = pl.exp(acc)
+            q = pl.matmul(p, w[0:64, 0:64], out_dtype=pl.FP32)
+            y[t * 32 : t * 32 + 32, 0:64] = q
+'''
+    report = report_of(source)
+    assert (report.code, report.cores) == ("SKW010", ())
+    incore = source.replace("@pl.function\n", "@pl.function(type=pl.FunctionType.InCore)\n")
+    assert {c.core: c.verdict for c in report_of(incore).cores} == {"aic": "skewed", "aiv": "demoted"}
+
+
+def test_a_matmul_result_rebound_by_a_vector_op_still_crosses_to_the_vector_core() -> None:
+    tail = STORES
+    source = ATTENTION.format(heads=128, tail=tail).replace(
+        "            scaled = pl.mul(raw, 0.125)\n            mi = pl.row_max(scaled)\n"
+        "            ex = pl.exp(pl.row_expand_sub(scaled, mi))\n",
+        "            raw = pl.mul(raw, 0.125)\n            mi = pl.row_max(raw)\n"
+        "            ex = pl.exp(pl.row_expand_sub(raw, mi))\n",
+    )
+    assert "raw = pl.mul(raw, 0.125)" in source
+    report = report_of(source)
+    assert cores(report) == {"aic": ("skewed", "SKW001", 2), "aiv": ("demoted", "SKW020", None)}
+
+
+def test_config_object_fields_and_properties_fold_like_python_would() -> None:
+    source = '''\
+import pypto.language as pl
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Dims:
+    heads: int
+    tile: int = 32
+
+    @property
+    def blocks(self) -> int:
+        return self.heads // self.tile
+
+
+M = Dims(heads=128)
+BLOCKS = M.blocks
+
+
+@pl.jit
+def k(x: pl.Tensor[[256, 64], pl.FP32], y: pl.Tensor[[256, 64], pl.FP32]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for b in pl.pipeline(BLOCKS, stage=2):
+            t = x[b * 32 : b * 32 + 32, 0:64]
+            y[b * 32 : b * 32 + 32, 0:64] = pl.exp(t)
+'''
+    report = report_of(source)
+    assert (report.code, report.stop) == ("SKW010", 4)
+
+
+def test_moe_expert_gate_activation_down_projection_skews_the_cube_and_hints_stage_three() -> None:
+    source = '''\
+import pypto.language as pl
+
+TOKENS = 128
+TILE = 32
+
+
+@pl.jit
+def expert(x: pl.Tensor[[128, 64], pl.BF16], w_gate: pl.Tensor[[64, 64], pl.BF16],
+           w_down: pl.Tensor[[64, 64], pl.BF16], y: pl.Tensor[[128, 64], pl.FP32]):
+    with pl.spmd(1, name_hint="expert"):
+        blk = pl.tile.get_block_idx()
+        gate_w = w_gate[0:64, 0:64]
+        down_w = w_down[0:64, 0:64]
+        for t in pl.pipeline(TOKENS // TILE, stage=3):
+            row = blk * TOKENS + t * TILE
+            xt = x[row : row + TILE, 0:64]
+            gate = pl.matmul(xt, gate_w, out_dtype=pl.FP32)
+            act = pl.mul(gate, pl.recip(pl.add(pl.exp(pl.neg(gate)), 1.0)))
+            act_bf16 = pl.cast(act, target_type=pl.BF16, mode="rint")
+            out = pl.matmul(act_bf16, down_w, out_dtype=pl.FP32)
+            y[row : row + TILE, 0:64] = out
+'''
+    report = report_of(source)
+    assert cores(report) == {"aic": ("skewed", "SKW001", 2), "aiv": ("demoted", "SKW020", None)}
+    assert [hint.code for hint in report.hints] == ["SKW030"]
+
+
+def test_gm_slices_used_only_inside_a_branch_are_loaded_by_the_core_that_uses_them() -> None:
+    source = '''\
+import pypto.language as pl
+
+
+@pl.jit
+def gate(x: pl.Tensor[[64, 512], pl.BF16], w: pl.Tensor[[64, 512], pl.BF16], y: pl.Tensor[[64, 64], pl.FP32]):
+    for blk in pl.spmd(4, name_hint="gate"):
+        acc = pl.create_tensor([64, 64], dtype=pl.FP32)
+        for kb in pl.pipeline(0, 8, stage=2):
+            k0 = kb * 64
+            xs = x[0:64, k0 : k0 + 64]
+            ws = w[0:64, k0 : k0 + 64]
+            if k0 == 0:
+                acc = pl.matmul(xs, ws, out_dtype=pl.FP32, b_trans=True)
+            else:
+                acc = pl.matmul_acc(acc, xs, ws, b_trans=True)
+        y[0:64, 0:64] = acc
+'''
+    assert cores(report_of(source)) == {"aic": ("left", "SKW010", None)}
+
+
+def test_each_loop_sees_the_sides_of_the_values_defined_before_it() -> None:
+    """One walk of a function gives every loop the sides known where it starts."""
+    import libcst as cst
+
+    from skewlsp.analysis.frontend.names import body_statements
+    from skewlsp.analysis.skew_cross_core_pipeline import per_core
+    from skewlsp.analysis.source.walk import walk
+
+    fn = cst.parse_module(textwrap.dedent("""\
+        def k(kv):
+            for first in pl.pipeline(4, stage=2):
+                pass
+            raw = pl.matmul(kv, kv, out_dtype=pl.FP32)
+            with pl.scope():  # not an InCore scope: nothing reaches it as a tensor
+                for second in pl.pipeline(4, stage=2):
+                    pass
+            if kv:
+                pass
+            else:
+                for third in pl.pipeline(4, stage=2):
+                    pass
+            ex = pl.exp(raw)
+        """)).body[0]
+    assert isinstance(fn, cst.FunctionDef)
+    loops = [n for n in walk(fn) if isinstance(n, cst.For)]
+    first, second, third = loops
+    sides = per_core.OutsideSides(body_statements(fn.body), {"kv": per_core.GM})
+    assert "raw" not in sides.before(first)
+    assert sides.before(second)["raw"] == per_core.CUBE and "ex" not in sides.before(second)
+    # the walk does not enter else branches: that loop sees the whole function
+    assert sides.before(third)["ex"] == per_core.VECTOR
+    assert sides.before(first) == {"kv": per_core.GM}
+    # The walk goes only as far as asked: the answers do not depend on the order asked.
+    backwards = per_core.OutsideSides(body_statements(fn.body), {"kv": per_core.GM})
+    assert backwards.before(third)["ex"] == per_core.VECTOR
+    assert backwards.before(second) == {"kv": per_core.GM, "raw": per_core.CUBE}
+    assert backwards.before(first) == {"kv": per_core.GM}
+
+
+def test_what_is_made_before_an_incore_scope_is_a_tensor_inside_it() -> None:
+    """OutlineIncoreScopes makes each InCore scope a function of its own (a scope inside
+    another one too) before tensor ops become tile ops: a slice, a reshape or an
+    element-wise op made before the scope reaches it as a tensor parameter (GM), not a
+    tile its first reader loads or a vector tile. Inside the scope they stay tiles."""
+    from skewlsp.analysis.frontend.names import body_statements
+    from skewlsp.analysis.frontend.op_registry import GM, LAZY, VECTOR
+    from skewlsp.analysis.skew_cross_core_pipeline import per_core
+    from skewlsp.analysis.source.walk import walk
+
+    fn = cst.parse_module(textwrap.dedent("""\
+        def k(table):
+            flat = pl.reshape(table, [8])
+            ex = pl.exp(table)
+            with pl.at(level=pl.Level.CORE_GROUP):
+                row = table[0:1, 0:8]
+                ey = pl.exp(table)
+                for t in pl.pipeline(4, stage=2):
+                    pass
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    for u in pl.pipeline(4, stage=2):
+                        pass
+        """)).body[0]
+    assert isinstance(fn, cst.FunctionDef)
+    first, second = [n for n in walk(fn) if isinstance(n, cst.For)]
+    sides = per_core.OutsideSides(body_statements(fn.body), {"table": GM})
+    assert sides.before(first) == {
+        "table": GM, "flat": GM, "ex": GM, "row": LAZY, "ey": VECTOR
+    }
+    assert sides.before(second) == {"table": GM, "flat": GM, "ex": GM, "row": GM, "ey": GM}
+
+
+def test_each_cores_body_lines_are_cut_from_the_source(monkeypatch) -> None:
+    """The engine hands the model the unit's own text for the per-core body lines."""
+    from skewlsp.analysis.source.positions import LoopPositions
+
+    cut: list[str | None] = []
+    original = LoopPositions.statement_code
+
+    def watched(self: LoopPositions, node: object) -> str | None:
+        code = original(self, node)  # type: ignore[arg-type]
+        cut.append(code)
+        return code
+
+    monkeypatch.setattr(LoopPositions, "statement_code", watched)
+    report = report_of(ATTENTION.format(heads=64, tail=STORES))
+    cube = next(c for c in report.cores if c.core == "aic")
+    matmul = "raw = pl.matmul(q_tile, qk_kv, b_trans=True, out_dtype=pl.FP32)"
+    assert matmul in cube.body
+    assert matmul in cut
+
+
+def test_output_tensor_parameters_live_in_gm_like_any_tensor() -> None:
+    # pl.Out / pl.InOut only say which way the data goes: the parameter is still a tensor in
+    # GM, so a cube store to it that the vector loads back is fenced like any other.
+    from skewlsp.analysis.frontend.op_registry import GM, VECTOR
+    from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import param_sides
+
+    fn = cst.parse_statement(
+        "def k(a: pl.Tensor[[4], pl.FP32], o: pl.Out[pl.Tensor[[4], pl.FP32]],\n"
+        "      w: pl.InOut[pl.Tensor[[4], pl.FP32]], t: pl.Tile[[4], pl.FP32],\n"
+        "      n: pl.Scalar[pl.INT32], u: pl.Out[int]):\n"
+        "    pass\n"
+    )
+    assert param_sides(fn) == {"a": GM, "o": GM, "w": GM, "t": VECTOR}

@@ -1,0 +1,34 @@
+"""Nodes made without libcst's constructors: libcst's classes, with placeholders where a
+parse would have recorded whitespace, never mistaken for a parse's or a constructor's."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from skewlsp.analysis.source.cst_nodes import CALL, NAME, is_placeholder, make
+
+
+def test_a_made_node_is_of_libcst_s_class_with_the_fields_given() -> None:
+    call = CALL(func=NAME(value="f"), args=(make(cst.Arg, value=NAME(value="x")),))
+    assert type(call) is cst.Call
+    assert call.func.value == "f"  # type: ignore[attr-defined]
+    assert [a.value.value for a in call.args] == ["x"]  # type: ignore[attr-defined]
+    assert call.lpar == ()
+
+
+def test_its_whitespace_is_placeholders_a_parse_s_and_a_constructor_s_are_not() -> None:
+    made = CALL(func=NAME(value="f"))
+    assert is_placeholder(made.whitespace_after_func)
+    assert is_placeholder(make(cst.Attribute, value=NAME(value="a"), attr=NAME(value="b")).dot)
+    assert not is_placeholder(cst.parse_expression("f(x)").whitespace_after_func)
+    # libcst's own default Dot, shared by every Attribute its constructor builds:
+    assert not is_placeholder(cst.Attribute(value=cst.Name("a"), attr=cst.Name("b")).dot)
+
+
+def test_a_made_node_renders_as_libcst_renders_one_built_by_hand() -> None:
+    made = make(
+        cst.BinaryOperation, left=NAME(value="a"), operator=make(cst.Add), right=NAME(value="b")
+    )
+    built = cst.BinaryOperation(cst.Name("a"), cst.Add(), cst.Name("b"))
+    code = cst.Module(body=[]).code_for_node
+    assert code(made) == code(built) == "a + b"

@@ -1,0 +1,137 @@
+"""The fast tree walk sees exactly the code nodes libcst's own traversal sees; the stdlib
+one, every node ``ast.walk`` gives."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import re
+from collections import Counter
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from skewlsp.analysis.source.walk import _PUNCTUATION_FIELDS, stdlib_walk, walk
+
+ROOT = Path(__file__).resolve().parents[3]
+NODE_CLASSES = [
+    kind
+    for kind in vars(cst).values()
+    if inspect.isclass(kind) and issubclass(kind, cst.CSTNode) and dataclasses.is_dataclass(kind)
+]
+ONLY_LAYOUT = ("whitespace", "Whitespace", "EmptyLine", "Newline", "Paren", "Bracket", "Brace",
+               "Comma", "Semicolon", "Colon", "AssignEqual", "Dot", "MaybeSentinel", "Optional")
+
+
+@pytest.mark.parametrize("kind", NODE_CLASSES, ids=lambda k: k.__name__)
+def test_fields_skipped_by_name_only_ever_hold_layout(kind: type) -> None:
+    for field in dataclasses.fields(kind):
+        if field.name in _PUNCTUATION_FIELDS or field.name.startswith("whitespace"):
+            annotation = str(field.type).replace("typing.", "").replace("libcst.", "")
+            names = [part for part in annotation.replace("[", " ").replace("]", " ")
+                     .replace(",", " ").replace("<class '", " ").replace("'>", " ").split()
+                     if part not in ("Union", "Sequence")]
+            assert names and all(any(k in n for k in ONLY_LAYOUT) for n in names), (
+                f"{kind.__name__}.{field.name}: {field.type}"
+            )
+
+
+# The layout-only node classes, named here independently of the walk's own skip list: the
+# nodes that stand for whitespace, comments, blank lines or one punctuation token.
+LAYOUT_CLASSES = frozenset({
+    "SimpleWhitespace", "ParenthesizedWhitespace", "TrailingWhitespace", "EmptyLine",
+    "Newline", "Comment", "LeftParen", "RightParen", "LeftSquareBracket", "RightSquareBracket",
+    "LeftCurlyBrace", "RightCurlyBrace", "Comma", "Semicolon", "Colon", "AssignEqual", "Dot",
+})
+PUNCTUATION = {"", ",", ";", ":", "(", ")", "[", "]", "{", "}", "=", "."}
+
+# Python beyond the examples: braces, relative imports, slices, keyword and star arguments,
+# lambdas, comprehensions, walrus, f-strings, decorators, try/with/async, match, semicolons.
+SAMPLE = """\
+from . import a  # relative
+from ..b.c import (d, e as f)
+import x.y as z
+X: dict[str, int] = {"k": 1, **{}}; S = {1, 2}
+T = (1,) + tuple([*range(3)])
+
+
+@decorator(arg=1)
+class C(Base, metaclass=M):
+    def m(self, p, /, q=2, *args, r, **kw) -> None:
+        global G
+        y = lambda s, t=3: s[1:2, ::3, ...] + t
+        if (n := len(q)) > 1 and not p or -n:
+            return [i async for i in aiter() if i] if n else {k: v for k, v in kw.items()}
+        try:
+            with open("f") as h, ctx():
+                yield f"{y!r:>{n}} {q}"
+        except (ValueError, KeyError) as err:
+            raise RuntimeError from err
+        finally:
+            del z[0], p.attr
+        match p:
+            case [1, *rest] | {"k": _} if rest:
+                pass
+            case C(q=3):
+                ...
+"""
+
+
+def rendered_layout(module: cst.Module, node: cst.CSTNode) -> str:
+    """A node's code with comments, whitespace and line continuations taken out."""
+    code = module.code_for_node(node)
+    return "".join(re.sub(r"#[^\n]*", "", code).replace("\\", "").split())
+
+
+def libcst_code_nodes(module: cst.Module) -> list[cst.CSTNode]:
+    """Reference: libcst's visitor traversal, not entering layout-only nodes."""
+    found: list[cst.CSTNode] = []
+
+    class Collect(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if type(node).__name__ in LAYOUT_CLASSES:
+                assert rendered_layout(module, node) in PUNCTUATION, node
+                return False
+            found.append(node)
+            return True
+
+    module.visit(Collect())
+    return found
+
+
+SOURCES = {path.name: path for path in sorted(ROOT.glob("examples/*.py"))}
+
+
+def test_the_examples_are_there() -> None:
+    assert len(SOURCES) >= 5
+
+
+@pytest.mark.parametrize("name", [*SOURCES, "sample"])
+def test_walk_visits_the_same_nodes_as_libcst(name: str) -> None:
+    """The same node objects (walk goes in field order, e.g. decorators after the name)."""
+    text = SAMPLE if name == "sample" else SOURCES[name].read_text(encoding="utf-8")
+    module = cst.parse_module(text)
+    expected = libcst_code_nodes(module)
+    seen = list(walk(module))
+    assert len(seen) == len(expected)
+    assert {id(node) for node in seen} == {id(node) for node in expected}
+
+
+STDLIB_SOURCES = sorted((ROOT / "tests" / "fixtures").rglob("*.py")) + sorted(
+    (ROOT / "skewlsp" / "analysis").rglob("*.py")
+)
+
+
+def test_the_stdlib_walk_gives_every_node_ast_walk_gives() -> None:
+    compared = 0
+    for path in STDLIB_SOURCES:
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except SyntaxError:
+            continue  # (fixtures with a syntax error on purpose)
+        # (as often as ast.walk gives each: the Load and Store contexts are shared)
+        assert Counter(map(id, stdlib_walk(tree))) == Counter(map(id, ast.walk(tree))), path
+        compared += 1
+    assert compared > 80
