@@ -7,6 +7,9 @@ then sends that tile across like any named one. The mixed-kernel model splits bo
 statement by statement, so such a call is lifted out first into ``_matmul1 = ...``,
 and the statement around it reads ``_matmul1``. Only calls whose core differs from the
 op around them are lifted: a nested call on the same core crosses nothing.
+
+Models: ``src/ir/transforms/flatten_call_expr_pass.cpp`` (for the nested calls that
+cross cores; the others change nothing the skew pass sees).
 """
 
 from __future__ import annotations

@@ -3,6 +3,10 @@
 What the parser refuses here (a missing or non-constant ``stage``, ``*args``, a
 builtin call in a bound, a malformed target) is appended to ``errors`` and
 becomes SKW040; everything else is a folded value for the decision.
+
+Models the DSL parser's reading of a ``for`` over ``pl.pipeline``
+(``python/pypto/language/parser/ast_parser.py``), its bounds folded with Simplify's
+ranges of the enclosing loops.
 """
 
 from __future__ import annotations

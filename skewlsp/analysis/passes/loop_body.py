@@ -7,6 +7,10 @@ was skewed is replaced by its prologue, steady loop and epilogue. This module
 re-creates that flat list from libcst nodes, with each statement's defs and
 reads, then binds every read to the statement whose definition it sees (the
 SSA edges the backward slice follows).
+
+Models the body as it leaves UnrollLoops (``unroll_loops_pass.cpp``), Simplify
+(``simplify_pass.cpp``, with :mod:`.simplify`) and ConvertToSSA (``convert_to_ssa_pass.cpp``:
+the def/use edges), the input of ``skew_cross_core_pipeline_pass.cpp``.
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@ Simplify binds every loop variable whose bounds are constant to ``[start, stop)`
 (the step is not used) and folds comparisons it can decide from those ranges
 and from constants. We mirror that with interval arithmetic; anything we
 cannot decide stays an ``if`` (a single nested statement), as in the compiler.
+
+Models: ``src/ir/transforms/simplify_pass.cpp`` (the ``if`` folding it does before the
+skew pass).
 """
 
 from __future__ import annotations

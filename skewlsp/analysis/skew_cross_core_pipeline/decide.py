@@ -4,6 +4,8 @@ Order matters because several reasons can hold at once and the compiler
 reports the first it meets: stage=1, step, bounds, trip, then the split of the
 body (degenerate, loop-carried reads, consumer dependence, multi-round-trip,
 genuine carries). Each step below names the check it mirrors.
+
+Models: ``src/ir/transforms/skew_cross_core_pipeline_pass.cpp`` (the decision).
 """
 
 from __future__ import annotations

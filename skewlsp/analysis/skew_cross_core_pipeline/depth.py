@@ -3,6 +3,8 @@
 Depth selection is computed from the divisors of the trip count rather than
 by counting down from the requested depth, so ``stage=10**9`` or a trip of
 ``10**18`` costs microseconds, not a loop of a billion steps.
+
+Models: ``src/ir/transforms/skew_cross_core_pipeline_pass.cpp`` (the depth it picks).
 """
 
 from __future__ import annotations

@@ -8,6 +8,10 @@ through the *same* decision procedure as a hand-written loop. This module
 orchestrates that: the bodies each core sees (a skewed inner pipeline is spliced
 only on the core whose copy was skewed), the decisions, the loop's summary, and
 whether the vector function runs as two copies.
+
+Models: ``src/ir/transforms/expand_mixed_kernel_pass.cpp`` (which cores a loop lands on,
+and ``split_vector_kernel_pass.cpp`` for the two vector copies) feeding
+``skew_cross_core_pipeline_pass.cpp`` once per core.
 """
 
 from __future__ import annotations

@@ -11,6 +11,9 @@ it does for any tile carried across the halves.
 
 Only operands taken as they are count: ``a_trans``/``b_trans`` give the matmul a
 fresh transposed view of its own, which is moved on its own.
+
+Models: ``src/ir/transforms/infer_tile_memory_space_pass.cpp`` (the moves it inserts),
+as ExpandMixedKernel then splits them.
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ is different: the DSL parser reads it when it parses the helper, before any
 splicing, so only a literal ``pl.jit`` writes into the helper's body counts
 (the specializer forwards a caller's specialized scalar passed by name, from
 the first call it finds in that caller).
+
+Models: ``src/ir/transforms/inline_functions_pass.cpp``.
 """
 
 from __future__ import annotations

@@ -9,6 +9,8 @@ functions call: each such call gets a report of its own, located at the call
 
 Only the helper's own loops are followed: a loop of a helper that the
 imported helper calls in turn is not (the analysis of that module reports it).
+
+Models: ``src/ir/transforms/inline_functions_pass.cpp`` (helpers of other modules).
 """
 
 from __future__ import annotations
