@@ -95,35 +95,46 @@ class Folder:
             if python is not None:
                 return python
         if kind is cst.Name:
-            if node.value in ("True", "False"):  # type: ignore[attr-defined]
-                return Rejected(f"`{node.value}` is a bool, not an integer")
-            if node.value == "None":
-                return Rejected("`None` is not an integer")
-            found = self._lookup(node.value)
-            if found is None:
-                return Dynamic(node.value, f"`{node.value}` is not a compile-time constant")
-            if self._owner is None and isinstance(found, PYTHON_ONLY):
-                return Rejected(f"`{node.value}` is not an integer")
-            return found
+            return self._name(node)  # type: ignore[arg-type]
         if kind is cst.UnaryOperation:
-            inner = self._fold(node.expression)  # type: ignore[attr-defined]
-            if not isinstance(inner, Const):
-                return inner
-            if isinstance(node.operator, cst.Minus):
-                return Const(-inner.value)
-            if isinstance(node.operator, cst.Plus):
-                return inner
-            if isinstance(node.operator, cst.BitInvert):
-                return Const(~inner.value)
-            return Rejected(f"`{code_of(node)}` is not an integer expression")
+            return self._unary(node)  # type: ignore[arg-type]
         if kind is cst.BinaryOperation:
             return self._binary(node)  # type: ignore[arg-type]
         if kind is cst.Attribute:
             if self._owner is not None:
-                return self._attribute(node)
+                return self._attribute(node)  # type: ignore[arg-type]
             return Rejected(
                 f"standalone attribute access `{code_of(node)}` is not supported in a loop bound"
             )
+        return self._other(node)
+
+    def _name(self, node: cst.Name) -> Folded:
+        if node.value in ("True", "False"):
+            return Rejected(f"`{node.value}` is a bool, not an integer")
+        if node.value == "None":
+            return Rejected("`None` is not an integer")
+        found = self._lookup(node.value)
+        if found is None:
+            return Dynamic(node.value, f"`{node.value}` is not a compile-time constant")
+        if self._owner is None and isinstance(found, PYTHON_ONLY):
+            return Rejected(f"`{node.value}` is not an integer")
+        return found
+
+    def _unary(self, node: cst.UnaryOperation) -> Folded:
+        inner = self._fold(node.expression)
+        if not isinstance(inner, Const):
+            return inner
+        if isinstance(node.operator, cst.Minus):
+            return Const(-inner.value)
+        if isinstance(node.operator, cst.Plus):
+            return inner
+        if isinstance(node.operator, cst.BitInvert):
+            return Const(~inner.value)
+        return Rejected(f"`{code_of(node)}` is not an integer expression")
+
+    def _other(self, node: cst.BaseExpression) -> Folded:
+        """An expression of no kind folded above: a config object built (module-level
+        Python only), a literal that is not an integer, or something dynamic."""
         if isinstance(node, cst.Call) and self._owner is not None:
             built = self._owner.construct(node, self)
             if built is not None:
