@@ -180,53 +180,71 @@ def _statement_effects(stmt: cst.CSTNode, read: _Reader) -> tuple[list[str], lis
     if kind in _SMALL or isinstance(stmt, cst.BaseSmallStatement):
         return _small_effects(stmt, read)  # type: ignore[arg-type]
     if kind is cst.If:
-        reads = read(stmt.test)
-        defs, inner = _block_effects(_body(stmt.body), read)
-        reads += inner
-        if stmt.orelse is not None:
-            d, r = _effects(stmt.orelse, read)
-            defs += d
-            reads += r
-        return defs, reads
+        return _if_effects(stmt, read)  # type: ignore[arg-type]
     if isinstance(stmt, cst.Else):
         return _block_effects(_body(stmt.body), read)
     if isinstance(stmt, cst.For):
-        target_defs, _ = _target_effects(stmt.target, read)
-        defs, inner = _block_effects(_body(stmt.body), read)
-        loop_names = set(target_defs)
-        reads = read(stmt.iter) + [n for n in inner if n not in loop_names]
-        if stmt.orelse is not None:
-            d, r = _effects(stmt.orelse, read)
-            defs += d
-            reads += r
-        return defs, reads
+        return _for_effects(stmt, read)
     if isinstance(stmt, cst.While):
         defs, inner = _block_effects(_body(stmt.body), read)
         return defs, read(stmt.test) + inner
     if isinstance(stmt, cst.With):
-        reads: list[str] = []
-        bound: list[str] = []
-        for item in stmt.items:
-            reads += read(item.item)
-            if item.asname is not None:
-                bound += _target_effects(item.asname.name, read)[0]
-        defs, inner = _block_effects(_body(stmt.body), read)
-        return bound + defs, reads + [n for n in inner if n not in bound]
+        return _with_effects(stmt, read)
     if isinstance(stmt, cst.Try):
-        defs, reads = _block_effects(_body(stmt.body), read)
-        for handler in stmt.handlers:
-            d, r = _block_effects(_body(handler.body), read)
-            defs += d
-            reads += r
-        for extra in (stmt.orelse, stmt.finalbody):
-            if extra is not None:
-                d, r = _block_effects(_body(extra.body), read)
-                defs += d
-                reads += r
-        return defs, reads
+        return _try_effects(stmt, read)
     if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
         return [stmt.name.value], []
     return [], read(stmt)
+
+
+def _if_effects(stmt: cst.If, read: _Reader) -> tuple[list[str], list[str]]:
+    reads = read(stmt.test)
+    defs, inner = _block_effects(_body(stmt.body), read)
+    reads += inner
+    if stmt.orelse is not None:
+        d, r = _effects(stmt.orelse, read)
+        defs += d
+        reads += r
+    return defs, reads
+
+
+def _for_effects(stmt: cst.For, read: _Reader) -> tuple[list[str], list[str]]:
+    """The loop's own target is bound inside it: the body's reads of it are not external."""
+    target_defs, _ = _target_effects(stmt.target, read)
+    defs, inner = _block_effects(_body(stmt.body), read)
+    loop_names = set(target_defs)
+    reads = read(stmt.iter) + [n for n in inner if n not in loop_names]
+    if stmt.orelse is not None:
+        d, r = _effects(stmt.orelse, read)
+        defs += d
+        reads += r
+    return defs, reads
+
+
+def _with_effects(stmt: cst.With, read: _Reader) -> tuple[list[str], list[str]]:
+    """The ``as`` names are bound before the body: its reads of them are not external."""
+    reads: list[str] = []
+    bound: list[str] = []
+    for item in stmt.items:
+        reads += read(item.item)
+        if item.asname is not None:
+            bound += _target_effects(item.asname.name, read)[0]
+    defs, inner = _block_effects(_body(stmt.body), read)
+    return bound + defs, reads + [n for n in inner if n not in bound]
+
+
+def _try_effects(stmt: cst.Try, read: _Reader) -> tuple[list[str], list[str]]:
+    defs, reads = _block_effects(_body(stmt.body), read)
+    for handler in stmt.handlers:
+        d, r = _block_effects(_body(handler.body), read)
+        defs += d
+        reads += r
+    for extra in (stmt.orelse, stmt.finalbody):
+        if extra is not None:
+            d, r = _block_effects(_body(extra.body), read)
+            defs += d
+            reads += r
+    return defs, reads
 
 
 def _body(suite: cst.BaseSuite) -> Sequence[cst.CSTNode]:
