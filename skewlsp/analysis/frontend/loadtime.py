@@ -235,21 +235,9 @@ def _run(
     for stmt in statements:
         scope = folder.with_bindings(local)
         if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Return):
-                    return scope.fold(small.value) if small.value is not None else opaque
-                if isinstance(small, cst.Raise):
-                    return opaque
-                if isinstance(small, (cst.Assign, cst.AnnAssign)):
-                    target = (
-                        small.targets[0].target if isinstance(small, cst.Assign) else small.target
-                    )
-                    if isinstance(target, cst.Name) and small.value is not None:
-                        local[target.value] = scope.fold(small.value)
-                    elif not isinstance(target, (cst.Subscript, cst.Attribute)):
-                        return opaque
-                elif not isinstance(small, (cst.Expr, cst.Pass)):
-                    return opaque
+            result = _run_line(stmt, scope, local, opaque)
+            if result is not None:
+                return result
             continue
         if isinstance(stmt, cst.While) and scope.fold(stmt.test) == Const(0):
             continue  # a loop that never runs (e.g. over the command-line arguments)
@@ -257,18 +245,41 @@ def _run(
             test = scope.fold(stmt.test)
             if not isinstance(test, Const):
                 return opaque
-            branch: list[cst.CSTNode] = []
-            if test.value:
-                branch = list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock) else []
-            elif isinstance(stmt.orelse, cst.If):
-                branch = [stmt.orelse]
-            elif isinstance(stmt.orelse, cst.Else) and isinstance(
-                stmt.orelse.body, cst.IndentedBlock
-            ):
-                branch = list(stmt.orelse.body.body)
-            result = _run(branch, folder, name, local)
+            result = _run(_branch_taken(stmt, test.value), folder, name, local)
             if result is not None:
                 return result
             continue
         return opaque
     return None
+
+
+def _run_line(
+    line: cst.SimpleStatementLine, scope: ExpressionFolder, local: dict[str, Folded], opaque: Opaque
+) -> Folded | None:
+    """Run one line of config code (binding its names in ``local``): what the function
+    returns here (``opaque`` when it cannot be known), or None to go on to the next line."""
+    for small in line.body:
+        if isinstance(small, cst.Return):
+            return scope.fold(small.value) if small.value is not None else opaque
+        if isinstance(small, cst.Raise):
+            return opaque
+        if isinstance(small, (cst.Assign, cst.AnnAssign)):
+            target = small.targets[0].target if isinstance(small, cst.Assign) else small.target
+            if isinstance(target, cst.Name) and small.value is not None:
+                local[target.value] = scope.fold(small.value)
+            elif not isinstance(target, (cst.Subscript, cst.Attribute)):
+                return opaque
+        elif not isinstance(small, (cst.Expr, cst.Pass)):
+            return opaque
+    return None
+
+
+def _branch_taken(stmt: cst.If, test: int) -> list[cst.CSTNode]:
+    """The statements an ``if`` runs when its test folds to ``test``."""
+    if test:
+        return list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock) else []
+    if isinstance(stmt.orelse, cst.If):
+        return [stmt.orelse]
+    if isinstance(stmt.orelse, cst.Else) and isinstance(stmt.orelse.body, cst.IndentedBlock):
+        return list(stmt.orelse.body.body)
+    return []
