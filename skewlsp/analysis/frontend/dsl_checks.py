@@ -94,25 +94,10 @@ def check_body(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None) 
         if kind is cst.For:
             assert isinstance(node, cst.For)
             iterables.add(id(node.iter))  # loop headers are checked by their attribute only
-            if isinstance(node.iter, cst.Call) and dsl.loop_kind(node.iter, aliases) is None:
-                errors.append(
-                    f"`for ... in {code_of(node.iter.func)}(...)`: the DSL parser accepts only "
-                    "pl.range, pl.parallel, pl.unroll, pl.pipeline, pl.while_, pl.spmd and "
-                    "pl.split_aiv loops"
-                )
+            _check_loop_header(node, aliases, errors)
         elif kind is cst.With and auto_scope:
             assert isinstance(node, cst.With)
-            for item in node.items:
-                call = item.item
-                if (
-                    isinstance(call, cst.Call)
-                    and dsl.dotted(call.func) == ("pl", "scope")
-                    and dsl.keyword(call, "mode") is None
-                ):
-                    errors.append(
-                        "a hand-placed AUTO `with pl.scope()` requires "
-                        "@pl.function(auto_scope=False)"
-                    )
+            _check_hand_placed_scopes(node, errors)
         elif kind is cst.AugAssign:
             errors.append(
                 "augmented assignment (`x += ...`) is not supported by the DSL parser: "
@@ -123,20 +108,49 @@ def check_body(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None) 
             message = _is_message(node)
             messages = messages or message
             nested = nested or (message and id(node) not in statement_values)
-            if id(node) in iterables:
-                continue
-            root = dsl.foreign_op_root(node)
-            if root is not None:
-                errors.append(
-                    f"unsupported operation call `{code_of(node.func)}(...)`: the DSL parser "
-                    "only accepts operations spelled `pl.`"
-                )
-            if isinstance(node.func, cst.Name) and node.func.value in BUILTIN_CALLS:
-                errors.append(f"unsupported function call `{node.func.value}(...)` inside a kernel")
-            if (
-                message
-                and node.func.attr.value in dsl.PUSH_OPS  # type: ignore[attr-defined]
-                and dsl.keyword(node, "split") is None
-            ):
-                errors.append("tpush requires the keyword argument split=")
+            if id(node) not in iterables:
+                _check_call(node, message, errors)
     return BodyChecks(errors, messages, nested)
+
+
+def _check_loop_header(loop: cst.For, aliases: dsl.Aliases, errors: list[str]) -> None:
+    if isinstance(loop.iter, cst.Call) and dsl.loop_kind(loop.iter, aliases) is None:
+        errors.append(
+            f"`for ... in {code_of(loop.iter.func)}(...)`: the DSL parser accepts only "
+            "pl.range, pl.parallel, pl.unroll, pl.pipeline, pl.while_, pl.spmd and "
+            "pl.split_aiv loops"
+        )
+
+
+def _check_hand_placed_scopes(node: cst.With, errors: list[str]) -> None:
+    """A ``with pl.scope()`` without ``mode=``, which only a kernel that places its scopes
+    by hand may write (the caller asks only about a kernel that does not)."""
+    for item in node.items:
+        call = item.item
+        if (
+            isinstance(call, cst.Call)
+            and dsl.dotted(call.func) == ("pl", "scope")
+            and dsl.keyword(call, "mode") is None
+        ):
+            errors.append(
+                "a hand-placed AUTO `with pl.scope()` requires @pl.function(auto_scope=False)"
+            )
+
+
+def _check_call(node: cst.Call, message: bool, errors: list[str]) -> None:
+    """A call that is not a loop's header: an op spelled otherwise than ``pl.``, a Python
+    builtin, or a ``tpush`` without its ``split=``."""
+    root = dsl.foreign_op_root(node)
+    if root is not None:
+        errors.append(
+            f"unsupported operation call `{code_of(node.func)}(...)`: the DSL parser "
+            "only accepts operations spelled `pl.`"
+        )
+    if isinstance(node.func, cst.Name) and node.func.value in BUILTIN_CALLS:
+        errors.append(f"unsupported function call `{node.func.value}(...)` inside a kernel")
+    if (
+        message
+        and node.func.attr.value in dsl.PUSH_OPS  # type: ignore[attr-defined]
+        and dsl.keyword(node, "split") is None
+    ):
+        errors.append("tpush requires the keyword argument split=")
