@@ -87,24 +87,10 @@ def _patched(previous: IndexedText, source: str) -> ModuleIndex | None:
     if _STRUCTURAL.intersection(changed):
         return None
     line_start = source.rfind("\n", 0, start) + 1
-    line_end = source.find("\n", start)
-    new_line = source[line_start : len(source) if line_end < 0 else line_end]
-    old_end = old.find("\n", start)
-    old_line = old[line_start : len(old) if old_end < 0 else old_end]
-    stripped = new_line.lstrip(" \t")
-    indentation = len(new_line) - len(stripped)
-    if start - line_start <= indentation or not stripped:
-        return None  # the edit touches where a block may start
-    mentions = old_line.count("pipeline")
-    if "pipeline" in changed or new_line.count("pipeline") != mentions:
-        return None  # whether a function holds a loop may have changed
-    if loop_callees(old_line) != loop_callees(new_line):
-        return None  # so may a loop header's `for`, `in` or callee
-    for text in (old_line.lstrip(" \t"), stripped):
-        if text.startswith(_HEAD_WORDS) or "import" in text:
-            return None
-        if _STRUCTURAL.intersection(text.rstrip("\r")):  # a quote on the line: strings may shift
-            return None
+    new_line = _line_from(source, line_start, start)
+    old_line = _line_from(old, line_start, start)
+    if not _keeps_layout(changed, start - line_start, old_line, new_line):
+        return None
     line = old.count("\n", 0, start) + 1
     index = previous.index
     assert index.sensitive_lines is not None
@@ -112,15 +98,54 @@ def _patched(previous: IndexedText, source: str) -> ModuleIndex | None:
         return None
     if _code_part(old_line) == _code_part(new_line):  # a comment typed, trailing blanks
         return _comment_edit(index, line, old_line, new_line)
+    if _may_change_helper_calls(index, line, old_line, new_line):
+        return None
+    return _unit_edit(index, line, old_line, new_line)
+
+
+def _line_from(text: str, line_start: int, at: int) -> str:
+    """The line of ``text`` that starts at ``line_start`` and holds offset ``at``."""
+    line_end = text.find("\n", at)
+    return text[line_start : len(text) if line_end < 0 else line_end]
+
+
+def _keeps_layout(changed: str, column: int, old_line: str, new_line: str) -> bool:
+    """Whether an edit at ``column`` of one line (``changed``: the text it removed and
+    added) leaves the module's blocks, and which functions hold loops, as they were."""
+    stripped = new_line.lstrip(" \t")
+    indentation = len(new_line) - len(stripped)
+    if column <= indentation or not stripped:
+        return False  # the edit touches where a block may start
+    mentions = old_line.count("pipeline")
+    if "pipeline" in changed or new_line.count("pipeline") != mentions:
+        return False  # whether a function holds a loop may have changed
+    if loop_callees(old_line) != loop_callees(new_line):
+        return False  # so may a loop header's `for`, `in` or callee
+    for text in (old_line.lstrip(" \t"), stripped):
+        if text.startswith(_HEAD_WORDS) or "import" in text:
+            return False
+        if _STRUCTURAL.intersection(text.rstrip("\r")):  # a quote on the line: strings may shift
+            return False
+    return True
+
+
+def _may_change_helper_calls(index: ModuleIndex, line: int, old_line: str, new_line: str) -> bool:
+    """Whether the edit on ``line`` may change how an inline helper is called (its loops
+    are decided at each call, with the caller's arguments)."""
     if _calls_imported_function(index, line) or _imported_call(index, old_line + "\n" + new_line):
-        return None  # perhaps an imported inline helper's call or argument: decided there
+        return True  # perhaps an imported inline helper's call or argument: decided there
     for unit in index.units:  # a helper's callers decide its loops: an edit there re-indexes
         name = unit.qualname
         if name and (name in new_line or name in old_line):
-            return None  # perhaps a call of an inline helper appears or goes
+            return True  # perhaps a call of an inline helper appears or goes
         for caller in unit.callers:
             if caller.line_offset < line <= caller.line_offset + caller.text.count("\n"):
-                return None
+                return True
+    return False
+
+
+def _unit_edit(index: ModuleIndex, line: int, old_line: str, new_line: str) -> ModuleIndex | None:
+    """The index with ``line`` replaced in the unit that holds it, or None to rebuild."""
     units = list(index.units)
     for position, unit in enumerate(units):
         lines = unit.text.split("\n")
