@@ -162,19 +162,43 @@ def _scan(
     ``to_vec`` are the cube tiles a vector op reads somewhere in the body (found by a
     first walk): a store of one of them runs on the vector (see ``_stored_tile``).
     """
-    model = SideModel(outside)
-    model.cube_casts = cube_casts
-    for name in to_mat:
-        if model.side_of(name) == LAZY:
-            model.sides[name] = CUBE  # a slice from before the loop, loaded to Mat there
-    sides: list[str] = []
-    crossings: list[Crossing] = []
-    crossed: set[tuple[str, str]] = set()
-    lazy_defs: dict[str, int] = {}
-    slices = {name for name, side in outside.items() if side == LAZY}
-    demand: dict[str, set[str]] = {}
-    readers: dict[int, dict[str, set[str]]] = {}
+    walk = _BodyWalk(outside, to_mat, to_vec, cube_casts)
     for index, stmt in enumerate(stmts):
+        walk.statement(index, stmt)
+    return walk.result()
+
+
+class _BodyWalk:
+    """What :func:`_scan` has found so far, statement by statement: each statement's side
+    is decided, then what its ops read decides where values cross and slices load."""
+
+    def __init__(
+        self,
+        outside: Mapping[str, str],
+        to_mat: frozenset[str],
+        to_vec: frozenset[str],
+        cube_casts: CubeCasts | None,
+    ) -> None:
+        model = SideModel(outside)
+        model.cube_casts = cube_casts
+        for name in to_mat:
+            if model.side_of(name) == LAZY:
+                model.sides[name] = CUBE  # a slice from before the loop, loaded to Mat there
+        self.model = model
+        self.to_mat = to_mat
+        self.to_vec = to_vec
+        self.sides: list[str] = []
+        self.crossings: list[Crossing] = []
+        # (name, direction) already crossed: one message per value, until it is rebound.
+        self.crossed: set[tuple[str, str]] = set()
+        # GM slices made in the body whose loading core is not known yet -> their statement.
+        self.lazy_defs: dict[str, int] = {}
+        self.slices = {name for name, side in outside.items() if side == LAZY}
+        self.demand: dict[str, set[str]] = {}
+        self.readers: dict[int, dict[str, set[str]]] = {}
+
+    def statement(self, index: int, stmt: Stmt) -> None:
+        model = self.model
         consumed: list[tuple[str, str, str]] = []
         lazy: list[str] = []
         owner = message_core(stmt)
@@ -186,48 +210,68 @@ def _scan(
         elif stmt.kind == "compound":
             model.nested_lazy_uses.clear()
             model.nested_readers = {}
-            model.crossed = crossed
+            model.crossed = self.crossed
             side = model.compound(stmt.node)
-            readers[index] = model.nested_readers
+            self.readers[index] = model.nested_readers
             consumed.extend((name, needed, LAZY) for name, needed in model.nested_lazy_uses)
         elif isinstance(stmt.node, cst.BaseSmallStatement):
-            side, lazy = model.small(stmt.node, consumed)
-            stored = _stored_tile(stmt, to_vec) if side == CUBE else None
-            if stored is not None:
-                side = VECTOR
-                consumed.append((stored, VECTOR, CUBE))
-            for name in lazy:
-                slices.add(name)
-                if name in to_mat:
-                    model.sides[name] = CUBE
-                    side = join_sides(side, CUBE)
-                else:
-                    lazy_defs[name] = index
+            side, lazy = self._small(index, stmt, consumed)
         else:
             side = SHARED
+        self._consume(index, consumed)
+        # A rebound name is a new value: it crosses again if the other core reads it.
+        self.crossed = {(name, d) for name, d in self.crossed if name not in stmt.defs}
+        self.slices -= set(stmt.defs) - set(lazy)  # rebound to something else than a slice
+        self.sides.append(side)
+
+    def _small(
+        self, index: int, stmt: Stmt, consumed: list[tuple[str, str, str]]
+    ) -> tuple[str, list[str]]:
+        """A small statement's side, and the GM slices it makes (loaded where read)."""
+        model = self.model
+        side, lazy = model.small(stmt.node, consumed)  # type: ignore[arg-type]
+        stored = _stored_tile(stmt, self.to_vec) if side == CUBE else None
+        if stored is not None:
+            side = VECTOR
+            consumed.append((stored, VECTOR, CUBE))
+        for name in lazy:
+            self.slices.add(name)
+            if name in self.to_mat:
+                model.sides[name] = CUBE
+                side = join_sides(side, CUBE)
+            else:
+                self.lazy_defs[name] = index
+        return side, lazy
+
+    def _consume(self, index: int, consumed: list[tuple[str, str, str]]) -> None:
+        """What statement ``index`` reads, as (name, side needed, side it had): a GM slice
+        is loaded where it is read, a tile the other core made crosses before it."""
+        model = self.model
         for name, needed, have in consumed:
-            if name in slices:
-                demand.setdefault(name, set()).add(needed)
+            if name in self.slices:
+                self.demand.setdefault(name, set()).add(needed)
             if have == LAZY:
                 if model.side_of(name) == LAZY:
                     model.sides[name] = needed
-                if name in lazy_defs:
-                    sides[lazy_defs[name]] = join_sides(sides[lazy_defs[name]], needed)
+                made = self.lazy_defs.get(name)
+                if made is not None:
+                    self.sides[made] = join_sides(self.sides[made], needed)
                 continue
             if have in (CUBE, VECTOR) and have != needed:
                 direction = f"{have}->{needed}"
-                if (name, direction) not in crossed:
-                    crossed.add((name, direction))
-                    crossings.append(Crossing(name, direction, index))
-        # A rebound name is a new value: it crosses again if the other core reads it.
-        crossed = {(name, d) for name, d in crossed if name not in stmt.defs}
-        slices -= set(stmt.defs) - set(lazy)  # rebound to something else than a slice
-        sides.append(side)
-    for name, index in lazy_defs.items():
-        if model.side_of(name) == LAZY:
-            sides[index] = join_sides(sides[index], VECTOR)
-    vector_read = {c.name for c in crossings if c.direction == "C->V"} | model.nested_vector_reads
-    return _BodyScan(sides, crossings, model, demand, vector_read, readers)
+                if (name, direction) not in self.crossed:
+                    self.crossed.add((name, direction))
+                    self.crossings.append(Crossing(name, direction, index))
+
+    def result(self) -> _BodyScan:
+        model = self.model
+        sides = self.sides
+        for name, index in self.lazy_defs.items():
+            if model.side_of(name) == LAZY:
+                sides[index] = join_sides(sides[index], VECTOR)
+        vector_read = {c.name for c in self.crossings if c.direction == "C->V"}
+        vector_read |= model.nested_vector_reads
+        return _BodyScan(sides, self.crossings, model, self.demand, vector_read, self.readers)
 
 
 def _gm_fences(stmts: Sequence[Stmt], sides: Sequence[str]) -> list[Crossing]:
