@@ -10,6 +10,7 @@ test). Whitespace is not made, so whatever needs the text's own is cut from it
 from __future__ import annotations
 
 import ast
+import dataclasses
 from pathlib import Path
 
 import hypothesmith
@@ -25,7 +26,6 @@ from skewlsp.analysis.source import unit_parses
 from skewlsp.analysis.source.cst_from_ast import NotConvertible, convert
 from skewlsp.analysis.source.cst_nodes import is_placeholder
 from skewlsp.analysis.source.tree_text import made_source
-from skewlsp.analysis.source.walk import _field_names
 from tests.fuzz.strategies import kernels, python_in_a_loop
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -37,25 +37,44 @@ FIXTURES = sorted(
 )
 
 
+# Fields that hold only layout: blank lines, line ends, separators (a made tree does not make
+# them; whitespace fields, named ``whitespace_*``, are left out too). Parentheses are kept.
+_LAYOUT_FIELDS = frozenset(
+    {
+        "comma",
+        "equal",
+        "leading_lines",
+        "lines_after_decorators",
+        "header",
+        "footer",
+        "newline",
+        "trailing_whitespace",
+    }
+)
+
+
+def _code_fields(node: cst.CSTNode) -> list[str]:
+    """The fields of ``node`` that say what the code is, by libcst's own dataclass fields."""
+    if isinstance(node, cst.Module):
+        return ["body"]  # the rest is how the text is laid out
+    return [
+        field.name
+        for field in dataclasses.fields(node)
+        if field.name not in _LAYOUT_FIELDS and not field.name.startswith("whitespace")
+    ]
+
+
 def _shape(node: object) -> object:
-    """What the analysis can read of a node: its kind, its code fields, parentheses, stars."""
+    """What the code of a tree is: every node's kind and every code field's value, names,
+    literals and operators included, parentheses and stars too; layout left out."""
     if isinstance(node, (list, tuple)):
         return tuple(_shape(item) for item in node)
-    if not isinstance(node, cst.CSTNode):
-        return node if isinstance(node, (str, type(None))) else type(node).__name__
-    found: list[object] = [type(node).__name__]
-    for name in _field_names(node):
-        if isinstance(node, cst.Module) and name != "body":
-            continue  # how the text is laid out (newlines, indentation): only rendering reads it
-        found.append((name, _shape(getattr(node, name))))
-    for name in ("lpar", "rpar"):
-        value = getattr(node, name, None)
-        if isinstance(value, (list, tuple)):
-            found.append((name, len(value)))
-    star = getattr(node, "star", None)
-    if isinstance(star, str):
-        found.append(("star", star))
-    return tuple(found)
+    if isinstance(node, cst.CSTNode):
+        fields = ((name, _shape(getattr(node, name))) for name in _code_fields(node))
+        return (type(node).__name__, *fields)
+    if isinstance(node, cst.MaybeSentinel):
+        return "absent"
+    return node  # a name's or literal's text, a star, an indent
 
 
 def _made(text: str) -> cst.Module:
@@ -64,6 +83,22 @@ def _made(text: str) -> cst.Module:
 
 def _same_shape(text: str) -> None:
     assert _shape(_made(text)) == _shape(cst.parse_module(text))
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("x = 1\n", "y = 1\n"),
+        ("x = 1\n", "x = 2\n"),
+        ("x = a + b\n", "x = a - b\n"),
+        ("x = (a)\n", "x = a\n"),
+        ('x = "a"\n', "x = 'a'\n"),
+        ("f(*a)\n", "f(**a)\n"),
+    ],
+)
+def test_two_trees_of_different_code_differ_in_shape(one: str, other: str) -> None:
+    # (what the comparison below holds: names, literals, operators, parentheses and stars)
+    assert _shape(cst.parse_module(one)) != _shape(cst.parse_module(other))
 
 
 @pytest.mark.parametrize(
@@ -220,7 +255,7 @@ def test_a_made_node_s_source_is_its_text_as_written() -> None:
 
 def _pairs_of(made: cst.CSTNode, concrete: cst.CSTNode) -> list[tuple[cst.CSTNode, cst.CSTNode]]:
     found = [(made, concrete)]
-    for name in _field_names(made):
+    for name in _code_fields(made):
         left, right = getattr(made, name), getattr(concrete, name)
         if isinstance(left, (list, tuple)):
             for x, y in zip(left, right, strict=True):
