@@ -9,6 +9,7 @@ readers run. These sides are what ``core_split`` builds each core's body from.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -53,6 +54,20 @@ def _memory(call: cst.Call) -> str | None:
     if leaf in op_registry.VECTOR_MEMORY:
         return VECTOR
     return None
+
+
+@dataclass
+class _OpInputs:
+    """What an op call takes, found once for every rule of :meth:`SideModel._call`: the
+    names its arguments read (see :meth:`SideModel._operands`), and what its nested calls,
+    which become statements of their own, give it."""
+
+    every: list[str]  # tiles and GM tensors any argument reads
+    tiles: list[str]  # the tiles it takes as operands (as written, or through a view)
+    direct: list[str]  # tiles and GM tensors the arguments that are not calls read
+    nested_side: str  # the side of the nested calls' statements, joined
+    nested_values: list[str]  # the sides of the nested calls' values
+    value_of: dict[int, str]  # nested call (by id) -> the side of its value
 
 
 class SideModel:
@@ -152,30 +167,15 @@ class SideModel:
         )
 
     def _call(self, call: cst.Call, consumed: list[tuple[str, str, str]]) -> tuple[str, str]:
+        """(value side, statement side) of a call: the op registry's kind of op decides
+        (the first kind, in this order, that the op is)."""
         leaf = op_leaf(call)
         if leaf is None:
-            path = dsl.dotted(call.func)
-            if path and path[-1] == "yield_":
-                return SHARED, SHARED
-            if any(self.side_of(n) in TILE_SIDES for n in self._operands(call)[0]):
-                self.unknown.append(full_code(call.func))
-            return SHARED, SHARED
+            return self._unregistered_call(call)
         if self.cube_casts is not None and leaf in op_registry.CUBE_OPS:
             self._operand_casts.update(id(c) for c in self.cube_casts.operand_casts(call))
-        nested_side = SHARED
-        nested_values: list[str] = []
-        value_of: dict[int, str] = {}  # nested call (by id) -> the side of its value
-        for arg in call.args:  # nested calls are flattened into statements of their own
-            if isinstance(arg.value, cst.Call):
-                # One visit per nested call: visiting it again for its value doubled
-                # the work at every level of nesting.
-                value, inner = self._call(arg.value, consumed)
-                nested_side = join_sides(nested_side, inner)
-                nested_values.append(value)
-                value_of[id(arg.value)] = value
-        args, views, direct = self._operands(call)
-        tiles = [n for n in views if self.side_of(n) in TILE_SIDES]
-        has_tile = bool(tiles) or any(v in TILE_SIDES for v in nested_values)
+        inputs = self._inputs(call, consumed)
+        tiles, nested_side = inputs.tiles, inputs.nested_side
         if leaf in op_registry.CUBE_OPS or self._cube_cast(call):
             consumed.extend((n, CUBE, self.side_of(n)) for n in tiles)
             return CUBE, join_sides(nested_side, CUBE)
@@ -185,34 +185,13 @@ class SideModel:
         if leaf in op_registry.CUBE_SOURCES:
             return CUBE, join_sides(nested_side, CUBE)
         if leaf in op_registry.MOVE_OPS or leaf in _TO_A_CORE_OPS:
-            target = _memory(call)
-            if leaf in op_registry.TO_VECTOR_OPS:
-                target = VECTOR
-            elif leaf in op_registry.TO_CUBE_OPS:
-                target = CUBE
-            if target is None:
-                first = next((self.side_of(n) for n in tiles), SHARED)
-                return first, join_sides(nested_side, first if first in (CUBE, VECTOR) else SHARED)
-            consumed.extend((n, target, self.side_of(n)) for n in tiles)
-            return target, join_sides(nested_side, target)
+            return self._move(call, leaf, inputs, consumed)
         if leaf in op_registry.INHERIT_OPS:
-            first = next((self.side_of(n) for n in args), SHARED)
+            first = next((self.side_of(n) for n in inputs.every), SHARED)
             side = LAZY if first == GM else first
             return side, join_sides(nested_side, side if side in (CUBE, VECTOR) else SHARED)
         if leaf in op_registry.STORE_OPS:
-            stored = store_arguments(call)
-            source = stored[0] if stored else None
-            if source is None:
-                side = self.side_of(tiles[0]) if tiles else SHARED
-            elif isinstance(source, cst.Call):
-                side = value_of.get(id(source), SHARED)
-            else:
-                side = self.expr(source, [])[0]
-            if side in (GM, LAZY):  # a GM slice stored: loaded to Vec, stored from there
-                return GM, join_sides(nested_side, VECTOR)
-            if side in (CUBE, VECTOR):  # a tile is stored by the core that holds it
-                return GM, join_sides(nested_side, side)
-            return GM, nested_side
+            return GM, self._store_side(call, inputs)
         if leaf in op_registry.GM_OPS:
             return GM, nested_side
         if leaf in op_registry.VECTOR_SOURCES:
@@ -224,6 +203,77 @@ class SideModel:
             where = CUBE if self.side_of(tiles[0]) == CUBE else VECTOR  # a GM slice: to Vec
             consumed.extend((n, where, self.side_of(n)) for n in tiles)
             return SHARED, join_sides(nested_side, where)
+        return self._scalar_or_vector(call, leaf, inputs, consumed)
+
+    def _unregistered_call(self, call: cst.Call) -> tuple[str, str]:
+        """A call the op registry does not know: shared, noted as unknown if it reads tiles
+        (``yield_`` only hands values on)."""
+        path = dsl.dotted(call.func)
+        if path and path[-1] == "yield_":
+            return SHARED, SHARED
+        if any(self.side_of(n) in TILE_SIDES for n in self._operands(call)[0]):
+            self.unknown.append(full_code(call.func))
+        return SHARED, SHARED
+
+    def _inputs(self, call: cst.Call, consumed: list[tuple[str, str, str]]) -> _OpInputs:
+        """What the op takes: its nested calls are visited first (each becomes a statement
+        of its own), then its operands read."""
+        nested_side = SHARED
+        nested_values: list[str] = []
+        value_of: dict[int, str] = {}
+        for arg in call.args:  # nested calls are flattened into statements of their own
+            if isinstance(arg.value, cst.Call):
+                # One visit per nested call: visiting it again for its value doubled
+                # the work at every level of nesting.
+                value, inner = self._call(arg.value, consumed)
+                nested_side = join_sides(nested_side, inner)
+                nested_values.append(value)
+                value_of[id(arg.value)] = value
+        every, views, direct = self._operands(call)
+        tiles = [n for n in views if self.side_of(n) in TILE_SIDES]
+        return _OpInputs(every, tiles, direct, nested_side, nested_values, value_of)
+
+    def _move(
+        self, call: cst.Call, leaf: str, inputs: _OpInputs, consumed: list[tuple[str, str, str]]
+    ) -> tuple[str, str]:
+        """A move (to the memory it names, or to the core its name says), or, with no
+        target, a copy that stays where its first tile is."""
+        tiles, nested_side = inputs.tiles, inputs.nested_side
+        target = _memory(call)
+        if leaf in op_registry.TO_VECTOR_OPS:
+            target = VECTOR
+        elif leaf in op_registry.TO_CUBE_OPS:
+            target = CUBE
+        if target is None:
+            first = next((self.side_of(n) for n in tiles), SHARED)
+            return first, join_sides(nested_side, first if first in (CUBE, VECTOR) else SHARED)
+        consumed.extend((n, target, self.side_of(n)) for n in tiles)
+        return target, join_sides(nested_side, target)
+
+    def _store_side(self, call: cst.Call, inputs: _OpInputs) -> str:
+        """The side of a store: the core that holds what it stores."""
+        nested_side = inputs.nested_side
+        stored = store_arguments(call)
+        source = stored[0] if stored else None
+        if source is None:
+            side = self.side_of(inputs.tiles[0]) if inputs.tiles else SHARED
+        elif isinstance(source, cst.Call):
+            side = inputs.value_of.get(id(source), SHARED)
+        else:
+            side = self.expr(source, [])[0]
+        if side in (GM, LAZY):  # a GM slice stored: loaded to Vec, stored from there
+            return join_sides(nested_side, VECTOR)
+        if side in (CUBE, VECTOR):  # a tile is stored by the core that holds it
+            return join_sides(nested_side, side)
+        return nested_side
+
+    def _scalar_or_vector(
+        self, call: cst.Call, leaf: str, inputs: _OpInputs, consumed: list[tuple[str, str, str]]
+    ) -> tuple[str, str]:
+        """Any other op: shared scalar arithmetic when its operands are scalars, else a
+        vector op (a GM tensor it reads is loaded to Vec)."""
+        tiles, nested_side, nested_values = inputs.tiles, inputs.nested_side, inputs.nested_values
+        has_tile = bool(tiles) or any(v in TILE_SIDES for v in nested_values)
         tensor_operand = leaf in op_registry.ELEMENTWISE_SHARED_OPS and any(
             self.expr(arg.value, [])[0] in (GM, LAZY)
             for arg in call.args
@@ -235,14 +285,14 @@ class SideModel:
             leaf in op_registry.SHARED_SCALAR_OPS
             and not tensor_operand
             and not any(v in TILE_SIDES for v in nested_values)
-            and not any(self.side_of(n) in TILE_SIDES for n in direct)
+            and not any(self.side_of(n) in TILE_SIDES for n in inputs.direct)
         ):
             # A scalar op of scalars (``pl.cast(pl.read(tile, [i]), pl.INDEX)``): the tile
             # the nested call reads is not this op's operand.
             return SHARED, nested_side
         # A GM tensor (or a slice of one) handed to a tile op is loaded where the op
         # runs: ConvertTensorToTileOps turns it into a tile.load to Vec.
-        reads_gm = any(self.side_of(n) == GM for n in args)
+        reads_gm = any(self.side_of(n) == GM for n in inputs.every)
         if has_tile or reads_gm or nested_side in (VECTOR, CUBE):
             consumed.extend((n, VECTOR, self.side_of(n)) for n in tiles)
             return VECTOR, join_sides(nested_side, VECTOR)
