@@ -1,16 +1,17 @@
-"""Pathological loop headers, end to end: computed answers, bounded time, bounded previews.
+"""Pathological loop headers, end to end: computed answers and bounded previews.
 
 ``tests/analysis/test_depth.py`` checks the depth arithmetic itself; here the
 same values go through ``analyze``, ``preview_loop`` and ``skewlint --output-format
-json`` and must come back quickly with an answer (or a clear refusal).
+json`` and must come back with an answer (or a clear refusal). How long they take is
+measured in ``benchmarks/``.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -31,9 +32,7 @@ def with_header(header: str) -> str:
 
 
 def only_report(source: str) -> LoopReport:
-    started = time.process_time()
     reports = analyze(source, "kernel.py")
-    assert time.process_time() - started < 5, "depth selection must be computed, not looped"
     assert len(reports) == 1, [r.message for r in reports]
     return reports[0]
 
@@ -55,30 +54,49 @@ CASES = [
 
 
 @pytest.mark.parametrize(("header", "code", "depth", "trip"), CASES)
-def test_pathological_headers_get_a_computed_verdict_quickly(
+def test_pathological_headers_get_a_computed_verdict(
     header: str, code: str, depth: int | None, trip: int | None
 ) -> None:
     report = only_report(with_header(header))
     assert (report.code, report.depth, report.trip) == (code, depth, trip), report.message
 
 
-@pytest.mark.parametrize(("header", "code", "depth", "trip"), CASES)
-def test_a_preview_of_a_pathological_loop_is_small_or_refused_with_a_reason(
-    header: str, code: str, depth: int | None, trip: int | None
+# (header, why its preview is refused; None: it is shown)
+PREVIEWS = [
+    ("pl.pipeline(0, 10**18, 1, stage=10**9)", "previews are shown up to depth 64"),
+    ("pl.pipeline(0, 3, 1, stage=10**9)", None),
+    ("pl.pipeline(0, 10**18, 10**17, stage=3)", None),
+    ("pl.pipeline(100, 0, -1, stage=2)", None),
+    ("pl.pipeline(0, 100, -1, stage=2)", None),
+    ("pl.pipeline(0, 100, 0, stage=2)", "step cannot be zero"),
+    ("pl.pipeline(0, 2**70, 1, stage=2)", "stop 1180591620717411303424 does not fit in a 64-bit"),
+    ("pl.pipeline(-(2**70), 2**70, 3, stage=4)", "start -1180591620717411303424 does not fit"),
+    ("pl.pipeline(0, 8, 1, stage=2**70)", "stage 1180591620717411303424 does not fit in a 32-bit"),
+    ("pl.pipeline(0, 10**4000, 1, stage=2)", "constant too large"),
+    ("pl.pipeline(0, 2**(2**40), 1, stage=2)", "constant too large"),
+]
+
+
+def test_every_pathological_header_has_its_preview_case() -> None:
+    assert [header for header, _ in PREVIEWS] == [header for header, *_ in CASES]
+
+
+@pytest.mark.parametrize(("header", "refusal"), [p for p in PREVIEWS if p[1] is None])
+def test_the_preview_of_a_pathological_loop_with_a_small_depth_is_shown_and_small(
+    header: str, refusal: None
 ) -> None:
     source = with_header(header)
-    report = only_report(source)
-    try:
-        text = preview_at(source, report.line).rewritten
-    except PreviewUnavailable as refused:
-        assert str(refused)
-        return
+    text = preview_at(source, only_report(source).line).rewritten
+    assert "pl.pipeline(" not in text  # the loop is rewritten
     assert len(text) < 100_000
 
 
-def test_a_preview_deeper_than_the_clone_limit_is_refused_with_the_limit_in_the_message() -> None:
-    source = with_header("pl.pipeline(0, 10**18, 1, stage=10**9)")
-    with pytest.raises(PreviewUnavailable, match="up to depth 64"):
+@pytest.mark.parametrize(("header", "refusal"), [p for p in PREVIEWS if p[1] is not None])
+def test_the_preview_of_a_pathological_loop_is_refused_with_the_reason(
+    header: str, refusal: str
+) -> None:
+    source = with_header(header)
+    with pytest.raises(PreviewUnavailable, match=re.escape(refusal)):
         preview_at(source, only_report(source).line)
 
 
@@ -88,12 +106,8 @@ def test_a_preview_that_would_print_megabytes_is_refused() -> None:
     )
     report = only_report(source)
     assert report.depth == 32
-    try:
-        text = preview_at(source, report.line).rewritten
-    except PreviewUnavailable as refused:
-        assert str(refused)
-        return
-    assert len(text) < 1_000_000, f"{len(text)} characters of preview"
+    with pytest.raises(PreviewUnavailable, match="about 19520 statements .* up to 5000 statements"):
+        preview_at(source, report.line)
 
 
 def test_skewlint_json_reports_pathological_values_as_exact_integers(tmp_path: Path) -> None:
