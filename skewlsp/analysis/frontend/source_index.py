@@ -18,6 +18,7 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from skewlsp.analysis.frontend.text_search import called_names, mentions_pipeline_loop
 from skewlsp.analysis.source import layout
 from skewlsp.analysis.source.lines import source_lines
 
@@ -224,33 +225,6 @@ def is_inline_helper_unit(unit: Unit) -> bool:
     )
 
 
-@functools.lru_cache(maxsize=4096)
-def called_names(names: tuple[str, ...], text: str) -> frozenset[str]:
-    """Which of ``names`` ``text`` calls: ``name(`` with no word character or dot right
-    before it (memoised: a language server asks again on every edit, for functions that
-    mostly did not change).
-
-    Each name is searched for as a literal and what surrounds it checked by hand: a
-    pattern that starts with a look-behind is tried at every position of the text (three
-    times slower on pypto-lib's kernels), and one pattern per set of names compiled for
-    each of them took longer than the searches (0.033 s against 0.013 s per run).
-    """
-    found: set[str] = set()
-    size = len(text)
-    for name in names:
-        at = text.find(name)
-        while at >= 0:
-            if not _continues_a_name(text, at, "."):
-                after = at + len(name)
-                while after < size and text[after].isspace():  # (what ``\s*`` skips)
-                    after += 1
-                if after < size and text[after] == "(":
-                    found.add(name)
-                    break
-            at = text.find(name, at + 1)
-    return frozenset(found)
-
-
 def _with_callers(
     units: list[Unit], functions: Callable[[], Mapping[str, tuple[str, int]]]
 ) -> list[Unit]:
@@ -364,7 +338,7 @@ def _layout_units(
                 page, block.first, block.last, inner, f"{prefix}{name}.", bare, hits
             )
             continue
-        if not _mentions_pipeline_loop(text, bare):
+        if not mentions_pipeline_loop(text, bare):
             continue
         if not text.endswith("\n"):
             text += "\n"
@@ -380,51 +354,7 @@ def _layout_units(
 def may_hold_pipeline_loops(source: str) -> bool:
     """Whether ``source`` seems to hold a ``pipeline`` loop (read off its text: a loop over
     a renamed bare ``pipeline`` is missed, a loop inside a string is not)."""
-    return _mentions_pipeline_loop(source, frozenset())
-
-
-# ``for ... in <callee>(`` on one line, the ``for`` a word of its own (checked apart:
-# see _loop_headers).
-_LOOP_HEADER = re.compile(r"for\b[^\n]*\bin\b[^\n]*?([\w.]+)\s*\(")
-
-
-def _continues_a_name(text: str, at: int, also: str = "") -> bool:
-    """Whether the character before ``at`` is one ``\\w`` matches (or one of ``also``):
-    what a pattern's leading ``\\b`` or look-behind would check, checked by hand after a
-    search for the literal that follows it (which the regex engine does far faster)."""
-    if not at:
-        return False
-    before = text[at - 1]
-    return before.isalnum() or before == "_" or before in also
-
-
-def _loop_headers(text: str) -> Iterator[re.Match[str]]:
-    """What ``re.finditer(r"\\bfor\\b...", text)`` finds, ten times faster: a pattern that
-    starts with a literal is searched for that literal first, and one that starts with
-    ``\\b`` is tried at every position. A ``for`` inside a word is skipped by hand."""
-    at = 0
-    search = _LOOP_HEADER.search
-    while (match := search(text, at)) is not None:
-        start = match.start()
-        if _continues_a_name(text, start):
-            at = start + 1
-            continue
-        yield match
-        at = match.end()
-
-
-def loop_callees(text: str) -> list[str]:
-    """What each ``for ... in <callee>(`` in ``text`` loops over, as the index reads it: an
-    edit that changes this for a line may make a function hold a loop, or stop holding one."""
-    return [match.group(1) for match in _loop_headers(text)]
-
-
-def _mentions_pipeline_loop(text: str, bare: frozenset[str]) -> bool:
-    for match in _loop_headers(text):
-        callee = match.group(1)
-        if callee.endswith(".pipeline") or callee == "pipeline" or callee in bare:
-            return True
-    return False
+    return mentions_pipeline_loop(source, frozenset())
 
 
 def parse_whole(source: str) -> ast.Module | SyntaxProblem:

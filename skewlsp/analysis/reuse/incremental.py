@@ -15,7 +15,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from skewlsp.analysis.frontend.source_index import ModuleIndex, Unit, build_index, loop_callees
+from skewlsp.analysis.frontend.source_index import ModuleIndex, Unit, build_index
+from skewlsp.analysis.frontend.text_search import loop_callees
 
 # Characters whose appearance or disappearance can change the layout of a module.
 _STRUCTURAL = frozenset("\n\r\"'\\\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")

@@ -8,7 +8,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skewlsp.analysis.frontend.source_index import called_names
+from skewlsp.analysis.frontend.text_search import called_names
 
 NAMES = ("helper", "help", "rope_2d")
 

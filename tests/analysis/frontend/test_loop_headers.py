@@ -8,7 +8,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skewlsp.analysis.frontend.source_index import loop_callees, may_hold_pipeline_loops
+from skewlsp.analysis.frontend.source_index import may_hold_pipeline_loops
+from skewlsp.analysis.frontend.text_search import loop_callees
 
 # The reading, written as one regular expression (what the index once ran as is).
 AS_ONE_PATTERN = re.compile(r"\bfor\b[^\n]*\bin\b[^\n]*?([\w.]+)\s*\(")

@@ -22,10 +22,10 @@ from skewlsp.analysis.frontend.imports import Origin, origin_of
 from skewlsp.analysis.frontend.source_index import (
     ModuleIndex,
     Unit,
-    called_names,
     imported_module_index,
     is_inline_helper_unit,
 )
+from skewlsp.analysis.frontend.text_search import called_names
 from skewlsp.contract import LoopReport, Resolver, Span
 
 
