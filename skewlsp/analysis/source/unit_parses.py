@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from skewlsp.analysis.source import trusted_parse
-from skewlsp.analysis.source.cst_from_ast import Converted, NotConvertible, convert
+from skewlsp.analysis.source.cst_expressions_from_ast import NotConvertible
+from skewlsp.analysis.source.cst_from_ast import Converted, convert
 from skewlsp.analysis.source.kept import Kept
 from skewlsp.analysis.source.lines import line_count, source_lines
 

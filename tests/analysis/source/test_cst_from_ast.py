@@ -23,7 +23,8 @@ from skewlsp.analysis import analyze
 from skewlsp.analysis.frontend.source_index import build_index
 from skewlsp.analysis.frontend.values import code_of, full_code
 from skewlsp.analysis.source import unit_parses
-from skewlsp.analysis.source.cst_from_ast import NotConvertible, convert
+from skewlsp.analysis.source.cst_expressions_from_ast import NotConvertible
+from skewlsp.analysis.source.cst_from_ast import convert
 from skewlsp.analysis.source.cst_nodes import is_placeholder
 from skewlsp.analysis.source.tree_text import made_source
 from tests.fuzz.strategies import kernels, python_in_a_loop
