@@ -254,9 +254,25 @@ def factory():
         reports = analyze(source, "bad.py")
         assert [(r.code, r.verdict, r.span.line) for r in reports] == [("SKW900", "error", 2)]
 
-    def test_garbage_never_raises(self) -> None:
-        for text in ["pipeline(((", "\x00pipeline", "pypto\n\tpipeline\n  x", "def f(:\n pipeline"]:
-            analyze(text)
+    @pytest.mark.parametrize(
+        "text", ["pipeline(((", "\x00pipeline", "pypto\n\tpipeline\n  x", "def f(:\n pipeline"]
+    )
+    def test_garbage_that_does_not_import_pypto_yields_nothing(self, text: str) -> None:
+        assert analyze(text) == []
+
+    @pytest.mark.parametrize(
+        ("text", "line", "column"),
+        [
+            ("for i in pl.pipeline(((", 2, 23),
+            ("\x00for i in pl.pipeline(8, stage=2):\n  pass\n", 1, 1),
+            ("def f(:\n for i in pl.pipeline(4, stage=2):\n  pass", 2, 7),
+        ],
+    )
+    def test_garbage_in_a_pypto_file_yields_one_syntax_error_where_python_sees_it(
+        self, text: str, line: int, column: int
+    ) -> None:
+        reports = analyze("import pypto.language as pl\n" + text, "bad.py")
+        assert [(r.code, r.span.line, r.span.column) for r in reports] == [("SKW900", line, column)]
 
 
 def test_a_pipeline_inside_unroll_sees_the_unroll_variable_as_a_literal() -> None:
