@@ -15,6 +15,12 @@ from tests.server.kernels import DEMOTED, SKEWED
 URI = "file:///k.py"
 
 
+# SKEWED with its trip imported from a constants module of the workspace.
+IMPORTING = SKEWED.replace(
+    "import pypto.language as pl\n", "import pypto.language as pl\n\nfrom consts import TRIP\n"
+).replace("pl.pipeline(0, 8, 1", "pl.pipeline(0, TRIP, 1")
+
+
 class Editor:
     """Stands in for the pygls workspace: one document whose text and version we set."""
 
@@ -31,18 +37,48 @@ class Editor:
         self.text = text
 
 
+class Workspace(WorkspaceResolver):
+    """The modules on disk (``consts`` holds ``TRIP = 8``), recording each module asked for
+    and the thread that asked; ``failing`` makes every read fail as a broken disk would."""
+
+    def __init__(self, failing: bool = False) -> None:
+        super().__init__({}, ())
+        self.failing = failing
+        self.asked: list[tuple[str, threading.Thread]] = []
+
+    def __call__(self, module: str, level: int, importing_path: str | None) -> str | None:
+        self.asked.append((module, threading.current_thread()))
+        if self.failing:
+            raise OSError(f"cannot read {module}")
+        return "TRIP = 8\n" if module == "consts" else None
+
+
 @pytest.fixture
 def editor():
     return Editor()
 
 
 @pytest.fixture
-def store(editor):
-    with ThreadPoolExecutor(1) as pool:
+def workspaces() -> list[Workspace]:
+    """Each resolver the store asked for: one per analysis it started."""
+    return []
+
+
+@pytest.fixture
+def store(editor, workspaces):
+    def resolver_for(snapshot: Snapshot) -> Workspace:
+        workspaces.append(Workspace())
+        return workspaces[-1]
+
+    class Inline(ThreadPoolExecutor):
+        def submit(self, fn, *a, **k):
+            from concurrent.futures import Future
+            f = Future(); f.set_result(fn(*a, **k)); return f
+    with Inline(1) as pool:
         yield DocumentStore(
             pool,
             editor.snapshot,
-            lambda snap: WorkspaceResolver({}, ()),
+            resolver_for,
             lambda a: editor.ready.append((a.version, [r.code for r in a.reports])),
         )
 
@@ -58,29 +94,32 @@ async def test_a_newer_edit_supersedes_a_pending_run(editor, store):
 
 
 @pytest.mark.asyncio
-async def test_results_are_cached_per_version(editor, store, monkeypatch):
+async def test_results_are_cached_per_version(editor, store, workspaces):
     first = await store.get(URI)
-    calls = []
-    monkeypatch.setattr(documents.api, "analyse", lambda *a, **k: calls.append(1) or [])
     assert await store.get(URI) is first
-    assert calls == []
+    assert (len(workspaces), editor.ready) == (1, [(1, ["SKW001"])])  # analysed once
     store.invalidate_all()  # settings changed: analysed again
-    await store.get(URI)
-    assert calls == [1]
+    again = await store.get(URI)
+    assert again is not first
+    assert (len(workspaces), editor.ready) == (2, [(1, ["SKW001"]), (1, ["SKW001"])])
 
 
 @pytest.mark.asyncio
-async def test_analysis_runs_off_the_event_loop_thread(editor, store, monkeypatch):
-    threads = []
-    real = documents.api.analyse
-
-    def spy(*args, **kwargs):
-        threads.append(threading.current_thread())
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(documents.api, "analyse", spy)
+async def test_a_new_version_is_analysed_again(editor, store, workspaces):
     await store.get(URI)
-    assert threads and threads[0] is not threading.main_thread()
+    editor.edit(DEMOTED)
+    assert [r.code for r in (await store.get(URI)).reports] == ["SKW020"]
+    assert (len(workspaces), editor.ready) == (2, [(1, ["SKW001"]), (2, ["SKW020"])])
+
+
+@pytest.mark.asyncio
+async def test_analysis_runs_off_the_event_loop_thread(editor, store, workspaces):
+    editor.text = IMPORTING
+    analysis = await store.get(URI)
+    assert [r.code for r in analysis.reports] == ["SKW001"]  # the trip was read: 8
+    asked = workspaces[0].asked
+    assert [module for module, _ in asked] == ["consts"]
+    assert asked[0][1] is not threading.current_thread()  # (the test runs on the event loop)
 
 
 @pytest.mark.asyncio
@@ -93,20 +132,25 @@ async def test_a_syntax_error_keeps_the_last_good_reports(editor, store):
 
 
 @pytest.mark.asyncio
-async def test_a_crashing_analysis_is_contained(editor, store, monkeypatch):
-    def boom(*args, **kwargs):
-        raise RuntimeError("bug")
-
-    monkeypatch.setattr(documents.api, "analyse", boom)
-    analysis = await store.get(URI)
-    assert analysis.reports == () and "bug" in analysis.internal_error
+async def test_an_import_the_workspace_fails_to_read_leaves_the_verdict_unknown(editor):
+    editor.text = IMPORTING
+    with ThreadPoolExecutor(1) as pool:
+        store = DocumentStore(
+            pool, editor.snapshot, lambda snap: Workspace(failing=True), lambda a: None
+        )
+        analysis = await store.get(URI)
+    assert analysis.internal_error is None
+    assert [(r.code, r.verdict) for r in analysis.reports] == [("SKW050", "unknown")]
+    assert "`TRIP`" in analysis.reports[0].message
 
 
 @pytest.mark.asyncio
-async def test_unknown_documents_have_no_analysis(store):
+async def test_unknown_documents_have_no_analysis(editor, store, workspaces):
     assert await store.get("file:///never.py") is None
     store.schedule("file:///never.py", 0)
-    await asyncio.sleep(0)
+    await asyncio.sleep(0.01)
+    assert store.cached("file:///never.py") is None
+    assert (workspaces, editor.ready) == ([], [])
 
 
 def test_an_analysis_keeps_the_lines_its_snapshot_brought():
@@ -126,8 +170,8 @@ def test_without_lines_an_analysis_splits_its_source_the_lsp_way():
 def test_a_crashed_analysis_is_told_to_the_user_once_per_document():
     from lsprotocol import types
 
-    from skewlsp.server.app import SkewServer
     from skewlsp.server.documents import Analysis
+    from skewlsp.server.skew_server import SkewServer
 
     server = SkewServer()
     shown: list[types.ShowMessageParams] = []

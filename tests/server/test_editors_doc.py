@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skewlsp.server.app import PREVIEW_REQUEST, server
+from skewlsp.server.app import server
 from skewlsp.server.commands import SERVER_COMMANDS
+from skewlsp.server.preview_commands import PREVIEW_REQUEST
 from skewlsp.server.settings import ClientOptions, parse_client_options
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "editors.md").read_text(encoding="utf-8")
