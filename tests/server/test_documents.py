@@ -70,11 +70,7 @@ def store(editor, workspaces):
         workspaces.append(Workspace())
         return workspaces[-1]
 
-    class Inline(ThreadPoolExecutor):
-        def submit(self, fn, *a, **k):
-            from concurrent.futures import Future
-            f = Future(); f.set_result(fn(*a, **k)); return f
-    with Inline(1) as pool:
+    with ThreadPoolExecutor(1) as pool:
         yield DocumentStore(
             pool,
             editor.snapshot,
