@@ -132,10 +132,28 @@ def test_fresh_names_avoid_names_in_use() -> None:
     assert "qa_p0 " not in preview and "qa_p0_2" in preview
 
 
-def test_output_parses_after_dedent() -> None:
-    for shape in (Shape(), Shape(iter_args=2, guard=True, unroll=True), Shape(stage=1)):
-        source = shape.text()
-        cst.parse_module(textwrap.dedent(preview_at(source, _only(source).line).rewritten))
+@pytest.mark.parametrize(
+    ("shape", "header"),
+    [
+        (Shape(), "for i in pl.range(2, 8, 2):"),
+        (
+            Shape(iter_args=2, guard=True, unroll=True),
+            "for i, (a0, a1,) in pl.range(2, 8, 2, init_values=(acc0, acc0,)):",
+        ),
+        (Shape(stage=1), "for i in pl.range(0, 8, 1):"),  # demoted
+    ],
+)
+def test_a_preview_is_a_block_at_the_loop_s_indentation_that_parses_dedented(
+    shape: Shape, header: str
+) -> None:
+    source = shape.text()
+    preview = preview_at(source, _only(source).line).rewritten
+    assert [line for line in preview.splitlines() if line[:8].strip()] == []  # 8 spaces in
+    module = cst.parse_module(textwrap.dedent(preview))
+    loops = [statement for statement in module.body if isinstance(statement, cst.For)]
+    headers = [module.code_for_node(loop.with_changes(leading_lines=())) for loop in loops]
+    assert [code.splitlines()[0] for code in headers] == [header]
+    assert "pipeline" not in preview
 
 
 def test_stale_report_is_refused() -> None:
@@ -159,7 +177,11 @@ def test_nested_unroll_copies_are_inlined_with_every_level_bound() -> None:
     report = _only(source)
     assert report.verdict == "skewed"
     preview = preview_at(source, report.line).rewritten
-    assert "q[i + 1 + 1, 0:4]" in preview or "q[i + 2, 0:4]" in preview
+    # (j, m) over (0, 0), (0, 1), (1, 0), (1, 1), each copy with its own literals
+    assert re.findall(r"t_p0 = pl.tile.add\(t_p0, q\[([^,]*), 0:4\]\)", preview) == ["0", "1", "1", "2"]
+    assert re.findall(r"t_p2 = pl.tile.add\(t_p2, q\[([^,]*), 0:4\]\)", preview) == [
+        "i", "i + 1", "i + 1", "i + 2"
+    ]
     check_loop(source, report)
 
 
