@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -20,15 +19,15 @@ def job(path: Path, **options: bool) -> Job:
     return Job(path.name, str(path), default_settings(path.parent), Options(**options))
 
 
-def test_files_without_pipeline_are_not_parsed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-                                               ) -> None:
-    write(tmp_path, {"plain.py": "def broken(:\n"})
-
-    def no_analysis(*args: object, **kwargs: object) -> None:
-        raise AssertionError("the pre-filter should have skipped this file")
-
-    monkeypatch.setattr(runner, "analyze_cached", no_analysis)
+def test_a_file_that_never_mentions_pipeline_is_not_decoded_nor_analysed(tmp_path: Path) -> None:
+    # The same bad bytes and syntax error: reported only where ``pipeline`` is written.
+    write(tmp_path, {
+        "plain.py": "# caf\xe9\ndef broken(:\n".encode("latin-1"),
+        "kernel.py": "# caf\xe9 pl.pipeline\ndef broken(:\n".encode("latin-1"),
+    })  # fmt: skip
     assert lint_job(job(tmp_path / "plain.py")).diagnostics == ()
+    [diagnostic] = lint_job(job(tmp_path / "kernel.py")).diagnostics
+    assert diagnostic.code == "SKW902" and "not valid UTF-8 text" in diagnostic.message
 
 
 def test_binary_file_is_reported_not_crashed(run: Run, tmp_path: Path) -> None:
@@ -61,15 +60,17 @@ def test_unreadable_file_is_reported(tmp_path: Path) -> None:
     assert diagnostic.code == "SKW902" and "Is a directory" in diagnostic.message
 
 
-def test_many_files_in_a_pool_give_the_same_results_as_serial(tmp_path: Path) -> None:
+def test_many_files_in_a_pool_are_each_linted(tmp_path: Path) -> None:
     files = {f"k{n:02}.py": (DEMOTED if n % 2 else SKEWED) for n in range(12)}
     write(tmp_path, files)
     jobs = [job(tmp_path / name, use_cache=False) for name in sorted(files)]
     assert len(jobs) > runner.PARALLEL_THRESHOLD
-    parallel = run_jobs(jobs, workers=2)
-    serial = run_jobs(jobs, workers=1)
-    assert parallel == serial
-    assert [r.diagnostics[0].code for r in parallel[:2]] == ["SKW001", "SKW020"]
+    expected = [(f"k{n:02}.py", "SKW020" if n % 2 else "SKW001") for n in range(12)]
+    for workers in (2, 1):
+        results = run_jobs(jobs, workers=workers)
+        assert [(r.filename, [d.code for d in r.diagnostics]) for r in results] == [
+            (name, [code]) for name, code in expected
+        ]
 
 
 def test_without_a_usable_pool_the_files_are_linted_serially(
@@ -83,31 +84,11 @@ def test_without_a_usable_pool_the_files_are_linted_serially(
     files = {f"k{n:02}.py": SKEWED for n in range(runner.PARALLEL_THRESHOLD + 2)}
     write(tmp_path, files)
     jobs = [job(tmp_path / name, use_cache=False) for name in sorted(files)]
-    expected = run_jobs(jobs, workers=1)
-    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", no_processes)
-    assert run_jobs(jobs, workers=2) == expected
-
-
-def test_a_pool_starts_only_when_enough_files_need_an_analysis(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    started: list[int] = []
-    real_start = runner._Pool.start
-
-    def counting(workers: int, project: Sequence[str] = ()) -> object:
-        started.append(workers)
-        return real_start(workers, project)
-
-    monkeypatch.setattr(runner._Pool, "start", counting)
-    few = {f"k{n:02}.py": SKEWED for n in range(runner.PARALLEL_THRESHOLD)}
-    plain = {f"p{n:02}.py": "x = 1\n" for n in range(20)}
-    write(tmp_path, few | plain)
-    jobs = [job(tmp_path / name, use_cache=False) for name in sorted(few | plain)]
-    run_jobs(jobs, workers=2)
-    assert started == []
-    write(tmp_path, {"one_more.py": SKEWED})
-    run_jobs([*jobs, job(tmp_path / "one_more.py", use_cache=False)], workers=2)
-    assert started == [2]
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", no_processes)  # the OS refuses
+    results = run_jobs(jobs, workers=2)
+    assert [(r.filename, [d.code for d in r.diagnostics]) for r in results] == [
+        (name, ["SKW001"]) for name in sorted(files)
+    ]
 
 
 def test_jobs_option_through_the_cli(run: Run, tmp_path: Path) -> None:
