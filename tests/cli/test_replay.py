@@ -74,14 +74,16 @@ def recorded(capsys: pytest.CaptureFixture[str], *args: str) -> Result:
     return lint(capsys, *args)
 
 
-def replayed(capsys: pytest.CaptureFixture[str], *args: str) -> Result | None:
-    """What replaying ``skewlint ARGS`` now writes, or None when it would run in full."""
+# What trying to replay a run gives when it must run in full: no exit code, nothing written.
+RUNS_IN_FULL = Result(None, "", "")  # type: ignore[arg-type]
+
+
+def replayed(capsys: pytest.CaptureFixture[str], *args: str) -> Result:
+    """What replaying ``skewlint ARGS`` now writes, and its exit code (None: not replayed)."""
     capsys.readouterr()
     code = replay.replay(list(args))
     captured = capsys.readouterr()
-    # Nothing is written when the run is not replayed.
-    assert code is not None or (captured.out, captured.err) == ("", "")
-    return None if code is None else Result(code, captured.out, captured.err)
+    return Result(code, captured.out, captured.err)  # type: ignore[arg-type]
 
 
 ARGS = ("--output-format", "json", "--select", "ALL", ".")
@@ -97,7 +99,7 @@ def test_an_identical_run_is_replayed_byte_for_byte(project: Path, capsys) -> No
 def test_the_replayed_output_is_what_a_full_run_prints(project: Path, capsys) -> None:
     recorded(capsys, "--output-format", "concise", ".")
     again = replayed(capsys, "--output-format", "concise", ".")
-    assert again is not None
+    assert again != RUNS_IN_FULL
     for record in Path(replay.runs_directory()).iterdir():
         record.unlink()
     full = lint(capsys, "--output-format", "concise", ".")
@@ -108,14 +110,14 @@ def test_editing_a_linted_file_runs_in_full(project: Path, capsys) -> None:
     recorded(capsys, *ARGS)
     kernel = project / "kernels" / "skewed.py"
     kernel.write_text(kernel.read_text().replace("stage=2", "stage=3"))  # same size
-    assert replayed(capsys, *ARGS) is None
+    assert replayed(capsys, *ARGS) == RUNS_IN_FULL
     assert any(d["code"] == "SKW030" for d in lint(capsys, *ARGS).json())
 
 
 def test_editing_an_imported_constants_module_runs_in_full(project: Path, capsys) -> None:
     first = recorded(capsys, *ARGS)
     (project / "lib" / "consts.py").write_text("TRIP = 1\n")
-    assert replayed(capsys, *ARGS) is None
+    assert replayed(capsys, *ARGS) == RUNS_IN_FULL
     assert lint(capsys, *ARGS).json() != first.json()
 
 
@@ -123,7 +125,7 @@ def test_a_new_module_that_an_import_now_finds_runs_in_full(project: Path, capsy
     first = recorded(capsys, *ARGS)
     # The kernel's own directory comes before the src roots when an import is resolved.
     (project / "kernels" / "consts.py").write_text("TRIP = 1\n")
-    assert replayed(capsys, *ARGS) is None
+    assert replayed(capsys, *ARGS) == RUNS_IN_FULL
     assert lint(capsys, *ARGS).json() != first.json()
 
 
@@ -141,7 +143,7 @@ def test_a_module_appearing_where_a_dotted_import_is_looked_up_first_runs_in_ful
     args = ("--output-format", "json", "kernels/dotted.py")  # a file: nothing is walked
     first = recorded(capsys, *args)
     (project / "kernels" / "pkg" / "consts.py").write_text("TRIP = 1\n")
-    assert replayed(capsys, *args) is None
+    assert replayed(capsys, *args) == RUNS_IN_FULL
     assert lint(capsys, *args).json() != first.json()
 
 
@@ -149,30 +151,30 @@ def test_a_new_kernel_in_a_walked_directory_runs_in_full(project: Path, capsys) 
     write(project, {"kernels/deeper/README.txt": "no kernel here yet\n"})
     recorded(capsys, *ARGS)
     write(project, {"kernels/deeper/more.py": DEMOTED})  # only kernels/deeper changes
-    assert replayed(capsys, *ARGS) is None
+    assert replayed(capsys, *ARGS) == RUNS_IN_FULL
     assert "kernels/deeper/more.py" in {d["filename"] for d in lint(capsys, *ARGS).json()}
 
 
 def test_a_config_change_runs_in_full(project: Path, capsys) -> None:
     recorded(capsys, *ARGS)
     (project / "pyproject.toml").write_text("[tool.skewlint]\nsrc = ['lib']\nignore = ['SKW020']\n")
-    assert replayed(capsys, *ARGS) is None
+    assert replayed(capsys, *ARGS) == RUNS_IN_FULL
     assert "SKW020" not in {d["code"] for d in lint(capsys, *ARGS).json()}
 
 
 def test_a_config_file_appearing_in_a_subdirectory_runs_in_full(project: Path, capsys) -> None:
     recorded(capsys, *ARGS)
     write(project, {"kernels/skewlint.toml": "ignore = ['SKW020']\n"})
-    assert replayed(capsys, *ARGS) is None
+    assert replayed(capsys, *ARGS) == RUNS_IN_FULL
 
 
 def test_another_command_line_or_environment_is_not_replayed(
     project: Path, capsys, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     recorded(capsys, *ARGS)
-    assert replayed(capsys, "--output-format", "concise", ".") is None
+    assert replayed(capsys, "--output-format", "concise", ".") == RUNS_IN_FULL
     monkeypatch.setenv("GITHUB_WORKSPACE", str(project))
-    assert replayed(capsys, *ARGS) is None
+    assert replayed(capsys, *ARGS) == RUNS_IN_FULL
 
 
 def test_skewlsp_sources_and_installed_dependencies_are_part_of_what_a_run_read(project: Path, capsys) -> None:
@@ -180,7 +182,7 @@ def test_skewlsp_sources_and_installed_dependencies_are_part_of_what_a_run_read(
     found = replay.load(replay.run_key(list(ARGS)))
     assert found is not None
     observed = dict(found[0]["observed"])
-    engine = Path(skewlsp.cli.__file__).parent.parent / "analysis" / "engine.py"
+    engine = Path(skewlsp.cli.__file__).parent.parent / "analysis" / "driver" / "__init__.py"
     assert observed[str(engine)] == replay.signature(str(engine))
     # Where libcst is installed: any package installed or upgraded there changes it.
     import libcst
@@ -200,13 +202,13 @@ def test_runs_that_read_stdin_write_fixes_or_skip_the_cache_are_not_recorded(
     target = "-" if extra[0] == "--stdin-filename" else "kernels/demoted.py"
     args = (*extra, "--output-format", "json", target)
     lint(capsys, *args)
-    assert replayed(capsys, *args) is None
+    assert replayed(capsys, *args) == RUNS_IN_FULL
     assert not Path(replay.runs_directory()).exists()
 
 
 def test_a_failed_run_is_not_recorded(project: Path, capsys) -> None:
     assert lint(capsys, "--output-format", "json", "missing.py").exit_code == 2
-    assert replayed(capsys, "--output-format", "json", "missing.py") is None
+    assert replayed(capsys, "--output-format", "json", "missing.py") == RUNS_IN_FULL
 
 
 def test_files_changed_just_before_the_run_are_not_trusted(
@@ -214,12 +216,12 @@ def test_files_changed_just_before_the_run_are_not_trusted(
 ) -> None:
     monkeypatch.setattr(replay, "FRESH_NS", 2_000_000_000)
     lint(capsys, *ARGS)  # every file of the project was written a moment ago
-    assert replayed(capsys, *ARGS) is None
+    assert replayed(capsys, *ARGS) == RUNS_IN_FULL
     old = 1_600_000_000
     for path in [project, *project.rglob("*")]:
         os.utime(path, (old, old))
     lint(capsys, *ARGS)  # ctimes are still fresh: a change could hide in the clock's tick
-    assert replayed(capsys, *ARGS) is None
+    assert replayed(capsys, *ARGS) == RUNS_IN_FULL
 
 
 def test_the_output_file_is_written_again(project: Path, capsys) -> None:
@@ -230,7 +232,7 @@ def test_the_output_file_is_written_again(project: Path, capsys) -> None:
     assert first.out == "" and json.loads(expected)
     report.write_text("stale")  # (deleting it would change the project folder: a full run)
     again = replayed(capsys, *args)
-    assert again is not None and again.exit_code == first.exit_code
+    assert again == Result(first.exit_code, "", "")
     assert report.read_text() == expected
 
 
@@ -238,7 +240,7 @@ def test_a_corrupt_record_means_a_full_run(project: Path, capsys) -> None:
     first = recorded(capsys, *ARGS)
     [record] = Path(replay.runs_directory()).iterdir()
     record.write_bytes(b"\x00garbage")
-    assert replayed(capsys, *ARGS) is None
+    assert replayed(capsys, *ARGS) == RUNS_IN_FULL
     assert lint(capsys, *ARGS) == first
 
 
@@ -247,9 +249,9 @@ def test_at_most_a_bounded_number_of_records_is_kept(
 ) -> None:
     monkeypatch.setattr(recording, "MAX_RECORDS", 2)
     for name in ("demoted", "skewed", "imported"):
-        recorded(capsys, "--output-format", "json", f"kernels/{name}.py")
+        last = recorded(capsys, "--output-format", "json", f"kernels/{name}.py")
     assert len(list(Path(replay.runs_directory()).iterdir())) == 2
-    assert replayed(capsys, "--output-format", "json", "kernels/imported.py") is not None
+    assert replayed(capsys, "--output-format", "json", "kernels/imported.py") == last
 
 
 def test_a_symlinked_folder_pointed_elsewhere_runs_in_full(project: Path, capsys) -> None:
@@ -260,7 +262,7 @@ def test_a_symlinked_folder_pointed_elsewhere_runs_in_full(project: Path, capsys
     first = recorded(capsys, *args)
     link.unlink()
     link.symlink_to("../two", target_is_directory=True)
-    assert replayed(capsys, *args) is None
+    assert replayed(capsys, *args) == RUNS_IN_FULL
     assert lint(capsys, *args).json() != first.json()
 
 
@@ -271,7 +273,7 @@ def test_a_file_force_excluded_by_its_folders_config_is_watched_too(
     args = ("--output-format", "json", "--force-exclude", "sub/x.py")
     assert recorded(capsys, *args).json() == []
     (project / "sub" / "skewlint.toml").write_text("\n")
-    assert replayed(capsys, *args) is None
+    assert replayed(capsys, *args) == RUNS_IN_FULL
     assert lint(capsys, *args).json() != []
 
 
@@ -279,7 +281,7 @@ def test_a_git_exclude_file_appearing_runs_in_full(project: Path, capsys) -> Non
     (project / ".git").mkdir()  # a repository root without .git/info yet
     recorded(capsys, *ARGS)
     write(project, {".git/info/exclude": "kernels/skewed.py\n"})
-    assert replayed(capsys, *ARGS) is None
+    assert replayed(capsys, *ARGS) == RUNS_IN_FULL
     assert "kernels/skewed.py" not in {d["filename"] for d in lint(capsys, *ARGS).json()}
 
 
