@@ -171,12 +171,16 @@ def test_requests_for_a_document_never_opened_answer_empty(server: RawServer, ur
     assert_still_serving(server, uri)
 
 
-def test_positions_past_the_end_answer_empty(server: RawServer, uri: str) -> None:
+def test_positions_past_the_end_are_clamped_to_the_line_or_answer_empty(server: RawServer, uri: str) -> None:
+    # past the end of the for line: clamped to its end, the loop's hover (its pipeline call)
+    hover = server.hover(uri, FOR_LINE, 10**6)["result"]
+    assert "SKW002" in hover["contents"]["value"]
+    assert hover["range"] == {
+        "start": {"line": FOR_LINE, "character": 17}, "end": {"line": FOR_LINE, "character": 46}
+    }
+    for line, character in ((10**6, 0), (2**31 - 1, 2**31 - 1)):  # past the text: nothing
+        assert server.hover(uri, line, character)["result"] is None
     for line, character in ((10**6, 0), (FOR_LINE, 10**6), (2**31 - 1, 2**31 - 1)):
-        hover = server.hover(uri, line, character)
-        assert "error" not in hover, hover  # clamped to the text: the for line, or nothing
-        if line > FOR_LINE:
-            assert hover["result"] is None
         far = {"line": line, "character": character}
         answer = server.call(
             "textDocument/codeAction",
