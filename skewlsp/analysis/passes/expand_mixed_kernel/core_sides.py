@@ -172,6 +172,8 @@ class SideModel:
         leaf = op_leaf(call)
         if leaf is None:
             return self._unregistered_call(call)
+        if leaf == "yield_":
+            return self._yield(call, consumed)
         if self.cube_casts is not None and leaf in op_registry.CUBE_OPS:
             self._operand_casts.update(id(c) for c in self.cube_casts.operand_casts(call))
         inputs = self._inputs(call, consumed)
@@ -204,6 +206,25 @@ class SideModel:
             consumed.extend((n, where, self.side_of(n)) for n in tiles)
             return SHARED, join_sides(nested_side, where)
         return self._scalar_or_vector(call, leaf, inputs, consumed)
+
+    def _yield(self, call: cst.Call, consumed: list[tuple[str, str, str]]) -> tuple[str, str]:
+        """``pl.yield_`` is no op: the DSL parser makes it the yield of its ``if`` or loop,
+        and ExpandMixedKernel's roll-up (``AnalyzeStmtAffinity``) classifies calls only,
+        so a yield gives its statement no side. Its value is what it hands on: the first
+        value's side here, each value's side for a tuple target (:meth:`_yielded`)."""
+        sides = [self.expr(arg.value, consumed) for arg in call.args]
+        statement = SHARED
+        for _, inner in sides:
+            statement = join_sides(statement, inner)
+        return (sides[0][0] if sides else SHARED), statement
+
+    def _yielded(self, value: cst.BaseExpression, count: int) -> list[str] | None:
+        """Each value's side, when ``value`` is a ``pl.yield_`` of ``count`` values."""
+        if type(value) is not cst.Call or op_leaf(value) != "yield_":  # type: ignore[arg-type]
+            return None
+        if len(value.args) != count:  # type: ignore[attr-defined]
+            return None
+        return [self.expr(arg.value, [])[0] for arg in value.args]  # type: ignore[attr-defined]
 
     def _unregistered_call(self, call: cst.Call) -> tuple[str, str]:
         """A call the op registry does not know: shared, noted as unknown if it reads tiles
@@ -330,9 +351,11 @@ class SideModel:
                     if isinstance(value, cst.Name) and stored_side == LAZY:
                         consumed.append((value.value, VECTOR, LAZY))
                 elif isinstance(target, (cst.Tuple, cst.List)):
-                    for element in target.elements:
+                    handed = self._yielded(value, len(target.elements))
+                    for index, element in enumerate(target.elements):
                         if isinstance(element.value, cst.Name):
-                            self.sides[element.value.value] = value_side
+                            side = handed[index] if handed else value_side
+                            self.sides[element.value.value] = side
             return stmt_side, lazy
         if kind is cst.Expr:
             _, side = self.expr(small.value, consumed)  # type: ignore[attr-defined]
