@@ -126,6 +126,8 @@ def test_unusable_arguments_exit_2_with_one_line_and_no_traceback(tmp_path: Path
 def test_a_missing_path_is_reported_and_not_a_traceback(tmp_path: Path) -> None:
     result = skewlint("--no-cache", "does-not-exist.py", cwd=tmp_path)
     check_cli(result)
+    assert result.returncode == 2
+    assert result.stderr == b"skewlint: error: does-not-exist.py: no such file or directory\n"
 
 
 def test_a_5_mb_file_is_linted_within_five_cpu_seconds_per_mb(tmp_path: Path) -> None:
