@@ -329,6 +329,23 @@ EXPECTED = [
     # copy of the inner loop reads only what its own ops read. The cube's copy does not
     # read `s` (the lead half's tile), so no carry: skewed (trip 3 -> depth 1).
     Expected("branches.py", 64, "SKW002", 1, 3, (("aic", "SKW002", 1, 1), CONSUMER_VECTOR)),
+    # -- cube only (issue 34): every call of the function rolls up to the cube ----------------
+    # ExpandMixedKernel splits only a function whose calls roll up to mixed; any other
+    # InCore function becomes AIC (all cube) or AIV (expand_mixed_kernel_pass.cpp, the
+    # `!is_mixed` branch after AnalyzeStmtsAffinity). The roll-up classifies calls only:
+    # an `if` or a `for` takes the join of what it holds, and a yield (an `if`'s or an
+    # inner loop's, explicit `pl.yield_` or made by the parser) is no call. So one AIC
+    # copy per loop, none on the vector:
+    # an `if` whose branches yield an Acc tile stored after it,
+    Expected("cube_only.py", 15, "SKW010", None, 8, (("aic", "SKW010", None, 1),)),
+    # the same written as plain assignments in both branches,
+    Expected("cube_only.py", 34, "SKW010", None, 8, (("aic", "SKW010", None, 1),)),
+    # an inner pl.range carrying the output tensor as its iter_arg,
+    Expected("cube_only.py", 51, "SKW010", None, 4, (("aic", "SKW010", None, 1),)),
+    # a flat body (matmul, store),
+    Expected("cube_only.py", 67, "SKW010", None, 8, (("aic", "SKW010", None, 1),)),
+    # and an `if` that yields only a scalar.
+    Expected("cube_only.py", 81, "SKW010", None, 8, (("aic", "SKW010", None, 1),)),
 ]
 
 
