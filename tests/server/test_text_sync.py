@@ -17,7 +17,6 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace import PositionCodec, TextDocument, Workspace
 
 from skewlsp.common.suppressions import SUPPRESSION_MARK
-from skewlsp.server import text_sync
 from skewlsp.server.positions import split_lines
 from skewlsp.server.text_sync import (
     SyncedDocument,
@@ -175,21 +174,14 @@ def test_form_feeds_and_unicode_separators_are_not_line_breaks():
     assert doc.lines == ("a\x0cb\u2028c\n", "e\n")
 
 
-def test_an_edit_splits_only_the_lines_it_touches(monkeypatch):
+def test_an_edit_in_a_long_document_replaces_the_lines_its_range_covers():
     text = "".join(f"x{number} = {number}\n" for number in range(30_000))
     doc = SyncedDocument(URI, text)
-    split: list[str] = []
-    original = text_sync.line_table
-
-    def spy(segment: str) -> tuple[list[str], list[str]]:
-        split.append(segment)
-        return original(segment)
-
-    monkeypatch.setattr(text_sync, "line_table", spy)
     doc.apply_change(partial(((15_000, 0), (15_001, 0), "y = 1\nz = 2\n")))
-    assert split == ["y = 1\nz = 2\nx15001 = 15001\n"]  # the lines the range touches
-    assert doc.lsp_lines[15_000:15_003] == ("y = 1", "z = 2", "x15001 = 15001")
+    assert doc.lsp_lines[14_999:15_004] == ("x14999 = 14999", "y = 1", "z = 2", "x15001 = 15001", "x15002 = 15002")
     assert len(doc.lsp_lines) == 30_002
+    assert doc.lines[15_000:15_002] == ("y = 1\n", "z = 2\n")
+    assert doc.source == text.replace("x15000 = 15000\n", "y = 1\nz = 2\n")
 
 
 def test_a_document_never_given_a_text_reads_the_file_like_pygls(tmp_path):
