@@ -344,8 +344,16 @@ EXPECTED = [
     Expected("cube_only.py", 51, "SKW010", None, 4, (("aic", "SKW010", None, 1),)),
     # a flat body (matmul, store),
     Expected("cube_only.py", 67, "SKW010", None, 8, (("aic", "SKW010", None, 1),)),
-    # and an `if` that yields only a scalar.
+    # an `if` that yields only a scalar,
     Expected("cube_only.py", 81, "SKW010", None, 8, (("aic", "SKW010", None, 1),)),
+    # an inner pl.pipeline carrying the output (both loops on the cube only),
+    Expected("cube_only.py", 98, "SKW010", None, 4, (("aic", "SKW010", None, 1),)),
+    Expected("cube_only.py", 99, "SKW010", None, 2, (("aic", "SKW010", None, 1),)),
+    # and an inner pl.unroll (its copies are spliced into the body).
+    Expected("cube_only.py", 114, "SKW010", None, 4, (("aic", "SKW010", None, 1),)),
+    # Vector only, the same way: one AIV function, and without the split mode (the
+    # `!is_mixed` branch clears it), so one vector copy.
+    Expected("cube_only.py", 129, "SKW010", None, 8, (("aiv", "SKW010", None, 1),)),
 ]
 
 
