@@ -144,28 +144,6 @@ def test_no_paths_lints_the_current_directory(run: Run, tmp_path: Path) -> None:
     assert [i["filename"] for i in result.json()] == ["a/k.py"]
 
 
-def test_analysis_crash_exits_2_but_still_reports_other_files(
-    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import skewlsp.analysis
-
-    real = skewlsp.analysis.analyze
-
-    def flaky(source: str, path: str | None = None, **kwargs: object) -> list:
-        if path and path.endswith("bad.py"):
-            raise RuntimeError("boom")
-        return real(source, path, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(skewlsp.analysis, "analyze", flaky)
-    write(tmp_path, {"bad.py": SKEWED, "good.py": DEMOTED})
-    result = run("--no-cache", "--output-format", "json", ".")
-    assert result.exit_code == 2
-    assert [i["filename"] for i in result.json()] == ["good.py"]
-    assert result.err == (
-        "skewlint: error: internal error while analysing bad.py: RuntimeError: boom\n"
-    )
-
-
 def test_colour_only_on_request_of_a_tty(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"k.py": DEMOTED})
     assert "\x1b[" not in run("k.py").out  # captured output is not a TTY
