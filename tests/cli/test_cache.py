@@ -19,10 +19,8 @@ from skewlsp.cli.cache import (
     CACHE_DIRNAME,
     Cache,
     DependencyDigests,
-    PlainFiles,
     cache_directory,
     cache_key,
-    dependency_digest,
 )
 from skewlsp.cli.codec import report_from_data, report_to_data
 from tests.cli.conftest import Run
@@ -39,50 +37,79 @@ def git_repository(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.fixture
-def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Paths the real analysis was run on."""
-    seen: list[str] = []
-    real = skewlsp.analysis.analyze
-
-    def counting(source: str, path: str | None = None, **kwargs: object) -> list:
-        seen.append(path or "-")
-        return real(source, path, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(skewlsp.analysis, "analyze", counting)
-    return seen
+CACHED = "(served from the cache)"
 
 
-def test_second_run_is_served_from_the_cache(run: Run, tmp_path: Path, calls: list[str]) -> None:
+def entries(cache: Path) -> list[Path]:
+    """The stored analyses under a cache directory (one per file content and imports)."""
+    return sorted(p for p in cache.glob("v*/*/*.json"))
+
+
+def mark_cached(cache: Path) -> None:
+    """Rewrite every stored report's message, so that a run that shows it was served from
+    what is on disk."""
+    for entry in entries(cache):
+        data = json.loads(entry.read_text())
+        for report in data["reports"]:
+            report["message"] = CACHED
+        entry.write_text(json.dumps(data))
+
+
+def messages(result_json: list[dict]) -> list[str]:
+    return [d["message"] for d in result_json if d["code"] == "SKW001"]
+
+
+def test_second_run_is_served_from_the_cache(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"k.py": STAGE3})
-    first = run("--output-format", "json", "k.py").out
-    second = run("--output-format", "json", "k.py").out
-    assert first == second and len(calls) == 1
+    first = run("--output-format", "json", "k.py").json()
+    assert messages(first) == ["loop skewed: producer runs 2 iterations ahead (trip 4, stage 3)"]
+    assert len(entries(tmp_path / CACHE_DIRNAME)) == 1
+    mark_cached(tmp_path / CACHE_DIRNAME)
+    assert messages(run("--output-format", "json", "k.py").json()) == [CACHED]
     assert (tmp_path / CACHE_DIRNAME / "CACHEDIR.TAG").is_file()
 
 
-def test_editing_the_file_misses(run: Run, tmp_path: Path, calls: list[str]) -> None:
+def test_editing_the_file_misses(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"k.py": STAGE3})
     run("--output-format", "json", "k.py")
+    mark_cached(tmp_path / CACHE_DIRNAME)
     write(tmp_path, {"k.py": STAGE3 + "\n"})
-    run("--output-format", "json", "k.py")
-    assert len(calls) == 2
+    found = run("--output-format", "json", "k.py").json()
+    assert messages(found) == ["loop skewed: producer runs 2 iterations ahead (trip 4, stage 3)"]
+    assert len(entries(tmp_path / CACHE_DIRNAME)) == 2  # one per content
 
 
-def test_editing_an_imported_constant_misses(run: Run, tmp_path: Path, calls: list[str]) -> None:
+def test_editing_an_imported_constant_misses(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"k.py": KERNEL, "consts.py": "TRIP = 4\n"})
     assert run("--output-format", "json", "k.py").json()[0]["trip"] == 4
+    mark_cached(tmp_path / CACHE_DIRNAME)
     write(tmp_path, {"consts.py": "TRIP = 8\n"})
-    assert run("--output-format", "json", "k.py").json()[0]["trip"] == 8
-    assert run("--output-format", "json", "k.py").json()[0]["trip"] == 8
-    assert len(calls) == 2
+    found = run("--output-format", "json", "k.py").json()
+    assert (found[0]["trip"], found[0]["message"]) == (
+        8, "loop skewed: producer runs 2 iterations ahead (trip 8, stage 2)"
+    )
+    mark_cached(tmp_path / CACHE_DIRNAME)
+    assert messages(run("--output-format", "json", "k.py").json()) == [CACHED]  # unchanged: a hit
 
 
-def test_no_cache_neither_reads_nor_writes(run: Run, tmp_path: Path, calls: list[str]) -> None:
+def test_no_cache_neither_reads_nor_writes(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": STAGE3})
+    run("k.py")
+    mark_cached(tmp_path / CACHE_DIRNAME)
+    stored = {p: p.read_bytes() for p in entries(tmp_path / CACHE_DIRNAME)}
+    write(tmp_path, {"other.py": STAGE3.replace("stage=3", "stage=2")})
+    found = run("--no-cache", "--output-format", "json", "k.py", "other.py").json()
+    assert messages(found) == [
+        "loop skewed: producer runs 2 iterations ahead (trip 4, stage 3)",
+        "loop skewed: producer runs 2 iterations ahead (trip 4, stage 2)",
+    ]
+    assert {p: p.read_bytes() for p in entries(tmp_path / CACHE_DIRNAME)} == stored
+
+
+def test_without_a_cache_directory_no_cache_creates_none(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"k.py": STAGE3})
     run("--no-cache", "k.py")
-    run("--no-cache", "k.py")
-    assert len(calls) == 2 and not (tmp_path / CACHE_DIRNAME).exists()
+    assert not (tmp_path / CACHE_DIRNAME).exists()
 
 
 def test_cache_writes_only_under_its_own_directory(run: Run, tmp_path: Path) -> None:
@@ -114,22 +141,17 @@ def test_reports_round_trip_through_the_codec(tmp_path: Path) -> None:
     assert [report_from_data(report_to_data(r)) for r in reports] == reports
 
 
-def test_a_run_reads_each_imported_module_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Within one run, kernels of a package share one read of their ``consts.py``."""
+def test_within_one_run_an_imported_module_is_read_once_for_all_its_importers(
+    tmp_path: Path,
+) -> None:
+    """Kernels of a package share one read of their ``consts.py``: a run sees one text of
+    it, even when it changes while the run goes on."""
     write(tmp_path, {"a.py": "", "b.py": "", "consts.py": "TRIP = 4\n"})
-    reads: list[str] = []
-    real = skewlsp.cli.cache.resolve_module
-
-    def counting(module: str, *args: object) -> str | None:
-        reads.append(module)
-        return real(module, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(skewlsp.cli.cache, "resolve_module", counting)
     digests = DependencyDigests()
     first = digests.digest("consts", 0, str(tmp_path / "a.py"), [])
+    write(tmp_path, {"consts.py": "TRIP = 8\n"})
     assert digests.digest("consts", 0, str(tmp_path / "b.py"), []) == first
-    assert reads == ["consts"]
-    assert first == dependency_digest("consts", 0, str(tmp_path / "a.py"), [])
+    assert DependencyDigests().digest("consts", 0, str(tmp_path / "b.py"), []) != first
 
 
 def test_a_new_run_sees_an_edited_module(tmp_path: Path) -> None:
@@ -144,29 +166,13 @@ def test_a_new_run_sees_an_edited_module(tmp_path: Path) -> None:
 # -- files without "pipeline": known by their stat signature, not read again -----------------
 
 
-def reads_of(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Paths the runner opens."""
-    opened: list[str] = []
-    real = open
-
-    def recording(file: object, *args: object, **kwargs: object) -> object:
-        opened.append(str(file))
-        return real(file, *args, **kwargs)  # type: ignore[call-overload]
-
-    monkeypatch.setattr("builtins.open", recording)
-    return opened
-
-
-def test_a_file_without_pipeline_is_not_read_again(
-    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_file_without_pipeline_is_recorded_by_its_stat_signature(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"plain.py": "x = 1\n", "k.py": STAGE3})
     run("plain.py", "k.py")
-    opened = reads_of(monkeypatch)
+    record = tmp_path / CACHE_DIRNAME / f"v{skewlsp.cli.cache._FORMAT}" / "plain.json"
+    assert list(json.loads(record.read_text())) == [str((tmp_path / "plain.py").resolve())]
     found = run("--output-format", "json", "plain.py", "k.py").json()
-    assert [d["code"] for d in found] == ["SKW001", "SKW030"]
-    assert not any(name.endswith("plain.py") for name in opened)
-    assert any(name.endswith("k.py") for name in opened)
+    assert [(d["filename"], d["code"]) for d in found] == [("k.py", "SKW001"), ("k.py", "SKW030")]
 
 
 def test_a_file_that_gains_a_loop_is_read_again(run: Run, tmp_path: Path) -> None:
@@ -178,20 +184,18 @@ def test_a_file_that_gains_a_loop_is_read_again(run: Run, tmp_path: Path) -> Non
     ]
 
 
-def test_a_same_size_rewrite_with_the_old_mtime_is_still_noticed(
-    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_same_size_rewrite_with_the_old_mtime_is_still_noticed(run: Run, tmp_path: Path) -> None:
     """The ctime in the signature changes on every write; mtimes can be set back."""
-    path = write(tmp_path, {"k.py": "x = 'pipelinx'\n"}) / "k.py"
-    run("k.py")
-    assert PlainFiles(Cache(tmp_path / CACHE_DIRNAME)).known(str(path.resolve()), path.stat())
+    plain = "x = 1\n" + "#" * (len(STAGE3) - 7) + "\n"  # as long as the kernel, no loop
+    path = write(tmp_path, {"k.py": plain}) / "k.py"
+    assert run("--output-format", "json", "k.py").json() == []
     before = path.stat()
-    path.write_text("x = 'pipeline'\n")  # same size, and now it mentions pipeline
+    path.write_text(STAGE3)  # same size, and now a pipeline loop
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
-    opened = reads_of(monkeypatch)
-    run("k.py")
-    assert any(name.endswith("k.py") for name in opened)
+    assert [d["code"] for d in run("--output-format", "json", "k.py").json()] == [
+        "SKW001", "SKW030",
+    ]
 
 
 def test_a_damaged_record_of_plain_files_is_ignored(run: Run, tmp_path: Path) -> None:
@@ -210,17 +214,16 @@ def test_a_damaged_record_of_plain_files_is_ignored(run: Run, tmp_path: Path) ->
 
 
 def test_without_config_or_git_the_cache_goes_to_the_user_cache_dir(
-    run: Run, tmp_path: Path, user_cache: Path, calls: list[str]
+    run: Run, tmp_path: Path, user_cache: Path
 ) -> None:
     (tmp_path / ".git").rmdir()
     write(tmp_path, {"src/k.py": STAGE3})
     before = {p for p in tmp_path.rglob("*")}
     run("src")
-    run("src")
+    [tag] = list(user_cache.glob("skewlint/*/CACHEDIR.TAG"))
+    mark_cached(tag.parent)
+    assert messages(run("--output-format", "json", "src").json()) == [CACHED]  # served from there
     assert {p for p in tmp_path.rglob("*")} == before  # nothing written into the sources
-    assert len(calls) == 1  # but the second run was served from the cache
-    tags = list(user_cache.glob("skewlint/*/CACHEDIR.TAG"))
-    assert len(tags) == 1
 
 
 def test_a_config_file_puts_the_cache_next_to_it(run: Run, tmp_path: Path, user_cache: Path) -> None:
