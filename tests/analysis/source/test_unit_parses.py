@@ -1,10 +1,13 @@
-"""Within one analysis a unit text is parsed once by each parser (callers are units too),
-and an expression is rendered once."""
+"""Units and their callers, and helpers imported by several files: what each analysis
+decides while trees are made, shared and kept between analyses (a lint's trees made from
+the stdlib's, a preview's from libcst's); and the caches' scope (one analysis).
+
+How often each parser runs is a budget, measured in ``benchmarks/``."""
 
 from __future__ import annotations
 
-import ast
-from collections import Counter
+import contextlib
+from collections.abc import Callable
 
 import libcst as cst
 import pytest
@@ -38,68 +41,35 @@ def caller_{tag}(a: pl.Tensor[[64, 64], pl.FP16]):
 '''
 
 
-def _counting(monkeypatch: pytest.MonkeyPatch) -> tuple[Counter[str], Counter[str]]:
-    concrete: Counter[str] = Counter()
-    stdlib: Counter[str] = Counter()
-    real_cst, real_ast = cst.parse_module, ast.parse
-
-    def cst_parse(text: str, *args: object, **kwargs: object) -> cst.Module:
-        concrete[text] += 1
-        return real_cst(text, *args, **kwargs)  # type: ignore[arg-type]
-
-    def ast_parse(text: str, *args: object, **kwargs: object) -> ast.AST:
-        stdlib[text] += 1
-        return real_ast(text, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(cst, "parse_module", cst_parse)
-    monkeypatch.setattr(ast, "parse", ast_parse)
-    return concrete, stdlib
-
-
-def test_a_caller_that_holds_loops_is_parsed_once_by_each_parser(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize(
+    "trees", [contextlib.nullcontext, unit_parses.concrete_trees], ids=["lint", "preview"]
+)
+def test_a_caller_that_holds_loops_decides_its_own_loop_and_its_copy_of_the_helper(
+    trees: Callable[[], contextlib.AbstractContextManager[object]],
 ) -> None:
-    tag = "once"
-    source = KERNEL.format(tag=tag)
-    concrete, stdlib = _counting(monkeypatch)
-    reports = analyze(source, "k.py")
-    callers = [r for r in reports if r.instance is not None]
-    assert [r.instance.caller for r in callers] == [f"caller_{tag}"]
-    caller_text = source[source.index("@pl.jit\n") :]
-    helper_text = source[source.index("@pl.jit.inline") : source.index("@pl.jit\n")].rstrip() + "\n"
-    # A lint reads trees made from the stdlib's: libcst parses neither unit.
-    assert (concrete[caller_text], concrete[helper_text]) == (0, 0)
-    # The stdlib parser reads the file once; each unit's tree is cut out of that tree.
-    assert stdlib[source] == 1
-    assert (stdlib[caller_text], stdlib[helper_text]) == (0, 0)
-    others = [text for text in stdlib if text != source]
-    assert all(text.lstrip("\n").startswith(("import ", "from ")) for text in others)
-
-
-def test_for_a_rewrite_libcst_parses_a_caller_that_holds_loops_once(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    tag = "rewrite"
-    source = KERNEL.format(tag=tag)
-    concrete, _ = _counting(monkeypatch)
-    with unit_parses.concrete_trees():  # as a preview analyses
+    source = KERNEL.format(tag="once")
+    with trees():  # a lint's trees made from the stdlib's, or a preview's libcst trees
         reports = analyze(source, "k.py")
-    assert [r.instance.caller for r in reports if r.instance is not None] == [f"caller_{tag}"]
-    assert concrete[source[source.index("@pl.jit\n") :]] == 1
+    found = [
+        (r.span.line, r.code, r.trip, r.depth, r.instance.caller if r.instance else None)
+        for r in reports
+    ]
+    assert found == [(6, "SKW001", 4, 2, "caller_once"), (15, "SKW001", 8, 2, None)]
+    assert reports[0].instance.call.line == 18  # type: ignore[union-attr]
 
 
 def test_a_language_server_parses_only_the_units() -> None:
     # With a cache (the server) the whole file is not parsed up front: each unit's own
     # text is, and its tree gives the same positions as the one cut out of the file's.
     source = CUT_OUT
-    batch = analyze(source, "k.py")
-    assert analyze(source, "k.py", cache=UnitCache()) == batch
     # Lines and 1-based columns counted by hand (each loop runs to the end of its body).
-    assert [(r.span, r.call_span, r.code) for r in batch] == [
+    expected = [
         (Span(10, 5, 11, 109), Span(10, 14, 10, 43), "SKW001"),
         (Span(19, 9, 24, 51), Span(19, 18, 19, 47), "SKW021"),  # two pushes
         (Span(22, 13, 24, 51), Span(22, 22, 22, 51), "SKW001"),
     ]
+    for cache in (None, UnitCache()):  # a batch run, a language server
+        assert [(r.span, r.call_span, r.code) for r in analyze(source, "k.py", cache=cache)] == expected
 
 
 # Units at the top level and in a class (wrapped in ``if 1:`` to parse alone), with
@@ -132,17 +102,13 @@ class Kernel:
 '''
 
 
-def test_an_unroll_of_an_unseen_count_is_decided_on_the_made_tree(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_an_unroll_of_an_unseen_count_over_a_push_leaves_the_verdict_unknown() -> None:
     # Whether its body names a cross-core op is read from the names, not from the code
-    # of the block (which a made tree cannot cut): pypto-lib's largest inline helper
-    # was parsed by libcst for it alone.
-    concrete, _stdlib = _counting(monkeypatch)
-    source = UNSEEN_UNROLL
-    reports = analyze(source, "k.py")
-    assert [r.code for r in reports] == ["SKW050"]
-    assert not concrete
+    # of the block (which a made tree cannot cut).
+    assert [(r.code, r.message) for r in analyze(UNSEEN_UNROLL, "k.py")] == [
+        ("SKW050", "verdict unknown: a pl.unroll count depends on `N`, computed when the "
+                   "module loads, and it decides how many messages the body sends"),
+    ]
 
 
 UNSEEN_UNROLL = """\
@@ -186,25 +152,16 @@ def test_within_an_analysis_an_expression_is_rendered_once() -> None:
         assert code_of(node) is code_of(node)
 
 
-def test_a_node_s_code_is_rendered_once_across_analyses(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_node_s_code_is_the_same_across_analyses() -> None:
     # A constant source's tree serves every file that imports it: its code is kept too.
     from skewlsp.analysis.frontend import values
 
-    rendered: list[cst.CSTNode] = []
-    real = values._rendered
-
-    def counting(node: cst.CSTNode, *, comments: bool) -> str:
-        rendered.append(node)
-        return real(node, comments=comments)
-
-    monkeypatch.setattr(values, "_rendered", counting)
     node = cst.parse_expression("Config(heads=(8, 16),  tile=[64, 64])")
     texts = []
     for _ in range(3):
         with values.memoised_code():  # one analysis each
             texts.append(values.code_of(node))
     assert texts == ["Config(heads=(8, 16),  tile=[64, 64])"] * 3
-    assert rendered == [node]
 
 
 HELPER_MODULE = '''\
@@ -243,13 +200,9 @@ def _helpers_module(tag: str) -> tuple[str, Resolver]:
     return helpers, resolver
 
 
-def test_an_inline_helper_is_parsed_once_for_its_file_and_every_importer(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_an_inline_helper_is_decided_in_its_file_and_for_every_importer_in_a_preview() -> None:
     tag = "kept"
     helpers, resolver = _helpers_module(tag)
-
-    concrete, _ = _counting(monkeypatch)
     with unit_parses.concrete_trees():  # as a preview analyses (a lint parses none)
         own = analyze(helpers, "helpers.py", resolver=resolver)
         trips = [
@@ -261,50 +214,23 @@ def test_an_inline_helper_is_parsed_once_for_its_file_and_every_importer(
         ]
     assert [r.code for r in own] == ["SKW050"]  # no caller in its own file
     assert trips == [[4], [6]]  # each importer decides its own copy
-    helper_text = helpers[helpers.index("@pl.jit.inline") :]
-    assert concrete[helper_text] == 1
     again = analyze(IMPORTER.format(tag=tag, trip=8), "k8.py", resolver=resolver)
-    assert [r.trip for r in again] == [8]
-    assert concrete[helper_text] == 1  # a lint made its tree from the stdlib's
+    assert [r.trip for r in again] == [8]  # then a lint, on a tree made from the stdlib's
 
 
-def test_an_imported_helper_is_parsed_once_by_the_stdlib_for_all_its_importers(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("tag", ["stdlib_kept", "made"])
+def test_each_importer_of_a_helper_decides_the_helper_s_loop_with_its_own_arguments(
+    tag: str,
 ) -> None:
-    # Each importer's analysis decides the helper's loop with its own arguments; the
-    # helper's text is not cut from the importer's tree, and was parsed by each.
-    tag = "stdlib_kept"
+    # A server's edit re-analyses a file: the helper read again gives each importer its own.
     helpers, resolver = _helpers_module(tag)
-
-    _, stdlib = _counting(monkeypatch)
     trips = [
-        [r.trip for r in analyze(IMPORTER.format(tag=tag, trip=n), f"k{n}.py", resolver=resolver)]
-        for n in (4, 6, 8)
+        [
+            (r.code, r.trip, r.instance.caller if r.instance else None)
+            for r in analyze(IMPORTER.format(tag=tag, trip=n), f"k{n}.py", resolver=resolver)
+        ]
+        for n in (3, 4, 8)
     ]
-    assert trips == [[4], [6], [8]]
-    helper_text = helpers[helpers.index("@pl.jit.inline") :]
-    assert stdlib[helper_text] == 1
-
-
-def test_a_made_tree_outlives_its_analysis_as_libcst_s_did(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # A server's edit re-analyses a file: the helper read again is not made again.
-    tag = "made"
-    helpers, resolver = _helpers_module(tag)
-
-    made: Counter[str] = Counter()
-    real_convert = unit_parses.convert
-
-    def counting(tree: ast.Module, text: str, shift: int = 0) -> object:
-        made[text] += 1
-        return real_convert(tree, text, shift)
-
-    monkeypatch.setattr(unit_parses, "convert", counting)
-    trips = [
-        [r.trip for r in analyze(IMPORTER.format(tag=tag, trip=n), f"k{n}.py", resolver=resolver)]
-        for n in (3, 5, 7)
+    assert trips == [
+        [("SKW002", 3, "entry")], [("SKW001", 4, "entry")], [("SKW001", 8, "entry")]
     ]
-    assert trips == [[3], [5], [7]]
-    helper_text = helpers[helpers.index("@pl.jit.inline") :]
-    assert made[helper_text] == 1
