@@ -43,16 +43,10 @@ def assert_same_text(source: str) -> int:
     return count
 
 
-def test_simple_nodes_are_read_off_without_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_simple_nodes_read_as_written() -> None:
     module = cst.parse_module("x = pl.tile.load\ny = 42\nz = 'q'\n")
     leaves = [n for n in walk(module) if isinstance(n, (cst.Name, cst.Integer, cst.SimpleString,
                                                          cst.Attribute))]
-
-    def no_rendering(*args: object) -> str:
-        raise AssertionError("rendered")
-
-    monkeypatch.setattr(cst.Module, "code_for_node", no_rendering)
-    monkeypatch.setattr(values, "_PlainCodegen", no_rendering)
     assert [code_of(n) for n in leaves] == ["x", "pl.tile.load", "pl.tile", "pl", "tile", "load",
                                             "y", "42", "z", "'q'"]
 
