@@ -40,11 +40,29 @@ class Shape:
     read_after: bool = False  # a producer value read after the loop
 
     def text(self) -> str:
-        ind = " " * 12
+        names = [f"a{k}" for k in range(self.iter_args)]
+        body = self._consumer(names) + self._producer() if self.consumer_first else (
+            self._producer() + self._consumer(names)
+        )
+        if self.consumer_first:  # a consumer-role core: the popped tile feeds the push
+            body = [line.replace("pl.tile.add(qa, qa)", "pl.tile.add(qa, e)") for line in body]
+        if names:
+            results = [f"r{k}" for k in range(len(names))]
+            body.append(f"{', '.join(results)} = pl.yield_({', '.join(n + '_new' for n in names)})")
+        lines = self._header(names) + [" " * 12 + line for line in body]
+        returned = [f"r{k}" for k in range(len(names))]
+        if self.implicit:
+            returned.append("total")
+        if self.read_after:
+            returned.append("rs")
+        lines.append(f"        return ({', '.join(returned)}{',' if returned else ''})")
+        return HEADER + "\n".join(lines) + "\n"
+
+    def _header(self, names: list[str]) -> list[str]:
+        """The lines before the body: the implicit carry's load, then the loop header."""
         lines: list[str] = []
         if self.implicit:
             lines.append("        total = pl.tile.load(out, [0, 0], [16, 64])")
-        names = [f"a{k}" for k in range(self.iter_args)]
         target = "i" if not names else f"i, ({', '.join(names)},)"
         init = ""
         if names:
@@ -53,6 +71,9 @@ class Shape:
             f"        for {target} in pl.pipeline({self.start}, {self.stop}, {self.step}, "
             f"stage={self.stage}{init}):"
         )
+        return lines
+
+    def _producer(self) -> list[str]:
         index = self.index
         producer: list[str] = []
         if self.address:
@@ -70,43 +91,29 @@ class Shape:
             producer.append("for j in pl.unroll(2):")
             producer.append("    rs = pl.tile.add(rs, j + i)")
         producer.append(f"pl.tile.tpush_to_{self.direction}(rs, split=0)")
+        return producer
+
+    def _consumer(self, names: list[str]) -> list[str]:
         consumer = [f"e = pl.tile.tpop_from_{self.direction}(split=0)", "oi = pl.tile.add(e, e)"]
         for k in range(self.consumer_ops):
             consumer.append(f"oi = pl.tile.mul(oi, e)  # op {k}")
-        if self.reuse_address and self.address:
+        reuse = self.reuse_address and self.address
+        if reuse:
             consumer.append("va = pl.tile.load(kv, [off, 0], [16, 64])")
             consumer.append("oi = pl.tile.add(oi, va)")
         for name in names:
             consumer.append(f"{name}_new = pl.tile.add({name}, oi)")
         if self.implicit:
             consumer.append("total = pl.tile.add(total, oi)")
-        store_index = "off" if self.reuse_address and self.address else "(i + 1) * 16 - 16"
+        store_index = "off" if reuse else "(i + 1) * 16 - 16"
         store = (
             f"pl.tile.store(oi, offsets=[{store_index}, i], output_tensor=out)"
             if self.keyword_store
             else f"pl.tile.store(oi, [{store_index}, 0], out)"
         )
         if self.guard:
-            consumer.append("if i % 2 == 0:")
-            consumer.append(f"    {store}")
-            consumer.append("else:")
-            consumer.append("    pl.tile.store(e, [i + 0, 1], out)")
-        else:
-            consumer.append(store)
-        body = consumer + producer if self.consumer_first else producer + consumer
-        if self.consumer_first:  # a consumer-role core: the popped tile feeds the push
-            body = [line.replace("pl.tile.add(qa, qa)", "pl.tile.add(qa, e)") for line in body]
-        if names:
-            results = [f"r{k}" for k in range(len(names))]
-            body.append(f"{', '.join(results)} = pl.yield_({', '.join(n + '_new' for n in names)})")
-        lines += [ind + line for line in body]
-        returned = [f"r{k}" for k in range(len(names))]
-        if self.implicit:
-            returned.append("total")
-        if self.read_after:
-            returned.append("rs")
-        lines.append(f"        return ({', '.join(returned)}{',' if returned else ''})")
-        return HEADER + "\n".join(lines) + "\n"
+            return consumer + ["if i % 2 == 0:", f"    {store}", "else:", "    pl.tile.store(e, [i + 0, 1], out)"]
+        return consumer + [store]
 
 
 @st.composite
