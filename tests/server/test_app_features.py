@@ -62,7 +62,8 @@ async def test_hover_inside_the_loop_body_shows_nothing(client: LanguageClient):
 async def test_hover_past_the_end_of_the_document_is_clamped_not_an_error(client: LanguageClient):
     uri = await open_and_settle(client, "kernel.py", SKEWED)
     assert await client.session.hover(uri, 10_000, 10_000) is None
-    assert await client.session.hover(uri, FOR_LINE, 10_000) is not None
+    clamped = await client.session.hover(uri, FOR_LINE, 10_000)  # to the end of the for line
+    assert "`SKW001`" in clamped.contents.value  # type: ignore[union-attr]
 
 
 async def lenses_of(client: LanguageClient, uri: str) -> list[types.CodeLens]:
@@ -135,7 +136,8 @@ async def test_an_ignored_code_has_no_lens_no_hint_and_no_hover(client: Language
     assert [lens.range.start.line for lens in await lenses_of(client, uri)] == [FOR_LINE]
     assert [hint.label for hint in await hints_of(client, uri)] == ["depth 2"]
     assert await client.session.hover(uri, SECOND_FOR_LINE, 9) is None
-    assert await client.session.hover(uri, FOR_LINE, 9) is not None
+    shown = await client.session.hover(uri, FOR_LINE, 9)
+    assert "`SKW001`" in shown.contents.value  # type: ignore[union-attr]
 
 
 async def test_a_suppressed_loop_has_no_lens_no_hint_and_no_hover(client: LanguageClient):

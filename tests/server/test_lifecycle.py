@@ -88,7 +88,7 @@ async def test_a_malformed_request_gets_an_error_and_the_server_lives_on(client:
     with pytest.raises(JsonRpcException):
         await raw_request(client, "workspace/executeCommand", {"command": "skewlsp.explain"})
     hover = await session.hover(uri, FOR_LINE, 12)
-    assert hover is not None
+    assert "`SKW001`" in hover.contents.value  # type: ignore[union-attr]
 
 
 @pytest.mark.asyncio
