@@ -220,21 +220,26 @@ def test_a_huge_depth_is_decided_by_the_closed_form_with_the_same_counts() -> No
     assert hazard.source_order[:2] == (FifoMessage("qt", 0), FifoMessage("rt", 0, True))
 
 
-@pytest.mark.parametrize(("trip", "stage"), [(2, 2), (3, 2), (8, 2), (9, 4), (12, 5), (16, 6)])
-def test_the_closed_form_agrees_with_the_listed_schedule(
-    trip: int, stage: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.parametrize(
+    ("trip", "stage", "depth"),
+    [
+        (2, 2, 1), (3, 2, 1), (8, 2, 2), (9, 4, 3), (12, 5, 4), (16, 6, 4),
+        # windows of more than MAX_WINDOW_MESSAGES messages: counted in closed form
+        (40000, 20001, 20000), (60000, 30001, 30000),
+    ],
+)  # fmt: skip
+def test_the_moved_sends_follow_the_schedule_at_any_depth(trip: int, stage: int, depth: int) -> None:
     body = "if n > 1:\n    pl.tpush_to_aiv(q, split=0)\n" + CUBE
     (model,) = analyze_models(kernel(body, f"pl.pipeline(0, {trip}, 1, stage={stage})"))
-    assert model.decision is not None
-    listed = fifo_module.moved_sends(model.decision, model.stmts)
-    monkeypatch.setattr(fifo_module, "MAX_WINDOW_MESSAGES", 0)
-    closed = fifo_module.moved_sends(model.decision, model.stmts)
-    assert len(listed) == 2
-    assert [shape(m) for m in closed] == [shape(m) for m in listed]
-    # the push before the lead is also overtaken by its own iteration's lead
-    depth = model.decision.depth
-    assert listed[0].after_produces == depth + 1 and listed[1].after_produces == depth
+    assert model.decision is not None and model.decision.depth == depth
+    moved = fifo_module.moved_sends(model.decision, model.stmts)
+    # Both pushes (statements 0 and 4) move past the lead (statement 2); the one before the
+    # lead is also overtaken by its own iteration's lead (d + 1). The steady and epilogue
+    # counts of depth d, as SKEW_RULES' schedule gives them:
+    assert [(shape(m), m.after_produces) for m in moved] == [
+        (("aiv", 0, 2, tuple(range(2 * depth, depth, -1)), tuple(range(depth, 0, -1))), depth + 1),
+        (("aiv", 4, 2, tuple(range(2 * depth - 1, depth - 1, -1)), tuple(range(depth - 1, -1, -1))), depth),
+    ]
 
 
 def shape(move: fifo_module.MovedSend) -> tuple:
