@@ -73,7 +73,7 @@ def __getattr__(name: str) -> Any:
 def load_engine() -> None:
     """Import the analysis engine (libcst included) now: before a process pool forks, so
     that its workers inherit it instead of importing it each."""
-    import skewlsp.analysis.engine  # noqa: F401
+    import skewlsp.analysis.driver  # noqa: F401
 
 
 def shared_imported_modules() -> AbstractContextManager[None]:
@@ -109,7 +109,7 @@ def analyse(
     cache: UnitCache | None = None,
     importers: Importers | None = None,
 ) -> list[LoopReport]:
-    """Every loop's report (see :func:`skewlsp.analysis.engine.analyze`)."""
+    """Every loop's report (see :func:`skewlsp.analysis.driver.analyze`)."""
     from skewlsp.analysis import analyze
 
     return analyze(source, path, resolver=resolver, cache=cache, importers=importers)

@@ -11,9 +11,9 @@ compiler works (``docs/architecture.md`` draws it):
 - :mod:`.skew_cross_core_pipeline`: the skew pass itself (decision, depth, FIFO order);
 - :mod:`.report`: from decisions to :class:`skewlsp.contract.LoopReport`;
 - :mod:`.reuse`: what a language server keeps from one edit to the next;
-- :mod:`.engine`: the driver that runs them.
+- :mod:`.driver`: runs them on one module.
 
-The engine (and libcst behind it) is imported on first use, not with the package:
+The driver (and libcst behind it) is imported on first use, not with the package:
 a linter run answered entirely from its cache, or ``skewlint --version``, never
 needs it, and importing libcst costs more than such a run.
 """
@@ -23,15 +23,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from skewlsp.analysis.engine import LoopModel, analyze, analyze_models
+    from skewlsp.analysis.driver import LoopModel, analyze, analyze_models
     from skewlsp.analysis.frontend.imports import shared_imported_modules
     from skewlsp.analysis.reuse.unit_cache import UnitCache
     from skewlsp.analysis.source.unit_parses import concrete_trees
 
 _LAZY = {
-    "LoopModel": "engine",
-    "analyze": "engine",
-    "analyze_models": "engine",
+    "LoopModel": "driver",
+    "analyze": "driver",
+    "analyze_models": "driver",
     "UnitCache": "reuse.unit_cache",
     "concrete_trees": "source.unit_parses",
     "shared_imported_modules": "frontend.imports",

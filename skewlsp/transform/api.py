@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from skewlsp.analysis.engine import LoopModel
+from skewlsp.analysis.driver import LoopModel
 from skewlsp.contract import CORE_TITLES, LoopReport, PreviewUnavailable
 from skewlsp.transform.context import build_context
 from skewlsp.transform.demote import demoted_loop

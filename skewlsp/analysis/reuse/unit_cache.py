@@ -26,7 +26,7 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_TEXTS = 64  # documents whose last text and index are kept for incremental re-indexing
 # (path, unit text, line offset, module context, callers' texts and offsets)
 UnitKey = tuple[str | None, str, int, str, tuple[tuple[str, int], ...]]
-# An inline helper's copy at one call: what it is decided with (see engine._site_key).
+# An inline helper's copy at one call: what it is decided with (see driver.site_memo).
 SiteKey = tuple[object, ...]
 MAX_SITES = 512
 

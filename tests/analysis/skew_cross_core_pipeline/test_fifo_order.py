@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from skewlsp.analysis.engine import analyze_models
+from skewlsp.analysis.driver import analyze_models
 from skewlsp.analysis.skew_cross_core_pipeline import fifo_order as fifo_module
 from skewlsp.contract import FifoMessage, LoopReport
 from tests.analysis.kernels import kernel, only_loop

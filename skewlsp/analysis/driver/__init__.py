@@ -1,0 +1,74 @@
+"""``analyze``: source text in, one ``LoopReport`` per ``pl.pipeline`` loop out.
+
+The driver runs the analysis's stages (``source``, ``frontend``, ``passes``,
+``skew_cross_core_pipeline``, ``report``) on one module, in the compiler's order, and
+puts the language server's reuse (``reuse``) in front of them when it is given a cache.
+Pure: no I/O (imported constants come through a caller-supplied resolver), no LSP or
+CLI types. The module is indexed with the stdlib parser and only the units holding
+loops are parsed with libcst, so the cost follows the loops.
+
+From the top down:
+
+- :mod:`.module_run`: one module's analysis as a batch run does it, and the stage over
+  its units and its syntax verdict that both paths share;
+- :mod:`.edited_module`: the same with a :class:`~skewlsp.analysis.reuse.unit_cache.UnitCache`
+  in front of each unit (a language server, on every edit);
+- :mod:`.helper_calls`: inline helpers whose caller and loop are in different modules;
+- :mod:`.unit_run`: running one unit's walk, and the module context every unit sees;
+- :mod:`.unit_walk`: the walk over a unit (top-level statements, functions, builder
+  functions, inline helpers, nested definitions);
+- :mod:`.site_memo`: the cache's copies of inline helpers at their calls;
+- :mod:`.loop_decision`: deciding one loop (its unrolled copies, and each core's copy).
+"""
+
+from __future__ import annotations
+
+from skewlsp.analysis.driver.edited_module import analyse_edited_module
+from skewlsp.analysis.driver.loop_decision import LoopModel
+from skewlsp.analysis.driver.module_run import analyse_module
+from skewlsp.analysis.frontend.values import memoised_code
+from skewlsp.analysis.reuse.unit_cache import UnitCache
+from skewlsp.analysis.source.unit_parses import shared_unit_parses
+from skewlsp.contract import Importers, LoopReport, Resolver
+
+__all__ = ["LoopModel", "analyze", "analyze_models"]
+
+
+def analyze(
+    source: str,
+    path: str | None = None,
+    *,
+    resolver: Resolver | None = None,
+    cache: UnitCache | None = None,
+    importers: Importers | None = None,
+) -> list[LoopReport]:
+    """Predict the SkewCrossCorePipeline verdict of every ``pl.pipeline`` loop in ``source``.
+
+    With a ``cache``, functions whose text and surroundings did not change are not
+    analysed again (what a language server wants on every keystroke). With
+    ``importers``, an inline helper's loop is decided for each caller in the project's
+    other modules too.
+    """
+    models = analyze_models(source, path, resolver=resolver, cache=cache, importers=importers)
+    return [model.report for model in models]
+
+
+def analyze_models(
+    source: str,
+    path: str | None = None,
+    *,
+    resolver: Resolver | None = None,
+    cache: UnitCache | None = None,
+    importers: Importers | None = None,
+) -> list[LoopModel]:
+    """The reports plus, for units analysed now (not served from ``cache``), their models."""
+    if "pypto" not in source and "pipeline" not in source:  # "pypto" is in the imports: early
+        return []
+    if source.startswith("\ufeff"):
+        source = source[1:]
+    # A helper's callers are often units too (parsed once), and its body is walked again
+    # at each call (each expression rendered once).
+    with shared_unit_parses(), memoised_code():
+        if cache is None:
+            return analyse_module(source, path, resolver, importers)
+        return analyse_edited_module(source, path, resolver, cache, importers)

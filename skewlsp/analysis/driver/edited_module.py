@@ -1,0 +1,115 @@
+"""One module's analysis as a language server runs it on every edit: the same stages as
+:mod:`.module_run`, with a :class:`~skewlsp.analysis.reuse.unit_cache.UnitCache` in
+front of each unit.
+
+What changes from a batch run is only reuse: the module index is patched after a small
+edit (``reuse.incremental``, behind ``UnitCache.index``), a unit whose text (up to
+comments) and surroundings did not change is answered from the cache
+(:class:`CachedUnits`), and so is each copy of an inline helper whose call did not
+change (:class:`.site_memo.SiteMemo`). What is analysed now is kept with every module
+the analysis read, so a hit is always what a fresh analysis would say.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from skewlsp.analysis.driver.loop_decision import LoopModel
+from skewlsp.analysis.driver.module_run import (
+    analyse_units,
+    syntax_report,
+    with_syntax_verdict,
+    without_units,
+)
+from skewlsp.analysis.driver.site_memo import SiteMemo
+from skewlsp.analysis.driver.unit_run import analyse_unit, module_context
+from skewlsp.analysis.frontend import dsl
+from skewlsp.analysis.frontend.constants import ModuleConstants
+from skewlsp.analysis.frontend.reads import ModuleRead, ReadLog
+from skewlsp.analysis.frontend.source_index import Unit, syntax_problem
+from skewlsp.analysis.reuse.unit_cache import UnitCache, UnitKey, context_fingerprint
+from skewlsp.analysis.source.unit_parses import share_parsed_text
+from skewlsp.contract import Importers, Resolver
+
+
+def analyse_edited_module(
+    source: str,
+    path: str | None,
+    resolver: Resolver | None,
+    cache: UnitCache,
+    importers: Importers | None,
+) -> list[LoopModel]:
+    """Every loop's model: the reports of unchanged units from ``cache``, the other units
+    analysed now (and kept in ``cache``)."""
+    index = cache.index(path, source)
+    if index.syntax_problem is not None:
+        return [LoopModel(syntax_report(index.syntax_problem, path))]
+    # Every read of this run is recorded: the module context is shared (and memoised)
+    # across units, so a unit may depend on a module an earlier unit made us read.
+    log = ReadLog(resolver) if resolver is not None else None
+    reader = log or resolver
+    if not index.units:
+        return without_units(source, path, index, reader)
+    constants, aliases = module_context(index, path, reader)
+    units = CachedUnits(cache, path, reader, context_fingerprint(index), aliases, constants)
+    # Python refuses the whole file for a syntax error anywhere (and so does the compiler
+    # that imports it). Only the top-level blocks an edit touched are checked, before the
+    # units: the function edited is usually one of them, and its stdlib tree serves that
+    # unit too.
+    checked = not index.known_to_parse
+    early = syntax_problem(source, cache.parsed_blocks, share_parsed_text) if checked else None
+    models, broken = analyse_units(
+        source, path, index, reader, importers, constants, units.analyse
+    )
+    units.store(log.record() if log is not None else frozenset())
+    return with_syntax_verdict(
+        source,
+        path,
+        resolver,
+        index,
+        models,
+        broken,
+        lambda: early if checked else syntax_problem(source, cache.parsed_blocks),
+    )
+
+
+@dataclass
+class CachedUnits:
+    """The cache in front of the unit stage, for one analysis of a module.
+
+    A unit is looked up by its text up to comments (an edit that only types a comment
+    is answered here), its place, the module context (``fingerprint``) and its callers'
+    texts; a unit analysed now is kept once the analysis knows every module it read
+    (:meth:`store`).
+    """
+
+    cache: UnitCache
+    path: str | None
+    resolver: Resolver | None
+    fingerprint: str
+    aliases: dsl.Aliases
+    constants: ModuleConstants
+    fresh: list[tuple[UnitKey, list[LoopModel]]] = field(default_factory=list)
+    sites: SiteMemo = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.sites = SiteMemo(self.cache, self.resolver, self.fingerprint)
+
+    def analyse(self, unit: Unit) -> list[LoopModel] | None:
+        """The unit's models, from the cache or analysed now; None when libcst cannot
+        parse it."""
+        callers = tuple(c.cache_key for c in unit.callers)
+        key = (self.path, *unit.cache_key, self.fingerprint, callers)
+        cached = self.cache.get(key, self.resolver)
+        if cached is not None:
+            return [LoopModel(report) for report in cached]
+        found = analyse_unit(unit, self.path, self.aliases, self.constants, self.sites)
+        if found is not None:
+            self.fresh.append((key, found))
+        return found
+
+    def store(self, reads: frozenset[ModuleRead]) -> None:
+        """Keep what was analysed now, with every module this analysis read."""
+        for key, unit_models in self.fresh:
+            self.cache.put(key, tuple(model.report for model in unit_models), reads)
+        self.sites.store(reads)

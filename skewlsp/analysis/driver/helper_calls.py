@@ -1,0 +1,116 @@
+"""Inline helpers whose caller and loop are in different modules (InlineFunctions).
+
+``@pl.jit.inline`` splices a helper's body into each call, so the compiler decides each
+copy with the caller's values. Across modules this happens twice over:
+
+- a call here of a helper imported from elsewhere: the helper's loops are reported at
+  the call, decided with this module's values (:func:`imported_calls`);
+- a call elsewhere of a helper defined here: with ``importers``, each such copy is
+  reported at the helper's loop, named by its caller (:func:`external_calls`).
+
+Both run the helper's unit through the same walk as this module's own units
+(:mod:`.unit_run`), with the other module's context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import replace
+
+from skewlsp.analysis.driver.loop_decision import LoopModel
+from skewlsp.analysis.driver.unit_run import module_context, run_walk
+from skewlsp.analysis.driver.unit_walk import UnitWalk
+from skewlsp.analysis.frontend.constants import ModuleConstants
+from skewlsp.analysis.frontend.source_index import ModuleIndex, imported_module_index
+from skewlsp.analysis.passes.inline_functions.imported_helpers import (
+    ImportedHelper,
+    at_the_call,
+    imported_helpers,
+)
+from skewlsp.analysis.source.unit_parses import helper_unit_parse
+from skewlsp.contract import Importers, Resolver
+
+
+def imported_calls(
+    index: ModuleIndex, path: str | None, resolver: Resolver | None, constants: ModuleConstants
+) -> list[LoopModel]:
+    """A report at each call of an imported inline helper: its loops, as spliced there."""
+    models: list[LoopModel] = []
+    for helper in imported_helpers(index, path, resolver):
+        for model in helper_copies(helper, path, resolver, constants):
+            report = at_the_call(model.report, model.unlabelled_message, helper, path)
+            if report is not None:
+                models.append(LoopModel(report))
+    return models
+
+
+def helper_copies(
+    helper: ImportedHelper,
+    path: str | None,
+    resolver: Resolver | None,
+    constants: ModuleConstants,
+) -> list[LoopModel]:
+    """The helper's loops as the calls in the module at ``path`` splice them (each copy
+    labelled by its call): what the caller's module reports at each call and the helper's
+    module at its loop; [] when the helper's module fails to analyse."""
+    other, aliases = module_context(helper.index, path, resolver, helper.origin)
+    try:
+        return (
+            run_walk(
+                lambda: UnitWalk(
+                    helper.unit, path, aliases, other, (constants, helper.name), helper_unit_parse
+                )
+            )
+            or []
+        )
+    except Exception:  # the other module's problem is reported where it lives
+        return []
+
+
+def external_calls(
+    source: str,
+    path: str | None,
+    importers: Importers,
+    resolver: Resolver | None,
+    helpers: Collection[str],
+) -> list[tuple[str, LoopModel]]:
+    """(helper, copy) for every call of ``helpers`` (inline helpers of this module) made in
+    another module.
+
+    Each caller is read as its own analysis reads it (its constants, its scopes around
+    the call), so the copy here is the one reported at the call there; it is located at
+    the helper's loop, named by its caller and that caller's file.
+    """
+    names = list(helpers)
+    found: list[tuple[str, LoopModel]] = []
+    for caller_path, caller_text in importers(path):
+        if caller_path == path or not any(name in caller_text for name in names):
+            continue
+        caller = imported_module_index(caller_text)  # read only; one index per text
+        if caller.syntax_problem is not None or not any(
+            imported.name in names for imported in caller.imported.values()
+        ):
+            continue
+        constants, _ = module_context(caller, caller_path, resolver)
+        for helper in imported_helpers(caller, caller_path, resolver, only=names):
+            if helper.text != source:
+                continue  # an import of another module
+            for model in helper_copies(helper, caller_path, resolver, constants):
+                report, message = model.report, model.unlabelled_message
+                if report.instance is None or message is None:
+                    continue
+                instance = replace(report.instance, call_path=caller_path)
+                # The remark at the call belongs to the caller's file (its analysis makes it).
+                own = tuple(h for h in report.hints if h.span != instance.call)
+                report = replace(
+                    report,
+                    path=path,
+                    message=f"{instance.label}: {message}",
+                    instance=instance,
+                    hints=own,
+                )
+                # The model stays: its tree is the helper's, in this file's coordinates,
+                # so the copy has the preview its caller's values give it.
+                found.append((helper.unit.qualname, replace(model, report=report)))
+    return found
+

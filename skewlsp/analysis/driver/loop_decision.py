@@ -1,0 +1,436 @@
+"""Deciding one ``pl.pipeline`` loop where the walk of its unit met it.
+
+The stages meet here, once per loop: the loop's header as the frontend folds it
+(``passes.header``), its body as InlineFunctions, UnrollLoops and Simplify leave it
+(``passes.loop_body``), the skew pass's decision on it
+(``skew_cross_core_pipeline.decide``), that decision on each core's copy when
+ExpandMixedKernel splits the loop (``skew_cross_core_pipeline.per_core``), and the
+report (``report.assemble``). A loop under ``pl.unroll`` is decided once per copy
+UnrollLoops makes of it.
+
+Apart from the walk (:mod:`.unit_walk`) because the walk is about where loops are and
+what surrounds them; this is about what one loop becomes. :class:`LoopDecisions` holds
+the state both read: the walk subclasses it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import libcst as cst
+
+from skewlsp.analysis.frontend import dsl
+from skewlsp.analysis.frontend.constants import Const
+from skewlsp.analysis.frontend.dsl_checks import BodyChecks, check_body
+from skewlsp.analysis.frontend.names import body_statements, reads_of
+from skewlsp.analysis.frontend.scope import EnclosingLoop, FunctionScope
+from skewlsp.analysis.frontend.source_index import Unit
+from skewlsp.analysis.frontend.values import Interval
+from skewlsp.analysis.passes.expand_mixed_kernel.move_reuse import operand_moves
+from skewlsp.analysis.passes.header import bounds_of, loop_target, stage_of
+from skewlsp.analysis.passes.loop_body import (
+    Body,
+    BodyContext,
+    InnerSkew,
+    Stmt,
+    normalise,
+    resolve,
+)
+from skewlsp.analysis.report.advice import depth_hint
+from skewlsp.analysis.report.assemble import loop_report, scalar_across
+from skewlsp.analysis.skew_cross_core_pipeline import per_core
+from skewlsp.analysis.skew_cross_core_pipeline.decide import (
+    Decision,
+    LoopHeader,
+    check_int64,
+    decide,
+)
+from skewlsp.analysis.source.positions import LoopPositions
+from skewlsp.analysis.source.walk import walk
+from skewlsp.contract import CoreResult, LoopReport, Span
+
+MAX_PREVIEW_COPIES = 16  # pl.unroll copies of one loop rewritten one by one for its preview
+
+
+@dataclass
+class LoopModel:
+    """A loop's report plus the internals a rewrite needs (the normalised body and its split)."""
+
+    report: LoopReport
+    node: cst.For | None = None
+    unit: Unit | None = None
+    module: cst.Module | None = None
+    stmts: list[Stmt] = field(default_factory=list)
+    decision: Decision | None = None
+    iter_names: tuple[str, ...] = ()
+    yield_node: cst.CSTNode | None = None
+    # Under pl.unroll: each copy's own model, keyed by the unrolled values
+    # (``(("g", 1),)``), first copy first. Empty for a loop outside any unroll.
+    copies: list[tuple[tuple[tuple[str, int], ...], LoopModel]] = field(default_factory=list)
+    # Skewed inner pipelines spliced into this body (the parent is classified after them).
+    inner: list[LoopModel] = field(default_factory=list)
+    # One copy of several (a call of an inline helper, an iteration of a module-level
+    # ``for``): the message before the copy's label was put in front of it.
+    unlabelled_message: str | None = None
+
+
+class LoopDecisions:
+    """The loops of one unit decided so far, and the walk's position they are decided at.
+
+    The walk (:class:`.unit_walk.UnitWalk`) sets ``module`` and ``positions`` before the
+    first loop, and keeps ``functions``, ``incore``, ``function_incore`` and
+    ``call_headers`` current as it goes.
+    """
+
+    module: cst.Module
+    positions: LoopPositions
+
+    def __init__(self, unit: Unit, path: str | None, aliases: dsl.Aliases) -> None:
+        self.unit = unit
+        self.path = path
+        self.aliases = aliases
+        self.models: dict[int, LoopModel] = {}
+        self.inner: dict[int, InnerSkew | None] = {}
+        self.loop_stack: list[cst.For] = []
+        self.functions: list[cst.FunctionDef] = []
+        self.incore: list[bool] = []
+        self.function_incore: list[bool] = []  # per function being walked: its body is InCore
+        self.call_headers: tuple[cst.CSTNode, ...] = ()  # scope headers around a helper call
+        self.dual_aiv: dict[int, bool] = {}  # per function: no pl.split, so two AIV lanes
+        # Per outlined scope (by node): whether it multiplies, whether it opens lane regions.
+        self.multiplies: dict[int, bool] = {}
+        self.lane_regions: dict[int, bool] = {}
+        self.body_checks: dict[int, BodyChecks] = {}  # per loop
+        # Per function and whether its body is InCore (a helper's call sites differ only
+        # there): the sides are syntactic, so one walk serves every copy decided apart.
+        self.outside: dict[tuple[int, bool], per_core.OutsideSides] = {}
+        self.deciding_copy = 0  # >0 while a pl.unroll copy other than the first is decided
+
+    @property
+    def _function_incore(self) -> bool:
+        """Whether the body of the function being walked already runs in an InCore scope."""
+        return bool(self.function_incore) and self.function_incore[-1]
+
+    @property
+    def _incore(self) -> bool:
+        return bool(self.incore) and self.incore[-1]
+
+    def _span(self, node: cst.CSTNode) -> Span:
+        """Where ``node`` is: it belongs to the loop being decided (or is that loop)."""
+        return self.positions.span(node, self.loop_stack[-1])
+
+    def _decide(
+        self, loop: cst.For, scope: FunctionScope, enclosing: list[EnclosingLoop], fn: str
+    ) -> InnerSkew | None:
+        if id(loop) in self.models:
+            return self.inner.get(id(loop))
+        self.loop_stack.append(loop)
+        try:
+            return self._decide_loop(loop, scope, enclosing, fn)
+        finally:
+            self.loop_stack.pop()
+
+    def _decide_loop(
+        self, loop: cst.For, scope: FunctionScope, enclosing: list[EnclosingLoop], fn: str
+    ) -> InnerSkew | None:
+        key = id(loop)
+        call = loop.iter
+        assert isinstance(call, cst.Call)
+        kind = dsl.loop_kind(call, self.aliases)
+        lookup = scope.bound_lookup(enclosing)
+        header_ctx = BodyContext(lookup, {}, self.aliases, lambda n, c: None)
+        errors: list[str] = []
+        if kind == "bare_pipeline":
+            errors.append(
+                "a bare `pipeline(...)` is rejected by the DSL parser: write `pl.pipeline(...)`"
+            )
+        loop_var, iter_names, target_error = loop_target(loop, call)
+        if target_error:
+            errors.append(target_error)
+        stage, stage_span, stage_value = stage_of(call, scope, errors, self._span)
+        start, stop, step = bounds_of(call, header_ctx, errors)
+        header = LoopHeader(stage, start, stop, step, iter_names, ())
+        overflow = check_int64(header)
+        if overflow:
+            errors.append(overflow)
+        checks = self.body_checks.get(id(loop))
+        if checks is None:  # (a helper's loops are decided again at each of its calls)
+            fn_around = self.functions[-1] if self.functions else None
+            checks = self.body_checks[id(loop)] = check_body(loop, self.aliases, fn_around)
+        errors.extend(checks.errors)
+
+        ranges = {e.var: e.interval for e in enclosing if e.interval is not None}
+        if isinstance(start, Const) and isinstance(stop, Const) and stop.value > start.value:
+            ranges[loop_var] = Interval(start.value, stop.value - 1)
+        inner_enclosing = [*enclosing, EnclosingLoop(loop_var, ranges.get(loop_var))]
+
+        def decide_inner(node: cst.For, _ctx: BodyContext) -> InnerSkew | None:
+            return self._decide(node, scope, inner_enclosing, fn)
+
+        body_lookup = scope.bound_lookup(inner_enclosing)
+        ctx = BodyContext(
+            body_lookup,
+            ranges,
+            self.aliases,
+            decide_inner,
+            scope.tile_names,
+            parse_time_lookup=scope.parse_time_lookup,
+            may_message=checks.explicit_messages,
+            nested_messages=checks.nested_messages,
+        )
+        self.models[key] = LoopModel(  # placeholder guards against re-entry
+            LoopReport(self.path, self._span(loop), self._span(call), "unknown", "SKW050", "")
+        )
+        body = normalise(body_statements(loop.body), ctx)
+        stmts = body.stmts
+        resolve(stmts, iter_names)
+        errors.extend(ctx.errors)
+        header = LoopHeader(stage, start, stop, step, iter_names, tuple(errors))
+        decision = _unroll_count_unknown(decide(header, stmts), ctx.unknowns)
+        split = None
+        if (
+            self._incore
+            and not ctx.unknowns
+            and not checks.explicit_messages
+            and not header.errors
+        ):
+            split = self._split_per_core(loop, ctx, header, stmts, body)
+            if split.summary is not None:
+                decision = split.summary
+                stmts = split.stmts
+        report = loop_report(
+            self.path, self._span, loop, call, fn, loop_var, decision, stmts,
+            stage_span, stage_value,
+        )
+        report = self._with_split_and_hint(report, split, decision, call)
+        model = LoopModel(
+            report, loop, self.unit, self.module, stmts, decision, iter_names, body.yield_node
+        )
+        model.inner = [
+            self.models[id(stmt.node)]
+            for stmt in stmts
+            if stmt.origin == "steady" and id(stmt.node) in self.models
+        ]
+        self.models[key] = model
+        if not self.deciding_copy:
+            model.copies = self._unrolled_copies(loop, scope, enclosing, fn, model)
+        inner = _as_inner_skew(loop, call, stmts, decision, loop_var, iter_names, body)
+        self.inner[key] = inner
+        return inner
+
+    def _split_per_core(
+        self,
+        loop: cst.For,
+        ctx: BodyContext,
+        header: LoopHeader,
+        stmts: list[Stmt],
+        body: Body,
+    ) -> per_core.PerCore:
+        """The loop in an InCore scope, as ExpandMixedKernel splits it: each core's copy
+        decided (the nested pipelines of each copy decided again with ``ctx``'s values)."""
+        live_out = (*header.iter_names, *body.yield_reads)
+        nested = per_core.NestedPipelines(
+            lambda decider: normalise(
+                body_statements(loop.body),
+                replace(ctx, decide_inner=decider, errors=[], unknowns=[]),
+            ).stmts,
+            self.inner.get,
+            lambda node: self.models[id(node)].report.cores if id(node) in self.models else (),
+        )
+        return self._per_core(loop, stmts, header, live_out, nested)
+
+    def _with_split_and_hint(
+        self,
+        report: LoopReport,
+        split: per_core.PerCore | None,
+        decision: Decision,
+        call: cst.Call,
+    ) -> LoopReport:
+        """The report with each core's verdict, the scalars crossing between the cores, and
+        a depth that would let the loop skew (SKW002)."""
+        cores: tuple[CoreResult, ...] = split.cores if split is not None else ()
+        across = split.scalars_across if split is not None else ()
+        if cores:
+            report = replace(report, cores=cores)
+        if across:
+            found = tuple(scalar_across(item, self._span) for item in across)
+            report = replace(report, hints=(*report.hints, *found))
+        if decision.code == "SKW002" and decision.trip and decision.requested_depth:
+            report = replace(
+                report, fix_hint=depth_hint(decision.trip, decision.requested_depth, call)
+            )
+        return report
+
+    def _unrolled_copies(
+        self,
+        loop: cst.For,
+        scope: FunctionScope,
+        enclosing: list[EnclosingLoop],
+        fn: str,
+        first: LoopModel,
+    ) -> list[tuple[tuple[tuple[str, int], ...], LoopModel]]:
+        """The loop decided once per pl.unroll copy around it, as UnrollLoops makes them.
+
+        The compiler sees one loop per copy, each with its own constants (bounds such
+        as ``g * 4``): a preview of the first copy alone would be wrong for the others.
+        """
+        unrolled = [(i, e) for i, e in enumerate(enclosing) if len(e.copies) > 1]
+        if not unrolled:
+            return []
+        combos = list(itertools.islice(
+            itertools.product(*(e.copies for _, e in unrolled)), MAX_PREVIEW_COPIES + 1
+        ))
+        if len(combos) > MAX_PREVIEW_COPIES:
+            return []  # too many copies to show one by one: the preview says so
+        copies = []
+        for combo in combos:
+            bindings = tuple((e.var, value) for (_, e), value in zip(unrolled, combo, strict=True))
+            if combo == tuple(e.unrolled for _, e in unrolled):
+                copies.append((bindings, first))
+                continue
+            alternative = list(enclosing)
+            for (index, e), value in zip(unrolled, combo, strict=True):
+                alternative[index] = replace(
+                    e, unrolled=value, interval=Interval(value, value)
+                )
+            copies.append((bindings, self._decide_copy(loop, scope, alternative, fn)))
+        return copies
+
+    def _decide_copy(
+        self, loop: cst.For, scope: FunctionScope, enclosing: list[EnclosingLoop], fn: str
+    ) -> LoopModel:
+        """Decide ``loop`` again with other unrolled values, leaving every stored result as
+        it was (nested loops included: their copies are decided afresh, then forgotten)."""
+        models, inner = dict(self.models), dict(self.inner)
+        for node in walk(loop):
+            if type(node) is cst.For:
+                self.models.pop(id(node), None)
+                self.inner.pop(id(node), None)
+        self.deciding_copy += 1
+        self.loop_stack.append(loop)
+        try:
+            self._decide_loop(loop, scope, enclosing, fn)
+            return self.models[id(loop)]
+        finally:
+            self.loop_stack.pop()
+            self.deciding_copy -= 1
+            self.models, self.inner = models, inner
+
+    # -- per core (ExpandMixedKernel) ------------------------------------------------------
+
+    def _per_core(
+        self,
+        loop: cst.For,
+        stmts: list[Stmt],
+        header: LoopHeader,
+        live_out: Sequence[str],
+        nested: per_core.NestedPipelines,
+    ) -> per_core.PerCore:
+        """Per-core verdicts (the model lives in ``mixed``; this only supplies the context)."""
+        fn = self.functions[-1] if self.functions else None
+        walked = self._outside_sides(fn) if fn else None
+        outside = walked.before(loop) if walked else {}
+        made_before = walked.moves_before(loop) if walked else frozenset()
+        scope = per_core.outlined_scope(fn, loop, self._function_incore) if fn else None
+        copies = 2 if scope is not None and self._dual_aiv_dispatch(loop, scope) else 1
+        return per_core.per_core(
+            stmts,
+            header,
+            live_out,
+            outside,
+            copies,
+            nested,
+            self.positions.statement_code,
+            made_before,
+            (lambda: self._scope_multiplies(scope.node)) if scope else (lambda: False),
+        )
+
+    def _outside_sides(self, fn: cst.FunctionDef) -> per_core.OutsideSides:
+        """One walk of the function serves every loop in it, in every copy of it."""
+        key = (id(fn), self._function_incore)
+        found = self.outside.get(key)
+        if found is None:
+            found = self.outside[key] = per_core.OutsideSides(
+                body_statements(fn.body),
+                per_core.param_sides(fn),
+                operand_moves,
+                self._function_incore,
+            )
+        return found
+
+    def _dual_aiv_dispatch(self, loop: cst.For, scope: per_core.OutlinedScope) -> bool:
+        """Whether the compiler runs this loop's vector copy twice (once per loop).
+
+        A loop spliced from an inline helper is outlined from the caller's scope: the
+        caller's headers around the call count as well as the helper's around the loop.
+        """
+        known = self.dual_aiv.get(id(loop))
+        if known is None:
+            known = per_core.dual_aiv_dispatch(
+                scope, self._lane_regions(scope.node)
+            ) and not per_core.any_split(self.call_headers)
+            self.dual_aiv[id(loop)] = known
+        return known
+
+    def _scope_multiplies(self, scope: cst.CSTNode) -> bool:
+        """One walk per outlined scope serves every loop in it."""
+        found = self.multiplies.get(id(scope))
+        if found is None:
+            found = self.multiplies[id(scope)] = per_core.scope_multiplies(scope)
+        return found
+
+    def _lane_regions(self, scope: cst.CSTNode) -> bool:
+        """Whether the scope opens a lane region; not walked when the unit names none."""
+        if "split_aiv" not in self.unit.text:
+            return False
+        found = self.lane_regions.get(id(scope))
+        if found is None:
+            found = self.lane_regions[id(scope)] = per_core.opens_lane_regions(scope)
+        return found
+
+
+def _unroll_count_unknown(decision: Decision, unknowns: Sequence[str]) -> Decision:
+    """The decision, unless a ``pl.unroll`` count in the body is only known when the module
+    loads: then how many messages the body sends is not known either (SKW050)."""
+    if not unknowns or decision.verdict == "error":
+        return decision
+    symbol = unknowns[0]
+    return Decision(
+        "unknown",
+        "SKW050",
+        f"a pl.unroll count depends on `{symbol}`, computed when the "
+        "module loads, and it decides how many messages the body sends",
+        dynamic_symbol=symbol,
+    )
+
+
+def _as_inner_skew(
+    loop: cst.For,
+    call: cst.Call,
+    stmts: list[Stmt],
+    decision: Decision,
+    loop_var: str,
+    iter_names: tuple[str, ...],
+    body: Body,
+) -> InnerSkew | None:
+    """What a skewed loop splices into the body of a pipeline loop around it; None when
+    the loop is not skewed (it is then an ordinary statement there)."""
+    if decision.verdict != "skewed" or not decision.depth:
+        return None
+    init_reads: list[str] = []
+    init = dsl.keyword(call, "init_values")
+    if init is not None:
+        init_reads = reads_of(init.value)
+    return InnerSkew(
+        loop,
+        tuple(stmts),
+        decision.produce,
+        decision.consume,
+        decision.depth,
+        loop_var,
+        iter_names,
+        tuple(init_reads),
+        body.yield_targets,
+    )

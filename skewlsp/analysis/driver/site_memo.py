@@ -1,0 +1,80 @@
+"""The language server's memo of inline helpers' copies at their calls (InlineFunctions).
+
+A helper is decided once per call site, and an edit elsewhere in the file changes none
+of those copies: the editor path (:mod:`.edited_module`) hands the walk a
+:class:`SiteMemo` over its :class:`~skewlsp.analysis.reuse.unit_cache.UnitCache`, and
+the walk (:mod:`.unit_walk`) reads a copy from it or remembers the one it decides. A
+module of its own because the walk needs it and cannot import the editor path, which
+runs the walk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from skewlsp.analysis.frontend.reads import ModuleRead
+from skewlsp.analysis.frontend.source_index import Unit
+from skewlsp.analysis.passes.inline_functions.call_sites import CallSite
+from skewlsp.analysis.reuse.unit_cache import SiteKey, UnitCache
+from skewlsp.analysis.skew_cross_core_pipeline import per_core
+from skewlsp.contract import LoopReport, Resolver
+
+
+@dataclass
+class SiteMemo:
+    """The cache's copies of inline helpers at their calls, for one analysis of a module.
+
+    A copy read from it is used as is; a copy decided now is kept once the analysis
+    knows every module it read (:meth:`store`).
+    """
+
+    cache: UnitCache
+    resolver: Resolver | None
+    fingerprint: str
+    fresh: list[tuple[SiteKey, tuple[LoopReport, ...]]] = field(default_factory=list)
+
+    def get(self, key: SiteKey) -> tuple[LoopReport, ...] | None:
+        return self.cache.get_site(key, self.resolver)
+
+    def remember(self, key: SiteKey, reports: tuple[LoopReport, ...]) -> None:
+        self.fresh.append((key, reports))
+
+    def store(self, reads: frozenset[ModuleRead]) -> None:
+        for key, reports in self.fresh:
+            self.cache.put_site(key, reports, reads)
+
+    def key(
+        self,
+        path: str | None,
+        unit: Unit,
+        module_bindings: tuple[tuple[str, str], ...],
+        name: str,
+        site: CallSite,
+    ) -> SiteKey | None:
+        """Everything one copy of the helper ``name`` is decided with, or None if it
+        cannot be a key.
+
+        The helper's own text and place, the module around it (its fingerprint), and
+        what the call gives it: its values, where it is (the copy's label and remark),
+        whether it sits in an InCore scope and whether a header there splits.
+        """
+        key = (
+            path,
+            unit.text,
+            unit.line_offset,
+            self.fingerprint,
+            module_bindings,
+            name,
+            site.caller,
+            site.span,
+            tuple(sorted(site.values.items())),
+            site.shown,
+            site.incore,
+            per_core.any_split(site.headers),
+            tuple(sorted(site.specialized.items())),
+        )
+        try:
+            hash(key)
+        except TypeError:  # a value holding a mapping (a config record): decided every time
+            return None
+        return key

@@ -1,0 +1,84 @@
+"""Running one unit's walk (:mod:`.unit_walk`), and what every unit of a module is given.
+
+Three callers run units: the module's own analysis (:mod:`.module_run`), the copies of
+an imported helper at the calls in the importing module, and the copies of this
+module's helpers at the calls in other modules (:mod:`.helper_calls`). They share how a
+walk falls back to libcst's tree when the tree made from the stdlib parser's cannot
+serve it (``source.unit_parses``), how a failure becomes a report instead of an
+exception, and the module context (the frontend's constants, imports and aliases).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from skewlsp.analysis.driver.loop_decision import LoopModel
+from skewlsp.analysis.driver.site_memo import SiteMemo
+from skewlsp.analysis.driver.unit_walk import UnitWalk
+from skewlsp.analysis.frontend import dsl
+from skewlsp.analysis.frontend.constants import ModuleConstants
+from skewlsp.analysis.frontend.imports import Origin, imported_lookup
+from skewlsp.analysis.frontend.source_index import ModuleIndex, Unit, is_inline_helper_unit
+from skewlsp.analysis.source.guard import TooDeep, describe
+from skewlsp.analysis.source.unit_parses import (
+    NeedsConcreteTree,
+    concrete_trees,
+    helper_unit_parse,
+)
+from skewlsp.contract import LoopReport, Resolver, Span
+
+
+def module_context(
+    index: ModuleIndex,
+    path: str | None,
+    resolver: Resolver | None,
+    origin: Origin | None = None,
+) -> tuple[ModuleConstants, dsl.Aliases]:
+    """What every unit of a module sees: its constants (and imports), and its aliases.
+
+    ``origin``: how the kernel at ``path`` imported this module
+    (:mod:`skewlsp.analysis.frontend.imports`).
+    """
+    constants = ModuleConstants(
+        index.constant_sources,
+        imported_lookup(index, path, resolver, origin=origin),
+        classes=index.class_sources,
+        functions=index.function_sources,
+    )
+    return constants, dsl.Aliases(index.pl_aliases, index.pipeline_names)
+
+
+def run_walk(walk: Callable[[], UnitWalk]) -> list[LoopModel] | None:
+    """Run a unit's walk on a made tree, or on libcst's when the made one cannot give
+    what the walk asks (the trees, and so the verdicts, are the same)."""
+    try:
+        return walk().run()
+    except NeedsConcreteTree:
+        with concrete_trees():
+            return walk().run()
+
+
+def analyse_unit(
+    unit: Unit,
+    path: str | None,
+    aliases: dsl.Aliases,
+    constants: ModuleConstants,
+    sites: SiteMemo | None = None,
+) -> list[LoopModel] | None:
+    """One unit's loops; None when libcst cannot parse it, other failures become reports."""
+    # An inline helper is also analysed by each file that imports it: libcst's tree of it
+    # (when a rewrite asks for libcst's trees) is kept.
+    parse = helper_unit_parse if is_inline_helper_unit(unit) else None
+    try:
+        return run_walk(lambda: UnitWalk(unit, path, aliases, constants, parse=parse, sites=sites))
+    except RecursionError:
+        reason = "the code is nested too deeply to analyse"
+    except TooDeep as err:
+        reason = str(err)
+    except Exception as err:  # an analysis bug must not take the editor or CI down
+        reason = f"internal error while analysing this function: {describe(err)}"
+    line = unit.line_offset + (2 if unit.text.startswith("if 1:") else 1)
+    span = Span(line, 1, line, 2)
+    return [
+        LoopModel(LoopReport(path, span, span, "unknown", "SKW050", reason, function=unit.qualname))
+    ]
