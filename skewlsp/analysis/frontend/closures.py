@@ -14,7 +14,6 @@ import libcst as cst
 from skewlsp.analysis.frontend.names import statement_defs
 from skewlsp.analysis.frontend.scope import function_params
 from skewlsp.analysis.frontend.values import Dynamic, Folded, Opaque, code_of
-from skewlsp.analysis.source import trusted_parse
 
 # An enclosing function's locals as its inner definitions see them: the expression each
 # name was last bound to (kept as a node: most functions define nothing inside, so the
@@ -65,7 +64,7 @@ def builder_calls(
         if not text.lstrip().startswith(head):
             continue
         try:
-            call = trusted_parse.parse_expression(text)
+            call = cst.parse_expression(text)
         except cst.ParserSyntaxError:
             continue
         if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):

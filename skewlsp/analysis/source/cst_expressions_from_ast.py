@@ -16,7 +16,6 @@ from typing import Any
 
 import libcst as cst
 
-from skewlsp.analysis.source import trusted_parse
 from skewlsp.analysis.source.cst_nodes import (
     AND,
     ARG,
@@ -294,11 +293,11 @@ class ExpressionBuilder:
         statement's indentation, as libcst keeps them in place)."""
         code = without_block_indent(self.text[start:end], self.indent)
         try:
-            return trusted_parse.parse_expression(code)
+            return cst.parse_expression(code)
         except Exception:
             pass
         try:  # strings side by side over lines, inside a call's parentheses
-            made = trusted_parse.parse_expression(f"({code})")
+            made = cst.parse_expression(f"({code})")
         except Exception as err:
             raise NotConvertible(f"libcst refuses {code[:40]!r}") from err
         if len(made.lpar) != 1:

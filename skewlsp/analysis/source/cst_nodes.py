@@ -51,22 +51,28 @@ def _defaults(kind: type) -> tuple[tuple[str, Any], ...]:
     return tuple(found)
 
 
+class _Maker:
+    """Makes ``kind`` nodes from keyword fields, placeholders for the rest, without
+    libcst's constructor and its checks (the stdlib parser has accepted the code)."""
+
+    __slots__ = ("_kind", "_fields")
+
+    def __init__(self, kind: type) -> None:
+        self._kind = kind
+        # Each field's slot written through its descriptor (no attribute lookup per write).
+        self._fields = tuple(
+            (name, getattr(kind, name).__set__, value) for name, value in _defaults(kind)
+        )
+
+    def __call__(self, **given: Any) -> Any:
+        node = _NEW(self._kind)
+        for name, write, default in self._fields:
+            write(node, given.get(name, default))
+        return node
+
+
 def _maker(kind: type) -> Callable[..., Any]:
-    """A function making ``kind`` nodes from keyword fields, placeholders for the rest,
-    without libcst's constructor and its checks (the stdlib parser has accepted the code).
-    Generated per class, as dataclasses generate ``__init__``: a generic loop over the
-    fields was a third of making a tree."""
-    fields = _defaults(kind)
-    params = ", ".join(f"{name}=_default_{k}" for k, (name, _) in enumerate(fields))
-    # Each field's slot written through its descriptor (no attribute lookup per write).
-    sets = "".join(f"    _set_{k}(node, {name})\n" for k, (name, _) in enumerate(fields))
-    namespace: dict[str, Any] = {"_new": _NEW, "_kind": kind}
-    namespace.update((f"_default_{k}", value) for k, (_, value) in enumerate(fields))
-    namespace.update(
-        (f"_set_{k}", getattr(kind, name).__set__) for k, (name, _) in enumerate(fields)
-    )
-    exec(f"def make(*, {params}):\n    node = _new(_kind)\n{sets}    return node\n", namespace)
-    return namespace["make"]  # type: ignore[no-any-return]
+    return _Maker(kind)
 
 
 _MAKERS: dict[type, Callable[..., Any]] = {}

@@ -15,16 +15,14 @@ import textwrap
 
 import libcst as cst
 
-from skewlsp.analysis.source import trusted_parse
-
 
 @functools.lru_cache(maxsize=8192)
 def expression(text: str) -> cst.BaseExpression:
     """``cst.parse_expression(text.strip())``; raises what libcst raises."""
-    return trusted_parse.parse_expression(text.strip())
+    return cst.parse_expression(text.strip())
 
 
 @functools.lru_cache(maxsize=1024)
 def dedented_module(text: str) -> cst.Module:
     """``cst.parse_module(textwrap.dedent(text))`` (a class or function body given as text)."""
-    return trusted_parse.parse_module(textwrap.dedent(text))
+    return cst.parse_module(textwrap.dedent(text))

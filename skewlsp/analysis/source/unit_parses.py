@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from skewlsp.analysis.source import trusted_parse
 from skewlsp.analysis.source.cst_expressions_from_ast import NotConvertible
 from skewlsp.analysis.source.cst_from_ast import Converted, convert
 from skewlsp.analysis.source.kept import Kept
@@ -239,7 +238,7 @@ def _statements_within(body: list[ast.stmt], first: int, last: int) -> list[ast.
 
 def parse_or_none(text: str) -> cst.Module | None:
     try:
-        return trusted_parse.parse_module(text)
+        return cst.parse_module(text)
     except Exception:
         return None
 

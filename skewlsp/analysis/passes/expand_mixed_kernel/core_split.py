@@ -28,7 +28,6 @@ from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import (
 from skewlsp.analysis.passes.expand_mixed_kernel.move_reuse import SharedMove
 from skewlsp.analysis.passes.flatten_call_expr import flatten_crossing_calls
 from skewlsp.analysis.passes.loop_body import Stmt
-from skewlsp.analysis.source import trusted_parse
 
 
 @dataclass
@@ -493,7 +492,7 @@ def _add_tfrees(stmts: list[Stmt], popped: Sequence[str], peer: str) -> list[Stm
 
 def _statement(code: str) -> cst.BaseSmallStatement:
     """A statement the compiler adds, as source, for previews of the core's function."""
-    line = trusted_parse.parse_statement(code + "\n")
+    line = cst.parse_statement(code + "\n")
     assert isinstance(line, cst.SimpleStatementLine)
     return line.body[0]
 
