@@ -224,7 +224,19 @@ def _unparsable(models: Sequence[LoopModel]) -> PreviewUnavailable | None:
 
 
 def _model_at(models: Sequence[LoopModel], line: int) -> LoopModel:
+    """The loop spanning ``line``; on a line that calls an inline helper, the copy of the
+    helper's loop spliced in by that call (the call is where that copy is remarked)."""
     report = loop_at([model.report for model in models], line)
     if report is None:
+        at_call = [
+            model
+            for model in models
+            if model.report.instance is not None
+            and model.report.instance.call is not None
+            and model.report.instance.call_path is None
+            and model.report.instance.call.line <= line <= model.report.instance.call.end_line
+        ]
+        if at_call:
+            return at_call[0]
         raise PreviewUnavailable("no pl.pipeline loop spans this line")
     return next(model for model in models if model.report is report)

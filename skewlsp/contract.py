@@ -22,6 +22,7 @@ Severity = Literal["error", "warning", "information", "hint"]
 
 # Codes other modules test for by name (one spelling, here).
 LEFT = "SKW010"
+CONSUMER = "SKW020"  # demoted in the consumer role: the overlap comes from the peer's skew
 STAGE_HINT = "SKW030"
 INVALID_LOOP = "SKW040"
 UNKNOWN = "SKW050"
@@ -72,8 +73,9 @@ _CODES = [
         "The requested depth D = max(2, stage - 1) needs trip % D == 0 and trip >= 2*D. The "
         "compiler falls back to the largest depth that fits the trip count, down to 1.",
         "for i in pl.pipeline(0, 3, 1, stage=2):  # trip 3: depth 2 infeasible -> depth 1",
-        "Choose a trip count that is a multiple of the depth and at least twice it (e.g. "
-        "change the tile size so the loop runs 4 or 8 times), or lower stage.",
+        "Make the loop run a multiple of the requested depth, at least twice it (usually by "
+        "changing the tile size that divides the trip). The `fix` line gives the trip, and "
+        "the constant to change, when it can check them by deciding the changed loop again.",
     ),
     ReasonCode(
         "SKW010",
@@ -474,11 +476,21 @@ class Instance:
     caller: str = ""  # an inline helper's caller (qualified name); "" for a module-level for
     call: Span | None = None  # that caller's call of the helper
     call_path: str | None = None  # the caller's file, when it is not the helper's
+    # The names of ``bindings`` that can change the loop's bounds, stage or branches (and
+    # whose value is not their own name): what messages quote. None: all of them.
+    shown: tuple[str, ...] | None = None
+
+    @property
+    def shown_bindings(self) -> tuple[tuple[str, str], ...]:
+        """The bindings that explain this copy's verdict (see ``shown``)."""
+        if self.shown is None:
+            return self.bindings
+        return tuple((name, value) for name, value in self.bindings if name in self.shown)
 
     @property
     def label(self) -> str:
         """``tile = 8`` / ``called from attn_a (line 40) with n = 4``: how messages name it."""
-        values = ", ".join(f"{name} = {value}" for name, value in self.bindings)
+        values = ", ".join(f"{name} = {value}" for name, value in self.shown_bindings)
         if not self.caller:
             return values
         where = f"called from `{self.caller}`"
@@ -525,6 +537,11 @@ class LoopReport:
     hazards: tuple[FifoHazard, ...] = ()  # FIFOs the skew reorders (SKW060)
     fix_hint: str | None = None  # what would make the loop skew (deeper), when we can compute it
     instance: Instance | None = None  # set when Python builds this loop more than once
+    # A hand-written loop's core (the one its messages belong to); None for a mixed loop.
+    core: Core | None = None
+    # A consumer loop (SKW020) whose peer loop on the other core skews: where its overlap
+    # comes from. Its demotion is what the author wants, so it is information.
+    overlap: Related | None = None
     args: tuple[tuple[str, str], ...] = field(default=())
 
     @property

@@ -108,6 +108,9 @@ def report_from_data(data: dict[str, Any]) -> LoopReport:
         )
     if values.get("instance") is not None:
         values["instance"] = _instance(values["instance"])
+    if values.get("overlap") is not None:
+        overlap = values["overlap"]
+        values["overlap"] = Related(_SPAN.make(overlap["span"]), overlap["message"])
     if "args" in values:
         values["args"] = tuple((str(a), str(b)) for a, b in values["args"])
     return _REPORT.make(values)
@@ -132,4 +135,5 @@ def _instance(data: dict[str, Any]) -> Instance:
         str(data.get("caller", "")),
         _span(data.get("call")),
         None if data.get("call_path") is None else str(data["call_path"]),
+        None if data.get("shown") is None else tuple(str(name) for name in data["shown"]),
     )

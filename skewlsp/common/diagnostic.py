@@ -30,6 +30,9 @@ class Diagnostic:
     # Other places the remark points at (a hint's related spans: SKW060's moved tpush and lead).
     related: tuple[Related, ...] = ()
     fix: Edit | None = None  # a safe edit that resolves it (``--fix``, a quick fix)
+    # A loop Python builds several times (an inline helper's calls): every copy's report,
+    # in source order; ``report`` is the strictest of them. Empty for a loop built once.
+    copies: tuple[LoopReport, ...] = ()
 
     @property
     def verdict(self) -> str | None:

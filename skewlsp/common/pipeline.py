@@ -7,12 +7,13 @@ suppressions, so the editor and CI can never disagree about what is shown.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.common.select import Selection
 from skewlsp.common.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
-from skewlsp.contract import UNUSED_SUPPRESSION, LoopReport, Related, Span
+from skewlsp.contract import SEVERITY_RANK, UNUSED_SUPPRESSION, LoopReport, Related, Span
 
 Snippet = tuple[tuple[int, str], ...]
 
@@ -24,40 +25,116 @@ def flatten(
     *,
     span_of: Callable[[LoopReport], Span],
     snippet_of: Callable[[LoopReport], Snippet] | None = None,
+    call_hints: bool = False,
 ) -> list[Diagnostic]:
-    """One diagnostic per loop (at ``span_of``) and one per hint, with configured severities."""
+    """One diagnostic per loop (at ``span_of``) and one per hint, with configured severities.
+
+    An inline helper's loop is decided once per call (a builder's once per call of the
+    builder), but it is one loop: its copies make one diagnostic, under the strictest
+    copy's code and severity, listing each copy's verdict, with the calls as related
+    places. The remark each copy makes at its call (in this file, or in the caller's
+    file for an imported helper) is a second place for the same finding: an editor shows
+    it as a hint there (``call_hints``), a linter does not list it again.
+    """
     found: list[Diagnostic] = []
     for report in reports:
+        if _copy_at_its_call(report) and call_hints:
+            found.append(_call_hint(filename, report, span_of))
+    for copies in _loops([r for r in reports if not _copy_at_its_call(r)]):
+        # The strictest copy first (the first of them in call order on a tie).
+        ordered = sorted(copies, key=lambda r: -SEVERITY_RANK.get(loop_severity(r, selection), 0))
+        report = ordered[0]
         snippet = snippet_of(report) if snippet_of is not None else ()
         found.append(
             Diagnostic(
                 filename,
                 "loop",
                 report.code,
-                report.message,
+                " | ".join(_unique(r.message for r in ordered)),
                 span_of(report),
-                selection.severity(report.code),
+                loop_severity(report, selection),
                 report,
                 snippet,
-                related=_instance_places(report),
+                related=_unique(place for r in copies for place in _related(r)),
+                copies=tuple(copies) if len(copies) > 1 else (),
             )
         )
-        found.extend(
-            Diagnostic(
-                filename,
-                "hint",
-                hint.code,
-                hint.message,
-                hint.span,
-                selection.severity(hint.code),
-                report,
-                snippet,
-                related=hint.related,
-                fix=hint.fix,
-            )
-            for hint in report.hints
-        )
+        seen: set[tuple[str, Span, str]] = set()
+        for copy in copies:
+            for hint in copy.hints:
+                at_call = copy.instance is not None and hint.span == copy.instance.call
+                key = (hint.code, hint.span, hint.message)
+                if (at_call and not call_hints) or key in seen:
+                    continue
+                seen.add(key)
+                found.append(
+                    Diagnostic(
+                        filename,
+                        "hint",
+                        hint.code,
+                        hint.message,
+                        hint.span,
+                        "hint" if at_call else selection.severity(hint.code),
+                        copy,
+                        snippet,
+                        related=hint.related,
+                        fix=hint.fix,
+                    )
+                )
     return found
+
+
+def _copy_at_its_call(report: LoopReport) -> bool:
+    """A copy of an imported helper's loop, reported at its call in the caller's file (the
+    loop itself is the helper module's finding)."""
+    return report.instance is not None and report.instance.call == report.span
+
+
+def _call_hint(
+    filename: str, report: LoopReport, span_of: Callable[[LoopReport], Span]
+) -> Diagnostic:
+    return Diagnostic(
+        filename, "hint", report.code, report.message, span_of(report), "hint", report
+    )
+
+
+def _loops(reports: Sequence[LoopReport]) -> list[list[LoopReport]]:
+    """The reports grouped by loop: the copies Python builds of one loop (an inline
+    helper's calls, a builder's calls, a module-level ``for``) together, in source order;
+    every other report alone."""
+    groups: list[list[LoopReport]] = []
+    by_loop: dict[tuple[str | None, Span], list[LoopReport]] = {}
+    for report in reports:
+        if report.instance is None:
+            groups.append([report])
+            continue
+        key = (report.path, report.span)
+        if key not in by_loop:
+            by_loop[key] = []
+            groups.append(by_loop[key])
+        by_loop[key].append(report)
+    return groups
+
+
+T = TypeVar("T")
+
+
+def _unique(items: Iterable[T]) -> tuple[T, ...]:
+    return tuple(dict.fromkeys(items))
+
+
+def _related(report: LoopReport) -> tuple[Related, ...]:
+    overlap = (report.overlap,) if report.overlap is not None else ()
+    return _instance_places(report) + overlap
+
+
+def loop_severity(report: LoopReport, selection: Selection) -> str:
+    """The loop's configured severity, but information for a consumer loop whose overlap
+    comes from its peer's skew (the outcome the author wanted), unless the user gave its
+    code a severity of their own."""
+    if report.overlap is not None and not selection.configures(report.code):
+        return "information"
+    return selection.severity(report.code)
 
 
 def _instance_places(report: LoopReport) -> tuple[Related, ...]:

@@ -64,6 +64,10 @@ class Selection:
         chosen = _best(self.select, code)
         return chosen >= 0 and chosen > _best(self.ignore, code)
 
+    def configures(self, code: str) -> bool:
+        """Whether the user set a severity for ``code`` (or a prefix of it)."""
+        return any(code.startswith(key) for key in self.severities)
+
     def severity(self, code: str) -> str:
         """The configured severity (most specific matching entry) or the code's default."""
         matches = [(len(k), v) for k, v in self.severities.items() if code.startswith(k)]

@@ -149,12 +149,30 @@ def apply_suppressions(
     for diagnostic in diagnostics:
         hidden = False
         for suppression in suppressions:
-            if suppression.matches(diagnostic.code) and _covers(suppression, diagnostic):
+            if not _covers(suppression, diagnostic):
+                continue
+            if suppression.matches(diagnostic.code):
                 suppression.used.add(diagnostic.code if suppression.codes else "*")
                 hidden = True
+            _acknowledge_core_codes(suppression, diagnostic)
         if not hidden:
             kept.append(diagnostic)
     return kept
+
+
+def _acknowledge_core_codes(suppression: Suppression, diagnostic: Diagnostic) -> None:
+    """A mixed loop's per-core codes (``aiv: demoted (SKW020)``) can be named on the loop.
+
+    The loop is one finding, under the code of the core that decides its outcome; a
+    suppression of another core's code acknowledges that core's verdict (it is used, so
+    neither reported as unused nor removed by ``--fix``), and hides the loop only when
+    it also names the loop's own code.
+    """
+    if diagnostic.kind != "loop" or diagnostic.report is None or not suppression.codes:
+        return
+    for core in diagnostic.report.cores:
+        if suppression.matches(core.code):
+            suppression.used.add(core.code)
 
 
 def _known_prefix(listed: str, known: Iterable[str]) -> bool:

@@ -35,7 +35,9 @@ def lint_diagnostics(
     reports: Sequence[LoopReport], selection: Selection, filename: str
 ) -> list[LintDiagnostic]:
     """One record per enabled loop verdict and per enabled hint, at the ``pl.pipeline`` call."""
-    found = flatten(filename, reports, selection, span_of=lambda report: report.call_span)
+    found = flatten(
+        filename, reports, selection, span_of=lambda report: report.call_span, call_hints=True
+    )
     return [record for record in found if selection.is_enabled(record.code)]
 
 
@@ -49,7 +51,9 @@ def select_and_suppress(
     may_suppress: bool = True,
 ) -> list[LintDiagnostic]:
     """What the CLI would print for these reports (minus file-level problems)."""
-    found = flatten(filename, reports, selection, span_of=lambda report: report.call_span)
+    found = flatten(
+        filename, reports, selection, span_of=lambda report: report.call_span, call_hints=True
+    )
     return shared_select_and_suppress(
         found,
         source,

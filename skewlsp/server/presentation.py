@@ -240,8 +240,8 @@ def lens_title(report: LoopReport, *, previewable: bool = True) -> str:
 def inlay_label(report: LoopReport) -> str:
     """Short label after ``stage=``: ``depth 2``, ``demoted``, ``left``, ``error``, ``unknown``."""
     label = f"depth {report.depth}" if report.verdict == "skewed" else report.verdict
-    if report.instance is not None and report.instance.bindings:
-        values = ", ".join(f"{name}={value}" for name, value in report.instance.bindings)
+    if report.instance is not None and report.instance.shown_bindings:
+        values = ", ".join(f"{name}={value}" for name, value in report.instance.shown_bindings)
         label = f"{values}: {label}"
     return label
 

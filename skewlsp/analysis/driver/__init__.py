@@ -23,10 +23,13 @@ From the top down:
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from skewlsp.analysis.driver.edited_module import analyse_edited_module
 from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.driver.module_run import analyse_module
 from skewlsp.analysis.frontend.values import memoised_code
+from skewlsp.analysis.report.overlap import with_overlaps
 from skewlsp.analysis.reuse.unit_cache import UnitCache
 from skewlsp.analysis.source.unit_parses import shared_unit_parses
 from skewlsp.contract import Importers, LoopReport, Resolver
@@ -70,5 +73,12 @@ def analyze_models(
     # at each call (each expression rendered once).
     with shared_unit_parses(), memoised_code():
         if cache is None:
-            return analyse_module(source, path, resolver, importers)
-        return analyse_edited_module(source, path, resolver, cache, importers)
+            models = analyse_module(source, path, resolver, importers)
+        else:
+            models = analyse_edited_module(source, path, resolver, cache, importers)
+    # Across loops: a consumer whose peer loop skews (new models: a cache keeps its own).
+    reports = with_overlaps([model.report for model in models])
+    return [
+        model if model.report is report else replace(model, report=report)
+        for model, report in zip(models, reports, strict=True)
+    ]

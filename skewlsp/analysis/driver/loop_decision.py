@@ -29,7 +29,7 @@ from skewlsp.analysis.frontend.scope import EnclosingLoop, FunctionScope
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.values import Interval
 from skewlsp.analysis.passes.expand_mixed_kernel.move_reuse import operand_moves
-from skewlsp.analysis.passes.header import bounds_of, loop_target, stage_of
+from skewlsp.analysis.passes.header import bounds_of, fold_bound, loop_target, stage_of
 from skewlsp.analysis.passes.loop_body import (
     Body,
     BodyContext,
@@ -38,7 +38,7 @@ from skewlsp.analysis.passes.loop_body import (
     normalise,
     resolve,
 )
-from skewlsp.analysis.report.advice import depth_hint
+from skewlsp.analysis.report.advice import depth_advice
 from skewlsp.analysis.report.assemble import loop_report, scalar_across
 from skewlsp.analysis.skew_cross_core_pipeline import per_core
 from skewlsp.analysis.skew_cross_core_pipeline.decide import (
@@ -204,7 +204,10 @@ class LoopDecisions:
             self.path, self._span, loop, call, fn, loop_var, decision, stmts,
             stage_span, stage_value,
         )
-        report = self._with_split_and_hint(report, split, decision, call)
+        report = self._with_split(report, split)
+        if decision.code == "SKW002":
+            fold = lambda e: fold_bound(e, header_ctx)  # noqa: E731 - as the bounds were
+            report = replace(report, fix_hint=depth_advice(header, stmts, decision, call, fold))
         model = LoopModel(
             report, loop, self.unit, self.module, stmts, decision, iter_names, body.yield_node
         )
@@ -241,15 +244,8 @@ class LoopDecisions:
         )
         return self._per_core(loop, stmts, header, live_out, nested)
 
-    def _with_split_and_hint(
-        self,
-        report: LoopReport,
-        split: per_core.PerCore | None,
-        decision: Decision,
-        call: cst.Call,
-    ) -> LoopReport:
-        """The report with each core's verdict, the scalars crossing between the cores, and
-        a depth that would let the loop skew (SKW002)."""
+    def _with_split(self, report: LoopReport, split: per_core.PerCore | None) -> LoopReport:
+        """The report with each core's verdict and the scalars crossing between the cores."""
         cores: tuple[CoreResult, ...] = split.cores if split is not None else ()
         across = split.scalars_across if split is not None else ()
         if cores:
@@ -257,10 +253,6 @@ class LoopDecisions:
         if across:
             found = tuple(scalar_across(item, self._span) for item in across)
             report = replace(report, hints=(*report.hints, *found))
-        if decision.code == "SKW002" and decision.trip and decision.requested_depth:
-            report = replace(
-                report, fix_hint=depth_hint(decision.trip, decision.requested_depth, call)
-            )
         return report
 
     def _unrolled_copies(

@@ -58,6 +58,7 @@ from skewlsp.analysis.passes.inline_functions.call_sites import (
 )
 from skewlsp.analysis.passes.loop_body import BodyContext, loop_bounds
 from skewlsp.analysis.report.assemble import at_call
+from skewlsp.analysis.report.informative import informative
 from skewlsp.analysis.reuse.unit_cache import SiteKey
 from skewlsp.analysis.source.guard import check_parseable
 from skewlsp.analysis.source.positions import LoopPositions
@@ -216,10 +217,12 @@ class UnitWalk(LoopDecisions):
                     # only a cross-core verdict is worth a remark where the caller is.
                     hints = (*hints, at_call(report, instance.call, helper))
                 model.unlabelled_message = report.message
+                shown = informative(instance.bindings, model.node, model.module)
+                copy = replace(instance, shown=shown)
                 model.report = replace(
                     report,
-                    instance=instance,
-                    message=f"{instance.label}: {report.message}",
+                    instance=copy,
+                    message=f"{copy.label}: {report.message}",
                     hints=hints,
                 )
                 self.finished.append(model)

@@ -2,15 +2,22 @@
 
 A kernel author who sees "depth 1, requested 2" wants the trip count that
 would give the requested depth and, when the trip comes from a division by a
-tile-size constant, which constant to change and by how much.
+tile-size constant, which constant to change and by how much. Nothing is offered
+that was not checked: the changed loop is decided again, and a constant's new value
+is folded again into the trip it must give.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
-from skewlsp.analysis.frontend.constants import code_of
+from skewlsp.analysis.frontend.constants import Const, Folded, code_of
+from skewlsp.analysis.passes.loop_body import Stmt
+from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision, LoopHeader, decide
 
 
 def trip_for_depth(trip: int, requested: int) -> int:
@@ -20,21 +27,90 @@ def trip_for_depth(trip: int, requested: int) -> int:
     return target if remainder == 0 else target + requested - remainder
 
 
-def depth_hint(trip: int, requested: int, call: cst.Call) -> str:
-    """e.g. "a trip of 4 would give depth 2: e.g. halve QK_M_TILE"."""
+def depth_advice(
+    header: LoopHeader,
+    stmts: Sequence[Stmt],
+    decision: Decision,
+    call: cst.Call,
+    fold: Callable[[cst.BaseExpression], Folded],
+) -> str | None:
+    """What would give a loop skewed below its requested depth (SKW002) that depth, or its
+    depth without asking for more: each change decided again before it is offered.
+
+    e.g. "a trip of 4 would give depth 2: e.g. halve QK_M_TILE". ``stmts`` are the body
+    the decision was made on (a mixed loop's: the skewed core's); ``fold`` folds an
+    expression of the header as the bounds were folded.
+    """
+    trip, requested, depth = decision.trip, decision.requested_depth, decision.depth
+    if not trip or not requested or depth is None:
+        return None
+    advice: list[str] = []
     target = trip_for_depth(trip, requested)
-    hint = f"a trip of {target} would give depth {requested}"
-    stop = _stop_expression(call)
-    if stop is None or trip == 0 or target % trip:
-        return hint
+    again = _decided_with_trip(header, stmts, target)
+    if again is not None and again.verdict == "skewed" and (again.depth or 0) >= requested:
+        advice.append(
+            f"a trip of {target} would give depth {again.depth}"
+            + _constant_to_change(header, call, target, fold)
+        )
+    if depth >= 2:  # the smallest stage asking for exactly this depth
+        stage = 2 if depth == 2 else depth + 1  # (stage=3 asks for depth 2 too: SKW030)
+        again = decide(replace(header, stage=Const(stage)), stmts)
+        if again.code == "SKW001" and again.depth == depth:
+            advice.append(f"stage={stage} gives the same depth {depth} without asking for more")
+    return "; or ".join(advice) or None
+
+
+def _decided_with_trip(header: LoopHeader, stmts: Sequence[Stmt], trip: int) -> Decision | None:
+    """The decision for the same loop running ``trip`` times (None: bounds not constant)."""
+    start, step = header.start, header.step
+    if not isinstance(start, Const) or not isinstance(step, Const) or step.value <= 0:
+        return None
+    return decide(replace(header, stop=Const(start.value + trip * step.value)), stmts)
+
+
+def _constant_to_change(
+    header: LoopHeader,
+    call: cst.Call,
+    target: int,
+    fold: Callable[[cst.BaseExpression], Folded],
+) -> str:
+    """``: e.g. halve TILE`` when the stop is ``N // TILE`` or ``N`` and changing that one
+    constant (folded again with its new value) gives exactly the ``target`` trip."""
+    stop, trip = _stop_expression(call), header_trip(header)
+    if stop is None or not trip or target % trip:
+        return ""
     factor = target // trip
     if isinstance(stop, cst.BinaryOperation) and isinstance(stop.operator, cst.FloorDivide):
-        divisor = code_of(stop.right)
+        numerator, divisor = fold(stop.left), fold(stop.right)
+        if not isinstance(numerator, Const) or not isinstance(divisor, Const):
+            return ""
+        if divisor.value % factor or not _gives(
+            header, numerator.value // (divisor.value // factor), target
+        ):
+            return ""
         verb = "halve" if factor == 2 else f"divide by {factor}"
-        return f"{hint}: e.g. {verb} {divisor}"
+        return f": e.g. {verb} {code_of(stop.right)}"
     if isinstance(stop, cst.Name):
-        return f"{hint}: e.g. multiply {stop.value} by {factor}"
-    return hint
+        value = fold(stop)
+        if isinstance(value, Const) and _gives(header, value.value * factor, target):
+            return f": e.g. multiply {stop.value} by {factor}"
+    return ""
+
+
+def header_trip(header: LoopHeader) -> int | None:
+    """The trip count of a header with constant bounds and a positive step."""
+    start, stop, step = header.start, header.stop, header.step
+    if not all(isinstance(v, Const) for v in (start, stop, step)):
+        return None
+    assert isinstance(start, Const) and isinstance(stop, Const) and isinstance(step, Const)
+    if step.value <= 0:
+        return None
+    return max(0, -(-(stop.value - start.value) // step.value))
+
+
+def _gives(header: LoopHeader, stop: int, target: int) -> bool:
+    """Whether the header with its stop changed to ``stop`` runs ``target`` times."""
+    return header_trip(replace(header, stop=Const(stop))) == target
 
 
 def _stop_expression(call: cst.Call) -> cst.BaseExpression | None:

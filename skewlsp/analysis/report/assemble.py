@@ -10,11 +10,21 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from skewlsp.analysis.passes.expand_mixed_kernel.core_split import ScalarAcross
+from skewlsp.analysis.frontend.op_registry import CUBE, VECTOR
+from skewlsp.analysis.passes.expand_mixed_kernel.core_split import ScalarAcross, message_core
 from skewlsp.analysis.passes.loop_body import Stmt
 from skewlsp.analysis.skew_cross_core_pipeline import fifo_order
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision
-from skewlsp.contract import CORE_NAMES, SCALAR_ACROSS, Edit, Finding, LoopReport, Related, Span
+from skewlsp.contract import (
+    CORE_NAMES,
+    SCALAR_ACROSS,
+    Core,
+    Edit,
+    Finding,
+    LoopReport,
+    Related,
+    Span,
+)
 
 SpanOf = Callable[[cst.CSTNode], Span]
 
@@ -75,7 +85,14 @@ def loop_report(
         hints=hints,
         hazards=hazards,
         args=remark_args(d),
+        core=_lead_core(d, stmts),
     )
+
+
+def _lead_core(d: Decision, stmts: Sequence[Stmt]) -> Core | None:
+    """The core whose messages the loop sends and receives (from its lead message)."""
+    side = message_core(stmts[d.lead]) if d.lead is not None else None
+    return {CUBE: "aic", VECTOR: "aiv"}.get(side or "")  # type: ignore[return-value]
 
 
 def line_ranges(

@@ -40,7 +40,7 @@ from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision, LoopHeade
 from skewlsp.analysis.source.positions import shown_by_first_line
 from skewlsp.analysis.source.tree_text import made_source
 from skewlsp.analysis.source.walk import walk
-from skewlsp.contract import CORE_NAMES, CoreResult
+from skewlsp.contract import CONSUMER, CORE_NAMES, CoreResult
 
 __all__ = [
     "CUBE",
@@ -383,9 +383,13 @@ def core_reason(d: Decision) -> str:
 def summarise(results: list[tuple[CoreResult, Decision]]) -> tuple[str, Decision]:
     """One verdict for the loop: the skewed core if any, else the first cross-core one."""
     parts = []
+    skewed = next((CORE_NAMES[c.core] for c, d in results if d.verdict == "skewed"), None)
     for core, d in results:
         name = CORE_NAMES[core.core]
-        if d.verdict == "skewed" and d.code == "SKW002":
+        if d.code == CONSUMER and skewed is not None:  # the overlap the author wants
+            parts.append(f"{name}: consumer of the {skewed}'s skewed loop")
+            parts[-1] += f" (overlap from the {skewed}'s skew)"
+        elif d.verdict == "skewed" and d.code == "SKW002":
             parts.append(f"{name}: skewed at {core.reason}")
         elif d.verdict == "skewed":
             parts.append(f"{name}: skewed at depth {d.depth}")

@@ -102,6 +102,17 @@ def diagnostic_data(diagnostic: Diagnostic, *, preview: bool = False) -> dict[st
         ],
         "hazards": [hazard_data(h) for h in (report.hazards if report else ())],
         "instance": instance_data(report.instance) if report else None,
+        # Every copy of a loop Python builds several times, with its own verdict.
+        "copies": [
+            {
+                "code": copy.code,
+                "verdict": copy.verdict,
+                "depth": copy.depth,
+                "message": copy.message,
+                "instance": instance_data(copy.instance),
+            }
+            for copy in diagnostic.copies
+        ],
     }
     if preview:
         data["preview"] = diagnostic.preview

@@ -295,7 +295,29 @@ def test_reduced_depth_names_the_trip_that_would_reach_the_requested_depth() -> 
     report = only_loop(kernel(PRODUCER, "pl.pipeline(0, 3, 1, stage=2)"))
     assert report.fix_hint == "a trip of 4 would give depth 2"
     report = only_loop(kernel(PRODUCER, "pl.pipeline(0, 6, 1, stage=5)"))
-    assert (report.depth, report.fix_hint) == (3, "a trip of 8 would give depth 4")
+    assert (report.depth, report.fix_hint) == (
+        3,
+        "a trip of 8 would give depth 4; or stage=4 gives the same depth 3 without asking for more",
+    )
+
+
+def test_the_advice_for_depth_two_names_stage_two_not_stage_three() -> None:
+    # trip 6 at stage=4 asks for depth 3, which 6 allows (6 % 3 == 0, 6 >= 6): no finding.
+    # trip 4 at stage=4 gets depth 2: stage=3 would ask for depth 2 as well, stage=2 is
+    # the one SKW030 asks for.
+    report = only_loop(kernel(PRODUCER, "pl.pipeline(0, 4, 1, stage=4)"))
+    assert (report.code, report.depth) == ("SKW002", 2)
+    assert report.fix_hint == (
+        "a trip of 6 would give depth 3; or stage=2 gives the same depth 2 without asking for more"
+    )
+
+
+def test_at_trip_two_only_a_longer_trip_helps_and_no_stage_is_offered() -> None:
+    # Depth 1 is all a trip of 2 allows at any stage, and stage=1 would demote the loop.
+    report = only_loop(kernel(PRODUCER, "pl.pipeline(0, 2, 1, stage=2)"))
+    assert (report.code, report.depth, report.fix_hint) == (
+        "SKW002", 1, "a trip of 4 would give depth 2"
+    )
 
 
 class TestParserRefusals:

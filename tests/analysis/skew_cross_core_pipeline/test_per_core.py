@@ -56,7 +56,10 @@ def test_attention_with_trip_two_skews_the_cube_at_depth_one_and_demotes_the_vec
     assert cores(report) == {"aic": ("skewed", "SKW002", 1), "aiv": ("demoted", "SKW020", None)}
     assert (report.verdict, report.depth, report.trip) == ("skewed", 1, 2)
     assert report.message.startswith("cube: skewed at depth 1 (requested 2")
-    assert "vector: demoted, consumer role" in report.message
+    # The vector's demotion is the overlap the author wants: the message says so.
+    assert "vector: consumer of the cube's skewed loop (overlap from the cube's skew)" in (
+        report.message
+    )
 
 
 def test_a_trip_that_blocks_the_depth_comes_with_a_computed_fix() -> None:

@@ -1,0 +1,100 @@
+"""Which of a copy's bindings explain its verdict: the names a message should quote.
+
+A loop decided once per call of an inline helper (or per iteration of a module-level
+``for``, per call of a builder) is labelled with the values it was decided with. Most of
+a helper's parameters never reach the loop's verdict: quoting them all ("with
+cache_ready_dep = cache_ready_dep, active_rows = active_rows, ...") hides the one that
+does. A binding is worth quoting when its name can change a bound, a stage or a branch
+of the loop, and its value is not just its own name spelled again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import libcst as cst
+
+from skewlsp.analysis.frontend.names import reads_of
+from skewlsp.analysis.source.walk import children, walk
+
+
+def informative(
+    bindings: Sequence[tuple[str, str]], loop: cst.For | None, around: cst.CSTNode | None
+) -> tuple[str, ...] | None:
+    """The names of ``bindings`` a message about ``loop`` should show (None: all of them,
+    when the loop is not known). ``around`` is the code the loop sits in (its unit), whose
+    assignments carry a binding's value into the loop's header or conditions."""
+    if loop is None:
+        return None
+    decisive = _decisive_names(loop, around)
+    return tuple(name for name, value in bindings if name in decisive and value != name)
+
+
+def _decisive_names(loop: cst.For, around: cst.CSTNode | None) -> set[str]:
+    """Names read by the loop's header and by the conditions and inner loop headers in its
+    body and around it, closed over the assignments in ``around`` that define them."""
+    names = set(reads_of(loop.iter))
+    for node in walk(loop.body):
+        names.update(reads_of(_control_expression(node)))
+    if around is not None:
+        for node in _enclosing(around, loop):
+            names.update(reads_of(_control_expression(node)))
+        _close_over_assignments(names, _assignments(around))
+    return names
+
+
+def _control_expression(node: cst.CSTNode) -> cst.CSTNode | None:
+    """The part of a statement that picks a branch or sets a trip count."""
+    if isinstance(node, (cst.If, cst.While, cst.IfExp)):
+        return node.test
+    if isinstance(node, cst.For):
+        return node.iter
+    return None
+
+
+def _enclosing(around: cst.CSTNode, loop: cst.For) -> list[cst.CSTNode]:
+    """The statements of ``around`` whose body holds ``loop`` (outermost first)."""
+    path: list[cst.CSTNode] = []
+
+    def find(node: cst.CSTNode) -> bool:
+        if node is loop:
+            return True
+        for child in children(node):
+            if find(child):
+                path.append(node)
+                return True
+        return False
+
+    find(around)
+    return path[::-1]
+
+
+def _assignments(around: cst.CSTNode) -> list[tuple[set[str], list[str]]]:
+    """(names defined, names read) of every plain assignment in ``around``."""
+    found: list[tuple[set[str], list[str]]] = []
+    for node in walk(around):
+        if isinstance(node, cst.Assign):
+            targets = {n for t in node.targets for n in _target_names(t.target)}
+            found.append((targets, reads_of(node.value)))
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and node.value is not None:
+            found.append((set(_target_names(node.target)), reads_of(node.value)))
+    return found
+
+
+def _target_names(target: cst.BaseExpression) -> Iterable[str]:
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _target_names(element.value)
+
+
+def _close_over_assignments(names: set[str], assignments: list[tuple[set[str], list[str]]]) -> None:
+    """Add the names read by assignments to names already in the set, until none is new."""
+    grown = True
+    while grown:
+        grown = False
+        for defined, read in assignments:
+            if defined & names and not names.issuperset(read):
+                names.update(read)
+                grown = True
