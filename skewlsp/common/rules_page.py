@@ -33,7 +33,7 @@ def template_problem(value: object) -> str | None:
         return "a string such as 'https://team.example/skewlint/rules.html#{code_lower}'"
     scheme, sep, rest = value.partition("://")
     if not sep or not scheme.isalpha() or not rest:
-        return f"an absolute URL (scheme://...), got {value!r}"
+        return f"an absolute URL (with a scheme such as https), got {value!r}"
     if not any(placeholder in value for placeholder in PLACEHOLDERS):
         return f"a URL with {{code}} or {{code_lower}} in it, got {value!r}"
     return None

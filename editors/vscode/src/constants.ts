@@ -52,6 +52,7 @@ export const SETTING_KEYS = [
   'ignore',
   'severity',
   'src',
+  'docsUrl',
 ] as const;
 
 export type SettingKey = (typeof SETTING_KEYS)[number];

@@ -77,7 +77,9 @@ export async function findServer(request: LookupRequest, host: LookupHost): Prom
     } else {
       const module = await host.findServerModule(python);
       if (module) return withExtraArgs(python, ['-m', module], interpreterSource);
-      tried.push(`${interpreterSource}: ${python} cannot import ${SERVER_MODULE} (pip install ${SERVER_MODULE})`);
+      tried.push(
+        `${interpreterSource}: ${python} cannot import ${SERVER_MODULE} (install it there from a skewlsp checkout or wheel)`,
+      );
     }
   } else if (!request.interpreter && request.pythonExtensionInterpreter) {
     tried.push('Python extension: no interpreter selected');

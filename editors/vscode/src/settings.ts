@@ -29,6 +29,8 @@ export interface SkewlspSettings {
   ignore: string[] | undefined;
   severity: Record<string, SeverityName> | undefined;
   src: string[] | undefined;
+  /** `skewlsp.docsUrl`: where the codes' links point (a team's copy of the rules page), undefined: the server's default. */
+  docsUrl: string | undefined;
   /** `skewlsp.logLevel` (`--log-level`), undefined: the server's default. */
   logLevel: LogLevel | undefined;
   /** `skewlsp.logFile` (`--log-file`), undefined: no log file. */
@@ -60,6 +62,7 @@ export function readSettings(read: SettingReader): SkewlspSettings {
     ignore: readCodeList('ignore', read('ignore'), problems),
     severity: readSeverityMap(read('severity'), problems),
     src: readStringArray('src', read('src'), problems),
+    docsUrl: readDocsUrl(read('docsUrl'), problems),
     logLevel: readChoice('logLevel', read('logLevel'), LOG_LEVELS, problems),
     logFile: readOptionalString('logFile', read('logFile'), problems),
     run: readChoice('run', read('run'), RUN_MODES, problems),
@@ -86,6 +89,19 @@ function readChoice<T extends string>(
   if (typeof raw === 'string' && (choices as readonly string[]).includes(raw)) return raw as T;
   problems.push(`skewlsp.${key} must be one of ${choices.join(', ')}; ignoring ${JSON.stringify(raw)}`);
   return undefined;
+}
+
+/** A URL with `{code}` or `{code_lower}` in it (the server checks it again). */
+function readDocsUrl(raw: unknown, problems: string[]): string | undefined {
+  const url = readOptionalString('docsUrl', raw, problems);
+  if (url === undefined) return undefined;
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\/./.test(url) || !/\{code(_lower)?\}/.test(url)) {
+    problems.push(
+      `skewlsp.docsUrl must be an absolute URL with {code} or {code_lower} in it; ignoring ${JSON.stringify(raw)}`,
+    );
+    return undefined;
+  }
+  return url;
 }
 
 function readDebounce(raw: unknown, problems: string[]): number | undefined {

@@ -99,9 +99,15 @@ describe('package.json manifest', () => {
   });
 
   it('has what vsce needs to package a release', () => {
-    for (const field of ['name', 'publisher', 'version', 'license', 'repository', 'engines']) {
+    for (const field of ['name', 'publisher', 'version', 'license', 'engines']) {
       assert.ok(manifest[field], `${field} is set`);
     }
+    // skewlsp has no public repository or website: no address is invented for one (vsce
+    // would turn it into the .vsix's repository, bugs and homepage links).
+    for (const field of ['repository', 'bugs', 'homepage']) {
+      assert.equal(manifest[field], undefined, `${field} names no invented address`);
+    }
+    assert.match(manifest.scripts.package, /--allow-missing-repository/);
     assert.equal(manifest.license, 'MIT');
     assert.match(manifest.engines.vscode, /^\^1\.\d+\.\d+$/);
     // @types/vscode must not be newer than the VS Code the extension claims to support.

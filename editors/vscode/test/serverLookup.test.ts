@@ -149,7 +149,9 @@ describe('findServer', () => {
     });
     const result = await findServer(request({ pythonExtensionInterpreter: async () => '/usr/bin/python3' }), host);
     assert.deepEqual(result.server, { command: '/home/dev/.local/bin/skewlsp', args: [], source: 'PATH' });
-    assert.deepEqual(result.tried, ['Python extension: /usr/bin/python3 cannot import skewlsp (pip install skewlsp)']);
+    assert.deepEqual(result.tried, [
+      'Python extension: /usr/bin/python3 cannot import skewlsp (install it there from a skewlsp checkout or wheel)',
+    ]);
   });
 
   it('survives a Python extension that throws', async () => {

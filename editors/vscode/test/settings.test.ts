@@ -28,6 +28,7 @@ const MANIFEST_DEFAULTS: Partial<Record<SettingKey, unknown>> = {
   ignore: null,
   severity: null,
   src: null,
+  docsUrl: null,
 };
 
 function settingsFrom(values: Partial<Record<SettingKey, unknown>>) {
@@ -127,6 +128,15 @@ describe('buildInitializationOptions', () => {
         debounce: 400,
       },
     );
+  });
+
+  it("sends a team's docsUrl, and refuses one that names no code", () => {
+    const template = 'https://team.example/skewlint/rules.html#{code_lower}';
+    assert.equal(buildInitializationOptions(settingsFrom({ docsUrl: template })).docsUrl, template);
+    const bad = settingsFrom({ docsUrl: 'https://team.example/skewlint' });
+    assert.equal(bad.docsUrl, undefined);
+    assert.ok(bad.problems.some((line) => line.startsWith('skewlsp.docsUrl must be an absolute URL')));
+    assert.equal('docsUrl' in buildInitializationOptions(settingsFrom({})), false);
   });
 
   it('tells the server, at initialization only, which commands this extension runs itself', () => {
