@@ -127,6 +127,10 @@ local ok, failure = pcall(function()
   for _, other in ipairs(vim.api.nvim_list_bufs()) do
     table.insert(seen.buffers, vim.api.nvim_buf_get_name(other))
   end
+  seen.final_windows = {}
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    table.insert(seen.final_windows, vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)))
+  end
   table.insert(seen.steps, "lenses")
 
   seen.modified = vim.bo[buf].modified

@@ -106,7 +106,10 @@ def test_neovim_sees_diagnostics_hover_and_a_preview_without_its_buffer_changing
         "skewlsp.showPreview",
         "skewlsp.showExplanation",
     ]
-    assert str(cache / "skewlsp" / "explanations" / "SKW010.md") in seen["buffers"]
+    explanation = cache / "skewlsp" / "explanations" / "SKW010.md"
+    assert str(explanation) in seen["buffers"]
+    # The preview lens found the preview's window again; the explanation got one of its own.
+    assert sorted(seen["final_windows"]) == sorted(map(str, (kernel, preview, explanation)))
     errors = [n["message"] for n in seen["notifications"] if n["level"] >= 3]
     assert errors == []
 
