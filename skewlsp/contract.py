@@ -343,10 +343,6 @@ def severity_of(code: str) -> Severity:
     return CODES[code].severity
 
 
-def docs_url(code: str) -> str:
-    """Where a client can read about a code (the rules document in the repository)."""
-    return f"https://github.com/skewlsp/skewlsp/blob/main/docs/rules.md#{code.lower()}"
-
 # "not_compiled": the loop's program is never built (a module-level branch Python skips).
 Verdict = Literal["skewed", "demoted", "left", "error", "unknown", "not_compiled"]
 Core = Literal["aic", "aiv"]

@@ -77,7 +77,13 @@ def _warn(message: str) -> None:
 
 def _explain(ns: argparse.Namespace) -> int:
     as_json = ns.output_format == "json"
-    sys.stdout.write(explain_all(as_json=as_json) if ns.all else explain(ns.code, as_json=as_json))
+    docs = _resolver(ns).for_path(Path.cwd()).docs_url  # the project's docs-url, if any
+    text = (
+        explain_all(as_json=as_json, docs=docs)
+        if ns.all
+        else explain(ns.code, as_json=as_json, docs=docs)
+    )
+    sys.stdout.write(text)
     return EXIT_OK
 
 
@@ -179,6 +185,7 @@ def _show_settings(ns: argparse.Namespace, resolver: SettingsResolver) -> int:
         f"src = {[str(p) for p in settings.src]}",
         f"exclude = {list(settings.exclude)}",
         f"extend-exclude = {list(settings.extend_exclude)}",
+        f"docs-url = {settings.docs_url!r}",
         "enabled codes: "
         + ", ".join(f"{code} ({selection.severity(code)})" for code in selection.enabled_codes()),
         "counted in the summary, not listed: "
@@ -220,7 +227,7 @@ def _check(ns: argparse.Namespace, record: RunRecord | None = None) -> int:
     if fixed and not ns.quiet:
         sys.stderr.write(f"Fixed {fixed} issue{'s' if fixed != 1 else ''}.\n")
     summarised = [code for r in results for code in r.summarised]
-    written = _write_output(ns, diagnostics, len(jobs), summarised)
+    written = _write_output(ns, diagnostics, len(jobs), summarised, _docs_template(jobs))
     if record is not None:
         record.jobs, record.results = jobs, results
         if ns.output_file:
@@ -294,8 +301,19 @@ def _failing(results: Sequence[FileResult]) -> bool:
     return any(at_least(d.severity, r.fail_on) for r in results for d in r.diagnostics)
 
 
+def _docs_template(jobs: Sequence[Job]) -> str | None:
+    """The linted files' ``docs-url``: one template when their configurations agree; else
+    (or when none sets it) None, and the links open the rules page installed with skewlsp."""
+    templates = {job.settings.docs_url for job in jobs}
+    return templates.pop() if len(templates) == 1 else None
+
+
 def _write_output(
-    ns: argparse.Namespace, diagnostics: list[Diagnostic], files: int, summarised: list[str]
+    ns: argparse.Namespace,
+    diagnostics: list[Diagnostic],
+    files: int,
+    summarised: list[str],
+    docs: str | None = None,
 ) -> str:
     """Write the report where it goes; the text written."""
     stream: TextIO
@@ -309,7 +327,11 @@ def _write_output(
     try:
         cwd = Path.cwd().resolve()
         context = FormatContext(
-            color=_color(ns, stream), preview=ns.preview, root=repository_root(cwd), cwd=cwd
+            color=_color(ns, stream),
+            preview=ns.preview,
+            root=repository_root(cwd),
+            cwd=cwd,
+            docs_url=docs,
         )
         if ns.statistics:  # args refused --statistics with the other formats
             json_like = ns.output_format in JSON_FORMATS

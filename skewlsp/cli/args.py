@@ -180,6 +180,10 @@ def _explain_parser() -> argparse.ArgumentParser:
     parser.add_argument("code", metavar="CODE", nargs="?")
     parser.add_argument("--all", action="store_true", help="explain every code")
     parser.add_argument("--output-format", choices=("text", "json"), default="text")
+    parser.add_argument(
+        "--config", metavar="PATH", help="the configuration whose docs-url the links use"
+    )
+    parser.add_argument("--isolated", action="store_true", help="ignore all config files")
     return parser
 
 
@@ -209,6 +213,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         _finish_check(namespace)
     if command == "explain" and (namespace.code is None) == (not namespace.all):
         raise UsageError("explain takes one CODE or --all (see `skewlint explain --help`)")
+    if command != "check" and namespace.isolated and namespace.config:
+        raise UsageError("--config and --isolated cannot be used together")
     return namespace
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from skewlsp.common.rules_page import template_problem
 from skewlsp.contract import CODES, SEVERITY_RANK
 
 if sys.version_info >= (3, 11):
@@ -59,6 +60,7 @@ KNOWN_KEYS = (
     "src",
     "exclude",
     "extend-exclude",
+    "docs-url",
 )
 
 
@@ -93,6 +95,9 @@ class Settings:
     src: tuple[Path, ...] = ()
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
+    # Where the codes' documentation is hosted (see skewlsp.common.rules_page); None: the
+    # rules page installed with skewlsp.
+    docs_url: str | None = None
 
     @property
     def all_excludes(self) -> tuple[str, ...]:
@@ -191,6 +196,11 @@ def settings_from_table(table: Mapping[str, Any], config: Path) -> Settings:
         changes["exclude"] = _strings(config, "exclude", table["exclude"])
     if "extend-exclude" in table:
         changes["extend_exclude"] = _strings(config, "extend-exclude", table["extend-exclude"])
+    if "docs-url" in table:
+        problem = template_problem(table["docs-url"])
+        if problem is not None:
+            raise SettingsError(config, "docs-url", problem)
+        changes["docs_url"] = table["docs-url"]
     return replace(settings, **changes)
 
 

@@ -12,9 +12,25 @@ from skewlsp.api import source_lines
 from skewlsp.contract import Edit
 
 
+def non_overlapping(edits: Iterable[Edit]) -> list[Edit]:
+    """The edits to apply together, in text order: one that overlaps an edit already taken
+    is left out, to be found again on the next run (``--fix``, the editor's Fix all)."""
+    taken: list[Edit] = []
+    ordered = sorted(
+        edits, key=lambda e: (e.span.line, e.span.column, e.span.end_line, e.span.end_column)
+    )
+    for edit in ordered:
+        start = (edit.span.line, edit.span.column)
+        if taken and start < (taken[-1].span.end_line, taken[-1].span.end_column):
+            continue
+        taken.append(edit)
+    return taken
+
+
 def apply_edits(source: str, edits: Iterable[Edit]) -> tuple[str, int]:
     """``source`` with the edits applied, and how many were; an edit that overlaps one
     already taken (or falls outside the text) is skipped, to be found again next run."""
+    edits = non_overlapping(edits)
     lines = source_lines(source, keepends=True)
     starts = [0]
     for line in lines:

@@ -25,8 +25,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--log-level",
         default=None,
-        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
-        help="log verbosity (default INFO in --log-file, WARNING on stderr)",
+        type=str.lower,  # ruff's lower-case names; the upper-case ones still work
+        choices=["error", "warning", "info", "debug"],
+        help="log verbosity (default info in --log-file, warning on stderr)",
     )
     return parser.parse_args(argv)
 
@@ -46,12 +47,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.log_file:
         logging.basicConfig(
             filename=args.log_file,
-            level=args.log_level or "INFO",
+            level=(args.log_level or "info").upper(),
             filemode="a",
             format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         )
     else:
-        logging.basicConfig(stream=sys.stderr, level=args.log_level or "WARNING")
+        logging.basicConfig(stream=sys.stderr, level=(args.log_level or "warning").upper())
     from skewlsp.server.app import server
 
     if args.tcp:

@@ -3,7 +3,9 @@
 Listing actions happens on every cursor move, so it only names them and carries
 ``data`` (uri, version, loop position); the expensive part — rewriting the loop
 through :mod:`skewlsp.transform` — runs in ``codeAction/resolve`` when the user
-picks one.
+picks one. "Fix all" (``source.fixAll.skewlint``, ruff's model: what an editor runs
+on save) carries its edit at once: it is the safe fixes the diagnostics already hold,
+the same ones ``skewlint --fix`` applies, and costs no rewrite.
 
 A preview never edits the user's code: it is a bare command (:mod:`.commands`)
 that shows the rewrite in a read-only document. Edits are
@@ -21,6 +23,8 @@ from lsprotocol import types
 
 from skewlsp import api
 from skewlsp.api import loop_source
+from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.common.fixes import non_overlapping
 from skewlsp.common.suppressions import suppression_edit
 from skewlsp.contract import (
     STAGE_HINT,
@@ -40,7 +44,14 @@ CONVERT = "convert"
 STAGE = "stage"
 SUPPRESS = "suppress"
 PREVIEW_TITLE = "Preview the rewritten loop (read-only)"
-KINDS = [types.CodeActionKind.Refactor, types.CodeActionKind.QuickFix]
+FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.skewlint"
+FIX_ALL_TITLE = "skewlint: Fix all auto-fixable problems"
+KINDS = [types.CodeActionKind.Refactor, types.CodeActionKind.QuickFix, FIX_ALL_KIND]
+
+
+def wanted(kind: str, only: Sequence[str] | None) -> bool:
+    """Whether a client that asked for ``only`` these kinds (``None``: any) wants ``kind``."""
+    return not only or any(kind == k or kind.startswith(k + ".") for k in only)
 
 
 class PreviewUnavailableError(Exception):
@@ -151,14 +162,13 @@ def list_actions(
     choice = commands or CommandChoice()
     actions: list[types.CodeAction | types.Command] = []
 
-    def wanted(kind: str) -> bool:
-        return not only or any(kind == k or kind.startswith(k + ".") for k in only)
-
     def diags(code: str) -> list[types.Diagnostic] | None:
         return [d for d in context if d.code == code] or None
 
     for report, copies in _one_per_loop(loops_in(reports, first_line, last_line), reports):
-        if report.verdict in ("skewed", "demoted") and wanted(types.CodeActionKind.Refactor):
+        if report.verdict in ("skewed", "demoted") and wanted(
+            types.CodeActionKind.Refactor, only
+        ):
             at = (
                 preview_at(report)
                 if preview_at is not None
@@ -167,7 +177,7 @@ def list_actions(
             # A bare Command, not a CodeAction carrying one: every client runs it, and
             # none can mistake it for an edit (nor mis-read it, as some libraries do).
             actions.append(choice.preview(PREVIEW_TITLE, uri, at))
-        if not wanted(types.CodeActionKind.QuickFix):
+        if not wanted(types.CodeActionKind.QuickFix, only):
             continue
         if all(copy.verdict == "demoted" for copy in copies):  # one text for every copy
             actions.append(
@@ -261,19 +271,48 @@ def loop_edit(
 
 
 def workspace_edit(
-    uri: str, version: int | None, edit: types.TextEdit, support: EditSupport
+    uri: str,
+    version: int | None,
+    edit: types.TextEdit | Sequence[types.TextEdit],
+    support: EditSupport,
 ) -> types.WorkspaceEdit:
     """A workspace edit in the richest form the client accepts (versioned when it can)."""
+    edits = [edit] if isinstance(edit, types.TextEdit) else list(edit)
     if support.document_changes:
         return types.WorkspaceEdit(
             document_changes=[
                 types.TextDocumentEdit(
                     types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
-                    [edit],
+                    list(edits),
                 )
             ]
         )
-    return types.WorkspaceEdit(changes={uri: [edit]})
+    return types.WorkspaceEdit(changes={uri: list(edits)})
+
+
+def fix_all(
+    uri: str,
+    version: int | None,
+    shown: Sequence[Diagnostic],
+    lines: Sequence[str],
+    support: EditSupport,
+    encoding: str = UTF16,
+) -> types.CodeAction | None:
+    """Every safe fix of the diagnostics the document shows, as one edit (``None``: none).
+
+    The fixes are the ones ``skewlint --fix`` applies (SKW030's ``stage=``, SKW901's unused
+    suppressions), after the same selection and suppressions; overlapping ones are left
+    for the next run, as there.
+    """
+    edits = non_overlapping(d.fix for d in shown if d.fix is not None)
+    if not edits:
+        return None
+    text_edits = [types.TextEdit(span_to_range(lines, e.span, encoding), e.text) for e in edits]
+    return types.CodeAction(
+        title=FIX_ALL_TITLE,
+        kind=FIX_ALL_KIND,
+        edit=workspace_edit(uri, version, text_edits, support),
+    )
 
 
 def find_report(reports: Sequence[LoopReport], loop: Sequence[int]) -> LoopReport | None:

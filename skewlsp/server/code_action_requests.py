@@ -4,7 +4,8 @@
 and the client's abilities to it. A rewrite runs the pass over the file, so it is
 computed off the event loop, and only when asked for: listed actions carry data,
 and the edit comes with ``codeAction/resolve`` (or at once, for a client that
-cannot resolve).
+cannot resolve). "Fix all" (``source.fixAll.skewlint``) needs no rewrite and carries
+its edit from the start, so it works on save even in a client that never resolves.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Mapping
 from lsprotocol import types
 from pygls.exceptions import JsonRpcContentModified, JsonRpcException, JsonRpcInvalidParams
 
-from skewlsp.server import actions
+from skewlsp.server import actions, diagnostics
 from skewlsp.server.documents import Snapshot
 from skewlsp.server.positions import from_position, to_position
 from skewlsp.server.request_params import RequestFailed, file_path, plain
@@ -41,6 +42,17 @@ async def code_action(
     last, _ = from_position(lines, params.range.end, ls.encoding)
     selection = ls.settings_for(uri).selection
     enabled = {code for code in selection.enabled_codes()}
+    fix_all = None
+    if actions.wanted(actions.FIX_ALL_KIND, params.context.only):
+        shown = diagnostics.select_and_suppress(
+            analysis.reports,
+            selection,
+            analysis.source,
+            uri,
+            may_suppress=analysis.may_suppress,
+        )
+        support = actions.EditSupport.of(ls.client_capabilities)
+        fix_all = actions.fix_all(uri, analysis.version, shown, lines, support, ls.encoding)
     found = actions.list_actions(
         uri,
         analysis.version,
@@ -55,11 +67,13 @@ async def code_action(
             lines, report.span.line, report.span.column, ls.encoding
         ),
     )
+    if fix_all is not None:
+        found.append(fix_all)
     if _resolve_supported(ls):
         return found
     resolved: list[types.CodeAction | types.Command] = []
     for action in found:
-        if isinstance(action, types.Command):
+        if isinstance(action, types.Command) or action.edit is not None:
             resolved.append(action)
             continue
         try:
@@ -70,6 +84,8 @@ async def code_action(
 
 
 async def resolve_code_action(ls: SkewServer, action: types.CodeAction) -> types.CodeAction:
+    if action.edit is not None and action.data is None:  # Fix all: complete already
+        return action
     data = plain(action.data)
     if not isinstance(data, Mapping):
         data = {}

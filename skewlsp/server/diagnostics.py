@@ -16,8 +16,9 @@ from lsprotocol import types
 from skewlsp.common.diagnostic import Diagnostic as LintDiagnostic
 from skewlsp.common.pipeline import flatten
 from skewlsp.common.pipeline import select_and_suppress as shared_select_and_suppress
+from skewlsp.common.rules_page import docs_url
 from skewlsp.common.select import Selection
-from skewlsp.contract import SYNTAX_ERROR, LoopReport, docs_url
+from skewlsp.contract import SYNTAX_ERROR, LoopReport
 from skewlsp.server.positions import UTF16, span_to_range
 from skewlsp.server.presentation import STALE_NOTE
 
@@ -65,9 +66,14 @@ def select_and_suppress(
 
 
 def to_lsp(
-    record: LintDiagnostic, lines: Sequence[str], uri: str, encoding: str = UTF16
+    record: LintDiagnostic,
+    lines: Sequence[str],
+    uri: str,
+    encoding: str = UTF16,
+    docs: str | None = None,
 ) -> types.Diagnostic:
-    """One LSP diagnostic: range, severity, code with its docs link, related locations."""
+    """One LSP diagnostic: range, severity, code with its docs link (the page installed
+    with skewlsp, or ``docs``: a ``docs-url`` template), related locations."""
     related: list[types.DiagnosticRelatedInformation] = []
     report = record.report
     if record.kind == "loop" and report is not None:
@@ -99,7 +105,7 @@ def to_lsp(
         message=record.message,
         severity=_SEVERITY.get(record.severity, types.DiagnosticSeverity.Warning),
         code=record.code,
-        code_description=types.CodeDescription(href=docs_url(record.code)),
+        code_description=types.CodeDescription(href=docs_url(record.code, docs)),
         source=SOURCE,
         related_information=related or None,
         data=data,
@@ -116,6 +122,7 @@ def build(
     syntax_error: LoopReport | None = None,
     encoding: str = UTF16,
     may_suppress: bool = True,
+    docs: str | None = None,
 ) -> list[types.Diagnostic]:
     """Every diagnostic of one document version (``may_suppress=False``: no suppression
     comment in ``source``, known without scanning it).
@@ -138,7 +145,7 @@ def build(
             selection.severity(SYNTAX_ERROR),
             syntax_error,
         )
-        result.append(to_lsp(error, lines, uri, encoding))
+        result.append(to_lsp(error, lines, uri, encoding, docs))
         records = [
             replace(record, message=f"{record.message} ({STALE_NOTE})")
             for record in lint_diagnostics(reports, selection, filename)
@@ -148,5 +155,5 @@ def build(
             reports, selection, source, filename, may_suppress=may_suppress
         )
     records.sort(key=lambda r: (r.span.line, r.span.column, r.code))
-    result.extend(to_lsp(record, lines, uri, encoding) for record in records)
+    result.extend(to_lsp(record, lines, uri, encoding, docs) for record in records)
     return result

@@ -22,6 +22,7 @@ from skewlsp.common.config import (
     is_code_selector,
     load_settings,
 )
+from skewlsp.common.rules_page import template_problem
 from skewlsp.common.select import Selection
 from skewlsp.contract import SEVERITY_RANK
 
@@ -44,6 +45,7 @@ class ClientOptions:
     debounce_ms: int = DEFAULT_DEBOUNCE_MS
     run: str = ON_TYPE  # "onType": lint as the user types (after the debounce); "onSave"
     client_commands: tuple[str, ...] = ()  # commands the client implements itself (init only)
+    docs_url: str | None = None  # a docs-url template (skewlsp.common.rules_page)
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,7 @@ class EffectiveSettings:
     src: tuple[Path, ...]
     code_lens: bool
     inlay_hints: bool
+    docs_url: str | None = None  # where the codes' links point; None: the installed page
 
 
 _INVALID = object()  # what a reader returns for a value it refuses
@@ -92,6 +95,10 @@ def _run_mode(value: Any) -> Any:
     return value if value in (ON_TYPE, ON_SAVE) else _INVALID
 
 
+def _docs_template(value: Any) -> Any:
+    return value if template_problem(value) is None else _INVALID
+
+
 # setting -> (ClientOptions field, reader, what a valid value is)
 _READERS: dict[str, tuple[str, Any, str]] = {
     "select": ("select", _codes, "a list of reason codes"),
@@ -102,6 +109,7 @@ _READERS: dict[str, tuple[str, Any, str]] = {
     "debounce": ("debounce_ms", _milliseconds, "milliseconds (0-10000)"),
     "run": ("run", _run_mode, f"{ON_TYPE!r} or {ON_SAVE!r}"),
     "clientCommands": ("client_commands", _names, "a list of names"),
+    "docsUrl": ("docs_url", _docs_template, "a URL with {code} or {code_lower} in it"),
 }
 
 
@@ -173,6 +181,7 @@ def merge_client_options(base: ClientOptions, override: ClientOptions, raw: Any)
         "inlayHints": "inlay_hints",
         "debounce": "debounce_ms",
         "run": "run",
+        "docsUrl": "docs_url",
     }
     changes = {
         attr: getattr(override, attr) for key, attr in keys.items() if raw.get(key) is not None
@@ -220,7 +229,8 @@ def effective(project: Settings, client: ClientOptions, root: str | None) -> Eff
         selection = replace(selection, severities={**selection.severities, **client.severity})
     base = Path(root) if root else project.root
     src = tuple(project.src) + tuple((base / entry).resolve() for entry in client.src)
-    return EffectiveSettings(selection, src, client.code_lens, client.inlay_hints)
+    docs = client.docs_url or project.docs_url
+    return EffectiveSettings(selection, src, client.code_lens, client.inlay_hints, docs)
 
 
 def is_config_file(path: str) -> bool:

@@ -161,15 +161,17 @@ class SkewServer(LanguageServer):
     # -- results -----------------------------------------------------------------------
 
     def diagnostics_of(self, analysis: Analysis) -> list[types.Diagnostic]:
+        settings = self.settings_for(analysis.uri)
         return diagnostics.build(
             analysis.reports,
             source=analysis.source,
             lines=analysis.lines,
             uri=analysis.uri,
-            selection=self.settings_for(analysis.uri).selection,
+            selection=settings.selection,
             syntax_error=analysis.syntax_error,
             encoding=self.encoding,
             may_suppress=analysis.may_suppress,
+            docs=settings.docs_url,
         )
 
     def linted_on_save(self, analysis: Analysis) -> bool:

@@ -1,4 +1,4 @@
-"""``skewlint explain CODE``, ``--statistics`` and the generated docs/rules.md."""
+"""``skewlint explain CODE``, ``--statistics`` and the generated rules page."""
 
 from __future__ import annotations
 
@@ -6,19 +6,33 @@ import json
 from pathlib import Path
 
 from skewlsp.cli.rules_doc import render
+from skewlsp.common.rules_page import RULES_PAGE
 from skewlsp.contract import CODES
 from tests.cli.conftest import Run
 from tests.cli.helpers import DEMOTED, STAGE3, write
-
-RULES_MD = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 
 
 def test_explain_prints_meaning_example_and_fix(run: Run) -> None:
     result = run("explain", "SKW021")
     assert result.exit_code == 0
     assert result.out.startswith("SKW021: multi-round-trip")
-    for heading in ("What it means", "Example", "How to fix", "More: https://"):
+    for heading in ("What it means", "Example", "How to fix"):
         assert heading in result.out
+    # skewlsp has no website: "More" is the rules page installed with it
+    assert result.out.rstrip().endswith(f"More: {RULES_PAGE.as_uri()}#skw021")
+
+
+def test_explain_links_to_the_teams_copy_when_docs_url_is_set(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"pyproject.toml": (
+        '[tool.skewlint]\ndocs-url = "https://team.example/skewlint/rules.html#{code_lower}"\n'
+    )})
+    assert run("explain", "SKW021").out.rstrip().endswith(
+        "More: https://team.example/skewlint/rules.html#skw021"
+    )
+    data = json.loads(run("explain", "SKW020", "--output-format", "json").out)
+    assert data["url"] == "https://team.example/skewlint/rules.html#skw020"
+    assert run("explain", "SKW021", "--isolated").out.rstrip().endswith("#skw021")
+    assert "team.example" not in run("explain", "SKW021", "--isolated").out
 
 
 def test_explain_knows_the_lint_only_codes(run: Run) -> None:
@@ -61,6 +75,7 @@ def test_rules_doc_covers_every_code() -> None:
 
 
 def test_committed_rules_doc_is_up_to_date() -> None:
-    assert RULES_MD.read_text(encoding="utf-8") == render(), (
-        "docs/rules.md is stale: run `python -m skewlsp.cli.rules_doc > docs/rules.md`"
+    assert RULES_PAGE.read_text(encoding="utf-8") == render(), (
+        "skewlsp/docs/rules.md is stale: run "
+        "`python -m skewlsp.cli.rules_doc > skewlsp/docs/rules.md`"
     )

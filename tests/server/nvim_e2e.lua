@@ -2,6 +2,8 @@
 -- open a kernel, wait for diagnostics, hover the loop, pick the preview code action through
 -- Neovim's own code-action path (which applies without asking), run every code lens.
 -- Writes what it saw as JSON to $SKEWLSP_E2E_OUT; the pytest side makes the assertions.
+-- $SKEWLSP_NVIM_CONFIG, if set, is a Lua file of client configuration run first (the
+-- lines docs/editors.md tells users to add).
 -- Usage: nvim --headless --clean -l nvim_e2e.lua <kernel.py>
 
 local out_path = assert(os.getenv("SKEWLSP_E2E_OUT"), "SKEWLSP_E2E_OUT not set")
@@ -25,6 +27,10 @@ vim.notify = function(message, level)
 end
 
 local ok, failure = pcall(function()
+  local config = os.getenv("SKEWLSP_NVIM_CONFIG")
+  if config and config ~= "" then
+    dofile(config)
+  end
   vim.cmd.edit(vim.fn.fnameescape(kernel))
   local buf = vim.api.nvim_get_current_buf()
   local before = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
@@ -93,6 +99,11 @@ local ok, failure = pcall(function()
   )
   seen.preview_name = vim.api.nvim_buf_get_name(preview_buf)
   seen.preview_lines = vim.api.nvim_buf_get_lines(preview_buf, 0, -1, false)
+  -- Which buffer each window of the tab shows once the preview is up.
+  seen.windows = {}
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    table.insert(seen.windows, vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)))
+  end
   table.insert(seen.steps, "preview")
 
   -- Every code lens, run the way Neovim runs a lens command.
@@ -115,6 +126,10 @@ local ok, failure = pcall(function()
   seen.buffers = {}
   for _, other in ipairs(vim.api.nvim_list_bufs()) do
     table.insert(seen.buffers, vim.api.nvim_buf_get_name(other))
+  end
+  seen.final_windows = {}
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    table.insert(seen.final_windows, vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)))
   end
   table.insert(seen.steps, "lenses")
 

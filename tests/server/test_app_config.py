@@ -53,6 +53,22 @@ async def test_initialization_options_override_severity_and_selection(client: La
     assert severities(found) == {"SKW001": types.DiagnosticSeverity.Hint}
 
 
+@pytest.mark.init_options({"docsUrl": "https://team.example/skewlint/{code}"})
+async def test_the_docs_url_option_points_the_links_at_the_teams_copy(client: LanguageClient):
+    session = client.session
+    uri = session.open("kernel.py", SKEWED)
+    (found,) = await session.diagnostics(uri, lambda d: bool(d))
+    assert found.code_description.href == "https://team.example/skewlint/SKW001"
+
+
+async def test_the_projects_docs_url_applies_in_the_editor_too(client: LanguageClient):
+    session = client.session
+    session.path_uri("skewlint.toml", 'docs-url = "https://team.example/r.html#{code_lower}"\n')
+    uri = session.open("kernel.py", SKEWED)
+    (found,) = await session.diagnostics(uri, lambda d: bool(d))
+    assert found.code_description.href == "https://team.example/r.html#skw001"
+
+
 async def test_workspace_configuration_is_read_again_when_settings_change(client: LanguageClient):
     session = client.session
     uri = session.open("kernel.py", SKEWED)

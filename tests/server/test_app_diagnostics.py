@@ -6,7 +6,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from skewlsp.contract import docs_url
+from skewlsp.common.rules_page import RULES_PAGE
 from tests.server.kernels import DEMOTED, FOR_LINE, SKEWED, STAGE3
 
 pytestmark = pytest.mark.asyncio
@@ -27,7 +27,8 @@ async def test_a_skewed_loop_is_reported_as_information_on_the_pipeline_call(
     assert diagnostic.code == "SKW001"
     assert diagnostic.severity == types.DiagnosticSeverity.Information
     assert diagnostic.source == "skewlsp"
-    assert diagnostic.code_description.href == docs_url("SKW001")
+    # skewlsp has no website: the link opens the rules page installed with it
+    assert diagnostic.code_description.href == RULES_PAGE.as_uri() + "#skw001"
     assert diagnostic.range == types.Range(
         types.Position(FOR_LINE, session.column(line, call)),
         types.Position(FOR_LINE, session.column(line, len(line) - 1)),

@@ -22,6 +22,7 @@ SETTINGS = {
     "debounce": 10,
     "run": "onSave",
     "clientCommands": ["skewlsp.previewLoop"],
+    "docsUrl": "https://team.example/skewlint/{code}",
 }
 
 

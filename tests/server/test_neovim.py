@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,6 +20,14 @@ import pytest
 from tests.server.kernels import FOR_LINE, SKEWED_AND_LEFT
 
 SCRIPT = Path(__file__).with_name("nvim_e2e.lua")
+EDITORS_DOC = Path(__file__).resolve().parents[2] / "docs" / "editors.md"
+
+
+def documented_show_document_lines() -> str:
+    """The Lua block of docs/editors.md that opens skewlsp's documents beside the kernel."""
+    blocks = re.findall(r"^```lua\n(.*?)^```", EDITORS_DOC.read_text("utf-8"), re.M | re.S)
+    [block] = [b for b in blocks if "window/showDocument" in b]
+    return block
 
 
 def _nvim() -> str | None:
@@ -54,6 +63,8 @@ def test_neovim_sees_diagnostics_hover_and_a_preview_without_its_buffer_changing
     kernel.write_text(SKEWED_AND_LEFT, encoding="utf-8")
     cache = tmp_path / "cache"
     out = tmp_path / "seen.json"
+    config = tmp_path / "beside.lua"  # what docs/editors.md tells a Neovim user to add
+    config.write_text(documented_show_document_lines(), encoding="utf-8")
     env = {
         **os.environ,
         "XDG_CACHE_HOME": str(cache),
@@ -62,6 +73,7 @@ def test_neovim_sees_diagnostics_hover_and_a_preview_without_its_buffer_changing
         "XDG_STATE_HOME": str(tmp_path / "state"),
         "SKEWLSP_E2E_OUT": str(out),
         "SKEWLSP_CMD": json.dumps([sys.executable, "-m", "skewlsp"]),
+        "SKEWLSP_NVIM_CONFIG": str(config),
     }
     run = subprocess.run(
         [NVIM, "--headless", "--clean", "-l", str(SCRIPT), str(kernel)],
@@ -87,12 +99,17 @@ def test_neovim_sees_diagnostics_hover_and_a_preview_without_its_buffer_changing
     assert preview == cache / "skewlsp" / "previews" / f"left-L{FOR_LINE + 1}.py"
     assert "# prologue: produce(0), produce(1)" in seen["preview_lines"]
     assert "for i in pl.range(2, 8, 2):" in seen["preview_lines"]
+    # With the documented lines the preview opens beside the kernel, not over it.
+    assert sorted(seen["windows"]) == sorted([str(kernel), str(preview)])
 
     assert [lens["command"] for lens in seen["lenses"]] == [
         "skewlsp.showPreview",
         "skewlsp.showExplanation",
     ]
-    assert str(cache / "skewlsp" / "explanations" / "SKW010.md") in seen["buffers"]
+    explanation = cache / "skewlsp" / "explanations" / "SKW010.md"
+    assert str(explanation) in seen["buffers"]
+    # The preview lens found the preview's window again; the explanation got one of its own.
+    assert sorted(seen["final_windows"]) == sorted(map(str, (kernel, preview, explanation)))
     errors = [n["message"] for n in seen["notifications"] if n["level"] >= 3]
     assert errors == []
 

@@ -14,7 +14,11 @@ export const COMMANDS = {
   showLogs: 'skewlsp.showLogs',
   previewLoop: 'skewlsp.previewLoop',
   explainCode: 'skewlsp.explainCode',
+  fixAll: 'skewlsp.fixAll',
 } as const;
+
+/** The server's "Fix all" code action kind: what `editor.codeActionsOnSave` names. */
+export const FIX_ALL_KIND = 'source.fixAll.skewlint';
 
 /**
  * Commands this extension implements with a richer view than the server's own
@@ -52,6 +56,7 @@ export const SETTING_KEYS = [
   'ignore',
   'severity',
   'src',
+  'docsUrl',
 ] as const;
 
 export type SettingKey = (typeof SETTING_KEYS)[number];
@@ -72,8 +77,8 @@ export const LAUNCH_SETTING_KEYS: readonly SettingKey[] = [
  */
 export const RESTRICTED_SETTING_KEYS: readonly SettingKey[] = ['path', 'interpreter', 'args', 'logFile'];
 
-/** The server's `--log-level` values. */
-export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARNING', 'ERROR'] as const;
+/** The server's `--log-level` values, lower case as ruff-vscode's `ruff.logLevel`. */
+export const LOG_LEVELS = ['error', 'warning', 'info', 'debug'] as const;
 
 /** When the server lints: as you type (after `skewlsp.debounce` ms), or on save. */
 export const RUN_MODES = ['onType', 'onSave'] as const;

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { ExecuteCommandRequest } from 'vscode-languageclient/node';
 import { COMMANDS, CONFIG_SECTION, DOCUMENT_SELECTOR, LAUNCH_SETTING_KEYS, PREVIEW_SCHEME } from './constants';
 import { explainCode, fetchReasonCodes } from './explain';
+import { fixAll } from './fixAll';
 import { previewLoop } from './preview';
 import { PreviewDocumentProvider } from './previewProvider';
 import { onPythonInterpreterChanged } from './pythonExtension';
@@ -63,6 +64,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         code,
       );
     }),
+    vscode.commands.registerCommand(COMMANDS.fixAll, () =>
+      fixAll({
+        serverRunning: async () => (await server.runningClient()) !== undefined,
+        executeCommand: (command, ...args) => Promise.resolve(vscode.commands.executeCommand(command, ...args)),
+      }),
+    ),
     vscode.workspace.onDidChangeConfiguration((event) => {
       // enable, path, interpreter, args, logLevel, logFile: a different process (or none).
       if (LAUNCH_SETTING_KEYS.some((key) => event.affectsConfiguration(`${CONFIG_SECTION}.${key}`))) {

@@ -19,6 +19,7 @@ export interface ServerSettings {
   inlayHints?: boolean;
   run?: RunMode;
   debounce?: number;
+  docsUrl?: string;
 }
 
 /** What only `initializationOptions` carries: the commands this extension runs itself. */
@@ -42,6 +43,7 @@ export function buildServerSettings(settings: SkewlspSettings): ServerSettings {
   if (settings.inlayHintsEnabled !== undefined) options.inlayHints = settings.inlayHintsEnabled;
   if (settings.run !== undefined) options.run = settings.run;
   if (settings.debounce !== undefined) options.debounce = settings.debounce;
+  if (settings.docsUrl !== undefined) options.docsUrl = settings.docsUrl;
   return options;
 }
 

@@ -6,7 +6,7 @@
  * that was tried is listed.
  */
 export const MISSING_SERVER_MESSAGE =
-  'skewlsp: no server found. Install it with `pip install skewlsp` in your Python environment or set `skewlsp.path`.';
+  'skewlsp: no server found. skewlsp is not on PyPI: install it into the Python environment VS Code uses from a checkout or a wheel built from one (`python -m pip install /path/to/skewlsp`), or set `skewlsp.interpreter` or `skewlsp.path`.';
 
 export const OPEN_SETTINGS = 'Open Settings';
 export const SHOW_OUTPUT = 'Show Logs';
@@ -22,7 +22,11 @@ export interface MissingServerDependencies {
 export async function reportMissingServer(deps: MissingServerDependencies, tried: readonly string[]): Promise<void> {
   deps.log('No skewlsp server found. Looked at:');
   for (const line of tried) deps.log(`  - ${line}`);
-  deps.log('Fix: `pip install skewlsp` in the Python environment VS Code uses, or set `skewlsp.path`.');
+  deps.log(
+    'Fix: in the Python environment VS Code uses, run `python -m pip install /path/to/skewlsp` (a checkout) ' +
+      'or `python -m pip install /path/to/skewlsp-<version>-py3-none-any.whl` (a wheel built from one); ' +
+      'or set `skewlsp.interpreter` to a Python that has skewlsp, or `skewlsp.path` to its `skewlsp` executable.',
+  );
   const choice = await deps.showError(MISSING_SERVER_MESSAGE, OPEN_SETTINGS, SHOW_OUTPUT);
   if (choice === OPEN_SETTINGS) await deps.openSettings();
   else if (choice === SHOW_OUTPUT) deps.showOutput();

@@ -59,10 +59,13 @@ async function isExecutableFile(file: string): Promise<boolean> {
   }
 }
 
-function findServerModule(python: string): Promise<string | undefined> {
+function findServerModule(python: string, pythonArgs: readonly string[] = []): Promise<string | undefined> {
   return new Promise((resolve) => {
-    execFile(python, ['-c', SERVER_MODULE_PROBE], { timeout: PROBE_TIMEOUT_MS, windowsHide: true }, (error, stdout) =>
-      resolve(error ? undefined : parseProbeOutput(String(stdout))),
+    execFile(
+      python,
+      [...pythonArgs, '-c', SERVER_MODULE_PROBE],
+      { timeout: PROBE_TIMEOUT_MS, windowsHide: true },
+      (error, stdout) => resolve(error ? undefined : parseProbeOutput(String(stdout))),
     );
   });
 }

@@ -126,7 +126,7 @@ export class ServerController implements vscode.Disposable {
     const lookup = await findServer(
       {
         serverCommand: settings.serverCommand,
-        interpreter: settings.interpreter,
+        interpreter: settings.interpreter.length > 0 ? settings.interpreter : undefined,
         pythonExtensionInterpreter: () => selectedPythonInterpreter(workspaceFolder?.uri),
         extraArgs: [...settings.extraArgs, ...serverLaunchArguments(settings)],
       },

@@ -24,8 +24,8 @@ export interface ServerCommand {
 export interface LookupRequest {
   /** `skewlsp.path` as a command line (executable then arguments); empty when unset. */
   serverCommand: string[];
-  /** `skewlsp.interpreter`, when set. */
-  interpreter?: string;
+  /** `skewlsp.interpreter` when set: the interpreter, then arguments for it (before `-m skewlsp`). */
+  interpreter?: string[];
   /** Asks the Python extension for its selected interpreter; only called when `interpreter` is unset. */
   pythonExtensionInterpreter?: () => Promise<string | undefined>;
   /** `skewlsp.args`, appended to the command found. */
@@ -45,7 +45,7 @@ export interface LookupHost {
    * The module to pass to `python -m` for the server (normally `skewlsp`), or
    * undefined when the interpreter cannot run the server.
    */
-  findServerModule(python: string): Promise<string | undefined>;
+  findServerModule(python: string, pythonArgs?: readonly string[]): Promise<string | undefined>;
 }
 
 export interface LookupResult {
@@ -68,18 +68,23 @@ export async function findServer(request: LookupRequest, host: LookupHost): Prom
     tried.push(`skewlsp.path: ${configured} was not found or is not executable`);
   }
 
-  const interpreterSource: ServerSource = request.interpreter ? 'skewlsp.interpreter' : 'Python extension';
-  const interpreter = request.interpreter ?? (await askPythonExtension(request, tried));
+  // `skewlsp.interpreter` is the interpreter then its own arguments; the Python extension's is one path.
+  const interpreterSet = request.interpreter !== undefined && request.interpreter.length > 0;
+  const interpreterSource: ServerSource = interpreterSet ? 'skewlsp.interpreter' : 'Python extension';
+  const interpreter = interpreterSet ? request.interpreter?.[0] : await askPythonExtension(request, tried);
+  const pythonArgs = interpreterSet ? (request.interpreter ?? []).slice(1) : [];
   if (interpreter) {
     const python = await resolveExecutable(interpreter, host);
     if (!python) {
       tried.push(`${interpreterSource}: interpreter ${interpreter} was not found or is not executable`);
     } else {
-      const module = await host.findServerModule(python);
-      if (module) return withExtraArgs(python, ['-m', module], interpreterSource);
-      tried.push(`${interpreterSource}: ${python} cannot import ${SERVER_MODULE} (pip install ${SERVER_MODULE})`);
+      const module = await host.findServerModule(python, pythonArgs);
+      if (module) return withExtraArgs(python, [...pythonArgs, '-m', module], interpreterSource);
+      tried.push(
+        `${interpreterSource}: ${python} cannot import ${SERVER_MODULE} (install it there from a skewlsp checkout or wheel)`,
+      );
     }
-  } else if (!request.interpreter && request.pythonExtensionInterpreter) {
+  } else if (!interpreterSet && request.pythonExtensionInterpreter) {
     tried.push('Python extension: no interpreter selected');
   }
 

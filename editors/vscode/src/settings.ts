@@ -19,8 +19,8 @@ export interface SkewlspSettings {
   enabled: boolean;
   /** Server command line from `skewlsp.path`: executable then arguments; empty when unset. */
   serverCommand: string[];
-  /** `skewlsp.interpreter`, or undefined when unset. */
-  interpreter: string | undefined;
+  /** `skewlsp.interpreter`: the interpreter then its own arguments (before `-m skewlsp`); empty when unset. */
+  interpreter: string[];
   /** `skewlsp.args`, appended to whichever server command is found. */
   extraArgs: string[];
   codeLensEnabled: boolean | undefined;
@@ -29,6 +29,8 @@ export interface SkewlspSettings {
   ignore: string[] | undefined;
   severity: Record<string, SeverityName> | undefined;
   src: string[] | undefined;
+  /** `skewlsp.docsUrl`: where the codes' links point (a team's copy of the rules page), undefined: the server's default. */
+  docsUrl: string | undefined;
   /** `skewlsp.logLevel` (`--log-level`), undefined: the server's default. */
   logLevel: LogLevel | undefined;
   /** `skewlsp.logFile` (`--log-file`), undefined: no log file. */
@@ -52,7 +54,7 @@ export function readSettings(read: SettingReader): SkewlspSettings {
   return {
     enabled: readOptionalBoolean('enable', read('enable'), problems) ?? true,
     serverCommand: readServerCommand(read('path'), problems),
-    interpreter: readOptionalString('interpreter', read('interpreter'), problems),
+    interpreter: readInterpreter(read('interpreter'), problems),
     extraArgs: readStringArray('args', read('args'), problems) ?? [],
     codeLensEnabled: readOptionalBoolean('codeLens.enable', read('codeLens.enable'), problems),
     inlayHintsEnabled: readOptionalBoolean('inlayHints.enable', read('inlayHints.enable'), problems),
@@ -60,7 +62,8 @@ export function readSettings(read: SettingReader): SkewlspSettings {
     ignore: readCodeList('ignore', read('ignore'), problems),
     severity: readSeverityMap(read('severity'), problems),
     src: readStringArray('src', read('src'), problems),
-    logLevel: readChoice('logLevel', read('logLevel'), LOG_LEVELS, problems),
+    docsUrl: readDocsUrl(read('docsUrl'), problems),
+    logLevel: readLogLevel(read('logLevel'), problems),
     logFile: readOptionalString('logFile', read('logFile'), problems),
     run: readChoice('run', read('run'), RUN_MODES, problems),
     debounce: readDebounce(read('debounce'), problems),
@@ -86,6 +89,48 @@ function readChoice<T extends string>(
   if (typeof raw === 'string' && (choices as readonly string[]).includes(raw)) return raw as T;
   problems.push(`skewlsp.${key} must be one of ${choices.join(', ')}; ignoring ${JSON.stringify(raw)}`);
   return undefined;
+}
+
+/** A URL with `{code}` or `{code_lower}` in it (the server checks it again). */
+function readDocsUrl(raw: unknown, problems: string[]): string | undefined {
+  const url = readOptionalString('docsUrl', raw, problems);
+  if (url === undefined) return undefined;
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\/./.test(url) || !/\{code(_lower)?\}/.test(url)) {
+    problems.push(
+      `skewlsp.docsUrl must be an absolute URL with {code} or {code_lower} in it; ignoring ${JSON.stringify(raw)}`,
+    );
+    return undefined;
+  }
+  return url;
+}
+
+/**
+ * `skewlsp.interpreter` is an array, as ruff-vscode's `ruff.interpreter`: the interpreter,
+ * then arguments for it. The string form of earlier versions still works, with a note.
+ */
+function readInterpreter(raw: unknown, problems: string[]): string[] {
+  if (typeof raw === 'string') {
+    const interpreter = raw.trim();
+    if (interpreter === '') return [];
+    problems.push(
+      `skewlsp.interpreter as a string is deprecated: write it as an array, ${JSON.stringify([interpreter])}`,
+    );
+    return [interpreter];
+  }
+  const parts = readStringArray('interpreter', raw, problems) ?? [];
+  return parts.length > 0 && parts[0].trim() !== '' ? parts : [];
+}
+
+/** Lower case, as ruff-vscode's; the upper-case names of earlier versions still work, with a note. */
+function readLogLevel(raw: unknown, problems: string[]): LogLevel | undefined {
+  if (typeof raw === 'string' && raw !== raw.toLowerCase()) {
+    const lower = raw.toLowerCase();
+    if ((LOG_LEVELS as readonly string[]).includes(lower)) {
+      problems.push(`skewlsp.logLevel ${JSON.stringify(raw)} is deprecated: use ${JSON.stringify(lower)}`);
+      return lower as LogLevel;
+    }
+  }
+  return readChoice('logLevel', raw, LOG_LEVELS, problems);
 }
 
 function readDebounce(raw: unknown, problems: string[]): number | undefined {

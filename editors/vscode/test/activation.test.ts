@@ -27,7 +27,7 @@ describe('activating the bundled extension without a server', () => {
   });
 
   it('registers everything and says clearly that no server was found', async () => {
-    const host = createRecordedHost({ path: ['/definitely/not/here/skewlsp'], interpreter: '' });
+    const host = createRecordedHost({ path: ['/definitely/not/here/skewlsp'], interpreter: [] });
     const extension = requireWithVscode(bundlePath, host.api) as {
       activate: (context: unknown) => Promise<void>;
       deactivate: () => Promise<void>;
@@ -61,7 +61,7 @@ describe('activating the bundled extension without a server', () => {
   });
 
   it('with skewlsp.enable false, starts nothing, notifies nothing and says "disabled"', async () => {
-    const host = createRecordedHost({ enable: false, path: ['/definitely/not/here/skewlsp'], interpreter: '' });
+    const host = createRecordedHost({ enable: false, path: ['/definitely/not/here/skewlsp'], interpreter: [] });
     const extension = requireWithVscode(bundlePath, host.api) as {
       activate: (context: unknown) => Promise<void>;
       deactivate: () => Promise<void>;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { COMMANDS, DOCUMENT_SELECTOR, RESTRICTED_SETTING_KEYS, SETTING_KEYS } from '../src/constants';
+import { COMMANDS, DOCUMENT_SELECTOR, FIX_ALL_KIND, RESTRICTED_SETTING_KEYS, SETTING_KEYS } from '../src/constants';
 
 // Bundled into out/test/, so the extension root is two levels up.
 const root = resolve(__dirname, '..', '..');
@@ -28,6 +28,7 @@ describe('package.json manifest', () => {
       [COMMANDS.showLogs]: 'skewlsp: Show Logs',
       [COMMANDS.previewLoop]: 'skewlsp: Preview Rewritten Loop',
       [COMMANDS.explainCode]: 'skewlsp: Explain Code',
+      [COMMANDS.fixAll]: 'skewlsp: Fix All Auto-fixable Problems',
     });
   });
 
@@ -41,12 +42,14 @@ describe('package.json manifest', () => {
 
   it('gives each setting the documented type and default', () => {
     assert.deepEqual(properties['skewlsp.path'].type, ['array', 'string']);
-    assert.equal(properties['skewlsp.interpreter'].type, 'string');
+    // shaped like ruff-vscode's settings of the same name
+    assert.equal(properties['skewlsp.interpreter'].type, 'array');
+    assert.deepEqual(properties['skewlsp.interpreter'].default, []);
     assert.equal(properties['skewlsp.args'].type, 'array');
     assert.deepEqual(properties['skewlsp.trace.server'].enum, ['off', 'messages', 'verbose']);
     assert.equal(properties['skewlsp.enable'].type, 'boolean');
     assert.equal(properties['skewlsp.enable'].default, true);
-    assert.deepEqual(properties['skewlsp.logLevel'].enum, ['DEBUG', 'INFO', 'WARNING', 'ERROR', null]);
+    assert.deepEqual(properties['skewlsp.logLevel'].enum, ['error', 'warning', 'info', 'debug', null]);
     assert.deepEqual(properties['skewlsp.logFile'].type, ['string', 'null']);
     assert.deepEqual(properties['skewlsp.run'].enum, ['onType', 'onSave']);
     assert.equal(properties['skewlsp.run'].default, 'onType');
@@ -83,6 +86,21 @@ describe('package.json manifest', () => {
     ]);
   });
 
+  it("declares the server's Fix all kind, so editor.codeActionsOnSave and keybindings offer it", () => {
+    assert.deepEqual(manifest.contributes.codeActions, [
+      {
+        languages: ['python'],
+        actions: {
+          kind: FIX_ALL_KIND,
+          title: 'skewlint: Fix all auto-fixable problems',
+          description: manifest.contributes.codeActions[0].actions.description,
+        },
+      },
+    ]);
+    const palette = manifest.contributes.menus.commandPalette as Array<{ command: string; when: string }>;
+    assert.ok(palette.some((entry) => entry.command === COMMANDS.fixAll && entry.when === 'editorLangId == python'));
+  });
+
   it('serves Python files on disk and unsaved ones', () => {
     assert.deepEqual(DOCUMENT_SELECTOR, [
       { scheme: 'file', language: 'python' },
@@ -99,9 +117,15 @@ describe('package.json manifest', () => {
   });
 
   it('has what vsce needs to package a release', () => {
-    for (const field of ['name', 'publisher', 'version', 'license', 'repository', 'engines']) {
+    for (const field of ['name', 'publisher', 'version', 'license', 'engines']) {
       assert.ok(manifest[field], `${field} is set`);
     }
+    // skewlsp has no public repository or website: no address is invented for one (vsce
+    // would turn it into the .vsix's repository, bugs and homepage links).
+    for (const field of ['repository', 'bugs', 'homepage']) {
+      assert.equal(manifest[field], undefined, `${field} names no invented address`);
+    }
+    assert.match(manifest.scripts.package, /--allow-missing-repository/);
     assert.equal(manifest.license, 'MIT');
     assert.match(manifest.engines.vscode, /^\^1\.\d+\.\d+$/);
     // @types/vscode must not be newer than the VS Code the extension claims to support.

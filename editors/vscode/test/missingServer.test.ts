@@ -25,8 +25,12 @@ describe('reportMissingServer', () => {
     const fake = fakeDeps(undefined);
     await reportMissingServer(fake.deps, ['PATH: no skewlsp executable on PATH']);
     assert.deepEqual(fake.events, [`error:${MISSING_SERVER_MESSAGE}|Open Settings,Show Logs`]);
-    assert.match(MISSING_SERVER_MESSAGE, /pip install skewlsp/);
+    // skewlsp is not on PyPI: the fix named is one that works, from a checkout or a wheel
+    assert.doesNotMatch(MISSING_SERVER_MESSAGE, /pip install skewlsp\b/);
+    assert.match(MISSING_SERVER_MESSAGE, /python -m pip install \/path\/to\/skewlsp/);
+    assert.match(MISSING_SERVER_MESSAGE, /skewlsp\.interpreter/);
     assert.match(MISSING_SERVER_MESSAGE, /skewlsp\.path/);
+    assert.ok(fake.logged.every((line) => !/pip install skewlsp\b/.test(line)));
     assert.ok(fake.logged.includes('  - PATH: no skewlsp executable on PATH'), 'every place tried is logged');
   });
 

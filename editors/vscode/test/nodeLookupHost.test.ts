@@ -51,6 +51,15 @@ describe('node lookup host', () => {
     assert.equal(await host.findServerModule(join(dir, 'no-such-python')), undefined);
   });
 
+  it("runs the probe with skewlsp.interpreter's own arguments first", posixOnly, async () => {
+    const host = createNodeLookupHost(dir);
+    const needsFlag = join(dir, 'python-needing-a-flag');
+    writeFileSync(needsFlag, '#!/bin/sh\n[ "$1 $2 $3" = "-X utf8 -c" ] && echo skewlsp && exit 0\nexit 2\n');
+    chmodSync(needsFlag, 0o755);
+    assert.equal(await host.findServerModule(needsFlag, ['-X', 'utf8']), 'skewlsp');
+    assert.equal(await host.findServerModule(needsFlag), undefined);
+  });
+
   it(
     'the probe finds skewlsp.__main__ with a real Python',
     { skip: realPython ? false : 'no python on PATH' },

@@ -10,18 +10,21 @@ function fakeHost(options: {
   workspaceFolder?: string;
   platform?: NodeJS.Platform;
   env?: Record<string, string>;
-}): LookupHost & { probed: string[] } {
+}): LookupHost & { probed: string[]; probeArgs: string[][] } {
   const executables = new Set(options.executables ?? []);
   const probed: string[] = [];
+  const probeArgs: string[][] = [];
   return {
     platform: options.platform ?? 'linux',
     env: { PATH: options.path ?? '/usr/local/bin:/usr/bin', ...options.env },
     homeDir: '/home/dev',
     workspaceFolder: options.workspaceFolder ?? '/work/kernels',
     probed,
+    probeArgs,
     isExecutableFile: async (file) => executables.has(file),
-    findServerModule: async (python) => {
+    findServerModule: async (python, pythonArgs = []) => {
       probed.push(python);
+      probeArgs.push([...pythonArgs]);
       return options.withSkewlsp?.[python];
     },
   };
@@ -35,7 +38,7 @@ describe('findServer', () => {
   it('uses skewlsp.path first, as an executable', async () => {
     const host = fakeHost({ executables: ['/opt/skewlsp/bin/skewlsp', '/usr/bin/skewlsp'] });
     const result = await findServer(
-      request({ serverCommand: ['/opt/skewlsp/bin/skewlsp'], interpreter: '/usr/bin/python3' }),
+      request({ serverCommand: ['/opt/skewlsp/bin/skewlsp'], interpreter: ['/usr/bin/python3'] }),
       host,
     );
     assert.deepEqual(result.server, { command: '/opt/skewlsp/bin/skewlsp', args: [], source: 'skewlsp.path' });
@@ -93,7 +96,7 @@ describe('findServer', () => {
     let askedPythonExtension = false;
     const result = await findServer(
       request({
-        interpreter: '/venv/bin/python',
+        interpreter: ['/venv/bin/python'],
         extraArgs: ['-v'],
         pythonExtensionInterpreter: async () => {
           askedPythonExtension = true;
@@ -110,9 +113,20 @@ describe('findServer', () => {
     assert.equal(askedPythonExtension, false, 'an explicit interpreter wins over the Python extension');
   });
 
+  it("passes skewlsp.interpreter's own arguments to the interpreter, as ruff.interpreter's", async () => {
+    const host = fakeHost({ executables: ['/venv/bin/python'], withSkewlsp: { '/venv/bin/python': 'skewlsp' } });
+    const result = await findServer(request({ interpreter: ['/venv/bin/python', '-X', 'utf8'] }), host);
+    assert.deepEqual(result.server, {
+      command: '/venv/bin/python',
+      args: ['-X', 'utf8', '-m', 'skewlsp'],
+      source: 'skewlsp.interpreter',
+    });
+    assert.deepEqual(host.probeArgs, [['-X', 'utf8']], 'the probe runs the interpreter the same way');
+  });
+
   it('resolves a bare interpreter name such as python3 on PATH', async () => {
     const host = fakeHost({ executables: ['/usr/bin/python3'], withSkewlsp: { '/usr/bin/python3': 'skewlsp' } });
-    const result = await findServer(request({ interpreter: 'python3' }), host);
+    const result = await findServer(request({ interpreter: ['python3'] }), host);
     assert.deepEqual(result.server, {
       command: '/usr/bin/python3',
       args: ['-m', 'skewlsp'],
@@ -122,7 +136,7 @@ describe('findServer', () => {
 
   it('uses the module the probe reports (skewlsp.server for an install without skewlsp/__main__.py)', async () => {
     const host = fakeHost({ executables: ['/venv/bin/python'], withSkewlsp: { '/venv/bin/python': 'skewlsp.server' } });
-    const result = await findServer(request({ interpreter: '/venv/bin/python' }), host);
+    const result = await findServer(request({ interpreter: ['/venv/bin/python'] }), host);
     assert.deepEqual(result.server?.args, ['-m', 'skewlsp.server']);
   });
 
@@ -149,7 +163,9 @@ describe('findServer', () => {
     });
     const result = await findServer(request({ pythonExtensionInterpreter: async () => '/usr/bin/python3' }), host);
     assert.deepEqual(result.server, { command: '/home/dev/.local/bin/skewlsp', args: [], source: 'PATH' });
-    assert.deepEqual(result.tried, ['Python extension: /usr/bin/python3 cannot import skewlsp (pip install skewlsp)']);
+    assert.deepEqual(result.tried, [
+      'Python extension: /usr/bin/python3 cannot import skewlsp (install it there from a skewlsp checkout or wheel)',
+    ]);
   });
 
   it('survives a Python extension that throws', async () => {
@@ -168,7 +184,7 @@ describe('findServer', () => {
 
   it('finds nothing and lists every place it looked', async () => {
     const host = fakeHost({ executables: [] });
-    const result = await findServer(request({ serverCommand: ['/x/skewlsp'], interpreter: '/missing/python' }), host);
+    const result = await findServer(request({ serverCommand: ['/x/skewlsp'], interpreter: ['/missing/python'] }), host);
     assert.equal(result.server, undefined);
     assert.deepEqual(result.tried, [
       'skewlsp.path: /x/skewlsp was not found or is not executable',

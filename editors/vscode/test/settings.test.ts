@@ -15,7 +15,7 @@ const CLIENT_COMMANDS = ['skewlsp.previewLoop', 'skewlsp.explainCode'];
 const MANIFEST_DEFAULTS: Partial<Record<SettingKey, unknown>> = {
   enable: true,
   path: [],
-  interpreter: '',
+  interpreter: [],
   args: [],
   'trace.server': 'off',
   logLevel: null,
@@ -28,6 +28,7 @@ const MANIFEST_DEFAULTS: Partial<Record<SettingKey, unknown>> = {
   ignore: null,
   severity: null,
   src: null,
+  docsUrl: null,
 };
 
 function settingsFrom(values: Partial<Record<SettingKey, unknown>>) {
@@ -39,7 +40,7 @@ describe('readSettings', () => {
   it('reads the defaults as "nothing configured"', () => {
     const settings = settingsFrom({});
     assert.deepEqual(settings.serverCommand, []);
-    assert.equal(settings.interpreter, undefined);
+    assert.deepEqual(settings.interpreter, []);
     assert.deepEqual(settings.extraArgs, []);
     assert.equal(settings.select, undefined);
     assert.equal(settings.enabled, true);
@@ -50,9 +51,9 @@ describe('readSettings', () => {
 
   it("turns the log settings into the server's --log-level and --log-file", () => {
     assert.deepEqual(serverLaunchArguments(settingsFrom({})), []);
-    assert.deepEqual(serverLaunchArguments(settingsFrom({ logLevel: 'DEBUG', logFile: '/tmp/s.log' })), [
+    assert.deepEqual(serverLaunchArguments(settingsFrom({ logLevel: 'debug', logFile: '/tmp/s.log' })), [
       '--log-level',
-      'DEBUG',
+      'debug',
       '--log-file',
       '/tmp/s.log',
     ]);
@@ -62,6 +63,32 @@ describe('readSettings', () => {
     assert.equal(bad.debounce, undefined);
     assert.equal(bad.enabled, true);
     assert.equal(bad.problems.length, 4);
+  });
+
+  it('reads log levels in lower case as ruff-vscode does, and the old upper case with a note', () => {
+    for (const level of ['error', 'warning', 'info', 'debug']) {
+      const settings = settingsFrom({ logLevel: level });
+      assert.equal(settings.logLevel, level);
+      assert.deepEqual(settings.problems, []);
+    }
+    const old = settingsFrom({ logLevel: 'WARNING' });
+    assert.equal(old.logLevel, 'warning');
+    assert.deepEqual(old.problems, ['skewlsp.logLevel "WARNING" is deprecated: use "warning"']);
+  });
+
+  it('reads skewlsp.interpreter as an array as ruff-vscode does, and the old string with a note', () => {
+    assert.deepEqual(settingsFrom({ interpreter: ['/venv/bin/python', '-X', 'utf8'] }).interpreter, [
+      '/venv/bin/python',
+      '-X',
+      'utf8',
+    ]);
+    const old = settingsFrom({ interpreter: ' /venv/bin/python ' });
+    assert.deepEqual(old.interpreter, ['/venv/bin/python']);
+    assert.deepEqual(old.problems, [
+      'skewlsp.interpreter as a string is deprecated: write it as an array, ["/venv/bin/python"]',
+    ]);
+    assert.deepEqual(settingsFrom({ interpreter: '' }).interpreter, []);
+    assert.deepEqual(settingsFrom({ interpreter: [''] }).interpreter, []);
   });
 
   it('reads skewlsp.enable = false', () => {
@@ -86,11 +113,11 @@ describe('readSettings', () => {
     });
     assert.deepEqual(settings.select, ['SKW02', 'SKW001']);
     assert.deepEqual(settings.severity, { SKW010: 'information' });
-    assert.equal(settings.interpreter, undefined);
+    assert.deepEqual(settings.interpreter, []);
     assert.equal(settings.problems.length, 5);
     assert.ok(settings.problems.some((line) => line.includes('"E501"')));
     assert.ok(settings.problems.some((line) => line.includes('skewlsp.severity.SKW002')));
-    assert.ok(settings.problems.some((line) => line.includes('skewlsp.interpreter must be a string')));
+    assert.ok(settings.problems.some((line) => line.includes('skewlsp.interpreter must be an array of strings')));
   });
 });
 
@@ -129,6 +156,15 @@ describe('buildInitializationOptions', () => {
     );
   });
 
+  it("sends a team's docsUrl, and refuses one that names no code", () => {
+    const template = 'https://team.example/skewlint/rules.html#{code_lower}';
+    assert.equal(buildInitializationOptions(settingsFrom({ docsUrl: template })).docsUrl, template);
+    const bad = settingsFrom({ docsUrl: 'https://team.example/skewlint' });
+    assert.equal(bad.docsUrl, undefined);
+    assert.ok(bad.problems.some((line) => line.startsWith('skewlsp.docsUrl must be an absolute URL')));
+    assert.equal('docsUrl' in buildInitializationOptions(settingsFrom({})), false);
+  });
+
   it('tells the server, at initialization only, which commands this extension runs itself', () => {
     assert.deepEqual(buildInitializationOptions(settingsFrom({})).clientCommands, CLIENT_COMMANDS);
     assert.equal('clientCommands' in buildServerSettings(settingsFrom({})), false);
@@ -141,7 +177,7 @@ describe('buildInitializationOptions', () => {
 
   it('never sends launch settings to the server', () => {
     const options = buildServerSettings(
-      settingsFrom({ path: '/x', interpreter: '/p', args: ['-v'], logFile: '/l', logLevel: 'DEBUG', enable: true }),
+      settingsFrom({ path: '/x', interpreter: ['/p'], args: ['-v'], logFile: '/l', logLevel: 'debug', enable: true }),
     );
     assert.deepEqual(Object.keys(options).sort(), ['codeLens', 'debounce', 'inlayHints', 'run']);
   });

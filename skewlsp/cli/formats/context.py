@@ -29,6 +29,9 @@ class FormatContext:
     # working directory.
     root: Path | None = None
     cwd: Path | None = None
+    # The ``docs-url`` template of the linted files' configuration (None: not set, or their
+    # configurations disagree): where the codes' links point (skewlsp.common.rules_page).
+    docs_url: str | None = None
 
     @property
     def root_dir(self) -> Path:

@@ -11,5 +11,7 @@ from skewlsp.common.diagnostic import Diagnostic
 
 
 def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
-    items = [diagnostic_data(d, preview=context.preview) for d in diagnostics]
+    items = [
+        diagnostic_data(d, preview=context.preview, docs=context.docs_url) for d in diagnostics
+    ]
     return array(items)

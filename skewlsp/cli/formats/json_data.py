@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from skewlsp.common.diagnostic import Diagnostic
-from skewlsp.contract import FifoHazard, FifoMessage, Instance, Span, docs_url
+from skewlsp.common.rules_page import docs_url
+from skewlsp.contract import FifoHazard, FifoMessage, Instance, Span
 
 
 def span_data(span: Span | None) -> dict[str, int] | None:
@@ -53,7 +54,11 @@ def instance_data(instance: Instance | None) -> dict[str, Any] | None:
     }
 
 
-def diagnostic_data(diagnostic: Diagnostic, *, preview: bool = False) -> dict[str, Any]:
+def diagnostic_data(
+    diagnostic: Diagnostic, *, preview: bool = False, docs: str | None = None
+) -> dict[str, Any]:
+    """``url``: the code's page under ``docs`` (the ``docs-url`` template), else the rules
+    page installed with skewlsp (a ``file:`` URI)."""
     report = diagnostic.report
     span = diagnostic.span
     data: dict[str, Any] = {
@@ -66,7 +71,7 @@ def diagnostic_data(diagnostic: Diagnostic, *, preview: bool = False) -> dict[st
         "code": diagnostic.code,
         "severity": diagnostic.severity,
         "message": diagnostic.message,
-        "url": docs_url(diagnostic.code),
+        "url": docs_url(diagnostic.code, docs),
         "verdict": report.verdict if report else None,
         "function": report.function if report else None,
         "loop_var": report.loop_var if report else None,

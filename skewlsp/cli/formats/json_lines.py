@@ -12,6 +12,6 @@ from skewlsp.common.diagnostic import Diagnostic
 
 def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
     return "".join(
-        compact(diagnostic_data(d, preview=context.preview)) + "\n"
+        compact(diagnostic_data(d, preview=context.preview, docs=context.docs_url)) + "\n"
         for d in diagnostics
     )

@@ -1,7 +1,10 @@
 """``--output-format sarif``: SARIF 2.1.0 for GitHub code scanning and other viewers.
 
 One rule per known code (so ``ruleIndex`` is stable), with the explanation as
-``fullDescription``, the fix as ``help`` and the rules document as ``helpUri``.
+``fullDescription`` and the fix as ``help``. A SARIF log is read on another
+machine (code scanning), where the rules page installed with skewlsp is not: a
+rule gets a ``helpUri`` only from a configured ``docs-url``, and the tool no
+``informationUri`` (skewlsp has no public page to name).
 Columns are Unicode code points, which ``columnKind`` says explicitly. URIs are
 relative to the repository root (``uriBaseId: %SRCROOT%``), and
 ``originalUriBaseIds`` gives that root as an absolute ``file:`` URI, so results
@@ -20,11 +23,11 @@ from typing import Any
 from skewlsp import __version__
 from skewlsp.cli.formats.context import FormatContext
 from skewlsp.common.diagnostic import Diagnostic
-from skewlsp.contract import CODES, Span, docs_url
+from skewlsp.common.rules_page import docs_url
+from skewlsp.contract import CODES, Span
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
-INFORMATION_URI = "https://github.com/skewlsp/skewlsp"
 
 
 SRCROOT = "%SRCROOT%"
@@ -61,25 +64,26 @@ def _location(
     return location
 
 
-def rules() -> list[dict[str, Any]]:
+def rules(docs: str | None = None) -> list[dict[str, Any]]:
+    """One rule per code; ``helpUri`` only when ``docs`` (a ``docs-url`` template) is set."""
     result = []
     for code, info in CODES.items():
-        result.append(
-            {
-                "id": code,
-                "name": "".join(w.capitalize() for w in info.title.split() if w.isalnum()),
-                "shortDescription": {"text": info.title},
-                "fullDescription": {"text": info.explanation},
-                "help": {
-                    "text": f"{info.explanation}\n\nFix: {info.fix}",
-                    "markdown": f"{info.explanation}\n\n```python\n{info.example}\n```\n\n"
-                    f"**Fix:** {info.fix}",
-                },
-                "helpUri": docs_url(code),
-                "defaultConfiguration": {"level": LEVELS.get(info.severity, "warning")},
-                "properties": {"verdict": info.verdict, "severity": info.severity},
-            }
-        )
+        rule: dict[str, Any] = {
+            "id": code,
+            "name": "".join(w.capitalize() for w in info.title.split() if w.isalnum()),
+            "shortDescription": {"text": info.title},
+            "fullDescription": {"text": info.explanation},
+            "help": {
+                "text": f"{info.explanation}\n\nFix: {info.fix}",
+                "markdown": f"{info.explanation}\n\n```python\n{info.example}\n```\n\n"
+                f"**Fix:** {info.fix}",
+            },
+            "defaultConfiguration": {"level": LEVELS.get(info.severity, "warning")},
+            "properties": {"verdict": info.verdict, "severity": info.severity},
+        }
+        if docs:
+            rule["helpUri"] = docs_url(code, docs)
+        result.append(rule)
     return result
 
 
@@ -128,7 +132,7 @@ def _directory_uri(directory: Path) -> str:
 
 
 def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
-    rule_list = rules()
+    rule_list = rules(context.docs_url)
     index = {rule["id"]: i for i, rule in enumerate(rule_list)}
     log = {
         "$schema": SCHEMA_URI,
@@ -140,7 +144,6 @@ def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
                         "name": "skewlint",
                         "version": __version__,
                         "semanticVersion": __version__,
-                        "informationUri": INFORMATION_URI,
                         "rules": rule_list,
                     }
                 },

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from skewlsp.common.rules_page import RULES_PAGE
 from tests.cli.conftest import Run
 from tests.cli.helpers import DEMOTED, STAGE3, write
 
@@ -29,7 +30,7 @@ def test_demoted_loop_has_offending_location(run: Run, tmp_path: Path) -> None:
     [item] = run("--output-format", "json", "a.py").json()
     assert item["verdict"] == "demoted" and item["severity"] == "warning"
     assert item["offending"] == {"line": 9, "column": 13, "end_line": 9, "end_column": 75}
-    assert item["url"].endswith("rules.md#skw020")
+    assert item["url"] == RULES_PAGE.as_uri() + "#skw020"  # the page installed with skewlsp
     assert "preview" not in item
 
 
@@ -39,3 +40,19 @@ def test_preview_key_is_added_on_request(run: Run, tmp_path: Path) -> None:
     # the demoted loop, as the pass leaves it: over pl.range
     assert item["preview"].startswith("        for i in pl.range(0, 4, 1):\n")
     assert item["preview_error"] is None
+
+
+def test_url_names_the_configured_docs_url_when_the_linted_files_agree(
+    run: Run, tmp_path: Path
+) -> None:
+    write(tmp_path, {
+        "a/skewlint.toml": 'docs-url = "https://team.example/r#{code_lower}"\n',
+        "a/k.py": DEMOTED,
+        "b/skewlint.toml": 'docs-url = "https://other.example/{code}"\n',
+        "b/k.py": DEMOTED,
+    })
+    [item] = run("--output-format", "json", "a").json()
+    assert item["url"] == "https://team.example/r#skw020"
+    # two configurations, two addresses: the page installed with skewlsp serves both
+    items = run("--output-format", "json", "a", "b").json()
+    assert {i["url"] for i in items} == {RULES_PAGE.as_uri() + "#skw020"}

@@ -59,11 +59,30 @@ def test_schema_rejects_what_it_should(validator: jsonschema.Draft4Validator) ->
     assert not validator.is_valid(bad_base)
 
 
-def test_one_rule_per_code_with_help_and_uri(sarif: dict) -> None:
-    rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+def test_one_rule_per_code_with_help_and_no_invented_address(sarif: dict) -> None:
+    driver = sarif["runs"][0]["tool"]["driver"]
+    rules = driver["rules"]
     assert [r["id"] for r in rules] == list(CODES)
+    # A SARIF log is read elsewhere (code scanning), where no page of this machine is:
+    # without a configured docs-url there is no address to give, so none is given.
+    assert "informationUri" not in driver
     for rule in rules:
-        assert rule["help"]["text"] and rule["helpUri"].endswith("#" + rule["id"].lower())
+        assert rule["help"]["text"] and "helpUri" not in rule
+
+
+def test_help_uri_comes_from_the_configured_docs_url(
+    run: Run, tmp_path: Path, validator: jsonschema.Draft4Validator
+) -> None:
+    write(tmp_path, {
+        "skewlint.toml": 'docs-url = "https://team.example/skewlint/rules.html#{code_lower}"\n',
+        "k.py": DEMOTED,
+    })
+    log = json.loads(run("--output-format", "sarif", ".").out)
+    assert validator.is_valid(log)
+    rules = log["runs"][0]["tool"]["driver"]["rules"]
+    assert {r["id"]: r["helpUri"] for r in rules}["SKW020"] == (
+        "https://team.example/skewlint/rules.html#skw020"
+    )
 
 
 def test_results_point_at_the_loop(sarif: dict, tmp_path: Path) -> None:

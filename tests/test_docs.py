@@ -1,0 +1,168 @@
+"""The docs are true: what they quote is what skewlint prints, what they name exists.
+
+- Every fenced block in the README and docs/ that starts with ``$ skewlint ...`` is run
+  (from a copy of ``examples/``, where the documented commands run) and its output
+  compared with the quoted text. A quoted line that is only ``...`` stands for any
+  number of lines, one that ends in `` ...`` for a line that starts with the rest.
+- Every relative link, and every ``*.md`` path quoted in backticks, names a file of
+  this repository.
+- docs/how-it-decides.md's depth table and the order of its decision table are
+  skewlsp's own (``depth.py``, ``decide.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skewlsp.analysis.skew_cross_core_pipeline import decide as decide_module
+from skewlsp.analysis.skew_cross_core_pipeline.depth import effective_depth, requested_depth
+from skewlsp.contract import CODES
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = sorted(
+    [ROOT / "README.md", ROOT / "SECURITY.md", *(ROOT / "docs").glob("*.md")]
+    + [ROOT / "benchmarks" / "README.md", ROOT / "tests" / "fuzz" / "README.md"]
+    + [ROOT / "editors" / "vscode" / "README.md"]
+)
+FENCE = re.compile(r"^```[\w-]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+QUOTED_MD = re.compile(r"`([^`\s*<>]+\.md)(?:#[\w-]+)?`")
+
+
+def documented_commands() -> list[tuple[str, str, str]]:
+    """(where, command, quoted output) of every ``$ skewlint`` block."""
+    found = []
+    for doc in DOCS:
+        text = doc.read_text(encoding="utf-8")
+        for match in FENCE.finditer(text):
+            block = match.group(1)
+            if not block.startswith("$ skewlint"):
+                continue
+            command, _, output = block.partition("\n")
+            line = text.count("\n", 0, match.start()) + 1
+            found.append((f"{doc.relative_to(ROOT)}:{line}", command[2:], output))
+    return found
+
+
+COMMANDS = documented_commands()
+
+
+def matches(quoted: list[str], actual: list[str]) -> bool:
+    """``quoted`` with its elisions (``...`` lines, `` ...`` endings) against ``actual``."""
+    if not quoted:
+        return not actual
+    head, rest = quoted[0], quoted[1:]
+    if head.strip() == "...":
+        return any(matches(rest, actual[skip:]) for skip in range(len(actual) + 1))
+    if not actual:
+        return False
+    prefix = head[: -len("...")] if head.endswith(" ...") else None
+    same = actual[0].startswith(prefix) if prefix is not None else actual[0] == head
+    return same and matches(rest, actual[1:])
+
+
+def test_the_elisions_mean_what_they_say() -> None:
+    assert matches(["a", "   ...", "d"], ["a", "b", "c", "d"])
+    assert matches(["a", "...", "b"], ["a", "b"])
+    assert matches(["x: help. ..."], ["x: help. More text."])
+    assert not matches(["a", "d"], ["a", "b", "d"])
+    assert not matches(["x: other ..."], ["x: help. More text."])
+
+
+def test_the_docs_quote_commands_on_the_sample_kernels() -> None:
+    where = {w.split(":")[0] for w, *_ in COMMANDS}
+    assert {"README.md", "docs/cli.md", "docs/how-it-decides.md"} <= where
+
+
+@pytest.mark.parametrize(("where", "command", "quoted"), COMMANDS, ids=[c[0] for c in COMMANDS])
+def test_a_documented_command_prints_what_the_docs_quote(
+    where: str, command: str, quoted: str, tmp_path: Path
+) -> None:
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    args = shlex.split(command)
+    assert args[0] == "skewlint", where
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("SKEWLINT_OUTPUT_FORMAT", "GITHUB_WORKSPACE", "CI_PROJECT_DIR")
+    }
+    env.update(XDG_CACHE_HOME=str(tmp_path / "cache"), NO_COLOR="1")
+    run = subprocess.run(
+        [sys.executable, "-m", "skewlsp.cli", *args[1:]],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode in (0, 1), run.stderr
+    actual = (run.stdout + run.stderr).splitlines()
+    expected = quoted.splitlines()
+    assert matches(expected, actual), (
+        f"{where}: `{command}` no longer prints what the docs quote; it prints:\n"
+        + "\n".join(actual)
+    )
+
+
+def test_every_relative_link_and_quoted_doc_path_exists() -> None:
+    missing = []
+    for doc in DOCS:
+        text = doc.read_text(encoding="utf-8")
+        for target in LINK.findall(text):
+            if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+                continue
+            path = (doc.parent / target.split("#", 1)[0]).resolve()
+            if not path.exists():
+                missing.append(f"{doc.relative_to(ROOT)}: link {target}")
+        for quoted in QUOTED_MD.findall(text):
+            if "/" not in quoted:
+                continue
+            here = (doc.parent / quoted).resolve()
+            if not here.exists() and not (ROOT / quoted).exists():
+                missing.append(f"{doc.relative_to(ROOT)}: `{quoted}`")
+            elif ROOT not in here.parents and not (ROOT / quoted).exists():
+                missing.append(f"{doc.relative_to(ROOT)}: `{quoted}` is outside the repository")
+    assert missing == []
+
+
+def test_the_docs_claim_only_the_ci_there_is() -> None:
+    """skewlsp's CI is the script .ci/run; it has no hosted workflow to point at."""
+    assert (ROOT / ".ci" / "run").is_file()
+    if not (ROOT / ".github" / "workflows").exists():
+        for doc in DOCS:
+            assert "own workflow" not in doc.read_text(encoding="utf-8"), doc
+
+
+HOW = (ROOT / "docs" / "how-it-decides.md").read_text(encoding="utf-8")
+
+
+def test_the_depth_table_is_what_skewlsp_computes() -> None:
+    rows = re.findall(r"^\| (\d+) \| (\d+) \| (\d+) \| (\d+) \|$", HOW, re.MULTILINE)
+    assert len(rows) >= 6
+    for stage, trip, requested, depth in (map(int, row) for row in rows):
+        assert requested_depth(stage) == requested, (stage, trip)
+        assert effective_depth(trip, requested) == depth, (stage, trip)
+
+
+def test_the_decision_table_follows_the_order_of_decide_py() -> None:
+    table = re.findall(r"^\| \d+ \| .* \| (SKW\d{3}) \|$", HOW, re.MULTILINE)
+    source = Path(decide_module.__file__).read_text(encoding="utf-8")
+    functions = {
+        node.name: ast.get_source_segment(source, node) or ""
+        for node in ast.parse(source).body
+        if isinstance(node, ast.FunctionDef)
+    }
+    # The codes in the order the checks run: decide(), then the split of the body.
+    in_code = re.findall(r'"(SKW\d{3})"', functions["decide"] + functions["_split"])
+    assert set(table) <= set(CODES)
+    assert list(dict.fromkeys(table)) == list(dict.fromkeys(in_code))
