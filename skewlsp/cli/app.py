@@ -204,7 +204,7 @@ def _check(ns: argparse.Namespace, record: RunRecord | None = None) -> int:
     if not jobs and ns.stdin_filename is None and ns.paths != ["-"]:
         _warn("No Python files found under the given path(s)")
     results = run_jobs(jobs, ns.jobs)
-    if ns.diff:
+    if ns.diff:  # also with --fix: ruff's --diff shows the fixes and writes nothing
         return _diff(results, jobs)
     fixed = 0
     if ns.fix:
