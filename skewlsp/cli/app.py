@@ -29,6 +29,7 @@ from skewlsp.common.diagnostic import Diagnostic, FileResult
 from skewlsp.common.fixes import apply_edits
 from skewlsp.common.select import SUMMARISED_BY_DEFAULT, Selection, at_least
 from skewlsp.common.settings_resolver import SettingsResolver
+from skewlsp.common.wording import plural
 
 if TYPE_CHECKING:
     from skewlsp.cli.recording import RunRecord
@@ -218,7 +219,7 @@ def _check(ns: argparse.Namespace, record: RunRecord | None = None) -> int:
             ]
     diagnostics = sorted((d for r in results for d in r.diagnostics), key=lambda d: d.sort_key)
     if fixed and not ns.quiet:
-        sys.stderr.write(f"Fixed {fixed} issue{'s' if fixed != 1 else ''}.\n")
+        sys.stderr.write(f"Fixed {plural(fixed, 'issue')}.\n")
     summarised = [code for r in results for code in r.summarised]
     written = _write_output(ns, diagnostics, len(jobs), summarised)
     if record is not None:
@@ -271,7 +272,7 @@ def _diff(results: Sequence[FileResult], jobs: Sequence[Job]) -> int:
         )
     count = sum(applied for *_, applied in changed)
     if count:
-        sys.stderr.write(f"Would fix {count} issue{'s' if count != 1 else ''}.\n")
+        sys.stderr.write(f"Would fix {plural(count, 'issue')}.\n")
     return EXIT_FOUND if changed else EXIT_OK
 
 

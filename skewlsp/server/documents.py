@@ -155,7 +155,7 @@ def compute(
             importers=importers,
         )
         log.debug(
-            "analysed %s v%s in %.1f ms (function cache: %s hits, %s misses so far)",
+            "analysed %s v%s in %.1f ms (function cache so far: hits %s, misses %s)",
             snapshot.uri,
             snapshot.version,
             (time.perf_counter() - started) * 1000,
