@@ -221,7 +221,8 @@ def _check(ns: argparse.Namespace, record: RunRecord | None = None) -> int:
     if fixed and not ns.quiet:
         sys.stderr.write(f"Fixed {plural(fixed, 'issue')}.\n")
     summarised = [code for r in results for code in r.summarised]
-    written = _write_output(ns, diagnostics, len(jobs), summarised)
+    fail_on = {r.filename: r.fail_on for r in results}
+    written = _write_output(ns, diagnostics, len(jobs), summarised, fail_on)
     if record is not None:
         record.jobs, record.results = jobs, results
         if ns.output_file:
@@ -296,7 +297,11 @@ def _failing(results: Sequence[FileResult]) -> bool:
 
 
 def _write_output(
-    ns: argparse.Namespace, diagnostics: list[Diagnostic], files: int, summarised: list[str]
+    ns: argparse.Namespace,
+    diagnostics: list[Diagnostic],
+    files: int,
+    summarised: list[str],
+    fail_on: dict[str, str],
 ) -> str:
     """Write the report where it goes; the text written."""
     stream: TextIO
@@ -310,7 +315,11 @@ def _write_output(
     try:
         cwd = Path.cwd().resolve()
         context = FormatContext(
-            color=_color(ns, stream), preview=ns.preview, root=repository_root(cwd), cwd=cwd
+            color=_color(ns, stream),
+            preview=ns.preview,
+            root=repository_root(cwd),
+            cwd=cwd,
+            fail_on=fail_on,
         )
         if ns.statistics:  # args refused --statistics with the other formats
             json_like = ns.output_format in JSON_FORMATS
