@@ -371,7 +371,9 @@ def _preview(ns: argparse.Namespace) -> int:
     except api.PreviewUnavailable as refusal:
         raise CliError(f"{path_text}:{line}: {refusal}") from None
     text = found.rewritten
-    if found.report.instance is not None:  # one of several copies: say which
-        text = f"# the copy {found.report.instance.label}\n{text}"
+    if found.report.instance is not None:  # one of several copies: say which, as the code
+        first = next((line for line in text.splitlines() if line.strip()), "")
+        indent = first[: len(first) - len(first.lstrip())]
+        text = f"{indent}# the copy {found.report.instance.label}\n{text}"
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return EXIT_OK
