@@ -198,6 +198,45 @@ async def test_an_unsaved_constants_module_counts_through_a_symlinked_folder(
     await session.diagnostics(uri, lambda d: codes(d) == ["SKW023"])
 
 
+def _many_loops(trip: int, count: int = 100) -> str:
+    """A kernel of ``count`` functions, each with a loop over the module constant TRIP:
+    changing TRIP decides every loop again (an analysis long enough to be overtaken)."""
+    function = (
+        "    @pl.function\n"
+        "    def f{k}(self, q: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32]):\n"
+        "        for i in pl.pipeline(0, TRIP, 1, stage=2):\n"
+        "            qa: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(q, [i * 16, 0], [16, 64])\n"
+        "            pl.tile.tpush_to_aiv(qa, split=0)\n"
+        "            e: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)\n"
+        "            pl.tile.store(e, [i * 16, 0], out)\n"
+    )
+    head = f"import pypto.language as pl\nTRIP = {trip}\n\n\n@pl.program\nclass Kernel:\n"
+    return head + "".join(function.format(k=k) for k in range(count))
+
+
+@pytest.mark.init_options({"run": "onSave"})
+async def test_on_save_a_pull_right_after_the_save_answers_with_the_saved_version(
+    client: LanguageClient,
+):
+    # A client that pulls when it saves (or at its next request after the save) must get
+    # the saved version's result, not the previous save's: this client cannot be asked to
+    # pull again (no workspace/diagnostic/refresh), so a stale answer would stay.
+    session = client.session
+    if not session.pulls:
+        pytest.skip("a client that is pushed its diagnostics gets them after the save")
+    uri = session.open("kernel.py", _many_loops(8))
+    await session.diagnostics(uri, lambda d: set(codes(d)) == {"SKW001"})
+    session.change(uri, (1, 7), (1, 8), "1")  # TRIP = 1: every loop SKW023
+    assert set(codes(await session.diagnostics(uri))) == {"SKW001"}  # unsaved: the last save's
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri))
+    )
+    report = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri))
+    )
+    assert codes(report.items) == ["SKW023"] * 100
+
+
 @pytest.mark.diagnostic_refresh
 @pytest.mark.init_options({"run": "onSave"})
 async def test_on_save_a_pulling_client_is_asked_to_pull_again_once_the_save_is_linted(
