@@ -198,6 +198,29 @@ async def test_an_unsaved_constants_module_counts_through_a_symlinked_folder(
     await session.diagnostics(uri, lambda d: codes(d) == ["SKW023"])
 
 
+@pytest.mark.parametrize("opened_as", ["link", "real"])
+async def test_an_unsaved_module_of_a_symlinked_package_counts(
+    client: LanguageClient, opened_as: str
+):
+    # kernels/cfg is a symlink to shared/cfg: the kernel reads kernels/cfg/dims.py, which
+    # the editor may have open as either path; its unsaved text counts, and its edits
+    # decide the kernel again.
+    session = client.session
+    (session.root / "shared" / "cfg").mkdir(parents=True)
+    (session.root / "kernels").mkdir()
+    (session.root / "kernels" / "cfg").symlink_to(
+        session.root / "shared" / "cfg", target_is_directory=True
+    )
+    session.path_uri("shared/cfg/dims.py", "N = 8\n")
+    kernel = IMPORTING.replace("from consts import N", "from cfg.dims import N")
+    uri = session.open("kernels/kernel.py", kernel)
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
+    name = "kernels/cfg/dims.py" if opened_as == "link" else "shared/cfg/dims.py"
+    dims = session.open(name, "N = 8\n", write=False)
+    session.change(dims, (0, 4), (0, 5), "1")  # N = 1, unsaved
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW023"])
+
+
 def _many_loops(trip: int, count: int = 100) -> str:
     """A kernel of ``count`` functions, each with a loop over the module constant TRIP:
     changing TRIP decides every loop again (an analysis long enough to be overtaken)."""
