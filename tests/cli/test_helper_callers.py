@@ -68,7 +68,7 @@ def test_preview_of_a_helper_loop_takes_its_callers_from_the_modules_next_to_it(
     assert result.exit_code == 0, result.err
     lines = result.out.splitlines()
     assert lines[0] == (
-        "# the copy called from `decode_steps` in decode_steps.py (line 18) with blocks = 8"
+        "    # the copy called from `decode_steps` in decode_steps.py (line 18) with blocks = 8"
     )
     assert "pl.tile.tpush_to_aiv(s_p0, split=0)" in result.out
     assert "pl.pipeline(" not in result.out
