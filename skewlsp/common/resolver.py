@@ -41,11 +41,10 @@ class RecordingResolver(ReadLog):
     def dependencies(self, path: str | None) -> list[Dependency]:
         """Every module asked for by the analysis of the file at ``path``, each with the
         file it was asked from when that is another one (see :data:`Dependency`)."""
-        found = {
-            (r.module, r.level, r.digest or "-", None if r.importing_path == path else asked)
-            for r in self.record()
-            for asked in (r.importing_path,)
-        }
+        found: set[Dependency] = set()
+        for read in self.record():
+            asked = None if read.importing_path == path else read.importing_path
+            found.add((read.module, read.level, read.digest or "-", asked))
         return sorted(found, key=lambda d: (d[0], d[1], d[3] or "", d[2]))
 
 
