@@ -237,13 +237,13 @@ def _many_loops(trip: int, count: int = 100) -> str:
     return head + "".join(function.format(k=k) for k in range(count))
 
 
+@pytest.mark.diagnostic_refresh
 @pytest.mark.init_options({"run": "onSave"})
 async def test_on_save_a_pull_right_after_the_save_answers_with_the_saved_version(
     client: LanguageClient,
 ):
-    # A client that pulls when it saves (or at its next request after the save) must get
-    # the saved version's result, not the previous save's: this client cannot be asked to
-    # pull again (no workspace/diagnostic/refresh), so a stale answer would stay.
+    # A client that pulls when it saves (or at its next request after the save) gets the
+    # saved version's result, not the previous save's that a refresh would correct later.
     session = client.session
     if not session.pulls:
         pytest.skip("a client that is pushed its diagnostics gets them after the save")
@@ -258,6 +258,24 @@ async def test_on_save_a_pull_right_after_the_save_answers_with_the_saved_versio
         types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri))
     )
     assert codes(report.items) == ["SKW023"] * 100
+
+
+@pytest.mark.init_options({"run": "onSave"})
+async def test_on_save_a_client_that_cannot_be_asked_to_pull_again_is_shown_the_save(
+    client: LanguageClient,
+):
+    # Neovim 0.11 pulls diagnostics when it opens or changes a document, never when it
+    # saves one, and does not accept workspace/diagnostic/refresh: pulled, the result of
+    # a save would stay unseen until the next edit. Such a client is pushed them.
+    session = client.session
+    uri = session.open("kernel.py", SKEWED)
+    await session.pushed(uri, lambda d: codes(d) == ["SKW001"])
+    stage = SKEWED.splitlines()[FOR_LINE].index("stage=2") + len("stage=")
+    session.change(uri, (FOR_LINE, stage), (FOR_LINE, stage + 1), "1")  # stage=1: SKW024
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri))
+    )
+    await session.pushed(uri, lambda d: codes(d) == ["SKW024"])  # no pull asked for it
 
 
 @pytest.mark.diagnostic_refresh
