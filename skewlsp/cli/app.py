@@ -29,6 +29,7 @@ from skewlsp.common.diagnostic import Diagnostic, FileResult
 from skewlsp.common.fixes import apply_edits
 from skewlsp.common.select import SUMMARISED_BY_DEFAULT, Selection, at_least
 from skewlsp.common.settings_resolver import SettingsResolver
+from skewlsp.common.wording import plural
 
 if TYPE_CHECKING:
     from skewlsp.cli.recording import RunRecord
@@ -211,7 +212,7 @@ def _check(ns: argparse.Namespace, record: RunRecord | None = None) -> int:
     if not jobs and ns.stdin_filename is None and ns.paths != ["-"]:
         _warn("No Python files found under the given path(s)")
     results = run_jobs(jobs, ns.jobs)
-    if ns.diff:
+    if ns.diff:  # also with --fix: ruff's --diff shows the fixes and writes nothing
         return _diff(results, jobs)
     fixed = 0
     if ns.fix:
@@ -225,9 +226,12 @@ def _check(ns: argparse.Namespace, record: RunRecord | None = None) -> int:
             ]
     diagnostics = sorted((d for r in results for d in r.diagnostics), key=lambda d: d.sort_key)
     if fixed and not ns.quiet:
-        sys.stderr.write(f"Fixed {fixed} issue{'s' if fixed != 1 else ''}.\n")
+        sys.stderr.write(f"Fixed {plural(fixed, 'issue')}.\n")
     summarised = [code for r in results for code in r.summarised]
-    written = _write_output(ns, diagnostics, len(jobs), summarised, _docs_template(jobs))
+    fail_on = {r.filename: r.fail_on for r in results}
+    written = _write_output(
+        ns, diagnostics, len(jobs), summarised, fail_on, _docs_template(jobs)
+    )
     if record is not None:
         record.jobs, record.results = jobs, results
         if ns.output_file:
@@ -278,7 +282,7 @@ def _diff(results: Sequence[FileResult], jobs: Sequence[Job]) -> int:
         )
     count = sum(applied for *_, applied in changed)
     if count:
-        sys.stderr.write(f"Would fix {count} issue{'s' if count != 1 else ''}.\n")
+        sys.stderr.write(f"Would fix {plural(count, 'issue')}.\n")
     return EXIT_FOUND if changed else EXIT_OK
 
 
@@ -313,6 +317,7 @@ def _write_output(
     diagnostics: list[Diagnostic],
     files: int,
     summarised: list[str],
+    fail_on: dict[str, str],
     docs: str | None = None,
 ) -> str:
     """Write the report where it goes; the text written."""
@@ -332,6 +337,7 @@ def _write_output(
             root=repository_root(cwd),
             cwd=cwd,
             docs_url=docs,
+            fail_on=fail_on,
         )
         if ns.statistics:  # args refused --statistics with the other formats
             json_like = ns.output_format in JSON_FORMATS
@@ -383,7 +389,9 @@ def _preview(ns: argparse.Namespace) -> int:
     except api.PreviewUnavailable as refusal:
         raise CliError(f"{path_text}:{line}: {refusal}") from None
     text = found.rewritten
-    if found.report.instance is not None:  # one of several copies: say which
-        text = f"# the copy {found.report.instance.label}\n{text}"
+    if found.report.instance is not None:  # one of several copies: say which, as the code
+        first = next((line for line in text.splitlines() if line.strip()), "")
+        indent = first[: len(first) - len(first.lstrip())]
+        text = f"{indent}# the copy {found.report.instance.label}\n{text}"
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return EXIT_OK

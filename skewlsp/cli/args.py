@@ -89,8 +89,8 @@ def _check_parser() -> argparse.ArgumentParser:
     fixing.add_argument(
         "--diff",
         action="store_true",
-        help="print the safe fixes as a unified diff instead of applying them "
-        "(exit 1 when there is one)",
+        help="print the safe fixes as a unified diff instead of applying them, also with "
+        "--fix, as ruff does (exit 1 when there is one)",
     )
     rules = parser.add_argument_group("rules")
     rules.add_argument(
@@ -244,8 +244,6 @@ def _finish_check(ns: argparse.Namespace) -> None:
             setattr(ns, key, [code for group in value for code in group])
     if ns.jobs is not None and ns.jobs < 1:
         raise UsageError("--jobs must be at least 1")
-    if ns.fix and ns.diff:
-        raise UsageError("--fix writes the fixes and --diff only shows them: choose one")
     if (ns.fix or ns.diff) and (ns.stdin_filename is not None or ns.paths == ["-"]):
         raise UsageError("--fix and --diff work on files, not on stdin")
     if ns.isolated and ns.config:

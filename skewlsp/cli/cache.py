@@ -26,13 +26,15 @@ from skewlsp.api import digest_of
 from skewlsp.cli.codec import report_from_data, report_to_data
 from skewlsp.common.cache_home import cache_home
 from skewlsp.common.config import Settings
-from skewlsp.common.resolver import resolve_module
+from skewlsp.common.diagnostic import Import
+from skewlsp.common.resolver import Dependency, resolve_module
 from skewlsp.contract import LoopReport
 
 CACHE_DIRNAME = ".skewlint_cache"
 # 2: reports carry FIFO hazards (SKW060); 3: findings carry their fix; 4: an inline
-# helper's copies name their caller's file (callers in other modules)
-_FORMAT = "4"
+# helper's copies name their caller's file (callers in other modules); 5: a module read
+# for a caller names the caller's file (its imports are resolved from there)
+_FORMAT = "5"
 
 
 def user_cache_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -106,7 +108,7 @@ class Cache:
         src_roots: Sequence[Path],
         digests: DependencyDigests | None = None,
         callers: Callable[[], str] | None = None,
-    ) -> tuple[list[LoopReport], list[tuple[str, int]]] | None:
+    ) -> tuple[list[LoopReport], list[Import]] | None:
         """The entry for ``key`` if every module it imported still has the same text, and
         (when the analysis asked for them) the modules that may call its inline helpers
         still give the digest ``callers()`` gives: its reports and those imports."""
@@ -116,14 +118,17 @@ class Cache:
             recorded = payload.get("callers")
             if recorded is not None and (callers is None or callers() != recorded):
                 return None
-            for module, level, digest in payload["deps"]:
+            imports: list[Import] = []
+            for module, level, digest, *asked_from in payload["deps"]:
+                importing = asked_from[0] if asked_from else None
+                where = importing or path  # the file analysed, or a caller it read
                 if digests is not None:
-                    now = digests.digest(module, level, path, src_roots)
+                    now = digests.digest(module, level, where, src_roots)
                 else:
-                    now = dependency_digest(module, level, path, src_roots)
+                    now = dependency_digest(module, level, where, src_roots)
                 if now != digest:
                     return None
-            imports = [(module, level) for module, level, _ in payload["deps"]]
+                imports.append((module, level, importing))
             return [report_from_data(item) for item in payload["reports"]], imports
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
@@ -132,11 +137,11 @@ class Cache:
         self,
         key: str,
         reports: Sequence[LoopReport],
-        deps: Sequence[tuple[str, int, str]],
+        deps: Sequence[Dependency],
         callers: str | None = None,
     ) -> None:
         payload: dict[str, object] = {
-            "deps": [list(d) for d in deps],
+            "deps": [[m, n, d] if at is None else [m, n, d, at] for m, n, d, at in deps],
             "reports": [report_to_data(r) for r in reports],
         }
         if callers is not None:

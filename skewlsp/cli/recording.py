@@ -134,8 +134,8 @@ def observations(record: RunRecord) -> list[tuple[str, replay.Signature | None]]
         roots = job.settings.src
         for root in roots:
             directories.add(str(root))
-        for module, level in result.imports:
-            for candidate in candidates(module, level, job.path, roots):
+        for module, level, importing in result.imports:
+            for candidate in candidates(module, level, importing or job.path, roots):
                 text = str(candidate)
                 if os.path.isfile(text):
                     files.add(text)

@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING
 from skewlsp.api import source_lines
 from skewlsp.cli.cache import Cache, DependencyDigests, PlainFiles, cache_key, directory_for
 from skewlsp.common.config import Settings
-from skewlsp.common.diagnostic import Diagnostic, FileResult
+from skewlsp.common.diagnostic import Diagnostic, FileResult, Import
 from skewlsp.common.importers import ProjectImporters
 from skewlsp.common.pipeline import flatten, select_and_suppress
-from skewlsp.common.resolver import RecordingResolver
+from skewlsp.common.resolver import Dependency, RecordingResolver
 from skewlsp.common.select import SUMMARISED_BY_DEFAULT, Selection
 from skewlsp.contract import UNREADABLE_FILE, Instance, LoopReport, Span
 
@@ -104,9 +104,9 @@ def analyze_cached(
     *,
     analyse: bool = True,
     digests: DependencyDigests | None = None,
-) -> tuple[list[LoopReport], list[tuple[str, int]]]:
+) -> tuple[list[LoopReport], list[Import]]:
     """Analysis results, from the cache when the file and its imported constants are
-    unchanged; with the imports (module, level) the analysis resolved."""
+    unchanged; with the imports the analysis resolved."""
 
     src_roots = job.settings.src
     cache = _cache_for(job.settings) if job.options.use_cache and job.path else None
@@ -123,11 +123,17 @@ def analyze_cached(
     resolver = RecordingResolver(src_roots)
     importers = _AskedImporters(_project) if b"jit.inline" in data else None
     reports = list(analyse(source, job.path, resolver=resolver, importers=importers))
+    dependencies = resolver.dependencies(job.path)
     if cache is not None:
         # Callers in other modules are a dependency only of a module whose helpers asked.
         callers = _project.digest(path) if importers is not None and importers.asked else None
-        cache.put(key, reports, resolver.fingerprint, callers)
-    return reports, [(module, level) for module, level, _ in resolver.fingerprint]
+        cache.put(key, reports, dependencies, callers)
+    return reports, imports_of(dependencies)
+
+
+def imports_of(dependencies: Sequence[Dependency]) -> list[Import]:
+    """(module, level, importing path or None) of each module read: what a replay watches."""
+    return [(module, level, importing) for module, level, _, importing in dependencies]
 
 
 # The files of this run, where an inline helper's callers in other modules are looked
@@ -154,7 +160,7 @@ class _AskedImporters:
 
 def _analyse_with_previews(
     source: str, job: Job, previews: dict[PreviewKey, str], refusals: dict[PreviewKey, str]
-) -> tuple[list[LoopReport], list[tuple[str, int]]]:
+) -> tuple[list[LoopReport], list[Import]]:
     """Reports and previews from one analysis (same resolver, same constants as the lint)."""
     from skewlsp import api  # only when previews are asked for: libcst costs more than a warm run
 
@@ -167,7 +173,7 @@ def _analyse_with_previews(
             previews[(report.span, report.instance)] = preview.rewritten
         else:
             refusals[(report.span, report.instance)] = str(preview) or "no preview for this loop"
-    return reports, [(module, level) for module, level, _ in resolver.fingerprint]
+    return reports, imports_of(resolver.dependencies(job.path))
 
 
 def _with_preview(

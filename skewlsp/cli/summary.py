@@ -9,30 +9,34 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.common.wording import plural
 
 # What a summarised code counts: (one, many).
 SUMMARISED_NOUNS = {"SKW010": ("loop left as a pipeline loop", "loops left as pipeline loops")}
+# The severities counted in the summary, in the plural ("information" has none).
+SEVERITY_PLURALS = {"information": "information"}
 
 
 def summary(diagnostics: Sequence[Diagnostic], files: int, summarised: Sequence[str]) -> str:
     """The closing lines of the text formats: what was found, then what was only counted."""
     if not diagnostics:
-        text = f"No diagnostics in {files} file{'s' if files != 1 else ''}.\n"
+        text = f"No diagnostics in {plural(files, 'file')}.\n"
     else:
         counts: dict[str, int] = {}
         for d in diagnostics:
             counts[d.severity] = counts.get(d.severity, 0) + 1
         order = ("error", "warning", "information", "hint")
-        parts = ", ".join(f"{counts[s]} {s}" for s in order if s in counts)
-        n = len(diagnostics)
-        text = f"Found {n} diagnostic{'s' if n != 1 else ''} ({parts}).\n"
+        parts = ", ".join(
+            plural(counts[s], s, SEVERITY_PLURALS.get(s)) for s in order if s in counts
+        )
+        text = f"Found {plural(len(diagnostics), 'diagnostic')} ({parts}).\n"
     hidden: dict[str, int] = {}
     for code in summarised:
         hidden[code] = hidden.get(code, 0) + 1
     for code, n in sorted(hidden.items()):
         one, many = SUMMARISED_NOUNS.get(code, (f"{code} diagnostic", f"{code} diagnostics"))
         text += (
-            f"{n} {one if n == 1 else many} ({code}, not shown; "
+            f"{plural(n, one, many)} ({code}, not shown; "
             f"`--extend-select {code}` lists {'it' if n == 1 else 'them'}).\n"
         )
     return text

@@ -13,6 +13,10 @@ from typing import Literal
 from skewlsp.contract import Edit, LoopReport, Related, Span
 
 Kind = Literal["loop", "hint", "suppression", "file"]
+# (module, level, importing path) of an import an analysis resolved; the importing path is
+# None when the file analysed asked (else the module of another file it read: a caller of
+# one of its inline helpers, whose imports are resolved from its own folder).
+Import = tuple[str, int, "str | None"]
 
 
 @dataclass(frozen=True)
@@ -52,5 +56,5 @@ class FileResult:
     fail_on: str = "warning"
     internal_error: str | None = None  # an analysis crash: reported on stderr, exit 2
     summarised: tuple[str, ...] = ()  # codes of the enabled diagnostics counted, not listed
-    # (module, level) of every import the analysis resolved: what a replayed run must recheck
-    imports: tuple[tuple[str, int], ...] = ()
+    # every import the analysis resolved (see Import): what a replayed run must recheck
+    imports: tuple[Import, ...] = ()

@@ -14,6 +14,11 @@ from pathlib import Path
 from skewlsp.api import ReadLog
 
 MAX_MODULE_BYTES = 2_000_000  # a constants module larger than this is not worth folding
+# (module, level, digest or "-" when not found, importing path): one module an analysis
+# read. The importing path is None when the file analysed asked; the reads made for a
+# module that calls one of its inline helpers name that module's file, which their
+# imports (relative or next to it) are resolved from.
+Dependency = tuple[str, int, str, "str | None"]
 
 
 class RecordingResolver(ReadLog):
@@ -32,6 +37,15 @@ class RecordingResolver(ReadLog):
     def fingerprint(self) -> list[tuple[str, int, str]]:
         """(module, level, digest) of every module asked for ("-": not found), in order."""
         return sorted((r.module, r.level, r.digest or "-") for r in self.record())
+
+    def dependencies(self, path: str | None) -> list[Dependency]:
+        """Every module asked for by the analysis of the file at ``path``, each with the
+        file it was asked from when that is another one (see :data:`Dependency`)."""
+        found: set[Dependency] = set()
+        for read in self.record():
+            asked = None if read.importing_path == path else read.importing_path
+            found.add((read.module, read.level, read.digest or "-", asked))
+        return sorted(found, key=lambda d: (d[0], d[1], d[3] or "", d[2]))
 
 
 def candidates(

@@ -74,14 +74,16 @@ async def pull_diagnostics(
 ) -> types.RelatedFullDocumentDiagnosticReport:
     uri = params.text_document.uri
     saved = ls.saved_results.get(uri) if ls.options.run == ON_SAVE else None
-    if saved is not None:
+    if saved is not None and saved.version == ls.lint_versions.get(uri, saved.version):
         analysis = saved  # linted on save: the last opened or saved version's result
     else:
+        # Not linted yet, or saved since: the version saved last (the current one unless
+        # edited since) is analysed now, so that a pull right after a save gets it.
         analysis = await ls.store.get(uri)
         if analysis is not None and not ls.linted_on_save(analysis):
-            # With run = "onSave" an unsaved version is never shown; the saved one's result
-            # is not in yet (the client is asked to pull again when it is).
-            analysis = None
+            # With run = "onSave" an unsaved version is never shown: the previous save's
+            # result, if any (the client is asked to pull again when the save's is in).
+            analysis = ls.saved_results.get(uri)
     items = ls.diagnostics_of(analysis) if analysis is not None else []
     return types.RelatedFullDocumentDiagnosticReport(items=items)
 

@@ -78,7 +78,9 @@ class WorkspaceResolver:
     """Supplies imported modules' text: open documents first (unsaved edits count), then disk.
 
     Records every path it considered, found or not, so creating a missing
-    constants module also re-analyses the files that import it.
+    constants module also re-analyses the files that import it. Open documents are
+    keyed by resolved path; a candidate that goes through a symlink (a linked package
+    or module file) is looked up, and recorded, by its resolved path too.
     """
 
     def __init__(self, open_texts: dict[str, str], src_roots: Iterable[Path]) -> None:
@@ -89,9 +91,13 @@ class WorkspaceResolver:
     def __call__(self, module: str, level: int, importing_path: str | None) -> str | None:
         for candidate in candidates(module, level, importing_path, self.src_roots):
             key = str(candidate)
+            real = os.path.realpath(key)
             self.looked_at.add(key)
+            self.looked_at.add(real)
             if key in self.open_texts:
                 return self.open_texts[key]
+            if real in self.open_texts:
+                return self.open_texts[real]
             text = read_module(candidate)
             if text is not None:
                 return text
@@ -155,7 +161,7 @@ def compute(
             importers=importers,
         )
         log.debug(
-            "analysed %s v%s in %.1f ms (function cache: %s hits, %s misses so far)",
+            "analysed %s v%s in %.1f ms (function cache so far: hits %s, misses %s)",
             snapshot.uri,
             snapshot.version,
             (time.perf_counter() - started) * 1000,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from skewlsp.common.wording import plural
 from skewlsp.contract import FifoHazard, FifoMessage, LoopReport
 
 _PEERS = {"aiv": "vector core (AIV)", "aic": "cube core (AIC)"}
@@ -38,8 +39,8 @@ def hazard_markdown(hazard: FifoHazard) -> str:
     limit = _limit(hazard)
     lines = [
         f"**SKW060: the skew reorders the FIFO to the {peer}.** The tpush at line "
-        f"{hazard.moved.line}{where} is issued after the next {n} produce"
-        f"{'s' if n != 1 else ''} (lead at line {hazard.lead.line}, depth {hazard.depth}), "
+        f"{hazard.moved.line}{where} is issued after the next {plural(n, 'produce')} "
+        f"(lead at line {hazard.lead.line}, depth {hazard.depth}), "
         "so the peer receives tiles in another order than the source says. Its messages "
         "are in bold.",
         "",

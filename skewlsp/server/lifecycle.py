@@ -81,10 +81,20 @@ async def register_watchers(ls: SkewServer) -> None:
 
 
 def initialize(ls: SkewServer, params: types.InitializeParams) -> None:
-    """Take the initial options; offer pulled diagnostics only to a client that pulls."""
+    """Take the initial options; offer pulled diagnostics only to a client that pulls and
+    can be asked to pull again.
+
+    A result that comes without the client asking (a save linted with run = "onSave", an
+    imported module changed) reaches a pulling client only through
+    workspace/diagnostic/refresh. A client that does not accept it (Neovim 0.11, which
+    pulls only when it opens or changes a document) is pushed its diagnostics instead:
+    pushing as well as answering its pulls would show each diagnostic twice.
+    """
     apply_options(ls, params.initialization_options, initial=True)
     text = params.capabilities.text_document
-    ls.pull_diagnostics = bool(text and text.diagnostic)
+    workspace = params.capabilities.workspace
+    refresh = workspace.diagnostics if workspace else None
+    ls.pull_diagnostics = bool(text and text.diagnostic and refresh and refresh.refresh_support)
     if ls.pull_diagnostics:
         ls.feature(
             types.TEXT_DOCUMENT_DIAGNOSTIC,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from skewlsp.common.wording import plural
 from skewlsp.contract import CODES, CORE_TITLES, FIFO_REORDER, LoopReport
 from skewlsp.server.fifo_hover import fifo_hover
 
@@ -33,15 +34,6 @@ def schedule_text(report: LoopReport) -> str | None:
         return None
     prologue, steady, epilogue = counts
     return f"prologue {prologue}, steady {steady} x {report.depth}, epilogue {epilogue}"
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """``1 iteration``, ``2 iterations``, ``1 push``, ``3 pushes``: never ``iteration(s)``."""
-    if count == 1:
-        return f"{count} {word}"
-    if many is None:
-        many = word + ("es" if word.endswith(("s", "sh", "ch", "x")) else "s")
-    return f"{count} {many}"
 
 
 def _indices(first: int, last: int) -> str:

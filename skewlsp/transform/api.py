@@ -81,9 +81,10 @@ def _refuse_unless_rewritten(model: LoopModel) -> None:
     if verdict in ("skewed", "demoted"):
         return
     if verdict == "left":
+        stage = model.report.stage
+        times = "stage times" if stage is None else f"{stage} time{'' if stage == 1 else 's'}"
         raise PreviewUnavailable(
-            f"left as a pipeline loop: LowerPipelineLoops replicates the body "
-            f"{model.report.stage if model.report.stage is not None else 'stage'} times; "
+            f"left as a pipeline loop: LowerPipelineLoops replicates the body {times}; "
             "nothing is rewritten by this pass"
         )
     raise PreviewUnavailable(

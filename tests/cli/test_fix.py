@@ -49,8 +49,20 @@ def test_fix_keeps_the_codes_that_still_hide_something(run: Run, tmp_path: Path)
     assert "# skewlint: ignore[SKW001]" in fixed and "stage=2" in fixed
 
 
-def test_fix_and_diff_refuse_stdin_and_each_other(run: Run, tmp_path: Path) -> None:
+def test_fix_and_diff_refuse_stdin(run: Run, tmp_path: Path) -> None:
     assert run("--fix", "-", stdin=b"x = 1\n").exit_code == 2
-    write(tmp_path, {"k.py": STAGE3})
-    both = run("--fix", "--diff", "k.py")
-    assert both.exit_code == 2 and "choose one" in both.err
+    assert run("--diff", "-", stdin=b"x = 1\n").exit_code == 2
+
+
+def test_fix_with_diff_shows_the_diff_and_writes_nothing(run: Run, tmp_path: Path) -> None:
+    """ruff's ``check --fix --diff`` is ``--diff``: the diff of the fixes, nothing written,
+    exit 1 when there would be changes (0 when there are none)."""
+    write(tmp_path, {"k.py": STAGE3 + UNUSED})
+    both = run("--no-cache", "--fix", "--diff", "k.py")
+    alone = run("--no-cache", "--diff", "k.py")
+    assert (both.exit_code, both.out, both.err) == (alone.exit_code, alone.out, alone.err)
+    assert both.exit_code == 1 and "+        for i in pl.pipeline(0, 4, 1, stage=2):\n" in both.out
+    assert (tmp_path / "k.py").read_text() == STAGE3 + UNUSED
+    write(tmp_path, {"k.py": STAGE3.replace("stage=3", "stage=2")})
+    clean = run("--no-cache", "--fix", "--diff", "k.py")
+    assert (clean.exit_code, clean.out, clean.err) == (0, "", "")

@@ -73,7 +73,61 @@ def test_preview_of_a_helper_loop_takes_its_callers_from_the_modules_next_to_it(
     assert result.exit_code == 0, result.err
     lines = result.out.splitlines()
     assert lines[0] == (
-        "# the copy called from `decode_steps` in decode_steps.py (line 18) with blocks = 8"
+        "    # the copy called from `decode_steps` in decode_steps.py (line 18) with blocks = 8"
     )
     assert "pl.tile.tpush_to_aiv(s_p0, split=0)" in result.out
     assert "pl.pipeline(" not in result.out
+
+
+HELPER = """\
+import pypto.language as pl
+
+
+@pl.jit.inline
+def stream(q, out, n: pl.Scalar[pl.INT32]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for i in pl.pipeline(0, n, 1, stage=2):
+            qa: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(q, [i * 16, 0], [16, 64])
+            pl.tile.tpush_to_aiv(qa, split=0)
+            e: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)
+            pl.tile.store(e, [i * 16, 0], out)
+"""
+CALLER = """\
+import pypto.language as pl
+from ..helpers.helper import stream
+from .cfg import TRIP
+
+
+@pl.jit
+def main(q: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32]):
+    stream(q, out, TRIP)
+    return out
+"""
+
+
+def test_a_cached_helper_is_decided_again_when_a_caller_s_own_import_changes(
+    run: Run, tmp_path: Path
+) -> None:
+    # The caller's `from .cfg import TRIP` is pkg/kernels/cfg.py: what the helper's entry
+    # depends on. Checked again from the helper's folder it would be pkg/helpers/cfg.py,
+    # which has the same text (until the caller's changes).
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/helpers/__init__.py": "",
+        "pkg/helpers/helper.py": HELPER,
+        "pkg/helpers/cfg.py": "TRIP = 8\n",
+        "pkg/kernels/__init__.py": "",
+        "pkg/kernels/caller.py": CALLER,
+        "pkg/kernels/cfg.py": "TRIP = 8\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+
+    def helper_codes() -> list[str]:
+        result = run("--output-format", "json", "--exit-zero", "--jobs", "1", "pkg")
+        return [i["code"] for i in result.json() if i["filename"].endswith("helper.py")]
+
+    assert helper_codes() == ["SKW001"]
+    (tmp_path / "pkg" / "kernels" / "cfg.py").write_text("TRIP = 1\n")
+    assert helper_codes() == ["SKW023"]

@@ -107,8 +107,9 @@ class Session:
 
     @property
     def pulls(self) -> bool:
-        text = self.client.capabilities.text_document if self.client.capabilities else None
-        return bool(text and text.diagnostic)
+        """Whether the server offered this client pulled diagnostics (else it pushes them)."""
+        caps = self.server_capabilities
+        return caps is not None and caps.diagnostic_provider is not None
 
     def path_uri(self, name: str, text: str | None = None) -> str:
         path = self.root / name

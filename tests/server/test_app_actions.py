@@ -73,6 +73,7 @@ async def test_the_preview_action_shows_a_read_only_file_and_never_edits(client:
     assert [(d.code, d.range.start.line) for d in diagnostics] == [("SKW001", FOR_LINE)]
 
 
+@pytest.mark.diagnostic_refresh
 async def test_a_shown_preview_opened_in_the_client_is_not_analysed(client: LanguageClient):
     # A mixed loop's preview lists the vector core's statements as the analysis shortens
     # them (`mode="rint…`, an unterminated string): analysed, it would get an SKW900.

@@ -214,6 +214,86 @@ async def test_an_unsaved_constants_module_counts_through_a_symlinked_folder(
     await session.diagnostics(uri, lambda d: codes(d) == ["SKW023"])
 
 
+@pytest.mark.parametrize("opened_as", ["link", "real"])
+async def test_an_unsaved_module_of_a_symlinked_package_counts(
+    client: LanguageClient, opened_as: str
+):
+    # kernels/cfg is a symlink to shared/cfg: the kernel reads kernels/cfg/dims.py, which
+    # the editor may have open as either path; its unsaved text counts, and its edits
+    # decide the kernel again.
+    session = client.session
+    (session.root / "shared" / "cfg").mkdir(parents=True)
+    (session.root / "kernels").mkdir()
+    (session.root / "kernels" / "cfg").symlink_to(
+        session.root / "shared" / "cfg", target_is_directory=True
+    )
+    session.path_uri("shared/cfg/dims.py", "N = 8\n")
+    kernel = IMPORTING.replace("from consts import N", "from cfg.dims import N")
+    uri = session.open("kernels/kernel.py", kernel)
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
+    name = "kernels/cfg/dims.py" if opened_as == "link" else "shared/cfg/dims.py"
+    dims = session.open(name, "N = 8\n", write=False)
+    session.change(dims, (0, 4), (0, 5), "1")  # N = 1, unsaved
+    await session.diagnostics(uri, lambda d: codes(d) == ["SKW023"])
+
+
+def _many_loops(trip: int, count: int = 100) -> str:
+    """A kernel of ``count`` functions, each with a loop over the module constant TRIP:
+    changing TRIP decides every loop again (an analysis long enough to be overtaken)."""
+    function = (
+        "    @pl.function\n"
+        "    def f{k}(self, q: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32]):\n"
+        "        for i in pl.pipeline(0, TRIP, 1, stage=2):\n"
+        "            qa: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(q, [i * 16, 0], [16, 64])\n"
+        "            pl.tile.tpush_to_aiv(qa, split=0)\n"
+        "            e: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)\n"
+        "            pl.tile.store(e, [i * 16, 0], out)\n"
+    )
+    head = f"import pypto.language as pl\nTRIP = {trip}\n\n\n@pl.program\nclass Kernel:\n"
+    return head + "".join(function.format(k=k) for k in range(count))
+
+
+@pytest.mark.diagnostic_refresh
+@pytest.mark.init_options({"run": "onSave"})
+async def test_on_save_a_pull_right_after_the_save_answers_with_the_saved_version(
+    client: LanguageClient,
+):
+    # A client that pulls when it saves (or at its next request after the save) gets the
+    # saved version's result, not the previous save's that a refresh would correct later.
+    session = client.session
+    if not session.pulls:
+        pytest.skip("a client that is pushed its diagnostics gets them after the save")
+    uri = session.open("kernel.py", _many_loops(8))
+    await session.diagnostics(uri, lambda d: set(codes(d)) == {"SKW001"})
+    session.change(uri, (1, 7), (1, 8), "1")  # TRIP = 1: every loop SKW023
+    assert set(codes(await session.diagnostics(uri))) == {"SKW001"}  # unsaved: the last save's
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri))
+    )
+    report = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri))
+    )
+    assert codes(report.items) == ["SKW023"] * 100
+
+
+@pytest.mark.init_options({"run": "onSave"})
+async def test_on_save_a_client_that_cannot_be_asked_to_pull_again_is_shown_the_save(
+    client: LanguageClient,
+):
+    # Neovim 0.11 pulls diagnostics when it opens or changes a document, never when it
+    # saves one, and does not accept workspace/diagnostic/refresh: pulled, the result of
+    # a save would stay unseen until the next edit. Such a client is pushed them.
+    session = client.session
+    uri = session.open("kernel.py", SKEWED)
+    await session.pushed(uri, lambda d: codes(d) == ["SKW001"])
+    stage = SKEWED.splitlines()[FOR_LINE].index("stage=2") + len("stage=")
+    session.change(uri, (FOR_LINE, stage), (FOR_LINE, stage + 1), "1")  # stage=1: SKW024
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri))
+    )
+    await session.pushed(uri, lambda d: codes(d) == ["SKW024"])  # no pull asked for it
+
+
 @pytest.mark.diagnostic_refresh
 @pytest.mark.init_options({"run": "onSave"})
 async def test_on_save_a_pulling_client_is_asked_to_pull_again_once_the_save_is_linted(

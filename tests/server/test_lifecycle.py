@@ -56,10 +56,30 @@ async def test_initialize_advertises_incremental_sync_and_every_feature(client: 
     assert "skewlsp.explain" in caps.execute_command_provider.commands
 
 
+def _pulls_and_refreshes(client: LanguageClient) -> tuple[bool, bool]:
+    caps = client.capabilities
+    text, workspace = caps.text_document, caps.workspace
+    refresh = workspace.diagnostics if workspace else None
+    return bool(text and text.diagnostic), bool(refresh and refresh.refresh_support)
+
+
 @pytest.mark.asyncio
-async def test_diagnostics_are_pulled_only_by_clients_that_can(client: LanguageClient):
-    session = client.session
-    assert (session.server_capabilities.diagnostic_provider is not None) == session.pulls
+async def test_diagnostics_are_pulled_only_by_clients_that_can_be_asked_to_pull_again(
+    client: LanguageClient,
+):
+    # Neovim 0.11 pulls but does not accept workspace/diagnostic/refresh: it is pushed them.
+    neovim = client.session.profile == "neovim"
+    assert _pulls_and_refreshes(client) == (neovim, False)
+    assert client.session.server_capabilities.diagnostic_provider is None
+
+
+@pytest.mark.asyncio
+@pytest.mark.diagnostic_refresh
+async def test_a_client_that_pulls_and_accepts_refresh_pulls(client: LanguageClient):
+    pulls, refreshes = _pulls_and_refreshes(client)
+    assert refreshes
+    assert (client.session.server_capabilities.diagnostic_provider is not None) == pulls
+    assert client.session.pulls == pulls
 
 
 @pytest.mark.asyncio

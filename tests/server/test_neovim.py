@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.kernels import FOR_LINE, SKEWED_AND_LEFT
+from tests.server.kernels import FOR_LINE, SKEWED, SKEWED_AND_LEFT
 
 SCRIPT = Path(__file__).with_name("nvim_e2e.lua")
 EDITORS_DOC = Path(__file__).resolve().parents[2] / "docs" / "editors.md"
@@ -28,6 +28,7 @@ def documented_show_document_lines() -> str:
     blocks = re.findall(r"^```lua\n(.*?)^```", EDITORS_DOC.read_text("utf-8"), re.M | re.S)
     [block] = [b for b in blocks if "window/showDocument" in b]
     return block
+ON_SAVE = Path(__file__).with_name("nvim_on_save.lua")
 
 
 def _nvim() -> str | None:
@@ -51,23 +52,17 @@ pytestmark = [
 ]
 
 
-def test_neovim_sees_diagnostics_hover_and_a_preview_without_its_buffer_changing(
-    tmp_path: Path,
-) -> None:
+def _drive(script: Path, kernel: Path, tmp_path: Path) -> dict:
+    """Run ``script`` in a headless Neovim on ``kernel``; what it saw."""
     assert NVIM is not None
     if _version(NVIM) < (0, 11):
         pytest.skip(f"the script uses the Neovim 0.11 client API; {NVIM} is older")
-    project = tmp_path / "project"
-    project.mkdir()
-    kernel = project / "left.py"
-    kernel.write_text(SKEWED_AND_LEFT, encoding="utf-8")
-    cache = tmp_path / "cache"
     out = tmp_path / "seen.json"
     config = tmp_path / "beside.lua"  # what docs/editors.md tells a Neovim user to add
     config.write_text(documented_show_document_lines(), encoding="utf-8")
     env = {
         **os.environ,
-        "XDG_CACHE_HOME": str(cache),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
         "XDG_DATA_HOME": str(tmp_path / "data"),
         "XDG_STATE_HOME": str(tmp_path / "state"),
@@ -76,16 +71,27 @@ def test_neovim_sees_diagnostics_hover_and_a_preview_without_its_buffer_changing
         "SKEWLSP_NVIM_CONFIG": str(config),
     }
     run = subprocess.run(
-        [NVIM, "--headless", "--clean", "-l", str(SCRIPT), str(kernel)],
+        [NVIM, "--headless", "--clean", "-l", str(script), str(kernel)],
         env=env,
         capture_output=True,
         text=True,
         timeout=180,
         check=False,
-        cwd=project,
+        cwd=kernel.parent,
     )
     assert out.exists(), f"nvim wrote nothing: {run.stdout}\n{run.stderr}"
-    seen = json.loads(out.read_text(encoding="utf-8"))
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_neovim_sees_diagnostics_hover_and_a_preview_without_its_buffer_changing(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    kernel = project / "left.py"
+    kernel.write_text(SKEWED_AND_LEFT, encoding="utf-8")
+    cache = tmp_path / "cache"
+    seen = _drive(SCRIPT, kernel, tmp_path)
     assert seen.get("error") is None, seen
     assert seen["steps"] == ["started", "diagnostics", "hover", "preview", "lenses"]
 
@@ -116,3 +122,17 @@ def test_neovim_sees_diagnostics_hover_and_a_preview_without_its_buffer_changing
     assert seen["modified"] is False
     assert seen["unchanged"] is True
     assert kernel.read_text(encoding="utf-8") == SKEWED_AND_LEFT
+
+
+def test_neovim_with_run_on_save_sees_the_saved_version_s_diagnostics(tmp_path: Path) -> None:
+    # Neovim 0.11 pulls only on open and change and accepts no workspace/diagnostic/refresh:
+    # the result of a save reaches it only if it is pushed.
+    project = tmp_path / "project"
+    project.mkdir()
+    kernel = project / "kernel.py"
+    kernel.write_text(SKEWED, encoding="utf-8")
+    seen = _drive(ON_SAVE, kernel, tmp_path)
+    assert seen.get("error") is None, seen
+    assert seen["steps"] == ["opened", "saved"]
+    assert (seen["opened"], seen["edited"], seen["saved"]) == ("SKW001", "SKW001", "SKW024")
+    assert "stage=1" in kernel.read_text(encoding="utf-8")

@@ -217,7 +217,8 @@ def _left_reason(pushes: list[int], pops: list[int], stage: int | None) -> str:
         why = "tpop without tpush (one-directional)"
     else:
         why = "no top-level tpush/tpop"
-    copies = f"; LowerPipelineLoops replicates the body {stage} times" if stage else ""
+    times = "time" if stage == 1 else "times"
+    copies = f"; LowerPipelineLoops replicates the body {stage} {times}" if stage else ""
     return f"not cross-core ({why}){copies}"
 
 

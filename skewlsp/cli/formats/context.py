@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from skewlsp.cli.repo_root import relative_to_root
+from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.common.select import at_least
 
 _CODES = {
     "bold": "1",
@@ -32,6 +35,13 @@ class FormatContext:
     # The ``docs-url`` template of the linted files' configuration (None: not set, or their
     # configurations disagree): where the codes' links point (skewlsp.common.rules_page).
     docs_url: str | None = None
+    # filename -> the file's fail-on severity (``--fail-on`` or its config's; default
+    # warning): what the formats that tell failing from passing (junit) need.
+    fail_on: Mapping[str, str] = field(default_factory=dict)
+
+    def fails(self, diagnostic: Diagnostic) -> bool:
+        """Whether ``diagnostic`` is at its file's fail-on severity or above (exit 1)."""
+        return at_least(diagnostic.severity, self.fail_on.get(diagnostic.filename, "warning"))
 
     @property
     def root_dir(self) -> Path:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from skewlsp.cli.formats.context import SEVERITY_STYLE, FormatContext
 from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.common.wording import plural
 from skewlsp.contract import CODES, SYNTAX_ERROR, LoopReport, Span, order_text
 
 FULL_LOOP_LINES = 12  # loops up to this long are shown whole; longer ones are elided
@@ -23,8 +24,8 @@ def schedule_summary(report: LoopReport) -> str | None:
     steady = trip // depth - 1
     return (
         f"schedule: prologue {depth}, steady {steady} x {depth} "
-        f"({steady} iterations of {depth} produce{'s' if depth > 1 else ''} + {depth} "
-        f"consume{'s' if depth > 1 else ''}), epilogue {depth}"
+        f"({plural(steady, 'iteration')} of {plural(depth, 'produce')} + "
+        f"{plural(depth, 'consume')}), epilogue {depth}"
     )
 
 

@@ -1,7 +1,10 @@
-"""``--output-format junit``: JUnit XML, one test suite per file and one failing test case
-per diagnostic, as ruff writes it (CI systems show it as a test report).
+"""``--output-format junit``: JUnit XML, one test suite per file and one test case per
+diagnostic, as ruff writes it (CI systems show it as a test report).
 
-A run without diagnostics is one passing test case, so the report is never empty.
+A diagnostic at its file's ``fail-on`` severity or above (what makes the exit code 1) is
+a failing test case; one below it (SKW001 "nothing to fix" under the default ``warning``)
+is a passing test case with the finding in its ``system-out``. A run without
+diagnostics is one passing test case, so the report is never empty.
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ SUITE = "skewlint"
 
 
 def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
-    count = str(len(diagnostics))
-    top = ET.Element("testsuites", name=SUITE, tests=count, failures=count, errors="0")
+    failing = sum(context.fails(d) for d in diagnostics)
+    top = ET.Element(
+        "testsuites", name=SUITE, tests=str(len(diagnostics)), failures=str(failing), errors="0"
+    )
     if not diagnostics:
         suite = ET.SubElement(
             top,
@@ -41,7 +46,7 @@ def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
             tests=str(len(found)),
             disabled="0",
             errors="0",
-            failures=str(len(found)),
+            failures=str(sum(context.fails(d) for d in found)),
             package=f"org.{SUITE}",
         )
         for d in found:
@@ -53,7 +58,11 @@ def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
                 line=str(d.span.line),
                 column=str(d.span.column),
             )
-            failure = ET.SubElement(case, "failure", message=d.message, type=d.severity)
-            failure.text = f"line {d.span.line}, col {d.span.column}, {d.message}"
+            where = f"line {d.span.line}, col {d.span.column}"
+            if context.fails(d):
+                failure = ET.SubElement(case, "failure", message=d.message, type=d.severity)
+                failure.text = f"{where}, {d.message}"
+            else:
+                ET.SubElement(case, "system-out").text = f"{where}, [{d.severity}] {d.message}"
     ET.indent(top)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(top, encoding="unicode") + "\n"

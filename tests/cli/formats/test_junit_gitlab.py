@@ -12,10 +12,10 @@ from tests.cli.conftest import Run
 from tests.cli.helpers import DEMOTED, STAGE3, write
 
 
-def test_junit_one_suite_per_file_one_failing_case_per_diagnostic(run: Run, tmp_path: Path) -> None:
+def test_junit_one_suite_per_file_one_case_per_diagnostic(run: Run, tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     write(tmp_path, {"k/a.py": DEMOTED, "k/b.py": STAGE3})
-    result = run("--output-format", "junit", ".", cwd=tmp_path / "k")
+    result = run("--output-format", "junit", "--fail-on", "hint", ".", cwd=tmp_path / "k")
     assert result.exit_code == 1
     assert result.out.startswith('<?xml version="1.0" encoding="UTF-8"?>\n')
     top = ET.fromstring(result.out.split("\n", 1)[1])
@@ -29,6 +29,38 @@ def test_junit_one_suite_per_file_one_failing_case_per_diagnostic(run: Run, tmp_
     assert failure is not None and failure.get("message", "").startswith("loop not skewed")
     assert failure.text is not None and failure.text.startswith("line 8, col 9, loop not skewed")
     assert [c.get("name") for c in suites["k/b.py"]] == ["org.skewlint.SKW001", "org.skewlint.SKW030"]
+
+
+def _junit(run: Run, *args: str, cwd: Path | None = None) -> ET.Element:
+    return ET.fromstring(run("--output-format", "junit", *args, cwd=cwd).out.split("\n", 1)[1])
+
+
+def test_junit_fails_only_the_findings_at_or_above_fail_on(run: Run, tmp_path: Path) -> None:
+    """SKW001 ("nothing to fix", information) and SKW030 (a hint) are passing test cases
+    under the default fail-on (warning), with the finding in system-out; the SKW020
+    warning fails. --fail-on and the config's fail-on (per file) move the bar."""
+    write(tmp_path, {"a.py": DEMOTED, "b.py": STAGE3})
+    top = _junit(run, ".")
+    assert (top.get("tests"), top.get("failures")) == ("3", "1")
+    suites = {suite.get("name"): suite for suite in top}
+    assert (suites["a.py"].get("tests"), suites["a.py"].get("failures")) == ("1", "1")
+    assert (suites["b.py"].get("tests"), suites["b.py"].get("failures")) == ("2", "0")
+    for case in suites["b.py"]:
+        assert case.find("failure") is None
+        out = case.find("system-out")
+        assert out is not None and out.text is not None and out.text.startswith("line 8, col ")
+    [info, hint] = suites["b.py"]
+    assert info.get("name") == "org.skewlint.SKW001" and "[information]" in (info.findtext("system-out") or "")
+    assert "[hint]" in (hint.findtext("system-out") or "")
+    assert _junit(run, "--fail-on", "hint", ".").get("failures") == "3"
+    assert _junit(run, "--fail-on", "error", ".").get("failures") == "0"
+    write(tmp_path, {"strict/pyproject.toml": '[tool.skewlint]\nfail-on = "information"\n',
+                     "strict/b.py": STAGE3})
+    suites = {suite.get("name"): suite for suite in _junit(run, ".")}
+    assert suites["b.py"].get("failures") == "0"
+    assert suites["strict/b.py"].get("failures") == "1"  # SKW001 fails there, the hint does not
+    [info, hint] = suites["strict/b.py"]
+    assert info.find("failure") is not None and hint.find("failure") is None
 
 
 def test_junit_without_diagnostics_is_one_passing_case(run: Run, tmp_path: Path) -> None:
