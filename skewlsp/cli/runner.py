@@ -9,7 +9,6 @@ in a picklable :class:`Job`, and everything it returns is plain data.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import gc
 import io
 import os
@@ -84,13 +83,8 @@ def decode_source(data: bytes) -> str:
 
 
 def _cache_for(settings: Settings) -> Cache:
-    return _cache_at(settings.root, settings.config_path is not None)
-
-
-@functools.lru_cache(maxsize=64)
-def _cache_at(root: Path, configured: bool) -> Cache:
-    """One Cache per settings root (a Cache holds nothing but its directory)."""
-    return Cache(directory_for(root, configured))
+    """The cache of a settings root (a Cache holds nothing but its directory)."""
+    return Cache(directory_for(settings.root, settings.config_path is not None))
 
 
 class CacheMiss(Exception):

@@ -26,7 +26,6 @@ from __future__ import annotations
 from skewlsp.analysis.driver.edited_module import analyse_edited_module
 from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.driver.module_run import analyse_module
-from skewlsp.analysis.frontend.values import memoised_code
 from skewlsp.analysis.reuse.unit_cache import UnitCache
 from skewlsp.analysis.source.unit_parses import shared_unit_parses
 from skewlsp.contract import Importers, LoopReport, Resolver
@@ -66,9 +65,8 @@ def analyze_models(
         return []
     if source.startswith("\ufeff"):
         source = source[1:]
-    # A helper's callers are often units too (parsed once), and its body is walked again
-    # at each call (each expression rendered once).
-    with shared_unit_parses(), memoised_code():
+    # A helper's callers are often units too (parsed once).
+    with shared_unit_parses():
         if cache is None:
             return analyse_module(source, path, resolver, importers)
         return analyse_edited_module(source, path, resolver, cache, importers)

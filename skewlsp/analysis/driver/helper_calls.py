@@ -27,7 +27,6 @@ from skewlsp.analysis.passes.inline_functions.imported_helpers import (
     at_the_call,
     imported_helpers,
 )
-from skewlsp.analysis.source.unit_parses import helper_unit_parse
 from skewlsp.contract import Importers, Resolver
 
 
@@ -57,9 +56,7 @@ def helper_copies(
     try:
         return (
             run_walk(
-                lambda: UnitWalk(
-                    helper.unit, path, aliases, other, (constants, helper.name), helper_unit_parse
-                )
+                lambda: UnitWalk(helper.unit, path, aliases, other, (constants, helper.name))
             )
             or []
         )

@@ -18,13 +18,9 @@ from skewlsp.analysis.driver.unit_walk import UnitWalk
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import ModuleConstants
 from skewlsp.analysis.frontend.imports import Origin, imported_lookup
-from skewlsp.analysis.frontend.source_index import ModuleIndex, Unit, is_inline_helper_unit
+from skewlsp.analysis.frontend.source_index import ModuleIndex, Unit
 from skewlsp.analysis.source.guard import TooDeep, describe
-from skewlsp.analysis.source.unit_parses import (
-    NeedsConcreteTree,
-    concrete_trees,
-    helper_unit_parse,
-)
+from skewlsp.analysis.source.unit_parses import NeedsConcreteTree, concrete_trees
 from skewlsp.contract import LoopReport, Resolver, Span
 
 
@@ -66,11 +62,8 @@ def analyse_unit(
     sites: SiteMemo | None = None,
 ) -> list[LoopModel] | None:
     """One unit's loops; None when libcst cannot parse it, other failures become reports."""
-    # An inline helper is also analysed by each file that imports it: libcst's tree of it
-    # (when a rewrite asks for libcst's trees) is kept.
-    parse = helper_unit_parse if is_inline_helper_unit(unit) else None
     try:
-        return run_walk(lambda: UnitWalk(unit, path, aliases, constants, parse=parse, sites=sites))
+        return run_walk(lambda: UnitWalk(unit, path, aliases, constants, sites=sites))
     except RecursionError:
         reason = "the code is nested too deeply to analyse"
     except TooDeep as err:

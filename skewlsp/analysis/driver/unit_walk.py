@@ -33,12 +33,7 @@ from skewlsp.analysis.frontend.closures import (
 )
 from skewlsp.analysis.frontend.constants import Const, Folded, ModuleConstants
 from skewlsp.analysis.frontend.jit_params import specialized_params
-from skewlsp.analysis.frontend.names import (
-    block_defs,
-    body_statements,
-    memoised_effects,
-    statement_defs,
-)
+from skewlsp.analysis.frontend.names import block_defs, body_statements, statement_defs
 from skewlsp.analysis.frontend.scope import (
     EnclosingLoop,
     FunctionScope,
@@ -61,7 +56,7 @@ from skewlsp.analysis.report.assemble import at_call
 from skewlsp.analysis.reuse.unit_cache import SiteKey
 from skewlsp.analysis.source.guard import check_parseable
 from skewlsp.analysis.source.positions import LoopPositions
-from skewlsp.analysis.source.unit_parses import analysis_module, parse_or_none
+from skewlsp.analysis.source.unit_parses import analysis_module
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import NOT_COMPILED, Instance, LoopReport
 
@@ -76,12 +71,10 @@ class UnitWalk(LoopDecisions):
         aliases: dsl.Aliases,
         module: ModuleConstants,
         callers: tuple[ModuleConstants, str] | None = None,
-        parse: Callable[[str], cst.Module | None] | None = None,
         sites: SiteMemo | None = None,
     ) -> None:
         super().__init__(unit, path, aliases)
         self.sites = sites  # copies of an inline helper decided by an earlier analysis
-        self.parse = parse  # how libcst parses the unit when this analysis has not yet
         # An imported helper: its callers are in the importing module, with its constants,
         # and may call it by another name.
         self.caller_constants, self.called_as = callers or (module, None)
@@ -106,16 +99,15 @@ class UnitWalk(LoopDecisions):
         tree = check_parseable(self.unit.text, self.unit.line_offset)
         if tree is None:
             return None
-        module = analysis_module(self.unit.text, lambda: tree, self.parse or parse_or_none)
+        module = analysis_module(self.unit.text, lambda: tree)
         if module is None:
             return None
         self.module = module
         self.positions = LoopPositions(
             module, tree.tree, self.unit.text, self.unit.line_offset, tree.shift
         )
-        with memoised_effects():
-            for stmt in module.body:
-                self._visit_top(stmt, qualname="")
+        for stmt in module.body:
+            self._visit_top(stmt, qualname="")
         return [*self.finished, *self.models.values()]
 
     # -- walking ---------------------------------------------------------------------------

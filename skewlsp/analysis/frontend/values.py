@@ -7,8 +7,7 @@ module-level Python (:mod:`.loadtime`), which both build them.
 from __future__ import annotations
 
 import contextlib
-import contextvars
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -16,7 +15,6 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from skewlsp.analysis.source.cst_nodes import is_placeholder
-from skewlsp.analysis.source.kept import Kept
 from skewlsp.analysis.source.tree_text import made_code
 from skewlsp.analysis.source.unit_parses import NeedsConcreteTree, made_trees
 
@@ -141,26 +139,7 @@ def code_of(node: cst.CSTNode) -> str:
     quick = _plain_text(node)
     if quick is not None:
         return quick
-    memo = _RENDERED.get()
-    if memo is not None:
-        found = memo.get(node)
-        if found is None:
-            found = memo[node] = _kept_code(node)
-        return found
     return _rendered(node, comments=False).strip()
-
-
-_KEPT_CODE: Kept[int, tuple[cst.CSTNode, str]] = Kept(4096)
-
-
-def _kept_code(node: cst.CSTNode) -> str:
-    """``node``'s code, also kept across analyses: the trees of constant sources
-    (``parsing``) and of helpers serve every file that imports them, and their config
-    records quote each field again (a sixth of folding a real kernel's bounds). The
-    entry holds the node, so its id is not another node's while it is kept."""
-    return _KEPT_CODE.get_or_make(
-        id(node), lambda: (node, _rendered(node, comments=False).strip())
-    )[1]
 
 
 def full_code(node: cst.CSTNode) -> str:
@@ -184,28 +163,6 @@ def _rendered(node: cst.CSTNode, *, comments: bool) -> str:
         raise
     except Exception:  # pragma: no cover - libcst refuses only malformed trees
         return type(node).__name__
-
-
-# Renderings of nodes within one analysis: an inline helper's body is walked again at each
-# call site, and a program built in a module-level loop once per iteration, so the same
-# expressions were rendered two or three times over (libcst nodes hash by identity and
-# never change, so a node keys its own text; no weak references to them can be made).
-_RENDERED: contextvars.ContextVar[dict[cst.CSTNode, str] | None] = contextvars.ContextVar(
-    "rendered_code", default=None
-)
-
-
-@contextlib.contextmanager
-def memoised_code() -> Iterator[None]:
-    """Render each node once until the block ends (kept: the nodes, alive until then)."""
-    if _RENDERED.get() is not None:
-        yield
-        return
-    token = _RENDERED.set({})
-    try:
-        yield
-    finally:
-        _RENDERED.reset(token)
 
 
 _NO_POSITION = contextlib.nullcontext()

@@ -243,30 +243,14 @@ def parse_or_none(text: str) -> cst.Module | None:
         return None
 
 
-HELPERS_KEPT = 16  # inline helpers whose libcst trees outlive one analysis
-_helpers: Kept[str, cst.Module | None] = Kept(HELPERS_KEPT)
-
-
-def helper_unit_parse(text: str) -> cst.Module | None:
-    """libcst's tree of an ``@pl.jit.inline`` helper's unit, kept across analyses.
-
-    The helper is analysed in its own file, and again by every file that imports and
-    calls it (with that file's arguments), but its text is the same: on pypto-lib's
-    kernels a few helpers were parsed again by every importing file.
-    """
-    return _helpers.get_or_make(text, lambda: parse_or_none(text))
-
-
-def concrete_module(
-    text: str, parse: Callable[[str], cst.Module | None] = parse_or_none
-) -> cst.Module | None:
-    """libcst's tree of ``text`` (None if libcst refuses it), from ``parse`` if not shared yet."""
+def concrete_module(text: str) -> cst.Module | None:
+    """libcst's tree of ``text`` (None if libcst refuses it), parsed if not shared yet."""
     shared = _SHARED.get()
     if shared is None:
-        return parse(text)
+        return parse_or_none(text)
     if text in shared.concrete:
         return shared.concrete[text]
-    found = shared.concrete[text] = parse(text)
+    found = shared.concrete[text] = parse_or_none(text)
     return found
 
 
@@ -299,14 +283,10 @@ MADE_KEPT = 64  # made trees that outlive one analysis (a server re-analyses per
 _made_kept: Kept[str, Converted | None] = Kept(MADE_KEPT)
 
 
-def analysis_module(
-    text: str,
-    tree: Callable[[], UnitTree],
-    parse: Callable[[str], cst.Module | None] = parse_or_none,
-) -> cst.Module | None:
+def analysis_module(text: str, tree: Callable[[], UnitTree]) -> cst.Module | None:
     """The tree the analysis reads for ``text`` (whose stdlib tree ``tree()`` gives): made
-    from that tree within an analysis of a module, libcst's (from ``parse``) where it
-    cannot be made or concrete trees are asked for.
+    from that tree within an analysis of a module, libcst's where it cannot be made or
+    concrete trees are asked for.
 
     Made trees are kept across analyses by text (a server's edit changes one function;
     the helpers and callers around it are read again as they were): their nodes' places
@@ -314,7 +294,7 @@ def analysis_module(
     """
     shared = _SHARED.get()
     if shared is None or _CONCRETE.get():
-        return concrete_module(text, parse)
+        return concrete_module(text)
     if text in shared.made:
         found = shared.made[text]
     else:
@@ -323,7 +303,7 @@ def analysis_module(
         if found is not None:
             shared.made_trees.append(found)
     if found is None:
-        return concrete_module(text, parse)
+        return concrete_module(text)
     return found.module
 
 

@@ -142,28 +142,6 @@ def test_a_refused_text_raises_each_time_it_is_asked_for() -> None:
         assert unit_parses.concrete_module("def broken(:\n") is None
 
 
-def test_within_an_analysis_an_expression_is_rendered_once() -> None:
-    from skewlsp.analysis.frontend.values import code_of, memoised_code
-
-    node = cst.parse_expression("f(a,  b) + g[1]")
-    assert code_of(node) == "f(a,  b) + g[1]"
-    assert code_of(node) is not code_of(node)  # rendered anew each time
-    with memoised_code():
-        assert code_of(node) is code_of(node)
-
-
-def test_a_node_s_code_is_the_same_across_analyses() -> None:
-    # A constant source's tree serves every file that imports it: its code is kept too.
-    from skewlsp.analysis.frontend import values
-
-    node = cst.parse_expression("Config(heads=(8, 16),  tile=[64, 64])")
-    texts = []
-    for _ in range(3):
-        with values.memoised_code():  # one analysis each
-            texts.append(values.code_of(node))
-    assert texts == ["Config(heads=(8, 16),  tile=[64, 64])"] * 3
-
-
 HELPER_MODULE = '''\
 import pypto.language as pl
 

@@ -47,13 +47,11 @@ from skewlsp.analysis.frontend.scope import (
 )
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.values import CallSiteValue
-from skewlsp.analysis.source.kept import Kept
 from skewlsp.analysis.source.unit_parses import (
     analysis_facts,
     analysis_module,
     made_facts,
     making_trees,
-    parse_or_none,
     unit_tree,
 )
 from skewlsp.analysis.source.walk import stdlib_walk, walk
@@ -147,26 +145,21 @@ def _caller_facts(caller: Unit, constants: ModuleConstants) -> _CallerFacts | No
 
 
 _Calls = tuple[cst.FunctionDef, dict[str, list[Place]], dict[str, list[Span]]]
-_CALLERS_KEPT = 64  # callers kept across analyses (a server re-analyses a helper per edit)
-_calls_kept: Kept[tuple[str, int], _Calls | None] = Kept(_CALLERS_KEPT)
-_callers: Kept[str, cst.Module | None] = Kept(_CALLERS_KEPT)
 
 
 def _calls_of(caller: Unit) -> _Calls | None:
-    """The caller's tree and its calls by name, kept across analyses with its tree: they
-    depend on its text and place only (a server re-analyses a helper whenever any of its
-    callers changes, the others did not). What names mean there depends on the module's
-    constants and is worked out again every time."""
+    """The caller's tree and its calls by name, kept with a made tree across analyses:
+    they depend on its text and place only (a server re-analyses a helper whenever any
+    of its callers changes, the others did not). What names mean there depends on the
+    module's constants and is worked out again every time."""
     fn = _parsed(caller)
     facts = made_facts(caller.text)
-    if facts is not None:  # a made tree: its calls are kept with it
-        key = ("calls", caller.line_offset)
-        if key not in facts:
-            facts[key] = _find_calls(caller, fn)
-        return facts[key]  # type: ignore[return-value]
-    return _calls_kept.get_or_make(
-        (caller.text, caller.line_offset), lambda: _find_calls(caller, fn)
-    )
+    if facts is None:  # libcst's tree: nothing kept
+        return _find_calls(caller, fn)
+    key = ("calls", caller.line_offset)
+    if key not in facts:
+        facts[key] = _find_calls(caller, fn)
+    return facts[key]  # type: ignore[return-value]
 
 
 def _find_calls(caller: Unit, fn: cst.FunctionDef | None) -> _Calls | None:
@@ -182,17 +175,10 @@ def _parsed(caller: Unit) -> cst.FunctionDef | None:
     """A caller's function, parsed once however many helpers it calls (never mutated).
 
     Within one analysis the tree is the one the caller's own unit uses, if it has
-    loops (whichever needed it first made it); the last few callers' libcst trees are
-    also kept across analyses.
+    loops (whichever needed it first made it).
     """
     text = caller.text
-    module = analysis_module(
-        text,
-        lambda: unit_tree(text, caller.line_offset),
-        lambda t: _callers.get_or_make(t, lambda: parse_or_none(t)),
-    )
-    if not making_trees():
-        _callers.remember(text, module)  # (also when the caller's own unit parsed it)
+    module = analysis_module(text, lambda: unit_tree(text, caller.line_offset))
     if module is None:
         return None
     return next((s for s in module.body if isinstance(s, cst.FunctionDef)), None)
