@@ -206,10 +206,9 @@ def _concrete_models(
 ) -> list[LoopModel]:
     """The models a rewrite prints from: on libcst's own trees (with the text's whitespace
     and comments), not the ones a lint reads (made from the stdlib's)."""
-    from skewlsp.analysis import analyze_models, concrete_trees
+    from skewlsp.analysis import analyze_models
 
-    with concrete_trees():
-        return analyze_models(source, path, resolver=resolver, importers=importers)
+    return analyze_models(source, path, resolver=resolver, importers=importers, concrete=True)
 
 
 def _unparsable(models: Sequence[LoopModel]) -> PreviewUnavailable | None:

@@ -27,7 +27,7 @@ from skewlsp.analysis.driver.edited_module import analyse_edited_module
 from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.driver.module_run import analyse_module
 from skewlsp.analysis.reuse.unit_cache import UnitCache
-from skewlsp.analysis.source.unit_parses import shared_unit_parses
+from skewlsp.analysis.source.state import AnalysisState
 from skewlsp.contract import Importers, LoopReport, Resolver
 
 __all__ = ["LoopModel", "analyze", "analyze_models"]
@@ -59,14 +59,21 @@ def analyze_models(
     resolver: Resolver | None = None,
     cache: UnitCache | None = None,
     importers: Importers | None = None,
+    concrete: bool = False,
 ) -> list[LoopModel]:
-    """The reports plus, for units analysed now (not served from ``cache``), their models."""
+    """The reports plus, for units analysed now (not served from ``cache``), their models.
+
+    ``concrete``: the models are read off libcst's own trees (a rewrite prints their
+    nodes, with the whitespace and comments of the text), not trees made from the
+    stdlib's (which a lint reads, several times faster).
+    """
     if "pypto" not in source and "pipeline" not in source:  # "pypto" is in the imports: early
         return []
     if source.startswith("\ufeff"):
         source = source[1:]
-    # A helper's callers are often units too (parsed once).
-    with shared_unit_parses():
-        if cache is None:
-            return analyse_module(source, path, resolver, importers)
-        return analyse_edited_module(source, path, resolver, cache, importers)
+    # Everything the stages share, for this analysis only (the compiler's PassManager
+    # hands its passes the program the same way): each stage is given it.
+    state = AnalysisState(concrete=concrete)
+    if cache is None:
+        return analyse_module(source, path, resolver, importers, state)
+    return analyse_edited_module(source, path, resolver, cache, importers, state)

@@ -15,13 +15,16 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from skewlsp.analysis.source.cst_nodes import is_placeholder
-from skewlsp.analysis.source.tree_text import made_code
-from skewlsp.analysis.source.unit_parses import NeedsConcreteTree, made_trees
+from skewlsp.analysis.source.tree_text import MadeTrees
+from skewlsp.analysis.source.unit_parses import NeedsConcreteTree
 
 
 class ExpressionFolder(Protocol):
     """What module-level Python is evaluated with (:class:`.constants.Folder`): named
     here so that :mod:`.loadtime`, which the folder calls, need not import it back."""
+
+    @property
+    def made(self) -> MadeTrees | None: ...
 
     def fold(self, node: cst.BaseExpression) -> Folded: ...
 
@@ -128,9 +131,10 @@ NameLookup = Callable[[str], "Folded | None"]
 _LEAVES = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
 
 
-def code_of(node: cst.CSTNode) -> str:
+def code_of(node: cst.CSTNode, made: MadeTrees | None) -> str:
     """Source text of a libcst node, for messages (comments left out).
 
+    ``made``: the trees the running analysis made (None: ``node`` is of libcst's parse).
     Names, literals and plain dotted names (most of what messages quote) are read
     off the node; anything else is cut from the text (a node of a made tree,
     :mod:`.tree_text`) or rendered by libcst, which costs tens of microseconds a node
@@ -139,23 +143,24 @@ def code_of(node: cst.CSTNode) -> str:
     quick = _plain_text(node)
     if quick is not None:
         return quick
-    return _rendered(node, comments=False).strip()
+    return _rendered(node, made, comments=False).strip()
 
 
-def full_code(node: cst.CSTNode) -> str:
-    """``node``'s code as ``Module.code_for_node`` renders it (comments included)."""
+def full_code(node: cst.CSTNode, made: MadeTrees | None) -> str:
+    """``node``'s code as ``Module.code_for_node`` renders it (comments included); ``made``
+    as for :func:`code_of`."""
     quick = _plain_text(node)  # (a name or a plain dotted name holds no comment)
     if quick is not None:
         return quick
-    return _rendered(node, comments=True)
+    return _rendered(node, made, comments=True)
 
 
-def _rendered(node: cst.CSTNode, *, comments: bool) -> str:
-    made = made_code(node, comments=comments)
-    if made is not None:
-        return made
+def _rendered(node: cst.CSTNode, made: MadeTrees | None, *, comments: bool) -> str:
+    cut = made.code(node, comments=comments) if made is not None else None
+    if cut is not None:
+        return cut
     try:
-        state = _ComposingCodegen(default_indent="    ", default_newline="\n")
+        state = _ComposingCodegen(made, default_indent="    ", default_newline="\n")
         state.comments = comments
         node._codegen(state)
         return "".join(state.tokens)
@@ -193,19 +198,22 @@ class _PlainCodegen(CodegenState):
 class _ComposingCodegen(_PlainCodegen):
     """Renders a node that holds nodes of a made tree (a statement the analysis built
     around them): those are cut from the text, and meeting a placeholder (whitespace a
-    made node never had in the text) means the rendering cannot be exact."""
+    made node never had in the text, or a made node rendered without ``made``) means
+    the rendering cannot be exact."""
 
     hidden = 0  # >0 inside a node whose code was cut from the text
+
+    def __init__(self, made: MadeTrees | None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.made = made
 
     def before_codegen(self, node: cst.CSTNode) -> None:
         if self.hidden:
             self.hidden += 1
             return
-        if not made_trees():
-            return
-        made = made_code(node, comments=self.comments)
-        if made is not None:
-            self.tokens.append(made)
+        cut = self.made.code(node, comments=self.comments) if self.made is not None else None
+        if cut is not None:
+            self.tokens.append(cut)
             self.hidden = 1
         elif is_placeholder(node):
             raise NeedsConcreteTree("whitespace of a made tree")

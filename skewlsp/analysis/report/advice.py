@@ -11,6 +11,7 @@ import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import code_of
+from skewlsp.analysis.source.tree_text import MadeTrees
 
 
 def trip_for_depth(trip: int, requested: int) -> int:
@@ -20,8 +21,9 @@ def trip_for_depth(trip: int, requested: int) -> int:
     return target if remainder == 0 else target + requested - remainder
 
 
-def depth_hint(trip: int, requested: int, call: cst.Call) -> str:
-    """e.g. "a trip of 4 would give depth 2: e.g. halve QK_M_TILE"."""
+def depth_hint(trip: int, requested: int, call: cst.Call, made: MadeTrees | None) -> str:
+    """e.g. "a trip of 4 would give depth 2: e.g. halve QK_M_TILE" (``made``: the trees
+    the analysis made, which the divisor's code is cut from)."""
     target = trip_for_depth(trip, requested)
     hint = f"a trip of {target} would give depth {requested}"
     stop = _stop_expression(call)
@@ -29,7 +31,7 @@ def depth_hint(trip: int, requested: int, call: cst.Call) -> str:
         return hint
     factor = target // trip
     if isinstance(stop, cst.BinaryOperation) and isinstance(stop.operator, cst.FloorDivide):
-        divisor = code_of(stop.right)
+        divisor = code_of(stop.right, made)
         verb = "halve" if factor == 2 else f"divide by {factor}"
         return f"{hint}: e.g. {verb} {divisor}"
     if isinstance(stop, cst.Name):
