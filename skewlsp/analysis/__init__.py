@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from skewlsp.analysis.driver import LoopModel, analyze, analyze_models
-    from skewlsp.analysis.frontend.imports import shared_imported_modules
+    from skewlsp.analysis.frontend.imports import SharedModules
     from skewlsp.analysis.reuse.unit_cache import UnitCache
 
 _LAZY = {
@@ -32,7 +32,7 @@ _LAZY = {
     "analyze": "driver",
     "analyze_models": "driver",
     "UnitCache": "reuse.unit_cache",
-    "shared_imported_modules": "frontend.imports",
+    "SharedModules": "frontend.imports",
 }
 
 
@@ -49,8 +49,8 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "LoopModel",
+    "SharedModules",
     "UnitCache",
     "analyze",
     "analyze_models",
-    "shared_imported_modules",
 ]

@@ -26,11 +26,12 @@ from __future__ import annotations
 from skewlsp.analysis.driver.edited_module import analyse_edited_module
 from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.driver.module_run import analyse_module
+from skewlsp.analysis.frontend.imports import SharedModules
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.reuse.unit_cache import UnitCache
-from skewlsp.analysis.source.state import AnalysisState
 from skewlsp.contract import Importers, LoopReport, Resolver
 
-__all__ = ["LoopModel", "analyze", "analyze_models"]
+__all__ = ["LoopModel", "SharedModules", "analyze", "analyze_models"]
 
 
 def analyze(
@@ -40,15 +41,24 @@ def analyze(
     resolver: Resolver | None = None,
     cache: UnitCache | None = None,
     importers: Importers | None = None,
+    shared_modules: SharedModules | None = None,
 ) -> list[LoopReport]:
     """Predict the SkewCrossCorePipeline verdict of every ``pl.pipeline`` loop in ``source``.
 
     With a ``cache``, functions whose text and surroundings did not change are not
     analysed again (what a language server wants on every keystroke). With
     ``importers``, an inline helper's loop is decided for each caller in the project's
-    other modules too.
+    other modules too. With ``shared_modules``, the constants of the modules it imports
+    are shared with the other analyses of a batch (:class:`SharedModules`).
     """
-    models = analyze_models(source, path, resolver=resolver, cache=cache, importers=importers)
+    models = analyze_models(
+        source,
+        path,
+        resolver=resolver,
+        cache=cache,
+        importers=importers,
+        shared_modules=shared_modules,
+    )
     return [model.report for model in models]
 
 
@@ -60,12 +70,14 @@ def analyze_models(
     cache: UnitCache | None = None,
     importers: Importers | None = None,
     concrete: bool = False,
+    shared_modules: SharedModules | None = None,
 ) -> list[LoopModel]:
     """The reports plus, for units analysed now (not served from ``cache``), their models.
 
     ``concrete``: the models are read off libcst's own trees (a rewrite prints their
     nodes, with the whitespace and comments of the text), not trees made from the
-    stdlib's (which a lint reads, several times faster).
+    stdlib's (which a lint reads, several times faster). ``shared_modules``: the
+    constants of imported modules, shared with the other analyses of a batch.
     """
     if "pypto" not in source and "pipeline" not in source:  # "pypto" is in the imports: early
         return []
@@ -73,7 +85,7 @@ def analyze_models(
         source = source[1:]
     # Everything the stages share, for this analysis only (the compiler's PassManager
     # hands its passes the program the same way): each stage is given it.
-    state = AnalysisState(concrete=concrete)
+    state = AnalysisState(concrete=concrete, shared_modules=shared_modules)
     if cache is None:
         return analyse_module(source, path, resolver, importers, state)
     return analyse_edited_module(source, path, resolver, cache, importers, state)

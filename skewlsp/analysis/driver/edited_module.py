@@ -27,8 +27,8 @@ from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import ModuleConstants
 from skewlsp.analysis.frontend.reads import ModuleRead, ReadLog
 from skewlsp.analysis.frontend.source_index import Unit, syntax_problem
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.reuse.unit_cache import UnitCache, UnitKey, context_fingerprint
-from skewlsp.analysis.source.state import AnalysisState
 from skewlsp.contract import Importers, Resolver
 
 

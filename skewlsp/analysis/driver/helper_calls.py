@@ -22,12 +22,12 @@ from skewlsp.analysis.driver.unit_run import module_context, run_walk
 from skewlsp.analysis.driver.unit_walk import UnitWalk
 from skewlsp.analysis.frontend.constants import ModuleConstants
 from skewlsp.analysis.frontend.source_index import ModuleIndex, imported_module_index
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.passes.inline_functions.imported_helpers import (
     ImportedHelper,
     at_the_call,
     imported_helpers,
 )
-from skewlsp.analysis.source.state import AnalysisState
 from skewlsp.contract import Importers, Resolver
 
 

@@ -27,6 +27,7 @@ from skewlsp.analysis.frontend.dsl_checks import BodyChecks, check_body
 from skewlsp.analysis.frontend.names import body_statements, reads_of
 from skewlsp.analysis.frontend.scope import EnclosingLoop, FunctionScope
 from skewlsp.analysis.frontend.source_index import Unit
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import Interval
 from skewlsp.analysis.passes.expand_mixed_kernel.move_reuse import operand_moves
 from skewlsp.analysis.passes.header import bounds_of, loop_target, stage_of
@@ -48,7 +49,6 @@ from skewlsp.analysis.skew_cross_core_pipeline.decide import (
     decide,
 )
 from skewlsp.analysis.source.positions import LoopPositions
-from skewlsp.analysis.source.state import AnalysisState
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import CoreResult, LoopReport, Span
 

@@ -32,8 +32,8 @@ from skewlsp.analysis.frontend.source_index import (
     parse_whole,
     syntax_problem,
 )
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.report.coverage import unreported_loops
-from skewlsp.analysis.source.state import AnalysisState
 from skewlsp.contract import SYNTAX_ERROR, UNKNOWN, Importers, LoopReport, Resolver, Span
 
 

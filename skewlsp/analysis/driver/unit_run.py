@@ -19,8 +19,8 @@ from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import ModuleConstants
 from skewlsp.analysis.frontend.imports import Origin, imported_lookup
 from skewlsp.analysis.frontend.source_index import ModuleIndex, Unit
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.source.guard import TooDeep, describe
-from skewlsp.analysis.source.state import AnalysisState
 from skewlsp.analysis.source.unit_parses import NeedsConcreteTree
 from skewlsp.contract import LoopReport, Resolver, Span
 
@@ -35,12 +35,13 @@ def module_context(
     """What every unit of a module sees: its constants (and imports), and its aliases.
 
     ``state``: the analysis's (its units' made trees are what folding quotes code
-    from); ``origin``: how the kernel at ``path`` imported this module
+    from, and the imported modules' constants may be shared with a batch's other
+    analyses); ``origin``: how the kernel at ``path`` imported this module
     (:mod:`skewlsp.analysis.frontend.imports`).
     """
     constants = ModuleConstants(
         index.constant_sources,
-        imported_lookup(index, path, resolver, origin=origin),
+        imported_lookup(index, path, resolver, origin=origin, shared=state.shared_modules),
         classes=index.class_sources,
         functions=index.function_sources,
         made=state.made,

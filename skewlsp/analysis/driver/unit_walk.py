@@ -45,6 +45,7 @@ from skewlsp.analysis.frontend.scope import (
     update_locals,
 )
 from skewlsp.analysis.frontend.source_index import Unit
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import CallSiteValue, Interval, code_of
 from skewlsp.analysis.passes.inline_functions.call_sites import (
     CallSite,
@@ -56,7 +57,6 @@ from skewlsp.analysis.report.assemble import at_call
 from skewlsp.analysis.reuse.unit_cache import SiteKey
 from skewlsp.analysis.source.guard import check_parseable
 from skewlsp.analysis.source.positions import LoopPositions
-from skewlsp.analysis.source.state import AnalysisState
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import NOT_COMPILED, Instance, LoopReport
 

@@ -27,7 +27,7 @@ from skewlsp.analysis.source.unit_parses import NeedsConcreteTree
 class MadeTrees:
     """The trees one analysis made from the stdlib's, and the nodes made from their nodes.
 
-    Created with the analysis's state (:class:`.state.AnalysisState`), which adds each
+    Created with the analysis's state (``frontend.state.AnalysisState``), which adds each
     tree as the analysis takes it; read by what renders or reads the code of a node.
     """
 

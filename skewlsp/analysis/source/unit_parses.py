@@ -5,7 +5,7 @@ unit), and it calls an ``@pl.jit.inline`` helper (a caller, parsed to find the
 call sites). Both parsers gave it a tree each time: on pypto-lib's kernels the
 callers were parsed again with libcst 72 times and with ``ast`` 104 times, a
 tenth of a cold run. One analysis's :class:`UnitParses` (held by its state,
-:class:`.state.AnalysisState`) parses a text at most once with each parser.
+``frontend.state.AnalysisState``) parses a text at most once with each parser.
 Both kinds of trees are read, never changed, by the analysis.
 
 A batch run also parses the whole file with ``ast`` (Python refuses a file for a

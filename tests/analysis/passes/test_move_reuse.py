@@ -9,13 +9,13 @@ from __future__ import annotations
 import libcst as cst
 
 from skewlsp.analysis.frontend.op_registry import CUBE, LAZY, VECTOR
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.passes.expand_mixed_kernel.move_reuse import (
     SharedMove,
     operand_moves,
     shared_moves,
 )
 from skewlsp.analysis.passes.loop_body import Stmt
-from skewlsp.analysis.source.state import AnalysisState
 
 
 def _stmt(code: str, defs: tuple[str, ...] = (), kind: str = "plain") -> Stmt:

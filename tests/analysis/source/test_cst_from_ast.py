@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 
 from skewlsp.analysis import analyze, analyze_models
 from skewlsp.analysis.frontend.source_index import build_index
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import code_of, full_code
 from skewlsp.analysis.source.cst_expressions_from_ast import NotConvertible
 from skewlsp.analysis.source.cst_from_ast import convert
 from skewlsp.analysis.source.cst_nodes import is_placeholder
-from skewlsp.analysis.source.state import AnalysisState
 from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.unit_parses import NeedsConcreteTree
 from tests.fuzz.strategies import kernels, python_in_a_loop

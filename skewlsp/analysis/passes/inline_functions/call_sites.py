@@ -46,8 +46,8 @@ from skewlsp.analysis.frontend.scope import (
     update_locals,
 )
 from skewlsp.analysis.frontend.source_index import Unit
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import CallSiteValue
-from skewlsp.analysis.source.state import AnalysisState
 from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.walk import stdlib_walk, walk
 from skewlsp.contract import Span
