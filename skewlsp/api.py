@@ -11,7 +11,7 @@ questions, each answered from one analysis of the source:
 - :func:`rewrite`: the whole module with one loop rewritten.
 
 Besides them, what an adapter needs to call the analysis well: a :class:`UnitCache`
-for a server's edits, :func:`shared_imported_modules` for a batch, :func:`load_engine`
+for a server's edits, :class:`SharedModules` for a batch, :func:`load_engine`
 before a process pool forks, the lines of a text as the analysis counts them
 (:func:`source_lines`) and the record of what an analysis read (:class:`ReadLog`).
 
@@ -38,15 +38,14 @@ from skewlsp.contract import (
 )
 
 if TYPE_CHECKING:
-    from contextlib import AbstractContextManager
-
-    from skewlsp.analysis import LoopModel, UnitCache
+    from skewlsp.analysis import LoopModel, SharedModules, UnitCache
 
 __all__ = [
     "LoopPreview",
     "PreviewUnavailable",
     "ReadLog",
     "Resolver",
+    "SharedModules",
     "UnitCache",
     "analyse",
     "digest_of",
@@ -56,32 +55,23 @@ __all__ = [
     "preview",
     "previews",
     "rewrite",
-    "shared_imported_modules",
     "source_lines",
 ]
 
 
 def __getattr__(name: str) -> Any:
-    """``UnitCache``, imported with the engine on first use."""
-    if name != "UnitCache":
+    """``UnitCache`` and ``SharedModules``, imported with the engine on first use."""
+    if name not in ("UnitCache", "SharedModules"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from skewlsp.analysis import UnitCache
+    import skewlsp.analysis
 
-    return UnitCache
+    return getattr(skewlsp.analysis, name)
 
 
 def load_engine() -> None:
     """Import the analysis engine (libcst included) now: before a process pool forks, so
     that its workers inherit it instead of importing it each."""
     import skewlsp.analysis.driver  # noqa: F401
-
-
-def shared_imported_modules() -> AbstractContextManager[None]:
-    """Within the block, the analyses of a batch share the constants of the modules they
-    import (see :func:`skewlsp.analysis.frontend.imports.shared_imported_modules`)."""
-    from skewlsp.analysis import shared_imported_modules as shared
-
-    return shared()
 
 
 def loop_source(source: str, report: LoopReport) -> str:
@@ -108,11 +98,21 @@ def analyse(
     resolver: Resolver | None = None,
     cache: UnitCache | None = None,
     importers: Importers | None = None,
+    shared_modules: SharedModules | None = None,
 ) -> list[LoopReport]:
-    """Every loop's report (see :func:`skewlsp.analysis.driver.analyze`)."""
+    """Every loop's report (see :func:`skewlsp.analysis.driver.analyze`); the analyses of a
+    batch given the same ``shared_modules`` share the constants of the modules they
+    import."""
     from skewlsp.analysis import analyze
 
-    return analyze(source, path, resolver=resolver, cache=cache, importers=importers)
+    return analyze(
+        source,
+        path,
+        resolver=resolver,
+        cache=cache,
+        importers=importers,
+        shared_modules=shared_modules,
+    )
 
 
 def preview(
@@ -146,13 +146,15 @@ def previews(
     *,
     resolver: Resolver | None = None,
     importers: Importers | None = None,
+    shared_modules: SharedModules | None = None,
 ) -> list[tuple[LoopReport, LoopPreview | PreviewUnavailable]]:
-    """Every loop with its preview, or the reason it has none, from one analysis."""
+    """Every loop with its preview, or the reason it has none, from one analysis
+    (``shared_modules`` as for :func:`analyse`)."""
     from skewlsp.transform import preview_model
 
     found: list[tuple[LoopReport, LoopPreview | PreviewUnavailable]] = []
-    reanalyse = _reanalyse(path, resolver)
-    models = _models(source, path, resolver, importers)
+    reanalyse = _reanalyse(path, resolver, shared_modules)
+    models = _models(source, path, resolver, importers, shared_modules)
     refusal = _unparsable(models)
     for model in models:
         if refusal is not None:
@@ -183,13 +185,19 @@ def rewrite(
     return rewrite_model(source, model, _reanalyse(path, resolver))
 
 
-def _reanalyse(path: str | None, resolver: Resolver | None) -> Callable[[str], list[LoopModel]]:
+def _reanalyse(
+    path: str | None, resolver: Resolver | None, shared_modules: SharedModules | None = None
+) -> Callable[[str], list[LoopModel]]:
     """How the transform decides a parent again once its inner skews are flattened."""
-    return lambda text: _concrete_models(text, path, resolver)
+    return lambda text: _concrete_models(text, path, resolver, None, shared_modules)
 
 
 def _models(
-    source: str, path: str | None, resolver: Resolver | None, importers: Importers | None = None
+    source: str,
+    path: str | None,
+    resolver: Resolver | None,
+    importers: Importers | None = None,
+    shared_modules: SharedModules | None = None,
 ) -> list[LoopModel]:
     try:
         source.encode("utf-8")
@@ -198,18 +206,28 @@ def _models(
             f"the text holds a character that is not valid Unicode (at offset {error.start}); "
             "no rewrite is shown"
         ) from None
-    return _concrete_models(source, path, resolver, importers)
+    return _concrete_models(source, path, resolver, importers, shared_modules)
 
 
 def _concrete_models(
-    source: str, path: str | None, resolver: Resolver | None, importers: Importers | None = None
+    source: str,
+    path: str | None,
+    resolver: Resolver | None,
+    importers: Importers | None = None,
+    shared_modules: SharedModules | None = None,
 ) -> list[LoopModel]:
     """The models a rewrite prints from: on libcst's own trees (with the text's whitespace
     and comments), not the ones a lint reads (made from the stdlib's)."""
-    from skewlsp.analysis import analyze_models, concrete_trees
+    from skewlsp.analysis import analyze_models
 
-    with concrete_trees():
-        return analyze_models(source, path, resolver=resolver, importers=importers)
+    return analyze_models(
+        source,
+        path,
+        resolver=resolver,
+        importers=importers,
+        concrete=True,
+        shared_modules=shared_modules,
+    )
 
 
 def _unparsable(models: Sequence[LoopModel]) -> PreviewUnavailable | None:

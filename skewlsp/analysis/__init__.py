@@ -24,17 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from skewlsp.analysis.driver import LoopModel, analyze, analyze_models
-    from skewlsp.analysis.frontend.imports import shared_imported_modules
+    from skewlsp.analysis.frontend.imports import SharedModules
     from skewlsp.analysis.reuse.unit_cache import UnitCache
-    from skewlsp.analysis.source.unit_parses import concrete_trees
 
 _LAZY = {
     "LoopModel": "driver",
     "analyze": "driver",
     "analyze_models": "driver",
     "UnitCache": "reuse.unit_cache",
-    "concrete_trees": "source.unit_parses",
-    "shared_imported_modules": "frontend.imports",
+    "SharedModules": "frontend.imports",
 }
 
 
@@ -51,9 +49,8 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "LoopModel",
+    "SharedModules",
     "UnitCache",
     "analyze",
     "analyze_models",
-    "concrete_trees",
-    "shared_imported_modules",
 ]

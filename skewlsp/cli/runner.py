@@ -9,7 +9,6 @@ in a picklable :class:`Job`, and everything it returns is plain data.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import gc
 import io
 import os
@@ -32,6 +31,8 @@ from skewlsp.contract import UNREADABLE_FILE, Instance, LoopReport, Span
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
+
+    from skewlsp.api import SharedModules
 
 PARALLEL_THRESHOLD = 8  # below this many files a pool costs more than it saves
 TASKS_PER_WORKER = 32  # at most this many pool tasks per worker (fewer messages)
@@ -84,13 +85,8 @@ def decode_source(data: bytes) -> str:
 
 
 def _cache_for(settings: Settings) -> Cache:
-    return _cache_at(settings.root, settings.config_path is not None)
-
-
-@functools.lru_cache(maxsize=64)
-def _cache_at(root: Path, configured: bool) -> Cache:
-    """One Cache per settings root (a Cache holds nothing but its directory)."""
-    return Cache(directory_for(root, configured))
+    """The cache of a settings root (a Cache holds nothing but its directory)."""
+    return Cache(directory_for(settings.root, settings.config_path is not None))
 
 
 class CacheMiss(Exception):
@@ -104,9 +100,11 @@ def analyze_cached(
     *,
     analyse: bool = True,
     digests: DependencyDigests | None = None,
+    shared_modules: SharedModules | None = None,
 ) -> tuple[list[LoopReport], list[Import]]:
     """Analysis results, from the cache when the file and its imported constants are
-    unchanged; with the imports the analysis resolved."""
+    unchanged; with the imports the analysis resolved. ``shared_modules``:
+    the constants of imported modules the batch's analyses share."""
 
     src_roots = job.settings.src
     cache = _cache_for(job.settings) if job.options.use_cache and job.path else None
@@ -122,7 +120,15 @@ def analyze_cached(
 
     resolver = RecordingResolver(src_roots)
     importers = _AskedImporters(_project) if b"jit.inline" in data else None
-    reports = list(analyse(source, job.path, resolver=resolver, importers=importers))
+    reports = list(
+        analyse(
+            source,
+            job.path,
+            resolver=resolver,
+            importers=importers,
+            shared_modules=shared_modules,
+        )
+    )
     dependencies = resolver.dependencies(job.path)
     if cache is not None:
         # Callers in other modules are a dependency only of a module whose helpers asked.
@@ -159,7 +165,11 @@ class _AskedImporters:
 
 
 def _analyse_with_previews(
-    source: str, job: Job, previews: dict[PreviewKey, str], refusals: dict[PreviewKey, str]
+    source: str,
+    job: Job,
+    previews: dict[PreviewKey, str],
+    refusals: dict[PreviewKey, str],
+    shared_modules: SharedModules | None = None,
 ) -> tuple[list[LoopReport], list[Import]]:
     """Reports and previews from one analysis (same resolver, same constants as the lint)."""
     from skewlsp import api  # only when previews are asked for: libcst costs more than a warm run
@@ -167,7 +177,10 @@ def _analyse_with_previews(
     reports: list[LoopReport] = []
     resolver = RecordingResolver(job.settings.src)
     importers = _project if "jit.inline" in source else None
-    for report, preview in api.previews(source, job.path, resolver=resolver, importers=importers):
+    found = api.previews(
+        source, job.path, resolver=resolver, importers=importers, shared_modules=shared_modules
+    )
+    for report, preview in found:
         reports.append(report)
         if isinstance(preview, api.LoopPreview):
             previews[(report.span, report.instance)] = preview.rewritten
@@ -235,12 +248,15 @@ def lint_job(
     analyse: bool = True,
     digests: DependencyDigests | None = None,
     plain: PlainFiles | None = None,
+    shared_modules: SharedModules | None = None,
 ) -> FileResult | None:
     """Lint one file; never raises (an analysis crash becomes ``internal_error``).
 
     With ``analyse=False`` only what needs no analysis is done (files without
     ``pipeline``, cache hits) and ``None`` means "needs the analysis". With
-    ``plain``, files it knows to lack ``pipeline`` are not even read.
+    ``plain``, files it knows to lack ``pipeline`` are not even read. With
+    ``shared_modules``, the analysis shares the constants of the modules it imports
+    with the other files of the batch.
     """
     selection = Selection.from_settings(job.settings, summarise=SUMMARISED_BY_DEFAULT)
     data = job.data
@@ -270,9 +286,18 @@ def lint_job(
         if job.options.preview:
             if not analyse:
                 raise CacheMiss(job.filename)
-            reports, imports = _analyse_with_previews(source, job, previews, refusals)
+            reports, imports = _analyse_with_previews(
+                source, job, previews, refusals, shared_modules
+            )
         else:
-            reports, imports = analyze_cached(source, data, job, analyse=analyse, digests=digests)
+            reports, imports = analyze_cached(
+                source,
+                data,
+                job,
+                analyse=analyse,
+                digests=digests,
+                shared_modules=shared_modules,
+            )
     except CacheMiss:
         return None
     except Exception as error:  # noqa: BLE001 - the analysis must not take the run down
@@ -352,15 +377,15 @@ def _lint_many(jobs: list[Job]) -> list[FileResult | None]:
     """Files linted in order (a pool task: a folder's files), sharing what they import.
 
     A kernel package's files import the same config modules: their constants are
-    folded once for all of them (``shared_imported_modules``; the engine is imported
-    here only when some file needs an analysis).
+    folded once for all of them (one ``SharedModules`` handed to each analysis; the
+    engine is imported here only when some file needs an analysis).
     """
     if not jobs:
         return []
-    from skewlsp.api import shared_imported_modules
+    from skewlsp import api
 
-    with shared_imported_modules():
-        return [lint_job(job) for job in jobs]
+    shared = api.SharedModules()
+    return [lint_job(job, shared_modules=shared) for job in jobs]
 
 
 def _warm_worker(project: Sequence[str] = ()) -> None:

@@ -61,7 +61,7 @@ def skewed_statements(ctx: LoopContext) -> list[cst.BaseStatement]:
         part = clone_half(ctx, produce, index_expr(var, i * step), f"p{depth + i}")
         steady_body += part.statements
     state: list[cst.BaseExpression] = [cst.Name(name) for name in iters]
-    moved = moved_sends(decision, ctx.stmts)
+    moved = moved_sends(decision, ctx.stmts, None)  # (a rewrite's trees are libcst's)
     for i in range(depth):
         offset = -(depth - i) * step
         part = clone_half(

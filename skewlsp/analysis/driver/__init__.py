@@ -28,13 +28,13 @@ from dataclasses import replace
 from skewlsp.analysis.driver.edited_module import analyse_edited_module
 from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.driver.module_run import analyse_module
-from skewlsp.analysis.frontend.values import memoised_code
+from skewlsp.analysis.frontend.imports import SharedModules
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.report.overlap import with_overlaps
 from skewlsp.analysis.reuse.unit_cache import UnitCache
-from skewlsp.analysis.source.unit_parses import shared_unit_parses
 from skewlsp.contract import Importers, LoopReport, Resolver
 
-__all__ = ["LoopModel", "analyze", "analyze_models"]
+__all__ = ["LoopModel", "SharedModules", "analyze", "analyze_models"]
 
 
 def analyze(
@@ -44,15 +44,24 @@ def analyze(
     resolver: Resolver | None = None,
     cache: UnitCache | None = None,
     importers: Importers | None = None,
+    shared_modules: SharedModules | None = None,
 ) -> list[LoopReport]:
     """Predict the SkewCrossCorePipeline verdict of every ``pl.pipeline`` loop in ``source``.
 
     With a ``cache``, functions whose text and surroundings did not change are not
     analysed again (what a language server wants on every keystroke). With
     ``importers``, an inline helper's loop is decided for each caller in the project's
-    other modules too.
+    other modules too. With ``shared_modules``, the constants of the modules it imports
+    are shared with the other analyses of a batch (:class:`SharedModules`).
     """
-    models = analyze_models(source, path, resolver=resolver, cache=cache, importers=importers)
+    models = analyze_models(
+        source,
+        path,
+        resolver=resolver,
+        cache=cache,
+        importers=importers,
+        shared_modules=shared_modules,
+    )
     return [model.report for model in models]
 
 
@@ -63,19 +72,27 @@ def analyze_models(
     resolver: Resolver | None = None,
     cache: UnitCache | None = None,
     importers: Importers | None = None,
+    concrete: bool = False,
+    shared_modules: SharedModules | None = None,
 ) -> list[LoopModel]:
-    """The reports plus, for units analysed now (not served from ``cache``), their models."""
+    """The reports plus, for units analysed now (not served from ``cache``), their models.
+
+    ``concrete``: the models are read off libcst's own trees (a rewrite prints their
+    nodes, with the whitespace and comments of the text), not trees made from the
+    stdlib's (which a lint reads, several times faster). ``shared_modules``: the
+    constants of imported modules, shared with the other analyses of a batch.
+    """
     if "pypto" not in source and "pipeline" not in source:  # "pypto" is in the imports: early
         return []
     if source.startswith("\ufeff"):
         source = source[1:]
-    # A helper's callers are often units too (parsed once), and its body is walked again
-    # at each call (each expression rendered once).
-    with shared_unit_parses(), memoised_code():
-        if cache is None:
-            models = analyse_module(source, path, resolver, importers)
-        else:
-            models = analyse_edited_module(source, path, resolver, cache, importers)
+    # Everything the stages share, for this analysis only (the compiler's PassManager
+    # hands its passes the program the same way): each stage is given it.
+    state = AnalysisState(concrete=concrete, shared_modules=shared_modules)
+    if cache is None:
+        models = analyse_module(source, path, resolver, importers, state)
+    else:
+        models = analyse_edited_module(source, path, resolver, cache, importers, state)
     # Across loops: a consumer whose peer loop skews (new models: a cache keeps its own).
     reports = with_overlaps([model.report for model in models])
     return [

@@ -27,8 +27,8 @@ from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import ModuleConstants
 from skewlsp.analysis.frontend.reads import ModuleRead, ReadLog
 from skewlsp.analysis.frontend.source_index import Unit, syntax_problem
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.reuse.unit_cache import UnitCache, UnitKey, context_fingerprint
-from skewlsp.analysis.source.unit_parses import share_parsed_text
 from skewlsp.contract import Importers, Resolver
 
 
@@ -38,9 +38,10 @@ def analyse_edited_module(
     resolver: Resolver | None,
     cache: UnitCache,
     importers: Importers | None,
+    state: AnalysisState,
 ) -> list[LoopModel]:
     """Every loop's model: the reports of unchanged units from ``cache``, the other units
-    analysed now (and kept in ``cache``)."""
+    analysed now (and kept in ``cache``); ``state``: this analysis's."""
     index = cache.index(path, source)
     if index.syntax_problem is not None:
         return [LoopModel(syntax_report(index.syntax_problem, path))]
@@ -49,17 +50,19 @@ def analyse_edited_module(
     log = ReadLog(resolver) if resolver is not None else None
     reader = log or resolver
     if not index.units:
-        return without_units(source, path, index, reader)
-    constants, aliases = module_context(index, path, reader)
-    units = CachedUnits(cache, path, reader, context_fingerprint(index), aliases, constants)
+        return without_units(source, path, index, reader, state)
+    constants, aliases = module_context(index, path, reader, state)
+    fingerprint = context_fingerprint(index)
+    units = CachedUnits(cache, path, reader, fingerprint, aliases, constants, state)
     # Python refuses the whole file for a syntax error anywhere (and so does the compiler
     # that imports it). Only the top-level blocks an edit touched are checked, before the
     # units: the function edited is usually one of them, and its stdlib tree serves that
     # unit too.
     checked = not index.known_to_parse
-    early = syntax_problem(source, cache.parsed_blocks, share_parsed_text) if checked else None
+    share = state.parses.share_parsed_text
+    early = syntax_problem(source, cache.parsed_blocks, share) if checked else None
     models, broken = analyse_units(
-        source, path, index, reader, importers, constants, units.analyse
+        source, path, index, reader, importers, constants, state, units.analyse
     )
     units.store(log.record() if log is not None else frozenset())
     return with_syntax_verdict(
@@ -70,6 +73,7 @@ def analyse_edited_module(
         models,
         broken,
         lambda: early if checked else syntax_problem(source, cache.parsed_blocks),
+        state,
     )
 
 
@@ -89,6 +93,7 @@ class CachedUnits:
     fingerprint: str
     aliases: dsl.Aliases
     constants: ModuleConstants
+    state: AnalysisState
     fresh: list[tuple[UnitKey, list[LoopModel]]] = field(default_factory=list)
     sites: SiteMemo = field(init=False)
 
@@ -103,7 +108,9 @@ class CachedUnits:
         cached = self.cache.get(key, self.resolver)
         if cached is not None:
             return [LoopModel(report) for report in cached]
-        found = analyse_unit(unit, self.path, self.aliases, self.constants, self.sites)
+        found = analyse_unit(
+            unit, self.path, self.aliases, self.constants, self.state, self.sites
+        )
         if found is not None:
             self.fresh.append((key, found))
         return found

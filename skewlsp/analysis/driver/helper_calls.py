@@ -22,22 +22,26 @@ from skewlsp.analysis.driver.unit_run import module_context, run_walk
 from skewlsp.analysis.driver.unit_walk import UnitWalk
 from skewlsp.analysis.frontend.constants import ModuleConstants
 from skewlsp.analysis.frontend.source_index import ModuleIndex, imported_module_index
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.passes.inline_functions.imported_helpers import (
     ImportedHelper,
     at_the_call,
     imported_helpers,
 )
-from skewlsp.analysis.source.unit_parses import helper_unit_parse
 from skewlsp.contract import Importers, Resolver
 
 
 def imported_calls(
-    index: ModuleIndex, path: str | None, resolver: Resolver | None, constants: ModuleConstants
+    index: ModuleIndex,
+    path: str | None,
+    resolver: Resolver | None,
+    constants: ModuleConstants,
+    state: AnalysisState,
 ) -> list[LoopModel]:
     """A report at each call of an imported inline helper: its loops, as spliced there."""
     models: list[LoopModel] = []
     for helper in imported_helpers(index, path, resolver):
-        for model in helper_copies(helper, path, resolver, constants):
+        for model in helper_copies(helper, path, resolver, constants, state):
             report = at_the_call(model.report, model.unlabelled_message, helper, path)
             if report is not None:
                 models.append(LoopModel(report))
@@ -49,20 +53,18 @@ def helper_copies(
     path: str | None,
     resolver: Resolver | None,
     constants: ModuleConstants,
+    state: AnalysisState,
 ) -> list[LoopModel]:
     """The helper's loops as the calls in the module at ``path`` splice them (each copy
     labelled by its call): what the caller's module reports at each call and the helper's
     module at its loop; [] when the helper's module fails to analyse."""
-    other, aliases = module_context(helper.index, path, resolver, helper.origin)
+    other, aliases = module_context(helper.index, path, resolver, state, helper.origin)
+
+    def walk(state: AnalysisState) -> UnitWalk:
+        return UnitWalk(helper.unit, path, aliases, other, state, (constants, helper.name))
+
     try:
-        return (
-            run_walk(
-                lambda: UnitWalk(
-                    helper.unit, path, aliases, other, (constants, helper.name), helper_unit_parse
-                )
-            )
-            or []
-        )
+        return run_walk(walk, state) or []
     except Exception:  # the other module's problem is reported where it lives
         return []
 
@@ -73,6 +75,7 @@ def external_calls(
     importers: Importers,
     resolver: Resolver | None,
     helpers: Collection[str],
+    state: AnalysisState,
 ) -> list[tuple[str, LoopModel]]:
     """(helper, copy) for every call of ``helpers`` (inline helpers of this module) made in
     another module.
@@ -91,11 +94,11 @@ def external_calls(
             imported.name in names for imported in caller.imported.values()
         ):
             continue
-        constants, _ = module_context(caller, caller_path, resolver)
+        constants, _ = module_context(caller, caller_path, resolver, state)
         for helper in imported_helpers(caller, caller_path, resolver, only=names):
             if helper.text != source:
                 continue  # an import of another module
-            for model in helper_copies(helper, caller_path, resolver, constants):
+            for model in helper_copies(helper, caller_path, resolver, constants, state):
                 report, message = model.report, model.unlabelled_message
                 if report.instance is None or message is None:
                     continue

@@ -27,6 +27,7 @@ from skewlsp.analysis.frontend.dsl_checks import BodyChecks, check_body
 from skewlsp.analysis.frontend.names import body_statements, reads_of
 from skewlsp.analysis.frontend.scope import EnclosingLoop, FunctionScope
 from skewlsp.analysis.frontend.source_index import Unit
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import Interval
 from skewlsp.analysis.passes.expand_mixed_kernel.move_reuse import operand_moves
 from skewlsp.analysis.passes.header import bounds_of, fold_bound, loop_target, stage_of
@@ -81,16 +82,21 @@ class LoopDecisions:
 
     The walk (:class:`.unit_walk.UnitWalk`) sets ``module`` and ``positions`` before the
     first loop, and keeps ``functions``, ``incore``, ``function_incore`` and
-    ``call_headers`` current as it goes.
+    ``call_headers`` current as it goes. ``state`` is the analysis's: its made trees are
+    what the stages quote code from.
     """
 
     module: cst.Module
     positions: LoopPositions
 
-    def __init__(self, unit: Unit, path: str | None, aliases: dsl.Aliases) -> None:
+    def __init__(
+        self, unit: Unit, path: str | None, aliases: dsl.Aliases, state: AnalysisState
+    ) -> None:
         self.unit = unit
         self.path = path
         self.aliases = aliases
+        self.state = state
+        self.made = state.made
         self.models: dict[int, LoopModel] = {}
         self.inner: dict[int, InnerSkew | None] = {}
         self.loop_stack: list[cst.For] = []
@@ -140,7 +146,7 @@ class LoopDecisions:
         assert isinstance(call, cst.Call)
         kind = dsl.loop_kind(call, self.aliases)
         lookup = scope.bound_lookup(enclosing)
-        header_ctx = BodyContext(lookup, {}, self.aliases, lambda n, c: None)
+        header_ctx = BodyContext(lookup, {}, self.aliases, lambda n, c: None, self.made)
         errors: list[str] = []
         if kind == "bare_pipeline":
             errors.append(
@@ -158,7 +164,8 @@ class LoopDecisions:
         checks = self.body_checks.get(id(loop))
         if checks is None:  # (a helper's loops are decided again at each of its calls)
             fn_around = self.functions[-1] if self.functions else None
-            checks = self.body_checks[id(loop)] = check_body(loop, self.aliases, fn_around)
+            checks = check_body(loop, self.aliases, fn_around, self.made)
+            self.body_checks[id(loop)] = checks
         errors.extend(checks.errors)
 
         ranges = {e.var: e.interval for e in enclosing if e.interval is not None}
@@ -175,6 +182,7 @@ class LoopDecisions:
             ranges,
             self.aliases,
             decide_inner,
+            self.made,
             scope.tile_names,
             parse_time_lookup=scope.parse_time_lookup,
             may_message=checks.explicit_messages,
@@ -202,12 +210,13 @@ class LoopDecisions:
                 stmts = split.stmts
         report = loop_report(
             self.path, self._span, loop, call, fn, loop_var, decision, stmts,
-            stage_span, stage_value,
+            stage_span, stage_value, made=self.made,
         )
         report = self._with_split(report, split)
         if decision.code == "SKW002":
             fold = lambda e: fold_bound(e, header_ctx)  # noqa: E731 - as the bounds were
-            report = replace(report, fix_hint=depth_advice(header, stmts, decision, call, fold))
+            advice = depth_advice(header, stmts, decision, call, fold, self.made)
+            report = replace(report, fix_hint=advice)
         model = LoopModel(
             report, loop, self.unit, self.module, stmts, decision, iter_names, body.yield_node
         )
@@ -325,7 +334,7 @@ class LoopDecisions:
         walked = self._outside_sides(fn) if fn else None
         outside = walked.before(loop) if walked else {}
         made_before = walked.moves_before(loop) if walked else frozenset()
-        scope = per_core.outlined_scope(fn, loop, self._function_incore) if fn else None
+        scope = per_core.outlined_scope(fn, loop, self.made, self._function_incore) if fn else None
         copies = 2 if scope is not None and self._dual_aiv_dispatch(loop, scope) else 1
         return per_core.per_core(
             stmts,
@@ -333,6 +342,7 @@ class LoopDecisions:
             live_out,
             outside,
             copies,
+            self.made,
             nested,
             self.positions.statement_code,
             made_before,
@@ -347,6 +357,7 @@ class LoopDecisions:
             found = self.outside[key] = per_core.OutsideSides(
                 body_statements(fn.body),
                 per_core.param_sides(fn),
+                self.made,
                 operand_moves,
                 self._function_incore,
             )
@@ -370,7 +381,7 @@ class LoopDecisions:
         """One walk per outlined scope serves every loop in it."""
         found = self.multiplies.get(id(scope))
         if found is None:
-            found = self.multiplies[id(scope)] = per_core.scope_multiplies(scope)
+            found = self.multiplies[id(scope)] = per_core.scope_multiplies(scope, self.made)
         return found
 
     def _lane_regions(self, scope: cst.CSTNode) -> bool:

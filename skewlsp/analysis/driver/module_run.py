@@ -32,15 +32,19 @@ from skewlsp.analysis.frontend.source_index import (
     parse_whole,
     syntax_problem,
 )
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.report.coverage import unreported_loops
-from skewlsp.analysis.source.unit_parses import share_module_tree
 from skewlsp.contract import SYNTAX_ERROR, UNKNOWN, Importers, LoopReport, Resolver, Span
 
 
 def analyse_module(
-    source: str, path: str | None, resolver: Resolver | None, importers: Importers | None
+    source: str,
+    path: str | None,
+    resolver: Resolver | None,
+    importers: Importers | None,
+    state: AnalysisState,
 ) -> list[LoopModel]:
-    """Every loop's model, nothing kept for a later run.
+    """Every loop's model, nothing kept for a later run (``state``: this analysis's).
 
     A batch run checks the syntax of a file with loops as a whole anyway: parsed first,
     the tree also gives the index its blocks and each unit its own tree.
@@ -54,10 +58,10 @@ def analyse_module(
     if whole is None and index.units and not index.known_to_parse:
         whole = parse_whole(source)  # a loop the text did not show (a renamed pipeline)
     if isinstance(whole, ast.Module) and index.units:
-        share_module_tree(whole, source)
+        state.parses.share_module_tree(whole, source)
     if not index.units:
-        return without_units(source, path, index, resolver)
-    constants, aliases = module_context(index, path, resolver)
+        return without_units(source, path, index, resolver, state)
+    constants, aliases = module_context(index, path, resolver, state)
     models, broken = analyse_units(
         source,
         path,
@@ -65,7 +69,8 @@ def analyse_module(
         resolver,
         importers,
         constants,
-        lambda unit: analyse_unit(unit, path, aliases, constants),
+        state,
+        lambda unit: analyse_unit(unit, path, aliases, constants, state),
     )
 
     def whole_file_problem() -> SyntaxProblem | None:
@@ -73,11 +78,17 @@ def analyse_module(
             return whole if isinstance(whole, SyntaxProblem) else None
         return syntax_problem(source, None)
 
-    return with_syntax_verdict(source, path, resolver, index, models, broken, whole_file_problem)
+    return with_syntax_verdict(
+        source, path, resolver, index, models, broken, whole_file_problem, state
+    )
 
 
 def without_units(
-    source: str, path: str | None, index: ModuleIndex, resolver: Resolver | None
+    source: str,
+    path: str | None,
+    index: ModuleIndex,
+    resolver: Resolver | None,
+    state: AnalysisState,
 ) -> list[LoopModel]:
     """A module where no function holds a pipeline loop (nor mentions "pipeline").
 
@@ -86,8 +97,9 @@ def without_units(
     """
     if not index.imported or "pipeline" not in source:
         return never_silent(source, path, index, [])
-    constants, _ = module_context(index, path, resolver)
-    return never_silent(source, path, index, imported_calls(index, path, resolver, constants))
+    constants, _ = module_context(index, path, resolver, state)
+    calls = imported_calls(index, path, resolver, constants, state)
+    return never_silent(source, path, index, calls)
 
 
 def analyse_units(
@@ -97,6 +109,7 @@ def analyse_units(
     resolver: Resolver | None,
     importers: Importers | None,
     constants: ModuleConstants,
+    state: AnalysisState,
     stage: Callable[[Unit], list[LoopModel] | None],
 ) -> tuple[list[LoopModel], bool]:
     """The models of every unit (from ``stage``, None for a unit libcst cannot parse) and
@@ -123,8 +136,10 @@ def analyse_units(
         ):
             waiting[unit.qualname] = unit_models
     if waiting and importers is not None:
-        models = _with_external_copies(source, path, importers, resolver, models, waiting)
-    models.extend(imported_calls(index, path, resolver, constants))
+        models = _with_external_copies(
+            source, path, importers, resolver, models, waiting, state
+        )
+    models.extend(imported_calls(index, path, resolver, constants, state))
     return models, broken
 
 
@@ -135,10 +150,11 @@ def _with_external_copies(
     resolver: Resolver | None,
     models: list[LoopModel],
     waiting: dict[str, list[LoopModel]],
+    state: AnalysisState,
 ) -> list[LoopModel]:
     """Each call in another module decides its own copy of a waiting helper: those copies
     replace the one decided here with the parameters unknown."""
-    external = external_calls(source, path, importers, resolver, waiting)
+    external = external_calls(source, path, importers, resolver, waiting, state)
     for qualname in {name for name, _ in external}:
         dropped = {id(m) for m in waiting[qualname]}
         models = [m for m in models if id(m) not in dropped]
@@ -154,6 +170,7 @@ def with_syntax_verdict(
     models: list[LoopModel],
     broken: bool,
     whole_file_problem: Callable[[], SyntaxProblem | None],
+    state: AnalysisState,
 ) -> list[LoopModel]:
     """The models, next to the file's syntax error if it has one.
 
@@ -169,19 +186,21 @@ def with_syntax_verdict(
     if problem is not None:
         models.append(LoopModel(syntax_report(problem, path)))
     elif broken:
-        return analyze_exact(source, path, resolver)
+        return analyze_exact(source, path, resolver, state)
     return never_silent(source, path, index, models)
 
 
-def analyze_exact(source: str, path: str | None, resolver: Resolver | None) -> list[LoopModel]:
+def analyze_exact(
+    source: str, path: str | None, resolver: Resolver | None, state: AnalysisState
+) -> list[LoopModel]:
     """The slow, exact path: the whole module through the stdlib parser first."""
     index = build_exact_index(source)
     if index.syntax_problem is not None:
         return [LoopModel(syntax_report(index.syntax_problem, path))]
-    constants, aliases = module_context(index, path, resolver)
-    models: list[LoopModel] = imported_calls(index, path, resolver, constants)
+    constants, aliases = module_context(index, path, resolver, state)
+    models: list[LoopModel] = imported_calls(index, path, resolver, constants, state)
     for unit in index.units:
-        unit_models = analyse_unit(unit, path, aliases, constants)
+        unit_models = analyse_unit(unit, path, aliases, constants, state)
         if unit_models is None:
             line = unit.line_offset + 1
             span = Span(line, 1, line, 2)

@@ -18,13 +18,10 @@ from skewlsp.analysis.driver.unit_walk import UnitWalk
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import ModuleConstants
 from skewlsp.analysis.frontend.imports import Origin, imported_lookup
-from skewlsp.analysis.frontend.source_index import ModuleIndex, Unit, is_inline_helper_unit
+from skewlsp.analysis.frontend.source_index import ModuleIndex, Unit
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.source.guard import TooDeep, describe
-from skewlsp.analysis.source.unit_parses import (
-    NeedsConcreteTree,
-    concrete_trees,
-    helper_unit_parse,
-)
+from skewlsp.analysis.source.unit_parses import NeedsConcreteTree
 from skewlsp.contract import LoopReport, Resolver, Span
 
 
@@ -32,30 +29,36 @@ def module_context(
     index: ModuleIndex,
     path: str | None,
     resolver: Resolver | None,
+    state: AnalysisState,
     origin: Origin | None = None,
 ) -> tuple[ModuleConstants, dsl.Aliases]:
     """What every unit of a module sees: its constants (and imports), and its aliases.
 
-    ``origin``: how the kernel at ``path`` imported this module
+    ``state``: the analysis's (its units' made trees are what folding quotes code
+    from, and the imported modules' constants may be shared with a batch's other
+    analyses); ``origin``: how the kernel at ``path`` imported this module
     (:mod:`skewlsp.analysis.frontend.imports`).
     """
     constants = ModuleConstants(
         index.constant_sources,
-        imported_lookup(index, path, resolver, origin=origin),
+        imported_lookup(index, path, resolver, origin=origin, shared=state.shared_modules),
         classes=index.class_sources,
         functions=index.function_sources,
+        made=state.made,
     )
     return constants, dsl.Aliases(index.pl_aliases, index.pipeline_names)
 
 
-def run_walk(walk: Callable[[], UnitWalk]) -> list[LoopModel] | None:
-    """Run a unit's walk on a made tree, or on libcst's when the made one cannot give
-    what the walk asks (the trees, and so the verdicts, are the same)."""
+def run_walk(
+    walk: Callable[[AnalysisState], UnitWalk], state: AnalysisState
+) -> list[LoopModel] | None:
+    """Run a unit's walk in the analysis of ``state``: on a made tree, or on libcst's when
+    the made one cannot give what the walk asks (the trees, and so the verdicts, are the
+    same)."""
     try:
-        return walk().run()
+        return walk(state).run()
     except NeedsConcreteTree:
-        with concrete_trees():
-            return walk().run()
+        return walk(state.with_concrete_trees()).run()
 
 
 def analyse_unit(
@@ -63,14 +66,14 @@ def analyse_unit(
     path: str | None,
     aliases: dsl.Aliases,
     constants: ModuleConstants,
+    state: AnalysisState,
     sites: SiteMemo | None = None,
 ) -> list[LoopModel] | None:
     """One unit's loops; None when libcst cannot parse it, other failures become reports."""
-    # An inline helper is also analysed by each file that imports it: libcst's tree of it
-    # (when a rewrite asks for libcst's trees) is kept.
-    parse = helper_unit_parse if is_inline_helper_unit(unit) else None
     try:
-        return run_walk(lambda: UnitWalk(unit, path, aliases, constants, parse=parse, sites=sites))
+        return run_walk(
+            lambda state: UnitWalk(unit, path, aliases, constants, state, sites=sites), state
+        )
     except RecursionError:
         reason = "the code is nested too deeply to analyse"
     except TooDeep as err:

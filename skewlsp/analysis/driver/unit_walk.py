@@ -33,12 +33,7 @@ from skewlsp.analysis.frontend.closures import (
 )
 from skewlsp.analysis.frontend.constants import Const, Folded, ModuleConstants
 from skewlsp.analysis.frontend.jit_params import specialized_params
-from skewlsp.analysis.frontend.names import (
-    block_defs,
-    body_statements,
-    memoised_effects,
-    statement_defs,
-)
+from skewlsp.analysis.frontend.names import block_defs, body_statements, statement_defs
 from skewlsp.analysis.frontend.scope import (
     EnclosingLoop,
     FunctionScope,
@@ -50,6 +45,7 @@ from skewlsp.analysis.frontend.scope import (
     update_locals,
 )
 from skewlsp.analysis.frontend.source_index import Unit
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import CallSiteValue, Interval, code_of
 from skewlsp.analysis.passes.inline_functions.call_sites import (
     CallSite,
@@ -62,7 +58,6 @@ from skewlsp.analysis.report.informative import informative
 from skewlsp.analysis.reuse.unit_cache import SiteKey
 from skewlsp.analysis.source.guard import check_parseable
 from skewlsp.analysis.source.positions import LoopPositions
-from skewlsp.analysis.source.unit_parses import analysis_module, parse_or_none
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import NOT_COMPILED, Instance, LoopReport
 
@@ -76,13 +71,12 @@ class UnitWalk(LoopDecisions):
         path: str | None,
         aliases: dsl.Aliases,
         module: ModuleConstants,
+        state: AnalysisState,
         callers: tuple[ModuleConstants, str] | None = None,
-        parse: Callable[[str], cst.Module | None] | None = None,
         sites: SiteMemo | None = None,
     ) -> None:
-        super().__init__(unit, path, aliases)
+        super().__init__(unit, path, aliases, state)
         self.sites = sites  # copies of an inline helper decided by an earlier analysis
-        self.parse = parse  # how libcst parses the unit when this analysis has not yet
         # An imported helper: its callers are in the importing module, with its constants,
         # and may call it by another name.
         self.caller_constants, self.called_as = callers or (module, None)
@@ -104,19 +98,23 @@ class UnitWalk(LoopDecisions):
 
     def run(self) -> list[LoopModel] | None:
         """The unit's models; None when libcst cannot parse it (a syntax error in it)."""
-        tree = check_parseable(self.unit.text, self.unit.line_offset)
+        tree = check_parseable(self.unit.text, self.state.parses, self.unit.line_offset)
         if tree is None:
             return None
-        module = analysis_module(self.unit.text, lambda: tree, self.parse or parse_or_none)
+        module = self.state.analysis_module(self.unit.text, lambda: tree)
         if module is None:
             return None
         self.module = module
         self.positions = LoopPositions(
-            module, tree.tree, self.unit.text, self.unit.line_offset, tree.shift
+            module,
+            tree.tree,
+            self.unit.text,
+            self.unit.line_offset,
+            tree.shift,
+            made=self.made.holds(module),
         )
-        with memoised_effects():
-            for stmt in module.body:
-                self._visit_top(stmt, qualname="")
+        for stmt in module.body:
+            self._visit_top(stmt, qualname="")
         return [*self.finished, *self.models.values()]
 
     # -- walking ---------------------------------------------------------------------------
@@ -148,7 +146,7 @@ class UnitWalk(LoopDecisions):
             branches.append((False, [stmt.orelse]))
         elif isinstance(stmt.orelse, cst.Else):
             branches.append((False, list(body_statements(stmt.orelse.body))))
-        header = module_flow.header_text(stmt)
+        header = module_flow.header_text(stmt, self.made)
         for is_body, block in branches:
             if taken is None or taken == is_body:
                 for child in block:
@@ -177,7 +175,7 @@ class UnitWalk(LoopDecisions):
             self._visit(stmt, scope, [], qualname or "<module>")
             return
         if not passes:
-            why = f"the module-level `{module_flow.header_text(stmt)}` runs zero times"
+            why = f"the module-level `{module_flow.header_text(stmt, self.made)}` runs zero times"
             for child in body_statements(stmt.body):
                 self._not_compiled(child, why)
             return
@@ -283,7 +281,7 @@ class UnitWalk(LoopDecisions):
                     self._body(fn, name)
                     continue
                 shown = tuple(
-                    (param, code_of(arguments.get(param) or p.default))
+                    (param, code_of(arguments.get(param) or p.default, self.made))
                     for param, p in function_params(fn)
                     if param in arguments or p.default is not None
                 )
@@ -300,7 +298,7 @@ class UnitWalk(LoopDecisions):
         sites = [
             site
             for caller in self.unit.callers
-            for site in call_sites(caller, fn, self.caller_constants, self.called_as)
+            for site in call_sites(caller, fn, self.caller_constants, self.state, self.called_as)
         ]
         sites.sort(key=lambda site: (site.span.line, site.span.column))
         if not sites:
@@ -357,9 +355,9 @@ class UnitWalk(LoopDecisions):
             names = self.function_names[id(fn)] = (params, dsl_names, tile_like_names(fn))
         params, dsl_names, tiles = names
         base = FunctionScope(self.module_constants, params, dsl_names, tiles)
-        base.specialized = specialized_params(fn, self.module_constants)
+        base.specialized = specialized_params(fn, self.module_constants, self.made)
         env: dict[str, Folded] = dict(base.specialized)  # pl.jit literals, until rebound
-        function_incore = is_incore_function(fn)
+        function_incore = is_incore_function(fn, self.made)
         if site is not None:  # the caller's arguments stand for the parameters
             base.specialized = {**base.specialized, **site.specialized}
             env = {**site.values, **base.specialized}
@@ -372,7 +370,8 @@ class UnitWalk(LoopDecisions):
         self.closures.append(parameter_values(fn, name, arguments))
         self.function_incore.append(function_incore)
         try:
-            for stmt, incore in flatten_top_level(body_statements(fn.body), function_incore):
+            top_level = flatten_top_level(body_statements(fn.body), self.made, function_incore)
+            for stmt, incore in top_level:
                 self.incore.append(incore)
                 compound = not isinstance(
                     stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)
@@ -410,7 +409,7 @@ class UnitWalk(LoopDecisions):
                 if self._holds_pipeline_loops(stmt)
                 else enclosing
             )
-            self.incore.append(self._incore or opens_incore_scope(stmt, self._incore))
+            self.incore.append(self._incore or opens_incore_scope(stmt, self.made, self._incore))
             for child in body_statements(stmt.body):
                 self._visit(child, scope, inner, fn)
             self.incore.pop()
@@ -426,7 +425,7 @@ class UnitWalk(LoopDecisions):
                 self._visit(child, scope, enclosing, fn)
             return
         if isinstance(stmt, (cst.While, cst.With, cst.Try)):
-            self.incore.append(self._incore or opens_incore_scope(stmt, self._incore))
+            self.incore.append(self._incore or opens_incore_scope(stmt, self.made, self._incore))
             for child in body_statements(stmt.body):
                 self._visit(child, scope, enclosing, fn)
             self.incore.pop()
@@ -459,7 +458,7 @@ class UnitWalk(LoopDecisions):
         """
         outer = self.module_constants
         if self.closures:
-            self.module_constants = outer.enclosed(*seen_inside(self.closures[-1]))
+            self.module_constants = outer.enclosed(*seen_inside(self.closures[-1], self.made))
         try:
             if isinstance(stmt, cst.FunctionDef):
                 self._function(stmt, qualname)
@@ -480,7 +479,7 @@ class UnitWalk(LoopDecisions):
         interval = None
         if isinstance(loop.iter, cst.Call):
             lookup = scope.bound_lookup(enclosing)
-            ctx = BodyContext(lookup, {}, self.aliases, lambda n, c: None)
+            ctx = BodyContext(lookup, {}, self.aliases, lambda n, c: None, self.made)
             bounds = loop_bounds(loop.iter, ctx)
             if (
                 bounds is not None

@@ -14,6 +14,7 @@ import libcst as cst
 from skewlsp.analysis.frontend.names import statement_defs
 from skewlsp.analysis.frontend.scope import function_params
 from skewlsp.analysis.frontend.values import Dynamic, Folded, Opaque, code_of
+from skewlsp.analysis.source.tree_text import MadeTrees
 
 # An enclosing function's locals as its inner definitions see them: the expression each
 # name was last bound to (kept as a node: most functions define nothing inside, so the
@@ -111,7 +112,10 @@ def capture_locals(
         hidden[defined] = Dynamic(defined, f"`{defined}` is assigned inside a branch or loop")
 
 
-def seen_inside(closure: Closure) -> tuple[dict[str, str], dict[str, Folded]]:
-    """The texts to fold and the unfoldable names, for a definition made at this point."""
+def seen_inside(
+    closure: Closure, made: MadeTrees | None
+) -> tuple[dict[str, str], dict[str, Folded]]:
+    """The texts to fold and the unfoldable names, for a definition made at this point
+    (``made``: the trees the analysis made, which the values' texts are cut from)."""
     sources, hidden = closure
-    return {name: code_of(value) for name, value in sources.items()}, hidden
+    return {name: code_of(value, made) for name, value in sources.items()}, hidden

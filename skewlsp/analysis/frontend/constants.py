@@ -29,6 +29,7 @@ from skewlsp.analysis.frontend.values import (
     code_of,
 )
 from skewlsp.analysis.source import parsing
+from skewlsp.analysis.source.tree_text import MadeTrees
 
 __all__ = [
     "PYTHON_ONLY",
@@ -56,11 +57,16 @@ class Folder:
     """Folds a libcst expression given how names resolve.
 
     ``lookup`` answers for a name: a folded value, or None when the name is
-    unknown here (then it is dynamic, named as the culprit).
+    unknown here (then it is dynamic, named as the culprit). ``made``: the trees the
+    running analysis made, which the code of a node quoted in a reason is cut from
+    (None: the expressions folded are of libcst's parse).
     """
 
-    def __init__(self, lookup: NameLookup, owner: ModuleConstants | None = None) -> None:
+    def __init__(
+        self, lookup: NameLookup, made: MadeTrees | None, owner: ModuleConstants | None = None
+    ) -> None:
         self._lookup = lookup
+        self.made = made
         # Set when folding module-level Python (not DSL code): attribute access and
         # config-object construction are then ordinary Python the module runs.
         self._owner = owner
@@ -72,7 +78,7 @@ class Folder:
         def lookup(name: str) -> Folded | None:
             return bindings[name] if name in bindings else outer(name)
 
-        return Folder(lookup, self._owner)
+        return Folder(lookup, self.made, self._owner)
 
     def with_binding(self, name: str, value: Folded) -> Folder:
         return self.with_bindings({name: value})
@@ -81,14 +87,14 @@ class Folder:
         try:
             return self._fold(node)
         except RecursionError:
-            return Dynamic(code_of(node)[:40], "expression too deeply nested")
+            return Dynamic(code_of(node, self.made)[:40], "expression too deeply nested")
 
     def _fold(self, node: cst.BaseExpression) -> Folded:
         kind = type(node)  # exact types: an ABC's isinstance costs a call when it fails
         if kind is cst.Integer:
             return Const(int(node.value, 0))  # type: ignore[attr-defined]
-        if kind is cst.Call and _is_dynamic_dimension(node):  # type: ignore[arg-type]
-            text = code_of(node)[:60]
+        if kind is cst.Call and _is_dynamic_dimension(node, self.made):  # type: ignore[arg-type]
+            text = code_of(node, self.made)[:60]
             return Symbolic(text, f"`{text}` is a symbolic dimension")
         if self._owner is not None:
             python = fold_python(node, self, self._owner.functions)
@@ -104,7 +110,8 @@ class Folder:
             if self._owner is not None:
                 return self._attribute(node)  # type: ignore[arg-type]
             return Rejected(
-                f"standalone attribute access `{code_of(node)}` is not supported in a loop bound"
+                f"standalone attribute access `{code_of(node, self.made)}` is not supported "
+                "in a loop bound"
             )
         return self._other(node)
 
@@ -130,7 +137,7 @@ class Folder:
             return inner
         if isinstance(node.operator, cst.BitInvert):
             return Const(~inner.value)
-        return Rejected(f"`{code_of(node)}` is not an integer expression")
+        return Rejected(f"`{code_of(node, self.made)}` is not an integer expression")
 
     def _other(self, node: cst.BaseExpression) -> Folded:
         """An expression of no kind folded above: a config object built (module-level
@@ -140,11 +147,14 @@ class Folder:
             if built is not None:
                 return built
         if isinstance(node, (cst.Float, cst.Imaginary)):
-            return Rejected(f"`{code_of(node)}` is not an integer")
+            return Rejected(f"`{code_of(node, self.made)}` is not an integer")
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
-            return Rejected(f"`{code_of(node)}` is not an integer")
+            return Rejected(f"`{code_of(node, self.made)}` is not an integer")
         # A call is quoted by its callee alone: its whole text is never rendered.
-        symbol = code_of(node.func) + "(...)" if isinstance(node, cst.Call) else code_of(node)
+        if isinstance(node, cst.Call):
+            symbol = code_of(node.func, self.made) + "(...)"
+        else:
+            symbol = code_of(node, self.made)
         return Dynamic(symbol[:60], f"`{symbol[:60]}` is not a compile-time constant")
 
     def _attribute(self, node: cst.Attribute) -> Folded:
@@ -157,10 +167,10 @@ class Folder:
             getter = base.properties.get(name)
             if getter is not None:
                 return base.owner.fold_text(getter, this=base)
-            return _computed_at_load(node)
+            return _computed_at_load(node, self.made)
         if isinstance(base, Rejected):
             return base
-        return _computed_at_load(node)
+        return _computed_at_load(node, self.made)
 
     def _binary(self, node: cst.BinaryOperation) -> Folded:
         left = self._fold(node.left)
@@ -181,11 +191,11 @@ class Folder:
             return Const(a * b)
         if isinstance(op, (cst.FloorDivide, cst.Modulo)):
             if b == 0:
-                return Rejected(f"division by zero in `{code_of(node)}`")
+                return Rejected(f"division by zero in `{code_of(node, self.made)}`")
             return Const(a // b if isinstance(op, cst.FloorDivide) else a % b)
         if isinstance(op, cst.Power):
             if b < 0:
-                return Rejected(f"`{code_of(node)}` is not an integer")
+                return Rejected(f"`{code_of(node, self.made)}` is not an integer")
             if a not in (0, 1, -1) and b * max(a.bit_length(), 1) > _MAX_BITS:
                 return Rejected("constant too large")
             return Const(a**b)
@@ -193,7 +203,7 @@ class Folder:
             return Const(a << b)
         if isinstance(op, cst.RightShift) and b >= 0:
             return Const(a >> b)
-        text = code_of(node)[:60]
+        text = code_of(node, self.made)[:60]
         return Dynamic(text, f"operator in `{text}` is not folded")
 
 
@@ -202,7 +212,10 @@ class ModuleConstants:
 
     ``sources`` maps a name to the text of its last top-level binding;
     ``imported`` resolves ``from m import NAME`` through a caller-supplied
-    function (the analysis never touches the file system itself).
+    function (the analysis never touches the file system itself). ``made``: the trees
+    made by the analysis that reads this module's functions (its units), which what
+    folds their expressions with these constants is handed; None for a module only
+    imported (its texts are parsed by libcst).
     """
 
     def __init__(
@@ -211,7 +224,9 @@ class ModuleConstants:
         imported: Callable[[str], Folded | None] | None = None,
         classes: Mapping[str, str] | None = None,
         functions: Mapping[str, str] | None = None,
+        made: MadeTrees | None = None,
     ) -> None:
+        self.made = made
         self._sources = sources
         self._hidden: Mapping[str, Folded] = {}
         self._imported = imported
@@ -236,7 +251,11 @@ class ModuleConstants:
         locals whose value Python computes in a branch or loop (not folded).
         """
         inner = ModuleConstants(
-            {**self._sources, **sources}, self._imported, self._classes, self._function_sources
+            {**self._sources, **sources},
+            self._imported,
+            self._classes,
+            self._function_sources,
+            self.made,
         )
         inner._hidden = {**self._hidden, **hidden}
         return inner
@@ -248,12 +267,12 @@ class ModuleConstants:
         except Exception:
             return Opaque(text.strip()[:40], "not an expression skewlsp can read")
         if this is None:
-            return Folder(self, owner=self).fold(expr)
+            return Folder(self, None, owner=self).fold(expr)  # (libcst's parse of the text)
 
         def lookup(name: str) -> Folded | None:
             return this if name == "self" else self(name)
 
-        return Folder(lookup, owner=self).fold(expr)
+        return Folder(lookup, None, owner=self).fold(expr)
 
     def construct(self, call: cst.Call, folder: Folder) -> Record | None:
         """``Config(a=1, ...)`` of a class defined here, or ``replace(record, a=2)``."""
@@ -269,7 +288,7 @@ class ModuleConstants:
             for arg in call.args[1:]:
                 if arg.keyword is None:
                     return None
-                fields[arg.keyword.value] = code_of(arg.value)
+                fields[arg.keyword.value] = code_of(arg.value, folder.made)
             return Record(base.type_name, fields, self, base.properties)
         if not isinstance(func, cst.Name):
             return None
@@ -282,10 +301,10 @@ class ModuleConstants:
         if any(arg.star for arg in call.args) or len(positional) > len(declared):
             return None
         for (key, _), arg in zip(declared, positional, strict=False):
-            fields[key] = code_of(arg.value)
+            fields[key] = code_of(arg.value, folder.made)
         for arg in call.args:
             if arg.keyword is not None:
-                fields[arg.keyword.value] = code_of(arg.value)
+                fields[arg.keyword.value] = code_of(arg.value, folder.made)
         return Record(name, fields, self, properties)
 
     def _class_info(self, name: str) -> tuple[list[tuple[str, str | None]], dict[str, str]] | None:
@@ -312,7 +331,8 @@ class ModuleConstants:
                         continue
                     for small in stmt.body:
                         if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                            default = code_of(small.value) if small.value is not None else None
+                            value = small.value  # (libcst's parse of the class)
+                            default = code_of(value, None) if value is not None else None
                             found[0].append((small.target.value, default))
         self._fields[name] = found
         return found
@@ -340,7 +360,7 @@ class ModuleConstants:
                 expr = parsing.expression(text)
             except Exception:
                 return Dynamic(name, f"`{name}` is not a compile-time constant")
-            folded = Folder(self, owner=self).fold(expr)
+            folded = Folder(self, None, owner=self).fold(expr)  # (libcst's parse of the text)
             if isinstance(folded, Symbolic):
                 return Symbolic(name, f"`{name}` is a symbolic dimension (`{text.strip()[:60]}`)")
             if isinstance(folded, (Dynamic, Opaque)) or (
@@ -355,7 +375,7 @@ class ModuleConstants:
         return None
 
 
-def _is_dynamic_dimension(call: cst.Call) -> bool:
+def _is_dynamic_dimension(call: cst.Call, made: MadeTrees | None) -> bool:
     """``pl.dynamic(...)`` (any alias of ``pypto.language``, or spelled out in full)."""
     func = call.func
     if not (isinstance(func, cst.Attribute) and func.attr.value == "dynamic"):
@@ -363,7 +383,7 @@ def _is_dynamic_dimension(call: cst.Call) -> bool:
     base = func.value
     if isinstance(base, cst.Name):
         return True
-    return code_of(base) == "pypto.language"
+    return code_of(base, made) == "pypto.language"
 
 
 def _property_expression(fn: cst.FunctionDef) -> str | None:
@@ -381,10 +401,10 @@ def _property_expression(fn: cst.FunctionDef) -> str | None:
         return None
     only = statements[0].body[0]
     if isinstance(only, cst.Return) and only.value is not None:
-        return code_of(only.value)
+        return code_of(only.value, None)  # (libcst's parse of the class)
     return None
 
 
-def _computed_at_load(node: cst.BaseExpression) -> Opaque:
-    text = code_of(node)
+def _computed_at_load(node: cst.BaseExpression, made: MadeTrees | None) -> Opaque:
+    text = code_of(node, made)
     return Opaque(text, f"`{text}` is computed when the module loads")

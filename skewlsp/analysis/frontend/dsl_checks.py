@@ -13,6 +13,7 @@ import libcst as cst
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.scope import BUILTIN_CALLS
 from skewlsp.analysis.frontend.values import code_of
+from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.walk import LEAVES, children
 
 _MESSAGE_OPS = dsl.PUSH_OPS | dsl.POP_OPS
@@ -70,9 +71,12 @@ def _auto_scope(fn: cst.FunctionDef | None) -> bool:
     return True
 
 
-def check_body(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None) -> BodyChecks:
+def check_body(
+    loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None, made: MadeTrees | None
+) -> BodyChecks:
     """Constructs in the body that the DSL parser refuses, and whether it sends messages
-    itself (the mixed-kernel model, which creates them, then does not apply)."""
+    itself (the mixed-kernel model, which creates them, then does not apply). ``made``:
+    the trees the analysis made, which the errors quote code from."""
     errors: list[str] = []
     messages = False
     nested = False
@@ -94,7 +98,7 @@ def check_body(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None) 
         if kind is cst.For:
             assert isinstance(node, cst.For)
             iterables.add(id(node.iter))  # loop headers are checked by their attribute only
-            _check_loop_header(node, aliases, errors)
+            _check_loop_header(node, aliases, errors, made)
         elif kind is cst.With and auto_scope:
             assert isinstance(node, cst.With)
             _check_hand_placed_scopes(node, errors)
@@ -109,14 +113,16 @@ def check_body(loop: cst.For, aliases: dsl.Aliases, fn: cst.FunctionDef | None) 
             messages = messages or message
             nested = nested or (message and id(node) not in statement_values)
             if id(node) not in iterables:
-                _check_call(node, message, errors)
+                _check_call(node, message, errors, made)
     return BodyChecks(errors, messages, nested)
 
 
-def _check_loop_header(loop: cst.For, aliases: dsl.Aliases, errors: list[str]) -> None:
+def _check_loop_header(
+    loop: cst.For, aliases: dsl.Aliases, errors: list[str], made: MadeTrees | None
+) -> None:
     if isinstance(loop.iter, cst.Call) and dsl.loop_kind(loop.iter, aliases) is None:
         errors.append(
-            f"`for ... in {code_of(loop.iter.func)}(...)`: the DSL parser accepts only "
+            f"`for ... in {code_of(loop.iter.func, made)}(...)`: the DSL parser accepts only "
             "pl.range, pl.parallel, pl.unroll, pl.pipeline, pl.while_, pl.spmd and "
             "pl.split_aiv loops"
         )
@@ -137,13 +143,15 @@ def _check_hand_placed_scopes(node: cst.With, errors: list[str]) -> None:
             )
 
 
-def _check_call(node: cst.Call, message: bool, errors: list[str]) -> None:
+def _check_call(
+    node: cst.Call, message: bool, errors: list[str], made: MadeTrees | None
+) -> None:
     """A call that is not a loop's header: an op spelled otherwise than ``pl.``, a Python
     builtin, or a ``tpush`` without its ``split=``."""
     root = dsl.foreign_op_root(node)
     if root is not None:
         errors.append(
-            f"unsupported operation call `{code_of(node.func)}(...)`: the DSL parser "
+            f"unsupported operation call `{code_of(node.func, made)}(...)`: the DSL parser "
             "only accepts operations spelled `pl.`"
         )
     if isinstance(node.func, cst.Name) and node.func.value in BUILTIN_CALLS:

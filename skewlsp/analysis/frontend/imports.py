@@ -6,9 +6,7 @@ file system), so what a verdict depends on is exactly what the resolver was aske
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator
-from contextvars import ContextVar
+from collections.abc import Callable
 
 from skewlsp.analysis.frontend.constants import ModuleConstants
 from skewlsp.analysis.frontend.source_index import ModuleIndex, imported_module_index
@@ -113,6 +111,9 @@ class SharedModules:
     so its record of reads (a cache entry's dependencies) holds at least what it
     would have read alone. Not thread-safe: a batch's analyses run one at a time (a
     language server, which analyses in threads, does not share).
+
+    The batch creates one (the linter's runner, per pool task) and hands it to each
+    analysis, whose state refers to it (``state.AnalysisState.shared_modules``).
     """
 
     MAX_MODULES = 256
@@ -141,7 +142,8 @@ class SharedModules:
             constants, relay = found
         else:
             relay = _Relay(self)
-            constants = _module_constants(index, imported_lookup(index, path, relay, depth, where))
+            nested = imported_lookup(index, path, relay, depth, where, self)
+            constants = _module_constants(index, nested)
             if len(self._entries) >= self.MAX_MODULES:
                 self._entries.clear()
             self._entries[key] = (constants, relay)
@@ -152,20 +154,6 @@ class SharedModules:
 
 def _no_resolver(module: str, level: int, importing_path: str | None) -> str | None:
     return None
-
-
-_SHARED: ContextVar[SharedModules | None] = ContextVar("shared_imported_modules", default=None)
-
-
-@contextlib.contextmanager
-def shared_imported_modules() -> Iterator[None]:
-    """Analyses inside the block share the constants of the modules they import (a batch
-    run's files, one at a time: see :class:`SharedModules`)."""
-    token = _SHARED.set(SharedModules())
-    try:
-        yield
-    finally:
-        _SHARED.reset(token)
 
 
 def _module_constants(
@@ -185,11 +173,14 @@ def imported_lookup(
     resolver: Resolver | None,
     depth: int = 0,
     origin: Origin | None = None,
+    shared: SharedModules | None = None,
 ) -> Callable[[str], Folded | None]:
     """Names imported from sibling modules, read through the caller's resolver.
 
     ``origin`` is how the kernel reached the module ``index`` describes (None: the
     kernel itself), so that the module's relative imports climb from where it lives.
+    ``shared``: the constants of imported modules a batch shares (None: each module is
+    folded for this analysis alone).
     """
     cache: dict[str, ModuleConstants | None] = {}
 
@@ -205,7 +196,6 @@ def imported_lookup(
             if text is not None and request is not None and depth < MAX_IMPORT_DEPTH:
                 other = imported_module_index(text)
                 where = origin_of(request, text, other, resolver, path)
-                shared = _SHARED.get()
                 if shared is not None and resolver is not None:
                     cache[key] = shared.constants(text, other, where, depth + 1, resolver, path)
                 else:

@@ -18,6 +18,7 @@ import libcst as cst
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import Const, Folded, Folder
 from skewlsp.analysis.frontend.scope import function_params
+from skewlsp.analysis.source.tree_text import MadeTrees
 
 # dtype names a bare-dtype scalar annotation may use (``n: pl.INT32 = 8``).
 _SCALAR_DTYPES = frozenset(
@@ -68,12 +69,13 @@ def _is_runtime(expr: cst.BaseExpression) -> bool:
 
 
 def specialized_params(
-    fn: cst.FunctionDef, lookup: Callable[[str], Folded | None]
+    fn: cst.FunctionDef, lookup: Callable[[str], Folded | None], made: MadeTrees | None
 ) -> dict[str, Folded]:
     """The scalar parameters of a ``@pl.jit`` entry that become literals, with their values.
 
     ``lookup`` resolves names in a default (defaults are evaluated when Python
-    defines the function, so module constants count).
+    defines the function, so module constants count); ``made``: the trees the analysis
+    made (``fn`` may be one's).
     """
     if not is_jit_entry(fn):
         return {}
@@ -83,7 +85,7 @@ def specialized_params(
             continue
         if _is_runtime(param.default):
             continue
-        folded = Folder(lookup).fold(param.default)
+        folded = Folder(lookup, made).fold(param.default)
         if isinstance(folded, Const):
             values[name] = folded
     return values

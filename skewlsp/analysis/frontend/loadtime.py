@@ -14,7 +14,7 @@ else stays opaque: the verdict is then reported as unknown, not guessed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 import libcst as cst
 
@@ -31,6 +31,7 @@ from skewlsp.analysis.frontend.values import (
     code_of,
 )
 from skewlsp.analysis.source import parsing
+from skewlsp.analysis.source.tree_text import MadeTrees
 
 MAX_CALL_DEPTH = 3
 _STRING_METHODS = {"strip", "lower", "upper", "lstrip", "rstrip"}
@@ -40,20 +41,20 @@ def fold_python(
     node: cst.BaseExpression, folder: ExpressionFolder, functions: FunctionBodies
 ) -> Folded | None:
     """The value of a module-level expression of a kind only Python (not the DSL) has."""
-    fold = folder.fold
+    fold, made = folder.fold, folder.made
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         value = node.evaluated_value
-        return Text(value) if isinstance(value, str) else Opaque(code_of(node), "bytes")
+        return Text(value) if isinstance(value, str) else Opaque(code_of(node, made), "bytes")
     if isinstance(node, (cst.Tuple, cst.List)):
         return Items(tuple(fold(element.value) for element in node.elements))
     if isinstance(node, cst.Dict):
         entries: dict[object, Folded] = {}
         for element in node.elements:
             if not isinstance(element, cst.DictElement):
-                return Opaque(code_of(node), "dict unpacking")
+                return Opaque(code_of(node, made), "dict unpacking")
             key = _key(fold(element.key))
             if key is None:
-                return Opaque(code_of(node), "a dict key skewlsp cannot evaluate")
+                return Opaque(code_of(node, made), "a dict key skewlsp cannot evaluate")
             entries[key] = fold(element.value)
         return Table(entries)
     if isinstance(node, cst.DictComp):
@@ -61,9 +62,9 @@ def fold_python(
     if isinstance(node, cst.Subscript) and len(node.slice) == 1:
         index = node.slice[0].slice
         if isinstance(index, cst.Index):
-            return _subscript(fold(node.value), fold(index.value), node)
+            return _subscript(fold(node.value), fold(index.value), node, made)
     if isinstance(node, cst.Comparison):
-        return _comparison(node, fold)
+        return _comparison(node, folder)
     if isinstance(node, cst.Call):
         return _call(node, folder, functions)
     return None
@@ -77,7 +78,7 @@ def _key(value: Folded) -> object | None:
     return None
 
 
-def _subscript(base: Folded, index: Folded, node: cst.CSTNode) -> Folded:
+def _subscript(base: Folded, index: Folded, node: cst.CSTNode, made: MadeTrees | None) -> Folded:
     if isinstance(base, Table):
         key = _key(index)
         if key is not None and key in base.entries:
@@ -90,34 +91,38 @@ def _subscript(base: Folded, index: Folded, node: cst.CSTNode) -> Folded:
         return base.values[index.value]
     if isinstance(base, Rejected):
         return base
-    return Opaque(code_of(node)[:60], f"`{code_of(node)[:60]}` is computed when the module loads")
+    text = code_of(node, made)[:60]
+    return Opaque(text, f"`{text}` is computed when the module loads")
 
 
 def _dict_comprehension(node: cst.DictComp, folder: ExpressionFolder) -> Folded:
     loop = node.for_in
     if loop.inner_for_in is not None or loop.ifs or not isinstance(loop.target, cst.Name):
-        return Opaque(code_of(node)[:60], "a comprehension skewlsp does not evaluate")
+        return Opaque(code_of(node, folder.made)[:60], "a comprehension skewlsp does not evaluate")
     source = folder.fold(loop.iter)
     if not isinstance(source, Items):
-        return Opaque(code_of(node)[:60], "a comprehension over values computed at load time")
+        return Opaque(
+            code_of(node, folder.made)[:60], "a comprehension over values computed at load time"
+        )
     name = loop.target.value
     entries: dict[object, Folded] = {}
     for item in source.values:
         bound = folder.with_binding(name, item)
         key = _key(bound.fold(node.key))
         if key is None:
-            return Opaque(code_of(node)[:60], "a dict key skewlsp cannot evaluate")
+            return Opaque(code_of(node, folder.made)[:60], "a dict key skewlsp cannot evaluate")
         entries[key] = bound.fold(node.value)
     return Table(entries)
 
 
-def _comparison(node: cst.Comparison, fold: Callable[[cst.BaseExpression], Folded]) -> Folded:
+def _comparison(node: cst.Comparison, folder: ExpressionFolder) -> Folded:
+    fold = folder.fold
     left = fold(node.left)
     for target in node.comparisons:
         right = fold(target.comparator)
         outcome = _compare(target.operator, left, right)
         if outcome is None:
-            return Opaque(code_of(node)[:60], "a comparison skewlsp cannot evaluate")
+            return Opaque(code_of(node, folder.made)[:60], "a comparison skewlsp cannot evaluate")
         if not outcome:
             return Const(0)
         left = right
@@ -162,7 +167,7 @@ def _call(node: cst.Call, folder: ExpressionFolder, functions: FunctionBodies) -
     if path in (("os", "environ", "get"), ("os", "getenv"), ("environ", "get")):
         if len(args) == 2:  # the environment is assumed empty: the default is the value
             return fold(args[1].value)
-        return Opaque(code_of(node)[:60], "an environment variable without a default")
+        return Opaque(code_of(node, folder.made)[:60], "an environment variable without a default")
     if path == ("len",) and len(args) == 1:
         if dsl.dotted(args[0].value) == ("sys", "argv"):
             return Const(1)  # no command-line arguments

@@ -28,6 +28,7 @@ from skewlsp.analysis.frontend.constants import (
     Text,
     code_of,
 )
+from skewlsp.analysis.source.tree_text import MadeTrees
 
 # More iterations than this are not decided one by one (a table of shapes, not a
 # handful of variants): the loop is then analysed once, with the variable unknown.
@@ -64,7 +65,7 @@ def iterations(loop: cst.For, constants: ModuleConstants) -> list[Iteration] | N
         for name, part in zip(names, parts, strict=True):
             text = _shown(part)
             if text is None and literal is not None and len(names) == 1:
-                text = code_of(literal.elements[index].value)[:40]
+                text = code_of(literal.elements[index].value, constants.made)[:40]
             if text is None:
                 return None
             shown.append((name, text))
@@ -96,11 +97,13 @@ def branch_taken(test: cst.BaseExpression, constants: ModuleConstants) -> bool |
             target.comparator
         ) == ("os", "environ"):
             return isinstance(target.operator, cst.NotIn)
-        if isinstance(target.operator, (cst.Is, cst.IsNot)) and code_of(target.comparator) == (
-            "None"
-        ) and _unset_environment_variable(test.left):
+        if (
+            isinstance(target.operator, (cst.Is, cst.IsNot))
+            and code_of(target.comparator, constants.made) == "None"
+            and _unset_environment_variable(test.left)
+        ):
             return isinstance(target.operator, cst.Is)
-    return truth(Folder(constants, owner=constants).fold(test))
+    return truth(Folder(constants, constants.made, owner=constants).fold(test))
 
 
 def truth(value: Folded) -> bool | None:
@@ -116,12 +119,13 @@ def truth(value: Folded) -> bool | None:
     return None
 
 
-def header_text(node: cst.If | cst.For) -> str:
-    """``if MODE == "fast"`` / ``for tile in (4, 8)``: the header as a message quotes it."""
+def header_text(node: cst.If | cst.For, made: MadeTrees | None) -> str:
+    """``if MODE == "fast"`` / ``for tile in (4, 8)``: the header as a message quotes it
+    (``made``: the trees the analysis made)."""
     if isinstance(node, cst.If):
-        text = f"if {code_of(node.test)}"
+        text = f"if {code_of(node.test, made)}"
     else:
-        text = f"for {code_of(node.target)} in {code_of(node.iter)}"
+        text = f"for {code_of(node.target, made)} in {code_of(node.iter, made)}"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -160,7 +164,7 @@ def _target_names(target: cst.BaseAssignTargetExpression) -> tuple[str, ...] | N
 def _iterable(node: cst.BaseExpression, constants: ModuleConstants) -> tuple[Folded, ...] | None:
     if isinstance(node, cst.Call) and dsl.dotted(node.func) == ("range",):
         return _range(node, constants)
-    folded = Folder(constants, owner=constants).fold(node)
+    folded = Folder(constants, constants.made, owner=constants).fold(node)
     if isinstance(folded, Items):
         return folded.values
     if isinstance(folded, Table):  # iterating a dict gives its keys
@@ -174,7 +178,7 @@ def _range(call: cst.Call, constants: ModuleConstants) -> tuple[Folded, ...] | N
         call.args
     ) <= 3:
         return None
-    folder = Folder(constants, owner=constants)
+    folder = Folder(constants, constants.made, owner=constants)
     bounds = [folder.fold(arg.value) for arg in call.args]
     if not all(isinstance(b, Const) for b in bounds):
         return None

@@ -8,9 +8,7 @@ nested block counts as defining whatever it assigns.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import libcst as cst
 
@@ -125,29 +123,6 @@ def _block_effects(
     return defs, external
 
 
-# While a unit is analysed, each statement's effects are computed once: the function
-# body, each loop body and each top-level statement ask again for the same nested
-# statements. libcst nodes hash by identity, so they key the memo themselves; a context
-# variable scopes it to one unit's analysis in whichever thread runs it (a language
-# server analyses documents in worker threads). Names bound alone (no reads) are kept
-# apart: the full effects answer for them too once known.
-_Effects = tuple[tuple[str, ...], tuple[str, ...]]
-_Memo = tuple[dict[cst.CSTNode, _Effects], dict[cst.CSTNode, _Effects]]
-_MEMO: contextvars.ContextVar[_Memo | None] = contextvars.ContextVar(
-    "statement_effects_memo", default=None
-)
-
-
-@contextlib.contextmanager
-def memoised_effects() -> Iterator[None]:
-    """Within this block (one unit's analysis), ``statement_effects`` answers each node once."""
-    token = _MEMO.set(({}, {}))
-    try:
-        yield
-    finally:
-        _MEMO.reset(token)
-
-
 def statement_effects(stmt: cst.CSTNode) -> tuple[list[str], list[str]]:
     """(defs, external reads) of any statement, compound ones included."""
     return _effects(stmt, reads_of)
@@ -159,21 +134,6 @@ def statement_defs(stmt: cst.CSTNode) -> list[str]:
 
 
 def _effects(stmt: cst.CSTNode, read: _Reader) -> tuple[list[str], list[str]]:
-    memo = _MEMO.get()
-    if memo is None:
-        return _statement_effects(stmt, read)
-    full, bound = memo
-    found = full.get(stmt)
-    if found is None and read is not reads_of:
-        found = bound.get(stmt)
-    if found is None:
-        defs, reads = _statement_effects(stmt, read)
-        found = (tuple(defs), tuple(reads))
-        (full if read is reads_of else bound)[stmt] = found
-    return list(found[0]), list(found[1])  # callers extend what they get
-
-
-def _statement_effects(stmt: cst.CSTNode, read: _Reader) -> tuple[list[str], list[str]]:
     kind = type(stmt)  # exact types first: an ABC's isinstance costs a call when it fails
     if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
         return _block_effects(stmt.body, read)  # type: ignore[attr-defined]

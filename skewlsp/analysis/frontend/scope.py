@@ -27,6 +27,7 @@ from skewlsp.analysis.frontend.constants import (
 from skewlsp.analysis.frontend.dsl import annotation_kind, dotted
 from skewlsp.analysis.frontend.names import body_statements, statement_defs
 from skewlsp.analysis.frontend.values import CallSiteValue, Interval, full_code
+from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.walk import children
 
 # pypto.language scopes whose bodies Simplify treats as top level (no extra depth).
@@ -236,7 +237,7 @@ def _update_small(
     elif isinstance(small, cst.AnnAssign):
         target, value = small.target, small.value
     if isinstance(target, cst.Name) and value is not None:
-        folded = Folder(lookup).fold(value)
+        folded = Folder(lookup, module.made).fold(value)
         if isinstance(folded, (Const, CallSiteValue)):
             env[target.value] = folded
         elif isinstance(folded, Symbolic):
@@ -252,31 +253,29 @@ def _update_small(
 
 
 def flatten_top_level(
-    block: Sequence[cst.CSTNode], incore: bool = False
+    block: Sequence[cst.CSTNode], made: MadeTrees | None, incore: bool = False
 ) -> list[tuple[cst.CSTNode, bool]]:
     """Top-level statements of a function body, looking through transparent ``with`` scopes.
 
     Each statement comes with whether it runs in an InCore scope (``pl.at`` at
     the CORE_GROUP level), the only place ExpandMixedKernel splits cube from vector.
+    ``made``: the trees the analysis made (the block may be one's).
     """
     out: list[tuple[cst.CSTNode, bool]] = []
     for stmt in block:
         if isinstance(stmt, cst.With) and is_transparent_with(stmt):
-            inner = incore or opens_incore_scope(stmt, incore)
-            out.extend(flatten_top_level(body_statements(stmt.body), inner))
+            inner = incore or opens_incore_scope(stmt, made, incore)
+            out.extend(flatten_top_level(body_statements(stmt.body), made, inner))
         else:
             out.append((stmt, incore))
     return out
 
 
-def _code(node: cst.CSTNode) -> str:
-    return full_code(node)
-
-
-def opens_incore_scope(stmt: cst.CSTNode, incore: bool = False) -> bool:
+def opens_incore_scope(stmt: cst.CSTNode, made: MadeTrees | None, incore: bool = False) -> bool:
     """``with pl.at(level=CORE_GROUP)``, ``with pl.spmd(...)`` or ``for _ in pl.spmd(...)``;
     also ``for _ in pl.split_aiv(...)`` when not ``incore`` already: the DSL wraps a
-    region in an InCore scope of its own unless it is in one (then it stays in place)."""
+    region in an InCore scope of its own unless it is in one (then it stays in place).
+    ``made``: the trees the analysis made (``stmt`` may be one's)."""
     call: cst.BaseExpression | None = None
     if isinstance(stmt, cst.With) and len(stmt.items) == 1:
         call = stmt.items[0].item
@@ -293,7 +292,7 @@ def opens_incore_scope(stmt: cst.CSTNode, incore: bool = False) -> bool:
         return True
     if func.attr.value == "split_aiv":
         return isinstance(stmt, cst.For) and not incore
-    return func.attr.value == "at" and "CORE_GROUP" in _code(call)
+    return func.attr.value == "at" and "CORE_GROUP" in full_code(call, made)
 
 
 def is_split_aiv_region(stmt: cst.CSTNode) -> bool:
@@ -308,17 +307,18 @@ def is_split_aiv_region(stmt: cst.CSTNode) -> bool:
     return bool(path) and path[-1] == "split_aiv"
 
 
-def is_incore_function(fn: cst.FunctionDef) -> bool:
+def is_incore_function(fn: cst.FunctionDef, made: MadeTrees | None) -> bool:
     """A function declared InCore (the other kinds are not split by ExpandMixedKernel).
 
     ``@pl.function(type=pl.FunctionType.InCore)`` or ``@pl.jit.incore`` (bare or
-    called): the jit decorator makes the latter a separate InCore function.
+    called): the jit decorator makes the latter a separate InCore function. ``made``:
+    the trees the analysis made (``fn`` may be one's).
     """
     for d in fn.decorators:
         node = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
         path = dotted(node)
         if path is not None and path[-2:] == ("jit", "incore"):
             return True
-        if "InCore" in _code(d.decorator):
+        if "InCore" in full_code(d.decorator, made):
             return True
     return False

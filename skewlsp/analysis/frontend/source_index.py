@@ -205,10 +205,8 @@ def _fast_index(source: str, tree: ast.Module | None) -> ModuleIndex:
     return index
 
 
-@functools.lru_cache(maxsize=256)
 def _import_line(line: str) -> tuple[ast.stmt, ...]:
-    """The statements of one ``import pypto...`` line (the same line starts every kernel
-    file: parsed once; the nodes are only read)."""
+    """The statements of one ``import pypto...`` line."""
     return tuple(ast.parse(line).body)
 
 

@@ -9,16 +9,13 @@ finds a literal far faster.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator
 
 
-@functools.lru_cache(maxsize=4096)
 def called_names(names: tuple[str, ...], text: str) -> frozenset[str]:
     """Which of ``names`` ``text`` calls: ``name(`` with no word character or dot right
-    before it (memoised: a language server asks again on every edit, for functions that
-    mostly did not change).
+    before it.
 
     Each name is searched for as a literal and what surrounds it checked by hand: a
     pattern that starts with a look-behind is tried at every position of the text (three

@@ -7,8 +7,7 @@ module-level Python (:mod:`.loadtime`), which both build them.
 from __future__ import annotations
 
 import contextlib
-import contextvars
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -16,14 +15,16 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from skewlsp.analysis.source.cst_nodes import is_placeholder
-from skewlsp.analysis.source.kept import Kept
-from skewlsp.analysis.source.tree_text import made_code
-from skewlsp.analysis.source.unit_parses import NeedsConcreteTree, made_trees
+from skewlsp.analysis.source.tree_text import MadeTrees
+from skewlsp.analysis.source.unit_parses import NeedsConcreteTree
 
 
 class ExpressionFolder(Protocol):
     """What module-level Python is evaluated with (:class:`.constants.Folder`): named
     here so that :mod:`.loadtime`, which the folder calls, need not import it back."""
+
+    @property
+    def made(self) -> MadeTrees | None: ...
 
     def fold(self, node: cst.BaseExpression) -> Folded: ...
 
@@ -130,9 +131,10 @@ NameLookup = Callable[[str], "Folded | None"]
 _LEAVES = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
 
 
-def code_of(node: cst.CSTNode) -> str:
+def code_of(node: cst.CSTNode, made: MadeTrees | None) -> str:
     """Source text of a libcst node, for messages (comments left out).
 
+    ``made``: the trees the running analysis made (None: ``node`` is of libcst's parse).
     Names, literals and plain dotted names (most of what messages quote) are read
     off the node; anything else is cut from the text (a node of a made tree,
     :mod:`.tree_text`) or rendered by libcst, which costs tens of microseconds a node
@@ -141,42 +143,24 @@ def code_of(node: cst.CSTNode) -> str:
     quick = _plain_text(node)
     if quick is not None:
         return quick
-    memo = _RENDERED.get()
-    if memo is not None:
-        found = memo.get(node)
-        if found is None:
-            found = memo[node] = _kept_code(node)
-        return found
-    return _rendered(node, comments=False).strip()
+    return _rendered(node, made, comments=False).strip()
 
 
-_KEPT_CODE: Kept[int, tuple[cst.CSTNode, str]] = Kept(4096)
-
-
-def _kept_code(node: cst.CSTNode) -> str:
-    """``node``'s code, also kept across analyses: the trees of constant sources
-    (``parsing``) and of helpers serve every file that imports them, and their config
-    records quote each field again (a sixth of folding a real kernel's bounds). The
-    entry holds the node, so its id is not another node's while it is kept."""
-    return _KEPT_CODE.get_or_make(
-        id(node), lambda: (node, _rendered(node, comments=False).strip())
-    )[1]
-
-
-def full_code(node: cst.CSTNode) -> str:
-    """``node``'s code as ``Module.code_for_node`` renders it (comments included)."""
+def full_code(node: cst.CSTNode, made: MadeTrees | None) -> str:
+    """``node``'s code as ``Module.code_for_node`` renders it (comments included); ``made``
+    as for :func:`code_of`."""
     quick = _plain_text(node)  # (a name or a plain dotted name holds no comment)
     if quick is not None:
         return quick
-    return _rendered(node, comments=True)
+    return _rendered(node, made, comments=True)
 
 
-def _rendered(node: cst.CSTNode, *, comments: bool) -> str:
-    made = made_code(node, comments=comments)
-    if made is not None:
-        return made
+def _rendered(node: cst.CSTNode, made: MadeTrees | None, *, comments: bool) -> str:
+    cut = made.code(node, comments=comments) if made is not None else None
+    if cut is not None:
+        return cut
     try:
-        state = _ComposingCodegen(default_indent="    ", default_newline="\n")
+        state = _ComposingCodegen(made, default_indent="    ", default_newline="\n")
         state.comments = comments
         node._codegen(state)
         return "".join(state.tokens)
@@ -184,28 +168,6 @@ def _rendered(node: cst.CSTNode, *, comments: bool) -> str:
         raise
     except Exception:  # pragma: no cover - libcst refuses only malformed trees
         return type(node).__name__
-
-
-# Renderings of nodes within one analysis: an inline helper's body is walked again at each
-# call site, and a program built in a module-level loop once per iteration, so the same
-# expressions were rendered two or three times over (libcst nodes hash by identity and
-# never change, so a node keys its own text; no weak references to them can be made).
-_RENDERED: contextvars.ContextVar[dict[cst.CSTNode, str] | None] = contextvars.ContextVar(
-    "rendered_code", default=None
-)
-
-
-@contextlib.contextmanager
-def memoised_code() -> Iterator[None]:
-    """Render each node once until the block ends (kept: the nodes, alive until then)."""
-    if _RENDERED.get() is not None:
-        yield
-        return
-    token = _RENDERED.set({})
-    try:
-        yield
-    finally:
-        _RENDERED.reset(token)
 
 
 _NO_POSITION = contextlib.nullcontext()
@@ -236,19 +198,22 @@ class _PlainCodegen(CodegenState):
 class _ComposingCodegen(_PlainCodegen):
     """Renders a node that holds nodes of a made tree (a statement the analysis built
     around them): those are cut from the text, and meeting a placeholder (whitespace a
-    made node never had in the text) means the rendering cannot be exact."""
+    made node never had in the text, or a made node rendered without ``made``) means
+    the rendering cannot be exact."""
 
     hidden = 0  # >0 inside a node whose code was cut from the text
+
+    def __init__(self, made: MadeTrees | None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.made = made
 
     def before_codegen(self, node: cst.CSTNode) -> None:
         if self.hidden:
             self.hidden += 1
             return
-        if not made_trees():
-            return
-        made = made_code(node, comments=self.comments)
-        if made is not None:
-            self.tokens.append(made)
+        cut = self.made.code(node, comments=self.comments) if self.made is not None else None
+        if cut is not None:
+            self.tokens.append(cut)
             self.hidden = 1
         elif is_placeholder(node):
             raise NeedsConcreteTree("whitespace of a made tree")

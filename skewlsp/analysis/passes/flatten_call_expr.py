@@ -23,7 +23,7 @@ from skewlsp.analysis.frontend import op_registry
 from skewlsp.analysis.frontend.names import reads_of, small_statement_effects
 from skewlsp.analysis.frontend.op_registry import CUBE, VECTOR, op_leaf
 from skewlsp.analysis.passes.loop_body import Stmt
-from skewlsp.analysis.source.unit_parses import note_replaced
+from skewlsp.analysis.source.tree_text import MadeTrees
 
 # Ops that run where their data is (views, moves, loads, stores, GM tensors) or make
 # scalars: no core of their own to differ from the op around them.
@@ -42,9 +42,10 @@ _NO_CORE_OF_THEIR_OWN = (
 )
 
 
-def flatten_crossing_calls(stmts: Sequence[Stmt]) -> list[Stmt]:
+def flatten_crossing_calls(stmts: Sequence[Stmt], made: MadeTrees | None) -> list[Stmt]:
     """``stmts`` with every nested call that runs on the other core lifted out before
-    the statement holding it (innermost first, as they are evaluated)."""
+    the statement holding it (innermost first, as they are evaluated). ``made``: the
+    trees the analysis made, told how to give the code of what is rebuilt from theirs."""
     taken = {name for stmt in stmts for name in (*stmt.defs, *stmt.reads)}
     out: list[Stmt] = []
     for stmt in stmts:
@@ -60,21 +61,21 @@ def flatten_crossing_calls(stmts: Sequence[Stmt]) -> list[Stmt]:
         temps: dict[int, str] = {}
         for call in lifted:
             temp = _fresh(f"_{op_leaf(call)}", taken)
-            made = _replaced(call, temps)
+            computed = _replaced(call, temps, made)
             temps[id(call)] = temp
-            assign = cst.Assign([cst.AssignTarget(cst.Name(temp))], made)
+            assign = cst.Assign([cst.AssignTarget(cst.Name(temp))], computed)
             out.append(
                 Stmt(
                     assign,
                     "plain",
                     (temp,),
-                    tuple(reads_of(made)),
+                    tuple(reads_of(computed)),
                     origin=stmt.origin,
                     bindings=stmt.bindings,
                     anchor=stmt.located,
                 )
             )
-        node = _replaced(stmt.node, temps)
+        node = _replaced(stmt.node, temps, made)
         defs, reads = small_statement_effects(node)  # type: ignore[arg-type]
         out.append(
             replace(
@@ -134,12 +135,13 @@ class _Lift(cst.CSTTransformer):
         return updated_node
 
 
-def _replaced(node: cst.CSTNode, temps: dict[int, str]) -> cst.CSTNode:
+def _replaced(node: cst.CSTNode, temps: dict[int, str], made: MadeTrees | None) -> cst.CSTNode:
     """``node`` with the calls already lifted read as their variables."""
     if not temps:
         return node
     lift = _Lift(temps)
-    made = node.visit(lift)
-    for rebuilt, original in lift.rebuilt:  # their code: the original's, calls read as names
-        note_replaced(rebuilt, original, temps)
-    return made
+    rebuilt_node = node.visit(lift)
+    if made is not None:
+        for rebuilt, original in lift.rebuilt:  # their code: the original's, calls as names
+            made.note_replaced(rebuilt, original, temps)
+    return rebuilt_node

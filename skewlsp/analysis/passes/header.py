@@ -93,7 +93,7 @@ def fold_stage(expr: cst.BaseExpression, scope: FunctionScope) -> Folded:
             return fold_stage(expr.args[0].value, scope)
         if path is not None and len(path) == 1:
             return Rejected(f"unsupported function call `{path[0]}(...)` in stage")
-    return Folder(scope.stage_lookup).fold(expr)
+    return Folder(scope.stage_lookup, scope.module.made).fold(expr)
 
 
 def fold_bound(expr: cst.BaseExpression, ctx: BodyContext) -> Folded:

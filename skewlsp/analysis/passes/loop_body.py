@@ -34,6 +34,7 @@ from skewlsp.analysis.frontend.names import (
 )
 from skewlsp.analysis.frontend.values import Interval, full_code
 from skewlsp.analysis.passes.simplify import evaluate_condition
+from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.walk import children, walk
 
 # Unrolled copies beyond this are not modelled one by one (the compiler would, but
@@ -89,12 +90,17 @@ class InnerSkew:
 
 @dataclass
 class BodyContext:
-    """What normalisation needs to know about the surroundings of a body."""
+    """What normalisation needs to know about the surroundings of a body.
+
+    ``made``: the trees the analysis made (the analysis's state holds them), which the
+    code of a node is cut from.
+    """
 
     lookup: Callable[[str], Folded | None]
     ranges: dict[str, Interval]
     aliases: dsl.Aliases
     decide_inner: Callable[[cst.For, BodyContext], InnerSkew | None]
+    made: MadeTrees | None
     tile_names: frozenset[str] = frozenset()
     temp_counter: list[int] = field(default_factory=lambda: [0])
     parse_time_lookup: Callable[[str], Folded | None] | None = None
@@ -119,7 +125,7 @@ class BodyContext:
                 return Const(known.lo)
             return self.lookup(name)
 
-        return Folder(lookup).fold(node)
+        return Folder(lookup, self.made).fold(node)
 
 
 @dataclass
@@ -417,12 +423,12 @@ def _collapse_short_range(stmt: cst.For, ctx: BodyContext) -> list[Stmt]:
             return []
         if trip == 1:
             return _block(body_statements(stmt.body), ctx.with_value(stmt.target.value, start))
-    elif shape is None and _symbolic_one_trip(call):
+    elif shape is None and _symbolic_one_trip(call, ctx.made):
         return _block(body_statements(stmt.body), ctx)
     return [_compound(stmt)]
 
 
-def _symbolic_one_trip(call: cst.Call) -> bool:
+def _symbolic_one_trip(call: cst.Call, made: MadeTrees | None) -> bool:
     """``pl.range(k, k + c)`` with 0 < c <= step: one trip whatever k is."""
     args = dsl.positional(call)
     if len(args) not in (2, 3):
@@ -440,7 +446,9 @@ def _symbolic_one_trip(call: cst.Call) -> bool:
     ):
         return False
     # The same code (rendered: a made tree's whitespace is not the text's to compare).
-    if not isinstance(stop.right, cst.Integer) or full_code(stop.left) != full_code(start):
+    if not isinstance(stop.right, cst.Integer):
+        return False
+    if full_code(stop.left, made) != full_code(start, made):
         return False
     return 0 < int(stop.right.value, 0) <= step
 

@@ -18,6 +18,7 @@ from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import Const, Folded, code_of
 from skewlsp.analysis.passes.loop_body import Stmt
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision, LoopHeader, decide
+from skewlsp.analysis.source.tree_text import MadeTrees
 
 
 def trip_for_depth(trip: int, requested: int) -> int:
@@ -33,13 +34,15 @@ def depth_advice(
     decision: Decision,
     call: cst.Call,
     fold: Callable[[cst.BaseExpression], Folded],
+    made: MadeTrees | None,
 ) -> str | None:
     """What would give a loop skewed below its requested depth (SKW002) that depth, or its
     depth without asking for more: each change decided again before it is offered.
 
     e.g. "a trip of 4 would give depth 2: e.g. halve QK_M_TILE". ``stmts`` are the body
     the decision was made on (a mixed loop's: the skewed core's); ``fold`` folds an
-    expression of the header as the bounds were folded.
+    expression of the header as the bounds were folded; ``made``: the trees the analysis
+    made, which a constant's code is cut from.
     """
     trip, requested, depth = decision.trip, decision.requested_depth, decision.depth
     if not trip or not requested or depth is None:
@@ -50,7 +53,7 @@ def depth_advice(
     if again is not None and again.verdict == "skewed" and (again.depth or 0) >= requested:
         advice.append(
             f"a trip of {target} would give depth {again.depth}"
-            + _constant_to_change(header, call, target, fold)
+            + _constant_to_change(header, call, target, fold, made)
         )
     if depth >= 2:  # the smallest stage asking for exactly this depth
         stage = 2 if depth == 2 else depth + 1  # (stage=3 asks for depth 2 too: SKW030)
@@ -73,6 +76,7 @@ def _constant_to_change(
     call: cst.Call,
     target: int,
     fold: Callable[[cst.BaseExpression], Folded],
+    made: MadeTrees | None,
 ) -> str:
     """``: e.g. halve TILE`` when the stop is ``N // TILE`` or ``N`` and changing that one
     constant (folded again with its new value) gives exactly the ``target`` trip."""
@@ -89,7 +93,7 @@ def _constant_to_change(
         ):
             return ""
         verb = "halve" if factor == 2 else f"divide by {factor}"
-        return f": e.g. {verb} {code_of(stop.right)}"
+        return f": e.g. {verb} {code_of(stop.right, made)}"
     if isinstance(stop, cst.Name):
         value = fold(stop)
         if isinstance(value, Const) and _gives(header, value.value * factor, target):

@@ -15,6 +15,7 @@ from skewlsp.analysis.passes.expand_mixed_kernel.core_split import ScalarAcross,
 from skewlsp.analysis.passes.loop_body import Stmt
 from skewlsp.analysis.skew_cross_core_pipeline import fifo_order
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision
+from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.contract import (
     CORE_NAMES,
     SCALAR_ACROSS,
@@ -40,8 +41,11 @@ def loop_report(
     stmts: Sequence[Stmt],
     stage_span: Span | None,
     stage_value: Span | None = None,
+    *,
+    made: MadeTrees | None,
 ) -> LoopReport:
-    """The report of one decided loop: positions, the decision's values, its findings."""
+    """The report of one decided loop: positions, the decision's values, its findings
+    (``made``: the trees the analysis made, which a finding's code is cut from)."""
 
     def span_of(index: int | None) -> Span | None:
         return None if index is None else span(stmts[index].located)
@@ -56,7 +60,7 @@ def loop_report(
                 fix=Edit(stage_value, "2") if stage_value is not None else None,
             ),
         )
-    hazards = fifo_order.hazards(d, stmts, span)  # SKW060: FIFOs the skew reorders
+    hazards = fifo_order.hazards(d, stmts, span, made)  # SKW060: FIFOs the skew reorders
     hints += tuple(fifo_order.finding(h, span(call)) for h in hazards)
     return LoopReport(
         path=path,

@@ -10,7 +10,6 @@ scratch, so the result is always what a full build would give.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -235,14 +234,11 @@ def _imported_call(index: ModuleIndex, text: str) -> bool:
     return _calls_any(text, tuple(index.imported))
 
 
-@functools.lru_cache(maxsize=256)
 def _line_count(text: str) -> int:
     return text.count("\n")
 
 
-@functools.lru_cache(maxsize=256)
 def _calls_any(text: str, names: tuple[str, ...]) -> bool:
-    """Whether ``text`` calls one of ``names``: memoised, since every keystroke in a
-    large function asks it again of the same (unchanged) function text."""
+    """Whether ``text`` calls one of ``names``."""
     pattern = "|".join(re.escape(name) for name in names)
     return re.search(rf"(?<![\w.])({pattern})\s*\(", text) is not None

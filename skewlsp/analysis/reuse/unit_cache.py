@@ -10,7 +10,6 @@ caller (the language server keeps one); nothing is read or written here.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import re
 import threading
@@ -157,7 +156,6 @@ def _reached(texts: Iterable[str], index: ModuleIndex) -> list[tuple[str, str]]:
     return sorted(found.items())
 
 
-@functools.lru_cache(maxsize=4096)
 def _names_in(text: str) -> frozenset[str]:
-    """The identifiers in a text (memoised: the same module texts come back on every edit)."""
+    """The identifiers in a text."""
     return frozenset(_IDENTIFIER.findall(text))

@@ -44,6 +44,7 @@ from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import code_of
 from skewlsp.analysis.passes.loop_body import Stmt
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision
+from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.walk import children
 from skewlsp.contract import CORE_NAMES, FifoHazard, FifoMessage, Finding, Related, Span
 
@@ -130,16 +131,16 @@ def _pushes_in(node: cst.CSTNode) -> list[tuple[cst.Call, str, bool]]:
     return found
 
 
-def _header(node: cst.CSTNode) -> str | None:
+def _header(node: cst.CSTNode, made: MadeTrees | None) -> str | None:
     """``if mode > 2`` / ``for j in pl.range(2)``: the block a nested tpush sits in."""
     if isinstance(node, cst.If):
-        text = f"if {code_of(node.test)}"
+        text = f"if {code_of(node.test, made)}"
     elif isinstance(node, cst.For):
-        text = f"for {code_of(node.target)} in {code_of(node.iter)}"
+        text = f"for {code_of(node.target, made)} in {code_of(node.iter, made)}"
     elif isinstance(node, cst.While):
-        text = f"while {code_of(node.test)}"
+        text = f"while {code_of(node.test, made)}"
     elif isinstance(node, cst.With):
-        text = "with " + ", ".join(code_of(item.item) for item in node.items)
+        text = "with " + ", ".join(code_of(item.item, made) for item in node.items)
     elif isinstance(node, cst.Try):
         text = "try"
     else:
@@ -156,12 +157,14 @@ def _push_call(stmt: Stmt) -> cst.CSTNode | None:
     return value if isinstance(value, cst.Call) else None
 
 
-def senders(stmts: Sequence[Stmt]) -> dict[str, tuple[Sender, ...]]:
+def senders(stmts: Sequence[Stmt], made: MadeTrees | None) -> dict[str, tuple[Sender, ...]]:
     """Per FIFO, the statements that send on it, in body order.
 
     A top-level push statement sends once per iteration; a compound statement
     (an ``if`` the compiler cannot prove, an inner loop it does not collapse, a
-    demoted or spliced inner pipeline) sends whatever tpushes it holds.
+    demoted or spliced inner pipeline) sends whatever tpushes it holds. ``made``: the
+    trees the analysis made (None: the statements are of libcst's parse, as a
+    rewrite's are), which the guards' code is cut from.
     """
     found: dict[str, list[Sender]] = {d: [] for d in DIRECTIONS}
     for index, stmt in enumerate(stmts):
@@ -172,7 +175,7 @@ def senders(stmts: Sequence[Stmt]) -> dict[str, tuple[Sender, ...]]:
                 found[direction].append(Sender(index, stmt.located, None))
         elif stmt.kind == "compound":
             seen: set[str] = set()
-            header = _header(stmt.node)
+            header = _header(stmt.node, made)
             for call, direction, in_else in _pushes_in(stmt.node):
                 if direction in found and direction not in seen:
                     seen.add(direction)
@@ -217,13 +220,16 @@ def _window(decision: Decision) -> int:
     return min(decision.trip, 3 * decision.depth)
 
 
-def fifo_orders(decision: Decision, stmts: Sequence[Stmt]) -> list[FifoOrder]:
-    """Both orders, over the window, of every FIFO this core sends on (skewed loops only)."""
+def fifo_orders(
+    decision: Decision, stmts: Sequence[Stmt], made: MadeTrees | None
+) -> list[FifoOrder]:
+    """Both orders, over the window, of every FIFO this core sends on (skewed loops only;
+    ``made`` as for :func:`senders`)."""
     if decision.verdict != "skewed" or not decision.depth or not decision.trip:
         return []
     window = _window(decision)
     orders: list[FifoOrder] = []
-    for direction, found in senders(stmts).items():
+    for direction, found in senders(stmts, made).items():
         if not found:
             continue
         indices = [s.index for s in found]
@@ -259,11 +265,14 @@ def _overtaken(
     raise ValueError(f"message {message} is missing from the skewed order")
 
 
-def moved_sends(decision: Decision, stmts: Sequence[Stmt]) -> list[MovedSend]:
-    """Every consumer-half statement whose messages the skew reorders, per FIFO."""
+def moved_sends(
+    decision: Decision, stmts: Sequence[Stmt], made: MadeTrees | None
+) -> list[MovedSend]:
+    """Every consumer-half statement whose messages the skew reorders, per FIFO (``made``
+    as for :func:`senders`)."""
     moved: list[MovedSend] = []
     produce = set(decision.produce)
-    for order in fifo_orders(decision, stmts):
+    for order in fifo_orders(decision, stmts, made):
         leads = [s for s in order.senders if s.index in produce]
         if not leads:
             continue
@@ -316,15 +325,19 @@ def _closed_form(decision: Decision, order: FifoOrder, lead: Sender) -> list[Mov
 
 
 def hazards(
-    decision: Decision, stmts: Sequence[Stmt], span_of: Callable[[cst.CSTNode], Span]
+    decision: Decision,
+    stmts: Sequence[Stmt],
+    span_of: Callable[[cst.CSTNode], Span],
+    made: MadeTrees | None,
 ) -> tuple[FifoHazard, ...]:
-    """The structured SKW060 hazards of a loop (empty unless it is skewed and reorders a FIFO)."""
+    """The structured SKW060 hazards of a loop (empty unless it is skewed and reorders a
+    FIFO; ``made`` as for :func:`senders`)."""
     if decision.verdict != "skewed":
         return ()
-    moved = moved_sends(decision, stmts)
+    moved = moved_sends(decision, stmts, made)
     if not moved:
         return ()
-    orders = {o.direction: o for o in fifo_orders(decision, stmts)}
+    orders = {o.direction: o for o in fifo_orders(decision, stmts, made)}
     labels: dict[int, str] = {}
     result: list[FifoHazard] = []
     for move in moved:

@@ -38,7 +38,7 @@ from skewlsp.analysis.passes.expand_mixed_kernel.move_reuse import shared_moves
 from skewlsp.analysis.passes.loop_body import BodyContext, InnerSkew, Stmt, resolve
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision, LoopHeader, decide
 from skewlsp.analysis.source.positions import shown_by_first_line
-from skewlsp.analysis.source.tree_text import made_source
+from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import CONSUMER, CORE_NAMES, CoreResult
 
@@ -100,27 +100,31 @@ class OutlinedScope:
     headers: tuple[cst.CSTNode, ...]
 
 
-def outlined_scope(fn: cst.FunctionDef, loop: cst.For, incore: bool = False) -> OutlinedScope:
+def outlined_scope(
+    fn: cst.FunctionDef, loop: cst.For, made: MadeTrees | None, incore: bool = False
+) -> OutlinedScope:
     """``loop``'s outlined scope in ``fn`` (``incore``: ``fn``'s body already runs in an
-    InCore scope, so a ``pl.split_aiv`` region in it opens none)."""
+    InCore scope, so a ``pl.split_aiv`` region in it opens none; ``made``: the trees the
+    analysis made)."""
     around = _around(body_statements(fn.body), loop) or []
-    scopes = _scopes(around, incore)
+    scopes = _scopes(around, made, incore)
     if scopes:
         return OutlinedScope(around[scopes[-1]], tuple(_headers(around[scopes[-1] :])))
     decorators = [d.decorator for d in fn.decorators]
     return OutlinedScope(fn.body, (*decorators, *_headers(around)))
 
 
-def scope_multiplies(scope: cst.CSTNode) -> bool:
+def scope_multiplies(scope: cst.CSTNode, made: MadeTrees | None) -> bool:
     """Whether the outlined scope calls a cube op (the matmul family).
 
     ExpandMixedKernel splits an InCore function holding ops of both cores, so a loop of
     vector ops only still lands in the AIV function, dispatched twice without a split
     mode, when the function around it multiplies; a function of vector ops only is one
     AIV function. (A loop of an inline helper without a scope of its own is outlined
-    with its caller's; only the helper's body is seen here.)
+    with its caller's; only the helper's body is seen here.) ``made``: the trees the
+    analysis made (a made scope's text shows most name no cube op).
     """
-    text = made_source(scope)  # (a made tree's text: most scopes name no cube op)
+    text = made.source(scope) if made is not None else None
     if text is not None and not any(op in text for op in op_registry.CUBE_OPS):
         return False
     return any(
@@ -148,11 +152,11 @@ def dual_aiv_dispatch(scope: OutlinedScope, lane_regions: bool) -> bool:
     return not any(_splits(header) for header in scope.headers)
 
 
-def _scopes(around: Sequence[cst.CSTNode], incore: bool) -> list[int]:
+def _scopes(around: Sequence[cst.CSTNode], made: MadeTrees | None, incore: bool) -> list[int]:
     """The indices of the statements of ``around`` that open an InCore scope."""
     found: list[int] = []
     for k, stmt in enumerate(around):
-        if opens_incore_scope(stmt, incore):
+        if opens_incore_scope(stmt, made, incore):
             found.append(k)
             incore = True
     return found
@@ -225,6 +229,7 @@ def per_core(
     live_out: Sequence[str],
     outside: Mapping[str, str],
     copies: int,
+    made: MadeTrees | None,
     nested: NestedPipelines | None = None,
     statement_code: Callable[[cst.CSTNode], str | None] | None = None,
     made_before: Collection[tuple[str, str]] = (),
@@ -238,13 +243,17 @@ def per_core(
     ``statement_code`` gives a statement's code from the source where it can (see
     ``body_lines``). ``copies`` is the vector function's, when the scope is split;
     ``scope_multiplies`` says whether it is, for a loop that has no cube op itself.
+    ``made``: the trees the analysis made, which the code of their nodes is cut from.
     """
     bodies = _core_bodies(stmts, nested)
-    splits = {"aic": split_body(bodies["aic"], outside, live_out)}
+    splits = {"aic": split_body(bodies["aic"], outside, live_out, made)}
     # Both cores usually see the same body: one split serves both (each core's list is
     # made afresh by the split, so neither core's list is shared with the other's).
     same = bodies["aiv"] is bodies["aic"]
-    splits["aiv"] = splits["aic"] if same else split_body(bodies["aiv"], outside, live_out)
+    if same:
+        splits["aiv"] = splits["aic"]
+    else:
+        splits["aiv"] = split_body(bodies["aiv"], outside, live_out, made)
     unknown = next((s.unknown for s in splits.values() if s.unknown), None)
     spliced_messages = any(message_core(s) is not None for s in stmts)
     if not spliced_messages and not any(s.crossings for s in splits.values()):
@@ -268,7 +277,7 @@ def per_core(
     )
     for core, core_stmts in lists.items():
         resolve(core_stmts, header.iter_names)
-        shared = shared_moves(core_stmts, outside, made_before)
+        shared = shared_moves(core_stmts, outside, made, made_before)
         shared += fence_values(core_stmts, splits[core].crossings, splits[core].body)
         d = decide(header, core_stmts, shared)
         result = CoreResult(
@@ -282,7 +291,7 @@ def per_core(
             copies if core == "aiv" else 1,
             d.pushes,
             d.pops,
-            body_lines(core_stmts, statement_code),
+            body_lines(core_stmts, made, statement_code),
         )
         results.append((result, d))
     if unknown:
@@ -337,7 +346,9 @@ def _skewed_core(cores: Sequence[CoreResult]) -> str | None:
 
 
 def body_lines(
-    stmts: Sequence[Stmt], statement_code: Callable[[cst.CSTNode], str | None] | None = None
+    stmts: Sequence[Stmt],
+    made: MadeTrees | None,
+    statement_code: Callable[[cst.CSTNode], str | None] | None = None,
 ) -> tuple[str, ...]:
     """Each statement of a core's body, the compiler's own marked with "+ ".
 
@@ -352,7 +363,7 @@ def body_lines(
         shown = _first_lines(stmt.node)
         # (a compound statement's own first line, cut from the text like a small statement)
         cut = statement_code(stmt.node) if statement_code else None
-        code = cut or code_of(shown) or stmt.kind
+        code = cut or code_of(shown, made) or stmt.kind
         if shown is not stmt.node:
             code = code.splitlines()[0] + " ..."
         lines.append(("+ " if stmt.origin.startswith("implicit") else "") + code)

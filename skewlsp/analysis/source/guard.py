@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from skewlsp.analysis.source.unit_parses import UnitTree, unit_tree
+from skewlsp.analysis.source.unit_parses import UnitParses, UnitTree
 from skewlsp.analysis.source.walk import stdlib_children
 
 
@@ -31,14 +31,17 @@ def describe(err: BaseException) -> str:
         return type(err).__name__
 
 
-def check_parseable(text: str, line_offset: int | None = None) -> UnitTree | None:
-    """The stdlib tree (None for a syntax error); raises _TooDeep for code too deep for libcst.
+def check_parseable(
+    text: str, parses: UnitParses, line_offset: int | None = None
+) -> UnitTree | None:
+    """The stdlib tree (None for a syntax error), from the analysis's ``parses``; raises
+    _TooDeep for code too deep for libcst.
 
     With ``line_offset`` (where a unit's text sits in the file), the tree may be cut out
-    of the file's own (see :func:`.unit_parses.unit_tree`).
+    of the file's own (see :meth:`.unit_parses.UnitParses.unit_tree`).
     """
     try:
-        found = unit_tree(text, line_offset)
+        found = parses.unit_tree(text, line_offset)
     except (SyntaxError, ValueError, MemoryError, OverflowError):
         return None
     except RecursionError:

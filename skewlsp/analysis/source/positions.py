@@ -29,7 +29,7 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from skewlsp.analysis.source.lines import source_lines, split_comment
-from skewlsp.analysis.source.unit_parses import NeedsConcreteTree, is_made
+from skewlsp.analysis.source.unit_parses import NeedsConcreteTree
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import Span
 
@@ -70,11 +70,20 @@ class LoopPositions:
     """Spans of the nodes of a unit's loops, computed on first use."""
 
     def __init__(
-        self, module: cst.Module, tree: ast.Module, text: str, line_offset: int, shift: int = 0
+        self,
+        module: cst.Module,
+        tree: ast.Module,
+        text: str,
+        line_offset: int,
+        shift: int = 0,
+        *,
+        made: bool = False,
     ) -> None:
         """``tree``'s line ``n`` is ``text``'s line ``n - shift`` (a tree cut out of the
-        file's has the file's line numbers)."""
+        file's has the file's line numbers); ``made``: ``module`` was made from ``tree``,
+        not parsed by libcst."""
         self._module = module
+        self._made = made
         self._tree = tree
         self._text = text
         self._line_offset = line_offset
@@ -324,7 +333,7 @@ class LoopPositions:
     def _concrete_only(self) -> None:
         """Rendering places nodes only in libcst's own tree (a made one has placeholder
         whitespace): the unit is then decided on that tree."""
-        if is_made(self._module):
+        if self._made:
             raise NeedsConcreteTree("the position of a node inside a statement")
 
     def _column_shifts(self, rendered: list[str], line: int, column: int) -> list[int]:

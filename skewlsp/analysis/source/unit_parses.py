@@ -4,30 +4,28 @@ A function can be parsed for two reasons in one analysis: it holds loops (a
 unit), and it calls an ``@pl.jit.inline`` helper (a caller, parsed to find the
 call sites). Both parsers gave it a tree each time: on pypto-lib's kernels the
 callers were parsed again with libcst 72 times and with ``ast`` 104 times, a
-tenth of a cold run. Inside :func:`shared_unit_parses`, a text is parsed at
-most once by each parser; outside, every call parses (nothing is kept).
+tenth of a cold run. One analysis's :class:`UnitParses` (held by its state,
+``frontend.state.AnalysisState``) parses a text at most once with each parser.
 Both kinds of trees are read, never changed, by the analysis.
 
 A batch run also parses the whole file with ``ast`` (Python refuses a file for a
-syntax error anywhere in it). Given that tree (:func:`share_module_tree`), a
-unit's stdlib tree is cut out of it instead of parsed again: the same statement
+syntax error anywhere in it). Given that tree (:meth:`UnitParses.share_module_tree`),
+a unit's stdlib tree is cut out of it instead of parsed again: the same statement
 nodes, whose line numbers are then the file's, not the unit text's
 (:class:`UnitTree` says by how much).
 
 The analysis reads libcst-shaped trees built from the stdlib trees
 (:mod:`cst_from_ast`; on pypto-lib's units 0.6 s where libcst's parse took 2.7 s).
-A rewrite needs libcst's own (:func:`concrete_trees`), and so does any unit whose
-analysis asks a made tree for code it cannot give (:class:`NeedsConcreteTree`).
+A rewrite needs libcst's own, and so does any unit whose analysis asks a made tree
+for code it cannot give (:class:`NeedsConcreteTree`).
 """
 
 from __future__ import annotations
 
 import ast
-import contextlib
-import contextvars
 import warnings
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -48,89 +46,65 @@ class UnitTree:
     shift: int = 0
 
 
-@dataclass
-class _Parses:
-    stdlib: dict[str, UnitTree | BaseException] = field(default_factory=dict)
-    concrete: dict[str, cst.Module | None] = field(default_factory=dict)
-    module: ast.Module | None = None  # the whole file's tree, when the caller has it
-    source: str = ""
-    lines: list[str] | None = None  # the file's, with their ends (split on first use)
-    facts: dict[object, object] = field(default_factory=dict)  # see analysis_facts
-    made: dict[str, Converted | None] = field(default_factory=dict)  # None: not convertible
-    made_trees: list[Converted] = field(default_factory=list)  # made in this analysis
-    # id -> (the made node, kept alive while its id is a key; the original; replacements)
-    replaced: dict[int, tuple[cst.CSTNode, cst.CSTNode, dict[int, str]]] = field(
-        default_factory=dict
-    )
+class UnitParses:
+    """The trees of unit texts one analysis has asked for, by text: each parsed (or made)
+    at most once."""
 
+    def __init__(self) -> None:
+        self._stdlib: dict[str, UnitTree | BaseException] = {}
+        self._concrete: dict[str, cst.Module | None] = {}
+        self._made: dict[str, Converted | None] = {}  # None: not convertible
+        self._module: ast.Module | None = None  # the whole file's tree, when the caller has it
+        self._source = ""
+        self._lines: list[str] | None = None  # the file's, with their ends (split on first use)
 
-_SHARED: contextvars.ContextVar[_Parses | None] = contextvars.ContextVar(
-    "unit_parses", default=None
-)
+    def share_parsed_text(self, text: str, tree: ast.Module) -> None:
+        """``tree`` is ``ast.parse(text)``: a unit with that text takes it instead of parsing."""
+        if text not in self._stdlib:
+            self._stdlib[text] = UnitTree(tree)
 
+    def share_module_tree(self, tree: ast.Module, source: str) -> None:
+        """Cut unit trees out of ``tree`` (the stdlib tree of ``source``) from now on."""
+        self._module, self._source, self._lines = tree, source, None
 
-@contextlib.contextmanager
-def shared_unit_parses() -> Iterator[None]:
-    """Share the parses of unit texts until the block ends (one module's analysis).
+    def unit_tree(self, text: str, line_offset: int | None) -> UnitTree:
+        """The stdlib tree of ``text``, which is the file's from line ``line_offset + 1`` if
+        ``line_offset`` is given (a unit: maybe wrapped in ``if 1:``); raises as
+        ``ast.parse``, every time it is asked."""
+        found = self._stdlib.get(text)
+        if found is None:
+            cut = None
+            if self._module is not None and line_offset is not None:
+                if self._lines is None:
+                    self._lines = source_lines(self._source, keepends=True)
+                cut = _cut_out(self._module, self._lines, text, line_offset)
+            found = self._stdlib[text] = cut if cut is not None else _parse_kept(text)
+        if isinstance(found, BaseException):
+            raise found
+        return found
 
-    Nested use keeps the outer scope's parses (an imported helper analysed while
-    its importer is).
-    """
-    if _SHARED.get() is not None:
-        yield
-        return
-    token = _SHARED.set(_Parses())
-    try:
-        yield
-    finally:
-        _SHARED.reset(token)
+    def concrete_module(self, text: str) -> cst.Module | None:
+        """libcst's tree of ``text`` (None if libcst refuses it)."""
+        if text not in self._concrete:
+            self._concrete[text] = parse_or_none(text)
+        return self._concrete[text]
 
+    def made(self, text: str, tree: Callable[[], UnitTree]) -> Converted | None:
+        """The tree made for ``text`` from its stdlib tree (which ``tree()`` gives); None
+        where libcst's parse must serve instead.
 
-def share_parsed_text(text: str, tree: ast.Module) -> None:
-    """``tree`` is ``ast.parse(text)``: a unit with that text takes it instead of parsing."""
-    shared = _SHARED.get()
-    if shared is not None and text not in shared.stdlib:
-        shared.stdlib[text] = UnitTree(tree)
+        Made trees are kept across analyses by text (a server's edit changes one function;
+        the helpers and callers around it are read again as they were): their nodes'
+        places are offsets into the text, whatever line it starts on.
+        """
+        if text not in self._made:
+            self._made[text] = _made_kept.get_or_make(text, lambda: _made(text, tree))
+        return self._made[text]
 
-
-def analysis_facts() -> dict[object, object] | None:
-    """A dict that lives as long as the current analysis of a module (None outside one):
-    for facts derived from the shared trees that several questions ask again (a caller's
-    calls, asked once per helper it calls)."""
-    shared = _SHARED.get()
-    return shared.facts if shared is not None else None
-
-
-def share_module_tree(tree: ast.Module, source: str) -> None:
-    """Cut unit trees out of ``tree`` (the stdlib tree of ``source``) until the scope ends."""
-    shared = _SHARED.get()
-    if shared is not None:
-        shared.module, shared.source, shared.lines = tree, source, None
-
-
-def stdlib_tree(text: str) -> ast.Module:
-    """``ast.parse(text)`` with its warnings silenced; raises what it raises, every time."""
-    found = unit_tree(text, None)
-    if found.shift:  # cut out of the module's tree: not what parsing the text gives
-        return _parse(text).tree
-    return found.tree
-
-
-def unit_tree(text: str, line_offset: int | None) -> UnitTree:
-    """The stdlib tree of ``text``, which is the file's from line ``line_offset + 1`` if
-    ``line_offset`` is given (a unit: maybe wrapped in ``if 1:``); raises as ``ast.parse``."""
-    shared = _SHARED.get()
-    found = shared.stdlib.get(text) if shared is not None else None
-    if found is None:
-        cut = None
-        if shared is not None and shared.module is not None and line_offset is not None:
-            cut = _cut_out(shared, text, line_offset)
-        found = cut if cut is not None else _parse_kept(text)
-        if shared is not None:
-            shared.stdlib[text] = found
-    if isinstance(found, BaseException):
-        raise found
-    return found
+    def made_so_far(self, text: str) -> Converted | None:
+        """The tree made for ``text`` in this analysis, if one was (None: not yet, or not
+        convertible)."""
+        return self._made.get(text)
 
 
 STDLIB_KEPT = 16  # stdlib trees of unit texts parsed alone, kept across analyses
@@ -165,12 +139,10 @@ def _parse(text: str) -> UnitTree | BaseException:
 _WRAPPER = "if 1:\n"
 
 
-def _cut_out(shared: _Parses, text: str, line_offset: int) -> UnitTree | None:
-    """The unit's statements from the module's tree, or None if the text is not exactly
-    whole statements of that file at that place (then the text is parsed)."""
-    if shared.lines is None:
-        shared.lines = source_lines(shared.source, keepends=True)
-    lines = shared.lines
+def _cut_out(module: ast.Module, lines: list[str], text: str, line_offset: int) -> UnitTree | None:
+    """The unit's statements from ``module`` (the tree of the file whose ``lines`` these
+    are), or None if the text is not exactly whole statements of that file at that place
+    (then the text is parsed)."""
     wrapped = False
     body = text
     first = line_offset + 1
@@ -182,8 +154,7 @@ def _cut_out(shared: _Parses, text: str, line_offset: int) -> UnitTree | None:
         count = line_count(body)
         if not _same_text(lines, first, count, body):
             return None
-    assert shared.module is not None
-    statements = _statements_within(shared.module.body, first, first + count - 1)
+    statements = _statements_within(module.body, first, first + count - 1)
     if not statements:
         return None
     if not wrapped:
@@ -243,88 +214,14 @@ def parse_or_none(text: str) -> cst.Module | None:
         return None
 
 
-HELPERS_KEPT = 16  # inline helpers whose libcst trees outlive one analysis
-_helpers: Kept[str, cst.Module | None] = Kept(HELPERS_KEPT)
-
-
-def helper_unit_parse(text: str) -> cst.Module | None:
-    """libcst's tree of an ``@pl.jit.inline`` helper's unit, kept across analyses.
-
-    The helper is analysed in its own file, and again by every file that imports and
-    calls it (with that file's arguments), but its text is the same: on pypto-lib's
-    kernels a few helpers were parsed again by every importing file.
-    """
-    return _helpers.get_or_make(text, lambda: parse_or_none(text))
-
-
-def concrete_module(
-    text: str, parse: Callable[[str], cst.Module | None] = parse_or_none
-) -> cst.Module | None:
-    """libcst's tree of ``text`` (None if libcst refuses it), from ``parse`` if not shared yet."""
-    shared = _SHARED.get()
-    if shared is None:
-        return parse(text)
-    if text in shared.concrete:
-        return shared.concrete[text]
-    found = shared.concrete[text] = parse(text)
-    return found
-
-
 class NeedsConcreteTree(Exception):
     """The analysis asked a made tree for code it cannot give exactly (a comment inside an
     expression, a node rendered with whitespace it never had): decide the unit again on
     libcst's own parse."""
 
 
-_CONCRETE: contextvars.ContextVar[bool] = contextvars.ContextVar("concrete_trees", default=False)
-
-
-@contextlib.contextmanager
-def concrete_trees() -> Iterator[None]:
-    """Give the analysis libcst's own trees until the block ends (a rewrite prints nodes
-    of the tree the analysis read, with the whitespace and comments of the text)."""
-    token = _CONCRETE.set(True)
-    try:
-        yield
-    finally:
-        _CONCRETE.reset(token)
-
-
-def making_trees() -> bool:
-    """Whether the analysis running now reads trees made from the stdlib's."""
-    return not _CONCRETE.get() and _SHARED.get() is not None
-
-
 MADE_KEPT = 64  # made trees that outlive one analysis (a server re-analyses per edit)
 _made_kept: Kept[str, Converted | None] = Kept(MADE_KEPT)
-
-
-def analysis_module(
-    text: str,
-    tree: Callable[[], UnitTree],
-    parse: Callable[[str], cst.Module | None] = parse_or_none,
-) -> cst.Module | None:
-    """The tree the analysis reads for ``text`` (whose stdlib tree ``tree()`` gives): made
-    from that tree within an analysis of a module, libcst's (from ``parse``) where it
-    cannot be made or concrete trees are asked for.
-
-    Made trees are kept across analyses by text (a server's edit changes one function;
-    the helpers and callers around it are read again as they were): their nodes' places
-    are offsets into the text, whatever line it starts on.
-    """
-    shared = _SHARED.get()
-    if shared is None or _CONCRETE.get():
-        return concrete_module(text, parse)
-    if text in shared.made:
-        found = shared.made[text]
-    else:
-        found = _made_kept.get_or_make(text, lambda: _made(text, tree))
-        shared.made[text] = found
-        if found is not None:
-            shared.made_trees.append(found)
-    if found is None:
-        return concrete_module(text, parse)
-    return found.module
 
 
 def _made(text: str, tree: Callable[[], UnitTree]) -> Converted | None:
@@ -337,37 +234,3 @@ def _made(text: str, tree: Callable[[], UnitTree]) -> Converted | None:
         return None
     except Exception:  # noqa: BLE001 - never worse than not making the tree
         return None
-
-
-def made_facts(text: str) -> dict[object, object] | None:
-    """The facts kept with the made tree of ``text`` in this analysis (None: not made)."""
-    shared = _SHARED.get()
-    found = shared.made.get(text) if shared is not None and not _CONCRETE.get() else None
-    return found.facts if found is not None else None
-
-
-def made_trees() -> Sequence[Converted]:
-    """The trees made in the analysis running now (none outside one)."""
-    shared = _SHARED.get()
-    return shared.made_trees if shared is not None else ()
-
-
-def note_replaced(made: cst.CSTNode, original: cst.CSTNode, replacements: dict[int, str]) -> None:
-    """``made`` is ``original`` with the nodes keyed by id in ``replacements`` read as those
-    names: its code is the original's with theirs replaced (see ``tree_text``)."""
-    shared = _SHARED.get()
-    if shared is not None and not _CONCRETE.get() and is_made(original):
-        shared.replaced[id(made)] = (made, original, dict(replacements))  # as they are now
-
-
-def replaced_node(node: cst.CSTNode) -> tuple[cst.CSTNode, dict[int, str]] | None:
-    """What :func:`note_replaced` said ``node`` was made from (None: nothing)."""
-    shared = _SHARED.get()
-    found = shared.replaced.get(id(node)) if shared is not None else None
-    return (found[1], found[2]) if found is not None else None
-
-
-def is_made(node: cst.CSTNode) -> bool:
-    """Whether ``node`` is a node of a tree made in this analysis (not libcst's parse)."""
-    key = id(node)
-    return any(key in made.shapeless or key in made.ranges for made in made_trees())

@@ -38,7 +38,7 @@ def rendered(node: cst.CSTNode) -> str:
 def assert_same_text(source: str) -> int:
     count = 0
     for node in walk(cst.parse_module(source)):
-        assert code_of(node) == rendered(node), rendered(node)
+        assert code_of(node, None) == rendered(node), rendered(node)  # (libcst's trees)
         count += 1
     return count
 
@@ -47,7 +47,7 @@ def test_simple_nodes_read_as_written() -> None:
     module = cst.parse_module("x = pl.tile.load\ny = 42\nz = 'q'\n")
     leaves = [n for n in walk(module) if isinstance(n, (cst.Name, cst.Integer, cst.SimpleString,
                                                          cst.Attribute))]
-    assert [code_of(n) for n in leaves] == ["x", "pl.tile.load", "pl.tile", "pl", "tile", "load",
+    assert [code_of(n, None) for n in leaves] == ["x", "pl.tile.load", "pl.tile", "pl", "tile", "load",
                                             "y", "42", "z", "'q'"]
 
 

@@ -27,6 +27,7 @@ def test_a_body_without_messages_or_errors() -> None:
             """),
         ALIASES,
         None,
+        None,  # (libcst's tree: nothing made)
     )
     assert checks.errors == []
     assert checks.explicit_messages is False
@@ -41,6 +42,7 @@ def test_a_pop_is_a_hand_written_message_and_a_push_without_split_is_refused() -
             """),
         ALIASES,
         None,
+        None,  # (libcst's tree: nothing made)
     )
     assert checks.explicit_messages is True
     assert checks.errors == ["tpush requires the keyword argument split="]
@@ -56,6 +58,7 @@ def test_messages_count_inside_nested_calls_and_definitions() -> None:
             """),
         ALIASES,
         None,
+        None,  # (libcst's tree: nothing made)
     )
     assert nested_call.explicit_messages is True
     assert nested_call.nested_messages is True
@@ -68,6 +71,7 @@ def test_messages_count_inside_nested_calls_and_definitions() -> None:
             """),
         ALIASES,
         None,
+        None,  # (libcst's tree: nothing made)
     )
     assert in_arithmetic.nested_messages is True
     in_definition = check_body(
@@ -78,6 +82,7 @@ def test_messages_count_inside_nested_calls_and_definitions() -> None:
             """),
         ALIASES,
         None,
+        None,  # (libcst's tree: nothing made)
     )
     # The definition's body is not the kernel's (its missing split= is not reported)...
     assert in_definition.errors == []
@@ -93,6 +98,7 @@ def test_a_message_op_spelled_outside_pl_is_not_a_message() -> None:
             """),
         ALIASES,
         None,
+        None,  # (libcst's tree: nothing made)
     )
     assert checks.explicit_messages is False
     assert len(checks.errors) == 1
@@ -108,6 +114,7 @@ def test_a_message_returned_or_yielded_whole_is_not_nested() -> None:
             """),
         ALIASES,
         None,
+        None,  # (libcst's tree: nothing made)
     )
     assert checks.explicit_messages is True
     assert checks.nested_messages is False
@@ -124,6 +131,7 @@ def test_a_lane_region_is_a_loop_header_the_parser_accepts_and_others_are_not() 
             """),
         ALIASES,
         None,
+        None,  # (libcst's tree: nothing made)
     )
     assert checks.errors == [
         "`for ... in pl.grid(...)`: the DSL parser accepts only pl.range, pl.parallel, "

@@ -17,9 +17,9 @@ import pytest
 
 from skewlsp.analysis import analyze
 from skewlsp.analysis.frontend.imports import (
+    SharedModules,
     as_seen_from_the_kernel,
     imported_lookup,
-    shared_imported_modules,
 )
 from skewlsp.analysis.frontend.source_index import imported_module_index
 from skewlsp.analysis.frontend.values import Const
@@ -130,15 +130,15 @@ def _package(folder: Path, trip: int) -> tuple[Path, Path]:
     return folder / "a.py", folder / "b.py"
 
 
-def _trip_as_imported(kernel: Path) -> object:
+def _trip_as_imported(kernel: Path, shared: SharedModules | None = None) -> object:
     index = imported_module_index(kernel.read_text())
-    return imported_lookup(index, str(kernel), RecordingResolver(()))("TRIP")
+    return imported_lookup(index, str(kernel), RecordingResolver(()), shared=shared)("TRIP")
 
 
 def test_kernels_of_one_package_share_what_its_config_module_folds_to(tmp_path: Path) -> None:
     a, b = _package(tmp_path / "pkg", trip=1)
-    with shared_imported_modules():
-        first, second = _trip_as_imported(a), _trip_as_imported(b)
+    batch = SharedModules()
+    first, second = _trip_as_imported(a, batch), _trip_as_imported(b, batch)
     alone = _trip_as_imported(b)
     assert first == second == alone == Const(1)
     assert first is second  # folded once, for both
@@ -151,11 +151,11 @@ def test_a_shared_config_module_serves_only_kernels_whose_imports_read_the_same(
     # Same cfg.py and dims.py, another base.py behind them: the second package folds its own.
     one, _ = _package(tmp_path / "one", trip=1)
     eight, _ = _package(tmp_path / "eight", trip=8)
-    with shared_imported_modules():
-        reports = [
-            analyze(path.read_text(), str(path), resolver=RecordingResolver(()))
-            for path in (one, eight, one)
-        ]
+    batch = SharedModules()
+    reports = [
+        analyze(path.read_text(), str(path), resolver=RecordingResolver(()), shared_modules=batch)
+        for path in (one, eight, one)
+    ]
     assert [report.trip for [report] in reports] == [1, 8, 1]
 
 
@@ -165,10 +165,10 @@ def test_a_kernel_served_a_shared_config_module_records_every_module_behind_it(
     # What a cache entry depends on: the modules read for the first kernel (dims.py
     # through cfg.py, and base.py through dims.py) are reads of the second one's too.
     a, b = _package(tmp_path / "pkg", trip=1)
-    with shared_imported_modules():
-        analyze(a.read_text(), str(a), resolver=RecordingResolver(()))
-        resolver = RecordingResolver(())
-        [report] = analyze(b.read_text(), str(b), resolver=resolver)
+    batch = SharedModules()
+    analyze(a.read_text(), str(a), resolver=RecordingResolver(()), shared_modules=batch)
+    resolver = RecordingResolver(())
+    [report] = analyze(b.read_text(), str(b), resolver=resolver, shared_modules=batch)
     assert report.trip == 1
     assert [(module, level) for module, level, _ in resolver.fingerprint] == [
         ("base", 0),
@@ -186,9 +186,10 @@ def test_a_module_one_kernel_could_not_read_is_read_again_for_the_next(tmp_path:
             raise OSError(13, "Permission denied")
         return disk(module, level, path)
 
-    with shared_imported_modules():
-        first = imported_lookup(imported_module_index(a.read_text()), str(a), unreadable_base)
-        blocked = first("TRIP")
-        second = _trip_as_imported(b)
+    batch = SharedModules()
+    index = imported_module_index(a.read_text())
+    first = imported_lookup(index, str(a), unreadable_base, shared=batch)
+    blocked = first("TRIP")
+    second = _trip_as_imported(b, batch)
     assert blocked != Const(1)
     assert second == Const(1)

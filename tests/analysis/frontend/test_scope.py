@@ -21,14 +21,14 @@ def statement(code: str) -> cst.CSTNode:
     ],
 )
 def test_core_group_and_spmd_scopes_open_one_inside_another_too(header: str) -> None:
-    assert opens_incore_scope(statement(header))
-    assert opens_incore_scope(statement(header), incore=True)
+    assert opens_incore_scope(statement(header), None)
+    assert opens_incore_scope(statement(header), None, incore=True)
 
 
 def test_a_lane_region_opens_a_scope_only_where_none_is_open_yet() -> None:
     region = statement("for lane in pl.split_aiv(2, mode=pl.SplitMode.NONE):")
-    assert opens_incore_scope(region)
-    assert not opens_incore_scope(region, incore=True)
+    assert opens_incore_scope(region, None)
+    assert not opens_incore_scope(region, None, incore=True)
     assert is_split_aiv_region(region)
 
 
@@ -41,5 +41,5 @@ def test_a_lane_region_opens_a_scope_only_where_none_is_open_yet() -> None:
     ],
 )
 def test_loops_and_other_levels_open_no_scope_and_are_no_region(header: str) -> None:
-    assert not opens_incore_scope(statement(header))
+    assert not opens_incore_scope(statement(header), None)
     assert not is_split_aiv_region(statement(header))

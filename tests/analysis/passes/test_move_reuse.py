@@ -9,13 +9,13 @@ from __future__ import annotations
 import libcst as cst
 
 from skewlsp.analysis.frontend.op_registry import CUBE, LAZY, VECTOR
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.passes.expand_mixed_kernel.move_reuse import (
     SharedMove,
     operand_moves,
     shared_moves,
 )
 from skewlsp.analysis.passes.loop_body import Stmt
-from skewlsp.analysis.source import unit_parses
 
 
 def _stmt(code: str, defs: tuple[str, ...] = (), kind: str = "plain") -> Stmt:
@@ -34,12 +34,12 @@ def test_two_matmuls_taking_an_outside_tile_as_the_same_operand_share_its_move()
         _stmt("g = pl.exp(h)\n", ("g",)),
         _stmt("y[0:32, 0:64] = pl.matmul(g, wt)\n"),
     ]
-    assert shared_moves(stmts, OUTSIDE) == (SharedMove("wt", "Right", (0, 2)),)
+    assert shared_moves(stmts, OUTSIDE, None) == (SharedMove("wt", "Right", (0, 2)),)
 
 
 def test_left_and_right_are_two_moves() -> None:
     stmts = [_stmt("a = pl.matmul(qt, x)\n", ("a",)), _stmt("b = pl.matmul(x, qt)\n", ("b",))]
-    assert shared_moves(stmts, OUTSIDE) == ()
+    assert shared_moves(stmts, OUTSIDE, None) == ()
 
 
 def test_a_transposed_operand_gets_a_view_and_a_move_of_its_own() -> None:
@@ -47,7 +47,7 @@ def test_a_transposed_operand_gets_a_view_and_a_move_of_its_own() -> None:
         _stmt("s = pl.matmul(q, wt, b_trans=True)\n", ("s",)),
         _stmt("o = pl.matmul(p, wt)\n", ("o",)),
     ]
-    assert shared_moves(stmts, OUTSIDE) == ()
+    assert shared_moves(stmts, OUTSIDE, None) == ()
 
 
 def test_keywords_and_the_accumulating_matmul_name_their_operands() -> None:
@@ -55,7 +55,7 @@ def test_keywords_and_the_accumulating_matmul_name_their_operands() -> None:
         _stmt("a = pl.matmul(lhs=qt, rhs=x)\n", ("a",)),
         _stmt("b = pl.matmul_acc(a, qt, y)\n", ("b",)),
     ]
-    assert shared_moves(stmts, OUTSIDE) == (SharedMove("qt", "Left", (0, 1)),)
+    assert shared_moves(stmts, OUTSIDE, None) == (SharedMove("qt", "Left", (0, 1)),)
 
 
 def test_tiles_made_in_the_body_or_living_in_vec_are_not_moved_into_the_cube() -> None:
@@ -66,7 +66,7 @@ def test_tiles_made_in_the_body_or_living_in_vec_are_not_moved_into_the_cube() -
         _stmt("c = pl.matmul(x, norm)\n", ("c",)),
         _stmt("d = pl.matmul(y, norm)\n", ("d",)),
     ]
-    assert shared_moves(stmts, OUTSIDE) == ()
+    assert shared_moves(stmts, OUTSIDE, None) == ()
 
 
 def test_a_nested_block_reuses_a_move_made_before_it_but_makes_none_for_later_statements() -> None:
@@ -74,12 +74,12 @@ def test_a_nested_block_reuses_a_move_made_before_it_but_makes_none_for_later_st
         _stmt("a = pl.matmul(x, wt)\n", ("a",)),
         _stmt("if c:\n    b = pl.matmul(y, wt)\n", ("b",)),
     ]
-    assert shared_moves(reuse, OUTSIDE) == (SharedMove("wt", "Right", (0, 1)),)
+    assert shared_moves(reuse, OUTSIDE, None) == (SharedMove("wt", "Right", (0, 1)),)
     scoped = [
         _stmt("if c:\n    b = pl.matmul(y, wt)\n", ("b",)),
         _stmt("a = pl.matmul(x, wt)\n", ("a",)),
     ]
-    assert shared_moves(scoped, OUTSIDE) == ()
+    assert shared_moves(scoped, OUTSIDE, None) == ()
 
 
 def test_a_move_made_before_the_loop_is_reused_and_shared_by_nobody() -> None:
@@ -87,8 +87,8 @@ def test_a_move_made_before_the_loop_is_reused_and_shared_by_nobody() -> None:
         _stmt("h = pl.matmul(x, wt)\n", ("h",)),
         _stmt("y[0:32, 0:64] = pl.matmul(g, wt)\n"),
     ]
-    assert shared_moves(stmts, OUTSIDE, made_before={("wt", "Right")}) == ()
-    assert shared_moves(stmts, OUTSIDE, made_before={("wt", "Left")}) == (
+    assert shared_moves(stmts, OUTSIDE, None, made_before={("wt", "Right")}) == ()
+    assert shared_moves(stmts, OUTSIDE, None, made_before={("wt", "Left")}) == (
         SharedMove("wt", "Right", (0, 1)),
     )
 
@@ -106,11 +106,12 @@ def main(x, w, out):
 
 def test_the_moves_of_a_made_tree_are_libcst_s() -> None:
     expected = [[], [], [("x", "Left"), ("wt", "Right")], [], []]
-    assert [list(operand_moves(stmt)) for stmt in _statements(cst.parse_module(HOISTED))] == expected
-    with unit_parses.shared_unit_parses():
-        made = unit_parses.analysis_module(HOISTED, lambda: unit_parses.unit_tree(HOISTED, None))
-        assert made is not None and unit_parses.is_made(made)
-        assert [list(operand_moves(stmt)) for stmt in _statements(made)] == expected
+    concrete = _statements(cst.parse_module(HOISTED))
+    assert [list(operand_moves(stmt, None)) for stmt in concrete] == expected
+    state = AnalysisState()
+    made = state.analysis_module(HOISTED, lambda: state.parses.unit_tree(HOISTED, None))
+    assert made is not None and state.made.holds(made)
+    assert [list(operand_moves(stmt, state.made)) for stmt in _statements(made)] == expected
 
 
 def _statements(module: cst.Module) -> list[cst.CSTNode]:

@@ -230,9 +230,11 @@ def test_a_huge_depth_is_decided_by_the_closed_form_with_the_same_counts() -> No
 )  # fmt: skip
 def test_the_moved_sends_follow_the_schedule_at_any_depth(trip: int, stage: int, depth: int) -> None:
     body = "if n > 1:\n    pl.tpush_to_aiv(q, split=0)\n" + CUBE
-    (model,) = analyze_models(kernel(body, f"pl.pipeline(0, {trip}, 1, stage={stage})"))
+    # (libcst's own trees, as a rewrite reads them: no made trees to cut code from)
+    source = kernel(body, f"pl.pipeline(0, {trip}, 1, stage={stage})")
+    (model,) = analyze_models(source, concrete=True)
     assert model.decision is not None and model.decision.depth == depth
-    moved = fifo_module.moved_sends(model.decision, model.stmts)
+    moved = fifo_module.moved_sends(model.decision, model.stmts, None)
     # Both pushes (statements 0 and 4) move past the lead (statement 2); the one before the
     # lead is also overtaken by its own iteration's lead (d + 1). The steady and epilogue
     # counts of depth d, as SKEW_RULES' schedule gives them:

@@ -321,14 +321,14 @@ def test_each_loop_sees_the_sides_of_the_values_defined_before_it() -> None:
     assert isinstance(fn, cst.FunctionDef)
     loops = [n for n in walk(fn) if isinstance(n, cst.For)]
     first, second, third = loops
-    sides = per_core.OutsideSides(body_statements(fn.body), {"kv": per_core.GM})
+    sides = per_core.OutsideSides(body_statements(fn.body), {"kv": per_core.GM}, None)
     assert "raw" not in sides.before(first)
     assert sides.before(second)["raw"] == per_core.CUBE and "ex" not in sides.before(second)
     # the walk does not enter else branches: that loop sees the whole function
     assert sides.before(third)["ex"] == per_core.VECTOR
     assert sides.before(first) == {"kv": per_core.GM}
     # The walk goes only as far as asked: the answers do not depend on the order asked.
-    backwards = per_core.OutsideSides(body_statements(fn.body), {"kv": per_core.GM})
+    backwards = per_core.OutsideSides(body_statements(fn.body), {"kv": per_core.GM}, None)
     assert backwards.before(third)["ex"] == per_core.VECTOR
     assert backwards.before(second) == {"kv": per_core.GM, "raw": per_core.CUBE}
     assert backwards.before(first) == {"kv": per_core.GM}
@@ -359,7 +359,7 @@ def test_what_is_made_before_an_incore_scope_is_a_tensor_inside_it() -> None:
         """)).body[0]
     assert isinstance(fn, cst.FunctionDef)
     first, second = [n for n in walk(fn) if isinstance(n, cst.For)]
-    sides = per_core.OutsideSides(body_statements(fn.body), {"table": GM})
+    sides = per_core.OutsideSides(body_statements(fn.body), {"table": GM}, None)
     assert sides.before(first) == {
         "table": GM, "flat": GM, "ex": GM, "row": LAZY, "ey": VECTOR
     }

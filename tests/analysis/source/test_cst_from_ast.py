@@ -19,14 +19,15 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from skewlsp.analysis import analyze
+from skewlsp.analysis import analyze, analyze_models
 from skewlsp.analysis.frontend.source_index import build_index
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import code_of, full_code
-from skewlsp.analysis.source import unit_parses
 from skewlsp.analysis.source.cst_expressions_from_ast import NotConvertible
 from skewlsp.analysis.source.cst_from_ast import convert
 from skewlsp.analysis.source.cst_nodes import is_placeholder
-from skewlsp.analysis.source.tree_text import made_source
+from skewlsp.analysis.source.tree_text import MadeTrees
+from skewlsp.analysis.source.unit_parses import NeedsConcreteTree
 from tests.fuzz.strategies import kernels, python_in_a_loop
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -178,12 +179,23 @@ def test_most_fixture_units_are_made() -> None:
     assert refused * 20 < made
 
 
+def _on_libcst_trees(source: str, path: str) -> list:
+    """The reports of an analysis of ``source`` on libcst's own trees (as a rewrite's)."""
+    return [model.report for model in analyze_models(source, path, concrete=True)]
+
+
+def _made_in(state: AnalysisState, text: str) -> cst.Module:
+    """The tree the analysis of ``state`` reads for ``text``: made from the stdlib's."""
+    made = state.analysis_module(text, lambda: state.parses.unit_tree(text, None))
+    assert made is not None and state.made.holds(made)
+    return made
+
+
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_a_lint_on_made_trees_reports_what_one_on_libcst_s_trees_does(path: Path) -> None:
     source = path.read_text(encoding="utf-8")
     lint = analyze(source, str(path))
-    with unit_parses.concrete_trees():
-        concrete = analyze(source, str(path))
+    concrete = _on_libcst_trees(source, str(path))
     assert lint == concrete
     assert lint  # every fixture that mentions pipeline holds a loop
 
@@ -204,19 +216,17 @@ def k(a, b):
 
 def test_a_made_node_s_code_is_libcst_s_rendering_of_it() -> None:
     concrete = cst.parse_module(KERNEL)
-    with unit_parses.shared_unit_parses():
-        made = unit_parses.analysis_module(KERNEL, lambda: unit_parses.unit_tree(KERNEL, None))
-        assert made is not None
-        assert unit_parses.is_made(made)
-        nodes = [
-            (a, b)
-            for a, b in _pairs_of(made, concrete)
-            if isinstance(b, (cst.BaseExpression, cst.BaseSmallStatement))
-        ]
-        assert len(nodes) > 20
-        for a, b in nodes:
-            assert code_of(a) == code_of(b)
-            assert full_code(a) == cst.Module(body=[]).code_for_node(b)
+    state = AnalysisState()
+    made = _made_in(state, KERNEL)
+    nodes = [
+        (a, b)
+        for a, b in _pairs_of(made, concrete)
+        if isinstance(b, (cst.BaseExpression, cst.BaseSmallStatement))
+    ]
+    assert len(nodes) > 20
+    for a, b in nodes:
+        assert code_of(a, state.made) == code_of(b, None)
+        assert full_code(a, state.made) == cst.Module(body=[]).code_for_node(b)
 
 
 def test_a_made_compound_statement_s_and_block_s_source_is_their_text_as_written() -> None:
@@ -228,30 +238,27 @@ def test_a_made_compound_statement_s_and_block_s_source_is_their_text_as_written
         "    for i in pl.range(4):  # four\n"
         "        a = g(a)\n"
     )
-    with unit_parses.shared_unit_parses():
-        made = unit_parses.analysis_module(text, lambda: unit_parses.unit_tree(text, None))
-        assert made is not None and unit_parses.is_made(made)
-        fn = made.body[0]
-        loop = fn.body.body[1]  # type: ignore[attr-defined]
-        assert made_source(loop) == "for i in pl.range(4):  # four\n        a = g(a)"
-        # A block starts at its first statement's decorators.
-        assert made_source(fn.body) == text[text.index("pl.jit") : -1]  # type: ignore[attr-defined]
-        assert made_source(fn) is None  # (a function's own decorators lie before its start)
+    state = AnalysisState()
+    fn = _made_in(state, text).body[0]
+    loop = fn.body.body[1]  # type: ignore[attr-defined]
+    assert state.made.source(loop) == "for i in pl.range(4):  # four\n        a = g(a)"
+    # A block starts at its first statement's decorators.
+    assert state.made.source(fn.body) == text[text.index("pl.jit") : -1]  # type: ignore[attr-defined]
+    assert state.made.source(fn) is None  # (a function's own decorators lie before its start)
 
 
 def test_a_made_node_s_source_is_its_text_as_written() -> None:
     text = "def f(a):\n    y = g(a,  # the first\n          a)\n"
     concrete = cst.parse_module(text)
-    with unit_parses.shared_unit_parses():
-        made = unit_parses.analysis_module(text, lambda: unit_parses.unit_tree(text, None))
-        assert made is not None and unit_parses.is_made(made)
-        line = made.body[0].body.body[0]  # type: ignore[attr-defined]
-        assert made_source(line.body[0]) == "y = g(a,  # the first\n          a)"
-        assert made_source(line.body[0].value) == "g(a,  # the first\n          a)"
-        assert made_source(line.body[0].value.args[1].value) is None  # (a bare name)
-        assert made_source(line) is None  # (a line's code is its statements')
-        assert made_source(concrete.body[0].body.body[0].body[0]) is None  # type: ignore[attr-defined]
-    assert made_source(line.body[0]) is None  # outside the analysis that made it
+    state = AnalysisState()
+    line = _made_in(state, text).body[0].body.body[0]  # type: ignore[attr-defined]
+    source = state.made.source
+    assert source(line.body[0]) == "y = g(a,  # the first\n          a)"
+    assert source(line.body[0].value) == "g(a,  # the first\n          a)"
+    assert source(line.body[0].value.args[1].value) is None  # (a bare name)
+    assert source(line) is None  # (a line's code is its statements')
+    assert source(concrete.body[0].body.body[0].body[0]) is None  # type: ignore[attr-defined]
+    assert MadeTrees().source(line.body[0]) is None  # another analysis's trees hold it not
 
 
 def _pairs_of(made: cst.CSTNode, concrete: cst.CSTNode) -> list[tuple[cst.CSTNode, cst.CSTNode]]:
@@ -274,13 +281,14 @@ def test_a_made_tree_s_whitespace_is_placeholders_never_rendered_as_the_text() -
     )
     assert is_placeholder(call.whitespace_after_func)
     assert not is_placeholder(cst.parse_expression("f(x)").whitespace_after_func)
-    with unit_parses.shared_unit_parses():
-        tree = unit_parses.analysis_module(KERNEL, lambda: unit_parses.unit_tree(KERNEL, None))
-        assert tree is not None
-        call = next(n for n, _ in _pairs_of(tree, made) if isinstance(n, cst.Call))
-        rebuilt = call.with_changes(args=call.args[:1])  # whitespace of a made tree
-        with pytest.raises(unit_parses.NeedsConcreteTree):
-            code_of(rebuilt)
+    state = AnalysisState()
+    tree = _made_in(state, KERNEL)
+    call = next(n for n, _ in _pairs_of(tree, made) if isinstance(n, cst.Call))
+    rebuilt = call.with_changes(args=call.args[:1])  # whitespace of a made tree
+    with pytest.raises(NeedsConcreteTree):
+        code_of(rebuilt, state.made)
+    with pytest.raises(NeedsConcreteTree):  # a made node rendered as if it were libcst's
+        code_of(call, None)
 
 
 def test_a_unit_whose_code_cannot_be_cut_is_decided_on_libcst_s_tree() -> None:
@@ -293,8 +301,7 @@ def test_a_unit_whose_code_cannot_be_cut_is_decided_on_libcst_s_tree() -> None:
         '        t = pl.tile.tpop_from_aic(split=0, name="""x\n"""\n        )\n'
     )
     lint = analyze(source, "k.py")
-    with unit_parses.concrete_trees():
-        assert analyze(source, "k.py") == lint
+    assert _on_libcst_trees(source, "k.py") == lint
     assert [r.code for r in lint] == ["SKW001"]
 
 
@@ -323,8 +330,7 @@ REFUSED = "this function could not be parsed by libcst"
 @given(st.one_of(kernels(), python_in_a_loop()))
 def test_any_kernel_is_linted_alike_on_made_and_on_libcst_s_trees(source: str) -> None:
     lint = analyze(source, "k.py")
-    with unit_parses.concrete_trees():
-        concrete = analyze(source, "k.py")
+    concrete = _on_libcst_trees(source, "k.py")
     if any(r.message == REFUSED for r in concrete):
         return  # libcst refuses a unit Python accepts: see the test below
     assert concrete == lint
@@ -341,5 +347,5 @@ def test_a_unit_python_accepts_and_libcst_refuses_is_still_linted() -> None:
     )
     ast.parse(source)
     assert [(r.verdict, r.code) for r in analyze(source, "k.py")] == [("left", "SKW010")]
-    with unit_parses.concrete_trees():  # as a rewrite reads it: libcst's parse or nothing
-        assert REFUSED in {r.message for r in analyze(source, "k.py")}
+    # As a rewrite reads it: libcst's parse or nothing.
+    assert REFUSED in {r.message for r in _on_libcst_trees(source, "k.py")}

@@ -297,7 +297,7 @@ def test_a_cut_statement_reads_as_libcst_renders_it() -> None:
     cut = [n for n in walk(module) if isinstance(n, cst.Assign) and found.statement_code(n)]
     assert len(cut) == 4
     for node in cut:
-        assert found.statement_code(node) == code_of(node)
+        assert found.statement_code(node) == code_of(node, None)
 
 
 @pytest.mark.parametrize(
@@ -319,14 +319,14 @@ def test_a_statement_that_reads_otherwise_alone_is_not_cut(source: str, name: st
 
 
 def test_a_method_whose_tree_is_cut_from_the_files_is_cut_at_its_own_lines() -> None:
-    from skewlsp.analysis.source.unit_parses import share_module_tree, shared_unit_parses, unit_tree
+    from skewlsp.analysis.source.unit_parses import UnitParses
 
     source = "import pypto.language as pl\n\n\nclass K:\n    def f(a, b):\n"
     source += "        x = g(a,\n            b)\n"
     unit = "if 1:\n" + "".join(source.splitlines(keepends=True)[4:])  # as the index cuts it
-    with shared_unit_parses():
-        share_module_tree(ast.parse(source), source)
-        found = unit_tree(unit, 3)
+    parses = UnitParses()
+    parses.share_module_tree(ast.parse(source), source)
+    found = parses.unit_tree(unit, 3)
     assert found.shift == 3  # the tree is the file's, not a parse of the unit text
     module = cst.parse_module(unit)
     positions = LoopPositions(module, found.tree, unit, 3, found.shift)
@@ -391,11 +391,11 @@ def assert_cuts_read_as_libcst_renders(source: str) -> int:
     other: list[tuple[str | None, str]] = []
     for node in walk(module):
         if isinstance(node, cst.BaseSmallStatement):
-            rendered, compound = code_of(node), False
+            rendered, compound = code_of(node, None), False
         elif isinstance(node, (cst.For, cst.While, cst.If, cst.With)) and isinstance(
             node.body, cst.IndentedBlock
         ):
-            rendered, compound = code_of(_first_lines(node)).splitlines()[0], True
+            rendered, compound = code_of(_first_lines(node), None).splitlines()[0], True
         else:
             continue
         pair = (found.statement_code(node), rendered)

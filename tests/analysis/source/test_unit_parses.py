@@ -1,20 +1,16 @@
 """Units and their callers, and helpers imported by several files: what each analysis
 decides while trees are made, shared and kept between analyses (a lint's trees made from
-the stdlib's, a preview's from libcst's); and the caches' scope (one analysis).
+the stdlib's, a preview's from libcst's); and the parses' scope (one analysis's state).
 
 How often each parser runs is a budget, measured in ``benchmarks/``."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable
-
-import libcst as cst
 import pytest
 
-from skewlsp.analysis import UnitCache, analyze
+from skewlsp.analysis import UnitCache, analyze, analyze_models
 from skewlsp.analysis.source import unit_parses
-from skewlsp.contract import Resolver, Span
+from skewlsp.contract import LoopReport, Resolver, Span
 
 # A helper with a loop, called by a function that holds a loop of its own: the caller is
 # a unit (parsed for its loop) and a caller (parsed for its call sites).
@@ -41,15 +37,13 @@ def caller_{tag}(a: pl.Tensor[[64, 64], pl.FP16]):
 '''
 
 
-@pytest.mark.parametrize(
-    "trees", [contextlib.nullcontext, unit_parses.concrete_trees], ids=["lint", "preview"]
-)
+@pytest.mark.parametrize("concrete", [False, True], ids=["lint", "preview"])
 def test_a_caller_that_holds_loops_decides_its_own_loop_and_its_copy_of_the_helper(
-    trees: Callable[[], contextlib.AbstractContextManager[object]],
+    concrete: bool,
 ) -> None:
     source = KERNEL.format(tag="once")
-    with trees():  # a lint's trees made from the stdlib's, or a preview's libcst trees
-        reports = analyze(source, "k.py")
+    # A lint's trees made from the stdlib's, or a preview's libcst trees.
+    reports = [m.report for m in analyze_models(source, "k.py", concrete=concrete)]
     found = [
         (r.span.line, r.code, r.trip, r.depth, r.instance.caller if r.instance else None)
         for r in reports
@@ -126,42 +120,20 @@ def top(a: pl.Tensor[[64, 64], pl.FP16]):
 """
 
 
-def test_outside_an_analysis_nothing_is_kept() -> None:
+def test_one_analysis_parses_a_text_once_and_the_next_parses_it_again() -> None:
     text = "x = 1\n"
-    assert unit_parses.concrete_module(text) is not unit_parses.concrete_module(text)
-    with unit_parses.shared_unit_parses():
-        assert unit_parses.concrete_module(text) is unit_parses.concrete_module(text)
-        assert unit_parses.stdlib_tree(text) is unit_parses.stdlib_tree(text)
+    parses = unit_parses.UnitParses()
+    assert parses.concrete_module(text) is parses.concrete_module(text)
+    assert parses.unit_tree(text, None) is parses.unit_tree(text, None)
+    assert unit_parses.UnitParses().concrete_module(text) is not parses.concrete_module(text)
 
 
 def test_a_refused_text_raises_each_time_it_is_asked_for() -> None:
-    with unit_parses.shared_unit_parses():
-        for _ in range(2):
-            with pytest.raises(SyntaxError):
-                unit_parses.stdlib_tree("def broken(:\n")
-        assert unit_parses.concrete_module("def broken(:\n") is None
-
-
-def test_within_an_analysis_an_expression_is_rendered_once() -> None:
-    from skewlsp.analysis.frontend.values import code_of, memoised_code
-
-    node = cst.parse_expression("f(a,  b) + g[1]")
-    assert code_of(node) == "f(a,  b) + g[1]"
-    assert code_of(node) is not code_of(node)  # rendered anew each time
-    with memoised_code():
-        assert code_of(node) is code_of(node)
-
-
-def test_a_node_s_code_is_the_same_across_analyses() -> None:
-    # A constant source's tree serves every file that imports it: its code is kept too.
-    from skewlsp.analysis.frontend import values
-
-    node = cst.parse_expression("Config(heads=(8, 16),  tile=[64, 64])")
-    texts = []
-    for _ in range(3):
-        with values.memoised_code():  # one analysis each
-            texts.append(values.code_of(node))
-    assert texts == ["Config(heads=(8, 16),  tile=[64, 64])"] * 3
+    parses = unit_parses.UnitParses()
+    for _ in range(2):
+        with pytest.raises(SyntaxError):
+            parses.unit_tree("def broken(:\n", None)
+    assert parses.concrete_module("def broken(:\n") is None
 
 
 HELPER_MODULE = '''\
@@ -203,15 +175,17 @@ def _helpers_module(tag: str) -> tuple[str, Resolver]:
 def test_an_inline_helper_is_decided_in_its_file_and_for_every_importer_in_a_preview() -> None:
     tag = "kept"
     helpers, resolver = _helpers_module(tag)
-    with unit_parses.concrete_trees():  # as a preview analyses (a lint parses none)
-        own = analyze(helpers, "helpers.py", resolver=resolver)
-        trips = [
-            [
-                r.trip
-                for r in analyze(IMPORTER.format(tag=tag, trip=n), f"k{n}.py", resolver=resolver)
-            ]
-            for n in (4, 6)
-        ]
+
+    def preview_reports(source: str, path: str) -> list[LoopReport]:
+        """As a preview analyses (on libcst's trees; a lint parses none)."""
+        models = analyze_models(source, path, resolver=resolver, concrete=True)
+        return [model.report for model in models]
+
+    own = preview_reports(helpers, "helpers.py")
+    trips = [
+        [r.trip for r in preview_reports(IMPORTER.format(tag=tag, trip=n), f"k{n}.py")]
+        for n in (4, 6)
+    ]
     assert [r.code for r in own] == ["SKW050"]  # no caller in its own file
     assert trips == [[4], [6]]  # each importer decides its own copy
     again = analyze(IMPORTER.format(tag=tag, trip=8), "k8.py", resolver=resolver)

@@ -28,13 +28,14 @@ from skewlsp.analysis.frontend.op_registry import (
 )
 from skewlsp.analysis.frontend.scope import function_params, opens_incore_scope
 from skewlsp.analysis.frontend.values import full_code
+from skewlsp.analysis.source.tree_text import MadeTrees
 
 if TYPE_CHECKING:  # fixpipe_casts reads op_leaf from here
     from skewlsp.analysis.passes.auto_tile_matmul_l0 import CubeCasts
 
 _TILES_OR_GM = TILE_SIDES | {GM}
 # The (tile, memory) moves the cube ops of a statement need (see move_reuse).
-MovesOf = Callable[[cst.CSTNode], Iterable[tuple[str, str]]]
+MovesOf = Callable[[cst.CSTNode, MadeTrees | None], Iterable[tuple[str, str]]]
 
 
 _NOT_OPERANDS = frozenset({"target_memory", "out_dtype", "dtype"})  # keywords
@@ -43,11 +44,11 @@ _TO_A_CORE_OPS = op_registry.TO_VECTOR_OPS | op_registry.TO_CUBE_OPS
 
 
 
-def _memory(call: cst.Call) -> str | None:
+def _memory(call: cst.Call, made: MadeTrees | None) -> str | None:
     arg = dsl.keyword(call, "target_memory")
     if arg is None:
         return None
-    text = full_code(arg.value)
+    text = full_code(arg.value, made)
     leaf = text.rsplit(".", 1)[-1]
     if leaf in op_registry.CUBE_MEMORY:
         return CUBE
@@ -75,11 +76,13 @@ class SideModel:
 
     ``consumed`` collects (name, side needed, side it had when read): the side at
     the read matters because ``x = pl.mul(x, 2)`` reads a cube ``x`` and rebinds
-    ``x`` to a vector tile in one statement.
+    ``x`` to a vector tile in one statement. ``made``: the trees the analysis made,
+    which the code of their nodes is cut from.
     """
 
-    def __init__(self, sides: Mapping[str, str]) -> None:
+    def __init__(self, sides: Mapping[str, str], made: MadeTrees | None) -> None:
         self.sides = dict(sides)
+        self.made = made
         self.unknown: list[str] = []
         # (name, side needed) for GM slices read inside nested blocks.
         self.nested_lazy_uses: list[tuple[str, str]] = []
@@ -182,7 +185,7 @@ class SideModel:
             consumed.extend((n, CUBE, self.side_of(n)) for n in tiles)
             return CUBE, join_sides(nested_side, CUBE)
         if leaf in op_registry.LOAD_OPS:
-            memory = _memory(call)
+            memory = _memory(call, self.made)
             return (memory or LAZY), join_sides(nested_side, memory or SHARED)
         if leaf in op_registry.CUBE_SOURCES:
             return CUBE, join_sides(nested_side, CUBE)
@@ -197,7 +200,7 @@ class SideModel:
         if leaf in op_registry.GM_OPS:
             return GM, nested_side
         if leaf in op_registry.VECTOR_SOURCES:
-            memory = _memory(call) or VECTOR
+            memory = _memory(call, self.made) or VECTOR
             return memory, join_sides(nested_side, memory)
         if leaf in op_registry.VECTOR_SCALAR_OPS:
             return SHARED, join_sides(nested_side, VECTOR)
@@ -233,7 +236,7 @@ class SideModel:
         if path and path[-1] == "yield_":
             return SHARED, SHARED
         if any(self.side_of(n) in TILE_SIDES for n in self._operands(call)[0]):
-            self.unknown.append(full_code(call.func))
+            self.unknown.append(full_code(call.func, self.made))
         return SHARED, SHARED
 
     def _inputs(self, call: cst.Call, consumed: list[tuple[str, str, str]]) -> _OpInputs:
@@ -260,7 +263,7 @@ class SideModel:
         """A move (to the memory it names, or to the core its name says), or, with no
         target, a copy that stays where its first tile is."""
         tiles, nested_side = inputs.tiles, inputs.nested_side
-        target = _memory(call)
+        target = _memory(call, self.made)
         if leaf in op_registry.TO_VECTOR_OPS:
             target = VECTOR
         elif leaf in op_registry.TO_CUBE_OPS:
@@ -443,16 +446,19 @@ class OutsideSides:
     most of a real kernel's vector work) is never walked. (A statement the model
     fails on is therefore met only if a loop after it is asked about; the failure
     then ends the unit's analysis, as it did when the whole function was walked first.)
+    ``made``: the trees the analysis made (the function's may be one).
     """
 
     def __init__(
         self,
         fn_body: Sequence[cst.CSTNode],
         params: Mapping[str, str],
+        made: MadeTrees | None,
         moves_of: MovesOf | None = None,
         incore: bool = False,
     ) -> None:
-        self._model = SideModel(params)
+        self._made = made
+        self._model = SideModel(params, made)
         self._at_loop: dict[int, dict[str, str]] = {}
         self._moves_at_loop: dict[int, frozenset[tuple[str, str]]] = {}
         self._moves_of = moves_of
@@ -468,33 +474,33 @@ class OutsideSides:
         InCore scope) inherits none, and what was made before it reaches it as tensors
         (:meth:`SideModel.outlined`). ``incore``: the block already runs in one.
         """
-        made = set(inherited)
+        moves = set(inherited)
         for stmt in block:
             kind = type(stmt)
             if kind is cst.For:
                 self._at_loop[id(stmt)] = dict(self._model.sides)
-                self._moves_at_loop[id(stmt)] = frozenset(made)
+                self._moves_at_loop[id(stmt)] = frozenset(moves)
                 yield
             if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
                 self._model.statement(stmt)
                 if self._moves_of is not None:
-                    if made:
+                    if moves:
                         rebound = set(statement_defs(stmt))
-                        made = {key for key in made if key[0] not in rebound}
-                    made.update(
+                        moves = {key for key in moves if key[0] not in rebound}
+                    moves.update(
                         (name, memory)
-                        for name, memory in self._moves_of(stmt)
+                        for name, memory in self._moves_of(stmt, self._made)
                         if self._model.side_of(name) in (CUBE, LAZY)
                     )
             elif kind is cst.With or kind is cst.For or kind is cst.If or kind is cst.While:
-                opens = opens_incore_scope(stmt, incore)
+                opens = opens_incore_scope(stmt, self._made, incore)
                 if opens:
                     self._model.outlined()
-                inner = frozenset() if opens else frozenset(made)
+                inner = frozenset() if opens else frozenset(moves)
                 yield from self._walk(body_statements(stmt.body), inner, incore or opens)
-                if made:
+                if moves:
                     rebound = set(statement_defs(stmt))
-                    made = {key for key in made if key[0] not in rebound}
+                    moves = {key for key in moves if key[0] not in rebound}
 
     def moves_before(self, loop: cst.CSTNode) -> frozenset[tuple[str, str]]:
         """(tile, memory) moves InferTileMemorySpace makes before ``loop`` in the blocks

@@ -28,6 +28,7 @@ from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import (
 from skewlsp.analysis.passes.expand_mixed_kernel.move_reuse import SharedMove
 from skewlsp.analysis.passes.flatten_call_expr import flatten_crossing_calls
 from skewlsp.analysis.passes.loop_body import Stmt
+from skewlsp.analysis.source.tree_text import MadeTrees
 
 
 @dataclass
@@ -75,7 +76,12 @@ class ScalarAcross:
     read_by: cst.CSTNode  # the first statement of the other core that reads it
 
 
-def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iterable[str]) -> Split:
+def split_body(
+    stmts: Sequence[Stmt],
+    outside: Mapping[str, str],
+    live_out: Iterable[str],
+    made: MadeTrees | None,
+) -> Split:
     """Both cores' top-level statement lists, with the implicit messages in program order.
 
     A GM slice is loaded once. ConvertTensorToTileOps loads a slice that feeds a matmul
@@ -83,17 +89,18 @@ def split_body(stmts: Sequence[Stmt], outside: Mapping[str, str], live_out: Iter
     boundary (cube -> vector); a slice only vector ops read is loaded to Vec. The
     readers are found by a first scan, and the second scan loads each slice accordingly.
     Nested calls on the other core than the op around them are statements of their own
-    first, as SSA makes them.
+    first, as SSA makes them. ``made``: the trees the analysis made, which the code of
+    their nodes is cut from.
     """
-    stmts = flatten_crossing_calls(stmts)
+    stmts = flatten_crossing_calls(stmts, made)
     casts = cube_casts(stmts)
-    first = _scan(stmts, outside, frozenset(), frozenset(), casts)
+    first = _scan(stmts, outside, frozenset(), frozenset(), casts, made)
     to_mat = frozenset(name for name, needed in first.demand.items() if CUBE in needed)
     to_vec = frozenset(first.vector_read)
     stored = any(_stored_tile(stmt, to_vec) for stmt in stmts)
-    scan = _scan(stmts, outside, to_mat, to_vec, casts) if to_mat or stored else first
+    scan = _scan(stmts, outside, to_mat, to_vec, casts, made) if to_mat or stored else first
     sides, crossings, model = scan.sides, scan.crossings, scan.model
-    crossings = sorted([*crossings, *_gm_fences(stmts, sides)], key=lambda c: c.before)
+    crossings = sorted([*crossings, *_gm_fences(stmts, sides, made)], key=lambda c: c.before)
     aic = _core_list(stmts, sides, crossings, CUBE, live_out, scan.readers)
     aiv = _core_list(stmts, sides, crossings, VECTOR, live_out, scan.readers)
     unknown = model.unknown[0] if model.unknown else None
@@ -154,14 +161,15 @@ def _scan(
     outside: Mapping[str, str],
     to_mat: frozenset[str],
     to_vec: frozenset[str],
-    cube_casts: CubeCasts | None = None,
+    cube_casts: CubeCasts | None,
+    made: MadeTrees | None,
 ) -> _BodyScan:
     """One walk of the body: each statement's side and where values cross.
 
     ``to_vec`` are the cube tiles a vector op reads somewhere in the body (found by a
     first walk): a store of one of them runs on the vector (see ``_stored_tile``).
     """
-    walk = _BodyWalk(outside, to_mat, to_vec, cube_casts)
+    walk = _BodyWalk(outside, to_mat, to_vec, cube_casts, made)
     for index, stmt in enumerate(stmts):
         walk.statement(index, stmt)
     return walk.result()
@@ -177,8 +185,9 @@ class _BodyWalk:
         to_mat: frozenset[str],
         to_vec: frozenset[str],
         cube_casts: CubeCasts | None,
+        made: MadeTrees | None,
     ) -> None:
-        model = SideModel(outside)
+        model = SideModel(outside, made)
         model.cube_casts = cube_casts
         for name in to_mat:
             if model.side_of(name) == LAZY:
@@ -273,7 +282,9 @@ class _BodyWalk:
         return _BodyScan(sides, self.crossings, model, self.demand, vector_read, self.readers)
 
 
-def _gm_fences(stmts: Sequence[Stmt], sides: Sequence[str]) -> list[Crossing]:
+def _gm_fences(
+    stmts: Sequence[Stmt], sides: Sequence[str], made: MadeTrees | None
+) -> list[Crossing]:
     """Cube stores that a later vector statement loads back from GM.
 
     Neither op is a move, so no tile crosses; ExpandMixedKernel still orders them
@@ -303,7 +314,7 @@ def _gm_fences(stmts: Sequence[Stmt], sides: Sequence[str]) -> list[Crossing]:
                         "C->V",
                         index,
                         push_after=store,
-                        pushed=code_of(tile),
+                        pushed=code_of(tile, made),
                         pushed_reads=tuple(reads_of(tile)),
                     )
                 )

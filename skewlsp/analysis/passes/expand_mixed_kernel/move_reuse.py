@@ -26,7 +26,7 @@ import libcst as cst
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.op_registry import CUBE, LAZY, op_leaf
 from skewlsp.analysis.passes.loop_body import Stmt
-from skewlsp.analysis.source.tree_text import made_source
+from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.walk import walk
 
 # The memory each operand of a cube op is moved to, by position and by keyword
@@ -60,6 +60,7 @@ class SharedMove:
 def shared_moves(
     stmts: Sequence[Stmt],
     outside: Mapping[str, str],
+    made: MadeTrees | None,
     made_before: Collection[tuple[str, str]] = (),
 ) -> tuple[SharedMove, ...]:
     """The moves of outside tiles that more than one top-level statement reads.
@@ -67,12 +68,13 @@ def shared_moves(
     A move made inside a nested block lives only there, so a compound statement
     reuses a move made before it but never makes one for the statements after it.
     ``made_before``: moves made before the loop in the blocks around it, which the body
-    reuses (defined outside the loop, they carry nothing).
+    reuses (defined outside the loop, they carry nothing). ``made``: the trees the
+    analysis made (see :func:`operand_moves`).
     """
     defined = {name for stmt in stmts for name in stmt.defs}
     users: dict[tuple[str, str], list[int]] = {}
     for index, stmt in enumerate(stmts):
-        for name, memory in operand_moves(stmt.node):
+        for name, memory in operand_moves(stmt.node, made):
             if name in defined or outside.get(name) not in (CUBE, LAZY):
                 continue
             if (name, memory) in made_before:
@@ -90,9 +92,10 @@ def shared_moves(
     )
 
 
-def operand_moves(node: cst.CSTNode) -> Iterator[tuple[str, str]]:
-    """(tile name, memory) of every cube-op operand in ``node`` that needs a move."""
-    if not _may_call_a_cube_op(node):
+def operand_moves(node: cst.CSTNode, made: MadeTrees | None) -> Iterator[tuple[str, str]]:
+    """(tile name, memory) of every cube-op operand in ``node`` that needs a move
+    (``made``: the trees the analysis made, whose text shows most nodes call none)."""
+    if made is not None and not _may_call_a_cube_op(node, made):
         return
     for call in _calls(node):
         leaf = op_leaf(call)
@@ -114,7 +117,7 @@ def operand_moves(node: cst.CSTNode) -> Iterator[tuple[str, str]]:
                 yield arg.value.value, memory
 
 
-def _may_call_a_cube_op(node: cst.CSTNode) -> bool:
+def _may_call_a_cube_op(node: cst.CSTNode, made: MadeTrees) -> bool:
     """False only where the text of a made tree shows that no call in ``node`` is one of
     the cube ops above (an op's name is written out in the call: ``pl.matmul(``).
 
@@ -126,7 +129,7 @@ def _may_call_a_cube_op(node: cst.CSTNode) -> bool:
     lines = kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite
     parts = node.body if lines else (node,)  # type: ignore[attr-defined]
     for part in parts:
-        text = made_source(part)
+        text = made.source(part)
         if text is None or any(op in text for op in _POSITIONS):
             return True
     return False

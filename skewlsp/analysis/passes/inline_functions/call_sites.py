@@ -46,16 +46,9 @@ from skewlsp.analysis.frontend.scope import (
     update_locals,
 )
 from skewlsp.analysis.frontend.source_index import Unit
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import CallSiteValue
-from skewlsp.analysis.source.kept import Kept
-from skewlsp.analysis.source.unit_parses import (
-    analysis_facts,
-    analysis_module,
-    made_facts,
-    making_trees,
-    parse_or_none,
-    unit_tree,
-)
+from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.walk import stdlib_walk, walk
 from skewlsp.contract import Span
 
@@ -74,14 +67,19 @@ class CallSite:
 
 
 def call_sites(
-    caller: Unit, helper: cst.FunctionDef, constants: ModuleConstants, called: str | None = None
+    caller: Unit,
+    helper: cst.FunctionDef,
+    constants: ModuleConstants,
+    state: AnalysisState,
+    called: str | None = None,
 ) -> list[CallSite]:
     """Every call of ``helper`` in ``caller``, in source order (none if it does not parse).
 
-    ``constants`` are the caller's module's; ``called`` is the name the caller calls the
+    ``constants`` are the caller's module's; ``state`` is the analysis's (the caller's
+    trees are shared with its own unit's); ``called`` is the name the caller calls the
     helper by, when it imported it under another name.
     """
-    facts = _caller_facts(caller, constants)
+    facts = _caller_facts(caller, constants, state)
     if facts is None:
         return []
     fn = facts.fn
@@ -100,7 +98,7 @@ def call_sites(
         if scope is None:
             continue
         lookup = scope.bound_lookup([EnclosingLoop(var, None) for var in loop_vars])
-        values, texts = _bind(call, helper_params, lookup, constants)
+        values, texts = _bind(call, helper_params, lookup, constants, state.made)
         shown = tuple(
             (param, _quoted(values[param], texts[param]))
             for param, p in helper_params
@@ -131,78 +129,70 @@ class _CallerFacts:
     scopes: dict[int, FunctionScope]  # name resolution at each call (by id)
 
 
-def _caller_facts(caller: Unit, constants: ModuleConstants) -> _CallerFacts | None:
-    memo = analysis_facts()
-    key = ("caller", caller.text, caller.line_offset, id(constants), making_trees())
-    if memo is not None and key in memo:
+def _caller_facts(
+    caller: Unit, constants: ModuleConstants, state: AnalysisState
+) -> _CallerFacts | None:
+    memo = state.facts
+    key = ("caller", caller.text, caller.line_offset, id(constants), state.concrete)
+    if key in memo:
         return memo[key]  # type: ignore[return-value]
-    found = _calls_of(caller)
+    found = _calls_of(caller, state)
     facts = None
     if found is not None:
         fn, calls, spans = found
-        facts = _CallerFacts(fn, calls, spans, _scopes_at_calls(fn, constants))
-    if memo is not None:
-        memo[key] = facts  # ``constants`` lives as long as this analysis: its id is unique
+        facts = _CallerFacts(fn, calls, spans, _scopes_at_calls(fn, constants, state.made))
+    memo[key] = facts  # ``constants`` lives as long as this analysis: its id is unique
     return facts
 
 
 _Calls = tuple[cst.FunctionDef, dict[str, list[Place]], dict[str, list[Span]]]
-_CALLERS_KEPT = 64  # callers kept across analyses (a server re-analyses a helper per edit)
-_calls_kept: Kept[tuple[str, int], _Calls | None] = Kept(_CALLERS_KEPT)
-_callers: Kept[str, cst.Module | None] = Kept(_CALLERS_KEPT)
 
 
-def _calls_of(caller: Unit) -> _Calls | None:
-    """The caller's tree and its calls by name, kept across analyses with its tree: they
-    depend on its text and place only (a server re-analyses a helper whenever any of its
-    callers changes, the others did not). What names mean there depends on the module's
-    constants and is worked out again every time."""
-    fn = _parsed(caller)
-    facts = made_facts(caller.text)
-    if facts is not None:  # a made tree: its calls are kept with it
-        key = ("calls", caller.line_offset)
-        if key not in facts:
-            facts[key] = _find_calls(caller, fn)
-        return facts[key]  # type: ignore[return-value]
-    return _calls_kept.get_or_make(
-        (caller.text, caller.line_offset), lambda: _find_calls(caller, fn)
-    )
+def _calls_of(caller: Unit, state: AnalysisState) -> _Calls | None:
+    """The caller's tree and its calls by name, kept with a made tree across analyses:
+    they depend on its text and place only (a server re-analyses a helper whenever any
+    of its callers changes, the others did not). What names mean there depends on the
+    module's constants and is worked out again every time."""
+    fn = _parsed(caller, state)
+    facts = state.made_facts(caller.text)
+    if facts is None:  # libcst's tree: nothing kept
+        return _find_calls(caller, fn, state)
+    key = ("calls", caller.line_offset)
+    if key not in facts:
+        facts[key] = _find_calls(caller, fn, state)
+    return facts[key]  # type: ignore[return-value]
 
 
-def _find_calls(caller: Unit, fn: cst.FunctionDef | None) -> _Calls | None:
+def _find_calls(
+    caller: Unit, fn: cst.FunctionDef | None, state: AnalysisState
+) -> _Calls | None:
     if fn is None:
         return None
     calls: dict[str, list[Place]] = {}
-    for place in _calls(body_statements(fn.body), is_incore_function(fn), (), ()):
+    incore = is_incore_function(fn, state.made)
+    for place in _calls(body_statements(fn.body), incore, (), (), state.made):
         calls.setdefault(place[0].func.value, []).append(place)  # type: ignore[attr-defined]
-    return fn, calls, _call_spans(caller)
+    return fn, calls, _call_spans(caller, state)
 
 
-def _parsed(caller: Unit) -> cst.FunctionDef | None:
+def _parsed(caller: Unit, state: AnalysisState) -> cst.FunctionDef | None:
     """A caller's function, parsed once however many helpers it calls (never mutated).
 
     Within one analysis the tree is the one the caller's own unit uses, if it has
-    loops (whichever needed it first made it); the last few callers' libcst trees are
-    also kept across analyses.
+    loops (whichever needed it first made it).
     """
     text = caller.text
-    module = analysis_module(
-        text,
-        lambda: unit_tree(text, caller.line_offset),
-        lambda t: _callers.get_or_make(t, lambda: parse_or_none(t)),
-    )
-    if not making_trees():
-        _callers.remember(text, module)  # (also when the caller's own unit parsed it)
+    module = state.analysis_module(text, lambda: state.parses.unit_tree(text, caller.line_offset))
     if module is None:
         return None
     return next((s for s in module.body if isinstance(s, cst.FunctionDef)), None)
 
 
-def _call_spans(caller: Unit) -> dict[str, list[Span]]:
+def _call_spans(caller: Unit, state: AnalysisState) -> dict[str, list[Span]]:
     """Where each call of each plain name is in the file, in source order (the stdlib
     parser gives positions for a fraction of what libcst's position metadata costs)."""
     try:
-        found = unit_tree(caller.text, caller.line_offset)
+        found = state.parses.unit_tree(caller.text, caller.line_offset)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return {}
     lines = caller.text.split("\n")
@@ -246,6 +236,7 @@ def _calls(
     incore: bool,
     headers: tuple[cst.CSTNode, ...],
     loop_vars: tuple[str, ...],
+    made: MadeTrees | None,
 ) -> Iterator[Place]:
     """Calls of plain names with whether they are InCore, the headers and loop variables
     around them, in source order."""
@@ -257,7 +248,7 @@ def _calls(
                 if type(node) is cst.Call and type(node.func) is cst.Name:  # type: ignore[attr-defined]
                     yield node, incore, headers, loop_vars  # type: ignore[misc]
             continue
-        inner_incore = incore or opens_incore_scope(stmt, incore)
+        inner_incore = incore or opens_incore_scope(stmt, made, incore)
         inner_headers = headers
         inner_vars = loop_vars
         if isinstance(stmt, cst.With):
@@ -272,7 +263,7 @@ def _calls(
         elif orelse is not None and hasattr(orelse, "body"):
             blocks.append(body_statements(orelse.body))
         for inner in blocks:
-            yield from _calls(inner, inner_incore, inner_headers, inner_vars)
+            yield from _calls(inner, inner_incore, inner_headers, inner_vars, made)
 
 
 def statement_effects_of_target(loop: cst.For) -> tuple[str, ...]:
@@ -280,13 +271,15 @@ def statement_effects_of_target(loop: cst.For) -> tuple[str, ...]:
     return tuple(n.value for n in walk(loop.target) if isinstance(n, cst.Name))
 
 
-def _scopes_at_calls(fn: cst.FunctionDef, constants: ModuleConstants) -> dict[int, FunctionScope]:
+def _scopes_at_calls(
+    fn: cst.FunctionDef, constants: ModuleConstants, made: MadeTrees | None
+) -> dict[int, FunctionScope]:
     """The caller's name resolution at each call of a plain name (by id), as the engine
     builds it for loops."""
     params = frozenset(n for n, _ in function_params(fn))
     defs = block_defs(body_statements(fn.body))
     base = FunctionScope(constants, params, frozenset(defs) | params, tile_like_names(fn))
-    base.specialized = specialized_params(fn, constants)
+    base.specialized = specialized_params(fn, constants, made)
     env: dict[str, Folded] = dict(base.specialized)
     if is_inline_helper(fn):  # a helper calling a helper: its parameters come from its callers
         for param, _ in function_params(fn):
@@ -296,7 +289,7 @@ def _scopes_at_calls(fn: cst.FunctionDef, constants: ModuleConstants) -> dict[in
                 "set by each of its callers",
             )
     found: dict[int, FunctionScope] = {}
-    for stmt, _incore in flatten_top_level(body_statements(fn.body), False):
+    for stmt, _incore in flatten_top_level(body_statements(fn.body), made, False):
         compound = not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
         poisoned = frozenset(statement_defs(stmt)) if compound else frozenset()
         scope = base.at(env, poisoned)
@@ -312,6 +305,7 @@ def _bind(
     params: list[tuple[str, cst.Param]],
     lookup,
     constants: ModuleConstants,
+    made: MadeTrees | None,
 ) -> tuple[dict[str, Folded], dict[str, str]]:
     """Each helper parameter's value at ``call`` (Python's binding rules), and its text."""
     values: dict[str, Folded] = {}
@@ -328,14 +322,14 @@ def _bind(
             index += 1
         else:
             target = arg.keyword.value
-        values[target] = Folder(lookup).fold(arg.value)
-        texts[target] = code_of(arg.value)[:40]
+        values[target] = Folder(lookup, made).fold(arg.value)
+        texts[target] = code_of(arg.value, made)[:40]
     for param, p in params:
         if param in values:
             continue
         if p.default is not None:
-            values[param] = Folder(constants).fold(p.default)
-            texts[param] = code_of(p.default)[:40]
+            values[param] = Folder(constants, made).fold(p.default)
+            texts[param] = code_of(p.default, made)[:40]
         else:
             values[param] = Dynamic(param, f"`{param}` is not passed at this call")
             texts[param] = "?"

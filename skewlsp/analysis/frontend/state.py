@@ -1,0 +1,77 @@
+"""The state of one analysis of a module: what its stages share, in one explicit object.
+
+The driver creates one :class:`AnalysisState` per analysis
+(:func:`skewlsp.analysis.driver.analyze_models`) and hands it down to every stage that
+needs it, as the compiler's PassManager hands its passes the program they transform.
+It lives as long as the analysis (the trees it reads may be kept longer, by
+``source.unit_parses``), and nothing reaches it but through a parameter or an attribute
+of an object the driver made: what a stage reads is what it was given.
+
+It holds:
+
+- the parses of unit texts (:class:`~skewlsp.analysis.source.unit_parses.UnitParses`):
+  a caller of an inline helper is parsed once whether it is read as a unit or for its
+  calls;
+- the trees made from the stdlib's that the analysis reads
+  (:class:`~skewlsp.analysis.source.tree_text.MadeTrees`): whatever renders a node for
+  a message is handed these, since only the tree that made a node knows where its
+  code is;
+- facts derived from those trees that several questions ask again (a caller's calls,
+  asked once per helper it calls);
+- whether the analysis reads libcst's own trees (``concrete``): a rewrite prints nodes
+  of the tree the analysis read, with the whitespace and comments of the text;
+- the constants of imported modules that the analyses of a batch share
+  (:class:`.imports.SharedModules`), when the caller shares them: the one part that
+  outlives the analysis, as a compiler's modules share one context.
+
+The class is the frontend's, the lowest stage that knows everything it holds; the
+source stage is handed only the parts it needs (the parses, the made trees).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+import libcst as cst
+
+from skewlsp.analysis.frontend.imports import SharedModules
+from skewlsp.analysis.source.tree_text import MadeTrees
+from skewlsp.analysis.source.unit_parses import UnitParses, UnitTree
+
+
+@dataclass(frozen=True)
+class AnalysisState:
+    """What one analysis of a module shares between its stages (see the module's doc)."""
+
+    concrete: bool = False  # libcst's own trees, not trees made from the stdlib's
+    shared_modules: SharedModules | None = None  # the batch's (see the module's doc)
+    parses: UnitParses = field(default_factory=UnitParses)
+    made: MadeTrees = field(default_factory=MadeTrees)
+    facts: dict[object, object] = field(default_factory=dict)
+
+    def with_concrete_trees(self) -> AnalysisState:
+        """The same analysis on libcst's own trees (its parses, made trees and facts
+        shared): a unit whose made tree cannot give what its walk asks
+        (``source.unit_parses.NeedsConcreteTree``) is walked again on libcst's."""
+        return replace(self, concrete=True)
+
+    def analysis_module(self, text: str, tree: Callable[[], UnitTree]) -> cst.Module | None:
+        """The tree the analysis reads for ``text`` (whose stdlib tree ``tree()`` gives):
+        made from that tree, or libcst's (None if libcst refuses the text) where it cannot
+        be made or ``concrete`` trees are read."""
+        if self.concrete:
+            return self.parses.concrete_module(text)
+        made = self.parses.made(text, tree)
+        if made is None:
+            return self.parses.concrete_module(text)
+        self.made.add(made)
+        return made.module
+
+    def made_facts(self, text: str) -> dict[object, object] | None:
+        """The facts kept with the tree made for ``text`` (across analyses, like the tree);
+        None when this analysis reads libcst's tree of it."""
+        if self.concrete:
+            return None
+        found = self.parses.made_so_far(text)
+        return found.facts if found is not None else None
