@@ -99,10 +99,12 @@ def analyse(
     cache: UnitCache | None = None,
     importers: Importers | None = None,
     shared_modules: SharedModules | None = None,
+    planner: str = "pypto",
 ) -> list[LoopReport]:
     """Every loop's report (see :func:`skewlsp.analysis.driver.analyze`); the analyses of a
     batch given the same ``shared_modules`` share the constants of the modules they
-    import."""
+    import; ``planner`` is the compiler's memory planner ("pypto", its default, or
+    "ptoas")."""
     from skewlsp.analysis import analyze
 
     return analyze(
@@ -112,6 +114,7 @@ def analyse(
         cache=cache,
         importers=importers,
         shared_modules=shared_modules,
+        planner=planner,
     )
 
 
@@ -122,6 +125,7 @@ def preview(
     path: str | None = None,
     resolver: Resolver | None = None,
     importers: Importers | None = None,
+    planner: str = "pypto",
 ) -> LoopPreview:
     """The innermost loop spanning 1-based ``line``, rewritten as the compiler does.
 
@@ -129,7 +133,7 @@ def preview(
     :class:`PreviewUnavailable` (with the reason) when no loop spans the line or the
     pass rewrites nothing there.
     """
-    models = _models(source, path, resolver, importers)
+    models = _models(source, path, resolver, importers, None, planner)
     model = _model_at(models, line)
     refusal = _unparsable(models)
     if refusal is not None:
@@ -147,6 +151,7 @@ def previews(
     resolver: Resolver | None = None,
     importers: Importers | None = None,
     shared_modules: SharedModules | None = None,
+    planner: str = "pypto",
 ) -> list[tuple[LoopReport, LoopPreview | PreviewUnavailable]]:
     """Every loop with its preview, or the reason it has none, from one analysis
     (``shared_modules`` as for :func:`analyse`)."""
@@ -154,7 +159,7 @@ def previews(
 
     found: list[tuple[LoopReport, LoopPreview | PreviewUnavailable]] = []
     reanalyse = _reanalyse(path, resolver, shared_modules)
-    models = _models(source, path, resolver, importers, shared_modules)
+    models = _models(source, path, resolver, importers, shared_modules, planner)
     refusal = _unparsable(models)
     for model in models:
         if refusal is not None:
@@ -172,10 +177,15 @@ def previews(
 
 
 def rewrite(
-    source: str, line: int, *, path: str | None = None, resolver: Resolver | None = None
+    source: str,
+    line: int,
+    *,
+    path: str | None = None,
+    resolver: Resolver | None = None,
+    planner: str = "pypto",
 ) -> str:
     """The whole file with the loop spanning ``line`` rewritten; everything else unchanged."""
-    models = _models(source, path, resolver)
+    models = _models(source, path, resolver, None, None, planner)
     model = _model_at(models, line)
     refusal = _unparsable(models)
     if refusal is not None:
@@ -198,6 +208,7 @@ def _models(
     resolver: Resolver | None,
     importers: Importers | None = None,
     shared_modules: SharedModules | None = None,
+    planner: str = "pypto",
 ) -> list[LoopModel]:
     try:
         source.encode("utf-8")
@@ -206,7 +217,7 @@ def _models(
             f"the text holds a character that is not valid Unicode (at offset {error.start}); "
             "no rewrite is shown"
         ) from None
-    return _concrete_models(source, path, resolver, importers, shared_modules)
+    return _concrete_models(source, path, resolver, importers, shared_modules, planner)
 
 
 def _concrete_models(
@@ -215,6 +226,7 @@ def _concrete_models(
     resolver: Resolver | None,
     importers: Importers | None = None,
     shared_modules: SharedModules | None = None,
+    planner: str = "pypto",
 ) -> list[LoopModel]:
     """The models a rewrite prints from: on libcst's own trees (with the text's whitespace
     and comments), not the ones a lint reads (made from the stdlib's)."""
@@ -227,6 +239,7 @@ def _concrete_models(
         importers=importers,
         concrete=True,
         shared_modules=shared_modules,
+        planner=planner,
     )
 
 

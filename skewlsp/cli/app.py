@@ -385,6 +385,7 @@ def _preview(ns: argparse.Namespace) -> int:
             path=absolute,
             resolver=RecordingResolver(settings.src),
             importers=importers,
+            planner=settings.memory_planner,
         )
     except api.PreviewUnavailable as refusal:
         raise CliError(f"{path_text}:{line}: {refusal}") from None

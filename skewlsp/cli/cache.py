@@ -55,9 +55,11 @@ def directory_for(root: Path, configured: bool, environ: Mapping[str, str] | Non
     return user_cache_home(environ) / "skewlint" / f"{root.name or 'root'}-{digest}"
 
 
-def cache_key(data: bytes, path: str, src_roots: Sequence[Path]) -> str:
+def cache_key(data: bytes, path: str, src_roots: Sequence[Path], planner: str = "pypto") -> str:
+    """The entry of a file's bytes, read with these settings by this skewlsp (the memory
+    planner changes what the lowering passes do)."""
     digest = hashlib.sha256()
-    for part in (_FORMAT, __version__, path, *map(str, src_roots)):
+    for part in (_FORMAT, __version__, path, planner, *map(str, src_roots)):
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
     digest.update(data)
     return digest.hexdigest()

@@ -108,7 +108,8 @@ def analyze_cached(
 
     src_roots = job.settings.src
     cache = _cache_for(job.settings) if job.options.use_cache and job.path else None
-    key = cache_key(data, job.path or "", src_roots) if cache else ""
+    planner = job.settings.memory_planner
+    key = cache_key(data, job.path or "", src_roots, planner) if cache else ""
     path = job.path
     if cache is not None and path is not None:
         cached = cache.get(key, path, src_roots, digests, lambda: _project.digest(path))
@@ -127,6 +128,7 @@ def analyze_cached(
             resolver=resolver,
             importers=importers,
             shared_modules=shared_modules,
+            planner=planner,
         )
     )
     dependencies = resolver.dependencies(job.path)
@@ -178,7 +180,12 @@ def _analyse_with_previews(
     resolver = RecordingResolver(job.settings.src)
     importers = _project if "jit.inline" in source else None
     found = api.previews(
-        source, job.path, resolver=resolver, importers=importers, shared_modules=shared_modules
+        source,
+        job.path,
+        resolver=resolver,
+        importers=importers,
+        shared_modules=shared_modules,
+        planner=job.settings.memory_planner,
     )
     for report, preview in found:
         reports.append(report)

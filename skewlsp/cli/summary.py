@@ -1,7 +1,7 @@
 """The summary that closes the text formats (``concise``, ``full``).
 
-"Found N diagnostics (...)" or "No diagnostics in N files", then one line per code
-the run only counts (SKW010 unless selected), saying how to list them.
+"Found N diagnostics (...)" or "No diagnostics in N files", then what the run only
+counts (the loops the skew pass leaves, unless selected), saying how to list them.
 """
 
 from __future__ import annotations
@@ -11,8 +11,16 @@ from collections.abc import Sequence
 from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.common.wording import plural
 
-# What a summarised code counts: (one, many).
-SUMMARISED_NOUNS = {"SKW010": ("loop left as a pipeline loop", "loops left as pipeline loops")}
+# What each summarised code of the loops the skew pass left counts: all counted in one line.
+LEFT_LOOP_WORDS = {
+    "SKW011": "replicated",
+    "SKW012": "with a remainder",
+    "SKW013": "with a run-time remainder",
+    "SKW015": "rotated through slots",
+    "SKW016": "declined by LowerPipelineToSlots",
+    "SKW017": "never run",
+    "SKW010": "stage=1 or unknown",
+}
 # The severities counted in the summary, in the plural ("information" has none).
 SEVERITY_PLURALS = {"information": "information"}
 
@@ -33,10 +41,23 @@ def summary(diagnostics: Sequence[Diagnostic], files: int, summarised: Sequence[
     hidden: dict[str, int] = {}
     for code in summarised:
         hidden[code] = hidden.get(code, 0) + 1
-    for code, n in sorted(hidden.items()):
-        one, many = SUMMARISED_NOUNS.get(code, (f"{code} diagnostic", f"{code} diagnostics"))
-        text += (
-            f"{plural(n, one, many)} ({code}, not shown; "
-            f"`--extend-select {code}` lists {'it' if n == 1 else 'them'}).\n"
-        )
-    return text
+    return text + _left_loops(hidden) + "".join(
+        f"{plural(n, f'{code} diagnostic')} ({code}, not shown; "
+        f"`--extend-select {code}` lists {'it' if n == 1 else 'them'}).\n"
+        for code, n in sorted(hidden.items())
+        if code not in LEFT_LOOP_WORDS
+    )
+
+
+def _left_loops(hidden: dict[str, int]) -> str:
+    """One line for the loops the lowering passes take: how many, and what becomes of them."""
+    counted = [(code, hidden[code]) for code in LEFT_LOOP_WORDS if code in hidden]
+    if not counted:
+        return ""
+    total = sum(n for _, n in counted)
+    parts = ", ".join(f"{n} {LEFT_LOOP_WORDS[code]} ({code})" for code, n in counted)
+    left = "loop left as a pipeline loop" if total == 1 else "loops left as pipeline loops"
+    return (
+        f"{total} {left}, not shown: {parts}; "
+        f"`--extend-select SKW01` lists {'it' if total == 1 else 'them'}.\n"
+    )

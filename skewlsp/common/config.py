@@ -61,7 +61,10 @@ KNOWN_KEYS = (
     "exclude",
     "extend-exclude",
     "docs-url",
+    "memory-planner",
 )
+# The compiler's memory planners (its PassContext's memory_planner); "pypto" is its default.
+MEMORY_PLANNERS = ("pypto", "ptoas")
 
 
 class SettingsError(Exception):
@@ -98,6 +101,8 @@ class Settings:
     # Where the codes' documentation is hosted (see skewlsp.common.rules_page); None: the
     # rules page installed with skewlsp.
     docs_url: str | None = None
+    # The compiler's memory planner: under "ptoas", LowerPipelineToSlots may rotate a loop.
+    memory_planner: str = "pypto"
 
     @property
     def all_excludes(self) -> tuple[str, ...]:
@@ -196,12 +201,24 @@ def settings_from_table(table: Mapping[str, Any], config: Path) -> Settings:
         changes["exclude"] = _strings(config, "exclude", table["exclude"])
     if "extend-exclude" in table:
         changes["extend_exclude"] = _strings(config, "extend-exclude", table["extend-exclude"])
+    changes.update(_outside_the_selection(config, table))
+    return replace(settings, **changes)
+
+
+def _outside_the_selection(config: Path, table: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings about links and the compiler, not about which codes are reported."""
+    changes: dict[str, Any] = {}
     if "docs-url" in table:
         problem = template_problem(table["docs-url"])
         if problem is not None:
             raise SettingsError(config, "docs-url", problem)
         changes["docs_url"] = table["docs-url"]
-    return replace(settings, **changes)
+    if "memory-planner" in table:
+        planner = table["memory-planner"]
+        if planner not in MEMORY_PLANNERS:
+            raise SettingsError(config, "memory-planner", 'one of "pypto", "ptoas"')
+        changes["memory_planner"] = planner
+    return changes
 
 
 def is_code_selector(text: str) -> bool:

@@ -22,7 +22,9 @@ from skewlsp.contract import CODES, SEVERITY_RANK
 # Codes the linter counts in its summary instead of listing, unless selected by name or
 # prefix: on real kernels most loops are left for LowerPipelineLoops, and listing each
 # one buries the few findings (302 of 315 diagnostics on pypto-lib's models/).
-SUMMARISED_BY_DEFAULT = ("SKW010",)
+# The same holds for what the lowering passes do to the loops the skew pass left, except
+# what deserves a warning or an error (SKW014, SKW041).
+SUMMARISED_BY_DEFAULT = ("SKW010", "SKW011", "SKW012", "SKW013", "SKW015", "SKW016", "SKW017")
 
 
 def _specificity(selector: str, code: str) -> int:

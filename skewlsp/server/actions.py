@@ -82,12 +82,18 @@ def loop_preview(
     report: LoopReport,
     resolver: Resolver | None = None,
     importers: Importers | None = None,
+    planner: str = "pypto",
 ) -> api.LoopPreview:
     """The loop before and after the pass, from one analysis (:func:`skewlsp.api.preview`);
     ``importers``: where an inline helper's callers are, as for the document's analysis."""
     try:
         return api.preview(
-            source, report.line, path=report.path, resolver=resolver, importers=importers
+            source,
+            report.line,
+            path=report.path,
+            resolver=resolver,
+            importers=importers,
+            planner=planner,
         )
     except api.PreviewUnavailable as error:
         raise PreviewUnavailableError(str(error)) from error

@@ -83,9 +83,12 @@ class WorkspaceResolver:
     or module file) is looked up, and recorded, by its resolved path too.
     """
 
-    def __init__(self, open_texts: dict[str, str], src_roots: Iterable[Path]) -> None:
+    def __init__(
+        self, open_texts: dict[str, str], src_roots: Iterable[Path], planner: str = "pypto"
+    ) -> None:
         self.open_texts = open_texts
         self.src_roots = tuple(src_roots)
+        self.planner = planner  # the project's memory planner, for the lowering passes
         self.looked_at: set[str] = set()
 
     def __call__(self, module: str, level: int, importing_path: str | None) -> str | None:
@@ -159,6 +162,7 @@ def compute(
             resolver=resolver,
             cache=cache,
             importers=importers,
+            planner=resolver.planner,
         )
         log.debug(
             "analysed %s v%s in %.1f ms (function cache so far: hits %s, misses %s)",

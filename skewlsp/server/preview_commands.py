@@ -43,6 +43,7 @@ async def _loop_preview(
         report,
         resolver,
         SiblingImporters(path, resolver.open_texts) if path else None,
+        resolver.planner,
     )
 
 

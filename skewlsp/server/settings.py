@@ -57,6 +57,7 @@ class EffectiveSettings:
     code_lens: bool
     inlay_hints: bool
     docs_url: str | None = None  # where the codes' links point; None: the installed page
+    memory_planner: str = "pypto"  # the project's ([tool.skewlint] memory-planner)
 
 
 _INVALID = object()  # what a reader returns for a value it refuses
@@ -230,7 +231,9 @@ def effective(project: Settings, client: ClientOptions, root: str | None) -> Eff
     base = Path(root) if root else project.root
     src = tuple(project.src) + tuple((base / entry).resolve() for entry in client.src)
     docs = client.docs_url or project.docs_url
-    return EffectiveSettings(selection, src, client.code_lens, client.inlay_hints, docs)
+    return EffectiveSettings(
+        selection, src, client.code_lens, client.inlay_hints, docs, project.memory_planner
+    )
 
 
 def is_config_file(path: str) -> bool:

@@ -137,7 +137,8 @@ class SkewServer(LanguageServer):
                 # Imports are looked up in the resolved directory of the importing file:
                 # an editor's path through a symlink must name the same file.
                 open_texts[os.path.realpath(path)] = doc.source
-        return WorkspaceResolver(open_texts, self.settings_for(snapshot.uri).src)
+        settings = self.settings_for(snapshot.uri)
+        return WorkspaceResolver(open_texts, settings.src, settings.memory_planner)
 
     @property
     def debounce(self) -> float:

@@ -17,6 +17,7 @@ from skewlsp.contract import CORE_TITLES, LoopReport, PreviewUnavailable
 from skewlsp.transform.context import build_context
 from skewlsp.transform.demote import demoted_loop
 from skewlsp.transform.render import changed_region, loop_lines, replace_loop
+from skewlsp.transform.replicate import lowered_statements
 from skewlsp.transform.schedule import skewed_statements
 
 
@@ -65,6 +66,8 @@ def _rewritten(model: LoopModel, loop: cst.For) -> list[cst.BaseStatement]:
     _refuse_unless_rewritten(model)
     if model.report.verdict == "skewed":
         return _labelled(skewed_statements(build_context(model)), model.report)
+    if model.report.verdict == "left":
+        return lowered_statements(model.report, loop)
     return [demoted_loop(loop)]
 
 
@@ -81,12 +84,11 @@ def _refuse_unless_rewritten(model: LoopModel) -> None:
     if verdict in ("skewed", "demoted"):
         return
     if verdict == "left":
-        stage = model.report.stage
-        times = "stage times" if stage is None else f"{stage} time{'' if stage == 1 else 's'}"
-        raise PreviewUnavailable(
-            f"left as a pipeline loop: LowerPipelineLoops replicates the body {times}; "
-            "nothing is rewritten by this pass"
-        )
+        lowering = model.report.lowering
+        if model.node is not None and lowering is not None and lowering.code != "SKW010":
+            return  # the lowering passes rewrite it (lowered_statements)
+        why = lowering.reason if lowering is not None else "its stage is not known"
+        raise PreviewUnavailable(f"left as a pipeline loop: {why}; nothing is rewritten")
     raise PreviewUnavailable(
         model.report.message or f"no preview for a loop with verdict {verdict}"
     )

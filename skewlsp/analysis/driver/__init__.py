@@ -30,6 +30,7 @@ from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.driver.module_run import analyse_module
 from skewlsp.analysis.frontend.imports import SharedModules
 from skewlsp.analysis.frontend.state import AnalysisState
+from skewlsp.analysis.lower_pipeline.lowering import lowered_reports
 from skewlsp.analysis.report.overlap import with_overlaps
 from skewlsp.analysis.reuse.unit_cache import UnitCache
 from skewlsp.contract import Importers, LoopReport, Resolver
@@ -45,13 +46,16 @@ def analyze(
     cache: UnitCache | None = None,
     importers: Importers | None = None,
     shared_modules: SharedModules | None = None,
+    planner: str = "pypto",
 ) -> list[LoopReport]:
     """Predict the SkewCrossCorePipeline verdict of every ``pl.pipeline`` loop in ``source``.
 
     With a ``cache``, functions whose text and surroundings did not change are not
     analysed again (what a language server wants on every keystroke). With
     ``importers``, an inline helper's loop is decided for each caller in the project's
-    other modules too. With ``shared_modules``, the constants of the modules it imports
+    other modules too. ``planner`` is the compiler's memory planner ("pypto" or "ptoas"):
+    under "ptoas", LowerPipelineToSlots may rotate a loop the skew pass left. With
+    ``shared_modules``, the constants of the modules it imports
     are shared with the other analyses of a batch (:class:`SharedModules`).
     """
     models = analyze_models(
@@ -61,6 +65,7 @@ def analyze(
         cache=cache,
         importers=importers,
         shared_modules=shared_modules,
+        planner=planner,
     )
     return [model.report for model in models]
 
@@ -74,6 +79,7 @@ def analyze_models(
     importers: Importers | None = None,
     concrete: bool = False,
     shared_modules: SharedModules | None = None,
+    planner: str = "pypto",
 ) -> list[LoopModel]:
     """The reports plus, for units analysed now (not served from ``cache``), their models.
 
@@ -93,8 +99,11 @@ def analyze_models(
         models = analyse_module(source, path, resolver, importers, state)
     else:
         models = analyse_edited_module(source, path, resolver, cache, importers, state)
-    # Across loops: a consumer whose peer loop skews (new models: a cache keeps its own).
+    # Across loops: a consumer whose peer loop skews; then the lowering passes over the
+    # loops the skew pass left (new models: a cache keeps its own).
     reports = with_overlaps([model.report for model in models])
+    loops = [(model.node, model.module) for model in models]
+    reports = lowered_reports(reports, loops, planner)
     return [
         model if model.report is report else replace(model, report=report)
         for model, report in zip(models, reports, strict=True)

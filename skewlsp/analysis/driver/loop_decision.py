@@ -28,7 +28,7 @@ from skewlsp.analysis.frontend.names import body_statements, reads_of
 from skewlsp.analysis.frontend.scope import EnclosingLoop, FunctionScope
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
-from skewlsp.analysis.frontend.values import Interval
+from skewlsp.analysis.frontend.values import Interval, Opaque
 from skewlsp.analysis.passes.expand_mixed_kernel.move_reuse import operand_moves
 from skewlsp.analysis.passes.header import bounds_of, fold_bound, loop_target, stage_of
 from skewlsp.analysis.passes.loop_body import (
@@ -213,6 +213,9 @@ class LoopDecisions:
             stage_span, stage_value, made=self.made,
         )
         report = self._with_split(report, split)
+        opaque = [v.symbol for v in (start, stop, step) if isinstance(v, Opaque)]
+        if opaque:
+            report = replace(report, load_time_bound=opaque[0])
         if decision.code == "SKW002":
             fold = lambda e: fold_bound(e, header_ctx)  # noqa: E731 - as the bounds were
             advice = depth_advice(header, stmts, decision, call, fold, self.made)

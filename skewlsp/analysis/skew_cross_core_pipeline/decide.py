@@ -123,7 +123,7 @@ def decide(
         return Decision(
             "left",
             "SKW010",
-            _left_reason(pushes, pops, None),
+            _left_reason(pushes, pops),
             dynamic_symbol=stage.symbol,
             **base,
         )
@@ -131,7 +131,7 @@ def decide(
     base["stage"] = stage.value
     cross_core = bool(pushes) and bool(pops)
     if not cross_core:
-        return Decision("left", "SKW010", _left_reason(pushes, pops, stage.value), **base)
+        return Decision("left", "SKW010", _left_reason(pushes, pops), **base)
     if stage.value == 1:
         return Decision(
             "demoted",
@@ -210,16 +210,14 @@ def _unknown(value: Opaque, which: str, base: dict, body: Decision | None) -> De
     )
 
 
-def _left_reason(pushes: list[int], pops: list[int], stage: int | None) -> str:
+def _left_reason(pushes: list[int], pops: list[int]) -> str:
     if pushes and not pops:
         why = "tpush without tpop (one-directional)"
     elif pops and not pushes:
         why = "tpop without tpush (one-directional)"
     else:
         why = "no top-level tpush/tpop"
-    times = "time" if stage == 1 else "times"
-    copies = f"; LowerPipelineLoops replicates the body {stage} {times}" if stage else ""
-    return f"not cross-core ({why}){copies}"
+    return f"not cross-core ({why})"  # what the lowering passes then do: lower_pipeline
 
 
 def _split(

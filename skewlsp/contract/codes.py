@@ -1,21 +1,13 @@
-"""The contract between the analysis and its adapters: codes, reports, and their text.
+"""The stable reason codes: what each one means, its default severity and its help.
 
-Everything the CLI and the server read about a loop is here, in one module (what
-Fixit's ``ftypes.py`` is): the stable reason codes with their documentation, the
-plain, frozen data of a :class:`LoopReport` (so that reports can be cached, pickled
-across a process pool and compared in tests), and the few texts every adapter
-shows the same way. No adapter type (LSP, JSON) leaks in, and nothing here knows
-how it will be shown. It imports nothing of skewlsp: every layer may read it.
-
-Codes never change meaning and are never reused; only wording may change.
-Severity is the default an adapter shows; users may override it per code.
+Part of the contract every layer reads (:mod:`skewlsp.contract` re-exports it). Codes
+never change meaning and are never reused; only wording may change. Severity is the
+default an adapter shows; users may override it per code.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import PurePath
+from dataclasses import dataclass
 from typing import Literal
 
 Severity = Literal["error", "warning", "information", "hint"]
@@ -25,6 +17,7 @@ LEFT = "SKW010"
 CONSUMER = "SKW020"  # demoted in the consumer role: the overlap comes from the peer's skew
 STAGE_HINT = "SKW030"
 INVALID_LOOP = "SKW040"
+LOWERING_REJECTED = "SKW041"
 UNKNOWN = "SKW050"
 FIFO_REORDER = "SKW060"
 SCALAR_ACROSS = "SKW061"
@@ -81,15 +74,97 @@ _CODES = [
         "SKW010",
         "left",
         "hint",
-        "not cross-core: left for LowerPipelineLoops",
-        "The body has no top-level tpush and tpop pair, so the loop is not cross-core. The "
-        "skew pass leaves it as a pipeline loop and LowerPipelineLoops replicates the body "
-        "`stage` times (ping-pong buffers).",
-        "for i in pl.pipeline(0, 8, 1, stage=2):\n"
+        "not cross-core: left as a pipeline loop",
+        "The body has no top-level tpush and tpop pair, so the loop is not cross-core and "
+        "the skew pass leaves it. With stage=1 the lowering passes leave it as it is "
+        "(CanonicalizeIOOrder then groups its loads and stores); with a stage skewlsp cannot "
+        "see, what they do is not known. Any other stage gets one of SKW011 to SKW017 "
+        "(or SKW041), saying what the lowering passes make of it.",
+        "for i in pl.pipeline(0, 8, 1, stage=1):\n"
         "    t = pl.tile.load(x, [i * 16, 0], [16, 64])\n"
         "    pl.tile.store(t, [i * 16, 0], out)",
         "Nothing to fix. A tpush/tpop nested in an `if`, a `with` or an inner loop does not "
         "make the loop cross-core.",
+    ),
+    ReasonCode(
+        "SKW011",
+        "left",
+        "hint",
+        "replicated: stage copies of the body per iteration",
+        "LowerPipelineLoops replicates the body `stage` times under a main loop of stride "
+        "stage x step, each copy's loads in their own buffer (ping-pong). The trip is a "
+        "multiple of the stage: no copy is left over.",
+        "for i in pl.pipeline(0, 8, 1, stage=2):  # 4 iterations of 2 copies",
+        "Nothing to fix.",
+    ),
+    ReasonCode(
+        "SKW012",
+        "left",
+        "hint",
+        "replicated with a remainder after the main loop",
+        "The trip is not a multiple of the stage: after the main loop of `stage` copies, "
+        "LowerPipelineLoops writes out trip % stage more copies, straight-line, in a "
+        "buffer group of their own (they ping-pong only among themselves).",
+        "for i in pl.pipeline(0, 10, 1, stage=4):  # 2 iterations of 4 copies, then 2",
+        "Nothing to fix; a trip that the stage divides leaves no remainder.",
+    ),
+    ReasonCode(
+        "SKW013",
+        "left",
+        "hint",
+        "replicated, the remainder chosen at run time",
+        "A start or stop known only at run time: LowerPipelineLoops computes the main "
+        "loop's end (`unroll_main_end`) and the number of iterations left over "
+        "(`unroll_rem`), and dispatches the remainder through an `if unroll_rem == 1 ... "
+        "elif unroll_rem == stage - 1` chain, each branch with its own copies.",
+        "for i in pl.pipeline(0, n, 1, stage=4):  # n a parameter: 3 remainder branches",
+        "Nothing to fix; constant bounds let the compiler write the remainder out.",
+    ),
+    ReasonCode(
+        "SKW014",
+        "left",
+        "warning",
+        "stage above the trip: copies without a main loop",
+        "The loop runs fewer times than `stage`. LowerPipelineLoops writes out one copy per "
+        "iteration and no main loop, so the loop gets as many buffers as it has "
+        "iterations: a stage equal to the trip gives exactly the same.",
+        "for i in pl.pipeline(0, 2, 1, stage=4):  # 2 copies: the same as stage=2",
+        "Write the stage the `fix` line gives (checked by deciding the loop again), or make "
+        "the loop run at least `stage` times.",
+    ),
+    ReasonCode(
+        "SKW015",
+        "left",
+        "hint",
+        "rotated through slots (memory_planner=PTOAS)",
+        "Under the PTOAS memory planner, LowerPipelineToSlots keeps one body and gives each "
+        "top-level load slot `i % stage` of one allocation of `stage` slots, then runs the "
+        "loop as an ordinary sequential loop: no copies, no remainder.",
+        "for i in pl.pipeline(64, stage=2):  # x = pl.load(...): slot i % 2",
+        "Nothing to fix.",
+    ),
+    ReasonCode(
+        "SKW016",
+        "left",
+        "hint",
+        "declined by LowerPipelineToSlots: replicated instead",
+        "Under the PTOAS memory planner, LowerPipelineToSlots takes only loops it can prove "
+        "safe: stage 2 to 16, step 1, a start the stage divides, no enclosing pipeline it "
+        "declined, and every top-level load in Vec, Mat or Acc with a static shape, not "
+        "yielded, not viewed in place, its slots fitting on chip. It declines the others "
+        "(all or nothing) and LowerPipelineLoops replicates them.",
+        "for i in pl.pipeline(1, 9, 1, stage=2):  # start 1 is not a multiple of 2",
+        "Nothing to fix unless you want the rotation: the message names the gate.",
+    ),
+    ReasonCode(
+        "SKW017",
+        "left",
+        "information",
+        "the loop never runs",
+        "Constant bounds give a trip of 0: LowerPipelineLoops turns the loop into a plain "
+        "sequential loop with no copies.",
+        "for i in pl.pipeline(4, 4, 1, stage=2):",
+        "Check the bounds.",
     ),
     ReasonCode(
         "SKW020",
@@ -214,6 +289,17 @@ _CODES = [
         "for i in pl.pipeline(0, 8, 1):  # stage is required",
         "Follow the message: pass stage= as a literal or module constant, use constant "
         "steps, spell ops as pl.<op>.",
+    ),
+    ReasonCode(
+        "SKW041",
+        "error",
+        "error",
+        "LowerPipelineLoops will reject this loop",
+        "A same-core pipeline loop with stage > 1 is replicated with a stride of stage x "
+        "step: LowerPipelineLoops refuses a step that is not a compile-time integer, a step "
+        "of zero, and a non-positive step with bounds known only at run time.",
+        "for i in pl.pipeline(0, 8, s, stage=2):  # s a parameter",
+        "Use a constant, positive step (or stage=1, which replicates nothing).",
     ),
     ReasonCode(
         "SKW050",
@@ -341,231 +427,3 @@ CODES: dict[str, ReasonCode] = {c.code: c for c in sorted(_CODES, key=lambda c: 
 
 def severity_of(code: str) -> Severity:
     return CODES[code].severity
-
-
-# "not_compiled": the loop's program is never built (a module-level branch Python skips).
-Verdict = Literal["skewed", "demoted", "left", "error", "unknown", "not_compiled"]
-Core = Literal["aic", "aiv"]
-# How every adapter names a core: one table.
-CORE_TITLES: dict[str, str] = {"aic": "cube (AIC)", "aiv": "vector (AIV)"}
-CORE_NAMES: dict[str, str] = {"aic": "cube", "aiv": "vector"}  # in running text
-
-# How the analysis reads an imported module without touching the file system:
-# ``resolver(module, level, importing_path)`` returns its text, or None.
-Resolver = Callable[[str, int, "str | None"], "str | None"]
-# ``importers(path)``: (path, text) of the other modules of the project that may import the
-# module at ``path`` (a superset: the analysis checks each import resolves to it).
-Importers = Callable[["str | None"], "Sequence[tuple[str, str]]"]
-
-
-@dataclass(frozen=True, order=True)
-class Span:
-    """A source range: 1-based lines, 1-based columns in code points, end exclusive."""
-
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-
-    def shifted(self, lines: int) -> Span:
-        """The same range moved down by ``lines`` (units are parsed out of context)."""
-        return Span(self.line + lines, self.column, self.end_line + lines, self.end_column)
-
-
-@dataclass(frozen=True)
-class Related:
-    """Another place a finding points at (LSP relatedInformation, SARIF relatedLocations)."""
-
-    span: Span
-    message: str
-
-
-@dataclass(frozen=True)
-class Edit:
-    """Replace the text at ``span`` with ``text``: a fix, as data every adapter can apply."""
-
-    span: Span
-    text: str
-
-
-@dataclass(frozen=True)
-class Finding:
-    """A secondary remark attached to a loop (e.g. SKW030 on its ``stage=`` argument).
-
-    ``fix`` is the edit that resolves it when that edit is safe to apply unasked
-    (``--fix``, a quick fix): it changes nothing the compiler does but the spelling.
-    """
-
-    code: str
-    message: str
-    span: Span
-    related: tuple[Related, ...] = ()
-    fix: Edit | None = None
-
-
-@dataclass(frozen=True)
-class FifoMessage:
-    """One message a core sends on a FIFO: the statement's label and the loop index it runs at.
-
-    ``moved`` marks the messages of the hazard's moved statement, so a renderer can
-    show where they land without re-deriving anything.
-    """
-
-    label: str
-    index: int
-    moved: bool = False
-
-
-@dataclass(frozen=True)
-class FifoHazard:
-    """The skew changes the order of the messages this core sends on one FIFO (SKW060).
-
-    ``moved`` is a send of the consumer half (a tpush the pass did not count: nested
-    in an ``if`` it cannot prove or in an inner loop), ``lead`` the producer-half
-    send that now overtakes it; ``after_produces`` is how many later producer
-    messages on this FIFO are issued before each moved message in the steady state
-    (at least). The two orders are the first messages of the loop, before and after
-    the rewrite.
-    """
-
-    direction: str  # the receiving core: "aiv" (FIFO to the vector core) or "aic"
-    moved: Span
-    lead: Span
-    guard: str | None  # the header of the block the moved tpush sits in, e.g. "if mode > 2"
-    after_produces: int
-    depth: int
-    source_order: tuple[FifoMessage, ...] = ()
-    skewed_order: tuple[FifoMessage, ...] = ()
-    messages: int = 0  # how many messages this core sends on the FIFO over the whole trip
-
-
-@dataclass(frozen=True)
-class CoreResult:
-    """The verdict for one core's copy of a loop split by the mixed-kernel model."""
-
-    core: Core
-    verdict: Verdict
-    code: str
-    reason: str
-    depth: int | None = None
-    requested_depth: int | None = None
-    trip: int | None = None
-    copies: int = 1  # dual AIV dispatch runs the vector body twice (lane 0 and lane 1)
-    pushes: int = 0
-    pops: int = 0
-    # This core's copy of the loop body, one short line per top-level statement;
-    # statements the compiler adds (tpush/tpop/tfree) start with "+ ".
-    body: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Instance:
-    """Which of several compiled copies of one loop a report is about.
-
-    Python can build a loop more than once: a program defined in a module-level
-    ``for`` is compiled once per iteration, and an inline helper's loop is
-    spliced into every caller. Each copy gets its own report (same spans), told
-    apart by the values it was decided with and, for a helper, by its call.
-    """
-
-    bindings: tuple[tuple[str, str], ...]  # (("tile", "8"),): name and value as source text
-    caller: str = ""  # an inline helper's caller (qualified name); "" for a module-level for
-    call: Span | None = None  # that caller's call of the helper
-    call_path: str | None = None  # the caller's file, when it is not the helper's
-    # The names of ``bindings`` that can change the loop's bounds, stage or branches (and
-    # whose value is not their own name): what messages quote. None: all of them.
-    shown: tuple[str, ...] | None = None
-
-    @property
-    def shown_bindings(self) -> tuple[tuple[str, str], ...]:
-        """The bindings that explain this copy's verdict (see ``shown``)."""
-        if self.shown is None:
-            return self.bindings
-        return tuple((name, value) for name, value in self.bindings if name in self.shown)
-
-    @property
-    def label(self) -> str:
-        """``tile = 8`` / ``called from attn_a (line 40) with n = 4``: how messages name it."""
-        values = ", ".join(f"{name} = {value}" for name, value in self.shown_bindings)
-        if not self.caller:
-            return values
-        where = f"called from `{self.caller}`"
-        if self.call_path is not None:
-            where += f" in {PurePath(self.call_path).name}"
-        if self.call is not None:
-            where += f" (line {self.call.line})"
-        return f"{where} with {values}" if values else where
-
-
-@dataclass(frozen=True)
-class LoopReport:
-    """What the compiler will do to one loop, and why.
-
-    ``message`` is an LLVM-remark style one-liner; ``args`` holds the typed
-    values it was built from so adapters can render them their own way.
-    """
-
-    path: str | None
-    span: Span  # the whole ``for`` statement
-    call_span: Span  # the ``pl.pipeline(...)`` call
-    verdict: Verdict
-    code: str
-    message: str
-    function: str = ""
-    loop_var: str = ""
-    stage: int | None = None
-    requested_depth: int | None = None
-    depth: int | None = None
-    trip: int | None = None
-    start: int | None = None
-    stop: int | None = None
-    step: int | None = None
-    dynamic_symbol: str | None = None
-    lead: Span | None = None
-    offending: Span | None = None
-    producer_lines: tuple[tuple[int, int], ...] = ()
-    consumer_lines: tuple[tuple[int, int], ...] = ()
-    pushes: int | None = None
-    pops: int | None = None
-    stage_span: Span | None = None
-    hints: tuple[Finding, ...] = ()
-    cores: tuple[CoreResult, ...] = ()
-    hazards: tuple[FifoHazard, ...] = ()  # FIFOs the skew reorders (SKW060)
-    fix_hint: str | None = None  # what would make the loop skew (deeper), when we can compute it
-    instance: Instance | None = None  # set when Python builds this loop more than once
-    # A hand-written loop's core (the one its messages belong to); None for a mixed loop.
-    core: Core | None = None
-    # A consumer loop (SKW020) whose peer loop on the other core skews: where its overlap
-    # comes from. Its demotion is what the author wants, so it is information.
-    overlap: Related | None = None
-    args: tuple[tuple[str, str], ...] = field(default=())
-
-    @property
-    def line(self) -> int:
-        return self.span.line
-
-    @property
-    def column(self) -> int:
-        return self.span.column
-
-
-def loop_at(reports: Sequence[LoopReport], line: int) -> LoopReport | None:
-    """The innermost loop whose ``for`` statement spans 1-based ``line`` (syntax errors skipped)."""
-    containing = [
-        r for r in reports if r.code != SYNTAX_ERROR and r.span.line <= line <= r.span.end_line
-    ]
-    return max(containing, key=lambda r: (r.span.line, r.span.column), default=None)
-
-
-def order_text(messages: Sequence[FifoMessage], total: int) -> str:
-    """``qt(0) [rt(0)] qt(1) …``: the moved statement's messages in brackets; ``…`` when
-    ``total`` says more follow."""
-    parts = [f"[{m.label}({m.index})]" if m.moved else f"{m.label}({m.index})" for m in messages]
-    return " ".join(parts) + (" …" if total > len(parts) else "")
-
-
-class PreviewUnavailable(Exception):
-    """No rewritten loop can be shown for this report; ``str(err)`` says why.
-
-    Adapters (CLI, language server) show its message to the user as is, so every raise
-    site says *why* no preview exists in words a kernel author understands."""

@@ -1,0 +1,158 @@
+"""LowerPipelineLoops: how a same-core ``pl.pipeline`` loop is replicated.
+
+Models: ``src/ir/transforms/lower_pipeline_loops_pass.cpp`` (pass doc 28). For a loop
+still marked Pipeline after the skew pass with ``stage=F > 1``:
+
+- the step must be a compile-time integer, and not zero (``GetConstIntValue``,
+  ``INTERNAL_CHECK``); bounds known only at run time need a positive step;
+- constant bounds (``LowerStatic``): trip 0 demotes the loop; else a main loop of
+  ``T // F`` iterations with stride ``F * step`` (none when ``T < F``), then ``T % F``
+  copies written out after it;
+- other bounds (``LowerDynamic``): a main loop up to ``unroll_main_end``, then the
+  remainder through ``if unroll_rem == k`` for k in 1..F-1;
+- ``stage=1`` is left as it is (for CanonicalizeIOOrder).
+
+Buffers: each ``ReplicateBody`` call is one ``pipeline_membership`` group whose copies are
+tagged stage 0..k-1, and ``MemoryReuse`` keeps a load's buffers apart only within a
+group: the main loop's copies get ``F`` buffers, a remainder's copies as many as it has.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from skewlsp.contract import LOWERING_REJECTED, Lowering
+
+
+def lower(
+    stage: int | None,
+    start: int | None,
+    stop: int | None,
+    step: int | None,
+    trip: int | None,
+    load_time: str | None = None,
+) -> Lowering | None:
+    """What the pass makes of a loop the skew pass left (None: its stage is not known).
+
+    ``load_time``: a bound or step Python computes when the module loads, which the
+    compiler folds to a constant but skewlsp cannot see: the copies are known, not the
+    main loop's length or the remainder."""
+    if stage is None:
+        return None
+    if stage == 1:
+        return Lowering("untouched", "SKW010", "stage=1: nothing replicated", stage)
+    if load_time is not None:
+        return Lowering(
+            "replicated",
+            "SKW010",
+            f"replicated: {_copies(stage)} per iteration, the main loop's length and the "
+            f"remainder depending on `{load_time}` (computed when the module loads, not "
+            "visible statically)",
+            stage,
+            buffers=stage,
+            copies=stage,
+        )
+    if step is None:
+        return _rejected(stage, "step must be a compile-time integer constant")
+    if step == 0:
+        return _rejected(stage, "step cannot be zero")
+    if start is None or stop is None or trip is None:
+        if step < 0:
+            return _rejected(stage, f"dynamic bounds require a positive step, got {step}")
+        return _dynamic(stage, start, step)
+    return _static(stage, start, step, trip)
+
+
+def _rejected(stage: int, why: str) -> Lowering:
+    return Lowering("error", LOWERING_REJECTED, f"LowerPipelineLoops: {why}", stage)
+
+
+def _static(stage: int, start: int, step: int, trip: int) -> Lowering:
+    if trip == 0:
+        why = "the loop never runs (trip 0): nothing replicated"
+        return Lowering("empty", "SKW017", why, stage)
+    main, rest = divmod(trip, stage)
+    stride = stage * step
+    if main == 0:
+        return Lowering(
+            "replicated",
+            "SKW014",
+            f"stage={stage} but the loop runs {_times(trip)}: {_copies(trip)} written out and "
+            f"no main loop, {_buffers(trip)} per load",
+            stage,
+            main_trip=0,
+            tail=trip,
+            buffers=trip,
+            tail_buffers=trip,
+            copies=trip,
+        )
+    main_stop = start + main * stride
+    shape = (
+        f"replicated: {_copies(stage)} per iteration, main loop {start}..{main_stop} step "
+        f"{stride} ({main} iteration{'' if main == 1 else 's'}), {_buffers(stage)} per load"
+    )
+    found = Lowering(
+        "replicated",
+        "SKW011",
+        shape,
+        stage,
+        main_trip=main,
+        main_start=start,
+        main_stop=main_stop,
+        stride=stride,
+        buffers=stage,
+        copies=stage,
+    )
+    if not rest:
+        return found
+    return replace(
+        found,
+        code="SKW012",
+        reason=f"{shape}; then {_copies(rest)} after it ({_buffers(rest)} per load)",
+        tail=rest,
+        tail_buffers=rest,
+        copies=stage + rest,
+    )
+
+
+def _dynamic(stage: int, start: int | None, step: int) -> Lowering:
+    branches = stage - 1
+    return Lowering(
+        "replicated",
+        "SKW013",
+        f"replicated: {_copies(stage)} per iteration up to unroll_main_end (known at run "
+        f"time), step {stage * step}, {_buffers(stage)} per load; the remainder through "
+        f"{branches} `if unroll_rem == k` {'branch' if branches == 1 else 'branches'}",
+        stage,
+        main_start=start,
+        stride=stage * step,
+        branches=branches,
+        buffers=stage,
+        tail_buffers=branches,
+        copies=stage + stage * branches // 2,
+    )
+
+
+def nested_in(lowering: Lowering, enclosing_copies: int) -> Lowering:
+    """``lowering`` inside replicated pipelines that copy it ``enclosing_copies`` times."""
+    if enclosing_copies <= 1:
+        return lowering
+    return replace(
+        lowering,
+        nested=enclosing_copies,
+        copies=lowering.copies * enclosing_copies,
+        reason=f"{lowering.reason}; the enclosing pipelines copy it {enclosing_copies} times "
+        f"({lowering.copies * enclosing_copies} copies of this body in all)",
+    )
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"
+
+
+def _copies(count: int) -> str:
+    return "1 copy" if count == 1 else f"{count} copies"
+
+
+def _buffers(count: int) -> str:
+    return "1 buffer" if count == 1 else f"{count} buffers"

@@ -1,0 +1,210 @@
+"""The lowering passes over one module's loops, in the compiler's order.
+
+Runs after the skew pass model on every loop it left (verdict ``left``), outer loops
+first as both passes walk the IR: LowerPipelineToSlots (only under
+``memory_planner=PTOAS``) rotates what it can, and LowerPipelineLoops replicates the
+rest, an inner loop's copies multiplied by the replicated loops around it. A mixed
+loop is lowered once per core copy, as ExpandMixedKernel makes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import libcst as cst
+
+from skewlsp.analysis.frontend.dsl import annotation_kind
+from skewlsp.analysis.frontend.scope import function_params
+from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import lower, nested_in
+from skewlsp.analysis.lower_pipeline.lower_pipeline_to_slots import rotate
+from skewlsp.analysis.source.walk import walk
+from skewlsp.contract import SEVERITY_RANK, CoreResult, LoopReport, Lowering, Span, severity_of
+
+PLANNERS = ("pypto", "ptoas")  # the compiler's memory planners; "pypto" is its default
+
+
+@dataclass
+class _Lowered:
+    """One left loop on its way through the two passes."""
+
+    report: LoopReport
+    lowering: Lowering | None = None  # the loop's (a mixed loop's strictest core's)
+
+
+Loop = tuple["cst.For | None", "cst.Module | None"]  # a report's ``for`` and its unit's tree
+
+
+def lowered_reports(
+    reports: Sequence[LoopReport], loops: Sequence[Loop], planner: str
+) -> list[LoopReport]:
+    """``reports`` with every left loop's lowering (``loops``: each report's ``for`` and the
+    tree of the unit it is in)."""
+    order = sorted(
+        (i for i, r in enumerate(reports) if r.verdict == "left"),
+        key=lambda i: (reports[i].span.line, reports[i].span.column),
+    )
+    done: dict[int, _Lowered] = {}
+    result = list(reports)
+    for index in order:
+        around = [done[i] for i in done if _encloses(reports[i], reports[index])]
+        item = _lower_one(reports[index], loops[index], around, planner)
+        done[index] = item
+        result[index] = item.report
+    return result
+
+
+def _encloses(outer: LoopReport, inner: LoopReport) -> bool:
+    """Whether ``outer``'s loop holds ``inner``'s, in the same copy of the same function."""
+    return (
+        outer is not inner
+        and outer.path == inner.path
+        and outer.function == inner.function
+        and outer.instance == inner.instance
+        and _within(inner.span, outer.span)
+    )
+
+
+def _within(inner: Span, outer: Span) -> bool:
+    return (outer.line, outer.column) < (inner.line, inner.column) and (
+        inner.end_line,
+        inner.end_column,
+    ) <= (outer.end_line, outer.end_column)
+
+
+def _lower_one(
+    report: LoopReport, loop: Loop, around: Sequence[_Lowered], planner: str
+) -> _Lowered:
+    replicated_around = [a.lowering for a in around if _replicates(a.lowering)]
+    copies = 1
+    for outer in replicated_around:
+        copies *= outer.copies // max(outer.nested, 1)
+    declined_above = any(a.lowering is not None and a.lowering.declined for a in around) or bool(
+        replicated_around
+    )
+    if report.cores:
+        cores = tuple(
+            replace(c, lowering=_core_lowering(report, loop, c, planner, declined_above, copies))
+            for c in report.cores
+        )
+        found = [c.lowering for c in cores if c.lowering is not None]
+        strictest = max(found, key=_rank, default=None)
+        return _Lowered(_with(replace(report, cores=cores), strictest), strictest)
+    lowering = _lowering(report, loop, None, planner, declined_above, copies)
+    return _Lowered(_with(report, lowering), lowering)
+
+
+def _core_lowering(
+    report: LoopReport,
+    loop: Loop,
+    core: CoreResult,
+    planner: str,
+    declined_above: bool,
+    copies: int,
+) -> Lowering | None:
+    if core.verdict != "left":
+        return None
+    return _lowering(report, loop, core.core, planner, declined_above, copies)
+
+
+def _lowering(
+    report: LoopReport,
+    loop: Loop,
+    core: str | None,
+    planner: str,
+    declined_above: bool,
+    copies: int,
+) -> Lowering | None:
+    """LowerPipelineToSlots (under PTOAS), then LowerPipelineLoops for what it leaves."""
+    replicated = lower(
+        report.stage, report.start, report.stop, report.step, report.trip, report.load_time_bound
+    )
+    if replicated is None or replicated.verdict in ("untouched", "error") or planner != "ptoas":
+        return nested_in(replicated, copies) if replicated is not None else None
+    assert report.stage is not None
+    if report.load_time_bound is not None and (report.start is None or report.step is None):
+        why = f"whether LowerPipelineToSlots takes it depends on `{report.load_time_bound}`"
+        return nested_in(replace(replicated, reason=f"{why}; else {replicated.reason}"), copies)
+    node, unit = loop
+    verdict = None
+    if node is not None:
+        verdict = rotate(
+            node,
+            report.stage,
+            report.start,
+            report.step,
+            declined_above=declined_above,
+            core=core,
+            tensors=_tensor_params(unit, node),
+        )
+    if verdict is not None and verdict.rotated:
+        loads = ", ".join(f"`{name}`" for name in verdict.loads)
+        return nested_in(
+            Lowering(
+                "rotated",
+                "SKW015",
+                f"rotated through {report.stage} slots (memory_planner=PTOAS): {loads} take "
+                f"slot i % {report.stage}; one body, no copies",
+                report.stage,
+                buffers=report.stage,
+                slots=verdict.loads,
+            ),
+            copies,
+        )
+    why = verdict.declined if verdict is not None else "its body is not available"
+    code = replicated.code if severity_of(replicated.code) in ("warning", "error") else "SKW016"
+    declined = replace(
+        replicated,
+        code=code,
+        declined=why,
+        reason=f"declined by LowerPipelineToSlots ({why}); {replicated.reason}",
+    )
+    return nested_in(declined, copies)
+
+
+def _tensor_params(unit: cst.Module | None, loop: cst.For) -> frozenset[str]:
+    """The tensor parameters of the function holding ``loop`` in ``unit``."""
+    if unit is None:
+        return frozenset()
+    for fn in walk(unit):
+        if isinstance(fn, cst.FunctionDef) and any(n is loop for n in walk(fn.body)):
+            return frozenset(
+                name for name, p in function_params(fn) if annotation_kind(p.annotation) == "Tensor"
+            )
+    return frozenset()
+
+
+def _replicates(lowering: Lowering | None) -> bool:
+    return lowering is not None and lowering.verdict == "replicated"
+
+
+def _rank(lowering: Lowering) -> int:
+    return SEVERITY_RANK[severity_of(lowering.code)]
+
+
+def _with(report: LoopReport, lowering: Lowering | None) -> LoopReport:
+    """The report under the lowering's code, its message saying what the lowering does."""
+    if lowering is None:
+        return report
+    verdict = "error" if lowering.verdict == "error" else report.verdict
+    return replace(
+        report,
+        verdict=verdict,
+        code=lowering.code,
+        message=f"{report.message}; {lowering.reason}",
+        lowering=lowering,
+        fix_hint=_smaller_stage(report, lowering) or report.fix_hint,
+    )
+
+
+def _smaller_stage(report: LoopReport, lowering: Lowering) -> str | None:
+    """For a stage above the trip (SKW014): the stage that gives the same buffers with no
+    finding, checked by lowering the loop again with it."""
+    if lowering.code != "SKW014" or not report.trip:
+        return None
+    again = lower(report.trip, report.start, report.stop, report.step, report.trip)
+    if again is None or again.buffers != lowering.buffers or _rank(again) >= _rank(lowering):
+        return None
+    if report.trip == 1:
+        return "stage=1 gives the same single copy (nothing to replicate)"
+    return f"stage={report.trip} gives the same {report.trip} copies and buffers"

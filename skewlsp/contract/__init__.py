@@ -1,0 +1,299 @@
+"""The contract between the analysis and its adapters: codes, reports, and their text.
+
+Everything the CLI and the server read about a loop is here, in one package (what
+Fixit's ``ftypes.py`` is): the stable reason codes with their
+documentation (:mod:`.codes`, re-exported here), the plain, frozen data of a
+:class:`LoopReport` (so that reports can be cached, pickled across a process pool and
+compared in tests), and the few texts every adapter shows the same way. No adapter type
+(LSP, JSON) leaks in, and nothing here knows how it will be shown. It imports nothing of
+skewlsp outside itself: every layer may read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Literal
+
+from skewlsp.contract.codes import (  # noqa: F401 - re-exported: the contract is one door
+    CODES,
+    CONSUMER,
+    FIFO_REORDER,
+    INVALID_LOOP,
+    LEFT,
+    LOWERING_REJECTED,
+    NOT_COMPILED,
+    SCALAR_ACROSS,
+    SEVERITY_RANK,
+    STAGE_HINT,
+    SYNTAX_ERROR,
+    UNKNOWN,
+    UNREADABLE_FILE,
+    UNUSED_SUPPRESSION,
+    ReasonCode,
+    Severity,
+    severity_of,
+)
+
+# "not_compiled": the loop's program is never built (a module-level branch Python skips).
+Verdict = Literal["skewed", "demoted", "left", "error", "unknown", "not_compiled"]
+Core = Literal["aic", "aiv"]
+# How every adapter names a core: one table.
+CORE_TITLES: dict[str, str] = {"aic": "cube (AIC)", "aiv": "vector (AIV)"}
+CORE_NAMES: dict[str, str] = {"aic": "cube", "aiv": "vector"}  # in running text
+
+# How the analysis reads an imported module without touching the file system:
+# ``resolver(module, level, importing_path)`` returns its text, or None.
+Resolver = Callable[[str, int, "str | None"], "str | None"]
+# ``importers(path)``: (path, text) of the other modules of the project that may import the
+# module at ``path`` (a superset: the analysis checks each import resolves to it).
+Importers = Callable[["str | None"], "Sequence[tuple[str, str]]"]
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A source range: 1-based lines, 1-based columns in code points, end exclusive."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def shifted(self, lines: int) -> Span:
+        """The same range moved down by ``lines`` (units are parsed out of context)."""
+        return Span(self.line + lines, self.column, self.end_line + lines, self.end_column)
+
+
+@dataclass(frozen=True)
+class Related:
+    """Another place a finding points at (LSP relatedInformation, SARIF relatedLocations)."""
+
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text at ``span`` with ``text``: a fix, as data every adapter can apply."""
+
+    span: Span
+    text: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A secondary remark attached to a loop (e.g. SKW030 on its ``stage=`` argument).
+
+    ``fix`` is the edit that resolves it when that edit is safe to apply unasked
+    (``--fix``, a quick fix): it changes nothing the compiler does but the spelling.
+    """
+
+    code: str
+    message: str
+    span: Span
+    related: tuple[Related, ...] = ()
+    fix: Edit | None = None
+
+
+@dataclass(frozen=True)
+class FifoMessage:
+    """One message a core sends on a FIFO: the statement's label and the loop index it runs at.
+
+    ``moved`` marks the messages of the hazard's moved statement, so a renderer can
+    show where they land without re-deriving anything.
+    """
+
+    label: str
+    index: int
+    moved: bool = False
+
+
+@dataclass(frozen=True)
+class FifoHazard:
+    """The skew changes the order of the messages this core sends on one FIFO (SKW060).
+
+    ``moved`` is a send of the consumer half (a tpush the pass did not count: nested
+    in an ``if`` it cannot prove or in an inner loop), ``lead`` the producer-half
+    send that now overtakes it; ``after_produces`` is how many later producer
+    messages on this FIFO are issued before each moved message in the steady state
+    (at least). The two orders are the first messages of the loop, before and after
+    the rewrite.
+    """
+
+    direction: str  # the receiving core: "aiv" (FIFO to the vector core) or "aic"
+    moved: Span
+    lead: Span
+    guard: str | None  # the header of the block the moved tpush sits in, e.g. "if mode > 2"
+    after_produces: int
+    depth: int
+    source_order: tuple[FifoMessage, ...] = ()
+    skewed_order: tuple[FifoMessage, ...] = ()
+    messages: int = 0  # how many messages this core sends on the FIFO over the whole trip
+
+
+@dataclass(frozen=True)
+class Lowering:
+    """What LowerPipelineToSlots and LowerPipelineLoops make of a loop the skew pass left.
+
+    ``buffers`` is how many distinct per-stage buffers a load of the main body gets (the
+    copies one ``MemoryReuse`` group keeps apart; at most ``stage``, and the capacity gate
+    of ``MemoryReuse`` may still lower it); ``tail_buffers`` the same for the remainder's
+    own group. ``copies`` counts the body's copies in the lowered code, the enclosing
+    replicated pipelines' included (``nested``).
+    """
+
+    verdict: Literal["replicated", "rotated", "untouched", "empty", "error"]
+    code: str
+    reason: str
+    stage: int | None = None
+    main_trip: int | None = None  # main-loop iterations (None: known at run time)
+    main_start: int | None = None
+    main_stop: int | None = None  # (None: unroll_main_end, known at run time)
+    stride: int | None = None
+    tail: int = 0  # remainder copies written out after the main loop (static bounds)
+    branches: int = 0  # dynamic bounds: the remainder chain's branches (stage - 1)
+    buffers: int = 1
+    tail_buffers: int = 0
+    nested: int = 1  # copies of this loop the enclosing replicated pipelines make
+    copies: int = 1
+    declined: str | None = None  # memory_planner=PTOAS: why LowerPipelineToSlots declined
+    slots: tuple[str, ...] = ()  # memory_planner=PTOAS: the loads rotated through slots
+
+
+@dataclass(frozen=True)
+class CoreResult:
+    """The verdict for one core's copy of a loop split by the mixed-kernel model."""
+
+    core: Core
+    verdict: Verdict
+    code: str
+    reason: str
+    depth: int | None = None
+    requested_depth: int | None = None
+    trip: int | None = None
+    copies: int = 1  # dual AIV dispatch runs the vector body twice (lane 0 and lane 1)
+    pushes: int = 0
+    pops: int = 0
+    # This core's copy of the loop body, one short line per top-level statement;
+    # statements the compiler adds (tpush/tpop/tfree) start with "+ ".
+    body: tuple[str, ...] = ()
+    lowering: Lowering | None = None  # a copy the skew pass left: what the lowering does
+
+
+@dataclass(frozen=True)
+class Instance:
+    """Which of several compiled copies of one loop a report is about.
+
+    Python can build a loop more than once: a program defined in a module-level
+    ``for`` is compiled once per iteration, and an inline helper's loop is
+    spliced into every caller. Each copy gets its own report (same spans), told
+    apart by the values it was decided with and, for a helper, by its call.
+    """
+
+    bindings: tuple[tuple[str, str], ...]  # (("tile", "8"),): name and value as source text
+    caller: str = ""  # an inline helper's caller (qualified name); "" for a module-level for
+    call: Span | None = None  # that caller's call of the helper
+    call_path: str | None = None  # the caller's file, when it is not the helper's
+    # The names of ``bindings`` that can change the loop's bounds, stage or branches (and
+    # whose value is not their own name): what messages quote. None: all of them.
+    shown: tuple[str, ...] | None = None
+
+    @property
+    def shown_bindings(self) -> tuple[tuple[str, str], ...]:
+        """The bindings that explain this copy's verdict (see ``shown``)."""
+        if self.shown is None:
+            return self.bindings
+        return tuple((name, value) for name, value in self.bindings if name in self.shown)
+
+    @property
+    def label(self) -> str:
+        """``tile = 8`` / ``called from attn_a (line 40) with n = 4``: how messages name it."""
+        values = ", ".join(f"{name} = {value}" for name, value in self.shown_bindings)
+        if not self.caller:
+            return values
+        where = f"called from `{self.caller}`"
+        if self.call_path is not None:
+            where += f" in {PurePath(self.call_path).name}"
+        if self.call is not None:
+            where += f" (line {self.call.line})"
+        return f"{where} with {values}" if values else where
+
+
+@dataclass(frozen=True)
+class LoopReport:
+    """What the compiler will do to one loop, and why.
+
+    ``message`` is an LLVM-remark style one-liner; ``args`` holds the typed
+    values it was built from so adapters can render them their own way.
+    """
+
+    path: str | None
+    span: Span  # the whole ``for`` statement
+    call_span: Span  # the ``pl.pipeline(...)`` call
+    verdict: Verdict
+    code: str
+    message: str
+    function: str = ""
+    loop_var: str = ""
+    stage: int | None = None
+    requested_depth: int | None = None
+    depth: int | None = None
+    trip: int | None = None
+    start: int | None = None
+    stop: int | None = None
+    step: int | None = None
+    dynamic_symbol: str | None = None
+    lead: Span | None = None
+    offending: Span | None = None
+    producer_lines: tuple[tuple[int, int], ...] = ()
+    consumer_lines: tuple[tuple[int, int], ...] = ()
+    pushes: int | None = None
+    pops: int | None = None
+    stage_span: Span | None = None
+    hints: tuple[Finding, ...] = ()
+    cores: tuple[CoreResult, ...] = ()
+    hazards: tuple[FifoHazard, ...] = ()  # FIFOs the skew reorders (SKW060)
+    fix_hint: str | None = None  # what would make the loop skew (deeper), when we can compute it
+    instance: Instance | None = None  # set when Python builds this loop more than once
+    # A hand-written loop's core (the one its messages belong to); None for a mixed loop.
+    core: Core | None = None
+    # A consumer loop (SKW020) whose peer loop on the other core skews: where its overlap
+    # comes from. Its demotion is what the author wants, so it is information.
+    overlap: Related | None = None
+    # A loop the skew pass left: what LowerPipelineToSlots / LowerPipelineLoops make of it.
+    lowering: Lowering | None = None
+    # A bound or step Python computes when the module loads (a constant to the compiler,
+    # not visible statically): the symbol, for the lowering passes' model.
+    load_time_bound: str | None = None
+    args: tuple[tuple[str, str], ...] = field(default=())
+
+    @property
+    def line(self) -> int:
+        return self.span.line
+
+    @property
+    def column(self) -> int:
+        return self.span.column
+
+
+def loop_at(reports: Sequence[LoopReport], line: int) -> LoopReport | None:
+    """The innermost loop whose ``for`` statement spans 1-based ``line`` (syntax errors skipped)."""
+    containing = [
+        r for r in reports if r.code != SYNTAX_ERROR and r.span.line <= line <= r.span.end_line
+    ]
+    return max(containing, key=lambda r: (r.span.line, r.span.column), default=None)
+
+
+def order_text(messages: Sequence[FifoMessage], total: int) -> str:
+    """``qt(0) [rt(0)] qt(1) …``: the moved statement's messages in brackets; ``…`` when
+    ``total`` says more follow."""
+    parts = [f"[{m.label}({m.index})]" if m.moved else f"{m.label}({m.index})" for m in messages]
+    return " ".join(parts) + (" …" if total > len(parts) else "")
+
+
+class PreviewUnavailable(Exception):
+    """No rewritten loop can be shown for this report; ``str(err)`` says why.
+
+    Adapters (CLI, language server) show its message to the user as is, so every raise
+    site says *why* no preview exists in words a kernel author understands."""

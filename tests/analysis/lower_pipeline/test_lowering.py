@@ -1,0 +1,118 @@
+"""What the lowering passes make of each same-core pipeline loop, as the compiler does it.
+
+The fixture package ``tests/fixtures/lowering/models/lower_llm`` was compiled with pypto
+(e2d0f78ae, built outside this repository): each expectation below is what its IR showed
+after LowerPipelineToSlots and LowerPipelineLoops, under both memory planners (main-loop
+iterations, remainder copies, remainder branches, copies of the body in all).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skewlsp.api import analyse
+from skewlsp.common.resolver import RecordingResolver
+from skewlsp.contract import LoopReport
+
+PACKAGE = Path(__file__).resolve().parents[2] / "fixtures" / "lowering" / "models" / "lower_llm"
+KERNELS = PACKAGE / "pipelines.py"
+
+# line: (code, main-loop iterations, remainder copies, remainder branches, copies in all)
+PYPTO = {
+    20: ("SKW014", 0, 3, 0, 3),  # trip 3 < stage 4
+    29: ("SKW014", 0, 1, 0, 1),  # trip 1 < stage 2
+    38: ("SKW012", 2, 2, 0, 6),  # trip 10, stage 4
+    47: ("SKW011", 2, 0, 0, 4),  # trip 8, stage 4
+    56: ("SKW011", 4, 0, 0, 2),  # start 1, trip 8
+    65: ("SKW012", 2, 2, 0, 6),  # step 2, trip 10
+    74: ("SKW012", 2, 2, 0, 6),  # step -1, trip 10
+    92: ("SKW012", 1, 3, 0, 20),  # stage 17, trip 20
+    102: ("SKW012", 3, 1, 0, 3),  # carried value, trip 7
+    112: ("SKW013", None, 0, 3, 10),  # run-time stop, stage 4
+    121: ("SKW013", None, 0, 2, 6),  # run-time stop, step 2, stage 3
+    130: ("SKW013", None, 0, 1, 3),  # run-time start
+    140: ("SKW013", None, 0, 2, 6),  # run-time stop, carried value
+    159: ("SKW011", 3, 0, 0, 2),  # a step parameter given 3 by pl.jit
+    178: ("SKW012", 2, 1, 0, 3),  # outer of a nested pair
+    179: ("SKW012", 1, 1, 0, 9),  # inner: 3 copies in each of the outer's 3
+    188: ("SKW011", 2, 0, 0, 2),
+    190: ("SKW011", 2, 0, 0, 4),  # inner: 2 copies in each of the outer's 2
+    199: ("SKW012", 1, 1, 0, 3),
+    200: ("SKW013", None, 0, 1, 9),  # run-time stop inside a replicated outer loop
+}
+PTOAS_ROTATED = {20, 29, 38, 47, 83, 102, 112, 140, 188, 190}
+REJECTED = {150: "step must be a compile-time integer constant", 168: "step cannot be zero"}
+
+
+def _reports(planner: str) -> dict[int, LoopReport]:
+    source = KERNELS.read_text()
+    found = analyse(source, str(KERNELS), resolver=RecordingResolver((PACKAGE,)), planner=planner)
+    return {report.line: report for report in found}
+
+
+@pytest.fixture(scope="module")
+def pypto() -> dict[int, LoopReport]:
+    return _reports("pypto")
+
+
+@pytest.fixture(scope="module")
+def ptoas() -> dict[int, LoopReport]:
+    return _reports("ptoas")
+
+
+@pytest.mark.parametrize("line", sorted(PYPTO))
+def test_lower_pipeline_loops_replicates_as_the_compiler_does(
+    pypto: dict[int, LoopReport], line: int
+) -> None:
+    report = pypto[line]
+    lowering = report.lowering
+    assert lowering is not None, report.message
+    main = None if lowering.branches else lowering.main_trip
+    assert (report.code, main, lowering.tail, lowering.branches, lowering.copies) == PYPTO[line]
+
+
+def test_a_loop_of_trip_zero_is_left_empty(pypto: dict[int, LoopReport]) -> None:
+    assert (pypto[83].code, pypto[83].lowering.verdict) == ("SKW017", "empty")  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("line", sorted(REJECTED))
+def test_lower_pipeline_loops_rejects_what_the_compiler_rejects(
+    pypto: dict[int, LoopReport], line: int
+) -> None:
+    report = pypto[line]
+    assert (report.verdict, report.code) == ("error", "SKW041")
+    assert REJECTED[line] in report.message
+
+
+def test_under_ptoas_the_compiler_s_rotated_loops_are_exactly_those_rotated(
+    ptoas: dict[int, LoopReport],
+) -> None:
+    rotated = {line for line, r in ptoas.items() if r.code == "SKW015"}
+    assert rotated == PTOAS_ROTATED
+
+
+@pytest.mark.parametrize(
+    ("line", "gate"),
+    [
+        (56, "the start (1) is not a multiple of stage=2"),
+        (65, "the step is 2, not 1"),
+        (74, "the step is -1, not 1"),
+        (92, "stage=17 is outside ptoas' 2..16 slots"),
+        (179, "an enclosing pipeline loop is replicated"),
+    ],
+)
+def test_under_ptoas_a_declined_loop_names_its_gate(
+    ptoas: dict[int, LoopReport], line: int, gate: str
+) -> None:
+    lowering = ptoas[line].lowering
+    assert lowering is not None and lowering.declined is not None
+    assert lowering.declined.startswith(gate)
+
+
+def test_a_stage_above_the_trip_is_a_warning_with_a_checked_smaller_stage(
+    pypto: dict[int, LoopReport],
+) -> None:
+    assert pypto[20].fix_hint == "stage=3 gives the same 3 copies and buffers"
+    assert pypto[29].fix_hint == "stage=1 gives the same single copy (nothing to replicate)"
