@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import textwrap
 
-import hypothesmith
 from hypothesis import strategies as st
 
 INTS = st.one_of(
@@ -145,7 +144,16 @@ def kernels(draw: st.DrawFn) -> str:
     )
 
 
-PYTHON = hypothesmith.from_grammar()  # built once: building the grammar strategy is slow
+def _python_grammar() -> st.SearchStrategy[str]:
+    import hypothesmith  # (imported here: 0.5 s that collecting the tests need not pay)
+
+    return hypothesmith.from_grammar()
+
+
+# hypothesmith's grammar-valid Python. Building it costs about a second of CPU (a LALR parser
+# of Python's grammar), so it is built once per process, at the first draw, not at import:
+# every test module that wants arbitrary Python draws from this one.
+PYTHON = st.deferred(_python_grammar)
 
 
 @st.composite
