@@ -8,7 +8,8 @@ from pathlib import Path
 from skewlsp.cli.rules_doc import render
 from skewlsp.contract import CODES
 from tests.cli.conftest import Run
-from tests.cli.helpers import DEMOTED, STAGE3, write
+from tests.cli.helpers import write
+from tests.kernels import DEMOTED, STAGE3
 
 RULES_MD = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 

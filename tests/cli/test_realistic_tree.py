@@ -8,14 +8,14 @@ import sys
 
 import pytest
 
-from tests.realistic import EXPECTED, MODELS, REWRITTEN, ROOT, pipeline_lines
+from tests.kernels import EXPECTED, REALISTIC, REALISTIC_MODELS, REWRITTEN, pipeline_lines
 
 
 def skewlint(*args: str) -> subprocess.CompletedProcess[str]:
     options = [] if args[0] == "preview" else ["--no-cache"]
     return subprocess.run(
         [sys.executable, "-m", "skewlsp.cli", *options, *args],
-        capture_output=True, text=True, check=False, cwd=ROOT,
+        capture_output=True, text=True, check=False, cwd=REALISTIC,
     )
 
 
@@ -56,7 +56,7 @@ def test_each_loop_gets_the_verdict_the_rules_give(loops: dict, expected) -> Non
     "expected", [e for e in EXPECTED if e.code in REWRITTEN], ids=lambda e: f"{e.file}:{e.line}"
 )
 def test_every_skewed_or_demoted_loop_previews_from_the_command_line(expected) -> None:
-    result = skewlint("preview", f"{MODELS.relative_to(ROOT)}/{expected.file}:{expected.line}")
+    result = skewlint("preview", f"{REALISTIC_MODELS.relative_to(REALISTIC)}/{expected.file}:{expected.line}")
     assert result.returncode == 0, result.stderr
     if expected.depth:  # skewed: the schedule is written out
         assert "# prologue" in result.stdout and "# epilogue" in result.stdout

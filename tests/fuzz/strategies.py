@@ -14,6 +14,8 @@ import textwrap
 
 from hypothesis import strategies as st
 
+from tests.kernels import module
+
 INTS = st.one_of(
     st.integers(-3, 20),
     st.sampled_from(
@@ -133,15 +135,7 @@ def kernels(draw: st.DrawFn) -> str:
         header = draw(headers())
         body = draw(statements(2))
         loops.append(f"for {target} in {header}:\n" + textwrap.indent("\n".join(body), "    "))
-    body = "acc = pl.tile.zeros()\n" + "\n".join(loops)
-    return (
-        "import pypto.language as pl\n"
-        f"{prelude}\n\n\n"
-        "@pl.program\nclass Kernel:\n    @pl.function\n"
-        "    def main(self, q: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32], n: pl.INDEX):\n"
-        + textwrap.indent(body, " " * 8)
-        + "\n"
-    )
+    return module("acc = pl.tile.zeros()\n" + "\n".join(loops) + "\n", prelude=prelude)
 
 
 def _python_grammar() -> st.SearchStrategy[str]:
