@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from skewlsp.analysis import analyze
-from tests.analysis.kernels import PRODUCER, kernel, loop_at, only_loop
+from tests.kernels import PRODUCER, kernel, loop_at, only_loop
 
 
 class TestUnroll:

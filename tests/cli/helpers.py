@@ -1,4 +1,4 @@
-"""Kernels as text and small file helpers shared by the skewlint tests."""
+"""Small file and output helpers shared by the skewlint tests (the kernels are in tests/kernels.py)."""
 
 from __future__ import annotations
 
@@ -6,14 +6,6 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "cli"
-
-SKEWED = (FIXTURES / "skewed.py").read_text()
-DEMOTED = (FIXTURES / "demoted.py").read_text()  # SKW020 on line 8
-STAGE3 = (FIXTURES / "stage3.py").read_text()  # SKW001 plus the SKW030 hint
-SYNTAX_ERROR = (FIXTURES / "syntax_error.py").read_text()
-DEMOTED_LINE = 8
 
 
 @dataclass

@@ -9,7 +9,8 @@ import pytest
 from skewlsp import __version__
 from skewlsp.cli.app import main
 from tests.cli.conftest import Run
-from tests.cli.helpers import DEMOTED, SKEWED, STAGE3, SYNTAX_ERROR, write
+from tests.cli.helpers import write
+from tests.kernels import DEMOTED, SKEWED, STAGE3, SYNTAX_ERROR
 
 CONTRACT_KEYS = {
     "filename", "line", "column", "end_line", "end_column", "code", "verdict", "message",
@@ -27,8 +28,8 @@ def test_json_is_one_array_with_one_object_per_loop(run: Run, tmp_path: Path) ->
     assert item["kind"] == "loop"
     assert (item["filename"], item["line"], item["column"]) == ("k.py", 8, 9)
     assert (item["code"], item["verdict"]) == ("SKW001", "skewed")
-    assert (item["depth"], item["trip"], item["stage"]) == (2, 4, 2)
-    assert item["lead"]["line"] == 10 and item["offending"] is None
+    assert (item["depth"], item["trip"], item["stage"]) == (2, 8, 2)
+    assert item["lead"]["line"] == 11 and item["offending"] is None  # the tpush
     assert item["fix"] is None and item["cores"] == []
 
 

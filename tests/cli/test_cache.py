@@ -24,11 +24,10 @@ from skewlsp.cli.cache import (
 )
 from skewlsp.cli.codec import report_from_data, report_to_data
 from tests.cli.conftest import Run
-from tests.cli.helpers import FIXTURES, SKEWED, STAGE3, write
+from tests.cli.helpers import write
+from tests.kernels import FIFO_REORDER, IMPORTED, STAGE3
 
-KERNEL = SKEWED.replace("pl.pipeline(0, 4,", "pl.pipeline(0, TRIP,").replace(
-    "import pypto.language as pl\n", "import pypto.language as pl\nfrom consts import TRIP\n"
-)
+KERNEL = IMPORTED  # its trip is TRIP, from consts
 
 
 @pytest.fixture(autouse=True)
@@ -62,7 +61,7 @@ def messages(result_json: list[dict]) -> list[str]:
 def test_second_run_is_served_from_the_cache(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"k.py": STAGE3})
     first = run("--output-format", "json", "k.py").json()
-    assert messages(first) == ["loop skewed: producer runs 2 iterations ahead (trip 4, stage 3)"]
+    assert messages(first) == ["loop skewed: producer runs 2 iterations ahead (trip 8, stage 3)"]
     assert len(entries(tmp_path / CACHE_DIRNAME)) == 1
     mark_cached(tmp_path / CACHE_DIRNAME)
     assert messages(run("--output-format", "json", "k.py").json()) == [CACHED]
@@ -75,7 +74,7 @@ def test_editing_the_file_misses(run: Run, tmp_path: Path) -> None:
     mark_cached(tmp_path / CACHE_DIRNAME)
     write(tmp_path, {"k.py": STAGE3 + "\n"})
     found = run("--output-format", "json", "k.py").json()
-    assert messages(found) == ["loop skewed: producer runs 2 iterations ahead (trip 4, stage 3)"]
+    assert messages(found) == ["loop skewed: producer runs 2 iterations ahead (trip 8, stage 3)"]
     assert len(entries(tmp_path / CACHE_DIRNAME)) == 2  # one per content
 
 
@@ -100,8 +99,8 @@ def test_no_cache_neither_reads_nor_writes(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"other.py": STAGE3.replace("stage=3", "stage=2")})
     found = run("--no-cache", "--output-format", "json", "k.py", "other.py").json()
     assert messages(found) == [
-        "loop skewed: producer runs 2 iterations ahead (trip 4, stage 3)",
-        "loop skewed: producer runs 2 iterations ahead (trip 4, stage 2)",
+        "loop skewed: producer runs 2 iterations ahead (trip 8, stage 3)",
+        "loop skewed: producer runs 2 iterations ahead (trip 8, stage 2)",
     ]
     assert {p: p.read_bytes() for p in entries(tmp_path / CACHE_DIRNAME)} == stored
 
@@ -255,7 +254,7 @@ def test_cache_directory_honours_only_an_absolute_xdg_cache_home(tmp_path: Path)
 
 
 def test_fifo_hazards_round_trip_through_the_codec() -> None:
-    reports = skewlsp.analysis.analyze((FIXTURES / "fifo_reorder.py").read_text(), "k.py")
+    reports = skewlsp.analysis.analyze(FIFO_REORDER, "k.py")
     assert [len(r.hazards) for r in reports] == [1]
     assert [h.code for h in reports[0].hints] == ["SKW060"]
     data = json.loads(json.dumps([report_to_data(r) for r in reports]))  # as the cache stores it

@@ -10,7 +10,7 @@ import skewlsp.analysis
 from skewlsp.cli.cache import Cache, cache_key
 from skewlsp.cli.codec import report_from_data, report_to_data
 from skewlsp.contract import Span
-from tests.cli.helpers import STAGE3
+from tests.kernels import STAGE3
 
 
 def _data() -> dict:

@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.cli.helpers import DEMOTED, SKEWED, write
+from tests.cli.helpers import write
+from tests.kernels import DEMOTED, SKEWED
 
 KERNELS = 100  # enough reports that the JSON is far larger than a pipe's buffer
 
@@ -46,6 +47,6 @@ def test_a_clean_run_ends_with_status_zero_and_its_summary(tmp_path: Path) -> No
     done = _skewlint(root, "--output-format", "concise", "k.py")
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.splitlines() == [
-        "k.py:8:9: SKW001 loop skewed: producer runs 2 iterations ahead (trip 4, stage 2)",
+        "k.py:8:9: SKW001 loop skewed: producer runs 2 iterations ahead (trip 8, stage 2)",
         "Found 1 diagnostic (1 information).",
     ]

@@ -9,7 +9,8 @@ from skewlsp.cli.rules_doc import render
 from skewlsp.common.rules_page import RULES_PAGE
 from skewlsp.contract import CODES
 from tests.cli.conftest import Run
-from tests.cli.helpers import DEMOTED, STAGE3, write
+from tests.cli.helpers import write
+from tests.kernels import DEMOTED, STAGE3
 
 
 def test_explain_prints_meaning_example_and_fix(run: Run) -> None:

@@ -9,7 +9,8 @@ import pytest
 from skewlsp.cli.files import PathError, discover
 from skewlsp.common.settings_resolver import SettingsResolver
 from tests.cli.conftest import Run
-from tests.cli.helpers import DEMOTED, write
+from tests.cli.helpers import write
+from tests.kernels import DEMOTED
 
 
 def found(root: Path, *paths: str, force_exclude: bool = False) -> list[str]:

@@ -7,10 +7,11 @@ import json
 from pathlib import Path
 
 from tests.cli.conftest import Run
-from tests.cli.helpers import DEMOTED, write
+from tests.cli.helpers import write
+from tests.kernels import DEMOTED, FOR_LINE
 
 # DEMOTED without its tpush: no longer cross-core, so left (SKW010) on line 8.
-LEFT = DEMOTED.replace("            pl.tile.tpush_to_aiv(p, split=0)\n", "")
+LEFT = DEMOTED.replace("            pl.tile.tpush_to_aic(c0, split=0)\n", "")
 
 
 def codes(run: Run, *args: str) -> list[str]:
@@ -75,7 +76,7 @@ def test_counted_loops_never_fail_the_run(run: Run, tmp_path: Path) -> None:
 
 
 def test_a_suppression_of_a_counted_code_is_used(run: Run, tmp_path: Path) -> None:
-    header = "        for i in pl.pipeline(0, 4, 1, stage=2):"
+    header = LEFT.splitlines()[FOR_LINE]
     write(tmp_path, {"a.py": LEFT.replace(header, header + "  # skewlint: ignore[SKW010]")})
     result = run("--output-format", "concise", "a.py")
     assert result.out == "No diagnostics in 1 file.\n"  # hidden by the comment: not counted

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.cli.conftest import Run
-from tests.cli.helpers import STAGE3, write
+from tests.cli.helpers import write
+from tests.kernels import STAGE3
 
 UNUSED = "x = 1  # skewlint: ignore[SKW021]\n"
 
@@ -15,8 +16,8 @@ def test_diff_shows_the_fixes_and_writes_nothing(run: Run, tmp_path: Path) -> No
     write(tmp_path, {"k.py": STAGE3 + UNUSED})
     result = run("--no-cache", "--diff", "k.py")
     assert result.exit_code == 1
-    assert "-        for i in pl.pipeline(0, 4, 1, stage=3):\n" in result.out
-    assert "+        for i in pl.pipeline(0, 4, 1, stage=2):\n" in result.out
+    assert "-        for i in pl.pipeline(0, 8, 1, stage=3):\n" in result.out
+    assert "+        for i in pl.pipeline(0, 8, 1, stage=2):\n" in result.out
     assert "-x = 1  # skewlint: ignore[SKW021]\n+x = 1\n" in result.out
     assert result.err == "Would fix 2 issues.\n"
     assert (tmp_path / "k.py").read_text() == STAGE3 + UNUSED
@@ -40,8 +41,8 @@ def test_fix_writes_the_file_and_reports_what_remains(run: Run, tmp_path: Path) 
 
 def test_fix_keeps_the_codes_that_still_hide_something(run: Run, tmp_path: Path) -> None:
     kernel = STAGE3.replace(
-        "for i in pl.pipeline(0, 4, 1, stage=3):",
-        "for i in pl.pipeline(0, 4, 1, stage=3):  # skewlint: ignore[SKW001, SKW021]",
+        "for i in pl.pipeline(0, 8, 1, stage=3):",
+        "for i in pl.pipeline(0, 8, 1, stage=3):  # skewlint: ignore[SKW001, SKW021]",
     )
     write(tmp_path, {"k.py": kernel})
     run("--fix", "k.py")

@@ -10,7 +10,8 @@ import pytest
 
 from skewlsp.contract import CODES
 from tests.cli.conftest import Run
-from tests.cli.helpers import DEMOTED, SKEWED, SYNTAX_ERROR, write
+from tests.cli.helpers import write
+from tests.kernels import DEMOTED, SKEWED, SYNTAX_ERROR
 
 
 def test_help_documents_every_rule_option_and_the_exit_codes(

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.helpers import DEMOTED
+from tests.kernels import DEMOTED, FOR_LINE, SKEWED
 
 PROJECT = Path(__file__).resolve().parents[2]
 PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
-FOR = "        for i in pl.pipeline(0, 4, 1, stage=2):"
+FOR = DEMOTED.splitlines()[FOR_LINE]  # the `for` line, as every named kernel has it
 
 # The hook's environment is built once per module (one PRE_COMMIT_HOME, one hook repo at one
 # commit), ~10 s; each further try-repo reuses it (~5 s). The slow tier runs them. pre-commit
@@ -89,8 +89,7 @@ def test_hook_fails_on_a_demoted_loop_and_passes_once_suppressed(
 def test_hook_passes_once_the_loop_is_fixed(
     hook_repo: Path, pre_commit_home: Path, tmp_path: Path
 ) -> None:
-    fixed = (Path(__file__).resolve().parents[1] / "fixtures" / "cli" / "skewed.py").read_text()
-    passing = try_repo(hook_repo, pre_commit_home, kernel_repo(tmp_path / "c", fixed))
+    passing = try_repo(hook_repo, pre_commit_home, kernel_repo(tmp_path / "c", SKEWED))
     assert passing.returncode == 0, passing.stdout + passing.stderr
 
 

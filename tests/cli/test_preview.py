@@ -3,23 +3,16 @@ transform, from the same analysis (and the same imported constants) as the lint.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from tests.cli.conftest import Run
-from tests.cli.helpers import DEMOTED, SKEWED, write
+from tests.cli.helpers import write
+from tests.kernels import CONSUMER, DEMOTED, IMPORTED, SKEWED, loop
 
-DEMOTED_REWRITE = """\
-        for i in pl.range(0, 4, 1):
-            e: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)
-            p: pl.Tile[[16, 64], pl.FP32] = pl.tile.exp(e)
-            pl.tile.tpush_to_aiv(p, split=0)
-            pl.tile.store(p, [i * 16, 0], out)
-"""
+# DEMOTED's loop as the demotion rewrites it: the same body under pl.range.
+DEMOTED_REWRITE = textwrap.indent(loop(CONSUMER, "pl.range(0, 8, 1)"), " " * 8)
 
-# The minimal real-kernel case: the stop is a constant of a sibling module.
-IMPORTED = SKEWED.replace(
-    "import pypto.language as pl\n", "import pypto.language as pl\nfrom consts import N\n"
-).replace("pl.pipeline(0, 4, 1, stage=2)", "pl.pipeline(0, N, 1, stage=2)")
 
 
 def test_preview_prints_the_demoted_loop(run: Run, tmp_path: Path) -> None:
@@ -34,29 +27,29 @@ def test_preview_of_a_skewed_loop_has_its_schedule(run: Run, tmp_path: Path) -> 
     result = run("preview", "k.py:8")
     assert result.exit_code == 0, result.err
     assert "prologue" in result.out and "epilogue" in result.out
-    assert "for i in pl.range(2, 4, 2):" in result.out  # trip 4, depth 2
+    assert "for i in pl.range(2, 8, 2):" in result.out  # trip 8, depth 2
 
 
 def test_preview_reads_imported_constants_like_the_lint(run: Run, tmp_path: Path) -> None:
-    write(tmp_path, {"k.py": IMPORTED, "consts.py": "N = 8\n"})
+    write(tmp_path, {"k.py": IMPORTED, "consts.py": "TRIP = 6\n"})
     [item] = run("--output-format", "json", "k.py").json()
-    assert (item["code"], item["trip"], item["depth"]) == ("SKW001", 8, 2)
+    assert (item["code"], item["trip"], item["depth"]) == ("SKW001", 6, 2)
     result = run("preview", "k.py:9")
     assert result.exit_code == 0, result.err
-    assert "for i in pl.range(2, 8, 2):" in result.out
+    assert "for i in pl.range(2, 6, 2):" in result.out
 
 
 def test_preview_flag_uses_imported_constants(run: Run, tmp_path: Path) -> None:
-    write(tmp_path, {"k.py": IMPORTED, "consts.py": "N = 8\n"})
+    write(tmp_path, {"k.py": IMPORTED, "consts.py": "TRIP = 6\n"})
     [item] = run("--preview", "--output-format", "json", "k.py").json()
     assert item["preview_error"] is None
-    assert "for i in pl.range(2, 8, 2):" in item["preview"]
+    assert "for i in pl.range(2, 6, 2):" in item["preview"]
 
 
 def test_full_output_shows_the_preview_of_an_imported_bound(run: Run, tmp_path: Path) -> None:
-    write(tmp_path, {"k.py": IMPORTED, "consts.py": "N = 8\n"})
+    write(tmp_path, {"k.py": IMPORTED, "consts.py": "TRIP = 6\n"})
     out = run("--preview", "k.py").out
-    assert "preview:\n" in out and "for i in pl.range(2, 8, 2):" in out
+    assert "preview:\n" in out and "for i in pl.range(2, 6, 2):" in out
 
 
 def test_preview_without_a_loop_on_that_line_exits_2(run: Run, tmp_path: Path) -> None:
@@ -67,7 +60,7 @@ def test_preview_without_a_loop_on_that_line_exits_2(run: Run, tmp_path: Path) -
 
 
 def test_preview_of_a_left_loop_says_why(run: Run, tmp_path: Path) -> None:
-    left = DEMOTED.replace("            pl.tile.tpush_to_aiv(p, split=0)\n", "")
+    left = DEMOTED.replace("            pl.tile.tpush_to_aic(c0, split=0)\n", "")
     write(tmp_path, {"k.py": left})
     result = run("preview", "k.py:8")
     assert result.exit_code == 2
@@ -75,7 +68,7 @@ def test_preview_of_a_left_loop_says_why(run: Run, tmp_path: Path) -> None:
 
 
 def test_preview_flag_records_why_a_left_loop_has_none(run: Run, tmp_path: Path) -> None:
-    left = DEMOTED.replace("            pl.tile.tpush_to_aiv(p, split=0)\n", "")
+    left = DEMOTED.replace("            pl.tile.tpush_to_aic(c0, split=0)\n", "")
     write(tmp_path, {"k.py": left})
     [item] = run(
         "--preview", "--extend-select", "SKW010", "--output-format", "json", "k.py"

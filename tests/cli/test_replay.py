@@ -19,9 +19,8 @@ import pytest
 
 import skewlsp.cli
 from skewlsp.cli import recording, replay
-from tests.cli.helpers import DEMOTED, FIXTURES, SKEWED, Result, write
-
-IMPORTED = (FIXTURES / "imported_bound.py").read_text()
+from tests.cli.helpers import Result, write
+from tests.kernels import DEMOTED, IMPORTED, SKEWED
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,8 @@ from skewlsp.cli import runner
 from skewlsp.cli.runner import Job, Options, decode_source, lint_job, run_jobs
 from skewlsp.common.config import default_settings
 from tests.cli.conftest import Run
-from tests.cli.helpers import DEMOTED, SKEWED, write
+from tests.cli.helpers import write
+from tests.kernels import DEMOTED, IMPORTED, SKEWED
 
 
 def job(path: Path, **options: bool) -> Job:
@@ -101,12 +102,9 @@ def test_jobs_option_through_the_cli(run: Run, tmp_path: Path) -> None:
 def test_imported_constants_are_resolved_from_the_importing_directory(
     run: Run, tmp_path: Path
 ) -> None:
-    kernel = SKEWED.replace("pl.pipeline(0, 4,", "pl.pipeline(0, TRIP,").replace(
-        "import pypto.language as pl\n", "import pypto.language as pl\nfrom consts import TRIP\n"
-    )
-    write(tmp_path, {"k.py": kernel, "consts.py": "TRIP = 8\n"})
+    write(tmp_path, {"k.py": IMPORTED, "consts.py": "TRIP = 6\n"})
     [item] = run("--output-format", "json", "k.py").json()
-    assert item["trip"] == 8
+    assert item["trip"] == 6
 
 
 def test_each_package_of_one_run_reads_the_config_behind_its_own_imports(
@@ -114,9 +112,7 @@ def test_each_package_of_one_run_reads_the_config_behind_its_own_imports(
 ) -> None:
     # Both packages' cfg.py say the same; the dims.py behind them do not. The run folds
     # config modules once for the files that import them, never across that difference.
-    kernel = SKEWED.replace("pl.pipeline(0, 4,", "pl.pipeline(0, TRIP,").replace(
-        "import pypto.language as pl\n", "import pypto.language as pl\nfrom cfg import TRIP\n"
-    )
+    kernel = IMPORTED.replace("from consts import TRIP", "from cfg import TRIP")
     files: dict[str, str | bytes] = {}
     for package, trip in (("a", 8), ("b", 16)):
         files |= {
@@ -137,10 +133,7 @@ def test_each_package_of_one_run_reads_the_config_behind_its_own_imports(
 
 
 def test_imported_constants_are_resolved_from_src_roots(run: Run, tmp_path: Path) -> None:
-    kernel = SKEWED.replace("pl.pipeline(0, 4,", "pl.pipeline(0, TRIP,").replace(
-        "import pypto.language as pl\n",
-        "import pypto.language as pl\nfrom shapes.consts import TRIP\n",
-    )
+    kernel = IMPORTED.replace("from consts import TRIP", "from shapes.consts import TRIP")
     write(tmp_path, {"skewlint.toml": 'src = ["lib"]\n', "kernels/k.py": kernel,
                      "lib/shapes/__init__.py": "", "lib/shapes/consts.py": "TRIP = 6\n"})
     [item] = run("--output-format", "json", "kernels/k.py").json()

@@ -14,7 +14,8 @@ from skewlsp.common.config import (
     load_settings,
 )
 from tests.cli.conftest import Run
-from tests.cli.helpers import DEMOTED, write
+from tests.cli.helpers import write
+from tests.kernels import DEMOTED
 
 
 def test_no_config_gives_defaults(tmp_path: Path) -> None:

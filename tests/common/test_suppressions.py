@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 
 from skewlsp.common.suppressions import _comments, parse_suppressions
 from tests.cli.conftest import Run
-from tests.cli.helpers import DEMOTED, SKEWED, STAGE3, write
+from tests.cli.helpers import write
+from tests.kernels import DEMOTED, FOR_LINE, SKEWED, STAGE3
 
-FOR = "        for i in pl.pipeline(0, 4, 1, stage=2):"
+FOR = DEMOTED.splitlines()[FOR_LINE]  # the `for` line, as every named kernel has it
 
 
 def lint(run: Run, tmp_path: Path, source: str) -> list[tuple[str, int]]:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import textwrap
 
-import hypothesmith
 from hypothesis import strategies as st
+
+from tests.kernels import module
 
 INTS = st.one_of(
     st.integers(-3, 20),
@@ -134,18 +135,19 @@ def kernels(draw: st.DrawFn) -> str:
         header = draw(headers())
         body = draw(statements(2))
         loops.append(f"for {target} in {header}:\n" + textwrap.indent("\n".join(body), "    "))
-    body = "acc = pl.tile.zeros()\n" + "\n".join(loops)
-    return (
-        "import pypto.language as pl\n"
-        f"{prelude}\n\n\n"
-        "@pl.program\nclass Kernel:\n    @pl.function\n"
-        "    def main(self, q: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32], n: pl.INDEX):\n"
-        + textwrap.indent(body, " " * 8)
-        + "\n"
-    )
+    return module("acc = pl.tile.zeros()\n" + "\n".join(loops) + "\n", prelude=prelude)
 
 
-PYTHON = hypothesmith.from_grammar()  # built once: building the grammar strategy is slow
+def _python_grammar() -> st.SearchStrategy[str]:
+    import hypothesmith  # (imported here: 0.5 s that collecting the tests need not pay)
+
+    return hypothesmith.from_grammar()
+
+
+# hypothesmith's grammar-valid Python. Building it costs about a second of CPU (a LALR parser
+# of Python's grammar), so it is built once per process, at the first draw, not at import:
+# every test module that wants arbitrary Python draws from this one.
+PYTHON = st.deferred(_python_grammar)
 
 
 @st.composite

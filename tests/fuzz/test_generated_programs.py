@@ -7,18 +7,17 @@ DSL's own vocabulary with hostile loop headers (see ``strategies.py``).
 
 from __future__ import annotations
 
-import hypothesmith
 import pytest
 from hypothesis import given
 
 from tests.fuzz.harness import check_analysis, fuzz_settings
-from tests.fuzz.strategies import kernels, python_in_a_loop
+from tests.fuzz.strategies import PYTHON, kernels, python_in_a_loop
 
 pytestmark = pytest.mark.slow  # fuzzing: the slow tier (pytest -m slow)
 
 
 @fuzz_settings(ci_default=25)
-@given(hypothesmith.from_grammar())
+@given(PYTHON)
 def test_any_python_module_is_analysed_without_an_exception(source: str) -> None:
     check_analysis(source)
 

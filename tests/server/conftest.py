@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import copy
+import functools
 import os
 import sys
 import tempfile
@@ -17,9 +19,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities, make_test_lsp_client
+
+from tests.server.forkserver import Forkserver
+from tests.server.forkserver import supported as forkserver_supported
 
 PROFILES = ["visual-studio-code", "neovim"]
 TIMEOUT = 30.0  # generous: a loaded CI machine must not fail a test by being slow
@@ -73,7 +79,26 @@ def recording_client() -> LanguageClient:
 CACHE_HOME = Path(tempfile.mkdtemp(prefix="skewlsp-test-cache-"))
 PREVIEW_DIR = CACHE_HOME / "skewlsp" / "previews"
 
-CONFIG = ClientServerConfig(
+
+@attrs.define
+class ForkedServerConfig(ClientServerConfig):
+    """Each test's own ``python -m skewlsp``, forked from a process that imported it once.
+
+    See tests/server/forkserver.py: a server per test as before, its import paid once per
+    test process. Where fork is missing, the plain command.
+    """
+
+    forkserver: Forkserver | None = None
+
+    def get_server_command(self, devtools: str | None = None) -> list[str]:
+        if devtools is not None or not forkserver_supported():
+            return super().get_server_command(devtools)
+        if self.forkserver is None:
+            self.forkserver = Forkserver()
+        return self.forkserver.command()
+
+
+CONFIG = ForkedServerConfig(
     server_command=[sys.executable, "-m", "skewlsp"],
     client_factory=recording_client,
     server_env={**os.environ, "XDG_CACHE_HOME": str(CACHE_HOME)},
@@ -190,6 +215,12 @@ class Session:
         return list(result or [])
 
 
+@functools.cache
+def _capabilities(profile: str) -> types.ClientCapabilities:
+    """The profile's capabilities, read once per test process (each read builds a converter)."""
+    return client_capabilities(profile)
+
+
 def initialize_params(
     profile: str,
     root: Path,
@@ -197,7 +228,7 @@ def initialize_params(
     *,
     diagnostic_refresh: bool = False,
 ) -> types.InitializeParams:
-    capabilities = client_capabilities(profile)
+    capabilities = copy.deepcopy(_capabilities(profile))  # (a test may change its copy)
     if diagnostic_refresh:  # e.g. a Neovim build that accepts workspace/diagnostic/refresh
         workspace = capabilities.workspace or types.WorkspaceClientCapabilities()
         workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)

@@ -12,8 +12,8 @@ from skewlsp.common.resolver import resolve_module
 from skewlsp.server.actions import PREVIEW_TITLE, list_actions, stage_edit, suppress_edit
 from skewlsp.server.commands import SHOW_PREVIEW, CommandChoice
 from skewlsp.server.positions import split_lines
+from tests.kernels import DEMOTED, FOR_LINE, SKEWED, STAGE3
 from tests.server.conftest import apply_edits
-from tests.server.kernels import DEMOTED, FOR_LINE, SKEWED, STAGE3
 
 
 def test_listed_actions_carry_data_but_no_edit():

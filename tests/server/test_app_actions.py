@@ -4,25 +4,27 @@ from __future__ import annotations
 
 import ast
 import stat
-import textwrap
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.server.conftest import PREVIEW_DIR, apply_edits, edits_of, plain
-from tests.server.kernels import (
+from tests.kernels import (
+    CONSUMER,
     DEMOTED,
     FOR_LINE,
-    HEADER,
-    LEFT_LOOP,
+    LOCAL,
+    LOCAL_PIPELINE,
     SECOND_FOR_LINE,
     SKEWED,
     SKEWED_AND_LEFT,
     SKEWED_REWRITE,
     STAGE3,
+    kernel,
+    loop,
 )
+from tests.server.conftest import PREVIEW_DIR, apply_edits, edits_of, plain
 
 pytestmark = pytest.mark.asyncio
 
@@ -136,7 +138,7 @@ async def test_every_loop_has_a_preview_even_one_the_pass_leaves_alone(client: L
     left = texts[1].splitlines()
     assert left[2].startswith("# left SKW010: loop left as a pipeline loop")
     assert left[4].startswith("# Not rewritten by SkewCrossCorePipeline: left as a pipeline loop")
-    assert left[6:] == textwrap.dedent(LEFT_LOOP).splitlines()  # the loop as it stays
+    assert left[6:] == loop(LOCAL, LOCAL_PIPELINE, "k").splitlines()  # the loop as it stays
     assert client.applied_edits == []
 
 
@@ -156,11 +158,7 @@ async def test_a_demoted_loop_offers_conversion_to_pl_range(client: LanguageClie
     assert action.kind == types.CodeActionKind.QuickFix
     resolved = await resolve(client, action)
     after = apply_edits(DEMOTED, edits_of(resolved.edit, uri))
-    assert after == HEADER + (
-        "        for j in pl.range(0, 8, 1):\n"
-        "            e: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)\n"
-        "            pl.tile.tpush_to_aiv(e, split=0)\n"
-    )
+    assert after == kernel(CONSUMER, "pl.range(0, 8, 1)")
 
 
 async def test_stage_3_offers_use_stage_2(client: LanguageClient):

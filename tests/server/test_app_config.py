@@ -8,13 +8,10 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.server.kernels import FOR_LINE, SKEWED
+from tests.kernels import FOR_LINE, IMPORTED, SKEWED
 
 pytestmark = pytest.mark.asyncio
 
-IMPORTING = SKEWED.replace(
-    "import pypto.language as pl\n", "import pypto.language as pl\nfrom consts import N\n"
-).replace("pl.pipeline(0, 8, 1, stage=2)", "pl.pipeline(0, N, 1, stage=2)")
 
 
 def codes(diagnostics) -> list[str]:
@@ -93,28 +90,28 @@ async def test_vscode_gets_file_watchers_registered_dynamically(client: Language
 
 async def test_constants_imported_from_a_workspace_file_are_resolved(client: LanguageClient):
     session = client.session
-    session.path_uri("consts.py", "N = 8\n")
-    uri = session.open("kernel.py", IMPORTING)
+    session.path_uri("consts.py", "TRIP = 8\n")
+    uri = session.open("kernel.py", IMPORTED)
     found = await session.diagnostics(uri, lambda d: bool(d))
     assert codes(found) == ["SKW001"]
 
 
 async def test_editing_an_open_constants_module_reanalyses_its_importers(client: LanguageClient):
     session = client.session
-    session.path_uri("consts.py", "N = 8\n")
-    uri = session.open("kernel.py", IMPORTING)
+    session.path_uri("consts.py", "TRIP = 8\n")
+    uri = session.open("kernel.py", IMPORTED)
     await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
-    consts = session.open("consts.py", "N = 8\n", write=False)
-    session.change(consts, (0, 4), (0, 5), "1")  # N = 1: unsaved, but the editor's text counts
+    consts = session.open("consts.py", "TRIP = 8\n", write=False)
+    session.change(consts, (0, 7), (0, 8), "1")  # TRIP = 1: unsaved, but the editor's text counts
     await session.diagnostics(uri, lambda d: codes(d) == ["SKW023"])
 
 
 async def test_a_constants_module_changed_on_disk_reanalyses_its_importers(client: LanguageClient):
     session = client.session
-    consts = session.path_uri("consts.py", "N = 8\n")
-    uri = session.open("kernel.py", IMPORTING)
+    consts = session.path_uri("consts.py", "TRIP = 8\n")
+    uri = session.open("kernel.py", IMPORTED)
     await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
-    session.path_uri("consts.py", "N = 1\n")
+    session.path_uri("consts.py", "TRIP = 1\n")
     watched(client, consts)
     await session.diagnostics(uri, lambda d: codes(d) == ["SKW023"])
 
@@ -127,15 +124,15 @@ async def test_an_invalid_project_config_is_shown_and_defaults_apply(client: Lan
     assert any("select" in m.message for m in client.messages)
 
 
-FOUR_AWAY = IMPORTING.replace("from consts import N", "from m1 import N")
+FOUR_AWAY = IMPORTED.replace("from consts import TRIP", "from m1 import TRIP")
 
 
 def write_chain(session, n: int) -> str:
-    """kernel -> m1 -> m2 -> m3 -> m4, where m4 holds N; returns m4's uri."""
-    session.path_uri("m1.py", "from m2 import N\n")
-    session.path_uri("m2.py", "from m3 import N\n")
-    session.path_uri("m3.py", "from m4 import N\n")
-    return session.path_uri("m4.py", f"N = {n}\n")
+    """kernel -> m1 -> m2 -> m3 -> m4, where m4 holds TRIP; returns m4's uri."""
+    session.path_uri("m1.py", "from m2 import TRIP\n")
+    session.path_uri("m2.py", "from m3 import TRIP\n")
+    session.path_uri("m3.py", "from m4 import TRIP\n")
+    return session.path_uri("m4.py", f"TRIP = {n}\n")
 
 
 async def test_a_constant_four_imports_away_changed_on_disk_updates_the_verdict(
@@ -145,7 +142,7 @@ async def test_a_constant_four_imports_away_changed_on_disk_updates_the_verdict(
     m4 = write_chain(session, 8)
     uri = session.open("kernel.py", FOUR_AWAY)
     await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
-    session.path_uri("m4.py", "N = 1\n")
+    session.path_uri("m4.py", "TRIP = 1\n")
     watched(client, m4)
     await session.diagnostics(uri, lambda d: codes(d) == ["SKW023"])
 
@@ -155,8 +152,8 @@ async def test_an_unsaved_edit_four_imports_away_updates_the_verdict(client: Lan
     write_chain(session, 8)
     uri = session.open("kernel.py", FOUR_AWAY)
     await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
-    m4 = session.open("m4.py", "N = 8\n", write=False)
-    session.change(m4, (0, 4), (0, 5), "1")  # N = 1, not saved
+    m4 = session.open("m4.py", "TRIP = 8\n", write=False)
+    session.change(m4, (0, 7), (0, 8), "1")  # TRIP = 1, not saved
     await session.diagnostics(uri, lambda d: codes(d) == ["SKW023"])
 
 
@@ -204,13 +201,13 @@ async def test_an_unsaved_constants_module_counts_through_a_symlinked_folder(
     real = session.root / "real"
     real.mkdir()
     (session.root / "link").symlink_to(real, target_is_directory=True)
-    session.path_uri("real/consts.py", "N = 8\n")
+    session.path_uri("real/consts.py", "TRIP = 8\n")
     # The editor opened the project through the symlink; imports are looked up in the
     # resolved directory, which must still find the editor's unsaved text.
-    uri = session.open("link/kernel.py", IMPORTING)
+    uri = session.open("link/kernel.py", IMPORTED)
     await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
-    consts = session.open("link/consts.py", "N = 8\n", write=False)
-    session.change(consts, (0, 4), (0, 5), "1")  # N = 1, unsaved
+    consts = session.open("link/consts.py", "TRIP = 8\n", write=False)
+    session.change(consts, (0, 7), (0, 8), "1")  # TRIP = 1, unsaved
     await session.diagnostics(uri, lambda d: codes(d) == ["SKW023"])
 
 
@@ -227,13 +224,13 @@ async def test_an_unsaved_module_of_a_symlinked_package_counts(
     (session.root / "kernels" / "cfg").symlink_to(
         session.root / "shared" / "cfg", target_is_directory=True
     )
-    session.path_uri("shared/cfg/dims.py", "N = 8\n")
-    kernel = IMPORTING.replace("from consts import N", "from cfg.dims import N")
+    session.path_uri("shared/cfg/dims.py", "TRIP = 8\n")
+    kernel = IMPORTED.replace("from consts import TRIP", "from cfg.dims import TRIP")
     uri = session.open("kernels/kernel.py", kernel)
     await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
     name = "kernels/cfg/dims.py" if opened_as == "link" else "shared/cfg/dims.py"
-    dims = session.open(name, "N = 8\n", write=False)
-    session.change(dims, (0, 4), (0, 5), "1")  # N = 1, unsaved
+    dims = session.open(name, "TRIP = 8\n", write=False)
+    session.change(dims, (0, 7), (0, 8), "1")  # TRIP = 1, unsaved
     await session.diagnostics(uri, lambda d: codes(d) == ["SKW023"])
 
 

@@ -7,7 +7,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from skewlsp.common.rules_page import RULES_PAGE
-from tests.server.kernels import DEMOTED, FOR_LINE, SKEWED, STAGE3
+from tests.kernels import DEMOTED, FOR_LINE, SKEWED, STAGE3
 
 pytestmark = pytest.mark.asyncio
 
@@ -36,7 +36,7 @@ async def test_a_skewed_loop_is_reported_as_information_on_the_pipeline_call(
     assert "2" in diagnostic.message
     (lead,) = diagnostic.related_information
     assert lead.location.uri == uri
-    assert lead.location.range.start.line == FOR_LINE + 2  # the tpush_to_aiv
+    assert lead.location.range.start.line == FOR_LINE + 3  # the tpush_to_aiv
     assert "lead" in lead.message
 
 

@@ -11,17 +11,18 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from skewlsp.api import preview
-from tests.server.conftest import plain, raw_request
-from tests.server.kernels import (
+from tests.kernels import (
     BOTH,
     FOR_LINE,
+    PRODUCER,
     SECOND_FOR_LINE,
     SKEWED,
     SKEWED_AND_LEFT,
-    SKEWED_LOOP,
     SKEWED_REWRITE,
     STAGE3,
+    loop,
 )
+from tests.server.conftest import plain, raw_request
 
 pytestmark = pytest.mark.asyncio
 
@@ -208,7 +209,7 @@ async def test_the_preview_request_returns_the_original_and_the_rewritten_loop(
         "skewlsp/preview",
         {"textDocument": {"uri": uri}, "position": {"line": FOR_LINE + 3, "character": 4}},
     )
-    assert answer["original"] == SKEWED_LOOP
+    assert answer["original"] == textwrap.indent(loop(PRODUCER), " " * 8)
     assert answer["rewritten"] == textwrap.indent(SKEWED_REWRITE, " " * 8)
     assert answer["range"]["start"] == {"line": FOR_LINE, "character": 0}
     assert answer["document"].startswith("# skewlsp preview (read-only)")

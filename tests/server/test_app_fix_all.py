@@ -14,8 +14,8 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from skewlsp.cli.app import main as skewlint
+from tests.kernels import DEMOTED, FOR_LINE, SKEWED, STAGE3
 from tests.server.conftest import apply_edits, edits_of, plain
-from tests.server.kernels import DEMOTED, FOR_LINE, SKEWED, STAGE3
 
 pytestmark = pytest.mark.asyncio
 

@@ -9,7 +9,7 @@ from skewlsp.common.config import Settings
 from skewlsp.common.select import Selection
 from skewlsp.server.diagnostics import build
 from skewlsp.server.positions import split_lines
-from tests.server.kernels import DEMOTED, SKEWED, STAGE3
+from tests.kernels import DEMOTED, SKEWED, STAGE3
 
 URI = "file:///k.py"
 ALL = Selection.from_settings(Settings(root=__import__("pathlib").Path("/")))

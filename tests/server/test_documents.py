@@ -10,15 +10,11 @@ import pytest
 
 from skewlsp.server import documents
 from skewlsp.server.documents import DocumentStore, Snapshot, WorkspaceResolver
-from tests.server.kernels import DEMOTED, SKEWED
+from tests.kernels import DEMOTED, IMPORTED, SKEWED
 
 URI = "file:///k.py"
 
 
-# SKEWED with its trip imported from a constants module of the workspace.
-IMPORTING = SKEWED.replace(
-    "import pypto.language as pl\n", "import pypto.language as pl\n\nfrom consts import TRIP\n"
-).replace("pl.pipeline(0, 8, 1", "pl.pipeline(0, TRIP, 1")
 
 
 class Editor:
@@ -110,7 +106,7 @@ async def test_a_new_version_is_analysed_again(editor, store, workspaces):
 
 @pytest.mark.asyncio
 async def test_analysis_runs_off_the_event_loop_thread(editor, store, workspaces):
-    editor.text = IMPORTING
+    editor.text = IMPORTED
     analysis = await store.get(URI)
     assert [r.code for r in analysis.reports] == ["SKW001"]  # the trip was read: 8
     asked = workspaces[0].asked
@@ -129,7 +125,7 @@ async def test_a_syntax_error_keeps_the_last_good_reports(editor, store):
 
 @pytest.mark.asyncio
 async def test_an_import_the_workspace_fails_to_read_leaves_the_verdict_unknown(editor):
-    editor.text = IMPORTING
+    editor.text = IMPORTED
     with ThreadPoolExecutor(1) as pool:
         store = DocumentStore(
             pool, editor.snapshot, lambda snap: Workspace(failing=True), lambda a: None

@@ -12,9 +12,9 @@ from skewlsp.common.select import Selection
 from skewlsp.server.diagnostics import build
 from skewlsp.server.fifo_hover import fifo_hover
 from skewlsp.server.positions import split_lines
+from tests.kernels import FIFO_REORDER
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "cli" / "fifo_reorder.py"
-TEXT = FIXTURE.read_text()
+TEXT = FIFO_REORDER
 URI = "file:///k.py"
 ALL = Selection.from_settings(Settings(root=Path("/")))
 
@@ -43,7 +43,7 @@ def test_the_hover_shows_what_the_vector_core_receives_before_and_after() -> Non
     [report] = analyze(TEXT)
     assert fifo_hover(report) == (
         "**SKW060: the skew reorders the FIFO to the vector core (AIV).** The tpush at line 13 "
-        "under `if mode > 2` is issued after the next 2 produces (lead at line 10, depth 2), so "
+        "under `if n > 2` is issued after the next 2 produces (lead at line 10, depth 2), so "
         "the peer receives tiles in another order than the source says. Its messages are in "
         "bold.\n"
         "\n"
@@ -58,6 +58,6 @@ def test_the_hover_elides_a_long_trip_and_is_silent_without_hazards() -> None:
     assert text is not None
     assert "- source order: qt(0) **rt(0)** qt(1) **rt(1)** qt(2) **rt(2)** " in text
     assert text.endswith("**rt(0)** **rt(1)** qt(4) qt(5) **rt(2)** **rt(3)** qt(6) qt(7) …")
-    [plain] = analyze(TEXT.replace("                pl.tile.tpush_to_aiv(rt, split=0)\n",
+    [plain] = analyze(TEXT.replace("                pl.tpush_to_aiv(rt, split=0)\n",
                                    "                pass\n"))
     assert plain.verdict == "skewed" and fifo_hover(plain) is None

@@ -11,8 +11,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
+from tests.kernels import FOR_LINE, SKEWED
 from tests.server.conftest import raw_request
-from tests.server.kernels import FOR_LINE, SKEWED
 
 
 def test_version_flag_prints_the_version_and_exits():

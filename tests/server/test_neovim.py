@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.kernels import FOR_LINE, SKEWED, SKEWED_AND_LEFT
+from tests.kernels import FOR_LINE, SECOND_FOR_LINE, SKEWED, SKEWED_AND_LEFT
 
 SCRIPT = Path(__file__).with_name("nvim_e2e.lua")
 EDITORS_DOC = Path(__file__).resolve().parents[2] / "docs" / "editors.md"
@@ -97,7 +97,7 @@ def test_neovim_sees_diagnostics_hover_and_a_preview_without_its_buffer_changing
 
     assert [(d["code"], d["lnum"]) for d in seen["diagnostics"]] == [
         ("SKW001", FOR_LINE),
-        ("SKW010", FOR_LINE + 5),
+        ("SKW010", SECOND_FOR_LINE),
     ]
     assert seen["hover"].startswith("**skewed** `SKW001` [information] loop skewed:")
 

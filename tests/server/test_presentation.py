@@ -17,7 +17,7 @@ from skewlsp.server.presentation import (
     schedule_counts,
     timeline,
 )
-from tests.server.kernels import DEMOTED, SKEWED, STAGE3
+from tests.kernels import DEMOTED, FIFO_REORDER, SKEWED, STAGE3
 
 
 def skewed_report(**changes):
@@ -94,7 +94,7 @@ def test_hover_of_a_demoted_loop_says_why_and_what_would_make_it_skew():
     (report,) = analyze(DEMOTED)
     text = hover_markdown(report)
     assert text.startswith(
-        "**demoted** `SKW020` [warning] loop not skewed: consumer role: `e` from the lead half"
+        "**demoted** `SKW020` [warning] loop not skewed: consumer role: `s0` from the lead half"
     )
     assert "effective depth none (sequential)" in text
     assert "**help:** Usually nothing: this is the consumer side" in text
@@ -166,8 +166,7 @@ def test_the_copies_of_one_loop_share_one_hover_ruled_apart() -> None:
 
 
 def test_the_hover_of_a_loop_whose_skew_reorders_a_fifo_shows_what_the_peer_receives():
-    kernel = (Path(__file__).resolve().parents[1] / "fixtures" / "cli" / "fifo_reorder.py").read_text()
-    (report,) = analyze(kernel, "k.py")
+    (report,) = analyze(FIFO_REORDER, "k.py")
     text = hover_markdown(report)
     assert "- source order: qt(0) **rt(0)** qt(1) **rt(1)**" in text
     assert "- after the skew: qt(0) qt(1) qt(2) qt(3) **rt(0)** **rt(1)**" in text

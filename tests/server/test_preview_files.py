@@ -12,7 +12,7 @@ from skewlsp.common.select import Selection
 from skewlsp.server import preview_doc
 from skewlsp.server.preview_files import DocumentFolder, cache_root
 from skewlsp.server.visibility import shown
-from tests.server.kernels import FOR_LINE, SKEWED, SKEWED_AND_LEFT, STAGE3
+from tests.kernels import FOR_LINE, SKEWED, SKEWED_AND_LEFT, STAGE3
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -8,7 +8,7 @@ import shutil
 import pytest
 from pytest_lsp import LanguageClient
 
-from tests.realistic import EXPECTED, REWRITTEN, ROOT
+from tests.kernels import EXPECTED, REALISTIC, REWRITTEN
 from tests.server.conftest import raw_request
 
 pytestmark = pytest.mark.asyncio
@@ -19,7 +19,7 @@ FILES = sorted({e.file for e in EXPECTED})
 def copy_tree(client: LanguageClient) -> dict[str, tuple[str, str]]:
     """The tree copied into the client's workspace; file name -> (uri, text)."""
     session = client.session
-    shutil.copytree(ROOT, session.root, dirs_exist_ok=True)
+    shutil.copytree(REALISTIC, session.root, dirs_exist_ok=True)
     opened = {}
     for name in FILES:
         path = session.root / "models" / "tiny_llm" / name

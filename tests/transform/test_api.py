@@ -14,8 +14,8 @@ from skewlsp.analysis import analyze
 from skewlsp.api import PreviewUnavailable, rewrite
 from skewlsp.api import preview as preview_at
 from skewlsp.transform import loop_source
+from tests.kernels import SHAPE_HEAD, Shape
 from tests.transform.equivalence import check_loop
-from tests.transform.kernels import HEADER, Shape
 
 DESIGN_NOTE = Shape().text()
 
@@ -70,7 +70,7 @@ def test_demoted_keeps_other_keywords_and_comma_style() -> None:
         "            r = pl.yield_(a2)\n"
         "        return r\n"
     )
-    source = HEADER + loop
+    source = SHAPE_HEAD + loop
     preview = preview_at(source, _only(source).line).rewritten
     assert preview.startswith(
         "        for i, (a,) in pl.range(\n"
@@ -99,7 +99,7 @@ def test_loop_source_is_the_original_lines() -> None:
 
 
 def test_left_loop_refuses_with_reason() -> None:
-    source = HEADER + (
+    source = SHAPE_HEAD + (
         "        for i in pl.pipeline(0, 8, 1, stage=3):\n"
         "            t = pl.tile.load(q, [i * 16, 0], [16, 64])\n"
         "            pl.tile.store(t, [i * 16, 0], out)\n"
@@ -163,7 +163,7 @@ def test_stale_report_is_refused() -> None:
 
 
 def test_nested_unroll_copies_are_inlined_with_every_level_bound() -> None:
-    source = HEADER + (
+    source = SHAPE_HEAD + (
         "        for i in pl.pipeline(0, 4, 1, stage=2):\n"
         "            t = pl.tile.load(q, [i, 0], [16, 64])\n"
         "            for j in pl.unroll(2):\n"
@@ -186,7 +186,7 @@ def test_nested_unroll_copies_are_inlined_with_every_level_bound() -> None:
 
 
 def test_parent_of_a_skewed_inner_pipeline_is_previewed_after_the_inner_rewrite() -> None:
-    source = HEADER + (
+    source = SHAPE_HEAD + (
         "        for b in pl.pipeline(0, 4, 1, stage=2):\n"
         "            for i in pl.pipeline(0, 3, 1, stage=2):\n"
         "                t = pl.tile.load(q, [b + i, 0], [16, 64])\n"

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from skewlsp.analysis import analyze
+from tests.kernels import Shape, shapes
 from tests.transform.equivalence import check_source
-from tests.transform.kernels import Shape, shapes
 
 Expected = tuple[str, str, "int | None"]  # verdict, code, effective depth
 

@@ -8,11 +8,11 @@ import libcst as cst
 
 from skewlsp.analysis import analyze
 from skewlsp.api import preview as preview_at
-from tests.analysis.skew_cross_core_pipeline.test_per_core import ATTENTION, STORES
+from tests.kernels import ATTENTION, ATTENTION_STORES
 
 
 def test_cube_function_of_an_attention_loop_is_previewed_with_implicit_messages() -> None:
-    source = ATTENTION.format(heads=128, tail=STORES)
+    source = ATTENTION.format(heads=128, tail=ATTENTION_STORES)
     (report,) = analyze(source, "attention.py")
     preview = preview_at(source, report.line).rewritten
     cst.parse_module(textwrap.dedent(preview))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import hypothesmith
 import libcst as cst
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -12,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from skewlsp.analysis.frontend import values
 from skewlsp.analysis.frontend.constants import code_of
 from skewlsp.analysis.source.walk import walk
+from tests.fuzz.strategies import PYTHON
 
 ROOT = Path(__file__).resolve().parents[3]
 TRICKY = (
@@ -68,7 +68,7 @@ def test_every_node_of_the_examples_reads_as_libcst_renders_it(path: Path) -> No
 
 @pytest.mark.slow  # fuzzing: any program the grammar allows
 @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
-@given(hypothesmith.from_grammar())
+@given(PYTHON)
 def test_every_node_of_any_program_reads_as_libcst_renders_it(source: str) -> None:
     try:
         cst.parse_module(source)

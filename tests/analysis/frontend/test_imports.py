@@ -24,9 +24,9 @@ from skewlsp.analysis.frontend.imports import (
 from skewlsp.analysis.frontend.source_index import imported_module_index
 from skewlsp.analysis.frontend.values import Const
 from skewlsp.common.resolver import RecordingResolver
+from tests.kernels import IMPORTED
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "cli"
-KERNEL = (FIXTURES / "imported_bound.py").read_text()  # `for i in pl.pipeline(0, TRIP, ...)`
+KERNEL = IMPORTED  # `for i in pl.pipeline(0, TRIP, ...)`, TRIP from consts
 HELPER = '''\
 import pypto.language as pl
 from .dims import TRIP

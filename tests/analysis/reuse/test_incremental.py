@@ -16,6 +16,7 @@ from skewlsp.analysis.reuse.incremental import (
     _common_suffix,
     update_index,
 )
+from tests.kernels import SKEWED
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[3] / "examples").glob("*.py"))
 TEXT = "\n\n".join(path.read_text() for path in EXAMPLES[:3])
@@ -86,10 +87,7 @@ def test_common_prefix_and_suffix_match_a_character_by_character_scan(
 
 
 def test_a_syntax_error_typed_outside_any_loop_function_comes_and_goes_with_the_cache() -> None:
-    from pathlib import Path
-
-    skewed = (Path(__file__).resolve().parents[2] / "fixtures" / "cli" / "skewed.py").read_text()
-    source = skewed + "\n\ndef helper():\n    return 1\n"
+    source = SKEWED + "\n\ndef helper():\n    return 1\n"
     cache = UnitCache()
     assert [r.code for r in analyze(source, "k.py", cache=cache)] == ["SKW001"]
     broken = source.replace("return 1", "return 1 +")
@@ -212,9 +210,6 @@ def test_a_syntax_error_the_block_layout_does_not_see_is_found(
     _session([(at, deleted, inserted)])
 
 
-SKEWED_KERNEL = (Path(__file__).resolve().parents[2] / "fixtures" / "cli" / "skewed.py").read_text()
-
-
 @pytest.mark.parametrize(
     "header",
     [
@@ -225,7 +220,8 @@ SKEWED_KERNEL = (Path(__file__).resolve().parents[2] / "fixtures" / "cli" / "ske
 def test_a_comment_inside_a_multi_line_expression_is_not_part_of_any_message(header: str) -> None:
     # Messages quote code, never comments: editing the comment changes nothing, and the
     # cache's answer (the text before the edit) is what a fresh analysis says.
-    source = SKEWED_KERNEL.replace("for i in pl.pipeline(0, 4, 1, stage=2):", header)
+    source = SKEWED.replace("for i in pl.pipeline(0, 8, 1, stage=2):", header)
+    assert source != SKEWED
     edited = source.replace("# rows", "# cols")
     cache = UnitCache()
     first = analyze(source, "k.py", cache=cache)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from skewlsp.analysis import UnitCache, analyze
-from tests.analysis.kernels import PRODUCER
+from tests.kernels import PRODUCER
 
 TWO_KERNELS = '''\
 import pypto.language as pl

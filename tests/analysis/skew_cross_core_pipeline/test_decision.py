@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.analysis.kernels import CONSUMER, PRODUCER, kernel, loop_at, only_loop
+from tests.kernels import CONSUMER, PRODUCER, kernel, loop_at, only_loop
 
 
 class TestSkewedLoops:

@@ -11,17 +11,7 @@ import pytest
 from skewlsp.analysis.driver import analyze_models
 from skewlsp.analysis.skew_cross_core_pipeline import fifo_order as fifo_module
 from skewlsp.contract import FifoMessage, LoopReport
-from tests.analysis.kernels import kernel, only_loop
-
-# The issue's example, on the cube side: qt is the lead, rt is pushed back under a guard.
-CUBE = """\
-qt = pl.tile.load(q, [i * 16, 0], [16, 64])
-pl.tpush_to_aiv(qt, split=0)
-rt = pl.tpop_from_aiv(split=0)
-if n > 2:
-    pl.tpush_to_aiv(rt, split=0)
-pl.tile.store(rt, [i * 16, 0], out)
-"""
+from tests.kernels import FIFO_REORDER_BODY, kernel, only_loop
 
 
 def line_of(source: str, text: str, occurrence: int = 0) -> int:
@@ -38,7 +28,7 @@ def order(messages: tuple[FifoMessage, ...]) -> str:
 
 
 def test_a_guarded_tpush_in_the_consumer_half_is_reported_on_the_skewed_loop() -> None:
-    source = kernel(CUBE)
+    source = kernel(FIFO_REORDER_BODY)
     report = only_loop(source)
     assert codes(report) == ["SKW001", "SKW060"]
     (hazard,) = report.hazards
@@ -63,15 +53,15 @@ def test_a_guarded_tpush_in_the_consumer_half_is_reported_on_the_skewed_loop() -
 
 
 def test_the_verdict_is_what_the_compiler_decides_without_the_nested_push() -> None:
-    with_push = only_loop(kernel(CUBE))
-    without = only_loop(kernel(CUBE.replace("    pl.tpush_to_aiv(rt, split=0)", "    pass")))
+    with_push = only_loop(kernel(FIFO_REORDER_BODY))
+    without = only_loop(kernel(FIFO_REORDER_BODY.replace("    pl.tpush_to_aiv(rt, split=0)", "    pass")))
     fields = ("verdict", "code", "depth", "trip", "pushes", "pops", "message")
     assert [getattr(with_push, f) for f in fields] == [getattr(without, f) for f in fields]
     assert without.hazards == () and codes(without) == ["SKW001"]
 
 
 def test_extra_pops_keep_the_peer_order_and_never_warn() -> None:
-    body = CUBE.replace("    pl.tpush_to_aiv(rt, split=0)", "    x = pl.tpop_from_aiv(split=0)")
+    body = FIFO_REORDER_BODY.replace("    pl.tpush_to_aiv(rt, split=0)", "    x = pl.tpop_from_aiv(split=0)")
     report = only_loop(kernel(body))
     assert codes(report) == ["SKW001"] and report.hazards == ()
 
@@ -86,10 +76,10 @@ def test_extra_pops_keep_the_peer_order_and_never_warn() -> None:
             "pl.pipeline(0, 8, 1, stage=2)",
             "SKW020",
         ),
-        (CUBE, "pl.pipeline(0, 8, 1, stage=1)", "SKW024"),
-        (CUBE, "pl.pipeline(0, 1, 1, stage=2)", "SKW023"),
-        (CUBE, "pl.pipeline(0, n, 1, stage=2)", "SKW022"),
-        (CUBE + "pl.tpush_to_aiv(rt, split=0)\n", "pl.pipeline(0, 8, 1, stage=2)", "SKW021"),
+        (FIFO_REORDER_BODY, "pl.pipeline(0, 8, 1, stage=1)", "SKW024"),
+        (FIFO_REORDER_BODY, "pl.pipeline(0, 1, 1, stage=2)", "SKW023"),
+        (FIFO_REORDER_BODY, "pl.pipeline(0, n, 1, stage=2)", "SKW022"),
+        (FIFO_REORDER_BODY + "pl.tpush_to_aiv(rt, split=0)\n", "pl.pipeline(0, 8, 1, stage=2)", "SKW021"),
     ],
     ids=["consumer role", "stage 1", "trip 1", "dynamic bounds", "multi-round-trip"],
 )
@@ -107,13 +97,13 @@ def test_left_loops_never_warn() -> None:
 
 
 def test_a_guard_provably_true_from_the_bounds_is_inlined_first_and_demotes() -> None:
-    report = only_loop(kernel(CUBE.replace("if n > 2:", "if i < 8:")))
+    report = only_loop(kernel(FIFO_REORDER_BODY.replace("if n > 2:", "if i < 8:")))
     assert (report.verdict, report.code, report.pushes) == ("demoted", "SKW021", 2)
     assert report.hazards == ()
 
 
 def test_a_guard_provably_false_from_the_bounds_is_dropped_first_and_keeps_the_order() -> None:
-    report = only_loop(kernel(CUBE.replace("if n > 2:", "if i >= 8:")))
+    report = only_loop(kernel(FIFO_REORDER_BODY.replace("if n > 2:", "if i >= 8:")))
     assert codes(report) == ["SKW001"] and report.hazards == ()
 
 
@@ -131,7 +121,7 @@ def test_a_pop_first_loop_whose_pushes_all_sit_in_the_consumer_half_keeps_their_
 
 
 def test_the_vector_core_as_producer_is_symmetric() -> None:
-    body = CUBE.replace("to_aiv", "to_aic").replace("from_aiv", "from_aic")
+    body = FIFO_REORDER_BODY.replace("to_aiv", "to_aic").replace("from_aiv", "from_aic")
     source = kernel(body)
     report = only_loop(source)
     assert codes(report) == ["SKW001", "SKW060"]
@@ -143,7 +133,7 @@ def test_the_vector_core_as_producer_is_symmetric() -> None:
 
 
 def test_a_tpush_in_an_inner_loop_that_is_not_collapsed_moves_too() -> None:
-    body = CUBE.replace("if n > 2:", "for j in pl.range(2):")
+    body = FIFO_REORDER_BODY.replace("if n > 2:", "for j in pl.range(2):")
     report = only_loop(kernel(body))
     assert codes(report) == ["SKW001", "SKW060"]
     assert report.hazards[0].guard == "for j in pl.range(2)"
@@ -151,12 +141,12 @@ def test_a_tpush_in_an_inner_loop_that_is_not_collapsed_moves_too() -> None:
 
 
 def test_a_one_trip_inner_loop_is_collapsed_first_and_its_push_counts() -> None:
-    report = only_loop(kernel(CUBE.replace("if n > 2:", "for j in pl.range(1):")))
+    report = only_loop(kernel(FIFO_REORDER_BODY.replace("if n > 2:", "for j in pl.range(1):")))
     assert (report.verdict, report.code, report.hazards) == ("demoted", "SKW021", ())
 
 
 def test_a_tpush_in_an_else_branch_names_the_branch() -> None:
-    body = CUBE.replace(
+    body = FIFO_REORDER_BODY.replace(
         "if n > 2:\n    pl.tpush_to_aiv(rt, split=0)\n",
         "if n > 2:\n    pass\nelse:\n    pl.tpush_to_aiv(rt, split=0)\n",
     )
@@ -165,7 +155,7 @@ def test_a_tpush_in_an_else_branch_names_the_branch() -> None:
 
 
 def test_depth_one_moves_the_push_behind_one_produce() -> None:
-    report = only_loop(kernel(CUBE, "pl.pipeline(0, 3, 1, stage=2)"))
+    report = only_loop(kernel(FIFO_REORDER_BODY, "pl.pipeline(0, 3, 1, stage=2)"))
     assert (report.code, report.depth) == ("SKW002", 1)
     (hazard,) = report.hazards
     assert hazard.after_produces == 1
@@ -174,12 +164,12 @@ def test_depth_one_moves_the_push_behind_one_produce() -> None:
 
 
 def test_indices_are_the_loop_variable_values() -> None:
-    report = only_loop(kernel(CUBE, "pl.pipeline(10, 2, -2, stage=2)"))  # 10 8 6 4: depth 2
+    report = only_loop(kernel(FIFO_REORDER_BODY, "pl.pipeline(10, 2, -2, stage=2)"))  # 10 8 6 4: depth 2
     assert order(report.hazards[0].skewed_order) == "qt10 qt8 qt6 qt4 [rt10] [rt8] [rt6] [rt4]"
 
 
 def test_a_push_on_the_other_fifo_only_in_the_consumer_half_keeps_that_fifo_in_order() -> None:
-    body = CUBE.replace("    pl.tpush_to_aiv(rt, split=0)", "    pl.tpush_to_aic(rt, split=0)")
+    body = FIFO_REORDER_BODY.replace("    pl.tpush_to_aiv(rt, split=0)", "    pl.tpush_to_aic(rt, split=0)")
     report = only_loop(kernel(body))
     assert codes(report) == ["SKW001"] and report.hazards == ()
 
@@ -200,7 +190,7 @@ def test_a_guarded_push_in_the_producer_half_moves_with_the_lead() -> None:
 
 
 def test_each_moved_statement_is_one_hazard() -> None:
-    body = CUBE + "for j in pl.range(2):\n    pl.tpush_to_aiv(rt, split=0)\n"
+    body = FIFO_REORDER_BODY + "for j in pl.range(2):\n    pl.tpush_to_aiv(rt, split=0)\n"
     source = kernel(body)
     report = only_loop(source)
     assert codes(report) == ["SKW001", "SKW060", "SKW060"]
@@ -212,7 +202,7 @@ def test_each_moved_statement_is_one_hazard() -> None:
 
 
 def test_a_huge_depth_is_decided_by_the_closed_form_with_the_same_counts() -> None:
-    source = kernel(CUBE, "pl.pipeline(0, 60000, 1, stage=30001)")
+    source = kernel(FIFO_REORDER_BODY, "pl.pipeline(0, 60000, 1, stage=30001)")
     (model,) = analyze_models(source)
     assert (model.report.depth, model.report.code) == (30000, "SKW001")
     (hazard,) = model.report.hazards
@@ -229,7 +219,7 @@ def test_a_huge_depth_is_decided_by_the_closed_form_with_the_same_counts() -> No
     ],
 )  # fmt: skip
 def test_the_moved_sends_follow_the_schedule_at_any_depth(trip: int, stage: int, depth: int) -> None:
-    body = "if n > 1:\n    pl.tpush_to_aiv(q, split=0)\n" + CUBE
+    body = "if n > 1:\n    pl.tpush_to_aiv(q, split=0)\n" + FIFO_REORDER_BODY
     # (libcst's own trees, as a rewrite reads them: no made trees to cut code from)
     source = kernel(body, f"pl.pipeline(0, {trip}, 1, stage={stage})")
     (model,) = analyze_models(source, concrete=True)
@@ -249,8 +239,8 @@ def shape(move: fifo_module.MovedSend) -> tuple:
 
 
 def test_mixed_kernels_compiler_messages_never_move() -> None:
-    from tests.analysis.skew_cross_core_pipeline.test_per_core import ATTENTION, STORES, report_of
+    from tests.kernels import ATTENTION, ATTENTION_STORES
 
-    report = report_of(ATTENTION.format(heads=128, tail=STORES))
+    report = only_loop(ATTENTION.format(heads=128, tail=ATTENTION_STORES))
     assert report.verdict == "skewed" and report.hazards == ()
     assert "SKW060" not in codes(report)

@@ -6,45 +6,8 @@ import textwrap
 
 import libcst as cst
 
-from skewlsp.analysis import analyze
 from skewlsp.contract import LoopReport
-
-ATTENTION = """\
-import pypto.language as pl
-
-H = {heads}
-QK_M_TILE = 32
-HEAD_DIM = 64
-
-
-@pl.jit
-def attention(q_flat: pl.Tensor[[256, 64], pl.BF16], kv: pl.Tensor[[64, 64], pl.BF16],
-              out_oi: pl.Tensor[[256, 64], pl.FP32], out_mi: pl.Tensor[[256, 1], pl.FP32]):
-    with pl.spmd(1, name_hint="qk_pv"):
-        qk_kv = kv[0:64, 0:HEAD_DIM]
-        for hb in pl.pipeline(H // QK_M_TILE, stage=2):
-            h0 = hb * QK_M_TILE
-            q_tile = q_flat[h0 : h0 + QK_M_TILE, 0:HEAD_DIM]
-            raw = pl.matmul(q_tile, qk_kv, b_trans=True, out_dtype=pl.FP32)
-            scaled = pl.mul(raw, 0.125)
-            mi = pl.row_max(scaled)
-            ex = pl.exp(pl.row_expand_sub(scaled, mi))
-            ex_bf16 = pl.cast(ex, target_type=pl.BF16, mode="rint")
-            oi = pl.matmul(ex_bf16, qk_kv, out_dtype=pl.FP32)
-{tail}
-"""
-
-STORES = """\
-            out_mi[h0 : h0 + QK_M_TILE, 0:1] = mi
-            out_oi[h0 : h0 + QK_M_TILE, 0:HEAD_DIM] = oi
-"""
-
-
-def report_of(source: str) -> LoopReport:
-    reports = analyze(source, "attention.py")
-    assert len(reports) == 1, [r.message for r in reports]
-    assert "internal error" not in reports[0].message, reports[0].message
-    return reports[0]
+from tests.kernels import ATTENTION, ATTENTION_STORES, only_loop
 
 
 def cores(report: LoopReport) -> dict[str, tuple[str, str, int | None]]:
@@ -52,7 +15,7 @@ def cores(report: LoopReport) -> dict[str, tuple[str, str, int | None]]:
 
 
 def test_attention_with_trip_two_skews_the_cube_at_depth_one_and_demotes_the_vector() -> None:
-    report = report_of(ATTENTION.format(heads=64, tail=STORES))
+    report = only_loop(ATTENTION.format(heads=64, tail=ATTENTION_STORES))
     assert cores(report) == {"aic": ("skewed", "SKW002", 1), "aiv": ("demoted", "SKW020", None)}
     assert (report.verdict, report.depth, report.trip) == ("skewed", 1, 2)
     assert report.message.startswith("cube: skewed at depth 1 (requested 2")
@@ -63,28 +26,28 @@ def test_attention_with_trip_two_skews_the_cube_at_depth_one_and_demotes_the_vec
 
 
 def test_a_trip_that_blocks_the_depth_comes_with_a_computed_fix() -> None:
-    report = report_of(ATTENTION.format(heads=64, tail=STORES))
+    report = only_loop(ATTENTION.format(heads=64, tail=ATTENTION_STORES))
     assert report.fix_hint == "a trip of 4 would give depth 2: e.g. halve QK_M_TILE"
 
 
 def test_attention_with_trip_four_reaches_depth_two_on_the_cube() -> None:
-    report = report_of(ATTENTION.format(heads=128, tail=STORES))
+    report = only_loop(ATTENTION.format(heads=128, tail=ATTENTION_STORES))
     assert cores(report)["aic"] == ("skewed", "SKW001", 2)
     assert cores(report)["aiv"][0] == "demoted"
 
 
 def test_the_vector_copy_runs_twice_under_dual_aiv_dispatch() -> None:
-    report = report_of(ATTENTION.format(heads=64, tail=STORES))
+    report = only_loop(ATTENTION.format(heads=64, tail=ATTENTION_STORES))
     vector = next(c for c in report.cores if c.core == "aiv")
     assert vector.copies == 2
 
 
 def test_vector_reading_the_pv_result_makes_both_cores_multi_round_trip() -> None:
     tail = (
-        STORES
+        ATTENTION_STORES
         + "            rescaled = pl.mul(oi, 0.5)\n            out_oi[h0 : h0 + QK_M_TILE, 0:HEAD_DIM] = rescaled\n"
     )
-    report = report_of(ATTENTION.format(heads=64, tail=tail))
+    report = only_loop(ATTENTION.format(heads=64, tail=tail))
     assert cores(report) == {"aic": ("demoted", "SKW021", None), "aiv": ("demoted", "SKW021", None)}
 
 
@@ -101,7 +64,7 @@ def proj(x: pl.Tensor[[256, 64], pl.BF16], w: pl.Tensor[[64, 64], pl.BF16], y: p
             act = pl.exp(acc)
             y[t * 32 : t * 32 + 32, 0:64] = act
 """
-    report = report_of(source)
+    report = only_loop(source)
     assert cores(report) == {"aic": ("left", "SKW010", None), "aiv": ("left", "SKW010", None)}
     assert report.verdict == "left"
 
@@ -119,7 +82,7 @@ def matmul_k(x: pl.Tensor[[64, 512], pl.BF16], w: pl.Tensor[[512, 64], pl.BF16],
             acc = pl.matmul_acc(acc, x[0:64, k * 64 : k * 64 + 64], w[k * 64 : k * 64 + 64, 0:64])
         y[0:64, 0:64] = acc
 """
-    report = report_of(source)
+    report = only_loop(source)
     assert cores(report) == {"aic": ("left", "SKW010", None)}
 
 
@@ -138,11 +101,11 @@ def test_pure_vector_rmsnorm_is_left_on_the_vector_only() -> None:
                 inv = pl.rsqrt(ms)
                 y[r : r + 32, 0:64] = pl.row_expand_mul(rows, inv)
     """)
-    assert cores(report_of(source)) == {"aiv": ("left", "SKW010", None)}
+    assert cores(only_loop(source)) == {"aiv": ("left", "SKW010", None)}
 
 
 def test_crossing_under_a_runtime_if_leaves_the_loop_on_both_cores() -> None:
-    source = ATTENTION.format(heads=64, tail=STORES).replace(
+    source = ATTENTION.format(heads=64, tail=ATTENTION_STORES).replace(
         "            raw = pl.matmul",
         "            if h0 < pl.read(out_mi, [0, 0]):\n                pass\n            raw = pl.matmul",
     )
@@ -154,8 +117,8 @@ def test_crossing_under_a_runtime_if_leaves_the_loop_on_both_cores() -> None:
         + "for hb in pl.pipeline(H // QK_M_TILE, stage=2):\n            flag = pl.read(out_mi, [0, 0])\n            if flag > 0:\n"
         + textwrap.indent(body_under_if[1], "    ")
     )
-    assert report_of(source).cores  # still mixed at top level
-    report = report_of(guarded)
+    assert only_loop(source).cores  # still mixed at top level
+    report = only_loop(guarded)
     assert {c.verdict for c in report.cores} == {"left"}
 
 
@@ -175,7 +138,7 @@ class K:
             e = pl.tile.tpop_from_aiv(split=0)
             pl.tile.store(e, [i * 16, 0], out)
 """
-    report = report_of(source)
+    report = only_loop(source)
     assert report.cores == () and report.code == "SKW001"
 
 
@@ -194,14 +157,14 @@ class K:
             q = pl.matmul(p, w[0:64, 0:64], out_dtype=pl.FP32)
             y[t * 32 : t * 32 + 32, 0:64] = q
 '''
-    report = report_of(source)
+    report = only_loop(source)
     assert (report.code, report.cores) == ("SKW010", ())
     incore = source.replace("@pl.function\n", "@pl.function(type=pl.FunctionType.InCore)\n")
-    assert {c.core: c.verdict for c in report_of(incore).cores} == {"aic": "skewed", "aiv": "demoted"}
+    assert {c.core: c.verdict for c in only_loop(incore).cores} == {"aic": "skewed", "aiv": "demoted"}
 
 
 def test_a_matmul_result_rebound_by_a_vector_op_still_crosses_to_the_vector_core() -> None:
-    tail = STORES
+    tail = ATTENTION_STORES
     source = ATTENTION.format(heads=128, tail=tail).replace(
         "            scaled = pl.mul(raw, 0.125)\n            mi = pl.row_max(scaled)\n"
         "            ex = pl.exp(pl.row_expand_sub(scaled, mi))\n",
@@ -209,7 +172,7 @@ def test_a_matmul_result_rebound_by_a_vector_op_still_crosses_to_the_vector_core
         "            ex = pl.exp(pl.row_expand_sub(raw, mi))\n",
     )
     assert "raw = pl.mul(raw, 0.125)" in source
-    report = report_of(source)
+    report = only_loop(source)
     assert cores(report) == {"aic": ("skewed", "SKW001", 2), "aiv": ("demoted", "SKW020", None)}
 
 
@@ -240,7 +203,7 @@ def k(x: pl.Tensor[[256, 64], pl.FP32], y: pl.Tensor[[256, 64], pl.FP32]):
             t = x[b * 32 : b * 32 + 32, 0:64]
             y[b * 32 : b * 32 + 32, 0:64] = pl.exp(t)
 '''
-    report = report_of(source)
+    report = only_loop(source)
     assert (report.code, report.stop) == ("SKW010", 4)
 
 
@@ -268,7 +231,7 @@ def expert(x: pl.Tensor[[128, 64], pl.BF16], w_gate: pl.Tensor[[64, 64], pl.BF16
             out = pl.matmul(act_bf16, down_w, out_dtype=pl.FP32)
             y[row : row + TILE, 0:64] = out
 '''
-    report = report_of(source)
+    report = only_loop(source)
     assert cores(report) == {"aic": ("skewed", "SKW001", 2), "aiv": ("demoted", "SKW020", None)}
     assert [hint.code for hint in report.hints] == ["SKW030"]
 
@@ -292,7 +255,7 @@ def gate(x: pl.Tensor[[64, 512], pl.BF16], w: pl.Tensor[[64, 512], pl.BF16], y: 
                 acc = pl.matmul_acc(acc, xs, ws, b_trans=True)
         y[0:64, 0:64] = acc
 '''
-    assert cores(report_of(source)) == {"aic": ("left", "SKW010", None)}
+    assert cores(only_loop(source)) == {"aic": ("left", "SKW010", None)}
 
 
 def test_each_loop_sees_the_sides_of_the_values_defined_before_it() -> None:
@@ -367,7 +330,7 @@ def test_what_is_made_before_an_incore_scope_is_a_tensor_inside_it() -> None:
 
 
 def test_each_cores_body_shows_its_statements_as_written() -> None:
-    report = report_of(ATTENTION.format(heads=64, tail=STORES))
+    report = only_loop(ATTENTION.format(heads=64, tail=ATTENTION_STORES))
     cube = next(c for c in report.cores if c.core == "aic")
     assert "raw = pl.matmul(q_tile, qk_kv, b_trans=True, out_dtype=pl.FP32)" in cube.body
 

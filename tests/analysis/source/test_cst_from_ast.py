@@ -13,7 +13,6 @@ import ast
 import dataclasses
 from pathlib import Path
 
-import hypothesmith
 import libcst as cst
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -28,7 +27,7 @@ from skewlsp.analysis.source.cst_from_ast import convert
 from skewlsp.analysis.source.cst_nodes import is_placeholder
 from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.unit_parses import NeedsConcreteTree
-from tests.fuzz.strategies import kernels, python_in_a_loop
+from tests.fuzz.strategies import PYTHON, kernels, python_in_a_loop
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = sorted(
@@ -307,7 +306,7 @@ def test_a_unit_whose_code_cannot_be_cut_is_decided_on_libcst_s_tree() -> None:
 
 @pytest.mark.slow  # fuzzing: any program the grammar allows
 @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
-@given(hypothesmith.from_grammar())
+@given(PYTHON)
 @example(source="\r\n")
 def test_any_program_is_made_in_libcst_s_shape_or_refused(source: str) -> None:
     try:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import ast
 
-import hypothesmith
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skewlsp.analysis.source.guard import MAX_SYNTAX_DEPTH, TooDeep, _check_depth
+from tests.fuzz.strategies import PYTHON
 
 
 def exhaustive_depth(tree: ast.AST) -> int:
@@ -94,7 +94,7 @@ def test_mixed_chains_at_any_depth(kinds: list[str], length: int, indent: int) -
 
 @pytest.mark.slow  # fuzzing: any program the grammar allows
 @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
-@given(hypothesmith.from_grammar())
+@given(PYTHON)
 def test_any_python_program(source: str) -> None:
     try:
         ast.parse(source)

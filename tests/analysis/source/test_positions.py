@@ -12,7 +12,6 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-import hypothesmith
 import libcst as cst
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -24,7 +23,7 @@ from skewlsp.analysis.skew_cross_core_pipeline.per_core import _first_lines
 from skewlsp.analysis.source.positions import LoopPositions
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import Span
-from tests.fuzz.strategies import kernels
+from tests.fuzz.strategies import PYTHON, kernels
 
 ROOT = Path(__file__).resolve().parents[3]
 KERNEL_FILES = sorted(
@@ -185,7 +184,7 @@ def test_spans_are_shifted_by_the_units_line_offset() -> None:
 
 @pytest.mark.slow  # fuzzing: any program the grammar allows
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(hypothesmith.from_grammar())
+@given(PYTHON)
 def test_any_python_program_pairs_statements_like_libcst(source: str) -> None:
     try:
         ast.parse(source)
@@ -420,7 +419,7 @@ def test_every_statement_of_the_sample_kernels_is_cut_as_libcst_renders_it() -> 
 
 @pytest.mark.slow  # fuzzing: any program the grammar allows
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(hypothesmith.from_grammar())
+@given(PYTHON)
 def test_any_statement_cut_from_the_text_reads_as_libcst_renders_it(source: str) -> None:
     try:
         ast.parse(source)

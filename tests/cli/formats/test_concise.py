@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.cli.conftest import Run
-from tests.cli.helpers import DEMOTED, STAGE3, write
+from tests.cli.helpers import write
+from tests.kernels import DEMOTED, STAGE3
 
 
 def test_one_line_per_diagnostic_and_a_summary(run: Run, tmp_path: Path) -> None:

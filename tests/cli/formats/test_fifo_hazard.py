@@ -6,12 +6,13 @@ import json
 from pathlib import Path
 
 from tests.cli.conftest import Run
-from tests.cli.helpers import FIXTURES, sarif_validator, write
+from tests.cli.helpers import sarif_validator, write
+from tests.kernels import FIFO_REORDER
 
-KERNEL = (FIXTURES / "fifo_reorder.py").read_text()
+KERNEL = FIFO_REORDER
 LOOP, LEAD, MOVED = 8, 10, 13  # lines of the for, the lead tpush and the guarded tpush
 MESSAGE = (
-    "skewing reorders the FIFO to AIV: the tpush at line 13 (under `if mode > 2`) is issued "
+    "skewing reorders the FIFO to AIV: the tpush at line 13 (under `if n > 2`) is issued "
     "after the next 2 produces (lead at line 10, depth 2); the vector core receives tiles in "
     "another order than the source says"
 )
@@ -32,7 +33,7 @@ def test_json_has_the_finding_with_related_places_and_the_hazard(run: Run, tmp_p
     assert [(r["line"], r["column"]) for r in hint["related"]] == [(MOVED, 17), (LEAD, 13)]
     assert items[0]["related"] == []
     (hazard,) = items[0]["hazards"]
-    assert (hazard["fifo"], hazard["guard"], hazard["after_produces"]) == ("aiv", "if mode > 2", 2)
+    assert (hazard["fifo"], hazard["guard"], hazard["after_produces"]) == ("aiv", "if n > 2", 2)
     assert (hazard["moved"]["line"], hazard["lead"]["line"], hazard["messages"]) == (13, 10, 8)
     shown = [f"{m['label']}{m['index']}{'*' if m['moved'] else ''}" for m in hazard["skewed_order"]]
     assert shown == ["qt0", "qt1", "qt2", "qt3", "rt0*", "rt1*", "rt2*", "rt3*"]

@@ -9,7 +9,8 @@ from skewlsp.cli.formats.full import render_one, schedule_summary
 from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.contract import LoopReport, Span
 from tests.cli.conftest import Run
-from tests.cli.helpers import DEMOTED, SKEWED, write
+from tests.cli.helpers import write
+from tests.kernels import DEMOTED, SKEWED
 
 
 def test_demoted_loop_shows_source_marks_and_help(run: Run, tmp_path: Path) -> None:
@@ -17,12 +18,10 @@ def test_demoted_loop_shows_source_marks_and_help(run: Run, tmp_path: Path) -> N
     out = run("a.py").out
     lines = out.splitlines()
     assert lines[0].startswith("a.py:8:9: SKW020 [warning] loop not skewed")
-    assert " 8 |         for i in pl.pipeline(0, 4, 1, stage=2):" in lines
-    tpop = lines.index(
-        " 9 |             e: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)"
-    )
+    assert " 8 |         for i in pl.pipeline(0, 8, 1, stage=2):" in lines
+    tpop = lines.index(" 9 |             s0 = pl.tile.tpop_from_aic(split=0)")
     assert lines[tpop + 1].endswith("^ lead, offending")
-    assert lines[tpop + 1].index("^") == lines[tpop].index("e:")
+    assert lines[tpop + 1].index("^") == lines[tpop].index("s0")
     assert any(line.startswith("  = help: ") for line in lines)
     assert lines[-1] == "Found 1 diagnostic (1 warning)."
 
@@ -30,7 +29,7 @@ def test_demoted_loop_shows_source_marks_and_help(run: Run, tmp_path: Path) -> N
 def test_skewed_loop_shows_the_schedule(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"a.py": SKEWED})
     out = run("a.py").out
-    assert "  = schedule: prologue 2, steady 1 x 2" in out
+    assert "  = schedule: prologue 2, steady 3 x 2" in out
     assert "epilogue 2" in out and "help:" not in out
 
 

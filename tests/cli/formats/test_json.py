@@ -7,7 +7,8 @@ from pathlib import Path
 
 from skewlsp.common.rules_page import RULES_PAGE
 from tests.cli.conftest import Run
-from tests.cli.helpers import DEMOTED, STAGE3, write
+from tests.cli.helpers import write
+from tests.kernels import DEMOTED, STAGE3
 
 
 def test_json_lines_has_one_object_per_line_matching_json(run: Run, tmp_path: Path) -> None:
@@ -29,7 +30,7 @@ def test_demoted_loop_has_offending_location(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"a.py": DEMOTED})
     [item] = run("--output-format", "json", "a.py").json()
     assert item["verdict"] == "demoted" and item["severity"] == "warning"
-    assert item["offending"] == {"line": 9, "column": 13, "end_line": 9, "end_column": 75}
+    assert item["offending"] == {"line": 9, "column": 13, "end_line": 9, "end_column": 48}
     assert item["url"] == RULES_PAGE.as_uri() + "#skw020"  # the page installed with skewlsp
     assert "preview" not in item
 
@@ -38,7 +39,7 @@ def test_preview_key_is_added_on_request(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"a.py": DEMOTED})
     [item] = run("--preview", "--output-format", "json", "a.py").json()
     # the demoted loop, as the pass leaves it: over pl.range
-    assert item["preview"].startswith("        for i in pl.range(0, 4, 1):\n")
+    assert item["preview"].startswith("        for i in pl.range(0, 8, 1):\n")
     assert item["preview_error"] is None
 
 

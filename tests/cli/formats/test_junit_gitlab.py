@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import Run
-from tests.cli.helpers import DEMOTED, STAGE3, write
+from tests.cli.helpers import write
+from tests.kernels import DEMOTED, STAGE3
 
 
 def test_junit_one_suite_per_file_one_case_per_diagnostic(run: Run, tmp_path: Path) -> None:

