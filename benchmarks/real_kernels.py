@@ -7,12 +7,13 @@ iterable is ``<name>.pipeline(...)``). Then, through the real entry points:
 
 - lint: ``skewlint --output-format json --select ALL`` on DIR; a loop is *reported*
   when a diagnostic sits on its ``for`` line;
-- CLI previews: ``skewlint preview FILE:LINE`` for every loop the lint calls skewed or
-  demoted (exit 0 and a rewrite that holds no ``pl.pipeline``), and the same loops'
-  previews in ``skewlint --preview`` over the whole tree;
+- CLI previews: ``skewlint preview FILE:LINE`` for every loop the lint calls skewed,
+  demoted or lowered (exit 0 and a rewrite whose header is no longer the loop's
+  ``pl.pipeline(..., stage=F)``), and the same loops' previews in ``skewlint --preview``
+  over the whole tree;
 - server: ``python -m skewlsp`` over stdio with a real LSP client (pygls); each file
   with loops is opened, and for each loop the diagnostics, a hover, the code actions
-  and, for skewed and demoted loops, ``skewlsp/preview`` must answer; then every code
+  and, for skewed, demoted and lowered loops, ``skewlsp/preview`` must answer; then every code
   lens's command is executed as a client that implements none of skewlsp's commands
   would (the server must show a document), and the file must be left unchanged.
 
@@ -40,6 +41,13 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 REWRITTEN = ("skewed", "demoted")
+# Left loops the lowering passes rewrite (SKW010: stage=1 or unknown, nothing rewritten).
+LOWERED = ("SKW011", "SKW012", "SKW013", "SKW014", "SKW015", "SKW016", "SKW017")
+
+
+def previewed(item: dict) -> bool:
+    """Whether a loop's report promises a preview: skewed, demoted, or lowered."""
+    return item.get("verdict") in REWRITTEN or item.get("code") in LOWERED
 
 
 @dataclass
@@ -107,9 +115,11 @@ def lint(root: Path, tally: Tally) -> None:
 
 def _rewritten(preview: str) -> bool:
     """The loop is rewritten: its own header (the preview's first ``for``) is no longer a
-    ``pl.pipeline`` (an inner pipeline loop it keeps whole has a report of its own)."""
+    ``pl.pipeline`` asking for stages (LowerPipelineLoops keeps ``stage=1`` as a marker; an
+    inner pipeline loop it keeps whole has a report of its own)."""
     headers = [line for line in preview.splitlines() if line.lstrip().startswith("for ")]
-    return "pl.pipeline(" not in (headers[0] if headers else preview)
+    header = headers[0] if headers else ""
+    return "pl.pipeline(" not in header or "stage=1)" in header
 
 
 def full_previews(root: Path, tally: Tally) -> None:
@@ -121,7 +131,7 @@ def full_previews(root: Path, tally: Tally) -> None:
                               f"{result.stderr.strip()[:300]}")
         return
     for item in json.loads(result.stdout):
-        if item.get("kind", "loop") != "loop" or item.get("verdict") not in REWRITTEN:
+        if item.get("kind", "loop") != "loop" or not previewed(item):
             continue
         ok = bool(item.get("preview")) and _rewritten(item["preview"])
         tally.full_previews.append(ok)
@@ -133,7 +143,7 @@ def full_previews(root: Path, tally: Tally) -> None:
 
 def cli_previews(tally: Tally) -> None:
     for (path, line), item in sorted(tally.reported.items()):
-        if item.get("verdict") not in REWRITTEN:
+        if not previewed(item):
             continue
         result = skewlint("preview", f"{path}:{line}")
         ok = result.returncode == 0 and _rewritten(result.stdout)
@@ -158,6 +168,11 @@ async def server_paths(root: Path, tally: Tally) -> None:
         text_document=types.TextDocumentClientCapabilities(
             diagnostic=types.DiagnosticClientCapabilities(),
             hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
+        ),
+        # A client that pulls diagnostics and can be asked to pull again (the server offers
+        # pulls only to such a client, and pushes to any other).
+        workspace=types.WorkspaceClientCapabilities(
+            diagnostics=types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
         ),
         general=types.GeneralClientCapabilities(
             position_encodings=[types.PositionEncodingKind.Utf32]
@@ -212,7 +227,7 @@ async def _one_file(client: LanguageClient, path: Path, lines: list[int], tally:
         )
         tally.server["actions"].append(actions is not None)
         item = tally.reported.get((str(path), line))
-        if item is None or item.get("verdict") not in REWRITTEN:
+        if item is None or not previewed(item):
             continue
         try:
             answer = await client.protocol.send_request_async(

@@ -21,8 +21,6 @@ from skewlsp.analysis.lower_pipeline.lower_pipeline_to_slots import rotate
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import SEVERITY_RANK, CoreResult, LoopReport, Lowering, Span, severity_of
 
-PLANNERS = ("pypto", "ptoas")  # the compiler's memory planners; "pypto" is its default
-
 
 @dataclass
 class _Lowered:

@@ -217,7 +217,7 @@ def _left_reason(pushes: list[int], pops: list[int]) -> str:
         why = "tpop without tpush (one-directional)"
     else:
         why = "no top-level tpush/tpop"
-    return f"not cross-core ({why})"  # what the lowering passes then do: lower_pipeline
+    return f"not cross-core ({why})"  # (what the lowering passes then do: analysis/lower_pipeline)
 
 
 def _split(
