@@ -44,7 +44,7 @@ class TestUnroll:
     def test_an_unseen_unroll_count_matters_only_where_a_name_says_so(self) -> None:
         # A comment naming an op sends no message; the loop's own verdict stands.
         body = "for j in pl.unroll(N):\n    t = pl.tile.load(q, [0, 0], [16, 64])  # matmul later\n"
-        assert only_loop(kernel(body, prelude="from .config import N\n")).code == "SKW010"
+        assert only_loop(kernel(body, prelude="from .config import N\n")).code == "SKW011"
 
     @pytest.mark.parametrize(
         "around",
@@ -87,7 +87,7 @@ class TestSimplify:
 
     def test_if_provably_false_disappears_with_its_messages(self) -> None:
         body = "t = pl.tile.load(q, [i * 16, 0], [16, 64])\nif i < 0:\n    pl.tile.tpush_to_aiv(t, split=0)\n    e = pl.tile.tpop_from_aiv(split=0)\n"
-        assert only_loop(kernel(body)).code == "SKW010"
+        assert only_loop(kernel(body)).code == "SKW011"
 
     def test_if_on_a_module_constant_is_folded(self) -> None:
         body = "if FLAG > 1:\n" + "".join("    " + line + "\n" for line in PRODUCER.splitlines())
@@ -95,7 +95,7 @@ class TestSimplify:
 
     def test_if_on_the_loop_variable_that_varies_stays_nested(self) -> None:
         body = "if i == 0:\n" + "".join("    " + line + "\n" for line in PRODUCER.splitlines())
-        assert only_loop(kernel(body)).code == "SKW010"
+        assert only_loop(kernel(body)).code == "SKW011"
 
     def test_one_trip_inner_range_is_collapsed(self) -> None:
         body = "for j in pl.range(1):\n" + "".join(
@@ -107,7 +107,7 @@ class TestSimplify:
         body = "for j in pl.range(2):\n" + "".join(
             "    " + line + "\n" for line in PRODUCER.splitlines()
         )
-        assert only_loop(kernel(body)).code == "SKW010"
+        assert only_loop(kernel(body)).code == "SKW011"
 
     def test_nested_call_holding_a_pop_is_split_out(self) -> None:
         body = """\
@@ -142,7 +142,7 @@ class TestNestedPipelines:
         )
         source = kernel(inner, "pl.pipeline(0, 4, 1, stage=2)")
         assert loop_at(source, "for j in").code == "SKW022"
-        assert loop_at(source, "for i in").code == "SKW010"
+        assert loop_at(source, "for i in").code == "SKW011"
 
     def test_inner_bounds_on_the_parent_variable_are_dynamic(self) -> None:
         inner = "for j in pl.pipeline(i, i + 4, 1, stage=2):\n" + "".join(
@@ -244,7 +244,7 @@ def factory():
     return inner
 """
         report = only_loop(source)
-        assert report.code == "SKW010" and report.function.endswith("inner")
+        assert report.code == "SKW011" and report.function.endswith("inner")
 
     def test_a_file_without_pypto_yields_nothing(self) -> None:
         assert analyze("for i in range(3):\n    print(i)\n") == []

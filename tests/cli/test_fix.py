@@ -62,7 +62,7 @@ def test_fix_with_diff_shows_the_diff_and_writes_nothing(run: Run, tmp_path: Pat
     both = run("--no-cache", "--fix", "--diff", "k.py")
     alone = run("--no-cache", "--diff", "k.py")
     assert (both.exit_code, both.out, both.err) == (alone.exit_code, alone.out, alone.err)
-    assert both.exit_code == 1 and "+        for i in pl.pipeline(0, 4, 1, stage=2):\n" in both.out
+    assert both.exit_code == 1 and "+        for i in pl.pipeline(0, 8, 1, stage=2):\n" in both.out
     assert (tmp_path / "k.py").read_text() == STAGE3 + UNUSED
     write(tmp_path, {"k.py": STAGE3.replace("stage=3", "stage=2")})
     clean = run("--no-cache", "--fix", "--diff", "k.py")

@@ -1,4 +1,4 @@
-"""Counts in the singular read in the singular: "1 iteration", "2 warnings", "1 time"."""
+"""Counts in the singular read in the singular: "1 iteration", "2 warnings", "1 copy"."""
 
 from __future__ import annotations
 
@@ -6,25 +6,22 @@ import re
 from pathlib import Path
 
 from tests.cli.conftest import Run
-from tests.cli.helpers import DEMOTED, SKEWED, write
+from tests.cli.helpers import write
+from tests.kernels import DEMOTED, LOCAL, PRODUCER, SKEWED, kernel
 
-# A count of one followed by a plural noun ("1 iterations", "1 times", "1 copies").
-ONE_PLURAL = re.compile(r"(?<![\d.])1 (?:[a-z]+s|copies|pushes)\b")
+# A count of one followed by a plural noun ("1 iterations", "1 times", "1 copies"); not a
+# value such as "stage=1 gives".
+ONE_PLURAL = re.compile(r"(?<![\d.=])1 (?:[a-z]+s|copies|pushes)\b")
 
-LEFT_STAGE1 = SKEWED.replace("stage=2", "stage=1").replace(
-    "            pl.tile.tpush_to_aiv(qa, split=0)\n"
-    "            e: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aiv(split=0)\n"
-    "            pl.tile.store(e, [i * 16, 0], out)\n",
-    "            pl.tile.store(qa, [i * 16, 0], out)\n",
-)
+SKEWED_TRIP4 = kernel(PRODUCER, "pl.pipeline(0, 4, 1, stage=2)")
 
 
 def test_the_schedule_line_says_1_iteration(run: Run, tmp_path: Path) -> None:
-    write(tmp_path, {"a.py": SKEWED})  # trip 4, depth 2: one steady iteration
+    write(tmp_path, {"a.py": SKEWED_TRIP4})  # trip 4, depth 2: one steady iteration
     out = run("--no-cache", "a.py").out
     assert "schedule: prologue 2, steady 1 x 2 (1 iteration of 2 produces + 2 consumes)" in out
     # trip 2 with stage=3: depth 1, one steady iteration of one produce and one consume
-    write(tmp_path, {"a.py": SKEWED.replace("(0, 4, 1, stage=2)", "(0, 2, 1, stage=3)")})
+    write(tmp_path, {"a.py": SKEWED_TRIP4.replace("(0, 4, 1, stage=2)", "(0, 2, 1, stage=3)")})
     out = run("--no-cache", "a.py").out
     assert "(1 iteration of 1 produce + 1 consume)" in out
     assert not ONE_PLURAL.search(out), out
@@ -39,11 +36,24 @@ def test_the_summary_counts_severities_in_the_plural(run: Run, tmp_path: Path) -
     assert out.splitlines()[-1] == "Found 1 diagnostic (1 warning)."
 
 
-def test_a_stage_1_left_loop_is_replicated_1_time(run: Run, tmp_path: Path) -> None:
-    write(tmp_path, {"a.py": LEFT_STAGE1})
-    out = run("--no-cache", "--extend-select", "SKW010", "a.py").out
-    assert "SKW010" in out and "replicates the body 1 time" in out
+def test_a_stage_2_loop_that_runs_once_is_1_copy(run: Run, tmp_path: Path) -> None:
+    # Trip 1 below stage=2 (SKW014): no main loop, the one copy written out, one buffer.
+    write(tmp_path, {"a.py": kernel(LOCAL, "pl.pipeline(0, 1, 1, stage=2)", target="k")})
+    out = run("--no-cache", "a.py").out
+    assert "SKW014" in out and "stage=2 but the loop runs once: 1 copy written out" in out
+    assert "1 buffer per load" in out
     assert not ONE_PLURAL.search(out), out
-    refused = run("preview", "a.py:8")
-    assert refused.exit_code == 2 and "replicates the body 1 time;" in refused.err
-    assert not ONE_PLURAL.search(refused.err), refused.err
+    previewed = run("preview", "a.py:8")
+    assert previewed.exit_code == 0 and "pl.pipeline" not in previewed.out
+    assert not ONE_PLURAL.search(previewed.out), previewed.out
+
+
+def test_one_main_loop_iteration_and_one_remainder_copy_read_in_the_singular(
+    run: Run, tmp_path: Path
+) -> None:
+    # Trip 3 at stage=2 (SKW012): a main loop of 3 // 2 = 1 iteration, then 3 % 2 = 1 copy.
+    write(tmp_path, {"a.py": kernel(LOCAL, "pl.pipeline(0, 3, 1, stage=2)", target="k")})
+    out = run("--no-cache", "--extend-select", "SKW012", "a.py").out
+    assert "SKW012" in out and "main loop 0..2 step 2 (1 iteration)" in out
+    assert "then 1 copy after it (1 buffer per load)" in out
+    assert not ONE_PLURAL.search(out), out

@@ -59,22 +59,51 @@ def test_preview_without_a_loop_on_that_line_exits_2(run: Run, tmp_path: Path) -
     assert result.err == "skewlint: error: k.py:2: no pl.pipeline loop spans this line\n"
 
 
-def test_preview_of_a_left_loop_says_why(run: Run, tmp_path: Path) -> None:
-    left = DEMOTED.replace("            pl.tile.tpush_to_aic(c0, split=0)\n", "")
-    write(tmp_path, {"k.py": left})
+# DEMOTED without its tpush: one-directional, left by the skew pass (trip 8 at stage=2).
+LEFT = DEMOTED.replace("            pl.tile.tpush_to_aic(c0, split=0)\n", "")
+LEFT_STAGE1 = LEFT.replace("stage=2", "stage=1")
+
+
+def test_preview_of_a_left_loop_at_stage_1_says_why(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": LEFT_STAGE1})
     result = run("preview", "k.py:8")
     assert result.exit_code == 2
-    assert result.err.startswith("skewlint: error: k.py:8: left as a pipeline loop")
+    assert result.err.startswith(
+        "skewlint: error: k.py:8: left as a pipeline loop: stage=1: nothing replicated"
+    )
+
+
+def test_preview_of_a_left_loop_at_stage_2_is_its_replicated_copies(
+    run: Run, tmp_path: Path
+) -> None:
+    # LowerPipelineLoops: trip 8 at stage=2 is a main loop 0..8 of stride 2 (kept as a
+    # stage=1 pipeline) whose body is the copies at i and i + 1; no remainder.
+    write(tmp_path, {"k.py": LEFT})
+    result = run("preview", "k.py:8")
+    assert result.exit_code == 0, result.err
+    lines = [line.strip() for line in result.out.splitlines()]
+    assert lines[0] == "for i in pl.pipeline(0, 8, 2, stage=1):"
+    assert [line for line in lines if "store(" in line] == [
+        "pl.tile.store(c0, [i * 16, 0], out)",
+        "pl.tile.store(c0, [(i + 1) * 16, 0], out)",
+    ]
 
 
 def test_preview_flag_records_why_a_left_loop_has_none(run: Run, tmp_path: Path) -> None:
-    left = DEMOTED.replace("            pl.tile.tpush_to_aic(c0, split=0)\n", "")
-    write(tmp_path, {"k.py": left})
+    write(tmp_path, {"k.py": LEFT_STAGE1})
     [item] = run(
         "--preview", "--extend-select", "SKW010", "--output-format", "json", "k.py"
     ).json()
+    assert item["code"] == "SKW010"
     assert item["preview"] is None
-    assert item["preview_error"].startswith("left as a pipeline loop")
+    assert item["preview_error"].startswith("left as a pipeline loop: stage=1: nothing replicated")
+    write(tmp_path, {"k.py": LEFT})
+    [item] = run(
+        "--preview", "--extend-select", "SKW011", "--output-format", "json", "k.py"
+    ).json()
+    assert item["code"] == "SKW011"
+    assert item["preview"].lstrip().startswith("for i in pl.pipeline(0, 8, 2, stage=1):")
+    assert item["preview_error"] is None
 
 
 def test_preview_flag_adds_the_preview_to_json(run: Run, tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from tests.cli.conftest import Run
-from tests.kernels import EXPECTED, REALISTIC, REALISTIC_MODELS, REWRITTEN, pipeline_lines
+from tests.kernels import EXPECTED, LOWERED, REALISTIC, REALISTIC_MODELS, REWRITTEN, pipeline_lines
 
 
 def skewlint(*args: str) -> subprocess.CompletedProcess[str]:
@@ -54,14 +54,23 @@ def test_each_loop_gets_the_verdict_the_rules_give(loops: dict, expected) -> Non
 
 
 @pytest.mark.parametrize(
-    "expected", [e for e in EXPECTED if e.code in REWRITTEN], ids=lambda e: f"{e.file}:{e.line}"
+    "expected",
+    [e for e in EXPECTED if e.code in REWRITTEN | LOWERED],
+    ids=lambda e: f"{e.file}:{e.line}",
 )
-def test_every_skewed_or_demoted_loop_previews_from_the_command_line(run: Run, expected) -> None:
+def test_every_skewed_demoted_or_lowered_loop_previews_from_the_command_line(
+    run: Run, expected
+) -> None:
     # In this process (the rest of the file runs skewlint as a process of its own).
     where = f"{REALISTIC_MODELS.relative_to(REALISTIC)}/{expected.file}:{expected.line}"
     result = run("preview", where, cwd=REALISTIC)
     assert result.exit_code == 0, result.err
-    if expected.depth:  # skewed: the schedule is written out
+    if expected.code in LOWERED:  # replicated (both are trip T at stage=2, T even):
+        # a main loop 0..T of stride 2, kept as a stage=1 pipeline, its body two copies
+        assert f"pl.pipeline(0, {expected.trip}, 2, stage=1):" in result.out
+        assert "# copy 0:" in result.out and "# copy 1:" in result.out
+        assert "# copy 2:" not in result.out and "remainder" not in result.out
+    elif expected.depth:  # skewed: the schedule is written out
         assert "# prologue" in result.out and "# epilogue" in result.out
     else:  # demoted: the same loop as a sequential pl.range loop
         assert "pl.range(" in result.out and "pl.pipeline(" not in result.out
@@ -73,7 +82,7 @@ def test_the_full_format_previews_every_rewritten_loop(loops: dict) -> None:
     previewed = {
         (i["filename"].rsplit("/", 1)[-1], i["line"]) for i in items if i["kind"] == "loop" and i["preview"]
     }
-    assert previewed == {(e.file, e.line) for e in EXPECTED if e.code in REWRITTEN}
+    assert previewed == {(e.file, e.line) for e in EXPECTED if e.code in REWRITTEN | LOWERED}
 
 
 def test_an_inline_helper_loop_is_one_finding_at_the_loop_pointing_at_its_call() -> None:

@@ -135,10 +135,39 @@ async def test_every_loop_has_a_preview_even_one_the_pass_leaves_alone(client: L
         )
         texts.append(Path(answer["path"]).read_text(encoding="utf-8"))
     assert "for i in pl.range(2, 8, 2):" in texts[0]
+    # The left loop, trip 4 at stage=2, as LowerPipelineLoops replicates it: a main loop
+    # 0..4 of stride 2 (kept as a stage=1 pipeline) whose body is the copies at k, k + 1.
     left = texts[1].splitlines()
+    assert left[2].startswith("# left SKW011: loop left as a pipeline loop")
+    body = [line for line in left[4:] if line and not line.lstrip().startswith("#")]
+    assert body == [
+        "for k in pl.pipeline(0, 4, 2, stage=1):",
+        "    t: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(q, [k * 16, 0], [16, 64])",
+        "    pl.tile.store(t, [k * 16, 0], out)",
+        "    t: pl.Tile[[16, 64], pl.FP32] = pl.tile.load(q, [(k + 1) * 16, 0], [16, 64])",
+        "    pl.tile.store(t, [(k + 1) * 16, 0], out)",
+    ]
+    assert client.applied_edits == []
+
+
+async def test_a_loop_nothing_rewrites_has_a_preview_saying_why(client: LanguageClient):
+    session = client.session
+    stage_one = LOCAL_PIPELINE.replace("stage=2", "stage=1")
+    uri = session.open("left.py", SKEWED_AND_LEFT.replace(LOCAL_PIPELINE, stage_one))
+    await session.diagnostics(uri, lambda d: bool(d))
+    answer = await run_command(
+        client,
+        types.Command(
+            "", "skewlsp.showPreview", arguments=[uri, {"line": SECOND_FOR_LINE, "character": 8}]
+        ),
+    )
+    left = Path(answer["path"]).read_text(encoding="utf-8").splitlines()
     assert left[2].startswith("# left SKW010: loop left as a pipeline loop")
-    assert left[4].startswith("# Not rewritten by SkewCrossCorePipeline: left as a pipeline loop")
-    assert left[6:] == loop(LOCAL, LOCAL_PIPELINE, "k").splitlines()  # the loop as it stays
+    assert left[4] == (
+        "# Not rewritten by SkewCrossCorePipeline: left as a pipeline loop: stage=1: nothing "
+        "replicated; nothing is rewritten"
+    )
+    assert left[6:] == loop(LOCAL, stage_one, "k").splitlines()  # the loop as it stays
     assert client.applied_edits == []
 
 

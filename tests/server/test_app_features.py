@@ -99,14 +99,16 @@ async def test_a_code_lens_above_each_loop_opens_its_preview(client: LanguageCli
 
 
 async def test_every_lens_command_is_one_the_server_executes(client: LanguageClient):
-    uri = await open_and_settle(client, "left.py", SKEWED_AND_LEFT)
+    # The left loop at stage=1: nothing rewrites it, so its lens explains its code.
+    text = SKEWED_AND_LEFT.replace("pl.pipeline(0, 4, 1, stage=2)", "pl.pipeline(0, 4, 1, stage=1)")
+    uri = await open_and_settle(client, "left.py", text)
     lenses = await lenses_of(client, uri)
     commands = [lens.command.command for lens in lenses]
     assert commands == ["skewlsp.showPreview", "skewlsp.showExplanation"]
     provider = client.session.server_capabilities.execute_command_provider
     assert set(commands) <= set(provider.commands)
     left = lenses[1].command
-    assert left.title == "left · SKW010: not cross-core: left for LowerPipelineLoops"
+    assert left.title == "left · SKW010: not cross-core: left as a pipeline loop"
     assert list(left.arguments) == ["SKW010"]
     shown = []
     for lens in lenses:
@@ -131,7 +133,7 @@ async def test_a_client_that_declares_its_own_commands_gets_them_in_lenses(clien
     ]
 
 
-@pytest.mark.init_options({"ignore": ["SKW010"]})
+@pytest.mark.init_options({"ignore": ["SKW011"]})  # the left loop's: trip 4 at stage=2
 async def test_an_ignored_code_has_no_lens_no_hint_and_no_hover(client: LanguageClient):
     uri = await open_and_settle(client, "left.py", SKEWED_AND_LEFT)
     assert [lens.range.start.line for lens in await lenses_of(client, uri)] == [FOR_LINE]
@@ -144,7 +146,7 @@ async def test_an_ignored_code_has_no_lens_no_hint_and_no_hover(client: Language
 async def test_a_suppressed_loop_has_no_lens_no_hint_and_no_hover(client: LanguageClient):
     text = SKEWED_AND_LEFT.replace(
         "for k in pl.pipeline(0, 4, 1, stage=2):",
-        "for k in pl.pipeline(0, 4, 1, stage=2):  # skewlint: ignore[SKW010]",
+        "for k in pl.pipeline(0, 4, 1, stage=2):  # skewlint: ignore[SKW011]",
     )
     uri = await open_and_settle(client, "left.py", text)
     assert [lens.range.start.line for lens in await lenses_of(client, uri)] == [FOR_LINE]

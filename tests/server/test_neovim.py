@@ -17,7 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernels import FOR_LINE, SECOND_FOR_LINE, SKEWED, SKEWED_AND_LEFT
+from tests.kernels import FOR_LINE, LOCAL_PIPELINE, SECOND_FOR_LINE, SKEWED, SKEWED_AND_LEFT
+
+# The left loop at stage=1: nothing rewrites it, so its lens explains its code (SKW010).
+SKEWED_AND_STAGE_ONE = SKEWED_AND_LEFT.replace(
+    LOCAL_PIPELINE, LOCAL_PIPELINE.replace("stage=2", "stage=1")
+)
 
 SCRIPT = Path(__file__).with_name("nvim_e2e.lua")
 EDITORS_DOC = Path(__file__).resolve().parents[2] / "docs" / "editors.md"
@@ -89,7 +94,7 @@ def test_neovim_sees_diagnostics_hover_and_a_preview_without_its_buffer_changing
     project = tmp_path / "project"
     project.mkdir()
     kernel = project / "left.py"
-    kernel.write_text(SKEWED_AND_LEFT, encoding="utf-8")
+    kernel.write_text(SKEWED_AND_STAGE_ONE, encoding="utf-8")
     cache = tmp_path / "cache"
     seen = _drive(SCRIPT, kernel, tmp_path)
     assert seen.get("error") is None, seen
@@ -121,7 +126,7 @@ def test_neovim_sees_diagnostics_hover_and_a_preview_without_its_buffer_changing
 
     assert seen["modified"] is False
     assert seen["unchanged"] is True
-    assert kernel.read_text(encoding="utf-8") == SKEWED_AND_LEFT
+    assert kernel.read_text(encoding="utf-8") == SKEWED_AND_STAGE_ONE
 
 
 def test_neovim_with_run_on_save_sees_the_saved_version_s_diagnostics(tmp_path: Path) -> None:

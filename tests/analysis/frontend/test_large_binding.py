@@ -27,7 +27,7 @@ def test_large_binding_is_kept_as_its_text() -> None:
 
 def test_loops_next_to_a_large_table_are_still_analysed() -> None:
     reports = analyze(TABLE + KERNEL)
-    assert [(r.code, r.stop, r.span.line) for r in reports] == [("SKW010", 8, TABLE.count("\n") + 6)]
+    assert [(r.code, r.stop, r.span.line) for r in reports] == [("SKW011", 8, TABLE.count("\n") + 6)]
 
 
 def test_later_small_binding_of_the_same_name_wins() -> None:

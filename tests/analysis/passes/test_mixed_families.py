@@ -119,7 +119,7 @@ EXPECTED = [
     # A slice read by a vector op and by a matmul is loaded once, to Mat: a non-Vec demand
     # overrides Vec (convert_tensor_to_tile_ops_pass.cpp:331-341), so the vector gets it
     # from the cube. Both messages go cube -> vector: one-directional, left on both cores.
-    Expected("shared_tiles.py", 63, "SKW010", None, 8, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
+    Expected("shared_tiles.py", 63, "SKW011", None, 8, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
     # The cube stores the scores to a GM workspace and the vector loads them back: no move,
     # but ExpandMixedKernel fences the pair (expand_mixed_kernel_pass.cpp:634-826, C->V
     # only, one store, the load after it in the same body): a push of the stored tile after
@@ -175,7 +175,7 @@ EXPECTED = [
     # right before its first consumer, inside the branches, so the cube's push is nested
     # and only its pop of `p` is top-level (one-directional); the vector's pop is nested
     # too -> no top-level round trip on either core, both left.
-    Expected("shapes.py", 37, "SKW010", None, 8, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
+    Expected("shapes.py", 37, "SKW011", None, 8, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
     # The `if` only chooses what the vector stores after the round trip: both messages are
     # top-level -> the plain attention verdict.
     Expected("shapes.py", 45, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
@@ -186,15 +186,15 @@ EXPECTED = [
     # matmul_acc after the PV matmul stays on the cube, in the consumer half.
     Expected("shapes.py", 78, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
     # The PV matmul inside an inner pl.range: the cube's pop of `p` is nested -> left.
-    Expected("shapes.py", 94, "SKW010", None, 8, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
+    Expected("shapes.py", 94, "SKW011", None, 8, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
     # The whole round trip inside an inner pl.parallel: no top-level message -> left.
-    Expected("shapes.py", 100, "SKW010", None, 4, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
+    Expected("shapes.py", 100, "SKW011", None, 4, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
     # pl.spmd(2) with the block index in the address and a bias tile read by the vector
     # from before the loop (a vector tile, nothing crosses halves) -> skewed.
     Expected("shapes.py", 119, "SKW001", 2, 4, (SKEWED_CUBE, CONSUMER_VECTOR)),
     # The vector stores to a GM workspace the cube loads back: ExpandMixedKernel fences
     # only cube -> vector GM round trips, so nothing goes vector -> cube: one-directional.
-    Expected("shapes.py", 135, "SKW010", None, 8, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
+    Expected("shapes.py", 135, "SKW011", None, 8, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
     # A stop from pl.tensor.dim, and one from an unspecialized pl.Scalar parameter: dynamic.
     Expected("shapes.py", 153, "SKW022", None, None, (("aic", "SKW022", None, 1), ("aiv", "SKW022", None, 2))),
     Expected("shapes.py", 158, "SKW022", None, None, (("aic", "SKW022", None, 1), ("aiv", "SKW022", None, 2))),
@@ -215,10 +215,10 @@ EXPECTED = [
     Expected("shapes.py", 203, "SKW020", None, 8, (("aic", "SKW020", None, 1), CONSUMER_VECTOR)),
     # A scope with a matmul loop and an element-wise loop is split: the cube loop is in
     # the AIC function, the vector loop in the AIV function, dispatched twice.
-    Expected("shapes.py", 221, "SKW010", None, 8, (("aic", "SKW010", None, 1),)),
-    Expected("shapes.py", 224, "SKW010", None, 8, (("aiv", "SKW010", None, 2),)),
+    Expected("shapes.py", 221, "SKW011", None, 8, (("aic", "SKW010", None, 1),)),
+    Expected("shapes.py", 224, "SKW011", None, 8, (("aiv", "SKW010", None, 2),)),
     # A scope of vector ops only is not split: one AIV function, one copy.
-    Expected("shapes.py", 236, "SKW010", None, 8, (("aiv", "SKW010", None, 1),)),
+    Expected("shapes.py", 236, "SKW011", None, 8, (("aiv", "SKW010", None, 1),)),
     # The weight both matmuls take, sliced (or reshaped) before the InCore scope: a tensor
     # parameter of the scope, loaded by each matmul in its own half, not one hoisted tile
     # moved once (compare hoisted.py:16, sliced inside the scope) -> nothing carried.
@@ -247,8 +247,8 @@ EXPECTED = [
     # A pl.at scope inside another is outlined as a function of its own: the outer one
     # only multiplies (one AIC function), the inner one only exponentiates (one AIV
     # function, one copy: nothing splits it).
-    Expected("shapes.py", 359, "SKW010", None, 8, (("aic", "SKW010", None, 1),)),
-    Expected("shapes.py", 363, "SKW010", None, 8, (("aiv", "SKW010", None, 1),)),
+    Expected("shapes.py", 359, "SKW011", None, 8, (("aic", "SKW010", None, 1),)),
+    Expected("shapes.py", 363, "SKW011", None, 8, (("aiv", "SKW010", None, 1),)),
     # A split mode on a scope around the loop's own scope is that outer function's: the
     # loop's function has none, so its vector copy is dispatched twice.
     Expected("shapes.py", 377, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
@@ -259,18 +259,18 @@ EXPECTED = [
     # function (split_vector_kernel_pass.cpp:636-660) instead of ExpandMixedKernel copying
     # the body per lane: one vector copy. The shard alone is one message each way -> both
     # cores keep a one-directional loop, left.
-    Expected("regions.py", 24, "SKW010", None, 8, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 1))),
+    Expected("regions.py", 24, "SKW011", None, 8, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 1))),
     # Shard, then gather back for the second matmul: the usual attention round trip.
     Expected("regions.py", 39, "SKW001", 2, 8, (SKEWED_CUBE, ("aiv", "SKW020", None, 1))),
     # The same with halved lanes (UP_DOWN) at stage 4: depth 3 requested, 8 % 3 != 0 -> 2.
     Expected("regions.py", 56, "SKW002", 2, 8, (("aic", "SKW002", 2, 1), ("aiv", "SKW020", None, 1))),
     # pl.spmd phases as pypto-lib's hc_pre writes them: a cube-only loop, then a region
     # whose vector loop runs once per lane in the AIV function (one copy).
-    Expected("regions.py", 78, "SKW010", None, 2, (("aic", "SKW010", None, 1),)),
-    Expected("regions.py", 87, "SKW010", None, 4, (("aiv", "SKW010", None, 1),)),
+    Expected("regions.py", 78, "SKW011", None, 2, (("aic", "SKW010", None, 1),)),
+    Expected("regions.py", 87, "SKW011", None, 4, (("aiv", "SKW010", None, 1),)),
     # A region outside any InCore scope gets one of its own (dsl_api.py:966-969): the loop
     # in it is outlined into an AIV function.
-    Expected("regions.py", 102, "SKW010", None, 8, (("aiv", "SKW010", None, 1),)),
+    Expected("regions.py", 102, "SKW011", None, 8, (("aiv", "SKW010", None, 1),)),
     # -- ops of both cores nested in one expression (nested_calls.py) ------------------------
     # The parser gives every nested call a variable of its own (SSA), so a matmul nested in
     # an element-wise op sends its tile across as a named one would. The cube's first
@@ -282,13 +282,13 @@ EXPECTED = [
     # way per iteration -> multi-round-trip on both cores.
     Expected("nested_calls.py", 56, "SKW021", None, 8, (("aic", "SKW021", None, 1), ("aiv", "SKW021", None, 2))),
     # A matmul scaled by a scalar: one message, cube -> vector -> left on both.
-    Expected("nested_calls.py", 74, "SKW010", None, 8, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
+    Expected("nested_calls.py", 74, "SKW011", None, 8, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
     # -- element-wise ops of GM slices (tensor_operands.py) ----------------------------------
     # pl.mul of a GM slice is a tensor op: a load to Vec and a vector mul. The vector pushes
     # the cast tile first (lead = push, skewed) and pops the product; the cube pops first.
     Expected("tensor_operands.py", 20, "SKW001", 2, 8, (("aic", "SKW020", None, 1), ("aiv", "SKW001", 2, 2))),
     # Alone in its scope, the same op makes one AIV function (nothing multiplies).
-    Expected("tensor_operands.py", 35, "SKW010", None, 8, (("aiv", "SKW010", None, 1),)),
+    Expected("tensor_operands.py", 35, "SKW011", None, 8, (("aiv", "SKW010", None, 1),)),
     # Every index a scalar: `rows[t]` is an element read (tensor.read, ast_parser.py:9183),
     # a scalar either core reads from GM, not a slice loaded to Vec. One message each way;
     # the cube's address `r0` comes from a call (the cast) in the lead's half -> demoted.
@@ -297,16 +297,16 @@ EXPECTED = [
     # AutoTileMatmulL0's chained-matmul cast-fold (auto_tile_matmul_l0_pass.cpp:2893-2930):
     # an FP32 matmul result cast to BF16 with mode="rint" and read only as a matmul operand
     # is written back to Mat by the cube (FIXPIPE): nothing crosses, one AIC function.
-    Expected("writebacks.py", 20, "SKW010", None, 8, (("aic", "SKW010", None, 1),)),
+    Expected("writebacks.py", 20, "SKW011", None, 8, (("aic", "SKW010", None, 1),)),
     # The default rounding ("round") cannot be folded (:2206-2218): a vector cast, so the
     # tile goes to the vector and back: attention's verdicts.
     Expected("writebacks.py", 35, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
     # The same chain nested in one expression folds the same way.
-    Expected("writebacks.py", 50, "SKW010", None, 8, (("aic", "SKW010", None, 1),)),
+    Expected("writebacks.py", 50, "SKW011", None, 8, (("aic", "SKW010", None, 1),)),
     # A vector op also reads the cast tile: not every read is a matmul operand, no fold.
     Expected("writebacks.py", 72, "SKW001", 2, 8, (SKEWED_CUBE, CONSUMER_VECTOR)),
     # pl.assemble of a GM slice into a tensor: a load to Vec and a store, on the vector.
-    Expected("writebacks.py", 90, "SKW010", None, 2, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
+    Expected("writebacks.py", 90, "SKW011", None, 2, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
     # Two stores into one tensor, the cube's then the vector's: no fence (the vector reads
     # nothing back), and the vector's store of an exp of `h` is the vector's alone.
     # The cube pushes `h` first and pops `hb`: skewed.
@@ -314,7 +314,7 @@ EXPECTED = [
     # A workspace both cores store to: no unique producer store, so no fence
     # (expand_mixed_kernel_pass.cpp:770, CollectGmCrossLaneSyncs); only the cast
     # goes to the cube: one message -> left on both.
-    Expected("writebacks.py", 125, "SKW010", None, 2, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
+    Expected("writebacks.py", 125, "SKW011", None, 2, (("aic", "SKW010", None, 1), ("aiv", "SKW010", None, 2))),
     # -- branches (branches.py) --------------------------------------------------------------
     # An `if` whose branches read `s` on the vector after the body moved it there: they use
     # that move (one per tile and memory, reused by inner blocks), so the `if` is the
@@ -338,23 +338,23 @@ EXPECTED = [
     # copy per loop, none on the vector (the compiler built from e2d0f78ae lowers each of
     # these kernels to one Orchestration and one AIC function, the last to one AIV):
     # an `if` whose branches yield an Acc tile stored after it,
-    Expected("cube_only.py", 15, "SKW010", None, 8, (("aic", "SKW010", None, 1),)),
+    Expected("cube_only.py", 15, "SKW011", None, 8, (("aic", "SKW010", None, 1),)),
     # the same written as plain assignments in both branches,
-    Expected("cube_only.py", 34, "SKW010", None, 8, (("aic", "SKW010", None, 1),)),
+    Expected("cube_only.py", 34, "SKW011", None, 8, (("aic", "SKW010", None, 1),)),
     # an inner pl.range carrying the output tensor as its iter_arg,
-    Expected("cube_only.py", 51, "SKW010", None, 4, (("aic", "SKW010", None, 1),)),
+    Expected("cube_only.py", 51, "SKW011", None, 4, (("aic", "SKW010", None, 1),)),
     # a flat body (matmul, store),
-    Expected("cube_only.py", 68, "SKW010", None, 8, (("aic", "SKW010", None, 1),)),
+    Expected("cube_only.py", 68, "SKW011", None, 8, (("aic", "SKW010", None, 1),)),
     # an `if` that yields only a scalar,
-    Expected("cube_only.py", 82, "SKW010", None, 8, (("aic", "SKW010", None, 1),)),
+    Expected("cube_only.py", 82, "SKW011", None, 8, (("aic", "SKW010", None, 1),)),
     # an inner pl.pipeline carrying the output (both loops on the cube only),
-    Expected("cube_only.py", 99, "SKW010", None, 4, (("aic", "SKW010", None, 1),)),
-    Expected("cube_only.py", 100, "SKW010", None, 2, (("aic", "SKW010", None, 1),)),
+    Expected("cube_only.py", 99, "SKW011", None, 4, (("aic", "SKW010", None, 1),)),
+    Expected("cube_only.py", 100, "SKW011", None, 2, (("aic", "SKW010", None, 1),)),
     # and an inner pl.unroll (its copies are spliced into the body).
-    Expected("cube_only.py", 116, "SKW010", None, 4, (("aic", "SKW010", None, 1),)),
+    Expected("cube_only.py", 116, "SKW011", None, 4, (("aic", "SKW010", None, 1),)),
     # Vector only, the same way: one AIV function, and without the split mode (the
     # `!is_mixed` branch clears it), so one vector copy.
-    Expected("cube_only.py", 131, "SKW010", None, 8, (("aiv", "SKW010", None, 1),)),
+    Expected("cube_only.py", 131, "SKW011", None, 8, (("aiv", "SKW010", None, 1),)),
 ]
 
 
@@ -396,6 +396,26 @@ def test_each_loop_gets_the_per_core_verdict_the_compiler_gives(loops: dict, exp
     ), report.message
     got = tuple((c.core, c.code, c.depth, c.copies) for c in report.cores)
     assert got == expected.cores, report.message
+
+
+def test_each_left_core_copy_is_lowered_on_its_own(loops: dict) -> None:
+    """LowerPipelineLoops runs on each core's function (pass doc 28): every copy the skew
+    pass left is replicated, trip 8 at stage=2 into 4 main iterations of 2 copies."""
+    cores = loops[("shared_tiles.py", 63)].cores
+    assert [
+        (c.core, c.lowering.code, c.lowering.main_trip, c.lowering.stride, c.lowering.copies)
+        for c in cores
+        if c.lowering is not None
+    ] == [("aic", "SKW011", 4, 2, 2), ("aiv", "SKW011", 4, 2, 2)]
+
+
+def test_a_pipeline_inside_a_replicated_one_is_copied_by_it(loops: dict) -> None:
+    # The outer loop (trip 4, stage=2) is replicated into 2 copies per iteration; each holds
+    # the inner loop (trip 2, stage=2), itself 2 copies: 4 copies of the inner body.
+    (outer,) = loops[("cube_only.py", 99)].cores
+    (inner,) = loops[("cube_only.py", 100)].cores
+    assert (outer.lowering.copies, outer.lowering.nested) == (2, 1)
+    assert (inner.lowering.main_trip, inner.lowering.nested, inner.lowering.copies) == (1, 2, 4)
 
 
 def test_a_slice_that_feeds_a_matmul_reaches_the_vector_from_the_cube(loops: dict) -> None:

@@ -93,7 +93,7 @@ def test_left_loops_never_warn() -> None:
     body = "qt = pl.tile.load(q, [i * 16, 0], [16, 64])\npl.tpush_to_aiv(qt, split=0)\n"
     body += "if n > 2:\n    pl.tpush_to_aiv(qt, split=0)\n"
     report = only_loop(kernel(body))
-    assert (report.verdict, report.code, report.hazards) == ("left", "SKW010", ())
+    assert (report.verdict, report.code, report.hazards) == ("left", "SKW011", ())
 
 
 def test_a_guard_provably_true_from_the_bounds_is_inlined_first_and_demotes() -> None:

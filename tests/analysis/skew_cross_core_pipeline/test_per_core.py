@@ -158,7 +158,7 @@ class K:
             y[t * 32 : t * 32 + 32, 0:64] = q
 '''
     report = only_loop(source)
-    assert (report.code, report.cores) == ("SKW010", ())
+    assert (report.code, report.cores) == ("SKW011", ())
     incore = source.replace("@pl.function\n", "@pl.function(type=pl.FunctionType.InCore)\n")
     assert {c.core: c.verdict for c in only_loop(incore).cores} == {"aic": "skewed", "aiv": "demoted"}
 
@@ -204,7 +204,7 @@ def k(x: pl.Tensor[[256, 64], pl.FP32], y: pl.Tensor[[256, 64], pl.FP32]):
             y[b * 32 : b * 32 + 32, 0:64] = pl.exp(t)
 '''
     report = only_loop(source)
-    assert (report.code, report.stop) == ("SKW010", 4)
+    assert (report.code, report.stop) == ("SKW011", 4)
 
 
 def test_moe_expert_gate_activation_down_projection_skews_the_cube_and_hints_stage_three() -> None:

@@ -345,6 +345,6 @@ def test_a_unit_python_accepts_and_libcst_refuses_is_still_linted() -> None:
         "            A\\\n\n\n"
     )
     ast.parse(source)
-    assert [(r.verdict, r.code) for r in analyze(source, "k.py")] == [("left", "SKW010")]
+    assert [(r.verdict, r.code) for r in analyze(source, "k.py")] == [("left", "SKW011")]
     # As a rewrite reads it: libcst's parse or nothing.
     assert REFUSED in {r.message for r in _on_libcst_trees(source, "k.py")}
