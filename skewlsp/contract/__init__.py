@@ -277,6 +277,20 @@ class LoopReport:
         return self.span.column
 
 
+def has_preview(report: LoopReport) -> bool:
+    """Whether the compiler rewrites the loop, so that a preview can show it: the skew
+    pass skews or demotes it, or the lowering passes replicate, rotate or empty it."""
+    if report.verdict in ("skewed", "demoted"):
+        return True
+    lowering = report.lowering
+    return (
+        report.verdict == "left"
+        and lowering is not None
+        and lowering.verdict in ("replicated", "rotated", "empty")
+        and lowering.code != LEFT
+    )
+
+
 def loop_at(reports: Sequence[LoopReport], line: int) -> LoopReport | None:
     """The innermost loop whose ``for`` statement spans 1-based ``line`` (syntax errors skipped)."""
     containing = [

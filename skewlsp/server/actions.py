@@ -34,6 +34,7 @@ from skewlsp.contract import (
     LoopReport,
     Resolver,
     Span,
+    has_preview,
     loop_at,
 )
 from skewlsp.server.commands import CommandChoice
@@ -172,9 +173,7 @@ def list_actions(
         return [d for d in context if d.code == code] or None
 
     for report, copies in _one_per_loop(loops_in(reports, first_line, last_line), reports):
-        if report.verdict in ("skewed", "demoted") and wanted(
-            types.CodeActionKind.Refactor, only
-        ):
+        if has_preview(report) and wanted(types.CodeActionKind.Refactor, only):
             at = (
                 preview_at(report)
                 if preview_at is not None

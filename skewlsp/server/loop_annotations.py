@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from skewlsp.contract import SYNTAX_ERROR, LoopReport
+from skewlsp.contract import SYNTAX_ERROR, LoopReport, has_preview
 from skewlsp.server import presentation
 from skewlsp.server.documents import Analysis
 from skewlsp.server.positions import from_position, span_to_range, to_position
@@ -73,7 +73,7 @@ async def code_lens(ls: SkewServer, params: types.CodeLensParams) -> list[types.
         if report.code == SYNTAX_ERROR or not shown.loop(report):
             continue
         start = to_position(lines, report.span.line, report.span.column, ls.encoding)
-        previewable = report.verdict in ("skewed", "demoted")
+        previewable = has_preview(report)
         title = presentation.lens_title(report, previewable=previewable)
         command = (
             choice.preview(title, uri, start)

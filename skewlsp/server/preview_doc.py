@@ -41,7 +41,7 @@ def _comment(text: str) -> list[str]:
 def _header(report: LoopReport, where: str, version: int | None) -> list[str]:
     at = f" (version {version})" if version is not None else ""
     return [
-        "# skewlsp preview (read-only): what SkewCrossCorePipeline makes of the loop at",
+        "# skewlsp preview (read-only): what the compiler's passes make of the loop at",
         f"# {where}:{report.line}{at}. Nothing here is applied to your code.",
         f"# {report.verdict} {report.code}: {report.message}",
         "",

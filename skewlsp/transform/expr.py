@@ -16,6 +16,7 @@ import libcst as cst
 _FOLDABLE = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
 # Containers in which a substituted expression never needs parentheses.
 _FREE_SLOTS = (cst.Arg, cst.Element, cst.Index, cst.Assign, cst.AnnAssign)
+_CODE = cst.Module(body=[])  # renders a node alone
 
 
 def int_literal(value: int) -> cst.BaseExpression:
@@ -218,7 +219,9 @@ class Substituter(cst.CSTTransformer):
         return updated_node.with_changes(**changes)
 
     def _free(self, node: cst.BaseExpression) -> cst.BaseExpression:
-        if self._is_touched(node):
+        """A touched expression in a slot that needs no parentheses loses them, unless they
+        hold an expression written over several lines (without them it would not parse)."""
+        if self._is_touched(node) and "\n" not in _CODE.code_for_node(node):
             return self._mark(_bare(node))
         return node
 

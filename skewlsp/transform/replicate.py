@@ -10,9 +10,13 @@ load taking slot ``i % stage``.
 
 The compiler also gives each copy's values fresh names (SSA); the preview keeps the
 author's names, which each copy binds again in order, so it runs as the original does.
+A loop carrying ``init_values`` hands each copy's yielded values to the next copy; the
+last copy of the main loop yields, and the remainder starts from the main loop's results.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -29,14 +33,9 @@ def lowered_statements(report: LoopReport, loop: cst.For) -> list[cst.BaseStatem
     if lowering is None or lowering.verdict not in ("replicated", "rotated", "empty"):
         why = lowering.reason if lowering is not None else "nothing is rewritten"
         raise PreviewUnavailable(f"left as a pipeline loop: {why}")
-    if not isinstance(loop.target, cst.Name):
-        raise PreviewUnavailable(
-            "a replicated loop that carries init_values is not previewed yet (each copy "
-            "would thread the carried values into the next)"
-        )
     if lowering.verdict in ("rotated", "empty"):
         return [_rotated(demoted_loop(loop), lowering)]
-    return _parse(_replicated(report, lowering, loop), loop)
+    return _parse(_replicated(report, lowering, loop, _carried(loop)))
 
 
 def _rotated(loop: cst.For, lowering: Lowering) -> cst.For:
@@ -44,40 +43,103 @@ def _rotated(loop: cst.For, lowering: Lowering) -> cst.For:
     if not lowering.slots:
         return loop
     names = ", ".join(lowering.slots)
-    var = loop.target.value if isinstance(loop.target, cst.Name) else "i"
+    var = (
+        _code(loop.target.elements[0].value)
+        if isinstance(loop.target, cst.Tuple)
+        else _code(loop.target)
+    )
     note = f"# {names}: slot {var} % {lowering.stage} of {lowering.stage} (LowerPipelineToSlots)"
     return loop.with_changes(
         leading_lines=[*loop.leading_lines, cst.EmptyLine(comment=cst.Comment(note))]
     )
 
 
-def _replicated(report: LoopReport, lowering: Lowering, loop: cst.For) -> str:
-    var = loop.target.value  # type: ignore[attr-defined]
-    step = report.step
-    stage = lowering.stage
+@dataclass(frozen=True)
+class _Carried:
+    """A loop's ``init_values``: the names each copy reads them by (``iters``), their
+    first values, and the body's last statement ``targets = pl.yield_(values)``."""
+
+    iters: str  # "a_iter, b_iter"
+    init: str  # the init_values expression
+    targets: str  # "a, b": the loop's results after it
+    values: tuple[cst.BaseExpression, ...]  # what the yield hands on
+
+
+def _carried(loop: cst.For) -> _Carried | None:
+    """None for a loop that carries nothing; refuses a carrying loop it cannot write out."""
+    if isinstance(loop.target, cst.Name):
+        return None
+    target, call = loop.target, loop.iter
+    init = _keyword(call, "init_values")
+    statements = _statements(loop)
+    last = statements[-1] if statements else None
+    small = last.body[0] if isinstance(last, cst.SimpleStatementLine) and last.body else None
+    if not (
+        isinstance(target, cst.Tuple)
+        and len(target.elements) == 2
+        and isinstance(target.elements[1].value, (cst.Tuple, cst.List))
+        and init is not None
+        and isinstance(small, cst.Assign)
+        and isinstance(small.value, cst.Call)
+        and _code(small.value.func).endswith("yield_")
+    ):
+        raise PreviewUnavailable(
+            "a replicated loop that carries init_values is written out only when its last "
+            "statement assigns what `pl.yield_(...)` returns"
+        )
+    iters = ", ".join(_code(e.value) for e in target.elements[1].value.elements)  # type: ignore[attr-defined]
+    targets = ", ".join(_code(t.target) for t in small.targets)
+    return _Carried(iters, _code(init), targets, tuple(a.value for a in small.value.args))
+
+
+def _replicated(
+    report: LoopReport, lowering: Lowering, loop: cst.For, carried: _Carried | None
+) -> str:
+    target = loop.target
+    var = _code(target.elements[0].value) if isinstance(target, cst.Tuple) else _code(target)
+    step, stage = report.step, lowering.stage
     assert step is not None and stage is not None
     lines: list[str] = []
     if lowering.main_trip != 0:
-        start, stop = _header_texts(report, loop, lowering)
-        if lowering.main_stop is None:
-            lines.append(f"unroll_main_end = {_main_end(report, loop, stage)}")
-            stop = "unroll_main_end"
-        lines.append(f"for {var} in pl.pipeline({start}, {stop}, {stage * step}, stage=1):")
-        for k in range(stage):
-            lines.append(f"    # copy {k}: {var} + {k * step}")
-            lines += _indented(_copy(loop, var, index_expr(var, k * step)), "    ")
+        lines += _main_loop(report, lowering, loop, var, carried)
     if lowering.main_stop is not None or lowering.main_trip == 0:
         base = (report.start or 0) + (lowering.main_trip or 0) * stage * step
+        if carried is not None and lowering.tail:
+            handed = carried.targets if lowering.main_trip else None
+            lines.append(_bind(carried.iters, handed, carried.init))
         for j in range(lowering.tail):
             lines.append(f"# remainder copy {j}: {var} = {base + j * step}")
-            lines += _copy(loop, var, int_literal(base + j * step))
+            lines += _copy(loop, var, int_literal(base + j * step), carried)
     else:
-        lines += _remainder_chain(report, loop, var, stage, step)
+        lines += _remainder_chain(report, loop, var, stage, step, carried)
     return "\n".join(lines) + "\n"
 
 
+def _main_loop(
+    report: LoopReport, lowering: Lowering, loop: cst.For, var: str, carried: _Carried | None
+) -> list[str]:
+    """``for`` over the main trip, ``stage`` copies in its body (the last one yields)."""
+    step, stage = report.step or 1, lowering.stage or 1
+    start, stop = _header_texts(report, loop, lowering)
+    lines: list[str] = []
+    if lowering.main_stop is None:
+        if carried is not None:  # what the loop leaves when it runs no iteration
+            lines.append(_bind(carried.targets, None, carried.init))
+        lines.append(f"unroll_main_end = {_main_end(report, loop, stage)}")
+        stop = "unroll_main_end"
+    head, init = var, ""
+    if carried is not None:
+        head, init = f"{var}, ({carried.iters},)", f", init_values={carried.init}"
+    lines.append(f"for {head} in pl.pipeline({start}, {stop}, {stage * step}{init}, stage=1):")
+    for k in range(stage):
+        lines.append(f"    # copy {k}: {var} + {k * step}")
+        copy = _copy(loop, var, index_expr(var, k * step), carried, yields=k == stage - 1)
+        lines += _indented(copy, "    ")
+    return lines
+
+
 def _remainder_chain(
-    report: LoopReport, loop: cst.For, var: str, stage: int, step: int
+    report: LoopReport, loop: cst.For, var: str, stage: int, step: int, carried: _Carried | None
 ) -> list[str]:
     _, stop = _header_texts(report, loop, None)
     lines = [f"unroll_rem = ({stop}) - unroll_main_end"]
@@ -85,9 +147,11 @@ def _remainder_chain(
         lines[0] = f"unroll_rem = -(-(({stop}) - unroll_main_end) // {step})"
     for k in range(1, stage):
         lines.append(f"{'if' if k == 1 else 'elif'} unroll_rem == {k}:")
+        if carried is not None:
+            lines.append(f"    {carried.iters} = {carried.targets}")
         for j in range(k):
             offset = cst.parse_expression(f"unroll_main_end + {j * step}")
-            lines += _indented(_copy(loop, var, offset), "    ")
+            lines += _indented(_copy(loop, var, offset, carried), "    ")
     return lines
 
 
@@ -110,22 +174,53 @@ def _main_end(report: LoopReport, loop: cst.For, stage: int) -> str:
     return f"({start}) + {trip} // {stage} * {stage * step}"
 
 
-def _copy(loop: cst.For, var: str, index: cst.BaseExpression) -> list[str]:
-    """The body's statements with the loop variable read as ``index``."""
-    body = loop.body
-    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+def _copy(
+    loop: cst.For,
+    var: str,
+    index: cst.BaseExpression,
+    carried: _Carried | None = None,
+    yields: bool = False,
+) -> list[str]:
+    """The body's statements with the loop variable read as ``index``; a copy that does not
+    end an iteration hands what it yields to the next copy instead (``yields``: it does)."""
+    statements = _statements(loop)
     out = []
-    for stmt in statements:
-        copied = substitute(stmt, {var: index})
-        out += _MODULE.code_for_node(copied.with_changes(leading_lines=[])).splitlines()
+    for position, stmt in enumerate(statements):
+        copied = substitute(stmt, {var: index}).with_changes(leading_lines=[])
+        if carried is not None and position == len(statements) - 1 and not yields:
+            values = ", ".join(_code(substitute(v, {var: index})) for v in carried.values)
+            out += [f"{carried.targets} = {values}", f"{carried.iters} = {carried.targets}"]
+            continue
+        out += _code(copied).splitlines()
     return out
+
+
+def _bind(names: str, values: str | None, init: str) -> str:
+    """``names = values``, or the names unpacked from ``init_values`` (a tuple)."""
+    return f"{names} = {values}" if values is not None else f"({names},) = {init}"
+
+
+def _statements(loop: cst.For) -> list[cst.BaseStatement]:
+    body = loop.body
+    return list(body.body) if isinstance(body, cst.IndentedBlock) else [body]  # type: ignore[list-item]
+
+
+def _keyword(call: cst.BaseExpression, name: str) -> cst.BaseExpression | None:
+    if not isinstance(call, cst.Call):
+        return None
+    found = [a.value for a in call.args if a.keyword is not None and a.keyword.value == name]
+    return found[0] if found else None
+
+
+def _code(node: cst.CSTNode) -> str:
+    return _MODULE.code_for_node(node)
 
 
 def _indented(lines: list[str], prefix: str) -> list[str]:
     return [prefix + line if line.strip() else line for line in lines]
 
 
-def _parse(text: str, loop: cst.For) -> list[cst.BaseStatement]:
+def _parse(text: str) -> list[cst.BaseStatement]:
     try:
         return list(cst.parse_module(text).body)
     except cst.ParserSyntaxError as error:  # pragma: no cover - built from parsed code

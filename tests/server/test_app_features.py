@@ -127,6 +127,17 @@ async def test_every_lens_command_is_one_the_server_executes(client: LanguageCli
 async def test_a_client_that_declares_its_own_commands_gets_them_in_lenses(client: LanguageClient):
     uri = await open_and_settle(client, "left.py", SKEWED_AND_LEFT)
     lenses = await lenses_of(client, uri)
+    # The left loop (trip 4, stage=2) is replicated by LowerPipelineLoops: it previews too.
+    assert [lens.command.command for lens in lenses] == [
+        "skewlsp.previewLoop",
+        "skewlsp.previewLoop",
+    ]
+    # At stage=1 nothing rewrites it: its lens explains the code instead.
+    stage_one = SKEWED_AND_LEFT.replace(
+        "for k in pl.pipeline(0, 4, 1, stage=2):", "for k in pl.pipeline(0, 4, 1, stage=1):"
+    )
+    uri = await open_and_settle(client, "left1.py", stage_one)
+    lenses = await lenses_of(client, uri)
     assert [lens.command.command for lens in lenses] == [
         "skewlsp.previewLoop",
         "skewlsp.explainCode",

@@ -27,7 +27,7 @@ def test_the_preview_text_is_a_header_then_the_rewrite_dedented():
     text = preview_doc.render(api.preview(SKEWED, FOR_LINE + 1), where="/w/k.py", version=4)
     lines = text.splitlines()
     assert lines[:3] == [
-        "# skewlsp preview (read-only): what SkewCrossCorePipeline makes of the loop at",
+        "# skewlsp preview (read-only): what the compiler's passes make of the loop at",
         "# /w/k.py:8 (version 4). Nothing here is applied to your code.",
         "# skewed SKW001: loop skewed: producer runs 2 iterations ahead (trip 8, stage 2)",
     ]

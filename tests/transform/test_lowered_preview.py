@@ -93,3 +93,39 @@ def test_a_stage_of_one_is_not_rewritten() -> None:
     (report,) = analyse(source, "k.py")
     with pytest.raises(PreviewUnavailable, match="stage=1: nothing replicated"):
         preview(source, report.line)
+
+
+CARRIED = """\
+import pypto.language as pl
+
+
+@pl.program
+class Kernel:
+    @pl.function
+    def main(self, q: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32], n: pl.INDEX):
+        acc0: pl.Tile[[1, 64], pl.FP32] = pl.tile.load(q, [0, 0], [1, 64])
+        for i, (acc_iter,) in {header}:
+            t: pl.Tile[[1, 64], pl.FP32] = pl.tile.load(q, [i, 0], [1, 64])
+            nxt: pl.Tile[[1, 64], pl.FP32] = pl.tile.add(acc_iter, t)
+            pl.tile.store(nxt, [i, 0], out)
+            acc0 = pl.yield_(nxt)
+        pl.tile.store(acc0, [0, 0], out)
+"""
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "pl.pipeline(0, 8, 1, stage=2, init_values=(acc0,))",
+        "pl.pipeline(0, 7, 1, stage=2, init_values=(acc0,))",
+        "pl.pipeline(0, 3, 1, stage=4, init_values=(acc0,))",
+        "pl.pipeline(0, n, 1, stage=3, init_values=(acc0,))",
+    ],
+)
+def test_a_carried_value_flows_through_every_copy_as_through_the_loop(header: str) -> None:
+    source = CARRIED.format(header=header)
+    (report,) = analyse(source, "k.py")
+    assert report.lowering is not None and report.lowering.verdict == "replicated"
+    rewritten = rewrite(source, report.line)
+    for n in range(0, 8):
+        assert _stores(rewritten, n) == _stores(source, n), (header, n, rewritten)

@@ -105,6 +105,25 @@ def analyze_models(
     loops = [(model.node, model.module) for model in models]
     reports = lowered_reports(reports, loops, planner)
     return [
-        model if model.report is report else replace(model, report=report)
+        _with_lowered_copies(
+            model if model.report is report else replace(model, report=report), planner
+        )
         for model, report in zip(models, reports, strict=True)
     ]
+
+
+def _with_lowered_copies(model: LoopModel, planner: str) -> LoopModel:
+    """A loop under ``pl.unroll`` is lowered once per copy too (each copy's preview is
+    written with its own constants)."""
+    if not model.copies:
+        return model
+    copies = [
+        (
+            bindings,
+            replace(
+                copy, report=lowered_reports([copy.report], [(copy.node, copy.module)], planner)[0]
+            ),
+        )
+        for bindings, copy in model.copies
+    ]
+    return replace(model, copies=copies)
