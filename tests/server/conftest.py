@@ -21,8 +21,11 @@ from typing import Any
 
 import attrs
 import pytest_lsp
+from cattrs import Converter
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities, make_test_lsp_client
+from pygls.protocol import default_converter
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp.client import register_lsp_features
 
 from tests.server.forkserver import Forkserver
 from tests.server.forkserver import supported as forkserver_supported
@@ -31,9 +34,18 @@ PROFILES = ["visual-studio-code", "neovim"]
 TIMEOUT = 30.0  # generous: a loaded CI machine must not fail a test by being slow
 
 
+@functools.cache
+def _converter() -> Converter:
+    """One converter per test process: each builds its (un)structure functions on first use,
+    a third of a test's own CPU when every client had a new one."""
+    return default_converter()
+
+
 def recording_client() -> LanguageClient:
     """The pytest-lsp client, plus a record of every publish and of the server's requests."""
-    client = make_test_lsp_client()
+    # What make_test_lsp_client does, with the process's converter.
+    client = LanguageClient(converter_factory=_converter)
+    register_lsp_features(client)
     client.published = []  # type: ignore[attr-defined]
     client.registrations = []  # type: ignore[attr-defined]
     client.refreshes = []  # type: ignore[attr-defined]
