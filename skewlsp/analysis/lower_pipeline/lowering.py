@@ -39,7 +39,7 @@ def lowered_reports(
     """``reports`` with every left loop's lowering (``loops``: each report's ``for`` and the
     tree of the unit it is in)."""
     order = sorted(
-        (i for i, r in enumerate(reports) if r.verdict == "left"),
+        (i for i, r in enumerate(reports) if r.verdict == "left" or _left_core(r)),
         key=lambda i: (reports[i].span.line, reports[i].span.column),
     )
     done: dict[int, _Lowered] = {}
@@ -50,6 +50,12 @@ def lowered_reports(
         done[index] = item
         result[index] = item.report
     return result
+
+
+def _left_core(report: LoopReport) -> bool:
+    """A mixed loop one of whose core copies the skew pass leaves (the other's verdict
+    is the loop's): that copy is lowered on its core all the same."""
+    return any(core.verdict == "left" for core in report.cores)
 
 
 def _encloses(outer: LoopReport, inner: LoopReport) -> bool:
@@ -87,6 +93,8 @@ def _lower_one(
         )
         found = [c.lowering for c in cores if c.lowering is not None]
         strictest = max(found, key=_rank, default=None)
+        if report.verdict != "left":  # one core skews or is demoted: the loop keeps its code
+            return _Lowered(replace(report, cores=cores), None)
         return _Lowered(_with(replace(report, cores=cores), strictest), strictest)
     lowering = _lowering(report, loop, None, planner, declined_above, copies)
     return _Lowered(_with(report, lowering), lowering)

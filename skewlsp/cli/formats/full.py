@@ -123,7 +123,10 @@ def render_one(diagnostic: Diagnostic, context: FormatContext) -> str:
             notes.append(summary)
         for core in report.cores:
             copies = f" (x{core.copies}: dual AIV dispatch)" if core.copies > 1 else ""
-            notes.append(f"{core.core}: {core.verdict} ({core.code}) {core.reason}{copies}")
+            lowered = f"; {core.lowering.reason}" if core.lowering is not None else ""
+            notes.append(
+                f"{core.core}: {core.verdict} ({core.code}) {core.reason}{copies}{lowered}"
+            )
         if report.fix_hint:
             notes.append(f"fix: {report.fix_hint}")
     if report is not None and diagnostic.code == "SKW060":

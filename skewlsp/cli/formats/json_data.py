@@ -5,11 +5,12 @@ Keys are only ever added, never renamed or removed; tools depend on them.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.common.rules_page import docs_url
-from skewlsp.contract import FifoHazard, FifoMessage, Instance, Span
+from skewlsp.contract import FifoHazard, FifoMessage, Instance, Lowering, Span
 
 
 def span_data(span: Span | None) -> dict[str, int] | None:
@@ -52,6 +53,11 @@ def instance_data(instance: Instance | None) -> dict[str, Any] | None:
         "call": span_data(instance.call),
         "call_path": instance.call_path,
     }
+
+
+def lowering_data(lowering: Lowering | None) -> dict[str, Any] | None:
+    """What the lowering passes make of a left loop (or of one core's copy)."""
+    return dataclasses.asdict(lowering) if lowering is not None else None
 
 
 def diagnostic_data(
@@ -98,10 +104,12 @@ def diagnostic_data(
                 "copies": c.copies,
                 "pushes": c.pushes,
                 "pops": c.pops,
+                "lowering": lowering_data(c.lowering),
             }
             for c in (report.cores if report else ())
         ],
         "fix": report.fix_hint if report else None,
+        "lowering": lowering_data(report.lowering) if report else None,
         "related": [
             {"message": r.message, **(span_data(r.span) or {})} for r in diagnostic.related
         ],

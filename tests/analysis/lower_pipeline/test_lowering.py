@@ -15,6 +15,9 @@ import pytest
 from skewlsp.api import analyse
 from skewlsp.common.resolver import RecordingResolver
 from skewlsp.contract import LoopReport
+from tests.cli.conftest import run, user_cache
+
+__all__ = ["run", "user_cache"]  # the CLI, run in-process (fixtures)
 
 PACKAGE = Path(__file__).resolve().parents[2] / "fixtures" / "lowering" / "models" / "lower_llm"
 KERNELS = PACKAGE / "pipelines.py"
@@ -116,3 +119,27 @@ def test_a_stage_above_the_trip_is_a_warning_with_a_checked_smaller_stage(
 ) -> None:
     assert pypto[20].fix_hint == "stage=3 gives the same 3 copies and buffers"
     assert pypto[29].fix_hint == "stage=1 gives the same single copy (nothing to replicate)"
+
+
+MIXED = Path(__file__).resolve().parents[2] / "fixtures" / "mixed" / "models" / "mixed_llm"
+
+
+def test_a_core_copy_the_skew_pass_leaves_is_lowered_while_the_loop_keeps_its_code() -> None:
+    # nested.py:16: the cube copy is demoted (two round trips), the vector copy is left
+    # (trip 4 at stage=2): LowerPipelineLoops replicates that copy on the vector core.
+    path = MIXED / "nested.py"
+    reports = analyse(path.read_text(), str(path), resolver=RecordingResolver((MIXED,)))
+    (loop,) = [r for r in reports if r.line == 16]
+    assert loop.code == "SKW021" and loop.lowering is None
+    lowered = {c.core: c.lowering.code if c.lowering else None for c in loop.cores}
+    assert lowered == {"aic": None, "aiv": "SKW011"}
+
+
+def test_json_carries_the_lowering_of_the_loop(run, tmp_path: Path) -> None:  # noqa: ANN001
+    package = tmp_path / "lower_llm"
+    package.mkdir()
+    for name in ("config.py", "pipelines.py"):
+        (package / name).write_text((PACKAGE / name).read_text())
+    items = run("--output-format", "json", "--select", "ALL", "--exit-zero", ".", cwd=package).json()
+    (item,) = [i for i in items if i["line"] == 38]
+    assert (item["code"], item["lowering"]["main_trip"], item["lowering"]["tail"]) == ("SKW012", 2, 2)
