@@ -33,8 +33,9 @@ from skewlsp.contract import LoopReport
 CACHE_DIRNAME = ".skewlint_cache"
 # 2: reports carry FIFO hazards (SKW060); 3: findings carry their fix; 4: an inline
 # helper's copies name their caller's file (callers in other modules); 5: a module read
-# for a caller names the caller's file (its imports are resolved from there)
-_FORMAT = "5"
+# for a caller names the caller's file (its imports are resolved from there); 6: left
+# loops carry their lowering (the loop's and each core copy's)
+_FORMAT = "6"
 
 
 def user_cache_home(environ: Mapping[str, str] | None = None) -> Path:

@@ -18,6 +18,7 @@ from skewlsp.contract import (
     Finding,
     Instance,
     LoopReport,
+    Lowering,
     Related,
     Span,
 )
@@ -104,8 +105,13 @@ def report_from_data(data: dict[str, Any]) -> LoopReport:
         values["hazards"] = tuple(_hazard(h) for h in values["hazards"])
     if "cores" in values:
         values["cores"] = tuple(
-            _CORE.make({**c, "body": tuple(c.get("body", ()))}) for c in values["cores"]
+            _CORE.make(
+                {**c, "body": tuple(c.get("body", ())), "lowering": _lowering(c.get("lowering"))}
+            )
+            for c in values["cores"]
         )
+    if values.get("lowering") is not None:
+        values["lowering"] = _lowering(values["lowering"])
     if values.get("instance") is not None:
         values["instance"] = _instance(values["instance"])
     if values.get("overlap") is not None:
@@ -114,6 +120,12 @@ def report_from_data(data: dict[str, Any]) -> LoopReport:
     if "args" in values:
         values["args"] = tuple((str(a), str(b)) for a, b in values["args"])
     return _REPORT.make(values)
+
+
+def _lowering(data: dict[str, Any] | None) -> Lowering | None:
+    if data is None:
+        return None
+    return Lowering(**{**data, "slots": tuple(data.get("slots", ()))})
 
 
 def _edit(data: dict[str, Any] | None) -> Edit | None:

@@ -78,3 +78,19 @@ def test_a_class_with_a_post_init_is_built_through_its_init() -> None:
     assert shape.make({"value": 1}) == Checked(1)
     with pytest.raises(ValueError):
         shape.make({"value": -1})
+
+
+def test_a_lowered_loop_and_its_core_copies_come_back_whole() -> None:
+    # a replicated left loop (with a remainder), and a mixed loop whose vector copy is left
+    from pathlib import Path
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures"
+    sources = [
+        STAGE3.replace("stage=3", "stage=3").replace("pl.tile.tpush_to_aiv", "pl.tile.add"),
+        (fixtures / "mixed" / "models" / "mixed_llm" / "nested.py").read_text(),
+    ]
+    reports = [r for source in sources for r in skewlsp.analysis.analyze(source, "k.py")]
+    lowered = [r for r in reports if r.lowering or any(c.lowering for c in r.cores)]
+    assert len(lowered) >= 2
+    for report in lowered:
+        assert report_from_data(json.loads(json.dumps(report_to_data(report)))) == report
