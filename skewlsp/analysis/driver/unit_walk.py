@@ -54,7 +54,7 @@ from skewlsp.analysis.passes.inline_functions.call_sites import (
 )
 from skewlsp.analysis.passes.loop_body import BodyContext, loop_bounds
 from skewlsp.analysis.report.assemble import at_call
-from skewlsp.analysis.report.informative import informative
+from skewlsp.analysis.report.informative import DecisiveNames
 from skewlsp.analysis.reuse.unit_cache import SiteKey
 from skewlsp.analysis.source.guard import check_parseable
 from skewlsp.analysis.source.positions import LoopPositions
@@ -93,6 +93,7 @@ class UnitWalk(LoopDecisions):
         # as each iteration ends, so the next one decides the same nodes afresh).
         self.finished: list[LoopModel] = []
         self.module_bindings: tuple[tuple[str, str], ...] = ()  # module-level for variables
+        self.decisive = DecisiveNames()  # which bindings can decide each loop, once per loop
         # The builder being decided for one module-level call of it, with that call's arguments.
         self.builder: tuple[cst.FunctionDef, dict[str, cst.BaseExpression]] | None = None
 
@@ -215,7 +216,7 @@ class UnitWalk(LoopDecisions):
                     # only a cross-core verdict is worth a remark where the caller is.
                     hints = (*hints, at_call(report, instance.call, helper))
                 model.unlabelled_message = report.message
-                shown = informative(instance.bindings, model.node, model.module)
+                shown = self.decisive.informative(instance.bindings, model.node, model.module)
                 copy = replace(instance, shown=shown)
                 model.report = replace(
                     report,

@@ -18,29 +18,49 @@ from skewlsp.analysis.frontend.names import reads_of
 from skewlsp.analysis.source.walk import children, walk
 
 
-def informative(
-    bindings: Sequence[tuple[str, str]], loop: cst.For | None, around: cst.CSTNode | None
-) -> tuple[str, ...] | None:
-    """The names of ``bindings`` a message about ``loop`` should show (None: all of them,
-    when the loop is not known). ``around`` is the code the loop sits in (its unit), whose
-    assignments carry a binding's value into the loop's header or conditions."""
-    if loop is None:
-        return None
-    decisive = _decisive_names(loop, around)
-    return tuple(name for name, value in bindings if name in decisive and value != name)
+class DecisiveNames:
+    """The names that can decide each loop of one unit walk, worked out once per loop: an
+    inline helper's loop is decided again at every call, with the same names deciding it
+    (walking the helper's unit for each call was half of a cold lint of pypto-lib)."""
 
+    def __init__(self) -> None:
+        self._by_loop: dict[int, tuple[cst.For, frozenset[str]]] = {}
+        self._assignments: dict[int, tuple[cst.CSTNode, list[tuple[set[str], list[str]]]]] = {}
 
-def _decisive_names(loop: cst.For, around: cst.CSTNode | None) -> set[str]:
-    """Names read by the loop's header and by the conditions and inner loop headers in its
-    body and around it, closed over the assignments in ``around`` that define them."""
-    names = set(reads_of(loop.iter))
-    for node in walk(loop.body):
-        names.update(reads_of(_control_expression(node)))
-    if around is not None:
-        for node in _enclosing(around, loop):
+    def informative(
+        self,
+        bindings: Sequence[tuple[str, str]],
+        loop: cst.For | None,
+        around: cst.CSTNode | None,
+    ) -> tuple[str, ...] | None:
+        """The names of ``bindings`` a message about ``loop`` should show (None: all of
+        them, when the loop is not known). ``around`` is the code the loop sits in (its
+        unit), whose assignments carry a binding's value into the loop's header or
+        conditions."""
+        if loop is None:
+            return None
+        if not any(value != name for name, value in bindings):
+            return ()
+        found = self._by_loop.get(id(loop))
+        if found is None:  # (the entry keeps the loop alive, so its id stays its own)
+            found = self._by_loop[id(loop)] = (loop, self._decisive_names(loop, around))
+        decisive = found[1]
+        return tuple(name for name, value in bindings if name in decisive and value != name)
+
+    def _decisive_names(self, loop: cst.For, around: cst.CSTNode | None) -> frozenset[str]:
+        """Names read by the loop's header and by the conditions and inner loop headers in
+        its body and around it, closed over the assignments in ``around`` that define them."""
+        names = set(reads_of(loop.iter))
+        for node in walk(loop.body):
             names.update(reads_of(_control_expression(node)))
-        _close_over_assignments(names, _assignments(around))
-    return names
+        if around is not None:
+            for node in _enclosing(around, loop):
+                names.update(reads_of(_control_expression(node)))
+            kept = self._assignments.get(id(around))
+            if kept is None:
+                kept = self._assignments[id(around)] = (around, _assignments(around))
+            _close_over_assignments(names, kept[1])
+        return frozenset(names)
 
 
 def _control_expression(node: cst.CSTNode) -> cst.CSTNode | None:
