@@ -42,12 +42,14 @@ def lowered_reports(
         (i for i, r in enumerate(reports) if r.verdict == "left" or _left_core(r)),
         key=lambda i: (reports[i].span.line, reports[i].span.column),
     )
-    done: dict[int, _Lowered] = {}
+    done: dict[tuple[object, ...], list[tuple[int, _Lowered]]] = {}  # by function copy
     result = list(reports)
     for index in order:
-        around = [done[i] for i in done if _encloses(reports[i], reports[index])]
-        item = _lower_one(reports[index], loops[index], around, planner)
-        done[index] = item
+        report = reports[index]
+        same = done.setdefault((report.path, report.function, report.instance), [])
+        around = [item for i, item in same if _within(report.span, reports[i].span)]
+        item = _lower_one(report, loops[index], around, planner)
+        same.append((index, item))
         result[index] = item.report
     return result
 
@@ -56,17 +58,6 @@ def _left_core(report: LoopReport) -> bool:
     """A mixed loop one of whose core copies the skew pass leaves (the other's verdict
     is the loop's): that copy is lowered on its core all the same."""
     return any(core.verdict == "left" for core in report.cores)
-
-
-def _encloses(outer: LoopReport, inner: LoopReport) -> bool:
-    """Whether ``outer``'s loop holds ``inner``'s, in the same copy of the same function."""
-    return (
-        outer is not inner
-        and outer.path == inner.path
-        and outer.function == inner.function
-        and outer.instance == inner.instance
-        and _within(inner.span, outer.span)
-    )
 
 
 def _within(inner: Span, outer: Span) -> bool:
