@@ -3,7 +3,10 @@
 Every end-to-end test runs once per client profile shipped with pytest-lsp:
 VS Code 1.65 (push diagnostics, dynamic file watchers, change annotations)
 and Neovim 0.11 (pull diagnostics, UTF-8 positions, no documentChanges).
-Waiting is always on a message from the server, never on a sleep.
+Waiting is always on a message from the server, never on a sleep. Each test's
+server is a process of its own, forked from one that imported skewlsp once
+(tests/server/forkserver.py); tests about the process itself start
+``python -m skewlsp`` directly.
 """
 
 from __future__ import annotations
