@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from skewlsp.analysis.frontend import dsl
 from skewlsp.contract import LoopReport, Lowering, PreviewUnavailable
 from skewlsp.transform.demote import demoted_loop
 from skewlsp.transform.expr import index_expr, int_literal, substitute
@@ -70,7 +71,8 @@ def _carried(loop: cst.For) -> _Carried | None:
     if isinstance(loop.target, cst.Name):
         return None
     target, call = loop.target, loop.iter
-    init = _keyword(call, "init_values")
+    found = dsl.keyword(call, "init_values") if isinstance(call, cst.Call) else None
+    init = found.value if found is not None else None
     statements = _statements(loop)
     last = statements[-1] if statements else None
     small = last.body[0] if isinstance(last, cst.SimpleStatementLine) and last.body else None
@@ -203,13 +205,6 @@ def _bind(names: str, values: str | None, init: str) -> str:
 def _statements(loop: cst.For) -> list[cst.BaseStatement]:
     body = loop.body
     return list(body.body) if isinstance(body, cst.IndentedBlock) else [body]  # type: ignore[list-item]
-
-
-def _keyword(call: cst.BaseExpression, name: str) -> cst.BaseExpression | None:
-    if not isinstance(call, cst.Call):
-        return None
-    found = [a.value for a in call.args if a.keyword is not None and a.keyword.value == name]
-    return found[0] if found else None
 
 
 def _code(node: cst.CSTNode) -> str:

@@ -16,7 +16,7 @@ import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import Const, Folded, code_of
-from skewlsp.analysis.passes.loop_body import Stmt
+from skewlsp.analysis.passes.loop_body import Stmt, trip_count
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision, LoopHeader, decide
 from skewlsp.analysis.source.tree_text import MadeTrees
 
@@ -104,12 +104,9 @@ def _constant_to_change(
 def header_trip(header: LoopHeader) -> int | None:
     """The trip count of a header with constant bounds and a positive step."""
     start, stop, step = header.start, header.stop, header.step
-    if not all(isinstance(v, Const) for v in (start, stop, step)):
+    if not (isinstance(start, Const) and isinstance(stop, Const) and isinstance(step, Const)):
         return None
-    assert isinstance(start, Const) and isinstance(stop, Const) and isinstance(step, Const)
-    if step.value <= 0:
-        return None
-    return max(0, -(-(stop.value - start.value) // step.value))
+    return trip_count(start.value, stop.value, step.value) if step.value > 0 else None
 
 
 def _gives(header: LoopHeader, stop: int, target: int) -> bool:
