@@ -51,32 +51,20 @@ def imported_helpers(
     (``only``: just the helpers of these names, as their module defines them)."""
     if resolver is None or not index.imported:
         return []
-    names = [n for n, i in index.imported.items() if only is None or i.name in only]
-    if not names:
+    helpers = _helpers_by_name(index, path, resolver, only)
+    if not helpers:
         return []
+    # Only the names that are inline helpers are searched for: an imported constant
+    # (``M``, ``D``) occurs all over a kernel's text, and searching every function for
+    # it was a sixth of a language server's work at an edit.
     calls: dict[str, list[str]] = {}  # imported name -> calling functions
     for function, text in index.function_sources.items():
-        for name in called_names(tuple(names), text):
+        for name in called_names(tuple(helpers), text):
             calls.setdefault(name, []).append(function)
     found: list[ImportedHelper] = []
-    modules: dict[tuple[str, int], ModuleIndex | None] = {}
-    origins: dict[tuple[str, int], Origin] = {}
-    texts: dict[tuple[str, int], str] = {}
-    for name, callers in calls.items():
-        imported = index.imported[name]
-        key = (imported.module, imported.level)
-        if key not in modules:
-            modules[key], origins[key], texts[key] = _read(
-                resolver, imported.module, imported.level, path
-            )
-        other = modules[key]
-        if other is None:
-            continue
-        helper = next(
-            (u for u in other.units if u.qualname == imported.name and is_inline_helper_unit(u)),
-            None,
-        )
-        if helper is None:
+    for name, (helper, other, origin, text) in helpers.items():
+        callers = calls.get(name)
+        if not callers:
             continue
         units = tuple(
             Unit(_ended(index.function_sources[c]), index.function_offsets[c], c)
@@ -86,13 +74,44 @@ def imported_helpers(
         found.append(
             ImportedHelper(
                 name,
-                imported.module,
-                origins[key],
+                index.imported[name].module,
+                origin,
                 Unit(helper.text, helper.line_offset, helper.qualname, units),
                 other,
-                texts[key],
+                text,
             )
         )
+    return found
+
+
+_Found = tuple[Unit, ModuleIndex, Origin, str]  # the helper, its module's index, origin, text
+
+
+def _helpers_by_name(
+    index: ModuleIndex,
+    path: str | None,
+    resolver: Resolver,
+    only: Collection[str] | None,
+) -> dict[str, _Found]:
+    """The imported names that are inline helpers with loops in their module (in import
+    order), each module read once."""
+    modules: dict[tuple[str, int], tuple[ModuleIndex | None, Origin, str]] = {}
+    found: dict[str, _Found] = {}
+    for name, imported in index.imported.items():
+        if only is not None and imported.name not in only:
+            continue
+        key = (imported.module, imported.level)
+        if key not in modules:
+            modules[key] = _read(resolver, imported.module, imported.level, path)
+        other, origin, text = modules[key]
+        if other is None:
+            continue
+        helper = next(
+            (u for u in other.units if u.qualname == imported.name and is_inline_helper_unit(u)),
+            None,
+        )
+        if helper is not None:
+            found[name] = (helper, other, origin, text)
     return found
 
 
