@@ -11,6 +11,7 @@ of the loop, and its value is not just its own name spelled again.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -25,7 +26,7 @@ class DecisiveNames:
 
     def __init__(self) -> None:
         self._by_loop: dict[int, tuple[cst.For, frozenset[str]]] = {}
-        self._assignments: dict[int, tuple[cst.CSTNode, list[tuple[set[str], list[str]]]]] = {}
+        self._around: dict[int, tuple[cst.CSTNode, _Around]] = {}  # by id, kept alive
 
     def informative(
         self,
@@ -54,13 +55,27 @@ class DecisiveNames:
         for node in walk(loop.body):
             names.update(reads_of(_control_expression(node)))
         if around is not None:
-            for node in _enclosing(around, loop):
-                names.update(reads_of(_control_expression(node)))
-            kept = self._assignments.get(id(around))
+            kept = self._around.get(id(around))
             if kept is None:
-                kept = self._assignments[id(around)] = (around, _assignments(around))
-            _close_over_assignments(names, kept[1])
+                kept = self._around[id(around)] = (around, _Around.of(around))
+            for node in kept[1].enclosing.get(id(loop), ()):
+                names.update(reads_of(_control_expression(node)))
+            _close_over_assignments(names, kept[1].assignments)
         return frozenset(names)
+
+
+@dataclass(frozen=True)
+class _Around:
+    """What the loops of one unit share, found in one walk of it: the statements around
+    each loop (outermost first, by the loop's id) and the unit's assignments (a search
+    of the unit per loop was a tenth of re-deciding a helper after an edit)."""
+
+    enclosing: dict[int, tuple[cst.CSTNode, ...]]
+    assignments: list[tuple[set[str], list[str]]]
+
+    @staticmethod
+    def of(around: cst.CSTNode) -> _Around:
+        return _Around(_enclosing_each_loop(around), _assignments(around))
 
 
 def _control_expression(node: cst.CSTNode) -> cst.CSTNode | None:
@@ -72,21 +87,18 @@ def _control_expression(node: cst.CSTNode) -> cst.CSTNode | None:
     return None
 
 
-def _enclosing(around: cst.CSTNode, loop: cst.For) -> list[cst.CSTNode]:
-    """The statements of ``around`` whose body holds ``loop`` (outermost first)."""
-    path: list[cst.CSTNode] = []
-
-    def find(node: cst.CSTNode) -> bool:
-        if node is loop:
-            return True
-        for child in children(node):
-            if find(child):
-                path.append(node)
-                return True
-        return False
-
-    find(around)
-    return path[::-1]
+def _enclosing_each_loop(around: cst.CSTNode) -> dict[int, tuple[cst.CSTNode, ...]]:
+    """For each ``for`` in ``around`` (by id): the nodes whose body holds it, outermost
+    first (``around`` included)."""
+    found: dict[int, tuple[cst.CSTNode, ...]] = {}
+    pending: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(around, ())]
+    while pending:  # (a stack, not recursion: a deep tree must not overflow it)
+        node, path = pending.pop()
+        if isinstance(node, cst.For):
+            found[id(node)] = path
+        inner = (*path, node)
+        pending.extend((child, inner) for child in children(node))
+    return found
 
 
 def _assignments(around: cst.CSTNode) -> list[tuple[set[str], list[str]]]:
