@@ -17,6 +17,7 @@ From the top down:
 - :mod:`.unit_run`: running one unit's walk, and the module context every unit sees;
 - :mod:`.unit_walk`: the walk over a unit (top-level statements, functions, builder
   functions, inline helpers, nested definitions);
+- :mod:`.lowered`: the lowering passes over the loops a walk decided, at its end;
 - :mod:`.site_memo`: the cache's copies of inline helpers at their calls;
 - :mod:`.loop_decision`: deciding one loop (its unrolled copies, and each core's copy).
 """
@@ -30,7 +31,6 @@ from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.driver.module_run import analyse_module
 from skewlsp.analysis.frontend.imports import SharedModules
 from skewlsp.analysis.frontend.state import AnalysisState
-from skewlsp.analysis.lower_pipeline.lowering import lowered_reports
 from skewlsp.analysis.report.overlap import with_overlaps
 from skewlsp.analysis.reuse.unit_cache import UnitCache
 from skewlsp.contract import Importers, LoopReport, Resolver
@@ -94,36 +94,15 @@ def analyze_models(
         source = source[1:]
     # Everything the stages share, for this analysis only (the compiler's PassManager
     # hands its passes the program the same way): each stage is given it.
-    state = AnalysisState(concrete=concrete, shared_modules=shared_modules)
+    state = AnalysisState(concrete=concrete, shared_modules=shared_modules, planner=planner)
     if cache is None:
         models = analyse_module(source, path, resolver, importers, state)
     else:
         models = analyse_edited_module(source, path, resolver, cache, importers, state)
-    # Across loops: a consumer whose peer loop skews; then the lowering passes over the
-    # loops the skew pass left (new models: a cache keeps its own).
+    # Across loops: a consumer whose peer loop skews (each unit's loops were lowered by
+    # its walk: ``.lowered``).
     reports = with_overlaps([model.report for model in models])
-    loops = [(model.node, model.module) for model in models]
-    reports = lowered_reports(reports, loops, planner)
     return [
-        _with_lowered_copies(
-            model if model.report is report else replace(model, report=report), planner
-        )
+        model if model.report is report else replace(model, report=report)
         for model, report in zip(models, reports, strict=True)
     ]
-
-
-def _with_lowered_copies(model: LoopModel, planner: str) -> LoopModel:
-    """A loop under ``pl.unroll`` is lowered once per copy too (each copy's preview is
-    written with its own constants)."""
-    if not model.copies:
-        return model
-    copies = [
-        (
-            bindings,
-            replace(
-                copy, report=lowered_reports([copy.report], [(copy.node, copy.module)], planner)[0]
-            ),
-        )
-        for bindings, copy in model.copies
-    ]
-    return replace(model, copies=copies)

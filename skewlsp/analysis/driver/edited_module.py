@@ -12,6 +12,7 @@ the analysis read, so a hit is always what a fresh analysis would say.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from skewlsp.analysis.driver.loop_decision import LoopModel
@@ -28,6 +29,7 @@ from skewlsp.analysis.frontend.constants import ModuleConstants
 from skewlsp.analysis.frontend.reads import ModuleRead, ReadLog
 from skewlsp.analysis.frontend.source_index import Unit, syntax_problem
 from skewlsp.analysis.frontend.state import AnalysisState
+from skewlsp.analysis.passes.inline_functions.imported_helpers import ImportedHelper
 from skewlsp.analysis.reuse.unit_cache import UnitCache, UnitKey, context_fingerprint
 from skewlsp.contract import Importers, Resolver
 
@@ -49,10 +51,13 @@ def analyse_edited_module(
     # across units, so a unit may depend on a module an earlier unit made us read.
     log = ReadLog(resolver) if resolver is not None else None
     reader = log or resolver
-    if not index.units:
-        return without_units(source, path, index, reader, state)
-    constants, aliases = module_context(index, path, reader, state)
     fingerprint = context_fingerprint(index)
+    if not index.units:
+        helpers = CachedUnits(cache, path, reader, fingerprint, None, None, state)
+        models = without_units(source, path, index, reader, state, helpers.imported)
+        helpers.store(log.record() if log is not None else frozenset())
+        return models
+    constants, aliases = module_context(index, path, reader, state)
     units = CachedUnits(cache, path, reader, fingerprint, aliases, constants, state)
     # Python refuses the whole file for a syntax error anywhere (and so does the compiler
     # that imports it). Only the top-level blocks an edit touched are checked, before the
@@ -62,7 +67,7 @@ def analyse_edited_module(
     share = state.parses.share_parsed_text
     early = syntax_problem(source, cache.parsed_blocks, share) if checked else None
     models, broken = analyse_units(
-        source, path, index, reader, importers, constants, state, units.analyse
+        source, path, index, reader, importers, constants, state, units.analyse, units.imported
     )
     units.store(log.record() if log is not None else frozenset())
     return with_syntax_verdict(
@@ -82,37 +87,62 @@ class CachedUnits:
     """The cache in front of the unit stage, for one analysis of a module.
 
     A unit is looked up by its text up to comments (an edit that only types a comment
-    is answered here), its place, the module context (``fingerprint``) and its callers'
-    texts; a unit analysed now is kept once the analysis knows every module it read
-    (:meth:`store`).
+    is answered here), its place, the module context (``fingerprint``), its callers'
+    texts and the memory planner its loops are lowered under; so are the copies of an
+    imported inline helper at the calls here (:meth:`imported`). What is analysed now is
+    kept once the analysis knows every module it read (:meth:`store`).
     """
 
     cache: UnitCache
     path: str | None
     resolver: Resolver | None
     fingerprint: str
-    aliases: dsl.Aliases
-    constants: ModuleConstants
+    aliases: dsl.Aliases | None  # (None: a module with no units of its own)
+    constants: ModuleConstants | None
     state: AnalysisState
     fresh: list[tuple[UnitKey, list[LoopModel]]] = field(default_factory=list)
     sites: SiteMemo = field(init=False)
 
     def __post_init__(self) -> None:
-        self.sites = SiteMemo(self.cache, self.resolver, self.fingerprint)
+        self.sites = SiteMemo(self.cache, self.resolver, self.fingerprint, self.state.planner)
 
     def analyse(self, unit: Unit) -> list[LoopModel] | None:
         """The unit's models, from the cache or analysed now; None when libcst cannot
         parse it."""
         callers = tuple(c.cache_key for c in unit.callers)
-        key = (self.path, *unit.cache_key, self.fingerprint, callers)
+        key = (self.path, *unit.cache_key, self.fingerprint, callers, self.state.planner)
         cached = self.cache.get(key, self.resolver)
         if cached is not None:
             return [LoopModel(report) for report in cached]
-        found = analyse_unit(
-            unit, self.path, self.aliases, self.constants, self.state, self.sites
-        )
+        assert self.aliases is not None and self.constants is not None
+        found = analyse_unit(unit, self.path, self.aliases, self.constants, self.state, self.sites)
         if found is not None:
             self.fresh.append((key, found))
+        return found
+
+    def imported(
+        self, helper: ImportedHelper, decide: Callable[[], list[LoopModel]]
+    ) -> list[LoopModel]:
+        """The copies of an imported helper at the calls here, from the cache or decided
+        now: they change with the helper (its text, place and module, whose read is
+        recorded), the callers here and this module's context, not with an edit
+        elsewhere (deciding them again was most of an edit's cost)."""
+        helper_unit = helper.unit
+        callers = tuple(c.cache_key for c in helper_unit.callers)
+        key = (
+            self.path,
+            *helper_unit.cache_key,
+            self.fingerprint,
+            callers,
+            self.state.planner,
+            helper.origin,
+            helper.name,
+        )
+        cached = self.cache.get(key, self.resolver)
+        if cached is not None:
+            return [LoopModel(report) for report in cached]
+        found = decide()
+        self.fresh.append((key, found))
         return found
 
     def store(self, reads: frozenset[ModuleRead]) -> None:

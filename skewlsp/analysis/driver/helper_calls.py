@@ -14,7 +14,7 @@ Both run the helper's unit through the same walk as this module's own units
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import replace
 
 from skewlsp.analysis.driver.loop_decision import LoopModel
@@ -30,6 +30,10 @@ from skewlsp.analysis.passes.inline_functions.imported_helpers import (
 )
 from skewlsp.contract import Importers, Resolver
 
+# What a caller may put in front of deciding one imported helper's copies at the calls
+# here: given the helper and how to decide them, the copies (a language server's cache).
+HelperStage = Callable[[ImportedHelper, Callable[[], list[LoopModel]]], list[LoopModel]]
+
 
 def imported_calls(
     index: ModuleIndex,
@@ -37,14 +41,31 @@ def imported_calls(
     resolver: Resolver | None,
     constants: ModuleConstants,
     state: AnalysisState,
+    stage: HelperStage | None = None,
 ) -> list[LoopModel]:
     """A report at each call of an imported inline helper: its loops, as spliced there."""
     models: list[LoopModel] = []
     for helper in imported_helpers(index, path, resolver):
-        for model in helper_copies(helper, path, resolver, constants, state):
-            report = at_the_call(model.report, model.unlabelled_message, helper, path)
-            if report is not None:
-                models.append(LoopModel(report))
+
+        def decide(helper: ImportedHelper = helper) -> list[LoopModel]:
+            return _at_calls(helper, path, resolver, constants, state)
+
+        models.extend(decide() if stage is None else stage(helper, decide))
+    return models
+
+
+def _at_calls(
+    helper: ImportedHelper,
+    path: str | None,
+    resolver: Resolver | None,
+    constants: ModuleConstants,
+    state: AnalysisState,
+) -> list[LoopModel]:
+    models: list[LoopModel] = []
+    for model in helper_copies(helper, path, resolver, constants, state):
+        report = at_the_call(model.report, model.unlabelled_message, helper, path)
+        if report is not None:
+            models.append(LoopModel(report))
     return models
 
 
@@ -116,4 +137,3 @@ def external_calls(
                 # so the copy has the preview its caller's values give it.
                 found.append((helper.unit.qualname, replace(model, report=report)))
     return found
-

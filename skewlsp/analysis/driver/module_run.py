@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from skewlsp.analysis.driver.helper_calls import external_calls, imported_calls
+from skewlsp.analysis.driver.helper_calls import HelperStage, external_calls, imported_calls
 from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.driver.unit_run import analyse_unit, module_context
 from skewlsp.analysis.frontend.constants import ModuleConstants
@@ -89,6 +89,7 @@ def without_units(
     index: ModuleIndex,
     resolver: Resolver | None,
     state: AnalysisState,
+    helper_stage: HelperStage | None = None,
 ) -> list[LoopModel]:
     """A module where no function holds a pipeline loop (nor mentions "pipeline").
 
@@ -98,7 +99,7 @@ def without_units(
     if not index.imported or "pipeline" not in source:
         return never_silent(source, path, index, [])
     constants, _ = module_context(index, path, resolver, state)
-    calls = imported_calls(index, path, resolver, constants, state)
+    calls = imported_calls(index, path, resolver, constants, state, helper_stage)
     return never_silent(source, path, index, calls)
 
 
@@ -111,10 +112,12 @@ def analyse_units(
     constants: ModuleConstants,
     state: AnalysisState,
     stage: Callable[[Unit], list[LoopModel] | None],
+    helper_stage: HelperStage | None = None,
 ) -> tuple[list[LoopModel], bool]:
     """The models of every unit (from ``stage``, None for a unit libcst cannot parse) and
-    of the inline helpers shared with other modules; and whether a unit could not be
-    parsed (a syntax error in it, or the fast split of the module was wrong).
+    of the inline helpers shared with other modules (imported ones through
+    ``helper_stage``, if given); and whether a unit could not be parsed (a syntax error in
+    it, or the fast split of the module was wrong).
 
     With ``importers``, a helper of this module without a caller here whose verdict waits
     for one (SKW050) is decided at each call in another module instead.
@@ -136,10 +139,8 @@ def analyse_units(
         ):
             waiting[unit.qualname] = unit_models
     if waiting and importers is not None:
-        models = _with_external_copies(
-            source, path, importers, resolver, models, waiting, state
-        )
-    models.extend(imported_calls(index, path, resolver, constants, state))
+        models = _with_external_copies(source, path, importers, resolver, models, waiting, state)
+    models.extend(imported_calls(index, path, resolver, constants, state, helper_stage))
     return models, broken
 
 

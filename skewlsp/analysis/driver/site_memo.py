@@ -31,6 +31,7 @@ class SiteMemo:
     cache: UnitCache
     resolver: Resolver | None
     fingerprint: str
+    planner: str  # the copies kept are lowered (``.lowered``)
     fresh: list[tuple[SiteKey, tuple[LoopReport, ...]]] = field(default_factory=list)
 
     def get(self, key: SiteKey) -> tuple[LoopReport, ...] | None:
@@ -54,9 +55,10 @@ class SiteMemo:
         """Everything one copy of the helper ``name`` is decided with, or None if it
         cannot be a key.
 
-        The helper's own text and place, the module around it (its fingerprint), and
-        what the call gives it: its values, where it is (the copy's label and remark),
-        whether it sits in an InCore scope and whether a header there splits.
+        The helper's own text and place, the module around it (its fingerprint), what
+        the call gives it (its values, where it is: the copy's label and remark, whether
+        it sits in an InCore scope and whether a header there splits), and the planner
+        its copy is lowered under.
         """
         key = (
             path,
@@ -72,6 +74,7 @@ class SiteMemo:
             site.incore,
             per_core.any_split(site.headers),
             tuple(sorted(site.specialized.items())),
+            self.planner,
         )
         try:
             hash(key)

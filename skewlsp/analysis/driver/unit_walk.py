@@ -22,6 +22,7 @@ from dataclasses import replace
 import libcst as cst
 
 from skewlsp.analysis.driver.loop_decision import MAX_PREVIEW_COPIES, LoopDecisions, LoopModel
+from skewlsp.analysis.driver.lowered import lowered_models
 from skewlsp.analysis.driver.site_memo import SiteMemo
 from skewlsp.analysis.frontend import dsl, module_flow
 from skewlsp.analysis.frontend.closures import (
@@ -116,7 +117,8 @@ class UnitWalk(LoopDecisions):
         )
         for stmt in module.body:
             self._visit_top(stmt, qualname="")
-        return [*self.finished, *self.models.values()]
+        # Then the lowering passes, while the loops' trees are at hand (``.lowered``).
+        return lowered_models([*self.finished, *self.models.values()], self.state.planner)
 
     # -- walking ---------------------------------------------------------------------------
 
@@ -332,7 +334,10 @@ class UnitWalk(LoopDecisions):
                 helper=name,
             )
             if self.sites is not None and key is not None:
-                self.sites.remember(key, tuple(m.report for m in self.finished[before:]))
+                # Kept lowered: a copy read back has no tree for LowerPipelineToSlots.
+                copy = lowered_models(self.finished[before:], self.state.planner)
+                self.finished[before:] = copy
+                self.sites.remember(key, tuple(m.report for m in copy))
         self.call_headers = ()
 
     def _site_key(self, name: str, site: CallSite) -> SiteKey | None:
@@ -341,6 +346,7 @@ class UnitWalk(LoopDecisions):
         if self.sites is None or self.caller_constants is not self.module_constants:
             return None  # an imported helper's copies: decided with another module's values
         return self.sites.key(self.path, self.unit, self.module_bindings, name, site)
+
     def _body(
         self,
         fn: cst.FunctionDef,
@@ -374,9 +380,7 @@ class UnitWalk(LoopDecisions):
             top_level = flatten_top_level(body_statements(fn.body), self.made, function_incore)
             for stmt, incore in top_level:
                 self.incore.append(incore)
-                compound = not isinstance(
-                    stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)
-                )
+                compound = not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
                 poisoned = self.bound_by_statement.get(id(stmt)) if compound else frozenset()
                 if poisoned is None:
                     poisoned = self.bound_by_statement[id(stmt)] = frozenset(statement_defs(stmt))
@@ -493,7 +497,7 @@ class UnitWalk(LoopDecisions):
                     first = bounds[0].value
                     step = bounds[2].value if isinstance(bounds[2], Const) else 1
                     values = range(first, bounds[1].value, step or 1)
-                    copies = tuple(values[:MAX_PREVIEW_COPIES + 1])
+                    copies = tuple(values[: MAX_PREVIEW_COPIES + 1])
                     return EnclosingLoop(var, Interval(first, first), first, copies)
         return EnclosingLoop(var, interval)
 
@@ -522,4 +526,3 @@ def _nested_statements(stmt: cst.CSTNode) -> list[cst.CSTNode]:
 _NO_NESTED_STATEMENTS = frozenset(
     {cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.FunctionDef, cst.ClassDef}
 )
-

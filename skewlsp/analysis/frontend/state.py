@@ -22,7 +22,9 @@ It holds:
   of the tree the analysis read, with the whitespace and comments of the text;
 - the constants of imported modules that the analyses of a batch share
   (:class:`.imports.SharedModules`), when the caller shares them: the one part that
-  outlives the analysis, as a compiler's modules share one context.
+  outlives the analysis, as a compiler's modules share one context;
+- the compiler's memory planner (``planner``: "pypto" or "ptoas"), which decides whether
+  LowerPipelineToSlots runs, as the PassContext's planner does.
 
 The class is the frontend's, the lowest stage that knows everything it holds; the
 source stage is handed only the parts it needs (the parses, the made trees).
@@ -46,6 +48,7 @@ class AnalysisState:
 
     concrete: bool = False  # libcst's own trees, not trees made from the stdlib's
     shared_modules: SharedModules | None = None  # the batch's (see the module's doc)
+    planner: str = "pypto"  # the compiler's memory planner (see the module's doc)
     parses: UnitParses = field(default_factory=UnitParses)
     made: MadeTrees = field(default_factory=MadeTrees)
     facts: dict[object, object] = field(default_factory=dict)

@@ -48,10 +48,22 @@ def lowered_reports(
         report = reports[index]
         same = done.setdefault((report.path, report.function, report.instance), [])
         around = [item for i, item in same if _within(report.span, reports[i].span)]
-        item = _lower_one(report, loops[index], around, planner)
+        if _lowered_already(report):  # (a cached copy of an inline helper, lowered once)
+            item = _Lowered(report, report.lowering)
+        else:
+            item = _lower_one(report, loops[index], around, planner)
         same.append((index, item))
         result[index] = item.report
     return result
+
+
+def _lowered_already(report: LoopReport) -> bool:
+    return report.lowering is not None or any(core.lowering is not None for core in report.cores)
+
+
+def with_reason(message: str, lowering: Lowering) -> str:
+    """A loop's message followed by what the lowering does to it."""
+    return f"{message}; {lowering.reason}"
 
 
 def _left_core(report: LoopReport) -> bool:
@@ -188,7 +200,7 @@ def _with(report: LoopReport, lowering: Lowering | None) -> LoopReport:
         report,
         verdict=verdict,
         code=lowering.code,
-        message=f"{report.message}; {lowering.reason}",
+        message=with_reason(report.message, lowering),
         lowering=lowering,
         fix_hint=_smaller_stage(report, lowering) or report.fix_hint,
     )

@@ -23,8 +23,9 @@ from skewlsp.contract import LoopReport, Resolver
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_TEXTS = 64  # documents whose last text and index are kept for incremental re-indexing
-# (path, unit text, line offset, module context, callers' texts and offsets)
-UnitKey = tuple[str | None, str, int, str, tuple[tuple[str, int], ...]]
+# (path, unit text, line offset, module context, callers' texts and offsets, memory planner,
+# and for an imported helper's copies at the calls here, how it was imported)
+UnitKey = tuple[object, ...]
 # An inline helper's copy at one call: what it is decided with (see driver.site_memo).
 SiteKey = tuple[object, ...]
 MAX_SITES = 512
@@ -42,9 +43,9 @@ class UnitCache:
         self._texts: OrderedDict[str | None, IndexedText] = OrderedDict()
         # Copies of inline helpers at their calls: an edit in a caller changes the helper's
         # unit key, but rarely what one call passes it (then its copy is not decided again).
-        self._sites: OrderedDict[
-            SiteKey, tuple[tuple[LoopReport, ...], frozenset[ModuleRead]]
-        ] = OrderedDict()
+        self._sites: OrderedDict[SiteKey, tuple[tuple[LoopReport, ...], frozenset[ModuleRead]]] = (
+            OrderedDict()
+        )
         self.parsed_blocks: set[str] = set()  # top-level blocks known to parse
         self.hits = 0
         self.misses = 0

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from skewlsp.api import analyse
+from skewlsp.api import UnitCache, analyse
 from skewlsp.common.resolver import RecordingResolver
 from skewlsp.contract import LoopReport
 from tests.cli.conftest import run, user_cache
@@ -94,6 +94,27 @@ def test_under_ptoas_the_compiler_s_rotated_loops_are_exactly_those_rotated(
 ) -> None:
     rotated = {line for line, r in ptoas.items() if r.code == "SKW015"}
     assert rotated == PTOAS_ROTATED
+
+
+def _edited(planner_before: str) -> set[int]:
+    """The loops rotated under PTOAS after a comment is typed in the first kernel, by a
+    server whose cache holds the analysis of the text before, made under ``planner_before``."""
+    source = KERNELS.read_text()
+    resolver = RecordingResolver((PACKAGE,))
+    cache = UnitCache()
+    analyse(source, str(KERNELS), resolver=resolver, cache=cache, planner=planner_before)
+    edited = source.replace("# T=3 < F=4", "# typed: T=3 < F=4")
+    assert edited != source
+    found = analyse(edited, str(KERNELS), resolver=resolver, cache=cache, planner="ptoas")
+    return {report.line for report in found if report.code == "SKW015"}
+
+
+def test_under_ptoas_an_edit_answered_from_the_cache_keeps_every_rotation() -> None:
+    assert _edited("ptoas") == PTOAS_ROTATED
+
+
+def test_a_cache_filled_under_the_default_planner_does_not_answer_for_ptoas() -> None:
+    assert _edited("pypto") == PTOAS_ROTATED
 
 
 @pytest.mark.parametrize(

@@ -122,3 +122,69 @@ def test_a_syntax_error_outside_any_loop_function_is_reported_too() -> None:
     reports = analyze(broken, "k.py", resolver=resolver_giving(4))
     assert [r.code for r in reports] == ["SKW001", "SKW001", "SKW900"]
     assert reports[-1].span.line == broken.splitlines().index("    return 1 +") + 1
+
+
+HELPER_MODULE = '''\
+import pypto.language as pl
+
+
+@pl.jit.inline
+def stream_rows(q: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32], n: int):
+    for i in pl.pipeline(0, n, 1, stage={stage}):
+{body}
+    return out
+'''
+
+CALLER = '''\
+import pypto.language as pl
+from rows import stream_rows
+
+
+@pl.jit
+def kernel(q: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+    out = stream_rows(q, out, 8)  # the helper's loop, spliced here
+    return out
+
+
+@pl.jit
+def other(q: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+    for i in pl.pipeline(0, 4, 1, stage=2):
+{body}
+    return out
+'''
+
+
+def helper_resolver(stage: int):
+    body = "".join("        " + line + "\n" for line in PRODUCER.splitlines())
+
+    def resolve(module: str, level: int, importer: str | None) -> str | None:
+        return HELPER_MODULE.format(stage=stage, body=body) if module == "rows" else None
+
+    return resolve
+
+
+def caller_source() -> str:
+    return CALLER.format(body="".join("        " + line + "\n" for line in PRODUCER.splitlines()))
+
+
+def test_an_imported_helper_s_copy_at_its_call_is_kept_across_an_edit_elsewhere() -> None:
+    cache = UnitCache()
+    first = analyze(caller_source(), "k.py", resolver=helper_resolver(2), cache=cache)
+    at_call = [r for r in first if r.span.line == 7]
+    assert [r.trip for r in at_call] == [8]
+    edited = caller_source().replace("pl.pipeline(0, 4, 1, stage=2)", "pl.pipeline(0, 4, 1, stage=4)")
+    hits = cache.hits
+    again = analyze(edited, "k.py", resolver=helper_resolver(2), cache=cache)
+    assert cache.hits == hits + 1  # the helper's copies; `other` is decided again
+    assert again == analyze(edited, "k.py", resolver=helper_resolver(2))
+
+
+def test_an_edit_of_the_helper_s_module_or_of_its_caller_decides_its_copy_again() -> None:
+    cache = UnitCache()
+    analyze(caller_source(), "k.py", resolver=helper_resolver(2), cache=cache)
+    changed = analyze(caller_source(), "k.py", resolver=helper_resolver(4), cache=cache)
+    assert [r.stage for r in changed if r.span.line == 7] == [4]
+    called_with_16 = caller_source().replace("stream_rows(q, out, 8)", "stream_rows(q, out, 16)")
+    again = analyze(called_with_16, "k.py", resolver=helper_resolver(4), cache=cache)
+    assert [r.trip for r in again if r.span.line == 7] == [16]
+    assert again == analyze(called_with_16, "k.py", resolver=helper_resolver(4))

@@ -148,6 +148,7 @@ def at_the_call(
         cores=report.cores,
         fix_hint=report.fix_hint,
         instance=instance,
+        lowering=report.lowering,
     )
 
 
