@@ -74,6 +74,7 @@ class SiteMemo:
             site.incore,
             per_core.any_split(site.headers),
             tuple(sorted(site.specialized.items())),
+            site.nested,
             self.planner,
         )
         try:

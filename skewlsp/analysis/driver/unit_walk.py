@@ -365,10 +365,12 @@ class UnitWalk(LoopDecisions):
         base.specialized = specialized_params(fn, self.module_constants, self.made)
         env: dict[str, Folded] = dict(base.specialized)  # pl.jit literals, until rebound
         function_incore = is_incore_function(fn, self.made)
+        inlined_in = None
         if site is not None:  # the caller's arguments stand for the parameters
             base.specialized = {**base.specialized, **site.specialized}
             env = {**site.values, **base.specialized}
             function_incore = function_incore or site.incore
+            inlined_in = site.caller if site.nested else None
         if call_site is not None:  # a helper without callers: as spliced into an InCore scope
             base.call_site = call_site
             env.update(call_site)
@@ -387,7 +389,7 @@ class UnitWalk(LoopDecisions):
                 scope = base.at(env, poisoned)
                 self._visit(stmt, scope, [], name)
                 self.incore.pop()
-                update_locals(stmt, env, self.module_constants)
+                update_locals(stmt, env, self.module_constants, inlined_in)
                 capture_locals(stmt, *self.closures[-1])
         finally:
             self.closures.pop()

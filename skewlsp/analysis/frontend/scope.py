@@ -210,16 +210,40 @@ def is_transparent_with(stmt: cst.With) -> bool:
 
 
 def update_locals(
-    stmt: cst.CSTNode, env: dict[str, Folded], lookup_module: ModuleConstants
+    stmt: cst.CSTNode,
+    env: dict[str, Folded],
+    lookup_module: ModuleConstants,
+    inlined_in: str | None = None,
 ) -> None:
-    """Advance the top-level constant environment past one top-level statement."""
+    """Advance the top-level constant environment past one top-level statement.
+
+    ``inlined_in``: the statement is an inline helper's, spliced into a loop or branch of
+    this caller, where what was its top level is not a function's top level any more.
+    """
     if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
         for small in stmt.body:
             _update_small(small, env, lookup_module)
+            if inlined_in is not None:
+                _inside_callers_loop(small, env, inlined_in)
         return
     defs = statement_defs(stmt)
     for name in defs:
         env[name] = Dynamic(name, f"`{name}` is assigned inside a branch or loop")
+
+
+def _inside_callers_loop(
+    small: cst.BaseSmallStatement, env: dict[str, Folded], caller: str
+) -> None:
+    """What ``small`` assigns stays a run-time value: Simplify folds only constants
+    assigned at a function's top level, and InlineFunctions put this one in a loop or
+    branch of ``caller``."""
+    for name in statement_defs(small):
+        if not isinstance(env.get(name), Dynamic):
+            env[name] = Dynamic(
+                name,
+                f"`{name}` is assigned in an inline helper that `{caller}` calls inside a loop "
+                "or branch, where Simplify does not fold it",
+            )
 
 
 def _update_small(

@@ -164,3 +164,30 @@ def test_json_carries_the_lowering_of_the_loop(run, tmp_path: Path) -> None:  # 
     items = run("--output-format", "json", "--select", "ALL", "--exit-zero", ".", cwd=package).json()
     (item,) = [i for i in items if i["line"] == 38]
     assert (item["code"], item["lowering"]["main_trip"], item["lowering"]["tail"]) == ("SKW012", 2, 2)
+
+
+INLINED = PACKAGE / "inlined.py"
+
+
+@pytest.mark.parametrize("planner", ["pypto", "ptoas"])
+def test_an_inline_helper_s_constant_is_run_time_when_its_call_is_in_a_loop(planner: str) -> None:
+    # Simplify folds a constant assigned at a function's top level only; spliced into a
+    # loop of the caller, the helper's `blocks = R // BLOCK_ROWS` stays a variable. An
+    # argument is substituted wherever the call is. (The compiler's IR: per_layer and
+    # per_head keep `blocks_inline..` as the stop and dispatch the remainder through one
+    # branch; once and per_layer_argument loop 1..7 by 2, then one copy.)
+    found = analyse(
+        INLINED.read_text(), str(INLINED), resolver=RecordingResolver((PACKAGE,)), planner=planner
+    )
+    lowered = {}
+    for report in found:
+        assert report.instance is not None and report.lowering is not None, report.message
+        lowering = report.lowering
+        main = None if lowering.branches else lowering.main_trip
+        lowered[report.instance.caller] = (main, lowering.tail, lowering.branches)
+    assert lowered == {
+        "per_layer": (None, 0, 1),
+        "per_head": (None, 0, 1),
+        "once": (3, 1, 0),
+        "per_layer_argument": (3, 1, 0),
+    }

@@ -41,6 +41,7 @@ from skewlsp.analysis.frontend.scope import (
     flatten_top_level,
     function_params,
     is_incore_function,
+    is_transparent_with,
     opens_incore_scope,
     tile_like_names,
     update_locals,
@@ -64,6 +65,10 @@ class CallSite:
     incore: bool  # the call sits where ExpandMixedKernel splits cube from vector
     headers: tuple[cst.CSTNode, ...]  # the caller's decorators and scope headers around it
     specialized: dict[str, Folded] = field(default_factory=dict)  # literals pl.jit writes
+    # The call sits in a loop or branch of the caller (a ``with`` Simplify sees through
+    # aside): spliced there, the helper's own top-level assignments are not at the top
+    # level of a function any more, and Simplify does not fold them.
+    nested: bool = False
 
 
 def call_sites(
@@ -93,7 +98,7 @@ def call_sites(
     entry = is_jit_entry(fn)
     forwarded: dict[str, Folded] | None = None
     sites: list[CallSite] = []
-    for (call, incore, headers, loop_vars), span in zip(places, spans, strict=True):
+    for (call, incore, headers, loop_vars, nested), span in zip(places, spans, strict=True):
         scope = scopes.get(id(call))
         if scope is None:
             continue
@@ -109,13 +114,22 @@ def call_sites(
         decorators = tuple(d.decorator for d in fn.decorators)
         sites.append(
             CallSite(
-                caller.qualname, span, values, shown, incore, decorators + headers, forwarded
+                caller.qualname,
+                span,
+                values,
+                shown,
+                incore,
+                decorators + headers,
+                forwarded,
+                nested,
             )
         )
     return sites
 
 
-Place = tuple[cst.Call, bool, tuple[cst.CSTNode, ...], tuple[str, ...]]
+# A call: the call, InCore or not, the headers and loop variables around it, and whether a
+# loop or branch of the caller holds it.
+Place = tuple[cst.Call, bool, tuple[cst.CSTNode, ...], tuple[str, ...], bool]
 
 
 @dataclass
@@ -170,7 +184,7 @@ def _find_calls(
         return None
     calls: dict[str, list[Place]] = {}
     incore = is_incore_function(fn, state.made)
-    for place in _calls(body_statements(fn.body), incore, (), (), state.made):
+    for place in _calls(body_statements(fn.body), incore, (), (), state.made, False):
         calls.setdefault(place[0].func.value, []).append(place)  # type: ignore[attr-defined]
     return fn, calls, _call_spans(caller, state)
 
@@ -237,18 +251,20 @@ def _calls(
     headers: tuple[cst.CSTNode, ...],
     loop_vars: tuple[str, ...],
     made: MadeTrees | None,
+    nested: bool,
 ) -> Iterator[Place]:
     """Calls of plain names with whether they are InCore, the headers and loop variables
-    around them, in source order."""
+    around them and whether a loop or branch holds them, in source order."""
     for stmt in block:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             continue
         if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for node in walk(stmt):  # (exact types: no subclasses, and ABC checks are slow)
                 if type(node) is cst.Call and type(node.func) is cst.Name:  # type: ignore[attr-defined]
-                    yield node, incore, headers, loop_vars  # type: ignore[misc]
+                    yield node, incore, headers, loop_vars, nested  # type: ignore[misc]
             continue
         inner_incore = incore or opens_incore_scope(stmt, made, incore)
+        inner_nested = nested or not (isinstance(stmt, cst.With) and is_transparent_with(stmt))
         inner_headers = headers
         inner_vars = loop_vars
         if isinstance(stmt, cst.With):
@@ -263,7 +279,7 @@ def _calls(
         elif orelse is not None and hasattr(orelse, "body"):
             blocks.append(body_statements(orelse.body))
         for inner in blocks:
-            yield from _calls(inner, inner_incore, inner_headers, inner_vars, made)
+            yield from _calls(inner, inner_incore, inner_headers, inner_vars, made, inner_nested)
 
 
 def statement_effects_of_target(loop: cst.For) -> tuple[str, ...]:
