@@ -31,12 +31,14 @@ def lower(
     step: int | None,
     trip: int | None,
     load_time: str | None = None,
+    run_time: str | None = None,
 ) -> Lowering | None:
     """What the pass makes of a loop the skew pass left (None: its stage is not known).
 
     ``load_time``: a bound or step Python computes when the module loads, which the
     compiler folds to a constant but skewlsp cannot see: the copies are known, not the
-    main loop's length or the remainder."""
+    main loop's length or the remainder. ``run_time``: what makes a bound a run-time
+    value (quoted in the message, so an author sees why the remainder is dispatched)."""
     if stage is None:
         return None
     if stage == 1:
@@ -59,7 +61,7 @@ def lower(
     if start is None or stop is None or trip is None:
         if step < 0:
             return _rejected(stage, f"dynamic bounds require a positive step, got {step}")
-        return _dynamic(stage, start, step)
+        return _dynamic(stage, start, step, run_time)
     return _static(stage, start, step, trip)
 
 
@@ -115,13 +117,14 @@ def _static(stage: int, start: int, step: int, trip: int) -> Lowering:
     )
 
 
-def _dynamic(stage: int, start: int | None, step: int) -> Lowering:
+def _dynamic(stage: int, start: int | None, step: int, run_time: str | None) -> Lowering:
     branches = stage - 1
+    known = f"`{run_time}` is known at run time only" if run_time else "known at run time"
     return Lowering(
         "replicated",
         "SKW013",
-        f"replicated: {_copies(stage)} per iteration up to unroll_main_end (known at run "
-        f"time), step {stage * step}, {_buffers(stage)} per load; the remainder through "
+        f"replicated: {_copies(stage)} per iteration up to unroll_main_end ({known}), "
+        f"step {stage * step}, {_buffers(stage)} per load; the remainder through "
         f"{branches} `if unroll_rem == k` {'branch' if branches == 1 else 'branches'}",
         stage,
         main_start=start,

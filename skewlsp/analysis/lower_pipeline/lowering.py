@@ -126,7 +126,13 @@ def _lowering(
 ) -> Lowering | None:
     """LowerPipelineToSlots (under PTOAS), then LowerPipelineLoops for what it leaves."""
     replicated = lower(
-        report.stage, report.start, report.stop, report.step, report.trip, report.load_time_bound
+        report.stage,
+        report.start,
+        report.stop,
+        report.step,
+        report.trip,
+        report.load_time_bound,
+        report.dynamic_symbol,
     )
     if replicated is None or replicated.verdict in ("untouched", "error") or planner != "ptoas":
         return nested_in(replicated, copies) if replicated is not None else None

@@ -130,8 +130,13 @@ def decide(
     assert isinstance(stage, Const)
     base["stage"] = stage.value
     cross_core = bool(pushes) and bool(pops)
-    if not cross_core:
-        return Decision("left", "SKW010", _left_reason(pushes, pops), **base)
+    if not cross_core:  # (what makes a bound a run-time value: the lowering quotes it)
+        symbol = next(
+            (b.symbol for b in (header.start, header.stop) if isinstance(b, Dynamic)), None
+        )
+        return Decision(
+            "left", "SKW010", _left_reason(pushes, pops), dynamic_symbol=symbol, **base
+        )
     if stage.value == 1:
         return Decision(
             "demoted",

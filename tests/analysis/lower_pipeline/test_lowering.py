@@ -191,3 +191,10 @@ def test_an_inline_helper_s_constant_is_run_time_when_its_call_is_in_a_loop(plan
         "once": (3, 1, 0),
         "per_layer_argument": (3, 1, 0),
     }
+
+
+def test_a_run_time_remainder_names_the_value_that_makes_it_so() -> None:
+    found = analyse(INLINED.read_text(), str(INLINED), resolver=RecordingResolver((PACKAGE,)))
+    (per_layer,) = [r for r in found if r.instance is not None and r.instance.caller == "per_layer"]
+    assert per_layer.code == "SKW013" and per_layer.dynamic_symbol == "blocks"
+    assert "up to unroll_main_end (`blocks` is known at run time only)" in per_layer.message
