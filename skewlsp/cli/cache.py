@@ -34,8 +34,9 @@ CACHE_DIRNAME = ".skewlint_cache"
 # 2: reports carry FIFO hazards (SKW060); 3: findings carry their fix; 4: an inline
 # helper's copies name their caller's file (callers in other modules); 5: a module read
 # for a caller names the caller's file (its imports are resolved from there); 6: left
-# loops carry their lowering (the loop's and each core copy's)
-_FORMAT = "6"
+# loops carry their lowering (the loop's and each core copy's); 7: reports carry the loads
+# LowerPipelineToSlots sees (slot_loads)
+_FORMAT = "7"
 
 
 def user_cache_home(environ: Mapping[str, str] | None = None) -> Path:

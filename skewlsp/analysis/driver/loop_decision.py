@@ -29,6 +29,8 @@ from skewlsp.analysis.frontend.scope import EnclosingLoop, FunctionScope
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import Interval, Opaque
+from skewlsp.analysis.lower_pipeline.slot_loads import slot_loads
+from skewlsp.analysis.lower_pipeline.slot_tensors import surroundings
 from skewlsp.analysis.passes.expand_mixed_kernel.move_reuse import operand_moves
 from skewlsp.analysis.passes.header import bounds_of, fold_bound, loop_target, stage_of
 from skewlsp.analysis.passes.loop_body import (
@@ -213,6 +215,7 @@ class LoopDecisions:
             stage_span, stage_value, made=self.made,
         )
         report = self._with_split(report, split)
+        report = self._with_slot_loads(report, loop, ctx)
         opaque = [v.symbol for v in (start, stop, step) if isinstance(v, Opaque)]
         if opaque:
             report = replace(report, load_time_bound=opaque[0])
@@ -234,6 +237,16 @@ class LoopDecisions:
         inner = _as_inner_skew(loop, call, stmts, decision, loop_var, iter_names, body)
         self.inner[key] = inner
         return inner
+
+    def _with_slot_loads(self, report: LoopReport, loop: cst.For, ctx: BodyContext) -> LoopReport:
+        """The report with the body's loads as LowerPipelineToSlots sees them (the tensors
+        in scope read off the function holding the loop)."""
+        fn = self.functions[-1] if self.functions else None
+        if fn is None:
+            return report
+        around = surroundings(fn, loop, ctx.fold, self._function_incore)
+        loads = slot_loads(loop, around.tensors, ctx.fold)
+        return replace(report, slot_loads=loads, slot_scope=around.scope)
 
     def _split_per_core(
         self,

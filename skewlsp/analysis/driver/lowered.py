@@ -1,8 +1,7 @@
 """The lowering passes over the models of one walk (LowerPipelineToSlots, LowerPipelineLoops).
 
 They run at the end of each unit's walk (and on each copy of an inline helper as it is
-decided), not once over the module: LowerPipelineToSlots reads a loop's body, which a
-walk still holds and a cache's reports do not. What a language server keeps of a unit,
+decided), not once over the module. What a language server keeps of a unit,
 or of a helper's copy at one call, is then its lowered reports, and a hit is what a
 fresh analysis under the same planner would say. Nothing a lowering reads crosses a
 unit: it nests loops of one function copy.
@@ -21,8 +20,7 @@ from skewlsp.contract import LoopReport
 def lowered_models(models: Sequence[LoopModel], planner: str) -> list[LoopModel]:
     """``models`` with every loop the skew pass left lowered under ``planner`` (a model
     lowered before is kept as it is)."""
-    loops = [(model.node, model.module) for model in models]
-    reports = lowered_reports([model.report for model in models], loops, planner)
+    reports = lowered_reports([model.report for model in models], planner)
     return [
         _with_lowered_copies(_with_report(model, report), planner)
         for model, report in zip(models, reports, strict=True)
@@ -49,9 +47,7 @@ def _with_lowered_copies(model: LoopModel, planner: str) -> LoopModel:
     copies = [
         (
             bindings,
-            replace(
-                copy, report=lowered_reports([copy.report], [(copy.node, copy.module)], planner)[0]
-            ),
+            replace(copy, report=lowered_reports([copy.report], planner)[0]),
         )
         for bindings, copy in model.copies
     ]

@@ -10,15 +10,10 @@ loop is lowered once per core copy, as ExpandMixedKernel makes them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
-import libcst as cst
-
-from skewlsp.analysis.frontend.dsl import annotation_kind
-from skewlsp.analysis.frontend.scope import function_params
 from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import lower, nested_in
-from skewlsp.analysis.lower_pipeline.lower_pipeline_to_slots import rotate
-from skewlsp.analysis.source.walk import walk
+from skewlsp.analysis.lower_pipeline.lower_pipeline_to_slots import SlotVerdict, rotate
 from skewlsp.contract import SEVERITY_RANK, CoreResult, LoopReport, Lowering, Span, severity_of
 
 
@@ -30,19 +25,39 @@ class _Lowered:
     lowering: Lowering | None = None  # the loop's (a mixed loop's strictest core's)
 
 
-Loop = tuple["cst.For | None", "cst.Module | None"]  # a report's ``for`` and its unit's tree
+@dataclass
+class _Run:
+    """One module's lowering: the planner, and the bytes per memory space the slots of
+    the loops rotated so far pinned in each function of the compiler (a function copy's
+    outlined scope; Vec is only ever the vector core's, Mat and Acc the cube's)."""
+
+    planner: str
+    pinned: dict[tuple[object, ...], dict[str, int]] = field(default_factory=dict)
+
+    def budget(self, report: LoopReport) -> dict[str, int]:
+        key = (report.path, report.function, report.instance, report.slot_scope)
+        return self.pinned.setdefault(key, {})
+
+    def charge(self, report: LoopReport) -> None:
+        """Pin the slots of a loop lowered before (rotated in a copy kept by a cache)."""
+        budget = self.budget(report)
+        lowerings = [core.lowering for core in report.cores] or [report.lowering]
+        rotated = [low for low in lowerings if low is not None and low.verdict == "rotated"]
+        for lowering in rotated:
+            for load in report.slot_loads or ():
+                if load.name in lowering.slots and load.size is not None:
+                    size = (lowering.stage or 0) * load.size
+                    budget[load.space] = budget.get(load.space, 0) + size
 
 
-def lowered_reports(
-    reports: Sequence[LoopReport], loops: Sequence[Loop], planner: str
-) -> list[LoopReport]:
-    """``reports`` with every left loop's lowering (``loops``: each report's ``for`` and the
-    tree of the unit it is in)."""
+def lowered_reports(reports: Sequence[LoopReport], planner: str) -> list[LoopReport]:
+    """``reports`` with every left loop's lowering."""
     order = sorted(
         (i for i, r in enumerate(reports) if r.verdict == "left" or _left_core(r)),
         key=lambda i: (reports[i].span.line, reports[i].span.column),
     )
     done: dict[tuple[object, ...], list[tuple[int, _Lowered]]] = {}  # by function copy
+    run = _Run(planner)
     result = list(reports)
     for index in order:
         report = reports[index]
@@ -50,8 +65,9 @@ def lowered_reports(
         around = [item for i, item in same if _within(report.span, reports[i].span)]
         if _lowered_already(report):  # (a cached copy of an inline helper, lowered once)
             item = _Lowered(report, report.lowering)
+            run.charge(report)
         else:
-            item = _lower_one(report, loops[index], around, planner)
+            item = _lower_one(report, around, run)
         same.append((index, item))
         result[index] = item.report
     return result
@@ -79,9 +95,7 @@ def _within(inner: Span, outer: Span) -> bool:
     ) <= (outer.end_line, outer.end_column)
 
 
-def _lower_one(
-    report: LoopReport, loop: Loop, around: Sequence[_Lowered], planner: str
-) -> _Lowered:
+def _lower_one(report: LoopReport, around: Sequence[_Lowered], run: _Run) -> _Lowered:
     replicated_around = [a.lowering for a in around if _replicates(a.lowering)]
     copies = 1
     for outer in replicated_around:
@@ -91,7 +105,7 @@ def _lower_one(
     )
     if report.cores:
         cores = tuple(
-            replace(c, lowering=_core_lowering(report, loop, c, planner, declined_above, copies))
+            replace(c, lowering=_core_lowering(report, c, run, declined_above, copies))
             for c in report.cores
         )
         found = [c.lowering for c in cores if c.lowering is not None]
@@ -99,30 +113,20 @@ def _lower_one(
         if report.verdict != "left":  # one core skews or is demoted: the loop keeps its code
             return _Lowered(replace(report, cores=cores), None)
         return _Lowered(_with(replace(report, cores=cores), strictest), strictest)
-    lowering = _lowering(report, loop, None, planner, declined_above, copies)
+    lowering = _lowering(report, None, run, declined_above, copies)
     return _Lowered(_with(report, lowering), lowering)
 
 
 def _core_lowering(
-    report: LoopReport,
-    loop: Loop,
-    core: CoreResult,
-    planner: str,
-    declined_above: bool,
-    copies: int,
+    report: LoopReport, core: CoreResult, run: _Run, declined_above: bool, copies: int
 ) -> Lowering | None:
     if core.verdict != "left":
         return None
-    return _lowering(report, loop, core.core, planner, declined_above, copies)
+    return _lowering(report, core.core, run, declined_above, copies)
 
 
 def _lowering(
-    report: LoopReport,
-    loop: Loop,
-    core: str | None,
-    planner: str,
-    declined_above: bool,
-    copies: int,
+    report: LoopReport, core: str | None, run: _Run, declined_above: bool, copies: int
 ) -> Lowering | None:
     """LowerPipelineToSlots (under PTOAS), then LowerPipelineLoops for what it leaves."""
     replicated = lower(
@@ -134,39 +138,28 @@ def _lowering(
         report.load_time_bound,
         report.dynamic_symbol,
     )
-    if replicated is None or replicated.verdict in ("untouched", "error") or planner != "ptoas":
+    if replicated is None or replicated.verdict in ("untouched", "error") or run.planner != "ptoas":
         return nested_in(replicated, copies) if replicated is not None else None
     assert report.stage is not None
     if report.load_time_bound is not None and (report.start is None or report.step is None):
-        why = f"whether LowerPipelineToSlots takes it depends on `{report.load_time_bound}`"
-        return nested_in(replace(replicated, reason=f"{why}; else {replicated.reason}"), copies)
-    node, unit = loop
-    verdict = None
-    if node is not None:
-        verdict = rotate(
-            node,
-            report.stage,
-            report.start,
-            report.step,
-            declined_above=declined_above,
-            core=core,
-            tensors=_tensor_params(unit, node),
-        )
-    if verdict is not None and verdict.rotated:
-        loads = ", ".join(f"`{name}`" for name in verdict.loads)
-        return nested_in(
-            Lowering(
-                "rotated",
-                "SKW015",
-                f"rotated through {report.stage} slots (memory_planner=PTOAS): {loads} take "
-                f"slot i % {report.stage}; one body, no copies",
-                report.stage,
-                buffers=report.stage,
-                slots=verdict.loads,
-            ),
-            copies,
-        )
-    why = verdict.declined if verdict is not None else "its body is not available"
+        return nested_in(_open(replicated, f"`{report.load_time_bound}`"), copies)
+    budget = run.budget(report)
+    verdict = rotate(
+        report.stage,
+        report.start,
+        report.step,
+        declined_above=declined_above,
+        loads=report.slot_loads,
+        core=core,
+        committed=budget,
+    )
+    if verdict.rotated:
+        for space, size in verdict.regions.items():
+            budget[space] = budget.get(space, 0) + size
+        return nested_in(_rotated(report.stage, verdict), copies)
+    if verdict.unknown is not None:
+        return nested_in(_open(replicated, verdict.unknown), copies)
+    why = verdict.declined or "its body is not available"
     code = replicated.code if severity_of(replicated.code) in ("warning", "error") else "SKW016"
     declined = replace(
         replicated,
@@ -177,16 +170,24 @@ def _lowering(
     return nested_in(declined, copies)
 
 
-def _tensor_params(unit: cst.Module | None, loop: cst.For) -> frozenset[str]:
-    """The tensor parameters of the function holding ``loop`` in ``unit``."""
-    if unit is None:
-        return frozenset()
-    for fn in walk(unit):
-        if isinstance(fn, cst.FunctionDef) and any(n is loop for n in walk(fn.body)):
-            return frozenset(
-                name for name, p in function_params(fn) if annotation_kind(p.annotation) == "Tensor"
-            )
-    return frozenset()
+def _rotated(stage: int, verdict: SlotVerdict) -> Lowering:
+    loads = ", ".join(f"`{name}`" for name in verdict.loads)
+    return Lowering(
+        "rotated",
+        "SKW015",
+        f"rotated through {stage} slots (memory_planner=PTOAS): {loads} take "
+        f"slot i % {stage}; one body, no copies",
+        stage,
+        buffers=stage,
+        slots=verdict.loads,
+    )
+
+
+def _open(replicated: Lowering, depends_on: str) -> Lowering:
+    """What LowerPipelineLoops does if LowerPipelineToSlots declines a loop whose verdict
+    depends on a value skewlsp cannot see."""
+    why = f"whether LowerPipelineToSlots takes it depends on {depends_on}"
+    return replace(replicated, reason=f"{why}; else {replicated.reason}")
 
 
 def _replicates(lowering: Lowering | None) -> bool:

@@ -1,0 +1,426 @@
+"""The loads of a pipeline loop's body, as LowerPipelineToSlots finds them.
+
+Models ``CollectCandidates`` and ``DisqualifyingUseCollector`` of
+``src/ir/transforms/lower_pipeline_to_slots_pass.cpp`` on the source, through what the
+passes before it make of the body. The pass takes the body's top-level ``x = tile.load``
+statements whose tile the author did not bind to a ``pl.MemRef``; in the source those are
+
+- ``x = pl.load(t, offsets, shapes, ...)`` (its tile in ``target_memory``, Vec by default);
+- ``x = t[...]`` and ``x = pl.slice(t, ...)`` of a tensor ``t`` (ConvertTensorToTileOps
+  loads them), in Mat when a matmul reads ``x`` (the vector core then receives it from
+  the cube) and in Vec otherwise;
+- a slice of a tensor (or a ``pl.load``) written as an op's operand: FlattenCallExpr
+  makes it a statement of its own, in the memory that op reads; a whole tensor a matmul
+  takes is loaded into Mat the same way.
+
+Each must pass the gates of the pass: land in Vec, Mat or Acc; have static extents
+(its shape, and the first two dimensions of its ``valid_shape``); not be carried into a
+phi (yielded, or an inner loop's ``init_values``, directly or through a tile alias); not
+be an argument of an op whose result is its buffer (a view such as ``pl.reshape``, an
+in-place op, a store). The last also catches a ``[N, 1]`` column read by an element-wise
+op the backend wants row-major: ResolveBackendOpLayouts
+(``resolve_backend_op_layouts_pass.cpp``) reshapes it into a ``[1, N]`` row first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from skewlsp.analysis.frontend import dsl
+from skewlsp.analysis.frontend.names import block_defs, body_statements, reads_of
+from skewlsp.analysis.frontend.op_registry import CUBE_OPS, op_leaf
+from skewlsp.analysis.lower_pipeline.slot_capacity import DTYPE_BITS, slot_bytes
+from skewlsp.analysis.lower_pipeline.slot_tensors import (
+    Extent,
+    Fold,
+    Tensor,
+    fold_list,
+    subscript_extents,
+)
+from skewlsp.analysis.source.walk import walk
+from skewlsp.contract import SlotLoad
+
+SLOT_SPACES = frozenset({"Vec", "Mat", "Acc"})
+# Ops whose result is (a view of) an argument's buffer: views that alias their input
+# (output memory inherited and in-place safe) and ops registered with
+# set_output_reuses_input (src/ir/op/tile_ops/*.cpp, checked at e2d0f78ae). Every argument
+# of such a call counts, as in DisqualifyingUseCollector::RecordCallLike, except a
+# matmul's operands: they reach it through moves into Left/Right, only its accumulator
+# is its own buffer.
+BUFFER_SHARING_OPS = frozenset(
+    {
+        "assemble",
+        "reinterpret_view",
+        "reshape",
+        "set_validshape",
+        "slice",
+        "tget_scale_addr",
+        "transpose_view",
+        "batch_matmul_acc",
+        "fillpad_inplace",
+        "gather_row",
+        "gemv_acc",
+        "matmul_acc",
+        "matmul_mx_acc",
+        "mscatter",
+        "scatter",
+        "scatter_mask",
+        "scatter_update",
+        "store",
+    }
+)
+# Element-wise ops whose operands the 910B backend wants row-major
+# (``RequiresRowMajorLayout`` and the precision ops of pto_ops_elementwise.cpp), by the
+# name the DSL spells them (``pl.mul`` is ``tile.mul`` or, with a scalar, ``tile.muls``).
+ROW_MAJOR_OPS = frozenset(
+    {
+        "add", "sub", "mul", "div", "maximum", "minimum", "rem", "fmod", "and_", "or_",
+        "xor", "shl", "shr", "abs", "exp", "sqrt", "not_", "relu", "prelu", "lrelu", "log",
+        "recip", "sels", "gatherb", "addsc", "subsc", "part_add", "part_max", "part_min",
+        "part_mul",
+    }
+)  # fmt: skip
+
+
+@dataclass
+class _Found:
+    """A load met in the body, before its uses are looked at."""
+
+    name: str
+    space: str | None  # None: the first op reading it decides
+    extents: tuple[Extent, ...] | None
+    dtype: str | None
+    valid: tuple[Extent, ...] | None = None
+    taken_by: str | None = None  # an operand's op (it has no name of its own)
+
+
+def slot_loads(loop: cst.For, tensors: Mapping[str, Tensor], fold: Fold) -> tuple[SlotLoad, ...]:
+    """The loop body's top-level loads and what the pass makes of each."""
+    statements = body_statements(loop.body)
+    found: list[_Found] = []
+    for stmt in statements:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            named = _named_load(small, tensors, fold)
+            if named is not None:
+                found.extend(named)
+            else:
+                found.extend(_operand_loads(small, tensors, fold))
+    uses = _Uses(statements, frozenset(tensors).difference(block_defs(statements)))
+    return tuple(_judged(load, uses) for load in found)
+
+
+def _assignment(
+    small: cst.CSTNode | None,
+) -> tuple[cst.BaseExpression | None, cst.BaseExpression | None, cst.Annotation | None]:
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        return small.targets[0].target, small.value, None
+    if isinstance(small, cst.AnnAssign):
+        return small.target, small.value, small.annotation
+    return None, None, None
+
+
+def _named_load(
+    small: cst.BaseSmallStatement, tensors: Mapping[str, Tensor], fold: Fold
+) -> list[_Found] | None:
+    """``x = <a load>``: [the load] ([] when the author bound it to a MemRef); None when
+    the statement is not one."""
+    target, value, annotation = _assignment(small)
+    if not isinstance(target, cst.Name) or value is None:
+        return None
+    load = _load_of(value, tensors, fold)
+    if load is None:
+        return None
+    if _bound_by_author(annotation):
+        return []
+    load.name = target.value
+    return [load]
+
+
+def _load_of(value: cst.BaseExpression, tensors: Mapping[str, Tensor], fold: Fold) -> _Found | None:
+    """``value`` as a load (named after its tensor until it is given a name)."""
+    if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name):
+        tensor = tensors.get(value.value.value)
+        if tensor is None:
+            return None
+        extents = subscript_extents(value, tensor, fold)
+        if extents is None:
+            return None  # an element read: a scalar
+        return _Found(f"{value.value.value}[...]", None, extents, tensor.dtype)
+    if not isinstance(value, cst.Call):
+        return None
+    leaf = op_leaf(value)
+    args = dsl.positional(value)
+    source = args[0].value if args else None
+    tensor = tensors.get(source.value) if isinstance(source, cst.Name) else None
+    if leaf == "load":
+        shapes = _argument(value, 2, "shapes")
+        memory = dsl.keyword(value, "target_memory")
+        path = dsl.dotted(memory.value) if memory is not None else ("Vec",)
+        return _Found(
+            f"{_text(source)}[...]",
+            path[-1] if path else "?",
+            fold_list(shapes, fold),
+            tensor.dtype if tensor is not None else None,
+            fold_list(_argument(value, 3, "valid_shape"), fold),
+        )
+    if leaf == "slice" and tensor is not None:
+        return _Found(
+            f"{_text(source)}[...]",
+            None,
+            fold_list(_argument(value, 1, "shape"), fold),
+            tensor.dtype,
+            fold_list(_argument(value, 3, "valid_shape"), fold),
+        )
+    return None
+
+
+def _argument(call: cst.Call, index: int, name: str) -> cst.BaseExpression | None:
+    arg = dsl.keyword(call, name)
+    if arg is not None:
+        return arg.value
+    args = dsl.positional(call)
+    return args[index].value if index < len(args) else None
+
+
+def _operand_loads(
+    small: cst.BaseSmallStatement, tensors: Mapping[str, Tensor], fold: Fold
+) -> list[_Found]:
+    """Slices of tensors (and loads) written as an op's operands, each a load of its own
+    once FlattenCallExpr has run; ``t[a:b] = u[c:d]`` stores a load as it is."""
+    found = []
+    target, value, _ = _assignment(small)
+    if isinstance(target, cst.Subscript) and value is not None:
+        load = _load_of(value, tensors, fold)
+        if load is not None:
+            load.taken_by = "store"
+            found.append(load)
+    for node in walk(small):
+        if not isinstance(node, cst.Call):
+            continue
+        leaf = op_leaf(node)
+        if leaf is None:
+            continue
+        transposed = _transposed(node, leaf)
+        found.extend(_whole_tensor_operands(node, leaf, tensors, transposed))
+        for arg in node.args:
+            load = _load_of(arg.value, tensors, fold)
+            if load is not None:
+                load.taken_by = (
+                    f"{leaf}({transposed[id(arg)]}=True)" if id(arg) in transposed else leaf
+                )
+                if load.space is None:
+                    load.space = "Mat" if leaf in CUBE_OPS else "Vec"
+                found.append(load)
+    return found
+
+
+def _whole_tensor_operands(
+    call: cst.Call, leaf: str, tensors: Mapping[str, Tensor], transposed: Mapping[int, str]
+) -> list[_Found]:
+    """A tensor a matmul takes as it is: loaded whole into Mat where the matmul is."""
+    if leaf not in CUBE_OPS:
+        return []
+    operands = dsl.positional(call)[1:] if leaf.endswith("_acc") else dsl.positional(call)
+    found = []
+    for arg in operands[:2]:
+        if isinstance(arg.value, cst.Name) and arg.value.value in tensors:
+            tensor = tensors[arg.value.value]
+            by = f"{leaf}({transposed[id(arg)]}=True)" if id(arg) in transposed else leaf
+            found.append(_Found(arg.value.value, "Mat", tensor.dims, tensor.dtype, taken_by=by))
+    return found
+
+
+def _transposed(call: cst.Call, leaf: str) -> dict[int, str]:
+    """The operands of a matmul read transposed (``a_trans``/``b_trans=True``), by the id
+    of their argument: the compiler reads them through a ``transpose_view`` of their
+    buffer."""
+    if leaf not in CUBE_OPS:
+        return {}
+    operands = dsl.positional(call)[1:] if leaf.endswith("_acc") else dsl.positional(call)
+    found = {}
+    for index, keyword in enumerate(("a_trans", "b_trans")):
+        flag = dsl.keyword(call, keyword)
+        if flag is not None and dsl.dotted(flag.value) == ("True",) and index < len(operands):
+            found[id(operands[index])] = keyword
+    return found
+
+
+def _bound_by_author(annotation: cst.Annotation | None) -> bool:
+    return annotation is not None and any(
+        isinstance(n, cst.Attribute)
+        and n.attr.value == "MemRef"
+        or isinstance(n, cst.Name)
+        and n.value == "MemRef"
+        for n in walk(annotation.annotation)
+    )
+
+
+@dataclass
+class _Uses:
+    """How the body uses its names, in one walk: what is carried into a phi, what a
+    buffer-sharing op takes, what a row-major element-wise op reads (all resolved to
+    their alias roots), and what a matmul reads."""
+
+    statements: Sequence[cst.CSTNode]
+    tensors: frozenset[str]  # a view of one is a load, not a view of a tile's buffer
+    roots: dict[str, str] = field(default_factory=dict)
+    carried: set[str] = field(default_factory=set)
+    shared: set[str] = field(default_factory=set)
+    row_major: dict[str, str] = field(default_factory=dict)  # name -> the op
+    transposed: dict[str, str] = field(default_factory=dict)  # name -> "b_trans"
+    cube_read: set[str] = field(default_factory=set)  # operands of a matmul
+
+    def __post_init__(self) -> None:
+        for stmt in self.statements:
+            for node in walk(stmt):
+                self._alias(node)
+                if isinstance(node, cst.Call):
+                    self._call(node)
+                elif isinstance(node, cst.Assign) and isinstance(
+                    node.targets[0].target, cst.Subscript
+                ):
+                    # ``t[a:b] = x`` stores ``x`` (an assemble into ``t``)
+                    self.shared.update(self.root(n) for n in _names(node.value))
+
+    def root(self, name: str) -> str:
+        seen = {name}
+        while name in self.roots and self.roots[name] not in seen:
+            name = self.roots[name]
+            seen.add(name)
+        return name
+
+    def _alias(self, node: cst.CSTNode) -> None:
+        """``a = b`` and ``a = view(b, ...)`` share ``b``'s buffer (InitMemRef's edges)."""
+        target, value, _ = _assignment(node)
+        if not isinstance(target, cst.Name) or value is None:
+            return
+        if isinstance(value, cst.Name):
+            self.roots[target.value] = value.value
+        elif isinstance(value, cst.Call) and op_leaf(value) in BUFFER_SHARING_OPS:
+            first = dsl.positional(value)
+            if first and isinstance(first[0].value, cst.Name):
+                source = first[0].value.value
+                if source not in self.tensors:
+                    self.roots[target.value] = source
+
+    def _call(self, call: cst.Call) -> None:
+        leaf = op_leaf(call)
+        direct = [arg.value.value for arg in call.args if isinstance(arg.value, cst.Name)]
+        if leaf in CUBE_OPS:
+            self.cube_read.update(direct)
+        if leaf == "yield_":
+            self.carried.update(self.root(n) for n in reads_of(call))
+        elif leaf in ("range", "pipeline", "parallel", "unroll"):
+            init = dsl.keyword(call, "init_values")
+            if init is not None:
+                self.carried.update(self.root(n) for n in reads_of(init.value))
+        if leaf in BUFFER_SHARING_OPS:  # (a nested call's result is a temporary of its own)
+            if leaf in CUBE_OPS:  # the accumulator, its first operand
+                positional = dsl.positional(call)
+                direct = _names(positional[0].value) if positional else []
+            tiles = [name for name in direct if name not in self.tensors]
+            self.shared.update(self.root(n) for n in tiles)
+        if leaf in CUBE_OPS:
+            for arg in call.args:
+                keyword = _transposed(call, leaf).get(id(arg))
+                if keyword is not None and isinstance(arg.value, cst.Name):
+                    self.transposed.setdefault(self.root(arg.value.value), keyword)
+        if leaf in ROW_MAJOR_OPS:
+            for name in direct:
+                self.row_major.setdefault(self.root(name), leaf)
+
+
+def _names(node: cst.BaseExpression) -> list[str]:
+    return [node.value] if isinstance(node, cst.Name) else []
+
+
+def _judged(load: _Found, uses: _Uses) -> SlotLoad:
+    """The load as the pass sees it: its memory, one slot's size and its blocker."""
+    space = load.space or ("Mat" if load.name in uses.cube_read else "Vec")
+    values = _values(load.extents)
+    size = None
+    if values is not None and load.dtype is not None:
+        size = slot_bytes(values, load.dtype, space)
+    return SlotLoad(load.name, space, size, _blocker(load, space, values, uses), _unknown(load))
+
+
+def _values(extents: Sequence[Extent] | None) -> list[int] | None:
+    if extents is None or any(e.value is None for e in extents):
+        return None
+    return [e.value for e in extents if e.value is not None]
+
+
+def _blocker(load: _Found, space: str, values: list[int] | None, uses: _Uses) -> str | None:
+    name = f"`{load.name}`"
+    if space not in SLOT_SPACES:
+        return f"{name} lands in {space}, not Vec, Mat or Acc"
+    runtime = _runtime(load.extents) or _runtime((load.valid or ())[:2])
+    if runtime is not None:
+        return f"{name} has a shape known only at run time (`{runtime}`)"
+    if load.taken_by is not None:
+        if "_trans=True" in load.taken_by:
+            return _transposed_view(name, load.taken_by.split("(")[1].split("=")[0])
+        if load.taken_by in BUFFER_SHARING_OPS and load.taken_by not in CUBE_OPS:
+            return f"{name} is passed straight to `{load.taken_by}`, whose result is its buffer"
+        if load.taken_by in ROW_MAJOR_OPS and _column(values, space):
+            return _reshaped(name, values, load.taken_by)
+        return None
+    root = uses.root(load.name)
+    if root in uses.carried:
+        return f"{name} is carried out of the loop or an inner one (a phi)"
+    if root in uses.shared:
+        return f"{name} is an argument of a view or in-place op (it shares its buffer)"
+    if root in uses.transposed:
+        return _transposed_view(name, uses.transposed[root])
+    reader = uses.row_major.get(root)
+    if reader is not None and _column(values, space):
+        return _reshaped(name, values, reader)
+    return None
+
+
+def _transposed_view(name: str, keyword: str) -> str:
+    return (
+        f"{name} is read by a matmul with {keyword}=True, through a transposed view of its buffer"
+    )
+
+
+def _column(values: list[int] | None, space: str) -> bool:
+    """A ``[N, 1]`` tile in Vec (N > 1), laid out column-major."""
+    return space == "Vec" and values is not None and len(values) == 2 and values[1] == 1 < values[0]
+
+
+def _reshaped(name: str, values: list[int] | None, op: str) -> str:
+    rows = values[0] if values else "N"
+    return (
+        f"{name} is a [{rows}, 1] column that `{op}` reads row-major, so the backend "
+        f"reshapes it into a view of its buffer"
+    )
+
+
+def _runtime(extents: Iterable[Extent] | None) -> str | None:
+    for extent in extents or ():
+        if extent.dynamic is not None:
+            return extent.dynamic
+    return None
+
+
+def _unknown(load: _Found) -> str | None:
+    """What the load's size depends on that skewlsp cannot see (None: nothing)."""
+    for extent in load.extents or ():
+        if extent.unknown is not None:
+            return f"`{extent.unknown}`"
+    if load.extents is None or any(e.value is None and e.dynamic is None for e in load.extents):
+        return f"the shape of `{load.name}`"
+    if load.dtype not in DTYPE_BITS:
+        return f"the dtype of `{load.name}`"
+    return None
+
+
+def _text(node: cst.BaseExpression | None) -> str:
+    path = dsl.dotted(node) if node is not None else None
+    return ".".join(path) if path else "?"

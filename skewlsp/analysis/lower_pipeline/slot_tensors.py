@@ -1,0 +1,294 @@
+"""The tensors in scope where a pipeline loop starts, for LowerPipelineToSlots' model.
+
+A slice of a tensor read inside an InCore body becomes a ``tile.load``
+(ConvertTensorToTileOps), the only kind of statement ``LowerPipelineToSlots``
+(``src/ir/transforms/lower_pipeline_to_slots_pass.cpp``) turns into slots. So which
+names hold a tensor, and of what shape and dtype, is what tells the loads of a body
+apart and sizes their slots. Tensors are the function's ``pl.Tensor`` parameters and
+the names bound to one before the loop: ``pl.create_tensor``, a view of a tensor
+(``pl.reshape``; a slice, outside an InCore scope), a plain alias, the tensor an
+``assemble`` or ``store`` writes. Inside an InCore scope a slice is a load, so its
+name holds a tile.
+
+The walk also counts the InCore scopes it opens (``pl.at`` at the CORE_GROUP level,
+``pl.spmd``): the compiler outlines each into a function of its own, and the slots the
+pass pins are charged per function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from skewlsp.analysis.frontend import dsl
+from skewlsp.analysis.frontend.constants import Const, Dynamic, Folded, Opaque
+from skewlsp.analysis.frontend.names import body_statements, statement_defs
+from skewlsp.analysis.frontend.op_registry import op_leaf
+from skewlsp.analysis.frontend.scope import function_params
+from skewlsp.analysis.source.walk import walk
+
+Fold = Callable[[cst.BaseExpression], Folded]
+
+# Ops whose result is a view of their first argument: of a tensor, a tensor.
+TENSOR_VIEW_OPS = frozenset({"reshape", "view", "reinterpret_view", "transpose_view"})
+
+
+@dataclass(frozen=True)
+class Extent:
+    """One dimension: its value, or the symbol that makes it known only at run time
+    (``dynamic``) or only when the module loads (``unknown``)."""
+
+    value: int | None = None
+    dynamic: str | None = None
+    unknown: str | None = None
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """A tensor's dimensions (None: not known) and dtype (``"BF16"``; None: not known)."""
+
+    dims: tuple[Extent, ...] | None
+    dtype: str | None
+
+
+def extent_of(folded: Folded, text: str) -> Extent:
+    """A folded expression as a dimension (``text``: its source, named when unknown)."""
+    if isinstance(folded, Const):
+        return Extent(folded.value)
+    if isinstance(folded, Opaque):
+        return Extent(unknown=folded.symbol)
+    if isinstance(folded, Dynamic):
+        return Extent(dynamic=folded.symbol)
+    return Extent(dynamic=text)
+
+
+def fold_extent(node: cst.BaseExpression, fold: Fold) -> Extent:
+    return extent_of(fold(node), _text(node))
+
+
+def fold_list(node: cst.BaseExpression | None, fold: Fold) -> tuple[Extent, ...] | None:
+    """``[a, b]`` as extents; None for anything but a literal list or tuple."""
+    if not isinstance(node, (cst.List, cst.Tuple)):
+        return None
+    return tuple(fold_extent(element.value, fold) for element in node.elements)
+
+
+def subscript_extents(node: cst.Subscript, tensor: Tensor, fold: Fold) -> tuple[Extent, ...] | None:
+    """The extents of the slice ``t[...]`` of ``tensor`` as the DSL parser works them out
+    (an index keeps a dimension of 1, a missing trailing index is ``:``); None when it
+    reads one element (``tensor.read``, a scalar)."""
+    dims = tensor.dims
+    extents: list[Extent] = []
+    sliced = False
+    for index, element in enumerate(node.slice):
+        part = element.slice
+        if isinstance(part, cst.Slice):
+            sliced = True
+            dim = dims[index] if dims is not None and index < len(dims) else Extent()
+            extents.append(_slice_extent(part, dim, fold))
+        else:
+            extents.append(Extent(1))
+    if not sliced and (dims is None or len(node.slice) == len(dims)):
+        return None
+    if dims is not None:
+        extents.extend(dims[len(node.slice) :])
+    return tuple(extents)
+
+
+def _slice_extent(part: cst.Slice, dim: Extent, fold: Fold) -> Extent:
+    """``upper - lower``, folded as the parser's simplifier does for ``k : k + n``."""
+    lower, upper = part.lower, part.upper
+    if lower is None:
+        return dim if upper is None else fold_extent(upper, fold)
+    if isinstance(upper, cst.BinaryOperation) and isinstance(upper.operator, cst.Add):
+        if upper.left.deep_equals(lower):
+            return fold_extent(upper.right, fold)
+        if upper.right.deep_equals(lower):
+            return fold_extent(upper.left, fold)
+    start = fold_extent(lower, fold)
+    stop = dim if upper is None else fold_extent(upper, fold)
+    if start.value is not None and stop.value is not None:
+        return Extent(stop.value - start.value)
+    unknown = start.unknown or stop.unknown
+    if unknown is not None:
+        return Extent(unknown=unknown)
+    return Extent(dynamic=start.dynamic or stop.dynamic)
+
+
+def dtype_of(node: cst.BaseExpression | None) -> str | None:
+    """``pl.BF16`` -> "BF16" (None for anything but a dotted dtype name)."""
+    path = dsl.dotted(node) if node is not None else None
+    return path[-1] if path else None
+
+
+@dataclass(frozen=True)
+class LoopSurroundings:
+    """The tensors bound where the loop starts and the InCore scope it is in (by order:
+    0 for the function's own body, n for the n-th scope the function opens)."""
+
+    tensors: dict[str, Tensor]
+    scope: int
+
+
+def surroundings(fn: cst.FunctionDef, loop: cst.For, fold: Fold, incore: bool) -> LoopSurroundings:
+    """Walk ``fn`` up to ``loop`` (``incore``: the function's body is an InCore scope)."""
+    walker = _Walk(loop, fold)
+    for name, param in function_params(fn):
+        found = _annotated(param.annotation, fold)
+        if found is not None:
+            walker.tensors[name] = found
+    walker.block(body_statements(fn.body), incore, 0)
+    return LoopSurroundings(walker.tensors, walker.scope)
+
+
+def _annotated(annotation: cst.Annotation | None, fold: Fold) -> Tensor | None:
+    """``pl.Tensor[[a, b], pl.BF16]`` (under ``pl.Out[...]`` too) as a tensor."""
+    if dsl.annotation_kind(annotation) != "Tensor" or annotation is None:
+        return None
+    node = annotation.annotation
+    while isinstance(node, cst.Subscript) and (dsl.dotted(node.value) or ("",))[-1] != "Tensor":
+        inner = node.slice[0].slice if node.slice else None
+        if not isinstance(inner, cst.Index):
+            return Tensor(None, None)
+        node = inner.value
+    if not isinstance(node, cst.Subscript) or len(node.slice) < 2:
+        return Tensor(None, None)
+    parts = [element.slice for element in node.slice]
+    dims = fold_list(parts[0].value, fold) if isinstance(parts[0], cst.Index) else None
+    dtype = dtype_of(parts[1].value) if isinstance(parts[1], cst.Index) else None
+    return Tensor(dims, dtype)
+
+
+class _Walk:
+    """Statements in order up to the loop: the tensors each binding leaves."""
+
+    def __init__(self, loop: cst.For, fold: Fold) -> None:
+        self.loop = loop
+        self.fold = fold
+        self.tensors: dict[str, Tensor] = {}
+        self.opened = 0  # InCore scopes opened so far
+        self.scope = 0
+
+    def block(self, statements: Sequence[cst.CSTNode], incore: bool, scope: int) -> bool:
+        """True once the loop is met (the walk stops there)."""
+        for stmt in statements:
+            if stmt is self.loop:
+                self.scope = scope
+                return True
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    self._bind(small, incore)
+            elif isinstance(stmt, cst.BaseCompoundStatement) and self._compound(
+                stmt, incore, scope
+            ):
+                return True
+        return False
+
+    def _compound(self, stmt: cst.BaseCompoundStatement, incore: bool, scope: int) -> bool:
+        opens = _opens_scope(stmt)
+        if opens:
+            self.opened += 1
+            scope = self.opened
+        if isinstance(stmt, cst.For):
+            for name in statement_defs(cst.SimpleStatementLine([cst.Expr(stmt.target)])):
+                self.tensors.pop(name, None)
+        for suite in _suites(stmt):
+            if self.block(body_statements(suite), incore or opens, scope):
+                return True
+        return False
+
+    def _bind(self, small: cst.BaseSmallStatement, incore: bool) -> None:
+        target: cst.BaseExpression | None = None
+        value: cst.BaseExpression | None = None
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            target, value = small.targets[0].target, small.value
+        elif isinstance(small, cst.AnnAssign):
+            target, value = small.target, small.value
+            declared = _annotated(small.annotation, self.fold)
+            if isinstance(target, cst.Name) and declared is not None:
+                self.tensors[target.value] = declared
+                return
+        if isinstance(target, cst.Subscript):
+            return  # ``t[a:b] = x`` writes into the tensor ``t``, which stays one
+        if isinstance(target, cst.Name) and value is not None:
+            found = self._tensor_of(value, incore)
+            if found is None:
+                self.tensors.pop(target.value, None)
+            else:
+                self.tensors[target.value] = found
+            return
+        for name in statement_defs(cst.SimpleStatementLine([small])):
+            self.tensors.pop(name, None)
+
+    def _tensor_of(self, value: cst.BaseExpression, incore: bool) -> Tensor | None:
+        if isinstance(value, cst.Name):
+            return self.tensors.get(value.value)
+        if isinstance(value, cst.Subscript) and not incore:
+            source = self._source(value.value)
+            if source is None:
+                return None
+            return Tensor(subscript_extents(value, source, self.fold), source.dtype)
+        if not isinstance(value, cst.Call):
+            return None
+        leaf = op_leaf(value)
+        args = dsl.positional(value)
+        if leaf == "create_tensor":
+            dims = fold_list(args[0].value, self.fold) if args else None
+            dtype = dsl.keyword(value, "dtype")
+            return Tensor(dims, dtype_of(dtype.value) if dtype is not None else None)
+        first = self._source(args[0].value) if args else None
+        if leaf in TENSOR_VIEW_OPS and first is not None:
+            shape = (
+                fold_list(args[1].value, self.fold) if leaf == "reshape" and len(args) > 1 else None
+            )
+            return Tensor(shape, first.dtype)
+        if leaf == "slice" and first is not None and not incore:
+            return Tensor(
+                fold_list(args[1].value, self.fold) if len(args) > 1 else None, first.dtype
+            )
+        if leaf == "assemble":
+            return first
+        if leaf == "store" and len(args) > 2:
+            return self._source(args[2].value)
+        return None
+
+    def _source(self, node: cst.BaseExpression) -> Tensor | None:
+        return self.tensors.get(node.value) if isinstance(node, cst.Name) else None
+
+
+def _suites(stmt: cst.BaseCompoundStatement) -> list[cst.BaseSuite]:
+    suites = [stmt.body]
+    orelse = getattr(stmt, "orelse", None)
+    while orelse is not None:
+        suites.append(orelse.body)
+        orelse = getattr(orelse, "orelse", None)
+    return suites
+
+
+def _opens_scope(stmt: cst.CSTNode) -> bool:
+    """``with pl.at(level=...CORE_GROUP)``, ``pl.spmd`` (a ``with`` or a ``for``): each
+    becomes an InCore function of its own."""
+    call: cst.BaseExpression | None = None
+    if isinstance(stmt, cst.With) and len(stmt.items) == 1:
+        call = stmt.items[0].item
+    elif isinstance(stmt, cst.For):
+        call = stmt.iter
+    if not isinstance(call, cst.Call):
+        return False
+    path = dsl.dotted(call.func)
+    if path is None or path[0] != "pl":
+        return False
+    if path[-1] == "spmd":
+        return True
+    return path[-1] == "at" and any(
+        isinstance(node, cst.Attribute) and node.attr.value == "CORE_GROUP" for node in walk(call)
+    )
+
+
+def _text(node: cst.BaseExpression) -> str:
+    path = dsl.dotted(node)
+    if path is not None:
+        return ".".join(path)
+    return type(node).__name__
