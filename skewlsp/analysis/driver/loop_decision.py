@@ -30,7 +30,7 @@ from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import Interval, Opaque
 from skewlsp.analysis.lower_pipeline.slot_loads import slot_loads
-from skewlsp.analysis.lower_pipeline.slot_tensors import surroundings
+from skewlsp.analysis.lower_pipeline.slot_tensors import LoopSurroundings, surroundings
 from skewlsp.analysis.passes.expand_mixed_kernel.move_reuse import operand_moves
 from skewlsp.analysis.passes.header import bounds_of, fold_bound, loop_target, stage_of
 from skewlsp.analysis.passes.loop_body import (
@@ -115,6 +115,8 @@ class LoopDecisions:
         # there): the sides are syntactic, so one walk serves every copy decided apart.
         self.outside: dict[tuple[int, bool], per_core.OutsideSides] = {}
         self.deciding_copy = 0  # >0 while a pl.unroll copy other than the first is decided
+        # Per function and whether its body is InCore: the tensors in scope at each loop.
+        self.slot_surroundings: dict[tuple[int, bool], dict[int, LoopSurroundings]] = {}
 
     @property
     def _function_incore(self) -> bool:
@@ -242,9 +244,16 @@ class LoopDecisions:
         """The report with the body's loads as LowerPipelineToSlots sees them (the tensors
         in scope read off the function holding the loop)."""
         fn = self.functions[-1] if self.functions else None
-        if fn is None:
+        lowered = report.verdict == "left" or any(c.verdict == "left" for c in report.cores)
+        if fn is None or not lowered:
             return report
-        around = surroundings(fn, loop, ctx.fold, self._function_incore)
+        key = (id(fn), self._function_incore)
+        loops = self.slot_surroundings.get(key)
+        if loops is None:
+            loops = self.slot_surroundings[key] = surroundings(fn, self._function_incore)
+        around = loops.get(id(loop))
+        if around is None:
+            return report
         loads = slot_loads(loop, around.tensors, ctx.fold)
         return replace(report, slot_loads=loads, slot_scope=around.scope)
 

@@ -37,6 +37,7 @@ from skewlsp.analysis.lower_pipeline.slot_tensors import (
     Extent,
     Fold,
     Tensor,
+    dims_of,
     fold_list,
     subscript_extents,
 )
@@ -206,7 +207,7 @@ def _operand_loads(
         if leaf is None:
             continue
         transposed = _transposed(node, leaf)
-        found.extend(_whole_tensor_operands(node, leaf, tensors, transposed))
+        found.extend(_whole_tensor_operands(node, leaf, tensors, transposed, fold))
         for arg in node.args:
             load = _load_of(arg.value, tensors, fold)
             if load is not None:
@@ -220,7 +221,11 @@ def _operand_loads(
 
 
 def _whole_tensor_operands(
-    call: cst.Call, leaf: str, tensors: Mapping[str, Tensor], transposed: Mapping[int, str]
+    call: cst.Call,
+    leaf: str,
+    tensors: Mapping[str, Tensor],
+    transposed: Mapping[int, str],
+    fold: Fold,
 ) -> list[_Found]:
     """A tensor a matmul takes as it is: loaded whole into Mat where the matmul is."""
     if leaf not in CUBE_OPS:
@@ -231,7 +236,8 @@ def _whole_tensor_operands(
         if isinstance(arg.value, cst.Name) and arg.value.value in tensors:
             tensor = tensors[arg.value.value]
             by = f"{leaf}({transposed[id(arg)]}=True)" if id(arg) in transposed else leaf
-            found.append(_Found(arg.value.value, "Mat", tensor.dims, tensor.dtype, taken_by=by))
+            dims = dims_of(tensor, fold)
+            found.append(_Found(arg.value.value, "Mat", dims, tensor.dtype, taken_by=by))
     return found
 
 
@@ -278,14 +284,15 @@ class _Uses:
     def __post_init__(self) -> None:
         for stmt in self.statements:
             for node in walk(stmt):
-                self._alias(node)
-                if isinstance(node, cst.Call):
-                    self._call(node)
-                elif isinstance(node, cst.Assign) and isinstance(
-                    node.targets[0].target, cst.Subscript
-                ):
-                    # ``t[a:b] = x`` stores ``x`` (an assemble into ``t``)
-                    self.shared.update(self.root(n) for n in _names(node.value))
+                kind = type(node)
+                if kind is cst.Call:
+                    self._call(node)  # type: ignore[arg-type]
+                elif kind is cst.Assign or kind is cst.AnnAssign:
+                    self._alias(node)
+                    target, value, _ = _assignment(node)
+                    if isinstance(target, cst.Subscript) and value is not None:
+                        # ``t[a:b] = x`` stores ``x`` (an assemble into ``t``)
+                        self.shared.update(self.root(n) for n in _names(value))
 
     def root(self, name: str) -> str:
         seen = {name}

@@ -47,10 +47,20 @@ class Extent:
 
 @dataclass(frozen=True)
 class Tensor:
-    """A tensor's dimensions (None: not known) and dtype (``"BF16"``; None: not known)."""
+    """A tensor: its dimensions as written (``shape``, None: not known), or the slice of
+    another tensor it is a view of (``view``), and its dtype (``"BF16"``; None: not
+    known). The dimensions are folded when a load asks for them (:func:`dims_of`)."""
 
-    dims: tuple[Extent, ...] | None
+    shape: cst.BaseExpression | None
     dtype: str | None
+    view: tuple[cst.Subscript, Tensor] | None = None
+
+
+def dims_of(tensor: Tensor, fold: Fold) -> tuple[Extent, ...] | None:
+    """The tensor's dimensions, folded."""
+    if tensor.view is not None:
+        return subscript_extents(tensor.view[0], tensor.view[1], fold)
+    return fold_list(tensor.shape, fold)
 
 
 def extent_of(folded: Folded, text: str) -> Extent:
@@ -79,7 +89,7 @@ def subscript_extents(node: cst.Subscript, tensor: Tensor, fold: Fold) -> tuple[
     """The extents of the slice ``t[...]`` of ``tensor`` as the DSL parser works them out
     (an index keeps a dimension of 1, a missing trailing index is ``:``); None when it
     reads one element (``tensor.read``, a scalar)."""
-    dims = tensor.dims
+    dims = dims_of(tensor, fold)
     extents: list[Extent] = []
     sliced = False
     for index, element in enumerate(node.slice):
@@ -125,25 +135,26 @@ def dtype_of(node: cst.BaseExpression | None) -> str | None:
 
 @dataclass(frozen=True)
 class LoopSurroundings:
-    """The tensors bound where the loop starts and the InCore scope it is in (by order:
-    0 for the function's own body, n for the n-th scope the function opens)."""
+    """The tensors bound where a loop starts and the InCore scope it is in (by order: 0
+    for the function's own body, n for the n-th scope the function opens)."""
 
     tensors: dict[str, Tensor]
     scope: int
 
 
-def surroundings(fn: cst.FunctionDef, loop: cst.For, fold: Fold, incore: bool) -> LoopSurroundings:
-    """Walk ``fn`` up to ``loop`` (``incore``: the function's body is an InCore scope)."""
-    walker = _Walk(loop, fold)
+def surroundings(fn: cst.FunctionDef, incore: bool) -> dict[int, LoopSurroundings]:
+    """One walk of ``fn`` (``incore``: its body is an InCore scope): the surroundings of
+    each ``for`` in it, by the node's id."""
+    walker = _Walk()
     for name, param in function_params(fn):
-        found = _annotated(param.annotation, fold)
+        found = _annotated(param.annotation)
         if found is not None:
             walker.tensors[name] = found
     walker.block(body_statements(fn.body), incore, 0)
-    return LoopSurroundings(walker.tensors, walker.scope)
+    return walker.loops
 
 
-def _annotated(annotation: cst.Annotation | None, fold: Fold) -> Tensor | None:
+def _annotated(annotation: cst.Annotation | None) -> Tensor | None:
     """``pl.Tensor[[a, b], pl.BF16]`` (under ``pl.Out[...]`` too) as a tensor."""
     if dsl.annotation_kind(annotation) != "Tensor" or annotation is None:
         return None
@@ -156,48 +167,38 @@ def _annotated(annotation: cst.Annotation | None, fold: Fold) -> Tensor | None:
     if not isinstance(node, cst.Subscript) or len(node.slice) < 2:
         return Tensor(None, None)
     parts = [element.slice for element in node.slice]
-    dims = fold_list(parts[0].value, fold) if isinstance(parts[0], cst.Index) else None
+    shape = parts[0].value if isinstance(parts[0], cst.Index) else None
     dtype = dtype_of(parts[1].value) if isinstance(parts[1], cst.Index) else None
-    return Tensor(dims, dtype)
+    return Tensor(shape, dtype)
 
 
 class _Walk:
-    """Statements in order up to the loop: the tensors each binding leaves."""
+    """Statements in order: the tensors each binding leaves, kept at every ``for``."""
 
-    def __init__(self, loop: cst.For, fold: Fold) -> None:
-        self.loop = loop
-        self.fold = fold
+    def __init__(self) -> None:
         self.tensors: dict[str, Tensor] = {}
         self.opened = 0  # InCore scopes opened so far
-        self.scope = 0
+        self.loops: dict[int, LoopSurroundings] = {}
 
-    def block(self, statements: Sequence[cst.CSTNode], incore: bool, scope: int) -> bool:
-        """True once the loop is met (the walk stops there)."""
+    def block(self, statements: Sequence[cst.CSTNode], incore: bool, scope: int) -> None:
         for stmt in statements:
-            if stmt is self.loop:
-                self.scope = scope
-                return True
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     self._bind(small, incore)
-            elif isinstance(stmt, cst.BaseCompoundStatement) and self._compound(
-                stmt, incore, scope
-            ):
-                return True
-        return False
+            elif isinstance(stmt, cst.BaseCompoundStatement):
+                self._compound(stmt, incore, scope)
 
-    def _compound(self, stmt: cst.BaseCompoundStatement, incore: bool, scope: int) -> bool:
+    def _compound(self, stmt: cst.BaseCompoundStatement, incore: bool, scope: int) -> None:
         opens = _opens_scope(stmt)
         if opens:
             self.opened += 1
             scope = self.opened
         if isinstance(stmt, cst.For):
+            self.loops[id(stmt)] = LoopSurroundings(dict(self.tensors), scope)
             for name in statement_defs(cst.SimpleStatementLine([cst.Expr(stmt.target)])):
                 self.tensors.pop(name, None)
         for suite in _suites(stmt):
-            if self.block(body_statements(suite), incore or opens, scope):
-                return True
-        return False
+            self.block(body_statements(suite), incore or opens, scope)
 
     def _bind(self, small: cst.BaseSmallStatement, incore: bool) -> None:
         target: cst.BaseExpression | None = None
@@ -206,7 +207,7 @@ class _Walk:
             target, value = small.targets[0].target, small.value
         elif isinstance(small, cst.AnnAssign):
             target, value = small.target, small.value
-            declared = _annotated(small.annotation, self.fold)
+            declared = _annotated(small.annotation)
             if isinstance(target, cst.Name) and declared is not None:
                 self.tensors[target.value] = declared
                 return
@@ -229,25 +230,23 @@ class _Walk:
             source = self._source(value.value)
             if source is None:
                 return None
-            return Tensor(subscript_extents(value, source, self.fold), source.dtype)
+            return Tensor(None, source.dtype, (value, source))
         if not isinstance(value, cst.Call):
             return None
         leaf = op_leaf(value)
         args = dsl.positional(value)
         if leaf == "create_tensor":
-            dims = fold_list(args[0].value, self.fold) if args else None
             dtype = dsl.keyword(value, "dtype")
-            return Tensor(dims, dtype_of(dtype.value) if dtype is not None else None)
-        first = self._source(args[0].value) if args else None
-        if leaf in TENSOR_VIEW_OPS and first is not None:
-            shape = (
-                fold_list(args[1].value, self.fold) if leaf == "reshape" and len(args) > 1 else None
-            )
-            return Tensor(shape, first.dtype)
-        if leaf == "slice" and first is not None and not incore:
             return Tensor(
-                fold_list(args[1].value, self.fold) if len(args) > 1 else None, first.dtype
+                args[0].value if args else None,
+                dtype_of(dtype.value) if dtype is not None else None,
             )
+        first = self._source(args[0].value) if args else None
+        shape = args[1].value if len(args) > 1 else None
+        if leaf in TENSOR_VIEW_OPS and first is not None:
+            return Tensor(shape if leaf == "reshape" else None, first.dtype)
+        if leaf == "slice" and first is not None and not incore:
+            return Tensor(shape, first.dtype)
         if leaf == "assemble":
             return first
         if leaf == "store" and len(args) > 2:
