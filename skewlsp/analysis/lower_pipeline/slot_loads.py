@@ -38,6 +38,7 @@ from skewlsp.analysis.lower_pipeline.slot_tensors import (
     Fold,
     Tensor,
     dims_of,
+    fold_extent,
     fold_list,
     subscript_extents,
 )
@@ -101,8 +102,23 @@ class _Found:
 def slot_loads(loop: cst.For, tensors: Mapping[str, Tensor], fold: Fold) -> tuple[SlotLoad, ...]:
     """The loop body's top-level loads and what the pass makes of each."""
     statements = body_statements(loop.body)
+    found = _top_level(statements, tensors, fold)
+    uses = _Uses(statements, frozenset(tensors).difference(block_defs(statements)))
+    return tuple(_judged(load, uses) for load in found)
+
+
+def _top_level(
+    statements: Sequence[cst.CSTNode], tensors: Mapping[str, Tensor], fold: Fold
+) -> list[_Found]:
+    """The loads of the top-level statements; a ``pl.unroll`` loop's body is top-level
+    too once UnrollLoops has written out its copies."""
     found: list[_Found] = []
     for stmt in statements:
+        if isinstance(stmt, cst.For) and _unroll_count(stmt) is not None:
+            count = fold_extent(_unroll_count(stmt), fold)  # type: ignore[arg-type]
+            inner = _top_level(body_statements(stmt.body), tensors, fold)
+            found.extend(inner * (count.value if count.value is not None else 1))
+            continue
         if not isinstance(stmt, cst.SimpleStatementLine):
             continue
         for small in stmt.body:
@@ -111,8 +127,16 @@ def slot_loads(loop: cst.For, tensors: Mapping[str, Tensor], fold: Fold) -> tupl
                 found.extend(named)
             else:
                 found.extend(_operand_loads(small, tensors, fold))
-    uses = _Uses(statements, frozenset(tensors).difference(block_defs(statements)))
-    return tuple(_judged(load, uses) for load in found)
+    return found
+
+
+def _unroll_count(stmt: cst.For) -> cst.BaseExpression | None:
+    """``N`` of ``for h in pl.unroll(N)`` (None for any other loop)."""
+    call = stmt.iter
+    if not isinstance(call, cst.Call) or dsl.dotted(call.func) != ("pl", "unroll"):
+        return None
+    args = dsl.positional(call)
+    return args[0].value if len(args) == 1 else None
 
 
 def _assignment(
