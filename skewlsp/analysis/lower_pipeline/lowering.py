@@ -122,7 +122,18 @@ def _core_lowering(
 ) -> Lowering | None:
     if core.verdict != "left":
         return None
-    return _lowering(report, core.core, run, declined_above, copies)
+    lowering = _lowering(report, core.core, run, declined_above, copies)
+    if lowering is not None and lowering.verdict == "rotated" and core.copies > 1:
+        return replace(lowering, reason=f"{lowering.reason}{_REPLAY}")
+    return lowering
+
+
+# SplitVectorKernel's second vector lane of a kernel with no split mode replays the body
+# with empty tiles in place of its loads: that copy has nothing to rotate.
+_REPLAY = (
+    " (on the first vector lane: the second lane's copy replays the body without its "
+    "loads, and LowerPipelineLoops replicates it)"
+)
 
 
 def _lowering(

@@ -1,9 +1,10 @@
 """Which loops LowerPipelineToSlots rotates under memory_planner=PTOAS, and why it declines.
 
-The fixture module ``tests/fixtures/lowering/models/lower_llm/slots.py`` was compiled with
-pypto (e2d0f78ae, built outside this repository) under both memory planners: each
-expectation below is what its IR showed after LowerPipelineToSlots (rotated: the loop
-became sequential with its loads in slots) and LowerPipelineLoops (replicated).
+The fixture module ``tests/fixtures/lowering/models/lower_llm/slots.py`` (and the mixed
+loops of ``tests/fixtures/mixed``) were compiled with pypto (e2d0f78ae, built outside
+this repository) under both memory planners: each expectation below is what their IR
+showed after LowerPipelineToSlots (rotated: the loop became sequential with its loads in
+slots) and LowerPipelineLoops (replicated).
 """
 
 from __future__ import annotations
@@ -107,6 +108,48 @@ def test_a_slot_size_from_a_value_computed_at_load_time_leaves_the_verdict_open(
     assert "whether LowerPipelineToSlots takes it depends on the size of `t` (`TILE`)" in (
         report.message
     )
+
+
+MIXED = Path(__file__).resolve().parents[2] / "fixtures" / "mixed" / "models"
+# Mixed loops of tests/fixtures/mixed, compiled the same way: per core, how many loads the
+# compiler put in slots (None: it replicated that core's copy). A whole tensor a matmul
+# takes is loaded into Mat in the loop, as a slice is.
+MIXED_PTOAS = {
+    ("writebacks.py", 90): {"aic": 2, "aiv": None},  # aiv: x[...] straight into assemble
+    ("writebacks.py", 125): {"aic": 3, "aiv": 1},  # w twice (two matmuls), q[...]
+    ("shared_tiles.py", 63): {"aic": 1, "aiv": None},  # a matmul reads it: in Mat
+    ("cube_only.py", 116): {"aic": 4},  # a pl.unroll(2) body is written out: twice two
+    ("shapes.py", 135): {"aic": 4, "aiv": None},
+}
+
+
+@pytest.mark.parametrize(("name", "line"), sorted(MIXED_PTOAS))
+def test_each_core_s_copy_of_a_mixed_loop_rotates_its_own_loads(name: str, line: int) -> None:
+    path = MIXED / "mixed_llm" / name
+    found = analyse(
+        path.read_text(), str(path), resolver=RecordingResolver((MIXED,)), planner="ptoas"
+    )
+    (report,) = [r for r in found if r.line == line]
+    slots = {
+        core.core: len(core.lowering.slots) if core.lowering.verdict == "rotated" else None
+        for core in report.cores
+        if core.lowering is not None
+    }
+    assert slots == MIXED_PTOAS[(name, line)]
+
+
+def test_the_second_vector_lane_s_replay_is_said_to_be_replicated() -> None:
+    # writebacks.py:125 under no split mode: the compiler rotates the first lane's copy
+    # and replicates the second's, which SplitVectorKernel writes without the load.
+    path = MIXED / "mixed_llm" / "writebacks.py"
+    found = analyse(
+        path.read_text(), str(path), resolver=RecordingResolver((MIXED,)), planner="ptoas"
+    )
+    (report,) = [r for r in found if r.line == 125]
+    (vector,) = [core for core in report.cores if core.core == "aiv"]
+    assert vector.copies == 2 and vector.lowering is not None
+    assert vector.lowering.verdict == "rotated"
+    assert "the second lane's copy replays the body without its loads" in vector.lowering.reason
 
 
 @pytest.mark.parametrize(
