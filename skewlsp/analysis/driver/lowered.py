@@ -1,9 +1,9 @@
 """The lowering passes over the models of one walk (LowerPipelineToSlots, LowerPipelineLoops).
 
 They run at the end of each unit's walk (and on each copy of an inline helper as it is
-decided), not once over the module. What a language server keeps of a unit,
-or of a helper's copy at one call, is then its lowered reports, and a hit is what a
-fresh analysis under the same planner would say. Nothing a lowering reads crosses a
+decided), not once over the module. What a language server keeps of a unit, or of a
+helper's copy at one call, is then its lowered reports, and a hit is what a fresh
+analysis under the same planner would say. Nothing a lowering reads crosses a
 unit: it nests loops of one function copy.
 """
 
