@@ -20,6 +20,10 @@ be an argument of an op whose result is its buffer (a view such as ``pl.reshape`
 in-place op, a store). The last also catches a ``[N, 1]`` column read by an element-wise
 op the backend wants row-major: ResolveBackendOpLayouts
 (``resolve_backend_op_layouts_pass.cpp``) reshapes it into a ``[1, N]`` row first.
+
+Read off the body as written, apart from ``pl.unroll`` loops (their bodies are written
+out): the loads of an inline helper called in the body, or of an ``if`` the compiler
+folds away, are not seen.
 """
 
 from __future__ import annotations
