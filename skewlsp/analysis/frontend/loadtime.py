@@ -182,6 +182,8 @@ def _call(node: cst.Call, folder: ExpressionFolder, functions: FunctionBodies) -
             )
             return Const(size)
         return None
+    if path in (("min",), ("max",)) and args and len(args) == len(node.args):
+        return _min_max(path[0], [fold(arg.value) for arg in args])
     if (
         isinstance(node.func, cst.Attribute)
         and node.func.attr.value in _STRING_METHODS
@@ -194,6 +196,17 @@ def _call(node: cst.Call, folder: ExpressionFolder, functions: FunctionBodies) -
     if isinstance(node.func, cst.Name) and not node.args:
         return functions.call(node.func.value, folder)
     return None
+
+
+def _min_max(which: str, values: list[Folded]) -> Folded | None:
+    """``min(...)`` / ``max(...)`` of integers, or of one tuple or list of them (Python's
+    builtins, run when the module loads: a tile size clamped to a config value)."""
+    if len(values) == 1 and isinstance(values[0], Items):
+        values = list(values[0].values)
+    if not values or not all(isinstance(value, Const) for value in values):
+        return None
+    numbers = [value.value for value in values]  # type: ignore[union-attr]
+    return Const(min(numbers) if which == "min" else max(numbers))
 
 
 class FunctionBodies:

@@ -42,6 +42,10 @@ def _variant():
 ACTIVE = TUNED[_variant()]
 BLOCKS = ACTIVE.blocks
 RAW = int(os.environ["HEADS"])
+REDUCE_TILE = min(128, ACTIVE.heads // 2)
+SPARSE_BLOCKS = max(2, (ACTIVE.heads + 255) // 256)
+VARIANT_WIDTHS = (16, 48, 32)
+UNSEEN = min(128, RAW)
 '''
 
 
@@ -66,3 +70,15 @@ def test_a_variant_chosen_by_a_function_reading_the_environment_takes_its_defaul
 
 def test_an_environment_variable_without_a_default_stays_unknown() -> None:
     assert isinstance(constants()("RAW"), Opaque)
+
+
+def test_min_and_max_of_integers_fold_as_python_runs_them_when_the_module_loads() -> None:
+    values = constants()
+    assert values("REDUCE_TILE") == Const(64)  # min(128, 128 // 2)
+    assert values("SPARSE_BLOCKS") == Const(2)  # max(2, 1)
+    assert values.fold_text("max(VARIANT_WIDTHS)") == Const(48)
+    assert values.fold_text("min(4, 9, 3)") == Const(3)
+
+
+def test_min_of_a_value_skewlsp_cannot_see_stays_unknown() -> None:
+    assert isinstance(constants()("UNSEEN"), Opaque)
