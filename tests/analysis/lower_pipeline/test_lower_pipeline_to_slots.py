@@ -85,12 +85,15 @@ def test_under_the_default_planner_every_loop_is_replicated() -> None:
 
 
 def test_a_slot_size_from_a_value_computed_at_load_time_leaves_the_verdict_open() -> None:
-    # min(...) runs when the module loads: the compiler sees 64, skewlsp does not.
+    # An environment variable without a default is read when the module loads: the
+    # compiler sees its value, skewlsp does not.
     source = textwrap.dedent(
         """\
+        import os
+
         import pypto.language as pl
 
-        TILE = min(64, 128)
+        TILE = int(os.environ["ROW_TILE"])
 
 
         @pl.jit
