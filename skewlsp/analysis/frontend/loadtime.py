@@ -65,6 +65,11 @@ def fold_python(
             return _subscript(fold(node.value), fold(index.value), node, made)
     if isinstance(node, cst.Comparison):
         return _comparison(node, folder)
+    if isinstance(node, cst.IfExp):  # ``8 if M.name == "flash" else 14``: one side runs
+        test = fold(node.test)
+        if isinstance(test, Const):
+            return fold(node.body if test.value else node.orelse)
+        return None
     if isinstance(node, cst.Call):
         return _call(node, folder, functions)
     return None

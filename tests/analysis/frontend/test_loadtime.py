@@ -46,6 +46,9 @@ REDUCE_TILE = min(128, ACTIVE.heads // 2)
 SPARSE_BLOCKS = max(2, (ACTIVE.heads + 255) // 256)
 VARIANT_WIDTHS = (16, 48, 32)
 UNSEEN = min(128, RAW)
+INNER = 8 if ACTIVE.name == "large" else 14
+OUTER = 8 if ACTIVE.name == "small" else 14
+EITHER = 1 if RAW else 2
 '''
 
 
@@ -82,3 +85,9 @@ def test_min_and_max_of_integers_fold_as_python_runs_them_when_the_module_loads(
 
 def test_min_of_a_value_skewlsp_cannot_see_stays_unknown() -> None:
     assert isinstance(constants()("UNSEEN"), Opaque)
+
+
+def test_a_conditional_expression_takes_the_side_python_would() -> None:
+    values = constants()
+    assert (values("INNER"), values("OUTER")) == (Const(8), Const(14))
+    assert isinstance(values("EITHER"), Opaque)
