@@ -109,8 +109,7 @@ class CachedUnits:
     def analyse(self, unit: Unit) -> list[LoopModel] | None:
         """The unit's models, from the cache or analysed now; None when libcst cannot
         parse it."""
-        callers = tuple(c.cache_key for c in unit.callers)
-        key = (self.path, *unit.cache_key, self.fingerprint, callers, self.state.planner)
+        key = (self.path, *unit.cache_key, self.fingerprint, _callers_key(unit), self.state.planner)
         cached = self.cache.get(key, self.resolver)
         if cached is not None:
             return [LoopModel(report) for report in cached]
@@ -128,12 +127,11 @@ class CachedUnits:
         recorded), the callers here and this module's context, not with an edit
         elsewhere (deciding them again was most of an edit's cost)."""
         helper_unit = helper.unit
-        callers = tuple(c.cache_key for c in helper_unit.callers)
         key = (
             self.path,
             *helper_unit.cache_key,
             self.fingerprint,
-            callers,
+            _callers_key(helper_unit),
             self.state.planner,
             helper.origin,
             helper.name,
@@ -150,3 +148,8 @@ class CachedUnits:
         for key, unit_models in self.fresh:
             self.cache.put(key, tuple(model.report for model in unit_models), reads)
         self.sites.store(reads)
+
+
+def _callers_key(unit: Unit) -> tuple[object, ...]:
+    """The texts and places of the unit's callers, and of theirs (a helper's callers)."""
+    return tuple((*caller.cache_key, _callers_key(caller)) for caller in unit.callers)

@@ -34,6 +34,11 @@ class SyntaxProblem:
     column: int
 
 
+# How many inline helpers deep a caller's own callers are followed (a helper calling a
+# helper calling a helper...).
+MAX_HELPER_CHAIN = 4
+
+
 @dataclass(frozen=True)
 class Unit:
     """A slice of the module that holds pipeline loops, parsed on its own by libcst.
@@ -47,7 +52,8 @@ class Unit:
     line_offset: int
     qualname: str
     # For an ``@pl.jit.inline`` helper: the module's top-level functions that call it
-    # (their text and line offset), since each call decides the helper's loops anew.
+    # (their text and line offset), since each call decides the helper's loops anew; a
+    # caller that is an inline helper too has its own callers here.
     callers: tuple[Unit, ...] = ()
     # The text the analysis last saw when only comments changed since (a language server's
     # edits): the loops' verdicts and places are that text's. None: ``text`` itself.
@@ -240,14 +246,26 @@ def _with_callers(
             continue
         if known is None:
             known = functions()
-        callee = (unit.qualname,)
-        callers = tuple(
-            Unit(text if text.endswith("\n") else text + "\n", offset, name)
-            for name, (text, offset) in known.items()
-            if name != unit.qualname and called_names(callee, text)
-        )
-        found.append(replace(unit, callers=callers))
+        found.append(replace(unit, callers=_callers_of(unit.qualname, known, (unit.qualname,))))
     return found
+
+
+def _callers_of(
+    name: str, known: Mapping[str, tuple[str, int]], chain: tuple[str, ...]
+) -> tuple[Unit, ...]:
+    """The functions that call ``name``; a caller that is an inline helper itself comes
+    with its own callers (``chain``: the helpers on the way, never followed twice),
+    since where those call it decides where its body, and this call, is spliced."""
+    callee = (name,)
+    callers: list[Unit] = []
+    for other, (text, offset) in known.items():
+        if other in chain or not called_names(callee, text):
+            continue
+        caller = Unit(text if text.endswith("\n") else text + "\n", offset, other)
+        if len(chain) < MAX_HELPER_CHAIN and is_inline_helper_unit(caller):
+            caller = replace(caller, callers=_callers_of(other, known, (*chain, other)))
+        callers.append(caller)
+    return tuple(callers)
 
 
 def _large_binding(page: layout.Layout, block: layout.Block) -> _Unparsed | None:

@@ -138,9 +138,18 @@ def _may_change_helper_calls(index: ModuleIndex, line: int, old_line: str, new_l
         name = unit.qualname
         if name and (name in new_line or name in old_line):
             return True  # perhaps a call of an inline helper appears or goes
-        for caller in unit.callers:
-            if caller.line_offset < line <= caller.line_offset + caller.text.count("\n"):
-                return True
+        if _in_a_caller(unit, line):
+            return True
+    return False
+
+
+def _in_a_caller(unit: Unit, line: int) -> bool:
+    """Whether ``line`` is in one of the unit's callers, or of theirs (a helper's)."""
+    for caller in unit.callers:
+        if caller.line_offset < line <= caller.line_offset + caller.text.count("\n"):
+            return True
+        if _in_a_caller(caller, line):
+            return True
     return False
 
 

@@ -173,9 +173,11 @@ INLINED = PACKAGE / "inlined.py"
 def test_an_inline_helper_s_constant_is_run_time_when_its_call_is_in_a_loop(planner: str) -> None:
     # Simplify folds a constant assigned at a function's top level only; spliced into a
     # loop of the caller, the helper's `blocks = R // BLOCK_ROWS` stays a variable. An
-    # argument is substituted wherever the call is. (The compiler's IR: per_layer and
-    # per_head keep `blocks_inline..` as the stop and dispatch the remainder through one
-    # branch; once and per_layer_argument loop 1..7 by 2, then one copy.)
+    # argument is substituted wherever the call is; a helper that calls the helper and is
+    # itself only called in a loop splices it into that loop. (The compiler's IR:
+    # per_layer, per_head and per_step keep `blocks_inline..` as the stop and dispatch the
+    # remainder through one branch; once and per_layer_argument loop 1..7 by 2, then one
+    # copy.)
     found = analyse(
         INLINED.read_text(), str(INLINED), resolver=RecordingResolver((PACKAGE,)), planner=planner
     )
@@ -190,6 +192,7 @@ def test_an_inline_helper_s_constant_is_run_time_when_its_call_is_in_a_loop(plan
         "per_head": (None, 0, 1),
         "once": (3, 1, 0),
         "per_layer_argument": (3, 1, 0),
+        "stream_layer": (None, 0, 1),  # the copy spliced into `per_step`'s loop
     }
 
 

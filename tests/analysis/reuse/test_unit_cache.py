@@ -188,3 +188,49 @@ def test_an_edit_of_the_helper_s_module_or_of_its_caller_decides_its_copy_again(
     again = analyze(called_with_16, "k.py", resolver=helper_resolver(4), cache=cache)
     assert [r.trip for r in again if r.span.line == 7] == [16]
     assert again == analyze(called_with_16, "k.py", resolver=helper_resolver(4))
+
+
+HELPER_CHAIN = '''\
+import pypto.language as pl
+
+A = 64
+B = 8
+
+
+@pl.jit.inline
+def inner(x: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32]):
+    m = A // B
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="inner"):
+        for i in pl.pipeline(1, m, stage=2):
+{body}
+    return out
+
+
+@pl.jit.inline
+def outer(x: pl.Tensor[[64, 64], pl.FP32], out: pl.Tensor[[64, 64], pl.FP32]):
+    out = inner(x, out)
+    return out
+
+
+@pl.jit
+def kernel(x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+{call}
+    return out
+'''
+
+
+def chain_source(call: str) -> str:
+    body = "            t = pl.load(x, [i, 0], [1, 64])\n            pl.store(t, [i, 0], out)"
+    return HELPER_CHAIN.format(body=body, call=call)
+
+
+def test_an_edit_where_a_helper_s_caller_is_called_decides_the_helper_again() -> None:
+    # `outer` spliced into a loop of `kernel` puts `inner`'s `m` in that loop: Simplify
+    # no longer folds it (SKW013), though neither helper's text changed.
+    cache = UnitCache()
+    top = analyze(chain_source("    out = outer(x, out)"), "k.py", cache=cache)
+    assert [r.code for r in top] == ["SKW012"]
+    in_loop = chain_source("    for step in pl.range(2):\n        out = outer(x, out)")
+    again = analyze(in_loop, "k.py", cache=cache)
+    assert [r.code for r in again] == ["SKW013"]
+    assert again == analyze(in_loop, "k.py")

@@ -94,6 +94,7 @@ def call_sites(
     if not places or len(spans) != len(places):
         return []  # the two parsers disagree about the calls: say nothing rather than guess
     scopes = facts.scopes
+    spliced_in_loop = _always_in_a_loop(caller, state)
     helper_params = function_params(helper)
     entry = is_jit_entry(fn)
     forwarded: dict[str, Folded] | None = None
@@ -121,10 +122,26 @@ def call_sites(
                 incore,
                 decorators + headers,
                 forwarded,
-                nested,
+                nested or spliced_in_loop,
             )
         )
     return sites
+
+
+def _always_in_a_loop(caller: Unit, state: AnalysisState) -> bool:
+    """Whether ``caller``, an inline helper, is spliced into a loop or branch at every one
+    of its calls (through any helper calling it): its body, and the calls in it, are then
+    never at a function's top level. False for a caller that is not a helper, and when
+    its calls differ (each of them is one copy, and this walk decides one)."""
+    found: list[bool] = []
+    for outer in caller.callers:
+        calls = _calls_of(outer, state)
+        if calls is None:
+            return False
+        places = calls[1].get(caller.qualname, [])
+        around = _always_in_a_loop(outer, state)
+        found.extend(place[4] or around for place in places)
+    return bool(found) and all(found)
 
 
 # A call: the call, InCore or not, the headers and loop variables around it, and whether a
