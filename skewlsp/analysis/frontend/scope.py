@@ -235,14 +235,14 @@ def _inside_callers_loop(
     small: cst.BaseSmallStatement, env: dict[str, Folded], caller: str
 ) -> None:
     """What ``small`` assigns stays a run-time value: Simplify folds only constants
-    assigned at a function's top level, and InlineFunctions put this one in a loop or
-    branch of ``caller``."""
+    assigned at a function's top level, and InlineFunctions put this one, by way of
+    ``caller``'s call, in a loop or branch."""
     for name in statement_defs(small):
         if not isinstance(env.get(name), Dynamic):
             env[name] = Dynamic(
                 name,
-                f"`{name}` is assigned in an inline helper that `{caller}` calls inside a loop "
-                "or branch, where Simplify does not fold it",
+                f"`{name}` is assigned in an inline helper whose call from `{caller}` ends up "
+                "inside a loop or branch, where Simplify does not fold it",
             )
 
 
