@@ -250,7 +250,9 @@ class LoopDecisions:
         key = (id(fn), self._function_incore)
         loops = self.slot_surroundings.get(key)
         if loops is None:
-            loops = self.slot_surroundings[key] = surroundings(fn, self._function_incore)
+            loops = self.slot_surroundings[key] = surroundings(
+                fn, self._function_incore, self.made
+            )
         around = loops.get(id(loop))
         if around is None:
             return report

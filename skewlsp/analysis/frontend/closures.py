@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import libcst as cst
 
-from skewlsp.analysis.frontend.names import statement_defs
+from skewlsp.analysis.frontend.names import binding_of, statement_defs
 from skewlsp.analysis.frontend.scope import function_params
 from skewlsp.analysis.frontend.values import Dynamic, Folded, Opaque, code_of
 from skewlsp.analysis.source.tree_text import MadeTrees
@@ -91,12 +91,7 @@ def capture_locals(
     """Record one top-level statement's bindings for the functions defined after it."""
     if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
         for small in stmt.body:
-            target: cst.BaseExpression | None = None
-            value: cst.BaseExpression | None = None
-            if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                target, value = small.targets[0].target, small.value
-            elif isinstance(small, cst.AnnAssign):
-                target, value = small.target, small.value
+            target, value, _ = binding_of(small)
             if isinstance(target, cst.Name) and value is not None:
                 sources[target.value] = value
                 hidden.pop(target.value, None)

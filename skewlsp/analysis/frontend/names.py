@@ -70,6 +70,18 @@ def _target_effects(target: cst.BaseExpression, read: _Reader) -> tuple[list[str
     return [], read(target)
 
 
+def binding_of(
+    small: cst.CSTNode | None,
+) -> tuple[cst.BaseExpression | None, cst.BaseExpression | None, cst.Annotation | None]:
+    """``target = value`` or ``target: annotation = value`` with one target: (target, value,
+    annotation); (None, None, None) for any other statement (several targets included)."""
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        return small.targets[0].target, small.value, None
+    if isinstance(small, cst.AnnAssign):
+        return small.target, small.value, small.annotation
+    return None, None, None
+
+
 def small_statement_effects(stmt: cst.BaseSmallStatement) -> tuple[list[str], list[str]]:
     """(defs, reads) of one small statement, reads in evaluation order."""
     return _small_effects(stmt, reads_of)

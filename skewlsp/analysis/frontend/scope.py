@@ -25,7 +25,7 @@ from skewlsp.analysis.frontend.constants import (
     Symbolic,
 )
 from skewlsp.analysis.frontend.dsl import annotation_kind, dotted
-from skewlsp.analysis.frontend.names import body_statements, statement_defs
+from skewlsp.analysis.frontend.names import binding_of, body_statements, statement_defs
 from skewlsp.analysis.frontend.values import CallSiteValue, Interval, full_code
 from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.walk import children
@@ -254,12 +254,7 @@ def _update_small(
             return env[name]
         return module(name)
 
-    target: cst.BaseExpression | None = None
-    value: cst.BaseExpression | None = None
-    if isinstance(small, cst.Assign) and len(small.targets) == 1:
-        target, value = small.targets[0].target, small.value
-    elif isinstance(small, cst.AnnAssign):
-        target, value = small.target, small.value
+    target, value, _ = binding_of(small)
     if isinstance(target, cst.Name) and value is not None:
         folded = Folder(lookup, module.made).fold(value)
         if isinstance(folded, (Const, CallSiteValue)):

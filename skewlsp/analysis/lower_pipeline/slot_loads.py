@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
-from skewlsp.analysis.frontend.names import block_defs, body_statements, reads_of
+from skewlsp.analysis.frontend.names import binding_of, block_defs, body_statements, reads_of
 from skewlsp.analysis.frontend.op_registry import CUBE_OPS, op_leaf
 from skewlsp.analysis.lower_pipeline.slot_capacity import DTYPE_BITS, slot_bytes
 from skewlsp.analysis.lower_pipeline.slot_tensors import (
@@ -143,22 +143,12 @@ def _unroll_count(stmt: cst.For) -> cst.BaseExpression | None:
     return args[0].value if len(args) == 1 else None
 
 
-def _assignment(
-    small: cst.CSTNode | None,
-) -> tuple[cst.BaseExpression | None, cst.BaseExpression | None, cst.Annotation | None]:
-    if isinstance(small, cst.Assign) and len(small.targets) == 1:
-        return small.targets[0].target, small.value, None
-    if isinstance(small, cst.AnnAssign):
-        return small.target, small.value, small.annotation
-    return None, None, None
-
-
 def _named_load(
     small: cst.BaseSmallStatement, tensors: Mapping[str, Tensor], fold: Fold
 ) -> list[_Found] | None:
     """``x = <a load>``: [the load] ([] when the author bound it to a MemRef); None when
     the statement is not one."""
-    target, value, annotation = _assignment(small)
+    target, value, annotation = binding_of(small)
     if not isinstance(target, cst.Name) or value is None:
         return None
     load = _load_of(value, tensors, fold)
@@ -222,7 +212,7 @@ def _operand_loads(
     """Slices of tensors (and loads) written as an op's operands, each a load of its own
     once FlattenCallExpr has run; ``t[a:b] = u[c:d]`` stores a load as it is."""
     found = []
-    target, value, _ = _assignment(small)
+    target, value, _ = binding_of(small)
     if isinstance(target, cst.Subscript) and value is not None:
         load = _load_of(value, tensors, fold)
         if load is not None:
@@ -317,7 +307,7 @@ class _Uses:
                     self._call(node)  # type: ignore[arg-type]
                 elif kind is cst.Assign or kind is cst.AnnAssign:
                     self._alias(node)
-                    target, value, _ = _assignment(node)
+                    target, value, _ = binding_of(node)
                     if isinstance(target, cst.Subscript) and value is not None:
                         # ``t[a:b] = x`` stores ``x`` (an assemble into ``t``)
                         self.shared.update(self.root(n) for n in _names(value))
@@ -331,7 +321,7 @@ class _Uses:
 
     def _alias(self, node: cst.CSTNode) -> None:
         """``a = b`` and ``a = view(b, ...)`` share ``b``'s buffer (InitMemRef's edges)."""
-        target, value, _ = _assignment(node)
+        target, value, _ = binding_of(node)
         if not isinstance(target, cst.Name) or value is None:
             return
         if isinstance(value, cst.Name):

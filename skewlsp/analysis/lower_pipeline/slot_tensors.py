@@ -11,8 +11,9 @@ the names bound to one before the loop: ``pl.create_tensor``, a view of a tensor
 name holds a tile.
 
 The walk also counts the InCore scopes it opens (``pl.at`` at the CORE_GROUP level,
-``pl.spmd``): the compiler outlines each into a function of its own, and the slots the
-pass pins are charged per function.
+``pl.spmd``, a ``pl.split_aiv`` region outside one: ``frontend.scope.opens_incore_scope``):
+the compiler outlines each into a function of its own, and the slots the pass pins are
+charged per function.
 """
 
 from __future__ import annotations
@@ -24,10 +25,15 @@ import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import Const, Dynamic, Folded, Opaque
-from skewlsp.analysis.frontend.names import body_statements, statement_defs
+from skewlsp.analysis.frontend.names import (
+    binding_of,
+    body_statements,
+    statement_defs,
+    target_effects,
+)
 from skewlsp.analysis.frontend.op_registry import op_leaf
-from skewlsp.analysis.frontend.scope import function_params
-from skewlsp.analysis.source.walk import walk
+from skewlsp.analysis.frontend.scope import function_params, opens_incore_scope
+from skewlsp.analysis.source.tree_text import MadeTrees
 
 Fold = Callable[[cst.BaseExpression], Folded]
 
@@ -142,10 +148,13 @@ class LoopSurroundings:
     scope: int
 
 
-def surroundings(fn: cst.FunctionDef, incore: bool) -> dict[int, LoopSurroundings]:
-    """One walk of ``fn`` (``incore``: its body is an InCore scope): the surroundings of
-    each ``for`` in it, by the node's id."""
-    walker = _Walk()
+def surroundings(
+    fn: cst.FunctionDef, incore: bool, made: MadeTrees | None
+) -> dict[int, LoopSurroundings]:
+    """One walk of ``fn`` (``incore``: its body is an InCore scope; ``made``: the trees the
+    analysis made, ``fn`` may be one's): the surroundings of each ``for`` in it, by the
+    node's id."""
+    walker = _Walk(made)
     for name, param in function_params(fn):
         found = _annotated(param.annotation)
         if found is not None:
@@ -175,7 +184,8 @@ def _annotated(annotation: cst.Annotation | None) -> Tensor | None:
 class _Walk:
     """Statements in order: the tensors each binding leaves, kept at every ``for``."""
 
-    def __init__(self) -> None:
+    def __init__(self, made: MadeTrees | None) -> None:
+        self.made = made
         self.tensors: dict[str, Tensor] = {}
         self.opened = 0  # InCore scopes opened so far
         self.loops: dict[int, LoopSurroundings] = {}
@@ -189,28 +199,23 @@ class _Walk:
                 self._compound(stmt, incore, scope)
 
     def _compound(self, stmt: cst.BaseCompoundStatement, incore: bool, scope: int) -> None:
-        opens = _opens_scope(stmt)
+        opens = opens_incore_scope(stmt, self.made, incore)
         if opens:
             self.opened += 1
             scope = self.opened
         if isinstance(stmt, cst.For):
             self.loops[id(stmt)] = LoopSurroundings(dict(self.tensors), scope)
-            for name in statement_defs(cst.SimpleStatementLine([cst.Expr(stmt.target)])):
+            for name in target_effects(stmt.target)[0]:
                 self.tensors.pop(name, None)
         for suite in _suites(stmt):
             self.block(body_statements(suite), incore or opens, scope)
 
     def _bind(self, small: cst.BaseSmallStatement, incore: bool) -> None:
-        target: cst.BaseExpression | None = None
-        value: cst.BaseExpression | None = None
-        if isinstance(small, cst.Assign) and len(small.targets) == 1:
-            target, value = small.targets[0].target, small.value
-        elif isinstance(small, cst.AnnAssign):
-            target, value = small.target, small.value
-            declared = _annotated(small.annotation)
-            if isinstance(target, cst.Name) and declared is not None:
-                self.tensors[target.value] = declared
-                return
+        target, value, annotation = binding_of(small)
+        declared = _annotated(annotation) if annotation is not None else None
+        if isinstance(target, cst.Name) and declared is not None:
+            self.tensors[target.value] = declared
+            return
         if isinstance(target, cst.Subscript):
             return  # ``t[a:b] = x`` writes into the tensor ``t``, which stays one
         if isinstance(target, cst.Name) and value is not None:
@@ -264,26 +269,6 @@ def _suites(stmt: cst.BaseCompoundStatement) -> list[cst.BaseSuite]:
         suites.append(orelse.body)
         orelse = getattr(orelse, "orelse", None)
     return suites
-
-
-def _opens_scope(stmt: cst.CSTNode) -> bool:
-    """``with pl.at(level=...CORE_GROUP)``, ``pl.spmd`` (a ``with`` or a ``for``): each
-    becomes an InCore function of its own."""
-    call: cst.BaseExpression | None = None
-    if isinstance(stmt, cst.With) and len(stmt.items) == 1:
-        call = stmt.items[0].item
-    elif isinstance(stmt, cst.For):
-        call = stmt.iter
-    if not isinstance(call, cst.Call):
-        return False
-    path = dsl.dotted(call.func)
-    if path is None or path[0] != "pl":
-        return False
-    if path[-1] == "spmd":
-        return True
-    return path[-1] == "at" and any(
-        isinstance(node, cst.Attribute) and node.attr.value == "CORE_GROUP" for node in walk(call)
-    )
 
 
 def _text(node: cst.BaseExpression) -> str:
