@@ -114,6 +114,27 @@ BOTH = module(loop(PRODUCER) + loop(CONSUMER))  # the demoted loop's `for` is SE
 SKEWED_AND_LEFT = module(loop(PRODUCER) + loop(LOCAL, LOCAL_PIPELINE, "k"))  # SKW001, SKW011
 IMPORTED = kernel(PRODUCER, "pl.pipeline(0, TRIP, 1, stage=2)", prelude="from consts import TRIP")
 FIFO_REORDER = kernel(FIFO_REORDER_BODY, "pl.pipeline(0, 4, 1, stage=2)")  # SKW001 and SKW060
+# A loop built twice (a module-level for) and an inline helper's loop, decided at its call
+# (line 17): three copies, labelled `n = 4`, `n = 3` and by the call.
+BUILT_TWICE_AND_INLINED = (
+    "import pypto.language as pl\n"
+    "for n in (4, 3):\n"
+    "    @pl.program\n"
+    "    class P:\n"
+    "        @pl.function\n"
+    "        def k(self, a: pl.Tensor[[64, 64], pl.FP16]):\n"
+    "            for i in pl.pipeline(0, n, 1, stage=2):\n"
+    "                pl.tile.tpush_to_aiv(pl.tile.load(a, [i, 0], [16, 64]), split=0)\n"
+    "                e = pl.tile.tpop_from_aiv(split=0)\n"
+    "@pl.jit.inline\n"
+    "def h(a: pl.Tensor[[64, 64], pl.FP16], m: pl.Scalar[pl.INT32]):\n"
+    "    for i in pl.pipeline(0, m, 1, stage=2):\n"
+    "        pl.tile.tpush_to_aiv(pl.tile.load(a, [i, 0], [16, 64]), split=0)\n"
+    "        e = pl.tile.tpop_from_aiv(split=0)\n"
+    "@pl.jit\n"
+    "def entry(a: pl.Tensor[[64, 64], pl.FP16]):\n"
+    "    h(a, 4)\n"
+)
 SYNTAX_ERROR = "import pypto.language as pl\n\nfor i in pl.pipeline(0, 4, stage=2)\n    pass\n"
 
 FOR_LINE = 7  # 0-based LSP line of the first `for` in every named kernel above

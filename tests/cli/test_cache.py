@@ -25,7 +25,7 @@ from skewlsp.cli.cache import (
 from skewlsp.cli.codec import report_from_data, report_to_data
 from tests.cli.conftest import Run
 from tests.cli.helpers import write
-from tests.kernels import FIFO_REORDER, IMPORTED, STAGE3
+from tests.kernels import BUILT_TWICE_AND_INLINED, FIFO_REORDER, IMPORTED, STAGE3
 
 KERNEL = IMPORTED  # its trip is TRIP, from consts
 
@@ -262,27 +262,7 @@ def test_fifo_hazards_round_trip_through_the_codec() -> None:
 
 
 def test_reports_of_loops_built_several_times_round_trip_with_their_instance() -> None:
-    # Two iterations of a module-level for, and an inline helper with its call.
-    source = (
-        "import pypto.language as pl\n"
-        "for n in (4, 3):\n"
-        "    @pl.program\n"
-        "    class P:\n"
-        "        @pl.function\n"
-        "        def k(self, a: pl.Tensor[[64, 64], pl.FP16]):\n"
-        "            for i in pl.pipeline(0, n, 1, stage=2):\n"
-        "                pl.tile.tpush_to_aiv(pl.tile.load(a, [i, 0], [16, 64]), split=0)\n"
-        "                e = pl.tile.tpop_from_aiv(split=0)\n"
-        "@pl.jit.inline\n"
-        "def h(a: pl.Tensor[[64, 64], pl.FP16], m: pl.Scalar[pl.INT32]):\n"
-        "    for i in pl.pipeline(0, m, 1, stage=2):\n"
-        "        pl.tile.tpush_to_aiv(pl.tile.load(a, [i, 0], [16, 64]), split=0)\n"
-        "        e = pl.tile.tpop_from_aiv(split=0)\n"
-        "@pl.jit\n"
-        "def entry(a: pl.Tensor[[64, 64], pl.FP16]):\n"
-        "    h(a, 4)\n"
-    )
-    reports = skewlsp.analysis.analyze(source, "k.py")
+    reports = skewlsp.analysis.analyze(BUILT_TWICE_AND_INLINED, "k.py")
     assert [r.instance.label for r in reports if r.instance is not None] == [
         "n = 4",
         "n = 3",

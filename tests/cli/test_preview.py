@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.cli.conftest import Run
 from tests.cli.helpers import write
-from tests.kernels import CONSUMER, DEMOTED, IMPORTED, SKEWED, loop
+from tests.kernels import BUILT_TWICE_AND_INLINED, CONSUMER, DEMOTED, IMPORTED, SKEWED, loop
 
 # DEMOTED's loop as the demotion rewrites it: the same body under pl.range.
 DEMOTED_REWRITE = textwrap.indent(loop(CONSUMER, "pl.range(0, 8, 1)"), " " * 8)
@@ -118,30 +118,10 @@ def test_bad_target_exits_2(run: Run, tmp_path: Path) -> None:
     assert "no such file" in run("preview", "nope.py:3").err
 
 
-# A loop built twice (a module-level for) and an inline helper's loop, decided at its call.
-COPIES = (
-    "import pypto.language as pl\n"
-    "for n in (4, 3):\n"
-    "    @pl.program\n"
-    "    class P:\n"
-    "        @pl.function\n"
-    "        def k(self, a: pl.Tensor[[64, 64], pl.FP16]):\n"
-    "            for i in pl.pipeline(0, n, 1, stage=2):\n"
-    "                pl.tile.tpush_to_aiv(pl.tile.load(a, [i, 0], [16, 64]), split=0)\n"
-    "                e = pl.tile.tpop_from_aiv(split=0)\n"
-    "@pl.jit.inline\n"
-    "def h(a: pl.Tensor[[64, 64], pl.FP16], m: pl.Scalar[pl.INT32]):\n"
-    "    for i in pl.pipeline(0, m, 1, stage=2):\n"
-    "        pl.tile.tpush_to_aiv(pl.tile.load(a, [i, 0], [16, 64]), split=0)\n"
-    "        e = pl.tile.tpop_from_aiv(split=0)\n"
-    "@pl.jit\n"
-    "def entry(a: pl.Tensor[[64, 64], pl.FP16]):\n"
-    "    h(a, 4)\n"
-)
 
 
 def test_the_label_of_a_copy_is_indented_like_its_code(run: Run, tmp_path: Path) -> None:
-    write(tmp_path, {"k.py": COPIES})
+    write(tmp_path, {"k.py": BUILT_TWICE_AND_INLINED})
     for line, indent, label in (
         (7, 12, "# the copy n = 4"),
         (12, 4, "# the copy called from `entry` (line 17) with m = 4"),
