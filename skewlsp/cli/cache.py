@@ -5,8 +5,10 @@ that applies, else at the git root; with neither, under the user's cache directo
 (``$XDG_CACHE_HOME/skewlint/<digest of the project directory>``, ``~/.cache`` when
 unset) so that linting a folder of sources never writes into it.
 
-The key is the sha256 of the file's bytes, its path, the skewlsp version and the
-``src`` roots; the entry also records a digest of every module the analysis
+The key is the sha256 of the file's bytes, its path, the code that analyses it (a
+digest of skewlsp's own sources and libcst's release: :mod:`skewlsp.cli.own_code`, so
+an upgraded or edited skewlsp never answers with an old result), the memory planner
+and the ``src`` roots; the entry also records a digest of every module the analysis
 resolved (imported constants), so editing ``consts.py`` invalidates the kernels
 that import it. Entries are written atomically (temp file + rename) and only
 ever inside the cache directory; any I/O problem just disables caching.
@@ -35,8 +37,9 @@ CACHE_DIRNAME = ".skewlint_cache"
 # helper's copies name their caller's file (callers in other modules); 5: a module read
 # for a caller names the caller's file (its imports are resolved from there); 6: left
 # loops carry their lowering (the loop's and each core copy's); 7: reports carry the loads
-# LowerPipelineToSlots sees (slot_loads)
-_FORMAT = "7"
+# LowerPipelineToSlots sees (slot_loads); 8: keys name the code that analysed (own_code),
+# and the record of plain files names it too
+_FORMAT = "8"
 
 
 def user_cache_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -57,11 +60,13 @@ def directory_for(root: Path, configured: bool, environ: Mapping[str, str] | Non
     return user_cache_home(environ) / "skewlint" / f"{root.name or 'root'}-{digest}"
 
 
-def cache_key(data: bytes, path: str, src_roots: Sequence[Path], planner: str = "pypto") -> str:
-    """The entry of a file's bytes, read with these settings by this skewlsp (the memory
-    planner changes what the lowering passes do)."""
+def cache_key(
+    data: bytes, path: str, src_roots: Sequence[Path], planner: str, code: str
+) -> str:
+    """The entry of a file's bytes, read with these settings (the memory planner changes
+    what the lowering passes do) by this code (:func:`.own_code.code_digest`)."""
     digest = hashlib.sha256()
-    for part in (_FORMAT, __version__, path, planner, *map(str, src_roots)):
+    for part in (_FORMAT, __version__, code, path, planner, *map(str, src_roots)):
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
     digest.update(data)
     return digest.hexdigest()
@@ -192,12 +197,14 @@ class PlainFiles:
     of them again only to find that out. Their (mtime, ctime, size, inode) is
     recorded instead, the way ruff's cache trusts modification times; the ctime
     makes the signature change on any write, even one that restores the mtime.
-    One JSON file per cache directory, rewritten only when it changed.
+    One JSON file per cache directory, rewritten only when it changed. The record
+    names the code that made it (the pre-filter is skewlsp's): other code, no record.
     """
 
-    def __init__(self, cache: Cache) -> None:
+    def __init__(self, cache: Cache, code: str) -> None:
         self._file = cache.directory / "plain.json"
         self._cache = cache
+        self._code = code
         self._known: dict[str, list[int]] | None = None
         self._changed = False
 
@@ -210,7 +217,9 @@ class PlainFiles:
             try:
                 with open(self._file, encoding="utf-8") as stream:
                     loaded = json.load(stream)
-                self._known = loaded if isinstance(loaded, dict) else {}
+                ours = isinstance(loaded, dict) and loaded.get("code") == self._code
+                files = loaded.get("files") if ours else None
+                self._known = files if isinstance(files, dict) else {}
             except (OSError, ValueError):
                 self._known = {}
         return self._known
@@ -230,7 +239,7 @@ class PlainFiles:
         if not self._changed or self._known is None:
             return
         try:
-            self._cache.write_json(self._file, self._known)
+            self._cache.write_json(self._file, {"code": self._code, "files": self._known})
         except (OSError, TypeError, ValueError):
             return
         self._changed = False

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
 from skewlsp.cli import replay
+from skewlsp.cli.own_code import own_sources
 from skewlsp.common.config import CONFIG_FILENAMES
 from skewlsp.common.resolver import candidates
 
@@ -115,7 +116,7 @@ def _fresh(sig: replay.Signature | None, started: int) -> bool:
 
 def observations(record: RunRecord) -> list[tuple[str, replay.Signature | None]]:
     """The (path, signature) pairs whose being unchanged means the same output."""
-    files: set[str] = set(_own_sources())
+    files: set[str] = set(own_sources())
     directories: set[str] = set(record.walked) | set(_dependency_folders())
     directories.add(os.getcwd())
     if record.config is not None:
@@ -178,17 +179,6 @@ def _settings_files(directory: str) -> Iterator[str]:
     if os.path.exists(os.path.join(directory, ".git")):
         yield os.path.join(directory, ".git", "info")
         yield os.path.join(directory, ".git", "info", "exclude")
-
-
-def _own_sources() -> Iterator[str]:
-    """skewlsp's own modules: an upgraded or edited skewlsp must not replay old output."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    for directory, dirnames, filenames in os.walk(package):
-        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
-        yield directory
-        for name in filenames:
-            if name.endswith(".py"):
-                yield os.path.join(directory, name)
 
 
 def _dependency_folders() -> Iterator[str]:

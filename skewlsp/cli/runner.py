@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from skewlsp.api import source_lines
 from skewlsp.cli.cache import Cache, DependencyDigests, PlainFiles, cache_key, directory_for
+from skewlsp.cli.own_code import code_digest
 from skewlsp.common.config import Settings
 from skewlsp.common.diagnostic import Diagnostic, FileResult, Import
 from skewlsp.common.importers import ProjectImporters
@@ -49,6 +50,9 @@ class Options:
     use_cache: bool = True
     preview: bool = False
     snippets: bool = True  # only the full format shows the loop's lines
+    # The code that analyses (skewlsp's sources, libcst's release): part of every cache
+    # key, worked out once per run where the options are made, and sent to the workers.
+    code: str = dataclasses.field(default_factory=code_digest)
 
 
 @dataclass(frozen=True)
@@ -109,7 +113,7 @@ def analyze_cached(
     src_roots = job.settings.src
     cache = _cache_for(job.settings) if job.options.use_cache and job.path else None
     planner = job.settings.memory_planner
-    key = cache_key(data, job.path or "", src_roots, planner) if cache else ""
+    key = cache_key(data, job.path or "", src_roots, planner, job.options.code) if cache else ""
     path = job.path
     if cache is not None and path is not None:
         cached = cache.get(key, path, src_roots, digests, lambda: _project.digest(path))
@@ -360,7 +364,9 @@ def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[FileResult
             if job.options.use_cache and job.path is not None and job.data is None:
                 plain = plains.get(job.settings.root)
                 if plain is None:
-                    plain = plains[job.settings.root] = PlainFiles(_cache_for(job.settings))
+                    plain = plains[job.settings.root] = PlainFiles(
+                        _cache_for(job.settings), job.options.code
+                    )
             result = lint_job(job, analyse=False, digests=digests, plain=plain)
             results.append(result)
             if result is None:

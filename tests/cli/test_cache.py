@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+import skewlsp
 import skewlsp.analysis
 import skewlsp.cli.cache
 from skewlsp.cli.cache import (
     CACHE_DIRNAME,
     Cache,
     DependencyDigests,
+    PlainFiles,
     cache_directory,
     cache_key,
 )
@@ -91,6 +96,55 @@ def test_editing_an_imported_constant_misses(run: Run, tmp_path: Path) -> None:
     assert messages(run("--output-format", "json", "k.py").json()) == [CACHED]  # unchanged: a hit
 
 
+def _skewlint_from(site: Path, cwd: Path, *args: str) -> list[dict]:
+    """``skewlint ARGS`` in a fresh interpreter that imports skewlsp from ``site``."""
+    environment = {**os.environ, "PYTHONPATH": str(site), "XDG_CACHE_HOME": str(cwd / "xdg")}
+    for name in ("NO_COLOR", "SKEWLINT_OUTPUT_FORMAT", "GITHUB_WORKSPACE", "CI_PROJECT_DIR"):
+        environment.pop(name, None)
+    done = subprocess.run(
+        [sys.executable, "-m", "skewlsp.cli", "--output-format", "json", *args],
+        cwd=cwd, env=environment, capture_output=True, text=True, check=False,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    return json.loads(done.stdout)
+
+
+def test_an_edited_installed_skewlsp_does_not_answer_from_the_old_code_s_cache(
+    tmp_path: Path,
+) -> None:
+    """The version string stays "0.1.0" across commits and edits: the key names the code.
+
+    A copy of the package stands for an installed skewlsp; the runs differ in their
+    arguments so that no run is a replay of the one before (the replay has its own check).
+    """
+    site = tmp_path / "site"
+    shutil.copytree(
+        Path(skewlsp.__file__).parent, site / "skewlsp",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    project = tmp_path / "project"
+    write(project, {"k.py": STAGE3})
+    (project / ".git").mkdir()
+    first = _skewlint_from(site, project, "k.py")
+    assert messages(first) == ["loop skewed: producer runs 2 iterations ahead (trip 8, stage 3)"]
+    mark_cached(project / CACHE_DIRNAME)
+    assert messages(_skewlint_from(site, project, "--quiet", "k.py")) == [CACHED]  # a hit
+    decide = site / "skewlsp" / "analysis" / "skew_cross_core_pipeline" / "decide.py"
+    decide.write_text(decide.read_text() + "\n# edited after the first run\n")
+    again = _skewlint_from(site, project, "--no-color", "k.py")
+    assert messages(again) == ["loop skewed: producer runs 2 iterations ahead (trip 8, stage 3)"]
+    assert len(entries(project / CACHE_DIRNAME)) == 2  # one per code that analysed k.py
+
+
+def test_the_key_names_the_code_and_the_planner() -> None:
+    keys = {
+        cache_key(b"x", "k.py", (), planner, code)
+        for planner in ("pypto", "ptoas")
+        for code in ("code-a", "code-b")
+    }
+    assert len(keys) == 4
+
+
 def test_no_cache_neither_reads_nor_writes(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"k.py": STAGE3})
     run("k.py")
@@ -121,7 +175,7 @@ def test_cache_writes_only_under_its_own_directory(run: Run, tmp_path: Path) -> 
 
 def test_corrupt_entries_are_misses(tmp_path: Path) -> None:
     cache = Cache(tmp_path / CACHE_DIRNAME)
-    key = cache_key(b"x", "k.py", ())
+    key = cache_key(b"x", "k.py", (), "pypto", "code")
     cache.put(key, [], [])
     entry = next((tmp_path / CACHE_DIRNAME).rglob(f"{key}.json"))
     entry.write_text("{not json")
@@ -169,7 +223,7 @@ def test_a_file_without_pipeline_is_recorded_by_its_stat_signature(run: Run, tmp
     write(tmp_path, {"plain.py": "x = 1\n", "k.py": STAGE3})
     run("plain.py", "k.py")
     record = tmp_path / CACHE_DIRNAME / f"v{skewlsp.cli.cache._FORMAT}" / "plain.json"
-    assert list(json.loads(record.read_text())) == [str((tmp_path / "plain.py").resolve())]
+    assert list(json.loads(record.read_text())["files"]) == [str((tmp_path / "plain.py").resolve())]
     found = run("--output-format", "json", "plain.py", "k.py").json()
     assert [(d["filename"], d["code"]) for d in found] == [("k.py", "SKW001"), ("k.py", "SKW030")]
 
@@ -195,6 +249,18 @@ def test_a_same_size_rewrite_with_the_old_mtime_is_still_noticed(run: Run, tmp_p
     assert [d["code"] for d in run("--output-format", "json", "k.py").json()] == [
         "SKW001", "SKW030",
     ]
+
+
+def test_a_record_of_plain_files_made_by_other_code_is_not_trusted(tmp_path: Path) -> None:
+    """The pre-filter that found them plain is skewlsp's code: other code reads them again."""
+    plain = tmp_path / "plain.py"
+    plain.write_text("x = 1\n")
+    cache = Cache(tmp_path / CACHE_DIRNAME)
+    earlier = PlainFiles(cache, "code-a")
+    earlier.add(str(plain), plain.stat())
+    earlier.save()
+    assert PlainFiles(cache, "code-a").known(str(plain), plain.stat())
+    assert not PlainFiles(cache, "code-b").known(str(plain), plain.stat())
 
 
 def test_a_damaged_record_of_plain_files_is_ignored(run: Run, tmp_path: Path) -> None:

@@ -54,7 +54,7 @@ def test_a_missing_required_field_is_an_error() -> None:
 )
 def test_an_entry_of_another_shape_is_a_cache_miss(tmp_path, damage) -> None:
     cache = Cache(tmp_path / "c")
-    key = cache_key(b"x", "k.py", ())
+    key = cache_key(b"x", "k.py", (), "pypto", "code")
     data = _data()
     damage(data)
     cache.write_json(cache._entry(key), {"deps": [], "reports": [data]})
