@@ -1,6 +1,6 @@
 """A same-core pipeline: load a tile from GM and store it back, no cross-core traffic.
 
-Expected: left for LowerPipelineLoops (SKW010), which replicates the body 2 times.
+Expected: left for LowerPipelineLoops, which replicates the body 2 times (SKW011).
 """
 
 import pypto.language as pl

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import shlex
@@ -36,6 +37,11 @@ DOCS = sorted(
 FENCE = re.compile(r"^```[\w-]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 QUOTED_MD = re.compile(r"`([^`\s*<>]+\.md)(?:#[\w-]+)?`")
+QUOTED_PY = re.compile(r"`([^`\s*<>$]+\.py)`")
+# Files the docs name as a user's own, not ours: a kernel package's constants, and the
+# pypto-lib kernels the benchmarks are measured on.
+USERS_FILES = {"consts.py", "prefill_fwd.py", "qwen3_14b/prefill_fwd.py"}
+OUR_TREES = ("skewlsp", "tests", "examples", "benchmarks", "editors")
 
 
 def documented_commands() -> list[tuple[str, str, str]]:
@@ -133,6 +139,58 @@ def test_every_relative_link_and_quoted_doc_path_exists() -> None:
             elif ROOT not in here.parents and not (ROOT / quoted).exists():
                 missing.append(f"{doc.relative_to(ROOT)}: `{quoted}` is outside the repository")
     assert missing == []
+
+
+def test_every_python_file_the_docs_name_exists() -> None:
+    """A path (``analysis/passes/simplify.py``) from the repository root or from the
+    package; a bare name (``decide.py``) of some file of ours; upstream's under python/."""
+    ours = {path.name for tree in OUR_TREES for path in (ROOT / tree).rglob("*.py")}
+    missing = []
+    for doc in DOCS:
+        for quoted in QUOTED_PY.findall(doc.read_text(encoding="utf-8")):
+            if quoted.startswith("python/") or quoted in USERS_FILES:
+                continue  # pypto's own file, or the user's
+            if "/" not in quoted:
+                found = quoted in ours
+            else:
+                found = any((base / quoted).is_file() for base in (ROOT, ROOT / "skewlsp"))
+            if not found:
+                missing.append(f"{doc.relative_to(ROOT)}: `{quoted}`")
+    assert missing == []
+
+
+def test_every_code_the_docs_and_the_help_name_exists() -> None:
+    texts = {str(doc.relative_to(ROOT)): doc.read_text(encoding="utf-8") for doc in DOCS}
+    texts["skewlint --help"] = subprocess.run(
+        [sys.executable, "-m", "skewlsp.cli", "--help"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    named = {(where, code) for where, text in texts.items() for code in re.findall(r"SKW\d{3}", text)}
+    assert len(named) > 20
+    assert sorted((where, code) for where, code in named if code not in CODES) == []
+
+
+EXPECTED = re.compile(r"^Expected: (.*?)$", re.MULTILINE)
+
+
+@pytest.mark.parametrize("example", sorted((ROOT / "examples").glob("*.py")), ids=lambda p: p.name)
+def test_an_example_gets_the_codes_its_docstring_expects(example: Path) -> None:
+    """Each sample kernel says what to expect: its first code is the finding's, and every
+    code it names is the finding's or one of its cores'."""
+    said = EXPECTED.search(example.read_text(encoding="utf-8"))
+    assert said is not None, f"{example.name} has no 'Expected:' line"
+    named = re.findall(r"SKW\d{3}", said.group(1))
+    assert named, said.group(0)
+    run = subprocess.run(
+        [sys.executable, "-m", "skewlsp.cli", "--no-cache", "--select", "ALL",
+         "--output-format", "json", str(example)],
+        capture_output=True, text=True, check=False,
+    )
+    findings = json.loads(run.stdout)
+    assert len(findings) == 1, run.stdout
+    found = findings[0]
+    assert named[0] == found["code"]
+    assert set(named) <= {found["code"], *(core["code"] for core in found["cores"])}
 
 
 def test_the_docs_claim_only_the_ci_there_is() -> None:

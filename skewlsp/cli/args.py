@@ -105,8 +105,8 @@ def _check_parser() -> argparse.ArgumentParser:
         type=_codes,
         action="append",
         metavar="CODES",
-        help="also these codes or prefixes, on top of select (e.g. SKW010 lists the loops "
-        "left for LowerPipelineLoops, otherwise only counted in the summary)",
+        help="also these codes or prefixes, on top of select (e.g. SKW01 lists the loops "
+        "left for the lowering passes, otherwise only counted in the summary)",
     )
     rules.add_argument(
         "--ignore",

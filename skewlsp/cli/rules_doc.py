@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 
+from skewlsp.common.select import SUMMARISED_BY_DEFAULT
 from skewlsp.contract import CODES
 
 
@@ -28,10 +29,12 @@ def render() -> str:
         "`[tool.skewlint.severity]`. `skewlint explain CODE` (or `skewlint explain --all`) "
         "prints the same text.",
         "",
-        "`skewlint` counts SKW010 loops (left for LowerPipelineLoops) in its summary line "
-        "instead of listing them, unless you select them: `--extend-select SKW010`, "
+        "`skewlint` counts the loops left for the lowering passes ("
+        + ", ".join(SUMMARISED_BY_DEFAULT)
+        + ") in its summary line instead of listing them, unless you select "
+        "them: `--extend-select SKW01`, "
         '`select = ["ALL"]`, or the code or a prefix of it in `select` / `extend-select`. '
-        "The editor (the `skewlsp` server) always shows them, as hints.",
+        "The editor (the `skewlsp` server) always shows them.",
         "",
         "| code | verdict | severity | title | emitted by |",
         "|---|---|---|---|---|",
