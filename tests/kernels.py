@@ -9,8 +9,9 @@
   ``FIFO_REORDER_BODY`` (a guarded tpush in the consumer half: SKW060 on a skew).
 - Named kernels built from them, which the CLI, the server and the shared layer open:
   ``SKEWED``, ``STAGE3``, ``DEMOTED``, ``BOTH``, ``SKEWED_AND_LEFT``, ``IMPORTED``,
-  ``FIFO_REORDER``, ``SYNTAX_ERROR``, and ``SKEWED_REWRITE``, the rewrite of ``SKEWED``
-  written out by hand.
+  ``FIFO_REORDER``, ``BUILT_TWICE_AND_INLINED``, ``COPIES_APART`` (copies of one loop
+  with different verdicts and lowerings), ``SYNTAX_ERROR``, and ``SKEWED_REWRITE``, the
+  rewrite of ``SKEWED`` written out by hand.
 - Reading the report of a kernel: ``only_loop`` and ``loop_at``.
 - ``ATTENTION``: a mixed cube+vector loop, the compiler creates the messages.
 - ``Shape`` and ``shapes()``: loop bodies drawn by hypothesis for the transform's
@@ -135,6 +136,66 @@ BUILT_TWICE_AND_INLINED = (
     "def entry(a: pl.Tensor[[64, 64], pl.FP16]):\n"
     "    h(a, 4)\n"
 )
+# Copies of one loop that part ways: a builder called for two variants (its cube copy skews
+# at depth 4 at `blocks = 16, stage = 5`, at depth 1 at `blocks = 3, stage = 2`), and an
+# inline helper's loop left at both of its calls, lowered for a trip of 8 (4 iterations,
+# no remainder) at the first and of 7 (3 iterations, then 1 copy) at the second.
+COPIES_APART = """\
+import pypto.language as pl
+
+HIDDEN = 64
+ROWS = 256
+HEAD_TILE = 16
+
+
+def build_attention(blocks: int, stage: int = 2):
+    @pl.program
+    class Attention:
+        @pl.function
+        def attend(
+            self,
+            q: pl.Tensor[[ROWS, HIDDEN], pl.BF16],
+            kv: pl.Tensor[[HIDDEN, HIDDEN], pl.BF16],
+            o: pl.Out[pl.Tensor[[ROWS, HIDDEN], pl.FP32]],
+        ) -> pl.Tensor[[ROWS, HIDDEN], pl.FP32]:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                k = kv[0:HIDDEN, 0:HIDDEN]
+                for hb in pl.pipeline(blocks, stage=stage):
+                    h0 = hb * HEAD_TILE
+                    s = pl.matmul(q[h0 : h0 + HEAD_TILE, 0:HIDDEN], k, b_trans=True, out_dtype=pl.FP32)
+                    p = pl.cast(pl.exp(s), target_type=pl.BF16, mode="rint")
+                    o[h0 : h0 + HEAD_TILE, 0:HIDDEN] = pl.matmul(p, k, out_dtype=pl.FP32)
+            return o
+
+    return Attention
+
+
+DEEP = build_attention(16, stage=5)
+SHORT = build_attention(3)
+
+
+@pl.jit.inline
+def stream_rows(a: pl.Tensor[[ROWS, HIDDEN], pl.FP32], out: pl.Tensor[[ROWS, HIDDEN], pl.FP32], n: pl.Scalar[pl.INDEX]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="rows"):
+        for r in pl.pipeline(n, stage=2):
+            t = pl.load(a, [r, 0], [1, HIDDEN])
+            out = pl.store(pl.add(t, t), [r, 0], out)
+    return out
+
+
+@pl.jit
+def even(a: pl.Tensor[[ROWS, HIDDEN], pl.FP32], out: pl.Out[pl.Tensor[[ROWS, HIDDEN], pl.FP32]]):
+    out = stream_rows(a, out, 8)
+    return out
+
+
+@pl.jit
+def odd(a: pl.Tensor[[ROWS, HIDDEN], pl.FP32], out: pl.Out[pl.Tensor[[ROWS, HIDDEN], pl.FP32]]):
+    out = stream_rows(a, out, 7)
+    return out
+"""
+COPIES_APART_BUILT_FOR = 20  # 1-based line of the builder's `for`
+COPIES_APART_SPLICED_FOR = 37  # 1-based line of the helper's `for`
 SYNTAX_ERROR = "import pypto.language as pl\n\nfor i in pl.pipeline(0, 4, stage=2)\n    pass\n"
 
 FOR_LINE = 7  # 0-based LSP line of the first `for` in every named kernel above

@@ -30,7 +30,7 @@ from skewlsp.cli.cache import (
 from skewlsp.cli.codec import report_from_data, report_to_data
 from tests.cli.conftest import Run
 from tests.cli.helpers import write
-from tests.kernels import BUILT_TWICE_AND_INLINED, FIFO_REORDER, IMPORTED, STAGE3
+from tests.kernels import BUILT_TWICE_AND_INLINED, COPIES_APART, FIFO_REORDER, IMPORTED, STAGE3
 
 KERNEL = IMPORTED  # its trip is TRIP, from consts
 
@@ -335,3 +335,23 @@ def test_reports_of_loops_built_several_times_round_trip_with_their_instance() -
         "called from `entry` (line 17) with m = 4",
     ]
     assert [report_from_data(report_to_data(r)) for r in reports] == reports
+
+
+def test_a_warm_run_prints_each_copys_cores_and_lowering_as_a_cold_one(
+    run: Run, tmp_path: Path
+) -> None:
+    write(tmp_path, {"k.py": COPIES_APART})
+    listed = ("--extend-select", "SKW01", "--output-format", "json")  # the left loop too
+    cold = run("--no-cache", *listed, "k.py").out
+    run(*listed, "k.py")  # writes the cache
+    assert len(entries(tmp_path / CACHE_DIRNAME)) == 1
+    warm = run(*listed, "k.py").out
+    assert warm == cold
+    copies = [c for item in json.loads(warm) for c in item["copies"]]
+    assert [[core["depth"] for core in c["cores"]] for c in copies[:2]] == [[4, None], [1, None]]
+    assert [(c["lowering"]["main_trip"], c["lowering"]["tail"]) for c in copies[2:]] == [
+        (4, 0), (3, 1)
+    ]
+    mark_cached(tmp_path / CACHE_DIRNAME)  # and it was the cache that answered
+    assert {c["message"] for item in run(*listed, "k.py").json()
+            for c in item["copies"]} == {CACHED}

@@ -10,7 +10,7 @@ import skewlsp.analysis
 from skewlsp.cli.cache import Cache, cache_key
 from skewlsp.cli.codec import report_from_data, report_to_data
 from skewlsp.contract import Span
-from tests.kernels import STAGE3
+from tests.kernels import COPIES_APART, STAGE3
 
 
 def _data() -> dict:
@@ -94,3 +94,13 @@ def test_a_lowered_loop_and_its_core_copies_come_back_whole() -> None:
     assert len(lowered) >= 2
     for report in lowered:
         assert report_from_data(json.loads(json.dumps(report_to_data(report)))) == report
+
+
+def test_the_copies_of_a_loop_come_back_with_their_own_cores_and_lowering() -> None:
+    # the cache holds every copy's report, so the JSON `copies[]` of a warm run is a cold one's
+    built_deep, built_short, even, odd = skewlsp.analysis.analyze(COPIES_APART, "k.py")
+    assert [[c.depth for c in r.cores] for r in (built_deep, built_short)] == [[4, None], [1, None]]
+    assert [(r.lowering.main_trip, r.lowering.tail) for r in (even, odd)] == [(4, 0), (3, 1)]
+    reports = [built_deep, built_short, even, odd]
+    data = json.loads(json.dumps([report_to_data(r) for r in reports]))  # as the cache stores it
+    assert [report_from_data(d) for d in data] == reports

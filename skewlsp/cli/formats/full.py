@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from skewlsp.cli.formats.context import SEVERITY_STYLE, FormatContext
 from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.common.wording import plural
-from skewlsp.contract import CODES, SYNTAX_ERROR, LoopReport, Span, order_text
+from skewlsp.contract import CODES, SYNTAX_ERROR, CoreResult, LoopReport, Span, order_text
 
 FULL_LOOP_LINES = 12  # loops up to this long are shown whole; longer ones are elided
 
@@ -27,6 +27,26 @@ def schedule_summary(report: LoopReport) -> str | None:
         f"({plural(steady, 'iteration')} of {plural(depth, 'produce')} + "
         f"{plural(depth, 'consume')}), epilogue {depth}"
     )
+
+
+def core_line(core: CoreResult) -> str:
+    """One core's copy of a split loop: its verdict, why, and what the lowering makes of it."""
+    copies = f" (x{core.copies}: dual AIV dispatch)" if core.copies > 1 else ""
+    lowered = f"; {core.lowering.reason}" if core.lowering is not None else ""
+    return f"{core.core}: {core.verdict} ({core.code}) {core.reason}{copies}{lowered}"
+
+
+def copy_lines(copy: LoopReport) -> list[str]:
+    """One copy of a loop Python builds several times: a line per core (the finding's own
+    cores are one copy's, the strictest), named as its message names the copy; a copy not
+    split by core gets one line with its own verdict."""
+    named = copy.instance.label if copy.instance is not None else ""
+    label = f"{named}: " if named else ""
+    if copy.cores:
+        return [label + core_line(core) for core in copy.cores]
+    depth = f" depth {copy.depth}" if copy.depth is not None else ""
+    lowered = f"; {copy.lowering.reason}" if copy.lowering is not None else ""
+    return [f"{label}{copy.verdict} ({copy.code}){depth}{lowered}"]
 
 
 def _hint(diagnostic: Diagnostic) -> str | None:
@@ -121,12 +141,10 @@ def render_one(diagnostic: Diagnostic, context: FormatContext) -> str:
         summary = schedule_summary(report)
         if summary:
             notes.append(summary)
-        for core in report.cores:
-            copies = f" (x{core.copies}: dual AIV dispatch)" if core.copies > 1 else ""
-            lowered = f"; {core.lowering.reason}" if core.lowering is not None else ""
-            notes.append(
-                f"{core.core}: {core.verdict} ({core.code}) {core.reason}{copies}{lowered}"
-            )
+        if diagnostic.copies:
+            notes.extend(line for copy in diagnostic.copies for line in copy_lines(copy))
+        else:
+            notes.extend(core_line(core) for core in report.cores)
         if report.fix_hint:
             notes.append(f"fix: {report.fix_hint}")
     if report is not None and diagnostic.code == "SKW060":

@@ -6,11 +6,12 @@ Keys are only ever added, never renamed or removed; tools depend on them.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.common.rules_page import docs_url
-from skewlsp.contract import FifoHazard, FifoMessage, Instance, Lowering, Span
+from skewlsp.contract import CoreResult, FifoHazard, FifoMessage, Instance, Lowering, Span
 
 
 def span_data(span: Span | None) -> dict[str, int] | None:
@@ -60,6 +61,27 @@ def lowering_data(lowering: Lowering | None) -> dict[str, Any] | None:
     return dataclasses.asdict(lowering) if lowering is not None else None
 
 
+def cores_data(cores: Sequence[CoreResult]) -> list[dict[str, Any]]:
+    """Each core's copy of a split loop: the loop's, and each copy's of a loop built several
+    times (one shape for both, so a tool reads them alike)."""
+    return [
+        {
+            "core": c.core,
+            "verdict": c.verdict,
+            "code": c.code,
+            "reason": c.reason,
+            "depth": c.depth,
+            "requested_depth": c.requested_depth,
+            "trip": c.trip,
+            "copies": c.copies,
+            "pushes": c.pushes,
+            "pops": c.pops,
+            "lowering": lowering_data(c.lowering),
+        }
+        for c in cores
+    ]
+
+
 def diagnostic_data(
     diagnostic: Diagnostic, *, preview: bool = False, docs: str | None = None
 ) -> dict[str, Any]:
@@ -92,22 +114,7 @@ def diagnostic_data(
         "lead": span_data(report.lead) if report else None,
         "offending": span_data(report.offending) if report else None,
         "loop": span_data(report.span) if report else None,
-        "cores": [
-            {
-                "core": c.core,
-                "verdict": c.verdict,
-                "code": c.code,
-                "reason": c.reason,
-                "depth": c.depth,
-                "requested_depth": c.requested_depth,
-                "trip": c.trip,
-                "copies": c.copies,
-                "pushes": c.pushes,
-                "pops": c.pops,
-                "lowering": lowering_data(c.lowering),
-            }
-            for c in (report.cores if report else ())
-        ],
+        "cores": cores_data(report.cores if report else ()),
         "fix": report.fix_hint if report else None,
         "lowering": lowering_data(report.lowering) if report else None,
         "related": [
@@ -115,7 +122,8 @@ def diagnostic_data(
         ],
         "hazards": [hazard_data(h) for h in (report.hazards if report else ())],
         "instance": instance_data(report.instance) if report else None,
-        # Every copy of a loop Python builds several times, with its own verdict.
+        # Every copy of a loop Python builds several times, with its own verdict, cores and
+        # lowering (the finding's own are the strictest copy's).
         "copies": [
             {
                 "code": copy.code,
@@ -123,6 +131,8 @@ def diagnostic_data(
                 "depth": copy.depth,
                 "message": copy.message,
                 "instance": instance_data(copy.instance),
+                "cores": cores_data(copy.cores),
+                "lowering": lowering_data(copy.lowering),
             }
             for copy in diagnostic.copies
         ],

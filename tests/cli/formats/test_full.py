@@ -10,7 +10,7 @@ from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.contract import LoopReport, Span
 from tests.cli.conftest import Run
 from tests.cli.helpers import write
-from tests.kernels import DEMOTED, SKEWED
+from tests.kernels import BUILT_TWICE_AND_INLINED, COPIES_APART, DEMOTED, SKEWED
 
 
 def test_demoted_loop_shows_source_marks_and_help(run: Run, tmp_path: Path) -> None:
@@ -62,3 +62,50 @@ def test_colour_when_asked() -> None:
     diagnostic = Diagnostic("k.py", "loop", "SKW021", "m", report.span, "warning", report)
     assert "\x1b[" in render_one(diagnostic, FormatContext(color=True))
     assert "\x1b[" not in render_one(diagnostic, FormatContext(color=False))
+
+
+def _notes(out: str) -> list[str]:
+    return [line[4:] for line in out.splitlines() if line.startswith("  = ")]
+
+
+def test_each_copy_of_a_loop_shows_its_cores_and_lowering(run: Run, tmp_path: Path) -> None:
+    # one line per core of each copy, named as the message names the copy; the strictest
+    # copy's cores are not listed a second time
+    write(tmp_path, {"k.py": COPIES_APART})
+    out = run("--no-cache", "--select", "ALL", "k.py").out
+    built, spliced = out.split("\n\nk.py:")[:2]
+    consumer = (
+        "demoted (SKW020) consumer role: `s` from the lead half feeds the body "
+        "(x2: dual AIV dispatch)"
+    )
+    assert _notes(built)[1:5] == [
+        "blocks = 16, stage = 5: aic: skewed (SKW001) producer runs 4 iterations ahead "
+        "(trip 16, stage 5)",
+        f"blocks = 16, stage = 5: aiv: {consumer}",
+        "blocks = 3, stage = 2: aic: skewed (SKW002) depth 1 (requested 2: trip 3 < 2 x depth 2)",
+        f"blocks = 3, stage = 2: aiv: {consumer}",
+    ]
+    assert _notes(spliced)[:2] == [
+        "called from `even` (line 45) with n = 8: aiv: left (SKW010) no boundary crossing at the "
+        "top level; replicated: 2 copies per iteration, main loop 0..8 step 2 (4 iterations), "
+        "2 buffers per load",
+        "called from `odd` (line 51) with n = 7: aiv: left (SKW010) no boundary crossing at the "
+        "top level; replicated: 2 copies per iteration, main loop 0..6 step 2 (3 iterations), "
+        "2 buffers per load; then 1 copy after it (1 buffer per load)",
+    ]
+
+
+def test_a_copy_of_a_loop_not_split_by_core_shows_its_own_verdict(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": BUILT_TWICE_AND_INLINED})
+    out = run("--no-cache", "k.py").out
+    assert _notes(out.split("\n\nk.py:")[0])[1:3] == [
+        "n = 4: skewed (SKW001) depth 2",
+        "n = 3: skewed (SKW002) depth 1",
+    ]
+
+
+def test_a_loop_built_once_lists_no_copies(run: Run, tmp_path: Path) -> None:
+    write(tmp_path, {"k.py": SKEWED})
+    assert _notes(run("k.py").out) == [
+        "schedule: prologue 2, steady 3 x 2 (3 iterations of 2 produces + 2 consumes), epilogue 2"
+    ]
