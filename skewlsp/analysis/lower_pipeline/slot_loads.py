@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
+from skewlsp.analysis.frontend.constants import Const
 from skewlsp.analysis.frontend.names import binding_of, block_defs, body_statements, reads_of
 from skewlsp.analysis.frontend.op_registry import CUBE_OPS, op_leaf
 from skewlsp.analysis.lower_pipeline.slot_capacity import DTYPE_BITS, slot_bytes
@@ -42,7 +43,6 @@ from skewlsp.analysis.lower_pipeline.slot_tensors import (
     Fold,
     Tensor,
     dims_of,
-    fold_extent,
     fold_list,
     subscript_extents,
 )
@@ -119,9 +119,10 @@ def _top_level(
     found: list[_Found] = []
     for stmt in statements:
         if isinstance(stmt, cst.For) and _unroll_count(stmt) is not None:
-            count = fold_extent(_unroll_count(stmt), fold)  # type: ignore[arg-type]
+            # (UnrollLoops runs before Simplify: its count is folded as written)
+            count = fold(_unroll_count(stmt))  # type: ignore[arg-type]
             inner = _top_level(body_statements(stmt.body), tensors, fold)
-            found.extend(inner * (count.value if count.value is not None else 1))
+            found.extend(inner * (count.value if isinstance(count, Const) else 1))
             continue
         if not isinstance(stmt, cst.SimpleStatementLine):
             continue

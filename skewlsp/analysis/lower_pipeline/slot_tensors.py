@@ -18,7 +18,7 @@ charged per function.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -33,9 +33,8 @@ from skewlsp.analysis.frontend.names import (
 )
 from skewlsp.analysis.frontend.op_registry import op_leaf
 from skewlsp.analysis.frontend.scope import function_params, opens_incore_scope
+from skewlsp.analysis.passes.simplify import Fold, simplified, simplified_difference
 from skewlsp.analysis.source.tree_text import MadeTrees
-
-Fold = Callable[[cst.BaseExpression], Folded]
 
 # Ops whose result is a view of their first argument: of a tensor, a tensor.
 TENSOR_VIEW_OPS = frozenset({"reshape", "view", "reinterpret_view", "transpose_view"})
@@ -81,7 +80,8 @@ def extent_of(folded: Folded, text: str) -> Extent:
 
 
 def fold_extent(node: cst.BaseExpression, fold: Fold) -> Extent:
-    return extent_of(fold(node), _text(node))
+    """A dimension as the pass reads it: Simplify has canonicalised its arithmetic."""
+    return extent_of(simplified(node, fold), _text(node))
 
 
 def fold_list(node: cst.BaseExpression | None, fold: Fold) -> tuple[Extent, ...] | None:
@@ -114,19 +114,19 @@ def subscript_extents(node: cst.Subscript, tensor: Tensor, fold: Fold) -> tuple[
 
 
 def _slice_extent(part: cst.Slice, dim: Extent, fold: Fold) -> Extent:
-    """``upper - lower``, folded as the parser's simplifier does for ``k : k + n``."""
+    """``upper - lower``, folded as the parser's arithmetic analyzer folds it
+    (``k : k + n`` and ``c * K : (c + 1) * K`` alike)."""
     lower, upper = part.lower, part.upper
     if lower is None:
         return dim if upper is None else fold_extent(upper, fold)
-    if isinstance(upper, cst.BinaryOperation) and isinstance(upper.operator, cst.Add):
-        if upper.left.deep_equals(lower):
-            return fold_extent(upper.right, fold)
-        if upper.right.deep_equals(lower):
-            return fold_extent(upper.left, fold)
     start = fold_extent(lower, fold)
     stop = dim if upper is None else fold_extent(upper, fold)
     if start.value is not None and stop.value is not None:
         return Extent(stop.value - start.value)
+    if upper is not None:
+        difference = simplified_difference(upper, lower, fold)
+        if difference is not None:
+            return extent_of(difference, _text(upper))
     unknown = start.unknown or stop.unknown
     if unknown is not None:
         return Extent(unknown=unknown)

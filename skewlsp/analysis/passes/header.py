@@ -6,7 +6,7 @@ becomes SKW040; everything else is a folded value for the decision.
 
 Models the DSL parser's reading of a ``for`` over ``pl.pipeline``
 (``python/pypto/language/parser/ast_parser.py``), its bounds folded with Simplify's
-ranges of the enclosing loops.
+ranges of the enclosing loops and its integer arithmetic (``passes.simplify``).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from skewlsp.analysis.frontend.names import target_effects
 from skewlsp.analysis.frontend.scope import BUILTIN_CALLS, FunctionScope
 from skewlsp.analysis.frontend.values import Const, Dynamic, Folded, Rejected
 from skewlsp.analysis.passes.loop_body import BodyContext
+from skewlsp.analysis.passes.simplify import simplified
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import Span
 
@@ -97,12 +98,14 @@ def fold_stage(expr: cst.BaseExpression, scope: FunctionScope) -> Folded:
 
 
 def fold_bound(expr: cst.BaseExpression, ctx: BodyContext) -> Folded:
+    """A bound as the skew and lowering passes read it: Simplify has canonicalised its
+    arithmetic (``SimplifyExpr`` of the loop's start, stop and step)."""
     bad = builtin_call(expr)
     if bad:
         return Rejected(f"unsupported function call `{bad}(...)` in a loop bound")
     if isinstance(expr, cst.Call) and dsl.dotted(expr.func) == ("pl", "const") and expr.args:
-        return ctx.fold(expr.args[0].value)
-    return ctx.fold(expr)
+        return simplified(expr.args[0].value, ctx.fold)
+    return simplified(expr, ctx.fold)
 
 
 def builtin_call(expr: cst.CSTNode) -> str | None:

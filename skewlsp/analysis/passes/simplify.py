@@ -1,24 +1,49 @@
-"""Which ``if`` conditions Simplify can prove, so it can drop the ``if`` before the pass.
+"""What Simplify folds: the ``if`` conditions it proves, and integer expressions that
+reduce to a constant once their arithmetic is put in canonical form.
 
 Simplify binds every loop variable whose bounds are constant to ``[start, stop)``
 (the step is not used) and folds comparisons it can decide from those ranges
 and from constants. We mirror that with interval arithmetic; anything we
 cannot decide stays an ``if`` (a single nested statement), as in the compiler.
 
+Simplify and the DSL parser also rewrite every integer expression with the arithmetic
+analyzer (``Analyzer::Simplify``, two rounds of ``src/ir/arith/rewrite_simplify.cpp``):
+its rules cancel equal terms, fold constant coefficients and distribute a constant
+over a sum, so ``(c + 1) * K - c * K`` and ``c * K + K - c * K`` are ``K`` whatever ``c``
+is. The parser builds a slice's extent ``upper - lower`` that way
+(``_build_slice_shape_expr`` in ``python/pypto/language/parser/ast_parser.py``), and
+Simplify does it to loop bounds and to the shapes in tile and tensor types before the
+skew and lowering passes read them. We model the rules by what they compute: an
+expression of ``+``, ``-``, ``*`` and integer literals over symbols is a polynomial
+(:class:`IntegerForm`), and two such expressions are equal exactly when their forms
+are. ``//`` and ``%`` by a positive constant fold when the constant divides every
+coefficient of the symbols (the analyzer's ``floordiv(x * c1 + y, c2)`` rules); any
+other operation is a symbol of its own.
+
 Models: ``src/ir/transforms/simplify_pass.cpp`` (the ``if`` folding it does before the
-skew pass).
+skew pass, and the integer expressions its ``SimplifyExpr`` folds), through
+``src/ir/arith/analyzer.cpp``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 
 import libcst as cst
 
-from skewlsp.analysis.frontend.constants import Const, Folded
+from skewlsp.analysis.frontend.constants import Const, Dynamic, Folded, Opaque
 from skewlsp.analysis.frontend.values import Interval
 
 Lookup = Callable[[str], "Folded | None"]
+Fold = Callable[[cst.BaseExpression], Folded]
+
+# The analyzer computes in int64 and leaves an operation that would overflow unfolded;
+# a coefficient past it, or a form of more terms than a bound expression has, is not
+# folded here either.
+_INT64_BITS = 63
+_MAX_TERMS = 64
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
 
 
 def evaluate_condition(
@@ -115,3 +140,196 @@ def interval_of(
                 return Interval(a.lo % b.lo, a.lo % b.lo)
             return Interval(0, b.lo - 1)
     return None
+
+
+Monomial = tuple[str, ...]  # the keys of its symbols, sorted; a symbol twice is its square
+
+
+@dataclass(frozen=True)
+class IntegerForm:
+    """An integer expression in canonical form: a constant plus a sum of monomials, each
+    with a non-zero integer coefficient, sorted. Expressions of ``+``, ``-`` and ``*``
+    that are equal for every value of their symbols have equal forms, so an expression
+    whose symbols all cancel is a constant."""
+
+    terms: tuple[tuple[Monomial, int], ...] = ()
+    constant: int = 0
+
+    @staticmethod
+    def of_sum(terms: Iterable[tuple[Monomial, int]], constant: int) -> IntegerForm | None:
+        """The form of ``constant + sum(coefficient * monomial)`` (like terms merged);
+        None when it is beyond what the analyzer folds (int64, a bounded size)."""
+        merged: dict[Monomial, int] = {}
+        for monomial, coefficient in terms:
+            merged[monomial] = merged.get(monomial, 0) + coefficient
+        kept = tuple(sorted((m, c) for m, c in merged.items() if c != 0))
+        too_big = any(c.bit_length() > _INT64_BITS for _, c in kept)
+        if too_big or constant.bit_length() > _INT64_BITS or len(kept) > _MAX_TERMS:
+            return None
+        return IntegerForm(kept, constant)
+
+    @property
+    def value(self) -> int | None:
+        """The constant the form is, or None while a symbol is left."""
+        return None if self.terms else self.constant
+
+    @property
+    def symbols(self) -> frozenset[str]:
+        return frozenset(key for monomial, _ in self.terms for key in monomial)
+
+    def plus(self, other: IntegerForm, sign: int = 1) -> IntegerForm | None:
+        """``self + other`` (``self - other`` with ``sign=-1``)."""
+        theirs = ((m, sign * c) for m, c in other.terms)
+        return IntegerForm.of_sum((*self.terms, *theirs), self.constant + sign * other.constant)
+
+    def times(self, other: IntegerForm) -> IntegerForm | None:
+        """``self * other``, multiplied out."""
+        mine = (*self.terms, ((), self.constant))
+        theirs = (*other.terms, ((), other.constant))
+        products = [(tuple(sorted(a + b)), x * y) for a, x in mine for b, y in theirs if a or b]
+        return IntegerForm.of_sum(products, self.constant * other.constant)
+
+    def divided(self, divisor: int, remainder: bool) -> IntegerForm | None:
+        """``self // divisor`` (``self % divisor`` with ``remainder``) for a positive
+        divisor of every coefficient of a symbol, where the symbols drop out of the
+        remainder exactly; None otherwise (the analyzer keeps the division)."""
+        if divisor <= 0 or any(c % divisor for _, c in self.terms):
+            return None
+        if remainder:
+            return IntegerForm((), self.constant % divisor)
+        terms = ((m, c // divisor) for m, c in self.terms)
+        return IntegerForm.of_sum(terms, self.constant // divisor)
+
+    def text(self) -> str:
+        """The form written out (``2*c*K + 1``): the key of a division kept as a symbol."""
+        parts = ["*".join((str(c), *m)) for m, c in self.terms]
+        return " + ".join([*parts, str(self.constant)])
+
+
+class IntegerForms:
+    """Canonical forms of integer expressions folded with ``fold``, sharing one table of
+    symbols so that forms of different expressions (a slice's bounds) can be combined.
+
+    A symbol is anything ``fold`` leaves dynamic or computed at load time: a name (its key
+    is the name: within one expression a name is one value, as the parser makes it one
+    variable), a call or any other expression (one symbol for expressions written the
+    same: the analyzer compares them structurally), a division it keeps (keyed by the
+    forms divided).
+    """
+
+    def __init__(self, fold: Fold) -> None:
+        self._fold = fold
+        self.symbols: dict[str, Folded] = {}  # key -> what fold made of it, in source order
+        self._leaves: list[tuple[cst.BaseExpression, str]] = []
+
+    def of(self, node: cst.BaseExpression) -> IntegerForm | None:
+        """``node``'s form; None when some part of it is not an integer the analyzer
+        reads (a float, a string, something the parser refuses) or the form grows
+        beyond what it folds."""
+        try:
+            return self._form(node)
+        except RecursionError:
+            return None
+
+    def _form(self, node: cst.BaseExpression) -> IntegerForm | None:
+        if isinstance(node, cst.Integer):
+            return IntegerForm.of_sum((), int(node.value, 0))
+        if isinstance(node, cst.UnaryOperation) and isinstance(
+            node.operator, (cst.Minus, cst.Plus)
+        ):
+            inner = self._form(node.expression)
+            if inner is None or isinstance(node.operator, cst.Plus):
+                return inner
+            return IntegerForm().plus(inner, -1)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ARITHMETIC):
+            return self._binary(node)
+        return self._leaf(node)
+
+    def _binary(self, node: cst.BinaryOperation) -> IntegerForm | None:
+        op = node.operator
+        left, right = self._form(node.left), self._form(node.right)
+        if left is None or right is None:
+            return None
+        if isinstance(op, cst.Add):
+            return left.plus(right)
+        if isinstance(op, cst.Subtract):
+            return left.plus(right, -1)
+        if isinstance(op, cst.Multiply):
+            return left.times(right)
+        remainder = isinstance(op, cst.Modulo)
+        if right.value is not None:
+            if right.value == 0:
+                return None
+            divided = left.divided(right.value, remainder)
+            if divided is not None:
+                return divided
+            if left.value is not None:  # constants: fold computes it as Python does
+                return self._leaf(node)
+        key = f"({left.text()}) {'%' if remainder else '//'} ({right.text()})"
+        self.symbols.setdefault(key, self._culprit(left.symbols | right.symbols))
+        return IntegerForm((((key,), 1),))
+
+    def _culprit(self, keys: frozenset[str]) -> Folded:
+        """What a division of these symbols is: known at run time only if one of them is
+        (the first such), else computed at load time (the first)."""
+        parts = [folded for key, folded in self.symbols.items() if key in keys]
+        dynamic = [folded for folded in parts if isinstance(folded, Dynamic)]
+        return (dynamic or parts)[0]
+
+    def _leaf(self, node: cst.BaseExpression) -> IntegerForm | None:
+        folded = self._fold(node)
+        if isinstance(folded, Const):
+            return IntegerForm.of_sum((), folded.value)
+        if not isinstance(folded, (Dynamic, Opaque)):
+            return None
+        return IntegerForm((((self._leaf_key(node, folded),), 1),))
+
+    def _leaf_key(self, node: cst.BaseExpression, folded: Dynamic | Opaque) -> str:
+        if isinstance(node, cst.Name):
+            key = node.value
+        else:
+            for seen, known in self._leaves:
+                if seen.deep_equals(node):
+                    return known
+            # bracketed: never a name's key; numbered: never another expression's
+            key = f"[{folded.symbol}]#{len(self._leaves)}"
+            self._leaves.append((node, key))
+        self.symbols.setdefault(key, folded)
+        return key
+
+    def decided(self, form: IntegerForm) -> Folded:
+        """The value ``form`` is: a constant, or what it still depends on, named by the
+        first symbol known only at run time (then the first computed at load time: a value
+        the compiler knows and skewlsp does not)."""
+        if form.value is not None:
+            return Const(form.value)
+        return self._culprit(form.symbols)
+
+
+def simplified(node: cst.BaseExpression, fold: Fold) -> Folded:
+    """``node`` folded as Simplify leaves it: what ``fold`` makes of it, unless that is not
+    a constant and its arithmetic says more (``(c + 1) * K - c * K`` is ``K``; in ``N * c``
+    it is ``c`` that is known at run time only).
+
+    The analyzer's rules reach every constant the canonical form does for the sums of
+    scaled terms bounds and extents are written with; a product of two sums of run-time
+    symbols (``(a + 1) * (b + 1) - a * b - a - b``) folds here and not there.
+    """
+    whole = fold(node)
+    if not isinstance(whole, (Dynamic, Opaque)):
+        return whole
+    forms = IntegerForms(fold)
+    form = forms.of(node)
+    return whole if form is None else forms.decided(form)
+
+
+def simplified_difference(
+    upper: cst.BaseExpression, lower: cst.BaseExpression, fold: Fold
+) -> Folded | None:
+    """``upper - lower`` as the parser's analyzer folds a slice's extent; None when a bound
+    is not integer arithmetic."""
+    forms = IntegerForms(fold)
+    start = forms.of(lower)
+    stop = forms.of(upper)
+    difference = None if start is None or stop is None else stop.plus(start, -1)
+    return None if difference is None else forms.decided(difference)

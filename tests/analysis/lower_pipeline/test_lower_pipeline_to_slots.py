@@ -30,6 +30,11 @@ ROTATED = {
     109: ("t",),  # the first loop of a scope: its slots fit
     121: ("t",),  # the same two loops, each in a scope (a function) of its own
     125: ("u",),
+    # Not compiled here: a block read as ``c * K : (c + 1) * K`` is rotated by the compiler
+    # (issue #39), as its ``c * K : c * K + K`` twin is: the DSL parser builds the extent
+    # ``upper - lower`` through the arithmetic analyzer, which folds both to ``K``.
+    137: ("t",),
+    146: ("t",),
 }
 # line: (main-loop iterations when replicated, the start of the reason skewlsp gives)
 DECLINED = {
