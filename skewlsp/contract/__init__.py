@@ -139,8 +139,10 @@ class Lowering:
     ``buffers`` is how many distinct per-stage buffers a load of the main body gets (the
     copies one ``MemoryReuse`` group keeps apart; at most ``stage``, and the capacity gate
     of ``MemoryReuse`` may still lower it); ``tail_buffers`` the same for the remainder's
-    own group. ``copies`` counts the body's copies in the lowered code, the enclosing
-    replicated pipelines' included (``nested``).
+    own group. ``copies`` counts the body's copies in the lowered code, the copies of the
+    loop the enclosing loops write included (``nested``): a replicated pipeline's copies,
+    and a skewed loop's 2·D clones of the half holding it (D its effective depth: the
+    prologue or epilogue has D, the steady body D), each lowered on its own.
     """
 
     verdict: Literal["replicated", "rotated", "untouched", "empty", "error"]
@@ -155,7 +157,7 @@ class Lowering:
     branches: int = 0  # dynamic bounds: the remainder chain's branches (stage - 1)
     buffers: int = 1
     tail_buffers: int = 0
-    nested: int = 1  # copies of this loop the enclosing replicated pipelines make
+    nested: int = 1  # copies of this loop the enclosing replicated or skewed loops make
     copies: int = 1
     declined: str | None = None  # memory_planner=PTOAS: why LowerPipelineToSlots declined
     slots: tuple[str, ...] = ()  # memory_planner=PTOAS: the loads rotated through slots

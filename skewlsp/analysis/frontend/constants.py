@@ -17,6 +17,7 @@ from skewlsp.analysis.frontend.values import (
     PYTHON_ONLY,
     Const,
     Dynamic,
+    Flag,
     Folded,
     Items,
     NameLookup,
@@ -35,6 +36,7 @@ __all__ = [
     "PYTHON_ONLY",
     "Const",
     "Dynamic",
+    "Flag",
     "Folded",
     "Folder",
     "Items",
@@ -123,6 +125,8 @@ class Folder:
         found = self._lookup(node.value)
         if found is None:
             return Dynamic(node.value, f"`{node.value}` is not a compile-time constant")
+        if self._owner is None and isinstance(found, Flag):
+            return Rejected(f"`{node.value}` is a bool, not an integer")
         if self._owner is None and isinstance(found, PYTHON_ONLY):
             return Rejected(f"`{node.value}` is not an integer")
         return found

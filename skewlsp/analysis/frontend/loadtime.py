@@ -22,6 +22,7 @@ from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.values import (
     Const,
     ExpressionFolder,
+    Flag,
     Folded,
     Items,
     Opaque,
@@ -29,6 +30,7 @@ from skewlsp.analysis.frontend.values import (
     Table,
     Text,
     code_of,
+    truth,
 )
 from skewlsp.analysis.source import parsing
 from skewlsp.analysis.source.tree_text import MadeTrees
@@ -42,6 +44,8 @@ def fold_python(
 ) -> Folded | None:
     """The value of a module-level expression of a kind only Python (not the DSL) has."""
     fold, made = folder.fold, folder.made
+    if isinstance(node, (cst.Name, cst.UnaryOperation)):
+        return _bool(node, folder)
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         value = node.evaluated_value
         return Text(value) if isinstance(value, str) else Opaque(code_of(node, made), "bytes")
@@ -66,17 +70,29 @@ def fold_python(
     if isinstance(node, cst.Comparison):
         return _comparison(node, folder)
     if isinstance(node, cst.IfExp):  # ``8 if M.name == "flash" else 14``: one side runs
-        test = fold(node.test)
-        if isinstance(test, Const):
-            return fold(node.body if test.value else node.orelse)
+        known = truth(fold(node.test))
+        if known is not None:
+            return fold(node.body if known else node.orelse)
         return None
     if isinstance(node, cst.Call):
         return _call(node, folder, functions)
     return None
 
 
+def _bool(node: cst.Name | cst.UnaryOperation, folder: ExpressionFolder) -> Flag | None:
+    """``True``, ``False`` and ``not x`` as Python has them (a switch, or its negation);
+    None for any other name or operator (an unknown ``x`` too: what it depends on is
+    what the folder says)."""
+    if isinstance(node, cst.Name):
+        return Flag(node.value == "True") if node.value in ("True", "False") else None
+    if not isinstance(node.operator, cst.Not):
+        return None
+    known = truth(folder.fold(node.expression))
+    return None if known is None else Flag(not known)
+
+
 def _key(value: Folded) -> object | None:
-    if isinstance(value, Const):
+    if isinstance(value, (Const, Flag)):
         return value.value
     if isinstance(value, Text):
         return value.value

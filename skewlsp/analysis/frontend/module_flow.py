@@ -28,6 +28,7 @@ from skewlsp.analysis.frontend.constants import (
     Text,
     code_of,
 )
+from skewlsp.analysis.frontend.values import Flag, truth
 from skewlsp.analysis.source.tree_text import MadeTrees
 
 # More iterations than this are not decided one by one (a table of shapes, not a
@@ -75,8 +76,6 @@ def iterations(loop: cst.For, constants: ModuleConstants) -> list[Iteration] | N
 
 def branch_taken(test: cst.BaseExpression, constants: ModuleConstants) -> bool | None:
     """Whether Python takes an ``if`` with this test when the module loads (None: unknown)."""
-    if isinstance(test, cst.Name) and test.value in ("True", "False"):
-        return test.value == "True"
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = branch_taken(test.expression, constants)
         return None if inner is None else not inner
@@ -104,19 +103,6 @@ def branch_taken(test: cst.BaseExpression, constants: ModuleConstants) -> bool |
         ):
             return isinstance(target.operator, cst.Is)
     return truth(Folder(constants, constants.made, owner=constants).fold(test))
-
-
-def truth(value: Folded) -> bool | None:
-    """Python's truth value of a folded value, when it is known."""
-    if isinstance(value, Const):
-        return bool(value.value)
-    if isinstance(value, Text):
-        return bool(value.value)
-    if isinstance(value, Items):
-        return bool(value.values)
-    if isinstance(value, Table):
-        return bool(value.entries)
-    return None
 
 
 def header_text(node: cst.If | cst.For, made: MadeTrees | None) -> str:
@@ -211,6 +197,8 @@ def _shown(value: Folded) -> str | None:
         return str(value.value)
     if isinstance(value, Text):
         return repr(value.value)
+    if isinstance(value, Flag):
+        return str(value.value)
     if isinstance(value, Items):
         parts = [_shown(v) for v in value.values]
         if any(p is None for p in parts):

@@ -109,6 +109,15 @@ class Text:
 
 
 @dataclass(frozen=True)
+class Flag:
+    """A bool a module computes (a feature switch, ``USE_FAST = False``): Python's value,
+    which decides a module-level ``if``; the DSL parser refuses a bool where it wants an
+    integer, so it is no loop bound."""
+
+    value: bool
+
+
+@dataclass(frozen=True)
 class Items:
     """A tuple or list of values."""
 
@@ -122,8 +131,19 @@ class Table:
     entries: Mapping[object, Folded] = field(hash=False)
 
 
-Folded = Const | Dynamic | Rejected | Opaque | Record | Text | Items | Table
-PYTHON_ONLY = (Record, Text, Items, Table)
+Folded = Const | Dynamic | Rejected | Opaque | Record | Text | Flag | Items | Table
+PYTHON_ONLY = (Record, Text, Flag, Items, Table)
+
+
+def truth(value: Folded) -> bool | None:
+    """Python's truth value of a folded value, when it is known."""
+    if isinstance(value, (Const, Text, Flag)):
+        return bool(value.value)
+    if isinstance(value, Items):
+        return bool(value.values)
+    if isinstance(value, Table):
+        return bool(value.entries)
+    return None
 
 NameLookup = Callable[[str], "Folded | None"]
 

@@ -19,6 +19,8 @@ group: the main loop's copies get ``F`` buffers, a remainder's copies as many as
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import replace
 
 from skewlsp.contract import LOWERING_REJECTED, Lowering
@@ -136,17 +138,35 @@ def _dynamic(stage: int, start: int | None, step: int, run_time: str | None) -> 
     )
 
 
-def nested_in(lowering: Lowering, enclosing_copies: int) -> Lowering:
-    """``lowering`` inside replicated pipelines that copy it ``enclosing_copies`` times."""
-    if enclosing_copies <= 1:
+def nested_in(lowering: Lowering, replicated: int, skews: Sequence[int] = ()) -> Lowering:
+    """``lowering`` inside loops that write it more than once: replicated pipelines that
+    copy it ``replicated`` times, and skewed loops, each of whose prologue, steady body and
+    epilogue hold it the number of times in ``skews`` (``clones_per_half``).
+    LowerPipelineLoops runs after the skew and lowers every such copy on its own, so the
+    body's copies multiply."""
+    enclosing = replicated * math.prod(skews)
+    if enclosing <= 1:
         return lowering
     return replace(
         lowering,
-        nested=enclosing_copies,
-        copies=lowering.copies * enclosing_copies,
-        reason=f"{lowering.reason}; the enclosing pipelines copy it {enclosing_copies} times "
-        f"({lowering.copies * enclosing_copies} copies of this body in all)",
+        nested=enclosing,
+        copies=lowering.copies * enclosing,
+        reason=f"{lowering.reason}; {written_by(replicated, skews)} "
+        f"({lowering.copies * enclosing} copies of this body in all)",
     )
+
+
+def written_by(replicated: int, skews: Sequence[int]) -> str:
+    """``the enclosing pipelines copy it 3 times and the enclosing skewed loop writes it 4
+    times``: which loops around a loop write it how often."""
+    parts = []
+    if replicated > 1:
+        parts.append(f"the enclosing pipelines copy it {replicated} times")
+    skewed = math.prod(skews)
+    if skewed > 1:
+        loops = "skewed loop writes" if len(skews) == 1 else "skewed loops write"
+        parts.append(f"the enclosing {loops} it {skewed} times")
+    return " and ".join(parts)
 
 
 def _times(count: int) -> str:

@@ -29,6 +29,20 @@ def effective_depth(trip: int, requested: int) -> int:
     return best
 
 
+def clones_per_half(depth: int) -> int:
+    """How many times a skew at effective depth D writes each half of the loop body: 2·D.
+
+    ``LowerSkewed`` emits D produce clones in the prologue, a kept steady loop whose body
+    holds D produce and then D consume clones, and D consume clones in the epilogue. So
+    every top-level statement of the body (a statement belongs to one half; an address
+    scalar recomputed in the consumer half is an assignment, never a loop) is written D +
+    D times, whatever the trip beyond the D it allows: the steady loop is kept, not
+    unrolled, so its trip/D - 1 iterations run the same D clones. A pipeline loop nested in
+    the body is thus lowered by LowerPipelineLoops 2·D times.
+    """
+    return 2 * depth
+
+
 def _divisors(n: int) -> list[int]:
     factors = _factorize(n)
     divisors = [1]

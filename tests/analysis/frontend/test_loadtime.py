@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from skewlsp.analysis.frontend.constants import Const, ModuleConstants, Opaque, Text
+import libcst as cst
+
+from skewlsp.analysis.frontend.constants import (
+    Const,
+    Flag,
+    Folder,
+    ModuleConstants,
+    Opaque,
+    Rejected,
+    Text,
+)
 from skewlsp.analysis.frontend.source_index import build_index
 
 CONFIG = '''\
@@ -49,6 +59,10 @@ UNSEEN = min(128, RAW)
 INNER = 8 if ACTIVE.name == "large" else 14
 OUTER = 8 if ACTIVE.name == "small" else 14
 EITHER = 1 if RAW else 2
+FUSED = False
+REFERENCE = not FUSED
+FUSED_TILE = 64 if FUSED else 32
+NOT_RAW = not RAW
 '''
 
 
@@ -91,3 +105,16 @@ def test_a_conditional_expression_takes_the_side_python_would() -> None:
     values = constants()
     assert (values("INNER"), values("OUTER")) == (Const(8), Const(14))
     assert isinstance(values("EITHER"), Opaque)
+
+
+def test_a_bool_switch_and_its_negation_are_python_s_bools() -> None:
+    values = constants()
+    assert (values("FUSED"), values("REFERENCE")) == (Flag(False), Flag(True))
+    assert values("FUSED_TILE") == Const(32)  # `64 if FUSED else 32`
+    assert isinstance(values("NOT_RAW"), Opaque)  # `not` of an unknown stays unknown
+
+
+def test_a_bool_switch_is_no_loop_bound() -> None:
+    # The DSL parser refuses a bool where it wants an integer (the bool is Python's only).
+    folded = Folder(constants(), None).fold(cst.parse_expression("FUSED"))
+    assert folded == Rejected("`FUSED` is a bool, not an integer")

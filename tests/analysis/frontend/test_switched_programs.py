@@ -1,0 +1,85 @@
+"""A program written in both branches of a module-level ``if`` on a bool switch.
+
+The kernels are tests/fixtures/mixed/models/built_llm/switched.py (the switch
+``USE_FAST_ATTENTION = False`` in the sibling config module) and switched_here.py
+(``FUSED = True`` in the kernel module). Python runs only the branch it takes when
+it imports the module, so only that branch defines ``Attention``: ``@pl.program``
+parses the class as Python defines it (python/pypto/language/parser/decorator.py),
+and the other branch's class, of the same name, is never defined, so never compiled
+(SKW070). A bool is Python's: ``not FUSED`` and ``8 if FUSED else 3`` are evaluated
+as Python does, when the module loads.
+
+The skew verdicts follow skew_cross_core_pipeline_pass.cpp: depth max(2, stage - 1)
+lowered to the largest d with trip % d == 0 and trip >= 2d; the cube pushes the scores
+first (producer, skewed), the vector pops them first (consumer role, demoted).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skewlsp.api import analyse
+from skewlsp.common.resolver import RecordingResolver
+from skewlsp.contract import NOT_COMPILED, LoopReport
+
+ROOT = Path(__file__).resolve().parents[2] / "fixtures" / "mixed" / "models"
+PACKAGE = ROOT / "built_llm"
+
+
+def _reports(name: str) -> dict[int, LoopReport]:
+    path = PACKAGE / name
+    found = analyse(path.read_text(), str(path), resolver=RecordingResolver((ROOT,)))
+    return {report.line: report for report in found}
+
+
+@pytest.fixture(scope="module")
+def imported_switch() -> dict[int, LoopReport]:
+    return _reports("switched.py")
+
+
+@pytest.fixture(scope="module")
+def local_switch() -> dict[int, LoopReport]:
+    return _reports("switched_here.py")
+
+
+def test_the_branch_a_false_switch_skips_is_never_compiled(
+    imported_switch: dict[int, LoopReport],
+) -> None:
+    report = imported_switch[25]  # the fused `Attention`, under `if USE_FAST_ATTENTION:`
+    assert (report.verdict, report.code, report.cores) == ("not_compiled", NOT_COMPILED, ())
+    assert "`if USE_FAST_ATTENTION` is false when the module loads" in report.message
+
+
+def test_the_class_of_the_taken_branch_is_the_one_compiled(
+    imported_switch: dict[int, LoopReport],
+) -> None:
+    # The reference `Attention` (else branch): trip 3 at stage 2, depth 2 needs trip >= 4,
+    # so the cube skews at depth 1; the vector is the consumer.
+    report = imported_switch[45]
+    assert (report.verdict, report.code, report.depth) == ("skewed", "SKW002", 1)
+
+
+def test_a_true_switch_in_the_module_compiles_its_branch(
+    local_switch: dict[int, LoopReport],
+) -> None:
+    # `HEADS = 8 if FUSED else 3` is 8: trip 8 at stage 2 skews at depth 2.
+    report = local_switch[25]
+    assert (report.verdict, report.code, report.depth, report.trip) == ("skewed", "SKW001", 2, 8)
+
+
+def test_a_true_switch_never_compiles_its_else(local_switch: dict[int, LoopReport]) -> None:
+    report = local_switch[45]
+    assert (report.verdict, report.code) == ("not_compiled", NOT_COMPILED)
+    assert "`if FUSED` is true when the module loads, so its `else` branch never runs" in (
+        report.message
+    )
+
+
+def test_a_switch_negated_when_the_module_loads_is_false(
+    local_switch: dict[int, LoopReport],
+) -> None:
+    report = local_switch[66]  # under `if REFERENCE:`, with `REFERENCE = not FUSED`
+    assert (report.verdict, report.code) == ("not_compiled", NOT_COMPILED)
+    assert "`if REFERENCE` is false when the module loads" in report.message

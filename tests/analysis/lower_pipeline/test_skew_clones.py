@@ -1,0 +1,116 @@
+"""A left loop inside a loop the skew pass skews is lowered once per clone the skew writes.
+
+SkewCrossCorePipeline (skew_cross_core_pipeline_pass.cpp, ``LowerSkewed``) runs before
+LowerPipelineLoops. At effective depth D it writes the loop's producer half D times in the
+prologue and D times in the kept steady loop's body, and its consumer half D times in the
+steady body and D times in the epilogue: every top-level statement of the body, an inner
+pipeline loop included, is written 2·D times whatever the trip (the trip only picks D:
+the largest D' <= max(2, stage - 1) with trip % D' == 0 and trip >= 2·D'). Each clone is
+still a ``ForKind::Pipeline`` loop, which LowerPipelineLoops then replicates on its own.
+A core copy that is only demoted (consumer role) keeps one body, so its inner loop is
+written once. The numbers below are worked out by hand from that algorithm (the first,
+depth 2 at trip 4, is what the compiler built from pypto e2d0f78ae printed: 4 regions
+holding the inner loop, each lowered to 2 copies).
+
+Fixture: tests/fixtures/lowering/models/lower_llm/skewed_outer.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skewlsp.api import analyse, preview
+from skewlsp.common.resolver import RecordingResolver
+from skewlsp.contract import LoopReport, Lowering
+
+PACKAGE = Path(__file__).resolve().parents[2] / "fixtures" / "lowering" / "models" / "lower_llm"
+KERNELS = PACKAGE / "skewed_outer.py"
+
+# line of the inner loop: (core, times the enclosing skew writes it, copies of its body in all)
+EXPECTED = {
+    # heads_then_columns: cube skewed at depth 2 (stage 2, trip 4: 4 % 2 == 0, 4 >= 4).
+    # The column loop is in the consumer half: steady 2 + epilogue 2 = 4 clones; trip 4 at
+    # stage 2 lowers to a main loop of 2 copies (no remainder): 4 x 2 = 8.
+    37: ("aic", 4, 8),
+    # Its vector twin is on the vector core, whose copy of the head loop is demoted
+    # (consumer role): one body, so 1 clone of 2 copies.
+    42: ("aiv", 1, 2),
+    # deep_heads: stage 4 asks for depth max(2, 3) = 3; trip 6: 6 % 3 == 0 and 6 >= 6, so
+    # D = 3 and the consumer half is written 3 + 3 = 6 times; trip 3 at stage 2 is a main
+    # loop of 2 copies and 1 copy after it: 6 x 3 = 18.
+    63: ("aic", 6, 18),
+    # odd_heads: stage 2 asks for depth 2, but trip 5 is odd (5 % 2 != 0): D falls back to
+    # 1, so 1 + 1 = 2 clones; the inner loop's 2 copies each: 2 x 2 = 4.
+    85: ("aic", 2, 4),
+    # HandSplit.qk_pv: stage 4, trip 9: D = 3 (9 % 3 == 0, 9 >= 6). The K-block loop feeds
+    # the tpush (producer half: prologue 3 + steady 3 = 6 clones), trip 3 at stage 2 is
+    # 3 copies: 18. The V-block loop is in the consumer half (steady 3 + epilogue 3 = 6),
+    # trip 4 at stage 2 is 2 copies: 12.
+    108: (None, 6, 18),
+    113: (None, 6, 12),
+    # HandSplit.softmax: the vector function's head loop is demoted: its inner loop once.
+    124: (None, 1, 2),
+    # WideValues.qk_pv: depth 2 at trip 4, the V loop in the consumer half: 4 clones of
+    # 2 copies.
+    147: (None, 4, 8),
+}
+
+
+def _reports(planner: str) -> dict[int, LoopReport]:
+    source = KERNELS.read_text()
+    found = analyse(source, str(KERNELS), resolver=RecordingResolver((PACKAGE,)), planner=planner)
+    return {report.line: report for report in found}
+
+
+@pytest.fixture(scope="module")
+def reports() -> dict[int, LoopReport]:
+    return _reports("pypto")
+
+
+def _lowering(report: LoopReport, core: str | None) -> Lowering | None:
+    if core is None:
+        return report.lowering
+    (copy,) = [c for c in report.cores if c.core == core]
+    return copy.lowering
+
+
+@pytest.mark.parametrize("line", sorted(EXPECTED))
+def test_an_inner_loop_is_lowered_in_every_clone_the_enclosing_skew_writes(
+    reports: dict[int, LoopReport], line: int
+) -> None:
+    core, clones, copies = EXPECTED[line]
+    lowering = _lowering(reports[line], core)
+    assert lowering is not None and lowering.verdict == "replicated", reports[line].message
+    assert (lowering.nested, lowering.copies) == (clones, copies)
+
+
+def test_the_message_says_the_skew_writes_the_loop_more_than_once(
+    reports: dict[int, LoopReport],
+) -> None:
+    lowering = _lowering(reports[113], None)
+    assert lowering is not None
+    assert "the enclosing skewed loop writes it 6 times (12 copies of this body in all)" in (
+        lowering.reason
+    )
+
+
+def test_the_preview_of_the_skewed_loop_writes_the_inner_loops_as_often() -> None:
+    # What the preview of the head loop shows is what the count says: 6 clones of each.
+    source = KERNELS.read_text()
+    shown = preview(source, 105, path=str(KERNELS), resolver=RecordingResolver((PACKAGE,)))
+    assert shown.rewritten.count("for kb, (acc,) in pl.pipeline(") == 6
+    assert shown.rewritten.count("for vb in pl.pipeline(") == 6
+
+
+def test_under_ptoas_each_clone_pins_its_own_slots_until_they_no_longer_fit() -> None:
+    # LowerPipelineToSlots (lower_pipeline_to_slots_pass.cpp, SlotsFitOnChip) meets the 4
+    # clones of WideValues' V loop one after the other, charging each one's slots to the
+    # function's running total: 2 slots of a [128, 128] FP16 tile are 64 KB of Vec, so
+    # the first two fit in the 184 KB (64, then 128), the third would need 192: declined,
+    # and so is the fourth. Those two are replicated, 2 copies each: 2 x 1 + 2 x 2 = 6.
+    lowering = _reports("ptoas")[147].lowering
+    assert lowering is not None
+    assert (lowering.verdict, lowering.nested, lowering.copies) == ("rotated", 4, 6)
+    assert "only the first 2 rotate: LowerPipelineToSlots declines the other 2" in lowering.reason
