@@ -25,6 +25,7 @@ from skewlsp.analysis.frontend.values import (
     Flag,
     Folded,
     Items,
+    Nothing,
     Opaque,
     Rejected,
     Table,
@@ -79,11 +80,13 @@ def fold_python(
     return None
 
 
-def _bool(node: cst.Name | cst.UnaryOperation, folder: ExpressionFolder) -> Flag | None:
-    """``True``, ``False`` and ``not x`` as Python has them (a switch, or its negation);
-    None for any other name or operator (an unknown ``x`` too: what it depends on is
-    what the folder says)."""
+def _bool(node: cst.Name | cst.UnaryOperation, folder: ExpressionFolder) -> Flag | Nothing | None:
+    """``True``, ``False``, ``None`` and ``not x`` as Python has them (a switch, or its
+    negation); None for any other name or operator (an unknown ``x`` too: what it depends
+    on is what the folder says)."""
     if isinstance(node, cst.Name):
+        if node.value == "None":
+            return Nothing()
         return Flag(node.value == "True") if node.value in ("True", "False") else None
     if not isinstance(node.operator, cst.Not):
         return None
@@ -150,7 +153,42 @@ def _comparison(node: cst.Comparison, folder: ExpressionFolder) -> Folded:
     return Const(1)
 
 
+def _singleton(value: Folded) -> tuple[bool | None] | None:
+    """``(None,)``, ``(True,)`` or ``(False,)`` for the values Python has one object of;
+    None for any other value."""
+    if isinstance(value, Nothing):
+        return (None,)
+    if isinstance(value, Flag):
+        return (value.value,)
+    return None
+
+
+def _known(value: Folded) -> bool:
+    return isinstance(value, (Const, Text, Flag, Nothing))
+
+
+def _compare_python_singletons(op: cst.BaseCompOp, left: Folded, right: Folded) -> bool | None:
+    """``x is None``, ``FLAG is True``, ``os.environ.get("X") == "1"`` (None when unset):
+    what Python answers when a side is ``None`` or the comparison is one of identity."""
+    if isinstance(op, (cst.Is, cst.IsNot)):
+        a, b = _singleton(left), _singleton(right)
+        if a is None and b is None:
+            return None
+        if (a is None and not _known(left)) or (b is None and not _known(right)):
+            return None
+        same = a is not None and b is not None and a[0] is b[0]
+        return same if isinstance(op, cst.Is) else not same
+    nothing = isinstance(left, Nothing) or isinstance(right, Nothing)
+    if nothing and isinstance(op, (cst.Equal, cst.NotEqual)) and _known(left) and _known(right):
+        same = isinstance(left, Nothing) and isinstance(right, Nothing)
+        return same if isinstance(op, cst.Equal) else not same
+    return None
+
+
 def _compare(op: cst.BaseCompOp, left: Folded, right: Folded) -> bool | None:
+    identity = isinstance(op, (cst.Is, cst.IsNot))
+    if identity or isinstance(left, Nothing) or isinstance(right, Nothing):
+        return _compare_python_singletons(op, left, right)
     a, b = _key(left), _key(right)
     if isinstance(op, (cst.In, cst.NotIn)):
         if a is None or not isinstance(right, (Items, Table)):
@@ -188,7 +226,7 @@ def _call(node: cst.Call, folder: ExpressionFolder, functions: FunctionBodies) -
     if path in (("os", "environ", "get"), ("os", "getenv"), ("environ", "get")):
         if len(args) == 2:  # the environment is assumed empty: the default is the value
             return fold(args[1].value)
-        return Opaque(code_of(node, folder.made)[:60], "an environment variable without a default")
+        return Nothing() if len(args) == 1 else None  # unset: ``get`` gives None
     if path == ("len",) and len(args) == 1:
         if dsl.dotted(args[0].value) == ("sys", "argv"):
             return Const(1)  # no command-line arguments
@@ -203,6 +241,9 @@ def _call(node: cst.Call, folder: ExpressionFolder, functions: FunctionBodies) -
             )
             return Const(size)
         return None
+    if path == ("bool",) and len(args) == 1 == len(node.args):
+        known = truth(fold(args[0].value))
+        return None if known is None else Flag(known)
     if path in (("min",), ("max",)) and args and len(args) == len(node.args):
         return _min_max(path[0], [fold(arg.value) for arg in args])
     if (

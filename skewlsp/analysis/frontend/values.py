@@ -118,6 +118,12 @@ class Flag:
 
 
 @dataclass(frozen=True)
+class Nothing:
+    """Python's ``None`` (``FLAG = None``; ``os.environ.get("X")`` of a variable the
+    environment does not set): false, equal only to itself, a switch's other value."""
+
+
+@dataclass(frozen=True)
 class Items:
     """A tuple or list of values."""
 
@@ -131,8 +137,8 @@ class Table:
     entries: Mapping[object, Folded] = field(hash=False)
 
 
-Folded = Const | Dynamic | Rejected | Opaque | Record | Text | Flag | Items | Table
-PYTHON_ONLY = (Record, Text, Flag, Items, Table)
+Folded = Const | Dynamic | Rejected | Opaque | Record | Text | Flag | Nothing | Items | Table
+PYTHON_ONLY = (Record, Text, Flag, Nothing, Items, Table)
 
 
 def truth(value: Folded) -> bool | None:
@@ -143,6 +149,8 @@ def truth(value: Folded) -> bool | None:
         return bool(value.values)
     if isinstance(value, Table):
         return bool(value.entries)
+    if isinstance(value, Nothing):
+        return False
     return None
 
 NameLookup = Callable[[str], "Folded | None"]

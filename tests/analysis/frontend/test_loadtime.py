@@ -9,6 +9,7 @@ from skewlsp.analysis.frontend.constants import (
     Flag,
     Folder,
     ModuleConstants,
+    Nothing,
     Opaque,
     Rejected,
     Text,
@@ -63,6 +64,14 @@ FUSED = False
 REFERENCE = not FUSED
 FUSED_TILE = 64 if FUSED else 32
 NOT_RAW = not RAW
+UNSET = os.environ.get("DISABLE_RETIRE")
+UNSET_IS_ON = os.environ.get("DISABLE_RETIRE") == "1"
+DEFAULT_IS_ON = os.environ.get("DISABLE_RETIRE", "0") == "1"
+NO_SWITCH = None
+SWITCH_IS_TRUE = FUSED is True
+SWITCH_IS_NOT_NONE = FUSED is not None
+AS_BOOL = bool(0)
+RAW_IS_NONE = RAW is None
 '''
 
 
@@ -118,3 +127,18 @@ def test_a_bool_switch_is_no_loop_bound() -> None:
     # The DSL parser refuses a bool where it wants an integer (the bool is Python's only).
     folded = Folder(constants(), None).fold(cst.parse_expression("FUSED"))
     assert folded == Rejected("`FUSED` is a bool, not an integer")
+
+
+def test_none_and_an_unset_environment_variable_are_python_s_none() -> None:
+    values = constants()
+    assert (values("UNSET"), values("NO_SWITCH")) == (Nothing(), Nothing())
+    # `os.environ.get("DISABLE_RETIRE") == "1"`: None == "1" when the variable is unset
+    assert (values("UNSET_IS_ON"), values("DEFAULT_IS_ON")) == (Const(0), Const(0))
+
+
+def test_identity_and_bool_fold_as_python_runs_them() -> None:
+    values = constants()
+    assert values("SWITCH_IS_TRUE") == Const(0)  # False is True
+    assert values("SWITCH_IS_NOT_NONE") == Const(1)
+    assert values("AS_BOOL") == Flag(False)
+    assert isinstance(values("RAW_IS_NONE"), Opaque)  # RAW is unknown: so is its identity

@@ -83,3 +83,50 @@ def test_a_switch_negated_when_the_module_loads_is_false(
     report = local_switch[66]  # under `if REFERENCE:`, with `REFERENCE = not FUSED`
     assert (report.verdict, report.code) == ("not_compiled", NOT_COMPILED)
     assert "`if REFERENCE` is false when the module loads" in report.message
+
+
+SWITCHED = """\
+import os
+
+import pypto.language as pl
+
+{switch}
+
+if {test}:
+
+    @pl.program
+    class Copy:
+        @pl.function(type=pl.FunctionType.InCore)
+        def copy(self, src: pl.Tensor[[256, 64], pl.FP32], dst: pl.Tensor[[256, 64], pl.FP32]):
+            for r in pl.pipeline(0, 256, 16, stage=2):
+                t = pl.tile.load(src, [r, 0], [16, 64])
+                pl.tile.store(t, [r, 0], dst)
+
+else:
+
+    @pl.program
+    class Copy:
+        @pl.function(type=pl.FunctionType.InCore)
+        def copy(self, src: pl.Tensor[[256, 64], pl.FP32], dst: pl.Tensor[[256, 64], pl.FP32]):
+            for r in pl.pipeline(0, 256, 32, stage=2):
+                t = pl.tile.load(src, [r, 0], [32, 64])
+                pl.tile.store(t, [r, 0], dst)
+"""
+
+
+@pytest.mark.parametrize(
+    ("switch", "test"),
+    [
+        ('DISABLE_RETIRE = os.environ.get("DSV4_DISABLE_RETIRE") == "1"', "DISABLE_RETIRE"),
+        ("FAST = None", "FAST"),
+        ("FAST = False", "FAST is True"),
+        ("FAST = bool(0)", "FAST"),
+        ('MODE = os.environ.get("MODE")', "MODE is not None"),
+    ],
+)
+def test_a_switch_python_reads_as_false_skips_its_branch(switch: str, test: str) -> None:
+    """Python's None, ``is`` and ``bool()`` as an import runs them, the environment empty."""
+    source = SWITCHED.format(switch=switch, test=test)
+    found = {report.line: report for report in analyse(source, "/project/switch.py")}
+    assert (found[13].verdict, found[13].code) == ("not_compiled", NOT_COMPILED)
+    assert (found[23].verdict, found[23].lowering and found[23].lowering.code) == ("left", "SKW011")
