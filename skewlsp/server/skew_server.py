@@ -137,6 +137,11 @@ class SkewServer(LanguageServer):
                 # Imports are looked up in the resolved directory of the importing file:
                 # an editor's path through a symlink must name the same file.
                 open_texts[os.path.realpath(path)] = doc.source
+        if snapshot.path:
+            # The document's own text, as the version analysed has it: an inline helper's
+            # callers next door import this module, and an unsaved edit must not make the
+            # file on disk look like another module to them.
+            open_texts[os.path.realpath(snapshot.path)] = snapshot.text
         settings = self.settings_for(snapshot.uri)
         return WorkspaceResolver(open_texts, settings.src, settings.memory_planner)
 

@@ -50,6 +50,7 @@ def recording_client() -> LanguageClient:
     client = LanguageClient(converter_factory=_converter)
     register_lsp_features(client)
     client.published = []  # type: ignore[attr-defined]
+    client.publish_waiters = []  # type: ignore[attr-defined]  # futures the next publish resolves
     client.registrations = []  # type: ignore[attr-defined]
     client.refreshes = []  # type: ignore[attr-defined]
     client.applied_edits = []  # type: ignore[attr-defined]
@@ -58,6 +59,11 @@ def recording_client() -> LanguageClient:
 
     def record_publish(params: types.PublishDiagnosticsParams) -> None:
         client.published.append(params)  # type: ignore[attr-defined]
+        waiters = client.publish_waiters  # type: ignore[attr-defined]
+        client.publish_waiters = []  # type: ignore[attr-defined]
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(params)
         original(params)
 
     features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = record_publish
@@ -210,6 +216,23 @@ class Session:
                 if found is not None and until(found):
                     return found
                 await self.client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+        return await asyncio.wait_for(wait(), TIMEOUT)
+
+    async def published_version(self, uri: str, version: int) -> types.PublishDiagnosticsParams:
+        """The diagnostics pushed for ``uri`` at ``version`` (waiting for them if need be).
+
+        Any number of tasks may wait at once (the client's own ``wait_for_notification``
+        serves one waiter per method)."""
+
+        async def wait() -> types.PublishDiagnosticsParams:
+            while True:
+                for params in reversed(self.client.published):  # type: ignore[attr-defined]
+                    if params.uri == uri and params.version == version:
+                        return params
+                future = asyncio.get_running_loop().create_future()
+                self.client.publish_waiters.append(future)  # type: ignore[attr-defined]
+                await future
 
         return await asyncio.wait_for(wait(), TIMEOUT)
 

@@ -120,3 +120,20 @@ async def test_the_preview_of_the_helpers_loop_is_the_copy_its_caller_next_door_
     assert answer is not None
     assert "# steady: produce(hb), produce(hb+1); consume(hb-2), consume(hb-1)" in answer["rewritten"]
     assert "pl.pipeline(" not in answer["rewritten"]
+
+
+async def test_an_unsaved_edit_of_the_helper_is_still_decided_at_its_callers_next_door(
+    client: LanguageClient,
+):
+    """The callers next door import the helper's module: what they splice is its text in
+    the editor, not the file on disk (which an unsaved edit makes another module's)."""
+    session = client.session
+    session.path_uri("decode.py", DECODE)
+    helpers = session.open("helpers.py", HELPERS)
+    await session.diagnostics(helpers, lambda d: loop_codes(d) == ["SKW001"])
+    stage = HELPERS.splitlines()[HELPER_LOOP_LINE].index("stage=2") + len("stage=")
+    session.change(helpers, (HELPER_LOOP_LINE, stage), (HELPER_LOOP_LINE, stage + 1), "3")
+    found = await session.diagnostics(helpers, lambda d: loop_codes(d) != ["SKW001"])
+    assert loop_codes(found) == ["SKW001", "SKW030"]  # the copy at 8 blocks, and stage=3's hint
+    (copy,) = [d for d in found if d.code == "SKW001"]
+    assert "decode.py (line 14)" in copy.message

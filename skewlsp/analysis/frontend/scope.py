@@ -163,17 +163,7 @@ def function_params(fn: cst.FunctionDef) -> list[tuple[str, cst.Param]]:
     return [(p.name.value, p) for p in everything if p.name.value != "self"]
 
 
-_HOLDS_STATEMENTS: dict[type, bool] = {}
-
-
-def _holds_statements(kind: type) -> bool:
-    """A compound statement, a suite or an ``else`` (per type, asked once)."""
-    found = _HOLDS_STATEMENTS.get(kind)
-    if found is None:
-        found = _HOLDS_STATEMENTS[kind] = issubclass(
-            kind, (cst.BaseCompoundStatement, cst.BaseSuite, cst.Else)
-        )
-    return found
+_STATEMENT_HOLDERS = (cst.BaseCompoundStatement, cst.BaseSuite, cst.Else)
 
 
 def tile_like_names(fn: cst.FunctionDef) -> frozenset[str]:
@@ -192,7 +182,7 @@ def tile_like_names(fn: cst.FunctionDef) -> frozenset[str]:
                     and annotation_kind(small.annotation)
                 ):
                     names.add(small.target.value)
-        elif _holds_statements(kind):
+        elif issubclass(kind, _STATEMENT_HOLDERS):  # (9,000 asks in a cold pypto-lib run)
             stack.extend(children(node))
     return frozenset(names)
 

@@ -53,6 +53,11 @@ class Converted:
     function), whose code is not cut from the text. ``blocks``: node id -> (start, end)
     of the compound statements and indented blocks, whose text is read as written (no
     code is cut for them: libcst renders them otherwise).
+
+    Kept across analyses (``unit_parses``) and so read by the language server's two
+    analysis threads at once: nothing here changes once made, but ``facts``, which only
+    gains entries (each a value never changed, the first one kept winning). Every id
+    here is a node of ``module``, which the tree holds: none can name a later object.
     """
 
     module: cst.Module

@@ -6,6 +6,13 @@ would have recorded: one object per field of each class, so that whatever render
 node can tell a made tree's whitespace from the text's (:func:`is_placeholder`). The
 nodes are not checked as libcst's constructors check them: the stdlib parser has
 accepted the code they stand for.
+
+The placeholders and the makers are process-wide, shared by the language server's two
+analysis threads, and safe so: a placeholder is never changed, a maker only reads its
+fields, and both are made per class of libcst's (a fixed set). The placeholders are
+known by id, and an id names an object only while it lives: the registry keeps each
+placeholder alive, so that no other node can ever take its id, even when two threads
+make the same class's maker at once and one of the two makers is dropped.
 """
 
 from __future__ import annotations
@@ -17,14 +24,15 @@ from typing import Any
 
 import libcst as cst
 
-_PLACEHOLDERS: set[int] = set()
+# id -> the placeholder itself: held here, its id is never another object's.
+_PLACEHOLDERS: dict[int, cst.CSTNode] = {}
 _NEW = object.__new__
 
 
 def _mark(node: object) -> None:
     """Record ``node`` and every node under it as a placeholder."""
     if isinstance(node, cst.CSTNode):
-        _PLACEHOLDERS.add(id(node))
+        _PLACEHOLDERS[id(node)] = node
         for child in node.children:
             _mark(child)
 
@@ -81,8 +89,8 @@ _MAKERS: dict[type, Callable[..., Any]] = {}
 def make(kind: type, **given: Any) -> Any:
     """A ``kind`` node with ``given`` fields and placeholders for the rest."""
     maker = _MAKERS.get(kind)
-    if maker is None:
-        maker = _MAKERS[kind] = _maker(kind)
+    if maker is None:  # (two threads may both make one: every caller then uses the kept one)
+        maker = _MAKERS.setdefault(kind, _maker(kind))
     return maker(**given)
 
 

@@ -178,6 +178,29 @@ def test_most_fixture_units_are_made() -> None:
     assert refused * 20 < made
 
 
+def test_every_node_a_made_tree_knows_by_id_is_a_node_of_that_tree() -> None:
+    """A made tree is kept across analyses and read by the server's two threads; it knows
+    its nodes' places by id, and an id names an object only while it lives: each must be
+    a node the tree holds (a node made and then dropped would leave an id a later node
+    could take)."""
+    checked = 0
+    for path in FIXTURES:
+        for unit in build_index(path.read_text(encoding="utf-8")).units:
+            try:
+                made = convert(ast.parse(unit.text), unit.text)
+            except (NotConvertible, SyntaxError):
+                continue
+            held, pending = set(), [made.module]
+            while pending:
+                node = pending.pop()
+                held.add(id(node))
+                pending.extend(node.children)
+            known = set(made.ranges) | made.shapeless | set(made.blocks)
+            assert known - held == set(), (path.name, unit.qualname)
+            checked += len(known)
+    assert checked > 10_000
+
+
 def _on_libcst_trees(source: str, path: str) -> list:
     """The reports of an analysis of ``source`` on libcst's own trees (as a rewrite's)."""
     return [model.report for model in analyze_models(source, path, concrete=True)]

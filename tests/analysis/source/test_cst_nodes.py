@@ -3,9 +3,11 @@ parse would have recorded whitespace, never mistaken for a parse's or a construc
 
 from __future__ import annotations
 
+import gc
+
 import libcst as cst
 
-from skewlsp.analysis.source.cst_nodes import CALL, NAME, is_placeholder, make
+from skewlsp.analysis.source.cst_nodes import CALL, NAME, _maker, is_placeholder, make
 
 
 def test_a_made_node_is_of_libcst_s_class_with_the_fields_given() -> None:
@@ -32,3 +34,14 @@ def test_a_made_node_renders_as_libcst_renders_one_built_by_hand() -> None:
     built = cst.BinaryOperation(cst.Name("a"), cst.Add(), cst.Name("b"))
     code = cst.Module(body=[]).code_for_node
     assert code(made) == code(built) == "a + b"
+
+
+def test_no_node_takes_the_id_of_a_placeholder_whose_maker_was_dropped() -> None:
+    """The language server's two analysis threads may make one class's maker at once, and
+    keep one of the two; the other goes with the placeholders it made. Placeholders are
+    known by id: a node made later must not be taken for one of them."""
+    for _ in range(50):
+        _maker(cst.Call)(func=NAME(value="f"))  # (the maker a losing thread made, and dropped)
+    gc.collect()
+    later = [cst.SimpleWhitespace(" ") for _ in range(20_000)]  # the placeholders' class
+    assert [node for node in later if is_placeholder(node)] == []

@@ -164,7 +164,9 @@ def _caller_facts(
     caller: Unit, constants: ModuleConstants, state: AnalysisState
 ) -> _CallerFacts | None:
     memo = state.facts
-    key = ("caller", caller.text, caller.line_offset, id(constants), state.concrete)
+    # ``constants`` itself (compared by identity) in the key, not its id: the key keeps it
+    # alive, so no other module's constants made later in the analysis can take its place.
+    key = ("caller", caller.text, caller.line_offset, constants, state.concrete)
     if key in memo:
         return memo[key]  # type: ignore[return-value]
     found = _calls_of(caller, state)
@@ -172,7 +174,7 @@ def _caller_facts(
     if found is not None:
         fn, calls, spans = found
         facts = _CallerFacts(fn, calls, spans, _scopes_at_calls(fn, constants, state.made))
-    memo[key] = facts  # ``constants`` lives as long as this analysis: its id is unique
+    memo[key] = facts
     return facts
 
 
@@ -190,7 +192,9 @@ def _calls_of(caller: Unit, state: AnalysisState) -> _Calls | None:
         return _find_calls(caller, fn, state)
     key = ("calls", caller.line_offset)
     if key not in facts:
-        facts[key] = _find_calls(caller, fn, state)
+        # Shared by the server's two analysis threads with the tree: both may find the
+        # calls; the first one kept is the one every analysis reads (never changed after).
+        facts.setdefault(key, _find_calls(caller, fn, state))
     return facts[key]  # type: ignore[return-value]
 
 
