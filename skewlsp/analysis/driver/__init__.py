@@ -19,6 +19,8 @@ From the top down:
   functions, inline helpers, nested definitions);
 - :mod:`.lowered`: the lowering passes over the loops a walk decided, at its end;
 - :mod:`.site_memo`: the cache's copies of inline helpers at their calls;
+- :mod:`.call_context`: the pipeline loops around a call of an inline helper, read off
+  the caller (the helper's copy there is lowered in them);
 - :mod:`.loop_decision`: deciding one loop (its unrolled copies, and each core's copy).
 """
 

@@ -20,6 +20,7 @@ from dataclasses import replace
 from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.driver.unit_run import module_context, run_walk
 from skewlsp.analysis.driver.unit_walk import UnitWalk
+from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import ModuleConstants
 from skewlsp.analysis.frontend.source_index import ModuleIndex, imported_module_index
 from skewlsp.analysis.frontend.state import AnalysisState
@@ -45,10 +46,11 @@ def imported_calls(
 ) -> list[LoopModel]:
     """A report at each call of an imported inline helper: its loops, as spliced there."""
     models: list[LoopModel] = []
+    aliases = dsl.Aliases(index.pl_aliases, index.pipeline_names)
     for helper in imported_helpers(index, path, resolver):
 
         def decide(helper: ImportedHelper = helper) -> list[LoopModel]:
-            return _at_calls(helper, path, resolver, constants, state)
+            return _at_calls(helper, path, resolver, constants, state, aliases)
 
         models.extend(decide() if stage is None else stage(helper, decide))
     return models
@@ -60,9 +62,10 @@ def _at_calls(
     resolver: Resolver | None,
     constants: ModuleConstants,
     state: AnalysisState,
+    aliases: dsl.Aliases,
 ) -> list[LoopModel]:
     models: list[LoopModel] = []
-    for model in helper_copies(helper, path, resolver, constants, state):
+    for model in helper_copies(helper, path, resolver, constants, state, aliases):
         report = at_the_call(model.report, model.unlabelled_message, helper, path)
         if report is not None:
             models.append(LoopModel(report))
@@ -75,14 +78,17 @@ def helper_copies(
     resolver: Resolver | None,
     constants: ModuleConstants,
     state: AnalysisState,
+    caller_aliases: dsl.Aliases,
 ) -> list[LoopModel]:
-    """The helper's loops as the calls in the module at ``path`` splice them (each copy
-    labelled by its call): what the caller's module reports at each call and the helper's
-    module at its loop; [] when the helper's module fails to analyse."""
+    """The helper's loops as the calls in the module at ``path`` (whose ``constants`` and
+    ``caller_aliases`` are given) splice them, each copy labelled by its call: what the
+    caller's module reports at each call and the helper's module at its loop; [] when
+    the helper's module fails to analyse."""
     other, aliases = module_context(helper.index, path, resolver, state, helper.origin)
 
     def walk(state: AnalysisState) -> UnitWalk:
-        return UnitWalk(helper.unit, path, aliases, other, state, (constants, helper.name))
+        callers = (constants, caller_aliases, helper.name)
+        return UnitWalk(helper.unit, path, aliases, other, state, callers)
 
     try:
         return run_walk(walk, state) or []
@@ -115,11 +121,12 @@ def external_calls(
             imported.name in names for imported in caller.imported.values()
         ):
             continue
-        constants, _ = module_context(caller, caller_path, resolver, state)
+        constants, aliases = module_context(caller, caller_path, resolver, state)
         for helper in imported_helpers(caller, caller_path, resolver, only=names):
             if helper.text != source:
                 continue  # an import of another module
-            for model in helper_copies(helper, caller_path, resolver, constants, state):
+            copies = helper_copies(helper, caller_path, resolver, constants, state, aliases)
+            for model in copies:
                 report, message = model.report, model.unlabelled_message
                 if report.instance is None or message is None:
                     continue

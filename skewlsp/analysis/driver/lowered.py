@@ -1,10 +1,11 @@
 """The lowering passes over the models of one walk (LowerPipelineToSlots, LowerPipelineLoops).
 
 They run at the end of each unit's walk (and on each copy of an inline helper as it is
-decided), not once over the module. What a language server keeps of a unit, or of a
-helper's copy at one call, is then its lowered reports, and a hit is what a fresh
-analysis under the same planner would say. Nothing a lowering reads crosses a
-unit: it nests loops of one function copy.
+decided, with the loops around its call), not once over the module. What a language
+server keeps of a unit, or of a helper's copy at one call, is then its lowered reports,
+and a hit is what a fresh analysis under the same planner would say. Nothing a lowering
+reads crosses a unit but the loops around a helper's call (``outside``), which the
+walk works out from the caller (:mod:`.call_context`) and the copy's cache key holds.
 """
 
 from __future__ import annotations
@@ -13,18 +14,28 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from skewlsp.analysis.driver.loop_decision import LoopModel
-from skewlsp.analysis.lower_pipeline.lowering import lowered_reports, with_reason
+from skewlsp.analysis.lower_pipeline.lowering import (
+    NOTHING,
+    Enclosing,
+    lowered_reports,
+    with_reason,
+)
 from skewlsp.contract import LoopReport
 
+Bindings = tuple[tuple[str, int], ...]  # the pl.unroll variables' values of one copy
 
-def lowered_models(models: Sequence[LoopModel], planner: str) -> list[LoopModel]:
+
+def lowered_models(
+    models: Sequence[LoopModel], planner: str, outside: Enclosing = NOTHING
+) -> list[LoopModel]:
     """``models`` with every loop the skew pass left lowered under ``planner`` (a model
-    lowered before is kept as it is)."""
-    reports = lowered_reports([model.report for model in models], planner)
-    return [
-        _with_lowered_copies(_with_report(model, report), planner)
-        for model, report in zip(models, reports, strict=True)
+    lowered before is kept as it is); ``outside``: the loops around them all (around the
+    call of the inline helper whose copy they are)."""
+    reports = lowered_reports([model.report for model in models], planner, outside)
+    lowered = [
+        _with_report(model, report) for model, report in zip(models, reports, strict=True)
     ]
+    return _with_lowered_copies(lowered, planner, outside)
 
 
 def _with_report(model: LoopModel, report: LoopReport) -> LoopModel:
@@ -39,16 +50,49 @@ def _with_report(model: LoopModel, report: LoopReport) -> LoopModel:
     return replace(model, report=report, unlabelled_message=unlabelled)
 
 
-def _with_lowered_copies(model: LoopModel, planner: str) -> LoopModel:
+def _with_lowered_copies(
+    models: list[LoopModel], planner: str, outside: Enclosing
+) -> list[LoopModel]:
     """A loop under ``pl.unroll`` is lowered once per copy too (each copy's preview is
-    written with its own constants)."""
-    if not model.copies:
-        return model
-    copies = [
-        (
-            bindings,
-            replace(copy, report=lowered_reports([copy.report], planner)[0]),
+    written with its own constants).
+
+    UnrollLoops writes the copies out before the skew pass and the lowering passes run,
+    so a copy sits in the loops around the ``pl.unroll`` as the first one does, and in
+    the same pl.unroll copy of the loops inside it: each combination of the unrolled
+    values is lowered as the walk's loops are, with every loop that has copies taken at
+    that combination.
+    """
+    combinations: list[Bindings] = []
+    for model in models:
+        for bindings, _ in model.copies:
+            if bindings not in combinations:
+                combinations.append(bindings)
+    lowered: dict[tuple[int, Bindings], LoopReport] = {}
+    for bindings in combinations:
+        taken = [_copy_at(model, bindings) for model in models]
+        reports = lowered_reports([m.report for m in taken], planner, outside)
+        for copy, report in zip(taken, reports, strict=True):
+            lowered[(id(copy), bindings)] = report
+    return [
+        model
+        if not model.copies
+        else replace(
+            model,
+            copies=[
+                (bindings, replace(copy, report=lowered[(id(copy), bindings)]))
+                for bindings, copy in model.copies
+            ],
         )
-        for bindings, copy in model.copies
+        for model in models
     ]
-    return replace(model, copies=copies)
+
+
+def _copy_at(model: LoopModel, bindings: Bindings) -> LoopModel:
+    """The model's copy in the pl.unroll copy ``bindings`` (the one whose unrolled values
+    agree with them: a loop outside an inner ``pl.unroll`` has fewer); the model itself
+    if it has none there."""
+    values = dict(bindings)
+    for own, copy in model.copies:
+        if all(values.get(name) == value for name, value in own):
+            return copy
+    return model

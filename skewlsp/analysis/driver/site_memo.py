@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from skewlsp.analysis.frontend.reads import ModuleRead
 from skewlsp.analysis.frontend.source_index import Unit
+from skewlsp.analysis.lower_pipeline.lowering import Enclosing
 from skewlsp.analysis.passes.inline_functions.call_sites import CallSite
 from skewlsp.analysis.reuse.unit_cache import SiteKey, UnitCache
 from skewlsp.analysis.skew_cross_core_pipeline import per_core
@@ -51,14 +52,16 @@ class SiteMemo:
         module_bindings: tuple[tuple[str, str], ...],
         name: str,
         site: CallSite,
+        outside: Enclosing,
     ) -> SiteKey | None:
         """Everything one copy of the helper ``name`` is decided with, or None if it
         cannot be a key.
 
         The helper's own text and place, the module around it (its fingerprint), what
         the call gives it (its values, where it is: the copy's label and remark, whether
-        it sits in an InCore scope and whether a header there splits), and the planner
-        its copy is lowered under.
+        it sits in an InCore scope and whether a header there splits), what the pipeline
+        loops around the call do to it (``outside``: an edit of their ``stage=`` changes
+        how often its loops are written) and the planner its copy is lowered under.
         """
         key = (
             path,
@@ -75,6 +78,7 @@ class SiteMemo:
             per_core.any_split(site.headers),
             tuple(sorted(site.specialized.items())),
             site.nested,
+            outside,
             self.planner,
         )
         try:

@@ -21,6 +21,7 @@ from dataclasses import replace
 
 import libcst as cst
 
+from skewlsp.analysis.driver.call_context import CallContexts
 from skewlsp.analysis.driver.loop_decision import MAX_PREVIEW_COPIES, LoopDecisions, LoopModel
 from skewlsp.analysis.driver.lowered import lowered_models
 from skewlsp.analysis.driver.site_memo import SiteMemo
@@ -48,6 +49,7 @@ from skewlsp.analysis.frontend.scope import (
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import CallSiteValue, Interval, code_of
+from skewlsp.analysis.lower_pipeline.lowering import Enclosing
 from skewlsp.analysis.passes.inline_functions.call_sites import (
     CallSite,
     call_sites,
@@ -59,6 +61,7 @@ from skewlsp.analysis.report.informative import DecisiveNames
 from skewlsp.analysis.reuse.unit_cache import SiteKey
 from skewlsp.analysis.source.guard import check_parseable
 from skewlsp.analysis.source.positions import LoopPositions
+from skewlsp.analysis.source.unit_parses import NeedsConcreteTree
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import NOT_COMPILED, Instance, LoopReport
 
@@ -73,14 +76,15 @@ class UnitWalk(LoopDecisions):
         aliases: dsl.Aliases,
         module: ModuleConstants,
         state: AnalysisState,
-        callers: tuple[ModuleConstants, str] | None = None,
+        callers: tuple[ModuleConstants, dsl.Aliases, str] | None = None,
         sites: SiteMemo | None = None,
     ) -> None:
         super().__init__(unit, path, aliases, state)
         self.sites = sites  # copies of an inline helper decided by an earlier analysis
-        # An imported helper: its callers are in the importing module, with its constants,
-        # and may call it by another name.
-        self.caller_constants, self.called_as = callers or (module, None)
+        # An imported helper: its callers are in the importing module, with its constants
+        # and aliases, and may call it by another name.
+        self.caller_constants, caller_aliases, self.called_as = callers or (module, aliases, None)
+        self.calls = CallContexts(state, self.caller_constants, caller_aliases, self._caller_walk)
         self.module_constants = module
         self.holds_pipeline_loops: dict[int, bool] = {}  # per statement (see _visit)
         # Per function (by id, while its tree lives): its parameters, the names it binds
@@ -299,11 +303,11 @@ class UnitWalk(LoopDecisions):
     def _inline_helper(self, fn: cst.FunctionDef, name: str) -> None:
         """Each call splices its own copy of the helper: one verdict per call site."""
         sites = [
-            site
+            (caller, site)
             for caller in self.unit.callers
             for site in call_sites(caller, fn, self.caller_constants, self.state, self.called_as)
         ]
-        sites.sort(key=lambda site: (site.span.line, site.span.column))
+        sites.sort(key=lambda found: (found[1].span.line, found[1].span.column))
         if not sites:
             why = (
                 "each caller's argument is spliced in for it (InlineFunctions), and no "
@@ -320,8 +324,10 @@ class UnitWalk(LoopDecisions):
             }
             self._body(fn, name, call_site=unknown)
             return
-        for site in sites:
-            key = self._site_key(name, site)
+        for caller, site in sites:
+            # The loops around the call hold the copy (InlineFunctions runs first).
+            outside = self.calls.around(caller, site.span, site.headers)
+            key = self._site_key(name, site, outside)
             known = self.sites.get(key) if self.sites is not None and key is not None else None
             if known is not None:
                 self.finished.extend(LoopModel(report) for report in known)
@@ -333,19 +339,37 @@ class UnitWalk(LoopDecisions):
                 Instance(site.shown, site.caller, site.span),
                 helper=name,
             )
+            # Lowered now, in the loops around its call (and so kept: a copy read back
+            # has no tree for LowerPipelineToSlots).
+            copy = lowered_models(self.finished[before:], self.state.planner, outside)
+            self.finished[before:] = copy
             if self.sites is not None and key is not None:
-                # Kept lowered: a copy read back has no tree for LowerPipelineToSlots.
-                copy = lowered_models(self.finished[before:], self.state.planner)
-                self.finished[before:] = copy
                 self.sites.remember(key, tuple(m.report for m in copy))
         self.call_headers = ()
 
-    def _site_key(self, name: str, site: CallSite) -> SiteKey | None:
+    def _caller_walk(self, caller: Unit, state: AnalysisState) -> list[LoopReport] | None:
+        """The loops of a caller of this unit's helper, as its own walk reports them (in
+        the caller's module: this one, or the one importing the helper)."""
+        constants, aliases = self.calls.constants, self.calls.aliases
+
+        def walk(state: AnalysisState) -> list[LoopModel] | None:
+            return UnitWalk(caller, self.path, aliases, constants, state).run()
+
+        try:
+            try:
+                models = walk(state)
+            except NeedsConcreteTree:
+                models = walk(state.with_concrete_trees())
+        except Exception:  # the caller's own analysis reports what is wrong there
+            return None
+        return [model.report for model in models or ()]
+
+    def _site_key(self, name: str, site: CallSite, outside: Enclosing) -> SiteKey | None:
         """Everything one copy of the helper is decided with (:meth:`.SiteMemo.key`), or None
         if it cannot be a key."""
         if self.sites is None or self.caller_constants is not self.module_constants:
             return None  # an imported helper's copies: decided with another module's values
-        return self.sites.key(self.path, self.unit, self.module_bindings, name, site)
+        return self.sites.key(self.path, self.unit, self.module_bindings, name, site, outside)
 
     def _body(
         self,

@@ -7,12 +7,17 @@ rest, an inner loop's copies multiplied by the loops around it that write it mor
 once: the replicated ones, and the skewed ones (the skew pass runs first and writes each
 half of a loop it skews at depth D 2·D times, each clone lowered on its own). A mixed
 loop is lowered once per core copy, as ExpandMixedKernel makes them.
+
+The loops around a loop are those of its function copy, and for a copy of an inline
+helper those around its call too (:class:`Enclosing`, worked out from the caller's
+reports by :func:`enclosing`): InlineFunctions splices the helper's body into the
+caller before any of these passes runs, so a loop in it is nested in the caller's loops.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import lower, nested_in, written_by
@@ -30,12 +35,82 @@ from skewlsp.contract import (
 )
 
 
-@dataclass
-class _Lowered:
-    """One left loop on its way through the two passes."""
+@dataclass(frozen=True)
+class SkewedLoop:
+    """A loop the skew pass skews, as the loops it holds see it: the depth it is skewed at,
+    and each core copy's (None for a copy only demoted or left)."""
 
-    report: LoopReport
-    lowering: Lowering | None = None  # the loop's (a mixed loop's strictest core's)
+    depth: int | None
+    cores: tuple[tuple[Core, int | None], ...] = ()
+
+    @staticmethod
+    def of(report: LoopReport) -> SkewedLoop:
+        """The skewed loop of ``report``."""
+        depth = report.depth if report.verdict == "skewed" else None
+        cores = tuple((c.core, c.depth if c.verdict == "skewed" else None) for c in report.cores)
+        return SkewedLoop(depth, cores)
+
+    def clones(self, core: Core | None) -> int | None:
+        """The clones it writes of what it holds on ``core``: 2·D for a copy the skew pass
+        skews at depth D (``clones_per_half``), None for one it only demotes (one body).
+        A split loop's copy on ``core`` is the one holding the loop; a loop of no known
+        core follows the enclosing loop's own verdict."""
+        depth = self.depth
+        if core is not None and self.cores:
+            mine = [d for c, d in self.cores if c == core]
+            depth = mine[0] if mine else None
+        return clones_per_half(depth) if depth is not None and depth >= 1 else None
+
+
+@dataclass(frozen=True)
+class Enclosing:
+    """What the pipeline loops around a place do to a loop there (hashable: the copy of an
+    inline helper at a call is kept by a language server under it): the copies the
+    replicated ones make (their own, multiplied), the skewed ones, and whether one of
+    them is replicated or declined (then LowerPipelineToSlots gives the loop no slots)."""
+
+    replicated: int = 1
+    skews: tuple[SkewedLoop, ...] = ()
+    declined: bool = False
+
+    def on(self, core: Core | None) -> _Around:
+        """What they do to a loop on ``core``."""
+        clones = (skew.clones(core) for skew in self.skews)
+        return _Around(self.replicated, tuple(c for c in clones if c), self.declined)
+
+
+NOTHING = Enclosing()  # a place no pipeline loop holds
+
+
+def enclosing(
+    reports: Iterable[LoopReport], place: Span, outside: Enclosing = NOTHING
+) -> Enclosing:
+    """The loops among ``reports`` (one function copy's, lowered) that hold ``place``, on
+    top of ``outside`` (those around the function copy: around the call of a helper).
+
+    A replicated loop multiplies by its own copies (``copies`` over ``nested``: the loops
+    around it are among the others, or in ``outside``); a skewed one clones.
+    """
+    replicated, skews, declined = outside.replicated, list(outside.skews), outside.declined
+    for outer in reports:
+        if not within(place, outer.span):
+            continue
+        lowering = outer.lowering
+        if _replicates(lowering):
+            assert lowering is not None
+            replicated *= lowering.copies // max(lowering.nested, 1)
+            declined = True
+        elif lowering is not None and lowering.declined:
+            declined = True
+        if outer.verdict == "skewed" or _skewed_core(outer):
+            skews.append(SkewedLoop.of(outer))
+    return Enclosing(replicated, tuple(skews), declined)
+
+
+def function_copy(report: LoopReport) -> tuple[object, ...]:
+    """Which function copy a loop is in: its file, function and the copy (a call of an
+    inline helper, an iteration of a module-level ``for``)."""
+    return (report.path, report.function, report.instance)
 
 
 @dataclass(frozen=True)
@@ -103,37 +178,30 @@ def _pin(
     return fitted, None
 
 
-def lowered_reports(reports: Sequence[LoopReport], planner: str) -> list[LoopReport]:
-    """``reports`` with every left loop's lowering."""
+def lowered_reports(
+    reports: Sequence[LoopReport], planner: str, outside: Enclosing = NOTHING
+) -> list[LoopReport]:
+    """``reports`` with every left loop's lowering; ``outside``: the loops around all of
+    them (those around the call, for the loops of one copy of an inline helper)."""
     order = sorted(
         (i for i, r in enumerate(reports) if r.verdict == "left" or _left_core(r)),
         key=lambda i: (reports[i].span.line, reports[i].span.column),
     )
-    skewed = [r for r in reports if r.verdict == "skewed" or _skewed_core(r)]
-    done: dict[tuple[object, ...], list[tuple[int, _Lowered]]] = {}  # by function copy
+    copies: dict[tuple[object, ...], list[int]] = {}  # the loops of each function copy
+    for index, report in enumerate(reports):
+        if report.verdict in ("left", "skewed") or _left_core(report) or _skewed_core(report):
+            copies.setdefault(function_copy(report), []).append(index)
     run = _Run(planner)
     result = list(reports)
     for index in order:
         report = reports[index]
-        same = done.setdefault(_function_copy(report), [])
-        around = [item for i, item in same if _within(report.span, reports[i].span)]
-        skews = [
-            s
-            for s in skewed
-            if _function_copy(s) == _function_copy(report) and _within(report.span, s.span)
-        ]
         if _lowered_already(report):  # (a cached copy of an inline helper, lowered once)
-            item = _Lowered(report, report.lowering)
             run.charge(report)
-        else:
-            item = _lower_one(report, around, skews, run)
-        same.append((index, item))
-        result[index] = item.report
+            continue
+        # (the loops around it come first in the order: ``result`` holds them lowered)
+        same = (result[i] for i in copies[function_copy(report)] if i != index)
+        result[index] = _lower_one(report, enclosing(same, report.span, outside), run)
     return result
-
-
-def _function_copy(report: LoopReport) -> tuple[object, ...]:
-    return (report.path, report.function, report.instance)
 
 
 def _skewed_core(report: LoopReport) -> bool:
@@ -155,57 +223,26 @@ def _left_core(report: LoopReport) -> bool:
     return any(core.verdict == "left" for core in report.cores)
 
 
-def _within(inner: Span, outer: Span) -> bool:
+def within(inner: Span, outer: Span) -> bool:
+    """Whether ``outer`` holds ``inner`` (and is not it)."""
     return (outer.line, outer.column) < (inner.line, inner.column) and (
         inner.end_line,
         inner.end_column,
     ) <= (outer.end_line, outer.end_column)
 
 
-def _lower_one(
-    report: LoopReport, around: Sequence[_Lowered], skews: Sequence[LoopReport], run: _Run
-) -> _Lowered:
-    replicated_around = [a.lowering for a in around if _replicates(a.lowering)]
-    copies = 1
-    for outer in replicated_around:
-        copies *= outer.copies // max(outer.nested, 1)
-    declined_above = any(a.lowering is not None and a.lowering.declined for a in around) or bool(
-        replicated_around
-    )
+def _lower_one(report: LoopReport, around: Enclosing, run: _Run) -> LoopReport:
     if report.cores:
         cores = tuple(
-            replace(
-                c,
-                lowering=_core_lowering(
-                    report, c, run, _Around(copies, _clones(skews, c.core), declined_above)
-                ),
-            )
+            replace(c, lowering=_core_lowering(report, c, run, around.on(c.core)))
             for c in report.cores
         )
         found = [c.lowering for c in cores if c.lowering is not None]
         strictest = max(found, key=_rank, default=None)
         if report.verdict != "left":  # one core skews or is demoted: the loop keeps its code
-            return _Lowered(replace(report, cores=cores), None)
-        return _Lowered(_with(replace(report, cores=cores), strictest), strictest)
-    enclosing = _Around(copies, _clones(skews, report.core), declined_above)
-    lowering = _lowering(report, None, run, enclosing)
-    return _Lowered(_with(report, lowering), lowering)
-
-
-def _clones(skews: Sequence[LoopReport], core: Core | None) -> tuple[int, ...]:
-    """The clones each skewed loop around a loop on ``core`` writes of it: 2·D for a copy
-    the skew pass skews at depth D (``clones_per_half``), none for one it only demotes
-    (one body). A split loop's copy on ``core`` is the one holding the loop; a loop of no
-    known core follows the enclosing loop's own verdict."""
-    found = []
-    for outer in skews:
-        depth = outer.depth if outer.verdict == "skewed" else None
-        if core is not None and outer.cores:
-            mine = [c for c in outer.cores if c.core == core]
-            depth = mine[0].depth if mine and mine[0].verdict == "skewed" else None
-        if depth is not None and depth >= 1:
-            found.append(clones_per_half(depth))
-    return tuple(found)
+            return replace(report, cores=cores)
+        return _with(replace(report, cores=cores), strictest)
+    return _with(report, _lowering(report, None, run, around.on(report.core)))
 
 
 def _core_lowering(

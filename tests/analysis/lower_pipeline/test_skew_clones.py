@@ -114,3 +114,134 @@ def test_under_ptoas_each_clone_pins_its_own_slots_until_they_no_longer_fit() ->
     assert lowering is not None
     assert (lowering.verdict, lowering.nested, lowering.copies) == ("rotated", 4, 6)
     assert "only the first 2 rotate: LowerPipelineToSlots declines the other 2" in lowering.reason
+
+
+# -- loops of inline helpers called inside a skewed or replicated loop ------------------
+#
+# InlineFunctions (inline_functions_pass.cpp) is the first pass of the default pipeline:
+# it splices a helper's body at each call, wherever the call is (its mutator walks the
+# bodies of the caller's loops too), so a helper called inside a pipeline loop puts its
+# own loop in that loop's body before UnrollLoops, SkewCrossCorePipeline and the two
+# lowering passes run. Each of them then treats the spliced loop exactly as the loop
+# nested there by hand above: one copy per clone of the skewed half holding the call, one
+# per copy of a replicated loop around it.
+#
+# Fixture: tests/fixtures/lowering/models/lower_llm/skewed_calls.py (with projections.py).
+
+CALLS = PACKAGE / "skewed_calls.py"
+
+# (line of the helper's loop, the caller whose call spliced it): (core, nested, copies)
+AT_CALLS = {
+    # `project`'s loop: trip W // COL_TILE = 128 // 32 = 4 at stage 2 is a main loop of
+    # 2 copies. heads_then_project skews its head loop (trip 4, stage 2) at depth 2 on
+    # the cube, and the call is in the consumer half: 2 + 2 = 4 clones of 2: 8.
+    (28, "heads_then_project"): ("aic", 4, 8),
+    # Through `project_head`, whose only call is in deep_heads' head loop: trip 6 at
+    # stage 4 is depth 3 (6 % 3 == 0, 6 >= 6), 3 + 3 = 6 clones of 2: 12.
+    (28, "project_head"): (None, 6, 12),
+    # rows_then_project's row loop is left (no tpush/tpop) and replicated: trip 4 at
+    # stage 2 is 2 copies, each holding the call: 2 x 2 = 4.
+    (28, "rows_then_project"): ("aic", 2, 4),
+    # `project_wide`'s loop: trip 2 at stage 2 is 2 copies; heads_then_wide's head loop
+    # is skewed at depth 2, the call in the consumer half: 4 clones of 2: 8.
+    (43, "heads_then_wide"): ("aic", 4, 8),
+    # `scale_rows`'s loop (trip 4, stage 2: 2 copies) in rows_then_scale's row loop:
+    # trip 32 // 4 = 8 at stage 4 is 4 copies per iteration: 4 x 2 = 8.
+    (58, "rows_then_scale"): ("aiv", 4, 8),
+    # `scale_halves`' first pl.unroll copy (half = 0: 0..2, trip 2 at stage 2, 2 copies)
+    # in rows_then_halves' row loop of 4 copies: 4 x 2 = 8.
+    (67, "rows_then_halves"): ("aiv", 4, 8),
+}
+
+
+def _copies(planner: str) -> dict[tuple[int, str], LoopReport]:
+    found = analyse(
+        CALLS.read_text(), str(CALLS), resolver=RecordingResolver((PACKAGE,)), planner=planner
+    )
+    return {
+        (report.line, report.instance.caller): report
+        for report in found
+        if report.instance is not None and report.verdict == "left"
+    }
+
+
+@pytest.fixture(scope="module")
+def copies() -> dict[tuple[int, str], LoopReport]:
+    return _copies("pypto")
+
+
+@pytest.mark.parametrize("where", sorted(AT_CALLS))
+def test_a_helper_s_loop_is_lowered_in_every_copy_the_loops_around_its_call_write(
+    copies: dict[tuple[int, str], LoopReport], where: tuple[int, str]
+) -> None:
+    core, nested, in_all = AT_CALLS[where]
+    lowering = _lowering(copies[where], core)
+    assert lowering is not None and lowering.verdict == "replicated", copies[where].message
+    assert (lowering.nested, lowering.copies) == (nested, in_all)
+
+
+def test_a_loop_of_an_imported_helper_is_counted_at_its_call_as_well(
+    copies: dict[tuple[int, str], LoopReport],
+) -> None:
+    # `project_columns` (projections.py, trip 4 at stage 2: 2 copies) is called on line
+    # 123 in imported_heads' head loop, skewed at depth 2 on the cube: 4 clones of 2.
+    report = copies[(123, "imported_heads")]
+    lowering = _lowering(report, "aic")
+    assert lowering is not None
+    assert (lowering.nested, lowering.copies) == (4, 8)
+    assert "the enclosing skewed loop writes it 4 times (8 copies of this body in all)" in (
+        report.message
+    )
+
+
+def test_the_preview_of_the_skewed_caller_writes_the_call_once_per_clone() -> None:
+    # What the count says is what the preview of heads_then_project's head loop shows:
+    # the call, and so the helper's loop, in 2 steady and 2 epilogue clones.
+    source = CALLS.read_text()
+    shown = preview(source, 82, path=str(CALLS), resolver=RecordingResolver((PACKAGE,)))
+    assert shown.rewritten.count("= project(q, wo, proj, h0_c") == 4
+
+
+def test_every_unrolled_copy_is_lowered_inside_the_loops_around_the_unroll() -> None:
+    # halves_of_rows: UnrollLoops writes the column loop once per `half`, each inside
+    # the row loop (trip 4 at stage 2: 2 copies); the copy for half = 1 (2..4, 2
+    # copies) is in both of the row loop's copies too: 2 x 2 = 4, as the first is.
+    source = CALLS.read_text()
+    shown = preview(source, 178, path=str(CALLS), resolver=RecordingResolver((PACKAGE,)))
+    (second,) = [line for line in shown.rewritten.splitlines() if "copy half = 1" in line]
+    assert "main loop 2..4 step 2" in second
+    assert "the enclosing pipelines copy it 2 times (4 copies of this body in all)" in second
+
+
+def test_every_unrolled_copy_of_a_helper_s_loop_is_lowered_inside_the_loops_around_its_call() -> None:
+    # `scale_halves` in rows_then_halves' row loop of 4 copies: the copy for half = 1
+    # (2..4, 2 copies) as its first: 4 x 2 = 8.
+    source = CALLS.read_text()
+    shown = preview(source, 67, path=str(CALLS), resolver=RecordingResolver((PACKAGE,)))
+    (second,) = [line for line in shown.rewritten.splitlines() if "copy half = 1" in line]
+    assert "main loop 2..4 step 2" in second
+    assert "the enclosing pipelines copy it 4 times (8 copies of this body in all)" in second
+
+
+def test_under_ptoas_a_helper_s_loop_in_a_replicated_loop_gets_no_slots() -> None:
+    # LowerPipelineToSlots declines a loop inside a pipeline loop it declined (the row
+    # loop has no load of its own): its copies would share the slots. So `scale_rows`'
+    # loop is replicated in each of the row loop's 4 copies: 4 x 2 = 8.
+    report = _copies("ptoas")[(58, "rows_then_scale")]
+    lowering = _lowering(report, "aiv")
+    assert lowering is not None
+    assert (lowering.verdict, lowering.nested, lowering.copies) == ("replicated", 4, 8)
+    assert lowering.declined == "an enclosing pipeline loop is replicated, so its copies would share the slots"
+
+
+def test_under_ptoas_each_clone_of_a_helper_s_loop_pins_its_own_slots() -> None:
+    # `project_wide` in heads_then_wide's head loop, skewed at depth 2: 4 clones, each
+    # rotating 2 slots of x ([4, 32] BF16, 256 B) and of w ([32, 1536] BF16, 96 KB):
+    # 197120 B of Mat per clone. The first two fit the 512 KB (394240 B), the third
+    # would need 591360 B: declined, and so is the fourth; those are replicated to 2
+    # copies each: 2 x 1 + 2 x 2 = 6.
+    report = _copies("ptoas")[(43, "heads_then_wide")]
+    lowering = _lowering(report, "aic")
+    assert lowering is not None
+    assert (lowering.verdict, lowering.nested, lowering.copies) == ("rotated", 4, 6)
+    assert "only the first 2 rotate: LowerPipelineToSlots declines the other 2" in lowering.reason

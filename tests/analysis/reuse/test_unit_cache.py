@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from skewlsp.analysis import UnitCache, analyze
+from skewlsp.common.resolver import RecordingResolver
+from skewlsp.contract import LoopReport
 from tests.kernels import PRODUCER
 
 TWO_KERNELS = '''\
@@ -234,3 +238,58 @@ def test_an_edit_where_a_helper_s_caller_is_called_decides_the_helper_again() ->
     again = analyze(in_loop, "k.py", cache=cache)
     assert [r.code for r in again] == ["SKW013"]
     assert again == analyze(in_loop, "k.py")
+
+
+SKEWED_CALLS = (
+    Path(__file__).resolve().parents[2]
+    / "fixtures"
+    / "lowering"
+    / "models"
+    / "lower_llm"
+    / "skewed_calls.py"
+)
+
+
+def _helper_counts(reports: list[LoopReport]) -> dict[str, tuple[int, int]]:
+    """(nested, copies) of `project`'s loop (line 28) at each of its callers."""
+    return {
+        r.instance.caller: (r.lowering.nested, r.lowering.copies)
+        for r in reports
+        if r.span.line == 28 and r.instance is not None and r.lowering is not None
+    }
+
+
+def test_an_edit_of_the_stage_of_the_loop_around_a_helper_s_call_recounts_its_copies() -> None:
+    # `project`'s loop (2 copies) is spliced into deep_heads' head loop through
+    # `project_head`, and into rows_then_project's row loop. Editing either loop's
+    # stage= changes how often the copy there is written, though neither helper nor
+    # the call changed: the copy kept at the call must not be served.
+    source = SKEWED_CALLS.read_text()
+    resolver = RecordingResolver((SKEWED_CALLS.parent,))
+    cache = UnitCache()
+    first = analyze(source, str(SKEWED_CALLS), resolver=resolver, cache=cache)
+    # Depth 3 at trip 6: 6 clones of 2; the row loop's 2 copies of 2; depth 2: 4 clones of 2.
+    assert _helper_counts(first) == {
+        "project_head": (6, 12),
+        "heads_then_project": (4, 8),
+        "rows_then_project": (2, 4),
+    }
+    edited = source.replace(
+        "for h in pl.pipeline(6, stage=4):", "for h in pl.pipeline(6, stage=2):"
+    ).replace(
+        "for r in pl.pipeline(4, stage=2):  # no tpush/tpop",
+        "for r in pl.pipeline(4, stage=4):  # no tpush/tpop",
+    )
+    assert edited.count("stage=") == source.count("stage=")
+    hits = cache.site_hits
+    again = analyze(edited, str(SKEWED_CALLS), resolver=resolver, cache=cache)
+    # stage 2 asks for depth 2 (6 % 2 == 0, 6 >= 4): 4 clones of 2; trip 4 at stage 4
+    # is 4 copies of the row loop, each holding 2: 8. heads_then_project's copy did not
+    # change and is served from the cache.
+    assert _helper_counts(again) == {
+        "project_head": (4, 8),
+        "heads_then_project": (4, 8),
+        "rows_then_project": (4, 8),
+    }
+    assert cache.site_hits > hits
+    assert again == analyze(edited, str(SKEWED_CALLS), resolver=resolver)

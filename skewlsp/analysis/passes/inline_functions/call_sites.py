@@ -128,6 +128,21 @@ def call_sites(
     return sites
 
 
+def sites_of(
+    helper: Unit, constants: ModuleConstants, state: AnalysisState
+) -> list[tuple[Unit, CallSite]]:
+    """Every call of the inline helper ``helper`` in its callers (``helper.callers``, of
+    the module whose ``constants`` are given), with the caller making it."""
+    fn = _parsed(helper, state)
+    if fn is None:
+        return []
+    return [
+        (caller, site)
+        for caller in helper.callers
+        for site in call_sites(caller, fn, constants, state)
+    ]
+
+
 def _always_in_a_loop(caller: Unit, state: AnalysisState) -> bool:
     """Whether ``caller``, an inline helper, is spliced into a loop or branch at every one
     of its calls (through any helper calling it): its body, and the calls in it, are then
