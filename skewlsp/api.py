@@ -23,13 +23,14 @@ first use (a linter run answered from its cache never needs them).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from skewlsp.analysis.frontend.reads import ReadLog, digest_of
 from skewlsp.analysis.source.lines import source_lines
 from skewlsp.contract import (
     SYNTAX_ERROR,
+    Assumptions,
     Importers,
     LoopReport,
     PreviewUnavailable,
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from skewlsp.analysis import LoopModel, SharedModules, UnitCache
 
 __all__ = [
+    "Assumptions",
     "LoopPreview",
     "PreviewUnavailable",
     "ReadLog",
@@ -100,11 +102,14 @@ def analyse(
     importers: Importers | None = None,
     shared_modules: SharedModules | None = None,
     planner: str = "pypto",
+    assumptions: Assumptions | None = None,
 ) -> list[LoopReport]:
     """Every loop's report (see :func:`skewlsp.analysis.driver.analyze`); the analyses of a
     batch given the same ``shared_modules`` share the constants of the modules they
     import; ``planner`` is the compiler's memory planner ("pypto", its default, or
-    "ptoas")."""
+    "ptoas"); ``assumptions`` the environment and command line the kernel's modules are
+    assumed imported under (None: an empty environment and no arguments; the real
+    process's are never read)."""
     from skewlsp.analysis import analyze
 
     return analyze(
@@ -115,6 +120,7 @@ def analyse(
         importers=importers,
         shared_modules=shared_modules,
         planner=planner,
+        assumptions=assumptions,
     )
 
 
@@ -126,6 +132,7 @@ def preview(
     resolver: Resolver | None = None,
     importers: Importers | None = None,
     planner: str = "pypto",
+    assumptions: Assumptions | None = None,
 ) -> LoopPreview:
     """The innermost loop spanning 1-based ``line``, rewritten as the compiler does.
 
@@ -133,14 +140,14 @@ def preview(
     :class:`PreviewUnavailable` (with the reason) when no loop spans the line or the
     pass rewrites nothing there.
     """
-    models = _models(source, path, resolver, importers, None, planner)
+    models = _models(source, path, resolver, importers, None, planner, assumptions)
     model = _model_at(models, line)
     refusal = _unparsable(models)
     if refusal is not None:
         raise refusal
     from skewlsp.transform import preview_model
 
-    rewritten = preview_model(source, model, _reanalyse(path, resolver))
+    rewritten = preview_model(source, model, _reanalyse(path, resolver, None, assumptions))
     return LoopPreview(model.report, loop_source(source, model.report), rewritten)
 
 
@@ -152,14 +159,15 @@ def previews(
     importers: Importers | None = None,
     shared_modules: SharedModules | None = None,
     planner: str = "pypto",
+    assumptions: Assumptions | None = None,
 ) -> list[tuple[LoopReport, LoopPreview | PreviewUnavailable]]:
     """Every loop with its preview, or the reason it has none, from one analysis
-    (``shared_modules`` as for :func:`analyse`)."""
+    (``shared_modules`` and ``assumptions`` as for :func:`analyse`)."""
     from skewlsp.transform import preview_model
 
     found: list[tuple[LoopReport, LoopPreview | PreviewUnavailable]] = []
-    reanalyse = _reanalyse(path, resolver, shared_modules)
-    models = _models(source, path, resolver, importers, shared_modules, planner)
+    reanalyse = _reanalyse(path, resolver, shared_modules, assumptions)
+    models = _models(source, path, resolver, importers, shared_modules, planner, assumptions)
     refusal = _unparsable(models)
     for model in models:
         if refusal is not None:
@@ -183,23 +191,31 @@ def rewrite(
     path: str | None = None,
     resolver: Resolver | None = None,
     planner: str = "pypto",
+    assumptions: Assumptions | None = None,
 ) -> str:
     """The whole file with the loop spanning ``line`` rewritten; everything else unchanged."""
-    models = _models(source, path, resolver, None, None, planner)
+    models = _models(source, path, resolver, None, None, planner, assumptions)
     model = _model_at(models, line)
     refusal = _unparsable(models)
     if refusal is not None:
         raise refusal
     from skewlsp.transform import rewrite_model
 
-    return rewrite_model(source, model, _reanalyse(path, resolver))
+    return rewrite_model(source, model, _reanalyse(path, resolver, None, assumptions))
 
 
 def _reanalyse(
-    path: str | None, resolver: Resolver | None, shared_modules: SharedModules | None = None
+    path: str | None,
+    resolver: Resolver | None,
+    shared_modules: SharedModules | None = None,
+    assumptions: Assumptions | None = None,
 ) -> Callable[[str], list[LoopModel]]:
-    """How the transform decides a parent again once its inner skews are flattened."""
-    return lambda text: _concrete_models(text, path, resolver, None, shared_modules)
+    """How the transform decides a parent again once its inner skews are flattened (under
+    the same build, with no other one: only the verdicts of this build are rewritten)."""
+    build = replace(assumptions or Assumptions(), variants=False)
+    return lambda text: _concrete_models(
+        text, path, resolver, None, shared_modules, assumptions=build
+    )
 
 
 def _models(
@@ -209,6 +225,7 @@ def _models(
     importers: Importers | None = None,
     shared_modules: SharedModules | None = None,
     planner: str = "pypto",
+    assumptions: Assumptions | None = None,
 ) -> list[LoopModel]:
     try:
         source.encode("utf-8")
@@ -217,7 +234,9 @@ def _models(
             f"the text holds a character that is not valid Unicode (at offset {error.start}); "
             "no rewrite is shown"
         ) from None
-    return _concrete_models(source, path, resolver, importers, shared_modules, planner)
+    return _concrete_models(
+        source, path, resolver, importers, shared_modules, planner, assumptions
+    )
 
 
 def _concrete_models(
@@ -227,6 +246,7 @@ def _concrete_models(
     importers: Importers | None = None,
     shared_modules: SharedModules | None = None,
     planner: str = "pypto",
+    assumptions: Assumptions | None = None,
 ) -> list[LoopModel]:
     """The models a rewrite prints from: on libcst's own trees (with the text's whitespace
     and comments), not the ones a lint reads (made from the stdlib's)."""
@@ -240,6 +260,7 @@ def _concrete_models(
         concrete=True,
         shared_modules=shared_modules,
         planner=planner,
+        assumptions=assumptions,
     )
 
 

@@ -94,6 +94,7 @@ def _resolver(ns: argparse.Namespace) -> SettingsResolver:
     def overrides(settings: Settings) -> Settings:
         exclude = getattr(ns, "exclude", None)
         extend_exclude = getattr(ns, "extend_exclude", None)
+        environment = getattr(ns, "env", None)
         return settings.with_overrides(
             select=getattr(ns, "select", None),
             ignore=getattr(ns, "ignore", None),
@@ -103,6 +104,8 @@ def _resolver(ns: argparse.Namespace) -> SettingsResolver:
             extend_exclude=(
                 rebase_patterns(extend_exclude, cwd, settings.root) if extend_exclude else None
             ),
+            environment=dict(environment) if environment is not None else None,
+            argv=getattr(ns, "argv", None),
         )
 
     config = Path(ns.config) if ns.config else None
@@ -187,6 +190,10 @@ def _show_settings(ns: argparse.Namespace, resolver: SettingsResolver) -> int:
         f"exclude = {list(settings.exclude)}",
         f"extend-exclude = {list(settings.extend_exclude)}",
         f"docs-url = {settings.docs_url!r}",
+        f"memory-planner = {settings.memory_planner!r}",
+        f"environment = {dict(settings.environment)}",
+        f"argv = {list(settings.argv)}",
+        f"variants = {str(settings.variants).lower()}",
         "enabled codes: "
         + ", ".join(f"{code} ({selection.severity(code)})" for code in selection.enabled_codes()),
         "counted in the summary, not listed: "
@@ -386,6 +393,7 @@ def _preview(ns: argparse.Namespace) -> int:
             resolver=RecordingResolver(settings.src),
             importers=importers,
             planner=settings.memory_planner,
+            assumptions=settings.assumptions,
         )
     except api.PreviewUnavailable as refusal:
         raise CliError(f"{path_text}:{line}: {refusal}") from None

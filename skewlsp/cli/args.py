@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 from collections.abc import Sequence
 
 from skewlsp import __version__
 from skewlsp.cli.formats import DEFAULT_FORMAT, FORMATS, JSON_FORMATS, TEXT_FORMATS
-from skewlsp.common.config import SEVERITIES
+from skewlsp.common.config import SEVERITIES, environment_problem
 
 SUBCOMMANDS = ("check", "explain", "preview")
 FORMAT_ENV = "SKEWLINT_OUTPUT_FORMAT"
@@ -41,6 +42,30 @@ def _codes(text: str) -> list[str]:
 
 def _patterns(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _assignment(text: str) -> tuple[str, str]:
+    """``NAME=VALUE`` of ``--env``; a bare ``NAME`` is refused: the analysis never reads
+    skewlint's own environment, so the value is always on the command line (a shell's
+    ``--env NAME="$NAME"`` passes it)."""
+    name, sep, value = text.partition("=")
+    if not sep:
+        shell = f'--env {text}="${text}"'
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=VALUE, got {text!r} (to pass the shell's value: {shell})"
+        )
+    problem = environment_problem(name)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"expected {problem}")
+    return name, value
+
+
+def _arguments(text: str) -> list[str]:
+    """``--argv '--variant flash'``: split as a POSIX shell splits it."""
+    try:
+        return shlex.split(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"cannot split {text!r}: {error}") from None
 
 
 def _check_parser() -> argparse.ArgumentParser:
@@ -135,6 +160,7 @@ def _check_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the resolved settings for the first PATH and exit",
     )
+    _build_arguments(parser)
     files = parser.add_argument_group("files")
     files.add_argument(
         "--exclude",
@@ -175,6 +201,29 @@ def _check_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _build_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--env`` and ``--argv``: the build the kernels are assumed imported under."""
+    build = parser.add_argument_group(
+        "build (what the kernels' modules read when Python imports them; the real "
+        "environment is never read)"
+    )
+    build.add_argument(
+        "--env",
+        type=_assignment,
+        action="append",
+        metavar="NAME=VALUE",
+        help="assume the environment variable NAME is VALUE (repeatable; over the config's "
+        "`environment`); every other variable is assumed unset",
+    )
+    build.add_argument(
+        "--argv",
+        type=_arguments,
+        metavar="ARGS",
+        help="assume the kernels run with these command-line arguments, split like a shell "
+        "(`--argv='--variant flash'`; replaces the config's `argv`); default: none",
+    )
+
+
 def _explain_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="skewlint explain", description="Explain a reason code.")
     parser.add_argument("code", metavar="CODE", nargs="?")
@@ -195,6 +244,7 @@ def _preview_parser() -> argparse.ArgumentParser:
     parser.add_argument("target", metavar="PATH:LINE")
     parser.add_argument("--config", metavar="PATH")
     parser.add_argument("--isolated", action="store_true")
+    _build_arguments(parser)
     return parser
 
 

@@ -7,11 +7,12 @@ unset) so that linting a folder of sources never writes into it.
 
 The key is the sha256 of the file's bytes, its path, the code that analyses it (a
 digest of skewlsp's own sources and libcst's release: :mod:`skewlsp.cli.own_code`, so
-an upgraded or edited skewlsp never answers with an old result), the memory planner
-and the ``src`` roots; the entry also records a digest of every module the analysis
-resolved (imported constants), so editing ``consts.py`` invalidates the kernels
-that import it. Entries are written atomically (temp file + rename) and only
-ever inside the cache directory; any I/O problem just disables caching.
+an upgraded or edited skewlsp never answers with an old result), the memory planner,
+the assumed build (environment, argv, variants) and the ``src`` roots; the entry
+also records a digest of every module the analysis resolved (imported constants),
+so editing ``consts.py`` invalidates the kernels that import it. Entries are written
+atomically (temp file + rename) and only ever inside the cache directory; any I/O
+problem just disables caching.
 """
 
 from __future__ import annotations
@@ -61,12 +62,13 @@ def directory_for(root: Path, configured: bool, environ: Mapping[str, str] | Non
 
 
 def cache_key(
-    data: bytes, path: str, src_roots: Sequence[Path], planner: str, code: str
+    data: bytes, path: str, src_roots: Sequence[Path], planner: str, code: str, build: str = ""
 ) -> str:
     """The entry of a file's bytes, read with these settings (the memory planner changes
-    what the lowering passes do) by this code (:func:`.own_code.code_digest`)."""
+    what the lowering passes do, the assumed ``build`` what configs read: its
+    ``Assumptions.key``) by this code (:func:`.own_code.code_digest`)."""
     digest = hashlib.sha256()
-    for part in (_FORMAT, __version__, code, path, planner, *map(str, src_roots)):
+    for part in (_FORMAT, __version__, code, path, planner, build, *map(str, src_roots)):
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
     digest.update(data)
     return digest.hexdigest()

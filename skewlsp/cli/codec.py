@@ -11,6 +11,7 @@ import dataclasses
 from typing import Any
 
 from skewlsp.contract import (
+    Assumption,
     CoreResult,
     Edit,
     FifoHazard,
@@ -22,6 +23,7 @@ from skewlsp.contract import (
     Related,
     SlotLoad,
     Span,
+    Variant,
 )
 
 _SPAN_FIELDS = ("span", "call_span", "lead", "offending", "stage_span")
@@ -73,6 +75,7 @@ _CORE = _Shape(CoreResult)
 _HAZARD = _Shape(FifoHazard)
 _MESSAGE = _Shape(FifoMessage)
 _SLOT_LOAD = _Shape(SlotLoad)
+_VARIANT = _Shape(Variant)
 
 
 def report_to_data(report: LoopReport) -> dict[str, Any]:
@@ -123,7 +126,20 @@ def report_from_data(data: dict[str, Any]) -> LoopReport:
         values["slot_loads"] = tuple(_SLOT_LOAD.make(load) for load in values["slot_loads"])
     if "args" in values:
         values["args"] = tuple((str(a), str(b)) for a, b in values["args"])
+    if "assumes" in values:
+        values["assumes"] = tuple(_assumption(a) for a in values["assumes"])
+    if "variants" in values:
+        values["variants"] = tuple(_VARIANT.make(v) for v in values["variants"])
     return _REPORT.make(values)
+
+
+def _assumption(data: dict[str, Any]) -> Assumption:
+    value = data["value"]
+    return Assumption(
+        str(data["variable"]),
+        tuple(str(v) for v in value) if isinstance(value, list) else value,
+        bool(data.get("configured", False)),
+    )
 
 
 def _lowering(data: dict[str, Any] | None) -> Lowering | None:

@@ -112,8 +112,12 @@ def analyze_cached(
 
     src_roots = job.settings.src
     cache = _cache_for(job.settings) if job.options.use_cache and job.path else None
-    planner = job.settings.memory_planner
-    key = cache_key(data, job.path or "", src_roots, planner, job.options.code) if cache else ""
+    planner, assumptions = job.settings.memory_planner, job.settings.assumptions
+    key = (
+        cache_key(data, job.path or "", src_roots, planner, job.options.code, assumptions.key)
+        if cache
+        else ""
+    )
     path = job.path
     if cache is not None and path is not None:
         cached = cache.get(key, path, src_roots, digests, lambda: _project.digest(path))
@@ -133,6 +137,7 @@ def analyze_cached(
             importers=importers,
             shared_modules=shared_modules,
             planner=planner,
+            assumptions=assumptions,
         )
     )
     dependencies = resolver.dependencies(job.path)
@@ -190,6 +195,7 @@ def _analyse_with_previews(
         importers=importers,
         shared_modules=shared_modules,
         planner=job.settings.memory_planner,
+        assumptions=job.settings.assumptions,
     )
     for report, preview in found:
         reports.append(report)

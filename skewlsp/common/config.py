@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from skewlsp.common.rules_page import template_problem
-from skewlsp.contract import CODES, SEVERITY_RANK
+from skewlsp.contract import CODES, SEVERITY_RANK, Assumptions
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -62,6 +62,9 @@ KNOWN_KEYS = (
     "extend-exclude",
     "docs-url",
     "memory-planner",
+    "environment",
+    "argv",
+    "variants",
 )
 # The compiler's memory planners (its PassContext's memory_planner); "pypto" is its default.
 MEMORY_PLANNERS = ("pypto", "ptoas")
@@ -103,10 +106,22 @@ class Settings:
     docs_url: str | None = None
     # The compiler's memory planner: under "ptoas", LowerPipelineToSlots may rotate a loop.
     memory_planner: str = "pypto"
+    # The build the kernels are assumed imported under: the environment variables set
+    # (every other one unset; the real environment is never read) and the arguments after
+    # the program's name; ``variants``: a verdict one of their values decides is also
+    # decided under the module's other declared values.
+    environment: tuple[tuple[str, str], ...] = ()
+    argv: tuple[str, ...] = ()
+    variants: bool = True
 
     @property
     def all_excludes(self) -> tuple[str, ...]:
         return self.exclude + self.extend_exclude
+
+    @property
+    def assumptions(self) -> Assumptions:
+        """What the analysis assumes of the environment and command line."""
+        return Assumptions.of(self.environment, self.argv, self.variants)
 
     def with_overrides(
         self,
@@ -117,10 +132,19 @@ class Settings:
         fail_on: str | None = None,
         exclude: Iterable[str] | None = None,
         extend_exclude: Iterable[str] | None = None,
+        environment: Mapping[str, str] | None = None,
+        argv: Iterable[str] | None = None,
     ) -> Settings:
-        """Apply command-line options: ``select`` and ``exclude`` replace, ``ignore``,
-        ``extend-select`` and ``extend-exclude`` add."""
+        """Apply command-line options: ``select``, ``exclude`` and ``argv`` replace,
+        ``ignore``, ``extend-select`` and ``extend-exclude`` add, and ``environment`` sets
+        variables over the configuration's."""
         changes: dict[str, Any] = {}
+        if environment is not None:
+            changes["environment"] = tuple(
+                sorted({**dict(self.environment), **_environment(None, dict(environment))}.items())
+            )
+        if argv is not None:
+            changes["argv"] = _strings(None, "argv", list(argv))
         if exclude is not None:
             changes["exclude"] = _strings(None, "exclude", list(exclude))
         if extend_exclude is not None:
@@ -218,7 +242,42 @@ def _outside_the_selection(config: Path, table: Mapping[str, Any]) -> dict[str, 
         if planner not in MEMORY_PLANNERS:
             raise SettingsError(config, "memory-planner", 'one of "pypto", "ptoas"')
         changes["memory_planner"] = planner
+    if "environment" in table:
+        changes["environment"] = tuple(sorted(_environment(config, table["environment"]).items()))
+    if "argv" in table:
+        changes["argv"] = _strings(config, "argv", table["argv"])
+    if "variants" in table:
+        if not isinstance(table["variants"], bool):
+            raise SettingsError(config, "variants", f"true or false, got {table['variants']!r}")
+        changes["variants"] = table["variants"]
     return changes
+
+
+def environment_problem(name: str) -> str | None:
+    """Why ``name`` cannot be an environment variable's name (None: it can)."""
+    if not name:
+        return "a variable name, got an empty one"
+    if "=" in name or "\0" in name:
+        return f"a variable name without `=` or NUL, got {name!r}"
+    return None
+
+
+def _environment(config: Path | None, value: Any) -> dict[str, str]:
+    """``{NAME = "value", ...}``: the variables the kernels are assumed imported with."""
+    key = "environment"
+    if not isinstance(value, Mapping):
+        raise SettingsError(config, key, 'a table of NAME = "value" (e.g. { MODE = "fast" })')
+    for name, text in value.items():
+        problem = environment_problem(name)
+        if problem is not None:
+            raise SettingsError(config, key, problem)
+        if not isinstance(text, str) or "\0" in text:
+            raise SettingsError(
+                config,
+                f"{key}.{name}",
+                f'a string (the environment holds text: write {name} = "{text}"), got {text!r}',
+            )
+    return dict(value)
 
 
 def is_code_selector(text: str) -> bool:

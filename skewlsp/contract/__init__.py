@@ -16,6 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Literal
 
+from skewlsp.contract.assumed import (  # noqa: F401 - re-exported: the contract is one door
+    ARGV,
+    Assumption,
+    Assumptions,
+    Variant,
+)
 from skewlsp.contract.codes import (  # noqa: F401 - re-exported: the contract is one door
     CODES,
     CONSUMER,
@@ -290,6 +296,11 @@ class LoopReport:
     slot_loads: tuple[SlotLoad, ...] | None = None
     slot_scope: int = 0
     args: tuple[tuple[str, str], ...] = field(default=())
+    # The values of the environment or command line this verdict assumed and that decide it
+    # (another value gives another report), and the loop under each other declared value
+    # that gives another verdict (:mod:`.assumed`).
+    assumes: tuple[Assumption, ...] = ()
+    variants: tuple[Variant, ...] = ()
 
     @property
     def line(self) -> int:

@@ -21,7 +21,9 @@ From the top down:
 - :mod:`.site_memo`: the cache's copies of inline helpers at their calls;
 - :mod:`.call_context`: the pipeline loops around a call of an inline helper, read off
   the caller (the helper's copy there is lowered in them);
-- :mod:`.loop_decision`: deciding one loop (its unrolled copies, and each core's copy).
+- :mod:`.loop_decision`: deciding one loop (its unrolled copies, and each core's copy);
+- :mod:`.variants`: the module decided again under the other values its modules
+  declare for what the analysis read of the assumed environment and command line.
 """
 
 from __future__ import annotations
@@ -31,11 +33,13 @@ from dataclasses import replace
 from skewlsp.analysis.driver.edited_module import analyse_edited_module
 from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.driver.module_run import analyse_module
+from skewlsp.analysis.driver.variants import AssumedReads, with_variant_verdicts
+from skewlsp.analysis.frontend.assumed import Build
 from skewlsp.analysis.frontend.imports import SharedModules
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.report.overlap import with_overlaps
 from skewlsp.analysis.reuse.unit_cache import UnitCache
-from skewlsp.contract import Importers, LoopReport, Resolver
+from skewlsp.contract import Assumptions, Importers, LoopReport, Resolver
 
 __all__ = ["LoopModel", "SharedModules", "analyze", "analyze_models"]
 
@@ -49,6 +53,7 @@ def analyze(
     importers: Importers | None = None,
     shared_modules: SharedModules | None = None,
     planner: str = "pypto",
+    assumptions: Assumptions | None = None,
 ) -> list[LoopReport]:
     """Predict the SkewCrossCorePipeline verdict of every ``pl.pipeline`` loop in ``source``.
 
@@ -59,6 +64,9 @@ def analyze(
     under "ptoas", LowerPipelineToSlots may rotate a loop the skew pass left. With
     ``shared_modules``, the constants of the modules it imports
     are shared with the other analyses of a batch (:class:`SharedModules`).
+    ``assumptions``: the environment and command line the kernel's modules are assumed
+    imported under (None: an empty environment, no arguments); a verdict a value read
+    from them decides names it, and carries the loop under the module's other values.
     """
     models = analyze_models(
         source,
@@ -68,6 +76,7 @@ def analyze(
         importers=importers,
         shared_modules=shared_modules,
         planner=planner,
+        assumptions=assumptions,
     )
     return [model.report for model in models]
 
@@ -82,6 +91,7 @@ def analyze_models(
     concrete: bool = False,
     shared_modules: SharedModules | None = None,
     planner: str = "pypto",
+    assumptions: Assumptions | None = None,
 ) -> list[LoopModel]:
     """The reports plus, for units analysed now (not served from ``cache``), their models.
 
@@ -89,22 +99,60 @@ def analyze_models(
     nodes, with the whitespace and comments of the text), not trees made from the
     stdlib's (which a lint reads, several times faster). ``shared_modules``: the
     constants of imported modules, shared with the other analyses of a batch.
+    ``assumptions``: as for :func:`analyze`.
     """
     if "pypto" not in source and "pipeline" not in source:  # "pypto" is in the imports: early
         return []
     if source.startswith("\ufeff"):
         source = source[1:]
+    assumptions = assumptions or Assumptions()
+
+    def build(assumed: Assumptions) -> Build:
+        # A batch's shared modules are folded once per build, and remember its reads.
+        return shared_modules.build(assumed) if shared_modules is not None else Build(assumed)
+
     # Everything the stages share, for this analysis only (the compiler's PassManager
     # hands its passes the program the same way): each stage is given it.
-    state = AnalysisState(concrete=concrete, shared_modules=shared_modules, planner=planner)
-    if cache is None:
-        models = analyse_module(source, path, resolver, importers, state)
-    else:
-        models = analyse_edited_module(source, path, resolver, cache, importers, state)
+    state = AnalysisState(
+        concrete=concrete,
+        shared_modules=shared_modules,
+        planner=planner,
+        build=build(assumptions),
+    )
+    models, read = _analysed(source, path, resolver, cache, importers, state)
+
+    def again(other: Assumptions) -> list[LoopReport]:
+        # The same module under another build: the trees are the same (and shared), the
+        # facts derived from values are not.
+        variant = replace(state, concrete=False, build=build(other), facts={})
+        models, _ = _analysed(source, path, resolver, cache, importers, variant)
+        return [model.report for model in models]
+
+    return with_variant_verdicts(models, read, assumptions, again)
+
+
+def _analysed(
+    source: str,
+    path: str | None,
+    resolver: Resolver | None,
+    cache: UnitCache | None,
+    importers: Importers | None,
+    state: AnalysisState,
+) -> tuple[list[LoopModel], AssumedReads]:
+    """The module's models under ``state``'s build, and what it read of that build."""
+    depth = state.build.open()
+    try:
+        if cache is None:
+            models = analyse_module(source, path, resolver, importers, state)
+        else:
+            models = analyse_edited_module(source, path, resolver, cache, importers, state)
+    finally:
+        read = state.build.close(depth)
     # Across loops: a consumer whose peer loop skews (each unit's loops were lowered by
     # its walk: ``.lowered``).
     reports = with_overlaps([model.report for model in models])
-    return [
+    models = [
         model if model.report is report else replace(model, report=report)
         for model, report in zip(models, reports, strict=True)
     ]
+    return models, read

@@ -57,7 +57,7 @@ def analyse_edited_module(
         models = without_units(source, path, index, reader, state, helpers.imported)
         helpers.store(log.record() if log is not None else frozenset())
         return models
-    constants, aliases = module_context(index, path, reader, state)
+    constants, aliases = module_context(index, path, reader, state, text=source)
     units = CachedUnits(cache, path, reader, fingerprint, aliases, constants, state)
     # Python refuses the whole file for a syntax error anywhere (and so does the compiler
     # that imports it). Only the top-level blocks an edit touched are checked, before the

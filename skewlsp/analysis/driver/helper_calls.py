@@ -84,7 +84,9 @@ def helper_copies(
     ``caller_aliases`` are given) splice them, each copy labelled by its call: what the
     caller's module reports at each call and the helper's module at its loop; [] when
     the helper's module fails to analyse."""
-    other, aliases = module_context(helper.index, path, resolver, state, helper.origin)
+    other, aliases = module_context(
+        helper.index, path, resolver, state, helper.origin, helper.text
+    )
 
     def walk(state: AnalysisState) -> UnitWalk:
         callers = (constants, caller_aliases, helper.name)
@@ -121,7 +123,7 @@ def external_calls(
             imported.name in names for imported in caller.imported.values()
         ):
             continue
-        constants, aliases = module_context(caller, caller_path, resolver, state)
+        constants, aliases = module_context(caller, caller_path, resolver, state, text=caller_text)
         for helper in imported_helpers(caller, caller_path, resolver, only=names):
             if helper.text != source:
                 continue  # an import of another module

@@ -61,7 +61,7 @@ def analyse_module(
         state.parses.share_module_tree(whole, source)
     if not index.units:
         return without_units(source, path, index, resolver, state)
-    constants, aliases = module_context(index, path, resolver, state)
+    constants, aliases = module_context(index, path, resolver, state, text=source)
     models, broken = analyse_units(
         source,
         path,
@@ -98,7 +98,7 @@ def without_units(
     """
     if not index.imported or "pipeline" not in source:
         return never_silent(source, path, index, [])
-    constants, _ = module_context(index, path, resolver, state)
+    constants, _ = module_context(index, path, resolver, state, text=source)
     calls = imported_calls(index, path, resolver, constants, state, helper_stage)
     return never_silent(source, path, index, calls)
 
@@ -198,7 +198,7 @@ def analyze_exact(
     index = build_exact_index(source)
     if index.syntax_problem is not None:
         return [LoopModel(syntax_report(index.syntax_problem, path))]
-    constants, aliases = module_context(index, path, resolver, state)
+    constants, aliases = module_context(index, path, resolver, state, text=source)
     models: list[LoopModel] = imported_calls(index, path, resolver, constants, state)
     for unit in index.units:
         unit_models = analyse_unit(unit, path, aliases, constants, state)

@@ -31,20 +31,27 @@ def module_context(
     resolver: Resolver | None,
     state: AnalysisState,
     origin: Origin | None = None,
+    text: str | None = None,
 ) -> tuple[ModuleConstants, dsl.Aliases]:
     """What every unit of a module sees: its constants (and imports), and its aliases.
 
     ``state``: the analysis's (its units' made trees are what folding quotes code
-    from, and the imported modules' constants may be shared with a batch's other
-    analyses); ``origin``: how the kernel at ``path`` imported this module
-    (:mod:`skewlsp.analysis.frontend.imports`).
+    from, the imported modules' constants may be shared with a batch's other
+    analyses, and its build is what their Python reads); ``origin``: how the kernel at
+    ``path`` imported this module (:mod:`skewlsp.analysis.frontend.imports`); ``text``:
+    the module's source, if at hand (where it declares the values of a variable it reads).
     """
+    build = state.build
     constants = ModuleConstants(
         index.constant_sources,
-        imported_lookup(index, path, resolver, origin=origin, shared=state.shared_modules),
+        imported_lookup(
+            index, path, resolver, origin=origin, shared=state.shared_modules, build=build
+        ),
         classes=index.class_sources,
         functions=index.function_sources,
         made=state.made,
+        build=build,
+        text=text,
     )
     return constants, dsl.Aliases(index.pl_aliases, index.pipeline_names)
 

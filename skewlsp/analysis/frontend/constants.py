@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 
 import libcst as cst
 
+from skewlsp.analysis.frontend.assumed import AssumedRead, Build, ModuleAssumptions
 from skewlsp.analysis.frontend.loadtime import FunctionBodies, fold_python
 from skewlsp.analysis.frontend.values import (
     PYTHON_ONLY,
@@ -101,7 +102,7 @@ class Folder:
             text = code_of(node, self.made)[:60]
             return Symbolic(text, f"`{text}` is a symbolic dimension")
         if self._owner is not None:
-            python = fold_python(node, self, self._owner.functions)
+            python = fold_python(node, self, self._owner.functions, self._owner.assumed)
             if python is not None:
                 return python
         if kind is cst.Name:
@@ -222,6 +223,11 @@ class ModuleConstants:
     made by the analysis that reads this module's functions (its units), which what
     folds their expressions with these constants is handed; None for a module only
     imported (its texts are parsed by libcst).
+
+    ``build``: the build the module's Python reads (its environment and command line),
+    which records each read; every value remembers the reads it came from, and charges
+    whoever asks for it later with them (:mod:`.assumed`). ``text``: the module's source,
+    where the choices it declares for a variable it reads are found (None: not known).
     """
 
     def __init__(
@@ -231,8 +237,14 @@ class ModuleConstants:
         classes: Mapping[str, str] | None = None,
         functions: Mapping[str, str] | None = None,
         made: MadeTrees | None = None,
+        build: Build | None = None,
+        text: str | None = None,
     ) -> None:
         self.made = made
+        self._build = build if build is not None else Build()
+        self._text = text
+        self.assumed = ModuleAssumptions(self._build, text, self)
+        self._from_reads: dict[str, frozenset[AssumedRead]] = {}  # the values that read some
         self._sources = sources
         self._hidden: Mapping[str, Folded] = {}
         self._imported = imported
@@ -262,6 +274,8 @@ class ModuleConstants:
             self._classes,
             self._function_sources,
             self.made,
+            self._build,
+            self._text,
         )
         inner._hidden = {**self._hidden, **hidden}
         return inner
@@ -345,15 +359,22 @@ class ModuleConstants:
 
     def __call__(self, name: str) -> Folded | None:
         if name in self._cache:
+            read = self._from_reads.get(name)
+            if read:
+                self._build.note(read)
             return self._cache[name]
         if name in self._busy:
             return Dynamic(name, f"`{name}` is defined in terms of itself")
         self._busy.add(name)
+        depth = self._build.open()
         try:
             result = self._resolve(name)
         finally:
             self._busy.discard(name)
+            read = self._build.close(depth)
         self._cache[name] = result
+        if read:
+            self._from_reads[name] = read
         return result
 
     def _resolve(self, name: str) -> Folded | None:

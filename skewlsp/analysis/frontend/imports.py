@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from skewlsp.analysis.frontend.assumed import Build
 from skewlsp.analysis.frontend.constants import ModuleConstants
 from skewlsp.analysis.frontend.source_index import ModuleIndex, imported_module_index
 from skewlsp.analysis.frontend.values import Folded, Opaque
-from skewlsp.contract import Resolver
+from skewlsp.contract import Assumptions, Resolver
 
 MAX_IMPORT_DEPTH = 8  # modules followed from a kernel through `from m import NAME` chains
 # An import as the kernel's file would ask for it: (module, level) relative to the kernel.
@@ -114,6 +115,11 @@ class SharedModules:
 
     The batch creates one (the linter's runner, per pool task) and hands it to each
     analysis, whose state refers to it (``state.AnalysisState.shared_modules``).
+
+    A module is folded once per assumed build (its environment and arguments), and the
+    reads of a build are recorded by one :class:`~.assumed.Build` for the whole
+    batch (:meth:`build`): a shared value charges the analysis that reads it next with
+    the reads it came from.
     """
 
     MAX_MODULES = 256
@@ -121,6 +127,14 @@ class SharedModules:
     def __init__(self) -> None:
         self._entries: dict[tuple[object, ...], tuple[ModuleConstants, _Relay]] = {}
         self.current: tuple[Resolver, str | None] = (_no_resolver, None)
+        self._builds: dict[Assumptions, Build] = {}
+
+    def build(self, assumptions: Assumptions) -> Build:
+        """The record of reads of every analysis of this batch under ``assumptions``."""
+        found = self._builds.get(assumptions)
+        if found is None:
+            found = self._builds[assumptions] = Build(assumptions)
+        return found
 
     def constants(
         self,
@@ -130,20 +144,22 @@ class SharedModules:
         depth: int,
         resolver: Resolver,
         path: str | None,
+        build: Build,
     ) -> ModuleConstants:
         """The constants of the module ``text``, reached as ``where`` by the analysis
-        whose ``resolver`` (or a shared module's relay) asked for it."""
+        whose ``resolver`` (or a shared module's relay) asked for it, under the build of
+        ``build`` (this batch's, :meth:`build`)."""
         asked_by = resolver if isinstance(resolver, _Relay) else None
         if asked_by is None:  # a kernel's own import: its analysis is the one running
             self.current = (resolver, path)
-        key = (text, where, depth)
+        key = (text, where, depth, build.assumptions)
         found = self._entries.get(key)
         if found is not None and found[1].holds_for(resolver, path):
             constants, relay = found
         else:
             relay = _Relay(self)
-            nested = imported_lookup(index, path, relay, depth, where, self)
-            constants = _module_constants(index, nested)
+            nested = imported_lookup(index, path, relay, depth, where, self, build)
+            constants = _module_constants(index, nested, build, text)
             if len(self._entries) >= self.MAX_MODULES:
                 self._entries.clear()
             self._entries[key] = (constants, relay)
@@ -157,13 +173,15 @@ def _no_resolver(module: str, level: int, importing_path: str | None) -> str | N
 
 
 def _module_constants(
-    index: ModuleIndex, imported: Callable[[str], Folded | None]
+    index: ModuleIndex, imported: Callable[[str], Folded | None], build: Build, text: str
 ) -> ModuleConstants:
     return ModuleConstants(
         index.constant_sources,
         imported,
         classes=index.class_sources,
         functions=index.function_sources,
+        build=build,
+        text=text,
     )
 
 
@@ -174,14 +192,17 @@ def imported_lookup(
     depth: int = 0,
     origin: Origin | None = None,
     shared: SharedModules | None = None,
+    build: Build | None = None,
 ) -> Callable[[str], Folded | None]:
     """Names imported from sibling modules, read through the caller's resolver.
 
     ``origin`` is how the kernel reached the module ``index`` describes (None: the
     kernel itself), so that the module's relative imports climb from where it lives.
     ``shared``: the constants of imported modules a batch shares (None: each module is
-    folded for this analysis alone).
+    folded for this analysis alone). ``build``: the build the modules are imported under
+    (None: the default one, an empty environment and no arguments).
     """
+    build = build if build is not None else Build()
     cache: dict[str, ModuleConstants | None] = {}
 
     def module_of(module: str, level: int) -> ModuleConstants | None:
@@ -197,10 +218,12 @@ def imported_lookup(
                 other = imported_module_index(text)
                 where = origin_of(request, text, other, resolver, path)
                 if shared is not None and resolver is not None:
-                    cache[key] = shared.constants(text, other, where, depth + 1, resolver, path)
+                    cache[key] = shared.constants(
+                        text, other, where, depth + 1, resolver, path, build
+                    )
                 else:
-                    nested = imported_lookup(other, path, resolver, depth + 1, where)
-                    cache[key] = _module_constants(other, nested)
+                    nested = imported_lookup(other, path, resolver, depth + 1, where, None, build)
+                    cache[key] = _module_constants(other, nested, build, text)
         return cache[key]
 
     def lookup(name: str) -> Folded | None:

@@ -6,10 +6,11 @@ reads an environment variable. Python runs all of that when the module is
 imported, before the kernel is parsed, so the compiler sees plain integers.
 This module evaluates that Python statically, for the value shapes configs
 use (strings, tuples, dicts, comprehensions, subscripts), under one stated
-assumption: the process has an empty environment and no command-line
-arguments (``os.environ.get(K, default)`` is ``default``, ``sys.argv`` is
-one entry long), which is how a kernel is compiled by default. Anything
-else stays opaque: the verdict is then reported as unknown, not guessed.
+assumption: the environment and command line of the build the caller assumes
+(:mod:`.assumed`; by default an empty environment and no arguments, so that
+``os.environ.get(K, default)`` is ``default`` and ``sys.argv`` is one entry long),
+each read recorded. Anything else stays opaque: the verdict is then reported as
+unknown, not guessed.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Mapping
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
+from skewlsp.analysis.frontend.assumed import ModuleAssumptions, environment_name
 from skewlsp.analysis.frontend.values import (
     Const,
     ExpressionFolder,
@@ -41,9 +43,13 @@ _STRING_METHODS = {"strip", "lower", "upper", "lstrip", "rstrip"}
 
 
 def fold_python(
-    node: cst.BaseExpression, folder: ExpressionFolder, functions: FunctionBodies
+    node: cst.BaseExpression,
+    folder: ExpressionFolder,
+    functions: FunctionBodies,
+    assumed: ModuleAssumptions,
 ) -> Folded | None:
-    """The value of a module-level expression of a kind only Python (not the DSL) has."""
+    """The value of a module-level expression of a kind only Python (not the DSL) has
+    (``assumed``: the build the module reads its environment and arguments from)."""
     fold, made = folder.fold, folder.made
     if isinstance(node, (cst.Name, cst.UnaryOperation)):
         return _bool(node, folder)
@@ -64,10 +70,10 @@ def fold_python(
         return Table(entries)
     if isinstance(node, cst.DictComp):
         return _dict_comprehension(node, folder)
+    if isinstance(node, cst.Attribute) and dsl.dotted(node) == ("sys", "argv"):
+        return assumed.argv()
     if isinstance(node, cst.Subscript) and len(node.slice) == 1:
-        index = node.slice[0].slice
-        if isinstance(index, cst.Index):
-            return _subscript(fold(node.value), fold(index.value), node, made)
+        return _subscript_of(node, folder, assumed)
     if isinstance(node, cst.Comparison):
         return _comparison(node, folder)
     if isinstance(node, cst.IfExp):  # ``8 if M.name == "flash" else 14``: one side runs
@@ -76,7 +82,7 @@ def fold_python(
             return fold(node.body if known else node.orelse)
         return None
     if isinstance(node, cst.Call):
-        return _call(node, folder, functions)
+        return _call(node, folder, functions, assumed)
     return None
 
 
@@ -92,6 +98,44 @@ def _bool(node: cst.Name | cst.UnaryOperation, folder: ExpressionFolder) -> Flag
         return None
     known = truth(folder.fold(node.expression))
     return None if known is None else Flag(not known)
+
+
+def _subscript_of(
+    node: cst.Subscript, folder: ExpressionFolder, assumed: ModuleAssumptions
+) -> Folded | None:
+    """``table[key]``, ``items[2]``, ``os.environ[NAME]``."""
+    index = node.slice[0].slice
+    if not isinstance(index, cst.Index):
+        return None
+    if dsl.dotted(node.value) == ("os", "environ"):
+        return _environment(node, index.value, folder, assumed, None)
+    return _subscript(folder.fold(node.value), folder.fold(index.value), node, folder.made)
+
+
+def _environment(
+    call: cst.BaseExpression,
+    name: cst.BaseExpression,
+    folder: ExpressionFolder,
+    assumed: ModuleAssumptions,
+    default: cst.BaseExpression | None,
+) -> Folded:
+    """``os.environ.get(name, default)`` (``default`` None: without one) or
+    ``os.environ[name]`` (``call`` a subscript) under the assumed build."""
+    key = folder.fold(name)
+    text = code_of(call, folder.made)[:60]
+    if not isinstance(key, Text):  # which variable is not known: only an empty one is
+        if default is None or assumed.build.assumptions.environment:
+            return Opaque(text, "an environment variable skewlsp cannot name")
+        return folder.fold(default)
+
+    def unset() -> Folded:
+        if default is not None:
+            return folder.fold(default)
+        if isinstance(call, cst.Subscript):
+            return Opaque(text, f"`{key.value}` is unset (a KeyError when the module loads)")
+        return Nothing()  # unset: ``get`` gives None
+
+    return assumed.environment(key.value, unset)
 
 
 def _key(value: Folded) -> object | None:
@@ -219,17 +263,17 @@ def _compare(op: cst.BaseCompOp, left: Folded, right: Folded) -> bool | None:
     return None
 
 
-def _call(node: cst.Call, folder: ExpressionFolder, functions: FunctionBodies) -> Folded | None:
+def _call(
+    node: cst.Call, folder: ExpressionFolder, functions: FunctionBodies, assumed: ModuleAssumptions
+) -> Folded | None:
     fold = folder.fold
     path = dsl.dotted(node.func)
     args = [arg for arg in node.args if arg.keyword is None]
-    if path in (("os", "environ", "get"), ("os", "getenv"), ("environ", "get")):
-        if len(args) == 2:  # the environment is assumed empty: the default is the value
-            return fold(args[1].value)
-        return Nothing() if len(args) == 1 else None  # unset: ``get`` gives None
+    name = environment_name(node)
+    if name is not None and len(args) == len(node.args) <= 2:
+        default = args[1].value if len(args) == 2 else None
+        return _environment(node, name, folder, assumed, default)
     if path == ("len",) and len(args) == 1:
-        if dsl.dotted(args[0].value) == ("sys", "argv"):
-            return Const(1)  # no command-line arguments
         value = fold(args[0].value)
         if isinstance(value, (Items, Table, Text)):
             size = len(

@@ -5,9 +5,9 @@ A ``@pl.program`` class (or a ``@pl.jit`` function) written inside a module-leve
 to that iteration's value; one written inside a module-level ``if`` exists only
 when Python takes that branch while importing the module. Both are decided by
 the same static evaluation of module-level Python as configuration modules
-(:mod:`.loadtime`), under the same assumption: an empty environment and no
-command-line arguments. What cannot be evaluated is left to the caller, which
-then analyses the code as if it always ran once (the honest "unknown" verdicts
+(:mod:`.loadtime`), under the same assumption: the environment and command line of
+the build the caller assumes (:mod:`.assumed`). What cannot be evaluated is left to
+the caller, which then analyses the code as if it always ran once (the honest "unknown" verdicts
 follow from the unbound names).
 """
 
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
+from skewlsp.analysis.frontend.assumed import environment_test
 from skewlsp.analysis.frontend.constants import (
     Const,
     Folded,
@@ -88,20 +89,9 @@ def branch_taken(test: cst.BaseExpression, constants: ModuleConstants) -> bool |
         if left is None or right is None:
             return None
         return right
-    if _unset_environment_variable(test):
-        return False  # the environment is assumed empty: ``os.environ.get("X")`` is None
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        target = test.comparisons[0]
-        if isinstance(target.operator, (cst.In, cst.NotIn)) and dsl.dotted(
-            target.comparator
-        ) == ("os", "environ"):
-            return isinstance(target.operator, cst.NotIn)
-        if (
-            isinstance(target.operator, (cst.Is, cst.IsNot))
-            and code_of(target.comparator, constants.made) == "None"
-            and _unset_environment_variable(test.left)
-        ):
-            return isinstance(target.operator, cst.Is)
+    read = environment_test(test, constants.assumed)  # ``"X" in os.environ``, ...
+    if read is not None:
+        return read
     return truth(Folder(constants, constants.made, owner=constants).fold(test))
 
 
@@ -125,16 +115,6 @@ def compiled_when_called(stmt: cst.CSTNode) -> bool:
         if path is not None and "jit" in path:
             return True
     return False
-
-
-def _unset_environment_variable(node: cst.BaseExpression) -> bool:
-    """``os.environ.get("X")`` / ``os.getenv("X")`` without a default: None when unset."""
-    if not isinstance(node, cst.Call):
-        return False
-    path = dsl.dotted(node.func)
-    if path not in (("os", "environ", "get"), ("os", "getenv"), ("environ", "get")):
-        return False
-    return len(node.args) == 1 and node.args[0].keyword is None
 
 
 def _target_names(target: cst.BaseAssignTargetExpression) -> tuple[str, ...] | None:

@@ -24,7 +24,9 @@ It holds:
   (:class:`.imports.SharedModules`), when the caller shares them: the one part that
   outlives the analysis, as a compiler's modules share one context;
 - the compiler's memory planner (``planner``: "pypto" or "ptoas"), which decides whether
-  LowerPipelineToSlots runs, as the PassContext's planner does.
+  LowerPipelineToSlots runs, as the PassContext's planner does;
+- the build the kernel is assumed imported under (``build``: its environment and
+  command line, :mod:`.assumed`), which records what the analysis read of it.
 
 The class is the frontend's, the lowest stage that knows everything it holds; the
 source stage is handed only the parts it needs (the parses, the made trees).
@@ -37,6 +39,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
+from skewlsp.analysis.frontend.assumed import Build
 from skewlsp.analysis.frontend.imports import SharedModules
 from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.unit_parses import UnitParses, UnitTree
@@ -49,6 +52,7 @@ class AnalysisState:
     concrete: bool = False  # libcst's own trees, not trees made from the stdlib's
     shared_modules: SharedModules | None = None  # the batch's (see the module's doc)
     planner: str = "pypto"  # the compiler's memory planner (see the module's doc)
+    build: Build = field(default_factory=Build)  # the assumed build (see the module's doc)
     parses: UnitParses = field(default_factory=UnitParses)
     made: MadeTrees = field(default_factory=MadeTrees)
     facts: dict[object, object] = field(default_factory=dict)

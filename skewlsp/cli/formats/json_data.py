@@ -11,7 +11,15 @@ from typing import Any
 
 from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.common.rules_page import docs_url
-from skewlsp.contract import CoreResult, FifoHazard, FifoMessage, Instance, Lowering, Span
+from skewlsp.contract import (
+    CoreResult,
+    FifoHazard,
+    FifoMessage,
+    Instance,
+    LoopReport,
+    Lowering,
+    Span,
+)
 
 
 def span_data(span: Span | None) -> dict[str, int] | None:
@@ -53,6 +61,30 @@ def instance_data(instance: Instance | None) -> dict[str, Any] | None:
         "caller": instance.caller or None,
         "call": span_data(instance.call),
         "call_path": instance.call_path,
+    }
+
+
+def assumed_data(report: LoopReport | None) -> dict[str, Any]:
+    """``assumes`` and ``variants``: the values of the environment (or ``sys.argv``) the
+    verdict was decided with and that decide it, and the loop under each other value
+    that changes its report."""
+    if report is None:
+        return {"assumes": {}, "variants": []}
+    return {
+        "assumes": {
+            a.variable: list(a.value) if isinstance(a.value, tuple) else a.value
+            for a in report.assumes
+        },
+        "variants": [
+            {
+                "environment": {v.variable: v.value},
+                "verdict": v.verdict,
+                "code": v.code,
+                "depth": v.depth,
+                "message": v.message,
+            }
+            for v in report.variants
+        ],
     }
 
 
@@ -136,6 +168,7 @@ def diagnostic_data(
             }
             for copy in diagnostic.copies
         ],
+        **assumed_data(report),
     }
     if preview:
         data["preview"] = diagnostic.preview

@@ -1,0 +1,75 @@
+"""Deciding a module again under the other builds its configuration declares.
+
+An analysis assumes one build (``frontend.assumed``: the environment and command line
+the kernel is imported under) and records what its modules read of it. For each
+variable read whose module declares other values (``frontend.declared_choices``: a
+tuple of supported values, a dict of presets, a literal comparison), or that the build
+sets (then unset is the other value), the whole module is analysed again with that one
+variable changed, and every loop whose report changes says so
+(``report.variants``). The other variables keep their assumed values: the builds are
+varied one variable at a time, not in every combination.
+
+A module that reads nothing of the build costs nothing more; one that does costs one
+analysis per other value (its trees shared, its values folded again), at most
+:data:`MAX_VARIANTS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from skewlsp.analysis.driver.loop_decision import LoopModel
+from skewlsp.analysis.frontend.assumed import AssumedRead
+from skewlsp.analysis.report.variants import Alternative, with_variants
+from skewlsp.contract import Assumption, Assumptions, LoopReport
+
+AssumedReads = frozenset[AssumedRead]
+# Other builds a module is decided under, at most (a dict of twenty presets is decided
+# under the first eight values in order).
+MAX_VARIANTS = 8
+
+
+def with_variant_verdicts(
+    models: list[LoopModel],
+    read: AssumedReads,
+    assumptions: Assumptions,
+    again: Callable[[Assumptions], list[LoopReport]],
+) -> list[LoopModel]:
+    """``models``, each loop whose report another declared value of what the analysis
+    ``read`` changes carrying that (``again``: the module's reports under another build)."""
+    if not assumptions.variants:
+        return models
+    alternatives: list[Alternative] = []
+    for assumed, choices in _choices(read):
+        for value in choices:
+            if len(alternatives) == MAX_VARIANTS:
+                break
+            reports = again(assumptions.varied(assumed.variable, value))
+            alternatives.append(Alternative(assumed, value, reports))
+    if not alternatives:
+        return models
+    reports = with_variants([model.report for model in models], alternatives)
+    return [
+        model if model.report is report else replace(model, report=report)
+        for model, report in zip(models, reports, strict=True)
+    ]
+
+
+def _choices(read: AssumedReads) -> list[tuple[Assumption, tuple[str | None, ...]]]:
+    """Each variable read with choices: what it was assumed to be, and its other values
+    (those of every module that read it, in order; unset last)."""
+    by_variable: dict[str, list[AssumedRead]] = {}
+    for one in read:
+        if one.choices:
+            by_variable.setdefault(one.variable, []).append(one)
+    found: list[tuple[Assumption, tuple[str | None, ...]]] = []
+    for variable in sorted(by_variable):
+        reads = sorted(by_variable[variable], key=lambda r: repr(r.value))
+        first = reads[0]
+        values = {value for one in reads for value in one.choices}
+        ordered = sorted((v for v in values if v is not None), key=str)
+        if None in values:
+            ordered.append(None)  # type: ignore[arg-type]
+        found.append((Assumption(variable, first.value, first.configured), tuple(ordered)))
+    return found

@@ -1,0 +1,79 @@
+"""A verdict that holds for one build: the value it assumed, and the loop under the others.
+
+The driver decides a module again under each other value its modules declare for a
+variable its analysis read (``driver.variants``). A loop whose report (what it
+shows: the inputs of the lowering passes are left out, their outcome is not) is the
+same under every value is left as it was: it does not depend on the variable, even if
+its module imports the config that reads it. A loop whose report changes names the value
+it was decided with (:class:`~skewlsp.contract.Assumption`) and lists what it is under
+each value that changes it (:class:`~skewlsp.contract.Variant`), in one report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from skewlsp.contract import NOT_COMPILED, Assumption, Instance, LoopReport, Span, Variant
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """The module's reports when ``variable`` is ``value`` (None: unset, or for
+    ``sys.argv`` no arguments) instead of what the analysis assumed (``assumed``)."""
+
+    assumed: Assumption
+    value: str | None
+    reports: Sequence[LoopReport]
+
+
+def with_variants(
+    reports: Sequence[LoopReport], alternatives: Sequence[Alternative]
+) -> list[LoopReport]:
+    """``reports``, each loop whose report another value changes naming the value it
+    assumed and carrying the loop under each such value (a copy the other build does
+    not make is reported as not compiled there)."""
+    by_key = [_by_key(alternative.reports) for alternative in alternatives]
+    found: list[LoopReport] = []
+    seen: dict[tuple[Span, Instance | None], int] = {}
+    for report in reports:
+        key = (report.span, report.instance)
+        nth = seen[key] = seen.get(key, -1) + 1  # the same loop reported twice: in order
+        assumes: list[Assumption] = []
+        variants: list[Variant] = []
+        for alternative, others in zip(alternatives, by_key, strict=True):
+            same_place = others.get(key, [])
+            other = same_place[nth] if nth < len(same_place) else None
+            if other is not None and _shown(other) == _shown(report):
+                continue
+            if alternative.assumed not in assumes:
+                assumes.append(alternative.assumed)
+            variants.append(_variant(alternative, other))
+        if variants:
+            report = replace(report, assumes=tuple(assumes), variants=tuple(variants))
+        found.append(report)
+    return found
+
+
+def _shown(report: LoopReport) -> LoopReport:
+    """The report without what only the lowering passes read (the loads' sizes, the
+    outlined scope, the symbol of a bound computed at load time): what those change is in
+    the lowering, which stays."""
+    return replace(report, slot_loads=None, slot_scope=0, load_time_bound=None)
+
+
+def _by_key(
+    reports: Sequence[LoopReport],
+) -> dict[tuple[Span, Instance | None], list[LoopReport]]:
+    found: dict[tuple[Span, Instance | None], list[LoopReport]] = {}
+    for report in reports:
+        found.setdefault((report.span, report.instance), []).append(report)
+    return found
+
+
+def _variant(alternative: Alternative, other: LoopReport | None) -> Variant:
+    variable, value = alternative.assumed.variable, alternative.value
+    if other is None:
+        built = Variant(variable, value, "not_compiled", NOT_COMPILED, "")
+        return replace(built, message=f"this copy of the loop is not built with {built.label}")
+    return Variant(variable, value, other.verdict, other.code, other.message, other.depth)
