@@ -84,6 +84,7 @@ def loop_preview(
     resolver: Resolver | None = None,
     importers: Importers | None = None,
     planner: str = "pypto",
+    assumptions: api.Assumptions | None = None,
 ) -> api.LoopPreview:
     """The loop before and after the pass, from one analysis (:func:`skewlsp.api.preview`);
     ``importers``: where an inline helper's callers are, as for the document's analysis."""
@@ -95,6 +96,7 @@ def loop_preview(
             resolver=resolver,
             importers=importers,
             planner=planner,
+            assumptions=assumptions,
         )
     except api.PreviewUnavailable as error:
         raise PreviewUnavailableError(str(error)) from error
@@ -261,9 +263,11 @@ def loop_edit(
     report: LoopReport,
     resolver: Resolver | None = None,
     encoding: str = UTF16,
+    assumptions: api.Assumptions | None = None,
 ) -> types.TextEdit:
-    """Replace the loop's whole lines with the rewrite (which is whole lines too)."""
-    found = loop_preview(source, report, resolver)
+    """Replace the loop's whole lines with the rewrite (which is whole lines too), as the
+    loop is decided under ``assumptions`` (the build the document's diagnostics assume)."""
+    found = loop_preview(source, report, resolver, assumptions=assumptions)
     if found.report.verdict != "demoted":  # a fix writes the demoted loop, nothing else
         raise PreviewUnavailableError(
             f"the loop is {found.report.verdict} here, not demoted: nothing to convert"
@@ -335,11 +339,12 @@ def resolve_edit(
     code: str,
     encoding: str = UTF16,
     resolver: Resolver | None = None,
+    assumptions: api.Assumptions | None = None,
 ) -> types.TextEdit | None:
     """The edit of one fix (``None`` for the preview, which edits nothing: it carries a
     command); raises PreviewUnavailableError when the loop cannot be rewritten."""
     if action == CONVERT:
-        return loop_edit(source, lines, report, resolver, encoding)
+        return loop_edit(source, lines, report, resolver, encoding, assumptions)
     if action == STAGE:
         return stage_edit(lines, report, encoding)
     if action == SUPPRESS:

@@ -112,6 +112,7 @@ async def resolve_code_action(ls: SkewServer, action: types.CodeAction) -> types
                 str(data.get("code") or ""),
                 ls.encoding,
                 resolver,
+                resolver.assumptions,
             ),
         )
     except actions.PreviewUnavailableError as error:

@@ -84,11 +84,17 @@ class WorkspaceResolver:
     """
 
     def __init__(
-        self, open_texts: dict[str, str], src_roots: Iterable[Path], planner: str = "pypto"
+        self,
+        open_texts: dict[str, str],
+        src_roots: Iterable[Path],
+        planner: str = "pypto",
+        assumptions: api.Assumptions | None = None,
     ) -> None:
         self.open_texts = open_texts
         self.src_roots = tuple(src_roots)
         self.planner = planner  # the project's memory planner, for the lowering passes
+        # The build the kernels are assumed imported under (never the server's environment).
+        self.assumptions = assumptions or api.Assumptions()
         self.looked_at: set[str] = set()
 
     def __call__(self, module: str, level: int, importing_path: str | None) -> str | None:
@@ -163,6 +169,7 @@ def compute(
             cache=cache,
             importers=importers,
             planner=resolver.planner,
+            assumptions=resolver.assumptions,
         )
         log.debug(
             "analysed %s v%s in %.1f ms (function cache so far: hits %s, misses %s)",

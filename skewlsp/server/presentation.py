@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from skewlsp.common.wording import plural
+from skewlsp.common.wording import assumed_lines, plural
 from skewlsp.contract import CODES, CORE_TITLES, FIFO_REORDER, LoopReport
 from skewlsp.server.fifo_hover import fifo_hover
 
@@ -178,6 +178,9 @@ def hover_markdown(
     cores = _core_lines(report)
     if cores:
         lines += ["", *cores]
+    assumed = assumed_lines(report)
+    if assumed:  # the build this verdict holds for, and the loop under the others
+        lines += ["", *(f"- {line}" for line in assumed)]
     if report.fix_hint:
         lines += ["", f"**fix:** {report.fix_hint}"]
     if report.verdict in ("demoted", "error", "unknown") or report.code == "SKW002":

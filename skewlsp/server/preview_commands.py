@@ -44,6 +44,7 @@ async def _loop_preview(
         resolver,
         SiblingImporters(path, resolver.open_texts) if path else None,
         resolver.planner,
+        resolver.assumptions,
     )
 
 

@@ -19,12 +19,13 @@ from skewlsp.common.config import (
     Settings,
     SettingsError,
     default_settings,
+    environment_problem,
     is_code_selector,
     load_settings,
 )
 from skewlsp.common.rules_page import template_problem
 from skewlsp.common.select import Selection
-from skewlsp.contract import SEVERITY_RANK
+from skewlsp.contract import SEVERITY_RANK, Assumptions
 
 DEFAULT_DEBOUNCE_MS = 150
 ON_TYPE = "onType"
@@ -46,6 +47,12 @@ class ClientOptions:
     run: str = ON_TYPE  # "onType": lint as the user types (after the debounce); "onSave"
     client_commands: tuple[str, ...] = ()  # commands the client implements itself (init only)
     docs_url: str | None = None  # a docs-url template (skewlsp.common.rules_page)
+    # The build the kernels are assumed imported under, over the project's: variables set
+    # (added to its ``environment``), the arguments (replacing its ``argv``), and whether
+    # verdicts are decided under the other declared values too.
+    environment: Mapping[str, str] | None = None
+    argv: tuple[str, ...] | None = None
+    variants: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -58,6 +65,8 @@ class EffectiveSettings:
     inlay_hints: bool
     docs_url: str | None = None  # where the codes' links point; None: the installed page
     memory_planner: str = "pypto"  # the project's ([tool.skewlint] memory-planner)
+    # The build the kernels are assumed imported under (the project's, the editor's over it).
+    assumptions: Assumptions = Assumptions()
 
 
 _INVALID = object()  # what a reader returns for a value it refuses
@@ -100,6 +109,24 @@ def _docs_template(value: Any) -> Any:
     return value if template_problem(value) is None else _INVALID
 
 
+def _environment(value: Any) -> Any:
+    if isinstance(value, (list, tuple)) and not value:  # an empty Lua table
+        return {}
+    if not isinstance(value, Mapping) or not all(
+        isinstance(name, str)
+        and environment_problem(name) is None
+        and isinstance(text, str)
+        and "\0" not in text
+        for name, text in value.items()
+    ):
+        return _INVALID
+    return dict(value)
+
+
+def _flag(value: Any) -> Any:
+    return value if isinstance(value, bool) else _INVALID
+
+
 # setting -> (ClientOptions field, reader, what a valid value is)
 _READERS: dict[str, tuple[str, Any, str]] = {
     "select": ("select", _codes, "a list of reason codes"),
@@ -111,6 +138,9 @@ _READERS: dict[str, tuple[str, Any, str]] = {
     "run": ("run", _run_mode, f"{ON_TYPE!r} or {ON_SAVE!r}"),
     "clientCommands": ("client_commands", _names, "a list of names"),
     "docsUrl": ("docs_url", _docs_template, "a URL with {code} or {code_lower} in it"),
+    "environment": ("environment", _environment, 'an object of "NAME": "value" strings'),
+    "argv": ("argv", _names, "a list of strings"),
+    "variants": ("variants", _flag, "true or false"),
 }
 
 
@@ -183,6 +213,9 @@ def merge_client_options(base: ClientOptions, override: ClientOptions, raw: Any)
         "debounce": "debounce_ms",
         "run": "run",
         "docsUrl": "docs_url",
+        "environment": "environment",
+        "argv": "argv",
+        "variants": "variants",
     }
     changes = {
         attr: getattr(override, attr) for key, attr in keys.items() if raw.get(key) is not None
@@ -232,8 +265,23 @@ def effective(project: Settings, client: ClientOptions, root: str | None) -> Eff
     src = tuple(project.src) + tuple((base / entry).resolve() for entry in client.src)
     docs = client.docs_url or project.docs_url
     return EffectiveSettings(
-        selection, src, client.code_lens, client.inlay_hints, docs, project.memory_planner
+        selection,
+        src,
+        client.code_lens,
+        client.inlay_hints,
+        docs,
+        project.memory_planner,
+        _assumptions(project, client),
     )
+
+
+def _assumptions(project: Settings, client: ClientOptions) -> Assumptions:
+    """The project's build with the editor's settings over it: its variables added, its
+    arguments and its ``variants`` switch replacing the project's."""
+    environment = {**dict(project.environment), **(client.environment or {})}
+    argv = client.argv if client.argv is not None else project.argv
+    variants = client.variants if client.variants is not None else project.variants
+    return Assumptions.of(environment, argv, variants)
 
 
 def is_config_file(path: str) -> bool:

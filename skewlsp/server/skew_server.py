@@ -143,7 +143,9 @@ class SkewServer(LanguageServer):
             # file on disk look like another module to them.
             open_texts[os.path.realpath(snapshot.path)] = snapshot.text
         settings = self.settings_for(snapshot.uri)
-        return WorkspaceResolver(open_texts, settings.src, settings.memory_planner)
+        return WorkspaceResolver(
+            open_texts, settings.src, settings.memory_planner, settings.assumptions
+        )
 
     @property
     def debounce(self) -> float:

@@ -25,6 +25,7 @@ from skewlsp.analysis.driver.module_run import (
 from skewlsp.analysis.driver.site_memo import SiteMemo
 from skewlsp.analysis.driver.unit_run import analyse_unit, module_context
 from skewlsp.analysis.frontend import dsl
+from skewlsp.analysis.frontend.assumed import AssumedRead
 from skewlsp.analysis.frontend.constants import ModuleConstants
 from skewlsp.analysis.frontend.reads import ModuleRead, ReadLog
 from skewlsp.analysis.frontend.source_index import Unit, syntax_problem
@@ -88,7 +89,8 @@ class CachedUnits:
 
     A unit is looked up by its text up to comments (an edit that only types a comment
     is answered here), its place, the module context (``fingerprint``), its callers'
-    texts and the memory planner its loops are lowered under; so are the copies of an
+    texts, the memory planner its loops are lowered under and the assumed build (what
+    each read of the build is kept with it); so are the copies of an
     imported inline helper at the calls here (:meth:`imported`). What is analysed now is
     kept once the analysis knows every module it read (:meth:`store`).
     """
@@ -100,23 +102,42 @@ class CachedUnits:
     aliases: dsl.Aliases | None  # (None: a module with no units of its own)
     constants: ModuleConstants | None
     state: AnalysisState
-    fresh: list[tuple[UnitKey, list[LoopModel]]] = field(default_factory=list)
+    fresh: list[tuple[UnitKey, list[LoopModel], frozenset[AssumedRead]]] = field(
+        default_factory=list
+    )
     sites: SiteMemo = field(init=False)
 
     def __post_init__(self) -> None:
-        self.sites = SiteMemo(self.cache, self.resolver, self.fingerprint, self.state.planner)
+        state = self.state
+        self.sites = SiteMemo(
+            self.cache, self.resolver, self.fingerprint, state.planner, state.build
+        )
 
     def analyse(self, unit: Unit) -> list[LoopModel] | None:
         """The unit's models, from the cache or analysed now; None when libcst cannot
         parse it."""
-        key = (self.path, *unit.cache_key, self.fingerprint, _callers_key(unit), self.state.planner)
-        cached = self.cache.get(key, self.resolver)
+        build = self.state.build
+        key = (
+            self.path,
+            *unit.cache_key,
+            self.fingerprint,
+            _callers_key(unit),
+            self.state.planner,
+            build.assumptions,
+        )
+        cached = self.cache.get(key, self.resolver, build)
         if cached is not None:
             return [LoopModel(report) for report in cached]
         assert self.aliases is not None and self.constants is not None
-        found = analyse_unit(unit, self.path, self.aliases, self.constants, self.state, self.sites)
+        depth = build.open()
+        try:
+            found = analyse_unit(
+                unit, self.path, self.aliases, self.constants, self.state, self.sites
+            )
+        finally:
+            assumed = build.close(depth)
         if found is not None:
-            self.fresh.append((key, found))
+            self.fresh.append((key, found, assumed))
         return found
 
     def imported(
@@ -126,27 +147,33 @@ class CachedUnits:
         now: they change with the helper (its text, place and module, whose read is
         recorded), the callers here and this module's context, not with an edit
         elsewhere (deciding them again was most of an edit's cost)."""
-        helper_unit = helper.unit
+        helper_unit, build = helper.unit, self.state.build
         key = (
             self.path,
             *helper_unit.cache_key,
             self.fingerprint,
             _callers_key(helper_unit),
             self.state.planner,
+            build.assumptions,
             helper.origin,
             helper.name,
         )
-        cached = self.cache.get(key, self.resolver)
+        cached = self.cache.get(key, self.resolver, build)
         if cached is not None:
             return [LoopModel(report) for report in cached]
-        found = decide()
-        self.fresh.append((key, found))
+        depth = build.open()
+        try:
+            found = decide()
+        finally:
+            assumed = build.close(depth)
+        self.fresh.append((key, found, assumed))
         return found
 
     def store(self, reads: frozenset[ModuleRead]) -> None:
-        """Keep what was analysed now, with every module this analysis read."""
-        for key, unit_models in self.fresh:
-            self.cache.put(key, tuple(model.report for model in unit_models), reads)
+        """Keep what was analysed now, with every module this analysis read and what each
+        read of the assumed build."""
+        for key, unit_models, assumed in self.fresh:
+            self.cache.put(key, tuple(model.report for model in unit_models), reads, assumed)
         self.sites.store(reads)
 
 

@@ -50,8 +50,8 @@ def analyse_module(
     the tree also gives the index its blocks and each unit its own tree.
     """
     whole: ast.Module | SyntaxProblem | None = None
-    if may_hold_pipeline_loops(source):
-        whole = parse_whole(source)
+    if may_hold_pipeline_loops(source):  # (parsed already when decided under another build)
+        whole = state.parses.module_tree(source) or parse_whole(source)
     index = build_index(source, whole if isinstance(whole, ast.Module) else None)
     if index.syntax_problem is not None:
         return [LoopModel(syntax_report(index.syntax_problem, path))]

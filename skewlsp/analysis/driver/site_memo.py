@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from skewlsp.analysis.frontend.assumed import AssumedRead, Build
 from skewlsp.analysis.frontend.reads import ModuleRead
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.lower_pipeline.lowering import Enclosing
@@ -25,25 +26,31 @@ from skewlsp.contract import LoopReport, Resolver
 class SiteMemo:
     """The cache's copies of inline helpers at their calls, for one analysis of a module.
 
-    A copy read from it is used as is; a copy decided now is kept once the analysis
-    knows every module it read (:meth:`store`).
+    A copy read from it is used as is (and the analysis is charged with what deciding it
+    read of the assumed build); a copy decided now is kept, with what it read of the
+    build, once the analysis knows every module it read (:meth:`store`).
     """
 
     cache: UnitCache
     resolver: Resolver | None
     fingerprint: str
     planner: str  # the copies kept are lowered (``.lowered``)
-    fresh: list[tuple[SiteKey, tuple[LoopReport, ...]]] = field(default_factory=list)
+    build: Build  # the analysis's assumed build (part of every key)
+    fresh: list[tuple[SiteKey, tuple[LoopReport, ...], frozenset[AssumedRead]]] = field(
+        default_factory=list
+    )
 
     def get(self, key: SiteKey) -> tuple[LoopReport, ...] | None:
-        return self.cache.get_site(key, self.resolver)
+        return self.cache.get_site(key, self.resolver, self.build)
 
-    def remember(self, key: SiteKey, reports: tuple[LoopReport, ...]) -> None:
-        self.fresh.append((key, reports))
+    def remember(
+        self, key: SiteKey, reports: tuple[LoopReport, ...], assumed: frozenset[AssumedRead]
+    ) -> None:
+        self.fresh.append((key, reports, assumed))
 
     def store(self, reads: frozenset[ModuleRead]) -> None:
-        for key, reports in self.fresh:
-            self.cache.put_site(key, reports, reads)
+        for key, reports, assumed in self.fresh:
+            self.cache.put_site(key, reports, reads, assumed)
 
     def key(
         self,
@@ -61,7 +68,8 @@ class SiteMemo:
         the call gives it (its values, where it is: the copy's label and remark, whether
         it sits in an InCore scope and whether a header there splits), what the pipeline
         loops around the call do to it (``outside``: an edit of their ``stage=`` changes
-        how often its loops are written) and the planner its copy is lowered under.
+        how often its loops are written), the planner its copy is lowered under and the
+        build its modules are imported under.
         """
         key = (
             path,
@@ -80,6 +88,7 @@ class SiteMemo:
             site.nested,
             outside,
             self.planner,
+            self.build.assumptions,
         )
         try:
             hash(key)

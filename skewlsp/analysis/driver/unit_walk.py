@@ -334,17 +334,21 @@ class UnitWalk(LoopDecisions):
                 continue
             before = len(self.finished)
             self.call_headers = site.headers
-            self._decide_apart(
-                lambda site=site: self._body(fn, name, site=site),
-                Instance(site.shown, site.caller, site.span),
-                helper=name,
-            )
+            depth = self.state.build.open()  # what this copy reads of the assumed build
+            try:
+                self._decide_apart(
+                    lambda site=site: self._body(fn, name, site=site),
+                    Instance(site.shown, site.caller, site.span),
+                    helper=name,
+                )
+            finally:
+                assumed = self.state.build.close(depth)
             # Lowered now, in the loops around its call (and so kept: a copy read back
             # has no tree for LowerPipelineToSlots).
             copy = lowered_models(self.finished[before:], self.state.planner, outside)
             self.finished[before:] = copy
             if self.sites is not None and key is not None:
-                self.sites.remember(key, tuple(m.report for m in copy))
+                self.sites.remember(key, tuple(m.report for m in copy), assumed)
         self.call_headers = ()
 
     def _caller_walk(self, caller: Unit, state: AnalysisState) -> list[LoopReport] | None:

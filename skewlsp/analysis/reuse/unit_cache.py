@@ -4,8 +4,12 @@ A unit's reports depend on its own text, its position in the file, what it
 can see from the rest of the module (constants, config classes, imports: the
 key holds those) and the imported modules it read, at any depth (recorded with
 the entry and checked on every hit). So a hit is always exactly what a fresh
-analysis would say. Pure: an in-memory map owned by the
-caller (the language server keeps one); nothing is read or written here.
+analysis would say. An entry also keeps what the analysis read of the assumed build
+(its environment and arguments, :mod:`~skewlsp.analysis.frontend.assumed`): a hit
+charges the analysis with those reads, as a fresh analysis would have made them, so
+its verdicts are decided again under the other declared values (the build itself is
+in the key). Pure: an in-memory map owned by the caller (the language server keeps
+one); nothing is read or written here.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 
+from skewlsp.analysis.frontend.assumed import AssumedRead, Build
 from skewlsp.analysis.frontend.reads import ModuleRead, still_current
 from skewlsp.analysis.frontend.source_index import ModuleIndex
 from skewlsp.analysis.reuse.incremental import IndexedText
@@ -24,8 +29,11 @@ from skewlsp.contract import LoopReport, Resolver
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_TEXTS = 64  # documents whose last text and index are kept for incremental re-indexing
 # (path, unit text, line offset, module context, callers' texts and offsets, memory planner,
-# and for an imported helper's copies at the calls here, how it was imported)
+# assumed build, and for an imported helper's copies at the calls here, how it was imported)
 UnitKey = tuple[object, ...]
+# The reports of a unit (or of a helper's copy), the modules its analysis read, and what
+# it read of the assumed build.
+_Entry = tuple[tuple[LoopReport, ...], frozenset[ModuleRead], frozenset[AssumedRead]]
 # An inline helper's copy at one call: what it is decided with (see driver.site_memo).
 SiteKey = tuple[object, ...]
 MAX_SITES = 512
@@ -36,23 +44,22 @@ class UnitCache:
 
     def __init__(self, max_units: int = 2048) -> None:
         self._max_units = max_units
-        self._entries: OrderedDict[
-            UnitKey, tuple[tuple[LoopReport, ...], frozenset[ModuleRead]]
-        ] = OrderedDict()
+        self._entries: OrderedDict[UnitKey, _Entry] = OrderedDict()
         self._lock = threading.Lock()  # a server analyses documents in worker threads
         self._texts: OrderedDict[str | None, IndexedText] = OrderedDict()
         # Copies of inline helpers at their calls: an edit in a caller changes the helper's
         # unit key, but rarely what one call passes it (then its copy is not decided again).
-        self._sites: OrderedDict[SiteKey, tuple[tuple[LoopReport, ...], frozenset[ModuleRead]]] = (
-            OrderedDict()
-        )
+        self._sites: OrderedDict[SiteKey, _Entry] = OrderedDict()
         self.parsed_blocks: set[str] = set()  # top-level blocks known to parse
         self.hits = 0
         self.misses = 0
         self.site_hits = 0  # helper copies reused
 
-    def get(self, key: UnitKey, resolver: Resolver | None) -> tuple[LoopReport, ...] | None:
-        """The unit's reports, if cached and every module its analysis read is unchanged."""
+    def get(
+        self, key: UnitKey, resolver: Resolver | None, build: Build | None = None
+    ) -> tuple[LoopReport, ...] | None:
+        """The unit's reports, if cached and every module its analysis read is unchanged
+        (``build``, the analysis's, is charged with what it read of the assumed build)."""
         with self._lock:
             found = self._entries.get(key)
         if found is not None and not still_current(found[1], resolver):
@@ -63,19 +70,28 @@ class UnitCache:
                 return None
             self._entries.move_to_end(key)
             self.hits += 1
-            return found[0]
+        if build is not None:
+            build.note(found[2])
+        return found[0]
 
     def put(
-        self, key: UnitKey, reports: tuple[LoopReport, ...], reads: frozenset[ModuleRead]
+        self,
+        key: UnitKey,
+        reports: tuple[LoopReport, ...],
+        reads: frozenset[ModuleRead],
+        assumed: frozenset[AssumedRead] = frozenset(),
     ) -> None:
         with self._lock:
-            self._entries[key] = (reports, reads)
+            self._entries[key] = (reports, reads, assumed)
             self._entries.move_to_end(key)
             while len(self._entries) > self._max_units:
                 self._entries.popitem(last=False)
 
-    def get_site(self, key: SiteKey, resolver: Resolver | None) -> tuple[LoopReport, ...] | None:
-        """The reports of one copy of a helper, if every module its analysis read is unchanged."""
+    def get_site(
+        self, key: SiteKey, resolver: Resolver | None, build: Build | None = None
+    ) -> tuple[LoopReport, ...] | None:
+        """The reports of one copy of a helper, if every module its analysis read is
+        unchanged (``build`` as for :meth:`get`)."""
         with self._lock:
             found = self._sites.get(key)
             if found is not None:
@@ -84,13 +100,19 @@ class UnitCache:
             return None
         with self._lock:
             self.site_hits += 1
+        if build is not None:
+            build.note(found[2])
         return found[0]
 
     def put_site(
-        self, key: SiteKey, reports: tuple[LoopReport, ...], reads: frozenset[ModuleRead]
+        self,
+        key: SiteKey,
+        reports: tuple[LoopReport, ...],
+        reads: frozenset[ModuleRead],
+        assumed: frozenset[AssumedRead] = frozenset(),
     ) -> None:
         with self._lock:
-            self._sites[key] = (reports, reads)
+            self._sites[key] = (reports, reads, assumed)
             self._sites.move_to_end(key)
             while len(self._sites) > MAX_SITES:
                 self._sites.popitem(last=False)

@@ -67,6 +67,11 @@ class UnitParses:
         """Cut unit trees out of ``tree`` (the stdlib tree of ``source``) from now on."""
         self._module, self._source, self._lines = tree, source, None
 
+    def module_tree(self, source: str) -> ast.Module | None:
+        """The whole file's tree shared for ``source`` (None: none was): an analysis of the
+        same text under another build reads the same tree."""
+        return self._module if self._module is not None and self._source == source else None
+
     def unit_tree(self, text: str, line_offset: int | None) -> UnitTree:
         """The stdlib tree of ``text``, which is the file's from line ``line_offset + 1`` if
         ``line_offset`` is given (a unit: maybe wrapped in ``if 1:``); raises as
