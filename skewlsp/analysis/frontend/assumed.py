@@ -34,7 +34,8 @@ class AssumedRead:
     ``sys.argv``), the ``value`` it gave (an unset variable's default when it is a string;
     None when not known), whether the build set it (``configured``), and the other values
     worth deciding the kernel under (``choices``: those its module declares; the value
-    read is not among them; None stands for unset, or for no arguments)."""
+    read, normalised or not, is not among them; None stands for unset, or for no
+    arguments)."""
 
     variable: str
     value: str | tuple[str, ...] | None
@@ -124,7 +125,10 @@ class ModuleAssumptions:
             self._choices[name] = ()  # (a scan that folds a name reading it again ends here)
             declared = declared_choices(name, self._text, self._lookup) if self._text else ()
             self._choices[name] = declared
-        choices: tuple[str | None, ...] = tuple(c for c in declared if c != seen)
+        # The value read is not another choice, nor is it once normalised as configs do
+        # before comparing it (``.strip().lower()``).
+        same = {seen, seen.strip(), seen.strip().lower()} if seen is not None else set()
+        choices: tuple[str | None, ...] = tuple(c for c in declared if c not in same)
         if configured and not declared:
             choices = (None,)  # no declared choice: the value it falls back to when unset
         return AssumedRead(name, seen, configured, choices)

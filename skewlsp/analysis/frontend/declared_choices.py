@@ -66,7 +66,7 @@ class _Scan:
             if isinstance(value, ast.Constant) and value.value == variable
             for target in targets
         }
-        readers = {
+        self._readers = {
             stmt.name
             for stmt in tree.body
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and self._reads(stmt)
@@ -81,12 +81,13 @@ class _Scan:
                 if targets <= self.carriers or value is None:
                     continue
                 names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
-                if self._reads(value) or names & (readers | self.carriers):
+                if self._reads(value) or names & (self._readers | self.carriers):
                     self.carriers |= targets
                     grown = True
 
     def is_subject(self, node: ast.AST) -> bool:
-        """``VARIANT``, ``VARIANT.lower()``, ``os.environ.get("VARIANT", "pro")``."""
+        """``VARIANT``, ``VARIANT.lower()``, ``os.environ.get("VARIANT", "pro")``,
+        ``_variant()`` (a module function that reads it)."""
         while (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -96,6 +97,8 @@ class _Scan:
             node = node.func.value
         if isinstance(node, ast.Name):
             return node.id in self.carriers
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args:
+            return node.func.id in self._readers
         return self._is_read(node)
 
     def literals(self, node: ast.AST) -> set[str]:

@@ -290,18 +290,36 @@ def _call(
         return None if known is None else Flag(known)
     if path in (("min",), ("max",)) and args and len(args) == len(node.args):
         return _min_max(path[0], [fold(arg.value) for arg in args])
-    if (
-        isinstance(node.func, cst.Attribute)
-        and node.func.attr.value in _STRING_METHODS
-        and not args
-    ):
-        base = fold(node.func.value)
-        if isinstance(base, Text):
-            return Text(getattr(base.value, node.func.attr.value)())
-        return None
+    if isinstance(node.func, cst.Attribute) and len(args) == len(node.args):
+        return _string_method(node.func, [fold(arg.value) for arg in args], folder)
     if isinstance(node.func, cst.Name) and not node.args:
         return functions.call(node.func.value, folder)
     return None
+
+
+def _string_method(
+    func: cst.Attribute, args: list[Folded], folder: ExpressionFolder
+) -> Folded | None:
+    """``text.lower()``, ``token.startswith("--variant=")``, ``token.split("=", 1)``: what a
+    config does to a value it read from the environment or the command line."""
+    method = func.attr.value
+    if method not in _STRING_METHODS and method not in ("startswith", "endswith", "split"):
+        return None
+    base = folder.fold(func.value)
+    if not isinstance(base, Text):
+        return None
+    if method in _STRING_METHODS:
+        return Text(getattr(base.value, method)()) if not args else None
+    if method in ("startswith", "endswith"):
+        if len(args) != 1 or not isinstance(args[0], Text):
+            return None
+        return Const(int(getattr(base.value, method)(args[0].value)))
+    if not 1 <= len(args) <= 2 or not isinstance(args[0], Text) or not args[0].value:
+        return None
+    if len(args) == 2 and not isinstance(args[1], Const):
+        return None
+    limit = args[1].value if len(args) == 2 else -1  # type: ignore[union-attr]
+    return Items(tuple(Text(part) for part in base.value.split(args[0].value, limit)))
 
 
 def _min_max(which: str, values: list[Folded]) -> Folded | None:
@@ -348,46 +366,85 @@ class FunctionBodies:
             result = _run(statements, folder, name, {})
         finally:
             self._depth -= 1
+        if isinstance(result, _Jump):  # a ``continue`` outside a loop: not Python
+            return Opaque(name, f"`{name}()` is computed when the module loads")
         return result if result is not None else Opaque(name, f"`{name}()` returns no constant")
+
+
+class _Jump:
+    """``continue`` or ``break``: where a loop in a config's function goes next."""
+
+
+_CONTINUE, _BREAK = _Jump(), _Jump()
+# A ``while`` in a config's function runs at most this many times (an argument parser
+# walks the command line: a few arguments).
+MAX_LOOP_ITERATIONS = 64
 
 
 def _run(
     statements: list[cst.CSTNode], folder: object, name: str, local: dict[str, Folded]
-) -> Folded | None:
-    """Run straight-line config code; the returned value, or None when it falls through."""
+) -> Folded | _Jump | None:
+    """Run straight-line config code (``if``, ``while`` over the command line); the
+    returned value, a ``continue``/``break`` for the loop around, or None when it falls
+    through."""
     opaque = Opaque(name, f"`{name}()` is computed when the module loads")
     for stmt in statements:
         scope = folder.with_bindings(local)
+        result: Folded | _Jump | None
         if isinstance(stmt, cst.SimpleStatementLine):
             result = _run_line(stmt, scope, local, opaque)
-            if result is not None:
-                return result
-            continue
-        if isinstance(stmt, cst.While) and scope.fold(stmt.test) == Const(0):
-            continue  # a loop that never runs (e.g. over the command-line arguments)
-        if isinstance(stmt, cst.If):
+        elif isinstance(stmt, cst.While):
+            result = _run_while(stmt, folder, name, local, opaque)
+        elif isinstance(stmt, cst.If):
             test = scope.fold(stmt.test)
             if not isinstance(test, Const):
                 return opaque
             result = _run(_branch_taken(stmt, test.value), folder, name, local)
-            if result is not None:
-                return result
-            continue
-        return opaque
+        else:
+            return opaque
+        if result is not None:
+            return result
     return None
+
+
+def _run_while(
+    stmt: cst.While, folder: object, name: str, local: dict[str, Folded], opaque: Opaque
+) -> Folded | None:
+    """Run a ``while`` (None: it ended; else what the function returns)."""
+    body = list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock) else []
+    if stmt.orelse is not None:
+        return opaque
+    for _ in range(MAX_LOOP_ITERATIONS):
+        test = folder.with_bindings(local).fold(stmt.test)  # type: ignore[attr-defined]
+        if not isinstance(test, Const):
+            return opaque
+        if not test.value:
+            return None
+        result = _run(body, folder, name, local)
+        if result is _BREAK:
+            return None
+        if result is not _CONTINUE and result is not None:
+            return result  # type: ignore[return-value]
+    return opaque
 
 
 def _run_line(
     line: cst.SimpleStatementLine, scope: ExpressionFolder, local: dict[str, Folded], opaque: Opaque
-) -> Folded | None:
+) -> Folded | _Jump | None:
     """Run one line of config code (binding its names in ``local``): what the function
-    returns here (``opaque`` when it cannot be known), or None to go on to the next line."""
+    returns here (``opaque`` when it cannot be known), a ``continue`` or ``break``, or
+    None to go on to the next line."""
     for small in line.body:
         if isinstance(small, cst.Return):
             return scope.fold(small.value) if small.value is not None else opaque
         if isinstance(small, cst.Raise):
             return opaque
-        if isinstance(small, (cst.Assign, cst.AnnAssign)):
+        if isinstance(small, (cst.Continue, cst.Break)):
+            return _CONTINUE if isinstance(small, cst.Continue) else _BREAK
+        if isinstance(small, cst.AugAssign):
+            if not _augment(small, scope, local):
+                return opaque
+        elif isinstance(small, (cst.Assign, cst.AnnAssign)):
             target = small.targets[0].target if isinstance(small, cst.Assign) else small.target
             if isinstance(target, cst.Name) and small.value is not None:
                 local[target.value] = scope.fold(small.value)
@@ -396,6 +453,19 @@ def _run_line(
         elif not isinstance(small, (cst.Expr, cst.Pass)):
             return opaque
     return None
+
+
+def _augment(small: cst.AugAssign, scope: ExpressionFolder, local: dict[str, Folded]) -> bool:
+    """``i += 2`` / ``i -= 1`` on a local integer; False when it cannot be run."""
+    target, by = small.target, scope.fold(small.value)
+    if not isinstance(target, cst.Name) or not isinstance(by, Const):
+        return False
+    now, operator = local.get(target.value), small.operator
+    if not isinstance(now, Const) or not isinstance(operator, (cst.AddAssign, cst.SubtractAssign)):
+        return False
+    step = by.value if isinstance(operator, cst.AddAssign) else -by.value
+    local[target.value] = Const(now.value + step)
+    return True
 
 
 def _branch_taken(stmt: cst.If, test: int) -> list[cst.CSTNode]:

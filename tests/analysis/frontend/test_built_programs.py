@@ -26,7 +26,7 @@ import pytest
 
 from skewlsp.api import analyse
 from skewlsp.common.resolver import resolve_module
-from skewlsp.contract import NOT_COMPILED
+from skewlsp.contract import NOT_COMPILED, Assumption, Assumptions
 
 ROOT = Path(__file__).resolve().parents[2] / "fixtures" / "mixed" / "models"
 VARIANTS = ROOT / "built_llm" / "variants.py"
@@ -264,3 +264,28 @@ def test_editing_a_builder_call_decides_its_program_again_through_the_function_c
     again = analyze(edited, str(BUILDERS), resolver=_resolver, cache=cache)
     assert [(r.trip, r.depth) for r in again if r.span.line == 22] == [(8, 2), (12, 3)]
     assert again == analyze(edited, str(BUILDERS), resolver=_resolver)
+
+
+def test_a_variable_the_build_sets_defines_the_program_and_names_itself_in_its_verdict() -> None:
+    # os.environ.get("ATTN_DEBUG") is "1" in a build that sets it: DebugAttention exists,
+    # trip 8 -> depth 2; unset, it does not (the other build its verdict is reported under).
+    assumed = Assumptions.of({"ATTN_DEBUG": "1"})
+    reports = analyse(VARIANTS.read_text(), str(VARIANTS), resolver=_resolver, assumptions=assumed)
+    (report,) = _at(reports, 106)
+    assert (report.code, report.depth) == ("SKW001", 2)
+    assert report.assumes == (Assumption("ATTN_DEBUG", "1", configured=True),)
+    assert [(v.variable, v.value, v.code) for v in report.variants] == [
+        ("ATTN_DEBUG", None, NOT_COMPILED)
+    ]
+
+
+def test_a_mode_the_build_sets_takes_the_other_branch_of_a_module_level_if() -> None:
+    assumed = Assumptions.of({"ATTN_MODE": "Exact"})  # lowered by the config: "exact"
+    reports = analyse(VARIANTS.read_text(), str(VARIANTS), resolver=_resolver, assumptions=assumed)
+    assert [(r.code, r.depth) for r in _at(reports, 65)] == [(NOT_COMPILED, None)]
+    assert [(r.code, r.depth) for r in _at(reports, 85)] == [("SKW001", 2)]  # trip 4
+
+
+def test_a_loop_no_assumed_value_decides_names_none(reports: list) -> None:
+    # BLOCK_VARIANTS and HEAD_TILE are plain numbers: no build changes these loops.
+    assert [r.assumes for r in _at(reports, 23)] == [(), (), ()]

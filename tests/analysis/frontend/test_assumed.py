@@ -1,0 +1,95 @@
+"""What module-level Python reads of the assumed environment and command line.
+
+The analysis never reads the real process: a config module's ``os.environ`` and
+``sys.argv`` are those of the build the caller assumes (empty by default), and every
+read is recorded with the value it gave, charged to whatever value it went into (a
+value read again later, from a module's memo, charges its reader too).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from skewlsp.analysis.frontend.assumed import AssumedRead, Build
+from skewlsp.analysis.frontend.constants import Const, ModuleConstants, Opaque, Text
+from skewlsp.analysis.frontend.source_index import build_index
+from skewlsp.contract import ARGV, Assumptions
+from tests.analysis.frontend.test_loadtime import CONFIG
+
+ARGV_READ = AssumedRead(ARGV, (), False, ())
+
+
+def constants(build: Build) -> ModuleConstants:
+    index = build_index(CONFIG)
+    return ModuleConstants(
+        index.constant_sources,
+        classes=index.class_sources,
+        functions=index.function_sources,
+        build=build,
+        text=CONFIG,
+    )
+
+
+def reads_of(build: Build, values: ModuleConstants, name: str) -> frozenset[AssumedRead]:
+    depth = build.open()
+    values(name)
+    return build.close(depth)
+
+
+def test_a_variable_the_build_sets_is_read_as_its_value() -> None:
+    values = constants(Build(Assumptions.of({"MODEL_VARIANT": " Small"})))
+    assert values.fold_text("_variant()") == Text("small")
+    assert values("BLOCKS") == Const(4)  # 64 // 16
+
+
+def test_the_real_environment_is_never_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MODEL_VARIANT", "small")
+    monkeypatch.setenv("HEADS", "64")
+    values = constants(Build())
+    assert values("BLOCKS") == Const(8)  # the default, large: 128 // 16
+    assert isinstance(values("RAW"), Opaque)  # os.environ["HEADS"]: unset in the build
+
+
+def test_the_command_line_the_build_assumes_is_what_a_config_parses() -> None:
+    values = constants(Build(Assumptions.of({}, ["--fast", "small"])))
+    assert values.fold_text("len(sys.argv)") == Const(3)
+    assert values.fold_text("sys.argv[2]") == Text("small")
+    assert values.fold_text("_variant()") == Text("small")  # the while loop takes the last
+    assert isinstance(values.fold_text("sys.argv[0]"), Opaque)  # the program's path
+
+
+def test_a_read_records_the_value_it_gave_and_the_other_values_the_module_declares() -> None:
+    build = Build()
+    read = reads_of(build, constants(build), "BLOCKS")
+    # TUNED[_variant()]: the keys of TUNED are the variants the module declares; the
+    # default "Large " is "large" once _variant() strips and lowers it.
+    assert read == {AssumedRead("MODEL_VARIANT", "Large ", False, ("small",)), ARGV_READ}
+
+
+def test_a_variable_the_build_sets_records_that_it_is_set() -> None:
+    build = Build(Assumptions.of({"MODEL_VARIANT": "small"}))
+    read = reads_of(build, constants(build), "ACTIVE")
+    assert AssumedRead("MODEL_VARIANT", "small", True, ("large",)) in read
+
+
+def test_a_value_read_again_from_the_module_s_memo_charges_its_new_reader() -> None:
+    build = Build()
+    values = constants(build)
+    first = reads_of(build, values, "ACTIVE")
+    again = reads_of(build, values, "ACTIVE")  # memoised: no read of the environment now
+    through = reads_of(build, values, "BLOCKS")  # ACTIVE.blocks, from the memo
+    assert first == again == through != frozenset()
+
+
+def test_a_value_that_reads_nothing_of_the_build_charges_nothing() -> None:
+    build = Build()
+    assert reads_of(build, constants(build), "VARIANT_WIDTHS") == frozenset()
+
+
+def test_a_frame_closed_by_a_failure_still_charges_the_frame_around_it() -> None:
+    build = Build()
+    outer = build.open()
+    build.open()
+    build.note([ARGV_READ])
+    build.open()  # left open by an exception
+    assert build.close(outer) == {ARGV_READ}

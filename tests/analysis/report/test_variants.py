@@ -1,0 +1,40 @@
+"""Which loops a variant changes, and what their report says about it."""
+
+from __future__ import annotations
+
+from skewlsp.analysis.report.variants import Alternative, with_variants
+from skewlsp.contract import NOT_COMPILED, Assumption, Instance, LoopReport, SlotLoad, Span
+
+ASSUMED = Assumption("MODE", "fast")
+
+
+def report(line: int, code: str = "SKW011", **fields: object) -> LoopReport:
+    span = Span(line, 5, line + 3, 1)
+    return LoopReport(None, span, span, "left", code, f"{code} at {line}", **fields)  # type: ignore[arg-type]
+
+
+def test_only_the_loops_another_value_changes_name_the_value_they_assumed() -> None:
+    primary = [report(10), report(20)]
+    other = [report(10), report(20, "SKW012")]
+    found = with_variants(primary, [Alternative(ASSUMED, "slow", other)])
+    assert found[0] == primary[0]
+    assert found[1].assumes == (ASSUMED,)
+    [variant] = found[1].variants
+    assert (variant.variable, variant.value, variant.code, variant.message) == (
+        "MODE", "slow", "SKW012", "SKW012 at 20"
+    )
+
+
+def test_a_copy_the_other_build_does_not_make_is_not_compiled_there() -> None:
+    copy = Instance((("n", "4"),))
+    primary = [report(10, instance=copy)]
+    found = with_variants(primary, [Alternative(ASSUMED, None, [report(10)])])
+    [variant] = found[0].variants
+    assert (variant.verdict, variant.code) == ("not_compiled", NOT_COMPILED)
+    assert variant.message == "this copy of the loop is not built with MODE unset"
+
+
+def test_what_only_the_lowering_reads_is_not_a_difference_its_outcome_is() -> None:
+    small = report(10, slot_loads=(SlotLoad("x", "Vec", 8192),))
+    large = report(10, slot_loads=(SlotLoad("x", "Vec", 16384),))
+    assert with_variants([small], [Alternative(ASSUMED, "slow", [large])]) == [small]
