@@ -370,16 +370,19 @@ _CODES = [
         "module loads, or in a module-level `for` that runs zero times, so the class or "
         "function around it is never defined and the compiler never sees the loop. skewlsp "
         "evaluates the condition the way it evaluates configuration modules: module "
-        "constants fold, the environment is assumed empty (`os.environ.get(\"X\")` is None, "
-        "`os.environ.get(\"X\", d)` is d) and there are no command-line arguments. A "
-        "condition it cannot evaluate (`__name__`, a call) leaves both branches analysed.",
+        "constants fold, and the environment and command line are the build the "
+        "configuration assumes (`environment`, `argv`, `--env`), empty by default "
+        "(`os.environ.get(\"X\")` is None, `os.environ.get(\"X\", d)` is d, no arguments); "
+        "skewlint's own environment is never read. A condition it cannot evaluate "
+        "(`__name__`, a call) leaves both branches analysed.",
         'MODE = "fast"\n'
         'if MODE == "slow":\n'
         "    @pl.program\n"
         "    class Slow:  # never defined: its loops are not compiled\n"
         "        ...",
-        "Nothing to fix if the branch is meant for another configuration; set the "
-        "environment variable or constant that selects it to see its verdicts.",
+        "Nothing to fix if the branch is meant for another configuration; to see its "
+        "verdicts, assume the build that selects it (`--env NAME=VALUE`, or `environment` "
+        "in the configuration) or change the constant.",
     ),
     ReasonCode(
         "SKW900",

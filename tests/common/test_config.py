@@ -13,6 +13,7 @@ from skewlsp.common.config import (
     load_config_file,
     load_settings,
 )
+from skewlsp.contract import Assumptions
 from tests.cli.conftest import Run
 from tests.cli.helpers import write
 from tests.kernels import DEMOTED
@@ -80,6 +81,12 @@ def test_all_keys_are_read(tmp_path: Path) -> None:
         ('[severity]\nXYZ = "error"\n', "severity.XYZ", "reason code"),
         ("src = [1]\n", "src", "a list of strings"),
         ("severity = 3\n", "severity", "a table"),
+        ('environment = "MODE=fast"\n', "environment", 'a table of NAME = "value"'),
+        ("[environment]\nWORKERS = 8\n", "environment.WORKERS", 'a string'),
+        ('environment = { "A=B" = "c" }\n', "environment", "without `=`"),
+        ('environment = { "" = "c" }\n', "environment", "got an empty one"),
+        ('argv = "--variant flash"\n', "argv", "a list of strings"),
+        ('variants = "yes"\n', "variants", "true or false"),
     ],
 )
 def test_invalid_config_names_file_key_and_expectation(
@@ -139,3 +146,39 @@ def test_show_settings_prints_the_resolved_settings(run: Run, tmp_path: Path) ->
     assert f"config file: {(tmp_path / 'pkg' / 'skewlint.toml').resolve()}" in result.out
     assert "ignore = ['SKW010']" in result.out and "fail-on = 'error'" in result.out
     assert "SKW010" not in result.out.split("enabled codes:")[1]
+
+
+def test_the_build_the_kernels_are_assumed_imported_under_is_configured(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "pyproject.toml": (
+            "[tool.skewlint]\n"
+            'argv = ["--variant", "flash"]\n'
+            "variants = false\n"
+            "[tool.skewlint.environment]\n"
+            'MODE = "fast"\n'
+            'DEEPSEEK_V4_VARIANT = "flash"\n'
+        ),
+    })
+    settings = load_settings(tmp_path)
+    assert settings.environment == (("DEEPSEEK_V4_VARIANT", "flash"), ("MODE", "fast"))
+    assert (settings.argv, settings.variants) == (("--variant", "flash"), False)
+    assert settings.assumptions == Assumptions(
+        (("DEEPSEEK_V4_VARIANT", "flash"), ("MODE", "fast")), ("--variant", "flash"), False
+    )
+
+
+def test_by_default_the_environment_is_empty_with_no_arguments_and_variants_on(
+    tmp_path: Path,
+) -> None:
+    assert load_settings(tmp_path).assumptions == Assumptions((), (), True)
+
+
+def test_command_line_variables_are_set_over_the_config_s_and_argv_replaces_it(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, {
+        "skewlint.toml": 'argv = ["--tp", "4"]\n[environment]\nA = "1"\nB = "2"\n',
+    })
+    settings = load_settings(tmp_path).with_overrides(environment={"B": "3", "C": ""}, argv=[])
+    assert settings.environment == (("A", "1"), ("B", "3"), ("C", ""))
+    assert settings.argv == ()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from lsprotocol import types
@@ -317,3 +318,44 @@ async def test_on_save_a_pulling_client_is_asked_to_pull_again_once_the_save_is_
         types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri))
     )
     assert codes(report.items) == ["SKW024"]  # the first pull after the request is current
+
+
+DUO = Path(__file__).resolve().parents[1] / "fixtures" / "variants" / "models" / "duo_llm"
+
+
+def _duo(session) -> str:
+    session.path_uri("config.py", (DUO / "config.py").read_text())
+    return session.open("decode.py", (DUO / "decode.py").read_text())
+
+
+async def test_the_hover_names_the_variable_a_verdict_assumed_and_the_other_variant(
+    client: LanguageClient,
+):
+    session = client.session
+    uri = _duo(session)
+    await session.diagnostics(uri, lambda d: "SKW001" in codes(d))
+    hover = await session.hover(uri, 24, 12)  # the head loop's `for` (0-based line)
+    assert hover is not None
+    text = hover.contents.value
+    assert "assuming `DUO_VARIANT` unset: `full`" in text
+    assert "with DUO_VARIANT=lite: SKW002" in text
+
+
+async def test_the_project_s_environment_is_the_build_the_editor_assumes(client: LanguageClient):
+    session = client.session
+    session.path_uri("skewlint.toml", '[environment]\nDUO_VARIANT = "lite"\n')
+    uri = _duo(session)
+    await session.diagnostics(uri, lambda d: "SKW002" in codes(d))
+
+
+@pytest.mark.init_options({"environment": {"DUO_VARIANT": "lite"}})
+async def test_the_editor_s_environment_setting_is_assumed_over_the_project_s(
+    client: LanguageClient,
+):
+    session = client.session
+    session.path_uri("skewlint.toml", '[environment]\nDUO_VARIANT = "full"\n')
+    uri = _duo(session)
+    await session.diagnostics(uri, lambda d: "SKW002" in codes(d))
+    client.set_configuration({"environment": {"DUO_VARIANT": "full"}}, section="skewlsp")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    await session.diagnostics(uri, lambda d: "SKW001" in codes(d))

@@ -23,6 +23,9 @@ SETTINGS = {
     "run": "onSave",
     "clientCommands": ["skewlsp.previewLoop"],
     "docsUrl": "https://team.example/skewlint/{code}",
+    "environment": {"DEEPSEEK_V4_VARIANT": "flash"},
+    "argv": ["--variant", "flash"],
+    "variants": False,
 }
 
 

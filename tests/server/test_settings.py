@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from skewlsp.contract import Assumptions
 from skewlsp.server.settings import (
     ClientOptions,
     SettingsCache,
@@ -92,3 +93,43 @@ def test_a_broken_config_falls_back_to_defaults_and_remembers_the_error(tmp_path
     project = cache.project(str(tmp_path / "k.py"), None)
     assert project.select is None
     assert any("select" in message for message in cache.errors.values())
+
+
+def test_the_editor_s_build_is_read_and_bad_values_are_dropped_one_by_one():
+    options, problems = parse_client_options(
+        {"environment": {"DUO_VARIANT": "lite"}, "argv": ["--tp", "4"], "variants": False}
+    )
+    assert options.environment == {"DUO_VARIANT": "lite"}
+    assert (options.argv, options.variants) == (("--tp", "4"), False)
+    assert problems == []
+    bad, problems = parse_client_options(
+        {"environment": {"WORKERS": 8}, "argv": "--tp 4", "variants": "yes"}
+    )
+    assert (bad.environment, bad.argv, bad.variants) == (None, None, None)
+    assert [p.split(" must ")[0] for p in problems] == [
+        "skewlsp.environment",
+        "skewlsp.argv",
+        "skewlsp.variants",
+    ]
+
+
+def test_the_editor_s_variables_are_set_over_the_project_s_and_its_argv_replaces_it(
+    tmp_path: Path,
+):
+    (tmp_path / "skewlint.toml").write_text(
+        'argv = ["--tp", "4"]\nvariants = false\n[environment]\nA = "1"\nB = "2"\n'
+    )
+    project = SettingsCache().project(str(tmp_path / "k.py"), None)
+    assert effective(project, ClientOptions(), None).assumptions == Assumptions(
+        (("A", "1"), ("B", "2")), ("--tp", "4"), False
+    )
+    editor = ClientOptions(environment={"B": "3"}, argv=(), variants=True)
+    assert effective(project, editor, None).assumptions == Assumptions(
+        (("A", "1"), ("B", "3")), (), True
+    )
+
+
+def test_the_server_never_reads_its_own_environment(monkeypatch, tmp_path: Path):
+    monkeypatch.setenv("DUO_VARIANT", "lite")
+    project = SettingsCache().project(str(tmp_path / "k.py"), None)
+    assert effective(project, ClientOptions(), None).assumptions == Assumptions()

@@ -165,6 +165,7 @@ def diagnostic_data(
                 "instance": instance_data(copy.instance),
                 "cores": cores_data(copy.cores),
                 "lowering": lowering_data(copy.lowering),
+                **assumed_data(copy),
             }
             for copy in diagnostic.copies
         ],
