@@ -135,3 +135,11 @@ def test_show_settings_prints_the_build_and_the_memory_planner(run: Run, tree: P
     assert "environment = {'A': '1'}\n" in out
     assert "argv = ['--tp', '4']\n" in out
     assert "variants = true\n" in out
+
+
+def test_a_preview_is_the_rewrite_of_the_assumed_build(run: Run, tree: Path) -> None:
+    target = f"models/duo_llm/decode.py:{HEADS}"
+    full = run("preview", target, cwd=tree).out
+    lite = run("preview", "--env", "DUO_VARIANT=lite", target, cwd=tree).out
+    assert "# prologue: produce(0), produce(1)\n" in full  # depth 2
+    assert "# prologue: produce(0)\n" in lite  # depth 1

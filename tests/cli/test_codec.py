@@ -104,3 +104,18 @@ def test_the_copies_of_a_loop_come_back_with_their_own_cores_and_lowering() -> N
     reports = [built_deep, built_short, even, odd]
     data = json.loads(json.dumps([report_to_data(r) for r in reports]))  # as the cache stores it
     assert [report_from_data(d) for d in data] == reports
+
+
+def test_what_a_verdict_assumed_and_its_variants_are_rebuilt() -> None:
+    from dataclasses import replace
+
+    from skewlsp.contract import ARGV, Assumption, Variant
+
+    [report] = skewlsp.analysis.analyze(STAGE3, "k.py")
+    report = replace(
+        report,
+        assumes=(Assumption("MODE", "pro"), Assumption(ARGV, ("--variant", "flash"), True)),
+        variants=(Variant("MODE", None, "skewed", "SKW002", "depth 1", 1),),
+    )
+    rebuilt = report_from_data(json.loads(json.dumps(report_to_data(report))))
+    assert rebuilt == report and hash(rebuilt) == hash(report)
