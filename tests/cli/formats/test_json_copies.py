@@ -83,7 +83,8 @@ def test_a_copy_has_the_shape_of_the_loop(found: list[dict]) -> None:
     for loop in (built, spliced):
         for copy in loop["copies"]:
             assert list(copy) == [
-                "code", "verdict", "depth", "message", "instance", "cores", "lowering"
+                "code", "verdict", "depth", "message", "instance", "cores", "lowering",
+                "assumes", "variants",
             ]
             assert [list(core) for core in copy["cores"]] == [CORE_KEYS] * len(loop["cores"])
     assert [list(c["lowering"]) for c in spliced["copies"]] == [LOWERING_KEYS] * 2
