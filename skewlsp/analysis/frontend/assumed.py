@@ -51,6 +51,23 @@ class Build:
     def __init__(self, assumptions: Assumptions | None = None) -> None:
         self.assumptions = assumptions or Assumptions()
         self._frames: list[set[AssumedRead]] = []
+        # The values each module (by text) declares for a variable: a module read by every
+        # kernel of a batch (or a helper's module, folded again for each) is scanned once.
+        self._declared: dict[tuple[str, str], tuple[str, ...]] = {}
+
+    def declared(
+        self, variable: str, text: str | None, lookup: Callable[[str], Folded | None]
+    ) -> tuple[str, ...]:
+        """The values the module of ``text`` declares for ``variable`` (none when the
+        variants are not decided, or the text is not known)."""
+        if not self.assumptions.variants or not text:
+            return ()
+        key = (variable, text)
+        found = self._declared.get(key)
+        if found is None:
+            self._declared[key] = ()  # (a scan that folds a name reading it again ends here)
+            found = self._declared[key] = declared_choices(variable, text, lookup)
+        return found
 
     def open(self) -> int:
         """Start attributing reads to a new frame; the depth to :meth:`close` it at."""
@@ -84,7 +101,6 @@ class ModuleAssumptions:
         self.build = build
         self._text = text
         self._lookup = lookup
-        self._choices: dict[str, tuple[str, ...]] = {}
 
     def environment(self, name: str, unset: Callable[[], Folded]) -> Folded:
         """The value of ``os.environ.get(name, ...)``: the build's, else ``unset()`` (the
@@ -120,11 +136,7 @@ class ModuleAssumptions:
         return Items((program, *(Text(argument) for argument in argv)))
 
     def _read(self, name: str, seen: str | None, configured: bool) -> AssumedRead:
-        declared = self._choices.get(name)
-        if declared is None:
-            self._choices[name] = ()  # (a scan that folds a name reading it again ends here)
-            declared = declared_choices(name, self._text, self._lookup) if self._text else ()
-            self._choices[name] = declared
+        declared = self.build.declared(name, self._text, self._lookup)
         # The value read is not another choice, nor is it once normalised as configs do
         # before comparing it (``.strip().lower()``).
         same = {seen, seen.strip(), seen.strip().lower()} if seen is not None else set()

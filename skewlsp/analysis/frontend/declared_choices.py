@@ -72,16 +72,22 @@ class _Scan:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and self._reads(stmt)
         }
         # Module-level names whose value comes from a read (directly, through a function
-        # that reads it, or through another such name).
+        # that reads it, or through another such name): each assignment walked once.
         self.carriers: set[str] = set()
+        pending: list[tuple[set[str], set[str]]] = []
+        for targets, value in _assignments(top):
+            if value is None:
+                continue
+            if self._reads(value):
+                self.carriers |= targets
+            else:
+                names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+                pending.append((targets, names))
         grown = True
         while grown:
             grown = False
-            for targets, value in _assignments(top):
-                if targets <= self.carriers or value is None:
-                    continue
-                names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
-                if self._reads(value) or names & (self._readers | self.carriers):
+            for targets, names in pending:
+                if not targets <= self.carriers and names & (self._readers | self.carriers):
                     self.carriers |= targets
                     grown = True
 
