@@ -14,7 +14,10 @@ diagnostics) are printed at the end of the run. A failure keeps a screenshot and
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -329,6 +332,35 @@ def test_the_memory_planner_in_the_project_settings_changes_the_verdict(
         window.wait_until(lambda: window.lenses() == [replicated], "SKW011 back under pypto")
     finally:
         (workspace / "skewlint.toml").unlink(missing_ok=True)
+
+
+def test_a_python_without_skewlsp_is_flagged_until_the_setting_names_one_with_it(
+    window: Workbench, code_server: CodeServer, tmp_path: Path
+) -> None:
+    # The first thing that goes wrong for a new user: skewlsp.interpreter names a Python
+    # that has no skewlsp. The status item says so (and stays so), a notification says
+    # what to do, and correcting the setting brings the server back without a reload.
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "bare")], check=True
+    )
+    bare = tmp_path / "bare" / "bin" / "python"
+    open_and_wait(window, MIXED, "warning")
+    settings = code_server.layout.machine_settings
+    good = settings.read_text()
+    try:
+        settings.write_text(json.dumps({"skewlsp.interpreter": [str(bare)]}))
+        window.wait_until(
+            lambda: "skewlsp: server failed" in window.language_status(), "server failed"
+        )
+        time.sleep(3)  # long enough for a restart of the client to have changed it
+        assert "skewlsp: server failed" in window.language_status()
+        told = window.open_notifications()
+        assert any(f"the server ({bare}) failed to start" in n for n in told), told
+    finally:
+        settings.write_text(good)
+    window.open(MIXED)
+    window.wait_until(lambda: "skewlsp: 1 skewed" in window.language_status(), "1 skewed again")
+    only_problem(window, MIXED, "SKW002")
 
 
 def test_the_server_log_at_info_holds_no_protocol_message(

@@ -98,7 +98,8 @@ class Workbench:
         """What the window says about itself: notifications, the status bar, the tabs."""
         return "\n".join(
             [
-                f"notifications: {self.notifications()}",
+                f"notifications: {self.open_notifications()}",
+                f"dialogs: {[t.replace(chr(10), ' ') for t in _texts(self.page.locator('.monaco-dialog-box'))]}",
                 f"status bar: {self.status_bar()}",
                 f"tabs: {self.tabs()}",
             ]
@@ -107,8 +108,17 @@ class Workbench:
     # -- the chrome ---------------------------------------------------------------------------
 
     def notifications(self) -> list[str]:
-        toasts = _texts(self.page.locator(".notifications-toasts .notification-toast"))
-        return [t.replace("\n", " ") for t in toasts]
+        """The notifications shown as toasts, or kept in the notification center (a toast
+        the window hid while nobody looked is only there)."""
+        found = self.page.locator(
+            ".notifications-toasts .notification-toast, .notifications-center .notification-list-item"
+        )
+        return list(dict.fromkeys(t.replace("\n", " ") for t in _texts(found)))
+
+    def open_notifications(self) -> list[str]:
+        """Open the notification center (the bell) and read every notification."""
+        self.command("Notifications: Show Notifications")
+        return self.notifications()
 
     def status_bar(self) -> list[str]:
         return [label for label in _labels(self.page.locator("footer .statusbar-item")) if label]
