@@ -95,15 +95,11 @@ class Workbench:
         return last
 
     def describe(self) -> str:
-        """What the window says about itself: notifications, the status bar, the tabs."""
-        return "\n".join(
-            [
-                f"notifications: {self.open_notifications()}",
-                f"dialogs: {[t.replace(chr(10), ' ') for t in _texts(self.page.locator('.monaco-dialog-box'))]}",
-                f"status bar: {self.status_bar()}",
-                f"tabs: {self.tabs()}",
-            ]
-        )
+        """What the window says about itself: a modal dialog, the status bar, the tabs, then
+        the notifications (opening their center closes a dialog: read it first)."""
+        dialogs = [t.replace("\n", " ") for t in _texts(self.page.locator(".monaco-dialog-box"))]
+        lines = [f"dialogs: {dialogs}", f"status bar: {self.status_bar()}", f"tabs: {self.tabs()}"]
+        return "\n".join([*lines, f"notifications: {self.open_notifications()}"])
 
     # -- the chrome ---------------------------------------------------------------------------
 
