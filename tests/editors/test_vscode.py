@@ -45,7 +45,7 @@ def column_of(name: str, line: int, text: str) -> int:
 
 
 def open_and_wait(window: Workbench, name: str, kind: str = "*", timeout: float = 30) -> float:
-    """Open ``name``; seconds from Enter in Quick Open to its first squiggle."""
+    """Open ``name``; seconds from asking Quick Open for it to its first squiggle."""
     started = time.monotonic()
     window.open(name)
     window.wait_until(
@@ -56,22 +56,20 @@ def open_and_wait(window: Workbench, name: str, kind: str = "*", timeout: float 
 
 def only_problem(window: Workbench, name: str, code: str) -> Problem:
     """Wait until ``name``'s one problem in the Problems panel has ``code``; return it."""
-    found = window.wait_until(
-        lambda: (
-            [p for p in window.problems_of(name) if p.code == code]
-            if len(window.problems_of(name)) == 1
-            else []
-        ),
-        f"{code} as the one problem of {name}",
-    )
-    return found[0]
+
+    def one() -> Problem | None:
+        found = window.problems_of(name)
+        return found[0] if len(found) == 1 and found[0].code == code else None
+
+    return window.wait_until(one, f"{code} as the one problem of {name}")
 
 
 def test_a_kernel_opens_with_its_finding_underlined_and_listed_at_its_for(
     window: Workbench, timing: Timing
 ) -> None:
-    cold = open_and_wait(window, MIXED, "warning", timeout=COLD)
-    timing("cold open to first squiggle", cold)
+    first = not window.opened  # the window's first Python file starts the extension
+    seconds = open_and_wait(window, MIXED, "warning", timeout=COLD)
+    timing("cold open to first squiggle" if first else "open to first squiggle", seconds)
     problem = only_problem(window, MIXED, "SKW002")
     assert (problem.severity, problem.source, problem.line, problem.column) == (
         "Warning",

@@ -78,6 +78,7 @@ def _labels(found: Locator) -> list[str]:
 class Workbench:
     def __init__(self, page: Page) -> None:
         self.page = page
+        self.opened: set[str] = set()  # the files opened with :meth:`open`
 
     # -- waiting ------------------------------------------------------------------------------
 
@@ -210,6 +211,7 @@ class Workbench:
         self._quick_input(f"{MOD}+p", name)
         self.choose(lambda label: label == name, name)
         self.wait_until(lambda: self.active_tab() == name, f"{name} open in the editor")
+        self.opened.add(name)
 
     def goto(self, line: int, column: int) -> None:
         """Ctrl+G ``line:column``; waits for the status bar to show the cursor there."""
