@@ -27,6 +27,8 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
+from tests.vsix import package_vsix
+
 ROOT = Path(__file__).resolve().parents[1]
 VSCODE = ROOT / "editors" / "vscode"
 
@@ -169,10 +171,6 @@ def test_what_skewlint_prints_links_only_to_files_that_exist(tmp_path: Path) -> 
     assert "informationUri" not in outputs["sarif"] and "helpUri" not in outputs["sarif"]
 
 
-def _require_vsix() -> bool:
-    return os.environ.get("SKEWLSP_REQUIRE_VSIX") == "1"
-
-
 @pytest.mark.slow
 def test_the_built_wheel_ships_the_rules_page_and_no_invented_address(tmp_path: Path) -> None:
     had_build_directory = (ROOT / "build").exists()
@@ -201,24 +199,7 @@ def test_the_built_wheel_ships_the_rules_page_and_no_invented_address(tmp_path: 
 
 @pytest.mark.slow
 def test_the_packaged_vsix_holds_no_invented_address(tmp_path: Path) -> None:
-    npm = shutil.which("npm")
-    ready = npm is not None and (VSCODE / "node_modules" / ".bin").is_dir()
-    if not ready:
-        reason = "needs npm and `npm ci` in editors/vscode"
-        if _require_vsix():
-            pytest.fail(f"SKEWLSP_REQUIRE_VSIX=1: {reason}")
-        pytest.skip(reason)
-    assert npm is not None
-    vsix = tmp_path / "skewlsp.vsix"
-    package = subprocess.run(
-        [npm, "run", "package", "--", "--out", str(vsix)],
-        cwd=VSCODE,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert package.returncode == 0, package.stdout + package.stderr
+    vsix = package_vsix(tmp_path / "skewlsp.vsix")
     found = []
     with zipfile.ZipFile(vsix) as archive:
         names = archive.namelist()

@@ -230,15 +230,14 @@ def diagnostics_for(
     *,
     snippets: bool = True,
 ) -> list[Diagnostic]:
-    """Flatten reports at their ``for`` statements, each with the loop's source lines if asked."""
+    """Flatten reports (each at its loop's header), each with the loop's source lines if asked."""
     if not snippets:
-        return flatten(filename, reports, selection, span_of=lambda report: report.span)
+        return flatten(filename, reports, selection)
     lines = source_lines(source)
     return flatten(
         filename,
         reports,
         selection,
-        span_of=lambda report: report.span,
         snippet_of=lambda report: _snippet(lines, report.span),
     )
 

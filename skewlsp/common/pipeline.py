@@ -23,11 +23,11 @@ def flatten(
     reports: Sequence[LoopReport],
     selection: Selection,
     *,
-    span_of: Callable[[LoopReport], Span],
     snippet_of: Callable[[LoopReport], Snippet] | None = None,
     call_hints: bool = False,
 ) -> list[Diagnostic]:
-    """One diagnostic per loop (at ``span_of``) and one per hint, with configured severities.
+    """One diagnostic per loop (at :func:`finding_span`) and one per hint, with configured
+    severities.
 
     An inline helper's loop is decided once per call (a builder's once per call of the
     builder), but it is one loop: its copies make one diagnostic, under the strictest
@@ -39,7 +39,7 @@ def flatten(
     found: list[Diagnostic] = []
     for report in reports:
         if _copy_at_its_call(report) and call_hints:
-            found.append(_call_hint(filename, report, span_of))
+            found.append(_call_hint(filename, report))
     for copies in _loops([r for r in reports if not _copy_at_its_call(r)]):
         # The strictest copy first (the first of them in call order on a tie).
         ordered = sorted(copies, key=lambda r: -SEVERITY_RANK.get(loop_severity(r, selection), 0))
@@ -51,7 +51,7 @@ def flatten(
                 "loop",
                 report.code,
                 " | ".join(_unique(r.message for r in ordered)),
-                span_of(report),
+                finding_span(report),
                 loop_severity(report, selection),
                 report,
                 snippet,
@@ -90,12 +90,26 @@ def _copy_at_its_call(report: LoopReport) -> bool:
     return report.instance is not None and report.instance.call == report.span
 
 
-def _call_hint(
-    filename: str, report: LoopReport, span_of: Callable[[LoopReport], Span]
-) -> Diagnostic:
+def _call_hint(filename: str, report: LoopReport) -> Diagnostic:
     return Diagnostic(
-        filename, "hint", report.code, report.message, span_of(report), "hint", report
+        filename, "hint", report.code, report.message, finding_span(report), "hint", report
     )
+
+
+def finding_span(report: LoopReport) -> Span:
+    """Where a loop's finding is, for every adapter: the loop's header, from its ``for`` to
+    the end of the ``pl.pipeline(...)`` call.
+
+    The CLI prints its start (``file:29:9``, the ``for``, as README shows), the editor
+    underlines all of it: one position per finding, as ruff's CLI prints the start of the
+    range its server sends. Not the whole ``for`` statement: a squiggle under a loop's body
+    would hide the body's own findings. A copy reported at its call in another file
+    (span and call are the call) stays at the call.
+    """
+    span, call = report.span, report.call_span
+    if span == call:
+        return span
+    return Span(span.line, span.column, call.end_line, call.end_column)
 
 
 def _loops(reports: Sequence[LoopReport]) -> list[list[LoopReport]]:

@@ -8,6 +8,9 @@ import sys
 
 from skewlsp import __version__
 
+# pygls's JSON-RPC layer: the logger that writes each message sent and received.
+_PROTOCOL_LOGGER = "pygls.protocol"
+
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
@@ -53,6 +56,11 @@ def main(argv: list[str] | None = None) -> int:
         )
     else:
         logging.basicConfig(stream=sys.stderr, level=(args.log_level or "warning").upper())
+    # pygls logs every JSON-RPC message it sends (whole documents, diagnostics) at info: in
+    # a log kept at the default level they would bury what the server itself says. They
+    # are for debugging the protocol, so they show at debug only.
+    if logging.getLogger().getEffectiveLevel() > logging.DEBUG:
+        logging.getLogger(_PROTOCOL_LOGGER).setLevel(logging.WARNING)
     from skewlsp.server.app import server
 
     if args.tcp:

@@ -23,6 +23,9 @@ from skewlsp.server.positions import UTF16, span_to_range
 from skewlsp.server.presentation import STALE_NOTE
 
 SOURCE = "skewlsp"
+# A loop's finding covers its header (common.pipeline.finding_span); the call it is about
+# is named as a related place, as the lead and the offending statement are.
+CALL_PLACE = "the `pl.pipeline(...)` call"
 
 _SEVERITY = {
     "error": types.DiagnosticSeverity.Error,
@@ -35,10 +38,8 @@ _SEVERITY = {
 def lint_diagnostics(
     reports: Sequence[LoopReport], selection: Selection, filename: str
 ) -> list[LintDiagnostic]:
-    """One record per enabled loop verdict and per enabled hint, at the ``pl.pipeline`` call."""
-    found = flatten(
-        filename, reports, selection, span_of=lambda report: report.call_span, call_hints=True
-    )
+    """One record per enabled loop verdict (at the loop's header) and per enabled hint."""
+    found = flatten(filename, reports, selection, call_hints=True)
     return [record for record in found if selection.is_enabled(record.code)]
 
 
@@ -52,9 +53,7 @@ def select_and_suppress(
     may_suppress: bool = True,
 ) -> list[LintDiagnostic]:
     """What the CLI would print for these reports (minus file-level problems)."""
-    found = flatten(
-        filename, reports, selection, span_of=lambda report: report.call_span, call_hints=True
-    )
+    found = flatten(filename, reports, selection, call_hints=True)
     return shared_select_and_suppress(
         found,
         source,
@@ -95,6 +94,12 @@ def to_lsp(
         related.append(
             types.DiagnosticRelatedInformation(
                 types.Location(uri, span_to_range(lines, place.span, encoding)), place.message
+            )
+        )
+    if record.kind == "loop" and report is not None and record.span != report.call_span:
+        related.append(  # the finding covers the header; the call it is about, last
+            types.DiagnosticRelatedInformation(
+                types.Location(uri, span_to_range(lines, report.call_span, encoding)), CALL_PLACE
             )
         )
     data = None

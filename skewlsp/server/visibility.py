@@ -57,9 +57,7 @@ def shown(
     ``source`` (``apply_comments=False``: the reports are not of ``source``, e.g. kept
     from the last version that parsed, so its comments say nothing about them)."""
     candidates = [r for r in reports if r.code != SYNTAX_ERROR]
-    records = flatten(
-        "", candidates, selection, span_of=lambda report: report.call_span, call_hints=True
-    )
+    records = flatten("", candidates, selection, call_hints=True)
     if apply_comments:
         kept = select_and_suppress(
             records, source, "", selection, report_unused=False, may_suppress=may_suppress

@@ -16,28 +16,32 @@ def codes(diagnostics) -> list[str]:
     return sorted(str(d.code) for d in diagnostics)
 
 
-async def test_a_skewed_loop_is_reported_as_information_on_the_pipeline_call(
+async def test_a_skewed_loop_is_reported_as_information_on_the_loop_header(
     client: LanguageClient,
 ):
     session = client.session
     uri = session.open("kernel.py", SKEWED)
     (diagnostic,) = await session.diagnostics(uri, lambda d: bool(d))
     line = SKEWED.splitlines()[FOR_LINE]
-    call = line.index("pl.pipeline")
     assert diagnostic.code == "SKW001"
     assert diagnostic.severity == types.DiagnosticSeverity.Information
     assert diagnostic.source == "skewlsp"
     # skewlsp has no website: the link opens the rules page installed with it
     assert diagnostic.code_description.href == RULES_PAGE.as_uri() + "#skw001"
+    # From the `for` (where the CLI prints it) to the end of the `pl.pipeline(...)` call.
     assert diagnostic.range == types.Range(
-        types.Position(FOR_LINE, session.column(line, call)),
+        types.Position(FOR_LINE, session.column(line, line.index("for "))),
         types.Position(FOR_LINE, session.column(line, len(line) - 1)),
     )
     assert "2" in diagnostic.message
-    (lead,) = diagnostic.related_information
+    lead, call = diagnostic.related_information
     assert lead.location.uri == uri
     assert lead.location.range.start.line == FOR_LINE + 3  # the tpush_to_aiv
     assert "lead" in lead.message
+    assert (call.location.uri, call.message) == (uri, "the `pl.pipeline(...)` call")
+    assert call.location.range.start == types.Position(
+        FOR_LINE, session.column(line, line.index("pl.pipeline"))
+    )
 
 
 async def test_a_demoted_loop_is_a_warning_pointing_at_the_statement_that_demoted_it(
@@ -93,7 +97,7 @@ async def test_a_syntax_error_while_typing_keeps_the_last_good_loop_diagnostics(
     await session.diagnostics(uri, lambda d: codes(d) == ["SKW001"])
 
 
-async def test_non_ascii_text_before_the_call_shifts_the_range_by_code_units(
+async def test_non_ascii_text_in_the_header_shifts_the_range_end_by_code_units(
     client: LanguageClient,
 ):
     session = client.session
@@ -101,8 +105,10 @@ async def test_non_ascii_text_before_the_call_shifts_the_range_by_code_units(
     uri = session.open("astral.py", text)
     (diagnostic,) = await session.diagnostics(uri, lambda d: bool(d))
     line = text.splitlines()[FOR_LINE]
-    assert diagnostic.range.start.character == session.column(line, line.index("pl.pipeline"))
-    assert diagnostic.range.start.character > line.index("pl.pipeline")
+    end = len(line) - 1  # the `:` after the call, in code points
+    assert diagnostic.range.start.character == line.index("for ")  # ASCII before it
+    assert diagnostic.range.end.character == session.column(line, end)
+    assert diagnostic.range.end.character > end
 
 
 @pytest.mark.init_options({"debounce": 400})
@@ -166,9 +172,7 @@ async def test_a_notification_of_several_changes_is_applied_in_order(client: Lan
         session.open("expected.py", final), lambda d: codes(d) == ["SKW024"]
     )
     assert [d.range for d in edited] == [d.range for d in fresh]
-    assert edited[0].range.start == types.Position(
-        FOR_LINE + 1, session.column(line, line.index("pl.pipeline"))
-    )
+    assert edited[0].range.end == types.Position(FOR_LINE + 1, session.column(line, len(line) - 1))
 
 
 async def test_typing_and_deleting_a_suppression_comment_hides_and_shows_the_loop(

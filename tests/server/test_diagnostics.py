@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from lsprotocol import types
 
 from skewlsp.analysis import analyze
+from skewlsp.cli.app import main as cli_main
 from skewlsp.common.config import Settings
 from skewlsp.common.select import Selection
 from skewlsp.server.diagnostics import build
-from skewlsp.server.positions import split_lines
-from tests.kernels import DEMOTED, SKEWED, STAGE3
+from skewlsp.server.positions import UTF32, split_lines
+from tests.kernels import DEMOTED, FOR_LINE, SKEWED, STAGE3
 
 URI = "file:///k.py"
 ALL = Selection.from_settings(Settings(root=__import__("pathlib").Path("/")))
@@ -79,6 +83,46 @@ def test_an_inline_helper_copy_points_at_its_call_and_the_call_at_the_loop():
     assert [(d.code, d.range.start.line) for d in found] == [("SKW023", 5), ("SKW023", 12)]
     loop, call = found
     assert [(r.location.range.start.line, r.message) for r in loop.related_information] == [
-        (12, "this copy is spliced here, in `entry`")
+        (12, "this copy is spliced here, in `entry`"),
+        (5, "the `pl.pipeline(...)` call"),
     ]
     assert [r.location.range.start.line for r in call.related_information] == [5]
+
+
+def test_a_loop_finding_covers_its_header_and_points_at_the_pipeline_call():
+    # The CLI prints a finding at its `for` (file:29:9): the editor's range starts there
+    # too and ends with the `pl.pipeline(...)` call, which a related location names.
+    (found,) = diagnose(SKEWED)
+    lines = SKEWED.splitlines()
+    start, end = found.range.start, found.range.end
+    assert (start.line, end.line) == (FOR_LINE, FOR_LINE)
+    header = lines[start.line]
+    assert header[start.character :].startswith("for ")
+    assert header[: end.character].endswith("stage=2)")
+    calls = [r for r in found.related_information or () if "pl.pipeline" in r.message]
+    assert [(r.location.range.start.line, r.location.range.start.character) for r in calls] == [
+        (FOR_LINE, header.index("pl.pipeline("))
+    ]
+
+
+def test_the_editor_and_the_cli_put_each_finding_of_the_examples_at_one_range(capsys):
+    examples = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py"))
+    assert len(examples) >= 5
+    for path in examples:
+        text = path.read_text(encoding="utf-8")
+        editor = [
+            (
+                d.code,
+                d.range.start.line + 1,
+                d.range.start.character + 1,
+                d.range.end.line + 1,
+                d.range.end.character + 1,
+            )
+            for d in diagnose(text, encoding=UTF32)  # code points, as the CLI counts
+        ]
+        cli_main(
+            ["--output-format", "json", "--select", "ALL", "--no-cache", "--exit-zero", str(path)]
+        )
+        printed = json.loads(capsys.readouterr().out)
+        cli = [(i["code"], i["line"], i["column"], i["end_line"], i["end_column"]) for i in printed]
+        assert sorted(editor) == sorted(cli), path.name

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 
@@ -42,6 +43,44 @@ def test_the_log_level_applies_to_stderr_when_there_is_no_log_file():
     assert registered in stderr_of("--log-level", "INFO")
     assert "INFO:" not in stderr_of()
     assert "INFO:" not in stderr_of("--log-level", "warning")
+
+
+def _framed(*messages: dict[str, object]) -> bytes:
+    """LSP messages as a client writes them on stdin: a Content-Length header, then JSON."""
+    out = b""
+    for message in messages:
+        body = json.dumps(message).encode()
+        out += b"Content-Length: %d\r\n\r\n" % len(body) + body
+    return out
+
+
+def test_a_log_file_at_info_holds_no_protocol_message_and_one_at_debug_does(tmp_path):
+    # pygls logs every JSON-RPC message it sends at info: in a log file a user keeps at the
+    # default level they would drown what the server says. They belong to debug.
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"processId": None, "rootUri": None, "capabilities": {}},
+    }
+    exchange = _framed(initialize, {"jsonrpc": "2.0", "method": "initialized", "params": {}})
+
+    def log_at(level: str) -> str:
+        log = tmp_path / f"{level}.log"
+        done = subprocess.run(
+            [sys.executable, "-m", "skewlsp", "--log-file", str(log), "--log-level", level],
+            input=exchange,
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        assert b'"serverInfo"' in done.stdout  # the server did answer the initialize request
+        return log.read_text()
+
+    info, debug = log_at("info"), log_at("debug")
+    assert "Registered builtin feature initialize" in info  # the log is written at info
+    assert '"jsonrpc"' not in info
+    assert '"serverInfo"' in debug  # the initialize response, as sent
 
 
 @pytest.mark.asyncio

@@ -154,10 +154,13 @@ export class ServerController implements vscode.Disposable {
     const client = new LanguageClient(CONFIG_SECTION, 'skewlsp', serverOptions, clientOptions(this.output, settings));
     this.client = client;
     client.onDidChangeState((event) => {
-      // vscode-languageclient: 1 stopped, 2 running, 3 starting
+      // vscode-languageclient: 1 stopped, 2 running, 3 starting. A stop we asked for
+      // detaches the client first (stopNow), so this client stopping on its own is a
+      // crash or a start that failed: say so, not "stopped" (its own retries would
+      // otherwise turn "server failed" into "stopped" a moment later).
       if (this.client !== client) return;
       if (event.newState === 2) this.setState('running');
-      else if (event.newState === 1) this.setState('stopped');
+      else if (event.newState === 1) this.setState('failed');
     });
     try {
       await client.start();

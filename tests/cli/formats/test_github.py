@@ -19,7 +19,7 @@ def test_annotation_per_diagnostic(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"a.py": DEMOTED, "b.py": STAGE3})
     lines = run("--output-format", "github", ".").out.splitlines()
     assert lines[0].startswith(
-        "::warning file=a.py,line=8,col=9,endLine=12,endColumn=48,title=SKW020::loop "
+        "::warning file=a.py,line=8,col=9,endLine=8,endColumn=47,title=SKW020::loop "
     )
     assert lines[1].startswith("::notice file=b.py,line=8,col=9,")
     assert len(lines) == 3  # no summary line in machine formats

@@ -91,7 +91,8 @@ def test_gitlab_code_quality_issues(
     assert first["check_name"] == "SKW020" and first["severity"] == "major"
     assert first["description"].startswith("SKW020: loop not skewed")
     assert first["location"]["positions"]["begin"] == {"line": 8, "column": 9}
-    assert first["location"]["positions"]["end"]["line"] == 12
+    # the loop's header: from its `for` to the end of the `pl.pipeline(...)` call
+    assert first["location"]["positions"]["end"] == {"line": 8, "column": 47}
     fingerprints = [issue["fingerprint"] for issue in issues]
     assert len(set(fingerprints)) == 2 and all(len(f) == 32 for f in fingerprints)
     again = json.loads(run("--output-format", "gitlab", ".", cwd=tmp_path / "project" / "sub").out)
