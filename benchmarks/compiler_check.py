@@ -32,9 +32,15 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # run as a script: `benchmarks` is then importable
+if __package__ in (None, ""):  # run as a script: the checkout makes `benchmarks` importable
+    sys.path.insert(0, str(HERE.parent))
 
-from benchmarks.compiler_verdicts import Comparison, EntryResult, compare  # noqa: E402
+from benchmarks.compiler_verdicts import (  # noqa: E402
+    Comparison,
+    EntryResult,
+    compare,
+    summarise_diagnostics,
+)
 
 PLANNERS = ("pypto", "ptoas")
 # A pipeline that stopped here stopped a loop skewlint predicts (the comparison shows it).
@@ -62,17 +68,19 @@ def pypto_python(requested: str | None) -> tuple[str, str | None]:
     return python, None
 
 
-def pipeline_files(paths: list[Path]) -> list[Path]:
-    """The ``*.py`` files under ``paths`` holding a ``for ... in <x>.pipeline(...)``."""
-    found = []
+def pipeline_files(paths: list[Path]) -> dict[Path, set[int]]:
+    """The ``*.py`` files under ``paths`` holding a ``for ... in <x>.pipeline(...)``, and
+    the lines of those ``for`` statements."""
+    found = {}
     for root in paths:
         for path in sorted(root.rglob("*.py")) if root.is_dir() else [root]:
             try:
                 tree = ast.parse(path.read_bytes())
             except (SyntaxError, ValueError, OSError):
                 continue
-            if any(_is_pipeline_for(node) for node in ast.walk(tree)):
-                found.append(path.resolve())
+            lines = {node.lineno for node in ast.walk(tree) if _is_pipeline_for(node)}
+            if lines:
+                found[path.resolve()] = lines
     return found
 
 
@@ -122,7 +130,12 @@ def run_probe(python: str, path: Path, planner: str, timeout: float) -> dict[str
 
 
 def check_planner(
-    python: str, files: list[Path], planner: str, timeout: float, cwd: Path, saved: Path | None
+    python: str,
+    files: dict[Path, set[int]],
+    planner: str,
+    timeout: float,
+    cwd: Path,
+    saved: Path | None,
 ) -> tuple[list[Comparison], list[dict[str, Any]]]:
     """The comparisons and the probe's per-file records under one planner.
 
@@ -138,21 +151,24 @@ def check_planner(
         str(Path(rec["path"]).resolve()): [EntryResult.from_json(e) for e in rec["entries"]]
         for rec in probed
     }
-    return compare(run_skewlint(files, planner, cwd), entries, cwd), probed
+    for_lines = {str(path): lines for path, lines in files.items()}
+    return compare(run_skewlint(list(files), planner, cwd), entries, cwd, for_lines), probed
 
 
 def summary(planner: str, results: list[Comparison], probed: list[dict[str, Any]]) -> str:
     """``planner pypto: 43 loops: 40 agree, 1 disagree, 2 unknown (12 files, ...)``."""
     counts = Counter(r.status for r in results)
     entries = [e for rec in probed for e in rec["entries"]]
+    loops = len(results) - counts["made"]
     failed = sum(1 for e in entries if e["error"])
     rejected = sum(1 for e in entries if e.get("rejected"))
     unloaded = sum(1 for rec in probed if rec["error"])
     return (
-        f"planner {planner}: {len(results)} loops: {counts['agree']} agree, "
+        f"planner {planner}: {loops} loops: {counts['agree']} agree, "
         f"{counts['disagree']} disagree, {counts['unknown']} unknown "
         f"({len(probed)} files, {unloaded} not loaded; {len(entries)} entries compiled, "
-        f"{rejected} rejected by the IR verifier, {failed} stopped with an error)"
+        f"{rejected} rejected by the IR verifier, {failed} stopped with an error; "
+        f"{counts['made']} pipeline loops the compiler made itself)"
     )
 
 
@@ -170,7 +186,10 @@ def findings(planner: str, probed: list[dict[str, Any]]) -> list[str]:
                 lines.append(f"{where}: rejected by the IR verifier: {entry['rejected']}")
             if entry["error"] and entry["failed_in"] not in AT_OR_BEFORE_LOWERING:
                 lines.append(f"{where}: stopped in {entry['failed_in']}: {entry['error']}")
-            lines += [f"{where}: {line.strip()}" for line in entry["diagnostics"]]
+    diagnostics = [
+        line for rec in probed for entry in rec["entries"] for line in entry["diagnostics"]
+    ]
+    lines += [f"  [{planner}] {line}" for line in summarise_diagnostics(diagnostics, Path.cwd())]
     return lines
 
 

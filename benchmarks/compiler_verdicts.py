@@ -20,6 +20,7 @@ the passes' docs (``docs/en/dev/passes/26-28``) say they rewrite a loop:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -305,6 +306,10 @@ CODE_SHAPES = {
 def _replication_claim(lowering: Mapping[str, Any]) -> Claim:
     """SKW011-SKW014 and SKW016 from the numbers skewlint printed."""
     main, tail = lowering.get("main_trip"), lowering.get("tail") or 0
+    if main is None and not lowering.get("branches"):
+        # A bound Python computes when the module loads (argv, the environment): a
+        # constant to the compiler, which skewlint cannot see. Any replication matches.
+        return Claim(WILDCARD)
     if main is None:
         return Claim("replicated at run time")
     if main == 0:
@@ -456,11 +461,15 @@ def compare(
     records: Iterable[Mapping[str, Any]],
     entries_by_file: Mapping[str, list[EntryResult]],
     root: Path,
+    for_lines: Mapping[str, set[int]],
 ) -> list[Comparison]:
     """Every skewlint loop record against the compiler, plus loops only the compiler saw.
 
     ``entries_by_file`` is keyed by resolved path; skewlint's filenames are resolved
-    against ``root`` (the directory it ran in).
+    against ``root`` (the directory it ran in). ``for_lines``: the lines of each file's
+    ``for ... in <x>.pipeline(...)`` statements. A pipeline loop the compiler holds at
+    any other line is one it made itself (AutoTileMatmulL0 tiles a matmul's K into a
+    ``stage=2`` loop at the matmul's line): status "made", outside skewlint's scope.
     """
     seen: dict[tuple[str, int], list[Observation]] = {}
     for entries in entries_by_file.values():
@@ -476,18 +485,56 @@ def compare(
         reported.add(key)
         entries = entries_by_file.get(path, [])
         incomplete = _incomplete(entries, record)
+        claims = skewlint_claims(record)
         results.append(
-            compare_loop(
-                record["filename"],
-                record["line"],
-                skewlint_claims(record),
-                seen.get(key, []),
-                incomplete,
-            )
+            compare_loop(record["filename"], record["line"], claims, seen.get(key, []), incomplete)
         )
     for (path, line), observed in sorted(seen.items()):
-        if path in entries_by_file and (path, line) not in reported:
-            did = ", ".join(f"{o.claim} [{o.where}]" for o in observed)
-            text = f"skewlint reports no loop here; compiler: {did}"
-            results.append(Comparison(path, line, "disagree", text))
+        if path not in entries_by_file or (path, line) in reported:
+            continue
+        did = ", ".join(f"{o.claim} [{o.where}]" for o in observed)
+        shown = _relative(path, root)
+        if line in for_lines.get(path, set()):
+            results.append(
+                Comparison(
+                    shown, line, "disagree", f"skewlint reports no loop here; compiler: {did}"
+                )
+            )
+        else:
+            results.append(Comparison(shown, line, "made", f"a loop the compiler made: {did}"))
     return results
+
+
+def _relative(path: str, root: Path) -> str:
+    """``path`` as skewlint names files: relative to where it ran, when it is below."""
+    try:
+        return str(Path(path).relative_to(root.resolve()))
+    except ValueError:
+        return path
+
+
+# One diagnostic line of pypto's C++ logging: "... I | [perf_hint PH-MR-001] MemoryReuse:
+# <text> at <file>:<line>:<col>" or "... W | [warning] [MemoryReuse] <text> at ...".
+DIAGNOSTIC_LINE = re.compile(
+    r"\[(?P<kind>perf_hint [\w-]+|warning|error)\]\s*(?P<text>.*?)"
+    r"(?: at (?P<file>\S+):(?P<line>\d+):\d+)?\s*$"
+)
+
+
+def summarise_diagnostics(lines: Iterable[str], root: Path) -> list[str]:
+    """The compiler's diagnostic lines, one per kind, place and text, counted: a
+    PH-MR-001 hint comes once per pipeline group ("pipeline group 3"), which is
+    numbered, not named, so the groups of one function are folded into one line."""
+    counted: Counter[tuple[str, str, str]] = Counter()
+    for line in lines:
+        found = DIAGNOSTIC_LINE.search(line)
+        if found is None:
+            continue
+        kind = found["kind"].removeprefix("perf_hint ")
+        text = re.sub(r"pipeline group \d+", "pipeline group N", found["text"]).split(" — ")[0]
+        where = f"{_relative(found['file'], root)}:{found['line']}" if found["file"] else "?"
+        counted[(kind, where, text)] += 1
+    return [
+        f"{kind}{f' x{count}' if count > 1 else ''} at {where}: {text}"
+        for (kind, where, text), count in sorted(counted.items())
+    ]

@@ -20,9 +20,11 @@ from benchmarks.compiler_verdicts import (
     observations,
     skew_claim,
     skewlint_claims,
+    summarise_diagnostics,
 )
 
 KERNEL = "/repo/kernels/attn.py"
+FOR_LINES = {KERNEL: {22, 29, 40}}  # the kernel's `for ... in pl.pipeline(...)` lines
 
 
 def loop(kind: str, start, stop, step, stages=None, function="qk_pv_aic", type_="AIC", line=22):
@@ -190,8 +192,14 @@ MIXED = {
 }
 
 
-def left(code: str, main_trip, tail=0, verdict="replicated") -> dict:
-    lowering = {"verdict": verdict, "code": code, "main_trip": main_trip, "tail": tail}
+def left(code: str, main_trip, tail=0, branches=0) -> dict:
+    lowering = {
+        "verdict": "replicated",
+        "code": code,
+        "main_trip": main_trip,
+        "tail": tail,
+        "branches": branches,
+    }
     core = {"core": "aiv", "verdict": "left", "code": "SKW010", "depth": None, "lowering": lowering}
     return {
         "kind": "loop",
@@ -220,7 +228,7 @@ def test_a_left_loop_claims_the_lowering_with_its_numbers():
 
 
 def test_each_further_copy_adds_its_verdict_to_the_headline_core():
-    record = dict(left("SKW013", None))
+    record = dict(left("SKW013", None, branches=1))
     record["copies"] = [
         {"code": "SKW013", "verdict": "left", "depth": None},
         {"code": "SKW012", "verdict": "left", "depth": None},
@@ -228,6 +236,14 @@ def test_each_further_copy_adds_its_verdict_to_the_headline_core():
     assert skewlint_claims(record) == {
         "aiv": [Claim("replicated at run time", copies=None), Claim("replicated+tail", copies=None)]
     }
+
+
+def test_a_bound_computed_when_the_module_loads_matches_any_replication():
+    # main_trip None without a remainder chain: a constant to the compiler that skewlint
+    # cannot see (a value read from argv), not a bound known only at run time.
+    [claim] = skewlint_claims(left("SKW010", None))["aiv"]
+    assert claim.matches(Claim("replicated", "main 2"))
+    assert not claim.matches(Claim("rotated"))
 
 
 def test_a_decline_without_its_numbers_matches_any_replication_but_not_a_rotation():
@@ -251,13 +267,13 @@ def mixed_entry(aic_after: dict) -> dict[str, list[EntryResult]]:
 
 def test_the_same_verdict_on_both_cores_agrees():
     compiled = mixed_entry(loop("Sequential", 1, 2, 1, None, "qk_pv_aic", "AIC", 29))
-    [result] = compare([MIXED], compiled, Path("/repo"))
+    [result] = compare([MIXED], compiled, Path("/repo"), FOR_LINES)
     assert (result.file, result.line, result.status) == ("kernels/attn.py", 29, "agree")
 
 
 def test_another_depth_on_one_core_disagrees_and_says_what_each_side_said():
     compiled = mixed_entry(loop("Sequential", 0, 2, 1, None, "qk_pv_aic", "AIC", 29))
-    [result] = compare([MIXED], compiled, Path("/repo"))
+    [result] = compare([MIXED], compiled, Path("/repo"), FOR_LINES)
     assert result.status == "disagree"
     assert result.text == (
         "aic: skewlint skewed depth 1; compiler demoted [decode_attention/qk_pv_aic]"
@@ -266,21 +282,43 @@ def test_another_depth_on_one_core_disagrees_and_says_what_each_side_said():
 
 def test_a_file_whose_entries_did_not_reach_the_skew_pass_is_unknown():
     failed = {KERNEL: [entry({}, error="ParserError: x", failed_in="frontend")]}
-    [result] = compare([MIXED], failed, Path("/repo"))
+    [result] = compare([MIXED], failed, Path("/repo"), FOR_LINES)
     assert result.status == "unknown"
     assert result.text.endswith("an entry of its file did not reach SkewCrossCorePipeline")
 
 
 def test_a_loop_only_the_compiler_saw_is_a_disagreement():
     compiled = mixed_entry(loop("Sequential", 1, 2, 1, None, "qk_pv_aic", "AIC", 29))
-    results = compare([], compiled, Path("/repo"))
+    results = compare([], compiled, Path("/repo"), FOR_LINES)
     assert [(r.line, r.status) for r in results] == [(29, "disagree")]
     assert results[0].text.startswith("skewlint reports no loop here")
 
 
+def test_a_pipeline_loop_the_compiler_made_at_a_line_with_no_for_is_set_apart():
+    # AutoTileMatmulL0 tiles a matmul's K into a stage=2 loop at the matmul's line (31).
+    made = loop("Pipeline", 0, 128, 64, 2, "qk_pv_aic", "AIC", 31)
+    lowered = loop("Pipeline", 0, 128, 128, 1, "qk_pv_aic", "AIC", 31)
+    compiled = {
+        KERNEL: [
+            entry(
+                {
+                    "NormalizeReturnOrder": [made],
+                    "SkewCrossCorePipeline": [made],
+                    "LowerPipelineToSlots": [made],
+                    "LowerPipelineLoops": [lowered],
+                }
+            )
+        ]
+    }
+    [result] = compare([], compiled, Path("/repo"), FOR_LINES)
+    assert (result.file, result.line, result.status) == ("kernels/attn.py", 31, "made")
+
+
 def test_a_loop_skewlint_calls_not_compiled_agrees_when_the_compiler_never_sees_it():
     record = {**MIXED, "cores": [], "code": "SKW070", "verdict": "not_compiled", "depth": None}
-    [result] = compare([record], {KERNEL: [entry({"NormalizeReturnOrder": []})]}, Path("/repo"))
+    [result] = compare(
+        [record], {KERNEL: [entry({"NormalizeReturnOrder": []})]}, Path("/repo"), FOR_LINES
+    )
     assert result.status == "agree"
 
 
@@ -335,3 +373,26 @@ def test_the_dual_aiv_copies_are_counted_and_compared_with_the_cores_copies():
 
 def compare_loop_with(claims, seen):
     return compare_loop("kernels/attn.py", 40, claims, seen, incomplete=None)
+
+
+def test_the_memory_passes_hints_are_folded_per_place_and_counted():
+    hint = (
+        "2026-12-06 02:33:25.828 I | [perf_hint PH-MR-001] MemoryReuse: software pipelining "
+        "requested depth 2 for pipeline group {g} in Right, but only 1 of 2 buffers fit "
+        "(32768 B per stage, 65536 B free) — stages 1 apart share storage and serialize. "
+        "at /repo/kernels/attn.py:130:5"
+    )
+    warning = (
+        "2026-12-06 02:10:34.736 W | [warning] [MemoryReuse] (MemoryReuse) capacity-gated "
+        "reuse could not fit memory space Vec at any double-buffering depth; fell back to "
+        "the legacy packing. at /repo/kernels/attn.py:7:5"
+    )
+    lines = [hint.format(g=0), hint.format(g=1), warning, "an unrelated log line"]
+    assert summarise_diagnostics(lines, Path("/repo")) == [
+        "PH-MR-001 x2 at kernels/attn.py:130: MemoryReuse: software pipelining requested "
+        "depth 2 for pipeline group N in Right, but only 1 of 2 buffers fit "
+        "(32768 B per stage, 65536 B free)",
+        "warning at kernels/attn.py:7: [MemoryReuse] (MemoryReuse) capacity-gated reuse could "
+        "not fit memory space Vec at any double-buffering depth; fell back to the legacy "
+        "packing.",
+    ]
