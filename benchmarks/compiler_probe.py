@@ -121,10 +121,24 @@ def captured_stderr(lines: list[str]):
             lines.extend(sink.read().decode("utf-8", "replace").splitlines())
 
 
+def defined_here(value: Any, path: Path) -> bool:
+    """Whether a function (or a jit entry's function) comes from ``path``."""
+    try:
+        source = inspect.getsourcefile(value)
+    except TypeError:
+        return False
+    return source is not None and Path(source).resolve() == path
+
+
 def entries(
     namespace: dict[str, Any], path: Path, ir: Any, jit_type: type
 ) -> list[tuple[str, Any]]:
-    """The programs and jit entries the file itself defines (not those it imports)."""
+    """The programs and jit entries the file itself defines (not those it imports).
+
+    A program is also taken from a builder the file defines: a function named
+    ``build_..._program`` that needs no argument (pypto-lib builds programs that way).
+    Calling it runs the user's code, as importing the file did.
+    """
     found = []
     for name, value in namespace.items():
         if isinstance(value, ir.Program):
@@ -132,10 +146,24 @@ def entries(
             if not span_file or Path(span_file).resolve() == path:
                 found.append((name, value))
         elif isinstance(value, jit_type) and value._func_type in ("orchestration", "host"):
-            source = inspect.getsourcefile(value._func)
-            if source is not None and Path(source).resolve() == path:
+            if defined_here(value._func, path):
                 found.append((name, value))
+        elif is_builder(name, value) and defined_here(value, path):
+            try:
+                built = value()
+            except Exception:  # noqa: BLE001 (a builder that fails leaves its loops unknown)
+                continue
+            if isinstance(built, ir.Program):
+                found.append((f"{name}()", built))
     return found
+
+
+def is_builder(name: str, value: Any) -> bool:
+    """A module-level ``build_..._program`` function callable without arguments."""
+    if not (inspect.isfunction(value) and name.startswith("build_") and name.endswith("_program")):
+        return False
+    parameters = inspect.signature(value).parameters.values()
+    return all(p.default is not inspect.Parameter.empty for p in parameters)
 
 
 def scalar_defaults(entry: Any, pl: Any) -> dict[str, Any]:

@@ -31,7 +31,9 @@ SKEW, SLOTS, LOWER = "SkewCrossCorePipeline", "LowerPipelineToSlots", "LowerPipe
 BEFORE_SKEW = "NormalizeReturnOrder"
 # pypto's function types -> skewlint's core names ("" for a function neither AIC nor AIV).
 CORES = {"AIC": "aic", "AIV": "aiv"}
-WILDCARD = "replicated*"  # skewlint's SKW016 without its lowering: replicated somehow
+# Replicated, with numbers skewlint does not know: SKW016 in a further copy (no lowering
+# record), or a bound computed when the module loads.
+WILDCARD = "replicated*"
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,8 @@ class Claim:
 
     ``copies``: how many copies of the loop the core's function holds (the dual AIV
     dispatch writes the vector body twice; skewlint's ``cores[].copies``); None where
-    skewlint does not say (a loop it reports without cores).
+    skewlint does not say: a loop it reports without cores, or one Python builds more
+    than once (several copies may then land in one function).
     """
 
     shape: str
@@ -87,11 +90,13 @@ class IrLoop:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> IrLoop:
-        names = ("function", "function_type", "file", "line", "kind", "stages", "start", "stop")
-        return cls(**{name: data.get(name) for name in names}, step=data.get("step"))
+        names = ("function", "function_type", "file", "line", "kind")
+        bounds = ("stages", "start", "stop", "step")
+        return cls(**{name: data[name] for name in names}, **{b: data.get(b) for b in bounds})
 
     @property
     def trip(self) -> int | None:
+        """Iterations, from constant bounds (None: a bound known only at run time)."""
         if None in (self.start, self.stop, self.step) or self.step == 0:
             return None
         assert self.start is not None and self.stop is not None and self.step is not None

@@ -396,3 +396,25 @@ def test_the_memory_passes_hints_are_folded_per_place_and_counted():
         "not fit memory space Vec at any double-buffering depth; fell back to the legacy "
         "packing.",
     ]
+
+
+def test_the_same_outcome_on_another_number_of_copies_disagrees():
+    # AutoTileMatmulL0 (PTOAS, L0C double-buffered) splits an accumulator's N and writes
+    # the enclosing pipeline loop once per N tile: two copies, both rotated.
+    pre = [loop("Pipeline", 0, 8, 1, 2, "qproj", "AIC", 40)] * 2
+    rotated = [loop("Sequential", 0, 8, 1, None, "qproj", "AIC", 40)] * 2
+    seen = observations(
+        entry(
+            {
+                "NormalizeReturnOrder": pre,
+                "SkewCrossCorePipeline": pre,
+                "LowerPipelineToSlots": rotated,
+                "LowerPipelineLoops": rotated,
+            }
+        )
+    )
+    result = compare_loop_with({"aic": [Claim("rotated")]}, seen)
+    assert (result.status, result.text) == (
+        "disagree",
+        "aic: skewlint rotated; compiler rotated x2 [decode_attention/qproj]",
+    )
