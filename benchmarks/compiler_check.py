@@ -1,0 +1,263 @@
+"""skewlint's verdicts against the real compiler, loop by loop, under both memory planners.
+
+    python benchmarks/compiler_check.py [--python PYTHON_WITH_PYPTO] [--planner pypto|ptoas] PATH...
+
+For every file under PATH with a ``pl.pipeline`` loop, ``compiler_probe.py`` compiles its
+programs and jit entries with pypto in PYTHON (a subprocess per file: compiling imports
+the kernel, which skewlint never does) through SkewCrossCorePipeline,
+LowerPipelineToSlots, LowerPipelineLoops, MemoryReuse and AllocateMemoryAddr, and dumps
+every loop after the passes skewlsp models. ``skewlint --select ALL --output-format json``
+runs on the same files with the same ``memory-planner``. ``compiler_verdicts.py`` brings
+both to one vocabulary and compares them per loop and per core.
+
+Prints one summary line per planner (agree / disagree / unknown), then every
+disagreement, every unknown with its reason (``--verbose``) and the memory passes'
+diagnostics (PH-MR-001 perf hints, warnings) with the entry they came from. Exit 1 when
+anything disagrees, 0 otherwise, and 0 with a message when PYTHON cannot import pypto
+(default: $SKEWLSP_PYPTO_PYTHON, else this interpreter).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+if __package__ in (None, ""):  # run as a script: the checkout makes `benchmarks` importable
+    sys.path.insert(0, str(HERE.parent))
+
+from benchmarks.compiler_verdicts import (  # noqa: E402
+    Comparison,
+    EntryResult,
+    compare,
+    summarise_diagnostics,
+)
+
+PLANNERS = ("pypto", "ptoas")
+# A pipeline that stopped here stopped a loop skewlint predicts (the comparison shows it).
+AT_OR_BEFORE_LOWERING = (
+    "frontend",
+    "SkewCrossCorePipeline",
+    "LowerPipelineToSlots",
+    "LowerPipelineLoops",
+)
+ENV_PYTHON = "SKEWLSP_PYPTO_PYTHON"
+
+
+def pypto_python(requested: str | None) -> tuple[str, str | None]:
+    """The interpreter to compile with, and why it cannot (None when it can import pypto)."""
+    python = requested or os.environ.get(ENV_PYTHON) or sys.executable
+    try:
+        done = subprocess.run(
+            [python, "-c", "import pypto"], capture_output=True, text=True, timeout=300
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return python, f"{python} cannot be run: {exc}"
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        return python, f"{python} cannot import pypto ({last})"
+    return python, None
+
+
+def pipeline_files(paths: list[Path]) -> dict[Path, set[int]]:
+    """The ``*.py`` files under ``paths`` holding a ``for ... in <x>.pipeline(...)``, and
+    the lines of those ``for`` statements."""
+    found = {}
+    for root in paths:
+        for path in sorted(root.rglob("*.py")) if root.is_dir() else [root]:
+            try:
+                tree = ast.parse(path.read_bytes())
+            except (SyntaxError, ValueError, OSError):
+                continue
+            lines = {node.lineno for node in ast.walk(tree) if _is_pipeline_for(node)}
+            if lines:
+                found[path.resolve()] = lines
+    return found
+
+
+def _is_pipeline_for(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.For)
+        and isinstance(node.iter, ast.Call)
+        and isinstance(node.iter.func, ast.Attribute)
+        and node.iter.func.attr == "pipeline"
+    )
+
+
+def run_skewlint(files: list[Path], planner: str, cwd: Path) -> list[dict[str, Any]]:
+    """skewlint's JSON for ``files`` with ``memory-planner = planner`` (its own config file)."""
+    skewlint = Path(sys.executable).parent / "skewlint"
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Path(tmp) / "skewlint.toml"
+        config.write_text(f'memory-planner = "{planner}"\n')
+        command = [str(skewlint), "--no-cache", "--config", str(config), "--select", "ALL"]
+        command += ["--output-format", "json", "--exit-zero", *map(str, files)]
+        done = subprocess.run(command, capture_output=True, text=True, cwd=cwd)
+    if done.returncode != 0:
+        raise SystemExit(f"skewlint failed ({done.returncode}): {done.stderr.strip()}")
+    return json.loads(done.stdout)
+
+
+def run_probe(python: str, path: Path, planner: str, timeout: float) -> dict[str, Any]:
+    """One file through the compiler; a crash or a timeout is the file's error."""
+    command = [python, str(HERE / "compiler_probe.py"), "--planner", planner, str(path)]
+    # Nothing written beside the kernels (a read-only copy stays as it is).
+    env = dict(os.environ, PYPTO_LOG_LEVEL="info", PYTHONDONTWRITEBYTECODE="1")
+    try:
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=timeout, cwd=path.parent, env=env
+        )
+    except subprocess.TimeoutExpired:
+        return {"path": str(path), "error": f"timed out after {timeout:.0f} s", "entries": []}
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return {
+            "path": str(path),
+            "error": f"probe exited {done.returncode}: {tail}",
+            "entries": [],
+        }
+    return json.loads(lines[-1])["files"][0]
+
+
+def check_planner(
+    python: str,
+    files: dict[Path, set[int]],
+    planner: str,
+    timeout: float,
+    cwd: Path,
+    saved: Path | None,
+) -> tuple[list[Comparison], list[dict[str, Any]]]:
+    """The comparisons and the probe's per-file records under one planner.
+
+    ``saved``: a directory of earlier probe output (``<planner>.json``, written by
+    ``--save-probe``) to compare again without compiling; it must hold every file.
+    """
+    if saved is not None:
+        kept = {rec["path"]: rec for rec in json.loads((saved / f"{planner}.json").read_text())}
+        probed = [kept[str(path)] for path in files]
+    else:
+        probed = [run_probe(python, path, planner, timeout) for path in files]
+    entries = {
+        str(Path(rec["path"]).resolve()): [EntryResult.from_json(e) for e in rec["entries"]]
+        for rec in probed
+    }
+    for_lines = {str(path): lines for path, lines in files.items()}
+    return compare(run_skewlint(list(files), planner, cwd), entries, cwd, for_lines), probed
+
+
+def summary(planner: str, results: list[Comparison], probed: list[dict[str, Any]]) -> str:
+    """``planner pypto: 43 loops: 40 agree, 1 disagree, 2 unknown (12 files, ...)``."""
+    counts = Counter(r.status for r in results)
+    entries = [e for rec in probed for e in rec["entries"]]
+    loops = len(results) - counts["made"]
+    failed = sum(1 for e in entries if e["error"])
+    rejected = sum(1 for e in entries if e.get("rejected"))
+    unloaded = sum(1 for rec in probed if rec["error"])
+    return (
+        f"planner {planner}: {loops} loops: {counts['agree']} agree, "
+        f"{counts['disagree']} disagree, {counts['unknown']} unknown "
+        f"({len(probed)} files, {unloaded} not loaded; {len(entries)} entries compiled, "
+        f"{rejected} rejected by the IR verifier, {failed} stopped with an error; "
+        f"{counts['made']} pipeline loops the compiler made itself)"
+    )
+
+
+def findings(planner: str, probed: list[dict[str, Any]]) -> list[str]:
+    """What the compiler said that skewlint does not model yet: the memory passes'
+    diagnostics (PH-MR-001 perf hints, warnings), the verifier's rejections and the
+    errors that stopped a pipeline after the lowering passes (an AllocateMemoryAddr
+    overflow)."""
+    lines = []
+    for rec in probed:
+        name = Path(rec["path"]).name
+        for entry in rec["entries"]:
+            where = f"  [{planner}] {name} {entry['entry']}"
+            if entry.get("rejected"):
+                lines.append(f"{where}: rejected by the IR verifier: {entry['rejected']}")
+            if entry["error"] and entry["failed_in"] not in AT_OR_BEFORE_LOWERING:
+                lines.append(f"{where}: stopped in {entry['failed_in']}: {entry['error']}")
+    diagnostics = [
+        line for rec in probed for entry in rec["entries"] for line in entry["diagnostics"]
+    ]
+    lines += [f"  [{planner}] {line}" for line in summarise_diagnostics(diagnostics, Path.cwd())]
+    return lines
+
+
+def unknowns(planner: str, results: list[Comparison], probed: list[dict[str, Any]]) -> list[str]:
+    """Every unknown with its reason, and every file or entry that did not compile."""
+    lines = [f"  [{planner}] {r.file}:{r.line}: {r.text}" for r in results if r.status == "unknown"]
+    for rec in probed:
+        if rec["error"]:
+            lines.append(f"  [{planner}] {rec['path']}: not loaded: {rec['error']}")
+        for entry in rec["entries"]:
+            if entry["error"]:
+                where = f"{rec['path']} {entry['entry']}"
+                lines.append(
+                    f"  [{planner}] {where}: stopped in {entry['failed_in']}: {entry['error']}"
+                )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="+", type=Path)
+    parser.add_argument(
+        "--python", help=f"an interpreter that imports pypto (default: ${ENV_PYTHON})"
+    )
+    parser.add_argument("--planner", choices=PLANNERS, action="append", help="default: both")
+    parser.add_argument("--timeout", type=float, default=900, help="seconds per file (default 900)")
+    parser.add_argument("--verbose", action="store_true", help="also list unknowns and failures")
+    parser.add_argument("--json", type=Path, help="write every comparison to this file")
+    parser.add_argument("--save-probe", type=Path, help="keep the compiler's loop dumps here")
+    parser.add_argument("--load-probe", type=Path, help="compare dumps kept by --save-probe")
+    args = parser.parse_args(argv)
+
+    python = "(kept dumps)"
+    if args.load_probe is None:
+        python, problem = pypto_python(args.python)
+        if problem is not None:
+            print(f"compiler check skipped: {problem}; pass --python or set ${ENV_PYTHON}")
+            return 0
+    files = pipeline_files(args.paths)
+    cwd = Path.cwd()
+    started = time.monotonic()
+    lines, sections, dumped = [], {"disagree": [], "compiler": [], "unknown": []}, {}
+    for planner in args.planner or PLANNERS:
+        results, probed = check_planner(python, files, planner, args.timeout, cwd, args.load_probe)
+        if args.save_probe is not None:
+            args.save_probe.mkdir(parents=True, exist_ok=True)
+            (args.save_probe / f"{planner}.json").write_text(json.dumps(probed) + "\n")
+        lines.append(summary(planner, results, probed))
+        sections["disagree"] += [
+            f"  [{planner}] {r.file}:{r.line}: {r.text}" for r in results if r.status == "disagree"
+        ]
+        sections["compiler"] += findings(planner, probed)
+        sections["unknown"] += unknowns(planner, results, probed)
+        dumped[planner] = [r.__dict__ for r in results]
+    titles = {
+        "disagree": "disagreements:",
+        "compiler": "the compiler also said (skewlint does not model this yet):",
+        "unknown": "unknown, and what did not compile:",
+    }
+    for name, title in titles.items():
+        if sections[name] and (name != "unknown" or args.verbose):
+            lines += [title, *sections[name]]
+    print("\n".join(lines))
+    print(f"({time.monotonic() - started:.0f} s, compiler: {python})")
+    if args.json is not None:
+        args.json.write_text(json.dumps(dumped, indent=1) + "\n")
+    return 1 if sections["disagree"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

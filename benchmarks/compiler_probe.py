@@ -1,0 +1,292 @@
+"""Compile kernel files with pypto and dump every pipeline loop after the passes skewlsp models.
+
+    PYTHON_WITH_PYPTO benchmarks/compiler_probe.py --planner pypto|ptoas FILE...
+
+This script runs in the *compiler's* interpreter (one where ``import pypto`` works),
+never in skewlsp's: compiling a kernel means importing it, which skewlint never does.
+``compiler_check.py`` starts it in a subprocess and reads the JSON it prints.
+
+For every ``@pl.program`` class and every ``@pl.jit`` / ``@pl.jit.host`` entry a file
+defines, it runs pypto's own pass pipeline (``PassManager`` through the private
+``_run_pass_pipeline`` that ``ir.compile`` and ``JITFunction.lower`` share; no codegen,
+no ptoas) under the chosen memory planner, with a ``CallbackInstrument`` that records
+each ``ForStmt`` of the IR after NormalizeReturnOrder (what SkewCrossCorePipeline
+sees), SkewCrossCorePipeline, LowerPipelineToSlots and LowerPipelineLoops, and which
+pass was running when the pipeline stopped. A jit entry is specialised from its
+annotations, every scalar parameter without a default left to run time (``pl.RUNTIME``),
+as skewlint sees a parameter. The C++ diagnostics of the memory passes (``PH-MR-001``
+perf hints, warnings) reach stderr; the probe keeps the lines that name MemoryReuse or
+AllocateMemoryAddr.
+
+The records are the IR's own facts (kind, ``pipeline_stages``, constant bounds, the
+``for``'s source line from its span, the enclosing function and its type), so that the
+interpretation lives in ``compiler_check.py`` and is tested without pypto.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import inspect
+import json
+import os
+import re
+import runpy
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+# The IR is recorded after these passes (their ``Pass.get_name()``).
+SNAPSHOTS = (
+    "NormalizeReturnOrder",
+    "SkewCrossCorePipeline",
+    "LowerPipelineToSlots",
+    "LowerPipelineLoops",
+)
+# Lines of the compiler's stderr worth keeping: the memory passes' diagnostics, as pypto's
+# C++ logging prints them ("[perf_hint PH-MR-001] ...", "[warning] [MemoryReuse] ...").
+DIAGNOSTIC = re.compile(r"\[(perf_hint|warning|error)\b.*(PH-MR-|MemoryReuse|AllocateMemoryAddr)")
+
+
+def first_line(exc: BaseException) -> str:
+    """An exception as one line (pypto appends the C++ check and a traceback); a
+    verification report keeps its first message."""
+    text = str(exc).strip().splitlines()
+    line = f"{type(exc).__name__}: {text[0] if text else ''}"
+    message = next((t.strip() for t in text if t.strip().startswith("Message:")), None)
+    return (f"{line} {message}" if message else line)[:500]
+
+
+def const(expr: Any, ir: Any) -> int | None:
+    """The value of an integer constant expression, None for anything else."""
+    return expr.value if isinstance(expr, ir.ConstInt) else None
+
+
+def loop_records(program: Any, ir: Any) -> list[dict[str, Any]]:
+    """One record per ``ForStmt`` of every function, in program order."""
+    records: list[dict[str, Any]] = []
+
+    class Loops(ir.IRVisitor):
+        def __init__(self, function: Any) -> None:
+            super().__init__()
+            self.function = function
+            self.depth = 0
+
+        def visit_stmt(self, stmt: Any) -> None:
+            # Overridden only to be there: without a Python visit_stmt, the binding's
+            # default recursion does not come back to visit_for_stmt for nested loops.
+            super().visit_stmt(stmt)
+
+        def visit_for_stmt(self, op: Any) -> None:
+            stages = op.attrs.get("pipeline_stages")
+            records.append(
+                {
+                    "function": self.function.name,
+                    "function_type": self.function.func_type.name,
+                    "file": op.span.filename,
+                    "line": op.span.begin_line,
+                    "kind": op.kind.name,
+                    "stages": int(stages) if stages is not None else None,
+                    "start": const(op.start, ir),
+                    "stop": const(op.stop, ir),
+                    "step": const(op.step, ir),
+                    "nesting": self.depth,
+                }
+            )
+            self.depth += 1
+            super().visit_for_stmt(op)
+            self.depth -= 1
+
+    for function in program.functions.values():
+        Loops(function).visit_function(function)
+    return records
+
+
+@contextlib.contextmanager
+def captured_stderr(lines: list[str]):
+    """Route file descriptor 2 (where pypto's C++ logging writes) to a temporary file."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+b") as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            lines.extend(sink.read().decode("utf-8", "replace").splitlines())
+
+
+def defined_here(value: Any, path: Path) -> bool:
+    """Whether a function (or a jit entry's function) comes from ``path``."""
+    try:
+        source = inspect.getsourcefile(value)
+    except TypeError:
+        return False
+    return source is not None and Path(source).resolve() == path
+
+
+def entries(
+    namespace: dict[str, Any], path: Path, ir: Any, jit_type: type
+) -> list[tuple[str, Any]]:
+    """The programs and jit entries the file itself defines (not those it imports).
+
+    A program is also taken from a builder the file defines: a function named
+    ``build_..._program`` that needs no argument (pypto-lib builds programs that way).
+    Calling it runs the user's code, as importing the file did.
+    """
+    found = []
+    for name, value in namespace.items():
+        if isinstance(value, ir.Program):
+            span_file = getattr(value.span, "filename", "")
+            if not span_file or Path(span_file).resolve() == path:
+                found.append((name, value))
+        elif isinstance(value, jit_type) and value._func_type in ("orchestration", "host"):
+            if defined_here(value._func, path):
+                found.append((name, value))
+        elif is_builder(name, value) and defined_here(value, path):
+            try:
+                built = value()
+            except Exception:  # noqa: BLE001 (a builder that fails leaves its loops unknown)
+                continue
+            if isinstance(built, ir.Program):
+                found.append((f"{name}()", built))
+    return found
+
+
+def is_builder(name: str, value: Any) -> bool:
+    """A module-level ``build_..._program`` function callable without arguments."""
+    if not (inspect.isfunction(value) and name.startswith("build_") and name.endswith("_program")):
+        return False
+    parameters = inspect.signature(value).parameters.values()
+    return all(p.default is not inspect.Parameter.empty for p in parameters)
+
+
+def scalar_defaults(entry: Any, pl: Any) -> dict[str, Any]:
+    """``pl.RUNTIME`` for every scalar parameter without a default (a value known at run time)."""
+    kwargs = {}
+    for name, parameter in inspect.signature(entry._func).parameters.items():
+        text = str(parameter.annotation)
+        if "Scalar" in text and parameter.default is inspect.Parameter.empty:
+            kwargs[name] = pl.RUNTIME
+    return kwargs
+
+
+def run_pipeline(entry: Any, context: Any, modules: dict[str, Any]) -> dict[str, Any]:
+    """One run of the pass pipeline on ``entry`` under ``context``'s settings."""
+    ir, passes, pl = modules["ir"], modules["passes"], modules["pl"]
+    from pypto.ir.compile import _run_pass_pipeline  # noqa: PLC0415 (pypto only here)
+
+    snapshots: dict[str, list[dict[str, Any]]] = {}
+    running = {"pass": ""}
+
+    def before(pass_obj: Any, _program: Any) -> None:
+        running["pass"] = pass_obj.get_name()
+
+    def after(pass_obj: Any, program: Any) -> None:
+        if pass_obj.get_name() in SNAPSHOTS:
+            snapshots[pass_obj.get_name()] = loop_records(program, ir)
+
+    instrument = passes.CallbackInstrument(
+        before_pass=before, after_pass=after, name="SkewlspProbe"
+    )
+    result: dict[str, Any] = {"error": None, "failed_in": None, "snapshots": snapshots}
+    stderr: list[str] = []
+    try:
+        with captured_stderr(stderr), passes.PassContext([instrument], **context):
+            if isinstance(entry, ir.Program):
+                _run_pass_pipeline(entry, operation="lower")
+            else:
+                entry.lower(**scalar_defaults(entry, pl))
+    except Exception as exc:  # the compiler's verdict on this entry, not the probe's failure
+        result["error"] = first_line(exc)
+        result["failed_in"] = running["pass"] or "frontend"
+    result["diagnostics"] = [line for line in stderr if DIAGNOSTIC.search(line)]
+    return result
+
+
+def compile_entry(entry: Any, planner: Any, modules: dict[str, Any]) -> dict[str, Any]:
+    """The pass pipeline on one entry: the loop snapshots, the failure, the diagnostics.
+
+    A program the IR verifier rejects (a hand-written cube/vector pair without its pipe
+    set-up fails MixedKernelExpanded) is run again without verification, so that the
+    passes' decisions on its loops are still seen; the rejection is kept as ``rejected``.
+    """
+    passes = modules["passes"]
+    result = run_pipeline(entry, {"memory_planner": planner}, modules)
+    result["rejected"] = None
+    if result["error"] and result["error"].split(": ", 1)[-1].startswith("Verification failed"):
+        rejected = f"{result['error']} in {result['failed_in']}"
+        unverified = {
+            "memory_planner": planner,
+            "verification_level": passes.VerificationLevel.NONE,
+        }
+        result = run_pipeline(entry, unverified, modules)
+        result["rejected"] = rejected
+    return result
+
+
+def load(path: Path) -> dict[str, Any]:
+    """Import one kernel file as its own imports expect.
+
+    A module in a package (``__init__.py`` beside it, maybe with relative imports) is
+    imported by its dotted name from above the package; any other file is run as a
+    module named ``__skewlsp_compiler_check__`` (so ``if __name__ == "__main__"`` does
+    not run). Its own directory is first on sys.path either way: sibling config
+    modules are imported by their bare name (``from config import ...``).
+    """
+    parts, top = [path.stem], path.parent
+    while (top / "__init__.py").exists():
+        parts.insert(0, top.name)
+        top = top.parent
+    sys.path[:0] = [str(path.parent), str(top)]
+    if len(parts) > 1:
+        return vars(importlib.import_module(".".join(parts)))
+    return runpy.run_path(str(path), run_name="__skewlsp_compiler_check__")
+
+
+def probe_file(path: Path, planner: Any, modules: dict[str, Any]) -> dict[str, Any]:
+    """Every entry of one kernel file through the pass pipeline (the file imported first)."""
+    record: dict[str, Any] = {"path": str(path), "error": None, "entries": []}
+    try:
+        with captured_stderr([]):
+            namespace = load(path)
+    except BaseException as exc:  # noqa: BLE001 (a kernel that cannot load is a result)
+        record["error"] = first_line(exc)
+        return record
+    jit_type = modules["JITFunction"]
+    for name, entry in entries(namespace, path, modules["ir"], jit_type):
+        compiled = compile_entry(entry, planner, modules)
+        compiled["entry"] = name
+        compiled["entry_kind"] = "program" if isinstance(entry, modules["ir"].Program) else "jit"
+        record["entries"].append(compiled)
+    return record
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--planner", choices=("pypto", "ptoas"), default="pypto")
+    parser.add_argument("files", nargs="+", type=Path)
+    args = parser.parse_args(argv)
+
+    import pypto.language as pl  # noqa: PLC0415 (only in the compiler's interpreter)
+    from pypto import ir  # noqa: PLC0415
+    from pypto.jit.decorator import JITFunction  # noqa: PLC0415
+    from pypto.pypto_core import passes  # noqa: PLC0415
+
+    planner = passes.MemoryPlanner.PTOAS if args.planner == "ptoas" else passes.MemoryPlanner.PYPTO
+    modules = {"ir": ir, "passes": passes, "pl": pl, "JITFunction": JITFunction}
+    out = {"planner": args.planner, "files": []}
+    for path in args.files:
+        out["files"].append(probe_file(path.resolve(), planner, modules))
+    json.dump(out, sys.stdout)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,122 @@
+"""benchmarks/compiler_check.py as a maintainer runs it: against kept compiler dumps (no
+pypto needed), without pypto (a clear skip), and against the real compiler when
+``$SKEWLSP_PYPTO_PYTHON`` names an interpreter that imports pypto (skipped otherwise).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHECK = ROOT / "benchmarks" / "compiler_check.py"
+ODD_TRIP = ROOT / "examples" / "odd_trip.py"
+MIXED = ROOT / "examples" / "mixed_attention.py"
+
+
+def run_check(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(CHECK), *args], capture_output=True, text=True, cwd=ROOT, timeout=1800
+    )
+
+
+def odd_trip_dump(steady_start: int) -> list[dict]:
+    """What compiler_probe.py prints for examples/odd_trip.py: the loop at line 13 before
+    SkewCrossCorePipeline, and after it (a steady loop starting at ``steady_start``)."""
+
+    def loop(kind: str, start: int, stages: int | None) -> dict:
+        return {
+            "function": "main",
+            "function_type": "Opaque",
+            "file": str(ODD_TRIP),
+            "line": 13,
+            "kind": kind,
+            "stages": stages,
+            "start": start,
+            "stop": 3,
+            "step": 1,
+            "nesting": 0,
+        }
+
+    after = loop("Sequential", steady_start, None)
+    entry = {
+        "entry": "OddTrip",
+        "entry_kind": "program",
+        "error": None,
+        "failed_in": None,
+        "rejected": None,
+        "diagnostics": [],
+        "snapshots": {
+            "NormalizeReturnOrder": [loop("Pipeline", 0, 2)],
+            "SkewCrossCorePipeline": [after],
+            "LowerPipelineToSlots": [after],
+            "LowerPipelineLoops": [after],
+        },
+    }
+    return [{"path": str(ODD_TRIP), "error": None, "entries": [entry]}]
+
+
+def test_kept_dumps_are_compared_with_skewlint_and_summarised_in_one_line(tmp_path):
+    (tmp_path / "pypto.json").write_text(json.dumps(odd_trip_dump(steady_start=1)))
+    done = run_check("--load-probe", str(tmp_path), "--planner", "pypto", "examples/odd_trip.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[0] == (
+        "planner pypto: 1 loops: 1 agree, 0 disagree, 0 unknown (1 files, 0 not loaded; "
+        "1 entries compiled, 0 rejected by the IR verifier, 0 stopped with an error; "
+        "0 pipeline loops the compiler made itself)"
+    )
+
+
+def test_a_disagreement_is_listed_with_what_each_side_said_and_fails_the_run(tmp_path):
+    # A steady loop from 0 keeps the bounds: the compiler would have demoted the loop.
+    (tmp_path / "pypto.json").write_text(json.dumps(odd_trip_dump(steady_start=0)))
+    done = run_check("--load-probe", str(tmp_path), "--planner", "pypto", "examples/odd_trip.py")
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[1:3] == [
+        "disagreements:",
+        "  [pypto] examples/odd_trip.py:13: loop: skewlint skewed depth 1; "
+        "compiler demoted [OddTrip/main]",
+    ]
+
+
+def test_without_pypto_the_check_is_skipped_with_a_message_and_exit_0():
+    # This interpreter is skewlsp's, where pypto is not installed.
+    done = run_check("--python", sys.executable, "examples/odd_trip.py")
+    assert done.returncode == 0
+    assert done.stdout.startswith(f"compiler check skipped: {sys.executable} cannot import pypto")
+    assert "SKEWLSP_PYPTO_PYTHON" in done.stdout
+
+
+def pypto_python() -> str:
+    """$SKEWLSP_PYPTO_PYTHON when it imports pypto; the test is skipped otherwise."""
+    python = os.environ.get("SKEWLSP_PYPTO_PYTHON")
+    if not python:
+        pytest.skip("set SKEWLSP_PYPTO_PYTHON to an interpreter that imports pypto")
+    probe = subprocess.run([python, "-c", "import pypto"], capture_output=True, timeout=300)
+    if probe.returncode != 0:
+        pytest.skip(f"{python} (SKEWLSP_PYPTO_PYTHON) cannot import pypto")
+    return python
+
+
+@pytest.mark.slow
+def test_the_compiler_agrees_with_skewlint_on_two_examples_under_both_planners(tmp_path):
+    python = pypto_python()
+    out = tmp_path / "results.json"
+    done = run_check("--python", python, "--json", str(out), str(ODD_TRIP), str(MIXED))
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads(out.read_text())
+    expected = [
+        {
+            "file": "examples/mixed_attention.py",
+            "line": 29,
+            "status": "agree",
+            "text": "aic: skewed depth 1; aiv: demoted x2",
+        },
+        {"file": "examples/odd_trip.py", "line": 13, "status": "agree", "text": "skewed depth 1"},
+    ]
+    assert results == {"pypto": expected, "ptoas": expected}
