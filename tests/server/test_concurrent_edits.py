@@ -21,10 +21,9 @@ the end.
 The expectation is the real CLI's: one ``skewlint --no-cache --output-format json`` run
 over a copy of the package per distinct text (the other files as they are), made before
 the server starts, with ``--select ALL``: the editor lists the codes the CLI only counts
-unless they are selected (``common.select``: "the editor summarises nothing"). The editor
-shows a loop's finding on its ``pl.pipeline(...)`` call, where the CLI names the whole
-loop: that range is the one place the two differ, and the test finds the call in the
-loop's first line of the text itself.
+unless they are selected (``common.select``: "the editor summarises nothing"). A finding
+has one position in both (``common.pipeline.finding_span``: a loop's header), so the
+CLI's range, made 0-based, is the one the editor must publish.
 
 Slow tier (20-40 s here); alone: ``pytest -m slow tests/server/test_concurrent_edits.py`` (or
 ``-m slow -k concurrent_edits``).
@@ -140,19 +139,6 @@ def edit_between(old: str, new: str) -> tuple[tuple[int, int], tuple[int, int], 
     return position(start), position(len(old) - end), new[start : len(new) - end]
 
 
-def call_range(text: str, line: int, column: int) -> tuple[int, int, int, int]:
-    """The ``pl.pipeline(...)`` call of the loop whose ``for`` is at 1-based ``line`` and
-    ``column``: where the editor shows the loop's finding (0-based)."""
-    source = text.split("\n")[line - 1]
-    start = source.index("pl.pipeline(", column - 1)
-    depth, at = 0, start + len("pl.pipeline")
-    while True:
-        depth += {"(": 1, ")": -1}.get(source[at], 0)
-        at += 1
-        if depth == 0:
-            return line - 1, start, line - 1, at
-
-
 def expected_by_cli(root: Path, texts: dict[str, list[str]]) -> dict[str, list[list[Finding]]]:
     """Each text's findings from one from-scratch ``skewlint`` run: a copy of the package
     per distinct text (that one file changed), all linted in one process."""
@@ -182,10 +168,7 @@ def expected_by_cli(root: Path, texts: dict[str, list[str]]) -> dict[str, list[l
         if path not in copies:
             continue  # the package's other modules
         name, k = copies[path]
-        if item["kind"] == "loop":
-            where = call_range(texts[name][k], item["line"], item["column"])
-        else:
-            where = (item["line"] - 1, item["column"] - 1, item["end_line"] - 1, item["end_column"] - 1)
+        where = (item["line"] - 1, item["column"] - 1, item["end_line"] - 1, item["end_column"] - 1)
         found[name][k].append((item["code"], where, _SEVERITY[item["severity"]], item["message"]))
     return {name: [sorted(f) for f in per_text] for name, per_text in found.items()}
 
