@@ -111,6 +111,7 @@ class UnitWalk(LoopDecisions):
         if module is None:
             return None
         self.module = module
+        self.programs = module_flow.program_definitions(module, self.module_constants)
         self.positions = LoopPositions(
             module,
             tree.tree,
@@ -129,6 +130,8 @@ class UnitWalk(LoopDecisions):
     def _visit_top(self, stmt: cst.CSTNode, qualname: str) -> None:
         if isinstance(stmt, cst.FunctionDef):
             self._function(stmt, qualname)
+        elif isinstance(stmt, cst.ClassDef) and self._shadowed(stmt, qualname):
+            self._not_compiled(stmt, module_flow.shadowed_reason(stmt.name.value))
         elif isinstance(stmt, cst.ClassDef):
             for child in body_statements(stmt.body):
                 self._visit_top(child, f"{qualname}{stmt.name.value}.")
@@ -159,6 +162,12 @@ class UnitWalk(LoopDecisions):
                 for child in block:
                     self._visit_top(child, qualname)
                 continue
+            # The first of several same-named programs is the one the compiler parses,
+            # whichever branch defines the class Python runs (module_flow).
+            compiled = [child for child in block if self._compiled_first(child, qualname)]
+            for child in compiled:
+                self._visit_top(child, qualname)
+            block = [child for child in block if child not in compiled]
             why = (
                 f"the module-level `{header}` is false when the module loads"
                 if is_body
@@ -167,6 +176,19 @@ class UnitWalk(LoopDecisions):
             )
             for child in block:
                 self._not_compiled(child, why)
+
+    def _shadowed(self, stmt: cst.ClassDef, qualname: str) -> bool:
+        """A later top-level definition of a program class: never compiled."""
+        found = None if qualname else self.programs.get(stmt.name.value)
+        return found is not None and found.compiled(stmt) is False and stmt is not found.nodes[0]
+
+    def _compiled_first(self, stmt: cst.CSTNode, qualname: str) -> bool:
+        """The first definition of a program class in a branch Python skips, compiled
+        because a later definition of the same name runs."""
+        if qualname or not isinstance(stmt, cst.ClassDef):
+            return False
+        found = self.programs.get(stmt.name.value)
+        return found is not None and stmt is found.nodes[0] and found.defined is True
 
     def _module_for(self, stmt: cst.For, qualname: str) -> None:
         """A program built in a module-level ``for`` is compiled once per iteration.

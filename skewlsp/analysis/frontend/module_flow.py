@@ -13,6 +13,7 @@ follow from the unbound names).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -29,6 +30,7 @@ from skewlsp.analysis.frontend.constants import (
     Text,
     code_of,
 )
+from skewlsp.analysis.frontend.names import body_statements
 from skewlsp.analysis.frontend.values import Flag, truth
 from skewlsp.analysis.source.tree_text import MadeTrees
 
@@ -93,6 +95,93 @@ def branch_taken(test: cst.BaseExpression, constants: ModuleConstants) -> bool |
     if read is not None:
         return read
     return truth(Folder(constants, constants.made, owner=constants).fold(test))
+
+
+def program_definitions(
+    module: cst.Module, constants: ModuleConstants
+) -> dict[str, ProgramDefinitions]:
+    """The ``@pl.program`` classes a module defines more than once at its top level (in
+    the branches of module-level ``if``s too), by name, in source order.
+
+    The DSL reads a class's source through ``inspect`` (``source_lookup.py`` in pypto's
+    parser), which before CPython 3.13 finds a class by its name, the first definition in
+    the file winning: whichever definition Python runs, its decorator parses the first
+    one's source. So the first definition is compiled when any of them is defined, and
+    the others never are (on 3.13+, ``__firstlineno__`` picks the one Python ran).
+    """
+    found: dict[str, list[tuple[cst.ClassDef, bool | None]]] = {}
+    _collect_programs(module.body, True, constants, found)
+    return {
+        name: ProgramDefinitions(tuple(node for node, _ in defs), _any_reached(defs))
+        for name, defs in found.items()
+        if len(defs) > 1
+    }
+
+
+@dataclass(frozen=True)
+class ProgramDefinitions:
+    """Every top-level definition of one program class name, and whether Python runs
+    one of them (None: it depends on a value skewlsp cannot see)."""
+
+    nodes: tuple[cst.ClassDef, ...]
+    defined: bool | None
+
+    def compiled(self, node: cst.ClassDef) -> bool | None:
+        """Whether ``node``'s loops are compiled: only the first definition's are."""
+        if node is not self.nodes[0]:
+            return False
+        return self.defined
+
+
+def _collect_programs(
+    body: Sequence[cst.CSTNode],
+    reached: bool | None,
+    constants: ModuleConstants,
+    found: dict[str, list[tuple[cst.ClassDef, bool | None]]],
+) -> None:
+    for stmt in body:
+        if isinstance(stmt, cst.ClassDef) and _is_program(stmt):
+            found.setdefault(stmt.name.value, []).append((stmt, reached))
+        elif isinstance(stmt, cst.If):
+            taken = branch_taken(stmt.test, constants)
+            inside = _and(reached, taken)
+            _collect_programs(body_statements(stmt.body), inside, constants, found)
+            orelse = stmt.orelse
+            other = _and(reached, None if taken is None else not taken)
+            if isinstance(orelse, cst.If):
+                _collect_programs([orelse], other, constants, found)
+            elif isinstance(orelse, cst.Else):
+                _collect_programs(body_statements(orelse.body), other, constants, found)
+
+
+def _and(a: bool | None, b: bool | None) -> bool | None:
+    if a is False or b is False:
+        return False
+    return True if a is True and b is True else None
+
+
+def _any_reached(defs: Sequence[tuple[cst.ClassDef, bool | None]]) -> bool | None:
+    flags = [reached for _, reached in defs]
+    if any(flag is True for flag in flags):
+        return True
+    return None if any(flag is None for flag in flags) else False
+
+
+def _is_program(node: cst.ClassDef) -> bool:
+    for decorator in node.decorators:
+        inner = decorator.decorator
+        path = dsl.dotted(inner.func if isinstance(inner, cst.Call) else inner)
+        if path is not None and path[-1] == "program":
+            return True
+    return False
+
+
+def shadowed_reason(name: str) -> str:
+    """Why a later definition of a program class is never compiled."""
+    return (
+        f"the compiler parses the first `class {name}` of the file (the DSL finds a "
+        "class's source by its name; Python before 3.13)"
+    )
 
 
 def header_text(node: cst.If | cst.For, made: MadeTrees | None) -> str:

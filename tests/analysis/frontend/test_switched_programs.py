@@ -3,11 +3,16 @@
 The kernels are tests/fixtures/mixed/models/built_llm/switched.py (the switch
 ``USE_FAST_ATTENTION = False`` in the sibling config module) and switched_here.py
 (``FUSED = True`` in the kernel module). Python runs only the branch it takes when
-it imports the module, so only that branch defines ``Attention``: ``@pl.program``
-parses the class as Python defines it (python/pypto/language/parser/decorator.py),
-and the other branch's class, of the same name, is never defined, so never compiled
-(SKW070). A bool is Python's: ``not FUSED`` and ``8 if FUSED else 3`` are evaluated
-as Python does, when the module loads.
+it imports the module, so only that branch's decorator runs. But ``@pl.program`` reads
+the class's source through ``inspect`` (python/pypto/language/parser/source_lookup.py),
+which before CPython 3.13 finds a class by its name, the first definition in the file
+winning: the decorator that runs parses the FIRST ``class Attention`` of the file,
+whichever branch defined the class object. So with the switch false, the ``if``
+branch's loops are compiled and the ``else`` branch's never are (SKW070); with it true,
+the ``if`` branch's are compiled and the ``else``'s never are. Checked against pypto
+e2d0f78ae on CPython 3.11 (benchmarks/compiler_check.py: switched.py:25 compiled,
+skewed at depth 2; switched.py:45 no compiled loop). A bool is Python's: ``not FUSED``
+and ``8 if FUSED else 3`` are evaluated as Python does, when the module loads.
 
 The skew verdicts follow skew_cross_core_pipeline_pass.cpp: depth max(2, stage - 1)
 lowered to the largest d with trip % d == 0 and trip >= 2d; the cube pushes the scores
@@ -44,21 +49,23 @@ def local_switch() -> dict[int, LoopReport]:
     return _reports("switched_here.py")
 
 
-def test_the_branch_a_false_switch_skips_is_never_compiled(
+def test_the_first_of_two_same_named_programs_is_compiled_though_its_branch_is_skipped(
     imported_switch: dict[int, LoopReport],
 ) -> None:
-    report = imported_switch[25]  # the fused `Attention`, under `if USE_FAST_ATTENTION:`
-    assert (report.verdict, report.code, report.cores) == ("not_compiled", NOT_COMPILED, ())
-    assert "`if USE_FAST_ATTENTION` is false when the module loads" in report.message
+    # The fused `Attention`, under `if USE_FAST_ATTENTION:` (false): the else branch's
+    # decorator runs and parses this, the file's first `class Attention`: trip 8, depth 2.
+    report = imported_switch[25]
+    assert (report.verdict, report.code, report.depth) == ("skewed", "SKW001", 2)
 
 
-def test_the_class_of_the_taken_branch_is_the_one_compiled(
+def test_a_later_definition_of_the_same_program_is_never_compiled(
     imported_switch: dict[int, LoopReport],
 ) -> None:
-    # The reference `Attention` (else branch): trip 3 at stage 2, depth 2 needs trip >= 4,
-    # so the cube skews at depth 1; the vector is the consumer.
+    # The reference `Attention` (else branch, the one Python runs): its source is never
+    # the one parsed.
     report = imported_switch[45]
-    assert (report.verdict, report.code, report.depth) == ("skewed", "SKW002", 1)
+    assert (report.verdict, report.code) == ("not_compiled", NOT_COMPILED)
+    assert "the compiler parses the first `class Attention` of the file" in report.message
 
 
 def test_a_true_switch_in_the_module_compiles_its_branch(
@@ -105,7 +112,7 @@ if {test}:
 else:
 
     @pl.program
-    class Copy:
+    class CopyWide:
         @pl.function(type=pl.FunctionType.InCore)
         def copy(self, src: pl.Tensor[[256, 64], pl.FP32], dst: pl.Tensor[[256, 64], pl.FP32]):
             for r in pl.pipeline(0, 256, 32, stage=2):
@@ -130,3 +137,12 @@ def test_a_switch_python_reads_as_false_skips_its_branch(switch: str, test: str)
     found = {report.line: report for report in analyse(source, "/project/switch.py")}
     assert (found[13].verdict, found[13].code) == ("not_compiled", NOT_COMPILED)
     assert (found[23].verdict, found[23].lowering and found[23].lowering.code) == ("left", "SKW011")
+
+
+def test_of_two_same_named_programs_the_second_is_never_compiled_whatever_the_switch() -> None:
+    source = SWITCHED.replace("class CopyWide", "class Copy").format(
+        switch="FAST = False", test="FAST"
+    )
+    found = {report.line: report for report in analyse(source, "/project/switch.py")}
+    assert (found[13].verdict, found[13].lowering and found[13].lowering.code) == ("left", "SKW011")
+    assert (found[23].verdict, found[23].code) == ("not_compiled", NOT_COMPILED)
