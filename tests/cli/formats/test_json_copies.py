@@ -119,7 +119,7 @@ def test_the_other_machine_formats_keep_their_shape(run: Run, tmp_path: Path) ->
     assert sorted(issue) == ["check_name", "description", "fingerprint", "location", "severity"]
     github = run("--no-cache", "--output-format", "github", "k.py").out.splitlines()
     assert [line.split("::")[1] for line in github] == [
-        "warning file=k.py,line=20,col=17,endLine=24,endColumn=90,title=SKW002"
+        "warning file=k.py,line=20,col=17,endLine=20,endColumn=59,title=SKW002"
     ]
     junit = run("--no-cache", "--output-format", "junit", "k.py").out
     assert junit.count("<testcase ") == 1 and "cores" not in junit
