@@ -50,16 +50,8 @@ def cold_cpu(checkouts: dict[str, Path], tree: Path, runs: int) -> dict[str, Ser
     series = {label: Series(label) for label in checkouts}
     for _ in range(runs):
         for label, checkout in checkouts.items():
-            argv = [
-                *_python(checkout),
-                "-m",
-                "skewlsp.cli",
-                "--no-cache",
-                "--exit-zero",
-                "--output-format",
-                "json",
-                str(tree),
-            ]
+            argv = [*_python(checkout), "-m", "skewlsp.cli", "--no-cache", "--exit-zero",
+                    "--output-format", "json", str(tree)]
             series[label].samples.append(measure(argv, tree))
     for found in series.values():
         found.check([0])
@@ -74,15 +66,8 @@ def edit_latency(checkouts: dict[str, Path], tree: Path, edits: int, seed: int) 
     options, note = skewlsp_init_options()
     changes = edit_sequence(path.read_text(encoding="utf-8"), edits, seed)
     return [
-        asyncio.run(
-            drive_server(
-                f"{label} ({note}), {path.name}",
-                [*_python(checkout), "-m", "skewlsp"],
-                options,
-                path,
-                changes,
-            )
-        )
+        asyncio.run(drive_server(f"{label} ({note}), {path.name}",
+                                 [*_python(checkout), "-m", "skewlsp"], options, path, changes))
         for label, checkout in checkouts.items()
     ]
 
@@ -112,10 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     servers = edit_latency(checkouts, args.tree.resolve(), args.edits, args.seed)
     for server in servers:
-        print(
-            f"edit -> diagnostics, {server.label}: p50 {server.pct(0.5) * 1000:.1f} ms, "
-            f"p95 {server.pct(0.95) * 1000:.1f} ms, missed {server.missed}, {server.note}"
-        )
+        print(f"edit -> diagnostics, {server.label}: p50 {server.pct(0.5) * 1000:.1f} ms, "
+              f"p95 {server.pct(0.95) * 1000:.1f} ms, missed {server.missed}, {server.note}")
     this, other = servers
     print(f"edit p50, this / other: {this.pct(0.5) / other.pct(0.5):.2f}x")
     return 0

@@ -192,7 +192,7 @@ def kernel(stop: str = "8", stage: str = "2", prelude: str = "") -> str:
 
 # A helper with a loop, called by a function that holds a loop of its own: the caller is a
 # unit (parsed for its loop) and a caller (parsed for its call sites).
-CALLER_AND_HELPER = """\
+CALLER_AND_HELPER = '''\
 import pypto.language as pl
 
 
@@ -212,7 +212,7 @@ def caller(a: pl.Tensor[[64, 64], pl.FP16]):
             t = pl.tile.tpop_from_aic(split=0)
         a = helper(a, 4)
     return a
-"""
+'''
 
 UNSEEN_UNROLL = """\
 import pypto.language as pl
@@ -228,7 +228,7 @@ def top(a: pl.Tensor[[64, 64], pl.FP16]):
         t = pl.tile.tpop_from_aic(split=0)
 """
 
-HELPERS = """\
+HELPERS = '''\
 import pypto.language as pl
 
 
@@ -238,9 +238,9 @@ def shared(a: pl.Tensor[[64, 64], pl.FP16], m: pl.Scalar[pl.INT32]):
         pl.tile.tpush_to_aiv(pl.tile.load(a, [i, 0], [16, 64]), split=0)
         t = pl.tile.tpop_from_aic(split=0)
     return a
-"""
+'''
 
-IMPORTER = """\
+IMPORTER = '''\
 import pypto.language as pl
 from helpers import shared
 
@@ -250,7 +250,7 @@ def entry(a: pl.Tensor[[64, 64], pl.FP16]):
     with pl.at(level=pl.Level.CORE_GROUP):
         a = shared(a, {trip})  # runs the helper's pl.pipeline loop
     return a
-"""
+'''
 
 CONSTS = "BASE = 2\n" + "".join(f"TRIP_{n} = BASE * {n + 1} + (BASE - BASE)\n" for n in range(4))
 
@@ -353,11 +353,8 @@ def preview_parses() -> list[Budget]:
     )
     with WATCH() as seen:
         for n in range(4):
-            analyse(
-                kernel(f"TRIP_{n}", prelude=f"from consts import TRIP_{n}\n"),
-                f"c{n}.py",
-                resolver=consts_resolver,
-            )
+            analyse(kernel(f"TRIP_{n}", prelude=f"from consts import TRIP_{n}\n"), f"c{n}.py",
+                    resolver=consts_resolver)
     repeated = {t: n for t, n in seen.libcst_parses.items() if n > 1}
     found.append(
         budget(
@@ -414,11 +411,7 @@ def pathological() -> list[Budget]:
     from skewlsp.api import analyse
 
     headers = [
-        ("10**18", "2"),
-        ("8", "10**9"),
-        ("2**70", "3"),
-        ("10**4000", "2"),
-        ("2**(2**40)", "2"),
+        ("10**18", "2"), ("8", "10**9"), ("2**70", "3"), ("10**4000", "2"), ("2**(2**40)", "2")
     ]
     sources = [kernel(stop, stage) for stop, stage in headers]
     normal = [kernel("8", "2")] * len(sources)
@@ -517,10 +510,8 @@ def cli_files(tmp: Path) -> list[Budget]:
             plain_parses == 0,
         )
     ]
-    warm = write(
-        tmp / "warm",
-        {"pyproject.toml": "[tool.skewlint]\n", "plain.py": "x = 1\n", "k.py": kernel(stage="3")},
-    )
+    warm = write(tmp / "warm", {"pyproject.toml": "[tool.skewlint]\n", "plain.py": "x = 1\n",
+                                "k.py": kernel(stage="3")})
     skewlint(warm, "plain.py", "k.py")
     with WATCH() as seen:
         skewlint(warm, "--output-format", "json", "plain.py", "k.py")  # no replay: other options

@@ -93,17 +93,13 @@ def find_loops(root: Path) -> list[tuple[str, int]]:
 def skewlint(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "skewlsp.cli", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=cwd,
+        capture_output=True, text=True, check=False, cwd=cwd,
     )
 
 
 def lint(root: Path, tally: Tally) -> None:
-    result = skewlint(
-        "--no-cache", "--output-format", "json", "--select", "ALL", "--exit-zero", str(root)
-    )
+    result = skewlint("--no-cache", "--output-format", "json", "--select", "ALL", "--exit-zero",
+                      str(root))
     if result.returncode != 0:
         tally.failures.append(f"skewlint exited {result.returncode}: {result.stderr.strip()[:300]}")
         return
@@ -128,20 +124,11 @@ def _rewritten(preview: str) -> bool:
 
 def full_previews(root: Path, tally: Tally) -> None:
     """``skewlint --preview``: every skewed or demoted loop's preview in the lint's output."""
-    result = skewlint(
-        "--no-cache",
-        "--output-format",
-        "json",
-        "--select",
-        "ALL",
-        "--exit-zero",
-        "--preview",
-        str(root),
-    )
+    result = skewlint("--no-cache", "--output-format", "json", "--select", "ALL", "--exit-zero",
+                      "--preview", str(root))
     if result.returncode != 0:
-        tally.failures.append(
-            f"skewlint --preview exited {result.returncode}: {result.stderr.strip()[:300]}"
-        )
+        tally.failures.append(f"skewlint --preview exited {result.returncode}: "
+                              f"{result.stderr.strip()[:300]}")
         return
     for item in json.loads(result.stdout):
         if item.get("kind", "loop") != "loop" or not previewed(item):

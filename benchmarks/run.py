@@ -60,34 +60,9 @@ DTYPES = ("pl.FP32", "pl.FP16", "pl.BF16")
 SHAPES = ((16, 64), (16, 128), (32, 64), (64, 64), (16, 16), (32, 128))
 CONST_NAMES = ("ROWS", "COLS", "HEADS", "SEQ", "TILE_M", "TILE_N", "BLOCK", "BATCH", "DIM")
 WORDS = (
-    "attn",
-    "norm",
-    "rope",
-    "gemm",
-    "softmax",
-    "gelu",
-    "swiglu",
-    "rms",
-    "scale",
-    "mask",
-    "reduce",
-    "gather",
-    "scatter",
-    "quant",
-    "dequant",
-    "topk",
-    "decode",
-    "prefill",
-    "kv",
-    "moe",
-    "expert",
-    "router",
-    "conv",
-    "pool",
-    "bias",
-    "residual",
-    "score",
-    "rotary",
+    "attn", "norm", "rope", "gemm", "softmax", "gelu", "swiglu", "rms", "scale", "mask",
+    "reduce", "gather", "scatter", "quant", "dequant", "topk", "decode", "prefill", "kv",
+    "moe", "expert", "router", "conv", "pool", "bias", "residual", "score", "rotary",
 )
 UNARY = ("pl.exp", "pl.tile.exp", "pl.row_max", "pl.row_sum", "pl.tile.neg", "pl.tile.sqrt")
 BINARY = ("pl.tile.add", "pl.tile.mul", "pl.tile.sub", "pl.tile.maximum", "pl.tile.div")
@@ -481,10 +456,8 @@ def python_files(paths: Sequence[str]) -> list[Path]:
             found.append(path)
             continue
         for item in sorted(path.rglob("*.py")):
-            if not any(
-                part.startswith(".") or part in ("venv", "build")
-                for part in item.relative_to(path).parts[:-1]
-            ):
+            if not any(part.startswith(".") or part in ("venv", "build") for part in
+                       item.relative_to(path).parts[:-1]):
                 found.append(item)
     return found
 
@@ -522,10 +495,7 @@ def measure(argv: Sequence[str], cwd: Path) -> Sample:
     """Run ``argv`` once in a fresh wrapper process: wall time and peak RSS of that command only."""
     out = subprocess.run(
         [sys.executable, "-c", WRAPPER, json.dumps(list(argv))],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=True,
+        cwd=cwd, capture_output=True, text=True, check=True,
     )
     return Sample(**json.loads(out.stdout))
 
@@ -560,9 +530,7 @@ def skewlint_cache_dir(sample_file: Path) -> Path | None:
     """Where skewlint keeps its cache for this file (the settings root it reports)."""
     out = subprocess.run(
         [str(VENV_BIN / "skewlint"), "--show-settings", str(sample_file)],
-        capture_output=True,
-        text=True,
-        check=False,
+        capture_output=True, text=True, check=False,
     )
     for line in out.stdout.splitlines():
         if line.startswith("cache: "):  # .skewlint_cache at the root, or the user's cache dir
@@ -619,10 +587,7 @@ class LspClient:
     @classmethod
     async def start(cls, argv: Sequence[str], cwd: Path) -> LspClient:
         proc = await asyncio.create_subprocess_exec(
-            *argv,
-            cwd=cwd,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
+            *argv, cwd=cwd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
         )
         return cls(proc)
@@ -728,11 +693,8 @@ def edit_sequence(text: str, count: int, seed: int, offset: int = 0) -> list[Edi
     lines = text.splitlines()
     headers = [n for n, ln in enumerate(lines) if "pl.pipeline(" in ln and "stage=" in ln]
     in_loops = [n + 1 for n in headers if n + 1 < len(lines)]
-    others = [
-        n
-        for n, ln in enumerate(lines)
-        if ln.strip().startswith(("t", "pl.tile.store")) and n not in in_loops
-    ]
+    others = [n for n, ln in enumerate(lines) if ln.strip().startswith(("t", "pl.tile.store"))
+              and n not in in_loops]
     targets = rng.sample(in_loops, min(5, len(in_loops))) + rng.sample(others, 5)
     edits: list[Edit] = []
     typed = "  # retuned"
@@ -742,7 +704,7 @@ def edit_sequence(text: str, count: int, seed: int, offset: int = 0) -> list[Edi
             n = rng.choice(headers)
             col = lines[n].index("stage=") + len("stage=")
             new = "3" if lines[n][col] == "2" else "2"
-            lines[n] = lines[n][:col] + new + lines[n][col + 1 :]
+            lines[n] = lines[n][:col] + new + lines[n][col + 1:]
             edits.append(Edit(n + offset, col, 1, new))
             continue
         n = targets[(keys // len(typed)) % len(targets)]
@@ -777,49 +739,29 @@ async def drive_server(
     client = await LspClient.start(argv, path.parent)
     uri = path.as_uri()
     try:
-        await client.request(
-            "initialize",
-            {
-                "processId": os.getpid(),
-                "rootUri": path.parent.as_uri(),
-                "workspaceFolders": [{"uri": path.parent.as_uri(), "name": "bench"}],
-                "capabilities": {
-                    "textDocument": {
-                        "synchronization": {"didSave": True},
-                        "publishDiagnostics": {"versionSupport": True},
-                    }
-                },
-                "initializationOptions": init_options,
-            },
-            timeout=60,
-        )
+        await client.request("initialize", {
+            "processId": os.getpid(),
+            "rootUri": path.parent.as_uri(),
+            "workspaceFolders": [{"uri": path.parent.as_uri(), "name": "bench"}],
+            "capabilities": {"textDocument": {
+                "synchronization": {"didSave": True},
+                "publishDiagnostics": {"versionSupport": True},
+            }},
+            "initializationOptions": init_options,
+        }, timeout=60)
         client.notify("initialized", {})
         start = time.perf_counter()
-        client.notify(
-            "textDocument/didOpen",
-            {
-                "textDocument": {
-                    "uri": uri,
-                    "languageId": "python",
-                    "version": 0,
-                    "text": path.read_text(),
-                }
-            },
-        )
+        client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "python", "version": 0, "text": path.read_text()}})
         run.open_seconds = await client.wait_diagnostics(uri, 0) - start
         for version, edit in enumerate(edits, start=1):
-            rng = {
-                "start": {"line": edit.line, "character": edit.character},
-                "end": {"line": edit.line, "character": edit.character + edit.length},
-            }
+            rng = {"start": {"line": edit.line, "character": edit.character},
+                   "end": {"line": edit.line, "character": edit.character + edit.length}}
             sent = time.perf_counter()
-            client.notify(
-                "textDocument/didChange",
-                {
-                    "textDocument": {"uri": uri, "version": version},
-                    "contentChanges": [{"range": rng, "text": edit.text}],
-                },
-            )
+            client.notify("textDocument/didChange", {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"range": rng, "text": edit.text}],
+            })
             try:
                 run.latencies.append(await client.wait_diagnostics(uri, version) - sent)
             except asyncio.TimeoutError:
@@ -880,10 +822,8 @@ def machine() -> str:
                 cpu = line.split(":", 1)[1].strip()
                 break
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    return (
-        f"nproc {os.cpu_count()}, {cpu}, Python {platform.python_version()}, "
-        f"{platform.system()} {platform.release()}; load average {load}"
-    )
+    return (f"nproc {os.cpu_count()}, {cpu}, Python {platform.python_version()}, "
+            f"{platform.system()} {platform.release()}; load average {load}")
 
 
 def version_of(argv: Sequence[str]) -> str:
@@ -917,17 +857,8 @@ def cli_phase(cfg: Config, files: list[Path], cwd: Path) -> dict[str, Series]:
     """Interleaved runs of every CLI command on the same file list."""
     names = [str(p) for p in files]
     skewlint = [str(VENV_BIN / "skewlint"), "--output-format", "concise", "--exit-zero"]
-    ruff = [
-        str(VENV_BIN / "ruff"),
-        "check",
-        "--no-cache",
-        "--isolated",
-        "--select",
-        RUFF_RULES,
-        "--output-format",
-        "concise",
-        "--exit-zero",
-    ]
+    ruff = [str(VENV_BIN / "ruff"), "check", "--no-cache", "--isolated", "--select", RUFF_RULES,
+            "--output-format", "concise", "--exit-zero"]
     cache = skewlint_cache_dir(files[0])
     series = {k: Series(k) for k in ("nocache", "empty", "warm", "ruff")}
     series["nocache"].label = "skewlint --no-cache"
@@ -961,10 +892,8 @@ def cli_phase(cfg: Config, files: list[Path], cwd: Path) -> dict[str, Series]:
 def scaling_phase(cfg: Config, base: Path, padded: Path) -> dict[str, Series]:
     """``skewlint --no-cache`` on the kernel alone vs padded; plus the bare analysis inside."""
     argv = [str(VENV_BIN / "skewlint"), "--no-cache", "--output-format", "concise", "--exit-zero"]
-    out = {
-        "base": Series("skewlint --no-cache, 1 kernel"),
-        "padded": Series(f"skewlint --no-cache, kernel padded {cfg.pad_factor}x"),
-    }
+    out = {"base": Series("skewlint --no-cache, 1 kernel"),
+           "padded": Series(f"skewlint --no-cache, kernel padded {cfg.pad_factor}x")}
     for _ in range(cfg.runs):
         out["base"].samples.append(measure([*argv, str(base)], base.parent))
         out["padded"].samples.append(measure([*argv, str(padded)], base.parent))
@@ -989,12 +918,8 @@ print(json.dumps(times))
 
 def analyze_samples(path: Path, runs: int) -> list[Sample]:
     """Time the pure analysis of one file (warm interpreter): what one server edit costs."""
-    out = subprocess.run(
-        [sys.executable, "-c", ANALYZE, str(path), str(runs)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    out = subprocess.run([sys.executable, "-c", ANALYZE, str(path), str(runs)],
+                         capture_output=True, text=True, check=True)
     return [Sample(t, 0, 0) for t in json.loads(out.stdout)]
 
 
@@ -1020,15 +945,13 @@ def size_inputs(dest: Path) -> list[tuple[str, Path]]:
     body = "@pl.program" + kernel.split("@pl.program", 1)[1]
     copies = MB // len(body)
     shapes = {
-        "loop-dense: many small kernels": kernel
-        + "".join(body.replace("class OddTrip", f"class K{n}") for n in range(copies)),
+        "loop-dense: many small kernels": kernel + "".join(
+            body.replace("class OddTrip", f"class K{n}") for n in range(copies)),
         "loop-dense: one huge loop body": kernel.replace(
-            last_body_line, last_body_line * (MB // len(last_body_line))
-        ),
-        "loop-free functions": kernel
-        + "".join(
-            f"def helper_{n}(a):\n    return [a + 1 for b in range(3)]\n" for n in range(MB // 50)
-        ),
+            last_body_line, last_body_line * (MB // len(last_body_line))),
+        "loop-free functions": kernel + "".join(
+            f"def helper_{n}(a):\n    return [a + 1 for b in range(3)]\n"
+            for n in range(MB // 50)),
         "comments": kernel + ("# " + "x" * 78 + "\n") * (MB // 81),
     }
     dest.mkdir(parents=True, exist_ok=True)
@@ -1045,38 +968,21 @@ def size_phase() -> list[list[str]]:
     rows = []
     for name, path in size_inputs(CORPUS_ROOT / "size"):
         megabytes = path.stat().st_size / MB
-        out = subprocess.run(
-            [sys.executable, "-c", PER_MB, str(path)], capture_output=True, text=True, check=True
-        )
+        out = subprocess.run([sys.executable, "-c", PER_MB, str(path)],
+                             capture_output=True, text=True, check=True)
         seconds, loops = json.loads(out.stdout)
         per_mb = seconds / megabytes
-        verdict = (
-            "PASS"
-            if per_mb <= SIZE_GOAL_SECONDS_PER_MB
-            else (f"MISS by {per_mb / SIZE_GOAL_SECONDS_PER_MB:.1f}x")
-        )
-        rows.append(
-            [
-                name,
-                f"{megabytes:.2f}",
-                str(loops),
-                f"{seconds:.2f}",
-                f"{per_mb:.2f}",
-                f"<= {SIZE_GOAL_SECONDS_PER_MB:g}",
-                verdict,
-            ]
-        )
+        verdict = "PASS" if per_mb <= SIZE_GOAL_SECONDS_PER_MB else (
+            f"MISS by {per_mb / SIZE_GOAL_SECONDS_PER_MB:.1f}x")
+        rows.append([name, f"{megabytes:.2f}", str(loops), f"{seconds:.2f}", f"{per_mb:.2f}",
+                     f"<= {SIZE_GOAL_SECONDS_PER_MB:g}", verdict])
     return rows
 
 
 def server_phase(cfg: Config, base: Path, padded: Path, offset: int) -> list[ServerRun]:
     options, note = skewlsp_init_options()
-    ruff_options = {
-        "settings": {
-            "lint": {"select": RUFF_RULES.split(",")},
-            "configurationPreference": "editorOnly",
-        }
-    }
+    ruff_options = {"settings": {"lint": {"select": RUFF_RULES.split(",")},
+                                 "configurationPreference": "editorOnly"}}
     servers = [
         (f"skewlsp ({note})", [sys.executable, "-m", "skewlsp"], options),
         ("ruff server", [str(VENV_BIN / "ruff"), "server"], ruff_options),
@@ -1232,34 +1138,13 @@ def floor_tree(tree: str, files: list[Path], cwd: Path, runs: int, scratch: Path
     names = [str(p) for p in files]
     listing = scratch / f"files-{len(names)}.json"
     listing.write_text(json.dumps(names))
-    skewlint = [
-        str(VENV_BIN / "skewlint"),
-        "--output-format",
-        FLOOR_FORMAT,
-        "--select",
-        "ALL",
-        "--exit-zero",
-    ]
-    ruff = [
-        str(VENV_BIN / "ruff"),
-        "check",
-        "--no-cache",
-        "--isolated",
-        "--select",
-        RUFF_RULES,
-        "--output-format",
-        FLOOR_FORMAT,
-        "--exit-zero",
-    ]
-    row = FloorRow(
-        tree,
-        len(files),
-        count_lines(files),
-        Series("floor (ast + libcst, CPU)"),
-        Series("skewlint --no-cache (CPU)"),
-        Series("skewlint, warm cache"),
-        Series(f"ruff check --no-cache --select {RUFF_RULES}"),
-    )
+    skewlint = [str(VENV_BIN / "skewlint"), "--output-format", FLOOR_FORMAT,
+                "--select", "ALL", "--exit-zero"]
+    ruff = [str(VENV_BIN / "ruff"), "check", "--no-cache", "--isolated", "--select", RUFF_RULES,
+            "--output-format", FLOOR_FORMAT, "--exit-zero"]
+    row = FloorRow(tree, len(files), count_lines(files), Series("floor (ast + libcst, CPU)"),
+                   Series("skewlint --no-cache (CPU)"), Series("skewlint, warm cache"),
+                   Series(f"ruff check --no-cache --select {RUFF_RULES}"))
     measure([*skewlint, *names], cwd)  # populate the cache
     # Another command line (-q changes nothing in JSON) has a replay record of its own:
     # the one file that appears in the records folder when it first runs, deleted before
@@ -1303,32 +1188,14 @@ def largest_kernel(files: Sequence[Path]) -> Path | None:
 def floor_server(cfg: Config, path: Path) -> list[ServerRun]:
     """Edit -> diagnostics on one real kernel, skewlsp and ruff server, the same edits."""
     options, note = skewlsp_init_options()
-    ruff_options = {
-        "settings": {
-            "lint": {"select": RUFF_RULES.split(",")},
-            "configurationPreference": "editorOnly",
-        }
-    }
+    ruff_options = {"settings": {"lint": {"select": RUFF_RULES.split(",")},
+                                 "configurationPreference": "editorOnly"}}
     edits = edit_sequence(path.read_text(encoding="utf-8"), cfg.edits, cfg.seed)
     return [
-        asyncio.run(
-            drive_server(
-                f"skewlsp ({note}), {path.name}",
-                [sys.executable, "-m", "skewlsp"],
-                options,
-                path,
-                edits,
-            )
-        ),
-        asyncio.run(
-            drive_server(
-                f"ruff server, {path.name}",
-                [str(VENV_BIN / "ruff"), "server"],
-                ruff_options,
-                path,
-                edits,
-            )
-        ),
+        asyncio.run(drive_server(f"skewlsp ({note}), {path.name}",
+                                 [sys.executable, "-m", "skewlsp"], options, path, edits)),
+        asyncio.run(drive_server(f"ruff server, {path.name}", [str(VENV_BIN / "ruff"), "server"],
+                                 ruff_options, path, edits)),
     ]
 
 
@@ -1361,27 +1228,18 @@ def floor_phase(cfg: Config) -> tuple[list[FloorRow], list[ServerRun]]:
         pypto = cfg.pypto or os.environ.get(PYPTO_ENV, "")
         if pypto and Path(pypto).is_dir():
             files = python_files([pypto])
-            rows.append(
-                floor_tree(
-                    f"pypto-lib models/ ({pypto})", files, Path(pypto), cfg.floor_runs, scratch
-                )
-            )
+            rows.append(floor_tree(f"pypto-lib models/ ({pypto})", files, Path(pypto),
+                                   cfg.floor_runs, scratch))
             kernel = largest_kernel(files)
             if kernel is not None and not cfg.skip_server:
                 servers = floor_server(cfg, kernel)
         else:
-            print(
-                f"floor: no pypto-lib models/ tree (pass --pypto PATH or set ${PYPTO_ENV}); "
-                "measuring the loop-dense tree only",
-                file=sys.stderr,
-            )
+            print(f"floor: no pypto-lib models/ tree (pass --pypto PATH or set ${PYPTO_ENV}); "
+                  "measuring the loop-dense tree only", file=sys.stderr)
         dense = scratch / "dense"
         files = dense_tree(dense, cfg.dense_files)
-        rows.append(
-            floor_tree(
-                f"loop-dense: {len(files)} small kernels", files, dense, cfg.floor_runs, scratch
-            )
-        )
+        rows.append(floor_tree(f"loop-dense: {len(files)} small kernels", files, dense,
+                               cfg.floor_runs, scratch))
     return rows, servers
 
 
@@ -1389,70 +1247,25 @@ def floor_report(rows: Sequence[FloorRow], runs: int) -> None:
     print_table(
         f"Floor (issue 19): CPU of the whole process tree for cold runs, wall for warm "
         f"(median of {runs} alternating runs; --output-format {FLOOR_FORMAT})",
-        [
-            "tree",
-            "files",
-            "lines",
-            "floor CPU",
-            "cold CPU",
-            "cold / floor",
-            "goal",
-            "warm wall",
-            "ruff wall",
-            "warm / ruff",
-            "goal",
-            "per-file cache",
-            "/ ruff",
-        ],
-        [
-            [
-                r.tree,
-                str(r.files),
-                f"{r.lines:,}",
-                f"{FloorRow.cpu(r.floor):.2f} s",
-                f"{FloorRow.cpu(r.cold):.2f} s",
-                f"{r.cold_ratio:.2f}x",
-                verdict(r.cold_ratio, FLOOR_COLD_GOAL),
-                fmt_s(r.warm.median),
-                fmt_s(r.ruff.median),
-                f"{r.warm_ratio:.2f}x",
-                verdict(r.warm_ratio, FLOOR_WARM_GOAL),
-                fmt_s(r.per_file.median),
-                f"{r.per_file_ratio:.2f}x",
-            ]
-            for r in rows
-        ],
-    )
+        ["tree", "files", "lines", "floor CPU", "cold CPU", "cold / floor", "goal",
+         "warm wall", "ruff wall", "warm / ruff", "goal", "per-file cache", "/ ruff"],
+        [[r.tree, str(r.files), f"{r.lines:,}", f"{FloorRow.cpu(r.floor):.2f} s",
+          f"{FloorRow.cpu(r.cold):.2f} s", f"{r.cold_ratio:.2f}x",
+          verdict(r.cold_ratio, FLOOR_COLD_GOAL), fmt_s(r.warm.median), fmt_s(r.ruff.median),
+          f"{r.warm_ratio:.2f}x", verdict(r.warm_ratio, FLOOR_WARM_GOAL),
+          fmt_s(r.per_file.median), f"{r.per_file_ratio:.2f}x"] for r in rows])
     print_table(
         "Where the cold CPU goes: the floor, libcst given whole loop-holding definitions "
         "(what skewlint's units cost when libcst parsed them), and cold skewlint "
         "(which lints on trees made from the stdlib's)",
-        [
-            "tree",
-            "floor CPU",
-            "definitions CPU",
-            "definitions / floor",
-            "cold CPU",
-            "cold / definitions",
-        ],
-        [
-            [
-                r.tree,
-                f"{FloorRow.cpu(r.floor):.2f} s",
-                f"{FloorRow.cpu(r.definitions):.2f} s",
-                f"{FloorRow.cpu(r.definitions) / FloorRow.cpu(r.floor):.2f}x",
-                f"{FloorRow.cpu(r.cold):.2f} s",
-                f"{FloorRow.cpu(r.cold) / FloorRow.cpu(r.definitions):.2f}x",
-            ]
-            for r in rows
-        ],
-    )
-    notes = [
-        f"{r.tree}: {s.label}: {s.note.strip()}"
-        for r in rows
-        for s in (r.floor, r.definitions, r.cold, r.warm, r.ruff)
-        if s.note.strip()
-    ]
+        ["tree", "floor CPU", "definitions CPU", "definitions / floor", "cold CPU",
+         "cold / definitions"],
+        [[r.tree, f"{FloorRow.cpu(r.floor):.2f} s", f"{FloorRow.cpu(r.definitions):.2f} s",
+          f"{FloorRow.cpu(r.definitions) / FloorRow.cpu(r.floor):.2f}x",
+          f"{FloorRow.cpu(r.cold):.2f} s",
+          f"{FloorRow.cpu(r.cold) / FloorRow.cpu(r.definitions):.2f}x"] for r in rows])
+    notes = [f"{r.tree}: {s.label}: {s.note.strip()}" for r in rows
+             for s in (r.floor, r.definitions, r.cold, r.warm, r.ruff) if s.note.strip()]
     for note in notes:
         print(f"- {note}")
 
@@ -1464,57 +1277,35 @@ def cli_rows(series: dict[str, Series], lines: int) -> list[list[str]]:
     rows = []
     for item in series.values():
         t = item.times()
-        rows.append(
-            [
-                item.label,
-                fmt_s(item.median),
-                fmt_s(min(t)),
-                fmt_s(max(t)),
-                f"{lines / item.median:,.0f}",
-                f"{item.peak_mb:.0f}",
-                f"{len(t)}",
-                item.note.strip(),
-            ]
-        )
+        rows.append([item.label, fmt_s(item.median), fmt_s(min(t)), fmt_s(max(t)),
+                     f"{lines / item.median:,.0f}", f"{item.peak_mb:.0f}",
+                     f"{len(t)}", item.note.strip()])
     return rows
 
 
-def target_rows(
-    cli: dict[str, Series], scale: dict[str, Series], servers: list[ServerRun]
-) -> list[list[str]]:
+def target_rows(cli: dict[str, Series], scale: dict[str, Series],
+                servers: list[ServerRun]) -> list[list[str]]:
     rows: list[list[str]] = []
     if cli:
         ruff = cli["ruff"].median
         for key, limit in (("nocache", 3.0), ("empty", 3.0), ("warm", 1.0)):
             ratio = cli[key].median / ruff
-            rows.append(
-                [
-                    f"{cli[key].label} / ruff",
-                    f"<= {limit:g}x",
-                    f"{ratio:.2f}x",
-                    verdict(ratio, limit),
-                ]
-            )
+            rows.append([f"{cli[key].label} / ruff", f"<= {limit:g}x", f"{ratio:.2f}x",
+                         verdict(ratio, limit)])
         if "fixit" in cli:
             ratio = cli["fixit"].median / cli["nocache"].median
-            rows.append(
-                [
-                    "fixit / skewlint --no-cache",
-                    ">= 50x",
-                    f"{ratio:.1f}x",
-                    verdict(ratio, 50, higher_is_better=True),
-                ]
-            )
+            rows.append(["fixit / skewlint --no-cache", ">= 50x", f"{ratio:.1f}x",
+                         verdict(ratio, 50, higher_is_better=True)])
     if len(servers) == 4:
         ratio = servers[0].pct(0.5) / servers[1].pct(0.5)
-        rows.append(["skewlsp p50 / ruff server p50", "<= 5x", f"{ratio:.2f}x", verdict(ratio, 5)])
+        rows.append(["skewlsp p50 / ruff server p50", "<= 5x", f"{ratio:.2f}x",
+                     verdict(ratio, 5)])
         ratio = servers[2].pct(0.5) / servers[0].pct(0.5)
         rows.append(["skewlsp p50, padded / kernel", "< 2x", f"{ratio:.2f}x", verdict(ratio, 2)])
     if scale:
         ratio = scale["padded"].median / scale["base"].median
-        rows.append(
-            ["skewlint --no-cache, padded / kernel", "< 2x", f"{ratio:.2f}x", verdict(ratio, 2)]
-        )
+        rows.append(["skewlint --no-cache, padded / kernel", "< 2x", f"{ratio:.2f}x",
+                     verdict(ratio, 2)])
     return rows
 
 
@@ -1522,83 +1313,46 @@ def server_table(title: str, servers: Sequence[ServerRun]) -> None:
     print_table(
         title,
         ["server, file", "p50", "p95", "min", "max", "didOpen", "peak MB (VmHWM)", "note"],
-        [
-            [
-                r.label,
-                fmt_ms(r.pct(0.5)),
-                fmt_ms(r.pct(0.95)),
-                fmt_ms(min(r.latencies, default=float("nan"))),
-                fmt_ms(max(r.latencies, default=float("nan"))),
-                fmt_ms(r.open_seconds),
-                f"{r.peak_kb / 1024:.0f}",
-                (f"{r.missed} edits timed out; " if r.missed else "") + r.note,
-            ]
-            for r in servers
-        ],
-    )
+        [[r.label, fmt_ms(r.pct(0.5)), fmt_ms(r.pct(0.95)),
+          fmt_ms(min(r.latencies, default=float("nan"))),
+          fmt_ms(max(r.latencies, default=float("nan"))), fmt_ms(r.open_seconds),
+          f"{r.peak_kb / 1024:.0f}",
+          (f"{r.missed} edits timed out; " if r.missed else "") + r.note]
+         for r in servers])
 
 
-def report(
-    cfg: Config,
-    lines: int,
-    nfiles: int,
-    cli: dict[str, Series],
-    scale: dict[str, Series],
-    servers: list[ServerRun],
-    kernel: tuple[int, int],
-    started: float,
-    size: Sequence[Sequence[str]] = (),
-) -> None:
+def report(cfg: Config, lines: int, nfiles: int, cli: dict[str, Series],
+           scale: dict[str, Series], servers: list[ServerRun], kernel: tuple[int, int],
+           started: float, size: Sequence[Sequence[str]] = ()) -> None:
     print(f"\n# skewlsp benchmark ({time.strftime('%Y-%m-%d %H:%M')})\n")
     print(f"machine: {machine()}")
     fixit = "" if cfg.skip_fixit else f", fixit {FIXIT_VERSION}"  # only a tool that ran
-    print(
-        f"tools: {version_of([str(VENV_BIN / 'skewlint')])}, "
-        f"{version_of([str(VENV_BIN / 'ruff')])}{fixit}"
-    )
+    print(f"tools: {version_of([str(VENV_BIN / 'skewlint')])}, "
+          f"{version_of([str(VENV_BIN / 'ruff')])}{fixit}")
     if cli:
         print_table(
             f"CLI on {nfiles} files, {lines:,} lines (median of {cfg.runs}; "
             "max RSS of the largest process)",
             ["command", "median", "min", "max", "lines/s", "peak MB", "runs", "note"],
-            cli_rows(cli, lines),
-        )
+            cli_rows(cli, lines))
     if scale:
         print_table(
             f"Scaling: one kernel ({kernel[0]:,} lines) vs padded {cfg.pad_factor}x "
             f"({kernel[1]:,} lines, no extra pipeline loops)",
             ["command", "median", "min", "max", "lines/s", "peak MB", "runs", "note"],
             cli_rows({k: v for k, v in scale.items() if k in ("base", "padded")}, kernel[0])
-            + [
-                [
-                    v.label,
-                    fmt_s(v.median),
-                    fmt_s(min(v.times())),
-                    fmt_s(max(v.times())),
-                    "",
-                    "",
-                    str(len(v.samples)),
-                    "warm interpreter",
-                ]
-                for k, v in scale.items()
-                if k.startswith("a_")
-            ],
-        )
+            + [[v.label, fmt_s(v.median), fmt_s(min(v.times())), fmt_s(max(v.times())),
+                "", "", str(len(v.samples)), "warm interpreter"]
+               for k, v in scale.items() if k.startswith("a_")])
     if servers:
         server_table(f"Server: didChange -> publishDiagnostics, {cfg.edits} edits (ms)", servers)
-    print_table(
-        "Targets", ["ratio", "target", "measured", "result"], target_rows(cli, scale, servers)
-    )
+    print_table("Targets", ["ratio", "target", "measured", "result"],
+                target_rows(cli, scale, servers))
     if size:
-        print_table(
-            "Size: analyze() CPU seconds per MB of input (one run each)",
-            ["input", "MB", "loops", "CPU s", "CPU s/MB", "goal", "result"],
-            size,
-        )
-    print(
-        f"\ntotal wall time {time.perf_counter() - started:.0f} s; "
-        f"load average now {', '.join(f'{x:.2f}' for x in os.getloadavg())}"
-    )
+        print_table("Size: analyze() CPU seconds per MB of input (one run each)",
+                    ["input", "MB", "loops", "CPU s", "CPU s/MB", "goal", "result"], size)
+    print(f"\ntotal wall time {time.perf_counter() - started:.0f} s; "
+          f"load average now {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 # ----------------------------------------------------------------------------- main
@@ -1606,66 +1360,40 @@ def report(
 
 def parse_args(argv: Sequence[str] | None = None) -> Config:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "paths", nargs="*", help="lint these files/directories instead of the generated corpus"
-    )
+    parser.add_argument("paths", nargs="*",
+                        help="lint these files/directories instead of the generated corpus")
     parser.add_argument("--quick", action="store_true", help="smaller corpus, fewer runs")
     parser.add_argument("--runs", type=int, default=3, help="repetitions per command (3)")
     parser.add_argument("--corpus-lines", type=int, help="default 100000; quick 30000")
-    parser.add_argument(
-        "--fixit-lines",
-        type=int,
-        help="Fixit runs on a subset of about this many lines and is "
-        "extrapolated per line (default 5000; quick 2500)",
-    )
+    parser.add_argument("--fixit-lines", type=int,
+                        help="Fixit runs on a subset of about this many lines and is "
+                             "extrapolated per line (default 5000; quick 2500)")
     parser.add_argument("--edits", type=int, help=f"server edits (default {EDITS}; quick 30)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--skip-fixit", action="store_true")
     parser.add_argument("--skip-server", action="store_true")
-    parser.add_argument(
-        "--skip-size", action="store_true", help="skip the CPU-seconds-per-MB measurement (~25 s)"
-    )
-    parser.add_argument(
-        "--floor",
-        action="store_true",
-        help="only the parser-floor comparison of issue 19 (both trees)",
-    )
-    parser.add_argument(
-        "--pypto",
-        default="",
-        help="pypto-lib's models/ directory for --floor "
-        "(default: $SKEWLSP_PYPTO_MODELS; skipped when absent)",
-    )
-    parser.add_argument(
-        "--floor-runs",
-        type=int,
-        default=FLOOR_RUNS,
-        help=f"alternating runs per command for --floor ({FLOOR_RUNS})",
-    )
-    parser.add_argument(
-        "--dense-files",
-        type=int,
-        default=DENSE_FILES,
-        help=f"kernels in the loop-dense tree of --floor ({DENSE_FILES})",
-    )
+    parser.add_argument("--skip-size", action="store_true",
+                        help="skip the CPU-seconds-per-MB measurement (~25 s)")
+    parser.add_argument("--floor", action="store_true",
+                        help="only the parser-floor comparison of issue 19 (both trees)")
+    parser.add_argument("--pypto", default="",
+                        help="pypto-lib's models/ directory for --floor "
+                             "(default: $SKEWLSP_PYPTO_MODELS; skipped when absent)")
+    parser.add_argument("--floor-runs", type=int, default=FLOOR_RUNS,
+                        help=f"alternating runs per command for --floor ({FLOOR_RUNS})")
+    parser.add_argument("--dense-files", type=int, default=DENSE_FILES,
+                        help=f"kernels in the loop-dense tree of --floor ({DENSE_FILES})")
     args = parser.parse_args(argv)
     quick = args.quick
     return Config(
         runs=args.runs,
         corpus_lines=args.corpus_lines or (30_000 if quick else 100_000),
         fixit_lines=args.fixit_lines or (2_500 if quick else 5_000),
-        kernel_lines=3_000,
-        pad_factor=10,
-        edits=args.edits or (30 if quick else EDITS),
+        kernel_lines=3_000, pad_factor=10, edits=args.edits or (30 if quick else EDITS),
         seed=args.seed,
-        paths=args.paths,
-        skip_fixit=args.skip_fixit,
-        skip_server=args.skip_server,
-        skip_size=args.skip_size,
-        floor=args.floor,
-        pypto=args.pypto,
-        floor_runs=args.floor_runs,
-        dense_files=args.dense_files,
+        paths=args.paths, skip_fixit=args.skip_fixit, skip_server=args.skip_server,
+        skip_size=args.skip_size, floor=args.floor, pypto=args.pypto,
+        floor_runs=args.floor_runs, dense_files=args.dense_files,
     )
 
 
@@ -1687,7 +1415,8 @@ def phase(name: str) -> Iterator[None]:
     start = time.perf_counter()
     print(f"[{time.strftime('%H:%M:%S')}] {name} ...", flush=True)
     yield
-    print(f"[{time.strftime('%H:%M:%S')}] {name}: {time.perf_counter() - start:.0f} s", flush=True)
+    print(f"[{time.strftime('%H:%M:%S')}] {name}: {time.perf_counter() - start:.0f} s",
+          flush=True)
 
 
 def compile_skewlsp() -> None:
@@ -1711,17 +1440,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows, servers = floor_phase(cfg)
         print(f"\n# skewlsp parser floor ({time.strftime('%Y-%m-%d %H:%M')})\n")
         print(f"machine: {machine()}")
-        print(
-            f"tools: {version_of([str(VENV_BIN / 'skewlint')])}, "
-            f"{version_of([str(VENV_BIN / 'ruff')])}"
-        )
+        print(f"tools: {version_of([str(VENV_BIN / 'skewlint')])}, "
+              f"{version_of([str(VENV_BIN / 'ruff')])}")
         floor_report(rows, cfg.floor_runs)
         if servers:
-            server_table(
-                f"Server: didChange -> publishDiagnostics, {cfg.edits} edits (ms), "
-                "pypto-lib's largest kernel",
-                servers,
-            )
+            server_table(f"Server: didChange -> publishDiagnostics, {cfg.edits} edits (ms), "
+                         "pypto-lib's largest kernel", servers)
         print(f"\ntotal wall time {time.perf_counter() - started:.0f} s")
         return 0
     with phase("corpus"):
