@@ -180,7 +180,7 @@ class UnitWalk(LoopDecisions):
     def _shadowed(self, stmt: cst.ClassDef, qualname: str) -> bool:
         """A later top-level definition of a program class: never compiled."""
         found = None if qualname else self.programs.get(stmt.name.value)
-        return found is not None and found.compiled(stmt) is False and stmt is not found.nodes[0]
+        return found is not None and stmt is not found.nodes[0]
 
     def _compiled_first(self, stmt: cst.CSTNode, qualname: str) -> bool:
         """The first definition of a program class in a branch Python skips, compiled

@@ -121,16 +121,11 @@ def program_definitions(
 @dataclass(frozen=True)
 class ProgramDefinitions:
     """Every top-level definition of one program class name, and whether Python runs
-    one of them (None: it depends on a value skewlsp cannot see)."""
+    one of them (None: it depends on a value skewlsp cannot see). Only the first
+    definition's loops are ever compiled, and only when one of them runs."""
 
     nodes: tuple[cst.ClassDef, ...]
     defined: bool | None
-
-    def compiled(self, node: cst.ClassDef) -> bool | None:
-        """Whether ``node``'s loops are compiled: only the first definition's are."""
-        if node is not self.nodes[0]:
-            return False
-        return self.defined
 
 
 def _collect_programs(
