@@ -30,7 +30,7 @@ from typing import TypeAlias, cast
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
-from skewlsp.analysis.source.lines import source_lines, split_comment
+from skewlsp.analysis.source.lines import ast_end, source_lines, split_comment
 from skewlsp.analysis.source.unit_parses import NeedsConcreteTree
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import Span
@@ -167,7 +167,7 @@ class LoopPositions:
         return self._twins
 
     def _span_of_twin(self, twin: _Located) -> Span:
-        end_lineno, end_col_offset = _end_of(twin)
+        end_lineno, end_col_offset = ast_end(twin)
         line = twin.lineno - self._shift
         end_line = end_lineno - self._shift
         column = self._code_points(line, twin.col_offset)
@@ -213,7 +213,7 @@ class LoopPositions:
         if self._lines is None:
             self._lines = source_lines(self._text)
         lines = self._lines
-        end_lineno, end_col_offset = _end_of(twin)
+        end_lineno, end_col_offset = ast_end(twin)
         first = twin.lineno - self._shift
         last = end_lineno - self._shift
         if not 0 < first <= last <= len(lines):
@@ -552,9 +552,3 @@ def _pair_compound(statement: cst.CSTNode, twin: ast.stmt, out: dict[int, ast.st
 def _pair_else(orelse: cst.Else | None, twins: list[ast.stmt], out: dict[int, ast.stmt]) -> None:
     _pair_block(orelse.body if orelse is not None else [], twins, out)
 
-
-def _end_of(twin: _Located) -> tuple[int, int]:
-    """Where ``twin`` ends: (line, UTF-8 byte column). ``ast.parse`` sets both on every
-    node it makes (typeshed allows None for nodes made by hand)."""
-    assert twin.end_lineno is not None and twin.end_col_offset is not None
-    return twin.end_lineno, twin.end_col_offset
