@@ -34,8 +34,8 @@ def dotted(expr: cst.BaseExpression) -> tuple[str, ...] | None:
     """``pl.tile.load`` -> ("pl", "tile", "load"); None for anything not a plain dotted name."""
     parts: list[str] = []
     while type(expr) is cst.Attribute:  # (exact types: faster than an ABC's isinstance)
-        parts.append(expr.attr.value)  # type: ignore[attr-defined]
-        expr = expr.value  # type: ignore[attr-defined]
+        parts.append(expr.attr.value)
+        expr = expr.value
     if type(expr) is not cst.Name:
         return None
     parts.append(expr.value)
