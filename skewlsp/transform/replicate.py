@@ -204,7 +204,9 @@ def _bind(names: str, values: str | None, init: str) -> str:
 
 def _statements(loop: cst.For) -> list[cst.BaseStatement]:
     body = loop.body
-    return list(body.body) if isinstance(body, cst.IndentedBlock) else [body]  # type: ignore[list-item]  # a one-line suite
+    if isinstance(body, cst.IndentedBlock):
+        return list(body.body)
+    return [body]  # type: ignore[list-item]  # a one-line suite, rendered as it is
 
 
 def _code(node: cst.CSTNode) -> str:

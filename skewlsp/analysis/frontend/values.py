@@ -211,7 +211,7 @@ class _PlainCodegen(CodegenState):
     where positions are needed, is untouched).
     """
 
-    def record_syntactic_position(  # type: ignore[override]  # libcst's returns @contextmanager's type
+    def record_syntactic_position(  # type: ignore[override]  # libcst's is a @contextmanager
         self, node: Any, **_: Any
     ) -> contextlib.nullcontext[None]:
         return _NO_POSITION
