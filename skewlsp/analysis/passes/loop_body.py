@@ -157,7 +157,9 @@ def normalise(block: Sequence[cst.CSTNode], ctx: BodyContext) -> Body:
     return body
 
 
-def _trailing_yield(statements: Sequence[cst.CSTNode]) -> cst.SimpleStatementLine | None:
+def _trailing_yield(
+    statements: Sequence[cst.CSTNode],
+) -> cst.SimpleStatementLine | cst.SimpleStatementSuite | None:
     if not statements:
         return None
     last = statements[-1]
@@ -168,7 +170,7 @@ def _trailing_yield(statements: Sequence[cst.CSTNode]) -> cst.SimpleStatementLin
     if isinstance(small, (cst.Expr, cst.Assign, cst.AnnAssign)):
         value = small.value
     if isinstance(value, cst.Call) and dsl.is_yield(value):
-        return last  # type: ignore[return-value]  # or a one-line suite, read alike
+        return last
     return None
 
 
