@@ -10,6 +10,7 @@ import argparse
 import os
 import shlex
 from collections.abc import Sequence
+from typing import NoReturn
 
 from skewlsp import __version__
 from skewlsp.cli.formats import DEFAULT_FORMAT, FORMATS, JSON_FORMATS, TEXT_FORMATS
@@ -24,7 +25,7 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see `{self.prog} --help`)")
 
 

@@ -64,7 +64,7 @@ class _Shape:
             values.update((k, v) for k, v in data.items() if k in self.names)
         if not self.plain:
             return self.cls(**values)
-        made = object.__new__(self.cls)
+        made: object = object.__new__(self.cls)
         made.__dict__.update(values)
         return made
 

@@ -78,7 +78,7 @@ class Recording:
     @contextlib.contextmanager
     def capturing(self) -> Iterator[RunRecord]:
         out, err = _Tee(sys.stdout), _Tee(sys.stderr)
-        sys.stdout, sys.stderr = out, err  # type: ignore[assignment]
+        sys.stdout, sys.stderr = out, err
         try:
             yield self.record
         finally:
@@ -93,7 +93,7 @@ class Recording:
             observed = observations(self.record)
             if any(_fresh(sig, self.started) for _, sig in observed):
                 return  # something changed just before or during the run: not trusted
-            header = {
+            header: dict[str, object] = {
                 "key": self.key,
                 "observed": observed,
                 "stderr": self.stderr,

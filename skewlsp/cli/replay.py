@@ -43,6 +43,21 @@ ENVIRONMENT = (
 )
 Signature = tuple[int, int, int, int]
 
+# (typing is not imported at run time: mypy reads any constant named TYPE_CHECKING as true)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO, TypedDict
+
+    class RunHeader(TypedDict):
+        """A record's header, as ``load`` reads it (recording.Recorder.save writes it)."""
+
+        key: tuple[object, ...]
+        observed: list[tuple[str, Signature | None]]
+        stderr: str
+        output_file: str | None
+        output: str
+        code: int
+
 
 def runs_directory() -> str:
     return os.path.join(cache_home(), "skewlint", "runs")
@@ -52,9 +67,9 @@ def run_key(argv: list[str]) -> tuple[object, ...]:
     """Everything outside the file system that the output depends on."""
     from skewlsp import __version__
 
-    def isatty(stream: object) -> bool:
+    def isatty(stream: TextIO) -> bool:
         try:
-            return bool(stream.isatty())  # type: ignore[attr-defined]
+            return bool(stream.isatty())
         except (AttributeError, ValueError, OSError):
             return False
 
@@ -77,7 +92,9 @@ def run_key(argv: list[str]) -> tuple[object, ...]:
 
 def memo_path(key: tuple[object, ...]) -> str:
     """Where the record of the last run with ``key`` lives (the key is checked on load)."""
-    text = "\0".join(str(part) for part in (*key[:5], *key[5], *key[6:]))  # type: ignore[misc]
+    argv = key[5]
+    assert isinstance(argv, tuple)  # run_key's command line
+    text = "\0".join(str(part) for part in (*key[:5], *argv, *key[6:]))
     digest = zlib.crc32(text.encode("utf-8", "surrogateescape"))
     return os.path.join(runs_directory(), f"{digest:08x}.marshal")
 
@@ -117,13 +134,14 @@ def unchanged(observed: list[tuple[str, Signature | None]]) -> bool:
     return True
 
 
-def load(key: tuple[object, ...]) -> tuple[dict[str, object], bytes] | None:
+def load(key: tuple[object, ...]) -> tuple[RunHeader, bytes] | None:
     """The recorded run for ``key`` (header, stdout bytes) if every signature still
-    matches, else None."""
+    matches, else None. (A header of another shape fails where it is read: ``replay``
+    catches the TypeError or KeyError.)"""
     try:
         with open(memo_path(key), "rb") as stream:
             size = int.from_bytes(stream.read(8), "little")
-            header = marshal.loads(stream.read(size))
+            header: RunHeader = marshal.loads(stream.read(size))
             if not isinstance(header, dict) or header.get("key") != key:
                 return None
             if not unchanged(header["observed"]):
@@ -148,15 +166,15 @@ def replay(argv: list[str], key: tuple[object, ...] | None = None) -> int | None
     try:
         output_file = memo["output_file"]
         if output_file is not None:
-            with open(output_file, "w", encoding="utf-8") as stream:  # type: ignore[arg-type]
-                stream.write(memo["output"])  # type: ignore[arg-type]
-        sys.stderr.write(memo["stderr"])  # type: ignore[arg-type]
+            with open(output_file, "w", encoding="utf-8") as stream:
+                stream.write(memo["output"])
+        sys.stderr.write(memo["stderr"])
         sys.stderr.flush()
         if os.linesep != "\n":  # the text layer writes line ends as the platform's
-            stream = sys.stdout
-            stream.write(stdout.decode(stream.encoding, stream.errors or "strict"))
-            stream.flush()
-            return memo["code"]  # type: ignore[return-value]
+            console = sys.stdout
+            console.write(stdout.decode(console.encoding, console.errors or "strict"))
+            console.flush()
+            return memo["code"]
         sys.stdout.flush()
         sys.stdout.buffer.write(stdout)  # the bytes the recorded run wrote (same encoding)
         sys.stdout.buffer.flush()
@@ -165,4 +183,4 @@ def replay(argv: list[str], key: tuple[object, ...] | None = None) -> int | None
         return 0
     except (OSError, KeyError, TypeError, AttributeError, ValueError):
         return None  # the full run says what is wrong, with its own message
-    return memo["code"]  # type: ignore[return-value]
+    return memo["code"]

@@ -125,12 +125,12 @@ def analyze_cached(
             return cached
     if not analyse:
         raise CacheMiss(job.filename)
-    from skewlsp.api import analyse  # only on a miss: libcst costs more than a warm run
+    from skewlsp.api import analyse as run_analysis  # only on a miss: libcst costs more
 
     resolver = RecordingResolver(src_roots)
     importers = _AskedImporters(_project) if b"jit.inline" in data else None
     reports = list(
-        analyse(
+        run_analysis(
             source,
             job.path,
             resolver=resolver,
@@ -243,7 +243,7 @@ def diagnostics_for(
 
 
 def _file_problem(job: Job, selection: Selection, message: str) -> FileResult:
-    diagnostics = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
     if selection.is_enabled(UNREADABLE_FILE):
         diagnostics = (
             Diagnostic(

@@ -12,6 +12,7 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from skewlsp.server.documents import Analysis
 from skewlsp.server.request_params import file_path
 from skewlsp.server.settings import ON_SAVE, is_config_file
 from skewlsp.server.skew_server import SkewServer
@@ -74,6 +75,7 @@ async def pull_diagnostics(
 ) -> types.RelatedFullDocumentDiagnosticReport:
     uri = params.text_document.uri
     saved = ls.saved_results.get(uri) if ls.options.run == ON_SAVE else None
+    analysis: Analysis | None
     if saved is not None and saved.version == ls.lint_versions.get(uri, saved.version):
         analysis = saved  # linted on save: the last opened or saved version's result
     else:

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol
-from pygls.workspace import TextDocument, Workspace
+from pygls.workspace import ServerTextPosition, TextDocument, Workspace
 
 from skewlsp.api import source_lines
 from skewlsp.common.suppressions import SUPPRESSION_MARK
@@ -114,6 +114,8 @@ class SyncedDocument(TextDocument):
         if kept is None:  # never given a text: pygls's way, which stores one
             super()._apply_incremental_change(change)
             return
+        start: types.Position | ServerTextPosition | None
+        end: types.Position | ServerTextPosition | None
         start = _ascii_position(kept, change.range.start)
         end = _ascii_position(kept, change.range.end)
         if start is None or end is None:  # a line with other characters: units differ

@@ -16,6 +16,7 @@ from skewlsp.analysis.driver import LoopModel
 from skewlsp.contract import CORE_TITLES, LoopReport, PreviewUnavailable
 from skewlsp.transform.context import build_context
 from skewlsp.transform.demote import demoted_loop
+from skewlsp.transform.expr import leading_lines
 from skewlsp.transform.render import changed_region, loop_lines, replace_loop
 from skewlsp.transform.replicate import lowered_statements
 from skewlsp.transform.schedule import skewed_statements
@@ -107,7 +108,7 @@ def _per_copy(model: LoopModel, loop: cst.For) -> cst.If:
             note = f"# pl.unroll copy {label}: not rewritten ({refusal})"
         first = body[0]
         body[0] = first.with_changes(
-            leading_lines=[cst.EmptyLine(comment=cst.Comment(note)), *first.leading_lines]
+            leading_lines=[cst.EmptyLine(comment=cst.Comment(note)), *leading_lines(first)]
         )
         test = cst.parse_expression(
             " and ".join(f"{name} == {value}" for name, value in bindings)
@@ -157,6 +158,6 @@ def _labelled(statements: list[cst.BaseStatement], report: LoopReport) -> list[c
         f"# creates the tpush/tpop/tfree below; the {other} work runs in the other core's copy",
     ]
     heading = [cst.EmptyLine(comment=cst.Comment(text)) for text in lines] + list(
-        statements[0].leading_lines
+        leading_lines(statements[0])
     )
     return [statements[0].with_changes(leading_lines=heading), *statements[1:]]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from skewlsp.transform.context import LoopContext
-from skewlsp.transform.expr import literal_value, substitute
+from skewlsp.transform.expr import leading_lines, literal_value, substitute
 
 
 @dataclass
@@ -47,7 +47,7 @@ def clone_half(
     def reads_for(position: int) -> dict[str, cst.BaseExpression]:
         reads: dict[str, cst.BaseExpression] = {ctx.loop_var: index}
         for name, value in ctx.outer.get(position, {}).items():  # may read the loop variable
-            reads[name] = substitute(value, {ctx.loop_var: index})  # type: ignore[assignment]
+            reads[name] = substitute(value, {ctx.loop_var: index})
         reads.update(iter_values)
         reads.update({name: cst.Name(new) for name, new in renames.items()})
         return reads
@@ -69,10 +69,10 @@ def clone_half(
             defs = bind(stmt.defs)
             reads.update({name: cst.Name(new) for name, new in defs.items()})
             node = substitute(stmt.node, reads, defs)
-            out.append(_without_blank_lines(node))  # type: ignore[arg-type]
+            out.append(_without_blank_lines(node))  # type: ignore[arg-type]  # Stmt.node: any node
         if marks and position in marks:
             comment = cst.EmptyLine(indent=True, comment=cst.Comment(f"# {marks[position]}"))
-            out[-1] = out[-1].with_changes(leading_lines=[*out[-1].leading_lines, comment])
+            out[-1] = out[-1].with_changes(leading_lines=[*leading_lines(out[-1]), comment])
 
     new_state = list(state)
     if with_yield and ctx.model.yield_node is not None and state:
@@ -85,7 +85,7 @@ def clone_half(
                 fresh = ctx.names.fresh(f"{name}_next_{tag}")
                 out.append(cst.SimpleStatementLine([_assign(fresh, value)]))
                 value = cst.Name(fresh)
-            new_state.append(value)  # type: ignore[arg-type]
+            new_state.append(value)
     return Clone(out, new_state)
 
 
@@ -108,7 +108,7 @@ def _small(small: cst.BaseSmallStatement, reads, bind) -> cst.BaseSmallStatement
         defs = bind(bound)
         target = substitute(small.target, _target_reads(reads, bound), defs)
         return small.with_changes(value=value, annotation=annotation, target=target)
-    return substitute(small, reads)  # type: ignore[return-value]
+    return substitute(small, reads)
 
 
 def _target_reads(reads: dict, bound: list[str]) -> dict:

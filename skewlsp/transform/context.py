@@ -126,7 +126,7 @@ def _outer_values(
                 start = args[0].value
             elif start_arg is not None:
                 start = start_arg.value
-            values[var] = substitute(start, dict(values))  # type: ignore[assignment]
+            values[var] = substitute(start, dict(values))
     values.pop(loop_var, None)
     return values
 

@@ -9,7 +9,8 @@ arithmetic elsewhere stays exactly as written.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
 import libcst as cst
 
@@ -245,7 +246,7 @@ def _keep_parens(result: cst.BaseExpression, node: cst.BaseExpression) -> cst.Ba
     atomic = isinstance(result, (cst.Name, cst.Integer))
     if atomic or not getattr(node, "lpar", None):
         return _bare(result) if atomic else result
-    return result.with_changes(lpar=node.lpar, rpar=node.rpar)  # type: ignore[attr-defined]
+    return result.with_changes(lpar=node.lpar, rpar=node.rpar)
 
 
 _PRECEDENCE = {
@@ -277,12 +278,25 @@ def _operand(
     return node
 
 
+_Node = TypeVar("_Node", bound=cst.CSTNode)
+
+
 def substitute(
-    node: cst.CSTNode,
+    node: _Node,
     reads: Mapping[str, cst.BaseExpression],
     defs: Mapping[str, str] | None = None,
-) -> cst.CSTNode:
-    """``node`` with ``reads``/``defs`` applied and the touched arithmetic folded."""
+) -> _Node:
+    """``node`` with ``reads``/``defs`` applied and the touched arithmetic folded (of the
+    same kind: an expression stays an expression, a statement that statement)."""
     if not reads and not defs:
         return node
-    return node.visit(Substituter(reads, defs))
+    result = node.visit(Substituter(reads, defs))
+    assert not isinstance(result, (cst.RemovalSentinel, cst.FlattenSentinel))  # never made
+    return result
+
+
+def leading_lines(statement: cst.BaseStatement) -> Sequence[cst.EmptyLine]:
+    """The blank and comment lines above ``statement``: every statement has them (a line
+    of small statements or a compound one), though libcst's BaseStatement names none."""
+    assert isinstance(statement, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+    return statement.leading_lines

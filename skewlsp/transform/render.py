@@ -16,6 +16,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from skewlsp.analysis.source.lines import source_lines
 from skewlsp.contract import PreviewUnavailable, Span
+from skewlsp.transform.expr import leading_lines
 
 BOM = "\ufeff"
 Replacement = Callable[[cst.For], Sequence[cst.BaseStatement]]
@@ -42,7 +43,7 @@ class _Replace(cst.CSTTransformer):
             raise PreviewUnavailable("internal: the rewrite produced no statements")
         first = statements[0]
         statements[0] = first.with_changes(
-            leading_lines=[*original_node.leading_lines, *first.leading_lines]
+            leading_lines=[*original_node.leading_lines, *leading_lines(first)]
         )
         return cst.FlattenSentinel(statements)
 

@@ -89,7 +89,7 @@ def _carried(loop: cst.For) -> _Carried | None:
             "a replicated loop that carries init_values is written out only when its last "
             "statement assigns what `pl.yield_(...)` returns"
         )
-    iters = ", ".join(_code(e.value) for e in target.elements[1].value.elements)  # type: ignore[attr-defined]
+    iters = ", ".join(_code(e.value) for e in target.elements[1].value.elements)
     targets = ", ".join(_code(t.target) for t in small.targets)
     return _Carried(iters, _code(init), targets, tuple(a.value for a in small.value.args))
 
@@ -204,7 +204,9 @@ def _bind(names: str, values: str | None, init: str) -> str:
 
 def _statements(loop: cst.For) -> list[cst.BaseStatement]:
     body = loop.body
-    return list(body.body) if isinstance(body, cst.IndentedBlock) else [body]  # type: ignore[list-item]
+    if isinstance(body, cst.IndentedBlock):
+        return list(body.body)
+    return [body]  # type: ignore[list-item]  # a one-line suite, rendered as it is
 
 
 def _code(node: cst.CSTNode) -> str:

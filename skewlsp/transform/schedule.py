@@ -18,7 +18,7 @@ from skewlsp.analysis.skew_cross_core_pipeline.fifo_order import MovedSend, move
 from skewlsp.contract import PreviewUnavailable
 from skewlsp.transform.clone import bound_names, clone_half
 from skewlsp.transform.context import LoopContext
-from skewlsp.transform.expr import index_expr, index_text, int_literal
+from skewlsp.transform.expr import index_expr, index_text, int_literal, leading_lines
 
 # Beyond this many clones per part a preview is megabytes of text nobody reads.
 MAX_PREVIEW_DEPTH = 64
@@ -146,7 +146,7 @@ def _headed(statements: list[cst.BaseStatement], text: str) -> list[cst.BaseStat
     if not statements:
         return statements
     first = statements[0]
-    heading = [_comment(text), *first.leading_lines]
+    heading = [_comment(text), *leading_lines(first)]
     return [first.with_changes(leading_lines=heading), *statements[1:]]
 
 
@@ -186,7 +186,7 @@ def _yield_line(
     func = call.func if isinstance(call, cst.Call) else cst.parse_expression("pl.yield_")
     yielded = cst.Call(func, [cst.Arg(value) for value in values])
     if len(targets) == 1:
-        target: cst.BaseExpression = cst.Name(targets[0])
+        target: cst.BaseAssignTargetExpression = cst.Name(targets[0])
     else:
         target = cst.Tuple([cst.Element(cst.Name(name)) for name in targets], lpar=[], rpar=[])
     return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], yielded)])

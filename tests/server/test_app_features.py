@@ -64,7 +64,7 @@ async def test_hover_past_the_end_of_the_document_is_clamped_not_an_error(client
     uri = await open_and_settle(client, "kernel.py", SKEWED)
     assert await client.session.hover(uri, 10_000, 10_000) is None
     clamped = await client.session.hover(uri, FOR_LINE, 10_000)  # to the end of the for line
-    assert "`SKW001`" in clamped.contents.value  # type: ignore[union-attr]
+    assert "`SKW001`" in clamped.contents.value
 
 
 async def lenses_of(client: LanguageClient, uri: str) -> list[types.CodeLens]:
@@ -151,7 +151,7 @@ async def test_an_ignored_code_has_no_lens_no_hint_and_no_hover(client: Language
     assert [hint.label for hint in await hints_of(client, uri)] == ["depth 2"]
     assert await client.session.hover(uri, SECOND_FOR_LINE, 9) is None
     shown = await client.session.hover(uri, FOR_LINE, 9)
-    assert "`SKW001`" in shown.contents.value  # type: ignore[union-attr]
+    assert "`SKW001`" in shown.contents.value
 
 
 async def test_a_suppressed_loop_has_no_lens_no_hint_and_no_hover(client: LanguageClient):

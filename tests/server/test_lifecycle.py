@@ -149,7 +149,7 @@ async def test_a_malformed_request_gets_an_error_and_the_server_lives_on(client:
     with pytest.raises(JsonRpcException):
         await raw_request(client, "workspace/executeCommand", {"command": "skewlsp.explain"})
     hover = await session.hover(uri, FOR_LINE, 12)
-    assert "`SKW001`" in hover.contents.value  # type: ignore[union-attr]
+    assert "`SKW001`" in hover.contents.value
 
 
 @pytest.mark.asyncio

@@ -59,7 +59,8 @@ class CallContexts:
         memo = self.state.facts
         key = ("around a call", *caller.cache_key, call, id(self.constants), self.state.concrete)
         if key in memo:
-            return memo[key] or NOTHING  # (None while it is worked out: a cycle of helpers)
+            found = memo[key]  # (None while it is worked out: a cycle of helpers)
+            return found or NOTHING  # type: ignore[return-value]  # the facts hold any value
         memo[key] = None
         found = self._around(caller, call, headers)
         memo[key] = found
@@ -95,7 +96,7 @@ class CallContexts:
         if key not in memo:
             memo[key] = ()  # (while it is walked: a cycle of helpers sees none)
             memo[key] = tuple(self.walk(caller, self.state) or ())
-        return memo[key]  # type: ignore[return-value]
+        return memo[key]  # type: ignore[return-value]  # the facts hold any value: this key's
 
 
 def _by_function_copy(reports: Sequence[LoopReport]) -> dict[tuple[object, ...], list[LoopReport]]:

@@ -16,6 +16,7 @@ them; the two share their state through the subclass.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -83,6 +84,7 @@ class UnitWalk(LoopDecisions):
         self.sites = sites  # copies of an inline helper decided by an earlier analysis
         # An imported helper: its callers are in the importing module, with its constants
         # and aliases, and may call it by another name.
+        self.called_as: str | None
         self.caller_constants, caller_aliases, self.called_as = callers or (module, aliases, None)
         self.calls = CallContexts(state, self.caller_constants, caller_aliases, self._caller_walk)
         self.module_constants = module
@@ -218,7 +220,7 @@ class UnitWalk(LoopDecisions):
                         self._visit_top(child, qualname)
                         continue
                     self.module_bindings = (*bound, *one.shown)
-                    self._decide_apart(lambda c=child: self._visit_top(c, qualname))
+                    self._decide_apart(functools.partial(self._visit_top, child, qualname))
                     self.module_bindings = bound
         finally:
             self.module_constants, self.module_bindings = outer, bound
@@ -310,9 +312,9 @@ class UnitWalk(LoopDecisions):
                     self._body(fn, name)
                     continue
                 shown = tuple(
-                    (param, code_of(arguments.get(param) or p.default, self.made))
+                    (param, code_of(given, self.made))
                     for param, p in function_params(fn)
-                    if param in arguments or p.default is not None
+                    if (given := arguments.get(param) or p.default) is not None
                 )
                 self.module_bindings = (*bound, *shown)
                 self._decide_apart(lambda: self._body(fn, name))
@@ -335,7 +337,7 @@ class UnitWalk(LoopDecisions):
                 "each caller's argument is spliced in for it (InlineFunctions), and no "
                 "caller of `{helper}` is in this file or in the files analysed with it"
             )
-            unknown = {
+            unknown: dict[str, Folded] = {
                 param: CallSiteValue(
                     param,
                     f"`{param}` is a parameter of the inline helper `{name}`: "
@@ -359,7 +361,7 @@ class UnitWalk(LoopDecisions):
             depth = self.state.build.open()  # what this copy reads of the assumed build
             try:
                 self._decide_apart(
-                    lambda site=site: self._body(fn, name, site=site),
+                    functools.partial(self._body, fn, name, site=site),
                     Instance(site.shown, site.caller, site.span),
                     helper=name,
                 )
@@ -453,8 +455,8 @@ class UnitWalk(LoopDecisions):
         kind = type(stmt)
         if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
             return
-        if kind is cst.FunctionDef or kind is cst.ClassDef:
-            self._nested_definition(stmt, "" if fn == "<module>" else fn + ".")  # type: ignore[arg-type]
+        if type(stmt) is cst.FunctionDef or type(stmt) is cst.ClassDef:
+            self._nested_definition(stmt, "" if fn == "<module>" else fn + ".")
             return
         if isinstance(stmt, cst.For):
             if self._is_pipeline_loop(stmt):
@@ -500,7 +502,7 @@ class UnitWalk(LoopDecisions):
         found = self.holds_pipeline_loops.get(id(stmt))
         if found is None:
             found = any(
-                (type(child) is cst.For and self._is_pipeline_loop(child))  # type: ignore[arg-type]
+                (type(child) is cst.For and self._is_pipeline_loop(child))
                 or self._holds_pipeline_loops(child)
                 for child in _nested_statements(stmt)
             )
@@ -531,8 +533,8 @@ class UnitWalk(LoopDecisions):
     ) -> EnclosingLoop:
         var = loop.target.value if isinstance(loop.target, cst.Name) else ""
         if isinstance(loop.target, cst.Tuple) and loop.target.elements:
-            first = loop.target.elements[0].value
-            var = first.value if isinstance(first, cst.Name) else ""
+            element = loop.target.elements[0].value
+            var = element.value if isinstance(element, cst.Name) else ""
         interval = None
         if isinstance(loop.iter, cst.Call):
             lookup = scope.bound_lookup(enclosing)

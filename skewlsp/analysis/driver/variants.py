@@ -68,8 +68,8 @@ def _choices(read: AssumedReads) -> list[tuple[Assumption, tuple[str | None, ...
         reads = sorted(by_variable[variable], key=lambda r: repr(r.value))
         first = reads[0]
         values = {value for one in reads for value in one.choices}
-        ordered = sorted((v for v in values if v is not None), key=str)
+        ordered: list[str | None] = sorted((v for v in values if v is not None), key=str)
         if None in values:
-            ordered.append(None)  # type: ignore[arg-type]
+            ordered.append(None)
         found.append((Assumption(variable, first.value, first.configured), tuple(ordered)))
     return found

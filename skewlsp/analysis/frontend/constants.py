@@ -95,25 +95,25 @@ class Folder:
             return Dynamic(code_of(node, self.made)[:40], "expression too deeply nested")
 
     def _fold(self, node: cst.BaseExpression) -> Folded:
-        kind = type(node)  # exact types: an ABC's isinstance costs a call when it fails
-        if kind is cst.Integer:
-            return Const(int(node.value, 0))  # type: ignore[attr-defined]
-        if kind is cst.Call and _is_dynamic_dimension(node, self.made):  # type: ignore[arg-type]
+        # (exact types: an ABC's isinstance costs a call when it fails)
+        if type(node) is cst.Integer:
+            return Const(int(node.value, 0))
+        if type(node) is cst.Call and _is_dynamic_dimension(node, self.made):
             text = code_of(node, self.made)[:60]
             return Symbolic(text, f"`{text}` is a symbolic dimension")
         if self._owner is not None:
             python = fold_python(node, self, self._owner.functions, self._owner.assumed)
             if python is not None:
                 return python
-        if kind is cst.Name:
-            return self._name(node)  # type: ignore[arg-type]
-        if kind is cst.UnaryOperation:
-            return self._unary(node)  # type: ignore[arg-type]
-        if kind is cst.BinaryOperation:
-            return self._binary(node)  # type: ignore[arg-type]
-        if kind is cst.Attribute:
+        if type(node) is cst.Name:
+            return self._name(node)
+        if type(node) is cst.UnaryOperation:
+            return self._unary(node)
+        if type(node) is cst.BinaryOperation:
+            return self._binary(node)
+        if type(node) is cst.Attribute:
             if self._owner is not None:
-                return self._attribute(node)  # type: ignore[arg-type]
+                return self._attribute(node)
             return Rejected(
                 f"standalone attribute access `{code_of(node, self.made)}` is not supported "
                 "in a loop bound"

@@ -113,9 +113,17 @@ class _Scan:
         if isinstance(node, ast.Constant):
             return {node.value} if isinstance(node.value, str) else set()
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-            return {e.value for e in node.elts if isinstance(e, ast.Constant) and _is_str(e)}
+            return {
+                value
+                for e in node.elts
+                if isinstance(e, ast.Constant) and isinstance(value := e.value, str)
+            }
         if isinstance(node, ast.Dict):
-            return {k.value for k in node.keys if isinstance(k, ast.Constant) and _is_str(k)}
+            return {
+                value
+                for k in node.keys
+                if isinstance(k, ast.Constant) and isinstance(value := k.value, str)
+            }
         if isinstance(node, ast.Name):
             return _strings(self._lookup(node.id))
         return set()
@@ -178,10 +186,6 @@ def _strings(folded: Folded | None) -> set[str]:
     if isinstance(folded, Text):
         return {folded.value}
     return set()
-
-
-def _is_str(node: ast.Constant) -> bool:
-    return isinstance(node.value, str)
 
 
 def _dotted(node: ast.AST) -> tuple[str, ...] | None:

@@ -9,6 +9,7 @@ works but ``lang.tile.load(...)`` does not (SKEW_RULES.md section 6).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import libcst as cst
 
@@ -17,6 +18,7 @@ PUSH_OPS = frozenset({"tpush_to_aiv", "tpush_to_aic"})
 POP_OPS = frozenset({"tpop_from_aiv", "tpop_from_aic"})
 # Namespaces under ``pl`` in which the cross-core ops exist.
 MESSAGE_NAMESPACES = frozenset({(), ("tile",), ("system",)})
+MessageKind = Literal["push", "pop"]  # a cross-core op call's direction
 LOOP_KINDS = frozenset(
     {"pipeline", "range", "parallel", "unroll", "spmd", "while_", "split_aiv"}
 )
@@ -34,8 +36,8 @@ def dotted(expr: cst.BaseExpression) -> tuple[str, ...] | None:
     """``pl.tile.load`` -> ("pl", "tile", "load"); None for anything not a plain dotted name."""
     parts: list[str] = []
     while type(expr) is cst.Attribute:  # (exact types: faster than an ABC's isinstance)
-        parts.append(expr.attr.value)  # type: ignore[attr-defined]
-        expr = expr.value  # type: ignore[attr-defined]
+        parts.append(expr.attr.value)
+        expr = expr.value
     if type(expr) is not cst.Name:
         return None
     parts.append(expr.value)
@@ -85,7 +87,7 @@ def foreign_op_root(call: cst.Call) -> str | None:
     return path[0]
 
 
-def message_kind(call: cst.Call) -> str | None:
+def message_kind(call: cst.Call) -> MessageKind | None:
     """ "push" or "pop" for a cross-core op call, None otherwise."""
     name = op_name(call)
     if not name:

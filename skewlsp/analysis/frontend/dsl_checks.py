@@ -29,11 +29,11 @@ def _is_message(node: cst.CSTNode) -> bool:
     last name first, since every node of a body is asked."""
     if type(node) is not cst.Call:
         return False
-    func = node.func  # type: ignore[attr-defined]
+    func = node.func
     return (
         type(func) is cst.Attribute
         and func.attr.value in _MESSAGE_OPS
-        and dsl.message_kind(node) is not None  # type: ignore[arg-type]
+        and dsl.message_kind(node) is not None
     )
 
 
@@ -158,7 +158,8 @@ def _check_call(
         errors.append(f"unsupported function call `{node.func.value}(...)` inside a kernel")
     if (
         message
-        and node.func.attr.value in dsl.PUSH_OPS  # type: ignore[attr-defined]
+        and isinstance(node.func, cst.Attribute)  # (always, for a message)
+        and node.func.attr.value in dsl.PUSH_OPS
         and dsl.keyword(node, "split") is None
     ):
         errors.append("tpush requires the keyword argument split=")

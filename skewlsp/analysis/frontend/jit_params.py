@@ -58,14 +58,14 @@ def _is_scalar(annotation: cst.Annotation | None) -> bool:
     node = annotation.annotation
     if isinstance(node, cst.Subscript):
         path = dsl.dotted(node.value)
-        return bool(path) and path[-1] == "Scalar"
+        return path is not None and path[-1] == "Scalar"
     path = dsl.dotted(node)
-    return bool(path) and path[-1] in _SCALAR_DTYPES
+    return path is not None and path[-1] in _SCALAR_DTYPES
 
 
 def _is_runtime(expr: cst.BaseExpression) -> bool:
     path = dsl.dotted(expr)
-    return bool(path) and path[-1] == "RUNTIME"
+    return path is not None and path[-1] == "RUNTIME"
 
 
 def specialized_params(

@@ -15,7 +15,7 @@ unknown, not guessed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import libcst as cst
 
@@ -316,9 +316,11 @@ def _string_method(
         return Const(int(getattr(base.value, method)(args[0].value)))
     if not 1 <= len(args) <= 2 or not isinstance(args[0], Text) or not args[0].value:
         return None
-    if len(args) == 2 and not isinstance(args[1], Const):
-        return None
-    limit = args[1].value if len(args) == 2 else -1  # type: ignore[union-attr]
+    limit = -1
+    if len(args) == 2:
+        if not isinstance(args[1], Const):
+            return None
+        limit = args[1].value
     return Items(tuple(Text(part) for part in base.value.split(args[0].value, limit)))
 
 
@@ -327,9 +329,9 @@ def _min_max(which: str, values: list[Folded]) -> Folded | None:
     builtins, run when the module loads: a tile size clamped to a config value)."""
     if len(values) == 1 and isinstance(values[0], Items):
         values = list(values[0].values)
-    if not values or not all(isinstance(value, Const) for value in values):
+    numbers = [value.value for value in values if isinstance(value, Const)]
+    if not numbers or len(numbers) != len(values):
         return None
-    numbers = [value.value for value in values]  # type: ignore[union-attr]
     return Const(min(numbers) if which == "min" else max(numbers))
 
 
@@ -353,7 +355,8 @@ class FunctionBodies:
         fn = next((s for s in module.body if isinstance(s, cst.FunctionDef)), None)
         params = fn.params if fn is not None else None
         if (
-            params is None
+            fn is None
+            or params is None
             or params.params
             or isinstance(params.star_arg, cst.Param)
             or params.kwonly_params
@@ -382,7 +385,10 @@ MAX_LOOP_ITERATIONS = 64
 
 
 def _run(
-    statements: list[cst.CSTNode], folder: object, name: str, local: dict[str, Folded]
+    statements: Sequence[cst.CSTNode],
+    folder: ExpressionFolder,
+    name: str,
+    local: dict[str, Folded],
 ) -> Folded | _Jump | None:
     """Run straight-line config code (``if``, ``while`` over the command line); the
     returned value, a ``continue``/``break`` for the loop around, or None when it falls
@@ -408,14 +414,18 @@ def _run(
 
 
 def _run_while(
-    stmt: cst.While, folder: object, name: str, local: dict[str, Folded], opaque: Opaque
+    stmt: cst.While,
+    folder: ExpressionFolder,
+    name: str,
+    local: dict[str, Folded],
+    opaque: Opaque,
 ) -> Folded | None:
     """Run a ``while`` (None: it ended; else what the function returns)."""
     body = list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock) else []
     if stmt.orelse is not None:
         return opaque
     for _ in range(MAX_LOOP_ITERATIONS):
-        test = folder.with_bindings(local).fold(stmt.test)  # type: ignore[attr-defined]
+        test = folder.with_bindings(local).fold(stmt.test)
         if not isinstance(test, Const):
             return opaque
         if not test.value:
@@ -423,8 +433,8 @@ def _run_while(
         result = _run(body, folder, name, local)
         if result is _BREAK:
             return None
-        if result is not _CONTINUE and result is not None:
-            return result  # type: ignore[return-value]
+        if not isinstance(result, _Jump) and result is not None:  # (_CONTINUE: go on)
+            return result
     return opaque
 
 

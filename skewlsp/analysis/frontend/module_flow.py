@@ -218,8 +218,8 @@ def _iterable(node: cst.BaseExpression, constants: ModuleConstants) -> tuple[Fol
     if isinstance(folded, Items):
         return folded.values
     if isinstance(folded, Table):  # iterating a dict gives its keys
-        keys = tuple(_key_value(key) for key in folded.entries)
-        return None if any(key is None for key in keys) else keys  # type: ignore[return-value]
+        keys = tuple(key for key in map(_key_value, folded.entries) if key is not None)
+        return keys if len(keys) == len(folded.entries) else None
     return None
 
 

@@ -9,6 +9,7 @@ nested block counts as defining whatever it assigns.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import cast
 
 import libcst as cst
 
@@ -23,12 +24,12 @@ def reads_of(node: cst.CSTNode | None) -> list[str]:
     stack = [node]
     while stack:
         current = stack.pop()
-        kind = type(current)  # exact types: these libcst classes have no subclasses
-        if kind is cst.Name:
-            reads.append(current.value)  # type: ignore[attr-defined]
-        elif kind is cst.Attribute or kind is cst.Arg:
-            stack.append(current.value)  # type: ignore[attr-defined]
-        elif kind is not cst.Annotation:
+        # (exact types: these libcst classes have no subclasses)
+        if type(current) is cst.Name:
+            reads.append(current.value)
+        elif type(current) is cst.Attribute or type(current) is cst.Arg:
+            stack.append(current.value)
+        elif type(current) is not cst.Annotation:
             stack.extend(reversed(children(current)))
     return reads
 
@@ -48,10 +49,10 @@ def target_effects(target: cst.BaseExpression) -> tuple[list[str], list[str]]:
 
 
 def _target_effects(target: cst.BaseExpression, read: _Reader) -> tuple[list[str], list[str]]:
-    kind = type(target)  # (exact types: an ABC's failed isinstance is slow)
-    if kind is cst.Name:
-        return [target.value], []  # type: ignore[attr-defined]
-    if kind is cst.Tuple or kind is cst.List:
+    # (exact types: an ABC's failed isinstance is slow)
+    if type(target) is cst.Name:
+        return [target.value], []
+    if type(target) is cst.Tuple or type(target) is cst.List:
         defs: list[str] = []
         reads: list[str] = []
         for element in target.elements:
@@ -148,11 +149,11 @@ def statement_defs(stmt: cst.CSTNode) -> list[str]:
 def _effects(stmt: cst.CSTNode, read: _Reader) -> tuple[list[str], list[str]]:
     kind = type(stmt)  # exact types first: an ABC's isinstance costs a call when it fails
     if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
-        return _block_effects(stmt.body, read)  # type: ignore[attr-defined]
+        return _block_effects(cast("cst.SimpleStatementLine", stmt).body, read)  # (either)
     if kind in _SMALL or isinstance(stmt, cst.BaseSmallStatement):
-        return _small_effects(stmt, read)  # type: ignore[arg-type]
-    if kind is cst.If:
-        return _if_effects(stmt, read)  # type: ignore[arg-type]
+        return _small_effects(cast(cst.BaseSmallStatement, stmt), read)  # (_SMALL's are)
+    if type(stmt) is cst.If:
+        return _if_effects(stmt, read)
     if isinstance(stmt, cst.Else):
         return _block_effects(_body(stmt.body), read)
     if isinstance(stmt, cst.For):
@@ -220,9 +221,8 @@ def _try_effects(stmt: cst.Try, read: _Reader) -> tuple[list[str], list[str]]:
 
 
 def _body(suite: cst.BaseSuite) -> Sequence[cst.CSTNode]:
-    kind = type(suite)
-    if kind is cst.IndentedBlock or kind is cst.SimpleStatementSuite:
-        return suite.body  # type: ignore[attr-defined]
+    if type(suite) is cst.IndentedBlock or type(suite) is cst.SimpleStatementSuite:
+        return suite.body
     return []
 
 

@@ -174,8 +174,8 @@ def tile_like_names(fn: cst.FunctionDef) -> frozenset[str]:
     while stack:  # statements only: annotated assignments never hide inside expressions
         node = stack.pop()
         kind = type(node)  # (exact types: an ABC's failed isinstance is slow)
-        if kind is cst.SimpleStatementLine:
-            for small in node.body:  # type: ignore[attr-defined]
+        if type(node) is cst.SimpleStatementLine:
+            for small in node.body:
                 if (
                     isinstance(small, cst.AnnAssign)
                     and isinstance(small.target, cst.Name)
@@ -313,7 +313,7 @@ def is_split_aiv_region(stmt: cst.CSTNode) -> bool:
     if not (isinstance(stmt, cst.For) and isinstance(stmt.iter, cst.Call)):
         return False
     path = dotted(stmt.iter.func)
-    return bool(path) and path[-1] == "split_aiv"
+    return path is not None and path[-1] == "split_aiv"
 
 
 def is_incore_function(fn: cst.FunctionDef, made: MadeTrees | None) -> bool:

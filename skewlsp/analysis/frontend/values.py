@@ -211,7 +211,9 @@ class _PlainCodegen(CodegenState):
     where positions are needed, is untouched).
     """
 
-    def record_syntactic_position(self, node: Any, **_: Any) -> contextlib.nullcontext[None]:  # type: ignore[override]
+    def record_syntactic_position(  # type: ignore[override]  # libcst's is a @contextmanager
+        self, node: Any, **_: Any
+    ) -> contextlib.nullcontext[None]:
         return _NO_POSITION
 
     comments = False

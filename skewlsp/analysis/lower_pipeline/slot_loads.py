@@ -118,9 +118,9 @@ def _top_level(
     too once UnrollLoops has written out its copies."""
     found: list[_Found] = []
     for stmt in statements:
-        if isinstance(stmt, cst.For) and _unroll_count(stmt) is not None:
+        if isinstance(stmt, cst.For) and (written := _unroll_count(stmt)) is not None:
             # (UnrollLoops runs before Simplify: its count is folded as written)
-            count = fold(_unroll_count(stmt))  # type: ignore[arg-type]
+            count = fold(written)
             inner = _top_level(body_statements(stmt.body), tensors, fold)
             found.extend(inner * (count.value if isinstance(count, Const) else 1))
             continue
@@ -304,8 +304,8 @@ class _Uses:
         for stmt in self.statements:
             for node in walk(stmt):
                 kind = type(node)
-                if kind is cst.Call:
-                    self._call(node)  # type: ignore[arg-type]
+                if type(node) is cst.Call:
+                    self._call(node)
                 elif kind is cst.Assign or kind is cst.AnnAssign:
                     self._alias(node)
                     target, value, _ = binding_of(node)

@@ -70,8 +70,8 @@ def cube_casts(stmts: Sequence[Stmt]) -> CubeCasts:
             if type(node) is cst.Call
             for k in _OPERAND_POSITIONS.get(op_leaf(node) or "", ())
             if k < len(args := dsl.positional(node))
-            and isinstance(args[k].value, cst.Name)
-            and args[k].value.value == name
+            and isinstance(operand := args[k].value, cst.Name)
+            and operand.value == name
         )
         if reads >= 1 and reads == operand_reads:
             named.add(id(cast))
@@ -98,7 +98,7 @@ def _fp32_matmul(call: cst.Call) -> bool:
     return out is None or _leaf_name(out.value) == "FP32"
 
 
-def _foldable_cast(call: cst.Call, accumulators: set[str]) -> bool:
+def _foldable_cast(call: cst.Call, accumulators: frozenset[str]) -> bool:
     if op_leaf(call) != "cast":
         return False
     args = dsl.positional(call)

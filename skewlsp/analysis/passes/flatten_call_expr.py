@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TypeVar
 
 import libcst as cst
 
@@ -76,7 +77,7 @@ def flatten_crossing_calls(stmts: Sequence[Stmt], made: MadeTrees | None) -> lis
                 )
             )
         node = _replaced(stmt.node, temps, made)
-        defs, reads = small_statement_effects(node)  # type: ignore[arg-type]
+        defs, reads = small_statement_effects(node)  # type: ignore[arg-type]  # a small one
         out.append(
             replace(
                 stmt,
@@ -120,13 +121,18 @@ def _fresh(stem: str, taken: set[str]) -> str:
     return name
 
 
+_Node = TypeVar("_Node", bound=cst.CSTNode)
+
+
 class _Lift(cst.CSTTransformer):
     def __init__(self, temps: dict[int, str]) -> None:
         super().__init__()
         self.temps = temps
         self.rebuilt: list[tuple[cst.CSTNode, cst.CSTNode]] = []  # (made, original)
 
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> cst.CSTNode:
+    def on_leave(  # type: ignore[override]  # a lifted call becomes a Name, not a Call
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> cst.CSTNode:
         temp = self.temps.get(id(original_node))
         if temp is not None:
             return cst.Name(temp)
@@ -135,12 +141,13 @@ class _Lift(cst.CSTTransformer):
         return updated_node
 
 
-def _replaced(node: cst.CSTNode, temps: dict[int, str], made: MadeTrees | None) -> cst.CSTNode:
+def _replaced(node: _Node, temps: dict[int, str], made: MadeTrees | None) -> _Node:
     """``node`` with the calls already lifted read as their variables."""
     if not temps:
         return node
     lift = _Lift(temps)
     rebuilt_node = node.visit(lift)
+    assert not isinstance(rebuilt_node, (cst.RemovalSentinel, cst.FlattenSentinel))  # never made
     if made is not None:
         for rebuilt, original in lift.rebuilt:  # their code: the original's, calls as names
             made.note_replaced(rebuilt, original, temps)

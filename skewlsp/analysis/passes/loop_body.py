@@ -157,7 +157,9 @@ def normalise(block: Sequence[cst.CSTNode], ctx: BodyContext) -> Body:
     return body
 
 
-def _trailing_yield(statements: Sequence[cst.CSTNode]) -> cst.SimpleStatementLine | None:
+def _trailing_yield(
+    statements: Sequence[cst.CSTNode],
+) -> cst.SimpleStatementLine | cst.SimpleStatementSuite | None:
     if not statements:
         return None
     last = statements[-1]
@@ -168,7 +170,7 @@ def _trailing_yield(statements: Sequence[cst.CSTNode]) -> cst.SimpleStatementLin
     if isinstance(small, (cst.Expr, cst.Assign, cst.AnnAssign)):
         value = small.value
     if isinstance(value, cst.Call) and dsl.is_yield(value):
-        return last  # type: ignore[return-value]
+        return last
     return None
 
 
@@ -181,15 +183,15 @@ def _block(statements: Sequence[cst.CSTNode], ctx: BodyContext) -> list[Stmt]:
 
 def _statement(stmt: cst.CSTNode, ctx: BodyContext) -> list[Stmt]:
     kind = type(stmt)  # (exact types, none with subclasses: an ABC's failed isinstance is slow)
-    if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
+    if type(stmt) is cst.SimpleStatementLine or type(stmt) is cst.SimpleStatementSuite:
         out: list[Stmt] = []
-        for small in stmt.body:  # type: ignore[attr-defined]
+        for small in stmt.body:
             out.extend(_small(small, ctx))
         return out
-    if kind is cst.If:
-        return _if(stmt, ctx)  # type: ignore[arg-type]
-    if kind is cst.For:
-        return _for(stmt, ctx)  # type: ignore[arg-type]
+    if type(stmt) is cst.If:
+        return _if(stmt, ctx)
+    if type(stmt) is cst.For:
+        return _for(stmt, ctx)
     if kind is cst.FunctionDef or kind is cst.ClassDef:
         return []
     return [_compound(stmt)]
@@ -220,12 +222,12 @@ def _small(small: cst.BaseSmallStatement, ctx: BodyContext) -> list[Stmt]:
     else:
         nested = []
     extra_reads: list[str] = []
-    for call, kind in nested:
+    for call, direction in nested:
         ctx.temp_counter[0] += 1
         temp = f"{MESSAGE_TEMP}{ctx.temp_counter[0]}"
-        out.append(Stmt(call, kind, (temp,), tuple(reads_of(call))))
+        out.append(Stmt(call, direction, (temp,), tuple(reads_of(call))))
         extra_reads.append(temp)
-    kind = "plain"
+    kind: StmtKind = "plain"
     if ctx.may_message and isinstance(value, cst.Call):
         kind = dsl.message_kind(value) or "plain"
     out.append(
@@ -242,9 +244,9 @@ def _small(small: cst.BaseSmallStatement, ctx: BodyContext) -> list[Stmt]:
 
 def _nested_messages(
     value: cst.BaseExpression, include_root: bool = False
-) -> list[tuple[cst.Call, str]]:
+) -> list[tuple[cst.Call, dsl.MessageKind]]:
     """Cross-core calls nested inside an expression, innermost first (argument order)."""
-    found: list[tuple[cst.Call, str]] = []
+    found: list[tuple[cst.Call, dsl.MessageKind]] = []
 
     def post_order(node: cst.CSTNode) -> None:  # arguments are evaluated before the call
         for child in children(node):
@@ -265,7 +267,7 @@ def _may_message(value: cst.BaseExpression) -> bool:
     stack: list[cst.CSTNode] = [value]
     while stack:
         node = stack.pop()
-        if type(node) is cst.Attribute and "tp" in node.attr.value:  # type: ignore[attr-defined]
+        if type(node) is cst.Attribute and "tp" in node.attr.value:
             return True
         stack.extend(children(node))
     return False
@@ -335,9 +337,10 @@ def loop_bounds(call: cst.Call, ctx: BodyContext) -> tuple[Folded, Folded, Folde
 
 def _const_trip(call: cst.Call, ctx: BodyContext) -> tuple[int, int, int, int] | None:
     bounds = loop_bounds(call, ctx)
-    if bounds is None or not all(isinstance(b, Const) for b in bounds):
+    values = [b.value for b in bounds if isinstance(b, Const)] if bounds is not None else []
+    if len(values) != 3:  # (start, stop, step), each a constant
         return None
-    start, stop, step = (b.value for b in bounds)  # type: ignore[union-attr]
+    start, stop, step = values
     if step == 0:
         return None
     return start, stop, step, trip_count(start, stop, step)

@@ -73,11 +73,11 @@ def _truth(node: cst.BaseExpression, ranges: Mapping[str, Interval], lookup: Loo
         inner = _truth(node.expression, ranges, lookup)
         return None if inner is None else not inner
     if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
-        left = interval_of(node.left, ranges, lookup)
-        right = interval_of(node.comparisons[0].comparator, ranges, lookup)
-        if left is None or right is None:
+        left_range = interval_of(node.left, ranges, lookup)
+        right_range = interval_of(node.comparisons[0].comparator, ranges, lookup)
+        if left_range is None or right_range is None:
             return None
-        return _compare(node.comparisons[0].operator, left, right)
+        return _compare(node.comparisons[0].operator, left_range, right_range)
     value = interval_of(node, ranges, lookup)
     if value is not None and value.lo == value.hi:
         return value.lo != 0

@@ -96,7 +96,9 @@ def loop_report(
 def _lead_core(d: Decision, stmts: Sequence[Stmt]) -> Core | None:
     """The core whose messages the loop sends and receives (from its lead message)."""
     side = message_core(stmts[d.lead]) if d.lead is not None else None
-    return {CUBE: "aic", VECTOR: "aiv"}.get(side or "")  # type: ignore[return-value]
+    if side == CUBE:
+        return "aic"
+    return "aiv" if side == VECTOR else None
 
 
 def line_ranges(

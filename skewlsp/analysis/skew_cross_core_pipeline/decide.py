@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from skewlsp.analysis.frontend.constants import Const, Dynamic, Folded, Opaque, Rejected, Symbolic
 from skewlsp.analysis.frontend.values import CallSiteValue
@@ -88,6 +89,24 @@ def _const(value: Folded | None) -> int | None:
     return value.value if isinstance(value, Const) else None
 
 
+class _Known(TypedDict, total=False):
+    """The facts of a loop a Decision carries, gathered as the pass goes."""
+
+    pushes: int
+    pops: int
+    start: int | None
+    stop: int | None
+    step: int | None
+    trip: int
+    stage: int
+    requested_depth: int
+    lead: int
+    produce: tuple[int, ...]
+    consume: tuple[int, ...]
+    depth: int
+    recompute: tuple[int, ...]
+
+
 def decide(
     header: LoopHeader, stmts: Sequence[Stmt], shared_moves: Sequence[SharedMove] = ()
 ) -> Decision:
@@ -95,7 +114,7 @@ def decide(
     several statements read (the mixed-kernel model finds them, see ``move_reuse``)."""
     pushes = [k for k, s in enumerate(stmts) if s.kind == "push"]
     pops = [k for k, s in enumerate(stmts) if s.kind == "pop"]
-    base = {
+    base: _Known = {
         "pushes": len(pushes),
         "pops": len(pops),
         "start": _const(header.start),
@@ -104,10 +123,11 @@ def decide(
     }
     if header.errors:
         return Decision("error", "SKW040", header.errors[0], **base)
-    if None not in (base["start"], base["stop"], base["step"]):
+    first, last, step_value = base["start"], base["stop"], base["step"]
+    if first is not None and last is not None and step_value is not None:
         # The compiler knows the trip of every loop with constant bounds, whatever it
         # decides (a step-0 loop has trip 0).
-        base["trip"] = trip_count(base["start"], base["stop"], base["step"])
+        base["trip"] = trip_count(first, last, step_value)
     stage = header.stage
     if isinstance(stage, Opaque):
         if pushes and pops:
@@ -164,7 +184,14 @@ def decide(
     for which, bound in (("start", header.start), ("stop", header.stop)):
         if isinstance(bound, Opaque):
             body = _split(
-                stmts, pushes, pops, stage.value, requested, 2 * requested, dict(base), shared_moves
+                stmts,
+                pushes,
+                pops,
+                stage.value,
+                requested,
+                2 * requested,
+                base.copy(),
+                shared_moves,
             )
             return _unknown(bound, which, base, body)
         if not isinstance(bound, Const):
@@ -191,7 +218,7 @@ def decide(
     return _split(stmts, pushes, pops, stage.value, requested, trip, base, shared_moves)
 
 
-def _unknown(value: Opaque, which: str, base: dict, body: Decision | None) -> Decision:
+def _unknown(value: Opaque, which: str, base: _Known, body: Decision | None) -> Decision:
     """A conditional verdict: what the body decides, once the unseen trip is known."""
     prefix = f"{which} depends on `{value.symbol}`, computed when the module loads"
     if isinstance(value, CallSiteValue):
@@ -232,7 +259,7 @@ def _split(
     stage: int,
     requested: int,
     trip: int,
-    base: dict,
+    base: _Known,
     shared_moves: Sequence[SharedMove] = (),
 ) -> Decision:
     lead = min(pushes + pops)
@@ -313,19 +340,21 @@ def _split(
     base["depth"] = depth
     base["recompute"] = tuple(sorted(recompute))
     base["consume"] = tuple(sorted(set(consume) | recompute))
-    base["carried"] = tuple(name for name, _ in carried)
+    names = tuple(name for name, _ in carried)
     if depth == requested:
         return Decision(
             "skewed",
             "SKW001",
             f"producer runs {depth} iteration{'s' if depth > 1 else ''} ahead "
             f"(trip {trip}, stage {stage})",
+            carried=names,
             **base,
         )
     return Decision(
         "skewed",
         "SKW002",
         _depth_blocker(trip, requested),
+        carried=names,
         **base,
     )
 

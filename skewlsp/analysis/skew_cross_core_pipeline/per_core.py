@@ -128,7 +128,7 @@ def scope_multiplies(scope: cst.CSTNode, made: MadeTrees | None) -> bool:
     if text is not None and not any(op in text for op in op_registry.CUBE_OPS):
         return False
     return any(
-        type(node) is cst.Call and op_leaf(node) in op_registry.CUBE_OPS  # type: ignore[arg-type]
+        type(node) is cst.Call and op_leaf(node) in op_registry.CUBE_OPS
         for node in walk(scope)
     )
 
@@ -183,7 +183,7 @@ def _around(block: Sequence[cst.CSTNode], loop: cst.For) -> list[cst.CSTNode] | 
         if stmt is loop:
             return []
         if type(stmt) in _BLOCK_HOLDERS:  # (exact types: an ABC's failed isinstance is slow)
-            blocks = [body_statements(stmt.body)]  # type: ignore[attr-defined]
+            blocks = [body_statements(stmt.body)]  # type: ignore[attr-defined]  # all have one
             orelse = getattr(stmt, "orelse", None)
             if orelse is not None:
                 blocks.append(body_statements(orelse.body))
@@ -203,8 +203,8 @@ def _splits(header: cst.CSTNode) -> bool:
     """A split mode other than NONE written in ``header``."""
     for node in walk(header):
         mode: cst.BaseExpression | None = None
-        if type(node) is cst.Call and node.args:  # type: ignore[attr-defined]
-            path = dsl.dotted(node.func)  # type: ignore[attr-defined]
+        if type(node) is cst.Call and node.args:
+            path = dsl.dotted(node.func)
             if path and path[-1] == "split":
                 mode = node.args[0].value
         elif (
@@ -220,7 +220,7 @@ def _splits(header: cst.CSTNode) -> bool:
 
 def _is_none_mode(expr: cst.BaseExpression) -> bool:
     path = dsl.dotted(expr)
-    return bool(path) and path[-1] == "NONE"
+    return path is not None and path[-1] == "NONE"
 
 
 def per_core(
@@ -281,8 +281,8 @@ def per_core(
         shared += fence_values(core_stmts, splits[core].crossings, splits[core].body)
         d = decide(header, core_stmts, shared)
         result = CoreResult(
-            core,  # type: ignore[arg-type]
-            d.verdict,  # type: ignore[arg-type]
+            core,  # type: ignore[arg-type]  # "aic" or "aiv": a Core
+            d.verdict,
             d.code,
             core_reason(d),
             d.depth,
@@ -377,7 +377,8 @@ def _first_lines(node: cst.CSTNode) -> cst.CSTNode:
     """A compound statement with its body stubbed: only its first line is shown, and
     rendering a whole inner loop to keep one line was a tenth of a mixed loop's cost."""
     if shown_by_first_line(node):
-        changes: dict[str, object] = {"body": _STUB_BODY.with_changes(header=node.body.header)}
+        header = node.body.header  # type: ignore[attr-defined]  # shown_by_first_line: indented
+        changes: dict[str, object] = {"body": _STUB_BODY.with_changes(header=header)}
         if not isinstance(node, cst.With):
             changes["orelse"] = None
         return node.with_changes(**changes)

@@ -34,7 +34,12 @@ from skewlsp.analysis.source.cst_nodes import (
     SUBSCRIPT_ELEMENT,
     make,
 )
-from skewlsp.analysis.source.lines import source_lines, split_comment, without_block_indent
+from skewlsp.analysis.source.lines import (
+    ast_end,
+    source_lines,
+    split_comment,
+    without_block_indent,
+)
 
 
 class NotConvertible(Exception):
@@ -92,11 +97,8 @@ class ExpressionBuilder:
         line = self.lines[index]
         return self.starts[index] + len(line.encode("utf-8")[:col].decode("utf-8", "replace"))
 
-    def span(self, node: ast.AST) -> tuple[int, int]:
-        return (
-            self.offset(node.lineno, node.col_offset),  # type: ignore[attr-defined]
-            self.offset(node.end_lineno, node.end_col_offset),  # type: ignore[attr-defined]
-        )
+    def span(self, node: ast.stmt | ast.expr) -> tuple[int, int]:
+        return (self.offset(node.lineno, node.col_offset), self.offset(*ast_end(node)))
 
     def _before(self, at: int) -> int:
         """The offset of the last code character before ``at`` (-1 if none)."""
@@ -164,16 +166,17 @@ class ExpressionBuilder:
         text, parentheses included (the parent reads them right away)."""
         kind = type(node)
         first = self.shift + 1
-        line, end_line = node.lineno - first, node.end_lineno - first  # type: ignore[operator]
+        end_lineno, end_col_offset = ast_end(node)
+        line, end_line = node.lineno - first, end_lineno - first
         ascii_lines = self.ascii_lines
         if ascii_lines is None or (ascii_lines[line] and ascii_lines[end_line]):
             starts = self.starts
             start = starts[line] + node.col_offset
-            end = starts[end_line] + node.end_col_offset  # type: ignore[operator]
+            end = starts[end_line] + end_col_offset
         else:
             start, end = self.span(node)
-        if kind is ast.Tuple or kind is ast.GeneratorExp:
-            return self._tuple(node, start, end)  # type: ignore[arg-type]
+        if isinstance(node, (ast.Tuple, ast.GeneratorExp)):  # (neither has subclasses)
+            return self._tuple(node, start, end)
         text = self.text
         at = start - 1
         before = text[at] if start else ""
@@ -189,10 +192,10 @@ class ExpressionBuilder:
         else:  # (most code: nothing but an operator, a comma or a bracket just before)
             count, outer_start, outer_end = 0, start, end
         if count == 0:
-            if kind is ast.Name:
+            if type(node) is ast.Name:
                 self.start, self.end = start, end
-                return NAME(value=node.id if ascii_lines is None else text[start:end])  # type: ignore[attr-defined]
-            if kind is ast.Constant and type(node.value) is int:  # type: ignore[attr-defined]
+                return NAME(value=node.id if ascii_lines is None else text[start:end])
+            if type(node) is ast.Constant and type(node.value) is int:
                 self.start, self.end = start, end
                 return INTEGER(value=text[start:end])
         lpar, rpar = PARENS[count] if count < len(PARENS) else self._too_deep()
@@ -338,12 +341,12 @@ class ExpressionBuilder:
         if self.text[opening : opening + 1] != "(":
             raise NotConvertible("a call without its parenthesis")
         self.owned.add(opening)
-        items: list[ast.AST] = list(node.args)
+        items: list[ast.expr | ast.keyword] = list(node.args)
         if node.keywords:
             items.extend(node.keywords)
             # In the order written: only a *args may follow a keyword.
             if any(type(arg) is ast.Starred for arg in node.args):
-                items.sort(key=lambda item: (item.lineno, item.col_offset))  # type: ignore[attr-defined]
+                items.sort(key=lambda item: (item.lineno, item.col_offset))
         args = []
         for item in items:
             if isinstance(item, ast.keyword):
@@ -361,7 +364,7 @@ class ExpressionBuilder:
                 generator = self._parsed(start, end)
                 made = make(cst.Arg, value=generator.with_changes(lpar=(), rpar=()))
             else:
-                made = ARG(value=self.expr(item))  # type: ignore[arg-type]
+                made = ARG(value=self.expr(item))
             self.shapeless.add(id(made))
             args.append(made)
         return CALL(func=func, args=tuple(args), lpar=lpar, rpar=rpar)

@@ -40,6 +40,7 @@ from skewlsp.analysis.source.cst_nodes import (
     SIMPLE_STATEMENT_LINE,
     make,
 )
+from skewlsp.analysis.source.lines import ast_end
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,7 @@ class _Builder(ExpressionBuilder):
             [start, *(self.offset(d.lineno, d.col_offset) for d in _decorators(first))]
         )
         last = body[-1]
-        end = self.offset(last.end_lineno, last.end_col_offset)  # type: ignore[arg-type]
+        end = self.offset(*ast_end(last))
         self.blocks[id(made)] = (text_start, end)
         return made
 
@@ -117,23 +118,22 @@ class _Builder(ExpressionBuilder):
         line_start = self.text.rfind("\n", 0, start) + 1
         self.indent = self.text[line_start:start]
         try:
-            kind = type(node)
             made: Any
-            if kind is ast.FunctionDef:  # (its decorators lie before its start: no text)
-                return self._function(node)  # type: ignore[arg-type]
-            if kind is ast.For:
-                made = self._for(node)  # type: ignore[arg-type]
-            elif kind is ast.With:
-                made = self._with(node)  # type: ignore[arg-type]
-            elif kind is ast.If:
-                made = self._if(node)  # type: ignore[arg-type]
-            elif kind is ast.While:
-                made = self._while(node)  # type: ignore[arg-type]
-            elif kind is ast.ClassDef:
-                return self._class(node)  # type: ignore[arg-type]
+            if type(node) is ast.FunctionDef:  # (its decorators lie before its start: no text)
+                return self._function(node)
+            if type(node) is ast.For:
+                made = self._for(node)
+            elif type(node) is ast.With:
+                made = self._with(node)
+            elif type(node) is ast.If:
+                made = self._if(node)
+            elif type(node) is ast.While:
+                made = self._while(node)
+            elif type(node) is ast.ClassDef:
+                return self._class(node)
             else:
                 return SIMPLE_STATEMENT_LINE(body=(self.small(node),))
-            end = self.offset(node.end_lineno, node.end_col_offset)  # type: ignore[arg-type]
+            end = self.offset(*ast_end(node))
             self.blocks[id(made)] = (start, end)
             return made
         finally:
@@ -147,27 +147,27 @@ class _Builder(ExpressionBuilder):
         if after == ";":
             raise NotConvertible("a semicolon")
         made: Any
-        if kind is ast.Assign:
+        if type(node) is ast.Assign:
             targets = [
                 ASSIGN_TARGET(target=self.expr(t))
-                for t in node.targets  # type: ignore[attr-defined]
+                for t in node.targets
             ]
-            made = ASSIGN(targets=targets, value=self.expr(node.value))  # type: ignore[attr-defined]
-        elif kind is ast.Expr:
-            made = make(cst.Expr, value=self.expr(node.value))  # type: ignore[attr-defined]
-        elif kind is ast.AugAssign:
+            made = ASSIGN(targets=targets, value=self.expr(node.value))
+        elif type(node) is ast.Expr:
+            made = make(cst.Expr, value=self.expr(node.value))
+        elif type(node) is ast.AugAssign:
             made = make(
                 cst.AugAssign,
-                target=self.expr(node.target),  # type: ignore[attr-defined]
-                operator=AUGMENTED_OPERATORS[type(node.op)],  # type: ignore[attr-defined]
-                value=self.expr(node.value),  # type: ignore[attr-defined]
+                target=self.expr(node.target),
+                operator=AUGMENTED_OPERATORS[type(node.op)],
+                value=self.expr(node.value),
             )
-        elif kind is ast.AnnAssign:
-            target = self.expr(node.target)  # type: ignore[attr-defined]
+        elif type(node) is ast.AnnAssign:
+            target = self.expr(node.target)
             annotation = self.shapeless_node(
-                make(cst.Annotation, annotation=self.expr(node.annotation))  # type: ignore[attr-defined]
+                make(cst.Annotation, annotation=self.expr(node.annotation))
             )
-            value = node.value  # type: ignore[attr-defined]
+            value = node.value
             made = make(
                 cst.AnnAssign,
                 target=target,
@@ -175,24 +175,24 @@ class _Builder(ExpressionBuilder):
                 value=self.expr(value) if value is not None else None,
                 equal=ASSIGN_EQUAL if value is not None else cst.MaybeSentinel.DEFAULT,
             )
-        elif kind is ast.Return:
-            value = node.value  # type: ignore[attr-defined]
+        elif type(node) is ast.Return:
+            value = node.value
             made = make(cst.Return, value=self.expr(value) if value is not None else None)
-        elif kind is ast.Pass:
+        elif type(node) is ast.Pass:
             made = make(cst.Pass)
-        elif kind is ast.Break:
+        elif type(node) is ast.Break:
             made = make(cst.Break)
-        elif kind is ast.Continue:
+        elif type(node) is ast.Continue:
             made = make(cst.Continue)
-        elif kind is ast.Assert:
-            msg = node.msg  # type: ignore[attr-defined]
+        elif type(node) is ast.Assert:
+            msg = node.msg
             made = make(
                 cst.Assert,
-                test=self.expr(node.test),  # type: ignore[attr-defined]
+                test=self.expr(node.test),
                 msg=self.expr(msg) if msg is not None else None,
             )
-        elif kind is ast.Raise:
-            exc, cause = node.exc, node.cause  # type: ignore[attr-defined]
+        elif type(node) is ast.Raise:
+            exc, cause = node.exc, node.cause
             made = make(
                 cst.Raise,
                 exc=self.expr(exc) if exc is not None else None,

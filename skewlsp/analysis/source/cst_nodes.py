@@ -73,7 +73,7 @@ class _Maker:
         )
 
     def __call__(self, **given: Any) -> Any:
-        node = _NEW(self._kind)
+        node: object = _NEW(self._kind)
         for name, write, default in self._fields:
             write(node, given.get(name, default))
         return node

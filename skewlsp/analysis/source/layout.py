@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from skewlsp.analysis.source.lines import source_lines
@@ -61,6 +62,7 @@ class Layout:
         """The statements at ``indent`` between lines ``first`` and ``last`` (inclusive)."""
         lines = self.lines
         heads: list[int] = []
+        numbers: Sequence[int]
         if indent == 0:
             top = self._top_level_heads()
             numbers = top[bisect.bisect_left(top, first) : bisect.bisect_right(top, last)]

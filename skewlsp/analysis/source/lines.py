@@ -8,6 +8,7 @@ a character, so everything that maps text to lines uses this instead.
 
 from __future__ import annotations
 
+import ast
 import re
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
@@ -71,3 +72,11 @@ def without_block_indent(code: str, indent: str) -> str:
     lines = code.split("\n")
     rest = (line[len(indent) :] if line.startswith(indent) else line for line in lines[1:])
     return "\n".join([lines[0], *rest])
+
+
+def ast_end(node: ast.stmt | ast.expr | ast.keyword) -> tuple[int, int]:
+    """Where a node of ``ast.parse`` ends: (line, UTF-8 byte column). The parser sets both
+    on every node it makes; typeshed allows None for nodes made by hand."""
+    end_line, end_column = node.end_lineno, node.end_col_offset
+    assert end_line is not None and end_column is not None
+    return end_line, end_column

@@ -23,18 +23,28 @@ The stdlib parser already knows where every statement starts and ends, so:
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TypeAlias, cast
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
-from skewlsp.analysis.source.lines import source_lines, split_comment
+from skewlsp.analysis.source.lines import ast_end, source_lines, split_comment
 from skewlsp.analysis.source.unit_parses import NeedsConcreteTree
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import Span
 
+# What a node's twin may be: a statement, or an argument of a loop's call (positional or
+# keyword); each has a start and an end.
+_Located: TypeAlias = "ast.stmt | ast.expr | ast.keyword"
+
+# The compound statements whose header is shown (and rendered) alone.
+_Compound: TypeAlias = "cst.For | cst.While | cst.If | cst.With"
+_Anchor: TypeAlias = "cst.SimpleStatementLine | _Compound"
+
 # The ast classes a libcst compound statement may pair with.
-_TWINS: dict[type[cst.CSTNode], tuple[type[ast.AST], ...]] = {
+_TWINS: dict[type[cst.CSTNode], tuple[type[ast.stmt], ...]] = {
     cst.FunctionDef: (ast.FunctionDef, ast.AsyncFunctionDef),
     cst.ClassDef: (ast.ClassDef,),
     cst.For: (ast.For, ast.AsyncFor),
@@ -44,8 +54,11 @@ _TWINS: dict[type[cst.CSTNode], tuple[type[ast.AST], ...]] = {
     cst.Try: (ast.Try,),
     cst.Match: (ast.Match,),
 }
-if hasattr(ast, "TryStar"):  # Python 3.11+
+if sys.version_info >= (3, 11):
     _TWINS[cst.TryStar] = (ast.TryStar,)
+    _TRY_TWINS: tuple[type[ast.Try | ast.TryStar], ...] = (ast.Try, ast.TryStar)
+else:
+    _TRY_TWINS = (ast.Try,)
 
 
 # Where libcst's rendering of a statement on its own may differ from its text.
@@ -59,7 +72,10 @@ def shown_by_first_line(node: cst.CSTNode) -> bool:
     """A compound statement that a per-core body shows by its first line (its indented
     body stubbed): ``for``, ``while``, ``if`` and ``with``."""
     # (exact types: an ABC's failed isinstance is slow, and none of these has subclasses)
-    return type(node) in _FIRST_LINE_SHOWN and type(node.body) is cst.IndentedBlock  # type: ignore[attr-defined]
+    return (
+        type(node) in _FIRST_LINE_SHOWN
+        and type(cast("_Compound", node).body) is cst.IndentedBlock
+    )
 
 
 class _Unpaired(Exception):
@@ -88,11 +104,11 @@ class LoopPositions:
         self._text = text
         self._line_offset = line_offset
         self._shift = shift
-        self._twins: dict[int, ast.AST] | None = None
+        self._twins: dict[int, ast.stmt] | None = None
         self._lines: list[str] | None = None
         self._rendered: dict[int, CodeRange] = {}
         self._rendered_loops: set[int] = set()
-        self._anchors: dict[int, cst.CSTNode] = {}  # node -> the statement rendered for it
+        self._anchors: dict[int, _Anchor] = {}  # node -> the statement rendered for it
         self._anchoring: dict[int, Iterator[None]] = {}  # per loop: its mapping, as far as needed
         self._rendered_anchors: set[int] = set()
 
@@ -119,7 +135,7 @@ class LoopPositions:
 
     # -- statements and loop headers, from the stdlib tree --------------------------------------
 
-    def _twin(self, node: cst.CSTNode, loop: cst.For) -> ast.AST | None:
+    def _twin(self, node: cst.CSTNode, loop: cst.For) -> _Located | None:
         twins = self._statement_twins()
         found = twins.get(id(node))
         if found is not None or id(node) in twins:
@@ -140,9 +156,9 @@ class LoopPositions:
                 return twin.value if isinstance(twin, ast.keyword) else twin
         return None
 
-    def _statement_twins(self) -> dict[int, ast.AST]:
+    def _statement_twins(self) -> dict[int, ast.stmt]:
         if self._twins is None:
-            twins: dict[int, ast.AST] = {}
+            twins: dict[int, ast.stmt] = {}
             try:
                 _pair_block(self._module.body, self._tree.body, twins)
             except _Unpaired:
@@ -150,11 +166,12 @@ class LoopPositions:
             self._twins = twins
         return self._twins
 
-    def _span_of_twin(self, twin: ast.AST) -> Span:
-        line = twin.lineno - self._shift  # type: ignore[attr-defined]
-        end_line = twin.end_lineno - self._shift  # type: ignore[attr-defined]
-        column = self._code_points(line, twin.col_offset)  # type: ignore[attr-defined]
-        end_column = self._code_points(end_line, twin.end_col_offset)  # type: ignore[attr-defined]
+    def _span_of_twin(self, twin: _Located) -> Span:
+        end_lineno, end_col_offset = ast_end(twin)
+        line = twin.lineno - self._shift
+        end_line = end_lineno - self._shift
+        column = self._code_points(line, twin.col_offset)
+        end_column = self._code_points(end_line, end_col_offset)
         return Span(
             line + self._line_offset,
             column + 1,
@@ -196,12 +213,13 @@ class LoopPositions:
         if self._lines is None:
             self._lines = source_lines(self._text)
         lines = self._lines
-        first = twin.lineno - self._shift  # type: ignore[attr-defined]
-        last = twin.end_lineno - self._shift  # type: ignore[attr-defined]
+        end_lineno, end_col_offset = ast_end(twin)
+        first = twin.lineno - self._shift
+        last = end_lineno - self._shift
         if not 0 < first <= last <= len(lines):
             return None
-        start = self._code_points(first, twin.col_offset)  # type: ignore[attr-defined]
-        end = self._code_points(last, twin.end_col_offset)  # type: ignore[attr-defined]
+        start = self._code_points(first, twin.col_offset)
+        end = self._code_points(last, end_col_offset)
         indent = lines[first - 1][:start]
         after = lines[last - 1][end:].strip()
         if (
@@ -232,11 +250,11 @@ class LoopPositions:
             return None
         if self._lines is None:
             self._lines = source_lines(self._text)
-        first = twin.lineno - self._shift  # type: ignore[attr-defined]
+        first = twin.lineno - self._shift
         if not 0 < first <= len(self._lines):
             return None
         line = self._lines[first - 1]
-        start = self._code_points(first, twin.col_offset)  # type: ignore[attr-defined]
+        start = self._code_points(first, twin.col_offset)
         if line[:start].strip(" \t"):
             return None
         found = split_comment(line[start:])
@@ -244,7 +262,7 @@ class LoopPositions:
 
     # -- an expression: render the statement that holds it ----------------------------------------
 
-    def _anchor(self, node: cst.CSTNode, loop: cst.For) -> cst.CSTNode | None:
+    def _anchor(self, node: cst.CSTNode, loop: cst.For) -> _Anchor | None:
         """The statement of ``loop`` whose rendering places ``node`` (None: render the loop)."""
         mapping = self._anchoring.get(id(loop))
         if mapping is None:
@@ -255,7 +273,7 @@ class LoopPositions:
                 return None
         return self._anchors[id(node)]
 
-    def _render_alone(self, anchor: cst.CSTNode) -> None:
+    def _render_alone(self, anchor: _Anchor) -> None:
         """Positions of the nodes of one line of small statements, or of one compound header."""
         if id(anchor) in self._rendered_anchors:
             return
@@ -263,19 +281,19 @@ class LoopPositions:
         self._rendered_anchors.add(id(anchor))
         if isinstance(anchor, cst.SimpleStatementLine):
             twin = self._statement_twins().get(id(anchor.body[0]))
-            statement: cst.CSTNode = anchor.with_changes(leading_lines=[])
+            statement: cst.SimpleStatementLine | _Compound = anchor.with_changes(leading_lines=[])
         else:
             twin = self._statement_twins().get(id(anchor))
             statement = _header_only(anchor)
         if twin is None:
             return
         module = cst.Module(
-            body=[statement],  # type: ignore[list-item]
+            body=[statement],
             default_indent=self._module.default_indent,
             default_newline=self._module.default_newline,
         )
-        line = twin.lineno - self._shift  # type: ignore[attr-defined]
-        column = self._code_points(line, twin.col_offset)  # type: ignore[attr-defined]
+        line = twin.lineno - self._shift
+        column = self._code_points(line, twin.col_offset)
         # A line rendered alone spans what it spans in place; a stubbed header does not.
         renamed: dict[int, int | None]
         if isinstance(anchor, cst.SimpleStatementLine):
@@ -353,8 +371,8 @@ class LoopPositions:
         twin = self._statement_twins().get(id(loop))
         if twin is None:
             raise LookupError("a loop the stdlib parser does not know")
-        line = twin.lineno - self._shift  # type: ignore[attr-defined]
-        return line, self._code_points(line, twin.col_offset)  # type: ignore[attr-defined]
+        line = twin.lineno - self._shift
+        return line, self._code_points(line, twin.col_offset)
 
 
 # Compound statements whose header is rendered alone: the fields that make up the header.
@@ -375,10 +393,11 @@ def _header_nodes(statement: cst.CSTNode) -> Iterator[cst.CSTNode]:
             yield from walk(part)
 
 
-def _header_only(statement: cst.CSTNode) -> cst.CSTNode:
+def _header_only(statement: _Compound) -> _Compound:
     """``statement`` with a ``pass`` body and no ``else``: its header renders as written
     (the comment after its colon included, so that every header line matches the source)."""
-    body = statement.body  # type: ignore[attr-defined]
+    body = statement.body
+    assert isinstance(body, cst.IndentedBlock)  # _map_anchors anchors no other header
     changes: dict[str, object] = {
         "body": _STUB.with_changes(header=body.header),
         "leading_lines": [],
@@ -388,7 +407,7 @@ def _header_only(statement: cst.CSTNode) -> cst.CSTNode:
     return statement.with_changes(**changes)
 
 
-def _map_anchors(loop: cst.For, out: dict[int, cst.CSTNode]) -> Iterator[None]:
+def _map_anchors(loop: cst.For, out: dict[int, _Anchor]) -> Iterator[None]:
     """Map the nodes of ``loop`` to the line of small statements or the header holding them,
     pausing after each statement (most questions are about the loop's own header).
 
@@ -397,7 +416,7 @@ def _map_anchors(loop: cst.For, out: dict[int, cst.CSTNode]) -> Iterator[None]:
     an indented block. Everything else (one-line suites, ``try``, ``match``, ``def``)
     falls back to rendering the whole loop.
     """
-    pending: list[cst.CSTNode] = [loop]
+    pending: list[cst.BaseStatement] = [loop]
     while pending:
         statement = pending.pop()
         if isinstance(statement, cst.SimpleStatementLine):
@@ -405,13 +424,15 @@ def _map_anchors(loop: cst.For, out: dict[int, cst.CSTNode]) -> Iterator[None]:
                 out[id(node)] = statement
             yield
             continue
-        header = _HEADERS.get(type(statement))
-        if header is None or not isinstance(statement.body, cst.IndentedBlock):  # type: ignore[attr-defined]
+        if type(statement) not in _HEADERS:
+            continue
+        statement = cast("_Compound", statement)  # _HEADERS has these four kinds only
+        if not isinstance(statement.body, cst.IndentedBlock):
             continue
         for node in _header_nodes(statement):
             out[id(node)] = statement
         yield
-        pending.extend(statement.body.body)  # type: ignore[attr-defined]
+        pending.extend(statement.body.body)
         orelse = getattr(statement, "orelse", None)
         if isinstance(orelse, cst.If):  # elif
             pending.append(orelse)
@@ -427,12 +448,16 @@ _SAME_RANGE = frozenset({
 })
 
 
-def _argument_twin(node: cst.Arg, call: cst.Call, twin: ast.Call) -> ast.AST | None:
+def _argument_twin(node: cst.Arg, call: cst.Call, twin: ast.Call) -> _Located | None:
     """``f(a, *b, k=c, **d)``: ast keeps positional and starred arguments in ``args``
     and the rest in ``keywords``, each in source order."""
     positional = [arg for arg in call.args if arg.keyword is None and arg.star != "**"]
     named = [arg for arg in call.args if arg.keyword is not None or arg.star == "**"]
-    for group, twins in ((positional, twin.args), (named, twin.keywords)):
+    groups: tuple[tuple[list[cst.Arg], Sequence[ast.expr | ast.keyword]], ...] = (
+        (positional, twin.args),
+        (named, twin.keywords),
+    )
+    for group, twins in groups:
         if len(group) != len(twins):
             return None
         for arg, arg_twin in zip(group, twins, strict=True):
@@ -449,7 +474,7 @@ def _syntactic_ranges(module: cst.Module) -> tuple[Mapping[cst.CSTNode, CodeRang
 
 
 def _pair_block(
-    statements: object, twins_of_block: list[ast.stmt], out: dict[int, ast.AST]
+    statements: object, twins_of_block: list[ast.stmt], out: dict[int, ast.stmt]
 ) -> None:
     """Pair a block's libcst statements (or a one-line suite) with the ast statements."""
     queue = iter(twins_of_block)
@@ -475,19 +500,24 @@ def _statements(block: object) -> list[cst.CSTNode]:
     raise _Unpaired(f"unexpected block {type(block).__name__}")
 
 
-def _next(queue: object, kinds: tuple[type[ast.AST], ...]) -> ast.AST:
-    twin = next(queue, None)  # type: ignore[call-overload]
+def _next(queue: Iterator[ast.stmt], kinds: tuple[type[ast.stmt], ...]) -> ast.stmt:
+    twin = next(queue, None)
     if twin is None or not kinds or not isinstance(twin, kinds):
         raise _Unpaired("statement kinds differ")
     return twin
 
 
-def _pair_compound(statement: cst.CSTNode, twin: ast.AST, out: dict[int, ast.AST]) -> None:
+def _pair_compound(statement: cst.CSTNode, twin: ast.stmt, out: dict[int, ast.stmt]) -> None:
+    # (each twin is of a kind _TWINS pairs with the statement's: _next checked it)
     if isinstance(statement, (cst.FunctionDef, cst.ClassDef, cst.With)):
-        _pair_block(statement.body, twin.body, out)  # type: ignore[attr-defined]
+        assert isinstance(
+            twin, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.AsyncWith)
+        )
+        _pair_block(statement.body, twin.body, out)
     elif isinstance(statement, (cst.For, cst.While)):
-        _pair_block(statement.body, twin.body, out)  # type: ignore[attr-defined]
-        _pair_else(statement.orelse, twin.orelse, out)  # type: ignore[attr-defined]
+        assert isinstance(twin, (ast.For, ast.AsyncFor, ast.While))
+        _pair_block(statement.body, twin.body, out)
+        _pair_else(statement.orelse, twin.orelse, out)
     elif isinstance(statement, cst.If):
         assert isinstance(twin, ast.If)
         _pair_block(statement.body, twin.body, out)
@@ -499,13 +529,15 @@ def _pair_compound(statement: cst.CSTNode, twin: ast.AST, out: dict[int, ast.AST
         else:
             _pair_else(statement.orelse, twin.orelse, out)
     elif isinstance(statement, (cst.Try, cst.TryStar)):
+        assert isinstance(twin, _TRY_TWINS)
         _pair_block(statement.body, twin.body, out)
         if len(statement.handlers) != len(twin.handlers):
             raise _Unpaired("except clauses")
-        for handler, handler_twin in zip(statement.handlers, twin.handlers, strict=True):
+        handlers: Sequence[cst.ExceptHandler | cst.ExceptStarHandler] = statement.handlers
+        for handler, handler_twin in zip(handlers, twin.handlers, strict=True):
             _pair_block(handler.body, handler_twin.body, out)
         _pair_else(statement.orelse, twin.orelse, out)
-        finalbody = statement.finalbody.body if statement.finalbody is not None else []
+        finalbody: object = statement.finalbody.body if statement.finalbody is not None else []
         _pair_block(finalbody, twin.finalbody, out)
     elif isinstance(statement, cst.Match):
         assert isinstance(twin, ast.Match)
@@ -517,5 +549,6 @@ def _pair_compound(statement: cst.CSTNode, twin: ast.AST, out: dict[int, ast.AST
         raise _Unpaired(f"unexpected statement {type(statement).__name__}")
 
 
-def _pair_else(orelse: cst.Else | None, twins: list[ast.stmt], out: dict[int, ast.AST]) -> None:
+def _pair_else(orelse: cst.Else | None, twins: list[ast.stmt], out: dict[int, ast.stmt]) -> None:
     _pair_block(orelse.body if orelse is not None else [], twins, out)
+

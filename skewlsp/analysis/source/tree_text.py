@@ -100,7 +100,8 @@ class MadeTrees:
                 if key in made.ranges
                 and start <= made.ranges[key][0] < made.ranges[key][1] <= end
             )
-            code, at = [], start
+            code: list[str] = []
+            at = start
             for piece_start, piece_end, name in pieces:
                 if piece_start < at:
                     continue  # inside a call already read as its name

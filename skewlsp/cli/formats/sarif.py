@@ -100,7 +100,7 @@ def result_for(
         result["ruleIndex"] = index[diagnostic.code]
     report = diagnostic.report
     if report is not None:
-        related = []
+        related: list[dict[str, Any]] = []
         labelled: list[tuple[Span | None, str]] = [
             (report.lead, "lead"),
             (report.offending, "offending"),

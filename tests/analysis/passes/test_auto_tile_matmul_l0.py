@@ -13,7 +13,7 @@ from skewlsp.analysis.passes.loop_body import Stmt
 def body(*lines: str) -> list[Stmt]:
     stmts = []
     for line in lines:
-        small = cst.parse_statement(line + "\n").body[0]  # type: ignore[attr-defined]
+        small = cst.parse_statement(line + "\n").body[0]
         defs, reads = small_statement_effects(small)
         stmts.append(Stmt(small, "plain", tuple(defs), tuple(reads)))
     return stmts

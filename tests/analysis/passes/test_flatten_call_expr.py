@@ -11,7 +11,7 @@ from skewlsp.analysis.passes.loop_body import Stmt
 
 
 def stmt(code: str) -> Stmt:
-    small = cst.parse_statement(code + "\n").body[0]  # type: ignore[attr-defined]
+    small = cst.parse_statement(code + "\n").body[0]
     defs, reads = small_statement_effects(small)
     return Stmt(small, "plain", tuple(defs), tuple(reads))
 

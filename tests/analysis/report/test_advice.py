@@ -44,7 +44,7 @@ def _call(tree: ast.Module, line: int) -> ast.Call:
 def _replace(text: str, node: ast.AST, new: str) -> str:
     lines = text.splitlines(keepends=True)
     start = sum(len(x) for x in lines[: node.lineno - 1]) + node.col_offset
-    end = sum(len(x) for x in lines[: node.end_lineno - 1]) + node.end_col_offset  # type: ignore[operator]
+    end = sum(len(x) for x in lines[: node.end_lineno - 1]) + node.end_col_offset
     return text[:start] + new + text[end:]
 
 

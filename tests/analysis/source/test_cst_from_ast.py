@@ -262,10 +262,10 @@ def test_a_made_compound_statement_s_and_block_s_source_is_their_text_as_written
     )
     state = AnalysisState()
     fn = _made_in(state, text).body[0]
-    loop = fn.body.body[1]  # type: ignore[attr-defined]
+    loop = fn.body.body[1]
     assert state.made.source(loop) == "for i in pl.range(4):  # four\n        a = g(a)"
     # A block starts at its first statement's decorators.
-    assert state.made.source(fn.body) == text[text.index("pl.jit") : -1]  # type: ignore[attr-defined]
+    assert state.made.source(fn.body) == text[text.index("pl.jit") : -1]
     assert state.made.source(fn) is None  # (a function's own decorators lie before its start)
 
 
@@ -273,13 +273,13 @@ def test_a_made_node_s_source_is_its_text_as_written() -> None:
     text = "def f(a):\n    y = g(a,  # the first\n          a)\n"
     concrete = cst.parse_module(text)
     state = AnalysisState()
-    line = _made_in(state, text).body[0].body.body[0]  # type: ignore[attr-defined]
+    line = _made_in(state, text).body[0].body.body[0]
     source = state.made.source
     assert source(line.body[0]) == "y = g(a,  # the first\n          a)"
     assert source(line.body[0].value) == "g(a,  # the first\n          a)"
     assert source(line.body[0].value.args[1].value) is None  # (a bare name)
     assert source(line) is None  # (a line's code is its statements')
-    assert source(concrete.body[0].body.body[0].body[0]) is None  # type: ignore[attr-defined]
+    assert source(concrete.body[0].body.body[0].body[0]) is None
     assert MadeTrees().source(line.body[0]) is None  # another analysis's trees hold it not
 
 

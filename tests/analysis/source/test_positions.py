@@ -338,7 +338,7 @@ def test_a_compound_statement_is_cut_to_its_first_line_as_a_body_shows_it() -> N
     found = LoopPositions(module, ast.parse(CUT), CUT, 0)
     loop = next(n for n in walk(module) if isinstance(n, cst.For))
     assert found.statement_code(loop) == "for i in pl.pipeline(0, 8, stage=2):"
-    made = cst.parse_statement("w = 1\n").body[0]  # type: ignore[attr-defined]
+    made = cst.parse_statement("w = 1\n").body[0]
     assert found.statement_code(made) is None  # a node the compiler would add: no text
 
 

@@ -108,11 +108,11 @@ class SideModel:
     ) -> tuple[str, str]:
         """(value side, statement side) of evaluating ``node``."""
         kind = type(node)  # exact types: an ABC's isinstance costs a call when it fails
-        if kind is cst.Name:
-            side = self.side_of(node.value)  # type: ignore[attr-defined]
+        if type(node) is cst.Name:
+            side = self.side_of(node.value)
             return side, SHARED
-        if kind is cst.Call:
-            return self._call(node, consumed)  # type: ignore[arg-type]
+        if type(node) is cst.Call:
+            return self._call(node, consumed)
         if kind is cst.Integer or kind is cst.Float or kind is cst.SimpleString:
             return SHARED, SHARED
         if kind is cst.BinaryOperation or kind is cst.UnaryOperation or kind is cst.Comparison:
@@ -122,8 +122,8 @@ class SideModel:
                 consumed.extend((n, VECTOR, self.side_of(n)) for n in tiles)
                 return VECTOR, VECTOR
             return SHARED, SHARED
-        if kind is cst.Subscript:
-            base, _ = self.expr(node.value, consumed)  # type: ignore[attr-defined]
+        if type(node) is cst.Subscript:
+            base, _ = self.expr(node.value, consumed)
             if base == GM and not any(isinstance(e.slice, cst.Slice) for e in node.slice):
                 return SHARED, SHARED  # ``lens[b]``: an element read (tensor.read), a scalar
             if base == GM:
@@ -147,14 +147,13 @@ class SideModel:
             if arg.keyword is not None and arg.keyword.value in _NOT_OPERANDS:
                 continue
             value = arg.value
-            kind = type(value)
-            if kind is cst.Name:  # (half of all operands: reads_of's walk set up for one name)
-                name = value.value  # type: ignore[attr-defined]
+            if type(value) is cst.Name:  # (half of all operands: reads_of's walk set up for one)
+                name = value.value
                 read = [name] if side_of(name) in _TILES_OR_GM else []
             else:
                 read = [n for n in reads_of(value) if side_of(n) in _TILES_OR_GM]
             every += read
-            if kind is cst.Call:
+            if type(value) is cst.Call:
                 leaf = op_leaf(value)
                 if leaf is None or leaf in op_registry.INHERIT_OPS:
                     views += self._operands(value)[1]
@@ -223,11 +222,11 @@ class SideModel:
 
     def _yielded(self, value: cst.BaseExpression, count: int) -> list[str] | None:
         """Each value's side, when ``value`` is a ``pl.yield_`` of ``count`` values."""
-        if type(value) is not cst.Call or op_leaf(value) != "yield_":  # type: ignore[arg-type]
+        if type(value) is not cst.Call or op_leaf(value) != "yield_":
             return None
-        if len(value.args) != count:  # type: ignore[attr-defined]
+        if len(value.args) != count:
             return None
-        return [self.expr(arg.value, [])[0] for arg in value.args]  # type: ignore[attr-defined]
+        return [self.expr(arg.value, [])[0] for arg in value.args]
 
     def _unregistered_call(self, call: cst.Call) -> tuple[str, str]:
         """A call the op registry does not know: shared, noted as unknown if it reads tiles
@@ -329,8 +328,7 @@ class SideModel:
     ) -> tuple[str, list[str]]:
         """(statement side, names whose side is decided by their first consumer)."""
         lazy: list[str] = []
-        kind = type(small)
-        if kind is cst.Assign or kind is cst.AnnAssign:
+        if type(small) is cst.Assign or type(small) is cst.AnnAssign:
             value = small.value
             if value is None:
                 return SHARED, lazy
@@ -360,8 +358,8 @@ class SideModel:
                             side = handed[index] if handed else value_side
                             self.sides[element.value.value] = side
             return stmt_side, lazy
-        if kind is cst.Expr:
-            _, side = self.expr(small.value, consumed)  # type: ignore[attr-defined]
+        if type(small) is cst.Expr:
+            _, side = self.expr(small.value, consumed)
             return side, lazy
         return SHARED, lazy
 
@@ -492,7 +490,7 @@ class OutsideSides:
                         for name, memory in self._moves_of(stmt, self._made)
                         if self._model.side_of(name) in (CUBE, LAZY)
                     )
-            elif kind is cst.With or kind is cst.For or kind is cst.If or kind is cst.While:
+            elif isinstance(stmt, (cst.With, cst.For, cst.If, cst.While)):
                 opens = opens_incore_scope(stmt, self._made, incore)
                 if opens:
                     self._model.outlined()

@@ -237,7 +237,7 @@ class _BodyWalk:
     ) -> tuple[str, list[str]]:
         """A small statement's side, and the GM slices it makes (loaded where read)."""
         model = self.model
-        side, lazy = model.small(stmt.node, consumed)  # type: ignore[arg-type]
+        side, lazy = model.small(stmt.node, consumed)  # type: ignore[arg-type]  # a small one
         stored = _stored_tile(stmt, self.to_vec) if side == CUBE else None
         if stored is not None:
             side = VECTOR
@@ -302,10 +302,10 @@ def _gm_fences(
         if found is not None:
             stores.setdefault(found[0], []).append((index, found[1]))
     fences = []
-    for tensor, found in stores.items():
-        if len(found) != 1 or sides[found[0][0]] != CUBE:
+    for tensor, stored in stores.items():
+        if len(stored) != 1 or sides[stored[0][0]] != CUBE:
             continue
-        store, tile = found[0]
+        store, tile = stored[0]
         for index in range(store + 1, len(stmts)):
             if sides[index] in (VECTOR, MIXED) and _loads_from(stmts[index], tensor):
                 fences.append(

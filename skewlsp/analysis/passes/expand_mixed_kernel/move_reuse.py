@@ -125,9 +125,9 @@ def _may_call_a_cube_op(node: cst.CSTNode, made: MadeTrees) -> bool:
     their calls was a twentieth of a cold run over pypto-lib's kernels, and few name a
     matmul. A node of libcst's own tree (no text kept) is walked.
     """
-    kind = type(node)
-    lines = kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite
-    parts = node.body if lines else (node,)  # type: ignore[attr-defined]
+    parts: Sequence[cst.CSTNode] = (node,)
+    if type(node) is cst.SimpleStatementLine or type(node) is cst.SimpleStatementSuite:
+        parts = node.body
     for part in parts:
         text = made.source(part)
         if text is None or any(op in text for op in _POSITIONS):
@@ -137,7 +137,7 @@ def _may_call_a_cube_op(node: cst.CSTNode, made: MadeTrees) -> bool:
 
 def _calls(node: cst.CSTNode) -> Iterator[cst.Call]:
     # (exact type: cst.Call has no subclasses, and an ABC's isinstance is slow)
-    return (found for found in walk(node) if type(found) is cst.Call)  # type: ignore[misc]
+    return (found for found in walk(node) if type(found) is cst.Call)
 
 
 def _is_true(arg: cst.Arg | None) -> bool:

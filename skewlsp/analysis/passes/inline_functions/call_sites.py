@@ -19,7 +19,7 @@ Models: ``src/ir/transforms/inline_functions_pass.cpp``.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -183,7 +183,7 @@ def _caller_facts(
     # alive, so no other module's constants made later in the analysis can take its place.
     key = ("caller", caller.text, caller.line_offset, constants, state.concrete)
     if key in memo:
-        return memo[key]  # type: ignore[return-value]
+        return memo[key]  # type: ignore[return-value]  # the facts hold any value: this key's
     found = _calls_of(caller, state)
     facts = None
     if found is not None:
@@ -210,7 +210,7 @@ def _calls_of(caller: Unit, state: AnalysisState) -> _Calls | None:
         # Shared by the server's two analysis threads with the tree: both may find the
         # calls; the first one kept is the one every analysis reads (never changed after).
         facts.setdefault(key, _find_calls(caller, fn, state))
-    return facts[key]  # type: ignore[return-value]
+    return facts[key]  # type: ignore[return-value]  # the facts hold any value: this key's
 
 
 def _find_calls(
@@ -221,7 +221,9 @@ def _find_calls(
     calls: dict[str, list[Place]] = {}
     incore = is_incore_function(fn, state.made)
     for place in _calls(body_statements(fn.body), incore, (), (), state.made, False):
-        calls.setdefault(place[0].func.value, []).append(place)  # type: ignore[attr-defined]
+        func = place[0].func
+        assert type(func) is cst.Name  # (_calls yields calls of a plain name only)
+        calls.setdefault(func.value, []).append(place)
     return fn, calls, _call_spans(caller, state)
 
 
@@ -253,7 +255,7 @@ def _call_spans(caller: Unit, state: AnalysisState) -> dict[str, list[Span]]:
 
     calls: dict[str, list[tuple[int, int, int, int]]] = {}
     for node in stdlib_walk(found.tree):  # (the calls are sorted below)
-        if type(node) is ast.Call and type(node.func) is ast.Name:  # type: ignore[attr-defined]
+        if type(node) is ast.Call and type(node.func) is ast.Name:
             calls.setdefault(node.func.id, []).append(
                 (
                     node.lineno - shift,
@@ -282,7 +284,7 @@ def _quoted(value: Folded, text: str) -> str:
 
 
 def _calls(
-    block: list[cst.CSTNode],
+    block: Sequence[cst.CSTNode],
     incore: bool,
     headers: tuple[cst.CSTNode, ...],
     loop_vars: tuple[str, ...],
@@ -296,8 +298,8 @@ def _calls(
             continue
         if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for node in walk(stmt):  # (exact types: no subclasses, and ABC checks are slow)
-                if type(node) is cst.Call and type(node.func) is cst.Name:  # type: ignore[attr-defined]
-                    yield node, incore, headers, loop_vars, nested  # type: ignore[misc]
+                if type(node) is cst.Call and type(node.func) is cst.Name:
+                    yield node, incore, headers, loop_vars, nested
             continue
         inner_incore = incore or opens_incore_scope(stmt, made, incore)
         inner_nested = nested or not (isinstance(stmt, cst.With) and is_transparent_with(stmt))
@@ -346,7 +348,7 @@ def _scopes_at_calls(
         poisoned = frozenset(statement_defs(stmt)) if compound else frozenset()
         scope = base.at(env, poisoned)
         for node in walk(stmt):
-            if type(node) is cst.Call and type(node.func) is cst.Name:  # type: ignore[attr-defined]
+            if type(node) is cst.Call and type(node.func) is cst.Name:
                 found[id(node)] = scope
         update_locals(stmt, env, constants)
     return found
