@@ -120,10 +120,13 @@ def tile_records(program: Any, ir: Any, with_membership: bool) -> list[dict[str,
     statements, so the key finds the same tile in each snapshot. ``loops``: the
     ``[file, line]`` of the ``for`` statements around it, outermost first (the main
     loop LowerPipelineLoops keeps at the user's ``for`` line is one). ``membership``:
-    the ``(group, stage)`` pairs of the defining call (``with_membership`` only: the
-    attr is gone after MemoryReuse).
+    the ``(group, stage)`` pairs of the defining call, with the tile's shape and dtype
+    and its source line (``with_membership`` only: the attr is gone after MemoryReuse).
     """
     records: list[dict[str, Any]] = []
+    # pypto prints a dtype as "bfloat16"; the records use its enum name, "BF16".
+    names = [n for n in dir(ir.DataType) if n.isupper() and not n.startswith("DEFAULT")]
+    dtype_names = {str(getattr(ir.DataType, n)): n for n in names}
 
     class Tiles(ir.IRVisitor):
         def __init__(self, function: Any) -> None:
@@ -157,6 +160,8 @@ def tile_records(program: Any, ir: Any, with_membership: bool) -> list[dict[str,
                     "offset": const(memref.byte_offset_, ir),
                 }
                 if with_membership:
+                    record["shape"] = [const(extent, ir) for extent in kind.shape]
+                    record["dtype"] = dtype_names.get(str(kind.dtype), str(kind.dtype))
                     attrs = op.value.attrs if isinstance(op.value, ir.Call) else {}
                     stamp = attrs.get("pipeline_membership")
                     record["membership"] = str(stamp) if stamp is not None else None
