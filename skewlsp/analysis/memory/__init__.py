@@ -8,5 +8,7 @@ to that pass's result, for the function-level stage of the driver to call.
 - 33 MemoryReuse: :mod:`.memory_reuse` (the pipeline-stage guard: the depth a
   ``stage=`` really buys, the PH-MR-001 hint, the legacy fallback);
 - 34 AllocateMemoryAddr: :mod:`.allocate_memory_addr` (where the buffers sit, and the
-  overflow that fails the compile).
+  overflow that fails the compile);
+- :mod:`.function_tiles`: a function's stage-group tiles from the analysis' records of
+  its loops (their loads and lowering), the input of the two above.
 """
