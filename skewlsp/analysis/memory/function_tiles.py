@@ -11,9 +11,11 @@ the way the compiler lays the lowered code out:
 - each replicated region (the main loop's ``stage`` clones, then the remainder's
   copies) is one stage group, numbered in the order LowerPipelineLoops meets them
   (``ReplicateBody`` in ``lower_pipeline_loops_pass.cpp``: one group per call);
-- CanonicalizeIOOrder (``canonicalize_io_order_pass.cpp``, pass doc 29) moves every
-  clone's loads ahead of the clones' compute, so a region's loads are defined one
-  after the other and each lives until its own clone's compute begins;
+- CanonicalizeIOOrder (``canonicalize_io_order_pass.cpp``, pass doc 29) reorders the
+  body of the main loop (the one still marked Pipeline) only: there every clone's
+  loads come ahead of the clones' compute, so the loads are defined one after the
+  other and each lives until its own clone's compute begins. The remainder's copies
+  are written out after the loop and keep their order: a copy's loads, its compute;
 - regions follow each other in program order (their tiles never overlap).
 
 What it does not know yet: the tiles the body computes (a widened copy, a product: the
@@ -73,6 +75,24 @@ def _regions(loop: ReplicatedLoop) -> list[tuple[str, int]]:
     return regions
 
 
+def _layout(
+    region: str, clones: int, per_clone: int, at: int
+) -> list[tuple[int, int, tuple[int, int]]]:
+    """(clone, load, (definition, last use)) of a region's loads from program point
+    ``at``: the main loop's loads all first, each read by its clone's compute after
+    them; a remainder copy by copy."""
+    placed = []
+    for clone in range(clones):
+        for index in range(per_clone):
+            if region == "main":
+                defined, used = at + clone * per_clone + index, at + clones * per_clone + clone
+            else:
+                defined = at + clone * (per_clone + 1) + index
+                used = at + clone * (per_clone + 1) + per_clone
+            placed.append((clone, index, (defined, used)))
+    return placed
+
+
 def function_tiles(loops: Sequence[ReplicatedLoop]) -> FunctionTiles | None:
     """The loads of ``loops`` (one core function's, in program order) as stage-group
     tiles; None when a load has no static size."""
@@ -83,22 +103,11 @@ def function_tiles(loops: Sequence[ReplicatedLoop]) -> FunctionTiles | None:
         if any(load.size is None for load in loop.loads):
             return None
         for region, clones in _regions(loop):
-            per_clone = len(loop.loads)
-            compute = at + clones * per_clone  # the first clone's compute, after all loads
-            for clone in range(clones):
-                for index, load in enumerate(loop.loads):
-                    defined = at + clone * per_clone + index
-                    assert load.size is not None
-                    tiles.append(
-                        ReuseTile(
-                            load.space,
-                            load.size,
-                            (defined, compute + clone),
-                            ((group, clone),),
-                            load=True,
-                        )
-                    )
-                    origins.append(TileOrigin(number, region, clone, load.name))
+            for clone, index, live in _layout(region, clones, len(loop.loads), at):
+                load = loop.loads[index]
+                assert load.size is not None
+                tiles.append(ReuseTile(load.space, load.size, live, ((group, clone),), load=True))
+                origins.append(TileOrigin(number, region, clone, load.name))
             group += 1
-            at = compute + clones + 1
+            at += clones * (len(loop.loads) + 1) + 1
     return FunctionTiles(tuple(tiles), tuple(origins))

@@ -90,3 +90,12 @@ def test_each_clones_loads_are_live_until_its_own_compute():
 def test_a_load_with_no_static_size_leaves_the_function_unknown():
     unknown = SlotLoad("t", "Vec", None, unknown="`ROWS`")
     assert function_tiles([ReplicatedLoop((unknown,), stage=2, main_trip=2)]) is None
+
+
+def test_the_remainders_copies_keep_their_order():
+    # CanonicalizeIOOrder reorders only the main loop's body: a remainder copy's load
+    # is read before the next copy's is made.
+    load = SlotLoad("t", "Vec", 65536)
+    found = function_tiles([ReplicatedLoop((load,), stage=4, main_trip=0, tail=3)])
+    assert found is not None
+    assert [t.live for t in found.tiles] == [(0, 1), (2, 3), (4, 5)]
