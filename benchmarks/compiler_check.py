@@ -38,6 +38,7 @@ if __package__ in (None, ""):  # run as a script: the checkout makes `benchmarks
 from benchmarks.compiler_memory import (  # noqa: E402
     fallbacks,
     group_records,
+    sizes,
     space_footprints,
 )
 from benchmarks.compiler_verdicts import (  # noqa: E402
@@ -46,6 +47,7 @@ from benchmarks.compiler_verdicts import (  # noqa: E402
     compare,
     summarise_diagnostics,
 )
+from skewlsp.analysis.memory.init_memref import allocation_bytes  # noqa: E402
 
 PLANNERS = ("pypto", "ptoas")
 # A pipeline that stopped here stopped a loop skewlint predicts (the comparison shows it).
@@ -111,10 +113,18 @@ def source_loops(paths: list[Path]) -> tuple[dict[str, dict[int, int]], dict[str
 def memory_report(probed: list[dict[str, Any]], files: list[Path]) -> dict[str, list[Any]]:
     """What the memory passes did, from the probe's dumps: one record per pipeline stage
     group and memory space (``compiler_memory.GroupRecord``), the legacy-packing
-    warnings, each function's footprint per space, and the entries AllocateMemoryAddr
-    stopped (a space over capacity)."""
+    warnings, each function's footprint per space, the entries AllocateMemoryAddr
+    stopped (a space over capacity), and each buffer InitMemRef sized, whether
+    skewlsp's ``init_memref`` sizes it the same."""
     ranges, every = source_loops(files)
-    report: dict[str, list[Any]] = {"groups": [], "fallbacks": [], "footprints": [], "errors": []}
+    report: dict[str, list[Any]] = {
+        "groups": [],
+        "fallbacks": [],
+        "footprints": [],
+        "errors": [],
+        "sized": [],  # tiles skewlsp's init_memref sizes as the compiler did
+        "missized": [],
+    }
     for rec in probed:
         for entry in rec["entries"]:
             memory = entry.get("memory") or {}
@@ -130,6 +140,12 @@ def memory_report(probed: list[dict[str, Any]], files: list[Path]) -> dict[str, 
             ]
             if entry["error"] and entry["failed_in"] == "AllocateMemoryAddr":
                 report["errors"].append(dict(where, error=entry["error"]))
+            for shape, dtype, space, size in sizes(memory):
+                ours = allocation_bytes(shape, dtype, space)
+                key = "sized" if ours == size else "missized"
+                report[key].append(dict(where, shape=shape, dtype=dtype, space=space, bytes=size))
+                if key == "missized":
+                    report[key][-1]["skewlsp"] = ours
     return report
 
 
@@ -138,22 +154,32 @@ def memory_summary(planner: str, report: dict[str, list[Any]]) -> str:
     groups the hints say lost depth, in how many user loops, and whether the IR's
     buffers show the depth the hint says."""
     hinted = [g for g in report["groups"] if g["hint"]]
-    compared = Counter(
-        "equal"
-        if g["depth_seen"] == g["hint"]["achieved"]
-        else ("deeper" if g["depth_seen"] > g["hint"]["achieved"] else "shallower")
-        for g in hinted
-    )
+    compared = Counter(_against_hint(g["depth_seen"], g["hint"]["achieved"]) for g in hinted)
     made = sum(1 for g in hinted if g["made"])
+    skews = [g for g in report["groups"] if g["skew"]]
+    skewed = sum(1 for g in skews if g["hint"])
     loops = {(g["loop"], g["entry"]) for g in hinted if g["loop"] and not g["made"]}
+    sized = len(report["sized"])
     return (
-        f"memory {planner}: {len(report['groups'])} stage groups x spaces; {len(hinted)} "
-        f"with a PH-MR-001 hint ({made} in loops the compiler made; {len(loops)} user "
-        f"loops x entries); the IR's depth equals the hint's in {compared['equal']}, is "
-        f"deeper in {compared['deeper']}, shallower in {compared['shallower']}; "
-        f"{len(report['fallbacks'])} legacy-packing warnings; "
-        f"{len(report['errors'])} entries over capacity in AllocateMemoryAddr"
+        f"memory {planner}: {len(report['groups'])} stage groups x spaces, {len(hinted)} "
+        f"with a PH-MR-001 hint: {len(hinted) - made} in {len(loops)} user loops x "
+        f"entries ({skewed} of the {len(skews)} of skewed loops' clones), {made} in loops "
+        f"the compiler made; the IR's depth equals the hint's in {compared['equal']}, is "
+        f"deeper in {compared['deeper']}, shallower in {compared['shallower']}, not "
+        f"measured in {compared['unmeasured']} (no tile of one name in two stages)\n"
+        f"memory {planner}: {len(report['fallbacks'])} legacy-packing warnings, "
+        f"{len(report['errors'])} entries over capacity in AllocateMemoryAddr; InitMemRef "
+        f"sized {sized} of {sized + len(report['missized'])} tiles as skewlsp's init_memref"
     )
+
+
+def _against_hint(seen: int, achieved: int) -> str:
+    """How the depth the IR shows compares with the depth a hint says."""
+    if seen == 0:
+        return "unmeasured"
+    if seen == achieved:
+        return "equal"
+    return "deeper" if seen > achieved else "shallower"
 
 
 def _is_pipeline_for(node: ast.AST) -> bool:
@@ -303,7 +329,8 @@ def main(argv: list[str] | None = None) -> int:
     files = pipeline_files(args.paths)
     cwd = Path.cwd()
     started = time.monotonic()
-    lines, sections, dumped = [], {"disagree": [], "compiler": [], "unknown": []}, {}
+    sections: dict[str, list[str]] = {"disagree": [], "compiler": [], "unknown": [], "memory": []}
+    lines, dumped = [], {}
     memory: dict[str, dict[str, list[Any]]] = {}
     for planner in args.planner or PLANNERS:
         results, probed = check_planner(python, files, planner, args.timeout, cwd, args.load_probe)
@@ -313,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(summary(planner, results, probed))
         memory[planner] = memory_report(probed, list(files))
         if planner == "pypto":  # under ptoas MemoryReuse leaves slotted loops alone
-            lines.append(memory_summary(planner, memory[planner]))
+            sections["memory"].append(memory_summary(planner, memory[planner]))
         sections["disagree"] += [
             f"  [{planner}] {r.file}:{r.line}: {r.text}" for r in results if r.status == "disagree"
         ]
@@ -324,6 +351,7 @@ def main(argv: list[str] | None = None) -> int:
         "disagree": "disagreements:",
         "compiler": "the compiler also said (skewlint does not model this yet):",
         "unknown": "unknown, and what did not compile:",
+        "memory": "the memory passes, per pipeline stage group (--json: every record):",
     }
     for name, title in titles.items():
         if sections[name] and (name != "unknown" or args.verbose):

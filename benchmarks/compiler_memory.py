@@ -37,6 +37,7 @@ HINT = re.compile(
     r".*? at (?P<file>\S+):(?P<line>\d+):\d+\s*$"
 )
 SLOT_BOUND = "This operand alone needs"
+SKEW_GROUP_BASE = 1 << 20
 # "[warning] ... capacity-gated reuse could not fit memory space Vec at any
 # double-buffering depth; fell back to the legacy packing[ (which also overflows ...)]."
 FALLBACK = re.compile(
@@ -72,12 +73,15 @@ class GroupRecord:
 
     ``stages``: the stages of the group with a tile in this space (what MemoryReuse
     counts as the requested depth). ``buffers``: the distinct buffers the group's
-    tiles hold after MemoryReuse. ``depth_seen``: the depth the IR really gives
-    (:func:`_depth_seen`). ``hint``: the PH-MR-001 hint for the
+    tiles own after MemoryReuse (a view or an in-place result, on its source's buffer
+    from InitMemRef on, is not counted). ``depth_seen``: the depth the IR really
+    gives (:func:`_depth_seen`). ``hint``: the PH-MR-001 hint for the
     group, if any. ``loop``: ``file:line`` of the user's ``pl.pipeline`` loop the
     group belongs to (None: not found); ``made``: the group is a loop the compiler
     made (AutoTileMatmulL0's K loop at a matmul's line), attributed to the user loop
-    around it.
+    around it; ``skew``: the group of a skewed loop's clones (SkewCrossCorePipeline
+    numbers its groups from ``1 << 20``, ``kSkewGroupBase`` in
+    ``skew_cross_core_pipeline_pass.cpp`` line 336).
     """
 
     entry: str
@@ -91,6 +95,7 @@ class GroupRecord:
     hint: Hint | None
     loop: str | None
     made: bool
+    skew: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The record as ``--json`` writes it."""
@@ -128,13 +133,10 @@ def parse_hint(line: str) -> tuple[tuple[str, int], int, str, Hint] | None:
     return (found["file"], int(found["line"])), int(found["group"]), found["space"], hint
 
 
-def _function_at(
-    functions: Iterable[Mapping[str, Any]], place: tuple[str, int], candidates: set[str]
-) -> list[str]:
-    """The functions a diagnostic's span names: several may share one (an AIV function
-    and its SPMD wrapper), so those with stage groups (``candidates``) come first."""
-    named = [f["name"] for f in functions if (f["file"], f["line"]) == place]
-    return sorted(named, key=lambda name: name not in candidates)
+def _function_at(functions: Iterable[Mapping[str, Any]], place: tuple[str, int]) -> list[str]:
+    """The functions a diagnostic's span names, in the program's order: several may
+    share one (an AIV function and its SPMD wrapper, the copies of an outlined scope)."""
+    return [f["name"] for f in functions if (f["file"], f["line"]) == place]
 
 
 def _innermost_loop(
@@ -175,27 +177,46 @@ def _is_made(tiles: list[Mapping[str, Any]], ranges: LoopRanges, for_lines: Loop
     return file in ranges and line not in for_lines.get(file, {})
 
 
+def _views(tiles: Iterable[Mapping[str, Any]]) -> set[tuple[str, str, int]]:
+    """The tiles InitMemRef put on a buffer an earlier tile of their function holds."""
+    seen: set[tuple[str, str | None]] = set()
+    views = set()
+    for tile in tiles:
+        key = (tile["function"], tile["base"])
+        if key in seen:
+            views.add((tile["function"], tile["name"], tile["nth"]))
+        seen.add(key)
+    return views
+
+
 def _depth_seen(
     tiles: list[tuple[Mapping[str, Any], int, str | None]], group: int, slot: int
 ) -> int:
-    """The depth the IR really gives the group: for each slot-sized source tile (its
-    name, and its stages in the other groups it belongs to: the clones an outer
-    replication made), the nearest two of its stages that share a buffer are that many
-    apart (every stage apart when none share); the fewest over such tiles.
+    """The depth the IR really gives the group: for each source tile of the group's
+    largest size among those owning their buffer (its name, and its stages in the
+    other groups it belongs to: the clones an outer replication made), the nearest
+    two of its stages that share a buffer are that many apart (every stage apart when
+    none share); the fewest over such tiles (0: no such tile is in two stages).
 
     That is what MemoryReuse's residue rule promises for depth F: clones fewer than F
     stages apart never share. Clones may still hold distinct buffers beyond F when
     their lifetimes overlap in program order (an accumulator kept across the clones).
     """
+    owned = [tile["bytes"] for tile, _, base in tiles if base is not None]
+    slot = max(owned, default=slot)  # the largest tile with a buffer of its own
     by_source: dict[tuple[Any, ...], dict[int, str | None]] = {}
     for tile, stage, base in tiles:
-        if tile["bytes"] != slot:
+        if tile["bytes"] != slot or base is None:
             continue
         others = tuple(p for p in memberships(tile.get("membership")) if p[0] != group)
         by_source.setdefault((tile["name"], others), {})[stage] = base
+    if len({stage for _, stage, _ in tiles}) == 1:
+        return 1
     depths = []
     for bases in by_source.values():
         stages = sorted(bases)
+        if len(stages) < 2:
+            continue  # a tile of one stage shows nothing of depth
         gaps = [
             later - earlier
             for i, earlier in enumerate(stages)
@@ -226,12 +247,17 @@ def group_records(
         for t in memory.get("MemoryReuse", {}).get("tiles", [])
     }
     groups: dict[tuple[str, int, str], list[tuple[Mapping[str, Any], int, str | None]]] = {}
+    # A tile on a buffer an earlier tile already had at InitMemRef (a view, an in-place
+    # result) shares it by construction, not by MemoryReuse: it says nothing of depth.
+    views = _views(init)
     for tile in init:
         base = reused.get((tile["function"], tile["name"], tile["nth"]), tile["base"])
+        if (tile["function"], tile["name"], tile["nth"]) in views:
+            base = None
         for group, stage in memberships(tile.get("membership")):
             key = (tile["function"], group, tile["space"])
             groups.setdefault(key, []).append((tile, stage, base))
-    hints = _hints_by_group(memory, diagnostics, {f for f, _, _ in groups})
+    hints = _hints_by_group(memory, diagnostics, set(groups))
     # A group is one replicated region, in every space: made or not is decided over all
     # of its tiles (a user loop's clones hold the K loops the compiler made in them).
     whole: dict[tuple[str, int], list[Mapping[str, Any]]] = {}
@@ -252,31 +278,38 @@ def group_records(
                 space=space,
                 stages=len({stage for _, stage, _ in tiles}),
                 slot=slot,
-                buffers=len({base for _, _, base in tiles}),
+                buffers=len({base for _, _, base in tiles if base is not None}),
                 depth_seen=_depth_seen(tiles, group, slot),
                 hint=hints.get((function, group, space)),
                 loop=f"{loop[0]}:{loop[1]}" if loop else None,
                 made=made[(function, group)],
+                skew=group >= SKEW_GROUP_BASE,
             )
         )
     return records
 
 
 def _hints_by_group(
-    memory: Mapping[str, Mapping[str, Any]], diagnostics: Iterable[str], stamped: set[str]
+    memory: Mapping[str, Mapping[str, Any]],
+    diagnostics: Iterable[str],
+    stamped: set[tuple[str, int, str]],
 ) -> dict[tuple[str, int, str], Hint]:
-    """The PH-MR-001 hints by (function, group, space); a hint names its function by
-    the function's span, and the first function there with stage groups is taken."""
+    """The PH-MR-001 hints by (function, group, space). A hint names its function by
+    the function's span, which copies of one function share; MemoryReuse runs over the
+    functions in the program's order, so the n-th hint for a (span, group, space) is
+    the n-th function there with that group in that space (``stamped``)."""
     functions = memory.get("InitMemRef", {}).get("functions", [])
-    found = {}
+    found: dict[tuple[str, int, str], Hint] = {}
     for line in diagnostics:
         parsed = parse_hint(line)
         if parsed is None:
             continue
         place, group, space, hint = parsed
-        named = _function_at(functions, place, stamped)
-        if named:
-            found[(named[0], group, space)] = hint
+        for name in _function_at(functions, place):
+            key = (name, group, space)
+            if key in stamped and key not in found:
+                found[key] = hint
+                break
     return found
 
 
@@ -290,7 +323,7 @@ def fallbacks(
         hit = FALLBACK.search(line)
         if hit is None:
             continue
-        named = _function_at(functions, (hit["file"], int(hit["line"])), set())
+        named = _function_at(functions, (hit["file"], int(hit["line"])))
         found.append(Fallback(named[0] if named else "?", hit["space"], bool(hit["overflows"])))
     return found
 
@@ -305,3 +338,18 @@ def space_footprints(memory: Mapping[str, Mapping[str, Any]]) -> dict[tuple[str,
         key = (tile["function"], tile["space"])
         ends[key] = max(ends.get(key, 0), tile["offset"] + tile["bytes"])
     return ends
+
+
+def sizes(memory: Mapping[str, Mapping[str, Any]]) -> list[tuple[tuple[int, ...], str, str, int]]:
+    """Each tile InitMemRef gave a buffer of its own, with a static shape: (shape,
+    dtype, space, the bytes the compiler gave it). A view (a tile on a buffer an
+    earlier tile of its function holds) is left out: its size is its source's."""
+    found = []
+    seen: set[tuple[str, str | None]] = set()
+    for tile in memory.get("InitMemRef", {}).get("tiles", []):
+        key = (tile["function"], tile["base"])
+        shape = tile.get("shape")
+        if key not in seen and shape and None not in shape:
+            found.append((tuple(shape), tile["dtype"], tile["space"], tile["bytes"]))
+        seen.add(key)
+    return found
