@@ -1,13 +1,14 @@
 """How the compiler check reads what the memory passes did to each pipeline stage group.
 
-``data/memory_probe.json`` is what ``benchmarks/compiler_probe.py`` printed for four
-entries of tests/fixtures/memory/models/mem_llm (``cube.py``'s ``wide_right_operand``,
-``vector.py``'s ``beside_a_resident_row``, ``four_widened_stages`` and
-``four_stages_of_wide_rows``) compiled by pypto e2d0f78ae under the default planner:
-the loop snapshots left out, the log's time stamps cut off, the fixture's directory
-written ``@MEM_LLM@`` (put back below, so the check reads the kernels' own loops). The
-numbers asserted are the compiler's: re-record the dump when a fixture kernel moves.
-No pypto is needed.
+``data/memory_probe.json`` is what ``benchmarks/compiler_probe.py`` printed for five
+entries of tests/fixtures/memory/models/mem_llm (``cube.py``'s ``wide_right_operand``
+and ``int8_projection``, ``vector.py``'s ``beside_a_resident_row``,
+``four_widened_stages`` and ``four_stages_of_wide_rows``) compiled by pypto e2d0f78ae
+under the default planner: the loop snapshots left out, the log's time stamps cut off,
+the fixture's directory written ``@MEM_LLM@`` (put back below, so the check reads the
+kernels' own loops). The numbers asserted on it are the compiler's: re-record the dump
+when a fixture kernel moves. The last two cases use records written by hand in the
+probe's form (a view, a skewed loop's group). No pypto is needed.
 """
 
 from __future__ import annotations
