@@ -35,12 +35,19 @@ HERE = Path(__file__).resolve().parent
 if __package__ in (None, ""):  # run as a script: the checkout makes `benchmarks` importable
     sys.path.insert(0, str(HERE.parent))
 
+from benchmarks.compiler_memory import (  # noqa: E402
+    fallbacks,
+    group_records,
+    sizes,
+    space_footprints,
+)
 from benchmarks.compiler_verdicts import (  # noqa: E402
     Comparison,
     EntryResult,
     compare,
     summarise_diagnostics,
 )
+from skewlsp.analysis.memory.init_memref import allocation_bytes  # noqa: E402
 
 PLANNERS = ("pypto", "ptoas")
 # A pipeline that stopped here stopped a loop skewlint predicts (the comparison shows it).
@@ -82,6 +89,97 @@ def pipeline_files(paths: list[Path]) -> dict[Path, set[int]]:
             if lines:
                 found[path.resolve()] = lines
     return found
+
+
+def source_loops(paths: list[Path]) -> tuple[dict[str, dict[int, int]], dict[str, dict[int, int]]]:
+    """Each file's ``pl.pipeline`` loops and all its ``for`` statements, as ``for``
+    line -> last line: where the memory report finds the loop a stage group belongs to
+    (a file that does not parse has none)."""
+    pipelines: dict[str, dict[int, int]] = {}
+    every: dict[str, dict[int, int]] = {}
+    for path in paths:
+        try:
+            tree = ast.parse(path.read_bytes())
+        except (SyntaxError, ValueError, OSError):
+            continue
+        fors = [node for node in ast.walk(tree) if isinstance(node, ast.For)]
+        every[str(path)] = {node.lineno: node.end_lineno or node.lineno for node in fors}
+        pipelines[str(path)] = {
+            node.lineno: node.end_lineno or node.lineno for node in fors if _is_pipeline_for(node)
+        }
+    return pipelines, every
+
+
+def memory_report(probed: list[dict[str, Any]], files: list[Path]) -> dict[str, list[Any]]:
+    """What the memory passes did, from the probe's dumps: one record per pipeline stage
+    group and memory space (``compiler_memory.GroupRecord``), the legacy-packing
+    warnings, each function's footprint per space, the entries AllocateMemoryAddr
+    stopped (a space over capacity), and each buffer InitMemRef sized, whether
+    skewlsp's ``init_memref`` sizes it the same."""
+    ranges, every = source_loops(files)
+    report: dict[str, list[Any]] = {
+        "groups": [],
+        "fallbacks": [],
+        "footprints": [],
+        "errors": [],
+        "sized": [],  # tiles skewlsp's init_memref sizes as the compiler did
+        "missized": [],
+    }
+    for rec in probed:
+        for entry in rec["entries"]:
+            memory = entry.get("memory") or {}
+            where = {"file": rec["path"], "entry": entry["entry"]}
+            groups = group_records(entry["entry"], memory, entry["diagnostics"], ranges, every)
+            report["groups"] += [dict(where, **g.to_json()) for g in groups]
+            report["fallbacks"] += [
+                dict(where, **f.__dict__) for f in fallbacks(memory, entry["diagnostics"])
+            ]
+            report["footprints"] += [
+                dict(where, function=function, space=space, bytes=used)
+                for (function, space), used in space_footprints(memory).items()
+            ]
+            if entry["error"] and entry["failed_in"] == "AllocateMemoryAddr":
+                report["errors"].append(dict(where, error=entry["error"]))
+            for shape, dtype, space, size in sizes(memory):
+                ours = allocation_bytes(shape, dtype, space)
+                key = "sized" if ours == size else "missized"
+                report[key].append(dict(where, shape=shape, dtype=dtype, space=space, bytes=size))
+                if key == "missized":
+                    report[key][-1]["skewlsp"] = ours
+    return report
+
+
+def memory_summary(planner: str, report: dict[str, list[Any]]) -> str:
+    """``memory pypto: 12 stage groups x spaces; 3 with a PH-MR-001 hint ...``: how many
+    groups the hints say lost depth, in how many user loops, and whether the IR's
+    buffers show the depth the hint says."""
+    hinted = [g for g in report["groups"] if g["hint"]]
+    compared = Counter(_against_hint(g["depth_seen"], g["hint"]["achieved"]) for g in hinted)
+    made = sum(1 for g in hinted if g["made"])
+    skews = [g for g in report["groups"] if g["skew"]]
+    skewed = sum(1 for g in skews if g["hint"])
+    loops = {(g["loop"], g["entry"]) for g in hinted if g["loop"] and not g["made"]}
+    sized = len(report["sized"])
+    return (
+        f"memory {planner}: {len(report['groups'])} stage groups x spaces, {len(hinted)} "
+        f"with a PH-MR-001 hint: {len(hinted) - made} in {len(loops)} user loops x "
+        f"entries ({skewed} of the {len(skews)} of skewed loops' clones), {made} in loops "
+        f"the compiler made; the IR's depth equals the hint's in {compared['equal']}, is "
+        f"deeper in {compared['deeper']}, shallower in {compared['shallower']}, not "
+        f"measured in {compared['unmeasured']} (no tile of one name in two stages)\n"
+        f"memory {planner}: {len(report['fallbacks'])} legacy-packing warnings, "
+        f"{len(report['errors'])} entries over capacity in AllocateMemoryAddr; InitMemRef "
+        f"sized {sized} of {sized + len(report['missized'])} tiles as skewlsp's init_memref"
+    )
+
+
+def _against_hint(seen: int, achieved: int) -> str:
+    """How the depth the IR shows compares with the depth a hint says."""
+    if seen == 0:
+        return "unmeasured"
+    if seen == achieved:
+        return "equal"
+    return "deeper" if seen > achieved else "shallower"
 
 
 def _is_pipeline_for(node: ast.AST) -> bool:
@@ -231,13 +329,18 @@ def main(argv: list[str] | None = None) -> int:
     files = pipeline_files(args.paths)
     cwd = Path.cwd()
     started = time.monotonic()
-    lines, sections, dumped = [], {"disagree": [], "compiler": [], "unknown": []}, {}
+    sections: dict[str, list[str]] = {"disagree": [], "compiler": [], "unknown": [], "memory": []}
+    lines, dumped = [], {}
+    memory: dict[str, dict[str, list[Any]]] = {}
     for planner in args.planner or PLANNERS:
         results, probed = check_planner(python, files, planner, args.timeout, cwd, args.load_probe)
         if args.save_probe is not None:
             args.save_probe.mkdir(parents=True, exist_ok=True)
             (args.save_probe / f"{planner}.json").write_text(json.dumps(probed) + "\n")
         lines.append(summary(planner, results, probed))
+        memory[planner] = memory_report(probed, list(files))
+        if planner == "pypto":  # under ptoas MemoryReuse leaves slotted loops alone
+            sections["memory"].append(memory_summary(planner, memory[planner]))
         sections["disagree"] += [
             f"  [{planner}] {r.file}:{r.line}: {r.text}" for r in results if r.status == "disagree"
         ]
@@ -248,6 +351,7 @@ def main(argv: list[str] | None = None) -> int:
         "disagree": "disagreements:",
         "compiler": "the compiler also said (skewlint does not model this yet):",
         "unknown": "unknown, and what did not compile:",
+        "memory": "the memory passes, per pipeline stage group (--json: every record):",
     }
     for name, title in titles.items():
         if sections[name] and (name != "unknown" or args.verbose):
@@ -255,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(lines))
     print(f"({time.monotonic() - started:.0f} s, compiler: {python})")
     if args.json is not None:
+        dumped["memory"] = memory
         args.json.write_text(json.dumps(dumped, indent=1) + "\n")
     return 1 if sections["disagree"] else 0
 

@@ -16,7 +16,9 @@ pass was running when the pipeline stopped. A jit entry is specialised from its
 annotations, every scalar parameter without a default left to run time (``pl.RUNTIME``),
 as skewlint sees a parameter. The C++ diagnostics of the memory passes (``PH-MR-001``
 perf hints, warnings) reach stderr; the probe keeps the lines that name MemoryReuse or
-AllocateMemoryAddr.
+AllocateMemoryAddr. It also records the tiles (``memory``) after InitMemRef (each one's
+memory space, bytes, buffer, ``pipeline_membership`` and the loops around it),
+MemoryReuse (the buffer it shares) and AllocateMemoryAddr (where that buffer sits).
 
 The records are the IR's own facts (kind, ``pipeline_stages``, constant bounds, the
 ``for``'s source line from its span, the enclosing function and its type), so that the
@@ -104,6 +106,93 @@ def loop_records(program: Any, ir: Any) -> list[dict[str, Any]]:
     return records
 
 
+# The IR's tiles are recorded after these passes: InitMemRef gives each tile its MemRef and
+# still carries LowerPipelineLoops' ``pipeline_membership`` (MemoryReuse strips it);
+# MemoryReuse decides which tiles share a buffer; AllocateMemoryAddr places the buffers.
+MEMORY_SNAPSHOTS = ("InitMemRef", "MemoryReuse", "AllocateMemoryAddr")
+
+
+def tile_records(program: Any, ir: Any, with_membership: bool) -> list[dict[str, Any]]:
+    """One record per tile-typed assignment that has a MemRef, in program order.
+
+    A tile is named by its function, its variable's name and which assignment of that
+    name it is (``nth``): the passes after InitMemRef rewrite types but keep the
+    statements, so the key finds the same tile in each snapshot. ``loops``: the
+    ``[file, line]`` of the ``for`` statements around it, outermost first (the main
+    loop LowerPipelineLoops keeps at the user's ``for`` line is one). ``membership``:
+    the ``(group, stage)`` pairs of the defining call, with the tile's shape and dtype
+    and its source line (``with_membership`` only: the attr is gone after MemoryReuse).
+    """
+    records: list[dict[str, Any]] = []
+    # pypto prints a dtype as "bfloat16"; the records use its enum name, "BF16".
+    names = [n for n in dir(ir.DataType) if n.isupper() and not n.startswith("DEFAULT")]
+    dtype_names = {str(getattr(ir.DataType, n)): n for n in names}
+
+    class Tiles(ir.IRVisitor):
+        def __init__(self, function: Any) -> None:
+            super().__init__()
+            self.function = function
+            self.loops: list[list[Any]] = []
+            self.seen: dict[str, int] = {}
+
+        def visit_stmt(self, stmt: Any) -> None:
+            super().visit_stmt(stmt)  # see loop_records: keeps the recursion in Python
+
+        def visit_for_stmt(self, op: Any) -> None:
+            self.loops.append([op.span.filename, op.span.begin_line])
+            super().visit_for_stmt(op)
+            self.loops.pop()
+
+        def visit_assign_stmt(self, op: Any) -> None:
+            kind = op.var.type
+            memref = getattr(kind, "memref", None) if isinstance(kind, ir.TileType) else None
+            if memref is not None:
+                name = op.var.name_hint
+                nth = self.seen.get(name, 0)
+                self.seen[name] = nth + 1
+                record = {
+                    "function": self.function.name,
+                    "name": name,
+                    "nth": nth,
+                    "space": kind.memory_space.name,
+                    "bytes": int(memref.size_),
+                    "base": memref.base_.name_hint if memref.base_ is not None else None,
+                    "offset": const(memref.byte_offset_, ir),
+                }
+                if with_membership:
+                    record["shape"] = [const(extent, ir) for extent in kind.shape]
+                    record["dtype"] = dtype_names.get(str(kind.dtype), str(kind.dtype))
+                    attrs = op.value.attrs if isinstance(op.value, ir.Call) else {}
+                    stamp = attrs.get("pipeline_membership")
+                    record["membership"] = str(stamp) if stamp is not None else None
+                    record["file"] = op.span.filename
+                    record["line"] = op.span.begin_line
+                    record["loops"] = list(self.loops)
+                records.append(record)
+            super().visit_assign_stmt(op)
+
+    for function in program.functions.values():
+        Tiles(function).visit_function(function)
+    return records
+
+
+def memory_snapshot(name: str, program: Any, ir: Any) -> dict[str, Any]:
+    """The tiles after one memory pass, and the program's functions (a perf hint names
+    a function by its span)."""
+    return {
+        "tiles": tile_records(program, ir, with_membership=name == "InitMemRef"),
+        "functions": [
+            {
+                "name": f.name,
+                "type": f.func_type.name,
+                "file": f.span.filename,
+                "line": f.span.begin_line,
+            }
+            for f in program.functions.values()
+        ],
+    }
+
+
 @contextlib.contextmanager
 def captured_stderr(lines: list[str]):
     """Route file descriptor 2 (where pypto's C++ logging writes) to a temporary file."""
@@ -182,6 +271,7 @@ def run_pipeline(entry: Any, context: Any, modules: dict[str, Any]) -> dict[str,
     from pypto.ir.compile import _run_pass_pipeline  # noqa: PLC0415 (pypto only here)
 
     snapshots: dict[str, list[dict[str, Any]]] = {}
+    memory: dict[str, dict[str, Any]] = {}
     running = {"pass": ""}
 
     def before(pass_obj: Any, _program: Any) -> None:
@@ -190,11 +280,18 @@ def run_pipeline(entry: Any, context: Any, modules: dict[str, Any]) -> dict[str,
     def after(pass_obj: Any, program: Any) -> None:
         if pass_obj.get_name() in SNAPSHOTS:
             snapshots[pass_obj.get_name()] = loop_records(program, ir)
+        if pass_obj.get_name() in MEMORY_SNAPSHOTS:
+            memory[pass_obj.get_name()] = memory_snapshot(pass_obj.get_name(), program, ir)
 
     instrument = passes.CallbackInstrument(
         before_pass=before, after_pass=after, name="SkewlspProbe"
     )
-    result: dict[str, Any] = {"error": None, "failed_in": None, "snapshots": snapshots}
+    result: dict[str, Any] = {
+        "error": None,
+        "failed_in": None,
+        "snapshots": snapshots,
+        "memory": memory,
+    }
     stderr: list[str] = []
     try:
         with captured_stderr(stderr), passes.PassContext([instrument], **context):

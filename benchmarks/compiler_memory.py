@@ -1,0 +1,355 @@
+"""What the memory passes did to each pipeline stage group, loop by loop: the pure half
+of ``compiler_check.py``'s memory report (no pypto), tested in tests/benchmarks.
+
+LowerPipelineLoops stamps each replicated region's tiles with ``pipeline_membership``
+``(group, stage)``: one group per region (the main loop and the tail are two; see
+``ReplicateBody`` in ``src/ir/transforms/lower_pipeline_loops_pass.cpp``), and the
+skew's clones and AutoTileMatmulL0's K loops are stamped the same way. MemoryReuse
+(``memory_reuse_pass.cpp``, ``IdentifyReuseOpportunities``) keeps a group's concurrent
+clones apart up to an affordable depth per memory space and says so in a
+``PH-MR-001`` perf hint when that depth is below the stages asked for, or warns when a
+space fell back to its legacy packing; AllocateMemoryAddr fails the compile when a
+space overflows.
+
+``compiler_probe.py`` dumps the tiles after InitMemRef (with their membership, their
+source line and the ``for`` statements around them), MemoryReuse (which buffer each
+tile shares) and AllocateMemoryAddr (where each buffer sits). From those and the
+diagnostics this module makes one :class:`GroupRecord` per (function, group, space):
+the stages asked for, the largest tile (the group's slot), the distinct buffers the IR
+really gives the group's clones, the hint's numbers, and the user loop it belongs to
+(a hint names the function only).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+# "[perf_hint PH-MR-001] MemoryReuse: software pipelining requested depth 2 for pipeline
+# group 3 in Right, but only 1 of 2 buffers fit (32768 B per stage, 65536 B free[ after
+# N B reserved]) — ... This operand alone needs ... | The operand would fit ... at F:L:C"
+HINT = re.compile(
+    r"PH-MR-001\].*?requested depth (?P<requested>\d+) for pipeline group (?P<group>\d+) "
+    r"in (?P<space>\w+), but only (?P<achieved>\d+) of \d+ buffers fit "
+    r"\((?P<slot>\d+) B per stage, (?P<free>\d+) B free(?: after (?P<reserved>\d+) B reserved)?\)"
+    r".*? at (?P<file>\S+):(?P<line>\d+):\d+\s*$"
+)
+SLOT_BOUND = "This operand alone needs"
+SKEW_GROUP_BASE = 1 << 20
+# "[warning] ... capacity-gated reuse could not fit memory space Vec at any
+# double-buffering depth; fell back to the legacy packing[ (which also overflows ...)]."
+FALLBACK = re.compile(
+    r"could not fit memory space (?P<space>\w+) .*?fell back to the legacy packing"
+    r"(?P<overflows> \(which also overflows)?.*? at (?P<file>\S+):(?P<line>\d+):\d+\s*$"
+)
+
+
+@dataclass(frozen=True)
+class Hint:
+    """One PH-MR-001 perf hint's numbers, as MemoryReuse printed them."""
+
+    requested: int
+    achieved: int
+    slot: int  # the group's largest tile in the space, aligned
+    free: int  # the space's capacity minus its reserved region
+    reserved: int
+    cause: str  # "slot-bound": the stages alone overflow; "space-pressure": co-residents do
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """A space whose capacity-gated packing fit at no depth (the legacy packing ran)."""
+
+    function: str
+    space: str
+    still_overflows: bool
+
+
+@dataclass(frozen=True)
+class GroupRecord:
+    """One pipeline stage group in one memory space of one function.
+
+    ``stages``: the stages of the group with a tile in this space (what MemoryReuse
+    counts as the requested depth). ``buffers``: the distinct buffers the group's
+    tiles own after MemoryReuse (a view or an in-place result, on its source's buffer
+    from InitMemRef on, is not counted). ``depth_seen``: the depth the IR really
+    gives (:func:`_depth_seen`). ``hint``: the PH-MR-001 hint for the
+    group, if any. ``loop``: ``file:line`` of the user's ``pl.pipeline`` loop the
+    group belongs to (None: not found); ``made``: the group is a loop the compiler
+    made (AutoTileMatmulL0's K loop at a matmul's line), attributed to the user loop
+    around it; ``skew``: the group of a skewed loop's clones (SkewCrossCorePipeline
+    numbers its groups from ``1 << 20``, ``kSkewGroupBase`` in
+    ``skew_cross_core_pipeline_pass.cpp`` line 336).
+    """
+
+    entry: str
+    function: str
+    group: int
+    space: str
+    stages: int
+    slot: int
+    buffers: int
+    depth_seen: int
+    hint: Hint | None
+    loop: str | None
+    made: bool
+    skew: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as ``--json`` writes it."""
+        return asdict(self)
+
+
+# A user loop: (file, line) -> its last line (from the source's `for` statements).
+LoopRanges = Mapping[str, Mapping[int, int]]
+
+
+def memberships(stamp: str | None) -> list[tuple[int, int]]:
+    """``"0:1;2:0"`` -> ``[(0, 1), (2, 0)]``: the (group, stage) pairs of one tile."""
+    pairs = []
+    for part in (stamp or "").split(";"):
+        group, _, stage = part.partition(":")
+        if group.strip().isdigit() and stage.strip().isdigit():
+            pairs.append((int(group), int(stage)))
+    return pairs
+
+
+def parse_hint(line: str) -> tuple[tuple[str, int], int, str, Hint] | None:
+    """A PH-MR-001 line as ((file, function line), group, space, numbers)."""
+    found = HINT.search(line)
+    if found is None:
+        return None
+    cause = "slot-bound" if SLOT_BOUND in line else "space-pressure"
+    hint = Hint(
+        requested=int(found["requested"]),
+        achieved=int(found["achieved"]),
+        slot=int(found["slot"]),
+        free=int(found["free"]),
+        reserved=int(found["reserved"] or 0),
+        cause=cause,
+    )
+    return (found["file"], int(found["line"])), int(found["group"]), found["space"], hint
+
+
+def _function_at(functions: Iterable[Mapping[str, Any]], place: tuple[str, int]) -> list[str]:
+    """The functions a diagnostic's span names, in the program's order: several may
+    share one (an AIV function and its SPMD wrapper, the copies of an outlined scope)."""
+    return [f["name"] for f in functions if (f["file"], f["line"]) == place]
+
+
+def _innermost_loop(
+    positions: list[tuple[str, int]], ranges: LoopRanges
+) -> tuple[str, int] | None:
+    """The innermost user loop whose lines hold every position (all in one file)."""
+    files = {file for file, _ in positions}
+    if len(files) != 1:
+        return None
+    file = files.pop()
+    lines = [line for _, line in positions]
+    holding = [
+        (end - start, start)
+        for start, end in ranges.get(file, {}).items()
+        if all(start <= line <= end for line in lines)
+    ]
+    return (file, min(holding)[1]) if holding else None
+
+
+def _position(tile: Mapping[str, Any], ranges: LoopRanges) -> tuple[str, int] | None:
+    """Where a tile sits in the user's source: its own line in a file with loops, else
+    the innermost ``for`` around it in one (a helper's tile, inlined at its call)."""
+    if tile.get("file") in ranges:
+        return tile["file"], tile["line"]
+    for file, line in reversed(tile.get("loops") or []):
+        if file in ranges:
+            return file, line
+    return None
+
+
+def _is_made(tiles: list[Mapping[str, Any]], ranges: LoopRanges, for_lines: LoopRanges) -> bool:
+    """A group whose tiles all sit in a loop at a line with no ``for``: a loop the
+    compiler made (AutoTileMatmulL0 puts its K loop at the matmul's line)."""
+    innermost = [tuple(t["loops"][-1]) for t in tiles if t.get("loops")]
+    if len(innermost) != len(tiles) or len(set(innermost)) != 1:
+        return False
+    file, line = innermost[0]
+    return file in ranges and line not in for_lines.get(file, {})
+
+
+def _views(tiles: Iterable[Mapping[str, Any]]) -> set[tuple[str, str, int]]:
+    """The tiles InitMemRef put on a buffer an earlier tile of their function holds."""
+    seen: set[tuple[str, str | None]] = set()
+    views = set()
+    for tile in tiles:
+        key = (tile["function"], tile["base"])
+        if key in seen:
+            views.add((tile["function"], tile["name"], tile["nth"]))
+        seen.add(key)
+    return views
+
+
+def _depth_seen(
+    tiles: list[tuple[Mapping[str, Any], int, str | None]], group: int, slot: int
+) -> int:
+    """The depth the IR really gives the group: for each source tile of the group's
+    largest size among those owning their buffer (its name, and its stages in the
+    other groups it belongs to: the clones an outer replication made), the nearest
+    two of its stages that share a buffer are that many apart (every stage apart when
+    none share); the fewest over such tiles (0: no such tile is in two stages).
+
+    That is what MemoryReuse's residue rule promises for depth F: clones fewer than F
+    stages apart never share. Clones may still hold distinct buffers beyond F when
+    their lifetimes overlap in program order (an accumulator kept across the clones).
+    """
+    owned = [tile["bytes"] for tile, _, base in tiles if base is not None]
+    slot = max(owned, default=slot)  # the largest tile with a buffer of its own
+    by_source: dict[tuple[Any, ...], dict[int, str | None]] = {}
+    for tile, stage, base in tiles:
+        if tile["bytes"] != slot or base is None:
+            continue
+        others = tuple(p for p in memberships(tile.get("membership")) if p[0] != group)
+        by_source.setdefault((tile["name"], others), {})[stage] = base
+    if len({stage for _, stage, _ in tiles}) == 1:
+        return 1
+    depths = []
+    for bases in by_source.values():
+        stages = sorted(bases)
+        if len(stages) < 2:
+            continue  # a tile of one stage shows nothing of depth
+        gaps = [
+            later - earlier
+            for i, earlier in enumerate(stages)
+            for later in stages[i + 1 :]
+            if bases[earlier] == bases[later]
+        ]
+        depths.append(min(gaps) if gaps else len(stages))
+    return min(depths, default=0)
+
+
+def group_records(
+    entry: str,
+    memory: Mapping[str, Mapping[str, Any]],
+    diagnostics: Iterable[str],
+    ranges: LoopRanges,
+    for_lines: LoopRanges | None = None,
+) -> list[GroupRecord]:
+    """One record per (function, group, space) of an entry's stamped tiles.
+
+    ``memory``: the probe's snapshots (``InitMemRef``, ``MemoryReuse``); ``ranges``:
+    each file's user ``pl.pipeline`` loops (``for`` line -> last line); ``for_lines``:
+    every ``for`` statement of each file (default: those loops), to tell a loop the
+    compiler made from a user's.
+    """
+    init = memory.get("InitMemRef", {}).get("tiles", [])
+    reused = {
+        (t["function"], t["name"], t["nth"]): t["base"]
+        for t in memory.get("MemoryReuse", {}).get("tiles", [])
+    }
+    groups: dict[tuple[str, int, str], list[tuple[Mapping[str, Any], int, str | None]]] = {}
+    # A tile on a buffer an earlier tile already had at InitMemRef (a view, an in-place
+    # result) shares it by construction, not by MemoryReuse: it says nothing of depth.
+    views = _views(init)
+    for tile in init:
+        base = reused.get((tile["function"], tile["name"], tile["nth"]), tile["base"])
+        if (tile["function"], tile["name"], tile["nth"]) in views:
+            base = None
+        for group, stage in memberships(tile.get("membership")):
+            key = (tile["function"], group, tile["space"])
+            groups.setdefault(key, []).append((tile, stage, base))
+    hints = _hints_by_group(memory, diagnostics, set(groups))
+    # A group is one replicated region, in every space: made or not is decided over all
+    # of its tiles (a user loop's clones hold the K loops the compiler made in them).
+    whole: dict[tuple[str, int], list[Mapping[str, Any]]] = {}
+    for (function, group, _), tiles in groups.items():
+        whole.setdefault((function, group), []).extend(tile for tile, _, _ in tiles)
+    made = {key: _is_made(tiles, ranges, for_lines or ranges) for key, tiles in whole.items()}
+    records = []
+    for (function, group, space), tiles in sorted(groups.items()):
+        slot = max(tile["bytes"] for tile, _, _ in tiles)
+        members = [tile for tile, _, _ in tiles]
+        positions = [p for p in (_position(t, ranges) for t in members) if p is not None]
+        loop = _innermost_loop(positions, ranges) if len(positions) == len(members) else None
+        records.append(
+            GroupRecord(
+                entry=entry,
+                function=function,
+                group=group,
+                space=space,
+                stages=len({stage for _, stage, _ in tiles}),
+                slot=slot,
+                buffers=len({base for _, _, base in tiles if base is not None}),
+                depth_seen=_depth_seen(tiles, group, slot),
+                hint=hints.get((function, group, space)),
+                loop=f"{loop[0]}:{loop[1]}" if loop else None,
+                made=made[(function, group)],
+                skew=group >= SKEW_GROUP_BASE,
+            )
+        )
+    return records
+
+
+def _hints_by_group(
+    memory: Mapping[str, Mapping[str, Any]],
+    diagnostics: Iterable[str],
+    stamped: set[tuple[str, int, str]],
+) -> dict[tuple[str, int, str], Hint]:
+    """The PH-MR-001 hints by (function, group, space). A hint names its function by
+    the function's span, which copies of one function share; MemoryReuse runs over the
+    functions in the program's order, so the n-th hint for a (span, group, space) is
+    the n-th function there with that group in that space (``stamped``)."""
+    functions = memory.get("InitMemRef", {}).get("functions", [])
+    found: dict[tuple[str, int, str], Hint] = {}
+    for line in diagnostics:
+        parsed = parse_hint(line)
+        if parsed is None:
+            continue
+        place, group, space, hint = parsed
+        for name in _function_at(functions, place):
+            key = (name, group, space)
+            if key in stamped and key not in found:
+                found[key] = hint
+                break
+    return found
+
+
+def fallbacks(
+    memory: Mapping[str, Mapping[str, Any]], diagnostics: Iterable[str]
+) -> list[Fallback]:
+    """The legacy-packing warnings of an entry, by function and space."""
+    functions = memory.get("InitMemRef", {}).get("functions", [])
+    found = []
+    for line in diagnostics:
+        hit = FALLBACK.search(line)
+        if hit is None:
+            continue
+        named = _function_at(functions, (hit["file"], int(hit["line"])))
+        found.append(Fallback(named[0] if named else "?", hit["space"], bool(hit["overflows"])))
+    return found
+
+
+def space_footprints(memory: Mapping[str, Mapping[str, Any]]) -> dict[tuple[str, str], int]:
+    """Each (function, space)'s high-water mark after AllocateMemoryAddr: the end of
+    its last buffer (the address a tile got plus its bytes)."""
+    ends: dict[tuple[str, str], int] = {}
+    for tile in memory.get("AllocateMemoryAddr", {}).get("tiles", []):
+        if tile.get("offset") is None:
+            continue
+        key = (tile["function"], tile["space"])
+        ends[key] = max(ends.get(key, 0), tile["offset"] + tile["bytes"])
+    return ends
+
+
+def sizes(memory: Mapping[str, Mapping[str, Any]]) -> list[tuple[tuple[int, ...], str, str, int]]:
+    """Each tile InitMemRef gave a buffer of its own, with a static shape: (shape,
+    dtype, space, the bytes the compiler gave it). A view (a tile on a buffer an
+    earlier tile of its function holds) is left out: its size is its source's."""
+    found = []
+    seen: set[tuple[str, str | None]] = set()
+    for tile in memory.get("InitMemRef", {}).get("tiles", []):
+        key = (tile["function"], tile["base"])
+        shape = tile.get("shape")
+        if key not in seen and shape and None not in shape:
+            found.append((tuple(shape), tile["dtype"], tile["space"], tile["bytes"]))
+        seen.add(key)
+    return found

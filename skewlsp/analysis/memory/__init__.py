@@ -1,0 +1,14 @@
+"""The memory passes after the lowering (pass docs 31, 33 and 34), per core function.
+
+Not wired into any report yet: each module is a pure function from a function's tiles
+to that pass's result, for the function-level stage of the driver to call.
+
+- :mod:`.chip`: the on-chip memories of each backend (capacity, alignment);
+- 31 InitMemRef: :mod:`.init_memref` (a tile's bytes, its buffer);
+- 33 MemoryReuse: :mod:`.memory_reuse` (the pipeline-stage guard: the depth a
+  ``stage=`` really buys, the PH-MR-001 hint, the legacy fallback);
+- 34 AllocateMemoryAddr: :mod:`.allocate_memory_addr` (where the buffers sit, and the
+  overflow that fails the compile);
+- :mod:`.function_tiles`: a function's stage-group tiles from the analysis' records of
+  its loops (their loads and lowering), the input of the two above.
+"""

@@ -1,0 +1,101 @@
+"""A function's stage-group tiles from the analysis' own records of its loops, through
+MemoryReuse and AllocateMemoryAddr, against what pypto e2d0f78ae did to the kernels of
+tests/fixtures/memory/models/mem_llm (default planner, Ascend910B)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skewlsp.analysis.memory.allocate_memory_addr import allocate_memory_addr
+from skewlsp.analysis.memory.function_tiles import (
+    ReplicatedLoop,
+    TileOrigin,
+    function_tiles,
+)
+from skewlsp.analysis.memory.memory_reuse import LegacyFallback, ReuseTile, memory_reuse
+from skewlsp.api import analyse
+from skewlsp.common.resolver import RecordingResolver
+from skewlsp.contract import SlotLoad
+
+MEM_LLM = Path(__file__).resolve().parents[2] / "fixtures" / "memory" / "models" / "mem_llm"
+
+
+def replicated(function: str) -> ReplicatedLoop:
+    """The analysis' record of the one loop of ``function`` in vector.py."""
+    path = MEM_LLM / "vector.py"
+    reports = analyse(path.read_text(), str(path), resolver=RecordingResolver((MEM_LLM,)))
+    (report,) = [r for r in reports if r.function == function]
+    assert report.lowering is not None and report.slot_loads is not None
+    lowering = report.lowering
+    return ReplicatedLoop(report.slot_loads, lowering.stage, lowering.main_trip, lowering.tail)
+
+
+def vec_footprint(loops: list[ReplicatedLoop]):
+    found = function_tiles(loops)
+    assert found is not None
+    result = memory_reuse(found.tiles)
+    slots = [max(found.tiles[i].bytes for i in members) for members in result.buffers["Vec"]]
+    return result, allocate_memory_addr({"Vec": slots})
+
+
+def test_four_wide_loads_overflow_vec_as_the_compiler_says():
+    # The compiler: a legacy-packing warning, then "Vec buffer usage (262144 bytes)
+    # exceeds platform limit (188416 bytes)" in AllocateMemoryAddr.
+    result, placed = vec_footprint([replicated("four_stages_of_wide_rows")])
+    assert result.fallbacks == (LegacyFallback("Vec", still_overflows=True, warned=True),)
+    (overflow,) = placed.overflows
+    assert overflow.message == "Vec buffer usage (262144 bytes) exceeds platform limit (188416 bytes)"
+
+
+def test_two_stages_whose_sum_is_written_over_the_load_use_what_the_compiler_used():
+    # The compiler placed two_stages_fit's Vec buffers up to 65536.
+    result, placed = vec_footprint([replicated("two_stages_fit")])
+    assert placed.used == {"Vec": 65536}
+    assert result.hints == ()
+
+
+def test_the_loads_of_four_widened_stages_take_four_buffers_as_in_the_compiler():
+    # The compiler: four 24 KB load buffers and one 48 KB buffer for the widened rows
+    # (147456 in all); the widened rows are computed tiles, not known here yet.
+    _, placed = vec_footprint([replicated("four_widened_stages")])
+    assert placed.used == {"Vec": 4 * 24576}
+
+
+def test_a_remainder_is_a_group_of_its_own_after_the_main_loop():
+    # LowerPipelineLoops numbers one group per replicated region: pypto stamped the
+    # main clones of pypto-lib deepseek_v4_pro/hc_post.py's stage=2 loop "1:0" and
+    # "1:1", and its one-copy remainder "2:0".
+    load = SlotLoad("t", "Vec", 14336)
+    found = function_tiles([ReplicatedLoop((load,), stage=2, main_trip=1, tail=1)])
+    assert found is not None
+    assert [t.membership for t in found.tiles] == [((0, 0),), ((0, 1),), ((1, 0),)]
+    assert found.origins[2] == TileOrigin(0, "tail", 0, "t")
+    # the main loop's two loads are live together; the remainder's starts after them
+    main0, main1, tail = (t.live for t in found.tiles)
+    assert main0[1] > main1[0] and tail[0] >= max(main0[1], main1[1])
+
+
+def test_each_clones_loads_are_live_until_its_own_compute():
+    loads = (SlotLoad("x", "Mat", 4096), SlotLoad("w", "Mat", 32768))
+    found = function_tiles([ReplicatedLoop(loads, stage=2, main_trip=2)])
+    assert found is not None
+    assert found.tiles == (
+        ReuseTile("Mat", 4096, (0, 4), ((0, 0),), load=True),
+        ReuseTile("Mat", 32768, (1, 4), ((0, 0),), load=True),
+        ReuseTile("Mat", 4096, (2, 5), ((0, 1),), load=True),
+        ReuseTile("Mat", 32768, (3, 5), ((0, 1),), load=True),
+    )
+
+
+def test_a_load_with_no_static_size_leaves_the_function_unknown():
+    unknown = SlotLoad("t", "Vec", None, unknown="`ROWS`")
+    assert function_tiles([ReplicatedLoop((unknown,), stage=2, main_trip=2)]) is None
+
+
+def test_the_remainders_copies_keep_their_order():
+    # CanonicalizeIOOrder reorders only the main loop's body: a remainder copy's load
+    # is read before the next copy's is made.
+    load = SlotLoad("t", "Vec", 65536)
+    found = function_tiles([ReplicatedLoop((load,), stage=4, main_trip=0, tail=3)])
+    assert found is not None
+    assert [t.live for t in found.tiles] == [(0, 1), (2, 3), (4, 5)]

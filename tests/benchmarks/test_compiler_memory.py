@@ -1,0 +1,173 @@
+"""How the compiler check reads what the memory passes did to each pipeline stage group.
+
+``data/memory_probe.json`` is what ``benchmarks/compiler_probe.py`` printed for five
+entries of tests/fixtures/memory/models/mem_llm (``cube.py``'s ``wide_right_operand``
+and ``int8_projection``, ``vector.py``'s ``beside_a_resident_row``,
+``four_widened_stages`` and ``four_stages_of_wide_rows``) compiled by pypto e2d0f78ae
+under the default planner: the loop snapshots left out, the log's time stamps cut off,
+the fixture's directory written ``@MEM_LLM@`` (put back below, so the check reads the
+kernels' own loops). The numbers asserted on it are the compiler's: re-record the dump
+when a fixture kernel moves. The last two cases use records written by hand in the
+probe's form (a view, a skewed loop's group). No pypto is needed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from benchmarks.compiler_check import memory_report, memory_summary, source_loops
+from benchmarks.compiler_memory import (
+    Fallback,
+    Hint,
+    fallbacks,
+    group_records,
+    memberships,
+    parse_hint,
+    space_footprints,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+MEM_LLM = ROOT / "tests" / "fixtures" / "memory" / "models" / "mem_llm"
+DUMP = Path(__file__).parent / "data" / "memory_probe.json"
+
+
+def probed() -> list[dict]:
+    return json.loads(DUMP.read_text().replace("@MEM_LLM@", str(MEM_LLM)))
+
+
+def entry(name: str) -> dict:
+    return next(e for rec in probed() for e in rec["entries"] if e["entry"] == name)
+
+
+def records(name: str) -> dict[tuple[int, str], object]:
+    """The entry's group records by (group, space)."""
+    ranges, every = source_loops(sorted(MEM_LLM.glob("*.py")))
+    found = entry(name)
+    groups = group_records(name, found["memory"], found["diagnostics"], ranges, every)
+    return {(g.group, g.space): g for g in groups}
+
+
+def test_a_tile_of_an_inner_loop_cloned_by_an_outer_one_is_in_both_groups():
+    assert memberships("0:1;1:0") == [(0, 1), (1, 0)]
+    assert memberships(None) == []
+
+
+def test_a_hint_whose_stages_alone_overflow_the_space_is_slot_bound():
+    line = entry("four_widened_stages")["diagnostics"][0]
+    place, group, space, hint = parse_hint(line)
+    assert (place[0], place[1], group, space) == (str(MEM_LLM / "vector.py"), 60, 0, "Vec")
+    assert hint == Hint(
+        requested=4, achieved=1, slot=49152, free=188416, reserved=0, cause="slot-bound"
+    )
+
+
+def test_a_hint_whose_group_would_fit_alone_is_space_pressure():
+    (line,) = entry("beside_a_resident_row")["diagnostics"]
+    _, _, _, hint = parse_hint(line)
+    assert (hint.requested, hint.achieved, hint.slot, hint.cause) == (
+        4,
+        2,
+        32768,
+        "space-pressure",
+    )
+
+
+def test_a_group_in_an_inline_helper_belongs_to_the_helpers_loop():
+    group = records("beside_a_resident_row")[(0, "Vec")]
+    assert group.loop == f"{MEM_LLM / 'helpers.py'}:18"
+    assert (group.stages, group.slot, group.buffers) == (4, 32768, 6)
+    assert group.hint is not None and group.hint.achieved == 2
+    assert group.depth_seen == 2  # stages 0 and 2 share a buffer, 1 and 3 another
+
+
+def test_the_k_loop_autotilematmull0_made_is_attributed_to_the_user_loop_around_it():
+    groups = records("wide_right_operand")
+    k_loop, user_loop = groups[(0, "Right")], groups[(1, "Right")]
+    assert k_loop.made and not user_loop.made
+    assert k_loop.loop == user_loop.loop == f"{MEM_LLM / 'cube.py'}:45"
+
+
+def test_the_ir_may_keep_stages_apart_that_the_hint_says_share():
+    # Both Right groups were shed to depth 1 (the hint), but the K loop's two 32 KB
+    # operands are live together in program order, so they keep two buffers; the user
+    # loop's two clones do share them.
+    groups = records("wide_right_operand")
+    k_loop, user_loop = groups[(0, "Right")], groups[(1, "Right")]
+    assert (k_loop.hint.achieved, k_loop.depth_seen) == (1, 2)
+    assert (user_loop.hint.achieved, user_loop.depth_seen) == (1, 1)
+
+
+def test_a_group_that_fits_gets_no_hint():
+    group = records("wide_right_operand")[(1, "Mat")]
+    assert group.hint is None
+    assert group.depth_seen == 2
+
+
+def test_a_space_that_fits_at_no_depth_is_a_legacy_fallback():
+    found = entry("four_stages_of_wide_rows")
+    assert fallbacks(found["memory"], found["diagnostics"]) == [Fallback("wide", "Vec", True)]
+
+
+def test_a_footprint_is_the_end_of_the_last_buffer_allocatememoryaddr_placed():
+    found = entry("beside_a_resident_row")
+    # four 16 KB loads, two 32 KB widened rows (depth 2) and the 32 KB resident row
+    assert space_footprints(found["memory"]) == {("scaled", "Vec"): 163840}
+
+
+def test_the_report_counts_hints_by_whether_the_ir_agrees_and_lists_overflows():
+    report = memory_report(probed(), sorted(MEM_LLM.glob("*.py")))
+    assert [e["entry"] for e in report["errors"]] == ["four_stages_of_wide_rows"]
+    assert "Vec buffer usage (262144 bytes)" in report["errors"][0]["error"]
+    line = memory_summary("pypto", report)
+    assert "4 with a PH-MR-001 hint: 3 in 3 user loops x entries" in line
+    assert "1 in loops the compiler made" in line
+    assert "equals the hint's in 3, is deeper in 1, shallower in 0" in line
+    assert "1 legacy-packing warnings, 1 entries over capacity in AllocateMemoryAddr" in line
+
+
+def test_every_buffer_initmemref_sized_is_sized_alike_by_skewlsp():
+    report = memory_report(probed(), sorted(MEM_LLM.glob("*.py")))
+    assert report["missized"] == []
+    # cube.py int8_projection's accumulator: 16 INT32 rows take 32 in L0C on the 910B
+    accumulator = {"shape": (16, 128), "dtype": "INT32", "space": "Acc", "bytes": 16384}
+    assert any(accumulator.items() <= record.items() for record in report["sized"])
+
+
+def stamped(name: str, nth: int, base: str, membership: str, size: int = 4096) -> dict:
+    """A tile as the probe records it after InitMemRef (hand-written, in its form)."""
+    return {
+        "function": "k",
+        "name": name,
+        "nth": nth,
+        "space": "Vec",
+        "bytes": size,
+        "base": base,
+        "offset": 0,
+        "membership": membership,
+        "file": "/repo/k.py",
+        "line": 12,
+        "loops": [["/repo/k.py", 10]],
+    }
+
+
+def test_an_in_place_result_on_its_sources_buffer_says_nothing_of_depth():
+    # stage 1's accumulator is written over stage 0's (InitMemRef gives it that buffer):
+    # not a depth MemoryReuse took; the loads' two buffers are the group's depth.
+    init = [
+        stamped("t", 0, "mem_vec_0", "0:0"),
+        stamped("acc", 0, "mem_vec_1", "0:0"),
+        stamped("t", 1, "mem_vec_2", "0:1"),
+        stamped("acc", 1, "mem_vec_1", "0:1"),
+    ]
+    memory = {"InitMemRef": {"tiles": init}, "MemoryReuse": {"tiles": init}}
+    (group,) = group_records("e", memory, [], {"/repo/k.py": {10: 13}})
+    assert (group.buffers, group.depth_seen) == (3, 2)
+    assert group.loop == "/repo/k.py:10"
+
+
+def test_a_skewed_loops_clones_are_numbered_from_two_to_the_twentieth():
+    init = [stamped("t", 0, "mem_vec_0", "1048576:0"), stamped("t", 1, "mem_vec_1", "1048576:1")]
+    memory = {"InitMemRef": {"tiles": init}, "MemoryReuse": {"tiles": init}}
+    (group,) = group_records("e", memory, [], {"/repo/k.py": {10: 13}})
+    assert group.skew and group.group == 1 << 20
