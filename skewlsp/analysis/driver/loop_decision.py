@@ -30,17 +30,16 @@ from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import Interval, Opaque
 from skewlsp.analysis.lower_pipeline.slot_loads import slot_loads
-from skewlsp.analysis.lower_pipeline.slot_tensors import LoopSurroundings, surroundings
-from skewlsp.analysis.passes.expand_mixed_kernel.move_reuse import operand_moves
+from skewlsp.analysis.passes.body import Body, BodyContext, InnerSkew, Stmt
+from skewlsp.analysis.passes.convert_tensor_to_tile_ops import LoopSurroundings, surroundings
+from skewlsp.analysis.passes.convert_to_ssa import resolve
+from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import OutsideSides, param_sides
 from skewlsp.analysis.passes.header import bounds_of, fold_bound, loop_target, stage_of
-from skewlsp.analysis.passes.loop_body import (
-    Body,
-    BodyContext,
-    InnerSkew,
-    Stmt,
-    normalise,
-    resolve,
-)
+from skewlsp.analysis.passes.infer_tile_memory_space import operand_moves
+from skewlsp.analysis.passes.loop_body import normalise
+from skewlsp.analysis.passes.lower_auto_vector_split import opens_lane_regions
+from skewlsp.analysis.passes.outline_incore_scopes import OutlinedScope, outlined_scope
+from skewlsp.analysis.passes.split_vector_kernel import any_split, dual_aiv_dispatch
 from skewlsp.analysis.report.advice import depth_advice
 from skewlsp.analysis.report.assemble import loop_report, scalar_across
 from skewlsp.analysis.skew_cross_core_pipeline import per_core
@@ -113,7 +112,7 @@ class LoopDecisions:
         self.body_checks: dict[int, BodyChecks] = {}  # per loop
         # Per function and whether its body is InCore (a helper's call sites differ only
         # there): the sides are syntactic, so one walk serves every copy decided apart.
-        self.outside: dict[tuple[int, bool], per_core.OutsideSides] = {}
+        self.outside: dict[tuple[int, bool], OutsideSides] = {}
         self.deciding_copy = 0  # >0 while a pl.unroll copy other than the first is decided
         # Per function and whether its body is InCore: the tensors in scope at each loop.
         self.slot_surroundings: dict[tuple[int, bool], dict[int, LoopSurroundings]] = {}
@@ -361,7 +360,7 @@ class LoopDecisions:
         walked = self._outside_sides(fn) if fn else None
         outside = walked.before(loop) if walked else {}
         made_before = walked.moves_before(loop) if walked else frozenset()
-        scope = per_core.outlined_scope(fn, loop, self.made, self._function_incore) if fn else None
+        scope = outlined_scope(fn, loop, self.made, self._function_incore) if fn else None
         copies = 2 if scope is not None and self._dual_aiv_dispatch(loop, scope) else 1
         return per_core.per_core(
             stmts,
@@ -376,21 +375,21 @@ class LoopDecisions:
             (lambda: self._scope_multiplies(scope.node)) if scope else (lambda: False),
         )
 
-    def _outside_sides(self, fn: cst.FunctionDef) -> per_core.OutsideSides:
+    def _outside_sides(self, fn: cst.FunctionDef) -> OutsideSides:
         """One walk of the function serves every loop in it, in every copy of it."""
         key = (id(fn), self._function_incore)
         found = self.outside.get(key)
         if found is None:
-            found = self.outside[key] = per_core.OutsideSides(
+            found = self.outside[key] = OutsideSides(
                 body_statements(fn.body),
-                per_core.param_sides(fn),
+                param_sides(fn),
                 self.made,
                 operand_moves,
                 self._function_incore,
             )
         return found
 
-    def _dual_aiv_dispatch(self, loop: cst.For, scope: per_core.OutlinedScope) -> bool:
+    def _dual_aiv_dispatch(self, loop: cst.For, scope: OutlinedScope) -> bool:
         """Whether the compiler runs this loop's vector copy twice (once per loop).
 
         A loop spliced from an inline helper is outlined from the caller's scope: the
@@ -398,9 +397,9 @@ class LoopDecisions:
         """
         known = self.dual_aiv.get(id(loop))
         if known is None:
-            known = per_core.dual_aiv_dispatch(
+            known = dual_aiv_dispatch(
                 scope, self._lane_regions(scope.node)
-            ) and not per_core.any_split(self.call_headers)
+            ) and not any_split(self.call_headers)
             self.dual_aiv[id(loop)] = known
         return known
 
@@ -417,7 +416,7 @@ class LoopDecisions:
             return False
         found = self.lane_regions.get(id(scope))
         if found is None:
-            found = self.lane_regions[id(scope)] = per_core.opens_lane_regions(scope)
+            found = self.lane_regions[id(scope)] = opens_lane_regions(scope)
         return found
 
 

@@ -17,8 +17,8 @@ from skewlsp.analysis.frontend.reads import ModuleRead
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.lower_pipeline.lowering import Enclosing
 from skewlsp.analysis.passes.inline_functions.call_sites import CallSite
+from skewlsp.analysis.passes.split_vector_kernel import any_split
 from skewlsp.analysis.reuse.unit_cache import SiteKey, UnitCache
-from skewlsp.analysis.skew_cross_core_pipeline import per_core
 from skewlsp.contract import LoopReport, Resolver
 
 
@@ -83,7 +83,7 @@ class SiteMemo:
             tuple(sorted(site.values.items())),
             site.shown,
             site.incore,
-            per_core.any_split(site.headers),
+            any_split(site.headers),
             tuple(sorted(site.specialized.items())),
             site.nested,
             outside,

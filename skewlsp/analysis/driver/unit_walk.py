@@ -50,12 +50,12 @@ from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import CallSiteValue, Interval, code_of
 from skewlsp.analysis.lower_pipeline.lowering import Enclosing
+from skewlsp.analysis.passes.body import BodyContext, loop_bounds
 from skewlsp.analysis.passes.inline_functions.call_sites import (
     CallSite,
     call_sites,
     is_inline_helper,
 )
-from skewlsp.analysis.passes.loop_body import BodyContext, loop_bounds
 from skewlsp.analysis.report.assemble import at_call
 from skewlsp.analysis.report.informative import DecisiveNames
 from skewlsp.analysis.reuse.unit_cache import SiteKey

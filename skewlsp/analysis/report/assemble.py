@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 import libcst as cst
 
 from skewlsp.analysis.frontend.op_registry import CUBE, VECTOR
+from skewlsp.analysis.passes.body import Stmt
 from skewlsp.analysis.passes.expand_mixed_kernel.core_split import ScalarAcross, message_core
-from skewlsp.analysis.passes.loop_body import Stmt
 from skewlsp.analysis.skew_cross_core_pipeline import fifo_order
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision
 from skewlsp.analysis.source.tree_text import MadeTrees

@@ -21,12 +21,11 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from skewlsp.analysis.frontend import dsl, op_registry
+from skewlsp.analysis.frontend import op_registry
 from skewlsp.analysis.frontend.constants import code_of
-from skewlsp.analysis.frontend.names import body_statements
-from skewlsp.analysis.frontend.op_registry import CUBE, GM, VECTOR, op_leaf
-from skewlsp.analysis.frontend.scope import is_split_aiv_region, opens_incore_scope
-from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import OutsideSides, param_sides
+from skewlsp.analysis.frontend.op_registry import op_leaf
+from skewlsp.analysis.passes.body import BodyContext, InnerSkew, Stmt
+from skewlsp.analysis.passes.convert_to_ssa import resolve
 from skewlsp.analysis.passes.expand_mixed_kernel.core_split import (
     ScalarAcross,
     fence_values,
@@ -34,31 +33,12 @@ from skewlsp.analysis.passes.expand_mixed_kernel.core_split import (
     scalars_across,
     split_body,
 )
-from skewlsp.analysis.passes.expand_mixed_kernel.move_reuse import shared_moves
-from skewlsp.analysis.passes.loop_body import BodyContext, InnerSkew, Stmt, resolve
+from skewlsp.analysis.passes.infer_tile_memory_space import shared_moves
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision, LoopHeader, decide
 from skewlsp.analysis.source.positions import shown_by_first_line
 from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import CONSUMER, CORE_NAMES, CoreResult
-
-__all__ = [
-    "CUBE",
-    "GM",
-    "VECTOR",
-    "NestedPipelines",
-    "OutlinedScope",
-    "OutsideSides",
-    "PerCore",
-    "ScalarAcross",
-    "dual_aiv_dispatch",
-    "outlined_scope",
-    "param_sides",
-    "per_core",
-    "opens_lane_regions",
-    "scope_multiplies",
-    "split_body",
-]
 
 _NO_CROSSING = "no boundary crossing at the top level"
 
@@ -90,30 +70,6 @@ class PerCore:
     scalars_across: tuple[ScalarAcross, ...] = ()  # SKW061
 
 
-@dataclass(frozen=True)
-class OutlinedScope:
-    """Where a loop is outlined to: the innermost InCore scope around it (every
-    ``pl.at(CORE_GROUP)`` / ``pl.spmd`` scope, one inside another too, is a function of
-    its own), else the function itself; and the headers that can set its split mode."""
-
-    node: cst.CSTNode  # the scope statement, or the function's body
-    headers: tuple[cst.CSTNode, ...]
-
-
-def outlined_scope(
-    fn: cst.FunctionDef, loop: cst.For, made: MadeTrees | None, incore: bool = False
-) -> OutlinedScope:
-    """``loop``'s outlined scope in ``fn`` (``incore``: ``fn``'s body already runs in an
-    InCore scope, so a ``pl.split_aiv`` region in it opens none; ``made``: the trees the
-    analysis made)."""
-    around = _around(body_statements(fn.body), loop) or []
-    scopes = _scopes(around, made, incore)
-    if scopes:
-        return OutlinedScope(around[scopes[-1]], tuple(_headers(around[scopes[-1] :])))
-    decorators = [d.decorator for d in fn.decorators]
-    return OutlinedScope(fn.body, (*decorators, *_headers(around)))
-
-
 def scope_multiplies(scope: cst.CSTNode, made: MadeTrees | None) -> bool:
     """Whether the outlined scope calls a cube op (the matmul family).
 
@@ -131,96 +87,6 @@ def scope_multiplies(scope: cst.CSTNode, made: MadeTrees | None) -> bool:
         type(node) is cst.Call and op_leaf(node) in op_registry.CUBE_OPS  # type: ignore[arg-type]
         for node in walk(scope)
     )
-
-
-def opens_lane_regions(scope: cst.CSTNode) -> bool:
-    """Whether the outlined scope opens a ``pl.split_aiv`` region (manual mode)."""
-    return any(is_split_aiv_region(node) for node in walk(scope))
-
-
-def dual_aiv_dispatch(scope: OutlinedScope, lane_regions: bool) -> bool:
-    """Whether the vector copy of a loop outlined to ``scope`` runs as two identical copies.
-
-    Without a split mode on the outlined scope (no ``pl.split(...)``, or
-    ``pl.split(pl.SplitMode.NONE)``, or ``attrs={"split": pl.SplitMode.NONE}``) the
-    a2a3 backend dispatches the AIV function on both vector lanes: two copies, one
-    verdict. A ``pl.split_aiv`` region in that function puts it in manual mode:
-    SplitVectorKernel marks the AIV function to run on both lanes as it is, one copy.
-    """
-    if lane_regions:
-        return False
-    return not any(_splits(header) for header in scope.headers)
-
-
-def _scopes(around: Sequence[cst.CSTNode], made: MadeTrees | None, incore: bool) -> list[int]:
-    """The indices of the statements of ``around`` that open an InCore scope."""
-    found: list[int] = []
-    for k, stmt in enumerate(around):
-        if opens_incore_scope(stmt, made, incore):
-            found.append(k)
-            incore = True
-    return found
-
-
-def _headers(statements: Sequence[cst.CSTNode]) -> list[cst.CSTNode]:
-    """The headers of the ``with``/``for`` statements among ``statements``."""
-    headers: list[cst.CSTNode] = []
-    for stmt in statements:
-        if isinstance(stmt, cst.With):
-            headers += [item.item for item in stmt.items]
-        elif isinstance(stmt, cst.For):
-            headers.append(stmt.iter)
-    return headers
-
-
-_BLOCK_HOLDERS = frozenset({cst.With, cst.For, cst.While, cst.If, cst.Try})
-
-
-def _around(block: Sequence[cst.CSTNode], loop: cst.For) -> list[cst.CSTNode] | None:
-    """The compound statements of ``block`` around ``loop``, outermost first (None: the
-    loop is not in ``block``)."""
-    for stmt in block:
-        if stmt is loop:
-            return []
-        if type(stmt) in _BLOCK_HOLDERS:  # (exact types: an ABC's failed isinstance is slow)
-            blocks = [body_statements(stmt.body)]  # type: ignore[attr-defined]
-            orelse = getattr(stmt, "orelse", None)
-            if orelse is not None:
-                blocks.append(body_statements(orelse.body))
-            for inner in blocks:
-                found = _around(inner, loop)
-                if found is not None:
-                    return [stmt, *found]
-    return None
-
-
-def any_split(headers: Sequence[cst.CSTNode]) -> bool:
-    """Whether any of ``headers`` sets a split mode other than NONE."""
-    return any(_splits(header) for header in headers)
-
-
-def _splits(header: cst.CSTNode) -> bool:
-    """A split mode other than NONE written in ``header``."""
-    for node in walk(header):
-        mode: cst.BaseExpression | None = None
-        if type(node) is cst.Call and node.args:  # type: ignore[attr-defined]
-            path = dsl.dotted(node.func)  # type: ignore[attr-defined]
-            if path and path[-1] == "split":
-                mode = node.args[0].value
-        elif (
-            isinstance(node, cst.DictElement)
-            and isinstance(node.key, cst.SimpleString)
-            and node.key.evaluated_value == "split"
-        ):
-            mode = node.value
-        if mode is not None and not _is_none_mode(mode):
-            return True
-    return False
-
-
-def _is_none_mode(expr: cst.BaseExpression) -> bool:
-    path = dsl.dotted(expr)
-    return bool(path) and path[-1] == "NONE"
 
 
 def per_core(

@@ -263,7 +263,8 @@ def test_each_loop_sees_the_sides_of_the_values_defined_before_it() -> None:
     import libcst as cst
 
     from skewlsp.analysis.frontend.names import body_statements
-    from skewlsp.analysis.skew_cross_core_pipeline import per_core
+    from skewlsp.analysis.frontend.op_registry import CUBE, GM, VECTOR
+    from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import OutsideSides
     from skewlsp.analysis.source.walk import walk
 
     fn = cst.parse_module(textwrap.dedent("""\
@@ -284,17 +285,17 @@ def test_each_loop_sees_the_sides_of_the_values_defined_before_it() -> None:
     assert isinstance(fn, cst.FunctionDef)
     loops = [n for n in walk(fn) if isinstance(n, cst.For)]
     first, second, third = loops
-    sides = per_core.OutsideSides(body_statements(fn.body), {"kv": per_core.GM}, None)
+    sides = OutsideSides(body_statements(fn.body), {"kv": GM}, None)
     assert "raw" not in sides.before(first)
-    assert sides.before(second)["raw"] == per_core.CUBE and "ex" not in sides.before(second)
+    assert sides.before(second)["raw"] == CUBE and "ex" not in sides.before(second)
     # the walk does not enter else branches: that loop sees the whole function
-    assert sides.before(third)["ex"] == per_core.VECTOR
-    assert sides.before(first) == {"kv": per_core.GM}
+    assert sides.before(third)["ex"] == VECTOR
+    assert sides.before(first) == {"kv": GM}
     # The walk goes only as far as asked: the answers do not depend on the order asked.
-    backwards = per_core.OutsideSides(body_statements(fn.body), {"kv": per_core.GM}, None)
-    assert backwards.before(third)["ex"] == per_core.VECTOR
-    assert backwards.before(second) == {"kv": per_core.GM, "raw": per_core.CUBE}
-    assert backwards.before(first) == {"kv": per_core.GM}
+    backwards = OutsideSides(body_statements(fn.body), {"kv": GM}, None)
+    assert backwards.before(third)["ex"] == VECTOR
+    assert backwards.before(second) == {"kv": GM, "raw": CUBE}
+    assert backwards.before(first) == {"kv": GM}
 
 
 def test_what_is_made_before_an_incore_scope_is_a_tensor_inside_it() -> None:
@@ -304,7 +305,7 @@ def test_what_is_made_before_an_incore_scope_is_a_tensor_inside_it() -> None:
     tile its first reader loads or a vector tile. Inside the scope they stay tiles."""
     from skewlsp.analysis.frontend.names import body_statements
     from skewlsp.analysis.frontend.op_registry import GM, LAZY, VECTOR
-    from skewlsp.analysis.skew_cross_core_pipeline import per_core
+    from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import OutsideSides
     from skewlsp.analysis.source.walk import walk
 
     fn = cst.parse_module(textwrap.dedent("""\
@@ -322,7 +323,7 @@ def test_what_is_made_before_an_incore_scope_is_a_tensor_inside_it() -> None:
         """)).body[0]
     assert isinstance(fn, cst.FunctionDef)
     first, second = [n for n in walk(fn) if isinstance(n, cst.For)]
-    sides = per_core.OutsideSides(body_statements(fn.body), {"table": GM}, None)
+    sides = OutsideSides(body_statements(fn.body), {"table": GM}, None)
     assert sides.before(first) == {
         "table": GM, "flat": GM, "ex": GM, "row": LAZY, "ey": VECTOR
     }

@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # fixpipe_casts reads op_leaf from here
     from skewlsp.analysis.passes.auto_tile_matmul_l0 import CubeCasts
 
 _TILES_OR_GM = TILE_SIDES | {GM}
-# The (tile, memory) moves the cube ops of a statement need (see move_reuse).
+# The (tile, memory) moves the cube ops of a statement need (see infer_tile_memory_space).
 MovesOf = Callable[[cst.CSTNode, MadeTrees | None], Iterable[tuple[str, str]]]
 
 

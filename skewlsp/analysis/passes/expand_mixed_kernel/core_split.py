@@ -20,14 +20,14 @@ from skewlsp.analysis.frontend.constants import code_of
 from skewlsp.analysis.frontend.names import reads_of
 from skewlsp.analysis.frontend.op_registry import CUBE, LAZY, MIXED, SHARED, VECTOR, op_leaf
 from skewlsp.analysis.passes.auto_tile_matmul_l0 import CubeCasts, cube_casts
+from skewlsp.analysis.passes.body import Stmt
 from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import (
     SideModel,
     join_sides,
     store_arguments,
 )
-from skewlsp.analysis.passes.expand_mixed_kernel.move_reuse import SharedMove
 from skewlsp.analysis.passes.flatten_call_expr import flatten_crossing_calls
-from skewlsp.analysis.passes.loop_body import Stmt
+from skewlsp.analysis.passes.infer_tile_memory_space import SharedMove
 from skewlsp.analysis.source.tree_text import MadeTrees
 
 

@@ -1,4 +1,5 @@
-"""Tiles from outside a loop that several cube ops of its body read through one move.
+"""InferTileMemorySpace: the tiles from outside a loop that several cube ops of its body
+read through one move.
 
 A tile made before the loop (a hoisted weight or query tile, loaded to Mat) reaches
 a matmul through a ``tile.move`` into Left or Right that InferTileMemorySpace puts
@@ -25,7 +26,7 @@ import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.op_registry import CUBE, LAZY, op_leaf
-from skewlsp.analysis.passes.loop_body import Stmt
+from skewlsp.analysis.passes.body import Stmt
 from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.walk import walk
 
