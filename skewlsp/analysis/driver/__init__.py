@@ -21,7 +21,9 @@ From the top down:
 - :mod:`.site_memo`: the cache's copies of inline helpers at their calls;
 - :mod:`.call_context`: the pipeline loops around a call of an inline helper, read off
   the caller (the helper's copy there is lowered in them);
-- :mod:`.loop_decision`: deciding one loop (its unrolled copies, and each core's copy);
+- :mod:`.loop_decision`: the passes on one loop, in the compiler's order (its unrolled
+  copies too), and :mod:`.core_passes`: those from FlattenCallExpr to the skew pass on
+  each core's copy of a loop in an InCore scope;
 - :mod:`.variants`: the module decided again under the other values its modules
   declare for what the analysis read of the assumed environment and command line.
 """

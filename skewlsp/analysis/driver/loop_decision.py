@@ -1,12 +1,17 @@
-"""Deciding one ``pl.pipeline`` loop where the walk of its unit met it.
+"""The passes on one ``pl.pipeline`` loop, where the walk of its unit met it.
 
-The stages meet here, once per loop: the loop's header as the frontend folds it
-(``passes.header``), its body as InlineFunctions, UnrollLoops and Simplify leave it
-(``passes.loop_body``), the skew pass's decision on it
-(``skew_cross_core_pipeline.decide``), that decision on each core's copy when
-ExpandMixedKernel splits the loop (``skew_cross_core_pipeline.per_core``), and the
-report (``report.assemble``). A loop under ``pl.unroll`` is decided once per copy
-UnrollLoops makes of it.
+:meth:`LoopDecisions._decide_loop` is the per-loop pass list, in the order of pypto's
+``python/pypto/ir/pass_manager.py``: the header as the DSL parser folds it
+(``passes.header``), the body as UnrollLoops and Simplify leave it (one walk:
+``passes.loop_body``), ConvertToSSA's edges, then for a loop in an InCore scope the
+passes that split it per core and the skew pass on each copy (:mod:`.core_passes`),
+else the skew pass on the body as it is; the report is assembled from what they left
+(``report.assemble``). A loop under ``pl.unroll`` is decided once per copy UnrollLoops
+makes of it.
+
+The compiler runs the split before the skew pass; so does this: the skew pass's
+decision on the unsplit body is made only when no split replaces it (a loop outside an
+InCore scope, or one whose split sends nothing across), as it was only ever read then.
 
 Apart from the walk (:mod:`.unit_walk`) because the walk is about where loops are and
 what surrounds them; this is about what one loop becomes. :class:`LoopDecisions` holds
@@ -21,6 +26,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
+from skewlsp.analysis.driver.core_passes import OutlinedFunction, split_and_skew
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import Const
 from skewlsp.analysis.frontend.dsl_checks import BodyChecks, check_body
@@ -33,7 +39,11 @@ from skewlsp.analysis.lower_pipeline.slot_loads import slot_loads
 from skewlsp.analysis.passes.body import Body, BodyContext, InnerSkew, Stmt
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import LoopSurroundings, surroundings
 from skewlsp.analysis.passes.convert_to_ssa import resolve
-from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import OutsideSides, param_sides
+from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import (
+    OutsideSides,
+    param_sides,
+    scope_multiplies,
+)
 from skewlsp.analysis.passes.header import bounds_of, fold_bound, loop_target, stage_of
 from skewlsp.analysis.passes.infer_tile_memory_space import operand_moves
 from skewlsp.analysis.passes.loop_body import normalise
@@ -76,6 +86,23 @@ class LoopModel:
     # One copy of several (a call of an inline helper, an iteration of a module-level
     # ``for``): the message before the copy's label was put in front of it.
     unlabelled_message: str | None = None
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    """One loop as the DSL parser reads it (before any pass): its header folded, the
+    checks of its body, and the ranges of the loop variables its body sees."""
+
+    call: cst.Call
+    loop_var: str
+    iter_names: tuple[str, ...]
+    stage_span: Span | None
+    stage_value: int | None
+    header: LoopHeader  # its errors: the parser's and the body checks'
+    header_ctx: BodyContext  # what the bounds were folded with
+    checks: BodyChecks
+    ranges: dict[str, Interval]
+    inner_enclosing: list[EnclosingLoop]  # the loops around the body, this one included
 
 
 class LoopDecisions:
@@ -144,12 +171,76 @@ class LoopDecisions:
     def _decide_loop(
         self, loop: cst.For, scope: FunctionScope, enclosing: list[EnclosingLoop], fn: str
     ) -> InnerSkew | None:
+        """The passes on one loop, in the order of pypto's ``pass_manager.py``.
+
+        InlineFunctions (01) has run: a helper's loops are decided where the walk meets
+        its call (:mod:`.unit_walk`). The lowering passes (27, 28) run at the end of the
+        unit's walk (:mod:`.lowered`), on every loop the skew pass left.
+        """
         key = id(loop)
+        parsed = self._parse(loop, scope, enclosing)  # the DSL parser: the header, the checks
+        ctx = self._body_context(loop, scope, parsed, fn)
+        placeholder = LoopReport(  # guards against re-entry
+            self.path, self._span(loop), self._span(parsed.call), "unknown", "SKW050", ""
+        )
+        self.models[key] = LoopModel(placeholder)
+        body = normalise(body_statements(loop.body), ctx)  # 02 UnrollLoops, 05 Simplify
+        stmts = body.stmts
+        resolve(stmts, parsed.iter_names)  # 04 ConvertToSSA
+        header = replace(parsed.header, errors=(*parsed.header.errors, *ctx.errors))
+        split = None
+        if self._incore and not (ctx.unknowns or parsed.checks.explicit_messages or header.errors):
+            # 06 FlattenCallExpr .. 23 SplitVectorKernel, then 26 on each core's copy
+            split = self._split_and_skew(loop, ctx, header, body)
+        if split is not None and split.summary is not None:
+            decision, stmts = split.summary, split.stmts
+        else:
+            decision = decide(header, stmts)  # 26 SkewCrossCorePipeline
+            decision = _unroll_count_unknown(decision, ctx.unknowns)
+        report = loop_report(
+            self.path, self._span, loop, parsed.call, fn, parsed.loop_var, decision, stmts,
+            parsed.stage_span, parsed.stage_value, made=self.made,
+        )
+        report = self._with_split(report, split)
+        # 10 ConvertTensorToTileOps: the loads LowerPipelineToSlots (27) will see
+        report = self._with_slot_loads(report, loop, ctx)
+        bounds = (header.start, header.stop, header.step)
+        opaque = [v.symbol for v in bounds if isinstance(v, Opaque)]
+        if opaque:
+            report = replace(report, load_time_bound=opaque[0])
+        if decision.code == "SKW002":
+            fold = lambda e: fold_bound(e, parsed.header_ctx)  # noqa: E731 - as the bounds were
+            advice = depth_advice(header, stmts, decision, parsed.call, fold, self.made)
+            report = replace(report, fix_hint=advice)
+        model = LoopModel(
+            report, loop, self.unit, self.module, stmts, decision, parsed.iter_names,
+            body.yield_node,
+        )
+        model.inner = [
+            self.models[id(stmt.node)]
+            for stmt in stmts
+            if stmt.origin == "steady" and id(stmt.node) in self.models
+        ]
+        self.models[key] = model
+        if not self.deciding_copy:
+            model.copies = self._unrolled_copies(loop, scope, enclosing, fn, model)
+        inner = _as_inner_skew(
+            loop, parsed.call, stmts, decision, parsed.loop_var, parsed.iter_names, body
+        )
+        self.inner[key] = inner
+        return inner
+
+    def _parse(
+        self, loop: cst.For, scope: FunctionScope, enclosing: list[EnclosingLoop]
+    ) -> _Parsed:
+        """The loop as the DSL parser reads it: its header folded, its body checked, and
+        the ranges of the loop variables around its body."""
         call = loop.iter
         assert isinstance(call, cst.Call)
         kind = dsl.loop_kind(call, self.aliases)
-        lookup = scope.bound_lookup(enclosing)
-        header_ctx = BodyContext(lookup, {}, self.aliases, lambda n, c: None, self.made)
+        header_ctx = BodyContext(
+            scope.bound_lookup(enclosing), {}, self.aliases, lambda n, c: None, self.made
+        )
         errors: list[str] = []
         if kind == "bare_pipeline":
             errors.append(
@@ -160,8 +251,7 @@ class LoopDecisions:
             errors.append(target_error)
         stage, stage_span, stage_value = stage_of(call, scope, errors, self._span)
         start, stop, step = bounds_of(call, header_ctx, errors)
-        header = LoopHeader(stage, start, stop, step, iter_names, ())
-        overflow = check_int64(header)
+        overflow = check_int64(LoopHeader(stage, start, stop, step, iter_names, ()))
         if overflow:
             errors.append(overflow)
         checks = self.body_checks.get(id(loop))
@@ -170,74 +260,37 @@ class LoopDecisions:
             checks = check_body(loop, self.aliases, fn_around, self.made)
             self.body_checks[id(loop)] = checks
         errors.extend(checks.errors)
-
         ranges = {e.var: e.interval for e in enclosing if e.interval is not None}
         if isinstance(start, Const) and isinstance(stop, Const) and stop.value > start.value:
             ranges[loop_var] = Interval(start.value, stop.value - 1)
         inner_enclosing = [*enclosing, EnclosingLoop(loop_var, ranges.get(loop_var))]
+        header = LoopHeader(stage, start, stop, step, iter_names, tuple(errors))
+        return _Parsed(
+            call, loop_var, iter_names, stage_span, stage_value, header, header_ctx, checks,
+            ranges, inner_enclosing,
+        )
+
+    def _body_context(
+        self, loop: cst.For, scope: FunctionScope, parsed: _Parsed, fn: str
+    ) -> BodyContext:
+        """What the body walk needs: the values in scope, the ranges of the loop variables,
+        and how an inner pipeline is decided (first, as the compiler decides the inner
+        loops of a function before the loops around them)."""
 
         def decide_inner(node: cst.For, _ctx: BodyContext) -> InnerSkew | None:
-            return self._decide(node, scope, inner_enclosing, fn)
+            return self._decide(node, scope, parsed.inner_enclosing, fn)
 
-        body_lookup = scope.bound_lookup(inner_enclosing)
-        ctx = BodyContext(
-            body_lookup,
-            ranges,
+        return BodyContext(
+            scope.bound_lookup(parsed.inner_enclosing),
+            parsed.ranges,
             self.aliases,
             decide_inner,
             self.made,
             scope.tile_names,
             parse_time_lookup=scope.parse_time_lookup,
-            may_message=checks.explicit_messages,
-            nested_messages=checks.nested_messages,
+            may_message=parsed.checks.explicit_messages,
+            nested_messages=parsed.checks.nested_messages,
         )
-        self.models[key] = LoopModel(  # placeholder guards against re-entry
-            LoopReport(self.path, self._span(loop), self._span(call), "unknown", "SKW050", "")
-        )
-        body = normalise(body_statements(loop.body), ctx)
-        stmts = body.stmts
-        resolve(stmts, iter_names)
-        errors.extend(ctx.errors)
-        header = LoopHeader(stage, start, stop, step, iter_names, tuple(errors))
-        decision = _unroll_count_unknown(decide(header, stmts), ctx.unknowns)
-        split = None
-        if (
-            self._incore
-            and not ctx.unknowns
-            and not checks.explicit_messages
-            and not header.errors
-        ):
-            split = self._split_per_core(loop, ctx, header, stmts, body)
-            if split.summary is not None:
-                decision = split.summary
-                stmts = split.stmts
-        report = loop_report(
-            self.path, self._span, loop, call, fn, loop_var, decision, stmts,
-            stage_span, stage_value, made=self.made,
-        )
-        report = self._with_split(report, split)
-        report = self._with_slot_loads(report, loop, ctx)
-        opaque = [v.symbol for v in (start, stop, step) if isinstance(v, Opaque)]
-        if opaque:
-            report = replace(report, load_time_bound=opaque[0])
-        if decision.code == "SKW002":
-            fold = lambda e: fold_bound(e, header_ctx)  # noqa: E731 - as the bounds were
-            advice = depth_advice(header, stmts, decision, call, fold, self.made)
-            report = replace(report, fix_hint=advice)
-        model = LoopModel(
-            report, loop, self.unit, self.module, stmts, decision, iter_names, body.yield_node
-        )
-        model.inner = [
-            self.models[id(stmt.node)]
-            for stmt in stmts
-            if stmt.origin == "steady" and id(stmt.node) in self.models
-        ]
-        self.models[key] = model
-        if not self.deciding_copy:
-            model.copies = self._unrolled_copies(loop, scope, enclosing, fn, model)
-        inner = _as_inner_skew(loop, call, stmts, decision, loop_var, iter_names, body)
-        self.inner[key] = inner
-        return inner
 
     def _with_slot_loads(self, report: LoopReport, loop: cst.For, ctx: BodyContext) -> LoopReport:
         """The report with the body's loads as LowerPipelineToSlots sees them (the tensors
@@ -258,16 +311,12 @@ class LoopDecisions:
         loads = slot_loads(loop, around.tensors, ctx.fold)
         return replace(report, slot_loads=loads, slot_scope=around.scope)
 
-    def _split_per_core(
-        self,
-        loop: cst.For,
-        ctx: BodyContext,
-        header: LoopHeader,
-        stmts: list[Stmt],
-        body: Body,
+    def _split_and_skew(
+        self, loop: cst.For, ctx: BodyContext, header: LoopHeader, body: Body
     ) -> per_core.PerCore:
-        """The loop in an InCore scope, as ExpandMixedKernel splits it: each core's copy
-        decided (the nested pipelines of each copy decided again with ``ctx``'s values)."""
+        """The loop in an InCore scope, through the passes that split it per core and the
+        skew pass on each core's copy (:mod:`.core_passes`); what they need to know of the
+        function it is outlined to is worked out here, once per function where it can."""
         live_out = (*header.iter_names, *body.yield_reads)
         nested = per_core.NestedPipelines(
             lambda decider: normalise(
@@ -277,7 +326,7 @@ class LoopDecisions:
             self.inner.get,
             lambda node: self.models[id(node)].report.cores if id(node) in self.models else (),
         )
-        return self._per_core(loop, stmts, header, live_out, nested)
+        return split_and_skew(body.stmts, header, live_out, self._outlined(loop), nested)
 
     def _with_split(self, report: LoopReport, split: per_core.PerCore | None) -> LoopReport:
         """The report with each core's verdict and the scalars crossing between the cores."""
@@ -345,34 +394,25 @@ class LoopDecisions:
             self.deciding_copy -= 1
             self.models, self.inner = models, inner
 
-    # -- per core (ExpandMixedKernel) ------------------------------------------------------
+    # -- the function a loop is outlined to -------------------------------------------------
 
-    def _per_core(
-        self,
-        loop: cst.For,
-        stmts: list[Stmt],
-        header: LoopHeader,
-        live_out: Sequence[str],
-        nested: per_core.NestedPipelines,
-    ) -> per_core.PerCore:
-        """Per-core verdicts (the model lives in ``mixed``; this only supplies the context)."""
+    def _outlined(self, loop: cst.For) -> OutlinedFunction:
+        """What the passes before the split know of the function ``loop`` is outlined to."""
         fn = self.functions[-1] if self.functions else None
-        walked = self._outside_sides(fn) if fn else None
+        walked = self._outside_sides(fn) if fn else None  # 21's sides of what is made before
         outside = walked.before(loop) if walked else {}
-        made_before = walked.moves_before(loop) if walked else frozenset()
+        made_before = walked.moves_before(loop) if walked else frozenset()  # 17's moves
+        # 08 OutlineIncoreScopes
         scope = outlined_scope(fn, loop, self.made, self._function_incore) if fn else None
+        # 20 LowerAutoVectorSplit, 23 SplitVectorKernel
         copies = 2 if scope is not None and self._dual_aiv_dispatch(loop, scope) else 1
-        return per_core.per_core(
-            stmts,
-            header,
-            live_out,
+        return OutlinedFunction(
             outside,
-            copies,
-            self.made,
-            nested,
-            self.positions.statement_code,
             made_before,
+            copies,
             (lambda: self._scope_multiplies(scope.node)) if scope else (lambda: False),
+            self.made,
+            self.positions.statement_code,
         )
 
     def _outside_sides(self, fn: cst.FunctionDef) -> OutsideSides:
@@ -398,7 +438,7 @@ class LoopDecisions:
         known = self.dual_aiv.get(id(loop))
         if known is None:
             known = dual_aiv_dispatch(
-                scope, self._lane_regions(scope.node)
+                scope.headers, self._lane_regions(scope.node)
             ) and not any_split(self.call_headers)
             self.dual_aiv[id(loop)] = known
         return known
@@ -407,7 +447,7 @@ class LoopDecisions:
         """One walk per outlined scope serves every loop in it."""
         found = self.multiplies.get(id(scope))
         if found is None:
-            found = self.multiplies[id(scope)] = per_core.scope_multiplies(scope, self.made)
+            found = self.multiplies[id(scope)] = scope_multiplies(scope, self.made)
         return found
 
     def _lane_regions(self, scope: cst.CSTNode) -> bool:

@@ -116,6 +116,21 @@ class Body:
     yield_targets: tuple[str, ...] = ()
     yield_reads: tuple[str, ...] = ()
 
+@dataclass(frozen=True)
+class SharedMove:
+    """One move into ``memory`` of the outside tile ``name``, read by several statements.
+
+    Also what a fenced cube store and its push share (``core_split.fence_values``): the
+    computed tile, made once before them. Either way a value the first user's position
+    makes and later statements read, which the skew pass sees as a carry when the lead's
+    half makes it and the other half reads it.
+    """
+
+    name: str
+    memory: str
+    users: tuple[int, ...]  # top-level statement indices, in order; the first makes the move
+
+
 # The body walk (``loop_body``'s), handed to a pass that writes a nested block out in
 # place of its statement (UnrollLoops, Simplify), so the pass need not import the walk.
 Block = Callable[[Sequence[cst.CSTNode], BodyContext], list[Stmt]]

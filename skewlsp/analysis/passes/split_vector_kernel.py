@@ -17,12 +17,12 @@ from collections.abc import Sequence
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
-from skewlsp.analysis.passes.outline_incore_scopes import OutlinedScope
 from skewlsp.analysis.source.walk import walk
 
 
-def dual_aiv_dispatch(scope: OutlinedScope, lane_regions: bool) -> bool:
-    """Whether the vector copy of a loop outlined to ``scope`` runs as two identical copies.
+def dual_aiv_dispatch(headers: Sequence[cst.CSTNode], lane_regions: bool) -> bool:
+    """Whether the vector copy of a loop runs as two identical copies (``headers``: those
+    that can set the split mode of the function it is outlined to, OutlineIncoreScopes').
 
     Without a split mode on the outlined scope (no ``pl.split(...)``, or
     ``pl.split(pl.SplitMode.NONE)``, or ``attrs={"split": pl.SplitMode.NONE}``) the
@@ -32,7 +32,7 @@ def dual_aiv_dispatch(scope: OutlinedScope, lane_regions: bool) -> bool:
     """
     if lane_regions:
         return False
-    return not any(_splits(header) for header in scope.headers)
+    return not any(_splits(header) for header in headers)
 
 
 def any_split(headers: Sequence[cst.CSTNode]) -> bool:

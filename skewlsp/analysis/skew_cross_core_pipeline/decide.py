@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 
 from skewlsp.analysis.frontend.constants import Const, Dynamic, Folded, Opaque, Rejected, Symbolic
 from skewlsp.analysis.frontend.values import CallSiteValue
-from skewlsp.analysis.passes.body import Stmt, fits_int64, trip_count
-from skewlsp.analysis.passes.infer_tile_memory_space import SharedMove
+from skewlsp.analysis.passes.body import SharedMove, Stmt, fits_int64, trip_count
 from skewlsp.analysis.skew_cross_core_pipeline.depth import effective_depth, requested_depth
 from skewlsp.contract import Verdict
 

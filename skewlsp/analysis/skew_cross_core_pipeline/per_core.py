@@ -1,43 +1,30 @@
-"""The mixed-kernel model: each core's verdict on a loop that ExpandMixedKernel splits.
+"""SkewCrossCorePipeline on each core's copy of a loop that ExpandMixedKernel split.
 
 Kernels written with high-level ops never spell ``tpush``/``tpop``: the compiler
 splits each InCore function into a cube (AIC) and a vector (AIV) function and
-creates the messages itself (``core_sides`` gives every value its core,
-``core_split`` builds both bodies). Each core's copy of the loop then goes
-through the *same* decision procedure as a hand-written loop. This module
-orchestrates that: the bodies each core sees (a skewed inner pipeline is spliced
-only on the core whose copy was skewed), the decisions, the loop's summary, and
-whether the vector function runs as two copies.
+creates the messages itself (``passes.expand_mixed_kernel``). The skew pass then runs
+on each function, so each core's copy of the loop goes through the *same* decision
+procedure as a hand-written loop. What is the skew pass's own here: the body each
+core's copy is split from (a skewed inner pipeline is spliced only on the core whose
+copy was skewed: :func:`core_bodies`), each core's verdict, and the loop's one-line
+summary. The driver runs the passes in between (``driver.core_passes``).
 
-Models: ``src/ir/transforms/expand_mixed_kernel_pass.cpp`` (which cores a loop lands on,
-and ``split_vector_kernel_pass.cpp`` for the two vector copies) feeding
-``skew_cross_core_pipeline_pass.cpp`` once per core.
+Models: ``src/ir/transforms/skew_cross_core_pipeline_pass.cpp``, once per core function.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from skewlsp.analysis.frontend import op_registry
 from skewlsp.analysis.frontend.constants import code_of
-from skewlsp.analysis.frontend.op_registry import op_leaf
 from skewlsp.analysis.passes.body import BodyContext, InnerSkew, Stmt
-from skewlsp.analysis.passes.convert_to_ssa import resolve
-from skewlsp.analysis.passes.expand_mixed_kernel.core_split import (
-    ScalarAcross,
-    fence_values,
-    message_core,
-    scalars_across,
-    split_body,
-)
-from skewlsp.analysis.passes.infer_tile_memory_space import shared_moves
-from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision, LoopHeader, decide
+from skewlsp.analysis.passes.expand_mixed_kernel.core_split import ScalarAcross, Split
+from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision
 from skewlsp.analysis.source.positions import shown_by_first_line
 from skewlsp.analysis.source.tree_text import MadeTrees
-from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import CONSUMER, CORE_NAMES, CoreResult
 
 _NO_CROSSING = "no boundary crossing at the top level"
@@ -70,103 +57,51 @@ class PerCore:
     scalars_across: tuple[ScalarAcross, ...] = ()  # SKW061
 
 
-def scope_multiplies(scope: cst.CSTNode, made: MadeTrees | None) -> bool:
-    """Whether the outlined scope calls a cube op (the matmul family).
+def left_cores(
+    split: Split, copies: int, scope_multiplies: Callable[[], bool]
+) -> tuple[CoreResult, ...]:
+    """Each core's verdict on a body whose split sends nothing across: left, as the skew
+    pass leaves any loop without a message. ``copies`` is the vector function's
+    (SplitVectorKernel's dispatch), which only a function holding cube ops has:
+    ``scope_multiplies`` says whether the outlined function does, for a loop that has
+    no cube op itself."""
+    cores = []
+    if split.has_cube:
+        cores.append(CoreResult("aic", "left", "SKW010", _NO_CROSSING))
+    if split.has_vector:
+        mixed_scope = split.has_cube or scope_multiplies()
+        vector_copies = copies if mixed_scope else 1
+        cores.append(CoreResult("aiv", "left", "SKW010", _NO_CROSSING, copies=vector_copies))
+    return tuple(cores)
 
-    ExpandMixedKernel splits an InCore function holding ops of both cores, so a loop of
-    vector ops only still lands in the AIV function, dispatched twice without a split
-    mode, when the function around it multiplies; a function of vector ops only is one
-    AIV function. (A loop of an inline helper without a scope of its own is outlined
-    with its caller's; only the helper's body is seen here.) ``made``: the trees the
-    analysis made (a made scope's text shows most name no cube op).
-    """
-    text = made.source(scope) if made is not None else None
-    if text is not None and not any(op in text for op in op_registry.CUBE_OPS):
-        return False
-    return any(
-        type(node) is cst.Call and op_leaf(node) in op_registry.CUBE_OPS  # type: ignore[arg-type]
-        for node in walk(scope)
-    )
 
-
-def per_core(
-    stmts: list[Stmt],
-    header: LoopHeader,
-    live_out: Sequence[str],
-    outside: Mapping[str, str],
+def core_result(
+    core: str,
+    d: Decision,
     copies: int,
+    core_stmts: Sequence[Stmt],
     made: MadeTrees | None,
-    nested: NestedPipelines | None = None,
-    statement_code: Callable[[cst.CSTNode], str | None] | None = None,
-    made_before: Collection[tuple[str, str]] = (),
-    scope_multiplies: Callable[[], bool] = lambda: False,
-) -> PerCore:
-    """Per-core verdicts when the compiler, not the author, creates the messages.
-
-    Each core's copy goes through the same decision procedure as a hand-written
-    loop. A skewed inner pipeline is spliced into its parent only on the core
-    whose copy of it was skewed; on the other core it stays a nested loop.
-    ``statement_code`` gives a statement's code from the source where it can (see
-    ``body_lines``). ``copies`` is the vector function's, when the scope is split;
-    ``scope_multiplies`` says whether it is, for a loop that has no cube op itself.
-    ``made``: the trees the analysis made, which the code of their nodes is cut from.
-    """
-    bodies = _core_bodies(stmts, nested)
-    splits = {"aic": split_body(bodies["aic"], outside, live_out, made)}
-    # Both cores usually see the same body: one split serves both (each core's list is
-    # made afresh by the split, so neither core's list is shared with the other's).
-    same = bodies["aiv"] is bodies["aic"]
-    if same:
-        splits["aiv"] = splits["aic"]
-    else:
-        splits["aiv"] = split_body(bodies["aiv"], outside, live_out, made)
-    unknown = next((s.unknown for s in splits.values() if s.unknown), None)
-    spliced_messages = any(message_core(s) is not None for s in stmts)
-    if not spliced_messages and not any(s.crossings for s in splits.values()):
-        split = splits["aic"]
-        cores = []
-        if split.has_cube:
-            cores.append(CoreResult("aic", "left", "SKW010", _NO_CROSSING))
-        if split.has_vector:
-            mixed_scope = split.has_cube or scope_multiplies()
-            vector_copies = copies if mixed_scope else 1
-            cores.append(CoreResult("aiv", "left", "SKW010", _NO_CROSSING, copies=vector_copies))
-        if unknown and cores:
-            return _unknown(tuple(cores), unknown, stmts)
-        return PerCore(tuple(cores), None, stmts)
-    results: list[tuple[CoreResult, Decision]] = []
-    lists = {"aic": splits["aic"].aic, "aiv": splits["aiv"].aiv}
-    across = tuple(
-        found
-        for core, core_stmts in lists.items()
-        for found in scalars_across(core, core_stmts, splits[core], splits[core].body)
+    statement_code: Callable[[cst.CSTNode], str | None] | None,
+) -> CoreResult:
+    """One core's verdict, as the skew pass decided its copy of the loop (``copies``: the
+    vector function's; ``core_stmts`` shown as ``body_lines`` shows them)."""
+    return CoreResult(
+        core,  # type: ignore[arg-type]
+        d.verdict,  # type: ignore[arg-type]
+        d.code,
+        core_reason(d),
+        d.depth,
+        d.requested_depth,
+        d.trip,
+        copies if core == "aiv" else 1,
+        d.pushes,
+        d.pops,
+        body_lines(core_stmts, made, statement_code),
     )
-    for core, core_stmts in lists.items():
-        resolve(core_stmts, header.iter_names)
-        shared = shared_moves(core_stmts, outside, made, made_before)
-        shared += fence_values(core_stmts, splits[core].crossings, splits[core].body)
-        d = decide(header, core_stmts, shared)
-        result = CoreResult(
-            core,  # type: ignore[arg-type]
-            d.verdict,  # type: ignore[arg-type]
-            d.code,
-            core_reason(d),
-            d.depth,
-            d.requested_depth,
-            d.trip,
-            copies if core == "aiv" else 1,
-            d.pushes,
-            d.pops,
-            body_lines(core_stmts, made, statement_code),
-        )
-        results.append((result, d))
-    if unknown:
-        return _unknown(tuple(c for c, _ in results), unknown, stmts)
-    chosen, summary = summarise(results)
-    return PerCore(tuple(c for c, _ in results), summary, lists[chosen], across)
 
 
-def _unknown(cores: tuple[CoreResult, ...], op: str, stmts: list[Stmt]) -> PerCore:
+def unknown_split(cores: tuple[CoreResult, ...], op: str, stmts: list[Stmt]) -> PerCore:
+    """Every core's verdict unknown: the model cannot tell which core runs ``op``."""
     reason = f"the model does not know which core runs `{op}`"
     summary = Decision("unknown", "SKW050", reason)
     return PerCore(
@@ -176,7 +111,7 @@ def _unknown(cores: tuple[CoreResult, ...], op: str, stmts: list[Stmt]) -> PerCo
     )
 
 
-def _core_bodies(stmts: list[Stmt], nested: NestedPipelines | None) -> dict[str, list[Stmt]]:
+def core_bodies(stmts: list[Stmt], nested: NestedPipelines | None) -> dict[str, list[Stmt]]:
     """Each core's view of the parent body before it is split.
 
     The parent was normalised with every skewed inner pipeline spliced in, as the
