@@ -212,11 +212,6 @@ def _lowered_already(report: LoopReport) -> bool:
     return report.lowering is not None or any(core.lowering is not None for core in report.cores)
 
 
-def with_reason(message: str, lowering: Lowering) -> str:
-    """A loop's message followed by what the lowering does to it."""
-    return f"{message}; {lowering.reason}"
-
-
 def _left_core(report: LoopReport) -> bool:
     """A mixed loop one of whose core copies the skew pass leaves (the other's verdict
     is the loop's): that copy is lowered on its core all the same."""
@@ -364,7 +359,8 @@ def _rank(lowering: Lowering) -> int:
 
 
 def _with(report: LoopReport, lowering: Lowering | None) -> LoopReport:
-    """The report under the lowering's code, its message saying what the lowering does."""
+    """The report under the lowering's code, with the lowering (its message is the skew
+    pass's: the report says what the lowering does after it, ``report.assemble``)."""
     if lowering is None:
         return report
     verdict = "error" if lowering.verdict == "error" else report.verdict
@@ -372,7 +368,6 @@ def _with(report: LoopReport, lowering: Lowering | None) -> LoopReport:
         report,
         verdict=verdict,
         code=lowering.code,
-        message=with_reason(report.message, lowering),
         lowering=lowering,
         fix_hint=_smaller_stage(report, lowering) or report.fix_hint,
     )

@@ -7,6 +7,7 @@ are read off the decision, its statement list and the per-core split.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import libcst as cst
 
@@ -23,6 +24,7 @@ from skewlsp.contract import (
     Edit,
     Finding,
     LoopReport,
+    Lowering,
     Related,
     Span,
 )
@@ -167,3 +169,20 @@ def scalar_across(found: ScalarAcross, span: SpanOf) -> Finding:
         span(found.read_by),
         (Related(computed, f"`{found.name}` is computed here, on the {where} core"),),
     )
+
+
+def with_lowering_said(report: LoopReport) -> LoopReport:
+    """The report of a loop the lowering passes lowered, its message followed by what
+    they do to it (``report.lowering``); a report they did not lower is as it was.
+
+    Called once per loop, when the driver has lowered it (:mod:`.lowered` in the
+    driver): the lowering passes hand on a :class:`Lowering`, never a message."""
+    if report.lowering is None:
+        return report
+    return replace(report, message=lowered_message(report.message, report.lowering))
+
+
+def lowered_message(message: str, lowering: Lowering) -> str:
+    """A loop's message (a copy's, without its label too) followed by what the lowering
+    does to it."""
+    return f"{message}; {lowering.reason}"
