@@ -35,6 +35,7 @@ from skewlsp.analysis.frontend.scope import EnclosingLoop, FunctionScope
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import Interval, Opaque
+from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, LoopFacts
 from skewlsp.analysis.lower_pipeline.slot_loads import slot_loads
 from skewlsp.analysis.passes.body import Body, BodyContext, InnerSkew, Stmt
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import LoopSurroundings, surroundings
@@ -68,7 +69,9 @@ MAX_PREVIEW_COPIES = 16  # pl.unroll copies of one loop rewritten one by one for
 
 @dataclass
 class LoopModel:
-    """A loop's report plus the internals a rewrite needs (the normalised body and its split)."""
+    """One loop's record as the passes fill it in: its report, what only the lowering
+    passes read of it (``facts``), and the internals a rewrite needs (the normalised body
+    and its split)."""
 
     report: LoopReport
     node: cst.For | None = None
@@ -86,6 +89,8 @@ class LoopModel:
     # One copy of several (a call of an inline helper, an iteration of a module-level
     # ``for``): the message before the copy's label was put in front of it.
     unlabelled_message: str | None = None
+    # What only the lowering passes read of the loop (kept with its report by a cache).
+    facts: LoopFacts = NO_FACTS
 
 
 @dataclass(frozen=True)
@@ -202,19 +207,18 @@ class LoopDecisions:
             parsed.stage_span, parsed.stage_value, made=self.made,
         )
         report = self._with_split(report, split)
-        # 10 ConvertTensorToTileOps: the loads LowerPipelineToSlots (27) will see
-        report = self._with_slot_loads(report, loop, ctx)
         bounds = (header.start, header.stop, header.step)
         opaque = [v.symbol for v in bounds if isinstance(v, Opaque)]
-        if opaque:
-            report = replace(report, load_time_bound=opaque[0])
+        facts = LoopFacts(load_time_bound=opaque[0] if opaque else None)
+        # 10 ConvertTensorToTileOps: the loads LowerPipelineToSlots (27) will see
+        facts = self._slot_loads(report, loop, ctx, facts)
         if decision.code == "SKW002":
             fold = lambda e: fold_bound(e, parsed.header_ctx)  # noqa: E731 - as the bounds were
             advice = depth_advice(header, stmts, decision, parsed.call, fold, self.made)
             report = replace(report, fix_hint=advice)
         model = LoopModel(
             report, loop, self.unit, self.module, stmts, decision, parsed.iter_names,
-            body.yield_node,
+            body.yield_node, facts=facts,
         )
         model.inner = [
             self.models[id(stmt.node)]
@@ -292,13 +296,15 @@ class LoopDecisions:
             nested_messages=parsed.checks.nested_messages,
         )
 
-    def _with_slot_loads(self, report: LoopReport, loop: cst.For, ctx: BodyContext) -> LoopReport:
-        """The report with the body's loads as LowerPipelineToSlots sees them (the tensors
-        in scope read off the function holding the loop)."""
+    def _slot_loads(
+        self, report: LoopReport, loop: cst.For, ctx: BodyContext, facts: LoopFacts
+    ) -> LoopFacts:
+        """``facts`` with the body's loads as LowerPipelineToSlots sees them (the tensors in
+        scope, ConvertTensorToTileOps', read off the function holding the loop)."""
         fn = self.functions[-1] if self.functions else None
         lowered = report.verdict == "left" or any(c.verdict == "left" for c in report.cores)
         if fn is None or not lowered:
-            return report
+            return facts
         key = (id(fn), self._function_incore)
         loops = self.slot_surroundings.get(key)
         if loops is None:
@@ -307,9 +313,9 @@ class LoopDecisions:
             )
         around = loops.get(id(loop))
         if around is None:
-            return report
+            return facts
         loads = slot_loads(loop, around.tensors, ctx.fold)
-        return replace(report, slot_loads=loads, slot_scope=around.scope)
+        return replace(facts, slot_loads=loads, slot_scope=around.scope)
 
     def _split_and_skew(
         self, loop: cst.For, ctx: BodyContext, header: LoopHeader, body: Body

@@ -27,7 +27,7 @@ def lowered_models(
     """``models`` with every loop the skew pass left lowered under ``planner`` (a model
     lowered before is kept as it is); ``outside``: the loops around them all (around the
     call of the inline helper whose copy they are)."""
-    reports = lowered_reports([model.report for model in models], planner, outside)
+    reports = lowered_reports([(model.report, model.facts) for model in models], planner, outside)
     lowered = [
         _with_report(model, report) for model, report in zip(models, reports, strict=True)
     ]
@@ -66,7 +66,7 @@ def _with_lowered_copies(
     lowered: dict[tuple[int, Bindings], LoopReport] = {}
     for bindings in combinations:
         taken = [_copy_at(model, bindings) for model in models]
-        reports = lowered_reports([m.report for m in taken], planner, outside)
+        reports = lowered_reports([(m.report, m.facts) for m in taken], planner, outside)
         for copy, report in zip(taken, reports, strict=True):
             lowered[(id(copy), bindings)] = report
     return [

@@ -352,7 +352,7 @@ class UnitWalk(LoopDecisions):
             key = self._site_key(name, site, outside)
             known = self.sites.get(key) if self.sites is not None and key is not None else None
             if known is not None:
-                self.finished.extend(LoopModel(report) for report in known)
+                self.finished.extend(LoopModel(report, facts=facts) for report, facts in known)
                 continue
             before = len(self.finished)
             self.call_headers = site.headers
@@ -370,7 +370,7 @@ class UnitWalk(LoopDecisions):
             copy = lowered_models(self.finished[before:], self.state.planner, outside)
             self.finished[before:] = copy
             if self.sites is not None and key is not None:
-                self.sites.remember(key, tuple(m.report for m in copy), assumed)
+                self.sites.remember(key, tuple((m.report, m.facts) for m in copy), assumed)
         self.call_headers = ()
 
     def _caller_walk(self, caller: Unit, state: AnalysisState) -> list[LoopReport] | None:

@@ -37,6 +37,7 @@ from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import Const
 from skewlsp.analysis.frontend.names import binding_of, block_defs, body_statements, reads_of
 from skewlsp.analysis.frontend.op_registry import CUBE_OPS, op_leaf
+from skewlsp.analysis.lower_pipeline.loop_facts import SlotLoad
 from skewlsp.analysis.lower_pipeline.slot_capacity import DTYPE_BITS, slot_bytes
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
     Extent,
@@ -52,7 +53,6 @@ from skewlsp.analysis.passes.resolve_backend_op_layouts import (
     reshaped_column,
 )
 from skewlsp.analysis.source.walk import walk
-from skewlsp.contract import SlotLoad
 
 SLOT_SPACES = frozenset({"Vec", "Mat", "Acc"})
 # Ops whose result is (a view of) an argument's buffer: views that alias their input

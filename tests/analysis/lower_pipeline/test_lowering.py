@@ -207,6 +207,7 @@ def test_the_lowering_passes_hand_on_their_lowering_and_leave_the_skew_pass_s_me
     """No pass edits another's text: LowerPipelineLoops says what it does in its
     ``Lowering``; the report puts that after the skew pass's message (see
     tests/analysis/report/test_assemble.py)."""
+    from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS
     from skewlsp.analysis.lower_pipeline.lowering import lowered_reports
     from skewlsp.contract import Span
 
@@ -214,7 +215,7 @@ def test_the_lowering_passes_hand_on_their_lowering_and_leave_the_skew_pass_s_me
         None, Span(3, 5, 4, 20), Span(3, 14, 3, 40), "left", "SKW010",
         "left: no cross-core message in the body", stage=4, start=0, stop=10, step=1, trip=10,
     )
-    [lowered] = lowered_reports([left], "pypto")
+    [lowered] = lowered_reports([(left, NO_FACTS)], "pypto")
     assert lowered.lowering is not None and lowered.lowering.verdict == "replicated"
     assert lowered.code == "SKW012"
     assert lowered.message == "left: no cross-core message in the body"
