@@ -35,6 +35,7 @@ from skewlsp.analysis.frontend.scope import EnclosingLoop, FunctionScope
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import Interval, Opaque
+from skewlsp.analysis.lower_pipeline.core_function import CoreFunction
 from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, LoopFacts
 from skewlsp.analysis.lower_pipeline.slot_loads import slot_loads
 from skewlsp.analysis.passes.body import Body, BodyContext, InnerSkew, Stmt
@@ -91,6 +92,9 @@ class LoopModel:
     unlabelled_message: str | None = None
     # What only the lowering passes read of the loop (kept with its report by a cache).
     facts: LoopFacts = NO_FACTS
+    # The core functions the loop is in, one per core copy, shared by the function's
+    # loops (the function stage's, after every loop of the module is lowered).
+    functions: tuple[CoreFunction, ...] = ()
 
 
 @dataclass(frozen=True)
