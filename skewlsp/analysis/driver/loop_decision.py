@@ -53,7 +53,7 @@ from skewlsp.analysis.passes.lower_auto_vector_split import opens_lane_regions
 from skewlsp.analysis.passes.outline_incore_scopes import OutlinedScope, outlined_scope
 from skewlsp.analysis.passes.split_vector_kernel import any_split, dual_aiv_dispatch
 from skewlsp.analysis.report.advice import depth_advice
-from skewlsp.analysis.report.assemble import loop_report, scalar_across
+from skewlsp.analysis.report.assemble import loop_report
 from skewlsp.analysis.skew_cross_core_pipeline import per_core
 from skewlsp.analysis.skew_cross_core_pipeline.decide import (
     Decision,
@@ -63,7 +63,7 @@ from skewlsp.analysis.skew_cross_core_pipeline.decide import (
 )
 from skewlsp.analysis.source.positions import LoopPositions
 from skewlsp.analysis.source.walk import walk
-from skewlsp.contract import CoreResult, LoopReport, Span
+from skewlsp.contract import LoopReport, Span
 
 MAX_PREVIEW_COPIES = 16  # pl.unroll copies of one loop rewritten one by one for its preview
 
@@ -206,20 +206,22 @@ class LoopDecisions:
         else:
             decision = decide(header, stmts)  # 26 SkewCrossCorePipeline
             decision = _unroll_count_unknown(decision, ctx.unknowns)
-        report = loop_report(
+        advice = None
+        if decision.code == "SKW002":
+            fold = lambda e: fold_bound(e, parsed.header_ctx)  # noqa: E731 - as the bounds were
+            advice = depth_advice(header, stmts, decision, parsed.call, fold, self.made)
+        report = loop_report(  # put together once, from what the passes left
             self.path, self._span, loop, parsed.call, fn, parsed.loop_var, decision, stmts,
             parsed.stage_span, parsed.stage_value, made=self.made,
+            cores=split.cores if split is not None else (),
+            across=split.scalars_across if split is not None else (),
+            fix_hint=advice,
         )
-        report = self._with_split(report, split)
         bounds = (header.start, header.stop, header.step)
         opaque = [v.symbol for v in bounds if isinstance(v, Opaque)]
         facts = LoopFacts(load_time_bound=opaque[0] if opaque else None)
         # 10 ConvertTensorToTileOps: the loads LowerPipelineToSlots (27) will see
         facts = self._slot_loads(report, loop, ctx, facts)
-        if decision.code == "SKW002":
-            fold = lambda e: fold_bound(e, parsed.header_ctx)  # noqa: E731 - as the bounds were
-            advice = depth_advice(header, stmts, decision, parsed.call, fold, self.made)
-            report = replace(report, fix_hint=advice)
         model = LoopModel(
             report, loop, self.unit, self.module, stmts, decision, parsed.iter_names,
             body.yield_node, facts=facts,
@@ -337,17 +339,6 @@ class LoopDecisions:
             lambda node: self.models[id(node)].report.cores if id(node) in self.models else (),
         )
         return split_and_skew(body.stmts, header, live_out, self._outlined(loop), nested)
-
-    def _with_split(self, report: LoopReport, split: per_core.PerCore | None) -> LoopReport:
-        """The report with each core's verdict and the scalars crossing between the cores."""
-        cores: tuple[CoreResult, ...] = split.cores if split is not None else ()
-        across = split.scalars_across if split is not None else ()
-        if cores:
-            report = replace(report, cores=cores)
-        if across:
-            found = tuple(scalar_across(item, self._span) for item in across)
-            report = replace(report, hints=(*report.hints, *found))
-        return report
 
     def _unrolled_copies(
         self,

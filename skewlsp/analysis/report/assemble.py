@@ -21,6 +21,7 @@ from skewlsp.contract import (
     CORE_NAMES,
     SCALAR_ACROSS,
     Core,
+    CoreResult,
     Edit,
     Finding,
     LoopReport,
@@ -45,9 +46,15 @@ def loop_report(
     stage_value: Span | None = None,
     *,
     made: MadeTrees | None,
+    cores: tuple[CoreResult, ...] = (),
+    across: Sequence[ScalarAcross] = (),
+    fix_hint: str | None = None,
 ) -> LoopReport:
-    """The report of one decided loop: positions, the decision's values, its findings
-    (``made``: the trees the analysis made, which a finding's code is cut from)."""
+    """The report of one decided loop, put together once from what the passes left:
+    positions, the decision's values, its findings, each core's verdict when
+    ExpandMixedKernel split it (``cores``, and the scalars one core computes that the
+    other reads: ``across``, SKW061), and what would make it skew (``fix_hint``).
+    ``made``: the trees the analysis made, which a finding's code is cut from."""
 
     def span_of(index: int | None) -> Span | None:
         return None if index is None else span(stmts[index].located)
@@ -64,6 +71,7 @@ def loop_report(
         )
     hazards = fifo_order.hazards(d, stmts, span, made)  # SKW060: FIFOs the skew reorders
     hints += tuple(fifo_order.finding(h, span(call)) for h in hazards)
+    hints += tuple(scalar_across(found, span) for found in across)
     return LoopReport(
         path=path,
         span=span(loop),
@@ -90,6 +98,8 @@ def loop_report(
         stage_span=stage_span,
         hints=hints,
         hazards=hazards,
+        cores=cores,
+        fix_hint=fix_hint,
         args=remark_args(d),
         core=_lead_core(d, stmts),
     )
