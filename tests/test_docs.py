@@ -224,3 +224,48 @@ def test_the_decision_table_follows_the_order_of_decide_py() -> None:
     in_code = re.findall(r'"(SKW\d{3})"', functions["decide"] + functions["_split"])
     assert set(table) <= set(CODES)
     assert list(dict.fromkeys(table)) == list(dict.fromkeys(in_code))
+
+
+ARCHITECTURE = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+# A row of the table of the passes modelled: "| 02 UnrollLoops | `unroll_loops_pass.cpp` |
+# `analysis/passes/unroll_loops.py` ...": the first module named is the pass's own.
+PASS_ROW = re.compile(
+    r"^\| (\d\d) (\w+) \| `(\w+_pass\.cpp)`[^|]*\| `(analysis/[\w/]+?(?:\.py|/))`",
+    re.MULTILINE,
+)
+CITED_PASS = re.compile(r"(\w+)_pass\.cpp")
+
+
+def test_every_modelled_pass_has_a_row_and_a_module_named_after_it() -> None:
+    """architecture.md's table of passes is what a maintainer following an upstream commit
+    reads: each pass's own module is named after its ``*_pass.cpp`` and its docstring cites
+    that file, the rows are in the compiler's order, and every pass a module of the
+    analysis says it models has a row."""
+    rows = PASS_ROW.findall(ARCHITECTURE)
+    assert len(rows) >= 16
+    numbers = [int(number) for number, *_ in rows]
+    assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
+    wrong = []
+    for number, name, upstream, module in rows:
+        path = ROOT / "skewlsp" / module
+        if module.endswith("/"):
+            path = path / "__init__.py"
+        stem = upstream.removesuffix("_pass.cpp")
+        if not path.is_file():
+            wrong.append(f"{number} {name}: no {module}")
+            continue
+        docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        if Path(module.rstrip("/")).stem != stem:
+            wrong.append(f"{number} {name}: {module} is not named after {upstream}")
+        if upstream not in docstring:
+            wrong.append(f"{number} {name}: {module}'s docstring does not cite {upstream}")
+    assert wrong == []
+    in_table = {upstream.removesuffix("_pass.cpp") for _, _, upstream, _ in rows}
+    cited = {
+        found
+        for path in (ROOT / "skewlsp" / "analysis").rglob("*.py")
+        for found in CITED_PASS.findall(
+            ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        )
+    }
+    assert cited - in_table == set()

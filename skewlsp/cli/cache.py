@@ -39,8 +39,9 @@ CACHE_DIRNAME = ".skewlint_cache"
 # for a caller names the caller's file (its imports are resolved from there); 6: left
 # loops carry their lowering (the loop's and each core copy's); 7: reports carry the loads
 # LowerPipelineToSlots sees (slot_loads); 8: keys name the code that analysed (own_code),
-# and the record of plain files names it too
-_FORMAT = "8"
+# and the record of plain files names it too; 9: reports no longer carry what only the
+# lowering reads (slot_loads, slot_scope, load_time_bound: analysis/lower_pipeline/loop_facts.py)
+_FORMAT = "9"
 
 
 def user_cache_home(environ: Mapping[str, str] | None = None) -> Path:

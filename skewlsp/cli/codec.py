@@ -21,7 +21,6 @@ from skewlsp.contract import (
     LoopReport,
     Lowering,
     Related,
-    SlotLoad,
     Span,
     Variant,
 )
@@ -74,7 +73,6 @@ _SPAN = _Shape(Span)
 _CORE = _Shape(CoreResult)
 _HAZARD = _Shape(FifoHazard)
 _MESSAGE = _Shape(FifoMessage)
-_SLOT_LOAD = _Shape(SlotLoad)
 _VARIANT = _Shape(Variant)
 
 
@@ -122,8 +120,6 @@ def report_from_data(data: dict[str, Any]) -> LoopReport:
     if values.get("overlap") is not None:
         overlap = values["overlap"]
         values["overlap"] = Related(_SPAN.make(overlap["span"]), overlap["message"])
-    if values.get("slot_loads") is not None:
-        values["slot_loads"] = tuple(_SLOT_LOAD.make(load) for load in values["slot_loads"])
     if "args" in values:
         values["args"] = tuple((str(a), str(b)) for a, b in values["args"])
     if "assumes" in values:

@@ -170,23 +170,6 @@ class Lowering:
 
 
 @dataclass(frozen=True)
-class SlotLoad:
-    """A top-level load of a loop body, as LowerPipelineToSlots sees it under PTOAS.
-
-    ``space`` is where its tile lands (the core it runs on follows); ``size`` one slot's
-    bytes (None when it has none the compiler can pin); ``blocker`` why it cannot become
-    a slot, which declines the whole loop; ``unknown`` a value computed when the module
-    loads that its size depends on (then whether the loop rotates is not known).
-    """
-
-    name: str
-    space: str
-    size: int | None = None
-    blocker: str | None = None
-    unknown: str | None = None
-
-
-@dataclass(frozen=True)
 class CoreResult:
     """The verdict for one core's copy of a loop split by the mixed-kernel model."""
 
@@ -288,13 +271,6 @@ class LoopReport:
     overlap: Related | None = None
     # A loop the skew pass left: what LowerPipelineToSlots / LowerPipelineLoops make of it.
     lowering: Lowering | None = None
-    # A bound or step Python computes when the module loads (a constant to the compiler,
-    # not visible statically): the symbol, for the lowering passes' model.
-    load_time_bound: str | None = None
-    # The body's top-level loads as LowerPipelineToSlots sees them (None: not known), and
-    # the line of the outlined scope (one function of the compiler) holding the loop.
-    slot_loads: tuple[SlotLoad, ...] | None = None
-    slot_scope: int = 0
     args: tuple[tuple[str, str], ...] = field(default=())
     # The values of the environment or command line this verdict assumed and that decide it
     # (another value gives another report), and the loop under each other declared value

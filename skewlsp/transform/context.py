@@ -17,7 +17,7 @@ import libcst as cst
 
 from skewlsp.analysis import LoopModel
 from skewlsp.analysis.frontend.dsl import Aliases, keyword, loop_kind, positional
-from skewlsp.analysis.passes.loop_body import Stmt
+from skewlsp.analysis.passes.body import Stmt
 from skewlsp.contract import PreviewUnavailable
 from skewlsp.transform.expr import int_literal, substitute
 

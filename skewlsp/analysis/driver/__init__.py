@@ -21,7 +21,11 @@ From the top down:
 - :mod:`.site_memo`: the cache's copies of inline helpers at their calls;
 - :mod:`.call_context`: the pipeline loops around a call of an inline helper, read off
   the caller (the helper's copy there is lowered in them);
-- :mod:`.loop_decision`: deciding one loop (its unrolled copies, and each core's copy);
+- :mod:`.function_stage`: the passes over whole core functions, after every loop of
+  the module is lowered;
+- :mod:`.loop_decision`: the passes on one loop, in the compiler's order (its unrolled
+  copies too), and :mod:`.core_passes`: those from FlattenCallExpr to the skew pass on
+  each core's copy of a loop in an InCore scope;
 - :mod:`.variants`: the module decided again under the other values its modules
   declare for what the analysis read of the assumed environment and command line.
 """
@@ -31,6 +35,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from skewlsp.analysis.driver.edited_module import analyse_edited_module
+from skewlsp.analysis.driver.function_stage import function_stage
 from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.driver.module_run import analyse_module
 from skewlsp.analysis.driver.variants import AssumedReads, with_variant_verdicts
@@ -155,4 +160,5 @@ def _analysed(
         model if model.report is report else replace(model, report=report)
         for model, report in zip(models, reports, strict=True)
     ]
-    return models, read
+    # The passes over whole core functions, once every loop of each is lowered.
+    return function_stage(models), read

@@ -127,7 +127,7 @@ class CachedUnits:
         )
         cached = self.cache.get(key, self.resolver, build)
         if cached is not None:
-            return [LoopModel(report) for report in cached]
+            return [LoopModel(report, facts=facts) for report, facts in cached]
         assert self.aliases is not None and self.constants is not None
         depth = build.open()
         try:
@@ -160,7 +160,7 @@ class CachedUnits:
         )
         cached = self.cache.get(key, self.resolver, build)
         if cached is not None:
-            return [LoopModel(report) for report in cached]
+            return [LoopModel(report, facts=facts) for report, facts in cached]
         depth = build.open()
         try:
             found = decide()
@@ -173,7 +173,8 @@ class CachedUnits:
         """Keep what was analysed now, with every module this analysis read and what each
         read of the assumed build."""
         for key, unit_models, assumed in self.fresh:
-            self.cache.put(key, tuple(model.report for model in unit_models), reads, assumed)
+            loops = tuple((model.report, model.facts) for model in unit_models)
+            self.cache.put(key, loops, reads, assumed)
         self.sites.store(reads)
 
 

@@ -68,7 +68,7 @@ def _at_calls(
     for model in helper_copies(helper, path, resolver, constants, state, aliases):
         report = at_the_call(model.report, model.unlabelled_message, helper, path)
         if report is not None:
-            models.append(LoopModel(report))
+            models.append(LoopModel(report, facts=model.facts))
     return models
 
 

@@ -1,12 +1,17 @@
-"""Deciding one ``pl.pipeline`` loop where the walk of its unit met it.
+"""The passes on one ``pl.pipeline`` loop, where the walk of its unit met it.
 
-The stages meet here, once per loop: the loop's header as the frontend folds it
-(``passes.header``), its body as InlineFunctions, UnrollLoops and Simplify leave it
-(``passes.loop_body``), the skew pass's decision on it
-(``skew_cross_core_pipeline.decide``), that decision on each core's copy when
-ExpandMixedKernel splits the loop (``skew_cross_core_pipeline.per_core``), and the
-report (``report.assemble``). A loop under ``pl.unroll`` is decided once per copy
-UnrollLoops makes of it.
+:meth:`LoopDecisions._decide_loop` is the per-loop pass list, in the order of pypto's
+``python/pypto/ir/pass_manager.py``: the header as the DSL parser folds it
+(``passes.header``), the body as UnrollLoops and Simplify leave it (one walk:
+``passes.loop_body``), ConvertToSSA's edges, then for a loop in an InCore scope the
+passes that split it per core and the skew pass on each copy (:mod:`.core_passes`),
+else the skew pass on the body as it is; the report is assembled from what they left
+(``report.assemble``). A loop under ``pl.unroll`` is decided once per copy UnrollLoops
+makes of it.
+
+The compiler runs the split before the skew pass; so does this: the skew pass's
+decision on the unsplit body is made only when no split replaces it (a loop outside an
+InCore scope, or one whose split sends nothing across), as it was only ever read then.
 
 Apart from the walk (:mod:`.unit_walk`) because the walk is about where loops are and
 what surrounds them; this is about what one loop becomes. :class:`LoopDecisions` holds
@@ -21,6 +26,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
+from skewlsp.analysis.driver.core_passes import OutlinedFunction, split_and_skew
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import Const
 from skewlsp.analysis.frontend.dsl_checks import BodyChecks, check_body
@@ -29,20 +35,25 @@ from skewlsp.analysis.frontend.scope import EnclosingLoop, FunctionScope
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import Interval, Opaque
+from skewlsp.analysis.lower_pipeline.core_function import CoreFunction
+from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, LoopFacts
 from skewlsp.analysis.lower_pipeline.slot_loads import slot_loads
-from skewlsp.analysis.lower_pipeline.slot_tensors import LoopSurroundings, surroundings
-from skewlsp.analysis.passes.expand_mixed_kernel.move_reuse import operand_moves
-from skewlsp.analysis.passes.header import bounds_of, fold_bound, loop_target, stage_of
-from skewlsp.analysis.passes.loop_body import (
-    Body,
-    BodyContext,
-    InnerSkew,
-    Stmt,
-    normalise,
-    resolve,
+from skewlsp.analysis.passes.body import Body, BodyContext, InnerSkew, Stmt
+from skewlsp.analysis.passes.convert_tensor_to_tile_ops import LoopSurroundings, surroundings
+from skewlsp.analysis.passes.convert_to_ssa import resolve
+from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import (
+    OutsideSides,
+    param_sides,
+    scope_multiplies,
 )
+from skewlsp.analysis.passes.header import bounds_of, fold_bound, loop_target, stage_of
+from skewlsp.analysis.passes.infer_tile_memory_space import operand_moves
+from skewlsp.analysis.passes.loop_body import normalise
+from skewlsp.analysis.passes.lower_auto_vector_split import opens_lane_regions
+from skewlsp.analysis.passes.outline_incore_scopes import OutlinedScope, outlined_scope
+from skewlsp.analysis.passes.split_vector_kernel import any_split, dual_aiv_dispatch
 from skewlsp.analysis.report.advice import depth_advice
-from skewlsp.analysis.report.assemble import loop_report, scalar_across
+from skewlsp.analysis.report.assemble import loop_report
 from skewlsp.analysis.skew_cross_core_pipeline import per_core
 from skewlsp.analysis.skew_cross_core_pipeline.decide import (
     Decision,
@@ -52,14 +63,16 @@ from skewlsp.analysis.skew_cross_core_pipeline.decide import (
 )
 from skewlsp.analysis.source.positions import LoopPositions
 from skewlsp.analysis.source.walk import walk
-from skewlsp.contract import CoreResult, LoopReport, Span
+from skewlsp.contract import LoopReport, Span
 
 MAX_PREVIEW_COPIES = 16  # pl.unroll copies of one loop rewritten one by one for its preview
 
 
 @dataclass
 class LoopModel:
-    """A loop's report plus the internals a rewrite needs (the normalised body and its split)."""
+    """One loop's record as the passes fill it in: its report, what only the lowering
+    passes read of it (``facts``), and the internals a rewrite needs (the normalised body
+    and its split)."""
 
     report: LoopReport
     node: cst.For | None = None
@@ -77,6 +90,28 @@ class LoopModel:
     # One copy of several (a call of an inline helper, an iteration of a module-level
     # ``for``): the message before the copy's label was put in front of it.
     unlabelled_message: str | None = None
+    # What only the lowering passes read of the loop (kept with its report by a cache).
+    facts: LoopFacts = NO_FACTS
+    # The core functions the loop is in, one per core copy, shared by the function's
+    # loops (the function stage's, after every loop of the module is lowered).
+    functions: tuple[CoreFunction, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    """One loop as the DSL parser reads it (before any pass): its header folded, the
+    checks of its body, and the ranges of the loop variables its body sees."""
+
+    call: cst.Call
+    loop_var: str
+    iter_names: tuple[str, ...]
+    stage_span: Span | None
+    stage_value: Span | None
+    header: LoopHeader  # its errors: the parser's and the body checks'
+    header_ctx: BodyContext  # what the bounds were folded with
+    checks: BodyChecks
+    ranges: dict[str, Interval]
+    inner_enclosing: list[EnclosingLoop]  # the loops around the body, this one included
 
 
 class LoopDecisions:
@@ -113,7 +148,7 @@ class LoopDecisions:
         self.body_checks: dict[int, BodyChecks] = {}  # per loop
         # Per function and whether its body is InCore (a helper's call sites differ only
         # there): the sides are syntactic, so one walk serves every copy decided apart.
-        self.outside: dict[tuple[int, bool], per_core.OutsideSides] = {}
+        self.outside: dict[tuple[int, bool], OutsideSides] = {}
         self.deciding_copy = 0  # >0 while a pl.unroll copy other than the first is decided
         # Per function and whether its body is InCore: the tensors in scope at each loop.
         self.slot_surroundings: dict[tuple[int, bool], dict[int, LoopSurroundings]] = {}
@@ -145,12 +180,77 @@ class LoopDecisions:
     def _decide_loop(
         self, loop: cst.For, scope: FunctionScope, enclosing: list[EnclosingLoop], fn: str
     ) -> InnerSkew | None:
+        """The passes on one loop, in the order of pypto's ``pass_manager.py``.
+
+        InlineFunctions (01) has run: a helper's loops are decided where the walk meets
+        its call (:mod:`.unit_walk`). The lowering passes (27, 28) run at the end of the
+        unit's walk (:mod:`.lowered`), on every loop the skew pass left.
+        """
         key = id(loop)
+        parsed = self._parse(loop, scope, enclosing)  # the DSL parser: the header, the checks
+        ctx = self._body_context(loop, scope, parsed, fn)
+        placeholder = LoopReport(  # guards against re-entry
+            self.path, self._span(loop), self._span(parsed.call), "unknown", "SKW050", ""
+        )
+        self.models[key] = LoopModel(placeholder)
+        body = normalise(body_statements(loop.body), ctx)  # 02 UnrollLoops, 05 Simplify
+        stmts = body.stmts
+        resolve(stmts, parsed.iter_names)  # 04 ConvertToSSA
+        header = replace(parsed.header, errors=(*parsed.header.errors, *ctx.errors))
+        split = None
+        if self._incore and not (ctx.unknowns or parsed.checks.explicit_messages or header.errors):
+            # 06 FlattenCallExpr .. 23 SplitVectorKernel, then 26 on each core's copy
+            split = self._split_and_skew(loop, ctx, header, body)
+        if split is not None and split.summary is not None:
+            decision, stmts = split.summary, split.stmts
+        else:
+            decision = decide(header, stmts)  # 26 SkewCrossCorePipeline
+            decision = _unroll_count_unknown(decision, ctx.unknowns)
+        advice = None
+        if decision.code == "SKW002":
+            fold = lambda e: fold_bound(e, parsed.header_ctx)  # noqa: E731 - as the bounds were
+            advice = depth_advice(header, stmts, decision, parsed.call, fold, self.made)
+        report = loop_report(  # put together once, from what the passes left
+            self.path, self._span, loop, parsed.call, fn, parsed.loop_var, decision, stmts,
+            parsed.stage_span, parsed.stage_value, made=self.made,
+            cores=split.cores if split is not None else (),
+            across=split.scalars_across if split is not None else (),
+            fix_hint=advice,
+        )
+        bounds = (header.start, header.stop, header.step)
+        opaque = [v.symbol for v in bounds if isinstance(v, Opaque)]
+        facts = LoopFacts(load_time_bound=opaque[0] if opaque else None)
+        # 10 ConvertTensorToTileOps: the loads LowerPipelineToSlots (27) will see
+        facts = self._slot_loads(report, loop, ctx, facts)
+        model = LoopModel(
+            report, loop, self.unit, self.module, stmts, decision, parsed.iter_names,
+            body.yield_node, facts=facts,
+        )
+        model.inner = [
+            self.models[id(stmt.node)]
+            for stmt in stmts
+            if stmt.origin == "steady" and id(stmt.node) in self.models
+        ]
+        self.models[key] = model
+        if not self.deciding_copy:
+            model.copies = self._unrolled_copies(loop, scope, enclosing, fn, model)
+        inner = _as_inner_skew(
+            loop, parsed.call, stmts, decision, parsed.loop_var, parsed.iter_names, body
+        )
+        self.inner[key] = inner
+        return inner
+
+    def _parse(
+        self, loop: cst.For, scope: FunctionScope, enclosing: list[EnclosingLoop]
+    ) -> _Parsed:
+        """The loop as the DSL parser reads it: its header folded, its body checked, and
+        the ranges of the loop variables around its body."""
         call = loop.iter
         assert isinstance(call, cst.Call)
         kind = dsl.loop_kind(call, self.aliases)
-        lookup = scope.bound_lookup(enclosing)
-        header_ctx = BodyContext(lookup, {}, self.aliases, lambda n, c: None, self.made)
+        header_ctx = BodyContext(
+            scope.bound_lookup(enclosing), {}, self.aliases, lambda n, c: None, self.made
+        )
         errors: list[str] = []
         if kind == "bare_pipeline":
             errors.append(
@@ -161,8 +261,7 @@ class LoopDecisions:
             errors.append(target_error)
         stage, stage_span, stage_value = stage_of(call, scope, errors, self._span)
         start, stop, step = bounds_of(call, header_ctx, errors)
-        header = LoopHeader(stage, start, stop, step, iter_names, ())
-        overflow = check_int64(header)
+        overflow = check_int64(LoopHeader(stage, start, stop, step, iter_names, ()))
         if overflow:
             errors.append(overflow)
         checks = self.body_checks.get(id(loop))
@@ -171,82 +270,47 @@ class LoopDecisions:
             checks = check_body(loop, self.aliases, fn_around, self.made)
             self.body_checks[id(loop)] = checks
         errors.extend(checks.errors)
-
         ranges = {e.var: e.interval for e in enclosing if e.interval is not None}
         if isinstance(start, Const) and isinstance(stop, Const) and stop.value > start.value:
             ranges[loop_var] = Interval(start.value, stop.value - 1)
         inner_enclosing = [*enclosing, EnclosingLoop(loop_var, ranges.get(loop_var))]
+        header = LoopHeader(stage, start, stop, step, iter_names, tuple(errors))
+        return _Parsed(
+            call, loop_var, iter_names, stage_span, stage_value, header, header_ctx, checks,
+            ranges, inner_enclosing,
+        )
+
+    def _body_context(
+        self, loop: cst.For, scope: FunctionScope, parsed: _Parsed, fn: str
+    ) -> BodyContext:
+        """What the body walk needs: the values in scope, the ranges of the loop variables,
+        and how an inner pipeline is decided (first, as the compiler decides the inner
+        loops of a function before the loops around them)."""
 
         def decide_inner(node: cst.For, _ctx: BodyContext) -> InnerSkew | None:
-            return self._decide(node, scope, inner_enclosing, fn)
+            return self._decide(node, scope, parsed.inner_enclosing, fn)
 
-        body_lookup = scope.bound_lookup(inner_enclosing)
-        ctx = BodyContext(
-            body_lookup,
-            ranges,
+        return BodyContext(
+            scope.bound_lookup(parsed.inner_enclosing),
+            parsed.ranges,
             self.aliases,
             decide_inner,
             self.made,
             scope.tile_names,
             parse_time_lookup=scope.parse_time_lookup,
-            may_message=checks.explicit_messages,
-            nested_messages=checks.nested_messages,
+            may_message=parsed.checks.explicit_messages,
+            nested_messages=parsed.checks.nested_messages,
         )
-        self.models[key] = LoopModel(  # placeholder guards against re-entry
-            LoopReport(self.path, self._span(loop), self._span(call), "unknown", "SKW050", "")
-        )
-        body = normalise(body_statements(loop.body), ctx)
-        stmts = body.stmts
-        resolve(stmts, iter_names)
-        errors.extend(ctx.errors)
-        header = LoopHeader(stage, start, stop, step, iter_names, tuple(errors))
-        decision = _unroll_count_unknown(decide(header, stmts), ctx.unknowns)
-        split = None
-        if (
-            self._incore
-            and not ctx.unknowns
-            and not checks.explicit_messages
-            and not header.errors
-        ):
-            split = self._split_per_core(loop, ctx, header, stmts, body)
-            if split.summary is not None:
-                decision = split.summary
-                stmts = split.stmts
-        report = loop_report(
-            self.path, self._span, loop, call, fn, loop_var, decision, stmts,
-            stage_span, stage_value, made=self.made,
-        )
-        report = self._with_split(report, split)
-        report = self._with_slot_loads(report, loop, ctx)
-        opaque = [v.symbol for v in (start, stop, step) if isinstance(v, Opaque)]
-        if opaque:
-            report = replace(report, load_time_bound=opaque[0])
-        if decision.code == "SKW002":
-            fold = lambda e: fold_bound(e, header_ctx)  # noqa: E731 - as the bounds were
-            advice = depth_advice(header, stmts, decision, call, fold, self.made)
-            report = replace(report, fix_hint=advice)
-        model = LoopModel(
-            report, loop, self.unit, self.module, stmts, decision, iter_names, body.yield_node
-        )
-        model.inner = [
-            self.models[id(stmt.node)]
-            for stmt in stmts
-            if stmt.origin == "steady" and id(stmt.node) in self.models
-        ]
-        self.models[key] = model
-        if not self.deciding_copy:
-            model.copies = self._unrolled_copies(loop, scope, enclosing, fn, model)
-        inner = _as_inner_skew(loop, call, stmts, decision, loop_var, iter_names, body)
-        self.inner[key] = inner
-        return inner
 
-    def _with_slot_loads(self, report: LoopReport, loop: cst.For, ctx: BodyContext) -> LoopReport:
-        """The report with the body's loads as LowerPipelineToSlots sees them (the tensors
-        in scope read off the function holding the loop)."""
+    def _slot_loads(
+        self, report: LoopReport, loop: cst.For, ctx: BodyContext, facts: LoopFacts
+    ) -> LoopFacts:
+        """``facts`` with the body's loads as LowerPipelineToSlots sees them (the tensors in
+        scope, ConvertTensorToTileOps', read off the function holding the loop)."""
         fn = self.functions[-1] if self.functions else None
         lowered = report.verdict == "left" or any(c.verdict == "left" for c in report.cores)
         if fn is None or not lowered:
-            return report
+            return facts
         key = (id(fn), self._function_incore)
         loops = self.slot_surroundings.get(key)
         if loops is None:
@@ -255,20 +319,16 @@ class LoopDecisions:
             )
         around = loops.get(id(loop))
         if around is None:
-            return report
+            return facts
         loads = slot_loads(loop, around.tensors, ctx.fold)
-        return replace(report, slot_loads=loads, slot_scope=around.scope)
+        return replace(facts, slot_loads=loads, slot_scope=around.scope)
 
-    def _split_per_core(
-        self,
-        loop: cst.For,
-        ctx: BodyContext,
-        header: LoopHeader,
-        stmts: list[Stmt],
-        body: Body,
+    def _split_and_skew(
+        self, loop: cst.For, ctx: BodyContext, header: LoopHeader, body: Body
     ) -> per_core.PerCore:
-        """The loop in an InCore scope, as ExpandMixedKernel splits it: each core's copy
-        decided (the nested pipelines of each copy decided again with ``ctx``'s values)."""
+        """The loop in an InCore scope, through the passes that split it per core and the
+        skew pass on each core's copy (:mod:`.core_passes`); what they need to know of the
+        function it is outlined to is worked out here, once per function where it can."""
         live_out = (*header.iter_names, *body.yield_reads)
         nested = per_core.NestedPipelines(
             lambda decider: normalise(
@@ -278,18 +338,7 @@ class LoopDecisions:
             self.inner.get,  # type: ignore[arg-type]  # by id, asked by node: None (kept as is)
             lambda node: self.models[id(node)].report.cores if id(node) in self.models else (),
         )
-        return self._per_core(loop, stmts, header, live_out, nested)
-
-    def _with_split(self, report: LoopReport, split: per_core.PerCore | None) -> LoopReport:
-        """The report with each core's verdict and the scalars crossing between the cores."""
-        cores: tuple[CoreResult, ...] = split.cores if split is not None else ()
-        across = split.scalars_across if split is not None else ()
-        if cores:
-            report = replace(report, cores=cores)
-        if across:
-            found = tuple(scalar_across(item, self._span) for item in across)
-            report = replace(report, hints=(*report.hints, *found))
-        return report
+        return split_and_skew(body.stmts, header, live_out, self._outlined(loop), nested)
 
     def _unrolled_copies(
         self,
@@ -346,51 +395,42 @@ class LoopDecisions:
             self.deciding_copy -= 1
             self.models, self.inner = models, inner
 
-    # -- per core (ExpandMixedKernel) ------------------------------------------------------
+    # -- the function a loop is outlined to -------------------------------------------------
 
-    def _per_core(
-        self,
-        loop: cst.For,
-        stmts: list[Stmt],
-        header: LoopHeader,
-        live_out: Sequence[str],
-        nested: per_core.NestedPipelines,
-    ) -> per_core.PerCore:
-        """Per-core verdicts (the model lives in ``mixed``; this only supplies the context)."""
+    def _outlined(self, loop: cst.For) -> OutlinedFunction:
+        """What the passes before the split know of the function ``loop`` is outlined to."""
         fn = self.functions[-1] if self.functions else None
-        walked = self._outside_sides(fn) if fn else None
+        walked = self._outside_sides(fn) if fn else None  # 21's sides of what is made before
         outside = walked.before(loop) if walked else {}
-        made_before = walked.moves_before(loop) if walked else frozenset()
-        scope = per_core.outlined_scope(fn, loop, self.made, self._function_incore) if fn else None
+        made_before = walked.moves_before(loop) if walked else frozenset()  # 17's moves
+        # 08 OutlineIncoreScopes
+        scope = outlined_scope(fn, loop, self.made, self._function_incore) if fn else None
+        # 20 LowerAutoVectorSplit, 23 SplitVectorKernel
         copies = 2 if scope is not None and self._dual_aiv_dispatch(loop, scope) else 1
-        return per_core.per_core(
-            stmts,
-            header,
-            live_out,
+        return OutlinedFunction(
             outside,
-            copies,
-            self.made,
-            nested,
-            self.positions.statement_code,
             made_before,
+            copies,
             (lambda: self._scope_multiplies(scope.node)) if scope else (lambda: False),
+            self.made,
+            self.positions.statement_code,
         )
 
-    def _outside_sides(self, fn: cst.FunctionDef) -> per_core.OutsideSides:
+    def _outside_sides(self, fn: cst.FunctionDef) -> OutsideSides:
         """One walk of the function serves every loop in it, in every copy of it."""
         key = (id(fn), self._function_incore)
         found = self.outside.get(key)
         if found is None:
-            found = self.outside[key] = per_core.OutsideSides(
+            found = self.outside[key] = OutsideSides(
                 body_statements(fn.body),
-                per_core.param_sides(fn),
+                param_sides(fn),
                 self.made,
                 operand_moves,
                 self._function_incore,
             )
         return found
 
-    def _dual_aiv_dispatch(self, loop: cst.For, scope: per_core.OutlinedScope) -> bool:
+    def _dual_aiv_dispatch(self, loop: cst.For, scope: OutlinedScope) -> bool:
         """Whether the compiler runs this loop's vector copy twice (once per loop).
 
         A loop spliced from an inline helper is outlined from the caller's scope: the
@@ -398,9 +438,9 @@ class LoopDecisions:
         """
         known = self.dual_aiv.get(id(loop))
         if known is None:
-            known = per_core.dual_aiv_dispatch(
-                scope, self._lane_regions(scope.node)
-            ) and not per_core.any_split(self.call_headers)
+            known = dual_aiv_dispatch(
+                scope.headers, self._lane_regions(scope.node)
+            ) and not any_split(self.call_headers)
             self.dual_aiv[id(loop)] = known
         return known
 
@@ -408,7 +448,7 @@ class LoopDecisions:
         """One walk per outlined scope serves every loop in it."""
         found = self.multiplies.get(id(scope))
         if found is None:
-            found = self.multiplies[id(scope)] = per_core.scope_multiplies(scope, self.made)
+            found = self.multiplies[id(scope)] = scope_multiplies(scope, self.made)
         return found
 
     def _lane_regions(self, scope: cst.CSTNode) -> bool:
@@ -417,7 +457,7 @@ class LoopDecisions:
             return False
         found = self.lane_regions.get(id(scope))
         if found is None:
-            found = self.lane_regions[id(scope)] = per_core.opens_lane_regions(scope)
+            found = self.lane_regions[id(scope)] = opens_lane_regions(scope)
         return found
 
 

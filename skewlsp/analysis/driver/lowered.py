@@ -14,12 +14,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from skewlsp.analysis.driver.loop_decision import LoopModel
-from skewlsp.analysis.lower_pipeline.lowering import (
-    NOTHING,
-    Enclosing,
-    lowered_reports,
-    with_reason,
-)
+from skewlsp.analysis.lower_pipeline.lowering import NOTHING, Enclosing, lowered_reports
+from skewlsp.analysis.report.assemble import lowered_message, with_lowering_said
 from skewlsp.contract import LoopReport
 
 Bindings = tuple[tuple[str, int], ...]  # the pl.unroll variables' values of one copy
@@ -31,7 +27,7 @@ def lowered_models(
     """``models`` with every loop the skew pass left lowered under ``planner`` (a model
     lowered before is kept as it is); ``outside``: the loops around them all (around the
     call of the inline helper whose copy they are)."""
-    reports = lowered_reports([model.report for model in models], planner, outside)
+    reports = lowered_reports([(model.report, model.facts) for model in models], planner, outside)
     lowered = [
         _with_report(model, report) for model, report in zip(models, reports, strict=True)
     ]
@@ -46,8 +42,8 @@ def _with_report(model: LoopModel, report: LoopReport) -> LoopModel:
         return model
     unlabelled = model.unlabelled_message
     if unlabelled is not None and report.lowering is not None:
-        unlabelled = with_reason(unlabelled, report.lowering)
-    return replace(model, report=report, unlabelled_message=unlabelled)
+        unlabelled = lowered_message(unlabelled, report.lowering)
+    return replace(model, report=with_lowering_said(report), unlabelled_message=unlabelled)
 
 
 def _with_lowered_copies(
@@ -70,7 +66,7 @@ def _with_lowered_copies(
     lowered: dict[tuple[int, Bindings], LoopReport] = {}
     for bindings in combinations:
         taken = [_copy_at(model, bindings) for model in models]
-        reports = lowered_reports([m.report for m in taken], planner, outside)
+        reports = lowered_reports([(m.report, m.facts) for m in taken], planner, outside)
         for copy, report in zip(taken, reports, strict=True):
             lowered[(id(copy), bindings)] = report
     return [
@@ -79,12 +75,18 @@ def _with_lowered_copies(
         else replace(
             model,
             copies=[
-                (bindings, replace(copy, report=lowered[(id(copy), bindings)]))
+                (bindings, replace(copy, report=_said(copy, lowered[(id(copy), bindings)])))
                 for bindings, copy in model.copies
             ],
         )
         for model in models
     ]
+
+
+def _said(model: LoopModel, report: LoopReport) -> LoopReport:
+    """A copy's lowered report, its message saying what the lowering does (a copy lowered
+    before, kept as it is, said so then)."""
+    return report if report is model.report else with_lowering_said(report)
 
 
 def _copy_at(model: LoopModel, bindings: Bindings) -> LoopModel:

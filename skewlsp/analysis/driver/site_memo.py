@@ -17,9 +17,9 @@ from skewlsp.analysis.frontend.reads import ModuleRead
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.lower_pipeline.lowering import Enclosing
 from skewlsp.analysis.passes.inline_functions.call_sites import CallSite
-from skewlsp.analysis.reuse.unit_cache import SiteKey, UnitCache
-from skewlsp.analysis.skew_cross_core_pipeline import per_core
-from skewlsp.contract import LoopReport, Resolver
+from skewlsp.analysis.passes.split_vector_kernel import any_split
+from skewlsp.analysis.reuse.unit_cache import Loop, SiteKey, UnitCache
+from skewlsp.contract import Resolver
 
 
 @dataclass
@@ -36,15 +36,15 @@ class SiteMemo:
     fingerprint: str
     planner: str  # the copies kept are lowered (``.lowered``)
     build: Build  # the analysis's assumed build (part of every key)
-    fresh: list[tuple[SiteKey, tuple[LoopReport, ...], frozenset[AssumedRead]]] = field(
+    fresh: list[tuple[SiteKey, tuple[Loop, ...], frozenset[AssumedRead]]] = field(
         default_factory=list
     )
 
-    def get(self, key: SiteKey) -> tuple[LoopReport, ...] | None:
+    def get(self, key: SiteKey) -> tuple[Loop, ...] | None:
         return self.cache.get_site(key, self.resolver, self.build)
 
     def remember(
-        self, key: SiteKey, reports: tuple[LoopReport, ...], assumed: frozenset[AssumedRead]
+        self, key: SiteKey, reports: tuple[Loop, ...], assumed: frozenset[AssumedRead]
     ) -> None:
         self.fresh.append((key, reports, assumed))
 
@@ -83,7 +83,7 @@ class SiteMemo:
             tuple(sorted(site.values.items())),
             site.shown,
             site.incore,
-            per_core.any_split(site.headers),
+            any_split(site.headers),
             tuple(sorted(site.specialized.items())),
             site.nested,
             outside,

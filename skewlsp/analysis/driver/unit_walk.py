@@ -51,12 +51,12 @@ from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import CallSiteValue, Interval, code_of
 from skewlsp.analysis.lower_pipeline.lowering import Enclosing
+from skewlsp.analysis.passes.body import BodyContext, loop_bounds
 from skewlsp.analysis.passes.inline_functions.call_sites import (
     CallSite,
     call_sites,
     is_inline_helper,
 )
-from skewlsp.analysis.passes.loop_body import BodyContext, loop_bounds
 from skewlsp.analysis.report.assemble import at_call
 from skewlsp.analysis.report.informative import DecisiveNames
 from skewlsp.analysis.reuse.unit_cache import SiteKey
@@ -354,7 +354,7 @@ class UnitWalk(LoopDecisions):
             key = self._site_key(name, site, outside)
             known = self.sites.get(key) if self.sites is not None and key is not None else None
             if known is not None:
-                self.finished.extend(LoopModel(report) for report in known)
+                self.finished.extend(LoopModel(report, facts=facts) for report, facts in known)
                 continue
             before = len(self.finished)
             self.call_headers = site.headers
@@ -372,7 +372,7 @@ class UnitWalk(LoopDecisions):
             copy = lowered_models(self.finished[before:], self.state.planner, outside)
             self.finished[before:] = copy
             if self.sites is not None and key is not None:
-                self.sites.remember(key, tuple(m.report for m in copy), assumed)
+                self.sites.remember(key, tuple((m.report, m.facts) for m in copy), assumed)
         self.call_headers = ()
 
     def _caller_walk(self, caller: Unit, state: AnalysisState) -> list[LoopReport] | None:

@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from skewlsp.analysis.lower_pipeline.loop_facts import SlotLoad
 from skewlsp.analysis.lower_pipeline.slot_capacity import describe_overflow, overflow
-from skewlsp.contract import SlotLoad
 
 MIN_SLOTS, MAX_SLOTS = 2, 16
 CUBE_SPACES = frozenset({"Mat", "Acc", "Left", "Right", "Bias"})

@@ -20,6 +20,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
 from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import lower, nested_in, written_by
 from skewlsp.analysis.lower_pipeline.lower_pipeline_to_slots import SlotVerdict, rotate
 from skewlsp.analysis.lower_pipeline.slot_capacity import describe_overflow, overflow
@@ -139,18 +140,18 @@ class _Run:
     planner: str
     pinned: dict[tuple[object, ...], dict[str, int]] = field(default_factory=dict)
 
-    def budget(self, report: LoopReport) -> dict[str, int]:
-        key = (report.path, report.function, report.instance, report.slot_scope)
+    def budget(self, report: LoopReport, facts: LoopFacts) -> dict[str, int]:
+        key = (report.path, report.function, report.instance, facts.slot_scope)
         return self.pinned.setdefault(key, {})
 
-    def charge(self, report: LoopReport) -> None:
+    def charge(self, report: LoopReport, facts: LoopFacts) -> None:
         """Pin the slots of a loop lowered before (rotated in a copy kept by a cache)."""
-        budget = self.budget(report)
+        budget = self.budget(report, facts)
         lowerings = [core.lowering for core in report.cores] or [report.lowering]
         rotated = [low for low in lowerings if low is not None and low.verdict == "rotated"]
         for lowering in rotated:
             regions: dict[str, int] = {}
-            for load in report.slot_loads or ():
+            for load in facts.slot_loads or ():
                 if load.name in lowering.slots and load.size is not None:
                     size = (lowering.stage or 0) * load.size
                     regions[load.space] = regions.get(load.space, 0) + size
@@ -179,10 +180,12 @@ def _pin(
 
 
 def lowered_reports(
-    reports: Sequence[LoopReport], planner: str, outside: Enclosing = NOTHING
+    loops: Sequence[tuple[LoopReport, LoopFacts]], planner: str, outside: Enclosing = NOTHING
 ) -> list[LoopReport]:
-    """``reports`` with every left loop's lowering; ``outside``: the loops around all of
-    them (those around the call, for the loops of one copy of an inline helper)."""
+    """The reports of ``loops`` with every left loop's lowering (each loop: its report and
+    what only the lowering reads of it); ``outside``: the loops around all of them (those
+    around the call, for the loops of one copy of an inline helper)."""
+    reports = [report for report, _ in loops]
     order = sorted(
         (i for i, r in enumerate(reports) if r.verdict == "left" or _left_core(r)),
         key=lambda i: (reports[i].span.line, reports[i].span.column),
@@ -194,13 +197,14 @@ def lowered_reports(
     run = _Run(planner)
     result = list(reports)
     for index in order:
-        report = reports[index]
+        report, facts = loops[index]
         if _lowered_already(report):  # (a cached copy of an inline helper, lowered once)
-            run.charge(report)
+            run.charge(report, facts)
             continue
         # (the loops around it come first in the order: ``result`` holds them lowered)
         same = (result[i] for i in copies[function_copy(report)] if i != index)
-        result[index] = _lower_one(report, enclosing(same, report.span, outside), run)
+        around = enclosing(same, report.span, outside)
+        result[index] = _lower_one(report, facts, around, run)
     return result
 
 
@@ -210,11 +214,6 @@ def _skewed_core(report: LoopReport) -> bool:
 
 def _lowered_already(report: LoopReport) -> bool:
     return report.lowering is not None or any(core.lowering is not None for core in report.cores)
-
-
-def with_reason(message: str, lowering: Lowering) -> str:
-    """A loop's message followed by what the lowering does to it."""
-    return f"{message}; {lowering.reason}"
 
 
 def _left_core(report: LoopReport) -> bool:
@@ -231,10 +230,10 @@ def within(inner: Span, outer: Span) -> bool:
     ) <= (outer.end_line, outer.end_column)
 
 
-def _lower_one(report: LoopReport, around: Enclosing, run: _Run) -> LoopReport:
+def _lower_one(report: LoopReport, facts: LoopFacts, around: Enclosing, run: _Run) -> LoopReport:
     if report.cores:
         cores = tuple(
-            replace(c, lowering=_core_lowering(report, c, run, around.on(c.core)))
+            replace(c, lowering=_core_lowering(report, facts, c, run, around.on(c.core)))
             for c in report.cores
         )
         found = [c.lowering for c in cores if c.lowering is not None]
@@ -242,15 +241,15 @@ def _lower_one(report: LoopReport, around: Enclosing, run: _Run) -> LoopReport:
         if report.verdict != "left":  # one core skews or is demoted: the loop keeps its code
             return replace(report, cores=cores)
         return _with(replace(report, cores=cores), strictest)
-    return _with(report, _lowering(report, None, run, around.on(report.core)))
+    return _with(report, _lowering(report, facts, None, run, around.on(report.core)))
 
 
 def _core_lowering(
-    report: LoopReport, core: CoreResult, run: _Run, around: _Around
+    report: LoopReport, facts: LoopFacts, core: CoreResult, run: _Run, around: _Around
 ) -> Lowering | None:
     if core.verdict != "left":
         return None
-    lowering = _lowering(report, core.core, run, around)
+    lowering = _lowering(report, facts, core.core, run, around)
     if lowering is not None and lowering.verdict == "rotated" and core.copies > 1:
         return replace(lowering, reason=f"{lowering.reason}{_REPLAY}")
     return lowering
@@ -265,7 +264,7 @@ _REPLAY = (
 
 
 def _lowering(
-    report: LoopReport, core: str | None, run: _Run, around: _Around
+    report: LoopReport, facts: LoopFacts, core: str | None, run: _Run, around: _Around
 ) -> Lowering | None:
     """LowerPipelineToSlots (under PTOAS), then LowerPipelineLoops for what it leaves."""
     replicated = lower(
@@ -274,22 +273,22 @@ def _lowering(
         report.stop,
         report.step,
         report.trip,
-        report.load_time_bound,
+        facts.load_time_bound,
         report.dynamic_symbol,
     )
     copies, skews = around.replicated, around.skews
     if replicated is None or replicated.verdict in ("untouched", "error") or run.planner != "ptoas":
         return nested_in(replicated, copies, skews) if replicated is not None else None
     assert report.stage is not None
-    if report.load_time_bound is not None and (report.start is None or report.step is None):
-        return nested_in(_open(replicated, f"`{report.load_time_bound}`"), copies, skews)
-    budget = run.budget(report)
+    if facts.load_time_bound is not None and (report.start is None or report.step is None):
+        return nested_in(_open(replicated, f"`{facts.load_time_bound}`"), copies, skews)
+    budget = run.budget(report, facts)
     verdict = rotate(
         report.stage,
         report.start,
         report.step,
         declined_above=around.declined,
-        loads=report.slot_loads,
+        loads=facts.slot_loads,
         core=core,
         committed=budget,
     )
@@ -364,7 +363,8 @@ def _rank(lowering: Lowering) -> int:
 
 
 def _with(report: LoopReport, lowering: Lowering | None) -> LoopReport:
-    """The report under the lowering's code, its message saying what the lowering does."""
+    """The report under the lowering's code, with the lowering (its message is the skew
+    pass's: the report says what the lowering does after it, ``report.assemble``)."""
     if lowering is None:
         return report
     verdict = "error" if lowering.verdict == "error" else report.verdict
@@ -372,7 +372,6 @@ def _with(report: LoopReport, lowering: Lowering | None) -> LoopReport:
         report,
         verdict=verdict,
         code=lowering.code,
-        message=with_reason(report.message, lowering),
         lowering=lowering,
         fix_hint=_smaller_stage(report, lowering) or report.fix_hint,
     )

@@ -37,8 +37,9 @@ from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import Const
 from skewlsp.analysis.frontend.names import binding_of, block_defs, body_statements, reads_of
 from skewlsp.analysis.frontend.op_registry import CUBE_OPS, op_leaf
+from skewlsp.analysis.lower_pipeline.loop_facts import SlotLoad
 from skewlsp.analysis.lower_pipeline.slot_capacity import DTYPE_BITS, slot_bytes
-from skewlsp.analysis.lower_pipeline.slot_tensors import (
+from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
     Extent,
     Fold,
     Tensor,
@@ -46,8 +47,12 @@ from skewlsp.analysis.lower_pipeline.slot_tensors import (
     fold_list,
     subscript_extents,
 )
+from skewlsp.analysis.passes.resolve_backend_op_layouts import (
+    ROW_MAJOR_OPS,
+    reshape_reason,
+    reshaped_column,
+)
 from skewlsp.analysis.source.walk import walk
-from skewlsp.contract import SlotLoad
 
 SLOT_SPACES = frozenset({"Vec", "Mat", "Acc"})
 # Ops whose result is (a view of) an argument's buffer: views that alias their input
@@ -78,19 +83,6 @@ BUFFER_SHARING_OPS = frozenset(
         "store",
     }
 )
-# Element-wise ops whose operands the 910B backend wants row-major
-# (``RequiresRowMajorLayout`` and the precision ops of pto_ops_elementwise.cpp), by the
-# name the DSL spells them (``pl.mul`` is ``tile.mul`` or, with a scalar, ``tile.muls``).
-ROW_MAJOR_OPS = frozenset(
-    {
-        "add", "sub", "mul", "div", "maximum", "minimum", "rem", "fmod", "and_", "or_",
-        "xor", "shl", "shr", "abs", "exp", "sqrt", "not_", "relu", "prelu", "lrelu", "log",
-        "recip", "sels", "gatherb", "addsc", "subsc", "part_add", "part_max", "part_min",
-        "part_mul",
-    }
-)  # fmt: skip
-
-
 @dataclass
 class _Found:
     """A load met in the body, before its uses are looked at."""
@@ -393,8 +385,8 @@ def _blocker(load: _Found, space: str, values: list[int] | None, uses: _Uses) ->
             return _transposed_view(name, load.taken_by.split("(")[1].split("=")[0])
         if load.taken_by in BUFFER_SHARING_OPS and load.taken_by not in CUBE_OPS:
             return f"{name} is passed straight to `{load.taken_by}`, whose result is its buffer"
-        if load.taken_by in ROW_MAJOR_OPS and _column(values, space):
-            return _reshaped(name, values, load.taken_by)
+        if load.taken_by in ROW_MAJOR_OPS and reshaped_column(values, space):
+            return reshape_reason(name, values, load.taken_by)
         return None
     root = uses.root(load.name)
     if root in uses.carried:
@@ -404,27 +396,14 @@ def _blocker(load: _Found, space: str, values: list[int] | None, uses: _Uses) ->
     if root in uses.transposed:
         return _transposed_view(name, uses.transposed[root])
     reader = uses.row_major.get(root)
-    if reader is not None and _column(values, space):
-        return _reshaped(name, values, reader)
+    if reader is not None and reshaped_column(values, space):
+        return reshape_reason(name, values, reader)
     return None
 
 
 def _transposed_view(name: str, keyword: str) -> str:
     return (
         f"{name} is read by a matmul with {keyword}=True, through a transposed view of its buffer"
-    )
-
-
-def _column(values: list[int] | None, space: str) -> bool:
-    """A ``[N, 1]`` tile in Vec (N > 1), laid out column-major."""
-    return space == "Vec" and values is not None and len(values) == 2 and values[1] == 1 < values[0]
-
-
-def _reshaped(name: str, values: list[int] | None, op: str) -> str:
-    rows = values[0] if values else "N"
-    return (
-        f"{name} is a [{rows}, 1] column that `{op}` reads row-major, so the backend "
-        f"reshapes it into a view of its buffer"
     )
 
 

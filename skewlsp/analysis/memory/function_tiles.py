@@ -30,8 +30,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from skewlsp.analysis.lower_pipeline.loop_facts import SlotLoad
 from skewlsp.analysis.memory.memory_reuse import ReuseTile
-from skewlsp.contract import SlotLoad
 
 
 @dataclass(frozen=True)

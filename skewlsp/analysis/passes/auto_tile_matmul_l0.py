@@ -19,7 +19,7 @@ import libcst as cst
 
 from skewlsp.analysis.frontend import dsl, op_registry
 from skewlsp.analysis.frontend.op_registry import op_leaf
-from skewlsp.analysis.passes.loop_body import Stmt
+from skewlsp.analysis.passes.body import Stmt
 from skewlsp.analysis.source.walk import walk
 
 # The positional arguments that are matrix operands (the accumulator of

@@ -23,7 +23,7 @@ import libcst as cst
 from skewlsp.analysis.frontend import op_registry
 from skewlsp.analysis.frontend.names import reads_of, small_statement_effects
 from skewlsp.analysis.frontend.op_registry import CUBE, VECTOR, op_leaf
-from skewlsp.analysis.passes.loop_body import Stmt
+from skewlsp.analysis.passes.body import Stmt
 from skewlsp.analysis.source.tree_text import MadeTrees
 
 # Ops that run where their data is (views, moves, loads, stores, GM tensors) or make

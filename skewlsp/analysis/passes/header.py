@@ -20,7 +20,7 @@ from skewlsp.analysis.frontend.constants import Folder
 from skewlsp.analysis.frontend.names import target_effects
 from skewlsp.analysis.frontend.scope import BUILTIN_CALLS, FunctionScope
 from skewlsp.analysis.frontend.values import Const, Dynamic, Folded, Rejected
-from skewlsp.analysis.passes.loop_body import BodyContext
+from skewlsp.analysis.passes.body import BodyContext
 from skewlsp.analysis.passes.simplify import simplified
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import Span

@@ -20,6 +20,11 @@ are. ``//`` and ``%`` by a positive constant fold when the constant divides ever
 coefficient of the symbols (the analyzer's ``floordiv(x * c1 + y, c2)`` rules); any
 other operation is a symbol of its own.
 
+In a pipeline body (:func:`fold_if`, :func:`collapse_short_range`, which the body walk
+of :mod:`.loop_body` calls), a proved ``if`` is replaced by the branch that runs and a
+``pl.range`` of one trip by its body, so the skew pass sees their statements at the top
+level.
+
 Models: ``src/ir/transforms/simplify_pass.cpp`` (the ``if`` folding it does before the
 skew pass, and the integer expressions its ``SimplifyExpr`` folds), through
 ``src/ir/arith/analyzer.cpp``.
@@ -32,8 +37,12 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import Const, Dynamic, Folded, Opaque
-from skewlsp.analysis.frontend.values import Interval
+from skewlsp.analysis.frontend.names import body_statements
+from skewlsp.analysis.frontend.values import Interval, full_code
+from skewlsp.analysis.passes.body import Block, BodyContext, Stmt, compound, const_trip
+from skewlsp.analysis.source.tree_text import MadeTrees
 
 Lookup = Callable[[str], "Folded | None"]
 Fold = Callable[[cst.BaseExpression], Folded]
@@ -333,3 +342,63 @@ def simplified_difference(
     stop = forms.of(upper)
     difference = None if start is None or stop is None else stop.plus(start, -1)
     return None if difference is None else forms.decided(difference)
+
+
+# -- the body Simplify leaves a pipeline loop ---------------------------------------------
+
+
+def fold_if(stmt: cst.If, ctx: BodyContext, block: Block) -> list[Stmt]:
+    """Simplify drops the branch of an ``if`` it proves never runs and inlines the one that
+    does (walked by ``block``, the body walk); an ``if`` it cannot decide stays whole."""
+    verdict = evaluate_condition(stmt.test, ctx.ranges, ctx.lookup)
+    if verdict is True:
+        return block(body_statements(stmt.body), ctx)
+    if verdict is False:
+        if stmt.orelse is None:
+            return []
+        if isinstance(stmt.orelse, cst.If):
+            return fold_if(stmt.orelse, ctx, block)
+        return block(body_statements(stmt.orelse.body), ctx)
+    return [compound(stmt)]
+
+
+def collapse_short_range(stmt: cst.For, ctx: BodyContext, block: Block) -> list[Stmt]:
+    """Simplify inlines a plain ``pl.range`` that runs once and drops one that never runs
+    (the inlined body walked by ``block``, the body walk)."""
+    call = stmt.iter
+    assert isinstance(call, cst.Call)
+    shape = const_trip(call, ctx)
+    if shape is not None and shape[2] > 0 and isinstance(stmt.target, cst.Name):
+        start, _stop, _step, trip = shape
+        if trip == 0:
+            return []
+        if trip == 1:
+            return block(body_statements(stmt.body), ctx.with_value(stmt.target.value, start))
+    elif shape is None and _symbolic_one_trip(call, ctx.made):
+        return block(body_statements(stmt.body), ctx)
+    return [compound(stmt)]
+
+
+def _symbolic_one_trip(call: cst.Call, made: MadeTrees | None) -> bool:
+    """``pl.range(k, k + c)`` with 0 < c <= step: one trip whatever k is."""
+    args = dsl.positional(call)
+    if len(args) not in (2, 3):
+        return False
+    start, stop = args[0].value, args[1].value
+    step = (
+        int(args[2].value.value, 0)
+        if len(args) == 3 and isinstance(args[2].value, cst.Integer)
+        else (1 if len(args) == 2 else None)
+    )
+    if (
+        step is None
+        or not isinstance(stop, cst.BinaryOperation)
+        or not isinstance(stop.operator, cst.Add)
+    ):
+        return False
+    # The same code (rendered: a made tree's whitespace is not the text's to compare).
+    if not isinstance(stop.right, cst.Integer):
+        return False
+    if full_code(stop.left, made) != full_code(start, made):
+        return False
+    return 0 < int(stop.right.value, 0) <= step

@@ -16,7 +16,7 @@ import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import Const, Folded, code_of
-from skewlsp.analysis.passes.loop_body import Stmt, trip_count
+from skewlsp.analysis.passes.body import Stmt, trip_count
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision, LoopHeader, decide
 from skewlsp.analysis.source.tree_text import MadeTrees
 

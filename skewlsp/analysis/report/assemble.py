@@ -7,12 +7,13 @@ are read off the decision, its statement list and the per-core split.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import libcst as cst
 
 from skewlsp.analysis.frontend.op_registry import CUBE, VECTOR
+from skewlsp.analysis.passes.body import Stmt
 from skewlsp.analysis.passes.expand_mixed_kernel.core_split import ScalarAcross, message_core
-from skewlsp.analysis.passes.loop_body import Stmt
 from skewlsp.analysis.skew_cross_core_pipeline import fifo_order
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision
 from skewlsp.analysis.source.tree_text import MadeTrees
@@ -20,9 +21,11 @@ from skewlsp.contract import (
     CORE_NAMES,
     SCALAR_ACROSS,
     Core,
+    CoreResult,
     Edit,
     Finding,
     LoopReport,
+    Lowering,
     Related,
     Span,
 )
@@ -43,9 +46,15 @@ def loop_report(
     stage_value: Span | None = None,
     *,
     made: MadeTrees | None,
+    cores: tuple[CoreResult, ...] = (),
+    across: Sequence[ScalarAcross] = (),
+    fix_hint: str | None = None,
 ) -> LoopReport:
-    """The report of one decided loop: positions, the decision's values, its findings
-    (``made``: the trees the analysis made, which a finding's code is cut from)."""
+    """The report of one decided loop, put together once from what the passes left:
+    positions, the decision's values, its findings, each core's verdict when
+    ExpandMixedKernel split it (``cores``, and the scalars one core computes that the
+    other reads: ``across``, SKW061), and what would make it skew (``fix_hint``).
+    ``made``: the trees the analysis made, which a finding's code is cut from."""
 
     def span_of(index: int | None) -> Span | None:
         return None if index is None else span(stmts[index].located)
@@ -62,6 +71,7 @@ def loop_report(
         )
     hazards = fifo_order.hazards(d, stmts, span, made)  # SKW060: FIFOs the skew reorders
     hints += tuple(fifo_order.finding(h, span(call)) for h in hazards)
+    hints += tuple(scalar_across(found, span) for found in across)
     return LoopReport(
         path=path,
         span=span(loop),
@@ -88,6 +98,8 @@ def loop_report(
         stage_span=stage_span,
         hints=hints,
         hazards=hazards,
+        cores=cores,
+        fix_hint=fix_hint,
         args=remark_args(d),
         core=_lead_core(d, stmts),
     )
@@ -169,3 +181,20 @@ def scalar_across(found: ScalarAcross, span: SpanOf) -> Finding:
         span(found.read_by),
         (Related(computed, f"`{found.name}` is computed here, on the {where} core"),),
     )
+
+
+def with_lowering_said(report: LoopReport) -> LoopReport:
+    """The report of a loop the lowering passes lowered, its message followed by what
+    they do to it (``report.lowering``); a report they did not lower is as it was.
+
+    Called once per loop, when the driver has lowered it (:mod:`.lowered` in the
+    driver): the lowering passes hand on a :class:`Lowering`, never a message."""
+    if report.lowering is None:
+        return report
+    return replace(report, message=lowered_message(report.message, report.lowering))
+
+
+def lowered_message(message: str, lowering: Lowering) -> str:
+    """A loop's message (a copy's, without its label too) followed by what the lowering
+    does to it."""
+    return f"{message}; {lowering.reason}"

@@ -2,7 +2,7 @@
 
 The driver decides a module again under each other value its modules declare for a
 variable its analysis read (``driver.variants``). A loop whose report (what it
-shows: the inputs of the lowering passes are left out, their outcome is not) is the
+shows: the inputs of the lowering passes are not in it, their outcome is) is the
 same under every value is left as it was: it does not depend on the variable, even if
 its module imports the config that reads it. A loop whose report changes names the value
 it was decided with (:class:`~skewlsp.contract.Assumption`) and lists what it is under
@@ -44,7 +44,7 @@ def with_variants(
         for alternative, others in zip(alternatives, by_key, strict=True):
             same_place = others.get(key, [])
             other = same_place[nth] if nth < len(same_place) else None
-            if other is not None and _shown(other) == _shown(report):
+            if other is not None and other == report:
                 continue
             if alternative.assumed not in assumes:
                 assumes.append(alternative.assumed)
@@ -53,13 +53,6 @@ def with_variants(
             report = replace(report, assumes=tuple(assumes), variants=tuple(variants))
         found.append(report)
     return found
-
-
-def _shown(report: LoopReport) -> LoopReport:
-    """The report without what only the lowering passes read (the loads' sizes, the
-    outlined scope, the symbol of a bound computed at load time): what those change is in
-    the lowering, which stays."""
-    return replace(report, slot_loads=None, slot_scope=0, load_time_bound=None)
 
 
 def _by_key(

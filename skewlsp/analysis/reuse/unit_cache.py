@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from skewlsp.analysis.frontend.assumed import AssumedRead, Build
 from skewlsp.analysis.frontend.reads import ModuleRead, still_current
 from skewlsp.analysis.frontend.source_index import ModuleIndex
+from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
 from skewlsp.analysis.reuse.incremental import IndexedText
 from skewlsp.contract import LoopReport, Resolver
 
@@ -31,9 +32,12 @@ MAX_TEXTS = 64  # documents whose last text and index are kept for incremental r
 # (path, unit text, line offset, module context, callers' texts and offsets, memory planner,
 # assumed build, and for an imported helper's copies at the calls here, how it was imported)
 UnitKey = tuple[object, ...]
-# The reports of a unit (or of a helper's copy), the modules its analysis read, and what
+# Each loop's report and what only the lowering reads of it (a cached helper copy's
+# lowered loops charge the slot budget of the loops lowered after them).
+Loop = tuple[LoopReport, LoopFacts]
+# The loops of a unit (or of a helper's copy), the modules its analysis read, and what
 # it read of the assumed build.
-_Entry = tuple[tuple[LoopReport, ...], frozenset[ModuleRead], frozenset[AssumedRead]]
+_Entry = tuple[tuple[Loop, ...], frozenset[ModuleRead], frozenset[AssumedRead]]
 # An inline helper's copy at one call: what it is decided with (see driver.site_memo).
 SiteKey = tuple[object, ...]
 MAX_SITES = 512
@@ -57,7 +61,7 @@ class UnitCache:
 
     def get(
         self, key: UnitKey, resolver: Resolver | None, build: Build | None = None
-    ) -> tuple[LoopReport, ...] | None:
+    ) -> tuple[Loop, ...] | None:
         """The unit's reports, if cached and every module its analysis read is unchanged
         (``build``, the analysis's, is charged with what it read of the assumed build)."""
         with self._lock:
@@ -77,7 +81,7 @@ class UnitCache:
     def put(
         self,
         key: UnitKey,
-        reports: tuple[LoopReport, ...],
+        reports: tuple[Loop, ...],
         reads: frozenset[ModuleRead],
         assumed: frozenset[AssumedRead] = frozenset(),
     ) -> None:
@@ -89,7 +93,7 @@ class UnitCache:
 
     def get_site(
         self, key: SiteKey, resolver: Resolver | None, build: Build | None = None
-    ) -> tuple[LoopReport, ...] | None:
+    ) -> tuple[Loop, ...] | None:
         """The reports of one copy of a helper, if every module its analysis read is
         unchanged (``build`` as for :meth:`get`)."""
         with self._lock:
@@ -107,7 +111,7 @@ class UnitCache:
     def put_site(
         self,
         key: SiteKey,
-        reports: tuple[LoopReport, ...],
+        reports: tuple[Loop, ...],
         reads: frozenset[ModuleRead],
         assumed: frozenset[AssumedRead] = frozenset(),
     ) -> None:

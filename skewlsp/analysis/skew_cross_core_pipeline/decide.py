@@ -16,8 +16,7 @@ from typing import TypedDict
 
 from skewlsp.analysis.frontend.constants import Const, Dynamic, Folded, Opaque, Rejected, Symbolic
 from skewlsp.analysis.frontend.values import CallSiteValue
-from skewlsp.analysis.passes.expand_mixed_kernel.move_reuse import SharedMove
-from skewlsp.analysis.passes.loop_body import Stmt, fits_int64, trip_count
+from skewlsp.analysis.passes.body import SharedMove, Stmt, fits_int64, trip_count
 from skewlsp.analysis.skew_cross_core_pipeline.depth import effective_depth, requested_depth
 from skewlsp.contract import Verdict
 
@@ -111,7 +110,8 @@ def decide(
     header: LoopHeader, stmts: Sequence[Stmt], shared_moves: Sequence[SharedMove] = ()
 ) -> Decision:
     """The pass's decision; ``shared_moves`` are the implicit moves of outside tiles that
-    several statements read (the mixed-kernel model finds them, see ``move_reuse``)."""
+    several statements read (the mixed-kernel model finds them, see
+    ``passes.infer_tile_memory_space``)."""
     pushes = [k for k, s in enumerate(stmts) if s.kind == "push"]
     pops = [k for k, s in enumerate(stmts) if s.kind == "pop"]
     base: _Known = {

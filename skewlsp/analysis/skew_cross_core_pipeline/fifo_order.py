@@ -42,7 +42,7 @@ import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import code_of
-from skewlsp.analysis.passes.loop_body import Stmt
+from skewlsp.analysis.passes.body import Stmt
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision
 from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.walk import children

@@ -201,3 +201,21 @@ def test_a_run_time_remainder_names_the_value_that_makes_it_so() -> None:
     (per_layer,) = [r for r in found if r.instance is not None and r.instance.caller == "per_layer"]
     assert per_layer.code == "SKW013" and per_layer.dynamic_symbol == "blocks"
     assert "up to unroll_main_end (`blocks` is known at run time only)" in per_layer.message
+
+
+def test_the_lowering_passes_hand_on_their_lowering_and_leave_the_skew_pass_s_message() -> None:
+    """No pass edits another's text: LowerPipelineLoops says what it does in its
+    ``Lowering``; the report puts that after the skew pass's message (see
+    tests/analysis/report/test_assemble.py)."""
+    from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS
+    from skewlsp.analysis.lower_pipeline.lowering import lowered_reports
+    from skewlsp.contract import Span
+
+    left = LoopReport(
+        None, Span(3, 5, 4, 20), Span(3, 14, 3, 40), "left", "SKW010",
+        "left: no cross-core message in the body", stage=4, start=0, stop=10, step=1, trip=10,
+    )
+    [lowered] = lowered_reports([(left, NO_FACTS)], "pypto")
+    assert lowered.lowering is not None and lowered.lowering.verdict == "replicated"
+    assert lowered.code == "SKW012"
+    assert lowered.message == "left: no cross-core message in the body"

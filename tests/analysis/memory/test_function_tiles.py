@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from skewlsp.analysis.lower_pipeline.loop_facts import SlotLoad
 from skewlsp.analysis.memory.allocate_memory_addr import allocate_memory_addr
 from skewlsp.analysis.memory.function_tiles import (
     ReplicatedLoop,
@@ -15,7 +16,6 @@ from skewlsp.analysis.memory.function_tiles import (
 from skewlsp.analysis.memory.memory_reuse import LegacyFallback, ReuseTile, memory_reuse
 from skewlsp.api import analyse
 from skewlsp.common.resolver import RecordingResolver
-from skewlsp.contract import SlotLoad
 
 MEM_LLM = Path(__file__).resolve().parents[2] / "fixtures" / "memory" / "models" / "mem_llm"
 

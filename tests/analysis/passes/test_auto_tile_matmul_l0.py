@@ -7,7 +7,7 @@ import pytest
 
 from skewlsp.analysis.frontend.names import small_statement_effects
 from skewlsp.analysis.passes.auto_tile_matmul_l0 import cube_casts
-from skewlsp.analysis.passes.loop_body import Stmt
+from skewlsp.analysis.passes.body import Stmt
 
 
 def body(*lines: str) -> list[Stmt]:

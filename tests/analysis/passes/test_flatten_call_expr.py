@@ -6,8 +6,8 @@ import libcst as cst
 
 from skewlsp.analysis.frontend.constants import code_of
 from skewlsp.analysis.frontend.names import small_statement_effects
+from skewlsp.analysis.passes.body import Stmt
 from skewlsp.analysis.passes.flatten_call_expr import flatten_crossing_calls
-from skewlsp.analysis.passes.loop_body import Stmt
 
 
 def stmt(code: str) -> Stmt:

@@ -5,6 +5,7 @@ its stop are each a constant: a constant trip between run-time bounds does not d
 
 from __future__ import annotations
 
+from skewlsp.analysis.driver import analyze_models
 from skewlsp.api import analyse
 from tests.kernels import PRODUCER, kernel
 
@@ -25,12 +26,13 @@ LOAD_TIME = "import os\nN = int(os.environ['N'])"  # the compiler knows N; skewl
 
 def test_a_bound_of_values_computed_at_load_time_only_leaves_the_verdict_open() -> None:
     header = "pl.pipeline(0, (n + 1) * N - n * N, 1, stage=2)"  # N
-    (report,) = analyse(kernel(PRODUCER, header, prelude=LOAD_TIME))
-    assert (report.code, report.load_time_bound) == ("SKW050", "N")
+    (model,) = analyze_models(kernel(PRODUCER, header, prelude=LOAD_TIME))
+    assert (model.report.code, model.facts.load_time_bound) == ("SKW050", "N")
 
 
 def test_a_bound_known_at_run_time_is_dynamic_whatever_else_it_reads() -> None:
     # N * n is known at run time only, whatever N is: the compiler demotes the loop
-    (report,) = analyse(kernel(PRODUCER, "pl.pipeline(0, N * n, 1, stage=2)", prelude=LOAD_TIME))
-    assert (report.code, report.load_time_bound) == ("SKW022", None)
-    assert "stop depends on `n`" in report.message
+    source = kernel(PRODUCER, "pl.pipeline(0, N * n, 1, stage=2)", prelude=LOAD_TIME)
+    (model,) = analyze_models(source)
+    assert (model.report.code, model.facts.load_time_bound) == ("SKW022", None)
+    assert "stop depends on `n`" in model.report.message

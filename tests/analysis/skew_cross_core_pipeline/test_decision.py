@@ -371,7 +371,7 @@ class TestReservedCodes:
         import libcst as cst
 
         from skewlsp.analysis.frontend.constants import Const
-        from skewlsp.analysis.passes.loop_body import Stmt
+        from skewlsp.analysis.passes.body import Stmt
         from skewlsp.analysis.skew_cross_core_pipeline.decide import LoopHeader, decide
 
         node = cst.parse_statement("pass\n")

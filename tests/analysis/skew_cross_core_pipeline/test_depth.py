@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skewlsp.analysis.passes.loop_body import trip_count
+from skewlsp.analysis.passes.body import trip_count
 from skewlsp.analysis.skew_cross_core_pipeline.depth import effective_depth, requested_depth
 
 

@@ -29,12 +29,13 @@ from skewlsp.analysis.frontend.op_registry import (
 from skewlsp.analysis.frontend.scope import function_params, opens_incore_scope
 from skewlsp.analysis.frontend.values import full_code
 from skewlsp.analysis.source.tree_text import MadeTrees
+from skewlsp.analysis.source.walk import walk
 
 if TYPE_CHECKING:  # fixpipe_casts reads op_leaf from here
     from skewlsp.analysis.passes.auto_tile_matmul_l0 import CubeCasts
 
 _TILES_OR_GM = TILE_SIDES | {GM}
-# The (tile, memory) moves the cube ops of a statement need (see move_reuse).
+# The (tile, memory) moves the cube ops of a statement need (see infer_tile_memory_space).
 MovesOf = Callable[[cst.CSTNode, MadeTrees | None], Iterable[tuple[str, str]]]
 
 
@@ -528,3 +529,22 @@ def param_sides(fn: cst.FunctionDef) -> dict[str, str]:
         elif kind == "Tile":
             params[name] = VECTOR
     return params
+
+
+def scope_multiplies(scope: cst.CSTNode, made: MadeTrees | None) -> bool:
+    """Whether the outlined scope calls a cube op (the matmul family).
+
+    ExpandMixedKernel splits an InCore function holding ops of both cores, so a loop of
+    vector ops only still lands in the AIV function, dispatched twice without a split
+    mode, when the function around it multiplies; a function of vector ops only is one
+    AIV function. (A loop of an inline helper without a scope of its own is outlined
+    with its caller's; only the helper's body is seen here.) ``made``: the trees the
+    analysis made (a made scope's text shows most name no cube op).
+    """
+    text = made.source(scope) if made is not None else None
+    if text is not None and not any(op in text for op in op_registry.CUBE_OPS):
+        return False
+    return any(
+        type(node) is cst.Call and op_leaf(node) in op_registry.CUBE_OPS
+        for node in walk(scope)
+    )

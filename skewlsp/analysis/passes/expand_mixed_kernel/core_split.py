@@ -19,15 +19,13 @@ from skewlsp.analysis.frontend import op_registry
 from skewlsp.analysis.frontend.constants import code_of
 from skewlsp.analysis.frontend.names import reads_of
 from skewlsp.analysis.frontend.op_registry import CUBE, LAZY, MIXED, SHARED, VECTOR, op_leaf
-from skewlsp.analysis.passes.auto_tile_matmul_l0 import CubeCasts, cube_casts
+from skewlsp.analysis.passes.auto_tile_matmul_l0 import CubeCasts
+from skewlsp.analysis.passes.body import SharedMove, Stmt
 from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import (
     SideModel,
     join_sides,
     store_arguments,
 )
-from skewlsp.analysis.passes.expand_mixed_kernel.move_reuse import SharedMove
-from skewlsp.analysis.passes.flatten_call_expr import flatten_crossing_calls
-from skewlsp.analysis.passes.loop_body import Stmt
 from skewlsp.analysis.source.tree_text import MadeTrees
 
 
@@ -81,6 +79,7 @@ def split_body(
     outside: Mapping[str, str],
     live_out: Iterable[str],
     made: MadeTrees | None,
+    casts: CubeCasts,
 ) -> Split:
     """Both cores' top-level statement lists, with the implicit messages in program order.
 
@@ -88,12 +87,12 @@ def split_body(
     to Mat whatever else reads it, so a vector reader of that slice gets it across the
     boundary (cube -> vector); a slice only vector ops read is loaded to Vec. The
     readers are found by a first scan, and the second scan loads each slice accordingly.
-    Nested calls on the other core than the op around them are statements of their own
-    first, as SSA makes them. ``made``: the trees the analysis made, which the code of
+    ``stmts`` is the body as FlattenCallExpr leaves it (nested calls on the other core
+    than the op around them are statements of their own) and ``casts`` the casts
+    AutoTileMatmulL0 folds into a matmul's result: the driver runs both passes first,
+    as the compiler does. ``made``: the trees the analysis made, which the code of
     their nodes is cut from.
     """
-    stmts = flatten_crossing_calls(stmts, made)
-    casts = cube_casts(stmts)
     first = _scan(stmts, outside, frozenset(), frozenset(), casts, made)
     to_mat = frozenset(name for name, needed in first.demand.items() if CUBE in needed)
     to_vec = frozenset(first.vector_read)
@@ -109,7 +108,7 @@ def split_body(
         aiv,
         crossings,
         sides,
-        stmts,
+        list(stmts),
         unknown,
         has_cube=any(s in (CUBE, MIXED) for s in sides) or bool(crossings),
         has_vector=any(s in (VECTOR, MIXED) for s in sides) or bool(crossings),

@@ -1,7 +1,9 @@
-"""The tensors in scope where a pipeline loop starts, for LowerPipelineToSlots' model.
+"""ConvertTensorToTileOps: which names hold a tensor where a pipeline loop starts, and
+which are tiles.
 
-A slice of a tensor read inside an InCore body becomes a ``tile.load``
-(ConvertTensorToTileOps), the only kind of statement ``LowerPipelineToSlots``
+ConvertTensorToTileOps turns the tensor ops of an outlined InCore function into tile
+ops: a slice of a tensor read inside an InCore body becomes a ``tile.load``, the only
+kind of statement ``LowerPipelineToSlots``
 (``src/ir/transforms/lower_pipeline_to_slots_pass.cpp``) turns into slots. So which
 names hold a tensor, and of what shape and dtype, is what tells the loads of a body
 apart and sizes their slots. Tensors are the function's ``pl.Tensor`` parameters and
@@ -14,6 +16,9 @@ The walk also counts the InCore scopes it opens (``pl.at`` at the CORE_GROUP lev
 ``pl.spmd``, a ``pl.split_aiv`` region outside one: ``frontend.scope.opens_incore_scope``):
 the compiler outlines each into a function of its own, and the slots the pass pins are
 charged per function.
+
+Models: ``src/ir/transforms/convert_tensor_to_tile_ops_pass.cpp`` (pass doc 10; which
+slice it loads to Mat and which to Vec is ExpandMixedKernel's scan, ``core_split``).
 """
 
 from __future__ import annotations

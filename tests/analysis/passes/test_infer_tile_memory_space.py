@@ -10,12 +10,8 @@ import libcst as cst
 
 from skewlsp.analysis.frontend.op_registry import CUBE, LAZY, VECTOR
 from skewlsp.analysis.frontend.state import AnalysisState
-from skewlsp.analysis.passes.expand_mixed_kernel.move_reuse import (
-    SharedMove,
-    operand_moves,
-    shared_moves,
-)
-from skewlsp.analysis.passes.loop_body import Stmt
+from skewlsp.analysis.passes.body import SharedMove, Stmt
+from skewlsp.analysis.passes.infer_tile_memory_space import operand_moves, shared_moves
 
 
 def _stmt(code: str, defs: tuple[str, ...] = (), kind: str = "plain") -> Stmt:

@@ -1,4 +1,5 @@
-"""Tiles from outside a loop that several cube ops of its body read through one move.
+"""InferTileMemorySpace: the tiles from outside a loop that several cube ops of its body
+read through one move.
 
 A tile made before the loop (a hoisted weight or query tile, loaded to Mat) reaches
 a matmul through a ``tile.move`` into Left or Right that InferTileMemorySpace puts
@@ -19,13 +20,12 @@ as ExpandMixedKernel then splits them.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.op_registry import CUBE, LAZY, op_leaf
-from skewlsp.analysis.passes.loop_body import Stmt
+from skewlsp.analysis.passes.body import SharedMove, Stmt
 from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.walk import walk
 
@@ -40,21 +40,6 @@ _POSITIONS: dict[str, tuple[str | None, ...]] = {
 }
 _KEYWORDS = {"lhs": "Left", "rhs": "Right", "bias": "Bias"}
 _TRANSPOSED = {"a_trans": "Left", "b_trans": "Right"}
-
-
-@dataclass(frozen=True)
-class SharedMove:
-    """One move into ``memory`` of the outside tile ``name``, read by several statements.
-
-    Also what a fenced cube store and its push share (``core_split.fence_values``): the
-    computed tile, made once before them. Either way a value the first user's position
-    makes and later statements read, which the skew pass sees as a carry when the lead's
-    half makes it and the other half reads it.
-    """
-
-    name: str
-    memory: str
-    users: tuple[int, ...]  # top-level statement indices, in order; the first makes the move
 
 
 def shared_moves(

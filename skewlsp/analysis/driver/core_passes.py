@@ -1,0 +1,131 @@
+"""The passes on an InCore loop from FlattenCallExpr to SkewCrossCorePipeline, per core.
+
+pypto's ``python/pypto/ir/pass_manager.py`` lists the passes once, in order; the
+driver does the same for one loop in an InCore scope (:func:`split_and_skew`), so a
+reviewer can read the two side by side. Each call names the upstream pass it models;
+each pass is a module of its own under ``analysis/passes`` (or the skew pass's package)
+and none of them calls another: the order lives here.
+
+What differs from the compiler's order, and why no verdict depends on it:
+
+- The compiler splits a whole outlined function; this splits one loop's body, once per
+  distinct body the cores see (an inner pipeline skewed on one core only is spliced
+  into that core's body alone: ``per_core.core_bodies``, the skew pass's result on
+  the inner loops, decided first as the compiler decides the inner loops of a function
+  before the loops around them).
+- InferTileMemorySpace (17) puts a move before the first statement that needs it,
+  before ExpandMixedKernel (21) runs; the moves of outside tiles that several
+  statements share are found on each core's list after the split, where they sit at
+  the same statement (``infer_tile_memory_space.shared_moves``).
+- ConvertToSSA (04) runs again on each core's new list: the split makes fresh
+  statements, and the skew pass follows their def/use edges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from skewlsp.analysis.passes.auto_tile_matmul_l0 import cube_casts
+from skewlsp.analysis.passes.body import Stmt
+from skewlsp.analysis.passes.convert_to_ssa import resolve
+from skewlsp.analysis.passes.expand_mixed_kernel.core_split import (
+    Split,
+    fence_values,
+    message_core,
+    scalars_across,
+    split_body,
+)
+from skewlsp.analysis.passes.flatten_call_expr import flatten_crossing_calls
+from skewlsp.analysis.passes.infer_tile_memory_space import shared_moves
+from skewlsp.analysis.skew_cross_core_pipeline import per_core
+from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision, LoopHeader, decide
+from skewlsp.analysis.source.tree_text import MadeTrees
+from skewlsp.contract import CoreResult
+
+
+@dataclass(frozen=True)
+class OutlinedFunction:
+    """What the passes before the split know of the function a loop is outlined to.
+
+    ``outside``: each value made before the loop, by its side (``core_sides``);
+    ``made_before``: the (tile, memory) moves made before it (InferTileMemorySpace);
+    ``copies``: how many copies of the vector function run (SplitVectorKernel, with
+    LowerAutoVectorSplit's regions); ``multiplies``: whether the function holds a cube
+    op, asked only for a loop with none of its own (ExpandMixedKernel then still splits
+    the function); ``statement_code`` cuts a statement's code out of the source.
+    """
+
+    outside: Mapping[str, str]
+    made_before: Collection[tuple[str, str]]
+    copies: int
+    multiplies: Callable[[], bool]
+    made: MadeTrees | None
+    statement_code: Callable[[cst.CSTNode], str | None] | None
+
+
+def split_and_skew(
+    stmts: list[Stmt],
+    header: LoopHeader,
+    live_out: Sequence[str],
+    function: OutlinedFunction,
+    nested: per_core.NestedPipelines | None,
+) -> per_core.PerCore:
+    """Both cores' verdicts on a loop in an InCore scope, the passes run in the compiler's
+    order on the body each core sees (``stmts``: the body as ConvertToSSA leaves it)."""
+    bodies = per_core.core_bodies(stmts, nested)
+    splits = {"aic": _split(bodies["aic"], live_out, function)}
+    # Both cores usually see the same body: one split serves both (each core's list is
+    # made afresh by the split, so neither core's list is shared with the other's).
+    same = bodies["aiv"] is bodies["aic"]
+    splits["aiv"] = splits["aic"] if same else _split(bodies["aiv"], live_out, function)
+    unknown = next((s.unknown for s in splits.values() if s.unknown), None)
+    spliced_messages = any(message_core(s) is not None for s in stmts)
+    if not spliced_messages and not any(s.crossings for s in splits.values()):
+        cores = per_core.left_cores(splits["aic"], function.copies, function.multiplies)
+        if unknown and cores:
+            return per_core.unknown_split(cores, unknown, stmts)
+        return per_core.PerCore(cores, None, stmts)
+    lists = {"aic": splits["aic"].aic, "aiv": splits["aiv"].aiv}
+    across = tuple(
+        found
+        for core, core_stmts in lists.items()
+        for found in scalars_across(core, core_stmts, splits[core], splits[core].body)
+    )
+    results: list[tuple[CoreResult, Decision]] = []
+    for core, core_stmts in lists.items():
+        results.append(_skew_core(core, core_stmts, splits[core], header, function))
+    if unknown:
+        return per_core.unknown_split(tuple(c for c, _ in results), unknown, stmts)
+    chosen, summary = per_core.summarise(results)
+    return per_core.PerCore(tuple(c for c, _ in results), summary, lists[chosen], across)
+
+
+def _split(body: list[Stmt], live_out: Sequence[str], function: OutlinedFunction) -> Split:
+    """One body as the passes up to ExpandMixedKernel leave it: both cores' lists."""
+    made = function.made
+    flat = flatten_crossing_calls(body, made)  # 06 FlattenCallExpr
+    casts = cube_casts(flat)  # 15 AutoTileMatmulL0
+    return split_body(flat, function.outside, live_out, made, casts)  # 21 ExpandMixedKernel
+
+
+def _skew_core(
+    core: str,
+    core_stmts: list[Stmt],
+    split: Split,
+    header: LoopHeader,
+    function: OutlinedFunction,
+) -> tuple[CoreResult, Decision]:
+    """One core's copy through the skew pass, with the values several of its statements
+    share through one move (the skew pass sees them as carries across its halves)."""
+    made = function.made
+    resolve(core_stmts, header.iter_names)  # 04 ConvertToSSA, on the core's new list
+    shared = shared_moves(core_stmts, function.outside, made, function.made_before)  # 17
+    shared += fence_values(core_stmts, split.crossings, split.body)  # 21's GM fences
+    decision = decide(header, core_stmts, shared)  # 26 SkewCrossCorePipeline
+    result = per_core.core_result(
+        core, decision, function.copies, core_stmts, made, function.statement_code
+    )
+    return result, decision

@@ -1,0 +1,80 @@
+"""The function-level stage: each core function once all its loops are lowered.
+
+The per-loop pass list (:mod:`.loop_decision`, :mod:`.core_passes`) and the lowering
+passes (:mod:`.lowered`) leave each loop decided and lowered. pypto then runs passes
+over whole functions (InitMemRef 31, MemoryReuse 33, AllocateMemoryAddr 34 in
+``pass_manager.py``'s order): this is where their models run. :func:`function_stage`
+builds one :class:`~skewlsp.analysis.lower_pipeline.core_function.CoreFunction` per
+function copy and core from the module's lowered loops, runs :data:`FUNCTION_PASSES` over
+each in order, and hands every loop the records of its function (one per core it is
+on): the loops of one function share them.
+
+It runs once per analysis of a module (``driver._analysed``), on the units served from
+a language server's cache as on those analysed now, so a record always holds every
+loop of its function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from skewlsp.analysis.driver.loop_decision import LoopModel
+from skewlsp.analysis.lower_pipeline.core_function import CoreFunction, FunctionLoop
+from skewlsp.contract import SYNTAX_ERROR, Core, Instance, Lowering, Verdict
+
+FunctionPass = Callable[[CoreFunction], CoreFunction]
+
+# The function-level passes, in pass_manager.py's order; each takes a core function and
+# returns it with what it adds. None is modelled yet (31 InitMemRef, 33 MemoryReuse and
+# 34 AllocateMemoryAddr go here, in that order).
+FUNCTION_PASSES: tuple[FunctionPass, ...] = ()
+
+_Key = tuple[str | None, str, Instance | None, Core | None]
+
+
+def function_stage(
+    models: Sequence[LoopModel], passes: Sequence[FunctionPass] = FUNCTION_PASSES
+) -> list[LoopModel]:
+    """``models`` (a module's, lowered), each handed the records of its function per core,
+    after ``passes`` ran over every record in order."""
+    functions = core_functions(models)
+    for run in passes:
+        functions = {key: run(function) for key, function in functions.items()}
+    return [
+        replace(model, functions=tuple(functions[key] for key in _keys(model)))
+        if _keys(model)
+        else model
+        for model in models
+    ]
+
+
+def core_functions(models: Sequence[LoopModel]) -> dict[_Key, CoreFunction]:
+    """One record per function copy and core, its loops in source order."""
+    loops: dict[_Key, list[FunctionLoop]] = {}
+    for model in sorted(models, key=lambda m: (m.report.span.line, m.report.span.column)):
+        report = model.report
+        if report.code == SYNTAX_ERROR:
+            continue
+        copies: list[tuple[Core | None, Verdict, str, Lowering | None]] = [
+            (c.core, c.verdict, c.code, c.lowering) for c in report.cores
+        ] or [
+            (report.core, report.verdict, report.code, report.lowering)
+        ]
+        for core, verdict, code, lowering in copies:
+            key = (report.path, report.function, report.instance, core)
+            loop = FunctionLoop(report.span, verdict, code, lowering, model.facts)
+            loops.setdefault(key, []).append(loop)
+    return {
+        key: CoreFunction(key[0], key[1], key[2], key[3], tuple(found))
+        for key, found in loops.items()
+    }
+
+
+def _keys(model: LoopModel) -> list[_Key]:
+    """The records ``model``'s loop is in: one per core copy of it."""
+    report = model.report
+    if report.code == SYNTAX_ERROR:
+        return []
+    cores: list[Core | None] = [c.core for c in report.cores] or [report.core]
+    return [(report.path, report.function, report.instance, core) for core in cores]

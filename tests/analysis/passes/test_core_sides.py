@@ -1,0 +1,80 @@
+"""ExpandMixedKernel's sides of the values made before a loop: one walk of the function
+gives each loop the sides known where it starts (``expand_mixed_kernel.core_sides``)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+
+def test_each_loop_sees_the_sides_of_the_values_defined_before_it() -> None:
+    """One walk of a function gives every loop the sides known where it starts."""
+    import libcst as cst
+
+    from skewlsp.analysis.frontend.names import body_statements
+    from skewlsp.analysis.frontend.op_registry import CUBE, GM, VECTOR
+    from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import OutsideSides
+    from skewlsp.analysis.source.walk import walk
+
+    fn = cst.parse_module(textwrap.dedent("""\
+        def k(kv):
+            for first in pl.pipeline(4, stage=2):
+                pass
+            raw = pl.matmul(kv, kv, out_dtype=pl.FP32)
+            with pl.scope():  # not an InCore scope: nothing reaches it as a tensor
+                for second in pl.pipeline(4, stage=2):
+                    pass
+            if kv:
+                pass
+            else:
+                for third in pl.pipeline(4, stage=2):
+                    pass
+            ex = pl.exp(raw)
+        """)).body[0]
+    assert isinstance(fn, cst.FunctionDef)
+    loops = [n for n in walk(fn) if isinstance(n, cst.For)]
+    first, second, third = loops
+    sides = OutsideSides(body_statements(fn.body), {"kv": GM}, None)
+    assert "raw" not in sides.before(first)
+    assert sides.before(second)["raw"] == CUBE and "ex" not in sides.before(second)
+    # the walk does not enter else branches: that loop sees the whole function
+    assert sides.before(third)["ex"] == VECTOR
+    assert sides.before(first) == {"kv": GM}
+    # The walk goes only as far as asked: the answers do not depend on the order asked.
+    backwards = OutsideSides(body_statements(fn.body), {"kv": GM}, None)
+    assert backwards.before(third)["ex"] == VECTOR
+    assert backwards.before(second) == {"kv": GM, "raw": CUBE}
+    assert backwards.before(first) == {"kv": GM}
+
+
+def test_what_is_made_before_an_incore_scope_is_a_tensor_inside_it() -> None:
+    """OutlineIncoreScopes makes each InCore scope a function of its own (a scope inside
+    another one too) before tensor ops become tile ops: a slice, a reshape or an
+    element-wise op made before the scope reaches it as a tensor parameter (GM), not a
+    tile its first reader loads or a vector tile. Inside the scope they stay tiles."""
+    from skewlsp.analysis.frontend.names import body_statements
+    from skewlsp.analysis.frontend.op_registry import GM, LAZY, VECTOR
+    from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import OutsideSides
+    from skewlsp.analysis.source.walk import walk
+
+    fn = cst.parse_module(textwrap.dedent("""\
+        def k(table):
+            flat = pl.reshape(table, [8])
+            ex = pl.exp(table)
+            with pl.at(level=pl.Level.CORE_GROUP):
+                row = table[0:1, 0:8]
+                ey = pl.exp(table)
+                for t in pl.pipeline(4, stage=2):
+                    pass
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    for u in pl.pipeline(4, stage=2):
+                        pass
+        """)).body[0]
+    assert isinstance(fn, cst.FunctionDef)
+    first, second = [n for n in walk(fn) if isinstance(n, cst.For)]
+    sides = OutsideSides(body_statements(fn.body), {"table": GM}, None)
+    assert sides.before(first) == {
+        "table": GM, "flat": GM, "ex": GM, "row": LAZY, "ey": VECTOR
+    }
+    assert sides.before(second) == {"table": GM, "flat": GM, "ex": GM, "row": GM, "ey": GM}
