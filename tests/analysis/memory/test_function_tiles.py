@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from skewlsp.analysis.driver import analyze_models
 from skewlsp.analysis.lower_pipeline.loop_facts import SlotLoad
 from skewlsp.analysis.memory.allocate_memory_addr import allocate_memory_addr
 from skewlsp.analysis.memory.function_tiles import (
@@ -14,7 +15,6 @@ from skewlsp.analysis.memory.function_tiles import (
     function_tiles,
 )
 from skewlsp.analysis.memory.memory_reuse import LegacyFallback, ReuseTile, memory_reuse
-from skewlsp.api import analyse
 from skewlsp.common.resolver import RecordingResolver
 
 MEM_LLM = Path(__file__).resolve().parents[2] / "fixtures" / "memory" / "models" / "mem_llm"
@@ -23,11 +23,13 @@ MEM_LLM = Path(__file__).resolve().parents[2] / "fixtures" / "memory" / "models"
 def replicated(function: str) -> ReplicatedLoop:
     """The analysis' record of the one loop of ``function`` in vector.py."""
     path = MEM_LLM / "vector.py"
-    reports = analyse(path.read_text(), str(path), resolver=RecordingResolver((MEM_LLM,)))
-    (report,) = [r for r in reports if r.function == function]
-    assert report.lowering is not None and report.slot_loads is not None
-    lowering = report.lowering
-    return ReplicatedLoop(report.slot_loads, lowering.stage, lowering.main_trip, lowering.tail)
+    models = analyze_models(
+        path.read_text(), str(path), resolver=RecordingResolver((MEM_LLM,))
+    )
+    (model,) = [m for m in models if m.report.function == function]
+    lowering, loads = model.report.lowering, model.facts.slot_loads
+    assert lowering is not None and loads is not None
+    return ReplicatedLoop(loads, lowering.stage, lowering.main_trip, lowering.tail)
 
 
 def vec_footprint(loops: list[ReplicatedLoop]):
