@@ -9,6 +9,6 @@ to that pass's result, for the function-level stage of the driver to call.
   ``stage=`` really buys, the PH-MR-001 hint, the legacy fallback);
 - 34 AllocateMemoryAddr: :mod:`.allocate_memory_addr` (where the buffers sit, and the
   overflow that fails the compile);
-- :mod:`.function_tiles`: a function's stage-group tiles from the analysis' records of
+- :mod:`.canonicalize_io_order`: a function's stage-group tiles from the analysis' records of
   its loops (their loads and lowering), the input of the two above.
 """

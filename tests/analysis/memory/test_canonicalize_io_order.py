@@ -9,7 +9,7 @@ from pathlib import Path
 from skewlsp.analysis.driver import analyze_models
 from skewlsp.analysis.lower_pipeline.loop_facts import SlotLoad
 from skewlsp.analysis.memory.allocate_memory_addr import allocate_memory_addr
-from skewlsp.analysis.memory.function_tiles import (
+from skewlsp.analysis.memory.canonicalize_io_order import (
     ReplicatedLoop,
     TileOrigin,
     function_tiles,

@@ -1,4 +1,5 @@
-"""A core function's stage-group tiles, from what the analysis already knows of its loops.
+"""29 CanonicalizeIOOrder (``canonicalize_io_order_pass.cpp``): the order a core function's
+stage-group tiles are laid out in, from what the analysis already knows of its loops.
 
 The memory passes need a function's tiles (space, bytes, lifetime, stage group). Of
 those, the analysis already finds the loads of each pipeline loop's body
@@ -48,7 +49,7 @@ class ReplicatedLoop:
 
 @dataclass(frozen=True)
 class TileOrigin:
-    """Where a tile of :func:`function_tiles` comes from: the loop (its index), the
+    """Where a tile of :func:`canonicalize_io_order` comes from: the loop (its index), the
     region ("main" or "tail"), the clone, and the load's name."""
 
     loop: int
