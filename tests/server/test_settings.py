@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from skewlsp.contract import Assumptions
@@ -68,6 +69,20 @@ def test_configuration_overrides_only_the_keys_it_sets():
     merged = merge_client_options(base, override, raw)
     assert merged.ignore == ("SKW010",) and merged.code_lens is False
     assert merged.severity == {"SKW001": "hint"}
+
+
+def test_configuration_changes_every_editor_setting_but_the_client_s_own_commands():
+    base, _ = parse_client_options({"clientCommands": ["skewlsp.previewLoop"]})
+    raw = {
+        "select": ["SKW0"], "ignore": ["SKW010"], "src": ["lib"], "codeLens": False,
+        "inlayHints": False, "debounce": 0, "run": "onSave", "docsUrl": "https://d/{code}",
+        "environment": {"MODE": "fast"}, "argv": ["--x"], "variants": False,
+        "clientCommands": [],
+    }
+    override, problems = parse_client_options(raw)
+    assert problems == []
+    merged = merge_client_options(base, override, raw)
+    assert merged == replace(override, client_commands=("skewlsp.previewLoop",))
 
 
 def test_project_settings_come_from_the_cli_loader_and_editor_options_layer_on_top(
