@@ -34,6 +34,26 @@ def test_editor_options_are_validated_key_by_key():
     assert len(problems) == 2
 
 
+def test_each_refused_editor_setting_is_one_message_naming_it_and_what_it_must_be():
+    options, problems = parse_client_options(
+        {
+            "debounce": 20000, "docsUrl": "https://x", "environment": {"A=B": "c"},
+            "argv": "--x", "variants": "yes", "run": "never", "src": [1], "severity": 3,
+        }
+    )
+    assert options == ClientOptions()
+    assert problems == [
+        "skewlsp.src must be a list of paths; ignored [1]",
+        "skewlsp.debounce must be milliseconds (0-10000); ignored 20000",
+        "skewlsp.run must be 'onType' or 'onSave'; ignored 'never'",
+        "skewlsp.docsUrl must be a URL with {code} or {code_lower} in it; ignored 'https://x'",
+        "skewlsp.environment must be an object of \"NAME\": \"value\" strings; ignored {'A=B': 'c'}",
+        "skewlsp.argv must be a list of strings; ignored '--x'",
+        "skewlsp.variants must be true or false; ignored 'yes'",
+        "skewlsp.severity must be an object; ignored 3",
+    ]
+
+
 def test_options_nested_under_the_section_name_are_accepted():
     options, _ = parse_client_options({"skewlsp": {"ignore": ["SKW010"]}})
     assert options.ignore == ("SKW010",)
