@@ -35,7 +35,9 @@ def lowest() -> dict[str, Requirement]:
 
 def test_every_runtime_dependency_is_a_range_with_a_floor() -> None:
     requirements = declared()
-    assert {r.name for r in requirements} == {"libcst", "pygls", "lsprotocol", "pathspec", "tomli"}
+    assert {r.name for r in requirements} == {
+        "libcst", "pygls", "lsprotocol", "cattrs", "pathspec", "tomli"
+    }
     for requirement in requirements:
         operators = sorted(spec.operator for spec in requirement.specifier)
         assert "==" not in operators and "===" not in operators, requirement

@@ -161,7 +161,7 @@ def discover_one(path: Path, resolver: SettingsResolver) -> bool:
     from skewlsp.cli.files import ExcludeMatcher
 
     settings = resolver.for_path(path)
-    return not ExcludeMatcher.excluded(path, settings, is_dir=False)
+    return not ExcludeMatcher().excluded(path, settings, is_dir=False)
 
 
 def _color(ns: argparse.Namespace, stream: TextIO) -> bool:

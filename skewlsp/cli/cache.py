@@ -26,7 +26,6 @@ from pathlib import Path
 
 from skewlsp import __version__
 from skewlsp.api import digest_of
-from skewlsp.cli.codec import report_from_data, report_to_data
 from skewlsp.common.cache_home import cache_home
 from skewlsp.common.config import Settings
 from skewlsp.common.diagnostic import Import
@@ -141,6 +140,10 @@ class Cache:
                 if now != digest:
                     return None
                 imports.append((module, level, importing))
+            # Imported only here and in put: cattrs costs more to import than a replayed
+            # run takes, and a replayed run reads no entry.
+            from skewlsp.cli.codec import report_from_data
+
             return [report_from_data(item) for item in payload["reports"]], imports
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
@@ -152,6 +155,8 @@ class Cache:
         deps: Sequence[Dependency],
         callers: str | None = None,
     ) -> None:
+        from skewlsp.cli.codec import report_to_data  # see get
+
         payload: dict[str, object] = {
             "deps": [[m, n, d] if at is None else [m, n, d, at] for m, n, d, at in deps],
             "reports": [report_to_data(r) for r in reports],

@@ -47,18 +47,19 @@ def _relative(path: Path, base: Path) -> str | None:
 
 
 class ExcludeMatcher:
-    """``exclude`` + ``extend-exclude`` of one Settings, compiled once."""
+    """``exclude`` + ``extend-exclude`` of the Settings met in one discovery, each pattern
+    list compiled once (a walk asks for every directory and file it meets)."""
 
-    _compiled: dict[tuple[str, ...], pathspec.GitIgnoreSpec] = {}
+    def __init__(self) -> None:
+        self._compiled: dict[tuple[str, ...], pathspec.GitIgnoreSpec] = {}
 
-    @classmethod
-    def excluded(cls, path: Path, settings: Settings, is_dir: bool) -> bool:
+    def excluded(self, path: Path, settings: Settings, is_dir: bool) -> bool:
         patterns = settings.all_excludes
-        spec = cls._compiled.get(patterns)
+        spec = self._compiled.get(patterns)
         if spec is None:
             import pathspec
 
-            spec = cls._compiled[patterns] = pathspec.GitIgnoreSpec.from_lines(patterns)
+            spec = self._compiled[patterns] = pathspec.GitIgnoreSpec.from_lines(patterns)
         relative = _relative(path, settings.root) or path.name
         return spec.match_file(relative + "/" if is_dir else relative)
 
@@ -160,6 +161,7 @@ def discover(
     listed is appended to ``walked`` (a replayed run checks they are unchanged).
     """
     gitignore = GitIgnore()
+    excludes = ExcludeMatcher()
     real = _RealPaths()
     seen: dict[Path, Target] = {}
     for raw in paths:
@@ -168,13 +170,14 @@ def discover(
         except (OSError, ValueError):
             raise PathError(f"{raw}: no such file or directory") from None
         if is_dir:
-            for found in _walk(Path(raw).resolve(), resolver, gitignore, walked):
+            for found in _walk(Path(raw).resolve(), resolver, excludes, gitignore, walked):
                 seen.setdefault(found.path, found)
             continue
         path = real.of_file(raw)
         settings = resolver.for_file(path)
         if force_exclude and (
-            _excluded_with_parents(path, settings) or gitignore.ignored(path, is_dir=False)
+            _excluded_with_parents(path, settings, excludes)
+            or gitignore.ignored(path, is_dir=False)
         ):
             continue
         seen.setdefault(path, Target(path, settings))
@@ -207,18 +210,22 @@ class _RealPaths:
         return Path(directory, name)
 
 
-def _excluded_with_parents(path: Path, settings: Settings) -> bool:
-    if ExcludeMatcher.excluded(path, settings, is_dir=False):
+def _excluded_with_parents(path: Path, settings: Settings, excludes: ExcludeMatcher) -> bool:
+    if excludes.excluded(path, settings, is_dir=False):
         return True
     return any(
-        ExcludeMatcher.excluded(parent, settings, is_dir=True)
+        excludes.excluded(parent, settings, is_dir=True)
         for parent in path.parents
         if parent != settings.root and settings.root in parent.parents
     )
 
 
 def _walk(
-    top: Path, resolver: SettingsResolver, gitignore: GitIgnore, walked: list[str] | None
+    top: Path,
+    resolver: SettingsResolver,
+    excludes: ExcludeMatcher,
+    gitignore: GitIgnore,
+    walked: list[str] | None,
 ) -> Iterator[Target]:
     # A directory named on the command line is linted even if .gitignore ignores it
     # (like an explicit file, and as ruff does); inside it every other rule applies.
@@ -235,7 +242,7 @@ def _walk(
             child = here / name
             if child.is_symlink():
                 continue  # avoid cycles and linting outside the tree
-            if ExcludeMatcher.excluded(child, settings, is_dir=True):
+            if excludes.excluded(child, settings, is_dir=True):
                 continue
             if gitignore.ignored(child, is_dir=True, inherited=inherited):
                 continue
@@ -245,7 +252,7 @@ def _walk(
             if not name.endswith(SOURCE_SUFFIXES):
                 continue
             child = here / name
-            if ExcludeMatcher.excluded(child, settings, is_dir=False):
+            if excludes.excluded(child, settings, is_dir=False):
                 continue
             if gitignore.ignored(child, is_dir=False, inherited=inherited):
                 continue

@@ -105,10 +105,13 @@ def analyze_cached(
     analyse: bool = True,
     digests: DependencyDigests | None = None,
     shared_modules: SharedModules | None = None,
+    project: ProjectImporters | None = None,
 ) -> tuple[list[LoopReport], list[Import]]:
     """Analysis results, from the cache when the file and its imported constants are
     unchanged; with the imports the analysis resolved. ``shared_modules``:
-    the constants of imported modules the batch's analyses share."""
+    the constants of imported modules the batch's analyses share; ``project``: the run's
+    files, where an inline helper's callers in other modules are looked for."""
+    project = project or ProjectImporters(())
 
     src_roots = job.settings.src
     cache = _cache_for(job.settings) if job.options.use_cache and job.path else None
@@ -120,7 +123,7 @@ def analyze_cached(
     )
     path = job.path
     if cache is not None and path is not None:
-        cached = cache.get(key, path, src_roots, digests, lambda: _project.digest(path))
+        cached = cache.get(key, path, src_roots, digests, lambda: project.digest(path))
         if cached is not None:
             return cached
     if not analyse:
@@ -128,7 +131,7 @@ def analyze_cached(
     from skewlsp.api import analyse as run_analysis  # only on a miss: libcst costs more
 
     resolver = RecordingResolver(src_roots)
-    importers = _AskedImporters(_project) if b"jit.inline" in data else None
+    importers = _AskedImporters(project) if b"jit.inline" in data else None
     reports = list(
         run_analysis(
             source,
@@ -143,7 +146,7 @@ def analyze_cached(
     dependencies = resolver.dependencies(job.path)
     if cache is not None:
         # Callers in other modules are a dependency only of a module whose helpers asked.
-        callers = _project.digest(path) if importers is not None and importers.asked else None
+        callers = project.digest(path) if importers is not None and importers.asked else None
         cache.put(key, reports, dependencies, callers)
     return reports, imports_of(dependencies)
 
@@ -151,16 +154,6 @@ def analyze_cached(
 def imports_of(dependencies: Sequence[Dependency]) -> list[Import]:
     """(module, level, importing path or None) of each module read: what a replay watches."""
     return [(module, level, importing) for module, level, _, importing in dependencies]
-
-
-# The files of this run, where an inline helper's callers in other modules are looked
-# for (set by run_jobs; a pool's workers get it when they start).
-_project = ProjectImporters(())
-
-
-def _set_project(paths: Sequence[str]) -> None:
-    global _project
-    _project = ProjectImporters(paths)
 
 
 class _AskedImporters:
@@ -181,13 +174,14 @@ def _analyse_with_previews(
     previews: dict[PreviewKey, str],
     refusals: dict[PreviewKey, str],
     shared_modules: SharedModules | None = None,
+    project: ProjectImporters | None = None,
 ) -> tuple[list[LoopReport], list[Import]]:
     """Reports and previews from one analysis (same resolver, same constants as the lint)."""
     from skewlsp import api  # only when previews are asked for: libcst costs more than a warm run
 
     reports: list[LoopReport] = []
     resolver = RecordingResolver(job.settings.src)
-    importers = _project if "jit.inline" in source else None
+    importers = project if project is not None and "jit.inline" in source else None
     found = api.previews(
         source,
         job.path,
@@ -265,6 +259,7 @@ def lint_job(
     digests: DependencyDigests | None = None,
     plain: PlainFiles | None = None,
     shared_modules: SharedModules | None = None,
+    project: ProjectImporters | None = None,
 ) -> FileResult | None:
     """Lint one file; never raises (an analysis crash becomes ``internal_error``).
 
@@ -272,7 +267,8 @@ def lint_job(
     ``pipeline``, cache hits) and ``None`` means "needs the analysis". With
     ``plain``, files it knows to lack ``pipeline`` are not even read. With
     ``shared_modules``, the analysis shares the constants of the modules it imports
-    with the other files of the batch.
+    with the other files of the batch. ``project``: the run's files, where an inline
+    helper's callers in other modules are looked for (none when not given).
     """
     selection = Selection.from_settings(job.settings, summarise=SUMMARISED_BY_DEFAULT)
     data = job.data
@@ -303,7 +299,7 @@ def lint_job(
             if not analyse:
                 raise CacheMiss(job.filename)
             reports, imports = _analyse_with_previews(
-                source, job, previews, refusals, shared_modules
+                source, job, previews, refusals, shared_modules, project
             )
         else:
             reports, imports = analyze_cached(
@@ -313,6 +309,7 @@ def lint_job(
                 analyse=analyse,
                 digests=digests,
                 shared_modules=shared_modules,
+                project=project,
             )
     except CacheMiss:
         return None
@@ -357,7 +354,9 @@ def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[FileResult
     analysis engine while this pass goes on reading the rest.
     """
     workers = workers or os.cpu_count() or 1
-    _set_project([job.path for job in jobs if job.path is not None and job.data is None])
+    project = ProjectImporters(
+        [job.path for job in jobs if job.path is not None and job.data is None]
+    )
     digests = DependencyDigests()
     plains: dict[Path, PlainFiles] = {}
     results: list[FileResult | None] = []
@@ -372,47 +371,49 @@ def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[FileResult
                     plain = plains[job.settings.root] = PlainFiles(
                         _cache_for(job.settings), job.options.code
                     )
-            result = lint_job(job, analyse=False, digests=digests, plain=plain)
+            result = lint_job(
+                job, analyse=False, digests=digests, plain=plain, project=project
+            )
             results.append(result)
             if result is None:
                 pending.append(index)
                 if pool is None and workers > 1 and len(pending) > PARALLEL_THRESHOLD:
-                    pool = _Pool.start(workers, _project.paths)
-        done = pool.run([jobs[i] for i in pending]) if pool is not None else None
+                    pool = _Pool.start(workers)
+        todo = [jobs[i] for i in pending]
+        done = pool.run(todo, project.paths) if pool is not None else None
     finally:
         if pool is not None:
             pool.close()
         for plain in plains.values():
             plain.save()
     if done is None:
-        done = _lint_many([jobs[i] for i in pending])
+        done = _lint_many(todo, project=project)
     for index, result in zip(pending, done, strict=True):
         results[index] = result
     return [result for result in results if result is not None]
 
 
-def _lint_many(jobs: list[Job]) -> list[FileResult | None]:
+def _lint_many(jobs: list[Job], project: ProjectImporters) -> list[FileResult | None]:
     """Files linted in order (a pool task: a folder's files), sharing what they import.
 
     A kernel package's files import the same config modules: their constants are
     folded once for all of them (one ``SharedModules`` handed to each analysis; the
-    engine is imported here only when some file needs an analysis).
+    engine is imported here only when some file needs an analysis). ``project`` is the
+    run's files, where an inline helper's callers in other modules are looked for.
     """
     if not jobs:
         return []
     from skewlsp import api
 
     shared = api.SharedModules()
-    return [lint_job(job, shared_modules=shared) for job in jobs]
+    return [lint_job(job, shared_modules=shared, project=project) for job in jobs]
 
 
-def _warm_worker(project: Sequence[str] = ()) -> None:
-    """Import the analysis engine (libcst included) before the first job arrives, and
-    learn the run's files (where inline helpers' callers are looked for).
+def _warm_worker() -> None:
+    """Import the analysis engine (libcst included) before the first job arrives.
 
     A forked worker has the engine already (the parent imported it before forking).
     """
-    _set_project(project)
     from skewlsp.api import load_engine
 
     load_engine()
@@ -494,7 +495,7 @@ class _Pool:
         self._workers = workers
 
     @classmethod
-    def start(cls, workers: int, project: Sequence[str] = ()) -> _Pool | None:
+    def start(cls, workers: int) -> _Pool | None:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor  # only when a pool runs: ~10 ms
 
@@ -512,7 +513,6 @@ class _Pool:
                 max_workers=workers,
                 mp_context=multiprocessing.get_context(method),
                 initializer=_warm_worker,
-                initargs=(tuple(project),),
             )
             executor.submit(int)  # workers are created (and warm up) now, not at the first job
         except (OSError, PermissionError, RuntimeError):
@@ -522,10 +522,12 @@ class _Pool:
                 gc.unfreeze()  # the parent may be a host process (a test): leave it as it was
         return cls(executor, workers)
 
-    def run(self, todo: list[Job]) -> list[FileResult | None] | None:
+    def run(self, todo: list[Job], project: Sequence[str]) -> list[FileResult | None] | None:
         """Results in ``todo``'s order, or None if the pool broke (the caller runs serially).
 
-        The files travel in tasks of a folder each (see :func:`pool_tasks`).
+        The files travel in tasks of a folder each (see :func:`pool_tasks`), each with the
+        run's files (``project``) for a fresh :class:`ProjectImporters`: a task reads
+        the texts of those files only if one of its helpers asks for callers.
         """
         from concurrent.futures.process import BrokenProcessPool
 
@@ -534,7 +536,12 @@ class _Pool:
         results: list[FileResult | None] = [None] * len(todo)
         try:
             futures = [
-                (chunk, self._executor.submit(_lint_many, [todo[i] for i in chunk]))
+                (
+                    chunk,
+                    self._executor.submit(
+                        _lint_many, [todo[i] for i in chunk], ProjectImporters(project)
+                    ),
+                )
                 for chunk in chunks
             ]
             for chunk, future in futures:

@@ -33,17 +33,12 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Snapshot:
-    """The text of one open document at one version (what a run analyses).
-
-    ``lines`` are its LSP lines when the workspace already keeps them (see
-    :mod:`.text_sync`): splitting a 30,000-line text again costs milliseconds.
-    """
+    """The text of one open document at one version (what a run analyses)."""
 
     uri: str
     version: int | None
     text: str
     path: str | None
-    lines: Sequence[str] | None = field(default=None, compare=False, repr=False)
     may_suppress: bool = True  # False when the text is known to hold no suppression comment
 
 
@@ -65,13 +60,12 @@ class Analysis:
     stale: bool = False
     deps: frozenset[str] = frozenset()
     internal_error: str | None = None
-    known_lines: Sequence[str] | None = field(default=None, compare=False, repr=False)
     may_suppress: bool = True
 
     @functools.cached_property
     def lines(self) -> Sequence[str]:
         """``source``'s LSP lines (no terminators), as positions and actions index them."""
-        return self.known_lines if self.known_lines is not None else split_lines(self.source)
+        return split_lines(self.source)
 
 
 class WorkspaceResolver:
@@ -188,7 +182,6 @@ def compute(
             snapshot.text,
             (),
             internal_error=f"{type(error).__name__}: {error}",
-            known_lines=snapshot.lines,
             may_suppress=snapshot.may_suppress,
         )
     deps = frozenset(resolver.looked_at) | (importers.looked_in if importers else frozenset())
@@ -204,7 +197,6 @@ def compute(
             syntax_error=errors[0],
             stale=True,
             deps=deps | (last_good.deps if last_good else frozenset()),
-            known_lines=snapshot.lines,
             may_suppress=snapshot.may_suppress,
         )
     return Analysis(
@@ -214,7 +206,6 @@ def compute(
         snapshot.text,
         tuple(reports),
         deps=deps,
-        known_lines=snapshot.lines,
         may_suppress=snapshot.may_suppress,
     )
 

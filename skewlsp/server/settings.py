@@ -144,6 +144,10 @@ _READERS: dict[str, tuple[str, Any, str]] = {
 }
 
 
+# Settings only ``initializationOptions`` give: what the client implements does not change.
+_INIT_ONLY = frozenset({"clientCommands"})
+
+
 def parse_client_options(raw: Any) -> tuple[ClientOptions, list[str]]:
     """Validate the editor's settings object; returns the options and one problem per bad key.
 
@@ -203,20 +207,8 @@ def merge_client_options(base: ClientOptions, override: ClientOptions, raw: Any)
         return base
     if isinstance(raw.get("skewlsp"), Mapping):
         raw = raw["skewlsp"]
-    keys = {
-        "select": "select",
-        "ignore": "ignore",
-        "severity": "severity",
-        "src": "src",
-        "codeLens": "code_lens",
-        "inlayHints": "inlay_hints",
-        "debounce": "debounce_ms",
-        "run": "run",
-        "docsUrl": "docs_url",
-        "environment": "environment",
-        "argv": "argv",
-        "variants": "variants",
-    }
+    keys = {key: attr for key, (attr, _, _) in _READERS.items() if key not in _INIT_ONLY}
+    keys["severity"] = "severity"
     changes = {
         attr: getattr(override, attr) for key, attr in keys.items() if raw.get(key) is not None
     }

@@ -22,10 +22,12 @@ from urllib.parse import unquote
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification
 from pygls.uris import to_fs_path
 
 from skewlsp import __version__
+from skewlsp.common.suppressions import SUPPRESSION_MARK
 from skewlsp.server import commands, diagnostics, visibility
 from skewlsp.server.documents import Analysis, DocumentStore, Snapshot, WorkspaceResolver
 from skewlsp.server.positions import UTF16
@@ -38,15 +40,13 @@ from skewlsp.server.settings import (
     SettingsCache,
     effective,
 )
-from skewlsp.server.text_sync import SyncedDocument, SyncedProtocol
 
 
-class SkewProtocol(SyncedProtocol):
+class SkewProtocol(LanguageServerProtocol):
     """Answers a request whose params cannot be read with an error instead of silence.
 
     pygls logs and drops such a message, which leaves the client waiting for
     ever; a wrong-shaped request must cost the client one error, nothing more.
-    Its documents apply edits in time proportional to the edit (:mod:`.text_sync`).
     """
 
     def structure_message(self, data: dict[str, Any]):
@@ -102,15 +102,8 @@ class SkewServer(LanguageServer):
         doc = self.document(uri)
         if doc is None or (uri.startswith("file:") and self.documents.is_ours(to_fs_path(uri))):
             return None  # never opened, or one of our own read-only previews
-        synced = isinstance(doc, SyncedDocument)
-        return Snapshot(
-            uri,
-            doc.version,
-            doc.source,
-            file_path(uri),
-            doc.lsp_lines if synced else None,
-            doc.may_hold_suppressions if synced else True,
-        )
+        text = doc.source
+        return Snapshot(uri, doc.version, text, file_path(uri), SUPPRESSION_MARK in text)
 
     @property
     def root(self) -> str | None:

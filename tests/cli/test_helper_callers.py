@@ -131,3 +131,19 @@ def test_a_cached_helper_is_decided_again_when_a_caller_s_own_import_changes(
     assert helper_codes() == ["SKW001"]
     (tmp_path / "pkg" / "kernels" / "cfg.py").write_text("TRIP = 1\n")
     assert helper_codes() == ["SKW023"]
+
+
+def test_the_worker_pool_finds_the_callers_in_the_other_modules_too(
+    run: Run, tmp_path: Path
+) -> None:
+    # Enough files that need an analysis to start a pool: each task carries the run's files.
+    root = _tree(tmp_path)
+    for n in range(10):
+        (root / "built_llm" / f"notes_{n}.py").write_text(f"# about pl.pipeline {n}\nX = {n}\n")
+    result = run(
+        "--output-format", "json", "--exit-zero", "--no-cache", "--jobs", "2", ".", cwd=root
+    )
+    assert _helper_loops(result) == [
+        (15, "SKW002", "decode_steps", "decode_steps.py"),
+        (30, "SKW001", None, None),
+    ]

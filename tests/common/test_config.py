@@ -87,6 +87,8 @@ def test_all_keys_are_read(tmp_path: Path) -> None:
         ('environment = { "" = "c" }\n', "environment", "got an empty one"),
         ('argv = "--variant flash"\n', "argv", "a list of strings"),
         ('variants = "yes"\n', "variants", "true or false"),
+        ('memory-planner = "fast"\n', "memory-planner", 'one of "pypto", "ptoas"'),
+        ('docs-url = "https://x"\n', "docs-url", "a URL with {code} or {code_lower} in it"),
     ],
 )
 def test_invalid_config_names_file_key_and_expectation(

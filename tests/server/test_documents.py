@@ -145,15 +145,7 @@ async def test_unknown_documents_have_no_analysis(editor, store, workspaces):
     assert (workspaces, editor.ready) == ([], [])
 
 
-def test_an_analysis_keeps_the_lines_its_snapshot_brought():
-    """The editor's lines travel with its text: a publish never re-splits the document."""
-    lines = tuple(SKEWED.split("\n"))
-    snapshot = Snapshot(URI, 1, SKEWED, None, lines)
-    analysis = documents.compute(snapshot, (1,), WorkspaceResolver({}, ()), None)
-    assert analysis.lines is lines
-
-
-def test_without_lines_an_analysis_splits_its_source_the_lsp_way():
+def test_an_analysis_splits_its_source_the_lsp_way():
     snapshot = Snapshot(URI, 1, "a\x0cb\r\nc\r", None)
     analysis = documents.compute(snapshot, (1,), WorkspaceResolver({}, ()), None)
     assert analysis.lines == ["a\x0cb", "c", ""]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from skewlsp.contract import Assumptions
@@ -31,6 +32,26 @@ def test_editor_options_are_validated_key_by_key():
     assert options.code_lens is False and options.inlay_hints is False
     assert options.debounce_ms == 50
     assert len(problems) == 2
+
+
+def test_each_refused_editor_setting_is_one_message_naming_it_and_what_it_must_be():
+    options, problems = parse_client_options(
+        {
+            "debounce": 20000, "docsUrl": "https://x", "environment": {"A=B": "c"},
+            "argv": "--x", "variants": "yes", "run": "never", "src": [1], "severity": 3,
+        }
+    )
+    assert options == ClientOptions()
+    assert problems == [
+        "skewlsp.src must be a list of paths; ignored [1]",
+        "skewlsp.debounce must be milliseconds (0-10000); ignored 20000",
+        "skewlsp.run must be 'onType' or 'onSave'; ignored 'never'",
+        "skewlsp.docsUrl must be a URL with {code} or {code_lower} in it; ignored 'https://x'",
+        "skewlsp.environment must be an object of \"NAME\": \"value\" strings; ignored {'A=B': 'c'}",
+        "skewlsp.argv must be a list of strings; ignored '--x'",
+        "skewlsp.variants must be true or false; ignored 'yes'",
+        "skewlsp.severity must be an object; ignored 3",
+    ]
 
 
 def test_options_nested_under_the_section_name_are_accepted():
@@ -68,6 +89,20 @@ def test_configuration_overrides_only_the_keys_it_sets():
     merged = merge_client_options(base, override, raw)
     assert merged.ignore == ("SKW010",) and merged.code_lens is False
     assert merged.severity == {"SKW001": "hint"}
+
+
+def test_configuration_changes_every_editor_setting_but_the_client_s_own_commands():
+    base, _ = parse_client_options({"clientCommands": ["skewlsp.previewLoop"]})
+    raw = {
+        "select": ["SKW0"], "ignore": ["SKW010"], "src": ["lib"], "codeLens": False,
+        "inlayHints": False, "debounce": 0, "run": "onSave", "docsUrl": "https://d/{code}",
+        "environment": {"MODE": "fast"}, "argv": ["--x"], "variants": False,
+        "clientCommands": [],
+    }
+    override, problems = parse_client_options(raw)
+    assert problems == []
+    merged = merge_client_options(base, override, raw)
+    assert merged == replace(override, client_commands=("skewlsp.previewLoop",))
 
 
 def test_project_settings_come_from_the_cli_loader_and_editor_options_layer_on_top(
