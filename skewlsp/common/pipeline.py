@@ -144,9 +144,11 @@ def _related(report: LoopReport) -> tuple[Related, ...]:
 
 def loop_severity(report: LoopReport, selection: Selection) -> str:
     """The loop's configured severity, but information for a consumer loop whose overlap
-    comes from its peer's skew (the outcome the author wanted), unless the user gave its
-    code a severity of their own."""
-    if report.overlap is not None and not selection.configures(report.code):
+    comes from its peer's skew (the outcome the author wanted) or from a producer in
+    another file (nothing here to edit), unless the user gave its code a severity of
+    their own."""
+    peer = report.overlap is not None or report.producer_elsewhere
+    if peer and not selection.configures(report.code):
         return "information"
     return selection.severity(report.code)
 

@@ -286,6 +286,10 @@ class LoopReport:
     # A consumer loop (SKW020) whose peer loop on the other core skews: where its overlap
     # comes from. Its demotion is what the author wants, so it is information.
     overlap: Related | None = None
+    # A consumer loop (SKW020) that waits on the tile its first message receives, in a module
+    # with no loop on the other core: its producer is elsewhere, so no edit of this file gives
+    # it an overlap (:mod:`skewlsp.analysis.report.overlap`). Information, as ``overlap``.
+    producer_elsewhere: bool = False
     # A loop the skew pass left: what LowerPipelineToSlots / LowerPipelineLoops make of it.
     lowering: Lowering | None = None
     # A bound or step Python computes when the module loads (a constant to the compiler,
