@@ -20,13 +20,15 @@ from skewlsp.contract import (
     Instance,
     LoopReport,
     Lowering,
+    Origin,
     Related,
     SlotLoad,
     Span,
+    StageFix,
     Variant,
 )
 
-_SPAN_FIELDS = ("span", "call_span", "lead", "offending", "stage_span")
+_SPAN_FIELDS = ("span", "call_span", "lead", "offending", "stage_span", "stage_value")
 _LINE_RANGES = ("producer_lines", "consumer_lines")
 
 
@@ -76,6 +78,7 @@ _HAZARD = _Shape(FifoHazard)
 _MESSAGE = _Shape(FifoMessage)
 _SLOT_LOAD = _Shape(SlotLoad)
 _VARIANT = _Shape(Variant)
+_ORIGIN = _Shape(Origin)
 
 
 def report_to_data(report: LoopReport) -> dict[str, Any]:
@@ -126,11 +129,23 @@ def report_from_data(data: dict[str, Any]) -> LoopReport:
         values["slot_loads"] = tuple(_SLOT_LOAD.make(load) for load in values["slot_loads"])
     if "args" in values:
         values["args"] = tuple((str(a), str(b)) for a, b in values["args"])
+    _rebuild_stage_fix(values)
     if "assumes" in values:
         values["assumes"] = tuple(_assumption(a) for a in values["assumes"])
     if "variants" in values:
         values["variants"] = tuple(_VARIANT.make(v) for v in values["variants"])
     return _REPORT.make(values)
+
+
+def _rebuild_stage_fix(values: dict[str, Any]) -> None:
+    """A report's ``stage_fix`` and ``bounds_read``, rebuilt in place."""
+    fix = values.get("stage_fix")
+    if fix is not None:
+        edit = _edit(fix["edit"])
+        assert edit is not None
+        values["stage_fix"] = StageFix(edit, str(fix["promised"]), fix["applicability"])
+    if "bounds_read" in values:
+        values["bounds_read"] = tuple(_ORIGIN.make(o) for o in values["bounds_read"])
 
 
 def _assumption(data: dict[str, Any]) -> Assumption:

@@ -41,7 +41,7 @@ from skewlsp.analysis.passes.loop_body import (
     normalise,
     resolve,
 )
-from skewlsp.analysis.report.advice import depth_advice
+from skewlsp.analysis.report.advice import bounds_read, depth_advice
 from skewlsp.analysis.report.assemble import loop_report, scalar_across
 from skewlsp.analysis.skew_cross_core_pipeline import per_core
 from skewlsp.analysis.skew_cross_core_pipeline.decide import (
@@ -52,7 +52,7 @@ from skewlsp.analysis.skew_cross_core_pipeline.decide import (
 )
 from skewlsp.analysis.source.positions import LoopPositions
 from skewlsp.analysis.source.walk import walk
-from skewlsp.contract import CoreResult, LoopReport, Span
+from skewlsp.contract import CoreResult, Edit, LoopReport, Span, StageFix
 
 MAX_PREVIEW_COPIES = 16  # pl.unroll copies of one loop rewritten one by one for its preview
 
@@ -142,6 +142,39 @@ class LoopDecisions:
         finally:
             self.loop_stack.pop()
 
+    def _with_stage_advice(
+        self,
+        report: LoopReport,
+        loop: cst.For,
+        call: cst.Call,
+        scope: FunctionScope,
+        header_ctx: BodyContext,
+        stage_value: Span | None,
+        header: LoopHeader,
+        stmts: Sequence[Stmt],
+        decision: Decision,
+    ) -> LoopReport:
+        """The report with what a ``stage=`` fix needs: for a loop whose stage may buy
+        nothing (SKW002, or a stage above the trip: SKW014 once lowered), what the bounds
+        read (a fix bakes it in) and where the stage's value is; for SKW002 its advice."""
+        above = report.stage is not None and report.trip is not None and report.stage > report.trip
+        if decision.code != "SKW002" and not above:
+            return report
+        fold = lambda e: fold_bound(e, header_ctx)  # noqa: E731 - as the bounds were
+        line = self._span(loop).line
+        origins = bounds_read(
+            call, fold, lambda name: scope.module.assigned(name, line), self.path, self.made
+        )
+        report = replace(report, stage_value=stage_value, bounds_read=origins)
+        if decision.code != "SKW002":
+            return report
+        advice, stage = depth_advice(header, stmts, decision, call, fold, self.made, origins)
+        fix = None
+        if stage is not None and stage_value is not None:
+            applicability = "unsafe" if origins else "safe"
+            fix = StageFix(Edit(stage_value, str(stage)), "SKW001", applicability)
+        return replace(report, fix_hint=advice, stage_fix=fix)
+
     def _decide_loop(
         self, loop: cst.For, scope: FunctionScope, enclosing: list[EnclosingLoop], fn: str
     ) -> InnerSkew | None:
@@ -221,10 +254,9 @@ class LoopDecisions:
         opaque = [v.symbol for v in (start, stop, step) if isinstance(v, Opaque)]
         if opaque:
             report = replace(report, load_time_bound=opaque[0])
-        if decision.code == "SKW002":
-            fold = lambda e: fold_bound(e, header_ctx)  # noqa: E731 - as the bounds were
-            advice = depth_advice(header, stmts, decision, call, fold, self.made)
-            report = replace(report, fix_hint=advice)
+        report = self._with_stage_advice(
+            report, loop, call, scope, header_ctx, stage_value, header, stmts, decision
+        )
         model = LoopModel(
             report, loop, self.unit, self.module, stmts, decision, iter_names, body.yield_node
         )

@@ -28,9 +28,12 @@ from skewlsp.contract import (
     SEVERITY_RANK,
     Core,
     CoreResult,
+    Edit,
     LoopReport,
     Lowering,
     Span,
+    StageFix,
+    baked,
     severity_of,
 )
 
@@ -264,9 +267,7 @@ _REPLAY = (
 )
 
 
-def _lowering(
-    report: LoopReport, core: str | None, run: _Run, around: _Around
-) -> Lowering | None:
+def _lowering(report: LoopReport, core: str | None, run: _Run, around: _Around) -> Lowering | None:
     """LowerPipelineToSlots (under PTOAS), then LowerPipelineLoops for what it leaves."""
     replicated = lower(
         report.stage,
@@ -374,18 +375,26 @@ def _with(report: LoopReport, lowering: Lowering | None) -> LoopReport:
         code=lowering.code,
         message=with_reason(report.message, lowering),
         lowering=lowering,
-        fix_hint=_smaller_stage(report, lowering) or report.fix_hint,
+        **_smaller_stage(report, lowering),
     )
 
 
-def _smaller_stage(report: LoopReport, lowering: Lowering) -> str | None:
+def _smaller_stage(report: LoopReport, lowering: Lowering) -> dict[str, object]:
     """For a stage above the trip (SKW014): the stage that gives the same buffers with no
-    finding, checked by lowering the loop again with it."""
+    finding, checked by lowering the loop again with it; as the report's fix line and the
+    edit that writes it (unsafe when the trip is read from names: it bakes them in)."""
     if lowering.code != "SKW014" or not report.trip:
-        return None
-    again = lower(report.trip, report.start, report.stop, report.step, report.trip)
+        return {}
+    trip = report.trip
+    again = lower(trip, report.start, report.stop, report.step, trip)
     if again is None or again.buffers != lowering.buffers or _rank(again) >= _rank(lowering):
-        return None
-    if report.trip == 1:
-        return "stage=1 gives the same single copy (nothing to replicate)"
-    return f"stage={report.trip} gives the same {report.trip} copies and buffers"
+        return {}
+    if trip == 1:
+        text = "stage=1 gives the same single copy (nothing to replicate)"
+    else:
+        text = f"stage={trip} gives the same {trip} copies and buffers"
+    fix = None
+    if report.stage_value is not None:
+        applicability = "unsafe" if report.bounds_read else "safe"
+        fix = StageFix(Edit(report.stage_value, str(trip)), again.code, applicability)
+    return {"fix_hint": text + baked(report.bounds_read, trip), "stage_fix": fix}
