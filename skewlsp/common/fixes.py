@@ -112,21 +112,43 @@ def verified_edits(
     is dropped and the rest checked again. Loop fixes are ``stage=`` values on the loop's
     header line, so the lines do not move; the others (comments) need no check.
     """
-    checked = [d for d in diagnostics if d.fix is not None and d.promised is not None]
+    checked = [
+        (d.fix, d.span.line, d.promised)
+        for d in diagnostics
+        if d.fix is not None and d.promised is not None
+    ]
     plain = [d.fix for d in diagnostics if d.fix is not None and d.promised is None]
+    return plain + [edit for edit, _, _ in _holding(source, checked, decide_again)]
+
+
+def stage_fix_holds(
+    source: str, report: LoopReport, decide_again: Callable[[str], Sequence[LoopReport]]
+) -> bool:
+    """Whether the loop's ``stage=`` fix, made in ``source``, gives the promised code."""
+    fix = report.stage_fix
+    if fix is None:
+        return False
+    return bool(_holding(source, [(fix.edit, report.span.line, fix.promised)], decide_again))
+
+
+def _holding(
+    source: str,
+    checked: list[tuple[Edit, int, str]],
+    decide_again: Callable[[str], Sequence[LoopReport]],
+) -> list[tuple[Edit, int, str]]:
+    """The (edit, its loop's ``for`` line, promised code) whose loops, with all of them made,
+    get their promised codes; those that do not are dropped and the rest decided again."""
     while checked:
-        text, _ = apply_edits(source, [d.fix for d in checked if d.fix is not None])
+        text, _ = apply_edits(source, [edit for edit, _, _ in checked])
         reports = decide_again(text)
-        kept = [d for d in checked if _gets(reports, d)]
+        kept = [item for item in checked if _gets(reports, item[1], item[2])]
         if len(kept) == len(checked):
             break
         checked = kept
-    return plain + [d.fix for d in checked if d.fix is not None]
+    return checked
 
 
-def _gets(reports: Sequence[LoopReport], diagnostic: Diagnostic) -> bool:
-    """Whether the loop of ``diagnostic``'s header line gets the code its fix promised."""
-    loop = loop_at(reports, diagnostic.span.line)
-    return loop is not None and loop.span.line == diagnostic.span.line and (
-        loop.code == diagnostic.promised
-    )
+def _gets(reports: Sequence[LoopReport], line: int, promised: str) -> bool:
+    """Whether the loop whose ``for`` is on ``line`` gets the code ``promised``."""
+    loop = loop_at(reports, line)
+    return loop is not None and loop.span.line == line and loop.code == promised
