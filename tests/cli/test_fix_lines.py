@@ -8,8 +8,15 @@ bakes that constant's value into the kernel, so it is unsafe: ``--fix`` leaves i
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+import pytest
+
+from skewlsp.api import analyse
+from skewlsp.common.fixes import apply_edits
+from skewlsp.common.resolver import RecordingResolver
+from skewlsp.contract import loop_at
 from tests.cli.conftest import Run
 from tests.cli.helpers import write
 
@@ -158,3 +165,45 @@ def test_sarif_carries_only_the_fixes_that_apply(run: Run, tmp_path: Path) -> No
     (fix,) = results["lit/quant.py"]["fixes"]
     (change,) = fix["artifactChanges"]
     assert change["replacements"][0]["insertedContent"] == {"text": "1"}
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("tree", "least"), [("examples", 0), ("tests/fixtures", 1)])
+def test_every_offered_stage_fix_gives_its_promised_verdict(
+    run: Run, tmp_path: Path, tree: str, least: int
+) -> None:
+    """Each loop fix the analysis offers on the sample trees, made in the file and the file
+    decided again, gives its loop the code it promised; ``--fix --unsafe-fixes`` writes
+    them all (none is dropped by its own check)."""
+    root = tmp_path / "tree"
+    shutil.copytree(REPO / tree, root)
+    offered = 0
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        resolver = RecordingResolver([path.parent])
+        for report in analyse(text, str(path), resolver=resolver):
+            fix = report.stage_fix
+            if fix is None or report.instance is not None or report.assumes:
+                continue
+            offered += 1
+            edited, applied = apply_edits(text, [fix.edit])
+            assert applied == 1
+            again = loop_at(analyse(edited, str(path), resolver=resolver), report.span.line)
+            assert again is not None and again.code == fix.promised, (path, report.line)
+    assert offered >= least  # (the examples have none: odd_trip's depth 1 has no stage fix)
+    result = run(
+        "--no-cache",
+        "--fix",
+        "--unsafe-fixes",
+        "--select",
+        "ALL",
+        "--exit-zero",
+        "--output-format",
+        "json",
+        ".",
+        cwd=root,
+    )
+    assert [i for i in result.json() if i["fix_edit"] is not None and i["kind"] == "loop"] == []
