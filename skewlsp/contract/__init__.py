@@ -118,7 +118,7 @@ class Origin:
     name: str
     expression: str  # the assigned expression's text ("" when not found)
     value: int | None
-    path: str | None = None  # the file it is assigned in (None: not known)
+    path: str | None = None  # the name of the file it is assigned in (None: not known)
     line: int | None = None
 
     @property

@@ -227,10 +227,19 @@ class Assigned:
 
 
 def last_assignment(text: str, name: str, before: int | None = None) -> Assigned | None:
-    """The last ``name = ...`` line of ``text`` (above the 1-based line ``before``): where
-    the value the analysis folded for ``name`` is written, for a fix line to name it."""
+    """Where ``name`` is assigned in ``text``, for a fix line to name it: its last
+    top-level ``name = ...`` line (a module constant); with ``before`` (a 1-based line),
+    when there is none, the last indented one above that line (a local of the function
+    the loop is in: a line above it, the nearest)."""
+    found = _last(text, name, "", None)
+    if found is None and before is not None:
+        found = _last(text, name, r"[ \t]+", before)
+    return found
+
+
+def _last(text: str, name: str, indent: str, before: int | None) -> Assigned | None:
     pattern = re.compile(
-        rf"^[ \t]*{re.escape(name)}[ \t]*(?::[^=\n]+)?=(?!=)[ \t]*([^#\n]*?)[ \t]*(?:#.*)?$",
+        rf"^{indent}{re.escape(name)}[ \t]*(?::[^=\n]+)?=(?!=)[ \t]*([^#\n]*?)[ \t]*(?:#.*)?$",
         re.MULTILINE,
     )
     found = None

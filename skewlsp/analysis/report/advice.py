@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from pathlib import PurePath
 
 import libcst as cst
 
@@ -162,7 +163,10 @@ def bounds_read(
             if where is None:
                 found[leaf.value] = Origin(leaf.value, "", number)
                 continue
-            module = path if where.module is None else where.module.rsplit(".", 1)[-1] + ".py"
+            # The file's name (what the line shows; a report's own path is its ``path``).
+            module = PurePath(path).name if where.module is None and path else None
+            if where.module is not None:
+                module = where.module.rsplit(".", 1)[-1] + ".py"
             found[leaf.value] = Origin(leaf.value, where.expression, number, module, where.line)
     return tuple(found.values())
 
