@@ -220,7 +220,7 @@ def _check(ns: argparse.Namespace, record: RunRecord | None = None) -> int:
     results = run_jobs(jobs, ns.jobs)
     unsafe = ns.unsafe_fixes
     if ns.diff:  # also with --fix: ruff's --diff shows the fixes and writes nothing
-        return show_diff(results, jobs, unsafe)
+        return show_diff(results, jobs, unsafe, ns.quiet)
     fixed = 0
     if ns.fix:
         fixed, rewritten = apply_fixes(results, jobs, unsafe)

@@ -74,7 +74,9 @@ def fixed_texts(
     return changed
 
 
-def show_diff(results: Sequence[FileResult], jobs: Sequence[Job], unsafe: bool) -> int:
+def show_diff(
+    results: Sequence[FileResult], jobs: Sequence[Job], unsafe: bool, quiet: bool = False
+) -> int:
     """``--diff``: the fixes as a unified diff; nothing is written. The exit code."""
     import difflib
 
@@ -91,6 +93,9 @@ def show_diff(results: Sequence[FileResult], jobs: Sequence[Job], unsafe: bool) 
     count = sum(applied for *_, applied in changed)
     if count:
         sys.stderr.write(f"Would fix {plural(count, 'issue')}.\n")
+    elif not quiet:  # as with --fix: nothing to show is said, and why
+        remaining = [d for result in results for d in result.diagnostics]
+        sys.stderr.write(fixed_line(0, remaining, unsafe))
     return 1 if changed else 0
 
 

@@ -207,3 +207,15 @@ def test_every_offered_stage_fix_gives_its_promised_verdict(
         cwd=root,
     )
     assert [i for i in result.json() if i["fix_edit"] is not None and i["kind"] == "loop"] == []
+
+
+def test_diff_with_nothing_to_apply_says_why(run: Run, tmp_path: Path) -> None:
+    _package(tmp_path)
+    result = run("--no-cache", "--fix", "--diff", ".")
+    assert (result.exit_code, result.out) == (0, "")
+    assert result.err == (
+        "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option).\n"
+    )
+    shown = run("--no-cache", "--diff", "--unsafe-fixes", ".")
+    assert "+        for qt in pl.pipeline(0, T, TOKEN_TILE, stage=1):" in shown.out
+    assert shown.exit_code == 1
