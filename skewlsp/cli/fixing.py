@@ -9,6 +9,7 @@ does, ``--fix`` says what it fixed, or that nothing was fixable and why.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -67,7 +68,7 @@ def fixed_texts(
             continue  # another encoding: rewriting it is not worth the risk
         bom = "\ufeff" if source.startswith("\ufeff") else ""
         text = source.removeprefix(bom)
-        edits = verified_edits(text, offered, lambda edited, job=job: _decide_again(job, edited))
+        edits = verified_edits(text, offered, functools.partial(_decide_again, job))
         fixed, applied = apply_edits(text, edits)
         if applied and bom + fixed != source:
             changed.append((job, source, bom + fixed, applied))

@@ -208,13 +208,13 @@ def list_actions(
                         data=_data(uri, version, STAGE, report, hint.code),
                     )
                 )
-        fix = report.stage_fix
-        if fix is not None and fix.applicability == "safe" and len(copies) == 1:
+        loop_fix = report.stage_fix
+        if loop_fix is not None and loop_fix.applicability == "safe" and len(copies) == 1:
             # The editor offers only a safe one (an unsafe one bakes a deployment's value
             # in: `skewlint --fix --unsafe-fixes`); its edit comes once decided again.
             actions.append(
                 types.CodeAction(
-                    title=f"Use stage={fix.edit.text}",
+                    title=f"Use stage={loop_fix.edit.text}",
                     kind=types.CodeActionKind.QuickFix,
                     diagnostics=diags(report.code),
                     data=_data(uri, version, STAGE_FIX, report, report.code),

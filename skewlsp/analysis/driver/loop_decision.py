@@ -52,7 +52,7 @@ from skewlsp.analysis.skew_cross_core_pipeline.decide import (
 )
 from skewlsp.analysis.source.positions import LoopPositions
 from skewlsp.analysis.source.walk import walk
-from skewlsp.contract import CoreResult, Edit, LoopReport, Span, StageFix
+from skewlsp.contract import Applicability, CoreResult, Edit, LoopReport, Span, StageFix
 
 MAX_PREVIEW_COPIES = 16  # pl.unroll copies of one loop rewritten one by one for its preview
 
@@ -171,7 +171,7 @@ class LoopDecisions:
         advice, stage = depth_advice(header, stmts, decision, call, fold, self.made, origins)
         fix = None
         if stage is not None and stage_value is not None:
-            applicability = "unsafe" if origins else "safe"
+            applicability: Applicability = "unsafe" if origins else "safe"
             fix = StageFix(Edit(stage_value, str(stage)), "SKW001", applicability)
         return replace(report, fix_hint=advice, stage_fix=fix)
 

@@ -22,18 +22,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from skewlsp.contract import CONSUMER, CORE_NAMES, LoopReport, Related
+from skewlsp.contract import CONSUMER, CORE_NAMES, Core, LoopReport, Related
 
 
 def with_overlaps(reports: Sequence[LoopReport]) -> list[LoopReport]:
     """``reports`` with each hand-written consumer loop that has a skewed peer marked."""
     skewed = [r for r in reports if r.verdict == "skewed" and not r.cores and r.core]
-    cores = {r.core for r in reports if not r.cores and r.core}
+    cores: set[Core] = {r.core for r in reports if not r.cores and r.core is not None}
     return [_marked(report, skewed, cores) for report in reports]
 
 
 def _marked(
-    report: LoopReport, skewed: Sequence[LoopReport], cores: set[str | None]
+    report: LoopReport, skewed: Sequence[LoopReport], cores: set[Core]
 ) -> LoopReport:
     if report.code != CONSUMER or report.cores or report.core is None:
         return report
