@@ -110,7 +110,11 @@ pl.tile.store(rt, [i * 16, 0], out)
 
 SKEWED = kernel(PRODUCER)  # SKW001: depth 2, trip 8, the lead is the tpush (FOR_LINE + 3)
 STAGE3 = kernel(PRODUCER, PIPELINE.replace("stage=2", "stage=3"))  # SKW001 and the SKW030 hint
-DEMOTED = kernel(CONSUMER)  # SKW020: the tpop (FOR_LINE + 1) feeds the push
+# SKW020: the tpop (FOR_LINE + 1) feeds the push. Information: the module has no loop on
+# the cube, so its producer is in another file (nothing here to edit).
+DEMOTED = kernel(CONSUMER)
+# SKW002, a warning: trip 3 gives depth 1, below the requested 2.
+SHALLOW = kernel(PRODUCER, "pl.pipeline(0, 3, 1, stage=2)")
 BOTH = module(loop(PRODUCER) + loop(CONSUMER))  # the demoted loop's `for` is SECOND_FOR_LINE
 SKEWED_AND_LEFT = module(loop(PRODUCER) + loop(LOCAL, LOCAL_PIPELINE, "k"))  # SKW001, SKW011
 IMPORTED = kernel(PRODUCER, "pl.pipeline(0, TRIP, 1, stage=2)", prelude="from consts import TRIP")

@@ -19,6 +19,7 @@ from skewlsp.cli.args import UsageError, parse
 from skewlsp.cli.cache import cache_directory
 from skewlsp.cli.explain import UnknownCode, explain, explain_all
 from skewlsp.cli.files import PathError, discover, rebase_patterns
+from skewlsp.cli.fixing import FixWriteError, apply_fixes, fixed_line, show_diff
 from skewlsp.cli.formats import JSON_FORMATS, TEXT_FORMATS, FormatContext, renderer
 from skewlsp.cli.repo_root import repository_root
 from skewlsp.cli.runner import Job, Options, decode_source, run_jobs
@@ -26,10 +27,8 @@ from skewlsp.cli.statistics import render_json, render_text
 from skewlsp.cli.summary import summary
 from skewlsp.common.config import Settings, SettingsError
 from skewlsp.common.diagnostic import Diagnostic, FileResult
-from skewlsp.common.fixes import apply_edits
 from skewlsp.common.select import SUMMARISED_BY_DEFAULT, Selection, at_least
 from skewlsp.common.settings_resolver import SettingsResolver
-from skewlsp.common.wording import plural
 
 if TYPE_CHECKING:
     from skewlsp.cli.recording import RunRecord
@@ -55,7 +54,7 @@ def main(argv: Sequence[str] | None = None, record: RunRecord | None = None) -> 
         if ns.command == "preview":
             return _preview(ns)
         return _check(ns, record)
-    except (UsageError, SettingsError, PathError, CliError, UnknownCode) as error:
+    except (UsageError, SettingsError, PathError, CliError, FixWriteError, UnknownCode) as error:
         _fail(str(error))
     except KeyboardInterrupt:
         _fail("interrupted")
@@ -219,11 +218,12 @@ def _check(ns: argparse.Namespace, record: RunRecord | None = None) -> int:
     if not jobs and ns.stdin_filename is None and ns.paths != ["-"]:
         _warn("No Python files found under the given path(s)")
     results = run_jobs(jobs, ns.jobs)
+    unsafe = ns.unsafe_fixes
     if ns.diff:  # also with --fix: ruff's --diff shows the fixes and writes nothing
-        return _diff(results, jobs)
+        return show_diff(results, jobs, unsafe, ns.quiet)
     fixed = 0
     if ns.fix:
-        fixed, rewritten = _apply_fixes(results, jobs)
+        fixed, rewritten = apply_fixes(results, jobs, unsafe)
         if rewritten:  # what remains is reported from the fixed text
             again = {job.path for job in rewritten}
             redone = iter(run_jobs(rewritten, ns.jobs))
@@ -232,8 +232,8 @@ def _check(ns: argparse.Namespace, record: RunRecord | None = None) -> int:
                 for job, result in zip(jobs, results, strict=True)
             ]
     diagnostics = sorted((d for r in results for d in r.diagnostics), key=lambda d: d.sort_key)
-    if fixed and not ns.quiet:
-        sys.stderr.write(f"Fixed {plural(fixed, 'issue')}.\n")
+    if ns.fix and not ns.quiet:
+        sys.stderr.write(fixed_line(fixed, diagnostics, unsafe))
     summarised = [code for r in results for code in r.summarised]
     fail_on = {r.filename: r.fail_on for r in results}
     written = _write_output(
@@ -251,61 +251,6 @@ def _check(ns: argparse.Namespace, record: RunRecord | None = None) -> int:
     if ns.exit_zero:
         return EXIT_OK
     return EXIT_FOUND if _failing(results) else EXIT_OK
-
-
-def _fixed_texts(
-    results: Sequence[FileResult], jobs: Sequence[Job]
-) -> list[tuple[Job, str, str, int]]:
-    """(job, source, fixed source, fixes applied) for every UTF-8 file with a safe fix."""
-    changed = []
-    for job, result in zip(jobs, results, strict=True):
-        edits = [d.fix for d in result.diagnostics if d.fix is not None]
-        if not edits or job.path is None:
-            continue
-        try:
-            source = Path(job.path).read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue  # another encoding: rewriting it is not worth the risk
-        bom = "\ufeff" if source.startswith("\ufeff") else ""
-        text, applied = apply_edits(source.removeprefix(bom), edits)
-        if applied and bom + text != source:
-            changed.append((job, source, bom + text, applied))
-    return changed
-
-
-def _diff(results: Sequence[FileResult], jobs: Sequence[Job]) -> int:
-    """``--diff``: the safe fixes as a unified diff; nothing is written."""
-    import difflib
-
-    changed = _fixed_texts(results, jobs)
-    for job, source, text, _ in changed:
-        sys.stdout.writelines(
-            difflib.unified_diff(
-                source.splitlines(keepends=True),
-                text.splitlines(keepends=True),
-                fromfile=f"a/{job.filename}",
-                tofile=f"b/{job.filename}",
-            )
-        )
-    count = sum(applied for *_, applied in changed)
-    if count:
-        sys.stderr.write(f"Would fix {plural(count, 'issue')}.\n")
-    return EXIT_FOUND if changed else EXIT_OK
-
-
-def _apply_fixes(results: Sequence[FileResult], jobs: Sequence[Job]) -> tuple[int, list[Job]]:
-    """``--fix``: write each fixed file (same encoding); the jobs to lint again."""
-    fixed, rewritten = 0, []
-    for job, _, text, applied in _fixed_texts(results, jobs):
-        assert job.path is not None
-        try:
-            with open(job.path, "w", encoding="utf-8", newline="") as stream:
-                stream.write(text)
-        except OSError as error:
-            raise CliError(f"{job.filename}: cannot write the fix: {error.strerror}") from None
-        fixed += applied
-        rewritten.append(job)
-    return fixed, rewritten
 
 
 def _failing(results: Sequence[FileResult]) -> bool:
@@ -345,6 +290,7 @@ def _write_output(
             cwd=cwd,
             docs_url=docs,
             fail_on=fail_on,
+            unsafe_fixes=ns.unsafe_fixes,
         )
         if ns.statistics:  # args refused --statistics with the other formats
             json_like = ns.output_format in JSON_FORMATS
@@ -354,7 +300,7 @@ def _write_output(
             text = renderer(ns.output_format)(diagnostics, context)
             if ns.output_format in TEXT_FORMATS and not ns.quiet and files:
                 text += "\n" if text and ns.output_format == "full" else ""
-                text += summary(diagnostics, files, summarised)
+                text += summary(diagnostics, files, summarised, ns.unsafe_fixes)
         stream.write(text)
         stream.flush()
     finally:

@@ -110,7 +110,16 @@ def _check_parser() -> argparse.ArgumentParser:
         "--fix",
         action="store_true",
         help="apply the safe fixes (SKW030: lower the stage to the one that asks for the same "
-        "depth; SKW901: delete unused suppressions), then report what remains",
+        "depth; SKW901: delete unused suppressions; SKW002, SKW014: the stage= a fix line "
+        "gives, on literal bounds), each stage= edit checked by deciding the edited file "
+        "again, then report what remains",
+    )
+    fixing.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="with --fix or --diff, also the unsafe fixes: a stage= that gives the same "
+        "verdict for the trip the loop's bounds read now, which bakes their values into "
+        "the kernel (the fix line names where they are set)",
     )
     fixing.add_argument(
         "--diff",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.common.fixes import fix_counts
 from skewlsp.common.wording import plural
 
 # What each summarised code of the loops the skew pass left counts: all counted in one line.
@@ -25,8 +26,14 @@ LEFT_LOOP_WORDS = {
 SEVERITY_PLURALS = {"information": "information"}
 
 
-def summary(diagnostics: Sequence[Diagnostic], files: int, summarised: Sequence[str]) -> str:
-    """The closing lines of the text formats: what was found, then what was only counted."""
+def summary(
+    diagnostics: Sequence[Diagnostic],
+    files: int,
+    summarised: Sequence[str],
+    unsafe_fixes: bool = False,
+) -> str:
+    """The closing lines of the text formats: what was found, what ``--fix`` would fix
+    (as ruff words it), then what was only counted."""
     if not diagnostics:
         text = f"No diagnostics in {plural(files, 'file')}.\n"
     else:
@@ -38,6 +45,7 @@ def summary(diagnostics: Sequence[Diagnostic], files: int, summarised: Sequence[
             plural(counts[s], s, SEVERITY_PLURALS.get(s)) for s in order if s in counts
         )
         text = f"Found {plural(len(diagnostics), 'diagnostic')} ({parts}).\n"
+    text += fixable_line(diagnostics, unsafe_fixes)
     hidden: dict[str, int] = {}
     for code in summarised:
         hidden[code] = hidden.get(code, 0) + 1
@@ -61,3 +69,18 @@ def _left_loops(hidden: dict[str, int]) -> str:
         f"{total} {left}, not shown: {parts}; "
         f"`--extend-select SKW01` lists {'it' if total == 1 else 'them'}.\n"
     )
+
+
+def fixable_line(diagnostics: Sequence[Diagnostic], unsafe_fixes: bool) -> str:
+    """``[*] 2 fixable with the `--fix` option.``, or ``No fixes available (1 hidden fix
+    can be enabled with the `--unsafe-fixes` option).``: ruff's lines ("" when neither)."""
+    fixable, hidden, _ = fix_counts(diagnostics, unsafe_fixes)
+    more = (
+        f" ({plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with the "
+        "`--unsafe-fixes` option)"
+        if hidden
+        else ""
+    )
+    if fixable:
+        return f"[*] {fixable} fixable with the `--fix` option{more}.\n"
+    return f"No fixes available{more}.\n" if hidden else ""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from skewlsp.contract import Edit, LoopReport, Related, Span
+from skewlsp.contract import Applicability, Edit, LoopReport, Related, Span
 
 Kind = Literal["loop", "hint", "suppression", "file"]
 # (module, level, importing path) of an import an analysis resolved; the importing path is
@@ -33,7 +33,13 @@ class Diagnostic:
     preview_error: str | None = None
     # Other places the remark points at (a hint's related spans: SKW060's moved tpush and lead).
     related: tuple[Related, ...] = ()
-    fix: Edit | None = None  # a safe edit that resolves it (``--fix``, a quick fix)
+    fix: Edit | None = None  # the edit that resolves it (``--fix``, a quick fix): see below
+    # How the fix line applies (None: the finding has none): "safe" (``--fix``), "unsafe"
+    # (``--fix --unsafe-fixes``), "advice" (no ``fix``: a change a human makes).
+    applicability: Applicability | None = None
+    # The loop's code once ``fix`` is made: an adapter decides the edited text again and
+    # writes the edit only if the loop gets it (None: an edit of a comment, nothing to check).
+    promised: str | None = None
     # A loop Python builds several times (an inline helper's calls): every copy's report,
     # in source order; ``report`` is the strictest of them. Empty for a loop built once.
     copies: tuple[LoopReport, ...] = ()

@@ -8,7 +8,7 @@ suppressions, so the editor and CI can never disagree about what is shown.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.common.select import Selection
@@ -57,6 +57,7 @@ def flatten(
                 snippet,
                 related=_unique(place for r in copies for place in _related(r)),
                 copies=tuple(copies) if len(copies) > 1 else (),
+                **loop_fix(report, len(copies)),
             )
         )
         seen: set[tuple[str, Span, str]] = set()
@@ -79,9 +80,23 @@ def flatten(
                         snippet,
                         related=hint.related,
                         fix=hint.fix,
+                        applicability="safe" if hint.fix is not None else None,
                     )
                 )
     return found
+
+
+def loop_fix(report: LoopReport, copies: int = 1) -> dict[str, Any]:
+    """A loop finding's fix: its ``stage=`` edit, how it applies and the code it promises;
+    only advice (no edit) when the loop is built more than once (one edit would change
+    every copy, checked for one) or its verdict rests on an assumed environment or argv
+    (the edit was checked under this build only)."""
+    if not report.fix_hint:
+        return {}
+    fix = report.stage_fix
+    if fix is None or copies > 1 or report.assumes or report.variants:
+        return {"applicability": "advice"}
+    return {"fix": fix.edit, "applicability": fix.applicability, "promised": fix.promised}
 
 
 def _copy_at_its_call(report: LoopReport) -> bool:
@@ -144,9 +159,11 @@ def _related(report: LoopReport) -> tuple[Related, ...]:
 
 def loop_severity(report: LoopReport, selection: Selection) -> str:
     """The loop's configured severity, but information for a consumer loop whose overlap
-    comes from its peer's skew (the outcome the author wanted), unless the user gave its
-    code a severity of their own."""
-    if report.overlap is not None and not selection.configures(report.code):
+    comes from its peer's skew (the outcome the author wanted) or from a producer in
+    another file (nothing here to edit), unless the user gave its code a severity of
+    their own."""
+    peer = report.overlap is not None or report.producer_elsewhere
+    if peer and not selection.configures(report.code):
         return "information"
     return selection.severity(report.code)
 

@@ -221,6 +221,7 @@ def unused_suppressions(
                 span=suppression.span,
                 severity=severity,
                 fix=_unused_fix(suppression, kind),
+                applicability="safe",  # a comment: the compiled code cannot change
             )
         )
     return result

@@ -87,6 +87,58 @@ class Edit:
     text: str
 
 
+# How a fix line may be applied, in ruff's terms: "safe" (``--fix``: the compiled code stays
+# the same, whatever the deployment), "unsafe" (``--fix --unsafe-fixes``: the same for the
+# values decided now, but it bakes a value the loop's bounds read into the kernel), "advice"
+# (no edit: a change a human must make, e.g. a tile constant other code reads too).
+Applicability = Literal["safe", "unsafe", "advice"]
+
+
+@dataclass(frozen=True)
+class StageFix:
+    """The ``stage=`` edit a loop's fix line offers, and what it was checked to give.
+
+    ``promised`` is the loop's code once the edit is made (the changed loop decided, or
+    lowered, again); an adapter decides the edited text again before it writes the edit,
+    and drops it unless the loop gets ``promised``. ``applicability``: "safe" when the trip
+    is this loop's own text (literal bounds), "unsafe" when the bounds read a name
+    (``LoopReport.bounds_read``): the edit bakes that name's value into the kernel.
+    """
+
+    edit: Edit
+    promised: str
+    applicability: Applicability = "unsafe"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """A name a loop's bounds read, and where it is assigned: what a fix that bakes its
+    value into the kernel names (``T = B * S (decode.py:36) = 8``)."""
+
+    name: str
+    expression: str  # the assigned expression's text ("" when not found)
+    value: int | None
+    path: str | None = None  # the name of the file it is assigned in (None: not known)
+    line: int | None = None
+
+    @property
+    def label(self) -> str:
+        where = f" ({PurePath(self.path).name}:{self.line})" if self.path and self.line else ""
+        value = f" = {self.value}" if self.value is not None else ""
+        if self.expression and self.expression != str(self.value):
+            return f"{self.name} = {self.expression}{where}{value}"
+        return f"{self.name}{where}{value}"
+
+
+def baked(origins: Sequence[Origin], stage: int) -> str:
+    """``; T = B * S (config.py:5) = 8: stage=1 bakes ...``: what a ``stage=`` fix chosen
+    for the trip of names assumes ("" when the trip is the loop's own literals)."""
+    if not origins:
+        return ""
+    names = ", ".join(origin.label for origin in origins)
+    return f"; {names}: stage={stage} bakes this deployment's trip into the kernel"
+
+
 @dataclass(frozen=True)
 class Finding:
     """A secondary remark attached to a loop (e.g. SKW030 on its ``stage=`` argument).
@@ -263,12 +315,20 @@ class LoopReport:
     cores: tuple[CoreResult, ...] = ()
     hazards: tuple[FifoHazard, ...] = ()  # FIFOs the skew reorders (SKW060)
     fix_hint: str | None = None  # what would make the loop skew (deeper), when we can compute it
+    # The ``stage=`` edit ``fix_hint`` offers, checked (None: the hint is advice, no edit).
+    stage_fix: StageFix | None = None
+    stage_value: Span | None = None  # the ``stage=`` argument's value (what a stage fix edits)
+    bounds_read: tuple[Origin, ...] = ()  # the names the bounds read, where they are assigned
     instance: Instance | None = None  # set when Python builds this loop more than once
     # A hand-written loop's core (the one its messages belong to); None for a mixed loop.
     core: Core | None = None
     # A consumer loop (SKW020) whose peer loop on the other core skews: where its overlap
     # comes from. Its demotion is what the author wants, so it is information.
     overlap: Related | None = None
+    # A consumer loop (SKW020) that waits on the tile its first message receives, in a module
+    # with no loop on the other core: its producer is elsewhere, so no edit of this file gives
+    # it an overlap (:mod:`skewlsp.analysis.report.overlap`). Information, as ``overlap``.
+    producer_elsewhere: bool = False
     # A loop the skew pass left: what LowerPipelineToSlots / LowerPipelineLoops make of it.
     lowering: Lowering | None = None
     args: tuple[tuple[str, str], ...] = field(default=())

@@ -177,7 +177,12 @@ _CODES = [
         "overlap comes from the peer core's skew. In a mixed kernel the value can be one the "
         "compiler makes: a tile hoisted out of the loop that matmuls of both halves take as "
         "the same operand reaches them through a single move into Left or Right, made before "
-        "the first of them.",
+        "the first of them. A hand-written loop that waits on the tile its first message "
+        "receives is information, not a warning, when nothing in its file can change that: "
+        "its peer loop on the other core in the same module skews with the same trip, or the "
+        "module has no loop on the other core (the producer is in another file). It stays a "
+        "warning when the module holds a loop on the other core that is not its skewed peer "
+        "(that loop is an edit here), or when the value is one its own core computes.",
         "for i in pl.pipeline(0, 4, 1, stage=2):\n"
         "    s = pl.tile.tpop_from_aic(split=0)\n"
         "    p = pl.tile.exp(s)\n"

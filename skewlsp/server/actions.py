@@ -24,7 +24,7 @@ from lsprotocol import types
 from skewlsp import api
 from skewlsp.api import loop_source
 from skewlsp.common.diagnostic import Diagnostic
-from skewlsp.common.fixes import non_overlapping
+from skewlsp.common.fixes import applies, non_overlapping, stage_fix_holds, verified_edits
 from skewlsp.common.suppressions import suppression_edit
 from skewlsp.contract import (
     STAGE_HINT,
@@ -43,6 +43,7 @@ from skewlsp.server.positions import UTF16, code_points_to_units, span_to_range
 PREVIEW = "preview"
 CONVERT = "convert"
 STAGE = "stage"
+STAGE_FIX = "stage_fix"  # a loop's fix line (SKW002, SKW014): its stage=, decided again
 SUPPRESS = "suppress"
 PREVIEW_TITLE = "Preview the rewritten loop (read-only)"
 FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.skewlint"
@@ -207,6 +208,18 @@ def list_actions(
                         data=_data(uri, version, STAGE, report, hint.code),
                     )
                 )
+        loop_fix = report.stage_fix
+        if loop_fix is not None and loop_fix.applicability == "safe" and len(copies) == 1:
+            # The editor offers only a safe one (an unsafe one bakes a deployment's value
+            # in: `skewlint --fix --unsafe-fixes`); its edit comes once decided again.
+            actions.append(
+                types.CodeAction(
+                    title=f"Use stage={loop_fix.edit.text}",
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=diags(report.code),
+                    data=_data(uri, version, STAGE_FIX, report, report.code),
+                )
+            )
         codes = [code for copy in copies for code in (copy.code, *(h.code for h in copy.hints))]
         for code in dict.fromkeys(codes):
             if code == SYNTAX_ERROR or (enabled is not None and code not in enabled):
@@ -247,6 +260,40 @@ def stage_edit(
     if fix is None:
         return None
     return types.TextEdit(span_to_range(lines, fix.span, encoding), fix.text)
+
+
+def decider(
+    path: str | None,
+    resolver: Resolver | None = None,
+    assumptions: api.Assumptions | None = None,
+    planner: str = "pypto",
+) -> Callable[[str], list[LoopReport]]:
+    """How an edited text of the document at ``path`` is decided again before its fix is
+    given: as the document's own analysis decides it (its resolver, build and planner)."""
+    return lambda text: api.analyse(
+        text, path, resolver=resolver, planner=planner, assumptions=assumptions
+    )
+
+
+def checked_stage_edit(
+    source: str,
+    lines: Sequence[str],
+    report: LoopReport,
+    encoding: str = UTF16,
+    resolver: Resolver | None = None,
+    assumptions: api.Assumptions | None = None,
+) -> types.TextEdit:
+    """A loop fix line's ``stage=`` edit, only once the edited text, decided again, gives
+    the loop the promised code (raises PreviewUnavailableError otherwise)."""
+    fix = report.stage_fix
+    if fix is None:
+        raise PreviewUnavailableError("this loop has no stage= fix")
+    planner = getattr(resolver, "planner", "pypto")
+    if not stage_fix_holds(source, report, decider(report.path, resolver, assumptions, planner)):
+        raise PreviewUnavailableError(
+            f"with stage={fix.edit.text} the loop is not {fix.promised} when decided again"
+        )
+    return types.TextEdit(span_to_range(lines, fix.edit.span, encoding), fix.edit.text)
 
 
 def suppress_edit(
@@ -306,14 +353,24 @@ def fix_all(
     lines: Sequence[str],
     support: EditSupport,
     encoding: str = UTF16,
+    source: str | None = None,
+    decide_again: Callable[[str], Sequence[LoopReport]] | None = None,
 ) -> types.CodeAction | None:
     """Every safe fix of the diagnostics the document shows, as one edit (``None``: none).
 
     The fixes are the ones ``skewlint --fix`` applies (SKW030's ``stage=``, SKW901's unused
-    suppressions), after the same selection and suppressions; overlapping ones are left
-    for the next run, as there.
+    suppressions, a loop's safe ``stage=`` fix), after the same selection and suppressions;
+    a loop's fix only if ``source`` with it, decided again (``decide_again``), gives the
+    promised code (without them, no loop fix); overlapping ones are left for the next
+    run, as there.
     """
-    edits = non_overlapping(d.fix for d in shown if d.fix is not None)
+    safe = [d for d in shown if applies(d, unsafe=False)]
+    if source is None or decide_again is None:
+        safe = [d for d in safe if d.promised is None]
+        found = [d.fix for d in safe if d.fix is not None]
+    else:
+        found = verified_edits(source, safe, decide_again)
+    edits = non_overlapping(found)
     if not edits:
         return None
     text_edits = [types.TextEdit(span_to_range(lines, e.span, encoding), e.text) for e in edits]
@@ -347,6 +404,8 @@ def resolve_edit(
         return loop_edit(source, lines, report, resolver, encoding, assumptions)
     if action == STAGE:
         return stage_edit(lines, report, encoding)
+    if action == STAGE_FIX:
+        return checked_stage_edit(source, lines, report, encoding, resolver, assumptions)
     if action == SUPPRESS:
         return suppress_edit(lines, report, code, encoding)
     return None

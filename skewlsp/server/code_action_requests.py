@@ -5,7 +5,8 @@ and the client's abilities to it. A rewrite runs the pass over the file, so it i
 computed off the event loop, and only when asked for: listed actions carry data,
 and the edit comes with ``codeAction/resolve`` (or at once, for a client that
 cannot resolve). "Fix all" (``source.fixAll.skewlint``) needs no rewrite and carries
-its edit from the start, so it works on save even in a client that never resolves.
+its edit from the start, so it works on save even in a client that never resolves; a
+loop's ``stage=`` fix in it is decided again first (off the event loop).
 """
 
 from __future__ import annotations
@@ -53,6 +54,29 @@ async def code_action(
         )
         support = actions.EditSupport.of(ls.client_capabilities)
         fix_all = actions.fix_all(uri, analysis.version, shown, lines, support, ls.encoding)
+        if any(d.promised is not None for d in shown):
+            # A loop's stage= fix is written only once the edited text is decided again:
+            # an analysis, so off the event loop.
+            resolver = ls.resolver_for(
+                Snapshot(uri, analysis.version, analysis.source, file_path(uri))
+            )
+            decide = actions.decider(
+                file_path(uri), resolver, resolver.assumptions, resolver.planner
+            )
+            fix_all = await asyncio.get_running_loop().run_in_executor(
+                ls.executor,
+                functools.partial(
+                    actions.fix_all,
+                    uri,
+                    analysis.version,
+                    shown,
+                    lines,
+                    support,
+                    ls.encoding,
+                    analysis.source,
+                    decide,
+                ),
+            )
     found = actions.list_actions(
         uri,
         analysis.version,

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from skewlsp.common.fixes import fix_label
+from skewlsp.common.pipeline import loop_fix
 from skewlsp.common.wording import assumed_lines, plural
 from skewlsp.contract import CODES, CORE_TITLES, FIFO_REORDER, LoopReport
 from skewlsp.server.fifo_hover import fifo_hover
@@ -182,7 +184,8 @@ def hover_markdown(
     if assumed:  # the build this verdict holds for, and the loop under the others
         lines += ["", *(f"- {line}" for line in assumed)]
     if report.fix_hint:
-        lines += ["", f"**fix:** {report.fix_hint}"]
+        label = fix_label(loop_fix(report).get("applicability"))
+        lines += ["", f"**{label}:** {report.fix_hint}"]
     if report.verdict in ("demoted", "error", "unknown") or report.code == "SKW002":
         fix = _fix(report)
         if fix:

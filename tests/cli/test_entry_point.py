@@ -37,9 +37,9 @@ def test_every_report_reaches_a_pipe_before_the_process_ends(tmp_path: Path) -> 
     reports = json.loads(done.stdout)
     assert len(done.stdout) > 65_536
     assert sorted({r["filename"] for r in reports}) == [f"k{n:02d}.py" for n in range(KERNELS)]
-    # Half the kernels demote a loop (SKW020): an error, so the run fails.
+    # Half the kernels demote a loop (SKW020), information (the producer is elsewhere).
     assert sum(r["code"] == "SKW020" for r in reports) == KERNELS // 2
-    assert done.returncode == 1
+    assert done.returncode == 0
 
 
 def test_a_clean_run_ends_with_status_zero_and_its_summary(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from skewlsp.cli.files import PathError, discover
 from skewlsp.common.settings_resolver import SettingsResolver
 from tests.cli.conftest import Run
 from tests.cli.helpers import write
-from tests.kernels import DEMOTED
+from tests.kernels import DEMOTED, SHALLOW
 
 
 def found(root: Path, *paths: str, force_exclude: bool = False) -> list[str]:
@@ -117,7 +117,7 @@ def test_missing_path_is_a_path_error(tmp_path: Path) -> None:
 
 
 def test_force_exclude_through_the_cli(run: Run, tmp_path: Path) -> None:
-    write(tmp_path, {"build/k.py": DEMOTED})
+    write(tmp_path, {"build/k.py": SHALLOW})
     assert run("--output-format", "json", "build/k.py").exit_code == 1
     result = run("--force-exclude", "--output-format", "json", "build/k.py")
     assert result.json() == [] and result.exit_code == 0

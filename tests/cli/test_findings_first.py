@@ -26,7 +26,7 @@ def test_left_loops_are_counted_in_the_summary_not_listed(run: Run, tmp_path: Pa
     lines = result.out.splitlines()
     assert lines[0].startswith("c.py:8:9: SKW020 loop not skewed")
     assert lines[1:] == [
-        "Found 1 diagnostic (1 warning).",
+        "Found 1 diagnostic (1 information).",
         "2 loops left as pipeline loops, not shown: 2 replicated (SKW011); "
         "`--extend-select SKW01` lists them.",
     ]
@@ -40,9 +40,10 @@ def test_what_the_lowering_does_is_counted_per_code_in_one_line(run: Run, tmp_pa
                      "c.py": LEFT.replace("(0, 8, 1, stage=2)", "(0, 7, 1, stage=2)"),
                      "d.py": LEFT.replace("(0, 8, 1, stage=2)", "(0, 1, 1, stage=2)")})
     lines = run("--output-format", "concise", ".").out.splitlines()
-    assert lines[0].startswith("d.py:8:9: SKW014 ")
+    assert lines[0].startswith("d.py:8:9: SKW014 [*] ")  # stage=1, on literal bounds: safe
     assert lines[1:] == [
         "Found 1 diagnostic (1 warning).",
+        "[*] 1 fixable with the `--fix` option.",
         "3 loops left as pipeline loops, not shown: 1 replicated (SKW011), "
         "1 with a remainder (SKW012), 1 stage=1 or unknown (SKW010); "
         "`--extend-select SKW01` lists them.",
@@ -121,7 +122,7 @@ def test_statistics_count_them_marked_as_not_listed(run: Run, tmp_path: Path) ->
     assert lines[0] == (
         "2\tSKW011\t[hint]\treplicated: stage copies of the body per iteration (counted, not listed)"
     )
-    assert lines[1].startswith("1\tSKW020\t[warning]\t") and "not listed" not in lines[1]
+    assert lines[1].startswith("1\tSKW020\t[information]\t") and "not listed" not in lines[1]
     assert "2\tleft" in lines and "1\tdemoted" in lines
     data = json.loads(run("--statistics", "--output-format", "json", ".").out)
     assert [(c["code"], c["count"], c["listed"]) for c in data["codes"]] == [

@@ -23,10 +23,10 @@ def test_diff_shows_the_fixes_and_writes_nothing(run: Run, tmp_path: Path) -> No
     assert (tmp_path / "k.py").read_text() == STAGE3 + UNUSED
 
 
-def test_diff_without_fixes_exits_0_and_prints_nothing(run: Run, tmp_path: Path) -> None:
+def test_diff_without_fixes_exits_0_and_says_so(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"k.py": STAGE3.replace("stage=3", "stage=2")})
     result = run("--no-cache", "--diff", "k.py")
-    assert (result.exit_code, result.out, result.err) == (0, "", "")
+    assert (result.exit_code, result.out, result.err) == (0, "", "No fixes available.\n")
 
 
 def test_fix_writes_the_file_and_reports_what_remains(run: Run, tmp_path: Path) -> None:
@@ -66,4 +66,4 @@ def test_fix_with_diff_shows_the_diff_and_writes_nothing(run: Run, tmp_path: Pat
     assert (tmp_path / "k.py").read_text() == STAGE3 + UNUSED
     write(tmp_path, {"k.py": STAGE3.replace("stage=3", "stage=2")})
     clean = run("--no-cache", "--fix", "--diff", "k.py")
-    assert (clean.exit_code, clean.out, clean.err) == (0, "", "")
+    assert (clean.exit_code, clean.out, clean.err) == (0, "", "No fixes available.\n")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.cli.conftest import Run
 from tests.cli.helpers import write
-from tests.kernels import DEMOTED, LOCAL, PRODUCER, SKEWED, kernel
+from tests.kernels import LOCAL, PRODUCER, SHALLOW, SKEWED, kernel
 
 # A count of one followed by a plural noun ("1 iterations", "1 times", "1 copies"); not a
 # value such as "stage=1 gives".
@@ -28,7 +28,7 @@ def test_the_schedule_line_says_1_iteration(run: Run, tmp_path: Path) -> None:
 
 
 def test_the_summary_counts_severities_in_the_plural(run: Run, tmp_path: Path) -> None:
-    write(tmp_path, {"a.py": DEMOTED, "b.py": DEMOTED, "c.py": SKEWED})
+    write(tmp_path, {"a.py": SHALLOW, "b.py": SHALLOW, "c.py": SKEWED})
     out = run("--no-cache", "--output-format", "concise", ".").out
     assert out.splitlines()[-1] == "Found 3 diagnostics (2 warnings, 1 information)."
     write(tmp_path, {"b.py": "x = 1\n", "c.py": "x = 1\n"})

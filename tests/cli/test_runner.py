@@ -13,7 +13,7 @@ from skewlsp.cli.runner import Job, Options, decode_source, lint_job, run_jobs
 from skewlsp.common.config import default_settings
 from tests.cli.conftest import Run
 from tests.cli.helpers import write
-from tests.kernels import DEMOTED, IMPORTED, SKEWED
+from tests.kernels import DEMOTED, IMPORTED, SHALLOW, SKEWED
 
 
 def job(path: Path, **options: bool) -> Job:
@@ -93,7 +93,7 @@ def test_without_a_usable_pool_the_files_are_linted_serially(
 
 
 def test_jobs_option_through_the_cli(run: Run, tmp_path: Path) -> None:
-    write(tmp_path, {f"k{n:02}.py": DEMOTED for n in range(10)})
+    write(tmp_path, {f"k{n:02}.py": SHALLOW for n in range(10)})
     result = run("--jobs", "2", "--output-format", "json", ".")
     assert len(result.json()) == 10 and result.exit_code == 1
     assert run("--jobs", "0", ".").exit_code == 2

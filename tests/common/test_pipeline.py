@@ -113,3 +113,57 @@ def test_a_run_does_not_fail_on_the_overlap_the_author_wanted(run: Run, models: 
     )
     again = run("--no-cache", "--output-format", "concise", ".", cwd=models)
     assert again.exit_code == 1
+
+
+def test_a_consumer_of_a_tile_from_a_producer_in_another_file_is_information(
+    run: Run, models: Path
+) -> None:
+    # The vector half alone: its cube producer lives in another module, so no edit of this
+    # file gives the loop its overlap (the producer's skew does).
+    (models / "pair_llm" / "vector_half.py").write_text(
+        '"""The vector half of an exchange whose cube half is in another module."""\n\n'
+        "import pypto.language as pl\n\n"
+        "from .config import HEADS\n\n\n"
+        "@pl.program\n"
+        "class VectorHalf:\n"
+        "    @pl.function(type=pl.FunctionType.AIV)\n"
+        "    def consume(self, scale: pl.Tensor[[16, 16], pl.FP32]):\n"
+        "        for h in pl.pipeline(0, HEADS, 1, stage=2):\n"
+        "            scores: pl.Tile[[16, 16], pl.FP32] = pl.tile.tpop_from_aic(split=0)\n"
+        "            doubled: pl.Tile[[16, 16], pl.FP32] = pl.tile.add(scores, scores)\n"
+        "            pl.tile.tpush_to_aic(doubled, split=0)\n"
+        "            pl.system.tfree_to_aic(scores, split=0)\n"
+    )
+    consumer = _at(_lint(run, models), "vector_half.py", 12)
+    assert (consumer["code"], consumer["severity"]) == ("SKW020", "information")
+
+
+def test_a_consumer_carrying_a_value_it_computes_itself_stays_a_warning(
+    run: Run, models: Path
+) -> None:
+    # The value fed to the body is this core's own (a tile it loads before it sends):
+    # loading it again in the other half is an edit here.
+    (models / "pair_llm" / "own_value.py").write_text(
+        '"""A vector loop whose body reads a tile its send half loads."""\n\n'
+        "import pypto.language as pl\n\n"
+        "from .config import HEADS\n\n\n"
+        "@pl.program\n"
+        "class OwnValue:\n"
+        "    @pl.function(type=pl.FunctionType.AIV)\n"
+        "    def consume(self, x: pl.Tensor[[128, 16], pl.FP32]):\n"
+        "        for h in pl.pipeline(0, HEADS, 1, stage=2):\n"
+        "            a: pl.Tile[[16, 16], pl.FP32] = pl.tile.load(x, [h * 16, 0], [16, 16])\n"
+        "            pl.tile.tpush_to_aic(a, split=0)\n"
+        "            back: pl.Tile[[16, 16], pl.FP32] = pl.tile.tpop_from_aic(split=0)\n"
+        "            both: pl.Tile[[16, 16], pl.FP32] = pl.tile.add(back, a)\n"
+        "            pl.tile.store(both, [h * 16, 0], x)\n"
+    )
+    consumer = _at(_lint(run, models), "own_value.py", 12)
+    assert (consumer["code"], consumer["severity"]) == ("SKW020", "warning")
+
+
+def test_the_vector_side_example_does_not_fail_the_run(run: Run) -> None:
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    result = run("--no-cache", "--output-format", "concise", "flash_attention_vector.py", cwd=examples)
+    assert result.exit_code == 0, result.out
+    assert "flash_attention_vector.py:15:9: SKW020" in result.out

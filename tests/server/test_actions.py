@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from lsprotocol.types import Command
 
 from skewlsp.analysis import analyze
 from skewlsp.api import analyse
 from skewlsp.common.resolver import resolve_module
-from skewlsp.server.actions import PREVIEW_TITLE, list_actions, stage_edit, suppress_edit
+from skewlsp.server.actions import (
+    PREVIEW_TITLE,
+    PreviewUnavailableError,
+    list_actions,
+    resolve_edit,
+    stage_edit,
+    suppress_edit,
+)
 from skewlsp.server.commands import SHOW_PREVIEW, CommandChoice
 from skewlsp.server.positions import split_lines
-from tests.kernels import DEMOTED, FOR_LINE, SKEWED, STAGE3
+from tests.kernels import DEMOTED, FOR_LINE, SKEWED, SKEWED_AND_LEFT, STAGE3
 from tests.server.conftest import apply_edits
 
 
@@ -97,3 +106,40 @@ def test_a_loop_with_several_copies_gets_each_action_once_and_no_conversion_unle
     assert "Convert to pl.range" not in titles
     suppressions = [t for t in titles if t and t.startswith("Suppress ")]
     assert len(suppressions) == len(set(suppressions)) > 0
+
+
+# A stage above a trip of its own literals (SKW014): stage=1 gives the same single copy.
+ONCE = SKEWED_AND_LEFT.replace("pl.pipeline(0, 4, 1, stage=2)", "pl.pipeline(0, 1, 1, stage=2)")
+
+
+def _loop_fix_titles(source: str) -> list[str]:
+    reports = analyze(source)
+    found = list_actions("file:///k.py", 1, reports, 1, len(source.splitlines()), [])
+    return [a.title for a in found if getattr(a, "data", None) and a.data["action"] == "stage_fix"]
+
+
+def test_a_safe_stage_fix_is_offered_and_its_edit_is_the_stage_value():
+    assert _loop_fix_titles(ONCE) == ["Use stage=1"]
+    report = next(r for r in analyze(ONCE) if r.code == "SKW014")
+    edit = resolve_edit("stage_fix", ONCE, split_lines(ONCE), report, "SKW014")
+    assert edit is not None
+    assert apply_edits(ONCE, [edit]) == ONCE.replace(
+        "pl.pipeline(0, 1, 1, stage=2)", "pl.pipeline(0, 1, 1, stage=1)"
+    )
+
+
+def test_a_stage_fix_the_edited_file_does_not_confirm_gets_no_edit():
+    report = next(r for r in analyze(ONCE) if r.code == "SKW014")
+    assert report.stage_fix is not None
+    wrong = replace(report, stage_fix=replace(report.stage_fix, promised="SKW001"))
+    with pytest.raises(PreviewUnavailableError, match="SKW001"):
+        resolve_edit("stage_fix", ONCE, split_lines(ONCE), wrong, "SKW014")
+
+
+def test_an_unsafe_stage_fix_is_not_offered_in_the_editor():
+    # The trip is read from a name: stage=1 would bake its value into the kernel.
+    named = ONCE.replace("pl.pipeline(0, 1, 1, stage=2)", "pl.pipeline(0, ONE, 1, stage=2)")
+    named = named.replace("import pypto.language as pl\n", "import pypto.language as pl\nONE = 1\n")
+    report = next(r for r in analyze(named) if r.code == "SKW014")
+    assert report.stage_fix is not None and report.stage_fix.applicability == "unsafe"
+    assert _loop_fix_titles(named) == []

@@ -14,7 +14,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from skewlsp.cli.app import main as skewlint
-from tests.kernels import DEMOTED, FOR_LINE, SKEWED, STAGE3
+from tests.kernels import DEMOTED, FOR_LINE, SKEWED, SKEWED_AND_LEFT, STAGE3
 from tests.server.conftest import apply_edits, edits_of, plain
 
 pytestmark = pytest.mark.asyncio
@@ -108,3 +108,29 @@ async def test_no_fix_all_while_the_file_does_not_parse(client: LanguageClient):
     uri = session.open("kernel.py", broken)
     await session.diagnostics(uri, lambda d: any(x.code == "SKW900" for x in d))
     assert not fix_all_of(await code_actions(client, uri, [FIX_ALL]))
+
+
+async def test_fix_all_writes_a_loops_safe_stage_fix_as_skewlint_fix_does(
+    client: LanguageClient, tmp_path: Path
+):
+    # stage=2 on a loop that runs once (SKW014, literal bounds): stage=1 is checked by
+    # deciding the edited text again, then written, as `skewlint --fix` writes it.
+    once = SKEWED_AND_LEFT.replace("pl.pipeline(0, 4, 1, stage=2)", "pl.pipeline(0, 1, 1, stage=2)")
+    session = client.session
+    uri = session.open("once.py", once)
+    assert await session.diagnostics(uri, lambda d: "SKW014" in {x.code for x in d})
+    (action,) = fix_all_of(await code_actions(client, uri, [FIX_ALL]))
+    after = apply_edits(once, edits_of(action.edit, uri))
+    assert "pl.pipeline(0, 1, 1, stage=1)" in after
+    assert after == cli_fix(tmp_path, once)
+
+
+async def test_fix_all_leaves_an_unsafe_stage_fix(client: LanguageClient):
+    # The trip is read from a name: stage=1 would bake its value in (--unsafe-fixes only).
+    named = SKEWED_AND_LEFT.replace(
+        "pl.pipeline(0, 4, 1, stage=2)", "pl.pipeline(0, ONE, 1, stage=2)"
+    ).replace("import pypto.language as pl\n", "import pypto.language as pl\nONE = 1\n")
+    session = client.session
+    uri = session.open("named.py", named)
+    assert await session.diagnostics(uri, lambda d: "SKW014" in {x.code for x in d})
+    assert fix_all_of(await code_actions(client, uri, [FIX_ALL])) == []

@@ -13,7 +13,7 @@ from skewlsp.common.config import Settings
 from skewlsp.common.select import Selection
 from skewlsp.server.diagnostics import build
 from skewlsp.server.positions import UTF32, split_lines
-from tests.kernels import DEMOTED, FOR_LINE, SKEWED, STAGE3
+from tests.kernels import DEMOTED, FOR_LINE, SHALLOW, SKEWED, STAGE3
 
 URI = "file:///k.py"
 ALL = Selection.from_settings(Settings(root=__import__("pathlib").Path("/")))
@@ -27,7 +27,9 @@ def diagnose(text: str, selection: Selection = ALL, **kwargs):
 
 def test_severity_follows_the_reason_code_table():
     assert [d.severity for d in diagnose(SKEWED)] == [types.DiagnosticSeverity.Information]
-    assert [d.severity for d in diagnose(DEMOTED)] == [types.DiagnosticSeverity.Warning]
+    assert [d.severity for d in diagnose(SHALLOW)] == [types.DiagnosticSeverity.Warning]
+    # A consumer of a tile from a producer in another file: nothing here to edit.
+    assert [d.severity for d in diagnose(DEMOTED)] == [types.DiagnosticSeverity.Information]
     assert [(d.code, d.severity) for d in diagnose(STAGE3)] == [
         ("SKW001", types.DiagnosticSeverity.Information),
         ("SKW030", types.DiagnosticSeverity.Hint),

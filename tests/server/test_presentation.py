@@ -142,7 +142,10 @@ def test_hover_of_a_mixed_loop_names_each_core_and_the_messages_the_compiler_add
         "`probs_bf16 = pl.tile.tpop_from_aiv(split=0)`, `pl.system.tfree_to_aiv(probs_bf16)`."
     ) in text
     assert "(x2: dual AIV dispatch)" in text
-    assert "**fix:** a trip of 4 would give depth 2: e.g. halve QK_M_TILE" in text
+    assert (
+        "**advice (a human's change, not applied by `--fix`):** a trip of 4 would give depth 2: "
+        "e.g. halve QK_M_TILE"
+    ) in text
     assert "…" not in text  # no statement cut short
     assert len(text.splitlines()) <= 20
 

@@ -57,6 +57,9 @@ export const SETTING_KEYS = [
   'severity',
   'src',
   'docsUrl',
+  'environment',
+  'argv',
+  'variants',
 ] as const;
 
 export type SettingKey = (typeof SETTING_KEYS)[number];

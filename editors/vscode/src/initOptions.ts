@@ -20,6 +20,9 @@ export interface ServerSettings {
   run?: RunMode;
   debounce?: number;
   docsUrl?: string;
+  environment?: Record<string, string>;
+  argv?: string[];
+  variants?: boolean;
 }
 
 /** What only `initializationOptions` carries: the commands this extension runs itself. */
@@ -44,6 +47,9 @@ export function buildServerSettings(settings: SkewlspSettings): ServerSettings {
   if (settings.run !== undefined) options.run = settings.run;
   if (settings.debounce !== undefined) options.debounce = settings.debounce;
   if (settings.docsUrl !== undefined) options.docsUrl = settings.docsUrl;
+  if (settings.environment !== undefined) options.environment = settings.environment;
+  if (settings.argv !== undefined) options.argv = settings.argv;
+  if (settings.variants !== undefined) options.variants = settings.variants;
   return options;
 }
 

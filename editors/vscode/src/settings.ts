@@ -31,6 +31,12 @@ export interface SkewlspSettings {
   src: string[] | undefined;
   /** `skewlsp.docsUrl`: where the codes' links point (a team's copy of the rules page), undefined: the server's default. */
   docsUrl: string | undefined;
+  /** `skewlsp.environment`: variables the kernels are assumed imported with (over the project's `environment`). */
+  environment: Record<string, string> | undefined;
+  /** `skewlsp.argv`: the command line the kernels are assumed run with (replaces the project's `argv`). */
+  argv: string[] | undefined;
+  /** `skewlsp.variants`: whether loops are decided under each other declared value too (the project's `variants`). */
+  variants: boolean | undefined;
   /** `skewlsp.logLevel` (`--log-level`), undefined: the server's default. */
   logLevel: LogLevel | undefined;
   /** `skewlsp.logFile` (`--log-file`), undefined: no log file. */
@@ -63,6 +69,9 @@ export function readSettings(read: SettingReader): SkewlspSettings {
     severity: readSeverityMap(read('severity'), problems),
     src: readStringArray('src', read('src'), problems),
     docsUrl: readDocsUrl(read('docsUrl'), problems),
+    environment: readEnvironment(read('environment'), problems),
+    argv: readStringArray('argv', read('argv'), problems),
+    variants: readOptionalBoolean('variants', read('variants'), problems),
     logLevel: readLogLevel(read('logLevel'), problems),
     logFile: readOptionalString('logFile', read('logFile'), problems),
     run: readChoice('run', read('run'), RUN_MODES, problems),
@@ -220,6 +229,29 @@ function readSeverityMap(raw: unknown, problems: string[]): Record<string, Sever
     }
   }
   return severity;
+}
+
+/**
+ * `{"NAME": "value"}`, as the server's `environment` setting (and `[tool.skewlint] environment`):
+ * a name without `=` or NUL, a string value without NUL; other entries are left out and reported.
+ */
+function readEnvironment(raw: unknown, problems: string[]): Record<string, string> | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    problems.push(`skewlsp.environment must be an object such as {"MODE": "fast"}; ignoring ${JSON.stringify(raw)}`);
+    return undefined;
+  }
+  const environment: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (name === '' || name.includes('=') || name.includes('\0')) {
+      problems.push(`skewlsp.environment: ignoring ${JSON.stringify(name)}, which is not a variable name`);
+    } else if (typeof value !== 'string' || value.includes('\0')) {
+      problems.push(`skewlsp.environment.${name}: ignoring ${JSON.stringify(value)}; the value must be a string`);
+    } else {
+      environment[name] = value;
+    }
+  }
+  return environment;
 }
 
 function isSeverityName(value: unknown): value is SeverityName {

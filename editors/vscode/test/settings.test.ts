@@ -29,6 +29,9 @@ const MANIFEST_DEFAULTS: Partial<Record<SettingKey, unknown>> = {
   severity: null,
   src: null,
   docsUrl: null,
+  environment: null,
+  argv: null,
+  variants: null,
 };
 
 function settingsFrom(values: Partial<Record<SettingKey, unknown>>) {
@@ -163,6 +166,34 @@ describe('buildInitializationOptions', () => {
     assert.equal(bad.docsUrl, undefined);
     assert.ok(bad.problems.some((line) => line.startsWith('skewlsp.docsUrl must be an absolute URL')));
     assert.equal('docsUrl' in buildInitializationOptions(settingsFrom({})), false);
+  });
+
+  it('sends the assumed build: environment, argv and variants, as the server reads them', () => {
+    const settings = settingsFrom({
+      environment: { MODE: 'fast', DECODE_BATCH: '8' },
+      argv: ['--variant', 'flash'],
+      variants: false,
+    });
+    assert.deepEqual(settings.problems, []);
+    const sent = buildServerSettings(settings);
+    assert.deepEqual(sent.environment, { MODE: 'fast', DECODE_BATCH: '8' });
+    assert.deepEqual(sent.argv, ['--variant', 'flash']);
+    assert.equal(sent.variants, false);
+    const init = buildInitializationOptions(settings);
+    assert.deepEqual([init.environment, init.argv, init.variants], [sent.environment, sent.argv, false]);
+    const unset = buildServerSettings(settingsFrom({}));
+    assert.equal('environment' in unset || 'argv' in unset || 'variants' in unset, false);
+  });
+
+  it('refuses an environment the server would refuse, and says why', () => {
+    const bad = settingsFrom({ environment: { 'A=B': 'x', OK: 'y', NUM: 3 }, argv: 'serve.py', variants: 'yes' });
+    assert.deepEqual(bad.environment, { OK: 'y' });
+    assert.equal(bad.argv, undefined);
+    assert.equal(bad.variants, undefined);
+    assert.equal(bad.problems.length, 4);
+    assert.ok(bad.problems.some((line) => line.startsWith('skewlsp.environment: ignoring "A=B"')));
+    assert.ok(bad.problems.some((line) => line.startsWith('skewlsp.argv must be an array of strings')));
+    assert.ok(bad.problems.some((line) => line.startsWith('skewlsp.variants must be true or false')));
   });
 
   it('tells the server, at initialization only, which commands this extension runs itself', () => {

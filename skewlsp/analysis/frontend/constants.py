@@ -8,7 +8,9 @@ does not tell a kernel author what to change.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -214,6 +216,41 @@ class Folder:
         return Dynamic(text, f"operator in `{text}` is not folded")
 
 
+@dataclass(frozen=True)
+class Assigned:
+    """Where a name is bound: its expression's text, the 1-based line of the assignment
+    in its module's text, and that module as imported (None: the module asked)."""
+
+    expression: str
+    line: int
+    module: str | None = None
+
+
+def last_assignment(text: str, name: str, before: int | None = None) -> Assigned | None:
+    """Where ``name`` is assigned in ``text``, for a fix line to name it: its last
+    top-level ``name = ...`` line (a module constant); with ``before`` (a 1-based line),
+    when there is none, the last indented one above that line (a local of the function
+    the loop is in: a line above it, the nearest)."""
+    found = _last(text, name, "", None)
+    if found is None and before is not None:
+        found = _last(text, name, r"[ \t]+", before)
+    return found
+
+
+def _last(text: str, name: str, indent: str, before: int | None) -> Assigned | None:
+    pattern = re.compile(
+        rf"^{indent}{re.escape(name)}[ \t]*(?::[^=\n]+)?=(?!=)[ \t]*([^#\n]*?)[ \t]*(?:#.*)?$",
+        re.MULTILINE,
+    )
+    found = None
+    for match in pattern.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        if before is not None and line >= before:
+            break
+        found = Assigned(match.group(1)[:60], line)
+    return found
+
+
 class ModuleConstants:
     """Lazily folded module-level constants, including names imported from sibling modules.
 
@@ -355,6 +392,15 @@ class ModuleConstants:
                             default = code_of(value, None) if value is not None else None
                             found[0].append((small.target.value, default))
         self._fields[name] = found
+        return found
+
+    def assigned(self, name: str, before: int | None = None) -> Assigned | None:
+        """Where ``name`` is assigned, as seen from this module: its last assignment here
+        (above the 1-based line ``before``), else in the module it is imported from."""
+        found = last_assignment(self._text, name, before) if self._text is not None else None
+        if found is None:
+            imported = getattr(self._imported, "assigned", None)  # (see imports.ImportedNames)
+            found = imported(name) if imported is not None else None
         return found
 
     def __call__(self, name: str) -> Folded | None:

@@ -7,9 +7,10 @@ file system), so what a verdict depends on is exactly what the resolver was aske
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from skewlsp.analysis.frontend.assumed import Build
-from skewlsp.analysis.frontend.constants import ModuleConstants
+from skewlsp.analysis.frontend.constants import Assigned, ModuleConstants
 from skewlsp.analysis.frontend.source_index import ModuleIndex, imported_module_index
 from skewlsp.analysis.frontend.values import Folded, Opaque
 from skewlsp.contract import Assumptions, Resolver
@@ -193,7 +194,7 @@ def imported_lookup(
     origin: Origin | None = None,
     shared: SharedModules | None = None,
     build: Build | None = None,
-) -> Callable[[str], Folded | None]:
+) -> ImportedNames:
     """Names imported from sibling modules, read through the caller's resolver.
 
     ``origin`` is how the kernel reached the module ``index`` describes (None: the
@@ -242,4 +243,24 @@ def imported_lookup(
             return Opaque(name, f"`{name}` is not a constant of `{imported.module}`")
         return found
 
-    return lookup
+    def assigned(name: str) -> Assigned | None:
+        imported = index.imported.get(name)
+        constants = module_of(imported.module, imported.level) if imported else None
+        found = constants.assigned(imported.name) if constants and imported else None
+        if found is None or found.module is not None or imported is None:
+            return found
+        return replace(found, module="." * imported.level + imported.module)
+
+    return ImportedNames(lookup, assigned)
+
+
+@dataclass(frozen=True)
+class ImportedNames:
+    """Names imported from sibling modules: their folded values (call it), and where each
+    is assigned in the module it comes from (``assigned``, for a fix line to name it)."""
+
+    lookup: Callable[[str], Folded | None]
+    assigned: Callable[[str], Assigned | None]
+
+    def __call__(self, name: str) -> Folded | None:
+        return self.lookup(name)

@@ -27,11 +27,15 @@ from skewlsp.analysis.lower_pipeline.slot_capacity import describe_overflow, ove
 from skewlsp.analysis.skew_cross_core_pipeline.depth import clones_per_half
 from skewlsp.contract import (
     SEVERITY_RANK,
+    Applicability,
     Core,
     CoreResult,
+    Edit,
     LoopReport,
     Lowering,
     Span,
+    StageFix,
+    baked,
     severity_of,
 )
 
@@ -368,23 +372,35 @@ def _with(report: LoopReport, lowering: Lowering | None) -> LoopReport:
     if lowering is None:
         return report
     verdict = "error" if lowering.verdict == "error" else report.verdict
+    hint, fix = _smaller_stage(report, lowering) or (report.fix_hint, report.stage_fix)
     return replace(
         report,
         verdict=verdict,
         code=lowering.code,
         lowering=lowering,
-        fix_hint=_smaller_stage(report, lowering) or report.fix_hint,
+        fix_hint=hint,
+        stage_fix=fix,
     )
 
 
-def _smaller_stage(report: LoopReport, lowering: Lowering) -> str | None:
+def _smaller_stage(
+    report: LoopReport, lowering: Lowering
+) -> tuple[str, StageFix | None] | None:
     """For a stage above the trip (SKW014): the stage that gives the same buffers with no
-    finding, checked by lowering the loop again with it."""
+    finding, checked by lowering the loop again with it; as the report's fix line and the
+    edit that writes it (unsafe when the trip is read from names: it bakes them in)."""
     if lowering.code != "SKW014" or not report.trip:
         return None
-    again = lower(report.trip, report.start, report.stop, report.step, report.trip)
+    trip = report.trip
+    again = lower(trip, report.start, report.stop, report.step, trip)
     if again is None or again.buffers != lowering.buffers or _rank(again) >= _rank(lowering):
         return None
-    if report.trip == 1:
-        return "stage=1 gives the same single copy (nothing to replicate)"
-    return f"stage={report.trip} gives the same {report.trip} copies and buffers"
+    if trip == 1:
+        text = "stage=1 gives the same single copy (nothing to replicate)"
+    else:
+        text = f"stage={trip} gives the same {trip} copies and buffers"
+    fix = None
+    if report.stage_value is not None:
+        applicability: Applicability = "unsafe" if report.bounds_read else "safe"
+        fix = StageFix(Edit(report.stage_value, str(trip)), again.code, applicability)
+    return text + baked(report.bounds_read, trip), fix

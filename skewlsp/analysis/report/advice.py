@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from pathlib import PurePath
 
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
-from skewlsp.analysis.frontend.constants import Const, Folded, code_of
+from skewlsp.analysis.frontend.constants import Assigned, Const, Folded, code_of
 from skewlsp.analysis.passes.body import Stmt, trip_count
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision, LoopHeader, decide
 from skewlsp.analysis.source.tree_text import MadeTrees
+from skewlsp.contract import Origin, baked
 
 
 def trip_for_depth(trip: int, requested: int) -> int:
@@ -35,18 +37,21 @@ def depth_advice(
     call: cst.Call,
     fold: Callable[[cst.BaseExpression], Folded],
     made: MadeTrees | None,
-) -> str | None:
+    origins: Sequence[Origin] = (),
+) -> tuple[str | None, int | None]:
     """What would give a loop skewed below its requested depth (SKW002) that depth, or its
-    depth without asking for more: each change decided again before it is offered.
+    depth without asking for more: each change decided again before it is offered; and
+    the ``stage=`` that gives the same depth, if any (the one part an edit can make).
 
     e.g. "a trip of 4 would give depth 2: e.g. halve QK_M_TILE". ``stmts`` are the body
     the decision was made on (a mixed loop's: the skewed core's); ``fold`` folds an
     expression of the header as the bounds were folded; ``made``: the trees the analysis
-    made, which a constant's code is cut from.
+    made, which a constant's code is cut from; ``origins``: what the bounds read
+    (:func:`bounds_read`), which a stage chosen for this trip bakes in.
     """
     trip, requested, depth = decision.trip, decision.requested_depth, decision.depth
     if not trip or not requested or depth is None:
-        return None
+        return None, None
     advice: list[str] = []
     target = trip_for_depth(trip, requested)
     again = _decided_with_trip(header, stmts, target)
@@ -55,12 +60,17 @@ def depth_advice(
             f"a trip of {target} would give depth {again.depth}"
             + _constant_to_change(header, call, target, fold, made)
         )
+    fixed = None
     if depth >= 2:  # the smallest stage asking for exactly this depth
         stage = 2 if depth == 2 else depth + 1  # (stage=3 asks for depth 2 too: SKW030)
         again = decide(replace(header, stage=Const(stage)), stmts)
         if again.code == "SKW001" and again.depth == depth:
-            advice.append(f"stage={stage} gives the same depth {depth} without asking for more")
-    return "; or ".join(advice) or None
+            advice.append(
+                f"stage={stage} gives the same depth {depth} without asking for more"
+                + baked(origins, stage)
+            )
+            fixed = stage
+    return "; or ".join(advice) or None, fixed
 
 
 def _decided_with_trip(header: LoopHeader, stmts: Sequence[Stmt], trip: int) -> Decision | None:
@@ -121,3 +131,50 @@ def _stop_expression(call: cst.Call) -> cst.BaseExpression | None:
     if len(args) >= 2:
         return args[1].value
     return None
+
+
+def bounds_read(
+    call: cst.Call,
+    fold: Callable[[cst.BaseExpression], Folded],
+    assigned: Callable[[str], Assigned | None],
+    path: str | None,
+    made: MadeTrees | None,
+) -> tuple[Origin, ...]:
+    """What the bounds of ``call`` read besides integer literals, each with where it is
+    assigned: a ``stage=`` fix that keeps the verdict for this trip bakes their values
+    into the kernel, so it names them (none: the trip is the loop's own text).
+
+    A name is looked up where the analysis folded it (``assigned``: this module's text,
+    else the module it is imported from); anything else (``cfg.rows``, a call) is named
+    by its code, with no place.
+    """
+    found: dict[str, Origin] = {}
+    for arg in dsl.positional(call):
+        for leaf in _leaves(arg.value):
+            if isinstance(leaf, cst.Integer) or code_of(leaf, made) in found:
+                continue
+            value = fold(leaf)
+            number = value.value if isinstance(value, Const) else None
+            if not isinstance(leaf, cst.Name):
+                text = code_of(leaf, made)
+                found[text] = Origin(text, "", number)
+                continue
+            where = assigned(leaf.value)
+            if where is None:
+                found[leaf.value] = Origin(leaf.value, "", number)
+                continue
+            # The file's name (what the line shows; a report's own path is its ``path``).
+            module = PurePath(path).name if where.module is None and path else None
+            if where.module is not None:
+                module = where.module.rsplit(".", 1)[-1] + ".py"
+            found[leaf.value] = Origin(leaf.value, where.expression, number, module, where.line)
+    return tuple(found.values())
+
+
+def _leaves(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of an arithmetic expression, left to right (parentheses dropped)."""
+    if isinstance(node, cst.BinaryOperation):
+        return _leaves(node.left) + _leaves(node.right)
+    if isinstance(node, cst.UnaryOperation):
+        return _leaves(node.expression)
+    return [node]

@@ -5,6 +5,14 @@ core. The pass can skew only the producer's loop: the consumer's loop is demoted
 (SKW020) exactly when its peer runs ahead, and that is the overlap the author wants.
 Such a demotion is information, not a warning, and says where its overlap comes from.
 A peer is a skewed loop of the same module, on the other core, with the same trip.
+
+A consumer whose body reads the tile its first message receives (the carried value is
+the lead's own: a tpush defines nothing, so that lead is the tpop) in a module with no
+loop at all on the other core has its producer in another file: no edit here gives it
+an overlap, so it is information too (``producer_elsewhere``). It stays a warning when
+this module holds a loop on the other core that is not its skewed peer (that loop, a
+trip that differs, is an edit here), or when the carried value is one this core computes
+(an address, a tile it loads: recompute it, load it in each half).
 (A mixed kernel's cores are one loop: :mod:`..skew_cross_core_pipeline.per_core` words
 its summary the same way.)
 """
@@ -14,23 +22,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from skewlsp.contract import CONSUMER, CORE_NAMES, LoopReport, Related
+from skewlsp.contract import CONSUMER, CORE_NAMES, Core, LoopReport, Related
 
 
 def with_overlaps(reports: Sequence[LoopReport]) -> list[LoopReport]:
     """``reports`` with each hand-written consumer loop that has a skewed peer marked."""
     skewed = [r for r in reports if r.verdict == "skewed" and not r.cores and r.core]
-    if not skewed:
-        return list(reports)
-    return [_marked(report, skewed) for report in reports]
+    cores: set[Core] = {r.core for r in reports if not r.cores and r.core is not None}
+    return [_marked(report, skewed, cores) for report in reports]
 
 
-def _marked(report: LoopReport, skewed: Sequence[LoopReport]) -> LoopReport:
+def _marked(
+    report: LoopReport, skewed: Sequence[LoopReport], cores: set[Core]
+) -> LoopReport:
     if report.code != CONSUMER or report.cores or report.core is None:
         return report
     peer = next((p for p in skewed if p.core != report.core and p.trip == report.trip), None)
     if peer is None or peer.core is None:
-        return report
+        received = report.offending is not None and report.offending == report.lead
+        alone = cores == {report.core}  # no loop of this module on the other core
+        return replace(report, producer_elsewhere=True) if received and alone else report
     name = CORE_NAMES[peer.core]
     where = f"the {name}'s skewed loop at line {peer.span.line}"
     return replace(

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from skewlsp.cli.formats.context import SEVERITY_STYLE, FormatContext
 from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.common.fixes import applies
 
 
 def line_for(diagnostic: Diagnostic, context: FormatContext) -> str:
@@ -13,7 +14,8 @@ def line_for(diagnostic: Diagnostic, context: FormatContext) -> str:
         f"{diagnostic.filename}:{diagnostic.span.line}:{diagnostic.span.column}:", "bold"
     )
     code = context.style(diagnostic.code, *SEVERITY_STYLE.get(diagnostic.severity, ()))
-    return f"{location} {code} {diagnostic.message}"
+    fixable = " [*]" if applies(diagnostic, context.unsafe_fixes) else ""  # as ruff marks it
+    return f"{location} {code}{fixable} {diagnostic.message}"
 
 
 def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:

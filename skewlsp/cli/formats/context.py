@@ -38,6 +38,8 @@ class FormatContext:
     # filename -> the file's fail-on severity (``--fail-on`` or its config's; default
     # warning): what the formats that tell failing from passing (junit) need.
     fail_on: Mapping[str, str] = field(default_factory=dict)
+    # ``--unsafe-fixes``: the unsafe fixes count as applicable ([*], SARIF's fixes).
+    unsafe_fixes: bool = False
 
     def fails(self, diagnostic: Diagnostic) -> bool:
         """Whether ``diagnostic`` is at its file's fail-on severity or above (exit 1)."""

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from skewlsp.cli.formats.context import SEVERITY_STYLE, FormatContext
 from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.common.fixes import fix_label
 from skewlsp.common.wording import assumed_lines, plural
 from skewlsp.contract import CODES, SYNTAX_ERROR, CoreResult, LoopReport, Span, order_text
 
@@ -146,7 +147,7 @@ def render_one(diagnostic: Diagnostic, context: FormatContext) -> str:
         else:
             notes.extend(core_line(core) for core in report.cores)
         if report.fix_hint:
-            notes.append(f"fix: {report.fix_hint}")
+            notes.append(f"{fix_label(diagnostic.applicability)}: {report.fix_hint}")
         notes.extend(assumed_lines(report))
     if report is not None and diagnostic.code == "SKW060":
         for hazard in report.hazards:

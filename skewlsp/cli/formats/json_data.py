@@ -148,6 +148,14 @@ def diagnostic_data(
         "loop": span_data(report.span) if report else None,
         "cores": cores_data(report.cores if report else ()),
         "fix": report.fix_hint if report else None,
+        # How the fix applies: "safe" (--fix), "unsafe" (--fix --unsafe-fixes), "advice" (a
+        # human's change: no edit); and the edit, checked again before --fix writes it.
+        "fix_applicability": diagnostic.applicability,
+        "fix_edit": (
+            {**(span_data(diagnostic.fix.span) or {}), "text": diagnostic.fix.text}
+            if diagnostic.fix is not None
+            else None
+        ),
         "lowering": lowering_data(report.lowering) if report else None,
         "related": [
             {"message": r.message, **(span_data(r.span) or {})} for r in diagnostic.related

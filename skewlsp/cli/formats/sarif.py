@@ -23,6 +23,7 @@ from typing import Any
 from skewlsp import __version__
 from skewlsp.cli.formats.context import FormatContext
 from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.common.fixes import applies
 from skewlsp.common.rules_page import docs_url
 from skewlsp.contract import CODES, Span
 
@@ -98,6 +99,25 @@ def result_for(
     }
     if diagnostic.code in index:
         result["ruleIndex"] = index[diagnostic.code]
+    if applies(diagnostic, context.unsafe_fixes) and diagnostic.fix is not None:
+        # Only a fix --fix applies (unsafe ones with --unsafe-fixes); advice has no edit.
+        fix = diagnostic.fix
+        result["fixes"] = [
+            {
+                "description": {"text": f"{diagnostic.code}: write `{fix.text}`"},
+                "artifactChanges": [
+                    {
+                        "artifactLocation": artifact_location(diagnostic.filename, context),
+                        "replacements": [
+                            {
+                                "deletedRegion": _region(fix.span),
+                                "insertedContent": {"text": fix.text},
+                            }
+                        ],
+                    }
+                ],
+            }
+        ]
     report = diagnostic.report
     if report is not None:
         related: list[dict[str, Any]] = []

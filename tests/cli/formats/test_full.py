@@ -17,13 +17,13 @@ def test_demoted_loop_shows_source_marks_and_help(run: Run, tmp_path: Path) -> N
     write(tmp_path, {"a.py": DEMOTED})
     out = run("a.py").out
     lines = out.splitlines()
-    assert lines[0].startswith("a.py:8:9: SKW020 [warning] loop not skewed")
+    assert lines[0].startswith("a.py:8:9: SKW020 [information] loop not skewed")
     assert " 8 |         for i in pl.pipeline(0, 8, 1, stage=2):" in lines
     tpop = lines.index(" 9 |             s0 = pl.tile.tpop_from_aic(split=0)")
     assert lines[tpop + 1].endswith("^ lead, offending")
     assert lines[tpop + 1].index("^") == lines[tpop].index("s0")
     assert any(line.startswith("  = help: ") for line in lines)
-    assert lines[-1] == "Found 1 diagnostic (1 warning)."
+    assert lines[-1] == "Found 1 diagnostic (1 information)."
 
 
 def test_skewed_loop_shows_the_schedule(run: Run, tmp_path: Path) -> None:

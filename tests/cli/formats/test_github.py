@@ -19,7 +19,7 @@ def test_annotation_per_diagnostic(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"a.py": DEMOTED, "b.py": STAGE3})
     lines = run("--output-format", "github", ".").out.splitlines()
     assert lines[0].startswith(
-        "::warning file=a.py,line=8,col=9,endLine=8,endColumn=47,title=SKW020::loop "
+        "::notice file=a.py,line=8,col=9,endLine=8,endColumn=47,title=SKW020::loop "
     )
     assert lines[1].startswith("::notice file=b.py,line=8,col=9,")
     assert len(lines) == 3  # no summary line in machine formats
@@ -37,7 +37,7 @@ def test_file_is_relative_to_the_git_root_from_a_subdirectory(run: Run, tmp_path
     (tmp_path / ".git").mkdir()
     write(tmp_path, {"kernels/a.py": DEMOTED})
     [line] = run("--output-format", "github", ".", cwd=tmp_path / "kernels").out.splitlines()
-    assert line.startswith("::warning file=kernels/a.py,line=8,")
+    assert line.startswith("::notice file=kernels/a.py,line=8,")
 
 
 def test_file_is_relative_to_github_workspace(
@@ -46,4 +46,4 @@ def test_file_is_relative_to_github_workspace(
     write(tmp_path, {"ws/sub/a.py": DEMOTED})
     monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path / "ws"))
     [line] = run("--output-format", "github", "a.py", cwd=tmp_path / "ws" / "sub").out.splitlines()
-    assert line.startswith("::warning file=sub/a.py,line=8,")
+    assert line.startswith("::notice file=sub/a.py,line=8,")

@@ -29,7 +29,7 @@ def test_empty_result_is_an_empty_array(run: Run) -> None:
 def test_demoted_loop_has_offending_location(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"a.py": DEMOTED})
     [item] = run("--output-format", "json", "a.py").json()
-    assert item["verdict"] == "demoted" and item["severity"] == "warning"
+    assert item["verdict"] == "demoted" and item["severity"] == "information"
     assert item["offending"] == {"line": 9, "column": 13, "end_line": 9, "end_column": 48}
     assert item["url"] == RULES_PAGE.as_uri() + "#skw020"  # the page installed with skewlsp
     assert "preview" not in item

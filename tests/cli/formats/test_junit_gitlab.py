@@ -10,7 +10,7 @@ import pytest
 
 from tests.cli.conftest import Run
 from tests.cli.helpers import write
-from tests.kernels import DEMOTED, STAGE3
+from tests.kernels import DEMOTED, SHALLOW, STAGE3
 
 
 def test_junit_one_suite_per_file_one_case_per_diagnostic(run: Run, tmp_path: Path) -> None:
@@ -40,7 +40,7 @@ def test_junit_fails_only_the_findings_at_or_above_fail_on(run: Run, tmp_path: P
     """SKW001 ("nothing to fix", information) and SKW030 (a hint) are passing test cases
     under the default fail-on (warning), with the finding in system-out; the SKW020
     warning fails. --fail-on and the config's fail-on (per file) move the bar."""
-    write(tmp_path, {"a.py": DEMOTED, "b.py": STAGE3})
+    write(tmp_path, {"a.py": SHALLOW, "b.py": STAGE3})
     top = _junit(run, ".")
     assert (top.get("tests"), top.get("failures")) == ("3", "1")
     suites = {suite.get("name"): suite for suite in top}
@@ -88,7 +88,7 @@ def test_gitlab_code_quality_issues(
     issues = json.loads(result.out)
     assert [issue["location"]["path"] for issue in issues] == ["sub/a.py", "sub/b.py"]
     first = issues[0]
-    assert first["check_name"] == "SKW020" and first["severity"] == "major"
+    assert first["check_name"] == "SKW020" and first["severity"] == "minor"  # information
     assert first["description"].startswith("SKW020: loop not skewed")
     assert first["location"]["positions"]["begin"] == {"line": 8, "column": 9}
     # the loop's header: from its `for` to the end of the `pl.pipeline(...)` call
