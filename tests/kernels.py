@@ -17,15 +17,19 @@
 - ``Shape`` and ``shapes()``: loop bodies drawn by hypothesis for the transform's
   equivalence checks (the kernels there are executed against a fake ``pl``).
 - The realistic tree (tests/fixtures/realistic) and the verdict of each of its loops.
+- Sweeps over every sample kernel (``examples/``, ``tests/fixtures/``), split in tiers:
+  ``in_tiers`` and ``fast_tier``.
 """
 
 from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from hypothesis import strategies as st
 
 from skewlsp.analysis import analyze
@@ -506,3 +510,48 @@ def pipeline_lines() -> list[tuple[str, int]]:
             if PIPELINE_FOR.match(line):
                 found.append((path.name, number))
     return found
+
+
+# -- sweeps over every sample kernel -----------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _fast_paths(paths: Iterable[Path]) -> set[Path]:
+    """Of ``paths``, those a sweep reads in the fast tier: every example, and of each
+    fixture tree (a folder of tests/fixtures) its first file holding a pipeline loop.
+    An exhaustive sweep of ~50 files cost a fifth of the fast tier; one file per tree
+    still meets each tree's constructs (builders, variants, lowerings, helpers), and the
+    slow tier (.ci/run runs it) reads every file."""
+    fast: set[Path] = set()
+    trees: set[str] = set()
+    for path in sorted(paths, key=str):
+        parts = path.resolve().relative_to(ROOT).parts
+        if parts[0] == "examples":
+            fast.add(path)
+        elif (
+            parts[:2] == ("tests", "fixtures")
+            and parts[2] not in trees
+            and "pipeline(" in path.read_text(encoding="utf-8")
+        ):
+            trees.add(parts[2])
+            fast.add(path)
+    return fast
+
+
+def in_tiers(paths: Iterable[Path], ids: Callable[[Path], str]) -> list[object]:
+    """``paths`` as parameters of a sweep: those of :func:`fast_tier` in the fast tier,
+    the rest marked ``slow``."""
+    listed = list(paths)
+    fast = _fast_paths(listed)
+    return [
+        pytest.param(path, id=ids(path), marks=() if path in fast else pytest.mark.slow)
+        for path in listed
+    ]
+
+
+def fast_tier(paths: Iterable[Path]) -> list[Path]:
+    """The sample kernels of ``paths`` a sweep reads in the fast tier, in their order."""
+    listed = list(paths)
+    fast = _fast_paths(listed)
+    return [path for path in listed if path in fast]

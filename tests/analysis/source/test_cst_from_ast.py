@@ -28,6 +28,7 @@ from skewlsp.analysis.source.cst_nodes import is_placeholder
 from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.unit_parses import NeedsConcreteTree
 from tests.fuzz.strategies import PYTHON, kernels, python_in_a_loop
+from tests.kernels import in_tiers
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = sorted(
@@ -36,6 +37,8 @@ FIXTURES = sorted(
     for path in folder.rglob("*.py")
     if "pipeline" in path.read_text(encoding="utf-8")
 )
+# The sweeps of every file: a few in the fast tier, the rest slow (tests/kernels.in_tiers).
+SWEPT = in_tiers(FIXTURES, ids=lambda p: str(p.relative_to(ROOT)))
 
 
 # Fields that hold only layout: blank lines, line ends, separators (a made tree does not make
@@ -150,7 +153,7 @@ def test_what_is_not_made_is_said_so(code: str) -> None:
         convert(ast.parse(code), code)
 
 
-@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("path", SWEPT)
 def test_every_fixture_unit_is_made_in_libcst_s_shape(path: Path) -> None:
     source = path.read_text(encoding="utf-8")
     units = build_index(source).units
@@ -213,7 +216,7 @@ def _made_in(state: AnalysisState, text: str) -> cst.Module:
     return made
 
 
-@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("path", SWEPT)
 def test_a_lint_on_made_trees_reports_what_one_on_libcst_s_trees_does(path: Path) -> None:
     source = path.read_text(encoding="utf-8")
     lint = analyze(source, str(path))

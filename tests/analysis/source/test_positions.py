@@ -24,12 +24,15 @@ from skewlsp.analysis.source.positions import LoopPositions
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import Span
 from tests.fuzz.strategies import PYTHON, kernels
+from tests.kernels import fast_tier, in_tiers
 
 ROOT = Path(__file__).resolve().parents[3]
 KERNEL_FILES = sorted(
     [*ROOT.glob("examples/*.py"), *ROOT.glob("tests/fixtures/**/*.py")], key=str
 )
 KERNEL_FILES = [p for p in KERNEL_FILES if p.name != "syntax_error.py"]
+# The sweeps of every file: a few in the fast tier, the rest slow (tests/kernels.in_tiers).
+SWEPT = in_tiers(KERNEL_FILES, ids=lambda p: p.name)
 
 TRICKY = '''\
 import pypto.language as pl
@@ -122,7 +125,7 @@ def test_windows_line_endings_and_form_feeds_keep_their_places() -> None:
     assert assert_spans_match(source) > 30
 
 
-@pytest.mark.parametrize("path", KERNEL_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", SWEPT)
 def test_every_statement_of_the_sample_kernels_is_where_libcst_puts_it(path: Path) -> None:
     assert_spans_match(path.read_text(encoding="utf-8"))
 
@@ -157,7 +160,7 @@ def test_every_node_of_a_tricky_kernel_is_where_libcst_puts_it(crlf: bool) -> No
     assert assert_every_node_matches(source) > 250
 
 
-@pytest.mark.parametrize("path", KERNEL_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", SWEPT)
 def test_every_node_of_the_sample_kernels_is_where_libcst_puts_it(path: Path) -> None:
     assert_every_node_matches(path.read_text(encoding="utf-8"))
 
@@ -216,6 +219,22 @@ def assert_report_spans_are_libcst_s(source: str, placed: list[Span] | None = No
     return compared
 
 
+# What the fast tier's few sample kernels hold (24 reports, 38 spans, 208 cut statements
+# when this was written): each sweep must still compare that many.
+FAST_REPORTS, FAST_PLACED, FAST_CUTS = 20, 30, 180
+
+
+def test_the_fast_tier_s_sample_kernels_reports_are_where_libcst_puts_their_loops() -> None:
+    placed: list[Span] = []
+    compared = [
+        assert_report_spans_are_libcst_s(path.read_text(encoding="utf-8"), placed)
+        for path in fast_tier(KERNEL_FILES)
+    ]
+    assert sum(compared) > FAST_REPORTS  # reports
+    assert len(placed) > FAST_PLACED  # stage, lead and offending spans among them
+
+
+@pytest.mark.slow  # every sample kernel (the fast tier reads a few, above)
 def test_the_sample_kernels_reports_are_where_libcst_puts_their_loops() -> None:
     placed: list[Span] = []
     compared = [
@@ -226,6 +245,7 @@ def test_the_sample_kernels_reports_are_where_libcst_puts_their_loops() -> None:
     assert len(placed) > 200  # stage, lead and offending spans among them (238 then)
 
 
+@pytest.mark.slow  # fuzzing: sixty drawn kernels, each analysed and placed by libcst
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(kernels())
 def test_any_kernel_s_reports_are_where_libcst_puts_its_loops(source: str) -> None:
@@ -412,6 +432,13 @@ def test_what_is_plain_is_cut_and_what_is_not_is_left_to_rendering() -> None:
     assert [name for name, code in codes.items() if code is not None] == ["x", "y", "z", "n"]
 
 
+def test_every_statement_of_the_fast_tier_s_sample_kernels_is_cut_as_libcst_renders_it() -> None:
+    kernels = fast_tier(KERNEL_FILES)
+    compared = [assert_cuts_read_as_libcst_renders(p.read_text(encoding="utf-8")) for p in kernels]
+    assert sum(compared) > FAST_CUTS
+
+
+@pytest.mark.slow  # every sample kernel (the fast tier reads a few, above)
 def test_every_statement_of_the_sample_kernels_is_cut_as_libcst_renders_it() -> None:
     compared = [assert_cuts_read_as_libcst_renders(p.read_text(encoding="utf-8")) for p in KERNEL_FILES]
     assert sum(compared) > 1000  # (1138 when this was written)
