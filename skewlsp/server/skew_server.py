@@ -24,13 +24,14 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification
+from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from skewlsp import __version__
 from skewlsp.common.suppressions import SUPPRESSION_MARK
 from skewlsp.server import commands, diagnostics, visibility
 from skewlsp.server.documents import Analysis, DocumentStore, Snapshot, WorkspaceResolver
-from skewlsp.server.positions import UTF16
+from skewlsp.server.positions import UTF16, apply_change, breaks_lines_unlike_lsp
 from skewlsp.server.preview_files import DocumentFolder
 from skewlsp.server.request_params import file_path
 from skewlsp.server.settings import (
@@ -56,6 +57,40 @@ class SkewProtocol(LanguageServerProtocol):
             if isinstance(data, dict) and "id" in data and "method" in data:
                 self._send_response(data["id"], error=error.to_response_error())
             return JsonRPCNotification(method="$/skewlsp/dropped", jsonrpc="2.0", params=None)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        """pygls' own handler, given the changes as one whole text where its lines are not LSP's.
+
+        pygls applies a change to ``str.splitlines`` lines, which also break at a form
+        feed or a Unicode line separator: an edit after one would land a line off what
+        the client meant, silently. A document holding none (nearly every one) keeps
+        pygls' path; otherwise the changes are applied here to LSP lines and handed on
+        as the document's new full text.
+        """
+        yield from super().lsp_text_document__did_change(self.with_lsp_lines(params))
+
+    def with_lsp_lines(
+        self, params: types.DidChangeTextDocumentParams
+    ) -> types.DidChangeTextDocumentParams:
+        """``params``, or its changes applied by LSP lines as one whole-document change."""
+        doc = self.workspace.text_documents.get(unquote(params.text_document.uri))
+        changes = params.content_changes
+        if doc is None or not (
+            breaks_lines_unlike_lsp(doc.source)
+            or any(breaks_lines_unlike_lsp(change.text) for change in changes)
+        ):
+            return params
+        kind = doc.position_codec.encoding
+        encoding = str(getattr(kind, "value", kind) or UTF16)
+        text = doc.source
+        for change in changes:
+            if isinstance(change, types.TextDocumentContentChangePartial):
+                text = apply_change(text, change.range, change.text, encoding)
+            else:
+                text = change.text
+        whole = types.TextDocumentContentChangeWholeDocument(text=text)
+        return types.DidChangeTextDocumentParams(params.text_document, [whole])
 
 
 class SkewServer(LanguageServer):

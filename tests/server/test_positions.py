@@ -13,6 +13,8 @@ from skewlsp.server.positions import (
     UTF8,
     UTF16,
     UTF32,
+    apply_change,
+    breaks_lines_unlike_lsp,
     code_points_to_units,
     from_position,
     span_to_range,
@@ -91,3 +93,46 @@ def test_the_request_s_position_is_left_as_it_came():
 def test_lines_split_like_lsp_not_like_str_splitlines():
     assert split_lines("a\r\nb\rc\nd\u2028e") == ["a", "b", "c", "d\u2028e"]
     assert split_lines("a\n") == ["a", ""]
+
+
+def edit(start: tuple[int, int], end: tuple[int, int]) -> types.Range:
+    return types.Range(types.Position(*start), types.Position(*end))
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end", "new", "result"),
+    [
+        # a form feed, a vertical tab, U+2028 / U+2029 / U+0085 and \x1c-\x1e are characters
+        ("a\fb\nc", (1, 0), (1, 1), "C", "a\fb\nC"),
+        (
+            "\v\x1c\x1d\x1e\x85\u2028\u2029\nz",
+            (1, 0),
+            (1, 1),
+            "Z",
+            "\v\x1c\x1d\x1e\x85\u2028\u2029\nZ",
+        ),
+        ("# q\u2028k\nx", (0, 4), (0, 5), "v", "# q\u2028v\nx"),  # a column past the separator
+        ("a\u2028b\r\nc\rd", (2, 0), (2, 1), "D", "a\u2028b\r\nc\rD"),  # \r\n and \r break
+        ("a\fb\nc\fd\n", (0, 2), (1, 1), "", "a\f\fd\n"),  # across a line break
+        ("\f𝑖b\nc", (0, 3), (0, 4), "B", "\f𝑖B\nc"),  # UTF-16 units: 𝑖 is two
+        ("a\fb", (0, 99), (0, 99), "!", "a\fb!"),  # past the line's end: its end
+        ("a\fb\n", (9, 0), (9, 3), "# end\n", "a\fb\n# end\n"),  # past the last line: appended
+        ("a\fb\nc", (1, 1), (1, 1), "\n", "a\fb\nc\n"),
+    ],
+)
+def test_a_change_is_applied_to_lsp_lines(text, start, end, new, result):
+    assert apply_change(text, edit(start, end), new, UTF16) == result
+
+
+def test_a_change_s_columns_are_counted_in_the_negotiated_encoding():
+    text = "é\u2028x = 1\n"  # é: two UTF-8 bytes; U+2028: three
+    assert apply_change(text, edit((0, 5), (0, 6)), "y", UTF8) == "é\u2028y = 1\n"
+    assert apply_change(text, edit((0, 2), (0, 3)), "y", UTF32) == "é\u2028y = 1\n"
+
+
+@pytest.mark.parametrize(
+    "character", ["\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+)
+def test_every_character_str_splitlines_breaks_at_and_lsp_does_not_is_noticed(character):
+    assert breaks_lines_unlike_lsp(f"x = 1\n# {character}\n")
+    assert not breaks_lines_unlike_lsp("x = 1\r\n# é 𝑖\ry\n")

@@ -365,7 +365,7 @@ class LoopDecisions:
                 body_statements(loop.body),
                 replace(ctx, decide_inner=decider, errors=[], unknowns=[]),
             ).stmts,
-            self.inner.get,  # type: ignore[arg-type]  # by id, asked by node: None (kept as is)
+            lambda node: self.inner.get(id(node)),
             lambda node: self.models[id(node)].report.cores if id(node) in self.models else (),
         )
         return split_and_skew(body.stmts, header, live_out, self._outlined(loop), nested)

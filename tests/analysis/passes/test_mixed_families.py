@@ -157,6 +157,17 @@ EXPECTED = [
     # itself skewed (trip 4, depth 2); the vector's outer copy is left.
     Expected("nested.py", 23, "SKW001", 2, 4, (SKEWED_CUBE, ("aiv", "SKW010", None, 2))),
     Expected("nested.py", 24, "SKW002", 1, 3, (("aic", "SKW002", 1, 1), CONSUMER_VECTOR)),
+    # Two inner pipelines at trip 3 whose first crossings go opposite ways: j (matmul first)
+    # is skewed at depth 1 on the cube, t (exp first) on the vector; each is demoted on the
+    # other core. The skew pass runs per core function, so each core's copy of the outer
+    # body has its own inner loop rewritten (one push in the prologue, one pop in the
+    # epilogue at the outer's top level) and the other kept whole. Cube: the lead push
+    # follows the load of `rows`, which the spliced steady j loop (consumer half) reads ->
+    # tile carry, demoted. Vector: only the address scalar b crosses -> skewed, trip 4
+    # depth 2.
+    Expected("nested_both_ways.py", 20, "SKW001", 2, 4, (("aic", "SKW020", None, 1), ("aiv", "SKW001", 2, 2))),
+    Expected("nested_both_ways.py", 22, "SKW002", 1, 3, (("aic", "SKW002", 1, 1), CONSUMER_VECTOR)),
+    Expected("nested_both_ways.py", 28, "SKW002", 1, 3, (("aic", "SKW020", None, 1), ("aiv", "SKW002", 1, 2))),
     # -- family 7: dual dispatch ------------------------------------------------------------
     # No split mode, or SplitMode.NONE: two AIV copies (expand_mixed_kernel_pass.cpp:1290-1292).
     Expected("dual.py", 16, "SKW001", 2, 4, (SKEWED_CUBE, CONSUMER_VECTOR)),
@@ -443,6 +454,18 @@ def test_the_vector_copy_of_a_nested_outer_loop_keeps_the_inner_loop_whole(loops
     assert vector.body == ("for j in pl.pipeline(KV_BLOCKS, stage=2): ...",)
     cube = next(c for c in loops[("nested.py", 16)].cores if c.core == "aic")
     assert (cube.pushes, cube.pops) == (2, 2)
+
+
+def test_each_core_s_outer_body_splices_the_inner_loop_skewed_on_that_core(loops: dict) -> None:
+    """Two inner loops skewed on different cores: each core's outer copy is rebuilt with its
+    own inner loop's prologue and epilogue spliced in and the other's loop kept whole."""
+    cores = {c.core: c for c in loops[("nested_both_ways.py", 20)].cores}
+    cube, vector = cores["aic"].body, cores["aiv"].body
+    assert cube[3:5] == ("pl.tile.tpush_to_aiv(s, split=0)", "for j in pl.pipeline(3, stage=2): ...")
+    assert cube[-1] == "for t in pl.pipeline(3, stage=2): ..."
+    assert vector[0] == "for j in pl.pipeline(3, stage=2): ..."
+    assert vector[3:5] == ("pl.tile.tpush_to_aic(gate, split=0)", "for t in pl.pipeline(3, stage=2): ...")
+    assert (cores["aic"].pushes, cores["aic"].pops, cores["aiv"].pushes, cores["aiv"].pops) == (1, 1, 1, 1)
 
 
 def test_a_store_of_a_tile_the_vector_reads_moves_to_the_vector_with_the_push_before_it(
