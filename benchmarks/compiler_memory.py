@@ -389,6 +389,16 @@ def _claims(item: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [found for found in every if found["cause"] == cause]
 
 
+def _entries(item: Mapping[str, Any]) -> set[str]:
+    """The entries a finding's loop is compiled in: its function, or the caller of the
+    inline helper copy it is about (``Kernel.main`` names the entry ``main``)."""
+    names = {item.get("function") or ""}
+    caller = (item.get("instance") or {}).get("caller")
+    if caller:
+        names.add(caller)
+    return {name.rsplit(".", 1)[-1] for name in names}
+
+
 def memory_predictions(
     findings: Iterable[Mapping[str, Any]], report: Mapping[str, list[Any]]
 ) -> Predictions:
@@ -419,6 +429,7 @@ def memory_predictions(
                     n
                     for n, e in enumerate(report["errors"])
                     if e["file"] == item["filename"]
+                    and e["entry"] in _entries(item)
                     and f"{claim['space']} buffer usage" in e["error"]
                 ]
                 stopped.update(hits)

@@ -174,19 +174,24 @@ def test_a_skewed_loops_clones_are_numbered_from_two_to_the_twentieth():
     assert group.skew and group.group == 1 << 20
 
 
-def finding(code: str, file: str, line: int, space: str, requested: int, achieved: int | None) -> dict:
+def finding(
+    code: str, file: str, line: int, space: str, requested: int, achieved: int | None,
+    function: str = "",
+) -> dict:
     """A skewlint JSON item of a memory code (hand-written, in its form): a split loop's
     vector copy with the one space the code is about."""
     cause = {"SKW080": "slot-bound", "SKW081": "overflow"}[code]
     memory = {"space": space, "stage_bytes": 65536, "requested": requested,
               "achieved": achieved, "cause": cause, "known": True, "reason": None}
     return {"code": code, "filename": str(MEM_LLM / file), "loop": {"line": line},
+            "function": function, "instance": None,
             "memory": [], "cores": [{"core": "aiv", "memory": [memory]}]}
 
 
 def test_an_overflow_at_the_entry_the_compiler_stopped_is_predicted():
     report = memory_report(probed(), sorted(MEM_LLM.glob("*.py")))
-    found = memory_predictions([finding("SKW081", "vector.py", 25, "Vec", 4, None)], report)
+    overflow = finding("SKW081", "vector.py", 25, "Vec", 4, None, "four_stages_of_wide_rows")
+    found = memory_predictions([overflow], report)
     assert (found.overflows, found.predicted_overflows, found.wrong) == (1, 1, ())
     assert found.line() == "memory: 3 hints, 0 predicted, 0 predicted wrongly; 1 overflows, 1 predicted"
 
@@ -203,3 +208,11 @@ def test_a_slot_bound_claim_needs_the_compiler_s_hint_at_that_loop_with_the_same
         "helpers.py:18: SKW080 Vec has no counterpart",
         "vector.py:16: SKW080 Vec has no counterpart",
     ]
+
+
+def test_an_overflow_claimed_in_another_entry_of_the_file_is_wrong():
+    report = memory_report(probed(), sorted(MEM_LLM.glob("*.py")))
+    elsewhere = finding("SKW081", "vector.py", 16, "Vec", 2, None, "two_stages_fit")
+    found = memory_predictions([elsewhere], report)
+    assert found.predicted_overflows == 0
+    assert [w.rsplit("/", 1)[-1] for w in found.wrong] == ["vector.py:16: SKW081 Vec has no counterpart"]
