@@ -38,6 +38,7 @@ if __package__ in (None, ""):  # run as a script: the checkout makes `benchmarks
 from benchmarks.compiler_memory import (  # noqa: E402
     fallbacks,
     group_records,
+    memory_predictions,
     sizes,
     space_footprints,
 )
@@ -234,8 +235,9 @@ def check_planner(
     timeout: float,
     cwd: Path,
     saved: Path | None,
-) -> tuple[list[Comparison], list[dict[str, Any]]]:
-    """The comparisons and the probe's per-file records under one planner.
+) -> tuple[list[Comparison], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The comparisons, the probe's per-file records and skewlint's findings (their
+    ``filename`` made absolute) under one planner.
 
     ``saved``: a directory of earlier probe output (``<planner>.json``, written by
     ``--save-probe``) to compare again without compiling; it must hold every file.
@@ -250,7 +252,9 @@ def check_planner(
         for rec in probed
     }
     for_lines = {str(path): lines for path, lines in files.items()}
-    return compare(run_skewlint(list(files), planner, cwd), entries, cwd, for_lines), probed
+    linted = run_skewlint(list(files), planner, cwd)
+    found = [dict(item, filename=str((cwd / item["filename"]).resolve())) for item in linted]
+    return compare(linted, entries, cwd, for_lines), probed, found
 
 
 def summary(planner: str, results: list[Comparison], probed: list[dict[str, Any]]) -> str:
@@ -333,7 +337,9 @@ def main(argv: list[str] | None = None) -> int:
     lines, dumped = [], {}
     memory: dict[str, dict[str, list[Any]]] = {}
     for planner in args.planner or PLANNERS:
-        results, probed = check_planner(python, files, planner, args.timeout, cwd, args.load_probe)
+        results, probed, linted = check_planner(
+            python, files, planner, args.timeout, cwd, args.load_probe
+        )
         if args.save_probe is not None:
             args.save_probe.mkdir(parents=True, exist_ok=True)
             (args.save_probe / f"{planner}.json").write_text(json.dumps(probed) + "\n")
@@ -341,6 +347,9 @@ def main(argv: list[str] | None = None) -> int:
         memory[planner] = memory_report(probed, list(files))
         if planner == "pypto":  # under ptoas MemoryReuse leaves slotted loops alone
             sections["memory"].append(memory_summary(planner, memory[planner]))
+            predictions = memory_predictions(linted, memory[planner])
+            sections["memory"].append(predictions.line())
+            sections["memory"] += [f"  wrong: {line}" for line in predictions.wrong]
         sections["disagree"] += [
             f"  [{planner}] {r.file}:{r.line}: {r.text}" for r in results if r.status == "disagree"
         ]

@@ -353,3 +353,87 @@ def sizes(memory: Mapping[str, Mapping[str, Any]]) -> list[tuple[tuple[int, ...]
             found.append((tuple(shape), tile["dtype"], tile["space"], tile["bytes"]))
         seen.add(key)
     return found
+
+
+@dataclass(frozen=True)
+class Predictions:
+    """skewlint's memory codes against the compiler: the PH-MR-001 hints in user loops,
+    those an SKW080 at the loop predicts (same space, requested and achieved depth), the
+    entries AllocateMemoryAddr stopped, those an SKW081 predicts (same file, same space),
+    and every SKW08x with no such counterpart (a false positive)."""
+
+    hints: int
+    predicted: int
+    overflows: int
+    predicted_overflows: int
+    wrong: tuple[str, ...]
+
+    def line(self) -> str:
+        """The harness' summary line."""
+        return (
+            f"memory: {self.hints} hints, {self.predicted} predicted, {len(self.wrong)} "
+            f"predicted wrongly; {self.overflows} overflows, {self.predicted_overflows} "
+            "predicted"
+        )
+
+
+CODE_CAUSE = {"SKW080": "slot-bound", "SKW081": "overflow"}
+
+
+def _claims(item: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The per-space records of a finding's loop whose cause is the finding's."""
+    cause = CODE_CAUSE[item["code"]]
+    every = list(item.get("memory") or [])
+    for core in item.get("cores") or []:
+        every += core.get("memory") or []
+    return [found for found in every if found["cause"] == cause]
+
+
+def _entries(item: Mapping[str, Any]) -> set[str]:
+    """The entries a finding's loop is compiled in: its function, or the caller of the
+    inline helper copy it is about (``Kernel.main`` names the entry ``main``)."""
+    names = {item.get("function") or ""}
+    caller = (item.get("instance") or {}).get("caller")
+    if caller:
+        names.add(caller)
+    return {name.rsplit(".", 1)[-1] for name in names}
+
+
+def memory_predictions(
+    findings: Iterable[Mapping[str, Any]], report: Mapping[str, list[Any]]
+) -> Predictions:
+    """``findings``: skewlint's JSON items (``filename`` absolute); ``report``:
+    ``compiler_check.memory_report``'s (its groups' ``loop`` and errors' ``file``
+    absolute, as the probe names them)."""
+    hinted = [g for g in report["groups"] if g["hint"] and not g["made"] and g["loop"]]
+    predicted: set[int] = set()
+    stopped: set[int] = set()
+    wrong = []
+    for item in findings:
+        if item["code"] not in CODE_CAUSE:
+            continue
+        where = f"{item['filename']}:{item['loop']['line']}"
+        for claim in _claims(item):
+            if item["code"] == "SKW080":
+                hits = [
+                    n
+                    for n, g in enumerate(hinted)
+                    if g["loop"] == where
+                    and g["space"] == claim["space"]
+                    and (g["hint"]["requested"], g["hint"]["achieved"])
+                    == (claim["requested"], claim["achieved"])
+                ]
+                predicted.update(hits)
+            else:
+                hits = [
+                    n
+                    for n, e in enumerate(report["errors"])
+                    if e["file"] == item["filename"]
+                    and e["entry"] in _entries(item)
+                    and f"{claim['space']} buffer usage" in e["error"]
+                ]
+                stopped.update(hits)
+            if not hits:
+                wrong.append(f"{where}: {item['code']} {claim['space']} has no counterpart")
+    counts = len(hinted), len(predicted), len(report["errors"]), len(stopped)
+    return Predictions(*counts, tuple(wrong))

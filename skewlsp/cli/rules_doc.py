@@ -50,7 +50,8 @@ def render() -> str:
             "",
             f"## {code}",
             "",
-            f"**{info.title}** — verdict: {info.verdict}; default severity: {info.severity}.",
+            f"**{info.title}** — verdict: {info.verdict}; default severity: {info.severity}"
+            + (f"; the compiler's diagnostic: `{info.compiler_id}`." if info.compiler_id else "."),
             "",
             info.explanation,
             "",

@@ -3,7 +3,7 @@ iterations``) and the build a verdict holds for."""
 
 from __future__ import annotations
 
-from skewlsp.contract import LoopReport
+from skewlsp.contract import LoopReport, SpaceBuffers
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
@@ -24,4 +24,37 @@ def assumed_lines(report: LoopReport) -> list[str]:
         return []
     lines = ["; ".join(a.text for a in report.assumes)]
     lines += [f"with {v.label}: {v.code} {v.message}" for v in report.variants]
+    return lines
+
+
+def buffers_text(found: SpaceBuffers) -> str:
+    """One memory space of a replicated loop: the buffers MemoryReuse gives its loads, as
+    far as skewlsp sees (``Vec: at most 2 of 3 buffers per load, 65536 B per stage,
+    slot-bound``)."""
+    asked = f"{found.stage_bytes} B per stage"
+    if found.cause == "overflow":
+        return (
+            f"{found.space}: the loads of {found.requested} stages overflow it ({asked}): "
+            "the compile stops"
+        )
+    if found.achieved is not None:
+        return (
+            f"{found.space}: at most {found.achieved} of {found.requested} buffers per load "
+            f"({asked}, {found.cause})"
+        )
+    why = f": {found.reason}" if found.reason else ""
+    return f"{found.space}: {found.requested} buffers per load asked ({asked}){why}"
+
+
+def memory_lines(report: LoopReport) -> list[str]:
+    """``memory: ...`` (``memory (aiv): ...`` per core copy): what MemoryReuse and
+    AllocateMemoryAddr give the loop's loads, for the ``full`` format and the hover."""
+    lines = []
+    if report.memory:
+        lines.append("memory: " + "; ".join(buffers_text(found) for found in report.memory))
+    for core in report.cores:
+        if core.memory:
+            lines.append(
+                f"memory ({core.core}): " + "; ".join(buffers_text(f) for f in core.memory)
+            )
     return lines

@@ -29,9 +29,11 @@ from skewlsp.contract.codes import (  # noqa: F401 - re-exported: the contract i
     INVALID_LOOP,
     LEFT,
     LOWERING_REJECTED,
+    MEMORY_OVERFLOW,
     NOT_COMPILED,
     SCALAR_ACROSS,
     SEVERITY_RANK,
+    SLOT_BOUND,
     STAGE_HINT,
     SYNTAX_ERROR,
     UNKNOWN,
@@ -222,6 +224,31 @@ class Lowering:
 
 
 @dataclass(frozen=True)
+class SpaceBuffers:
+    """The buffers MemoryReuse gives a replicated loop's loads in one memory space: its
+    stage group there (the main loop's clones, or the copies when there is no main loop),
+    as far as skewlsp sees the function's tiles (the loads only: not the tiles the body
+    computes, not a matmul's L0 operands, not the tiles outside the loops).
+
+    ``stage_bytes``: one stage's slot as the loads make it (the largest load there,
+    aligned); ``requested``: the stages asking for a buffer each; ``achieved``: at most
+    this many (the loads alone already decide it), None when the loads alone fit every
+    stage (then the function's other tiles decide, which skewlsp does not model);
+    ``cause``: "slot-bound" (the stages' slots alone exceed the space: PH-MR-001),
+    "overflow" (the loads alone overflow it at any depth: AllocateMemoryAddr stops), else
+    None; ``known``: whether the loads alone decide it; ``reason``: what is not known.
+    """
+
+    space: str
+    stage_bytes: int
+    requested: int
+    achieved: int | None = None
+    cause: str | None = None
+    known: bool = False
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
 class CoreResult:
     """The verdict for one core's copy of a loop split by the mixed-kernel model."""
 
@@ -239,6 +266,7 @@ class CoreResult:
     # statements the compiler adds (tpush/tpop/tfree) start with "+ ".
     body: tuple[str, ...] = ()
     lowering: Lowering | None = None  # a copy the skew pass left: what the lowering does
+    memory: tuple[SpaceBuffers, ...] = ()  # what MemoryReuse gives its loads, per space
 
 
 @dataclass(frozen=True)
@@ -331,6 +359,8 @@ class LoopReport:
     producer_elsewhere: bool = False
     # A loop the skew pass left: what LowerPipelineToSlots / LowerPipelineLoops make of it.
     lowering: Lowering | None = None
+    # ... and what MemoryReuse / AllocateMemoryAddr then give its loads, per memory space.
+    memory: tuple[SpaceBuffers, ...] = ()
     args: tuple[tuple[str, str], ...] = field(default=())
     # The values of the environment or command line this verdict assumed and that decide it
     # (another value gives another report), and the loop under each other declared value

@@ -22,6 +22,8 @@ UNKNOWN = "SKW050"
 FIFO_REORDER = "SKW060"
 SCALAR_ACROSS = "SKW061"
 NOT_COMPILED = "SKW070"
+SLOT_BOUND = "SKW080"  # PH-MR-001, slot-bound: the stages' own slots exceed the space
+MEMORY_OVERFLOW = "SKW081"  # the loop's loads alone overflow a space: AllocateMemoryAddr
 SYNTAX_ERROR = "SKW900"
 UNUSED_SUPPRESSION = "SKW901"
 UNREADABLE_FILE = "SKW902"
@@ -39,6 +41,7 @@ class ReasonCode:
     example: str
     fix: str
     origin: str = "analysis"  # "linter": a code about the lint run itself, not about a loop
+    compiler_id: str | None = None  # the compiler's own diagnostic this code predicts
 
 
 _CODES = [
@@ -388,6 +391,47 @@ _CODES = [
         "Nothing to fix if the branch is meant for another configuration; to see its "
         "verdicts, assume the build that selects it (`--env NAME=VALUE`, or `environment` "
         "in the configuration) or change the constant.",
+    ),
+    ReasonCode(
+        SLOT_BOUND,
+        "-",
+        "warning",
+        "MemoryReuse cannot keep every stage apart: the stages' slots alone exceed the space",
+        "LowerPipelineLoops replicates a same-core pipeline loop's body: its `stage` clones "
+        "(or, with no main loop, its copies) form one stage group, and MemoryReuse gives "
+        "the group's clones separate buffers only up to the depth its memory space affords: "
+        "at most capacity / slot, where the slot is the group's largest tile there. When "
+        "the loop's own loads already need more than the space (after the PTO-ISA reserve "
+        "of the UB), the compiler cannot give the depth asked for whatever else the "
+        "function holds, and says so after a full compile in its PH-MR-001 perf hint "
+        "(\"This operand alone needs ...\"). skewlsp sees a function's loads only, not the "
+        "tiles the body computes nor a matmul's L0 operands: it reports the cases the "
+        "loads decide alone, and shows the others as `fits alone` in the hover, `full` "
+        "output and JSON.",
+        "BLOCKS = 3\n"
+        "for i in pl.pipeline(BLOCKS, stage=4):  # three 64 KB copies: Vec holds two\n"
+        "    t = a[i * 16 : i * 16 + 16, :]  # [16, 1024] FP32",
+        "Ask for the depth that fits (the message gives it, checked by packing the loop "
+        "again), or load smaller tiles (the message gives the largest that fits).",
+        compiler_id="PH-MR-001",
+    ),
+    ReasonCode(
+        MEMORY_OVERFLOW,
+        "error",
+        "error",
+        "the loop's loads alone overflow a memory space: the compile stops",
+        "In the main loop LowerPipelineLoops leaves, CanonicalizeIOOrder puts every "
+        "clone's loads ahead of the clones' compute, so all of them are live at once and "
+        "each needs its own buffer. When they alone exceed the memory space, MemoryReuse "
+        "finds no depth that fits, falls back to its legacy packing (a warning), and "
+        "AllocateMemoryAddr stops the compile: \"Vec buffer usage (N bytes) exceeds "
+        "platform limit (C bytes)\". The function's other tiles only add to this.",
+        "for i in pl.pipeline(4, stage=2):  # two 64 KB loads per stage: 256 KB at once\n"
+        "    qi = q[i * 16 : i * 16 + 16, :]\n"
+        "    ki = k[i * 16 : i * 16 + 16, :]",
+        "Lower the stage, or load smaller tiles: the message gives the bytes needed and the "
+        "space's capacity.",
+        compiler_id="AllocateMemoryAddr",
     ),
     ReasonCode(
         "SKW900",

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from skewlsp.common.fixes import fix_label
 from skewlsp.common.pipeline import loop_fix
-from skewlsp.common.wording import assumed_lines, plural
+from skewlsp.common.wording import assumed_lines, memory_lines, plural
 from skewlsp.contract import CODES, CORE_TITLES, FIFO_REORDER, LoopReport
 from skewlsp.server.fifo_hover import fifo_hover
 
@@ -180,6 +180,9 @@ def hover_markdown(
     cores = _core_lines(report)
     if cores:
         lines += ["", *cores]
+    memory = memory_lines(report)
+    if memory:  # the buffers MemoryReuse gives the loads, per memory space
+        lines += ["", *(f"- {line}" for line in memory)]
     assumed = assumed_lines(report)
     if assumed:  # the build this verdict holds for, and the loop under the others
         lines += ["", *(f"- {line}" for line in assumed)]

@@ -23,6 +23,7 @@ from benchmarks.compiler_memory import (
     fallbacks,
     group_records,
     memberships,
+    memory_predictions,
     parse_hint,
     space_footprints,
 )
@@ -171,3 +172,47 @@ def test_a_skewed_loops_clones_are_numbered_from_two_to_the_twentieth():
     memory = {"InitMemRef": {"tiles": init}, "MemoryReuse": {"tiles": init}}
     (group,) = group_records("e", memory, [], {"/repo/k.py": {10: 13}})
     assert group.skew and group.group == 1 << 20
+
+
+def finding(
+    code: str, file: str, line: int, space: str, requested: int, achieved: int | None,
+    function: str = "",
+) -> dict:
+    """A skewlint JSON item of a memory code (hand-written, in its form): a split loop's
+    vector copy with the one space the code is about."""
+    cause = {"SKW080": "slot-bound", "SKW081": "overflow"}[code]
+    memory = {"space": space, "stage_bytes": 65536, "requested": requested,
+              "achieved": achieved, "cause": cause, "known": True, "reason": None}
+    return {"code": code, "filename": str(MEM_LLM / file), "loop": {"line": line},
+            "function": function, "instance": None,
+            "memory": [], "cores": [{"core": "aiv", "memory": [memory]}]}
+
+
+def test_an_overflow_at_the_entry_the_compiler_stopped_is_predicted():
+    report = memory_report(probed(), sorted(MEM_LLM.glob("*.py")))
+    overflow = finding("SKW081", "vector.py", 25, "Vec", 4, None, "four_stages_of_wide_rows")
+    found = memory_predictions([overflow], report)
+    assert (found.overflows, found.predicted_overflows, found.wrong) == (1, 1, ())
+    assert found.line() == "memory: 3 hints, 0 predicted, 0 predicted wrongly; 1 overflows, 1 predicted"
+
+
+def test_a_slot_bound_claim_needs_the_compiler_s_hint_at_that_loop_with_the_same_depths():
+    report = memory_report(probed(), sorted(MEM_LLM.glob("*.py")))
+    # vector.py:61: the compiler hints 1 of 4 in Vec; helpers.py:18: 2 of 4.
+    right = finding("SKW080", "vector.py", 61, "Vec", 4, 1)
+    wrong_depth = finding("SKW080", "helpers.py", 18, "Vec", 4, 3)
+    nowhere = finding("SKW080", "vector.py", 16, "Vec", 2, 1)
+    found = memory_predictions([right, wrong_depth, nowhere], report)
+    assert (found.hints, found.predicted) == (3, 1)
+    assert [w.rsplit("/", 1)[-1] for w in found.wrong] == [
+        "helpers.py:18: SKW080 Vec has no counterpart",
+        "vector.py:16: SKW080 Vec has no counterpart",
+    ]
+
+
+def test_an_overflow_claimed_in_another_entry_of_the_file_is_wrong():
+    report = memory_report(probed(), sorted(MEM_LLM.glob("*.py")))
+    elsewhere = finding("SKW081", "vector.py", 16, "Vec", 2, None, "two_stages_fit")
+    found = memory_predictions([elsewhere], report)
+    assert found.predicted_overflows == 0
+    assert [w.rsplit("/", 1)[-1] for w in found.wrong] == ["vector.py:16: SKW081 Vec has no counterpart"]

@@ -41,7 +41,7 @@ def test_a_stage_2_loop_that_runs_once_is_1_copy(run: Run, tmp_path: Path) -> No
     write(tmp_path, {"a.py": kernel(LOCAL, "pl.pipeline(0, 1, 1, stage=2)", target="k")})
     out = run("--no-cache", "a.py").out
     assert "SKW014" in out and "stage=2 but the loop runs once: 1 copy written out" in out
-    assert "1 buffer per load" in out
+    assert "asking 1 buffer per load" in out
     assert not ONE_PLURAL.search(out), out
     previewed = run("preview", "a.py:8")
     assert previewed.exit_code == 0 and "pl.pipeline" not in previewed.out
@@ -55,5 +55,5 @@ def test_one_main_loop_iteration_and_one_remainder_copy_read_in_the_singular(
     write(tmp_path, {"a.py": kernel(LOCAL, "pl.pipeline(0, 3, 1, stage=2)", target="k")})
     out = run("--no-cache", "--extend-select", "SKW012", "a.py").out
     assert "SKW012" in out and "main loop 0..2 step 2 (1 iteration)" in out
-    assert "then 1 copy after it (1 buffer per load)" in out
+    assert "then 1 copy after it (asking 1 buffer per load)" in out
     assert not ONE_PLURAL.search(out), out

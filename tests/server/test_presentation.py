@@ -6,6 +6,7 @@ import dataclasses
 from pathlib import Path
 
 from skewlsp.analysis import analyze
+from skewlsp.common.resolver import RecordingResolver
 from skewlsp.contract import Instance, Span
 from skewlsp.server.presentation import (
     explain_markdown,
@@ -174,3 +175,13 @@ def test_the_hover_of_a_loop_whose_skew_reorders_a_fifo_shows_what_the_peer_rece
     assert "- source order: qt(0) **rt(0)** qt(1) **rt(1)**" in text
     assert "- after the skew: qt(0) qt(1) qt(2) qt(3) **rt(0)** **rt(1)**" in text
     assert text.count("SKW060") == 2  # the code once, in the section's own heading once
+
+
+def test_hover_lists_the_buffers_memory_reuse_gives_each_core_copy_s_loads():
+    mem_llm = Path(__file__).resolve().parents[1] / "fixtures" / "memory" / "models" / "mem_llm"
+    path = mem_llm / "short.py"
+    reports = analyze(path.read_text(), str(path), resolver=RecordingResolver((mem_llm,)))
+    (short,) = [r for r in reports if r.function == "short_context_rows"]
+    text = hover_markdown(short)
+    assert "- memory (aiv): Vec: at most 2 of 3 buffers per load (65536 B per stage, slot-bound)" in text
+    assert "`SKW080` [warning] PH-MR-001: MemoryReuse keeps at most 2 of the 3" in text

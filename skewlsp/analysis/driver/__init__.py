@@ -42,6 +42,7 @@ from skewlsp.analysis.driver.variants import AssumedReads, with_variant_verdicts
 from skewlsp.analysis.frontend.assumed import Build
 from skewlsp.analysis.frontend.imports import SharedModules
 from skewlsp.analysis.frontend.state import AnalysisState
+from skewlsp.analysis.report.memory import with_memory
 from skewlsp.analysis.report.overlap import with_overlaps
 from skewlsp.analysis.reuse.unit_cache import UnitCache
 from skewlsp.contract import Assumptions, Importers, LoopReport, Resolver
@@ -161,4 +162,12 @@ def _analysed(
         for model, report in zip(models, reports, strict=True)
     ]
     # The passes over whole core functions, once every loop of each is lowered.
-    return function_stage(models), read
+    models = function_stage(models, planner=state.planner)
+    # Onto each loop's report: what the memory passes give its loads on each core copy.
+    models = [
+        replace(model, report=with_memory(model.report, model.functions))
+        if model.functions
+        else model
+        for model in models
+    ]
+    return models, read

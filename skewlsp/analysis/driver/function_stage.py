@@ -4,7 +4,7 @@ The per-loop pass list (:mod:`.loop_decision`, :mod:`.core_passes`) and the lowe
 passes (:mod:`.lowered`) leave each loop decided and lowered. pypto then runs passes
 over whole functions (InitMemRef 31, MemoryReuse 33, AllocateMemoryAddr 34 in
 ``pass_manager.py``'s order): this is where their models run. :func:`function_stage`
-builds one :class:`~skewlsp.analysis.lower_pipeline.core_function.CoreFunction` per
+builds one :class:`~skewlsp.analysis.memory.core_function.CoreFunction` per
 function copy and core from the module's lowered loops, runs :data:`FUNCTION_PASSES` over
 each in order, and hands every loop the records of its function (one per core it is
 on): the loops of one function share them.
@@ -20,25 +20,27 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from skewlsp.analysis.driver.loop_decision import LoopModel
-from skewlsp.analysis.lower_pipeline.core_function import CoreFunction, FunctionLoop
+from skewlsp.analysis.memory.core_function import CoreFunction, FunctionLoop
+from skewlsp.analysis.memory.function_passes import allocate_memory, init_memref, reuse_memory
 from skewlsp.contract import SYNTAX_ERROR, Core, Instance, Lowering, Verdict
 
 FunctionPass = Callable[[CoreFunction], CoreFunction]
 
 # The function-level passes, in pass_manager.py's order; each takes a core function and
-# returns it with what it adds. None is modelled yet (31 InitMemRef, 33 MemoryReuse and
-# 34 AllocateMemoryAddr go here, in that order).
-FUNCTION_PASSES: tuple[FunctionPass, ...] = ()
+# returns it with what it adds: 31 InitMemRef, 33 MemoryReuse, 34 AllocateMemoryAddr.
+FUNCTION_PASSES: tuple[FunctionPass, ...] = (init_memref, reuse_memory, allocate_memory)
 
 _Key = tuple[str | None, str, Instance | None, Core | None]
 
 
 def function_stage(
-    models: Sequence[LoopModel], passes: Sequence[FunctionPass] = FUNCTION_PASSES
+    models: Sequence[LoopModel],
+    passes: Sequence[FunctionPass] = FUNCTION_PASSES,
+    planner: str = "pypto",
 ) -> list[LoopModel]:
-    """``models`` (a module's, lowered), each handed the records of its function per core,
-    after ``passes`` ran over every record in order."""
-    functions = core_functions(models)
+    """``models`` (a module's, lowered under ``planner``), each handed the records of its
+    function per core, after ``passes`` ran over every record in order."""
+    functions = core_functions(models, planner)
     for run in passes:
         functions = {key: run(function) for key, function in functions.items()}
     return [
@@ -49,7 +51,7 @@ def function_stage(
     ]
 
 
-def core_functions(models: Sequence[LoopModel]) -> dict[_Key, CoreFunction]:
+def core_functions(models: Sequence[LoopModel], planner: str = "pypto") -> dict[_Key, CoreFunction]:
     """One record per function copy and core, its loops in source order."""
     loops: dict[_Key, list[FunctionLoop]] = {}
     for model in sorted(models, key=lambda m: (m.report.span.line, m.report.span.column)):
@@ -66,7 +68,7 @@ def core_functions(models: Sequence[LoopModel]) -> dict[_Key, CoreFunction]:
             loop = FunctionLoop(report.span, verdict, code, lowering, model.facts)
             loops.setdefault(key, []).append(loop)
     return {
-        key: CoreFunction(key[0], key[1], key[2], key[3], tuple(found))
+        key: CoreFunction(key[0], key[1], key[2], key[3], tuple(found), planner)
         for key, found in loops.items()
     }
 

@@ -35,9 +35,9 @@ from skewlsp.analysis.frontend.scope import EnclosingLoop, FunctionScope
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import Interval, Opaque
-from skewlsp.analysis.lower_pipeline.core_function import CoreFunction
 from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, LoopFacts
 from skewlsp.analysis.lower_pipeline.slot_loads import slot_loads
+from skewlsp.analysis.memory.core_function import CoreFunction
 from skewlsp.analysis.passes.body import Body, BodyContext, InnerSkew, Stmt
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import LoopSurroundings, surroundings
 from skewlsp.analysis.passes.convert_to_ssa import resolve

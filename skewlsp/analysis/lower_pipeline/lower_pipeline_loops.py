@@ -82,7 +82,7 @@ def _static(stage: int, start: int, step: int, trip: int) -> Lowering:
             "replicated",
             "SKW014",
             f"stage={stage} but the loop runs {_times(trip)}: {_copies(trip)} written out and "
-            f"no main loop, {_buffers(trip)} per load",
+            f"no main loop, asking {_buffers(trip)} per load",
             stage,
             main_trip=0,
             tail=trip,
@@ -93,7 +93,7 @@ def _static(stage: int, start: int, step: int, trip: int) -> Lowering:
     main_stop = start + main * stride
     shape = (
         f"replicated: {_copies(stage)} per iteration, main loop {start}..{main_stop} step "
-        f"{stride} ({main} iteration{'' if main == 1 else 's'}), {_buffers(stage)} per load"
+        f"{stride} ({main} iteration{'' if main == 1 else 's'}), asking {_buffers(stage)} per load"
     )
     found = Lowering(
         "replicated",
@@ -112,7 +112,7 @@ def _static(stage: int, start: int, step: int, trip: int) -> Lowering:
     return replace(
         found,
         code="SKW012",
-        reason=f"{shape}; then {_copies(rest)} after it ({_buffers(rest)} per load)",
+        reason=f"{shape}; then {_copies(rest)} after it (asking {_buffers(rest)} per load)",
         tail=rest,
         tail_buffers=rest,
         copies=stage + rest,
@@ -126,7 +126,7 @@ def _dynamic(stage: int, start: int | None, step: int, run_time: str | None) -> 
         "replicated",
         "SKW013",
         f"replicated: {_copies(stage)} per iteration up to unroll_main_end ({known}), "
-        f"step {stage * step}, {_buffers(stage)} per load; the remainder through "
+        f"step {stage * step}, asking {_buffers(stage)} per load; the remainder through "
         f"{branches} `if unroll_rem == k` {'branch' if branches == 1 else 'branches'}",
         stage,
         main_start=start,

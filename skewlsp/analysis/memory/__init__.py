@@ -1,7 +1,9 @@
 """The memory passes after the lowering (pass docs 31, 33 and 34), per core function.
 
-Not wired into any report yet: each module is a pure function from a function's tiles
-to that pass's result, for the function-level stage of the driver to call.
+Each pass module is a pure function from a function's tiles to that pass's result;
+:mod:`.function_passes` runs them over a :class:`.core_function.CoreFunction` for the
+driver's function stage (each loop's loads alone: they are all skewlsp sees of a
+function's tiles), and ``report/memory.py`` puts what that decides on the loop's report.
 
 - :mod:`.chip`: the on-chip memories of each backend (capacity, alignment);
 - 31 InitMemRef: :mod:`.init_memref` (a tile's bytes, its buffer);

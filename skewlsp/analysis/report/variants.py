@@ -44,7 +44,7 @@ def with_variants(
         for alternative, others in zip(alternatives, by_key, strict=True):
             same_place = others.get(key, [])
             other = same_place[nth] if nth < len(same_place) else None
-            if other is not None and other == report:
+            if other is not None and _shown(other) == _shown(report):
                 continue
             if alternative.assumed not in assumes:
                 assumes.append(alternative.assumed)
@@ -53,6 +53,16 @@ def with_variants(
             report = replace(report, assumes=tuple(assumes), variants=tuple(variants))
         found.append(report)
     return found
+
+
+def _shown(report: LoopReport) -> LoopReport:
+    """What a variant tells apart: the report without its buffers' bytes (``memory``,
+    which another build's tile sizes change while the verdict and findings stay; a
+    memory code another build gives or takes away is a finding, and so a difference)."""
+    if not report.memory and not any(core.memory for core in report.cores):
+        return report
+    cores = tuple(replace(core, memory=()) for core in report.cores)
+    return replace(report, memory=(), cores=cores)
 
 
 def _by_key(

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from skewlsp.cli.formats.context import SEVERITY_STYLE, FormatContext
 from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.common.fixes import fix_label
-from skewlsp.common.wording import assumed_lines, plural
+from skewlsp.common.wording import assumed_lines, memory_lines, plural
 from skewlsp.contract import CODES, SYNTAX_ERROR, CoreResult, LoopReport, Span, order_text
 
 FULL_LOOP_LINES = 12  # loops up to this long are shown whole; longer ones are elided
@@ -146,6 +146,7 @@ def render_one(diagnostic: Diagnostic, context: FormatContext) -> str:
             notes.extend(line for copy in diagnostic.copies for line in copy_lines(copy))
         else:
             notes.extend(core_line(core) for core in report.cores)
+        notes.extend(memory_lines(report))
         if report.fix_hint:
             notes.append(f"{fix_label(diagnostic.applicability)}: {report.fix_hint}")
         notes.extend(assumed_lines(report))

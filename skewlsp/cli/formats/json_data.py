@@ -12,12 +12,14 @@ from typing import Any
 from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.common.rules_page import docs_url
 from skewlsp.contract import (
+    CODES,
     CoreResult,
     FifoHazard,
     FifoMessage,
     Instance,
     LoopReport,
     Lowering,
+    SpaceBuffers,
     Span,
 )
 
@@ -93,6 +95,11 @@ def lowering_data(lowering: Lowering | None) -> dict[str, Any] | None:
     return dataclasses.asdict(lowering) if lowering is not None else None
 
 
+def memory_data(memory: Sequence[SpaceBuffers]) -> list[dict[str, Any]]:
+    """What MemoryReuse and AllocateMemoryAddr give a loop's loads, per memory space."""
+    return [dataclasses.asdict(found) for found in memory]
+
+
 def cores_data(cores: Sequence[CoreResult]) -> list[dict[str, Any]]:
     """Each core's copy of a split loop: the loop's, and each copy's of a loop built several
     times (one shape for both, so a tool reads them alike)."""
@@ -109,6 +116,7 @@ def cores_data(cores: Sequence[CoreResult]) -> list[dict[str, Any]]:
             "pushes": c.pushes,
             "pops": c.pops,
             "lowering": lowering_data(c.lowering),
+            "memory": memory_data(c.memory),
         }
         for c in cores
     ]
@@ -157,6 +165,8 @@ def diagnostic_data(
             else None
         ),
         "lowering": lowering_data(report.lowering) if report else None,
+        "memory": memory_data(report.memory if report else ()),
+        "compiler_id": CODES[diagnostic.code].compiler_id if diagnostic.code in CODES else None,
         "related": [
             {"message": r.message, **(span_data(r.span) or {})} for r in diagnostic.related
         ],
@@ -173,6 +183,7 @@ def diagnostic_data(
                 "instance": instance_data(copy.instance),
                 "cores": cores_data(copy.cores),
                 "lowering": lowering_data(copy.lowering),
+                "memory": memory_data(copy.memory),
                 **assumed_data(copy),
             }
             for copy in diagnostic.copies

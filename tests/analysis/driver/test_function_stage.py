@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from skewlsp.analysis.driver import analyze_models
 from skewlsp.analysis.driver.function_stage import function_stage
-from skewlsp.analysis.lower_pipeline.core_function import CoreFunction
+from skewlsp.analysis.memory.core_function import CoreFunction
 from skewlsp.analysis.reuse.unit_cache import UnitCache
 from tests.kernels import (
     ATTENTION,

@@ -1,0 +1,73 @@
+"""A core function as the per-loop passes leave it: the record the function-level passes read.
+
+pypto's passes after LowerPipelineLoops (InitMemRef, MemoryReuse, AllocateMemoryAddr:
+``docs/en/dev/passes/31-*``, ``33-*``, ``34-*``) work on a whole outlined function of one
+core, every loop in it at once: the buffers one loop's lowering asks for share the
+function's memory with the others'. skewlsp decides and lowers loop by loop, so what
+such a pass needs is gathered here, once per function copy and core, after every loop
+of the function is lowered (the driver's function stage: ``driver.function_stage``):
+each loop's verdict and lowering on that core, and what the lowering read of it; then
+what the memory passes make of each loop (:class:`LoopMemory`, filled in pass by pass:
+:mod:`.function_passes`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
+from skewlsp.analysis.memory.allocate_memory_addr import Allocation
+from skewlsp.analysis.memory.canonicalize_io_order import FunctionTiles, ReplicatedLoop
+from skewlsp.analysis.memory.memory_reuse import ReuseResult
+from skewlsp.contract import Core, Instance, Lowering, Span
+
+
+@dataclass(frozen=True)
+class FunctionLoop:
+    """One loop of a core function: its verdict and lowering on that core (a split
+    loop's core copy's), and what the lowering read of the loop (its loads, the outlined
+    scope they are charged to)."""
+
+    span: Span
+    verdict: str
+    code: str
+    lowering: Lowering | None
+    facts: LoopFacts
+
+
+@dataclass(frozen=True)
+class LoopMemory:
+    """What the memory passes make of one loop's loads, alone: the tiles 31 InitMemRef
+    sizes (laid out as CanonicalizeIOOrder leaves them), 33 MemoryReuse's packing and
+    34 AllocateMemoryAddr's placement of them.
+
+    Alone, because the loads are all skewlsp sees of a function's tiles: what they
+    cannot fit by themselves the whole function cannot fit either (a slot-bound depth,
+    an overflow), and that is all the report says for certain. ``why``: why the loop
+    is not modelled (not replicated, loads of no static size, ...), None when it is;
+    ``loop``: the loop as the layout read it (its loads, stage, trip and remainder).
+    """
+
+    loop: ReplicatedLoop | None = None
+    tiles: FunctionTiles | None = None
+    reuse: ReuseResult | None = None
+    allocation: Allocation | None = None
+    why: str | None = None
+
+
+@dataclass(frozen=True)
+class CoreFunction:
+    """One copy of a Python function (``instance``: which, when Python builds it more
+    than once or it is an inline helper's copy at a call) on one core, and its loops in
+    source order. ``core`` None: loops the model gives no core (no message, no split).
+    ``planner``: the compiler's memory planner ("pypto" or "ptoas": then MemoryReuse and
+    AllocateMemoryAddr leave the function alone); ``memory``: one record per loop, in the
+    loops' order, once InitMemRef has run (empty before, and under ptoas)."""
+
+    path: str | None
+    function: str
+    instance: Instance | None
+    core: Core | None
+    loops: tuple[FunctionLoop, ...]
+    planner: str = "pypto"
+    memory: tuple[LoopMemory, ...] = ()

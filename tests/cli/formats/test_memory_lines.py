@@ -1,0 +1,52 @@
+"""The buffers MemoryReuse gives a replicated loop's loads (issue #41), in `json` and
+`full`: per core copy, per memory space, and the compiler's diagnostic a code predicts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.cli.conftest import Run
+from tests.cli.helpers import write
+
+MEM_LLM = Path(__file__).resolve().parents[2] / "fixtures" / "memory" / "models" / "mem_llm"
+
+
+def kernels(tmp_path: Path) -> None:
+    write(tmp_path, {name: (MEM_LLM / name).read_text() for name in ("config.py", "short.py")})
+
+
+def test_json_carries_each_core_copy_s_buffers_and_the_compiler_s_diagnostic_id(
+    run: Run, tmp_path: Path
+) -> None:
+    kernels(tmp_path)
+    found = run("--output-format", "json", "--select", "ALL", "short.py").json()
+    by_code = {item["code"]: item for item in found}
+    assert by_code["SKW080"]["compiler_id"] == "PH-MR-001"
+    assert by_code["SKW081"]["compiler_id"] == "AllocateMemoryAddr"
+    assert by_code["SKW081"]["severity"] == "error"
+    (core,) = by_code["SKW014"]["cores"]
+    assert core["memory"] == [
+        {
+            "space": "Vec",
+            "stage_bytes": 65536,
+            "requested": 3,
+            "achieved": 2,
+            "cause": "slot-bound",
+            "known": True,
+            "reason": None,
+        }
+    ]
+    assert by_code["SKW014"]["compiler_id"] is None
+
+
+def test_full_says_what_is_known_and_what_is_not(run: Run, tmp_path: Path) -> None:
+    kernels(tmp_path)
+    out = run("--select", "ALL", "short.py").out
+    assert "= memory (aiv): Vec: at most 2 of 3 buffers per load (65536 B per stage, slot-bound)" in out
+    assert "= memory (aiv): Vec: the loads of 2 stages overflow it (65536 B per stage): the compile stops" in out
+    write(tmp_path, {"fit.py": (MEM_LLM / "vector.py").read_text(), "helpers.py": (MEM_LLM / "helpers.py").read_text()})
+    fits = run("--select", "ALL", "fit.py").out
+    assert (
+        "= memory (aiv): Vec: 2 buffers per load asked (32768 B per stage): fits alone; "
+        "other tiles of the function not modelled"
+    ) in fits
