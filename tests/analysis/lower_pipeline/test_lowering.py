@@ -201,3 +201,14 @@ def test_a_run_time_remainder_names_the_value_that_makes_it_so() -> None:
     (per_layer,) = [r for r in found if r.instance is not None and r.instance.caller == "per_layer"]
     assert per_layer.code == "SKW013" and per_layer.dynamic_symbol == "blocks"
     assert "up to unroll_main_end (`blocks` is known at run time only)" in per_layer.message
+
+
+def test_under_ptoas_a_rotated_loop_names_the_slot_by_its_own_variable_and_stage(
+    ptoas: dict[int, LoopReport],
+) -> None:
+    """The inner loop at line 190 counts with ``j`` over 2 slots: its loads take slot
+    ``j % 2`` (the compiler's slot index is the loop's own variable modulo the stage)."""
+    lowering = ptoas[190].lowering
+    assert lowering is not None and lowering.code == "SKW015"
+    assert "slot j % 2" in lowering.reason
+    assert "slot i %" not in ptoas[190].message
