@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.common.headline import headline, hint_headline
 from skewlsp.common.select import Selection
 from skewlsp.common.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
 from skewlsp.contract import SEVERITY_RANK, UNUSED_SUPPRESSION, LoopReport, Related, Span
@@ -57,6 +58,7 @@ def flatten(
                 snippet,
                 related=_unique(place for r in copies for place in _related(r)),
                 copies=tuple(copies) if len(copies) > 1 else (),
+                short_message=headline(report, ordered),
             )
         )
         seen: set[tuple[str, Span, str]] = set()
@@ -79,6 +81,7 @@ def flatten(
                         snippet,
                         related=hint.related,
                         fix=hint.fix,
+                        short_message=hint_headline(hint, copy),
                     )
                 )
     return found
@@ -92,7 +95,14 @@ def _copy_at_its_call(report: LoopReport) -> bool:
 
 def _call_hint(filename: str, report: LoopReport) -> Diagnostic:
     return Diagnostic(
-        filename, "hint", report.code, report.message, finding_span(report), "hint", report
+        filename,
+        "hint",
+        report.code,
+        report.message,
+        finding_span(report),
+        "hint",
+        report,
+        short_message=headline(report),
     )
 
 

@@ -13,7 +13,7 @@ def line_for(diagnostic: Diagnostic, context: FormatContext) -> str:
         f"{diagnostic.filename}:{diagnostic.span.line}:{diagnostic.span.column}:", "bold"
     )
     code = context.style(diagnostic.code, *SEVERITY_STYLE.get(diagnostic.severity, ()))
-    return f"{location} {code} {diagnostic.message}"
+    return f"{location} {code} {diagnostic.headline}"
 
 
 def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
