@@ -16,6 +16,7 @@ from pathlib import PurePath
 
 from skewlsp.common.wording import plural
 from skewlsp.contract import (
+    CODES,
     CONSUMER,
     CORE_NAMES,
     FIFO_REORDER,
@@ -178,3 +179,39 @@ def _replicated(lowering: Lowering, trip: int | None, declined: bool) -> str:
     if lowering.tail and lowering.main_trip:
         text += f", then {plural(lowering.tail, 'more copy', 'more copies')}"
     return text
+
+
+def preview_header(report: LoopReport) -> list[str]:
+    """The comment lines every preview starts with (``skewlint preview``, ``--preview``, the
+    editor's preview document): the verdict and code, why, and what the rewrite changes, so
+    a preview that differs from the source in one line says so before its many lines."""
+    code = CODES.get(report.code)
+    title = f": {code.title}" if code is not None else ""
+    lines = [
+        f"# {report.verdict} ({report.code}{title})",
+        f"# why: {headline(report)}",
+        f"# what changes: {_change(report)}",
+    ]
+    label = report.instance.label if report.instance is not None else ""
+    if label and label not in lines[1]:  # the values the headline leaves out
+        lines.append(f"# this copy: {label}")
+    return lines
+
+
+def _change(report: LoopReport) -> str:
+    stage = f", stage={report.stage}" if report.stage is not None else ""
+    if report.verdict == "demoted":
+        return (
+            f"only the header: `pl.pipeline(...{stage})` becomes `pl.range(...)`; the body "
+            "is as written, its iterations run one after another"
+        )
+    if report.verdict == "skewed":
+        depth = report.depth or 0
+        return (
+            f"the producer half runs {plural(depth, 'iteration')} ahead of the consumer half: "
+            f"a prologue of {plural(depth, 'produce')}, a steady loop, an epilogue of "
+            f"{plural(depth, 'consume')}"
+        )
+    if report.lowering is not None:
+        return lowered(report.lowering, report.loop_var, report.trip)
+    return "nothing"
