@@ -18,7 +18,22 @@ from skewlsp.analysis.source.lines import source_lines
 from skewlsp.contract import PreviewUnavailable, Span
 
 BOM = "\ufeff"
-Replacement = Callable[[cst.For], Sequence[cst.BaseStatement]]
+# What replaces a loop: statements, or the code of statements (a rewrite written as text,
+# LowerPipelineLoops' copies: put in as written, not parsed and printed again).
+Replacement = Callable[[cst.For], "Sequence[cst.BaseStatement] | str"]
+
+
+def statements_of(code: str) -> list[cst.BaseStatement]:
+    """``code`` parsed into statements, the comments above the first one kept with it."""
+    try:
+        module = cst.parse_module(code)
+    except cst.ParserSyntaxError as error:  # pragma: no cover - built from parsed code
+        raise PreviewUnavailable(f"internal: the rewritten loop does not parse ({error})") from None
+    statements = list(module.body)
+    if statements and module.header:
+        first = statements[0]
+        statements[0] = first.with_changes(leading_lines=[*module.header, *first.leading_lines])
+    return statements
 
 
 class _Replace(cst.CSTTransformer):
@@ -40,7 +55,8 @@ class _Replace(cst.CSTTransformer):
         # The maker sees the loop as :func:`_replace_alone` does, without the comments
         # above it: they stay where they are, once (a maker that keeps a loop's leading
         # lines would otherwise write them twice).
-        statements = list(self.make(original_node.with_changes(leading_lines=[])))
+        made = self.make(original_node.with_changes(leading_lines=[]))
+        statements = statements_of(made) if isinstance(made, str) else list(made)
         if not statements:
             raise PreviewUnavailable("internal: the rewrite produced no statements")
         first = statements[0]
@@ -94,11 +110,13 @@ def _replace_alone(source: str, span: Span, make: Replacement) -> str | None:
         return None
     if len(module.body) != 1 or not isinstance(module.body[0], cst.For):
         return None
-    loop = module.body[0]
-    statements = list(make(loop))
-    if not statements:
-        raise PreviewUnavailable("internal: the rewrite produced no statements")
-    text = module.with_changes(body=statements).code
+    made = make(module.body[0])
+    if isinstance(made, str):
+        text = made
+    else:
+        if not made:
+            raise PreviewUnavailable("internal: the rewrite produced no statements")
+        text = module.with_changes(body=list(made)).code
     region = "".join(
         indent + line if line.strip() else line for line in text.splitlines(keepends=True)
     )

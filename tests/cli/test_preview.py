@@ -153,3 +153,14 @@ def test_the_header_of_a_copy_names_it_and_is_indented_like_its_code(
         header = lines[: lines.index(" " * indent + "# prologue: produce(0), produce(1)")]
         assert len(header) == 3 and label in header[1]
         assert all(text[:indent].isspace() for text in lines if text.strip())
+
+
+def test_preview_of_a_stage_above_the_trip_labels_every_copy_the_first_included(
+    run: Run, tmp_path: Path
+) -> None:
+    # trip 8 at stage=16 (SKW014): no main loop, 8 copies written out, each under its label
+    write(tmp_path, {"k.py": LEFT.replace("stage=2", "stage=16")})
+    result = run("preview", "k.py:8")
+    assert result.exit_code == 0, result.err
+    labels = [line.strip() for line in _code(result.out).splitlines() if "remainder copy" in line]
+    assert labels == [f"# remainder copy {j}: i = {j}" for j in range(8)]
