@@ -202,8 +202,9 @@ def _change(report: LoopReport) -> str:
     stage = f", stage={report.stage}" if report.stage is not None else ""
     if report.verdict == "demoted":
         return (
-            f"only the header: `pl.pipeline(...{stage})` becomes `pl.range(...)`; the body "
-            "is as written, its iterations run one after another"
+            f"only the header: `pl.pipeline` becomes `pl.range`{stage.replace(', ', ' (no ')}"
+            f"{')' if stage else ''}; the body is as written, its iterations run one after "
+            "another"
         )
     if report.verdict == "skewed":
         depth = report.depth or 0

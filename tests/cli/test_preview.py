@@ -16,7 +16,7 @@ DEMOTED_REWRITE = textwrap.indent(loop(CONSUMER, "pl.range(0, 8, 1)"), " " * 8)
 DEMOTED_HEADER = textwrap.indent(
     "# demoted (SKW020: consumer role: a tile produced by the lead half feeds the body)\n"
     "# why: loop not skewed: consumer role: `s0` from the lead half feeds the body\n"
-    "# what changes: only the header: `pl.pipeline(..., stage=2)` becomes `pl.range(...)`; "
+    "# what changes: only the header: `pl.pipeline` becomes `pl.range` (no stage=2); "
     "the body is as written, its iterations run one after another\n",
     " " * 8,
 )

@@ -162,12 +162,13 @@ async def test_a_loop_nothing_rewrites_has_a_preview_saying_why(client: Language
         ),
     )
     left = Path(answer["path"]).read_text(encoding="utf-8").splitlines()
-    assert left[2].startswith("# left SKW010: loop left as a pipeline loop")
-    assert left[4] == (
+    assert left[2] == "# left (SKW010: not cross-core: left as a pipeline loop)"
+    assert left[4] == "# what changes: left as written (stage=1: nothing to copy)"
+    assert left[6] == (
         "# Not rewritten by SkewCrossCorePipeline: left as a pipeline loop: stage=1: nothing "
         "replicated; nothing is rewritten"
     )
-    assert left[6:] == loop(LOCAL, stage_one, "k").splitlines()  # the loop as it stays
+    assert left[8:] == loop(LOCAL, stage_one, "k").splitlines()  # the loop as it stays
     assert client.applied_edits == []
 
 
