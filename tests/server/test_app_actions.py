@@ -138,7 +138,7 @@ async def test_every_loop_has_a_preview_even_one_the_pass_leaves_alone(client: L
     # The left loop, trip 4 at stage=2, as LowerPipelineLoops replicates it: a main loop
     # 0..4 of stride 2 (kept as a stage=1 pipeline) whose body is the copies at k, k + 1.
     left = texts[1].splitlines()
-    assert left[2].startswith("# left SKW011: loop left as a pipeline loop")
+    assert left[2] == "# left (SKW011: replicated: stage copies of the body per iteration)"
     body = [line for line in left[4:] if line and not line.lstrip().startswith("#")]
     assert body == [
         "for k in pl.pipeline(0, 4, 2, stage=1):",
