@@ -851,6 +851,7 @@ class Config:
     pypto: str = ""
     floor_runs: int = 5
     dense_files: int = 1160
+    previews: bool = False
 
 
 def cli_phase(cfg: Config, files: list[Path], cwd: Path) -> dict[str, Series]:
@@ -1379,6 +1380,10 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
     parser.add_argument("--pypto", default="",
                         help="pypto-lib's models/ directory for --floor "
                              "(default: $SKEWLSP_PYPTO_MODELS; skipped when absent)")
+    parser.add_argument("--previews", action="store_true",
+                        help="only what previews cost (benchmarks/previews.py) on PATHS "
+                             "(a models/ tree): `--preview` next to a plain lint, and the "
+                             "server's skewlsp/preview on the tree's largest kernel")
     parser.add_argument("--floor-runs", type=int, default=FLOOR_RUNS,
                         help=f"alternating runs per command for --floor ({FLOOR_RUNS})")
     parser.add_argument("--dense-files", type=int, default=DENSE_FILES,
@@ -1393,7 +1398,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
         seed=args.seed,
         paths=args.paths, skip_fixit=args.skip_fixit, skip_server=args.skip_server,
         skip_size=args.skip_size, floor=args.floor, pypto=args.pypto,
-        floor_runs=args.floor_runs, dense_files=args.dense_files,
+        floor_runs=args.floor_runs, dense_files=args.dense_files, previews=args.previews,
     )
 
 
@@ -1435,6 +1440,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     cfg = parse_args(argv)
     compile_skewlsp()
+    if cfg.previews:
+        import previews  # noqa: PLC0415 - only this phase needs it (it imports this module)
+
+        print(f"\n# skewlsp previews ({time.strftime('%Y-%m-%d %H:%M')})\n")
+        print(f"machine: {machine()}")
+        return previews.main(cfg.paths or [cfg.pypto], cfg.runs)
     if cfg.floor:
         with phase("floor"):
             rows, servers = floor_phase(cfg)

@@ -45,6 +45,7 @@ __all__ = [
     "Assumptions",
     "LoopPreview",
     "PreviewUnavailable",
+    "Previewer",
     "ReadLog",
     "Resolver",
     "SharedModules",
@@ -55,6 +56,7 @@ __all__ = [
     "loop_at",
     "loop_source",
     "preview",
+    "previewer",
     "previews",
     "rewrite",
     "source_lines",
@@ -124,6 +126,47 @@ def analyse(
     )
 
 
+@dataclass(frozen=True)
+class Previewer:
+    """One analysis of a text, kept to preview any of its loops (:meth:`at`).
+
+    The analysis a rewrite prints from (libcst's own trees) is most of a preview's cost:
+    an editor that previews several loops of one version of a document asks for one
+    :func:`previewer` and keeps it while that version is current (the server's
+    ``skewlsp/preview``). Its models are never changed once made.
+    """
+
+    source: str
+    models: tuple[LoopModel, ...]
+    reanalyse: Callable[[str], list[LoopModel]]
+
+    def at(self, line: int) -> LoopPreview:
+        """The innermost loop spanning 1-based ``line``, rewritten as the compiler does
+        (raises :class:`PreviewUnavailable`, with the reason, as :func:`preview`)."""
+        model = _model_at(self.models, line)
+        refusal = _unparsable(self.models)
+        if refusal is not None:
+            raise refusal
+        from skewlsp.transform import preview_model
+
+        rewritten = preview_model(self.source, model, self.reanalyse)
+        return LoopPreview(model.report, loop_source(self.source, model.report), rewritten)
+
+
+def previewer(
+    source: str,
+    *,
+    path: str | None = None,
+    resolver: Resolver | None = None,
+    importers: Importers | None = None,
+    planner: str = "pypto",
+    assumptions: Assumptions | None = None,
+) -> Previewer:
+    """The analysis :func:`preview` makes, kept for the previews of any loop of ``source``."""
+    models = _models(source, path, resolver, importers, None, planner, assumptions)
+    return Previewer(source, tuple(models), _reanalyse(path, resolver, None, assumptions))
+
+
 def preview(
     source: str,
     line: int,
@@ -140,15 +183,15 @@ def preview(
     :class:`PreviewUnavailable` (with the reason) when no loop spans the line or the
     pass rewrites nothing there.
     """
-    models = _models(source, path, resolver, importers, None, planner, assumptions)
-    model = _model_at(models, line)
-    refusal = _unparsable(models)
-    if refusal is not None:
-        raise refusal
-    from skewlsp.transform import preview_model
-
-    rewritten = preview_model(source, model, _reanalyse(path, resolver, None, assumptions))
-    return LoopPreview(model.report, loop_source(source, model.report), rewritten)
+    found = previewer(
+        source,
+        path=path,
+        resolver=resolver,
+        importers=importers,
+        planner=planner,
+        assumptions=assumptions,
+    )
+    return found.at(line)
 
 
 def previews(

@@ -198,7 +198,10 @@ def test_skewlint_on_the_file_the_directory_stdin_and_preview_runs_nothing(
         cwd=project["root"], env=env_for(project), capture_output=True, timeout=120, check=False,
     )
     assert preview.returncode == 0, preview.stderr.decode()
-    assert preview.stdout.decode().rstrip("\n") == REWRITTEN.rstrip("\n")
+    shown = preview.stdout.decode().splitlines(keepends=True)
+    assert shown[0].strip() == "# skewed (SKW001: loop skewed)"
+    code = "".join(line for line in shown if not line.lstrip().startswith(("# skewed (", "# why: ", "# what changes: ")))
+    assert code.rstrip("\n") == REWRITTEN.rstrip("\n")
     subprocess.run(
         [sys.executable, "-m", "skewlsp.cli", "--show-settings", "kernels/kernel.py"],
         cwd=project["root"], env=env_for(project), capture_output=True, timeout=120, check=False,

@@ -311,6 +311,7 @@ def _write_output(
 
 def _preview(ns: argparse.Namespace) -> int:
     from skewlsp import api
+    from skewlsp.cli.preview_text import with_header
     from skewlsp.common.importers import ProjectImporters, sibling_modules
     from skewlsp.common.resolver import RecordingResolver
 
@@ -343,10 +344,6 @@ def _preview(ns: argparse.Namespace) -> int:
         )
     except api.PreviewUnavailable as refusal:
         raise CliError(f"{path_text}:{line}: {refusal}") from None
-    text = found.rewritten
-    if found.report.instance is not None:  # one of several copies: say which, as the code
-        first = next((line for line in text.splitlines() if line.strip()), "")
-        indent = first[: len(first) - len(first.lstrip())]
-        text = f"{indent}# the copy {found.report.instance.label}\n{text}"
+    text = with_header(found.report, found.rewritten)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return EXIT_OK

@@ -178,6 +178,7 @@ def _analyse_with_previews(
 ) -> tuple[list[LoopReport], list[Import]]:
     """Reports and previews from one analysis (same resolver, same constants as the lint)."""
     from skewlsp import api  # only when previews are asked for: libcst costs more than a warm run
+    from skewlsp.cli.preview_text import with_header
 
     reports: list[LoopReport] = []
     resolver = RecordingResolver(job.settings.src)
@@ -194,7 +195,7 @@ def _analyse_with_previews(
     for report, preview in found:
         reports.append(report)
         if isinstance(preview, api.LoopPreview):
-            previews[(report.span, report.instance)] = preview.rewritten
+            previews[(report.span, report.instance)] = with_header(report, preview.rewritten)
         else:
             refusals[(report.span, report.instance)] = str(preview) or "no preview for this loop"
     return reports, imports_of(resolver.dependencies(job.path))

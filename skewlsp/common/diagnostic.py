@@ -43,6 +43,14 @@ class Diagnostic:
     # A loop Python builds several times (an inline helper's calls): every copy's report,
     # in source order; ``report`` is the strictest of them. Empty for a loop built once.
     copies: tuple[LoopReport, ...] = ()
+    # The one short line a linter prints and an editor underlines (common/headline.py);
+    # None: the message is short already (a hint, a file's remark).
+    short_message: str | None = None
+
+    @property
+    def headline(self) -> str:
+        """What a one-line format prints: the short line, else the message."""
+        return self.short_message if self.short_message is not None else self.message
 
     @property
     def verdict(self) -> str | None:

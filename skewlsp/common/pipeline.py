@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from skewlsp.common.diagnostic import Diagnostic
+from skewlsp.common.headline import headline, hint_headline
 from skewlsp.common.select import Selection
 from skewlsp.common.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
 from skewlsp.contract import SEVERITY_RANK, UNUSED_SUPPRESSION, LoopReport, Related, Span
@@ -58,6 +59,7 @@ def flatten(
                 related=_unique(place for r in copies for place in _related(r)),
                 copies=tuple(copies) if len(copies) > 1 else (),
                 **loop_fix(report, len(copies)),
+                short_message=headline(report, ordered),
             )
         )
         seen: set[tuple[str, Span, str]] = set()
@@ -81,6 +83,7 @@ def flatten(
                         related=hint.related,
                         fix=hint.fix,
                         applicability="safe" if hint.fix is not None else None,
+                        short_message=hint_headline(hint, copy),
                     )
                 )
     return found
@@ -107,7 +110,14 @@ def _copy_at_its_call(report: LoopReport) -> bool:
 
 def _call_hint(filename: str, report: LoopReport) -> Diagnostic:
     return Diagnostic(
-        filename, "hint", report.code, report.message, finding_span(report), "hint", report
+        filename,
+        "hint",
+        report.code,
+        report.message,
+        finding_span(report),
+        "hint",
+        report,
+        short_message=headline(report),
     )
 
 

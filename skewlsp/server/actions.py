@@ -103,6 +103,37 @@ def loop_preview(
         raise PreviewUnavailableError(str(error)) from error
 
 
+def previewer(
+    source: str,
+    path: str | None,
+    resolver: Resolver | None = None,
+    importers: Importers | None = None,
+    planner: str = "pypto",
+    assumptions: api.Assumptions | None = None,
+) -> api.Previewer:
+    """The analysis the previews of one version of a document print from
+    (:func:`skewlsp.api.previewer`), made once and kept by ``skewlsp/preview``."""
+    try:
+        return api.previewer(
+            source,
+            path=path,
+            resolver=resolver,
+            importers=importers,
+            planner=planner,
+            assumptions=assumptions,
+        )
+    except api.PreviewUnavailable as error:
+        raise PreviewUnavailableError(str(error)) from error
+
+
+def preview_at(found: api.Previewer, report: LoopReport) -> api.LoopPreview:
+    """``report``'s loop rewritten, from an analysis already made."""
+    try:
+        return found.at(report.line)
+    except api.PreviewUnavailable as error:
+        raise PreviewUnavailableError(str(error)) from error
+
+
 def rewrite(source: str, report: LoopReport, resolver: Resolver | None = None) -> str:
     """The loop as the compiler will rewrite it: whole lines, indented like the ``for``."""
     return loop_preview(source, report, resolver).rewritten

@@ -107,7 +107,7 @@ def to_lsp(
         data = {"loop": [report.span.line, report.span.column]}
     return types.Diagnostic(
         range=span_to_range(lines, record.span, encoding),
-        message=record.message,
+        message=record.headline,
         severity=_SEVERITY.get(record.severity, types.DiagnosticSeverity.Warning),
         code=record.code,
         code_description=types.CodeDescription(href=docs_url(record.code, docs)),
@@ -152,7 +152,7 @@ def build(
         )
         result.append(to_lsp(error, lines, uri, encoding, docs))
         records = [
-            replace(record, message=f"{record.message} ({STALE_NOTE})")
+            replace(record, short_message=f"{record.headline} ({STALE_NOTE})")
             for record in lint_diagnostics(reports, selection, filename)
         ]
     else:

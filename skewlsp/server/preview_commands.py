@@ -34,18 +34,30 @@ async def _loop_preview(
     ls: SkewServer, uri: str, path: str | None, analysis: Analysis, report: LoopReport
 ) -> api.LoopPreview:
     """The loop's preview, off the event loop, decided as the document's diagnostics were:
-    with the open texts for imports and the modules next to it for a helper's callers."""
+    with the open texts for imports and the modules next to it for a helper's callers.
+
+    The analysis a rewrite prints from is made once per analysed version of the document
+    (and memory planner and assumed build) and kept in ``ls.previewers``: previewing a
+    second loop of a version costs its rewrite only (benchmarks/README.md, "Previews")."""
     resolver = ls.resolver_for(Snapshot(uri, analysis.version, analysis.source, path))
-    return await asyncio.get_running_loop().run_in_executor(
-        ls.executor,
-        actions.loop_preview,
-        analysis.source,
-        report,
-        resolver,
-        SiblingImporters(path, resolver.open_texts) if path else None,
-        resolver.planner,
-        resolver.assumptions,
-    )
+    build = (resolver.planner, resolver.assumptions)
+    running = asyncio.get_running_loop()
+    kept = ls.previewers.get(uri)
+    if kept is not None and kept[0] is analysis and kept[1] == build:
+        found = kept[2]
+    else:
+        found = await running.run_in_executor(
+            ls.executor,
+            actions.previewer,
+            analysis.source,
+            report.path,
+            resolver,
+            SiblingImporters(path, resolver.open_texts) if path else None,
+            resolver.planner,
+            resolver.assumptions,
+        )
+        ls.previewers[uri] = (analysis, build, found)  # on the event loop only
+    return await running.run_in_executor(ls.executor, actions.preview_at, found, report)
 
 
 async def preview(ls: SkewServer, params: Any) -> dict[str, Any] | None:

@@ -17,6 +17,7 @@ import textwrap
 from pathlib import PurePath
 
 from skewlsp.api import LoopPreview
+from skewlsp.common.headline import preview_header
 from skewlsp.contract import CORE_TITLES, LoopReport
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -43,7 +44,7 @@ def _header(report: LoopReport, where: str, version: int | None) -> list[str]:
     return [
         "# skewlsp preview (read-only): what the compiler's passes make of the loop at",
         f"# {where}:{report.line}{at}. Nothing here is applied to your code.",
-        f"# {report.verdict} {report.code}: {report.message}",
+        *preview_header(report),
         "",
     ]
 

@@ -27,7 +27,7 @@ from pygls.protocol.json_rpc import JsonRPCNotification
 from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
-from skewlsp import __version__
+from skewlsp import __version__, api
 from skewlsp.common.suppressions import SUPPRESSION_MARK
 from skewlsp.server import commands, diagnostics, visibility
 from skewlsp.server.documents import Analysis, DocumentStore, Snapshot, WorkspaceResolver
@@ -110,6 +110,10 @@ class SkewServer(LanguageServer):
         self.pull_diagnostics = False
         self.shown_errors: set[str] = set()
         self.documents = DocumentFolder()  # where shown previews and explanations are written
+        # uri -> (the analysis, its planner and build, the previewer made from it): the
+        # latest version previewed of each document (preview_commands), read and written
+        # on the event loop only; an entry holds its analysis, so `is` compares versions.
+        self.previewers: dict[str, tuple[object, tuple[object, ...], api.Previewer]] = {}
         # run = "onSave": the version of each document that was opened or saved (the only
         # one whose diagnostics are shown), and its result once analysed.
         self.lint_versions: dict[str, int | None] = {}

@@ -17,7 +17,7 @@ from skewlsp.contract import CORE_TITLES, LoopReport, PreviewUnavailable
 from skewlsp.transform.context import build_context
 from skewlsp.transform.demote import demoted_loop
 from skewlsp.transform.expr import leading_lines
-from skewlsp.transform.render import changed_region, loop_lines, replace_loop
+from skewlsp.transform.render import changed_region, loop_lines, replace_loop, statements_of
 from skewlsp.transform.replicate import lowered_statements
 from skewlsp.transform.schedule import skewed_statements
 
@@ -62,7 +62,7 @@ def rewrite_model(source: str, model: LoopModel, reanalyse: Reanalyse | None = N
     return replace_loop(source, model.report.span, lambda loop: _rewritten(model, loop))
 
 
-def _rewritten(model: LoopModel, loop: cst.For) -> list[cst.BaseStatement]:
+def _rewritten(model: LoopModel, loop: cst.For) -> list[cst.BaseStatement] | str:
     """The statements that replace one copy of the loop; refuses when nothing is rewritten."""
     _refuse_unless_rewritten(model)
     if model.report.verdict == "skewed":
@@ -101,7 +101,8 @@ def _per_copy(model: LoopModel, loop: cst.For) -> cst.If:
     for bindings, copy in model.copies:
         label = ", ".join(f"{name} = {value}" for name, value in bindings)
         try:
-            body = _rewritten(copy, copy.node or loop)
+            made = _rewritten(copy, copy.node or loop)
+            body = statements_of(made) if isinstance(made, str) else list(made)
             note = f"# pl.unroll copy {label}: {copy.report.message}"
         except PreviewUnavailable as refusal:
             body = [loop.with_changes(leading_lines=[])]
@@ -110,9 +111,7 @@ def _per_copy(model: LoopModel, loop: cst.For) -> cst.If:
         body[0] = first.with_changes(
             leading_lines=[cst.EmptyLine(comment=cst.Comment(note)), *leading_lines(first)]
         )
-        test = cst.parse_expression(
-            " and ".join(f"{name} == {value}" for name, value in bindings)
-        )
+        test = cst.parse_expression(" and ".join(f"{name} == {value}" for name, value in bindings))
         branches.append((test, body))
     orelse: cst.If | None = None
     for test, body in reversed(branches):
@@ -143,8 +142,6 @@ def _after_inner_skews(source: str, model: LoopModel, reanalyse: Reanalyse) -> s
             f"({after.code} {after.message}); no preview is shown rather than a wrong one"
         )
     return rewrite_model(text, again, reanalyse)
-
-
 
 
 def _labelled(statements: list[cst.BaseStatement], report: LoopReport) -> list[cst.BaseStatement]:

@@ -19,7 +19,22 @@ from skewlsp.contract import PreviewUnavailable, Span
 from skewlsp.transform.expr import leading_lines
 
 BOM = "\ufeff"
-Replacement = Callable[[cst.For], Sequence[cst.BaseStatement]]
+# What replaces a loop: statements, or the code of statements (a rewrite written as text,
+# LowerPipelineLoops' copies: put in as written, not parsed and printed again).
+Replacement = Callable[[cst.For], "Sequence[cst.BaseStatement] | str"]
+
+
+def statements_of(code: str) -> list[cst.BaseStatement]:
+    """``code`` parsed into statements, the comments above the first one kept with it."""
+    try:
+        module = cst.parse_module(code)
+    except cst.ParserSyntaxError as error:  # pragma: no cover - built from parsed code
+        raise PreviewUnavailable(f"internal: the rewritten loop does not parse ({error})") from None
+    statements: list[cst.BaseStatement] = list(module.body)
+    if statements and module.header:
+        first = statements[0]
+        statements[0] = first.with_changes(leading_lines=[*module.header, *leading_lines(first)])
+    return statements
 
 
 class _Replace(cst.CSTTransformer):
@@ -38,7 +53,11 @@ class _Replace(cst.CSTTransformer):
         if self.found or (start.line, start.column + 1) != (self.span.line, self.span.column):
             return updated_node
         self.found = True
-        statements = list(self.make(original_node))
+        # The maker sees the loop as :func:`_replace_alone` does, without the comments
+        # above it: they stay where they are, once (a maker that keeps a loop's leading
+        # lines would otherwise write them twice).
+        made = self.make(original_node.with_changes(leading_lines=[]))
+        statements = statements_of(made) if isinstance(made, str) else list(made)
         if not statements:
             raise PreviewUnavailable("internal: the rewrite produced no statements")
         first = statements[0]
@@ -49,7 +68,65 @@ class _Replace(cst.CSTTransformer):
 
 
 def replace_loop(source: str, span: Span, make: Replacement) -> str:
-    """``source`` with the ``for`` statement starting at ``span`` replaced by ``make(loop)``."""
+    """``source`` with the ``for`` statement starting at ``span`` replaced by ``make(loop)``.
+
+    The loop's own lines are parsed and rewritten alone when that gives the same text
+    (:func:`_replace_alone`): a whole file's parse, position pass and render cost 40 to
+    100 times a loop's on pypto-lib's largest kernels (benchmarks/README.md, "Previews").
+    """
+    alone = _replace_alone(source, span, make)
+    if alone is not None:
+        return alone
+    return _replace_in_file(source, span, make)
+
+
+def _replace_alone(source: str, span: Span, make: Replacement) -> str | None:
+    """The loop's lines, dedented by its ``for``'s indentation, parsed as a module of one
+    statement, rewritten, indented again and put back between the file's other lines.
+
+    None (the whole file is parsed instead) whenever the loop's text cannot be cut out
+    byte for byte: a line of the loop (a string's continuation) indented less than its
+    ``for``, a line of only whitespace (a dedent would change it), a carriage return, a
+    ``for`` that does not start its line (a byte-order mark before it included), or text
+    that does not parse alone.
+    """
+    lines = source_lines(source, keepends=True)
+    if span.line < 1 or span.end_line > len(lines) or span.end_line < span.line:
+        return None
+    first = lines[span.line - 1]
+    indent = first[: span.column - 1]
+    if indent.strip() or not first[span.column - 1 :].startswith("for"):
+        return None
+    body = lines[span.line - 1 : span.end_line]
+    if any(
+        "\r" in line or (line != "\n" and (not line.startswith(indent) or not line.strip()))
+        for line in body
+    ):
+        return None
+    try:
+        module = cst.parse_module(
+            "".join(line[len(indent) :] if line != "\n" else line for line in body)
+        )
+    except cst.ParserSyntaxError:
+        return None
+    if len(module.body) != 1 or not isinstance(module.body[0], cst.For):
+        return None
+    made = make(module.body[0])
+    if isinstance(made, str):
+        text = made
+    else:
+        if not made:
+            raise PreviewUnavailable("internal: the rewrite produced no statements")
+        text = module.with_changes(body=list(made)).code
+    region = "".join(
+        indent + line if line.strip() else line for line in text.splitlines(keepends=True)
+    )
+    head = "".join(lines[: span.line - 1])
+    return head + region + "".join(lines[span.end_line :])
+
+
+def _replace_in_file(source: str, span: Span, make: Replacement) -> str:
+    """The whole file parsed with libcst, the ``for`` at ``span`` replaced in its tree."""
     bom = source.startswith(BOM)
     text = source[1:] if bom else source
     try:

@@ -16,6 +16,8 @@ last copy of the main loop yields, and the remainder starts from the main loop's
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -28,15 +30,17 @@ from skewlsp.transform.expr import index_expr, int_literal, substitute
 _MODULE = cst.Module(body=[])
 
 
-def lowered_statements(report: LoopReport, loop: cst.For) -> list[cst.BaseStatement]:
-    """The statements that replace ``loop`` after the lowering passes."""
+def lowered_statements(report: LoopReport, loop: cst.For) -> list[cst.BaseStatement] | str:
+    """The statements that replace ``loop`` after the lowering passes: a replicated loop's
+    as code (its copies are written as text; parsing and printing them again would cost
+    more than writing them, and print the same)."""
     lowering = report.lowering
     if lowering is None or lowering.verdict not in ("replicated", "rotated", "empty"):
         why = lowering.reason if lowering is not None else "nothing is rewritten"
         raise PreviewUnavailable(f"left as a pipeline loop: {why}")
     if lowering.verdict in ("rotated", "empty"):
         return [_rotated(demoted_loop(loop), lowering)]
-    return _parse(_replicated(report, lowering, loop, _carried(loop)))
+    return _replicated(report, lowering, loop, _carried(loop))
 
 
 def _rotated(loop: cst.For, lowering: Lowering) -> cst.For:
@@ -101,9 +105,10 @@ def _replicated(
     var = _code(target.elements[0].value) if isinstance(target, cst.Tuple) else _code(target)
     step, stage = report.step, lowering.stage
     assert step is not None and stage is not None
+    fixed = _unread(loop, var)
     lines: list[str] = []
     if lowering.main_trip != 0:
-        lines += _main_loop(report, lowering, loop, var, carried)
+        lines += _main_loop(report, lowering, loop, var, carried, fixed)
     if lowering.main_stop is not None or lowering.main_trip == 0:
         base = (report.start or 0) + (lowering.main_trip or 0) * stage * step
         if carried is not None and lowering.tail:
@@ -111,14 +116,19 @@ def _replicated(
             lines.append(_bind(carried.iters, handed, carried.init))
         for j in range(lowering.tail):
             lines.append(f"# remainder copy {j}: {var} = {base + j * step}")
-            lines += _copy(loop, var, int_literal(base + j * step), carried)
+            lines += _copy(loop, var, int_literal(base + j * step), carried, fixed=fixed)
     else:
-        lines += _remainder_chain(report, loop, var, stage, step, carried)
+        lines += _remainder_chain(report, loop, var, stage, step, carried, fixed)
     return "\n".join(lines) + "\n"
 
 
 def _main_loop(
-    report: LoopReport, lowering: Lowering, loop: cst.For, var: str, carried: _Carried | None
+    report: LoopReport,
+    lowering: Lowering,
+    loop: cst.For,
+    var: str,
+    carried: _Carried | None,
+    fixed: Sequence[list[str] | None],
 ) -> list[str]:
     """``for`` over the main trip, ``stage`` copies in its body (the last one yields)."""
     step, stage = report.step or 1, lowering.stage or 1
@@ -135,13 +145,20 @@ def _main_loop(
     lines.append(f"for {head} in pl.pipeline({start}, {stop}, {stage * step}{init}, stage=1):")
     for k in range(stage):
         lines.append(f"    # copy {k}: {var} + {k * step}")
-        copy = _copy(loop, var, index_expr(var, k * step), carried, yields=k == stage - 1)
+        index = index_expr(var, k * step)
+        copy = _copy(loop, var, index, carried, yields=k == stage - 1, fixed=fixed)
         lines += _indented(copy, "    ")
     return lines
 
 
 def _remainder_chain(
-    report: LoopReport, loop: cst.For, var: str, stage: int, step: int, carried: _Carried | None
+    report: LoopReport,
+    loop: cst.For,
+    var: str,
+    stage: int,
+    step: int,
+    carried: _Carried | None,
+    fixed: Sequence[list[str] | None],
 ) -> list[str]:
     _, stop = _header_texts(report, loop, None)
     lines = [f"unroll_rem = ({stop}) - unroll_main_end"]
@@ -153,7 +170,7 @@ def _remainder_chain(
             lines.append(f"    {carried.iters} = {carried.targets}")
         for j in range(k):
             offset = cst.parse_expression(f"unroll_main_end + {j * step}")
-            lines += _indented(_copy(loop, var, offset, carried), "    ")
+            lines += _indented(_copy(loop, var, offset, carried, fixed=fixed), "    ")
     return lines
 
 
@@ -182,19 +199,39 @@ def _copy(
     index: cst.BaseExpression,
     carried: _Carried | None = None,
     yields: bool = False,
+    fixed: Sequence[list[str] | None] = (),
 ) -> list[str]:
     """The body's statements with the loop variable read as ``index``; a copy that does not
-    end an iteration hands what it yields to the next copy instead (``yields``: it does)."""
+    end an iteration hands what it yields to the next copy instead (``yields``: it does).
+    ``fixed``: per statement, its code when it never reads the variable (:func:`_unread`),
+    the same in every copy."""
     statements = _statements(loop)
     out = []
     for position, stmt in enumerate(statements):
-        copied = substitute(stmt, {var: index}).with_changes(leading_lines=[])
         if carried is not None and position == len(statements) - 1 and not yields:
             values = ", ".join(_code(substitute(v, {var: index})) for v in carried.values)
             out += [f"{carried.targets} = {values}", f"{carried.iters} = {carried.targets}"]
             continue
+        same = fixed[position] if position < len(fixed) else None
+        if same is not None:
+            out += same
+            continue
+        copied = substitute(stmt, {var: index}).with_changes(leading_lines=[])
         out += _code(copied).splitlines()
     return out
+
+
+def _unread(loop: cst.For, var: str) -> list[list[str] | None]:
+    """Per statement of the body, its code (lines) when no word of it is ``var``, else
+    None: a statement that cannot read the loop variable is the same in every copy, so it
+    is printed once, not substituted and printed once per copy (a word of a string or an
+    attribute only costs the substitution, which changes nothing then)."""
+    word = re.compile(rf"\b{re.escape(var)}\b")
+    found: list[list[str] | None] = []
+    for stmt in _statements(loop):
+        code = _code(stmt.with_changes(leading_lines=[]))
+        found.append(None if word.search(code) else code.splitlines())
+    return found
 
 
 def _bind(names: str, values: str | None, init: str) -> str:
@@ -215,12 +252,3 @@ def _code(node: cst.CSTNode) -> str:
 
 def _indented(lines: list[str], prefix: str) -> list[str]:
     return [prefix + line if line.strip() else line for line in lines]
-
-
-def _parse(text: str) -> list[cst.BaseStatement]:
-    try:
-        return list(cst.parse_module(text).body)
-    except cst.ParserSyntaxError as error:  # pragma: no cover - built from parsed code
-        raise PreviewUnavailable(
-            f"internal: the replicated loop does not parse ({error})"
-        ) from None

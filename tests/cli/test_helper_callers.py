@@ -72,9 +72,8 @@ def test_preview_of_a_helper_loop_takes_its_callers_from_the_modules_next_to_it(
     result = run("preview", "built_llm/helpers.py:15", cwd=root)
     assert result.exit_code == 0, result.err
     lines = result.out.splitlines()
-    assert lines[0] == (
-        "    # the copy called from `decode_steps` in decode_steps.py (line 18) with blocks = 8"
-    )
+    assert lines[0] == "    # skewed (SKW001: loop skewed)"
+    assert "called from `decode_steps` in decode_steps.py (line 18) with blocks = 8" in lines[1]
     assert "pl.tile.tpush_to_aiv(s_p0, split=0)" in result.out
     assert "pl.pipeline(" not in result.out
 

@@ -12,6 +12,23 @@ from tests.kernels import BUILT_TWICE_AND_INLINED, CONSUMER, DEMOTED, IMPORTED, 
 
 # DEMOTED's loop as the demotion rewrites it: the same body under pl.range.
 DEMOTED_REWRITE = textwrap.indent(loop(CONSUMER, "pl.range(0, 8, 1)"), " " * 8)
+# What every preview starts with: the verdict and code, why, what the rewrite changes.
+DEMOTED_HEADER = textwrap.indent(
+    "# demoted (SKW020: consumer role: a tile produced by the lead half feeds the body)\n"
+    "# why: loop not skewed: consumer role: `s0` from the lead half feeds the body\n"
+    "# what changes: only the header: `pl.pipeline` becomes `pl.range` (no stage=2); "
+    "the body is as written, its iterations run one after another\n",
+    " " * 8,
+)
+HEADER_STARTS = ("# demoted (", "# skewed (", "# left (", "# why: ", "# what changes: ")
+
+
+def _code(preview: str) -> str:
+    """A preview without its header."""
+    lines = preview.splitlines(keepends=True)
+    while lines and lines[0].lstrip().startswith(HEADER_STARTS + ("# this copy: ",)):
+        lines.pop(0)
+    return "".join(lines)
 
 
 
@@ -19,7 +36,7 @@ def test_preview_prints_the_demoted_loop(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"k.py": DEMOTED})
     result = run("preview", "k.py:10")  # a line inside the loop's body
     assert result.exit_code == 0, result.err
-    assert result.out == DEMOTED_REWRITE
+    assert result.out == DEMOTED_HEADER + DEMOTED_REWRITE
 
 
 def test_preview_of_a_skewed_loop_has_its_schedule(run: Run, tmp_path: Path) -> None:
@@ -81,7 +98,7 @@ def test_preview_of_a_left_loop_at_stage_2_is_its_replicated_copies(
     write(tmp_path, {"k.py": LEFT})
     result = run("preview", "k.py:8")
     assert result.exit_code == 0, result.err
-    lines = [line.strip() for line in result.out.splitlines()]
+    lines = [line.strip() for line in _code(result.out).splitlines()]
     assert lines[0] == "for i in pl.pipeline(0, 8, 2, stage=1):"
     assert [line for line in lines if "store(" in line] == [
         "pl.tile.store(c0, [i * 16, 0], out)",
@@ -102,14 +119,15 @@ def test_preview_flag_records_why_a_left_loop_has_none(run: Run, tmp_path: Path)
         "--preview", "--extend-select", "SKW011", "--output-format", "json", "k.py"
     ).json()
     assert item["code"] == "SKW011"
-    assert item["preview"].lstrip().startswith("for i in pl.pipeline(0, 8, 2, stage=1):")
+    assert item["preview"].lstrip().startswith("# left (SKW011: replicated")
+    assert _code(item["preview"]).lstrip().startswith("for i in pl.pipeline(0, 8, 2, stage=1):")
     assert item["preview_error"] is None
 
 
 def test_preview_flag_adds_the_preview_to_json(run: Run, tmp_path: Path) -> None:
     write(tmp_path, {"k.py": DEMOTED})
     [item] = run("--preview", "--output-format", "json", "k.py").json()
-    assert item["preview"] == DEMOTED_REWRITE
+    assert item["preview"] == DEMOTED_HEADER + DEMOTED_REWRITE
     assert item["preview_error"] is None
 
 
@@ -120,15 +138,29 @@ def test_bad_target_exits_2(run: Run, tmp_path: Path) -> None:
 
 
 
-def test_the_label_of_a_copy_is_indented_like_its_code(run: Run, tmp_path: Path) -> None:
+def test_the_header_of_a_copy_names_it_and_is_indented_like_its_code(
+    run: Run, tmp_path: Path
+) -> None:
     write(tmp_path, {"k.py": BUILT_TWICE_AND_INLINED})
     for line, indent, label in (
-        (7, 12, "# the copy n = 4"),
-        (12, 4, "# the copy called from `entry` (line 17) with m = 4"),
+        (7, 12, "n = 4"),
+        (12, 4, "called from `entry` (line 17) with m = 4"),
     ):
         result = run("preview", f"k.py:{line}")
         assert result.exit_code == 0, result.err
         lines = result.out.splitlines()
-        assert lines[0] == " " * indent + label
-        assert lines[1] == " " * indent + "# prologue: produce(0), produce(1)"
+        assert lines[0] == " " * indent + "# skewed (SKW001: loop skewed)"
+        header = lines[: lines.index(" " * indent + "# prologue: produce(0), produce(1)")]
+        assert len(header) == 3 and label in header[1]
         assert all(text[:indent].isspace() for text in lines if text.strip())
+
+
+def test_preview_of_a_stage_above_the_trip_labels_every_copy_the_first_included(
+    run: Run, tmp_path: Path
+) -> None:
+    # trip 8 at stage=16 (SKW014): no main loop, 8 copies written out, each under its label
+    write(tmp_path, {"k.py": LEFT.replace("stage=2", "stage=16")})
+    result = run("preview", "k.py:8")
+    assert result.exit_code == 0, result.err
+    labels = [line.strip() for line in _code(result.out).splitlines() if "remainder copy" in line]
+    assert labels == [f"# remainder copy {j}: i = {j}" for j in range(8)]

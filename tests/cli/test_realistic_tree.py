@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -95,3 +96,54 @@ def test_an_inline_helper_loop_is_one_finding_at_the_loop_pointing_at_its_call()
     (loop,) = [i for i in items if i["kind"] == "loop" and i["line"] == 23]
     assert (loop["code"], loop["instance"]["caller"]) == ("SKW001", "attention_heads")
     assert loop["related"][0]["line"] == 56
+
+
+HEADLINE_LIMIT = 160  # ruff's habit: a headline a terminal shows on one or two lines
+CODE = re.compile(r"\bSKW\d{3}\b")
+FINDING = re.compile(r"^(?P<where>\S+:\d+:\d+:) (?P<code>SKW\d{3}) (\[\w+\] )?(?P<headline>.*)$")
+
+
+def _findings(text: str) -> list[re.Match[str]]:
+    return [m for m in map(FINDING.match, text.splitlines()) if m is not None]
+
+
+def test_every_concise_line_is_one_code_and_a_short_headline() -> None:
+    result = skewlint("--output-format", "concise", "--select", "ALL", "--exit-zero", "models")
+    found = _findings(result.stdout)
+    assert len(found) >= 12, result.stdout
+    too_long = [m.group(0) for m in found if len(m.group("headline")) > HEADLINE_LIMIT]
+    assert too_long == []
+    two_codes = [m.group(0) for m in found if CODE.findall(m.group("headline"))]
+    assert two_codes == []
+
+
+def _blocks(text: str) -> list[tuple[str, list[str]]]:
+    """Each finding of ``full`` output: its code and its lines."""
+    blocks: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
+        head = FINDING.match(line)
+        if head is not None:
+            blocks.append((head.group("code"), [line]))
+        elif blocks:
+            blocks[-1][1].append(line)
+    return blocks
+
+
+def test_a_left_loop_s_full_finding_names_one_code() -> None:
+    # A loop the skew pass left (SKW010) and the lowering replicates is one finding under
+    # the lowering's code: its core lines say SKW011, not SKW010 as well.
+    result = skewlint("--select", "ALL", "--exit-zero", "models")
+    left = [(code, lines) for code, lines in _blocks(result.stdout) if code.startswith("SKW01")]
+    assert len(left) >= 2
+    others = [(code, sorted(set(CODE.findall("\n".join(lines))) - {code})) for code, lines in left]
+    assert [(code, extra) for code, extra in others if extra] == []
+
+
+def test_a_run_prints_each_code_s_help_once() -> None:
+    result = skewlint("--select", "ALL", "--exit-zero", "models")
+    blocks = _blocks(result.stdout)
+    helped = [code for code, lines in blocks if any(" = help: " in line for line in lines)]
+    codes = {code for code, _ in blocks}
+    assert {"SKW002", "SKW011"} <= codes and len(blocks) > len(codes)
+    assert sorted(helped) == sorted(set(helped))  # once per code
+    assert {"SKW002", "SKW021"} <= set(helped)  # and still once

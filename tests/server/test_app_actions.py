@@ -138,7 +138,7 @@ async def test_every_loop_has_a_preview_even_one_the_pass_leaves_alone(client: L
     # The left loop, trip 4 at stage=2, as LowerPipelineLoops replicates it: a main loop
     # 0..4 of stride 2 (kept as a stage=1 pipeline) whose body is the copies at k, k + 1.
     left = texts[1].splitlines()
-    assert left[2].startswith("# left SKW011: loop left as a pipeline loop")
+    assert left[2] == "# left (SKW011: replicated: stage copies of the body per iteration)"
     body = [line for line in left[4:] if line and not line.lstrip().startswith("#")]
     assert body == [
         "for k in pl.pipeline(0, 4, 2, stage=1):",
@@ -162,12 +162,13 @@ async def test_a_loop_nothing_rewrites_has_a_preview_saying_why(client: Language
         ),
     )
     left = Path(answer["path"]).read_text(encoding="utf-8").splitlines()
-    assert left[2].startswith("# left SKW010: loop left as a pipeline loop")
-    assert left[4] == (
+    assert left[2] == "# left (SKW010: not cross-core: left as a pipeline loop)"
+    assert left[4] == "# what changes: left as written (stage=1: nothing to copy)"
+    assert left[6] == (
         "# Not rewritten by SkewCrossCorePipeline: left as a pipeline loop: stage=1: nothing "
         "replicated; nothing is rewritten"
     )
-    assert left[6:] == loop(LOCAL, stage_one, "k").splitlines()  # the loop as it stays
+    assert left[8:] == loop(LOCAL, stage_one, "k").splitlines()  # the loop as it stays
     assert client.applied_edits == []
 
 

@@ -278,3 +278,21 @@ async def test_the_code_list_comes_from_the_server(client: LanguageClient):
     (skw020,) = [entry for entry in codes if entry["code"] == "SKW020"]
     assert skw020["severity"] == "warning"
     assert skw020["verdict"] == "demoted"
+
+
+async def test_a_preview_after_an_edit_is_of_the_edited_text(client: LanguageClient):
+    # the server keeps the analysis a preview prints from for the version it was made of:
+    # the next version's preview is made from the next version's text
+    uri = await open_and_settle(client, "kernel.py", SKEWED)
+    position = {"line": FOR_LINE, "character": 8}
+    ask = {"textDocument": {"uri": uri}, "position": position}
+    before = await raw_request(client, "skewlsp/preview", ask)
+    assert "# prologue" in before["rewritten"]
+    sequential = SKEWED.replace("stage=2", "stage=1")
+    assert sequential != SKEWED
+    client.session.replace_all(uri, SKEWED, sequential)
+    await client.session.diagnostics(uri, lambda d: any(x.code == "SKW024" for x in d))
+    after = await raw_request(client, "skewlsp/preview", ask)
+    assert "# prologue" not in after["rewritten"]
+    assert "for i in pl.range(0, 8, 1):" in after["rewritten"]
+    assert after["document"].count("# demoted (SKW024") == 1

@@ -26,12 +26,15 @@ def test_a_preview_is_named_after_the_file_and_the_loop_line():
 def test_the_preview_text_is_a_header_then_the_rewrite_dedented():
     text = preview_doc.render(api.preview(SKEWED, FOR_LINE + 1), where="/w/k.py", version=4)
     lines = text.splitlines()
-    assert lines[:3] == [
+    assert lines[:5] == [
         "# skewlsp preview (read-only): what the compiler's passes make of the loop at",
         "# /w/k.py:8 (version 4). Nothing here is applied to your code.",
-        "# skewed SKW001: loop skewed: producer runs 2 iterations ahead (trip 8, stage 2)",
+        "# skewed (SKW001: loop skewed)",
+        "# why: loop skewed: producer runs 2 iterations ahead (trip 8, stage 2)",
+        "# what changes: the producer half runs 2 iterations ahead of the consumer half: a "
+        "prologue of 2 produces, a steady loop, an epilogue of 2 consumes",
     ]
-    assert lines[4] == "# prologue: produce(0), produce(1)"
+    assert lines[6] == "# prologue: produce(0), produce(1)"
     assert "for i in pl.range(2, 8, 2):" in lines
 
 

@@ -297,7 +297,8 @@ def _lowering(
         committed=budget,
     )
     if verdict.rotated:
-        return _charged(_rotated(report.stage, verdict), replicated, verdict, budget, around)
+        rotated = _rotated(report.stage, verdict, report.loop_var)
+        return _charged(rotated, replicated, verdict, budget, around)
     if verdict.unknown is not None:
         return nested_in(_open(replicated, verdict.unknown), copies, skews)
     why = verdict.declined or "its body is not available"
@@ -338,13 +339,14 @@ def _charged(
     )
 
 
-def _rotated(stage: int, verdict: SlotVerdict) -> Lowering:
+def _rotated(stage: int, verdict: SlotVerdict, loop_var: str) -> Lowering:
+    """``loop_var``: the loop's own variable, which the slot index is taken of."""
     loads = ", ".join(f"`{name}`" for name in verdict.loads)
     return Lowering(
         "rotated",
         "SKW015",
         f"rotated through {stage} slots (memory_planner=PTOAS): {loads} take "
-        f"slot i % {stage}; one body, no copies",
+        f"slot {loop_var or 'i'} % {stage}; one body, no copies",
         stage,
         buffers=stage,
         slots=verdict.loads,

@@ -15,7 +15,7 @@ def line_for(diagnostic: Diagnostic, context: FormatContext) -> str:
     )
     code = context.style(diagnostic.code, *SEVERITY_STYLE.get(diagnostic.severity, ()))
     fixable = " [*]" if applies(diagnostic, context.unsafe_fixes) else ""  # as ruff marks it
-    return f"{location} {code}{fixable} {diagnostic.message}"
+    return f"{location} {code}{fixable} {diagnostic.headline}"
 
 
 def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:

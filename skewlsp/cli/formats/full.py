@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from skewlsp.cli.formats.context import SEVERITY_STYLE, FormatContext
 from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.common.fixes import fix_label
+from skewlsp.common.headline import final_code, headline
 from skewlsp.common.wording import assumed_lines, memory_lines, plural
 from skewlsp.contract import CODES, SYNTAX_ERROR, CoreResult, LoopReport, Span, order_text
 
@@ -31,10 +32,12 @@ def schedule_summary(report: LoopReport) -> str | None:
 
 
 def core_line(core: CoreResult) -> str:
-    """One core's copy of a split loop: its verdict, why, and what the lowering makes of it."""
+    """One core's copy of a split loop: its verdict, why, and what the lowering makes of it,
+    under the code that says what finally happens to it (the lowering's for a copy the skew
+    pass left: one code per finding, as the headline has)."""
     copies = f" (x{core.copies}: dual AIV dispatch)" if core.copies > 1 else ""
     lowered = f"; {core.lowering.reason}" if core.lowering is not None else ""
-    return f"{core.core}: {core.verdict} ({core.code}) {core.reason}{copies}{lowered}"
+    return f"{core.core}: {core.verdict} ({final_code(core)}) {core.reason}{copies}{lowered}"
 
 
 def copy_lines(copy: LoopReport) -> list[str]:
@@ -48,6 +51,19 @@ def copy_lines(copy: LoopReport) -> list[str]:
     depth = f" depth {copy.depth}" if copy.depth is not None else ""
     lowered = f"; {copy.lowering.reason}" if copy.lowering is not None else ""
     return [f"{label}{copy.verdict} ({copy.code}){depth}{lowered}"]
+
+
+def detail_lines(report: LoopReport) -> list[str]:
+    """What the headline leaves out of a loop built once: the values this copy was built
+    with, and, for a loop not split by core, the whole message (each core of a split loop
+    has a line of its own)."""
+    lines = []
+    instance = report.instance
+    if instance is not None and instance.caller and instance.label not in headline(report):
+        lines.append(f"values: {instance.label}")
+    if not report.cores and report.message != headline(report):
+        lines.append(f"why: {report.message}")
+    return lines
 
 
 def _hint(diagnostic: Diagnostic) -> str | None:
@@ -125,7 +141,14 @@ def snippet(diagnostic: Diagnostic, context: FormatContext) -> list[str]:
     return out
 
 
-def render_one(diagnostic: Diagnostic, context: FormatContext) -> str:
+def render_one(
+    diagnostic: Diagnostic, context: FormatContext, helped: set[str] | None = None
+) -> str:
+    """One finding. ``helped``: the codes whose help a run has printed already (it is
+    added to): a code's help is the same for every finding, so a run says it once, at the
+    first; None: always print it."""
+    if helped is None:
+        helped = set()
     severity = diagnostic.severity
     head = (
         context.style(
@@ -133,7 +156,7 @@ def render_one(diagnostic: Diagnostic, context: FormatContext) -> str:
         )
         + " "
         + context.style(f"{diagnostic.code} [{severity}]", *SEVERITY_STYLE.get(severity, ()))
-        + f" {diagnostic.message}"
+        + f" {diagnostic.headline}"
     )
     out = [head, *snippet(diagnostic, context)]
     notes: list[str] = []
@@ -145,11 +168,14 @@ def render_one(diagnostic: Diagnostic, context: FormatContext) -> str:
         if diagnostic.copies:
             notes.extend(line for copy in diagnostic.copies for line in copy_lines(copy))
         else:
+            notes.extend(detail_lines(report))
             notes.extend(core_line(core) for core in report.cores)
         notes.extend(memory_lines(report))
         if report.fix_hint:
             notes.append(f"{fix_label(diagnostic.applicability)}: {report.fix_hint}")
         notes.extend(assumed_lines(report))
+    if diagnostic.kind == "hint" and diagnostic.headline != diagnostic.message:
+        notes.append(f"why: {diagnostic.message}")
     if report is not None and diagnostic.code == "SKW060":
         for hazard in report.hazards:
             if hazard.moved in {r.span for r in diagnostic.related}:
@@ -157,7 +183,8 @@ def render_one(diagnostic: Diagnostic, context: FormatContext) -> str:
                 notes.append(f"{fifo}, source order: {order_text(hazard.source_order, total)}")
                 notes.append(f"{fifo}, after the skew: {order_text(hazard.skewed_order, total)}")
     hint = _hint(diagnostic)
-    if hint:
+    if hint and diagnostic.code not in helped:
+        helped.add(diagnostic.code)
         notes.append(f"help: {hint}")
     if diagnostic.preview is not None:
         notes.append("preview:\n" + diagnostic.preview.rstrip())
@@ -168,4 +195,5 @@ def render_one(diagnostic: Diagnostic, context: FormatContext) -> str:
 
 
 def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
-    return "\n".join(render_one(d, context) for d in diagnostics)
+    helped: set[str] = set()
+    return "\n".join(render_one(d, context, helped) for d in diagnostics)

@@ -37,5 +37,5 @@ def render(diagnostics: Sequence[Diagnostic], context: FormatContext) -> str:
                 ("title", d.code),
             )
         )
-        lines.append(f"::{level} {properties}::{_escape_data(d.message)}\n")
+        lines.append(f"::{level} {properties}::{_escape_data(d.headline)}\n")
     return "".join(lines)

@@ -219,3 +219,14 @@ def test_the_lowering_passes_hand_on_their_lowering_and_leave_the_skew_pass_s_me
     assert lowered.lowering is not None and lowered.lowering.verdict == "replicated"
     assert lowered.code == "SKW012"
     assert lowered.message == "left: no cross-core message in the body"
+
+
+def test_under_ptoas_a_rotated_loop_names_the_slot_by_its_own_variable_and_stage(
+    ptoas: dict[int, LoopReport],
+) -> None:
+    """The inner loop at line 190 counts with ``j`` over 2 slots: its loads take slot
+    ``j % 2`` (the compiler's slot index is the loop's own variable modulo the stage)."""
+    lowering = ptoas[190].lowering
+    assert lowering is not None and lowering.code == "SKW015"
+    assert "slot j % 2" in lowering.reason
+    assert "slot i %" not in ptoas[190].message

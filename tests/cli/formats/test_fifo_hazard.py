@@ -16,6 +16,11 @@ MESSAGE = (
     "after the next 2 produces (lead at line 10, depth 2); the vector core receives tiles in "
     "another order than the source says"
 )
+# What one-line formats print (the message is in JSON, SARIF, the editor's hover).
+HEADLINE = (
+    "the vector core gets tiles out of order: the tpush at line 13 (under `if n > 2`) now "
+    "follows 2 later produces (FIFO reordered by the skew at depth 2)"
+)
 
 
 def lint(run: Run, tmp_path: Path, output_format: str) -> str:
@@ -62,16 +67,16 @@ def test_sarif_has_related_locations_for_the_moved_tpush_and_the_lead(
     assert [loc["message"]["text"] for loc in results["SKW001"]["relatedLocations"]] == ["lead"]
 
 
-def test_github_annotates_the_loop_with_the_lines_in_the_message(run: Run, tmp_path: Path) -> None:
+def test_github_annotates_the_loop_with_the_lines_in_the_headline(run: Run, tmp_path: Path) -> None:
     lines = lint(run, tmp_path, "github").splitlines()
     assert lines[1] == (
-        f"::warning file=k.py,line={LOOP},col=18,endLine={LOOP},endColumn=47,title=SKW060::{MESSAGE}"
+        f"::warning file=k.py,line={LOOP},col=18,endLine={LOOP},endColumn=47,title=SKW060::{HEADLINE}"
     )
 
 
 def test_concise_has_one_line(run: Run, tmp_path: Path) -> None:
     lines = lint(run, tmp_path, "concise").splitlines()
-    assert lines[1] == f"k.py:{LOOP}:18: SKW060 {MESSAGE}"
+    assert lines[1] == f"k.py:{LOOP}:18: SKW060 {HEADLINE}"
 
 
 def test_full_marks_the_moved_tpush_and_the_lead_and_shows_both_orders(

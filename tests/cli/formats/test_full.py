@@ -86,10 +86,10 @@ def test_each_copy_of_a_loop_shows_its_cores_and_lowering(run: Run, tmp_path: Pa
         f"blocks = 3, stage = 2: aiv: {consumer}",
     ]
     assert _notes(spliced)[:2] == [
-        "called from `even` (line 45) with n = 8: aiv: left (SKW010) no boundary crossing at the "
+        "called from `even` (line 45) with n = 8: aiv: left (SKW011) no boundary crossing at the "
         "top level; replicated: 2 copies per iteration, main loop 0..8 step 2 (4 iterations), "
         "asking 2 buffers per load",
-        "called from `odd` (line 51) with n = 7: aiv: left (SKW010) no boundary crossing at the "
+        "called from `odd` (line 51) with n = 7: aiv: left (SKW012) no boundary crossing at the "
         "top level; replicated: 2 copies per iteration, main loop 0..6 step 2 (3 iterations), "
         "asking 2 buffers per load; then 1 copy after it (asking 1 buffer per load)",
     ]

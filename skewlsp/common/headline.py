@@ -1,0 +1,218 @@
+"""A finding's headline: the one short line a linter prints and an editor underlines.
+
+A loop's ``message`` says everything (each core's verdict and why, the lowering's
+numbers, the values a copy was built with, every call of an inline helper): the JSON
+output, the hover and ``skewlint explain``-style details keep it. A line of
+``--output-format concise`` (or the head of ``full``) follows ruff's habit instead: what
+happens, in plain words, with the compiler's term in parentheses, one code, short enough
+to read in a terminal. It is built here from the report's typed fields (never by cutting
+the message), so the CLI and the server say the same thing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import PurePath
+
+from skewlsp.common.wording import plural
+from skewlsp.contract import (
+    CODES,
+    CONSUMER,
+    CORE_NAMES,
+    FIFO_REORDER,
+    CoreResult,
+    Finding,
+    LoopReport,
+    Lowering,
+)
+
+# The values a copy was built with stay in the headline of a loop built once up to this
+# length (``blocks = 1`` tells why this call's verdict is what it is); longer ones
+# (``p0 = p0_i32, final_ti0 = ...``), and those of a loop built several times, are in the
+# details only.
+SHORT_VALUES = 30
+# The ``if`` a moved tpush sits under stays in SKW060's headline up to this length.
+SHORT_GUARD = 30
+
+
+def headline(report: LoopReport, copies: Sequence[LoopReport] = ()) -> str:
+    """``called from `f` (line 40) and 1 more: cube: runs 1 iteration ahead, not 2 (skewed
+    at depth 1, trip 2); ...``: where the copy is, then what the compiler does. ``copies``:
+    every copy of a loop Python builds several times (``report`` the strictest)."""
+    if report.instance is not None and not report.cores and report.lowering is None:
+        return report.message  # a one-core verdict's message is short, already labelled
+    what = _what(report)
+    where = _where(report, copies)
+    return f"{where}: {what}" if where else what
+
+
+def hint_headline(hint: Finding, report: LoopReport) -> str | None:
+    """A hint's short line, when its message is long: SKW060 says which tpush the skew
+    moves behind how many produces (the block it sits in and the peer's view are in the
+    message); None: the message is the headline."""
+    if hint.code != FIFO_REORDER:
+        return None
+    places = {r.span for r in hint.related}
+    hazard = next((h for h in report.hazards if h.moved in places), None)
+    if hazard is None:
+        return None
+    later = plural(hazard.after_produces, "later produce")
+    guard = hazard.guard or ""
+    under = f" (under `{guard}`)" if guard.startswith("if ") and len(guard) <= SHORT_GUARD else ""
+    return (
+        f"the {CORE_NAMES.get(hazard.direction, hazard.direction)} core gets tiles out of "
+        f"order: the tpush at line {hazard.moved.line}{under} now follows {later} (FIFO "
+        f"reordered by the skew at depth {hazard.depth})"
+    )
+
+
+def _where(report: LoopReport, copies: Sequence[LoopReport]) -> str:
+    """The call (no argument values: the details list them), and how many others."""
+    instance = report.instance
+    if instance is None:
+        return ""
+    if not instance.caller:
+        values = ", ".join(f"{name} = {value}" for name, value in instance.shown_bindings)
+        return f"with {values}" if values else ""
+    where = f"called from `{instance.caller}`"
+    if instance.call_path is not None:
+        where += f" in {PurePath(instance.call_path).name}"
+    if instance.call is not None:
+        where += f" (line {instance.call.line})"
+    values = ", ".join(f"{name} = {value}" for name, value in instance.shown_bindings)
+    if values and len(values) <= SHORT_VALUES and len(copies) <= 1:
+        where += f" with {values}"
+    others = len(copies) - 1
+    if others > 0:
+        where += f" and {others} more"
+    return where
+
+
+def _what(report: LoopReport) -> str:
+    if report.lowering is not None and report.verdict in ("left", "error"):
+        return lowered(report.lowering, report.loop_var, report.trip)
+    if not report.cores:
+        return report.message
+    core = _finding_core(report)
+    text = _core_words(core, report)
+    if len(report.cores) == 1:
+        return text
+    peer = next(c for c in report.cores if c is not core)
+    return f"{CORE_NAMES[core.core]}: {text}{_peer_words(core, peer)}"
+
+
+def _finding_core(report: LoopReport) -> CoreResult:
+    """The core whose verdict the finding's code is (the first core if none is)."""
+    return next((c for c in report.cores if final_code(c) == report.code), report.cores[0])
+
+
+def final_code(core: CoreResult) -> str:
+    """The code that says what finally happens to this core's copy: the lowering's when the
+    skew pass left it and the lowering passes rewrite it (SKW014, not SKW010)."""
+    return core.lowering.code if core.lowering is not None else core.code
+
+
+def _core_words(core: CoreResult, report: LoopReport) -> str:
+    if core.verdict == "skewed":
+        return skewed_words(core.depth, core.requested_depth, core.trip)
+    if core.verdict == "demoted":
+        return f"not skewed: {core.reason}"
+    if core.lowering is not None:
+        return lowered(core.lowering, report.loop_var, report.trip)
+    return core.reason
+
+
+def skewed_words(depth: int | None, requested: int | None, trip: int | None) -> str:
+    """``runs 1 iteration ahead, not 2 (skewed at depth 1, trip 2)``."""
+    ahead = f"runs {plural(depth or 0, 'iteration')} ahead"
+    if requested is not None and requested != depth:
+        return f"{ahead}, not {requested} (skewed at depth {depth}, trip {trip})"
+    return f"{ahead} (skewed at depth {depth})"
+
+
+def _peer_words(core: CoreResult, peer: CoreResult) -> str:
+    """The other core in a few words: the details give its reason."""
+    name = CORE_NAMES[peer.core]
+    if final_code(peer) == final_code(core):
+        return f" (the {name} half too)"
+    if core.verdict == "skewed" and peer.code == CONSUMER:
+        return f"; the {name} half follows it (consumer)"
+    return f"; {name}: {peer.verdict} ({final_code(peer)} in the details)"
+
+
+def lowered(lowering: Lowering, loop_var: str, trip: int | None) -> str:
+    """What LowerPipelineToSlots / LowerPipelineLoops make of a loop, in a few words."""
+    if lowering.verdict == "rotated":
+        var = loop_var or "i"
+        return (
+            f"loads take turns in {lowering.stage} buffers, one body "
+            f"(rotated through slots: slot {var} % {lowering.stage})"
+        )
+    if lowering.verdict == "empty":
+        return "the loop never runs (trip 0): nothing to copy"
+    if lowering.verdict == "untouched":
+        return f"left as written (stage={lowering.stage}: nothing to copy)"
+    if lowering.verdict != "replicated":
+        return lowering.reason
+    text = _replicated(lowering, trip, lowering.declined is not None)
+    if lowering.nested > 1:
+        text += f"; {plural(lowering.copies, 'copy', 'copies')} of the body in all"
+    return text
+
+
+def _replicated(lowering: Lowering, trip: int | None, declined: bool) -> str:
+    """``declined``: LowerPipelineToSlots declined the loop (memory_planner=PTOAS): why is
+    in the details."""
+    stage = lowering.stage or 0
+    if lowering.main_trip == 0 and trip is not None:
+        runs = "once" if trip == 1 else f"{trip} times"
+        copies = plural(trip, "copy", "copies")
+        return f"stage={stage} but the loop runs {runs}: {copies}, no main loop"
+    term = "replicated: slots declined" if declined else "replicated"
+    text = f"{stage} body copies per iteration ({term})"
+    if lowering.main_trip is not None:
+        text += f", {plural(lowering.main_trip, 'iteration')}"
+    elif lowering.branches:
+        text += ", the remainder picked at run time"
+    elif lowering.main_stop is None:
+        text += ", the main loop's length not visible statically"
+    if lowering.tail and lowering.main_trip:
+        text += f", then {plural(lowering.tail, 'more copy', 'more copies')}"
+    return text
+
+
+def preview_header(report: LoopReport) -> list[str]:
+    """The comment lines every preview starts with (``skewlint preview``, ``--preview``, the
+    editor's preview document): the verdict and code, why, and what the rewrite changes, so
+    a preview that differs from the source in one line says so before its many lines."""
+    code = CODES.get(report.code)
+    title = f": {code.title}" if code is not None else ""
+    lines = [
+        f"# {report.verdict} ({report.code}{title})",
+        f"# why: {headline(report)}",
+        f"# what changes: {_change(report)}",
+    ]
+    label = report.instance.label if report.instance is not None else ""
+    if label and label not in lines[1]:  # the values the headline leaves out
+        lines.append(f"# this copy: {label}")
+    return lines
+
+
+def _change(report: LoopReport) -> str:
+    stage = f", stage={report.stage}" if report.stage is not None else ""
+    if report.verdict == "demoted":
+        return (
+            f"only the header: `pl.pipeline` becomes `pl.range`{stage.replace(', ', ' (no ')}"
+            f"{')' if stage else ''}; the body is as written, its iterations run one after "
+            "another"
+        )
+    if report.verdict == "skewed":
+        depth = report.depth or 0
+        return (
+            f"the producer half runs {plural(depth, 'iteration')} ahead of the consumer half: "
+            f"a prologue of {plural(depth, 'produce')}, a steady loop, an epilogue of "
+            f"{plural(depth, 'consume')}"
+        )
+    if report.lowering is not None:
+        return lowered(report.lowering, report.loop_var, report.trip)
+    return "nothing"
