@@ -115,7 +115,7 @@ def test_unsafe_fixes_applies_it_and_the_loop_gets_the_promised_code(
 def test_a_stage_fix_on_literal_bounds_is_safe(run: Run, tmp_path: Path) -> None:
     path = _package(tmp_path, LITERAL)
     concise = run("--no-cache", "--output-format", "concise", ".")
-    assert "q/quant.py:12:9: SKW014 [*] loop left" in concise.out
+    assert "q/quant.py:12:9: SKW014 [*] stage=2 but the loop runs once" in concise.out
     assert "[*] 1 fixable with the `--fix` option." in concise.out
     result = run("--no-cache", "--fix", ".")
     assert "pl.pipeline(0, 8, 8, stage=1)" in path.read_text()
