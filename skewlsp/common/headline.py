@@ -17,7 +17,6 @@ from pathlib import PurePath
 from skewlsp.common.wording import plural
 from skewlsp.contract import (
     CODES,
-    CONSUMER,
     CORE_NAMES,
     FIFO_REORDER,
     CoreResult,
@@ -33,17 +32,26 @@ from skewlsp.contract import (
 SHORT_VALUES = 30
 # The ``if`` a moved tpush sits under stays in SKW060's headline up to this length.
 SHORT_GUARD = 30
+# A terminal line of ``--output-format concise`` (location, code, ruff's ``[*]``, headline)
+# stays within this many characters where the headline has a shorter form: the call a
+# copy is at goes in front only when it fits (the details always name it).
+CONCISE_WIDTH = 160
 
 
-def headline(report: LoopReport, copies: Sequence[LoopReport] = ()) -> str:
+def headline(
+    report: LoopReport, copies: Sequence[LoopReport] = (), limit: int | None = None
+) -> str:
     """``called from `f` (line 40) and 1 more: cube: runs 1 iteration ahead, not 2 (skewed
     at depth 1, trip 2); ...``: where the copy is, then what the compiler does. ``copies``:
-    every copy of a loop Python builds several times (``report`` the strictest)."""
+    every copy of a loop Python builds several times (``report`` the strictest); ``limit``:
+    the length the call is dropped above (None: an editor's message, which wraps)."""
     if report.instance is not None and not report.cores and report.lowering is None:
         return report.message  # a one-core verdict's message is short, already labelled
     what = _what(report)
     where = _where(report, copies)
-    return f"{where}: {what}" if where else what
+    if where and (limit is None or len(where) + 2 + len(what) <= limit):
+        return f"{where}: {what}"
+    return what  # (the calls, and each copy's verdict, are in the details)
 
 
 def hint_headline(hint: Finding, report: LoopReport) -> str | None:
@@ -98,7 +106,9 @@ def _what(report: LoopReport) -> str:
     if len(report.cores) == 1:
         return text
     peer = next(c for c in report.cores if c is not core)
-    return f"{CORE_NAMES[core.core]}: {text}{_peer_words(core, peer)}"
+    if final_code(peer) == final_code(core):
+        return f"both cores: {text}"
+    return f"{CORE_NAMES[core.core]}: {text}"  # (the other core's verdict: in the details)
 
 
 def _finding_core(report: LoopReport) -> CoreResult:
@@ -130,23 +140,13 @@ def skewed_words(depth: int | None, requested: int | None, trip: int | None) -> 
     return f"{ahead} (skewed at depth {depth})"
 
 
-def _peer_words(core: CoreResult, peer: CoreResult) -> str:
-    """The other core in a few words: the details give its reason."""
-    name = CORE_NAMES[peer.core]
-    if final_code(peer) == final_code(core):
-        return f" (the {name} half too)"
-    if core.verdict == "skewed" and peer.code == CONSUMER:
-        return f"; the {name} half follows it (consumer)"
-    return f"; {name}: {peer.verdict} ({final_code(peer)} in the details)"
-
-
 def lowered(lowering: Lowering, loop_var: str, trip: int | None) -> str:
     """What LowerPipelineToSlots / LowerPipelineLoops make of a loop, in a few words."""
     if lowering.verdict == "rotated":
         var = loop_var or "i"
         return (
-            f"loads take turns in {lowering.stage} buffers, one body "
-            f"(rotated through slots: slot {var} % {lowering.stage})"
+            f"loads take turns in {lowering.stage} buffers "
+            f"(rotated: slot {var} % {lowering.stage})"
         )
     if lowering.verdict == "empty":
         return "the loop never runs (trip 0): nothing to copy"
@@ -168,14 +168,14 @@ def _replicated(lowering: Lowering, trip: int | None, declined: bool) -> str:
         runs = "once" if trip == 1 else f"{trip} times"
         copies = plural(trip, "copy", "copies")
         return f"stage={stage} but the loop runs {runs}: {copies}, no main loop"
-    term = "replicated: slots declined" if declined else "replicated"
-    text = f"{stage} body copies per iteration ({term})"
+    term = "replicated, no slots" if declined else "replicated"
+    text = f"{stage} copies per iteration ({term})"
     if lowering.main_trip is not None:
         text += f", {plural(lowering.main_trip, 'iteration')}"
     elif lowering.branches:
-        text += ", the remainder picked at run time"
+        text += ", remainder at run time"
     elif lowering.main_stop is None:
-        text += ", the main loop's length not visible statically"
+        text += ", main loop length unknown statically"
     if lowering.tail and lowering.main_trip:
         text += f", then {plural(lowering.tail, 'more copy', 'more copies')}"
     return text

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -13,11 +15,11 @@ from tests.cli.conftest import Run
 from tests.kernels import EXPECTED, LOWERED, REALISTIC, REALISTIC_MODELS, REWRITTEN, pipeline_lines
 
 
-def skewlint(*args: str) -> subprocess.CompletedProcess[str]:
+def skewlint(*args: str, cwd: Path = REALISTIC) -> subprocess.CompletedProcess[str]:
     options = [] if args[0] == "preview" else ["--no-cache"]
     return subprocess.run(
         [sys.executable, "-m", "skewlsp.cli", *options, *args],
-        capture_output=True, text=True, check=False, cwd=REALISTIC,
+        capture_output=True, text=True, check=False, cwd=cwd,
     )
 
 
@@ -115,6 +117,25 @@ def test_every_concise_line_is_one_code_and_a_short_headline() -> None:
     assert too_long == []
     two_codes = [m.group(0) for m in found if CODE.findall(m.group("headline"))]
     assert two_codes == []
+
+
+def test_a_concise_line_names_the_helper_s_call_only_while_it_stays_within_160(
+    tmp_path: Path,
+) -> None:
+    # attention.py:23 is attention_block's loop, decided at its one call (line 56).
+    short = skewlint("--output-format", "concise", "--exit-zero", "models/tiny_llm/attention.py")
+    assert (
+        "models/tiny_llm/attention.py:23:9: SKW001 called from `attention_heads` (line 56): "
+        "cube: runs 2 iterations ahead (skewed at depth 2)"
+    ) in short.stdout.splitlines()
+    # The same tree under a long folder name: the call no longer fits, the verdict stays.
+    folder = "a_checkout_folder_whose_name_alone_takes_up_most_of_a_terminal_line"
+    shutil.copytree(REALISTIC, tmp_path / folder)
+    path = f"{folder}/models/tiny_llm/attention.py"
+    deep = skewlint("--output-format", "concise", "--exit-zero", path, cwd=tmp_path)
+    line = f"{path}:23:9: SKW001 cube: runs 2 iterations ahead (skewed at depth 2)"
+    assert line in deep.stdout.splitlines()
+    assert len(line) <= 160
 
 
 def _blocks(text: str) -> list[tuple[str, list[str]]]:
