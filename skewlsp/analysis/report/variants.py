@@ -31,8 +31,8 @@ def with_variants(
     reports: Sequence[LoopReport], alternatives: Sequence[Alternative]
 ) -> list[LoopReport]:
     """``reports``, each loop whose report another value changes naming the value it
-    assumed and carrying the loop under each such value (a copy the other build does
-    not make is reported as not compiled there)."""
+    assumed and carrying the loop under each value that changes what it shows (a copy
+    the other build does not make is reported as not compiled there)."""
     by_key = [_by_key(alternative.reports) for alternative in alternatives]
     found: list[LoopReport] = []
     seen: dict[tuple[Span, Instance | None], int] = {}
@@ -44,12 +44,15 @@ def with_variants(
         for alternative, others in zip(alternatives, by_key, strict=True):
             same_place = others.get(key, [])
             other = same_place[nth] if nth < len(same_place) else None
-            if other is not None and _shown(other) == _shown(report):
+            if other == report:
                 continue
+            # Anything the value changes names it (the buffers' bytes too); only another
+            # verdict or finding is a variant of its own.
             if alternative.assumed not in assumes:
                 assumes.append(alternative.assumed)
-            variants.append(_variant(alternative, other))
-        if variants:
+            if other is None or _shown(other) != _shown(report):
+                variants.append(_variant(alternative, other))
+        if assumes:
             report = replace(report, assumes=tuple(assumes), variants=tuple(variants))
         found.append(report)
     return found

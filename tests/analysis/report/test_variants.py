@@ -53,17 +53,18 @@ def test_what_only_the_lowering_reads_is_not_in_a_report_so_never_a_difference()
     assert shown & {"slot_loads", "slot_scope", "load_time_bound"} == set()
 
 
-def test_buffers_that_differ_only_in_bytes_are_not_another_verdict() -> None:
-    """Another build's tile sizes change the bytes of a loop's ``memory`` record; with the
-    same verdict and findings the loop does not depend on the variable (a memory code the
-    other build gives or takes away is a finding, and so a difference)."""
+def test_buffers_that_differ_only_in_bytes_name_the_value_but_are_not_another_verdict() -> None:
+    """Another build's tile sizes change the bytes of a loop's ``memory`` record: the bytes
+    shown hold for the assumed value, which the report names; with the same verdict and
+    findings there is no variant to list (a memory code the other build gives or takes
+    away is a finding, and so a variant)."""
     def split(stage_bytes: int, hints: tuple[Finding, ...] = ()) -> LoopReport:
         buffers = (SpaceBuffers("Vec", stage_bytes, 2, reason="fits alone"),)
         core = CoreResult("aiv", "left", "SKW010", "no boundary crossing", memory=buffers)
         return report(10, cores=(core,), memory=buffers, hints=hints)
 
     found = with_variants([split(32768)], [Alternative(ASSUMED, "slow", [split(16384)])])
-    assert found[0].variants == ()
+    assert (found[0].assumes, found[0].variants) == ((ASSUMED,), ())
     slot_bound = (Finding("SKW080", "PH-MR-001: ...", Span(10, 30, 10, 37)),)
     found = with_variants([split(32768)], [Alternative(ASSUMED, "slow", [split(98304, slot_bound)])])
     assert [v.variable for v in found[0].variants] == ["MODE"]
