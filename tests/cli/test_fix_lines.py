@@ -90,6 +90,37 @@ def test_a_stage_fix_on_a_deployment_constant_is_unsafe_and_names_the_constant(
     )
 
 
+SHADOWED = """\
+\"\"\"A module-level T that the kernel's own local T shadows.\"\"\"
+
+import pypto.language as pl
+
+from .config import DECODE_BATCH, DECODE_SEQ, TOKEN_TILE
+
+T = 64
+
+
+@pl.program
+class Quant:
+    @pl.function(type=pl.FunctionType.AIV)
+    def quant(self, x: pl.Tensor[[8, 16], pl.FP32]):
+        T = DECODE_BATCH * DECODE_SEQ
+        for qt in pl.pipeline(0, T, TOKEN_TILE, stage=2):
+            t: pl.Tile[[8, 16], pl.FP32] = pl.tile.load(x, [qt, 0], [8, 16])
+            pl.tile.store(t, [qt, 0], x)
+"""
+
+
+def test_a_fix_line_names_the_assignment_the_bound_was_read_from(
+    run: Run, tmp_path: Path
+) -> None:
+    # The loop reads the function's own T (line 14, 2 * 4 = 8), not the module's T = 64.
+    _package(tmp_path, SHADOWED)
+    result = run("--no-cache", ".")
+    assert "T = DECODE_BATCH * DECODE_SEQ (quant.py:14) = 8" in result.out
+    assert "quant.py:7" not in result.out
+
+
 def test_fix_leaves_an_unsafe_fix_and_says_nothing_was_fixed(run: Run, tmp_path: Path) -> None:
     path = _package(tmp_path)
     before = run("--no-cache", "--output-format", "concise", ".")

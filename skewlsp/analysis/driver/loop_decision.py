@@ -28,7 +28,7 @@ import libcst as cst
 
 from skewlsp.analysis.driver.core_passes import OutlinedFunction, split_and_skew
 from skewlsp.analysis.frontend import dsl
-from skewlsp.analysis.frontend.constants import Const
+from skewlsp.analysis.frontend.constants import Assigned, Const
 from skewlsp.analysis.frontend.dsl_checks import BodyChecks, check_body
 from skewlsp.analysis.frontend.names import body_statements, reads_of
 from skewlsp.analysis.frontend.scope import EnclosingLoop, FunctionScope
@@ -195,9 +195,17 @@ class LoopDecisions:
             return report
         fold = lambda e: fold_bound(e, parsed.header_ctx)  # noqa: E731 - as the bounds were
         line = self._span(loop).line
-        origins = bounds_read(
-            parsed.call, fold, lambda name: scope.module.assigned(name, line), self.path, self.made
-        )
+
+        def assigned(name: str) -> Assigned | None:
+            """Where the fold read ``name`` (FunctionScope.bound_lookup's order): a local
+            above the loop, no line for a parameter, else the module's constant."""
+            if name in scope.locals or name in scope.poisoned:
+                return scope.module.assigned(name, line)
+            if name in scope.params or name in scope.specialized or name in scope.call_site:
+                return None
+            return scope.module.assigned(name)
+
+        origins = bounds_read(parsed.call, fold, assigned, self.path, self.made)
         stage_value = parsed.stage_value
         report = replace(report, stage_value=stage_value, bounds_read=origins)
         if decision.code != "SKW002":

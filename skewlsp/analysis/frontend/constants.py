@@ -227,14 +227,13 @@ class Assigned:
 
 
 def last_assignment(text: str, name: str, before: int | None = None) -> Assigned | None:
-    """Where ``name`` is assigned in ``text``, for a fix line to name it: its last
-    top-level ``name = ...`` line (a module constant); with ``before`` (a 1-based line),
-    when there is none, the last indented one above that line (a local of the function
-    the loop is in: a line above it, the nearest)."""
-    found = _last(text, name, "", None)
-    if found is None and before is not None:
-        found = _last(text, name, r"[ \t]+", before)
-    return found
+    """Where ``name`` is assigned in ``text``, for a fix line to name it: without
+    ``before``, its last top-level ``name = ...`` line (a module constant); with ``before``
+    (a 1-based line), the last indented one above that line (a local of the function the
+    loop is in: a line above it, the nearest). The caller says which the fold read."""
+    if before is None:
+        return _last(text, name, "", None)
+    return _last(text, name, r"[ \t]+", before)
 
 
 def _last(text: str, name: str, indent: str, before: int | None) -> Assigned | None:
@@ -395,10 +394,11 @@ class ModuleConstants:
         return found
 
     def assigned(self, name: str, before: int | None = None) -> Assigned | None:
-        """Where ``name`` is assigned, as seen from this module: its last assignment here
-        (above the 1-based line ``before``), else in the module it is imported from."""
+        """Where ``name`` is assigned, as seen from this module: with ``before`` (a
+        1-based line), the function's local nearest above it; else the module's last
+        top-level assignment here, or in the module it is imported from."""
         found = last_assignment(self._text, name, before) if self._text is not None else None
-        if found is None:
+        if found is None and before is None:
             imported = getattr(self._imported, "assigned", None)  # (see imports.ImportedNames)
             found = imported(name) if imported is not None else None
         return found
