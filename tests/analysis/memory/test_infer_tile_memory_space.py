@@ -3,10 +3,16 @@ Left and Right, and the most AutoTileMatmulL0 leaves of each there."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import libcst as cst
 
+from skewlsp.analysis.driver import analyze_models
 from skewlsp.analysis.lower_pipeline.loop_facts import SlotLoad
 from skewlsp.analysis.memory.infer_tile_memory_space import L0Operand, l0_operands
+from skewlsp.common.resolver import RecordingResolver
+
+MEM_LLM = Path(__file__).resolve().parents[2] / "fixtures" / "memory" / "models" / "mem_llm"
 
 MAT_64K = SlotLoad("w", "Mat", 65536)
 MAT_32K = SlotLoad("x", "Mat", 32768)
@@ -54,3 +60,18 @@ def test_a_vector_loop_has_no_l0_operand():
     loop = _loop("y = pl.add(x, x)")
     assert l0_operands(loop, (SlotLoad("x", "Vec", 1024),)) == ()
 
+
+def test_the_int8_weight_slab_is_at_most_the_64_kb_the_compiler_gives_each_stage_in_l0b():
+    # The compiler (pypto e2d0f78ae): AutoTileMatmulL0 keeps this INT8 matmul whole (its
+    # chooser pins the [256, 256] weights in all of L0B, B-stationary), and MemoryReuse
+    # hints "requested depth 2 for pipeline group 0 in Right, but only 1 of 2 buffers fit
+    # (65536 B per stage, 65536 B free) ... This operand alone needs 131072 B"; each
+    # stage's activations are a 32768 B tile in Left.
+    path = MEM_LLM / "int8.py"
+    models = analyze_models(path.read_text(), str(path), resolver=RecordingResolver((MEM_LLM,)))
+    (model,) = [m for m in models if m.report.function == "int8_weights_filling_l0b"]
+    assert model.node is not None and model.facts.slot_loads is not None
+    assert l0_operands(model.node, model.facts.slot_loads) == (
+        L0Operand("a", "Left", 32768),
+        L0Operand("w", "Right", 65536),
+    )
