@@ -24,8 +24,11 @@ once per stage group it is stamped with): in user loops' groups, 380 Left/Right 
 are whole operands and 316 are AutoTileMatmulL0's slices (2,596 more slices are in the
 loops the pass makes). All 12 slot-bound Right hints of user loops are whole operands.
 The four 64 KB ones are INT8 ``[256, 256]`` weights: the chooser (called through pypto's
-binding with the 910B's sizes) returns the whole ``(128, 256, 256)``, B-stationary, so
-the pass keeps the matmul and the weights fill L0B. Predicting that needs the cost model.
+binding with the 910B's L0 sizes and the binding's default cost parameters) returns the
+whole ``(128, 256, 256)``, B-stationary, so the pass keeps the matmul and the weights
+fill L0B; a BF16 ``[128, 256]`` right operand of the same 64 KB is sliced in two
+(tests/fixtures/memory: ``cube.py``'s ``right_operand_filling_l0b`` against
+``int8.py``). Predicting which needs the cost model.
 
 What this module gives is therefore the extraction only: each matrix operand of the
 body's top-level cube ops, its L0 space, and its upper bound (the bytes of the body's
