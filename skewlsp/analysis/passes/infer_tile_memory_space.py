@@ -83,23 +83,30 @@ def operand_moves(node: cst.CSTNode, made: MadeTrees | None) -> Iterator[tuple[s
     if made is not None and not _may_call_a_cube_op(node, made):
         return
     for call in _calls(node):
-        leaf = op_leaf(call)
-        roles = _POSITIONS.get(leaf or "")
-        if roles is None:
-            continue
-        transposed = {
-            memory
-            for keyword, memory in _TRANSPOSED.items()
-            if _is_true(dsl.keyword(call, keyword))
-        }
-        for position, arg in enumerate(dsl.positional(call)):
-            memory = roles[position] if position < len(roles) else None
-            if memory and memory not in transposed and isinstance(arg.value, cst.Name):
-                yield arg.value.value, memory
-        for arg in call.args:
-            memory = _KEYWORDS.get(arg.keyword.value) if arg.keyword else None
-            if memory and memory not in transposed and isinstance(arg.value, cst.Name):
-                yield arg.value.value, memory
+        for operand, memory, transposed in matrix_operands(call):
+            if not transposed and isinstance(operand, cst.Name):
+                yield operand.value, memory
+
+
+def matrix_operands(call: cst.Call) -> Iterator[tuple[cst.BaseExpression, str, bool]]:
+    """(operand, memory, read transposed) of each operand a cube op ``call`` takes
+    into an L0 memory (Left, Right, Bias); nothing for any other call. One table of
+    which argument goes where, for the moves above and the L0 tiles the memory passes
+    size."""
+    roles = _POSITIONS.get(op_leaf(call) or "")
+    if roles is None:
+        return
+    transposed = {
+        memory for keyword, memory in _TRANSPOSED.items() if _is_true(dsl.keyword(call, keyword))
+    }
+    for position, arg in enumerate(dsl.positional(call)):
+        memory = roles[position] if position < len(roles) else None
+        if memory:
+            yield arg.value, memory, memory in transposed
+    for arg in call.args:
+        memory = _KEYWORDS.get(arg.keyword.value) if arg.keyword else None
+        if memory:
+            yield arg.value, memory, memory in transposed
 
 
 def _may_call_a_cube_op(node: cst.CSTNode, made: MadeTrees) -> bool:
