@@ -9,7 +9,7 @@ import libcst as cst
 
 from skewlsp.analysis.driver import analyze_models
 from skewlsp.analysis.lower_pipeline.loop_facts import SlotLoad
-from skewlsp.analysis.memory.infer_tile_memory_space import L0Operand, l0_operands
+from skewlsp.analysis.memory.l0_operands import L0Operand, l0_operands
 from skewlsp.common.resolver import RecordingResolver
 
 MEM_LLM = Path(__file__).resolve().parents[2] / "fixtures" / "memory" / "models" / "mem_llm"
