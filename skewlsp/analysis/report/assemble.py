@@ -12,6 +12,7 @@ from dataclasses import replace
 import libcst as cst
 
 from skewlsp.analysis.frontend.op_registry import CUBE, VECTOR
+from skewlsp.analysis.lower_pipeline.lowering import Lowered
 from skewlsp.analysis.passes.body import Stmt
 from skewlsp.analysis.passes.expand_mixed_kernel.core_split import ScalarAcross, message_core
 from skewlsp.analysis.report.overlap import peer_loop
@@ -181,6 +182,31 @@ def scalar_across(found: ScalarAcross, span: SpanOf) -> Finding:
         f"the {other} core's copy reads a `{found.name}` nothing defines there",
         span(found.read_by),
         (Related(computed, f"`{found.name}` is computed here, on the {where} core"),),
+    )
+
+
+def with_lowered(report: LoopReport, lowered: Lowered) -> LoopReport:
+    """The report of a loop the lowering passes lowered, put together from what they
+    decided (``lowered``): each core copy's lowering, the loop's own and so its code (an
+    error when they reject it), the smaller stage they checked as its fix line, and its
+    message followed by what they do to it.
+
+    The lowering passes hand on a :class:`Lowered`, never a report: this is the one
+    place its code, verdict, fix and words reach the loop's report."""
+    report = replace(report, cores=lowered.cores or report.cores)
+    lowering = lowered.lowering
+    if lowering is None:
+        return report
+    hint, fix = lowered.smaller_stage or (report.fix_hint, report.stage_fix)
+    return with_lowering_said(
+        replace(
+            report,
+            verdict="error" if lowering.verdict == "error" else report.verdict,
+            code=lowering.code,
+            lowering=lowering,
+            fix_hint=hint,
+            stage_fix=fix,
+        )
     )
 
 
