@@ -15,6 +15,7 @@ from skewlsp.analysis.frontend.op_registry import CUBE, VECTOR
 from skewlsp.analysis.lower_pipeline.lowering import Lowered
 from skewlsp.analysis.passes.body import Stmt
 from skewlsp.analysis.passes.expand_mixed_kernel.core_split import ScalarAcross, message_core
+from skewlsp.analysis.report.advice import StageAdvice
 from skewlsp.analysis.report.overlap import peer_loop
 from skewlsp.analysis.skew_cross_core_pipeline import fifo_order
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision
@@ -50,12 +51,13 @@ def loop_report(
     made: MadeTrees | None,
     cores: tuple[CoreResult, ...] = (),
     across: Sequence[ScalarAcross] = (),
-    fix_hint: str | None = None,
+    advice: StageAdvice | None = None,
 ) -> LoopReport:
     """The report of one decided loop, put together once from what the passes left:
     positions, the decision's values, its findings, each core's verdict when
     ExpandMixedKernel split it (``cores``, and the scalars one core computes that the
-    other reads: ``across``, SKW061), and what would make it skew (``fix_hint``).
+    other reads: ``across``, SKW061), and what a ``stage=`` fix needs (``advice``: what
+    the bounds read, what would make it skew).
     ``made``: the trees the analysis made, which a finding's code is cut from."""
 
     def span_of(index: int | None) -> Span | None:
@@ -98,10 +100,13 @@ def loop_report(
         pushes=d.pushes,
         pops=d.pops,
         stage_span=stage_span,
+        stage_value=advice.stage_value if advice is not None else None,
+        bounds_read=advice.bounds_read if advice is not None else (),
         hints=hints,
         hazards=hazards,
         cores=cores,
-        fix_hint=fix_hint,
+        fix_hint=advice.fix_hint if advice is not None else None,
+        stage_fix=advice.stage_fix if advice is not None else None,
         args=remark_args(d),
         core=_lead_core(d, stmts),
     )
