@@ -38,8 +38,8 @@ def _with_report(model: LoopModel, lowered: Lowered | None) -> LoopModel:
     at its call or in another file is worded from it)."""
     if lowered is None:
         return model
-    report = with_lowered(model.report, lowered)
     unlabelled = model.unlabelled_message
+    report = with_lowered(model.report, lowered, unlabelled)
     if unlabelled is not None and report.lowering is not None:
         unlabelled = lowered_message(unlabelled, report.lowering)
     return replace(model, report=report, unlabelled_message=unlabelled)
@@ -85,7 +85,9 @@ def _with_lowered_copies(
 def _said(model: LoopModel, lowered: Lowered | None) -> LoopReport:
     """A copy's lowered report, its message saying what the lowering does (a copy lowered
     before, kept as it is, said so then)."""
-    return model.report if lowered is None else with_lowered(model.report, lowered)
+    if lowered is None:
+        return model.report
+    return with_lowered(model.report, lowered, model.unlabelled_message)
 
 
 def _copy_at(model: LoopModel, bindings: Bindings) -> LoopModel:

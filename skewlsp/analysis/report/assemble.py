@@ -16,6 +16,7 @@ from skewlsp.analysis.lower_pipeline.lowering import Lowered
 from skewlsp.analysis.passes.body import Stmt
 from skewlsp.analysis.passes.expand_mixed_kernel.core_split import ScalarAcross, message_core
 from skewlsp.analysis.report.advice import StageAdvice
+from skewlsp.analysis.report.copies import labelled
 from skewlsp.analysis.report.overlap import peer_loop
 from skewlsp.analysis.skew_cross_core_pipeline import fifo_order
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision
@@ -190,12 +191,14 @@ def scalar_across(found: ScalarAcross, span: SpanOf) -> Finding:
     )
 
 
-def with_lowered(report: LoopReport, lowered: Lowered) -> LoopReport:
+def with_lowered(report: LoopReport, lowered: Lowered, own: str | None = None) -> LoopReport:
     """The report of a loop the lowering passes lowered, put together from what they
     decided (``lowered``): each core copy's lowering, the loop's own and so its code (an
     error when they reject it), the smaller stage they checked as its fix line, and its
     message followed by what they do to it.
 
+    ``own``: a copy's own text (its message without its label): the lowering's words
+    follow it, and the copy's label is put in front of both (:func:`.copies.labelled`).
     The lowering passes hand on a :class:`Lowered`, never a report: this is the one
     place its code, verdict, fix and words reach the loop's report."""
     report = replace(report, cores=lowered.cores or report.cores)
@@ -203,16 +206,17 @@ def with_lowered(report: LoopReport, lowered: Lowered) -> LoopReport:
     if lowering is None:
         return report
     hint, fix = lowered.smaller_stage or (report.fix_hint, report.stage_fix)
-    return with_lowering_said(
-        replace(
-            report,
-            verdict="error" if lowering.verdict == "error" else report.verdict,
-            code=lowering.code,
-            lowering=lowering,
-            fix_hint=hint,
-            stage_fix=fix,
-        )
+    report = replace(
+        report,
+        verdict="error" if lowering.verdict == "error" else report.verdict,
+        code=lowering.code,
+        lowering=lowering,
+        fix_hint=hint,
+        stage_fix=fix,
     )
+    if own is not None and report.instance is not None:
+        return labelled(report, report.instance, lowered_message(own, lowering))
+    return with_lowering_said(report)
 
 
 def with_lowering_said(report: LoopReport) -> LoopReport:
