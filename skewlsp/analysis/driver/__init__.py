@@ -42,6 +42,7 @@ from skewlsp.analysis.driver.variants import AssumedReads, with_variant_verdicts
 from skewlsp.analysis.frontend.assumed import Build
 from skewlsp.analysis.frontend.imports import SharedModules
 from skewlsp.analysis.frontend.state import AnalysisState
+from skewlsp.analysis.report.assemble import with_overlap_said
 from skewlsp.analysis.report.memory import with_memory
 from skewlsp.analysis.report.overlap import with_overlaps
 from skewlsp.analysis.reuse.unit_cache import UnitCache
@@ -156,7 +157,7 @@ def _analysed(
         read = state.build.close(depth)
     # Across loops: a consumer whose peer loop skews (each unit's loops were lowered by
     # its walk: ``.lowered``).
-    reports = with_overlaps([model.report for model in models])
+    reports = [with_overlap_said(r) for r in with_overlaps([model.report for model in models])]
     models = [
         model if model.report is report else replace(model, report=report)
         for model, report in zip(models, reports, strict=True)

@@ -26,9 +26,9 @@ from skewlsp.analysis.frontend.source_index import ModuleIndex, imported_module_
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.passes.inline_functions.imported_helpers import (
     ImportedHelper,
-    at_the_call,
     imported_helpers,
 )
+from skewlsp.analysis.report.copies import at_the_call, labelled
 from skewlsp.contract import Importers, Resolver
 
 # What a caller may put in front of deciding one imported helper's copies at the calls
@@ -66,7 +66,9 @@ def _at_calls(
 ) -> list[LoopModel]:
     models: list[LoopModel] = []
     for model in helper_copies(helper, path, resolver, constants, state, aliases):
-        report = at_the_call(model.report, model.unlabelled_message, helper, path)
+        report = at_the_call(
+            model.report, model.unlabelled_message, helper.unit.qualname, helper.module, path
+        )
         if report is not None:
             models.append(LoopModel(report, facts=model.facts))
     return models
@@ -135,13 +137,7 @@ def external_calls(
                 instance = replace(report.instance, call_path=caller_path)
                 # The remark at the call belongs to the caller's file (its analysis makes it).
                 own = tuple(h for h in report.hints if h.span != instance.call)
-                report = replace(
-                    report,
-                    path=path,
-                    message=f"{instance.label}: {message}",
-                    instance=instance,
-                    hints=own,
-                )
+                report = replace(labelled(report, instance, message), path=path, hints=own)
                 # The model stays: its tree is the helper's, in this file's coordinates,
                 # so the copy has the preview its caller's values give it.
                 found.append((helper.unit.qualname, replace(model, report=report)))

@@ -52,7 +52,7 @@ from skewlsp.analysis.passes.loop_body import normalise
 from skewlsp.analysis.passes.lower_auto_vector_split import opens_lane_regions
 from skewlsp.analysis.passes.outline_incore_scopes import OutlinedScope, outlined_scope
 from skewlsp.analysis.passes.split_vector_kernel import any_split, dual_aiv_dispatch
-from skewlsp.analysis.report.advice import bounds_read, depth_advice
+from skewlsp.analysis.report.advice import StageAdvice, bounds_read, depth_advice
 from skewlsp.analysis.report.assemble import loop_report
 from skewlsp.analysis.skew_cross_core_pipeline import per_core
 from skewlsp.analysis.skew_cross_core_pipeline.decide import (
@@ -177,22 +177,22 @@ class LoopDecisions:
         finally:
             self.loop_stack.pop()
 
-    def _with_stage_advice(
+    def _stage_advice(
         self,
-        report: LoopReport,
         loop: cst.For,
         scope: FunctionScope,
         parsed: _Parsed,
         header: LoopHeader,
         stmts: Sequence[Stmt],
         decision: Decision,
-    ) -> LoopReport:
-        """The report with what a ``stage=`` fix needs: for a loop whose stage may buy
-        nothing (SKW002, or a stage above the trip: SKW014 once lowered), what the bounds
-        read (a fix bakes it in) and where the stage's value is; for SKW002 its advice."""
-        above = report.stage is not None and report.trip is not None and report.stage > report.trip
+    ) -> StageAdvice | None:
+        """What a ``stage=`` fix needs, for a loop whose stage may buy nothing (SKW002, or
+        a stage above the trip: SKW014 once lowered): what the bounds read (a fix bakes it
+        in) and where the stage's value is; for SKW002 its advice. None for another loop."""
+        stage, trip = decision.stage, decision.trip
+        above = stage is not None and trip is not None and stage > trip
         if decision.code != "SKW002" and not above:
-            return report
+            return None
         fold = lambda e: fold_bound(e, parsed.header_ctx)  # noqa: E731 - as the bounds were
         line = self._span(loop).line
 
@@ -207,17 +207,16 @@ class LoopDecisions:
 
         origins = bounds_read(parsed.call, fold, assigned, self.path, self.made)
         stage_value = parsed.stage_value
-        report = replace(report, stage_value=stage_value, bounds_read=origins)
         if decision.code != "SKW002":
-            return report
-        advice, stage = depth_advice(
+            return StageAdvice(stage_value, origins)
+        advice, depth_stage = depth_advice(
             header, stmts, decision, parsed.call, fold, self.made, origins
         )
         fix = None
-        if stage is not None and stage_value is not None:
+        if depth_stage is not None and stage_value is not None:
             applicability: Applicability = "unsafe" if origins else "safe"
-            fix = StageFix(Edit(stage_value, str(stage)), "SKW001", applicability)
-        return replace(report, fix_hint=advice, stage_fix=fix)
+            fix = StageFix(Edit(stage_value, str(depth_stage)), "SKW001", applicability)
+        return StageAdvice(stage_value, origins, advice, fix)
 
     def _decide_loop(
         self, loop: cst.For, scope: FunctionScope, enclosing: list[EnclosingLoop], fn: str
@@ -253,8 +252,8 @@ class LoopDecisions:
             parsed.stage_span, parsed.stage_value, made=self.made,
             cores=split.cores if split is not None else (),
             across=split.scalars_across if split is not None else (),
+            advice=self._stage_advice(loop, scope, parsed, header, stmts, decision),
         )
-        report = self._with_stage_advice(report, loop, scope, parsed, header, stmts, decision)
         bounds = (header.start, header.stop, header.step)
         opaque = [v.symbol for v in bounds if isinstance(v, Opaque)]
         facts = LoopFacts(load_time_bound=opaque[0] if opaque else None)

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from skewlsp.analysis.driver.loop_decision import LoopModel
-from skewlsp.analysis.lower_pipeline.lowering import NOTHING, Enclosing, lowered_reports
-from skewlsp.analysis.report.assemble import lowered_message, with_lowering_said
+from skewlsp.analysis.lower_pipeline.lowering import NOTHING, Enclosing, Lowered, lowerings
+from skewlsp.analysis.report.assemble import lowered_message, with_lowered
 from skewlsp.contract import LoopReport
 
 Bindings = tuple[tuple[str, int], ...]  # the pl.unroll variables' values of one copy
@@ -27,23 +27,22 @@ def lowered_models(
     """``models`` with every loop the skew pass left lowered under ``planner`` (a model
     lowered before is kept as it is); ``outside``: the loops around them all (around the
     call of the inline helper whose copy they are)."""
-    reports = lowered_reports([(model.report, model.facts) for model in models], planner, outside)
-    lowered = [
-        _with_report(model, report) for model, report in zip(models, reports, strict=True)
-    ]
+    decided = lowerings([(model.report, model.facts) for model in models], planner, outside)
+    lowered = [_with_report(model, said) for model, said in zip(models, decided, strict=True)]
     return _with_lowered_copies(lowered, planner, outside)
 
 
-def _with_report(model: LoopModel, report: LoopReport) -> LoopModel:
-    """The model with its lowered report; a copy's message without its label says what
-    the lowering does too (a copy reported at its call or in another file is worded
-    from it)."""
-    if report is model.report:
+def _with_report(model: LoopModel, lowered: Lowered | None) -> LoopModel:
+    """The model with its lowered report (None: the lowering left it as it was); a
+    copy's message without its label says what the lowering does too (a copy reported
+    at its call or in another file is worded from it)."""
+    if lowered is None:
         return model
     unlabelled = model.unlabelled_message
+    report = with_lowered(model.report, lowered, unlabelled)
     if unlabelled is not None and report.lowering is not None:
         unlabelled = lowered_message(unlabelled, report.lowering)
-    return replace(model, report=with_lowering_said(report), unlabelled_message=unlabelled)
+    return replace(model, report=report, unlabelled_message=unlabelled)
 
 
 def _with_lowered_copies(
@@ -63,12 +62,12 @@ def _with_lowered_copies(
         for bindings, _ in model.copies:
             if bindings not in combinations:
                 combinations.append(bindings)
-    lowered: dict[tuple[int, Bindings], LoopReport] = {}
+    lowered: dict[tuple[int, Bindings], Lowered | None] = {}
     for bindings in combinations:
         taken = [_copy_at(model, bindings) for model in models]
-        reports = lowered_reports([(m.report, m.facts) for m in taken], planner, outside)
-        for copy, report in zip(taken, reports, strict=True):
-            lowered[(id(copy), bindings)] = report
+        decided = lowerings([(m.report, m.facts) for m in taken], planner, outside)
+        for copy, said in zip(taken, decided, strict=True):
+            lowered[(id(copy), bindings)] = said
     return [
         model
         if not model.copies
@@ -83,10 +82,12 @@ def _with_lowered_copies(
     ]
 
 
-def _said(model: LoopModel, report: LoopReport) -> LoopReport:
+def _said(model: LoopModel, lowered: Lowered | None) -> LoopReport:
     """A copy's lowered report, its message saying what the lowering does (a copy lowered
     before, kept as it is, said so then)."""
-    return report if report is model.report else with_lowering_said(report)
+    if lowered is None:
+        return model.report
+    return with_lowered(model.report, lowered, model.unlabelled_message)
 
 
 def _copy_at(model: LoopModel, bindings: Bindings) -> LoopModel:

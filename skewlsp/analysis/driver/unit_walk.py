@@ -58,6 +58,7 @@ from skewlsp.analysis.passes.inline_functions.call_sites import (
     is_inline_helper,
 )
 from skewlsp.analysis.report.assemble import at_call
+from skewlsp.analysis.report.copies import labelled
 from skewlsp.analysis.report.informative import DecisiveNames
 from skewlsp.analysis.reuse.unit_cache import SiteKey
 from skewlsp.analysis.source.guard import check_parseable
@@ -248,12 +249,7 @@ class UnitWalk(LoopDecisions):
                 model.unlabelled_message = report.message
                 shown = self.decisive.informative(instance.bindings, model.node, model.module)
                 copy = replace(instance, shown=shown)
-                model.report = replace(
-                    report,
-                    instance=copy,
-                    message=f"{copy.label}: {report.message}",
-                    hints=hints,
-                )
+                model.report = replace(labelled(report, copy, report.message), hints=hints)
                 self.finished.append(model)
         finally:
             self.models, self.inner, self.dual_aiv = saved

@@ -183,12 +183,31 @@ def _pin(
     return fitted, None
 
 
-def lowered_reports(
+@dataclass(frozen=True)
+class Lowered:
+    """What the lowering passes decide for one loop, handed on as it is: the report is
+    put together from it by :func:`skewlsp.analysis.report.assemble.with_lowered`
+    (its code, verdict and fix line derived there, its message composed there).
+
+    ``lowering``: the loop's own (None for a mixed loop one of whose copies skews or is
+    demoted: the loop keeps its code; for a mixed loop the skew pass left, its strictest
+    copy's). ``cores``: each core copy with its lowering, when ExpandMixedKernel split
+    the loop. ``smaller_stage``: for a stage above the trip (SKW014), the smaller stage
+    that gives the same buffers, checked by lowering the loop again: the fix line and
+    the edit that writes it."""
+
+    lowering: Lowering | None
+    cores: tuple[CoreResult, ...] = ()
+    smaller_stage: tuple[str, StageFix | None] | None = None
+
+
+def lowerings(
     loops: Sequence[tuple[LoopReport, LoopFacts]], planner: str, outside: Enclosing = NOTHING
-) -> list[LoopReport]:
-    """The reports of ``loops`` with every left loop's lowering (each loop: its report and
-    what only the lowering reads of it); ``outside``: the loops around all of them (those
-    around the call, for the loops of one copy of an inline helper)."""
+) -> list[Lowered | None]:
+    """What the lowering passes decide for each of ``loops`` (each loop: its report and
+    what only the lowering reads of it), None for a loop they leave as it is (not left
+    by the skew pass, or lowered before); ``outside``: the loops around all of them
+    (those around the call, for the loops of one copy of an inline helper)."""
     reports = [report for report, _ in loops]
     order = sorted(
         (i for i, r in enumerate(reports) if r.verdict == "left" or _left_core(r)),
@@ -199,16 +218,23 @@ def lowered_reports(
         if report.verdict in ("left", "skewed") or _left_core(report) or _skewed_core(report):
             copies.setdefault(function_copy(report), []).append(index)
     run = _Run(planner)
-    result = list(reports)
+    # The loops as the loops they hold see them: lowered once their turn is past.
+    seen = list(reports)
+    result: list[Lowered | None] = [None] * len(reports)
     for index in order:
         report, facts = loops[index]
         if _lowered_already(report):  # (a cached copy of an inline helper, lowered once)
             run.charge(report, facts)
             continue
-        # (the loops around it come first in the order: ``result`` holds them lowered)
-        same = (result[i] for i in copies[function_copy(report)] if i != index)
+        # (the loops around it come first in the order: ``seen`` holds them lowered)
+        same = (seen[i] for i in copies[function_copy(report)] if i != index)
         around = enclosing(same, report.span, outside)
-        result[index] = _lower_one(report, facts, around, run)
+        lowered = _lower_one(report, facts, around, run)
+        if lowered is not None:
+            result[index] = lowered
+            seen[index] = replace(
+                report, lowering=lowered.lowering, cores=lowered.cores or report.cores
+            )
     return result
 
 
@@ -234,7 +260,9 @@ def within(inner: Span, outer: Span) -> bool:
     ) <= (outer.end_line, outer.end_column)
 
 
-def _lower_one(report: LoopReport, facts: LoopFacts, around: Enclosing, run: _Run) -> LoopReport:
+def _lower_one(
+    report: LoopReport, facts: LoopFacts, around: Enclosing, run: _Run
+) -> Lowered | None:
     if report.cores:
         cores = tuple(
             replace(c, lowering=_core_lowering(report, facts, c, run, around.on(c.core)))
@@ -243,9 +271,12 @@ def _lower_one(report: LoopReport, facts: LoopFacts, around: Enclosing, run: _Ru
         found = [c.lowering for c in cores if c.lowering is not None]
         strictest = max(found, key=_rank, default=None)
         if report.verdict != "left":  # one core skews or is demoted: the loop keeps its code
-            return replace(report, cores=cores)
-        return _with(replace(report, cores=cores), strictest)
-    return _with(report, _lowering(report, facts, None, run, around.on(report.core)))
+            return Lowered(None, cores)
+        return Lowered(strictest, cores, _smaller_stage(report, strictest))
+    lowering = _lowering(report, facts, None, run, around.on(report.core))
+    if lowering is None:
+        return None
+    return Lowered(lowering, smaller_stage=_smaller_stage(report, lowering))
 
 
 def _core_lowering(
@@ -368,30 +399,13 @@ def _rank(lowering: Lowering) -> int:
     return SEVERITY_RANK[severity_of(lowering.code)]
 
 
-def _with(report: LoopReport, lowering: Lowering | None) -> LoopReport:
-    """The report under the lowering's code, with the lowering (its message is the skew
-    pass's: the report says what the lowering does after it, ``report.assemble``)."""
-    if lowering is None:
-        return report
-    verdict = "error" if lowering.verdict == "error" else report.verdict
-    hint, fix = _smaller_stage(report, lowering) or (report.fix_hint, report.stage_fix)
-    return replace(
-        report,
-        verdict=verdict,
-        code=lowering.code,
-        lowering=lowering,
-        fix_hint=hint,
-        stage_fix=fix,
-    )
-
-
 def _smaller_stage(
-    report: LoopReport, lowering: Lowering
+    report: LoopReport, lowering: Lowering | None
 ) -> tuple[str, StageFix | None] | None:
     """For a stage above the trip (SKW014): the stage that gives the same buffers with no
     finding, checked by lowering the loop again with it; as the report's fix line and the
     edit that writes it (unsafe when the trip is read from names: it bakes them in)."""
-    if lowering.code != "SKW014" or not report.trip:
+    if lowering is None or lowering.code != "SKW014" or not report.trip:
         return None
     trip = report.trip
     again = lower(trip, report.start, report.stop, report.step, trip)

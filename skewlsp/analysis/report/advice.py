@@ -10,7 +10,7 @@ is folded again into the trip it must give.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import PurePath
 
 import libcst as cst
@@ -20,7 +20,20 @@ from skewlsp.analysis.frontend.constants import Assigned, Const, Folded, code_of
 from skewlsp.analysis.passes.body import Stmt, trip_count
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision, LoopHeader, decide
 from skewlsp.analysis.source.tree_text import MadeTrees
-from skewlsp.contract import Origin, baked
+from skewlsp.contract import Origin, Span, StageFix, baked
+
+
+@dataclass(frozen=True)
+class StageAdvice:
+    """What a ``stage=`` fix of one loop needs, handed to the report as it is put
+    together (:func:`.assemble.loop_report`): where the stage's value is, what the
+    bounds read (a fix bakes it in), and for a loop skewed below its requested depth
+    (SKW002) the advice (:func:`depth_advice`) and the edit that writes its stage."""
+
+    stage_value: Span | None
+    bounds_read: tuple[Origin, ...]
+    fix_hint: str | None = None
+    stage_fix: StageFix | None = None
 
 
 def trip_for_depth(trip: int, requested: int) -> int:

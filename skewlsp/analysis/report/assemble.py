@@ -12,8 +12,12 @@ from dataclasses import replace
 import libcst as cst
 
 from skewlsp.analysis.frontend.op_registry import CUBE, VECTOR
+from skewlsp.analysis.lower_pipeline.lowering import Lowered
 from skewlsp.analysis.passes.body import Stmt
 from skewlsp.analysis.passes.expand_mixed_kernel.core_split import ScalarAcross, message_core
+from skewlsp.analysis.report.advice import StageAdvice
+from skewlsp.analysis.report.copies import labelled
+from skewlsp.analysis.report.overlap import peer_loop
 from skewlsp.analysis.skew_cross_core_pipeline import fifo_order
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision
 from skewlsp.analysis.source.tree_text import MadeTrees
@@ -48,12 +52,13 @@ def loop_report(
     made: MadeTrees | None,
     cores: tuple[CoreResult, ...] = (),
     across: Sequence[ScalarAcross] = (),
-    fix_hint: str | None = None,
+    advice: StageAdvice | None = None,
 ) -> LoopReport:
     """The report of one decided loop, put together once from what the passes left:
     positions, the decision's values, its findings, each core's verdict when
     ExpandMixedKernel split it (``cores``, and the scalars one core computes that the
-    other reads: ``across``, SKW061), and what would make it skew (``fix_hint``).
+    other reads: ``across``, SKW061), and what a ``stage=`` fix needs (``advice``: what
+    the bounds read, what would make it skew).
     ``made``: the trees the analysis made, which a finding's code is cut from."""
 
     def span_of(index: int | None) -> Span | None:
@@ -96,10 +101,13 @@ def loop_report(
         pushes=d.pushes,
         pops=d.pops,
         stage_span=stage_span,
+        stage_value=advice.stage_value if advice is not None else None,
+        bounds_read=advice.bounds_read if advice is not None else (),
         hints=hints,
         hazards=hazards,
         cores=cores,
-        fix_hint=fix_hint,
+        fix_hint=advice.fix_hint if advice is not None else None,
+        stage_fix=advice.stage_fix if advice is not None else None,
         args=remark_args(d),
         core=_lead_core(d, stmts),
     )
@@ -183,6 +191,34 @@ def scalar_across(found: ScalarAcross, span: SpanOf) -> Finding:
     )
 
 
+def with_lowered(report: LoopReport, lowered: Lowered, own: str | None = None) -> LoopReport:
+    """The report of a loop the lowering passes lowered, put together from what they
+    decided (``lowered``): each core copy's lowering, the loop's own and so its code (an
+    error when they reject it), the smaller stage they checked as its fix line, and its
+    message followed by what they do to it.
+
+    ``own``: a copy's own text (its message without its label): the lowering's words
+    follow it, and the copy's label is put in front of both (:func:`.copies.labelled`).
+    The lowering passes hand on a :class:`Lowered`, never a report: this is the one
+    place its code, verdict, fix and words reach the loop's report."""
+    report = replace(report, cores=lowered.cores or report.cores)
+    lowering = lowered.lowering
+    if lowering is None:
+        return report
+    hint, fix = lowered.smaller_stage or (report.fix_hint, report.stage_fix)
+    report = replace(
+        report,
+        verdict="error" if lowering.verdict == "error" else report.verdict,
+        code=lowering.code,
+        lowering=lowering,
+        fix_hint=hint,
+        stage_fix=fix,
+    )
+    if own is not None and report.instance is not None:
+        return labelled(report, report.instance, lowered_message(own, lowering))
+    return with_lowering_said(report)
+
+
 def with_lowering_said(report: LoopReport) -> LoopReport:
     """The report of a loop the lowering passes lowered, its message followed by what
     they do to it (``report.lowering``); a report they did not lower is as it was.
@@ -192,6 +228,19 @@ def with_lowering_said(report: LoopReport) -> LoopReport:
     if report.lowering is None:
         return report
     return replace(report, message=lowered_message(report.message, report.lowering))
+
+
+def with_overlap_said(report: LoopReport) -> LoopReport:
+    """The report of a consumer loop whose overlap comes from its skewed peer (``overlap``,
+    which :mod:`.overlap` records), its message saying where from; any other is as it was.
+
+    Its peer is on the other core: the one its ``overlap`` points at."""
+    if report.overlap is None or report.core is None:
+        return report
+    peer: Core = "aiv" if report.core == "aic" else "aic"
+    where = peer_loop(peer, report.overlap.span.line)
+    said = f"{report.message} (overlap from the {CORE_NAMES[peer]}'s skew: {where})"
+    return replace(report, message=said)
 
 
 def lowered_message(message: str, lowering: Lowering) -> str:

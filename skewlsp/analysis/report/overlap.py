@@ -13,6 +13,8 @@ an overlap, so it is information too (``producer_elsewhere``). It stays a warnin
 this module holds a loop on the other core that is not its skewed peer (that loop, a
 trip that differs, is an edit here), or when the carried value is one this core computes
 (an address, a tile it loads: recompute it, load it in each half).
+The step records the peer (``overlap``) and nothing else: the loop's message says it
+where the report is put together (:func:`..assemble.with_overlap_said`).
 (A mixed kernel's cores are one loop: :mod:`..skew_cross_core_pipeline.per_core` words
 its summary the same way.)
 """
@@ -42,10 +44,10 @@ def _marked(
         received = report.offending is not None and report.offending == report.lead
         alone = cores == {report.core}  # no loop of this module on the other core
         return replace(report, producer_elsewhere=True) if received and alone else report
-    name = CORE_NAMES[peer.core]
-    where = f"the {name}'s skewed loop at line {peer.span.line}"
-    return replace(
-        report,
-        message=f"{report.message} (overlap from the {name}'s skew: {where})",
-        overlap=Related(peer.span, f"{where}: this loop's overlap"),
-    )
+    where = peer_loop(peer.core, peer.span.line)
+    return replace(report, overlap=Related(peer.span, f"{where}: this loop's overlap"))
+
+
+def peer_loop(core: Core, line: int) -> str:
+    """How messages name a consumer's peer: the skewed loop of ``core`` at ``line``."""
+    return f"the {CORE_NAMES[core]}'s skewed loop at line {line}"

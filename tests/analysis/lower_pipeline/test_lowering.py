@@ -203,22 +203,37 @@ def test_a_run_time_remainder_names_the_value_that_makes_it_so() -> None:
     assert "up to unroll_main_end (`blocks` is known at run time only)" in per_layer.message
 
 
-def test_the_lowering_passes_hand_on_their_lowering_and_leave_the_skew_pass_s_message() -> None:
-    """No pass edits another's text: LowerPipelineLoops says what it does in its
-    ``Lowering``; the report puts that after the skew pass's message (see
-    tests/analysis/report/test_assemble.py)."""
+def test_the_lowering_passes_hand_on_their_lowering_not_a_report() -> None:
+    """No pass edits another's report: LowerPipelineLoops says what it does in its
+    ``Lowered`` record; the report takes its code and verdict from it and puts its reason
+    after the skew pass's message (see tests/analysis/report/test_assemble.py)."""
     from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS
-    from skewlsp.analysis.lower_pipeline.lowering import lowered_reports
+    from skewlsp.analysis.lower_pipeline.lowering import lowerings
     from skewlsp.contract import Span
 
     left = LoopReport(
         None, Span(3, 5, 4, 20), Span(3, 14, 3, 40), "left", "SKW010",
         "left: no cross-core message in the body", stage=4, start=0, stop=10, step=1, trip=10,
     )
-    [lowered] = lowered_reports([(left, NO_FACTS)], "pypto")
-    assert lowered.lowering is not None and lowered.lowering.verdict == "replicated"
-    assert lowered.code == "SKW012"
-    assert lowered.message == "left: no cross-core message in the body"
+    [lowered] = lowerings([(left, NO_FACTS)], "pypto")
+    assert lowered is not None and lowered.lowering is not None
+    assert (lowered.lowering.verdict, lowered.lowering.code) == ("replicated", "SKW012")
+    assert lowered.smaller_stage is None
+
+
+def test_a_stage_above_the_trip_is_lowered_with_the_smaller_stage_the_lowering_checked() -> None:
+    from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS
+    from skewlsp.analysis.lower_pipeline.lowering import lowerings
+    from skewlsp.contract import Span
+
+    above = LoopReport(
+        None, Span(3, 5, 4, 20), Span(3, 14, 3, 40), "left", "SKW010",
+        "left: no cross-core message in the body", stage=4, start=0, stop=3, step=1, trip=3,
+    )
+    [lowered] = lowerings([(above, NO_FACTS)], "pypto")
+    assert lowered is not None and lowered.lowering is not None
+    assert lowered.lowering.code == "SKW014"
+    assert lowered.smaller_stage == ("stage=3 gives the same 3 copies and buffers", None)
 
 
 def test_under_ptoas_a_rotated_loop_names_the_slot_by_its_own_variable_and_stage(

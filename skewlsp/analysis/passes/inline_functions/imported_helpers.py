@@ -26,7 +26,7 @@ from skewlsp.analysis.frontend.source_index import (
     is_inline_helper_unit,
 )
 from skewlsp.analysis.frontend.text_search import called_names
-from skewlsp.contract import LoopReport, Resolver, Span
+from skewlsp.contract import Resolver
 
 
 @dataclass(frozen=True)
@@ -113,43 +113,6 @@ def _helpers_by_name(
         if helper is not None:
             found[name] = (helper, other, origin, text)
     return found
-
-
-def at_the_call(
-    report: LoopReport, message: str | None, helper: ImportedHelper, path: str | None
-) -> LoopReport | None:
-    """One spliced copy of the helper's loop, as a report located at its call in this file.
-
-    ``message`` is the copy's message without its label (where the call is, which this
-    report's location already says).
-    """
-    instance = report.instance
-    if instance is None or instance.call is None or message is None:
-        return None
-    where = f"`{helper.unit.qualname}` from `{helper.module}`"
-    call: Span = instance.call
-    return LoopReport(
-        path,
-        call,
-        call,
-        report.verdict,
-        report.code,
-        f"the loop of {where} (its line {report.span.line}) inlined here: {message}",
-        function=instance.caller,
-        loop_var=report.loop_var,
-        stage=report.stage,
-        requested_depth=report.requested_depth,
-        depth=report.depth,
-        trip=report.trip,
-        start=report.start,
-        stop=report.stop,
-        step=report.step,
-        dynamic_symbol=report.dynamic_symbol,
-        cores=report.cores,
-        fix_hint=report.fix_hint,
-        instance=instance,
-        lowering=report.lowering,
-    )
 
 
 def _read(
