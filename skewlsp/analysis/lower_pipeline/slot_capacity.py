@@ -46,18 +46,21 @@ DTYPE_BITS: Mapping[str, int] = {
 CAPACITY: Mapping[str, int] = {"Vec": 184 * 1024, "Mat": 512 * 1024, "Acc": 128 * 1024}
 
 
-def slot_bytes(extents: Sequence[int], dtype: str, space: str) -> int | None:
+def slot_bytes(
+    extents: Sequence[int], dtype: str, space: str, acc_rows: int | None = None
+) -> int | None:
     """One slot's bytes for a tile of ``extents`` (None: not a size the compiler can pin).
 
     In Acc the rows (the second-last extent) are rounded up to the accumulator's row
-    group: 32 rows for INT32, 16 for the other types on the 910B."""
+    group (``acc_rows``; by default the 910B's: 32 rows for INT32, 16 for the other
+    types). InitMemRef sizes every tile so too (``memory.init_memref``)."""
     bits = DTYPE_BITS.get(dtype)
     if bits is None or not extents or any(e <= 0 for e in extents):
         return None
     if space == "Acc":
         if len(extents) < 2:
             return None
-        group = 32 if dtype == "INT32" else 16
+        group = acc_rows if acc_rows is not None else (32 if dtype == "INT32" else 16)
         rows = -(-extents[-2] // group) * group
         elements = rows * extents[-1]
         for extent in extents[:-2]:

@@ -13,8 +13,8 @@ this model says None.
 
 What the memory passes after it need of a view is only that it holds no buffer of its
 own: a buffer is as large as its largest member, and the tile a view is taken from is
-at least as large as the view. The element sizes are LowerPipelineToSlots' own
-(:data:`skewlsp.analysis.lower_pipeline.slot_capacity.DTYPE_BITS`): one fact, one place.
+at least as large as the view. The element sizes and the slot size are LowerPipelineToSlots' own
+(:func:`skewlsp.analysis.lower_pipeline.slot_capacity.slot_bytes`): one fact, one place.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from skewlsp.analysis.lower_pipeline.slot_capacity import DTYPE_BITS
+from skewlsp.analysis.lower_pipeline.slot_capacity import slot_bytes
 from skewlsp.analysis.memory.chip import DEFAULT_CHIP, Chip
 
 
@@ -52,23 +52,9 @@ def allocation_bytes(
     extents: Sequence[int], dtype: str, space: str, chip: Chip = DEFAULT_CHIP
 ) -> int | None:
     """The bytes a tile of ``extents`` x ``dtype`` takes in ``space`` (None: a shape or
-    type the compiler cannot size)."""
-    bits = DTYPE_BITS.get(dtype)
-    if bits is None or not extents or any(e <= 0 for e in extents):
-        return None
-    if space == "Acc":
-        if len(extents) < 2:
-            return None
-        group = chip.acc_row_group(dtype)
-        rows = -(-extents[-2] // group) * group
-        elements = rows * extents[-1]
-        for extent in extents[:-2]:
-            elements *= extent
-        return elements * ((bits + 7) // 8)
-    elements = 1
-    for extent in extents:
-        elements *= extent
-    return -(-(elements * bits) // 8)
+    type the compiler cannot size): LowerPipelineToSlots' slot size, with ``chip``'s
+    accumulator row group."""
+    return slot_bytes(extents, dtype, space, chip.acc_row_group(dtype))
 
 
 def init_memrefs(
