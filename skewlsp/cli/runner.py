@@ -24,7 +24,6 @@ from skewlsp.cli.cache import Cache, DependencyDigests, PlainFiles, cache_key, d
 from skewlsp.cli.own_code import code_digest
 from skewlsp.common.config import Settings
 from skewlsp.common.diagnostic import Diagnostic, FileResult, Import
-from skewlsp.common.headline import CONCISE_WIDTH
 from skewlsp.common.importers import ProjectImporters
 from skewlsp.common.pipeline import flatten, select_and_suppress
 from skewlsp.common.resolver import Dependency, RecordingResolver
@@ -228,14 +227,13 @@ def diagnostics_for(
 ) -> list[Diagnostic]:
     """Flatten reports (each at its loop's header), each with the loop's source lines if asked."""
     if not snippets:
-        return flatten(filename, reports, selection, line_width=CONCISE_WIDTH)
+        return flatten(filename, reports, selection)
     lines = source_lines(source)
     return flatten(
         filename,
         reports,
         selection,
         snippet_of=lambda report: _snippet(lines, report.span),
-        line_width=CONCISE_WIDTH,
     )
 
 

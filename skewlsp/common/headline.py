@@ -33,25 +33,29 @@ SHORT_VALUES = 30
 # The ``if`` a moved tpush sits under stays in SKW060's headline up to this length.
 SHORT_GUARD = 30
 # A terminal line of ``--output-format concise`` (location, code, ruff's ``[*]``, headline)
-# stays within this many characters where the headline has a shorter form: the call a
-# copy is at goes in front only when it fits (the details always name it).
+# stays within this many characters where the headline has a shorter form: without the
+# call a copy is at (:func:`without_call`; the details always name it).
 CONCISE_WIDTH = 160
 
 
-def headline(
-    report: LoopReport, copies: Sequence[LoopReport] = (), limit: int | None = None
-) -> str:
+def headline(report: LoopReport, copies: Sequence[LoopReport] = ()) -> str:
     """``called from `f` (line 40) and 1 more: cube: runs 1 iteration ahead, not 2 (skewed
-    at depth 1, trip 2); ...``: where the copy is, then what the compiler does. ``copies``:
-    every copy of a loop Python builds several times (``report`` the strictest); ``limit``:
-    the length the call is dropped above (None: an editor's message, which wraps)."""
+    at depth 1, trip 2)``: where the copy is, then what the compiler does. ``copies``:
+    every copy of a loop Python builds several times (``report`` the strictest)."""
     if report.instance is not None and not report.cores and report.lowering is None:
         return report.message  # a one-core verdict's message is short, already labelled
     what = _what(report)
     where = _where(report, copies)
-    if where and (limit is None or len(where) + 2 + len(what) <= limit):
-        return f"{where}: {what}"
-    return what  # (the calls, and each copy's verdict, are in the details)
+    return f"{where}: {what}" if where else what
+
+
+def without_call(report: LoopReport) -> str | None:
+    """The headline without the call a copy is at, for a terminal line it would make too
+    long (the calls, and each copy's verdict, are in the details); None: the headline
+    names no call."""
+    if report.instance is None or (not report.cores and report.lowering is None):
+        return None
+    return _what(report)
 
 
 def hint_headline(hint: Finding, report: LoopReport) -> str | None:

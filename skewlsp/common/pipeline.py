@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from skewlsp.common.diagnostic import Diagnostic
-from skewlsp.common.headline import headline, hint_headline
+from skewlsp.common.headline import headline, hint_headline, without_call
 from skewlsp.common.select import Selection
 from skewlsp.common.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
 from skewlsp.contract import SEVERITY_RANK, UNUSED_SUPPRESSION, LoopReport, Related, Span
@@ -26,7 +26,6 @@ def flatten(
     *,
     snippet_of: Callable[[LoopReport], Snippet] | None = None,
     call_hints: bool = False,
-    line_width: int | None = None,
 ) -> list[Diagnostic]:
     """One diagnostic per loop (at :func:`finding_span`) and one per hint, with configured
     severities.
@@ -36,8 +35,7 @@ def flatten(
     copy's code and severity, listing each copy's verdict, with the calls as related
     places. The remark each copy makes at its call (in this file, or in the caller's
     file for an imported helper) is a second place for the same finding: an editor shows
-    it as a hint there (``call_hints``), a linter does not list it again. ``line_width``:
-    the terminal line a headline is kept within where it can be (None: no bound).
+    it as a hint there (``call_hints``), a linter does not list it again.
     """
     found: list[Diagnostic] = []
     for report in reports:
@@ -61,9 +59,8 @@ def flatten(
                 related=_unique(place for r in copies for place in _related(r)),
                 copies=tuple(copies) if len(copies) > 1 else (),
                 **loop_fix(report, len(copies)),
-                short_message=headline(
-                    report, ordered, _headline_room(filename, report, line_width)
-                ),
+                short_message=headline(report, ordered),
+                terse_message=without_call(report),
             )
         )
         seen: set[tuple[str, Span, str]] = set()
@@ -91,15 +88,6 @@ def flatten(
                     )
                 )
     return found
-
-
-def _headline_room(filename: str, report: LoopReport, line_width: int | None) -> int | None:
-    """What a concise line of ``line_width`` leaves its headline after the location, the
-    code and a fix mark (``path:line:col: SKW001 [*] ``)."""
-    if line_width is None:
-        return None
-    span = finding_span(report)
-    return line_width - len(f"{filename}:{span.line}:{span.column}: {report.code} [*] ")
 
 
 def loop_fix(report: LoopReport, copies: int = 1) -> dict[str, Any]:

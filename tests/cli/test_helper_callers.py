@@ -146,3 +146,24 @@ def test_the_worker_pool_finds_the_callers_in_the_other_modules_too(
         (15, "SKW002", "decode_steps", "decode_steps.py"),
         (30, "SKW001", None, None),
     ]
+
+
+def test_two_copies_of_a_package_in_one_run_each_count_only_their_own_calls(
+    run: Run, tmp_path: Path
+) -> None:
+    # first_hour's helpers.attend is called twice, by its own package's decode.py; two
+    # checkouts of the package linted together hold the same texts, and a relative
+    # import reaches only its own copy: each helper's loop has 2 copies, not 4.
+    first_hour = PACKAGE.parents[2] / "first_hour" / "models" / "pair_llm"
+    for checkout in ("main", "wip"):
+        shutil.copytree(first_hour, tmp_path / checkout / "models" / "pair_llm")
+    result = run("--no-cache", "--select", "ALL", "--output-format", "json", ".", cwd=tmp_path)
+    loops = {
+        item["filename"]: len(item["copies"])
+        for item in result.json()
+        if item["filename"].endswith("helpers.py") and item["kind"] == "loop"
+    }
+    assert loops == {
+        "main/models/pair_llm/helpers.py": 2,
+        "wip/models/pair_llm/helpers.py": 2,
+    }

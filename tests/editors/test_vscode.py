@@ -77,7 +77,9 @@ def test_a_kernel_opens_with_its_finding_underlined_and_listed_at_its_for(
         29,
         9,  # the `for`, where skewlint prints it (examples/mixed_attention.py:29:9)
     )
-    assert problem.message.startswith("cube: skewed at depth 1 (requested 2: trip 2 < 2 x depth 2)")
+    assert problem.message.startswith(
+        "cube: runs 1 iteration ahead, not 2 (skewed at depth 1, trip 2)"
+    )
     assert problem.related == (
         Related(LEAD, MIXED, 33, 13),
         Related(CALL, MIXED, 29, column_of(MIXED, 29, "pl.pipeline(")),
@@ -100,7 +102,8 @@ def test_hovering_the_loop_shows_its_schedule_table(window: Workbench) -> None:
     assert re.search(r"prologue +steady \(1 x 1\) +epilogue", hover), hover
     assert re.search(r"cube \(AIC\) produce +0 +1 +—", hover), hover
     assert re.search(r"cube \(AIC\) consume +— +0 +1", hover), hover
-    assert "fix: a trip of 4 would give depth 2: e.g. halve QK_M_TILE" in hover
+    assert "advice (a human's change, not applied by" in hover
+    assert "a trip of 4 would give depth 2: e.g. halve QK_M_TILE" in hover
 
 
 def test_the_lens_opens_a_read_only_preview_of_the_rewritten_loop(
@@ -142,7 +145,7 @@ def test_changing_stage_moves_the_diagnostics_with_it_and_undo_brings_them_back(
     demoted = only_problem(window, MIXED, "SKW024")
     timing("an edit of stage= to its new diagnostic", time.monotonic() - started)
     assert (demoted.line, demoted.column) == (29, 9)
-    assert demoted.message.startswith("cube: demoted, stage=1 on a cross-core loop")
+    assert demoted.message.startswith("both cores: not skewed: stage=1 on a cross-core loop")
     window.wait_until(lambda: "skewlsp: 1 demoted" in window.language_status(), "1 demoted")
     assert "stage=1" in window.line_with("for hb in")
 

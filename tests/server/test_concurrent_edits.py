@@ -169,7 +169,7 @@ def expected_by_cli(root: Path, texts: dict[str, list[str]]) -> dict[str, list[l
             continue  # the package's other modules
         name, k = copies[path]
         where = (item["line"] - 1, item["column"] - 1, item["end_line"] - 1, item["end_column"] - 1)
-        found[name][k].append((item["code"], where, _SEVERITY[item["severity"]], item["message"]))
+        found[name][k].append((item["code"], where, _SEVERITY[item["severity"]], item["headline"]))
     return {name: [sorted(f) for f in per_text] for name, per_text in found.items()}
 
 

@@ -14,6 +14,7 @@ Both run the helper's unit through the same walk as this module's own units
 
 from __future__ import annotations
 
+import os.path
 from collections.abc import Callable, Collection
 from dataclasses import replace
 
@@ -22,6 +23,7 @@ from skewlsp.analysis.driver.unit_run import module_context, run_walk
 from skewlsp.analysis.driver.unit_walk import UnitWalk
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import ModuleConstants
+from skewlsp.analysis.frontend.imports import Origin
 from skewlsp.analysis.frontend.source_index import ModuleIndex, imported_module_index
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.passes.inline_functions.imported_helpers import (
@@ -127,8 +129,8 @@ def external_calls(
             continue
         constants, aliases = module_context(caller, caller_path, resolver, state, text=caller_text)
         for helper in imported_helpers(caller, caller_path, resolver, only=names):
-            if helper.text != source:
-                continue  # an import of another module
+            if helper.text != source or not _may_be(path, caller_path, helper.origin):
+                continue  # an import of another module (another copy of this one's text)
             copies = helper_copies(helper, caller_path, resolver, constants, state, aliases)
             for model in copies:
                 report, message = model.report, model.unlabelled_message
@@ -142,3 +144,19 @@ def external_calls(
                 # so the copy has the preview its caller's values give it.
                 found.append((helper.unit.qualname, replace(model, report=report)))
     return found
+
+
+def _may_be(path: str | None, caller_path: str, origin: Origin) -> bool:
+    """Whether the caller's relative import of ``origin`` can name the module at ``path``
+    (paths compared as written, no file read): two copies of one package in a run have
+    the same texts, and a caller imports only its own copy. An absolute import is left to
+    the text (where it lands depends on the search path)."""
+    module, level, is_package = origin
+    if path is None or level == 0:
+        return True
+    base = os.path.dirname(os.path.abspath(caller_path))
+    for _ in range(level - 1):
+        base = os.path.dirname(base)
+    target = os.path.join(base, *[part for part in module.split(".") if part])
+    expected = os.path.join(target, "__init__.py") if is_package else target + ".py"
+    return os.path.normcase(expected) == os.path.normcase(os.path.abspath(path))

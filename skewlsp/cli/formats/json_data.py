@@ -139,7 +139,7 @@ def diagnostic_data(
         "code": diagnostic.code,
         "severity": diagnostic.severity,
         "message": diagnostic.message,
-        "headline": diagnostic.headline,  # the short line concise output prints
+        "headline": diagnostic.headline,  # the short line (concise may drop its call)
         "url": docs_url(diagnostic.code, docs),
         "verdict": report.verdict if report else None,
         "function": report.function if report else None,
