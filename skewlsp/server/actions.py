@@ -87,20 +87,10 @@ def loop_preview(
     planner: str = "pypto",
     assumptions: api.Assumptions | None = None,
 ) -> api.LoopPreview:
-    """The loop before and after the pass, from one analysis (:func:`skewlsp.api.preview`);
+    """The loop before and after the pass, from one analysis of ``source``;
     ``importers``: where an inline helper's callers are, as for the document's analysis."""
-    try:
-        return api.preview(
-            source,
-            report.line,
-            path=report.path,
-            resolver=resolver,
-            importers=importers,
-            planner=planner,
-            assumptions=assumptions,
-        )
-    except api.PreviewUnavailable as error:
-        raise PreviewUnavailableError(str(error)) from error
+    found = previewer(source, report.path, resolver, importers, planner, assumptions)
+    return preview_at(found, report)
 
 
 def previewer(
