@@ -303,13 +303,14 @@ def checked_stage_edit(
     encoding: str = UTF16,
     resolver: Resolver | None = None,
     assumptions: api.Assumptions | None = None,
+    planner: str = "pypto",
 ) -> types.TextEdit:
-    """A loop fix line's ``stage=`` edit, only once the edited text, decided again, gives
-    the loop the promised code (raises PreviewUnavailableError otherwise)."""
+    """A loop fix line's ``stage=`` edit, only once the edited text, decided again (as the
+    document is: its resolver, build and planner), gives the loop the promised code
+    (raises PreviewUnavailableError otherwise)."""
     fix = report.stage_fix
     if fix is None:
         raise PreviewUnavailableError("this loop has no stage= fix")
-    planner = getattr(resolver, "planner", "pypto")
     if not stage_fix_holds(source, report, decider(report.path, resolver, assumptions, planner)):
         raise PreviewUnavailableError(
             f"with stage={fix.edit.text} the loop is not {fix.promised} when decided again"
@@ -332,10 +333,11 @@ def loop_edit(
     resolver: Resolver | None = None,
     encoding: str = UTF16,
     assumptions: api.Assumptions | None = None,
+    planner: str = "pypto",
 ) -> types.TextEdit:
     """Replace the loop's whole lines with the rewrite (which is whole lines too), as the
-    loop is decided under ``assumptions`` (the build the document's diagnostics assume)."""
-    found = loop_preview(source, report, resolver, assumptions=assumptions)
+    loop is decided under ``assumptions`` and ``planner`` (the document's)."""
+    found = loop_preview(source, report, resolver, planner=planner, assumptions=assumptions)
     if found.report.verdict != "demoted":  # a fix writes the demoted loop, nothing else
         raise PreviewUnavailableError(
             f"the loop is {found.report.verdict} here, not demoted: nothing to convert"
@@ -418,15 +420,18 @@ def resolve_edit(
     encoding: str = UTF16,
     resolver: Resolver | None = None,
     assumptions: api.Assumptions | None = None,
+    planner: str = "pypto",
 ) -> types.TextEdit | None:
     """The edit of one fix (``None`` for the preview, which edits nothing: it carries a
     command); raises PreviewUnavailableError when the loop cannot be rewritten."""
     if action == CONVERT:
-        return loop_edit(source, lines, report, resolver, encoding, assumptions)
+        return loop_edit(source, lines, report, resolver, encoding, assumptions, planner)
     if action == STAGE:
         return stage_edit(lines, report, encoding)
     if action == STAGE_FIX:
-        return checked_stage_edit(source, lines, report, encoding, resolver, assumptions)
+        return checked_stage_edit(
+            source, lines, report, encoding, resolver, assumptions, planner
+        )
     if action == SUPPRESS:
         return suppress_edit(lines, report, code, encoding)
     return None

@@ -137,6 +137,7 @@ async def resolve_code_action(ls: SkewServer, action: types.CodeAction) -> types
                 ls.encoding,
                 resolver,
                 resolver.assumptions,
+                resolver.planner,
             ),
         )
     except actions.PreviewUnavailableError as error:
