@@ -8,14 +8,17 @@ load, and the compiler never gives those bytes back: they are charged against on
 function's running total per memory space, so a loop may be declined because the loops
 rotated before it in the same function (an outlined scope, one core) used the room.
 
-The chip is the one ``compile()`` targets when none is given, the Ascend910B. Its
-capacities, per memory space: Vec 184 KB (the usable part of the 192 KB UB), Mat 512 KB,
-Acc 128 KB.
+The chip is the one ``compile()`` targets when none is given, the Ascend910B
+(:data:`.chip.DEFAULT_CHIP`, the table the memory passes read too). The gate knows the
+spaces a slot is pinned in: Vec (184 KB, the usable part of the 192 KB UB), Mat (512 KB)
+and Acc (128 KB).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+
+from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
 
 # Storage bits of an element (``GetStorageBitWidth``): 4-bit types are packed, every other
 # type takes whole bytes (a BOOL one).
@@ -43,7 +46,9 @@ DTYPE_BITS: Mapping[str, int] = {
     "INDEX": 64,
 }
 
-CAPACITY: Mapping[str, int] = {"Vec": 184 * 1024, "Mat": 512 * 1024, "Acc": 128 * 1024}
+CAPACITY: Mapping[str, int] = {
+    space: DEFAULT_CHIP.capacity(space) for space in ("Vec", "Mat", "Acc")
+}
 
 
 def slot_bytes(

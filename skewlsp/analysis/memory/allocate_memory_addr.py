@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from skewlsp.analysis.memory.chip import DEFAULT_CHIP, Chip
+from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
 
 
 def footprint(slots: Sequence[int], chip: Chip = DEFAULT_CHIP, reserved: int = 0) -> int:

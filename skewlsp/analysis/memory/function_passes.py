@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
 from skewlsp.analysis.memory.allocate_memory_addr import allocate_memory_addr
 from skewlsp.analysis.memory.canonicalize_io_order import ReplicatedLoop, function_tiles
-from skewlsp.analysis.memory.chip import DEFAULT_CHIP
 from skewlsp.analysis.memory.core_function import CoreFunction, FunctionLoop, LoopMemory
 from skewlsp.analysis.memory.memory_reuse import memory_reuse
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
 from skewlsp.analysis.lower_pipeline.slot_capacity import slot_bytes
-from skewlsp.analysis.memory.chip import DEFAULT_CHIP, Chip
 
 
 @dataclass(frozen=True)

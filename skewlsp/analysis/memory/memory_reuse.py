@@ -38,8 +38,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
 from skewlsp.analysis.memory.allocate_memory_addr import footprint
-from skewlsp.analysis.memory.chip import DEFAULT_CHIP, Chip
 
 # The L0 spaces, which the legacy predicate does not guard.
 L0_SPACES = frozenset({"Left", "Right", "Acc", "Bias", "LeftScale", "RightScale"})

@@ -5,12 +5,12 @@ stopped the compile)."""
 
 from __future__ import annotations
 
+from skewlsp.analysis.lower_pipeline.chip import ASCEND_910B
 from skewlsp.analysis.memory.allocate_memory_addr import (
     SpaceOverflow,
     allocate_memory_addr,
     footprint,
 )
-from skewlsp.analysis.memory.chip import ASCEND_910B
 
 
 def test_buffers_are_laid_one_after_the_other_in_the_order_given():

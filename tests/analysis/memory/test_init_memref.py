@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from skewlsp.analysis.memory.chip import ASCEND_910B, ASCEND_950
+from skewlsp.analysis.lower_pipeline.chip import ASCEND_910B, ASCEND_950
 from skewlsp.analysis.memory.init_memref import (
     MemRef,
     TileShape,

@@ -1,10 +1,10 @@
-"""The chip table: what the compiler printed about its memories, and the one other place
-that still states capacities (LowerPipelineToSlots' gate) saying the same."""
+"""The chip table: what the compiler printed about its memories,
+and the capacities LowerPipelineToSlots' gate reads off it."""
 
 from __future__ import annotations
 
+from skewlsp.analysis.lower_pipeline.chip import ASCEND_910B, ASCEND_950, CHIPS, DEFAULT_CHIP
 from skewlsp.analysis.lower_pipeline.slot_capacity import CAPACITY
-from skewlsp.analysis.memory.chip import ASCEND_910B, ASCEND_950, CHIPS, DEFAULT_CHIP
 
 
 def test_the_910b_is_the_chip_compile_targets_by_default():
@@ -29,7 +29,7 @@ def test_buffers_start_on_32_byte_addresses_in_every_space():
     assert [ASCEND_910B.align(a) for a in (0, 1, 32, 33, 49152)] == [0, 32, 32, 64, 49152]
 
 
-def test_lowerpipelinetoslots_gate_states_the_same_capacities():
-    # slot_capacity keeps its own three (the lowering layer sits below this one);
-    # until it reads this table, they must agree.
+def test_lowerpipelinetoslots_gate_pins_slots_in_vec_mat_and_acc_as_on_the_910b():
+    # (the 910B's capacities, pypto's soc.cpp: the gate reads them off this table)
     assert {space: ASCEND_910B.capacity(space) for space in CAPACITY} == dict(CAPACITY)
+    assert dict(CAPACITY) == {"Vec": 184 * 1024, "Mat": 512 * 1024, "Acc": 128 * 1024}
