@@ -156,7 +156,8 @@ def diagnostic_data(
         "offending": span_data(report.offending) if report else None,
         "loop": span_data(report.span) if report else None,
         "cores": cores_data(report.cores if report else ()),
-        "fix": report.fix_hint if report else None,
+        # The loop's advice, on the loop's record only: a hint's own edit is its fix_edit.
+        "fix": report.fix_hint if report and diagnostic.kind == "loop" else None,
         # How the fix applies: "safe" (--fix), "unsafe" (--fix --unsafe-fixes), "advice" (a
         # human's change: no edit); and the edit, checked again before --fix writes it.
         "fix_applicability": diagnostic.applicability,
