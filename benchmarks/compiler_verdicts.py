@@ -243,13 +243,24 @@ def _left_claim(entry: EntryResult, before: IrLoop, slotted: IrLoop | None) -> C
 def _cloned_claim(entry: EntryResult, befores: list[IrLoop], skewed: list[IrLoop]) -> Claim | None:
     """The claim for a loop the skew pass copied: an inner loop in the producer half of
     a skewed outer loop is written into its prologue and steady loop too. Every copy
-    must have been decided alike (the copies of one source loop share its bounds)."""
+    must have been decided alike (the copies of one source loop share its bounds).
+
+    Left clones are lowered one by one: LowerPipelineToSlots charges each clone's slots
+    to the function's running total, so it may rotate the first clones and decline the
+    rest. The loop is rotated when any clone is (skewlint's headline for such a loop;
+    how many rotate is in its reason, not compared); else its lowering is the first's."""
     first = befores[0]
     decided = {skew_claim(first, after) for after in skewed}
     if any(_bounds(before) != _bounds(first) for before in befores) or len(decided) != 1:
         return Claim("unrecognised", f"{len(befores)} loops became {len(skewed)}")
     claim = decided.pop()
-    return claim if claim is not None else _left_claim(entry, first, None)
+    if claim is not None:
+        return claim
+    slotted = _by_place(entry.snapshots.get(SLOTS, [])).get((first.function, first.line), [])
+    for slot in slotted if len(slotted) == len(skewed) else []:
+        if _left_claim(entry, first, slot) == Claim("rotated"):
+            return Claim("rotated")
+    return _left_claim(entry, first, None)
 
 
 def _claims(entry: EntryResult, befores: list[IrLoop]) -> list[Claim | None]:

@@ -334,6 +334,43 @@ def test_an_inner_loop_copied_by_the_outer_loops_skew_is_decided_once_per_source
     assert [(o.claim, o.claim.copies) for o in found] == [(Claim("skewed depth 1"), 1)]
 
 
+def test_an_inner_loop_the_outer_skew_clones_is_rotated_when_the_slot_pass_rotates_a_clone():
+    # skewed_outer.py's WideValues under PTOAS, as pypto e2d0f78ae printed it: the V loop
+    # (trip 4, stage 2) is written 4 times by the outer skew at depth 2; LowerPipelineToSlots
+    # rotates the first two clones (sequential, bounds kept, 2 slots each) and declines the
+    # other two, which LowerPipelineLoops replicates (a main loop of 2 iterations).
+    inner = loop("Pipeline", 0, 4, 1, 2, "qk_pv", "AIC", 147)
+    rotated = loop("Sequential", 0, 4, 1, None, "qk_pv", "AIC", 147)
+    main = loop("Pipeline", 0, 4, 2, 1, "qk_pv", "AIC", 147)
+    found = observations(
+        entry(
+            {
+                "NormalizeReturnOrder": [inner],
+                "SkewCrossCorePipeline": [inner] * 4,
+                "LowerPipelineToSlots": [rotated, rotated, inner, inner],
+                "LowerPipelineLoops": [rotated, rotated, main, main],
+            }
+        )
+    )
+    assert [o.claim for o in found] == [Claim("rotated")]
+
+
+def test_an_inner_loop_the_outer_skew_clones_is_replicated_when_no_clone_is_rotated():
+    inner = loop("Pipeline", 0, 4, 1, 2, "qk_pv", "AIC", 147)
+    main = loop("Pipeline", 0, 4, 2, 1, "qk_pv", "AIC", 147)
+    found = observations(
+        entry(
+            {
+                "NormalizeReturnOrder": [inner],
+                "SkewCrossCorePipeline": [inner] * 4,
+                "LowerPipelineToSlots": [inner] * 4,
+                "LowerPipelineLoops": [main] * 4,
+            }
+        )
+    )
+    assert [o.claim for o in found] == [Claim("replicated", "main 2")]
+
+
 def test_each_copy_of_a_helper_spliced_twice_into_one_function_is_decided_on_its_own():
     # attend_rows(..., 8) then attend_rows(..., 2): trips 8 and 2, one source line.
     pre = [loop("Pipeline", 0, 8, 1, 2), loop("Pipeline", 0, 2, 1, 2)]
