@@ -408,6 +408,33 @@ def test_the_dual_aiv_copies_are_counted_and_compared_with_the_cores_copies():
     )
 
 
+def test_a_loop_under_pl_unroll_is_compared_without_counting_its_copies():
+    # skewed_calls.py's halves_of_rows as pypto e2d0f78ae compiled it: UnrollLoops writes
+    # the row loop once per `half`, so the AIV function `rows` holds it twice (both
+    # replicated, main 2). skewlint reports the first copy; its cores' copies count the
+    # dual AIV lanes only, not the unrolled copies.
+    pre = [loop("Pipeline", 0, 4, 1, 2, "rows", "AIV", 40)] * 2
+    main = [loop("Pipeline", 0, 4, 2, 1, "rows", "AIV", 40)] * 2
+    compiled = {
+        "/repo/kernels/attn.py": [
+            entry(
+                {
+                    "NormalizeReturnOrder": pre,
+                    "SkewCrossCorePipeline": pre,
+                    "LowerPipelineToSlots": pre,
+                    "LowerPipelineLoops": main,
+                }
+            )
+        ]
+    }
+    record = left("SKW011", 2)
+    lines = {KERNEL: {40}}
+    [once] = compare([record], compiled, Path("/repo"), lines)
+    [unrolled] = compare([record], compiled, Path("/repo"), lines, unrolled=lines)
+    assert once.status == "disagree"
+    assert (unrolled.status, unrolled.text) == ("agree", "aiv: replicated (main 2)")
+
+
 def compare_loop_with(claims, seen):
     return compare_loop("kernels/attn.py", 40, claims, seen, incomplete=None)
 
