@@ -15,7 +15,8 @@ name holds a tile.
 The walk also counts the InCore scopes it opens (``pl.at`` at the CORE_GROUP level,
 ``pl.spmd``, a ``pl.split_aiv`` region outside one: ``frontend.scope.opens_incore_scope``):
 the compiler outlines each into a function of its own, and the slots the pass pins are
-charged per function.
+charged per function. A ``with pl.spmd`` body that opens none (it dispatches a kernel)
+becomes a Spmd function this pass does not convert: its loops hold no loads.
 
 Models: ``src/ir/transforms/convert_tensor_to_tile_ops_pass.cpp`` (pass doc 10; which
 slice it loads to Mat and which to Vec is ExpandMixedKernel's scan, ``core_split``).
