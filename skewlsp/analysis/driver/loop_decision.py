@@ -357,7 +357,7 @@ class LoopDecisions:
         around = loops.get(id(loop))
         if around is None:
             return facts
-        loads = slot_loads(loop, around.tensors, ctx.fold)
+        loads = slot_loads(loop, around.tensors, ctx.fold) if around.tile_ops else ()
         return replace(facts, slot_loads=loads, slot_scope=around.scope)
 
     def _split_and_skew(
