@@ -13,10 +13,12 @@ when they did not model the loop (never a guess in its place).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Literal, cast
 
 from skewlsp.analysis.memory.core_function import LoopMemory
-from skewlsp.contract import BufferAssignment, LoadBuffer
+from skewlsp.contract import BufferAssignment, LoadBuffer, LoopReport
 
 # Why there is no assignment under the ptoas planner (function_passes leave it alone).
 PTOAS = (
@@ -55,3 +57,17 @@ def buffer_assignment(memory: LoopMemory | None, planner: str) -> BufferAssignme
             LoadBuffer(region, origin.clone, origin.load, space, number, tile.bytes, offset)
         )
     return BufferAssignment(tuple(loads))
+
+
+def with_buffers(report: LoopReport, assigned: Sequence[BufferAssignment | None]) -> LoopReport:
+    """``report`` with each core copy's assignment (``assigned``: one per copy, in the
+    report's cores' order), or, for a loop not split by core, its own."""
+    if report.cores:
+        cores = tuple(
+            replace(core, buffers=buffers)
+            for core, buffers in zip(report.cores, assigned, strict=True)
+        )
+        return replace(report, cores=cores)
+    if assigned:
+        return replace(report, buffers=assigned[0])
+    return report

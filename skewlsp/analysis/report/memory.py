@@ -29,7 +29,7 @@ from skewlsp.analysis.memory.allocate_memory_addr import allocate_memory_addr
 from skewlsp.analysis.memory.canonicalize_io_order import ReplicatedLoop, function_tiles
 from skewlsp.analysis.memory.core_function import CoreFunction, LoopMemory
 from skewlsp.analysis.memory.memory_reuse import DepthHint, memory_reuse
-from skewlsp.analysis.report.buffers import buffer_assignment
+from skewlsp.analysis.report.buffers import buffer_assignment, with_buffers
 from skewlsp.contract import (
     MEMORY_OVERFLOW,
     SLOT_BOUND,
@@ -50,14 +50,7 @@ def with_memory(report: LoopReport, functions: Sequence[CoreFunction]) -> LoopRe
         buffer_assignment(memory, function.planner)
         for memory, function in zip(found, functions, strict=True)
     ]
-    if report.cores:
-        cores = tuple(
-            replace(core, buffers=buffers)
-            for core, buffers in zip(report.cores, assigned, strict=True)
-        )
-        report = replace(report, cores=cores)
-    elif assigned:
-        report = replace(report, buffers=assigned[0])
+    report = with_buffers(report, assigned)
     if not any(memory is not None and memory.tiles is not None for memory in found):
         return report
     where = report.stage_span or report.call_span
