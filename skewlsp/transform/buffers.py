@@ -35,10 +35,10 @@ def buffer_comments(report: LoopReport) -> list[str]:
 
 def _assignment(on: str, buffers: BufferAssignment) -> list[str]:
     if buffers.why is not None:
-        return [f"# buffers{on}: not modelled ({buffers.why})"]
+        return [f"# buffers of the loads{on}: not modelled ({buffers.why})"]
     if not buffers.loads:
         return []
-    lines = [f"# buffers{on} ({HEADING}):"]
+    lines = [f"# buffers of the loads{on} ({HEADING}):"]
     copies: dict[tuple[str, int], list[LoadBuffer]] = {}
     for load in buffers.loads:
         copies.setdefault((load.region, load.copy), []).append(load)
@@ -54,8 +54,8 @@ def _assignment(on: str, buffers: BufferAssignment) -> list[str]:
         )
     else:
         lines.append(
-            "#   offsets as the loop's loads alone take the space; the function's other "
-            "tiles move them"
+            "#   offsets as the loads alone take the space; the function's other tiles (not "
+            "modelled) move them"
         )
     return lines
 

@@ -102,7 +102,7 @@ def test_preview_of_a_left_loop_at_stage_2_is_its_replicated_copies(
     lines = [line.strip() for line in _code(result.out).splitlines()]
     # above the lowered loop, why it has no buffer assignment: its body loads nothing
     # (it pops its tile from the other core)
-    assert lines[0] == "# buffers: not modelled (no load of its body is known)"
+    assert lines[0] == "# buffers of the loads: not modelled (no load of its body is known)"
     assert lines[1] == "for i in pl.pipeline(0, 8, 2, stage=1):"
     assert [line for line in lines if "store(" in line] == [
         "pl.tile.store(c0, [i * 16, 0], out)",
@@ -125,7 +125,7 @@ def test_preview_flag_records_why_a_left_loop_has_none(run: Run, tmp_path: Path)
     assert item["code"] == "SKW011"
     assert item["preview"].lstrip().startswith("# left (SKW011: replicated")
     assert _code(item["preview"]).lstrip().startswith(
-        "# buffers: not modelled (no load of its body is known)\n"
+        "# buffers of the loads: not modelled (no load of its body is known)\n"
         "        for i in pl.pipeline(0, 8, 2, stage=1):"
     )
     assert item["preview_error"] is None
@@ -184,7 +184,8 @@ def test_preview_of_a_replicated_loop_names_each_copys_buffer(run: Run, tmp_path
     result = run("preview", "mem_llm/short.py:32")
     assert result.exit_code == 0, result.err
     assert _code(result.out).startswith(
-        "        # buffers on the vector (AIV) core (MemoryReuse, AllocateMemoryAddr):\n"
+        "        # buffers of the loads on the vector (AIV) core (MemoryReuse,"
+        " AllocateMemoryAddr):\n"
         "        #   copy 0: qi in Vec buffer 0 (65536 B), ki in Vec buffer 1 (65536 B)\n"
         "        #   copy 1: qi in Vec buffer 2 (65536 B), ki in Vec buffer 3 (65536 B)\n"
         "        #   no offsets: the loads overflow Vec and AllocateMemoryAddr stops the"

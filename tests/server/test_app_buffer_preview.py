@@ -20,13 +20,13 @@ MEM_LLM = Path(__file__).resolve().parents[1] / "fixtures" / "memory" / "models"
 
 # What the preview document shows between the verdict's header and the lowered loop.
 SHARED = (
-    "# buffers on the vector (AIV) core (MemoryReuse, AllocateMemoryAddr):\n"
+    "# buffers of the loads on the vector (AIV) core (MemoryReuse, AllocateMemoryAddr):\n"
     "#   remainder copy 0: t in Vec buffer 0 (65536 B at offset 0)\n"
     "#   remainder copy 1: t in Vec buffer 1 (65536 B at offset 65536)\n"
     "#   remainder copy 2: t in Vec buffer 0 (65536 B at offset 0)\n"
     "#   remainder copies 0 and 2 share Vec buffer 0: their stages serialize\n"
-    "#   offsets as the loop's loads alone take the space; the function's other tiles move"
-    " them\n"
+    "#   offsets as the loads alone take the space; the function's other tiles (not"
+    " modelled) move them\n"
     "# remainder copy 0: i = 0\n"
 )
 
