@@ -249,6 +249,40 @@ class SpaceBuffers:
 
 
 @dataclass(frozen=True)
+class LoadBuffer:
+    """One load of one copy of a replicated loop, and the buffer MemoryReuse gives it.
+
+    ``region``: "main" (a clone of the main loop's body) or "tail" (a remainder copy
+    written out after it); ``copy``: which (``# copy 1``, ``# remainder copy 0`` in the
+    preview); ``load``: the loaded name (``x[...]`` for a slice read inside a call);
+    ``buffer``: its buffer's number among the loop's buffers in ``space``, in the order
+    AllocateMemoryAddr places them (by name: the order InitMemRef made them in), so two
+    loads with one number share storage; ``bytes``: the load's own size (InitMemRef);
+    ``offset``: where AllocateMemoryAddr puts that buffer when the loop's loads are all
+    the function holds in the space (the function's other tiles, not modelled, move it),
+    None when it places nothing there (the space overflows: the compile stops).
+    """
+
+    region: Literal["main", "tail"]
+    copy: int
+    load: str
+    space: str
+    buffer: int
+    bytes: int
+    offset: int | None = None
+
+
+@dataclass(frozen=True)
+class BufferAssignment:
+    """Which copy of a replicated loop uses which buffer (the preview shows it next to
+    the lowered loop): its loads in program order (``loads``), or, when the memory passes
+    do not model the loop, why (``why``, and no loads): never a guess."""
+
+    loads: tuple[LoadBuffer, ...] = ()
+    why: str | None = None
+
+
+@dataclass(frozen=True)
 class CoreResult:
     """The verdict for one core's copy of a loop split by the mixed-kernel model."""
 
@@ -267,6 +301,7 @@ class CoreResult:
     body: tuple[str, ...] = ()
     lowering: Lowering | None = None  # a copy the skew pass left: what the lowering does
     memory: tuple[SpaceBuffers, ...] = ()  # what MemoryReuse gives its loads, per space
+    buffers: BufferAssignment | None = None  # which copy's load is in which buffer
 
 
 @dataclass(frozen=True)
@@ -361,6 +396,8 @@ class LoopReport:
     lowering: Lowering | None = None
     # ... and what MemoryReuse / AllocateMemoryAddr then give its loads, per memory space.
     memory: tuple[SpaceBuffers, ...] = ()
+    # ... and which copy's load is in which buffer (None: the memory passes never saw it).
+    buffers: BufferAssignment | None = None
     args: tuple[tuple[str, str], ...] = field(default=())
     # The values of the environment or command line this verdict assumed and that decide it
     # (another value gives another report), and the loop under each other declared value

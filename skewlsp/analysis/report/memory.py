@@ -29,6 +29,7 @@ from skewlsp.analysis.memory.allocate_memory_addr import allocate_memory_addr
 from skewlsp.analysis.memory.canonicalize_io_order import ReplicatedLoop, function_tiles
 from skewlsp.analysis.memory.core_function import CoreFunction, LoopMemory
 from skewlsp.analysis.memory.memory_reuse import DepthHint, memory_reuse
+from skewlsp.analysis.report.buffers import buffer_assignment, with_buffers
 from skewlsp.contract import (
     MEMORY_OVERFLOW,
     SLOT_BOUND,
@@ -45,6 +46,11 @@ def with_memory(report: LoopReport, functions: Sequence[CoreFunction]) -> LoopRe
     """``report`` with what the memory passes give its loop on each core copy (the
     records of ``functions``, one per copy, in the report's cores' order)."""
     found = [_loop_memory(report.span, function) for function in functions]
+    assigned = [
+        buffer_assignment(memory, function.planner)
+        for memory, function in zip(found, functions, strict=True)
+    ]
+    report = with_buffers(report, assigned)
     if not any(memory is not None and memory.tiles is not None for memory in found):
         return report
     where = report.stage_span or report.call_span
