@@ -35,9 +35,10 @@ from skewlsp.analysis.frontend.scope import EnclosingLoop, FunctionScope
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import Interval, Opaque
-from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, LoopFacts
+from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, CubeScope, LoopFacts
 from skewlsp.analysis.lower_pipeline.slot_loads import slot_loads
 from skewlsp.analysis.memory.core_function import CoreFunction
+from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_matmuls
 from skewlsp.analysis.passes.body import Body, BodyContext, InnerSkew, Stmt
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import LoopSurroundings, surroundings
 from skewlsp.analysis.passes.convert_to_ssa import resolve
@@ -346,7 +347,7 @@ class LoopDecisions:
         scope, ConvertTensorToTileOps', read off the function holding the loop)."""
         fn = self.functions[-1] if self.functions else None
         lowered = report.verdict == "left" or any(c.verdict == "left" for c in report.cores)
-        if fn is None or not lowered:
+        if fn is None:
             return facts
         key = (id(fn), self._function_incore)
         loops = self.slot_surroundings.get(key)
@@ -356,6 +357,11 @@ class LoopDecisions:
             )
         around = loops.get(id(loop))
         if around is None:
+            return facts
+        # 15 AutoTileMatmulL0: the matmuls it tiles, of the body and of the scope
+        scope = CubeScope(around.scope, around.cube_ops, around.opaque)
+        facts = replace(facts, matmuls=body_matmuls(loop), scope_matmuls=scope)
+        if not lowered:
             return facts
         loads = slot_loads(loop, around.tensors, ctx.fold)
         return replace(facts, slot_loads=loads, slot_scope=around.scope)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from skewlsp.analysis.passes.body import BodyMatmuls
+
 
 @dataclass(frozen=True)
 class SlotLoad:
@@ -30,6 +32,19 @@ class SlotLoad:
     size: int | None = None
     blocker: str | None = None
     unknown: str | None = None
+    extents: tuple[int, ...] | None = None  # its static shape (the L0 tiles read it)
+    dtype: str | None = None
+
+
+@dataclass(frozen=True)
+class CubeScope:
+    """The outlined scope (one function of the compiler) a loop is in, for the L0 tiles
+    of its matmuls: its number in its Python function, how many cube ops it holds in
+    all, and its first call whose ops are not seen (None: none)."""
+
+    scope: int
+    cube_ops: int
+    opaque: str | None = None
 
 
 @dataclass(frozen=True)
@@ -38,10 +53,14 @@ class LoopFacts:
 
     ``slot_loads``: the body's top-level loads (None: not known); ``slot_scope``: the line
     of the outlined scope holding the loop; ``load_time_bound``: the symbol of a bound or
-    step computed when the module loads (a constant to the compiler, not visible here).
+    step computed when the module loads (a constant to the compiler, not visible here);
+    ``matmuls``: the body's matmuls as AutoTileMatmulL0 meets them, and ``scope_matmuls``
+    the scope's (None: not read), for the L0 tiles of the memory passes.
     """
 
     slot_loads: tuple[SlotLoad, ...] | None = None
+    matmuls: BodyMatmuls | None = None
+    scope_matmuls: CubeScope | None = None
     slot_scope: int = 0
     load_time_bound: str | None = None
 

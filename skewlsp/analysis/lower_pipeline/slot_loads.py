@@ -364,7 +364,15 @@ def _judged(load: _Found, uses: _Uses) -> SlotLoad:
     size = None
     if values is not None and load.dtype is not None:
         size = slot_bytes(values, load.dtype, space)
-    return SlotLoad(load.name, space, size, _blocker(load, space, values, uses), _unknown(load))
+    return SlotLoad(
+        load.name,
+        space,
+        size,
+        _blocker(load, space, values, uses),
+        _unknown(load),
+        tuple(values) if values is not None else None,
+        load.dtype,
+    )
 
 
 def _values(extents: Sequence[Extent] | None) -> list[int] | None:

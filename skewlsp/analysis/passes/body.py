@@ -197,3 +197,29 @@ def trip_count(start: int, stop: int, step: int) -> int:
     span = stop - start if ascending else start - stop
     magnitude = abs(step)
     return min((span + magnitude - 1) // magnitude, INT64_MAX)
+
+
+@dataclass(frozen=True)
+class MatmulSite:
+    """A ``pl.matmul`` / ``pl.matmul_acc`` of a loop body, in program order: its op, its
+    left and right operands (as the body's loads name them), the accumulator type written
+    (``out_dtype``; None: the operands' default), and whether each operand is read
+    transposed (``a_trans``, ``b_trans``)."""
+
+    op: str
+    lhs: str
+    rhs: str
+    out_dtype: str | None = None
+    transposed: tuple[bool, bool] = (False, False)
+
+
+@dataclass(frozen=True)
+class BodyMatmuls:
+    """The matmuls of a loop's body at its top level and in its ``if`` branches (which
+    run one after the other in program order), or why they cannot be told
+    (``unknown``): a matmul in a nested loop, an operand that is neither a name nor a
+    slice, another cube op.
+    """
+
+    sites: tuple[MatmulSite, ...] = ()
+    unknown: str | None = None

@@ -24,7 +24,7 @@ slice it loads to Mat and which to Vec is ExpandMixedKernel's scan, ``core_split
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -36,10 +36,11 @@ from skewlsp.analysis.frontend.names import (
     statement_defs,
     target_effects,
 )
-from skewlsp.analysis.frontend.op_registry import op_leaf
+from skewlsp.analysis.frontend.op_registry import CUBE_OPS, PYTHON_BUILTINS, op_leaf
 from skewlsp.analysis.frontend.scope import function_params, opens_incore_scope
 from skewlsp.analysis.passes.simplify import Fold, simplified, simplified_difference
 from skewlsp.analysis.source.tree_text import MadeTrees
+from skewlsp.analysis.source.walk import walk
 
 # Ops whose result is a view of their first argument: of a tensor, a tensor.
 TENSOR_VIEW_OPS = frozenset({"reshape", "view", "reinterpret_view", "transpose_view"})
@@ -147,10 +148,18 @@ def dtype_of(node: cst.BaseExpression | None) -> str | None:
 @dataclass(frozen=True)
 class LoopSurroundings:
     """The tensors bound where a loop starts and the InCore scope it is in (by order: 0
-    for the function's own body, n for the n-th scope the function opens)."""
+    for the function's own body, n for the n-th scope the function opens).
+
+    ``cube_ops``: the cube-op calls written anywhere in that scope (the function the
+    compiler outlines it to), and ``opaque``: the first call in it that is neither a DSL
+    op nor a Python builtin (an inline helper, whose ops are not seen here), None when
+    there is none: the memory passes need every matmul of a function.
+    """
 
     tensors: dict[str, Tensor]
     scope: int
+    cube_ops: int = 0
+    opaque: str | None = None
 
 
 def surroundings(
@@ -165,7 +174,14 @@ def surroundings(
         if found is not None:
             walker.tensors[name] = found
     walker.block(body_statements(fn.body), incore, 0)
-    return walker.loops
+    return {
+        key: replace(
+            found,
+            cube_ops=walker.cube_ops.get(found.scope, 0),
+            opaque=walker.opaque.get(found.scope),
+        )
+        for key, found in walker.loops.items()
+    }
 
 
 def _annotated(annotation: cst.Annotation | None) -> Tensor | None:
@@ -194,10 +210,13 @@ class _Walk:
         self.tensors: dict[str, Tensor] = {}
         self.opened = 0  # InCore scopes opened so far
         self.loops: dict[int, LoopSurroundings] = {}
+        self.cube_ops: dict[int, int] = {}  # per scope
+        self.opaque: dict[int, str] = {}
 
     def block(self, statements: Sequence[cst.CSTNode], incore: bool, scope: int) -> None:
         for stmt in statements:
             if isinstance(stmt, cst.SimpleStatementLine):
+                self._calls(stmt, scope)
                 for small in stmt.body:
                     self._bind(small, incore)
             elif isinstance(stmt, cst.BaseCompoundStatement):
@@ -214,6 +233,19 @@ class _Walk:
                 self.tensors.pop(name, None)
         for suite in _suites(stmt):
             self.block(body_statements(suite), incore or opens, scope)
+
+    def _calls(self, stmt: cst.SimpleStatementLine, scope: int) -> None:
+        """Count the statement's cube ops; note its first opaque call."""
+        for node in walk(stmt):
+            if type(node) is not cst.Call:
+                continue
+            leaf = op_leaf(node)
+            if leaf in CUBE_OPS:
+                self.cube_ops[scope] = self.cube_ops.get(scope, 0) + 1
+            elif leaf is None and scope not in self.opaque:
+                path = dsl.dotted(node.func)
+                if path is None or path[0] not in PYTHON_BUILTINS:
+                    self.opaque[scope] = _text(node.func)
 
     def _bind(self, small: cst.BaseSmallStatement, incore: bool) -> None:
         target, value, annotation = binding_of(small)
