@@ -35,10 +35,16 @@ from skewlsp.analysis.frontend.scope import EnclosingLoop, FunctionScope
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import Interval, Opaque
-from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, CubeScope, LoopFacts
-from skewlsp.analysis.lower_pipeline.slot_loads import slot_loads
+from skewlsp.analysis.lower_pipeline.loop_facts import (
+    NO_FACTS,
+    CubeScope,
+    LoopFacts,
+    OutsideMatmul,
+    SlotLoad,
+)
+from skewlsp.analysis.lower_pipeline.slot_loads import slot_loads, statement_loads
 from skewlsp.analysis.memory.core_function import CoreFunction
-from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_matmuls
+from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_matmuls, scope_matmuls
 from skewlsp.analysis.passes.body import Body, BodyContext, InnerSkew, Stmt
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import LoopSurroundings, surroundings
 from skewlsp.analysis.passes.convert_to_ssa import resolve
@@ -153,6 +159,7 @@ class LoopDecisions:
         self.deciding_copy = 0  # >0 while a pl.unroll copy other than the first is decided
         # Per function and whether its body is InCore: the tensors in scope at each loop.
         self.slot_surroundings: dict[tuple[int, bool], dict[int, LoopSurroundings]] = {}
+        self.cube_scopes: dict[tuple[int, bool, int], CubeScope] = {}
 
     @property
     def _function_incore(self) -> bool:
@@ -359,7 +366,9 @@ class LoopDecisions:
         if around is None:
             return facts
         # 15 AutoTileMatmulL0: the matmuls it tiles, of the body and of the scope
-        scope = CubeScope(around.scope, around.cube_ops, around.opaque)
+        scope = self.cube_scopes.get((*key, around.scope))
+        if scope is None:
+            scope = self.cube_scopes[(*key, around.scope)] = _cube_scope(around, ctx)
         facts = replace(facts, matmuls=body_matmuls(loop), scope_matmuls=scope)
         if not lowered:
             return facts
@@ -547,3 +556,23 @@ def _as_inner_skew(
         tuple(init_reads),
         body.yield_targets,
     )
+
+
+def _cube_scope(around: LoopSurroundings, ctx: BodyContext) -> CubeScope:
+    """The scope's cube ops, and the matmuls outside its pipeline loops with the loads
+    their operands are (read once per scope)."""
+    scope = CubeScope(around.scope, around.cube_ops, around.opaque)
+    if not around.cube_ops or around.opaque is not None or around.opened_by is None:
+        return scope
+    found = scope_matmuls(around.opened_by)
+    if found.unknown is not None or not found.sites:
+        return replace(scope, outside_unknown=found.unknown)
+    loads: dict[str, SlotLoad | None] = {}
+    for block in found.blocks:
+        for load in statement_loads(block, around.tensors, ctx.fold):
+            loads[load.name] = None if load.name in loads else load
+    outside = tuple(
+        OutsideMatmul(after, site, loads.get(site.lhs), loads.get(site.rhs))
+        for after, site in found.sites
+    )
+    return replace(scope, outside=outside, pipeline_loops=found.pipeline_loops)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from skewlsp.analysis.passes.body import BodyMatmuls
+from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite
 
 
 @dataclass(frozen=True)
@@ -37,14 +37,30 @@ class SlotLoad:
 
 
 @dataclass(frozen=True)
+class OutsideMatmul:
+    """A matmul of a loop's scope outside its pipeline loops: how many of the scope's
+    pipeline loops come before it, the matmul, and the loads its operands are (None: no
+    one load of that name)."""
+
+    after_loops: int
+    site: MatmulSite
+    lhs: SlotLoad | None
+    rhs: SlotLoad | None
+
+
+@dataclass(frozen=True)
 class CubeScope:
     """The outlined scope (one function of the compiler) a loop is in, for the L0 tiles
     of its matmuls: its number in its Python function, how many cube ops it holds in
-    all, and its first call whose ops are not seen (None: none)."""
+    all, its first call whose ops are not seen (None: none), the matmuls outside its
+    pipeline loops, and why those are not known (None: they are)."""
 
     scope: int
     cube_ops: int
     opaque: str | None = None
+    outside: tuple[OutsideMatmul, ...] = ()
+    outside_unknown: str | None = None
+    pipeline_loops: int = 0  # the scope's (nested ones too), when ``outside`` is read
 
 
 @dataclass(frozen=True)

@@ -118,7 +118,9 @@ def l0_tiles(loops: Sequence[Loop], scope: int, chip: Chip = DEFAULT_CHIP) -> L0
         return None
     if around.opaque is not None:
         return f"the function calls `{around.opaque}(...)`, whose ops are not seen"
-    found = 0
+    if around.outside_unknown is not None:
+        return around.outside_unknown
+    found = len(around.outside)
     tilings: dict[int, tuple[L0Tiling, ...]] = {}
     for number, facts in mine:
         matmuls = facts.matmuls
@@ -131,8 +133,17 @@ def l0_tiles(loops: Sequence[Loop], scope: int, chip: Chip = DEFAULT_CHIP) -> L0
                 return tiled
             tilings[number] = tiled
     if found != around.cube_ops:
-        return "a matmul of the function is outside its pipeline loops"
-    return _laid_out([lowering for _, lowering in loops], tilings)
+        return "a matmul of the function is not seen where the compiler meets it"
+    outside: list[tuple[int, L0Tiling]] = []
+    for matmul in around.outside:
+        tiling = _tiling(matmul.site, matmul.lhs, matmul.rhs, chip)
+        if isinstance(tiling, str):
+            return tiling
+        outside.append((matmul.after_loops, tiling))
+    if outside and len(mine) != around.pipeline_loops:
+        return "a pipeline loop of the function is not on this core: the order is not known"
+    order = [n for n, _ in mine]
+    return _laid_out([lowering for _, lowering in loops], tilings, order, outside)
 
 
 def _tilings(
@@ -267,30 +278,62 @@ def _regions(lowering: Lowering | None) -> list[tuple[str, int]] | str:
 
 
 def _laid_out(
-    lowerings: Sequence[Lowering | None], tilings: dict[int, tuple[L0Tiling, ...]]
+    lowerings: Sequence[Lowering | None],
+    tilings: dict[int, tuple[L0Tiling, ...]],
+    order: Sequence[int],
+    outside: Sequence[tuple[int, L0Tiling]],
 ) -> L0Tiles | str:
+    """The tiles in program order: the scope's loops (``order``: their indices), each
+    after the matmuls outside them that come before it (``outside``: how many loops come
+    before each)."""
     layout = _Layout()
-    for number in sorted(tilings):
-        regions = _regions(lowerings[number])
-        if isinstance(regions, str):
-            return regions
-        k_groups = {}
-        for index, tiling in enumerate(tilings[number]):
-            if tiling.k_trip > 1:
-                main = layout.group(L0Group(number, "k-main", tiling.site))
-                tail = (
-                    layout.group(L0Group(number, "k-tail", tiling.site))
-                    if tiling.k_trip % 2
-                    else None
-                )
-                k_groups[index] = (main, tail)
-        for kind, clones in regions:
-            group = layout.group(L0Group(number, kind))
-            for clone in range(clones):
-                outer = ((group, clone),)
-                for index, tiling in enumerate(tilings[number]):
-                    if index in k_groups:
-                        layout.k_loop(tiling, k_groups[index], outer)
-                    else:
-                        layout.operands(tiling, tiling.whole, outer)
+    for position in range(len(order) + 1):
+        for _, tiling in (o for o in outside if o[0] == position):
+            _outside(layout, tiling)
+        if position < len(order) and order[position] in tilings:
+            why = _loop(layout, order[position], lowerings, tilings)
+            if why:
+                return why
     return L0Tiles(tuple(layout.tiles), tuple(layout.groups), tilings)
+
+
+def _outside(layout: _Layout, tiling: L0Tiling) -> None:
+    """A matmul outside the pipeline loops: its whole operands, or its K loop."""
+    if tiling.k_trip == 1:
+        layout.operands(tiling, tiling.whole, ())
+        return
+    main = layout.group(L0Group(-1, "k-main", tiling.site))
+    tail = layout.group(L0Group(-1, "k-tail", tiling.site)) if tiling.k_trip % 2 else None
+    layout.k_loop(tiling, (main, tail), ())
+
+
+def _loop(
+    layout: _Layout,
+    number: int,
+    lowerings: Sequence[Lowering | None],
+    tilings: dict[int, tuple[L0Tiling, ...]],
+) -> str | None:
+    """A user loop's regions, each clone's matmuls (K loops numbered first)."""
+    regions = _regions(lowerings[number])
+    if isinstance(regions, str):
+        return regions
+    k_groups = {}
+    for index, tiling in enumerate(tilings[number]):
+        if tiling.k_trip > 1:
+            main = layout.group(L0Group(number, "k-main", tiling.site))
+            tail = (
+                layout.group(L0Group(number, "k-tail", tiling.site))
+                if tiling.k_trip % 2
+                else None
+            )
+            k_groups[index] = (main, tail)
+    for kind, clones in regions:
+        group = layout.group(L0Group(number, kind))
+        for clone in range(clones):
+            outer = ((group, clone),)
+            for index, tiling in enumerate(tilings[number]):
+                if index in k_groups:
+                    layout.k_loop(tiling, k_groups[index], outer)
+                else:
+                    layout.operands(tiling, tiling.whole, outer)
+    return None

@@ -26,7 +26,7 @@ import libcst as cst
 from skewlsp.analysis.frontend import dsl, op_registry
 from skewlsp.analysis.frontend.names import body_statements
 from skewlsp.analysis.frontend.op_registry import op_leaf
-from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite, Stmt
+from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite, ScopeMatmuls, Stmt
 from skewlsp.analysis.source.walk import walk
 
 # The positional arguments that are matrix operands (the accumulator of
@@ -140,6 +140,63 @@ def body_matmuls(loop: cst.For) -> BodyMatmuls:
     sites: list[MatmulSite] = []
     why = _collect(body_statements(loop.body), sites)
     return BodyMatmuls(() if why else tuple(sites), why)
+
+
+def scope_matmuls(opened_by: cst.CSTNode) -> ScopeMatmuls:
+    """The matmuls of the scope ``opened_by`` opens (a ``with``, an spmd loop, or an
+    InCore function) that are outside its pipeline loops, as AutoTileMatmulL0 meets
+    them: a block's statements one after the other, a branch or a plain loop's body as
+    written once (the IR holds it once)."""
+    body = getattr(opened_by, "body", None)
+    if body is None:
+        return ScopeMatmuls(unknown="the scope's statements are not read")
+    walk_ = _ScopeWalk()
+    why = walk_.block(body_statements(body))
+    if why:
+        return ScopeMatmuls(unknown=why)
+    return ScopeMatmuls(tuple(walk_.sites), tuple(walk_.blocks), None, walk_.loops)
+
+
+class _ScopeWalk:
+    def __init__(self) -> None:
+        self.loops = 0  # pipeline loops met so far
+        self.sites: list[tuple[int, MatmulSite]] = []
+        self.blocks: list[tuple[cst.CSTNode, ...]] = []
+
+    def block(self, statements: Sequence[cst.CSTNode]) -> str | None:
+        self.blocks.append(tuple(statements))
+        for stmt in statements:
+            if isinstance(stmt, cst.For) and _is_pipeline(stmt):
+                self.loops += 1 + sum(
+                    1 for n in walk(stmt.body) if isinstance(n, cst.For) and _is_pipeline(n)
+                )
+                continue
+            if isinstance(stmt, cst.BaseCompoundStatement):
+                for suite in _suites(stmt):
+                    why = self.block(body_statements(suite))
+                    if why:
+                        return why
+                continue
+            found: list[MatmulSite] = []
+            for node in walk(stmt):
+                if type(node) is cst.Call and (why := _site(node, found)):
+                    return why
+            self.sites += [(self.loops, site) for site in found]
+        return None
+
+
+def _is_pipeline(loop: cst.For) -> bool:
+    path = dsl.dotted(loop.iter.func) if isinstance(loop.iter, cst.Call) else None
+    return path is not None and path[-1] == "pipeline"
+
+
+def _suites(stmt: cst.BaseCompoundStatement) -> list[cst.BaseSuite]:
+    suites = [stmt.body]
+    orelse = getattr(stmt, "orelse", None)
+    while orelse is not None:
+        suites.append(orelse.body)
+        orelse = getattr(orelse, "orelse", None)
+    return suites
 
 
 def _collect(statements: Sequence[cst.CSTNode], sites: list[MatmulSite]) -> str | None:

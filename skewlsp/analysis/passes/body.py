@@ -223,3 +223,15 @@ class BodyMatmuls:
 
     sites: tuple[MatmulSite, ...] = ()
     unknown: str | None = None
+
+
+@dataclass(frozen=True)
+class ScopeMatmuls:
+    """The matmuls of an outlined scope outside its pipeline loops, in program order:
+    each with how many of the scope's pipeline loops come before it; the statement
+    blocks they are in (whose loads are their operands); or why they cannot be told."""
+
+    sites: tuple[tuple[int, MatmulSite], ...] = ()
+    blocks: tuple[tuple[cst.CSTNode, ...], ...] = ()
+    unknown: str | None = None
+    pipeline_loops: int = 0  # in the scope, nested ones too

@@ -153,13 +153,15 @@ class LoopSurroundings:
     ``cube_ops``: the cube-op calls written anywhere in that scope (the function the
     compiler outlines it to), and ``opaque``: the first call in it that is neither a DSL
     op nor a Python builtin (an inline helper, whose ops are not seen here), None when
-    there is none: the memory passes need every matmul of a function.
+    there is none: the memory passes need every matmul of a function. ``opened_by``:
+    the statement that opens the scope (the function, for its own body).
     """
 
     tensors: dict[str, Tensor]
     scope: int
     cube_ops: int = 0
     opaque: str | None = None
+    opened_by: cst.CSTNode | None = None
 
 
 def surroundings(
@@ -173,12 +175,14 @@ def surroundings(
         found = _annotated(param.annotation)
         if found is not None:
             walker.tensors[name] = found
+    walker.scope_nodes[0] = fn
     walker.block(body_statements(fn.body), incore, 0)
     return {
         key: replace(
             found,
             cube_ops=walker.cube_ops.get(found.scope, 0),
             opaque=walker.opaque.get(found.scope),
+            opened_by=walker.scope_nodes.get(found.scope),
         )
         for key, found in walker.loops.items()
     }
@@ -212,6 +216,7 @@ class _Walk:
         self.loops: dict[int, LoopSurroundings] = {}
         self.cube_ops: dict[int, int] = {}  # per scope
         self.opaque: dict[int, str] = {}
+        self.scope_nodes: dict[int, cst.CSTNode] = {}
 
     def block(self, statements: Sequence[cst.CSTNode], incore: bool, scope: int) -> None:
         for stmt in statements:
@@ -227,6 +232,7 @@ class _Walk:
         if opens:
             self.opened += 1
             scope = self.opened
+            self.scope_nodes[scope] = stmt
         if isinstance(stmt, cst.For):
             self.loops[id(stmt)] = LoopSurroundings(dict(self.tensors), scope)
             for name in target_effects(stmt.target)[0]:

@@ -120,6 +120,8 @@ def _described(
         what = f"the K loop AutoTileMatmulL0 makes for `{site.op}({site.lhs}, {site.rhs})`"
         if group.kind == "k-tail":
             what = f"the remainder of {what}"
+        if group.loop < 0:
+            what += " outside the pipeline loops"
     else:
         part = "remainder" if group.kind == "tail" else "stage group"
         line = lines[group.loop] if group.loop < len(lines) else 0

@@ -37,9 +37,9 @@ def test_each_matmul_becomes_a_k_loop_of_two_slices_and_all_three_groups_shed_to
     assert [reuse.achieved[("Left", g)] for g in (0, 1, 2)] == [2, 2, 2]
 
 
-def test_a_matmul_the_loops_do_not_hold_makes_the_function_s_l0_tiles_not_known():
+def test_a_matmul_neither_the_loops_nor_the_scope_s_statements_show_is_not_known():
     assert l0_tiles([(facts(cube_ops=3), REPLICATED)], 1) == (
-        "a matmul of the function is outside its pipeline loops"
+        "a matmul of the function is not seen where the compiler meets it"
     )
 
 

@@ -27,15 +27,15 @@ def test_k_loops_and_the_stages_around_them_share_l0b_and_all_three_fall_to_one_
     assert "`matmul_acc(a, b)`" in hint.message
 
 
-def test_a_matmul_before_the_loop_makes_its_l0_tiles_not_known_and_the_report_says_why():
-    # The compiler hints this loop too (its first block's K loop is group 0 in Right):
-    # skewlsp does not model a matmul outside the pipeline loops, and says so.
+def test_a_matmul_before_the_loop_takes_l0b_too_and_the_finding_names_its_k_loop():
+    # The compiler, function first_block: group 0 (the K loop of the matmul before the
+    # loop), group 1 (the loop's K loop) and group 2 (its stages) each "requested 2
+    # achieved 1 ... space-pressure" in Right.
     report = report_of("projection.py", "projection_after_a_first_block")
     memory = report.memory or next(core.memory for core in report.cores)
-    right = [found for found in memory if found.space == "Right"]
-    assert [(f.known, f.achieved, f.cause) for f in right] == [(False, None, None)]
-    assert right[0].reason == (
-        "the L0 tiles of the function's matmuls are not known: a matmul of the function is "
-        "outside its pipeline loops"
-    )
-    assert not [h for h in report.hints if h.code == "SKW080"]
+    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+    (hint,) = [h for h in report.hints if h.code == "SKW080"]
+    assert (
+        "the K loop AutoTileMatmulL0 makes for `matmul(x[...], w[...])` outside the pipeline "
+        "loops (32768 B per stage, 1 of 2 stages kept apart)"
+    ) in hint.message
