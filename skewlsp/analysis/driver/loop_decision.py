@@ -365,11 +365,14 @@ class LoopDecisions:
         around = loops.get(id(loop))
         if around is None:
             return facts
-        # 15 AutoTileMatmulL0: the matmuls it tiles, of the body and of the scope
-        scope = self.cube_scopes.get((*key, around.scope))
-        if scope is None:
-            scope = self.cube_scopes[(*key, around.scope)] = _cube_scope(around, ctx)
-        facts = replace(facts, matmuls=body_matmuls(loop), scope_matmuls=scope)
+        # 15 AutoTileMatmulL0: the matmuls it tiles, of the body and of the scope (read
+        # once per scope, and only for a loop holding one)
+        matmuls = body_matmuls(loop)
+        scope = CubeScope(around.scope)
+        if matmuls.sites or matmuls.unknown:
+            scope = self.cube_scopes.get((*key, around.scope)) or _cube_scope(around, ctx)
+            self.cube_scopes[(*key, around.scope)] = scope
+        facts = replace(facts, matmuls=matmuls, scope_matmuls=scope)
         if not lowered:
             return facts
         loads = slot_loads(loop, around.tensors, ctx.fold)
@@ -561,12 +564,13 @@ def _as_inner_skew(
 def _cube_scope(around: LoopSurroundings, ctx: BodyContext) -> CubeScope:
     """The scope's cube ops, and the matmuls outside its pipeline loops with the loads
     their operands are (read once per scope)."""
-    scope = CubeScope(around.scope, around.cube_ops, around.opaque)
-    if not around.cube_ops or around.opaque is not None or around.opened_by is None:
-        return scope
+    if around.opened_by is None:
+        return CubeScope(around.scope)
     found = scope_matmuls(around.opened_by)
-    if found.unknown is not None or not found.sites:
-        return replace(scope, outside_unknown=found.unknown)
+    scope = CubeScope(around.scope, found.cube_ops, found.opaque, (), found.unknown)
+    scope = replace(scope, pipeline_loops=found.pipeline_loops)
+    if found.unknown is not None or found.opaque is not None or not found.sites:
+        return scope
     loads: dict[str, SlotLoad | None] = {}
     for block in found.blocks:
         for load in statement_loads(block, around.tensors, ctx.fold):
@@ -575,4 +579,4 @@ def _cube_scope(around: LoopSurroundings, ctx: BodyContext) -> CubeScope:
         OutsideMatmul(after, site, loads.get(site.lhs), loads.get(site.rhs))
         for after, site in found.sites
     )
-    return replace(scope, outside=outside, pipeline_loops=found.pipeline_loops)
+    return replace(scope, outside=outside)

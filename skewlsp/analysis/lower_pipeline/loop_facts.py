@@ -56,11 +56,11 @@ class CubeScope:
     pipeline loops, and why those are not known (None: they are)."""
 
     scope: int
-    cube_ops: int
+    cube_ops: int | None = None  # (None: not read, the loop holds no matmul)
     opaque: str | None = None
     outside: tuple[OutsideMatmul, ...] = ()
     outside_unknown: str | None = None
-    pipeline_loops: int = 0  # the scope's (nested ones too), when ``outside`` is read
+    pipeline_loops: int = 0  # the scope's, nested ones too
 
 
 @dataclass(frozen=True)

@@ -110,11 +110,11 @@ def l0_tiles(loops: Sequence[Loop], scope: int, chip: Chip = DEFAULT_CHIP) -> L0
         for n, (facts, _) in enumerate(loops)
         if facts.scope_matmuls is not None and facts.scope_matmuls.scope == scope
     ]
-    if not mine:
-        return None
-    around = mine[0][1].scope_matmuls
-    assert around is not None
-    if around.cube_ops == 0:
+    around = next(
+        (f.scope_matmuls for _, f in mine if f.scope_matmuls and f.scope_matmuls.cube_ops),
+        None,
+    )
+    if around is None:
         return None
     if around.opaque is not None:
         return f"the function calls `{around.opaque}(...)`, whose ops are not seen"

@@ -152,9 +152,14 @@ def scope_matmuls(opened_by: cst.CSTNode) -> ScopeMatmuls:
         return ScopeMatmuls(unknown="the scope's statements are not read")
     walk_ = _ScopeWalk()
     why = walk_.block(body_statements(body))
-    if why:
-        return ScopeMatmuls(unknown=why)
-    return ScopeMatmuls(tuple(walk_.sites), tuple(walk_.blocks), None, walk_.loops)
+    return ScopeMatmuls(
+        () if why else tuple(walk_.sites),
+        () if why else tuple(walk_.blocks),
+        why,
+        walk_.loops,
+        walk_.cube_ops,
+        walk_.opaque,
+    )
 
 
 class _ScopeWalk:
@@ -162,27 +167,40 @@ class _ScopeWalk:
         self.loops = 0  # pipeline loops met so far
         self.sites: list[tuple[int, MatmulSite]] = []
         self.blocks: list[tuple[cst.CSTNode, ...]] = []
+        self.cube_ops = 0
+        self.opaque: str | None = None
+        self.why: str | None = None  # (the first reason, the walk goes on counting)
 
     def block(self, statements: Sequence[cst.CSTNode]) -> str | None:
         self.blocks.append(tuple(statements))
         for stmt in statements:
             if isinstance(stmt, cst.For) and _is_pipeline(stmt):
-                self.loops += 1 + sum(
-                    1 for n in walk(stmt.body) if isinstance(n, cst.For) and _is_pipeline(n)
-                )
+                for node in walk(stmt):
+                    if isinstance(node, cst.For) and _is_pipeline(node):
+                        self.loops += 1
+                    elif type(node) is cst.Call:
+                        self._count(node)
                 continue
             if isinstance(stmt, cst.BaseCompoundStatement):
                 for suite in _suites(stmt):
-                    why = self.block(body_statements(suite))
-                    if why:
-                        return why
+                    self.block(body_statements(suite))
                 continue
             found: list[MatmulSite] = []
             for node in walk(stmt):
-                if type(node) is cst.Call and (why := _site(node, found)):
-                    return why
+                if type(node) is cst.Call:
+                    self._count(node)
+                    self.why = self.why or _site(node, found)
             self.sites += [(self.loops, site) for site in found]
-        return None
+        return self.why
+
+    def _count(self, call: cst.Call) -> None:
+        leaf = op_leaf(call)
+        if leaf in op_registry.CUBE_OPS:
+            self.cube_ops += 1
+        elif leaf is None and self.opaque is None:
+            path = dsl.dotted(call.func)
+            if path is None or path[0] not in op_registry.PYTHON_BUILTINS:
+                self.opaque = ".".join(path) if path else "?"
 
 
 def _is_pipeline(loop: cst.For) -> bool:

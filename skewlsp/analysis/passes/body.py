@@ -229,9 +229,14 @@ class BodyMatmuls:
 class ScopeMatmuls:
     """The matmuls of an outlined scope outside its pipeline loops, in program order:
     each with how many of the scope's pipeline loops come before it; the statement
-    blocks they are in (whose loads are their operands); or why they cannot be told."""
+    blocks they are in (whose loads are their operands); or why they cannot be told.
+    And of the whole scope: its pipeline loops (nested ones too), its cube-op calls, and
+    its first call that is neither a DSL op nor a Python builtin (an inline helper,
+    whose ops are not seen), None when there is none."""
 
     sites: tuple[tuple[int, MatmulSite], ...] = ()
     blocks: tuple[tuple[cst.CSTNode, ...], ...] = ()
     unknown: str | None = None
-    pipeline_loops: int = 0  # in the scope, nested ones too
+    pipeline_loops: int = 0
+    cube_ops: int = 0
+    opaque: str | None = None

@@ -36,11 +36,10 @@ from skewlsp.analysis.frontend.names import (
     statement_defs,
     target_effects,
 )
-from skewlsp.analysis.frontend.op_registry import CUBE_OPS, PYTHON_BUILTINS, op_leaf
+from skewlsp.analysis.frontend.op_registry import op_leaf
 from skewlsp.analysis.frontend.scope import function_params, opens_incore_scope
 from skewlsp.analysis.passes.simplify import Fold, simplified, simplified_difference
 from skewlsp.analysis.source.tree_text import MadeTrees
-from skewlsp.analysis.source.walk import walk
 
 # Ops whose result is a view of their first argument: of a tensor, a tensor.
 TENSOR_VIEW_OPS = frozenset({"reshape", "view", "reinterpret_view", "transpose_view"})
@@ -148,19 +147,13 @@ def dtype_of(node: cst.BaseExpression | None) -> str | None:
 @dataclass(frozen=True)
 class LoopSurroundings:
     """The tensors bound where a loop starts and the InCore scope it is in (by order: 0
-    for the function's own body, n for the n-th scope the function opens).
-
-    ``cube_ops``: the cube-op calls written anywhere in that scope (the function the
-    compiler outlines it to), and ``opaque``: the first call in it that is neither a DSL
-    op nor a Python builtin (an inline helper, whose ops are not seen here), None when
-    there is none: the memory passes need every matmul of a function. ``opened_by``:
-    the statement that opens the scope (the function, for its own body).
+    for the function's own body, n for the n-th scope the function opens), and the
+    statement that opens the scope (the function, for its own body): the memory passes
+    read every matmul of the function the compiler outlines it to.
     """
 
     tensors: dict[str, Tensor]
     scope: int
-    cube_ops: int = 0
-    opaque: str | None = None
     opened_by: cst.CSTNode | None = None
 
 
@@ -178,12 +171,7 @@ def surroundings(
     walker.scope_nodes[0] = fn
     walker.block(body_statements(fn.body), incore, 0)
     return {
-        key: replace(
-            found,
-            cube_ops=walker.cube_ops.get(found.scope, 0),
-            opaque=walker.opaque.get(found.scope),
-            opened_by=walker.scope_nodes.get(found.scope),
-        )
+        key: replace(found, opened_by=walker.scope_nodes.get(found.scope))
         for key, found in walker.loops.items()
     }
 
@@ -214,14 +202,11 @@ class _Walk:
         self.tensors: dict[str, Tensor] = {}
         self.opened = 0  # InCore scopes opened so far
         self.loops: dict[int, LoopSurroundings] = {}
-        self.cube_ops: dict[int, int] = {}  # per scope
-        self.opaque: dict[int, str] = {}
         self.scope_nodes: dict[int, cst.CSTNode] = {}
 
     def block(self, statements: Sequence[cst.CSTNode], incore: bool, scope: int) -> None:
         for stmt in statements:
             if isinstance(stmt, cst.SimpleStatementLine):
-                self._calls(stmt, scope)
                 for small in stmt.body:
                     self._bind(small, incore)
             elif isinstance(stmt, cst.BaseCompoundStatement):
@@ -239,19 +224,6 @@ class _Walk:
                 self.tensors.pop(name, None)
         for suite in _suites(stmt):
             self.block(body_statements(suite), incore or opens, scope)
-
-    def _calls(self, stmt: cst.SimpleStatementLine, scope: int) -> None:
-        """Count the statement's cube ops; note its first opaque call."""
-        for node in walk(stmt):
-            if type(node) is not cst.Call:
-                continue
-            leaf = op_leaf(node)
-            if leaf in CUBE_OPS:
-                self.cube_ops[scope] = self.cube_ops.get(scope, 0) + 1
-            elif leaf is None and scope not in self.opaque:
-                path = dsl.dotted(node.func)
-                if path is None or path[0] not in PYTHON_BUILTINS:
-                    self.opaque[scope] = _text(node.func)
 
     def _bind(self, small: cst.BaseSmallStatement, incore: bool) -> None:
         target, value, annotation = binding_of(small)

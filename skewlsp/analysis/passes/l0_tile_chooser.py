@@ -28,6 +28,7 @@ by ``benchmarks/l0_tile_chooser_check.py``.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -195,18 +196,36 @@ def _mad(m: int, n: int, k: int, cfg: L0TileConfig) -> int:
     return _ceil_div(cfg.M, m) * _ceil_div(cfg.N, n) * per_mn
 
 
-def _load(m: int, n: int, k: int, cfg: L0TileConfig, regime: _Regime) -> float:
+@dataclass(frozen=True)
+class _Grid:
+    """What a candidate's cost needs of its ``(m, n)`` alone, worked out once for all its
+    ``k`` (the same expressions as upstream, so the same doubles)."""
+
+    held_a: float
+    held_b: float
+    split: float  # split-K: both operands streamed
+    drain: float
+    tiles: int
+
+
+def _grid(m: int, n: int, cfg: L0TileConfig) -> _Grid:
     held_a, held_b = _held(m, n, cfg)
-    if regime.stat is Stationarity.A:
-        return held_a
-    if regime.stat is Stationarity.B:
-        return held_b
-    if k >= cfg.K:
-        return held_a if held_a <= held_b else held_b
     big_m, big_n, big_k = float(cfg.M), float(cfg.N), float(cfg.K)
     ceil_n, ceil_m = float(_ceil_div(cfg.N, n)), float(_ceil_div(cfg.M, m))
     ba, bb = float(cfg.bytes_a), float(cfg.bytes_b)
-    return (ba * big_m * big_k * ceil_n) / cfg.bw_a + (bb * big_k * big_n * ceil_m) / cfg.bw_b
+    split = (ba * big_m * big_k * ceil_n) / cfg.bw_a + (bb * big_k * big_n * ceil_m) / cfg.bw_b
+    tiles = _ceil_div(cfg.M, m) * _ceil_div(cfg.N, n)
+    return _Grid(held_a, held_b, split, _drain(m, n, cfg), tiles)
+
+
+def _load(grid: _Grid, k: int, cfg: L0TileConfig, regime: _Regime) -> float:
+    if regime.stat is Stationarity.A:
+        return grid.held_a
+    if regime.stat is Stationarity.B:
+        return grid.held_b
+    if k >= cfg.K:
+        return grid.held_a if grid.held_a <= grid.held_b else grid.held_b
+    return grid.split
 
 
 def _odd_part(x: int) -> int:
@@ -226,12 +245,11 @@ def _drain(m: int, n: int, cfg: L0TileConfig) -> float:
     return drains * (cfg.drain_fixed_cycles + float(m) * per_row)
 
 
-def _wall(m: int, n: int, k: int, cfg: L0TileConfig, regime: _Regime) -> int:
-    compute = max(_load(m, n, k, cfg, regime), float(_mad(m, n, k, cfg)))
-    drain = _drain(m, n, cfg)
+def _wall(load: float, mad: int, grid: _Grid, regime: _Regime) -> int:
+    compute = max(load, float(mad))
+    drain = grid.drain
     if regime.dbc:
-        tiles = float(_ceil_div(cfg.M, m) * _ceil_div(cfg.N, n))
-        wall = max(compute, drain) + min(compute, drain) / tiles
+        wall = max(compute, drain) + min(compute, drain) / float(grid.tiles)
     else:
         wall = compute + drain
     return _llround(wall)
@@ -245,7 +263,7 @@ def _better(a: _Candidate, b: _Candidate, cfg: L0TileConfig) -> bool:
 
 
 def _candidate(
-    m: int, n: int, k: int, cfg: L0TileConfig, c0: int, regime: _Regime
+    m: int, n: int, k: int, cfg: L0TileConfig, c0: int, regime: _Regime, grid: _Grid
 ) -> _Candidate | None:
     if m < cfg.min_m or n < cfg.min_n or k < cfg.min_k or 0 < cfg.max_n < n:
         return None
@@ -253,16 +271,16 @@ def _candidate(
     output = regime.stat is Stationarity.OUTPUT
     if full_k_grid and 0 < cfg.max_n_pipelined < n and (regime.stat is Stationarity.A or output):
         return None
-    if full_k_grid and 0 < cfg.max_n_nested_pipelined < n and output and _os_holds_a(m, n, cfg):
+    holds_a = grid.held_a <= grid.held_b
+    if full_k_grid and 0 < cfg.max_n_nested_pipelined < n and output and holds_a:
         return None
     if not cfg.allow_padding and (m > cfg.M or n > cfg.N):
         return None
     if _physical(m, n, cfg) > c0:
         return None
     padded = _ceil_div(cfg.M, m) * m * _ceil_div(cfg.N, n) * n * _ceil_div(cfg.K, k) * k
-    return _Candidate(
-        m, n, k, _wall(m, n, k, cfg, regime), padded, _load(m, n, k, cfg, regime), regime
-    )
+    load = _load(grid, k, cfg, regime)
+    return _Candidate(m, n, k, _wall(load, _mad(m, n, k, cfg), grid, regime), padded, load, regime)
 
 
 def _inner_full_tiles(m: int, n: int, cfg: L0TileConfig, stat: Stationarity) -> int:
@@ -293,10 +311,12 @@ def _best(
         for n in range(cfg.min_n, min(n_hi, c0 // physical_m) + 1, cfg.align_n):
             if inner_pair and _inner_full_tiles(m, n, cfg, regime.stat) < 2:
                 continue
+            grid = None
             for k in _legal_ks(m, n, cfg, a0, b0):
                 if full_k and k != cfg.K:
                     continue
-                found = _candidate(m, n, k, cfg, c0, regime)
+                grid = grid or _grid(m, n, cfg)
+                found = _candidate(m, n, k, cfg, c0, regime, grid)
                 if found is not None and (best is None or _better(found, best, cfg)):
                     best = found
     return best
@@ -378,9 +398,14 @@ def _regimes(cfg: L0TileConfig) -> Iterator[_Regime]:
             yield _Regime(stat, dbc)
 
 
+@functools.lru_cache(maxsize=512)
 def choose_l0_tile(cfg: L0TileConfig) -> L0TileResult:
     """The design point ``ChooseL0Tile`` returns for ``cfg``; ``ValueError`` where it
-    throws (invalid inputs, no legal tile)."""
+    throws (invalid inputs, no legal tile).
+
+    Kept per config (``lru_cache``): the search scores every legal tile (tens of
+    thousands of candidates for a large matmul), kernels repeat a few shapes, and the
+    answer is a frozen record that depends on the config alone."""
     _check(cfg)
     base = _Regime()
     best = _best(cfg, base, _budgets(cfg, base), inner_pair=False, full_k=False)
