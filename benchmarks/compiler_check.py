@@ -125,6 +125,8 @@ def memory_report(probed: list[dict[str, Any]], files: list[Path]) -> dict[str, 
         "errors": [],
         "sized": [],  # tiles skewlsp's init_memref sizes as the compiler did
         "missized": [],
+        # files the compiler could not import (a helper module has no entries of its own)
+        "not_loaded": [rec["path"] for rec in probed if rec.get("error") and not rec["entries"]],
     }
     for rec in probed:
         for entry in rec["entries"]:

@@ -32,6 +32,10 @@ def buffers_text(found: SpaceBuffers) -> str:
     far as skewlsp sees (``Vec: at most 2 of 3 buffers per load, 65536 B per stage,
     slot-bound``)."""
     asked = f"{found.stage_bytes} B per stage"
+    if not found.stage_bytes:  # (a slot not known: the reason says why)
+        return f"{found.space}: {found.requested} buffers per stage asked: {found.reason}"
+    if found.cause is None and found.achieved is not None:
+        return f"{found.space}: {found.achieved} of {found.requested} buffers kept apart ({asked})"
     if found.cause == "overflow":
         return (
             f"{found.space}: the loads of {found.requested} stages overflow it ({asked}): "

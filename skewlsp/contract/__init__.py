@@ -231,12 +231,18 @@ class SpaceBuffers:
     computes, not a matmul's L0 operands, not the tiles outside the loops).
 
     ``stage_bytes``: one stage's slot as the loads make it (the largest load there,
-    aligned); ``requested``: the stages asking for a buffer each; ``achieved``: at most
-    this many (the loads alone already decide it), None when the loads alone fit every
-    stage (then the function's other tiles decide, which skewlsp does not model);
-    ``cause``: "slot-bound" (the stages' slots alone exceed the space: PH-MR-001),
-    "overflow" (the loads alone overflow it at any depth: AllocateMemoryAddr stops), else
-    None; ``known``: whether the loads alone decide it; ``reason``: what is not known.
+    aligned; 0: not known, ``reason`` says why); ``requested``: the stages asking for a
+    buffer each; ``achieved``: at most this many (the loads alone already decide it),
+    None when the loads alone fit every stage (then the function's other tiles decide,
+    which skewlsp does not model); ``cause``: "slot-bound" (the stages' slots alone
+    exceed the space: PH-MR-001), "overflow" (the loads alone overflow it at any depth:
+    AllocateMemoryAddr stops), else None; ``known``: whether the loads alone decide it;
+    ``reason``: what is not known.
+
+    In Left and Right (L0A, L0B) the tiles are the L0 tiles of the function's matmuls,
+    which skewlsp models whole (``analysis/memory/l0_tiles.py``): there ``achieved`` is
+    the depth MemoryReuse keeps, and ``cause`` may also be "space-pressure" (PH-MR-001:
+    the space's other groups take the room), None when every stage is kept apart.
     """
 
     space: str

@@ -396,23 +396,33 @@ _CODES = [
         SLOT_BOUND,
         "-",
         "warning",
-        "MemoryReuse cannot keep every stage apart: the stages' slots alone exceed the space",
+        "MemoryReuse cannot keep every stage apart: the stages' slots exceed the space, or "
+        "its other groups take the room",
         "LowerPipelineLoops replicates a same-core pipeline loop's body: its `stage` clones "
         "(or, with no main loop, its copies) form one stage group, and MemoryReuse gives "
         "the group's clones separate buffers only up to the depth its memory space affords: "
-        "at most capacity / slot, where the slot is the group's largest tile there. When "
-        "the loop's own loads already need more than the space (after the PTO-ISA reserve "
-        "of the UB), the compiler cannot give the depth asked for whatever else the "
-        "function holds, and says so after a full compile in its PH-MR-001 perf hint "
-        "(\"This operand alone needs ...\"). skewlsp sees a function's loads only, not the "
-        "tiles the body computes nor a matmul's L0 operands: it reports the cases the "
-        "loads decide alone, and shows the others as `fits alone` in the hover, `full` "
-        "output and JSON.",
+        "at most capacity / slot, where the slot is the group's largest tile there, and "
+        "less when the space's other groups leave no room (it then sheds a level of depth "
+        "from the group with the largest slot until the space fits). The compiler says so "
+        "after a full compile in its PH-MR-001 perf hint, slot-bound (\"This operand alone "
+        "needs ...\") or space-pressure. skewlsp reports it at the loop in two cases. "
+        "Slot-bound: the loop's own loads already need more than the space (after the "
+        "PTO-ISA reserve of the UB), whatever else the function holds. In Left and Right "
+        "(L0A, L0B), where skewlsp models every tile of a cube function (the L0 tiles "
+        "AutoTileMatmulL0 gives each matmul, its K loops, each a stage group of its own, "
+        "and the loop's clones of them), slot-bound or space-pressure: the message names "
+        "the groups that share the space. Elsewhere skewlsp sees a function's loads only, "
+        "not the tiles the body computes: it shows those spaces as `fits alone`, and an "
+        "L0 space whose tiles it cannot tell (a matmul outside the pipeline loops, an "
+        "inline helper's call, a tile split in M or N) with the reason, in the hover, "
+        "`full` output and JSON.",
         "BLOCKS = 3\n"
         "for i in pl.pipeline(BLOCKS, stage=4):  # three 64 KB copies: Vec holds two\n"
         "    t = a[i * 16 : i * 16 + 16, :]  # [16, 1024] FP32",
-        "Ask for the depth that fits (the message gives it, checked by packing the loop "
-        "again), or load smaller tiles (the message gives the largest that fits).",
+        "Slot-bound: ask for the depth that fits (the message gives it, checked by packing "
+        "the loop again), or load smaller tiles (the message gives the largest that fits). "
+        "Space-pressure: the message names the groups that share the space, whose tiles "
+        "take the room the stages need; no change is offered (none has been checked).",
         compiler_id="PH-MR-001",
     ),
     ReasonCode(

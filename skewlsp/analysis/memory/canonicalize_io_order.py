@@ -20,10 +20,10 @@ the way the compiler lays the lowered code out:
 - regions follow each other in program order (their tiles never overlap).
 
 What it does not know yet: the tiles the body computes (a widened copy, a product: the
-ones MemoryReuse's guard sheds), the L0 moves of a matmul's operands (Left, Right), the
-tiles outside the loops, a loop nested in a replicated one, and the remainder chain of
-a loop whose bounds are known only at run time. A load with no static size makes the
-whole function unknown (None).
+ones MemoryReuse's guard sheds), the tiles outside the loops (the L0 tiles of a
+matmul's operands, Left and Right, are laid out by :mod:`.l0_tiles`), a loop nested in
+a replicated one, and the remainder chain of a loop whose bounds are known only at run
+time. A load with no static size makes the whole function unknown (None).
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
 from skewlsp.analysis.memory.allocate_memory_addr import Allocation
 from skewlsp.analysis.memory.canonicalize_io_order import FunctionTiles, ReplicatedLoop
+from skewlsp.analysis.memory.l0_tiles import L0Memory
 from skewlsp.analysis.memory.memory_reuse import ReuseResult
 from skewlsp.contract import Core, Instance, Lowering, Span
 
@@ -45,7 +46,9 @@ class LoopMemory:
     cannot fit by themselves the whole function cannot fit either (a slot-bound depth,
     an overflow), and that is all the report says for certain. ``why``: why the loop
     is not modelled (not replicated, loads of no static size, ...), None when it is;
-    ``loop``: the loop as the layout read it (its loads, stage, trip and remainder).
+    ``loop``: the loop as the layout read it (its loads, stage, trip and remainder);
+    ``l0``: the Left and Right tiles of its function's matmuls, which are modelled whole
+    (:mod:`.l0_tiles`), None when its function holds none or is not a cube function.
     """
 
     loop: ReplicatedLoop | None = None
@@ -53,6 +56,7 @@ class LoopMemory:
     reuse: ReuseResult | None = None
     allocation: Allocation | None = None
     why: str | None = None
+    l0: L0Memory | None = None
 
 
 @dataclass(frozen=True)

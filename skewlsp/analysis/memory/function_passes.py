@@ -2,11 +2,14 @@
 MemoryReuse and 34 AllocateMemoryAddr, each a function of a
 :class:`~.core_function.CoreFunction` that returns it with its result added.
 
-Each loop is modelled alone (:class:`~.core_function.LoopMemory`): its loads are all
-skewlsp sees of a function's tiles (not the tiles the body computes, not a matmul's L0
-operands, not the tiles outside the loops), so a result of the whole function would
-claim more than is known. What a loop's loads cannot fit by themselves, the function
-cannot fit either. Under the ``ptoas`` planner pypto runs neither MemoryReuse nor
+Each loop's loads are modelled alone (:class:`~.core_function.LoopMemory`): they are
+all skewlsp sees of a function's Vec and Mat tiles (not the tiles the body computes,
+not the tiles outside the loops), so a result of the whole function would claim more
+than is known. What a loop's loads cannot fit by themselves, the function cannot fit
+either. Left and Right are another matter: MemoryReuse packs each space on its own, and
+skewlsp sees every L0 tile of a cube function's matmuls (:mod:`.l0_tiles`), so those
+are laid out and packed once per outlined scope, whole, and each loop of it reads the
+result (``LoopMemory.l0``). Under the ``ptoas`` planner pypto runs neither MemoryReuse nor
 AllocateMemoryAddr (ptoas places the buffers): the passes leave the function alone.
 
 The chip is the compiler's default, the Ascend910B (:data:`.chip.DEFAULT_CHIP`), and no
@@ -22,7 +25,8 @@ from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
 from skewlsp.analysis.memory.allocate_memory_addr import allocate_memory_addr
 from skewlsp.analysis.memory.canonicalize_io_order import ReplicatedLoop, function_tiles
 from skewlsp.analysis.memory.core_function import CoreFunction, FunctionLoop, LoopMemory
-from skewlsp.analysis.memory.memory_reuse import memory_reuse
+from skewlsp.analysis.memory.l0_tiles import L0Memory, L0Tiles, l0_tiles
+from skewlsp.analysis.memory.memory_reuse import ReuseResult, memory_reuse
 
 
 def replicated_loop(loop: FunctionLoop) -> ReplicatedLoop | str:
@@ -54,20 +58,55 @@ def init_memref(function: CoreFunction) -> CoreFunction:
             found.append(LoopMemory(why=replicated))
             continue
         found.append(LoopMemory(replicated, function_tiles([replicated])))
-    return replace(function, memory=tuple(found))
+    l0 = _l0_memory(function)
+    return replace(
+        function,
+        memory=tuple(replace(memory, l0=l0[n]) for n, memory in enumerate(found)),
+    )
+
+
+def _l0_memory(function: CoreFunction) -> list[L0Memory | None]:
+    """Each loop's view of the Left and Right tiles of its outlined scope's matmuls,
+    laid out once per scope (:func:`.l0_tiles.l0_tiles`); only a cube function has
+    them."""
+    if function.core == "aiv":
+        return [None] * len(function.loops)
+    loops = [(loop.facts, loop.lowering) for loop in function.loops]
+    by_scope: dict[int, L0Tiles | str | None] = {}
+    found: list[L0Memory | None] = []
+    for number, loop in enumerate(function.loops):
+        scope, matmuls = loop.facts.scope_matmuls, loop.facts.matmuls
+        if scope is None or matmuls is None or not (matmuls.sites or matmuls.unknown):
+            found.append(None)
+            continue
+        if scope.scope not in by_scope:
+            by_scope[scope.scope] = l0_tiles(loops, scope.scope, DEFAULT_CHIP)
+        tiles = by_scope[scope.scope]
+        if tiles is None:
+            found.append(None)
+        elif isinstance(tiles, str):
+            found.append(L0Memory(loop=number, why=tiles))
+        else:
+            found.append(L0Memory(tiles, number))
+    return found
 
 
 def reuse_memory(function: CoreFunction) -> CoreFunction:
-    """33 MemoryReuse: each modelled loop's loads packed into buffers (depth, hints)."""
-    return replace(
-        function,
-        memory=tuple(
-            replace(found, reuse=memory_reuse(found.tiles.tiles, DEFAULT_CHIP))
-            if found.tiles is not None
-            else found
-            for found in function.memory
-        ),
-    )
+    """33 MemoryReuse: each modelled loop's loads packed into buffers (depth, hints), and
+    its function's L0 tiles (packed once per scope: each space on its own)."""
+    packed: dict[int, ReuseResult] = {}
+    memory = []
+    for found in function.memory:
+        if found.tiles is not None:
+            found = replace(found, reuse=memory_reuse(found.tiles.tiles, DEFAULT_CHIP))
+        l0 = found.l0
+        if l0 is not None and l0.tiles is not None:
+            key = id(l0.tiles)  # (the scope's one record, alive while this runs)
+            if key not in packed:
+                packed[key] = memory_reuse(l0.tiles.tiles, DEFAULT_CHIP)
+            found = replace(found, l0=replace(l0, reuse=packed[key]))
+        memory.append(found)
+    return replace(function, memory=tuple(memory))
 
 
 def allocate_memory(function: CoreFunction) -> CoreFunction:

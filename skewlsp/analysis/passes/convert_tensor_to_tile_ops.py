@@ -25,7 +25,7 @@ slice it loads to Mat and which to Vec is ExpandMixedKernel's scan, ``core_split
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -148,14 +148,17 @@ def dtype_of(node: cst.BaseExpression | None) -> str | None:
 @dataclass(frozen=True)
 class LoopSurroundings:
     """The tensors bound where a loop starts and the InCore scope it is in (by order: 0
-    for the function's own body, n for the n-th scope the function opens). ``tile_ops``
-    is False for a loop in a ``pl.spmd`` dispatch body outside any InCore scope: its
-    Spmd function stays at tensor level (this pass converts InCore functions only), so
-    its slices are never loads."""
+    for the function's own body, n for the n-th scope the function opens), and the
+    statement that opens the scope (the function, for its own body): the memory passes
+    read every matmul of the function the compiler outlines it to. ``tile_ops`` is False
+    for a loop in a ``pl.spmd`` dispatch body outside any InCore scope: its Spmd function
+    stays at tensor level (this pass converts InCore functions only), so its slices are
+    never loads."""
 
     tensors: dict[str, Tensor]
     scope: int
     tile_ops: bool = True
+    opened_by: cst.CSTNode | None = None
 
 
 def surroundings(
@@ -169,8 +172,12 @@ def surroundings(
         found = _annotated(param.annotation)
         if found is not None:
             walker.tensors[name] = found
+    walker.scope_nodes[0] = fn
     walker.block(body_statements(fn.body), incore, 0)
-    return walker.loops
+    return {
+        key: replace(found, opened_by=walker.scope_nodes.get(found.scope))
+        for key, found in walker.loops.items()
+    }
 
 
 def _annotated(annotation: cst.Annotation | None) -> Tensor | None:
@@ -199,6 +206,7 @@ class _Walk:
         self.tensors: dict[str, Tensor] = {}
         self.opened = 0  # InCore scopes opened so far
         self.loops: dict[int, LoopSurroundings] = {}
+        self.scope_nodes: dict[int, cst.CSTNode] = {}
 
     def block(
         self, statements: Sequence[cst.CSTNode], incore: bool, scope: int, spmd: bool = False
@@ -218,6 +226,7 @@ class _Walk:
         if opens:
             self.opened += 1
             scope = self.opened
+            self.scope_nodes[scope] = stmt
         spmd = spmd or (not (incore or opens) and is_spmd_scope(stmt))
         if isinstance(stmt, cst.For):
             tile_ops = incore or opens or not spmd

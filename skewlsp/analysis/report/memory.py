@@ -14,9 +14,9 @@ only where the loads alone make the fact certain:
 - SKW081: the loads alone overflow the space at any depth: AllocateMemoryAddr stops the
   compile.
 
-Space pressure from the function's other tiles (computed tiles, a matmul's L0 operands,
-tiles outside the loop) is not seen: a loop whose loads fit says so ("fits alone") and
-nothing more.
+Space pressure from the function's other tiles (computed tiles, tiles outside the loop)
+is not seen: a loop whose loads fit says so ("fits alone") and nothing more. Left and
+Right, whose tiles are modelled whole, are :mod:`.l0_memory`'s.
 """
 
 from __future__ import annotations
@@ -30,11 +30,13 @@ from skewlsp.analysis.memory.canonicalize_io_order import ReplicatedLoop, functi
 from skewlsp.analysis.memory.core_function import CoreFunction, LoopMemory
 from skewlsp.analysis.memory.memory_reuse import DepthHint, memory_reuse
 from skewlsp.analysis.report.buffers import buffer_assignment, with_buffers
+from skewlsp.analysis.report.l0_memory import l0_spaces
 from skewlsp.contract import (
     MEMORY_OVERFLOW,
     SLOT_BOUND,
     Finding,
     LoopReport,
+    Lowering,
     SpaceBuffers,
     Span,
 )
@@ -51,19 +53,45 @@ def with_memory(report: LoopReport, functions: Sequence[CoreFunction]) -> LoopRe
         for memory, function in zip(found, functions, strict=True)
     ]
     report = with_buffers(report, assigned)
-    if not any(memory is not None and memory.tiles is not None for memory in found):
+    if not any(
+        memory is not None and (memory.tiles is not None or memory.l0 is not None)
+        for memory in found
+    ):
         return report
     where = report.stage_span or report.call_span
     hints: list[Finding] = []
     if report.cores:
         cores = []
-        for core, memory in zip(report.cores, found, strict=True):
-            spaces, findings = _spaces(memory, where, f" on the {core.core.upper()} core")
+        for core, memory, function in zip(report.cores, found, functions, strict=True):
+            on = f" on the {core.core.upper()} core"
+            spaces, findings = _spaces(memory, where, on)
+            more, l0_findings = _l0(memory, function, core.lowering, where, on)
+            spaces += tuple(more)
             cores.append(replace(core, memory=spaces) if spaces else core)
-            hints += findings
+            hints += findings + l0_findings
         return replace(report, cores=tuple(cores), hints=report.hints + tuple(hints))
     spaces, findings = _spaces(found[0], where, "")
-    return replace(report, memory=spaces, hints=report.hints + tuple(findings))
+    more, l0_findings = _l0(found[0], functions[0], report.lowering, where, "")
+    return replace(
+        report,
+        memory=spaces + tuple(more),
+        hints=report.hints + tuple(findings + l0_findings),
+    )
+
+
+def _l0(
+    memory: LoopMemory | None,
+    function: CoreFunction,
+    lowering: Lowering | None,
+    where: Span,
+    on: str,
+) -> tuple[list[SpaceBuffers], list[Finding]]:
+    """The loop's Left and Right buffers (``l0_memory``), when its function has L0 tiles."""
+    if memory is None or memory.l0 is None:
+        return [], []
+    requested = lowering.stage if lowering is not None else None
+    lines = [loop.span.line for loop in function.loops]
+    return l0_spaces(memory.l0, requested, lines, where, on)
 
 
 def _loop_memory(span: Span, function: CoreFunction) -> LoopMemory | None:
