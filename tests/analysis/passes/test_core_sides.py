@@ -78,3 +78,36 @@ def test_what_is_made_before_an_incore_scope_is_a_tensor_inside_it() -> None:
         "table": GM, "flat": GM, "ex": GM, "row": LAZY, "ey": VECTOR
     }
     assert sides.before(second) == {"table": GM, "flat": GM, "ex": GM, "row": GM, "ey": GM}
+
+
+def test_a_helper_returning_a_matmul_gives_its_caller_a_cube_tile() -> None:
+    """InlineFunctions splices ``return pl.matmul(...)`` of an inline helper as
+    ``s = pl.matmul(...)`` at its call (inline_functions_pass.cpp's
+    SpliceInlineCallAsAssign), before ExpandMixedKernel: the score tile is the cube's and
+    the softmax that reads it is the vector's, so the loop is cross-core.
+
+    Kernel: tests/fixtures/lowering/models/lower_llm/inline_scores.py. pypto e2d0f78ae
+    skews the cube's copy of line 34 at depth 2 (trip 4) and demotes the two vector
+    copies (the popped scores feed the softmax); line 49, the helper's matmul alone, is
+    the cube's, replicated to 2 copies (no message, left)."""
+    from pathlib import Path
+
+    from skewlsp.api import analyse
+    from skewlsp.common.resolver import resolve_module
+
+    root = Path(__file__).resolve().parents[2] / "fixtures" / "lowering" / "models"
+    path = root / "lower_llm" / "inline_scores.py"
+
+    def resolver(module: str, level: int, importing: str | None) -> str | None:
+        return resolve_module(module, level, importing, [root / "lower_llm"])
+
+    reports = {r.span.line: r for r in analyse(path.read_text(), str(path), resolver=resolver)}
+    cores = {
+        line: tuple((c.core, c.code, c.depth, c.copies) for c in reports[line].cores)
+        for line in (34, 49)
+    }
+    assert cores[34] == (("aic", "SKW001", 2, 1), ("aiv", "SKW020", None, 2))
+    assert cores[49] == (("aic", "SKW010", None, 1),)
+    lowered = reports[49].cores[0].lowering
+    assert lowered is not None
+    assert (lowered.verdict, lowered.main_trip) == ("replicated", 2)

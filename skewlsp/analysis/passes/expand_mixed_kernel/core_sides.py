@@ -15,7 +15,12 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl, op_registry
-from skewlsp.analysis.frontend.names import body_statements, reads_of, statement_defs
+from skewlsp.analysis.frontend.names import (
+    block_defs,
+    body_statements,
+    reads_of,
+    statement_defs,
+)
 from skewlsp.analysis.frontend.op_registry import (
     CUBE,
     GM,
@@ -33,6 +38,7 @@ from skewlsp.analysis.source.walk import walk
 
 if TYPE_CHECKING:  # fixpipe_casts reads op_leaf from here
     from skewlsp.analysis.passes.auto_tile_matmul_l0 import CubeCasts
+    from skewlsp.analysis.passes.body import SplicedCall, Splicer
 
 _TILES_OR_GM = TILE_SIDES | {GM}
 # The (tile, memory) moves the cube ops of a statement need (see infer_tile_memory_space).
@@ -98,6 +104,9 @@ class SideModel:
         # (name, "C->V"/"V->C") already moved across in the enclosing block: a nested
         # block reads that copy (one move per tile and memory, reused by inner blocks).
         self.crossed: Collection[tuple[str, str]] = frozenset()
+        # InlineFunctions at a call of an inline helper (None: no helper is seen into).
+        self.inline: Splicer | None = None
+        self._spliced = 0  # copies spliced so far: each renames its locals apart
 
     def side_of(self, name: str) -> str:
         return self.sides.get(name, SHARED)
@@ -174,7 +183,7 @@ class SideModel:
         (the first kind, in this order, that the op is)."""
         leaf = op_leaf(call)
         if leaf is None:
-            return self._unregistered_call(call)
+            return self._unregistered_call(call, consumed)
         if leaf == "yield_":
             return self._yield(call, consumed)
         if self.cube_casts is not None and leaf in op_registry.CUBE_OPS:
@@ -229,15 +238,52 @@ class SideModel:
             return None
         return [self.expr(arg.value, [])[0] for arg in value.args]
 
-    def _unregistered_call(self, call: cst.Call) -> tuple[str, str]:
-        """A call the op registry does not know: shared, noted as unknown if it reads tiles
-        (``yield_`` only hands values on)."""
+    def _unregistered_call(
+        self, call: cst.Call, consumed: list[tuple[str, str, str]]
+    ) -> tuple[str, str]:
+        """A call the op registry does not know: an inline helper's body, spliced there
+        before this pass (:meth:`_helper_call`); else shared, noted as unknown if it reads
+        tiles (``yield_`` only hands values on)."""
         path = dsl.dotted(call.func)
         if path and path[-1] == "yield_":
             return SHARED, SHARED
+        spliced = None
+        if self.inline is not None and type(call.func) is cst.Name:
+            self._spliced += 1
+            spliced = self.inline(call, self._spliced)
+        if spliced is not None:
+            return self._helper_call(spliced, consumed)
         if any(self.side_of(n) in TILE_SIDES for n in self._operands(call)[0]):
             self.unknown.append(full_code(call.func, self.made))
         return SHARED, SHARED
+
+    def _helper_call(
+        self, spliced: SplicedCall, consumed: list[tuple[str, str, str]]
+    ) -> tuple[str, str]:
+        """The helper's statements, then the value it returns, as the caller's own: their
+        ops read what the call passes (the arguments are in the copy). A helper whose ops
+        hand a tile from one core to the other inside it is not modelled (its messages
+        would sit inside the caller's statement): unknown."""
+        statement = SHARED
+        inner: list[tuple[str, str, str]] = []
+        for stmt in spliced.statements:
+            if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                for small in stmt.body:
+                    statement = join_sides(statement, self.small(small, inner)[0])
+            else:
+                statement = join_sides(statement, self.compound(stmt))
+        value = SHARED
+        if spliced.value is not None:
+            value, side = self.expr(spliced.value, inner)
+            statement = join_sides(statement, side)
+        consumed.extend(inner)
+        own = set(block_defs(spliced.statements))
+        if statement == MIXED or any(
+            name in own and have in (CUBE, VECTOR) and have != needed
+            for name, needed, have in inner
+        ):
+            self.unknown.append(spliced.helper)
+        return value, statement
 
     def _inputs(self, call: cst.Call, consumed: list[tuple[str, str, str]]) -> _OpInputs:
         """What the op takes: its nested calls are visited first (each becomes a statement
@@ -445,7 +491,8 @@ class OutsideSides:
     most of a real kernel's vector work) is never walked. (A statement the model
     fails on is therefore met only if a loop after it is asked about; the failure
     then ends the unit's analysis, as it did when the whole function was walked first.)
-    ``made``: the trees the analysis made (the function's may be one).
+    ``made``: the trees the analysis made (the function's may be one); ``inline``: as
+    :func:`.core_split.split_body`'s.
     """
 
     def __init__(
@@ -455,9 +502,11 @@ class OutsideSides:
         made: MadeTrees | None,
         moves_of: MovesOf | None = None,
         incore: bool = False,
+        inline: Splicer | None = None,
     ) -> None:
         self._made = made
         self._model = SideModel(params, made)
+        self._model.inline = inline
         self._at_loop: dict[int, dict[str, str]] = {}
         self._moves_at_loop: dict[int, frozenset[tuple[str, str]]] = {}
         self._moves_of = moves_of
