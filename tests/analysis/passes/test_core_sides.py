@@ -111,3 +111,33 @@ def test_a_helper_returning_a_matmul_gives_its_caller_a_cube_tile() -> None:
     lowered = reports[49].cores[0].lowering
     assert lowered is not None
     assert (lowered.verdict, lowered.main_trip) == ("replicated", 2)
+
+
+def test_a_helper_whose_ops_hand_a_tile_across_inside_it_is_unknown() -> None:
+    """Spliced, ``pl.exp(pl.matmul(a, b))`` is a cube op and a vector op with a message
+    between them inside the caller's one statement, which the split does not model: it
+    says it does not know (SKW050) rather than put the whole call on one core."""
+    from skewlsp.analysis.frontend.op_registry import CUBE, GM, VECTOR
+    from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import SideModel
+    from skewlsp.analysis.passes.inline_functions.splice import helper_splicer
+
+    helpers = {
+        "mix": "@pl.jit.inline\ndef mix(a, b):\n    return pl.exp(pl.matmul(a, b))\n",
+        "scores": "@pl.jit.inline\ndef scores(a, b):\n    return pl.matmul(a, b)\n",
+        "soft": "@pl.jit.inline\ndef soft(s):\n    e = pl.exp(s)\n    return e\n",
+    }
+    model = SideModel({"a": GM, "b": GM}, None)
+    model.inline = helper_splicer(helpers)
+
+    def side(code: str) -> tuple[str, list[tuple[str, str, str]]]:
+        line = cst.parse_statement(code)
+        assert isinstance(line, cst.SimpleStatementLine)
+        consumed: list[tuple[str, str, str]] = []
+        return model.small(line.body[0], consumed)[0], consumed
+
+    assert side("s = scores(a, b)")[0] == CUBE and model.sides["s"] == CUBE
+    # the caller's cube tile crosses to the helper's vector op before the call
+    assert side("p = soft(s)") == (VECTOR, [("s", VECTOR, CUBE)])
+    assert model.unknown == []
+    side("m = mix(a, b)")
+    assert model.unknown == ["mix"]
