@@ -144,10 +144,10 @@ class SplicedCall:
     value: cst.BaseExpression | None
 
 
-# InlineFunctions at a call (the driver makes it from the module's helpers): the call
-# spliced, or None for a call of anything else, or of a helper that cannot be spliced.
-# ``fresh`` numbers the renamed locals of this copy apart from the other copies'.
-Splicer = Callable[[cst.Call, int], SplicedCall | None]
+# InlineFunctions at a statement (the driver makes it from the module's helpers): the
+# helper call it consists of spliced, or None for any other statement, or a helper that
+# cannot be spliced. ``fresh`` numbers this copy's renamed locals apart from the others'.
+Splicer = Callable[[cst.BaseSmallStatement, int], SplicedCall | None]
 
 
 # The body walk (``loop_body``'s), handed to a pass that writes a nested block out in

@@ -88,8 +88,10 @@ def test_a_helper_returning_a_matmul_gives_its_caller_a_cube_tile() -> None:
 
     Kernel: tests/fixtures/lowering/models/lower_llm/inline_scores.py. pypto e2d0f78ae
     skews the cube's copy of line 34 at depth 2 (trip 4) and demotes the two vector
-    copies (the popped scores feed the softmax); line 49, the helper's matmul alone, is
-    the cube's, replicated to 2 copies (no message, left)."""
+    copies (the popped scores feed the softmax). Line 49 stores the helper's value into
+    a slice, a call inside an expression, which InlineFunctions does not splice: the
+    compiler leaves ``self.head_scores(...)`` in an AIV function and replicates the loop
+    to 2 copies; skewlint puts it on no core (it does not see into the call there)."""
     from pathlib import Path
 
     from skewlsp.api import analyse
@@ -107,8 +109,8 @@ def test_a_helper_returning_a_matmul_gives_its_caller_a_cube_tile() -> None:
         for line in (34, 49)
     }
     assert cores[34] == (("aic", "SKW001", 2, 1), ("aiv", "SKW020", None, 2))
-    assert cores[49] == (("aic", "SKW010", None, 1),)
-    lowered = reports[49].cores[0].lowering
+    assert cores[49] == ()
+    lowered = reports[49].lowering
     assert lowered is not None
     assert (lowered.verdict, lowered.main_trip) == ("replicated", 2)
 
@@ -141,3 +143,29 @@ def test_a_helper_whose_ops_hand_a_tile_across_inside_it_is_unknown() -> None:
     assert model.unknown == []
     side("m = mix(a, b)")
     assert model.unknown == ["mix"]
+
+
+def test_only_a_call_that_is_a_whole_statement_is_spliced() -> None:
+    """InlineFunctions splices ``x = helper(...)``, ``helper(...)`` and
+    ``return helper(...)`` only (InlineCallsMutator's HandleTopLevelInlineCall). A call
+    inside an expression, such as the value of a slice store (which the parser makes
+    ``pl.tensor.assemble(o, helper(...), ...)``), stays a call: pypto e2d0f78ae leaves
+    ``self.head_scores(...)`` in the loop of inline_scores.py's ``scores_only``, in an
+    AIV function."""
+    from skewlsp.analysis.frontend.op_registry import CUBE, GM, SHARED
+    from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import SideModel
+    from skewlsp.analysis.passes.inline_functions.splice import helper_splicer
+
+    helpers = {"scores": "@pl.jit.inline\ndef scores(a, b):\n    return pl.matmul(a, b)\n"}
+    model = SideModel({"a": GM, "b": GM, "o": GM}, None)
+    model.inline = helper_splicer(helpers)
+
+    def side(code: str) -> str:
+        line = cst.parse_statement(code)
+        assert isinstance(line, cst.SimpleStatementLine)
+        return model.small(line.body[0], [])[0]
+
+    assert side("o[0:16, :] = scores(a, b)") == SHARED
+    assert side("e = pl.exp(scores(a, b))") != CUBE
+    assert side("s = scores(a, b)") == CUBE
+    assert side("scores(a, b)") == CUBE

@@ -73,10 +73,21 @@ def test_an_early_return_or_a_spread_argument_is_not_spliced() -> None:
     assert splice(_call("scores(q, kv)"), _helper(), 1) is None  # h0 has no value
 
 
-def test_only_a_call_of_one_of_the_module_s_inline_helpers_is_spliced() -> None:
+def _statement(text: str) -> cst.BaseSmallStatement:
+    line = cst.parse_statement(text)
+    assert isinstance(line, cst.SimpleStatementLine)
+    return line.body[0]
+
+
+def test_only_a_statement_that_is_a_call_of_one_of_the_module_s_inline_helpers_is_spliced() -> None:
+    """HandleTopLevelInlineCall: ``x = f()``, ``f()`` or ``return f()``; a call inside an
+    expression or stored into a slice is left a call."""
     plain = "def scores(q, kv, h0):\n    return pl.matmul(q, kv)\n"
     inline = helper_splicer({"scores": HELPERS})
-    assert inline(_call("scores(q, kv, 0)"), 1) is not None
-    assert inline(_call("other(q, kv, 0)"), 1) is None
-    assert inline(_call("pl.scores(q, kv, 0)"), 1) is None
-    assert helper_splicer({"scores": plain})(_call("scores(q, kv, 0)"), 1) is None
+    for spliced in ("s = scores(q, kv, 0)", "a, b = scores(q, kv, 0)", "scores(q, kv, 0)",
+                    "return scores(q, kv, 0)", "s: pl.Tensor = scores(q, kv, 0)"):
+        assert inline(_statement(spliced), 1) is not None, spliced
+    for left in ("o[0:16, :] = scores(q, kv, 0)", "e = pl.exp(scores(q, kv, 0))",
+                 "s = other(q, kv, 0)", "s = pl.scores(q, kv, 0)", "x = y = scores(q, kv, 0)"):
+        assert inline(_statement(left), 1) is None, left
+    assert helper_splicer({"scores": plain})(_statement("s = scores(q, kv, 0)"), 1) is None

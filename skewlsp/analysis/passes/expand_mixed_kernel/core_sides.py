@@ -15,12 +15,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl, op_registry
-from skewlsp.analysis.frontend.names import (
-    block_defs,
-    body_statements,
-    reads_of,
-    statement_defs,
-)
+from skewlsp.analysis.frontend.names import block_defs, body_statements, reads_of, statement_defs
 from skewlsp.analysis.frontend.op_registry import (
     CUBE,
     GM,
@@ -106,7 +101,7 @@ class SideModel:
         self.crossed: Collection[tuple[str, str]] = frozenset()
         # InlineFunctions at a call of an inline helper (None: no helper is seen into).
         self.inline: Splicer | None = None
-        self._spliced = 0  # copies spliced so far: each renames its locals apart
+        self._copies = 0  # helper copies spliced so far: each renames its locals apart
 
     def side_of(self, name: str) -> str:
         return self.sides.get(name, SHARED)
@@ -183,7 +178,7 @@ class SideModel:
         (the first kind, in this order, that the op is)."""
         leaf = op_leaf(call)
         if leaf is None:
-            return self._unregistered_call(call, consumed)
+            return self._unregistered_call(call)
         if leaf == "yield_":
             return self._yield(call, consumed)
         if self.cube_casts is not None and leaf in op_registry.CUBE_OPS:
@@ -238,32 +233,38 @@ class SideModel:
             return None
         return [self.expr(arg.value, [])[0] for arg in value.args]
 
-    def _unregistered_call(
-        self, call: cst.Call, consumed: list[tuple[str, str, str]]
-    ) -> tuple[str, str]:
-        """A call the op registry does not know: an inline helper's body, spliced there
-        before this pass (:meth:`_helper_call`); else shared, noted as unknown if it reads
-        tiles (``yield_`` only hands values on)."""
+    def _unregistered_call(self, call: cst.Call) -> tuple[str, str]:
+        """A call the op registry does not know (a helper's call InlineFunctions did not
+        splice): shared, noted as unknown if it reads tiles (``yield_`` hands values on)."""
         path = dsl.dotted(call.func)
         if path and path[-1] == "yield_":
             return SHARED, SHARED
-        spliced = None
-        if self.inline is not None and type(call.func) is cst.Name:
-            self._spliced += 1
-            spliced = self.inline(call, self._spliced)
-        if spliced is not None:
-            return self._helper_call(spliced, consumed)
         if any(self.side_of(n) in TILE_SIDES for n in self._operands(call)[0]):
             self.unknown.append(full_code(call.func, self.made))
         return SHARED, SHARED
 
+    def _value(
+        self,
+        small: cst.BaseSmallStatement,
+        value: cst.BaseExpression,
+        consumed: list[tuple[str, str, str]],
+    ) -> tuple[str, str]:
+        """(value side, statement side) of ``value``, the value of ``small``: the copy of
+        a helper's body where InlineFunctions splices one (:meth:`_helper_call`)."""
+        spliced = None
+        if self.inline is not None:
+            self._copies += 1
+            spliced = self.inline(small, self._copies)
+        if spliced is None:
+            return self.expr(value, consumed)
+        return self._helper_call(spliced, consumed)
+
     def _helper_call(
         self, spliced: SplicedCall, consumed: list[tuple[str, str, str]]
     ) -> tuple[str, str]:
-        """The helper's statements, then the value it returns, as the caller's own: their
-        ops read what the call passes (the arguments are in the copy). A helper whose ops
-        hand a tile from one core to the other inside it is not modelled (its messages
-        would sit inside the caller's statement): unknown."""
+        """(value side, statement side) of a helper's copy: its statements, then the value
+        it returns, as the caller's own. A tile crossing between the cores inside it is
+        not modelled (its messages would sit inside the caller's statement): unknown."""
         statement = SHARED
         inner: list[tuple[str, str, str]] = []
         for stmt in spliced.statements:
@@ -274,7 +275,8 @@ class SideModel:
                 statement = join_sides(statement, self.compound(stmt))
         value = SHARED
         if spliced.value is not None:
-            value, side = self.expr(spliced.value, inner)
+            # ``lhs = <value>`` is a statement of its own: a helper's call is spliced too
+            value, side = self._value(cst.Expr(spliced.value), spliced.value, inner)
             statement = join_sides(statement, side)
         consumed.extend(inner)
         own = set(block_defs(spliced.statements))
@@ -379,7 +381,7 @@ class SideModel:
             value = small.value
             if value is None:
                 return SHARED, lazy
-            value_side, stmt_side = self.expr(value, consumed)
+            value_side, stmt_side = self._value(small, value, consumed)
             targets = (
                 [t.target for t in small.targets]
                 if isinstance(small, cst.Assign)
@@ -406,8 +408,7 @@ class SideModel:
                             self.sides[element.value.value] = side
             return stmt_side, lazy
         if type(small) is cst.Expr:
-            _, side = self.expr(small.value, consumed)
-            return side, lazy
+            return self._value(small, small.value, consumed)[1], lazy
         return SHARED, lazy
 
     def compound(self, stmt: cst.CSTNode) -> str:

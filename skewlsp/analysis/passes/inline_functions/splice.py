@@ -28,12 +28,13 @@ from skewlsp.analysis.source.walk import walk
 
 
 def helper_splicer(functions: Mapping[str, str]) -> Splicer:
-    """InlineFunctions at a call of one of a module's inline helpers (``functions``: its
-    top-level functions' texts by name): the helper spliced, None for a call of anything
-    else. Helpers another module defines are not seen into (yet)."""
+    """InlineFunctions at a statement that calls one of a module's inline helpers
+    (``functions``: its top-level functions' texts by name): the helper spliced, None for
+    any other statement. Helpers another module defines are not seen into (yet)."""
 
-    def inline(call: cst.Call, fresh: int) -> SplicedCall | None:
-        if type(call.func) is not cst.Name:
+    def inline(small: cst.BaseSmallStatement, fresh: int) -> SplicedCall | None:
+        call = statement_call(small)
+        if call is None or type(call.func) is not cst.Name:
             return None
         text = functions.get(call.func.value)
         if text is None or "inline" not in text:
@@ -48,6 +49,28 @@ def helper_splicer(functions: Mapping[str, str]) -> Splicer:
         return splice(call, helper, fresh)
 
     return inline
+
+
+def statement_call(small: cst.BaseSmallStatement) -> cst.Call | None:
+    """The call the pass would splice in ``small``, were it a helper's: the whole value
+    of an assignment to names (``x = f()``, ``a, b = f()``), of an expression statement or
+    of a ``return`` (``HandleTopLevelInlineCall``). A call inside an expression, or
+    stored into a slice (the parser makes that an assemble of the call), stays a call."""
+    value = getattr(small, "value", None)
+    if type(value) is not cst.Call:
+        return None
+    if type(small) is cst.Expr or type(small) is cst.Return:
+        return value
+    if type(small) is cst.AnnAssign:
+        return value if type(small.target) is cst.Name else None
+    if type(small) is not cst.Assign or len(small.targets) != 1:
+        return None
+    target = small.targets[0].target
+    if type(target) is cst.Name:
+        return value
+    if type(target) is cst.Tuple and all(type(e.value) is cst.Name for e in target.elements):
+        return value
+    return None
 
 
 def splice(call: cst.Call, helper: cst.FunctionDef, fresh: int) -> SplicedCall | None:
