@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from skewlsp.analysis.passes.auto_tile_matmul_l0 import cube_casts
-from skewlsp.analysis.passes.body import Stmt
+from skewlsp.analysis.passes.body import Splicer, Stmt
 from skewlsp.analysis.passes.convert_to_ssa import resolve
 from skewlsp.analysis.passes.expand_mixed_kernel.core_split import (
     Split,
@@ -64,6 +64,7 @@ class OutlinedFunction:
     multiplies: Callable[[], bool]
     made: MadeTrees | None
     statement_code: Callable[[cst.CSTNode], str | None] | None
+    inline: Splicer | None = None  # 01 InlineFunctions at a call of the module's helpers
 
 
 def split_and_skew(
@@ -108,7 +109,8 @@ def _split(body: list[Stmt], live_out: Sequence[str], function: OutlinedFunction
     made = function.made
     flat = flatten_crossing_calls(body, made)  # 06 FlattenCallExpr
     casts = cube_casts(flat)  # 15 AutoTileMatmulL0
-    return split_body(flat, function.outside, live_out, made, casts)  # 21 ExpandMixedKernel
+    # 21 ExpandMixedKernel (a helper's body spliced at its call: 01)
+    return split_body(flat, function.outside, live_out, made, casts, function.inline)
 
 
 def _skew_core(

@@ -45,7 +45,7 @@ from skewlsp.analysis.lower_pipeline.loop_facts import (
 from skewlsp.analysis.lower_pipeline.slot_loads import slot_loads, statement_loads
 from skewlsp.analysis.memory.core_function import CoreFunction
 from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_matmuls, scope_matmuls
-from skewlsp.analysis.passes.body import Body, BodyContext, InnerSkew, Stmt
+from skewlsp.analysis.passes.body import Body, BodyContext, InnerSkew, Splicer, Stmt
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import LoopSurroundings, surroundings
 from skewlsp.analysis.passes.convert_to_ssa import resolve
 from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import (
@@ -55,6 +55,7 @@ from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import (
 )
 from skewlsp.analysis.passes.header import bounds_of, fold_bound, loop_target, stage_of
 from skewlsp.analysis.passes.infer_tile_memory_space import operand_moves
+from skewlsp.analysis.passes.inline_functions.splice import helper_splicer
 from skewlsp.analysis.passes.loop_body import normalise
 from skewlsp.analysis.passes.lower_auto_vector_split import opens_lane_regions
 from skewlsp.analysis.passes.outline_incore_scopes import OutlinedScope, outlined_scope
@@ -249,7 +250,7 @@ class LoopDecisions:
         split = None
         if self._incore and not (ctx.unknowns or parsed.checks.explicit_messages or header.errors):
             # 06 FlattenCallExpr .. 23 SplitVectorKernel, then 26 on each core's copy
-            split = self._split_and_skew(loop, ctx, header, body)
+            split = self._split_and_skew(loop, ctx, header, body, scope)
         if split is not None and split.summary is not None:
             decision, stmts = split.summary, split.stmts
         else:
@@ -381,7 +382,7 @@ class LoopDecisions:
         return replace(facts, slot_loads=loads, slot_scope=around.scope)
 
     def _split_and_skew(
-        self, loop: cst.For, ctx: BodyContext, header: LoopHeader, body: Body
+        self, loop: cst.For, ctx: BodyContext, header: LoopHeader, body: Body, scope: FunctionScope
     ) -> per_core.PerCore:
         """The loop in an InCore scope, through the passes that split it per core and the
         skew pass on each core's copy (:mod:`.core_passes`); what they need to know of the
@@ -395,7 +396,8 @@ class LoopDecisions:
             lambda node: self.inner.get(id(node)),
             lambda node: self.models[id(node)].report.cores if id(node) in self.models else (),
         )
-        return split_and_skew(body.stmts, header, live_out, self._outlined(loop), nested)
+        outlined = self._outlined(loop, helper_splicer(scope.module.function_sources))
+        return split_and_skew(body.stmts, header, live_out, outlined, nested)
 
     def _unrolled_copies(
         self,
@@ -454,10 +456,11 @@ class LoopDecisions:
 
     # -- the function a loop is outlined to -------------------------------------------------
 
-    def _outlined(self, loop: cst.For) -> OutlinedFunction:
-        """What the passes before the split know of the function ``loop`` is outlined to."""
+    def _outlined(self, loop: cst.For, inline: Splicer) -> OutlinedFunction:
+        """What the passes before the split know of the function ``loop`` is outlined to
+        (``inline``: 01 InlineFunctions at a call of one of the module's helpers)."""
         fn = self.functions[-1] if self.functions else None
-        walked = self._outside_sides(fn) if fn else None  # 21's sides of what is made before
+        walked = self._outside_sides(fn, inline) if fn else None  # 21's sides before it
         outside = walked.before(loop) if walked else {}
         made_before = walked.moves_before(loop) if walked else frozenset()  # 17's moves
         # 08 OutlineIncoreScopes
@@ -471,10 +474,12 @@ class LoopDecisions:
             (lambda: self._scope_multiplies(scope.node)) if scope else (lambda: False),
             self.made,
             self.positions.statement_code,
+            inline,
         )
 
-    def _outside_sides(self, fn: cst.FunctionDef) -> OutsideSides:
-        """One walk of the function serves every loop in it, in every copy of it."""
+    def _outside_sides(self, fn: cst.FunctionDef, inline: Splicer) -> OutsideSides:
+        """One walk of the function serves every loop in it, in every copy of it (the
+        module's helpers are the same for each)."""
         key = (id(fn), self._function_incore)
         found = self.outside.get(key)
         if found is None:
@@ -484,6 +489,7 @@ class LoopDecisions:
                 self.made,
                 operand_moves,
                 self._function_incore,
+                inline,
             )
         return found
 

@@ -296,6 +296,12 @@ class ModuleConstants:
         """Each name's last top-level binding, as text (read only)."""
         return self._sources
 
+    @property
+    def function_sources(self) -> Mapping[str, str]:
+        """Each top-level function's text by name (read only): an inline helper's body is
+        spliced at its calls."""
+        return self._function_sources
+
     def enclosed(self, sources: Mapping[str, str], hidden: Mapping[str, Folded]) -> ModuleConstants:
         """What a function defined inside another function sees when the DSL parses it.
 

@@ -131,6 +131,25 @@ class SharedMove:
     users: tuple[int, ...]  # top-level statement indices, in order; the first makes the move
 
 
+@dataclass(frozen=True)
+class SplicedCall:
+    """What InlineFunctions puts in place of one call of an ``@pl.jit.inline`` helper: the
+    helper's statements before its trailing ``return``, and the value returned (None: no
+    return), each parameter replaced by the call's argument and each local renamed
+    apart, as the compiler's clone of the body is. The passes after it see these ops as
+    the caller's (ExpandMixedKernel gives them their core)."""
+
+    helper: str
+    statements: tuple[cst.CSTNode, ...]
+    value: cst.BaseExpression | None
+
+
+# InlineFunctions at a statement (the driver makes it from the module's helpers): the
+# helper call it consists of spliced, or None for any other statement, or a helper that
+# cannot be spliced. ``fresh`` numbers this copy's renamed locals apart from the others'.
+Splicer = Callable[[cst.BaseSmallStatement, int], SplicedCall | None]
+
+
 # The body walk (``loop_body``'s), handed to a pass that writes a nested block out in
 # place of its statement (UnrollLoops, Simplify), so the pass need not import the walk.
 Block = Callable[[Sequence[cst.CSTNode], BodyContext], list[Stmt]]

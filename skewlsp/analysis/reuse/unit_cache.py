@@ -161,6 +161,12 @@ def context_fingerprint(index: ModuleIndex) -> str:
     # themselves change with every edit.
     for name, text in _reached(constants.values(), index):
         digest.update(f"{name}\0{text}\0".encode("utf-8", "surrogatepass"))
+    # An inline helper's body is spliced at its calls: a loop that calls one sees its ops.
+    functions = index.function_sources
+    for name in sorted(functions):
+        text = functions[name]
+        if "jit.inline" in text:
+            digest.update(f"inline\0{name}\0{text}\0".encode("utf-8", "surrogatepass"))
     digest.update(repr(sorted(index.pl_aliases)).encode())
     digest.update(repr(sorted(index.pipeline_names)).encode())
     for name in sorted(index.imported):

@@ -78,3 +78,94 @@ def test_what_is_made_before_an_incore_scope_is_a_tensor_inside_it() -> None:
         "table": GM, "flat": GM, "ex": GM, "row": LAZY, "ey": VECTOR
     }
     assert sides.before(second) == {"table": GM, "flat": GM, "ex": GM, "row": GM, "ey": GM}
+
+
+def test_a_helper_returning_a_matmul_gives_its_caller_a_cube_tile() -> None:
+    """InlineFunctions splices ``return pl.matmul(...)`` of an inline helper as
+    ``s = pl.matmul(...)`` at its call (inline_functions_pass.cpp's
+    SpliceInlineCallAsAssign), before ExpandMixedKernel: the score tile is the cube's and
+    the softmax that reads it is the vector's, so the loop is cross-core.
+
+    Kernel: tests/fixtures/lowering/models/lower_llm/inline_scores.py. pypto e2d0f78ae
+    skews the cube's copy of line 34 at depth 2 (trip 4) and demotes the two vector
+    copies (the popped scores feed the softmax). Line 49 stores the helper's value into
+    a slice, a call inside an expression, which InlineFunctions does not splice: the
+    compiler leaves ``self.head_scores(...)`` in an AIV function and replicates the loop
+    to 2 copies; skewlint puts it on no core (it does not see into the call there)."""
+    from pathlib import Path
+
+    from skewlsp.api import analyse
+    from skewlsp.common.resolver import resolve_module
+
+    root = Path(__file__).resolve().parents[2] / "fixtures" / "lowering" / "models"
+    path = root / "lower_llm" / "inline_scores.py"
+
+    def resolver(module: str, level: int, importing: str | None) -> str | None:
+        return resolve_module(module, level, importing, [root / "lower_llm"])
+
+    reports = {r.span.line: r for r in analyse(path.read_text(), str(path), resolver=resolver)}
+    cores = {
+        line: tuple((c.core, c.code, c.depth, c.copies) for c in reports[line].cores)
+        for line in (34, 49)
+    }
+    assert cores[34] == (("aic", "SKW001", 2, 1), ("aiv", "SKW020", None, 2))
+    assert cores[49] == ()
+    lowered = reports[49].lowering
+    assert lowered is not None
+    assert (lowered.verdict, lowered.main_trip) == ("replicated", 2)
+
+
+def test_a_helper_whose_ops_hand_a_tile_across_inside_it_is_unknown() -> None:
+    """Spliced, ``pl.exp(pl.matmul(a, b))`` is a cube op and a vector op with a message
+    between them inside the caller's one statement, which the split does not model: it
+    says it does not know (SKW050) rather than put the whole call on one core."""
+    from skewlsp.analysis.frontend.op_registry import CUBE, GM, VECTOR
+    from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import SideModel
+    from skewlsp.analysis.passes.inline_functions.splice import helper_splicer
+
+    helpers = {
+        "mix": "@pl.jit.inline\ndef mix(a, b):\n    return pl.exp(pl.matmul(a, b))\n",
+        "scores": "@pl.jit.inline\ndef scores(a, b):\n    return pl.matmul(a, b)\n",
+        "soft": "@pl.jit.inline\ndef soft(s):\n    e = pl.exp(s)\n    return e\n",
+    }
+    model = SideModel({"a": GM, "b": GM}, None)
+    model.inline = helper_splicer(helpers)
+
+    def side(code: str) -> tuple[str, list[tuple[str, str, str]]]:
+        line = cst.parse_statement(code)
+        assert isinstance(line, cst.SimpleStatementLine)
+        consumed: list[tuple[str, str, str]] = []
+        return model.small(line.body[0], consumed)[0], consumed
+
+    assert side("s = scores(a, b)")[0] == CUBE and model.sides["s"] == CUBE
+    # the caller's cube tile crosses to the helper's vector op before the call
+    assert side("p = soft(s)") == (VECTOR, [("s", VECTOR, CUBE)])
+    assert model.unknown == []
+    side("m = mix(a, b)")
+    assert model.unknown == ["mix"]
+
+
+def test_only_a_call_that_is_a_whole_statement_is_spliced() -> None:
+    """InlineFunctions splices ``x = helper(...)``, ``helper(...)`` and
+    ``return helper(...)`` only (InlineCallsMutator's HandleTopLevelInlineCall). A call
+    inside an expression, such as the value of a slice store (which the parser makes
+    ``pl.tensor.assemble(o, helper(...), ...)``), stays a call: pypto e2d0f78ae leaves
+    ``self.head_scores(...)`` in the loop of inline_scores.py's ``scores_only``, in an
+    AIV function."""
+    from skewlsp.analysis.frontend.op_registry import CUBE, GM, SHARED
+    from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import SideModel
+    from skewlsp.analysis.passes.inline_functions.splice import helper_splicer
+
+    helpers = {"scores": "@pl.jit.inline\ndef scores(a, b):\n    return pl.matmul(a, b)\n"}
+    model = SideModel({"a": GM, "b": GM, "o": GM}, None)
+    model.inline = helper_splicer(helpers)
+
+    def side(code: str) -> str:
+        line = cst.parse_statement(code)
+        assert isinstance(line, cst.SimpleStatementLine)
+        return model.small(line.body[0], [])[0]
+
+    assert side("o[0:16, :] = scores(a, b)") == SHARED
+    assert side("e = pl.exp(scores(a, b))") != CUBE
+    assert side("s = scores(a, b)") == CUBE
+    assert side("scores(a, b)") == CUBE

@@ -293,3 +293,39 @@ def test_an_edit_of_the_stage_of_the_loop_around_a_helper_s_call_recounts_its_co
     }
     assert cache.site_hits > hits
     assert again == analyze(edited, str(SKEWED_CALLS), resolver=resolver)
+
+
+SCORES = '''\
+import pypto.language as pl
+
+
+@pl.jit.inline
+def scores(q: pl.Tensor[[64, 128], pl.BF16], kv: pl.Tensor[[128, 128], pl.BF16], h0: pl.Scalar[pl.INDEX]):
+    return {op}
+
+
+@pl.jit
+def heads(q: pl.Tensor[[64, 128], pl.BF16], kv: pl.Tensor[[128, 128], pl.BF16], o: pl.Out[pl.Tensor[[64, 128], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="heads"):
+        for h in pl.pipeline(4, stage=2):
+            h0 = h * 16
+            s = scores(q, kv, h0)
+            p = pl.cast(pl.exp(s), target_type=pl.BF16, mode="rint")
+            o[h0 : h0 + 16, :] = pl.matmul(p, kv, out_dtype=pl.FP32)
+    return o
+'''
+
+
+def test_an_edit_of_an_inline_helper_decides_its_caller_s_loop_again() -> None:
+    """The caller's loop sees the ops the helper returns (InlineFunctions splices them):
+    a helper that stops multiplying makes its caller's loop cube-only."""
+    matmul = "pl.matmul(q[h0 : h0 + 16, :], kv, b_trans=True, out_dtype=pl.FP32)"
+    cache = UnitCache()
+    before = analyze(SCORES.format(op=matmul), "k.py", cache=cache)
+    edited = SCORES.format(op="pl.exp(pl.load(q, [h0, 0], [16, 128]))")
+    after = analyze(edited, "k.py", cache=cache)
+    assert after == analyze(edited, "k.py")
+    codes = [(c.core, c.code) for c in before[0].cores]
+    assert codes == [("aic", "SKW001"), ("aiv", "SKW020")]
+    # the vector makes the scores now: the tiles cross one way only, nothing is skewed
+    assert all(c.code != "SKW001" for c in after[0].cores)

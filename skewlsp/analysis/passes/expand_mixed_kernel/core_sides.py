@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl, op_registry
-from skewlsp.analysis.frontend.names import body_statements, reads_of, statement_defs
+from skewlsp.analysis.frontend.names import block_defs, body_statements, reads_of, statement_defs
 from skewlsp.analysis.frontend.op_registry import (
     CUBE,
     GM,
@@ -33,6 +33,7 @@ from skewlsp.analysis.source.walk import walk
 
 if TYPE_CHECKING:  # fixpipe_casts reads op_leaf from here
     from skewlsp.analysis.passes.auto_tile_matmul_l0 import CubeCasts
+    from skewlsp.analysis.passes.body import SplicedCall, Splicer
 
 _TILES_OR_GM = TILE_SIDES | {GM}
 # The (tile, memory) moves the cube ops of a statement need (see infer_tile_memory_space).
@@ -98,6 +99,9 @@ class SideModel:
         # (name, "C->V"/"V->C") already moved across in the enclosing block: a nested
         # block reads that copy (one move per tile and memory, reused by inner blocks).
         self.crossed: Collection[tuple[str, str]] = frozenset()
+        # InlineFunctions at a call of an inline helper (None: no helper is seen into).
+        self.inline: Splicer | None = None
+        self._copies = 0  # helper copies spliced so far: each renames its locals apart
 
     def side_of(self, name: str) -> str:
         return self.sides.get(name, SHARED)
@@ -230,14 +234,58 @@ class SideModel:
         return [self.expr(arg.value, [])[0] for arg in value.args]
 
     def _unregistered_call(self, call: cst.Call) -> tuple[str, str]:
-        """A call the op registry does not know: shared, noted as unknown if it reads tiles
-        (``yield_`` only hands values on)."""
+        """A call the op registry does not know (a helper's call InlineFunctions did not
+        splice): shared, noted as unknown if it reads tiles (``yield_`` hands values on)."""
         path = dsl.dotted(call.func)
         if path and path[-1] == "yield_":
             return SHARED, SHARED
         if any(self.side_of(n) in TILE_SIDES for n in self._operands(call)[0]):
             self.unknown.append(full_code(call.func, self.made))
         return SHARED, SHARED
+
+    def _value(
+        self,
+        small: cst.BaseSmallStatement,
+        value: cst.BaseExpression,
+        consumed: list[tuple[str, str, str]],
+    ) -> tuple[str, str]:
+        """(value side, statement side) of ``value``, the value of ``small``: the copy of
+        a helper's body where InlineFunctions splices one (:meth:`_helper_call`)."""
+        spliced = None
+        if self.inline is not None:
+            self._copies += 1
+            spliced = self.inline(small, self._copies)
+        if spliced is None:
+            return self.expr(value, consumed)
+        return self._helper_call(spliced, consumed)
+
+    def _helper_call(
+        self, spliced: SplicedCall, consumed: list[tuple[str, str, str]]
+    ) -> tuple[str, str]:
+        """(value side, statement side) of a helper's copy: its statements, then the value
+        it returns, as the caller's own. A tile crossing between the cores inside it is
+        not modelled (its messages would sit inside the caller's statement): unknown."""
+        statement = SHARED
+        inner: list[tuple[str, str, str]] = []
+        for stmt in spliced.statements:
+            if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                for small in stmt.body:
+                    statement = join_sides(statement, self.small(small, inner)[0])
+            else:
+                statement = join_sides(statement, self.compound(stmt))
+        value = SHARED
+        if spliced.value is not None:
+            # ``lhs = <value>`` is a statement of its own: a helper's call is spliced too
+            value, side = self._value(cst.Expr(spliced.value), spliced.value, inner)
+            statement = join_sides(statement, side)
+        consumed.extend(inner)
+        own = set(block_defs(spliced.statements))
+        if statement == MIXED or any(
+            name in own and have in (CUBE, VECTOR) and have != needed
+            for name, needed, have in inner
+        ):
+            self.unknown.append(spliced.helper)
+        return value, statement
 
     def _inputs(self, call: cst.Call, consumed: list[tuple[str, str, str]]) -> _OpInputs:
         """What the op takes: its nested calls are visited first (each becomes a statement
@@ -333,7 +381,7 @@ class SideModel:
             value = small.value
             if value is None:
                 return SHARED, lazy
-            value_side, stmt_side = self.expr(value, consumed)
+            value_side, stmt_side = self._value(small, value, consumed)
             targets = (
                 [t.target for t in small.targets]
                 if isinstance(small, cst.Assign)
@@ -360,8 +408,7 @@ class SideModel:
                             self.sides[element.value.value] = side
             return stmt_side, lazy
         if type(small) is cst.Expr:
-            _, side = self.expr(small.value, consumed)
-            return side, lazy
+            return self._value(small, small.value, consumed)[1], lazy
         return SHARED, lazy
 
     def compound(self, stmt: cst.CSTNode) -> str:
@@ -445,7 +492,8 @@ class OutsideSides:
     most of a real kernel's vector work) is never walked. (A statement the model
     fails on is therefore met only if a loop after it is asked about; the failure
     then ends the unit's analysis, as it did when the whole function was walked first.)
-    ``made``: the trees the analysis made (the function's may be one).
+    ``made``: the trees the analysis made (the function's may be one); ``inline``: as
+    :func:`.core_split.split_body`'s.
     """
 
     def __init__(
@@ -455,9 +503,11 @@ class OutsideSides:
         made: MadeTrees | None,
         moves_of: MovesOf | None = None,
         incore: bool = False,
+        inline: Splicer | None = None,
     ) -> None:
         self._made = made
         self._model = SideModel(params, made)
+        self._model.inline = inline
         self._at_loop: dict[int, dict[str, str]] = {}
         self._moves_at_loop: dict[int, frozenset[tuple[str, str]]] = {}
         self._moves_of = moves_of

@@ -20,7 +20,7 @@ from skewlsp.analysis.frontend.constants import code_of
 from skewlsp.analysis.frontend.names import reads_of
 from skewlsp.analysis.frontend.op_registry import CUBE, LAZY, MIXED, SHARED, VECTOR, op_leaf
 from skewlsp.analysis.passes.auto_tile_matmul_l0 import CubeCasts
-from skewlsp.analysis.passes.body import SharedMove, Stmt
+from skewlsp.analysis.passes.body import SharedMove, Splicer, Stmt
 from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import (
     SideModel,
     join_sides,
@@ -80,6 +80,7 @@ def split_body(
     live_out: Iterable[str],
     made: MadeTrees | None,
     casts: CubeCasts,
+    inline: Splicer | None = None,
 ) -> Split:
     """Both cores' top-level statement lists, with the implicit messages in program order.
 
@@ -91,13 +92,14 @@ def split_body(
     than the op around them are statements of their own) and ``casts`` the casts
     AutoTileMatmulL0 folds into a matmul's result: the driver runs both passes first,
     as the compiler does. ``made``: the trees the analysis made, which the code of
-    their nodes is cut from.
+    their nodes is cut from. ``inline``: InlineFunctions at a call of an inline helper
+    (its ops are the caller's, wherever its body is written).
     """
-    first = _scan(stmts, outside, frozenset(), frozenset(), casts, made)
+    first = _scan(stmts, outside, frozenset(), frozenset(), casts, made, inline)
     to_mat = frozenset(name for name, needed in first.demand.items() if CUBE in needed)
     to_vec = frozenset(first.vector_read)
     stored = any(_stored_tile(stmt, to_vec) for stmt in stmts)
-    scan = _scan(stmts, outside, to_mat, to_vec, casts, made) if to_mat or stored else first
+    scan = _scan(stmts, outside, to_mat, to_vec, casts, made, inline) if to_mat or stored else first
     sides, crossings, model = scan.sides, scan.crossings, scan.model
     crossings = sorted([*crossings, *_gm_fences(stmts, sides, made)], key=lambda c: c.before)
     aic = _core_list(stmts, sides, crossings, CUBE, live_out, scan.readers)
@@ -162,6 +164,7 @@ def _scan(
     to_vec: frozenset[str],
     cube_casts: CubeCasts | None,
     made: MadeTrees | None,
+    inline: Splicer | None,
 ) -> _BodyScan:
     """One walk of the body: each statement's side and where values cross.
 
@@ -169,6 +172,7 @@ def _scan(
     first walk): a store of one of them runs on the vector (see ``_stored_tile``).
     """
     walk = _BodyWalk(outside, to_mat, to_vec, cube_casts, made)
+    walk.model.inline = inline
     for index, stmt in enumerate(stmts):
         walk.statement(index, stmt)
     return walk.result()

@@ -1,0 +1,151 @@
+"""One call of an ``@pl.jit.inline`` helper replaced by the helper's body, as InlineFunctions
+replaces it.
+
+The pass clones the helper's body at the call: each parameter becomes the caller's
+argument expression, each name the body binds a fresh variable (``<name>_inline<N>``),
+and a trailing ``return v`` becomes ``lhs = v`` (or is dropped for a call made for its
+effects). Every later pass sees the clone as the caller's own code: the ops a helper
+returns run where ExpandMixedKernel puts them, whoever wrote them. A body this does not
+splice (an argument spread with ``*``, a ``return`` that is not the last statement,
+which the compiler rejects) is left a call the passes after do not see into.
+
+Models: ``src/ir/transforms/inline_functions_pass.cpp`` (``CloneInlineBody``,
+``SpliceInlineCallAsAssign``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import libcst as cst
+
+from skewlsp.analysis.frontend.names import block_defs, body_statements
+from skewlsp.analysis.frontend.scope import function_params
+from skewlsp.analysis.passes.body import SplicedCall, Splicer
+from skewlsp.analysis.passes.inline_functions.call_sites import is_inline_helper
+from skewlsp.analysis.source import parsing
+from skewlsp.analysis.source.walk import walk
+
+
+def helper_splicer(functions: Mapping[str, str]) -> Splicer:
+    """InlineFunctions at a statement that calls one of a module's inline helpers
+    (``functions``: its top-level functions' texts by name): the helper spliced, None for
+    any other statement. Helpers another module defines are not seen into (yet)."""
+
+    def inline(small: cst.BaseSmallStatement, fresh: int) -> SplicedCall | None:
+        call = statement_call(small)
+        if call is None or type(call.func) is not cst.Name:
+            return None
+        text = functions.get(call.func.value)
+        if text is None or "inline" not in text:
+            return None
+        try:
+            module = parsing.dedented_module(text)
+        except Exception:  # a helper that does not parse says nothing of its call
+            return None
+        helper = next((s for s in module.body if isinstance(s, cst.FunctionDef)), None)
+        if helper is None or not is_inline_helper(helper):
+            return None
+        return splice(call, helper, fresh)
+
+    return inline
+
+
+def statement_call(small: cst.BaseSmallStatement) -> cst.Call | None:
+    """The call the pass would splice in ``small``, were it a helper's: the whole value
+    of an assignment to names (``x = f()``, ``a, b = f()``), of an expression statement or
+    of a ``return`` (``HandleTopLevelInlineCall``). A call inside an expression, or
+    stored into a slice (the parser makes that an assemble of the call), stays a call."""
+    value = getattr(small, "value", None)
+    if type(value) is not cst.Call:
+        return None
+    if type(small) is cst.Expr or type(small) is cst.Return:
+        return value
+    if type(small) is cst.AnnAssign:
+        return value if type(small.target) is cst.Name else None
+    if type(small) is not cst.Assign or len(small.targets) != 1:
+        return None
+    target = small.targets[0].target
+    if type(target) is cst.Name:
+        return value
+    if type(target) is cst.Tuple and all(type(e.value) is cst.Name for e in target.elements):
+        return value
+    return None
+
+
+def splice(call: cst.Call, helper: cst.FunctionDef, fresh: int) -> SplicedCall | None:
+    """The body of ``helper`` as the compiler clones it at ``call`` (``fresh`` numbers
+    this copy's locals), or None when it cannot be spliced."""
+    bound = _bind(call, helper)
+    if bound is None:
+        return None
+    statements = list(body_statements(helper.body))
+    value: cst.BaseExpression | None = None
+    last = statements[-1] if statements else None
+    if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return):
+        value = last.body[-1].value
+        statements[-1] = last.with_changes(body=last.body[:-1])
+    if any(type(node) is cst.Return for stmt in statements for node in walk(stmt)):
+        return None  # an early return: the compiler rejects the helper
+    params = {name for name, _ in function_params(helper)}
+    renamed: dict[str, cst.BaseExpression] = {
+        name: cst.Name(f"{name}_inline{fresh}")
+        for name in block_defs(statements)
+        if name not in params
+    }
+    substitute = _Substitute({**renamed, **bound})
+    spliced: list[cst.CSTNode] = []
+    for stmt in statements:
+        if isinstance(stmt, cst.SimpleStatementLine) and not stmt.body:
+            continue  # the line held the return alone
+        copy = stmt.visit(substitute)
+        if isinstance(copy, cst.CSTNode):  # (a transformer that removes nothing)
+            spliced.append(copy)
+    returned = value.visit(substitute) if value is not None else None
+    if returned is not None and not isinstance(returned, cst.BaseExpression):
+        return None
+    return SplicedCall(helper.name.value, tuple(spliced), returned)
+
+
+def _bind(call: cst.Call, helper: cst.FunctionDef) -> dict[str, cst.BaseExpression] | None:
+    """Each parameter's argument at ``call`` (Python's binding, a default where none is
+    passed); None when an argument is spread or a parameter has no value."""
+    params = function_params(helper)
+    positional = [name for name, _ in params]
+    bound: dict[str, cst.BaseExpression] = {}
+    for index, arg in enumerate(a for a in call.args if a.keyword is None):
+        if arg.star or index >= len(positional):
+            return None
+        bound[positional[index]] = arg.value
+    for arg in call.args:
+        if arg.keyword is not None:
+            bound[arg.keyword.value] = arg.value
+    for name, param in params:
+        if name not in bound:
+            if param.default is None:
+                return None
+            bound[name] = param.default
+    return bound
+
+
+class _Substitute(cst.CSTTransformer):
+    """Every name of the body that ``names`` maps, replaced; an attribute's name and a
+    keyword's are not variables and are kept."""
+
+    def __init__(self, names: Mapping[str, cst.BaseExpression]) -> None:
+        super().__init__()
+        self.names = names
+
+    def leave_Attribute(
+        self, original_node: cst.Attribute, updated_node: cst.Attribute
+    ) -> cst.BaseExpression:
+        return updated_node.with_changes(attr=original_node.attr)
+
+    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
+        return updated_node.with_changes(keyword=original_node.keyword)
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        replacement = self.names.get(original_node.value)
+        if replacement is None:
+            return updated_node
+        return replacement

@@ -1,0 +1,93 @@
+"""InlineFunctions at one call: the helper's body as the compiler clones it there
+(``inline_functions.splice``).
+
+From ``src/ir/transforms/inline_functions_pass.cpp`` (pypto e2d0f78ae): CloneInlineBody
+seeds each parameter with the call's argument and each variable the body binds with a
+fresh ``<name>_inline<N>`` one; SpliceInlineCallAsAssign turns the trailing ``return v``
+into ``lhs = v``; a return left anywhere else is rejected ("contains a non-trailing
+ReturnStmt"). The dump after InlineFunctions of
+tests/fixtures/lowering/models/lower_llm/inline_scores.py shows
+``s = pl.tensor.matmul(pl.tensor.slice(q, [16, 128], [h0, 0]), kv, ...)`` in the loop.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+from skewlsp.analysis.passes.inline_functions.splice import helper_splicer, splice
+
+HELPERS = textwrap.dedent("""\
+    @pl.jit.inline
+    def scores(q, kv, h0, rows=16):
+        t = q[h0 : h0 + rows, :]
+        w = pl.matmul(t, kv, b_trans=True, out_dtype=pl.FP32)
+        return w
+    """)
+
+
+def _helper(text: str = HELPERS) -> cst.FunctionDef:
+    fn = cst.parse_module(text).body[0]
+    assert isinstance(fn, cst.FunctionDef)
+    return fn
+
+
+def _call(text: str) -> cst.Call:
+    call = cst.parse_expression(text)
+    assert isinstance(call, cst.Call)
+    return call
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node).strip()
+
+
+def test_the_body_reads_the_arguments_and_binds_fresh_names() -> None:
+    spliced = splice(_call("scores(q_all, kv, h * 16, rows=8)"), _helper(), 3)
+    assert spliced is not None
+    assert spliced.helper == "scores"
+    assert [_code(s) for s in spliced.statements] == [
+        "t_inline3 = q_all[h * 16 : h * 16 + 8, :]",
+        "w_inline3 = pl.matmul(t_inline3, kv, b_trans=True, out_dtype=pl.FP32)",
+    ]
+    assert spliced.value is not None and _code(spliced.value) == "w_inline3"
+
+
+def test_a_parameter_not_passed_takes_its_default() -> None:
+    spliced = splice(_call("scores(q, kv, 0)"), _helper(), 1)
+    assert spliced is not None
+    assert _code(spliced.statements[0]) == "t_inline1 = q[0 : 0 + 16, :]"
+
+
+def test_an_early_return_or_a_spread_argument_is_not_spliced() -> None:
+    early = _helper(textwrap.dedent("""\
+        @pl.jit.inline
+        def scores(q, kv):
+            if q:
+                return kv
+            return q
+        """))
+    assert splice(_call("scores(a, b)"), early, 1) is None
+    assert splice(_call("scores(*args)"), _helper(), 1) is None
+    assert splice(_call("scores(q, kv)"), _helper(), 1) is None  # h0 has no value
+
+
+def _statement(text: str) -> cst.BaseSmallStatement:
+    line = cst.parse_statement(text)
+    assert isinstance(line, cst.SimpleStatementLine)
+    return line.body[0]
+
+
+def test_only_a_statement_that_is_a_call_of_one_of_the_module_s_inline_helpers_is_spliced() -> None:
+    """HandleTopLevelInlineCall: ``x = f()``, ``f()`` or ``return f()``; a call inside an
+    expression or stored into a slice is left a call."""
+    plain = "def scores(q, kv, h0):\n    return pl.matmul(q, kv)\n"
+    inline = helper_splicer({"scores": HELPERS})
+    for spliced in ("s = scores(q, kv, 0)", "a, b = scores(q, kv, 0)", "scores(q, kv, 0)",
+                    "return scores(q, kv, 0)", "s: pl.Tensor = scores(q, kv, 0)"):
+        assert inline(_statement(spliced), 1) is not None, spliced
+    for left in ("o[0:16, :] = scores(q, kv, 0)", "e = pl.exp(scores(q, kv, 0))",
+                 "s = other(q, kv, 0)", "s = pl.scores(q, kv, 0)", "x = y = scores(q, kv, 0)"):
+        assert inline(_statement(left), 1) is None, left
+    assert helper_splicer({"scores": plain})(_statement("s = scores(q, kv, 0)"), 1) is None
