@@ -84,15 +84,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--edits", type=int, default=100, help="server edits (100)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--skip-server", action="store_true")
+    parser.add_argument("--skip-cold", action="store_true", help="only the edit latency")
     args = parser.parse_args(argv)
     checkouts = {"this": REPO, "other": args.other.resolve()}
     if not (checkouts["other"] / "skewlsp" / "__init__.py").is_file():
         parser.error(f"{args.other} is not a checkout of skewlsp")
-    cold = cold_cpu(checkouts, args.tree.resolve(), args.runs)
-    for label, found in cold.items():
-        cpus = ", ".join(f"{sample.cpu:.2f}" for sample in found.samples)
-        print(f"cold CPU, {label}: median {_cpu(found):.2f} s ({cpus}){found.note}")
-    print(f"cold CPU, this / other: {_cpu(cold['this']) / _cpu(cold['other']):.2f}x")
+    if not args.skip_cold:
+        cold = cold_cpu(checkouts, args.tree.resolve(), args.runs)
+        for label, found in cold.items():
+            cpus = ", ".join(f"{sample.cpu:.2f}" for sample in found.samples)
+            print(f"cold CPU, {label}: median {_cpu(found):.2f} s ({cpus}){found.note}")
+        print(f"cold CPU, this / other: {_cpu(cold['this']) / _cpu(cold['other']):.2f}x")
     if args.skip_server:
         return 0
     servers = edit_latency(checkouts, args.tree.resolve(), args.edits, args.seed)

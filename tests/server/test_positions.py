@@ -38,6 +38,9 @@ ACCENT = "é="  # U+00E9: one code point, one UTF-16 unit, two UTF-8 bytes
         (ACCENT, 1, UTF16, 1),
         (ACCENT, 1, UTF8, 2),
         ("abc", 99, UTF16, 3),  # past the end: clamped
+        ("abc", 2, UTF8, 2),  # ASCII: one unit per character in every encoding
+        ("abc", 2, UTF32, 2),
+        ("abc", -1, UTF16, 0),
     ],
 )
 def test_code_points_to_units(text, column, encoding, units):

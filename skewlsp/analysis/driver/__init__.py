@@ -42,10 +42,13 @@ from skewlsp.analysis.driver.variants import AssumedReads, with_variant_verdicts
 from skewlsp.analysis.frontend.assumed import Build
 from skewlsp.analysis.frontend.imports import SharedModules
 from skewlsp.analysis.frontend.state import AnalysisState
+from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
+from skewlsp.analysis.memory.core_function import CoreFunction
 from skewlsp.analysis.report.assemble import with_overlap_said
 from skewlsp.analysis.report.memory import with_memory
 from skewlsp.analysis.report.overlap import with_overlaps
 from skewlsp.analysis.reuse.unit_cache import UnitCache
+from skewlsp.analysis.source.kept import Keyed
 from skewlsp.contract import Assumptions, Importers, LoopReport, Resolver
 
 __all__ = ["LoopModel", "SharedModules", "analyze", "analyze_models"]
@@ -155,20 +158,59 @@ def _analysed(
             models = analyse_edited_module(source, path, resolver, cache, importers, state)
     finally:
         read = state.build.close(depth)
+    return _across_loops(models, state.planner, cache), read
+
+
+# Each loop's report and what the lowering read of it, as the units' walks leave them.
+_Walked = tuple[tuple[LoopReport, LoopFacts], ...]
+# Each loop's report and the records of its core functions once the stages across loops ran.
+_Finished = tuple[tuple[LoopReport, tuple[CoreFunction, ...]], ...]
+
+
+def _across_loops(
+    models: list[LoopModel], planner: str, cache: UnitCache | None
+) -> list[LoopModel]:
+    """``models`` with what the stages over several loops give them (:func:`_finished`).
+
+    They read only each loop's report and facts, so a language server keeps what they
+    gave the module's loops (``cache.finished``): an edit that changed none of them (a
+    comment, the text between the loops) costs no pass over whole functions and no
+    memory pass. Deciding them again on every edit was about 1 ms of a 3.4 ms edit of
+    pypto-lib's largest kernel (benchmarks/README.md, "Cache layers").
+    """
+    walked: _Walked = tuple((model.report, model.facts) for model in models)
+    if cache is None:
+        finished = _finished(walked, planner)
+    else:
+        # Hashed by the reports' identities (a unit served from the cache hands back the
+        # very reports it kept; the key holds them, so no other object takes their ids),
+        # compared by value: an equal module whose reports are other objects is a miss.
+        hashed = hash((planner, *(id(report) for report, _ in walked)))
+        finished = cache.finished.get_or_make(
+            Keyed(hashed, (planner, walked)), lambda: _finished(walked, planner)
+        )
+    return [
+        model
+        if report is model.report and functions == model.functions
+        else replace(model, report=report, functions=functions)
+        for model, (report, functions) in zip(models, finished, strict=True)
+    ]
+
+
+def _finished(walked: _Walked, planner: str) -> _Finished:
+    """The stages across loops, in order, over a module's loops as its walks leave them."""
     # Across loops: a consumer whose peer loop skews (each unit's loops were lowered by
     # its walk: ``.lowered``).
-    reports = [with_overlap_said(r) for r in with_overlaps([model.report for model in models])]
+    reports = [with_overlap_said(r) for r in with_overlaps([report for report, _ in walked])]
     models = [
-        model if model.report is report else replace(model, report=report)
-        for model, report in zip(models, reports, strict=True)
+        LoopModel(report, facts=facts)
+        for report, (_, facts) in zip(reports, walked, strict=True)
     ]
     # The passes over whole core functions, once every loop of each is lowered.
-    models = function_stage(models, planner=state.planner)
+    models = function_stage(models, planner=planner)
     # Onto each loop's report: what the memory passes give its loads on each core copy.
-    models = [
-        replace(model, report=with_memory(model.report, model.functions))
-        if model.functions
-        else model
+    return tuple(
+        (with_memory(model.report, model.functions) if model.functions else model.report,
+         model.functions)
         for model in models
-    ]
-    return models, read
+    )

@@ -11,7 +11,8 @@ on): the loops of one function share them.
 
 It runs once per analysis of a module (``driver._analysed``), on the units served from
 a language server's cache as on those analysed now, so a record always holds every
-loop of its function.
+loop of its function; a language server keeps what it gave a module's loops and runs
+it again only when one of them changed (``driver._across_loops``).
 """
 
 from __future__ import annotations

@@ -24,7 +24,9 @@ from skewlsp.analysis.frontend.assumed import AssumedRead, Build
 from skewlsp.analysis.frontend.reads import ModuleRead, still_current
 from skewlsp.analysis.frontend.source_index import ModuleIndex
 from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
+from skewlsp.analysis.memory.core_function import CoreFunction
 from skewlsp.analysis.reuse.incremental import IndexedText
+from skewlsp.analysis.source.kept import Kept, Keyed
 from skewlsp.contract import LoopReport, Resolver
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -41,6 +43,8 @@ _Entry = tuple[tuple[Loop, ...], frozenset[ModuleRead], frozenset[AssumedRead]]
 # An inline helper's copy at one call: what it is decided with (see driver.site_memo).
 SiteKey = tuple[object, ...]
 MAX_SITES = 512
+MAX_FINISHED = 256  # modules' loops kept through the stages across loops (per build)
+
 
 
 class UnitCache:
@@ -55,6 +59,12 @@ class UnitCache:
         # unit key, but rarely what one call passes it (then its copy is not decided again).
         self._sites: OrderedDict[SiteKey, _Entry] = OrderedDict()
         self.parsed_blocks: set[str] = set()  # top-level blocks known to parse
+        # A module's loops as the stages across loops leave them (driver._across_loops:
+        # overlaps, the function stage, the memory passes onto the reports), by the loops'
+        # reports and facts as the units' walks leave them: the same after most edits.
+        self.finished: Kept[Keyed, tuple[tuple[LoopReport, tuple[CoreFunction, ...]], ...]] = (
+            Kept(MAX_FINISHED)
+        )
         self.hits = 0
         self.misses = 0
         self.site_hits = 0  # helper copies reused

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
@@ -49,3 +50,14 @@ class Kept(Generic[K, V]):
             self._values.move_to_end(key)
             while len(self._values) > self._size:
                 self._values.popitem(last=False)
+
+
+@dataclass(frozen=True)
+class Keyed:
+    """A key whose hash is computed once (``hashed``, e.g. ``hash(value)``) and compared
+    by its whole ``value``: a frozen record's hash hashes every record inside it again at
+    each of a lookup's hashings, which cost as much as the work a large one was a key
+    for."""
+
+    hashed: Hashable
+    value: object = field(hash=False)

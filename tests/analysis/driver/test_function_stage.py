@@ -62,6 +62,19 @@ def test_a_module_served_from_the_cache_gets_the_same_records() -> None:
     assert served[0].functions[0] is served[1].functions[0]
 
 
+def test_an_edit_served_from_the_cache_is_handed_the_records_the_passes_made_before() -> None:
+    cache = UnitCache()
+    source = module(loop(PRODUCER) + loop(LOCAL, LOCAL_PIPELINE, "k"))
+    fresh = analyze_models(source, "kernel.py", cache=cache)
+    served = analyze_models(
+        source.replace("[k * 16, 0], out)", "[k * 16, 0], out)  # typed"), "kernel.py", cache=cache
+    )
+    assert served[1].report.memory  # the memory passes gave the left loop its buffers
+    assert [m.functions for m in served] == [m.functions for m in fresh]
+    assert served[1].functions[0] is fresh[1].functions[0]
+    assert served[1].report is fresh[1].report
+
+
 def test_the_function_passes_run_in_order_on_each_record_and_its_loops_see_the_result() -> None:
     seen: list[tuple[str, int]] = []
 

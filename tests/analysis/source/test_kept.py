@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skewlsp.analysis.source.kept import Kept
+from skewlsp.analysis.source.kept import Kept, Keyed
 
 
 def test_a_kept_value_is_not_made_again_and_the_least_recent_goes_first() -> None:
@@ -37,3 +37,11 @@ def test_asking_for_a_value_counts_as_using_it() -> None:
     assert kept.get("a") == 1  # "b" is now the oldest
     kept.remember("c", 3)
     assert (kept.get("a"), kept.get("b"), kept.get("c"), kept.get("d")) == (1, None, 3, None)
+
+
+def test_a_keyed_key_answers_for_an_equal_value_only_whatever_its_hash_says() -> None:
+    kept: Kept[Keyed, str] = Kept(4)
+    kept.get_or_make(Keyed(1, ("loop", [1, 2])), lambda: "first")  # a list: not hashable
+    assert kept.get_or_make(Keyed(1, ("loop", [1, 2])), lambda: "again") == "first"
+    assert kept.get_or_make(Keyed(1, ("loop", [1, 3])), lambda: "other") == "other"
+    assert kept.get_or_make(Keyed(2, ("loop", [1, 2])), lambda: "missed") == "missed"
