@@ -358,7 +358,8 @@ def sizes(memory: Mapping[str, Mapping[str, Any]]) -> list[tuple[tuple[int, ...]
 @dataclass(frozen=True)
 class Predictions:
     """skewlint's memory codes against the compiler: the PH-MR-001 hints in user loops,
-    those an SKW080 at the loop predicts (same space, requested and achieved depth), the
+    those an SKW080 or SKW082 at the loop predicts (same space, requested and achieved
+    depth), the
     entries AllocateMemoryAddr stopped, those an SKW081 predicts (same file, same space),
     and every SKW08x with no such counterpart (a false positive)."""
 
@@ -377,7 +378,7 @@ class Predictions:
         )
 
 
-CODE_CAUSE = {"SKW080": "slot-bound", "SKW081": "overflow"}
+CODE_CAUSE = {"SKW080": "slot-bound", "SKW081": "overflow", "SKW082": "space-pressure"}
 
 
 def _claims(item: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -414,7 +415,7 @@ def memory_predictions(
             continue
         where = f"{item['filename']}:{item['loop']['line']}"
         for claim in _claims(item):
-            if item["code"] == "SKW080":
+            if item["code"] != "SKW081":
                 hits = [
                     n
                     for n, g in enumerate(hinted)

@@ -34,6 +34,7 @@ from skewlsp.contract.codes import (  # noqa: F401 - re-exported: the contract i
     SCALAR_ACROSS,
     SEVERITY_RANK,
     SLOT_BOUND,
+    SPACE_PRESSURE,
     STAGE_HINT,
     SYNTAX_ERROR,
     UNKNOWN,
@@ -227,16 +228,18 @@ class Lowering:
 class SpaceBuffers:
     """The buffers MemoryReuse gives a replicated loop's loads in one memory space: its
     stage group there (the main loop's clones, or the copies when there is no main loop),
-    as far as skewlsp sees the function's tiles (the loads only: not the tiles the body
-    computes, not a matmul's L0 operands, not the tiles outside the loops).
+    as far as skewlsp sees the function's tiles: the loads alone, or, in Vec where every
+    tile of the function is known (what the body computes, the tiles outside the loops),
+    all of them packed together.
 
-    ``stage_bytes``: one stage's slot as the loads make it (the largest load there,
-    aligned); ``requested``: the stages asking for a buffer each; ``achieved``: at most
-    this many (the loads alone already decide it), None when the loads alone fit every
-    stage (then the function's other tiles decide, which skewlsp does not model);
-    ``cause``: "slot-bound" (the stages' slots alone exceed the space: PH-MR-001),
-    "overflow" (the loads alone overflow it at any depth: AllocateMemoryAddr stops), else
-    None; ``known``: whether the loads alone decide it; ``reason``: what is not known.
+    ``stage_bytes``: one stage's slot (the group's largest tile there, aligned: its
+    largest load when only the loads are known); ``requested``: the stages asking for a
+    buffer each; ``achieved``: the depth MemoryReuse keeps (at most this many when the
+    loads alone decide it), None when the loads alone fit every stage and the function's
+    other tiles are not known; ``cause``: "slot-bound" (the stages' slots alone exceed
+    the space: PH-MR-001), "space-pressure" (the function's other tiles take the space:
+    PH-MR-001), "overflow" (the loads alone overflow it at any depth: AllocateMemoryAddr
+    stops), else None; ``known``: whether it is decided; ``reason``: what is not known.
     """
 
     space: str

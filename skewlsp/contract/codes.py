@@ -24,6 +24,7 @@ SCALAR_ACROSS = "SKW061"
 NOT_COMPILED = "SKW070"
 SLOT_BOUND = "SKW080"  # PH-MR-001, slot-bound: the stages' own slots exceed the space
 MEMORY_OVERFLOW = "SKW081"  # the loop's loads alone overflow a space: AllocateMemoryAddr
+SPACE_PRESSURE = "SKW082"  # PH-MR-001, space-pressure: the function's tiles crowd the stages
 SYNTAX_ERROR = "SKW900"
 UNUSED_SUPPRESSION = "SKW901"
 UNREADABLE_FILE = "SKW902"
@@ -432,6 +433,30 @@ _CODES = [
         "Lower the stage, or load smaller tiles: the message gives the bytes needed and the "
         "space's capacity.",
         compiler_id="AllocateMemoryAddr",
+    ),
+    ReasonCode(
+        SPACE_PRESSURE,
+        "-",
+        "warning",
+        "MemoryReuse cannot keep every stage apart: the function's other tiles take the space",
+        "Each stage of a replicated loop would fit the memory space on its own, but "
+        "MemoryReuse packs every tile of the function there together: the tiles each stage "
+        "computes (a widened copy, a product, a reduction's workspace), the tiles around "
+        "the loop it reads, and the other loops' stage groups. While that packing does not "
+        "fit, it takes a level of depth from the group with the largest slot (the lowest "
+        "group first), so the loop keeps fewer buffers than its `stage=` asks and stages "
+        "that many apart share storage and serialize: the compiler's PH-MR-001 perf hint "
+        "(\"co-resident buffers / other pipeline groups over-subscribe the space\"), said "
+        "for the whole function after a full compile. skewlsp says it at the loop when it "
+        "knows every tile of the function in that space (today: Vec, for the ops it "
+        "models); the message names the largest co-resident tiles. Elsewhere it says what "
+        "is not known (`fits alone; ...` in the hover, `full` output and JSON).",
+        "for kb in pl.pipeline(8, stage=4):  # 16 KB loads, but 32 KB FP32 copies per stage\n"
+        "    chunk = pl.cast(x[:, kb * 512 : kb * 512 + 512], target_type=pl.FP32)\n"
+        "    sq = pl.add(sq, pl.reshape(pl.row_sum(pl.mul(chunk, chunk)), [1, 16]))",
+        "Relieve the co-resident tiles (smaller chunks, fewer intermediate copies), or ask "
+        "for the depth the message gives.",
+        compiler_id="PH-MR-001",
     ),
     ReasonCode(
         "SKW900",

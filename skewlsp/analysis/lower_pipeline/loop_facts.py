@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from skewlsp.analysis.passes.op_conversion import ScopeTiles
+
 
 @dataclass(frozen=True)
 class SlotLoad:
@@ -38,12 +40,17 @@ class LoopFacts:
 
     ``slot_loads``: the body's top-level loads (None: not known); ``slot_scope``: the line
     of the outlined scope holding the loop; ``load_time_bound``: the symbol of a bound or
-    step computed when the module loads (a constant to the compiler, not visible here).
+    step computed when the module loads (a constant to the compiler, not visible here);
+    ``scope_tiles``: the Vec tiles of the whole InCore scope holding the loop, for the
+    memory passes (None: not looked at), shared by the scope's loops; ``scope_loop``: which
+    of its loops this one is (-1: none).
     """
 
     slot_loads: tuple[SlotLoad, ...] | None = None
     slot_scope: int = 0
     load_time_bound: str | None = None
+    scope_tiles: ScopeTiles | None = None
+    scope_loop: int = -1
 
 
 NO_FACTS = LoopFacts()

@@ -17,7 +17,11 @@ from dataclasses import dataclass
 
 from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
 from skewlsp.analysis.memory.allocate_memory_addr import Allocation
-from skewlsp.analysis.memory.canonicalize_io_order import FunctionTiles, ReplicatedLoop
+from skewlsp.analysis.memory.canonicalize_io_order import (
+    FunctionTiles,
+    ReplicatedLoop,
+    ScopeLayout,
+)
 from skewlsp.analysis.memory.memory_reuse import ReuseResult
 from skewlsp.contract import Core, Instance, Lowering, Span
 
@@ -46,12 +50,31 @@ class LoopMemory:
     an overflow), and that is all the report says for certain. ``why``: why the loop
     is not modelled (not replicated, loads of no static size, ...), None when it is;
     ``loop``: the loop as the layout read it (its loads, stage, trip and remainder).
+    ``vec``: the whole function's Vec tiles packed together, or why they are not known
+    (None: not looked at, as on the cube core).
     """
 
     loop: ReplicatedLoop | None = None
     tiles: FunctionTiles | None = None
     reuse: ReuseResult | None = None
     allocation: Allocation | None = None
+    why: str | None = None
+    vec: ScopeMemory | None = None
+
+
+@dataclass(frozen=True)
+class ScopeMemory:
+    """The whole function's tiles of one space (``space``), when every one is known: the
+    InCore scope's tiles as 31 InitMemRef sizes them in CanonicalizeIOOrder's layout
+    (``layout``) and 33 MemoryReuse's packing of them (``reuse``); ``groups``: the stage
+    groups of the loop this record is handed to (its regions', in the function's
+    numbering). ``why``: why the function's tiles there are not all known (then
+    ``layout`` and ``reuse`` are None and only the loop's loads alone are packed)."""
+
+    space: str
+    layout: ScopeLayout | None = None
+    reuse: ReuseResult | None = None
+    groups: tuple[int, ...] = ()
     why: str | None = None
 
 

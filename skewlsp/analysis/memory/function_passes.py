@@ -2,12 +2,14 @@
 MemoryReuse and 34 AllocateMemoryAddr, each a function of a
 :class:`~.core_function.CoreFunction` that returns it with its result added.
 
-Each loop is modelled alone (:class:`~.core_function.LoopMemory`): its loads are all
-skewlsp sees of a function's tiles (not the tiles the body computes, not a matmul's L0
-operands, not the tiles outside the loops), so a result of the whole function would
-claim more than is known. What a loop's loads cannot fit by themselves, the function
-cannot fit either. Under the ``ptoas`` planner pypto runs neither MemoryReuse nor
-AllocateMemoryAddr (ptoas places the buffers): the passes leave the function alone.
+Each loop's loads are modelled alone (:class:`~.core_function.LoopMemory`): what they
+cannot fit by themselves, the function cannot fit either. Where every Vec tile of the
+InCore scope holding a loop is known (ConvertTensorToTileOps' conversions of its
+statements: :mod:`skewlsp.analysis.passes.op_conversion`), the scope's Vec tiles are
+also packed together (:class:`~.core_function.ScopeMemory`): then a loop's depth there
+is the whole function's. The other spaces (Mat, the L0 spaces) keep to the loads alone.
+Under the ``ptoas`` planner pypto runs neither MemoryReuse nor AllocateMemoryAddr
+(ptoas places the buffers): the passes leave the function alone.
 
 The chip is the compiler's default, the Ascend910B (:data:`.chip.DEFAULT_CHIP`), and no
 region is reserved (``system.reserve_buffer`` is not seen): a reserved region only
@@ -20,9 +22,22 @@ from dataclasses import replace
 
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
 from skewlsp.analysis.memory.allocate_memory_addr import allocate_memory_addr
-from skewlsp.analysis.memory.canonicalize_io_order import ReplicatedLoop, function_tiles
-from skewlsp.analysis.memory.core_function import CoreFunction, FunctionLoop, LoopMemory
-from skewlsp.analysis.memory.memory_reuse import memory_reuse
+from skewlsp.analysis.memory.canonicalize_io_order import (
+    LoopLowering,
+    ReplicatedLoop,
+    ScopeLayout,
+    function_tiles,
+    lowering_of,
+    scope_layout,
+)
+from skewlsp.analysis.memory.core_function import (
+    CoreFunction,
+    FunctionLoop,
+    LoopMemory,
+    ScopeMemory,
+)
+from skewlsp.analysis.memory.memory_reuse import ReuseResult, memory_reuse
+from skewlsp.analysis.passes.op_conversion import ScopeTiles
 
 
 def replicated_loop(loop: FunctionLoop) -> ReplicatedLoop | str:
@@ -44,30 +59,79 @@ def replicated_loop(loop: FunctionLoop) -> ReplicatedLoop | str:
 
 
 def init_memref(function: CoreFunction) -> CoreFunction:
-    """31 InitMemRef: each loop's loads as sized tiles, in CanonicalizeIOOrder's layout."""
+    """31 InitMemRef: each loop's loads as sized tiles, in CanonicalizeIOOrder's layout,
+    and the whole function's Vec tiles where every one is known (:func:`vec_scope`)."""
     if function.planner != "pypto":
         return function
     found = []
+    laid: dict[int, ScopeLayout | str] = {}
     for loop in function.loops:
+        vec = vec_scope(function, loop, laid)
         replicated = replicated_loop(loop)
         if isinstance(replicated, str):
-            found.append(LoopMemory(why=replicated))
+            found.append(LoopMemory(why=replicated, vec=vec))
             continue
-        found.append(LoopMemory(replicated, function_tiles([replicated])))
+        found.append(LoopMemory(replicated, function_tiles([replicated]), vec=vec))
     return replace(function, memory=tuple(found))
 
 
+def vec_scope(
+    function: CoreFunction, loop: FunctionLoop, laid: dict[int, ScopeLayout | str]
+) -> ScopeMemory | None:
+    """The Vec tiles of the InCore scope holding ``loop`` (the function the compiler
+    outlines), laid out once per scope (``laid``, by the scope record's id): what
+    ConvertTensorToTileOps makes of its statements, each loop as LowerPipelineLoops
+    left it. None on the cube core (no Vec tiles)."""
+    scope = loop.facts.scope_tiles
+    if function.core == "aic" or scope is None:
+        return None
+    layout = laid.get(id(scope))
+    if layout is None:
+        layout = laid[id(scope)] = scope_layout(scope, _lowerings(function, scope))
+    if isinstance(layout, str):
+        return ScopeMemory("Vec", why=layout)
+    where = loop.facts.scope_loop
+    if not 0 <= where < len(layout.groups):
+        return ScopeMemory("Vec", why="the loop is not one of its scope's")
+    return ScopeMemory("Vec", layout, groups=layout.groups[where])
+
+
+def _lowerings(function: CoreFunction, scope: ScopeTiles) -> list[LoopLowering | None]:
+    """Each loop of ``scope`` as the layout reads it: a pipeline loop as this core's
+    lowering left it (None: not lowered here), a sequential loop as written."""
+    found: list[LoopLowering | None] = []
+    for number, at in enumerate(scope.loops):
+        if not at.pipeline:
+            found.append(LoopLowering(()))
+            continue
+        loop = next(
+            (
+                f
+                for f in function.loops
+                if f.facts.scope_tiles is scope and f.facts.scope_loop == number
+            ),
+            None,
+        )
+        found.append(lowering_of(loop.lowering) if loop is not None else None)
+    return found
+
+
 def reuse_memory(function: CoreFunction) -> CoreFunction:
-    """33 MemoryReuse: each modelled loop's loads packed into buffers (depth, hints)."""
-    return replace(
-        function,
-        memory=tuple(
-            replace(found, reuse=memory_reuse(found.tiles.tiles, DEFAULT_CHIP))
-            if found.tiles is not None
-            else found
-            for found in function.memory
-        ),
-    )
+    """33 MemoryReuse: each modelled loop's loads packed into buffers (depth, hints), and
+    each known scope's Vec tiles packed together, once per scope."""
+    packed: dict[int, ReuseResult] = {}
+    found = []
+    for memory in function.memory:
+        if memory.tiles is not None:
+            memory = replace(memory, reuse=memory_reuse(memory.tiles.tiles, DEFAULT_CHIP))
+        vec = memory.vec
+        if vec is not None and vec.layout is not None:
+            reuse = packed.get(id(vec.layout))
+            if reuse is None:
+                reuse = packed[id(vec.layout)] = memory_reuse(vec.layout.tiles, DEFAULT_CHIP)
+            memory = replace(memory, vec=replace(vec, reuse=reuse))
+        found.append(memory)
+    return replace(function, memory=tuple(found))
 
 
 def allocate_memory(function: CoreFunction) -> CoreFunction:

@@ -151,6 +151,7 @@ class LoopSurroundings:
 
     tensors: dict[str, Tensor]
     scope: int
+    node: cst.CSTNode | None = None  # the statement opening the scope (the function: 0)
 
 
 def surroundings(
@@ -164,6 +165,8 @@ def surroundings(
         found = _annotated(param.annotation)
         if found is not None:
             walker.tensors[name] = found
+    if incore:
+        walker.nodes[0] = fn
     walker.block(body_statements(fn.body), incore, 0)
     return walker.loops
 
@@ -194,6 +197,7 @@ class _Walk:
         self.tensors: dict[str, Tensor] = {}
         self.opened = 0  # InCore scopes opened so far
         self.loops: dict[int, LoopSurroundings] = {}
+        self.nodes: dict[int, cst.CSTNode] = {}  # each scope's opening statement
 
     def block(self, statements: Sequence[cst.CSTNode], incore: bool, scope: int) -> None:
         for stmt in statements:
@@ -208,8 +212,11 @@ class _Walk:
         if opens:
             self.opened += 1
             scope = self.opened
+            self.nodes[scope] = stmt
         if isinstance(stmt, cst.For):
-            self.loops[id(stmt)] = LoopSurroundings(dict(self.tensors), scope)
+            self.loops[id(stmt)] = LoopSurroundings(
+                dict(self.tensors), scope, self.nodes.get(scope)
+            )
             for name in target_effects(stmt.target)[0]:
                 self.tensors.pop(name, None)
         for suite in _suites(stmt):

@@ -26,12 +26,17 @@ from dataclasses import replace
 
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
 from skewlsp.analysis.memory.allocate_memory_addr import allocate_memory_addr
-from skewlsp.analysis.memory.canonicalize_io_order import ReplicatedLoop, function_tiles
-from skewlsp.analysis.memory.core_function import CoreFunction, LoopMemory
+from skewlsp.analysis.memory.canonicalize_io_order import (
+    ReplicatedLoop,
+    ScopeLayout,
+    function_tiles,
+)
+from skewlsp.analysis.memory.core_function import CoreFunction, LoopMemory, ScopeMemory
 from skewlsp.analysis.memory.memory_reuse import DepthHint, memory_reuse
 from skewlsp.contract import (
     MEMORY_OVERFLOW,
     SLOT_BOUND,
+    SPACE_PRESSURE,
     Finding,
     LoopReport,
     SpaceBuffers,
@@ -39,6 +44,7 @@ from skewlsp.contract import (
 )
 
 FITS_ALONE = "fits alone; other tiles of the function not modelled"
+CO_RESIDENTS = 4  # the co-resident tiles a space-pressure finding names, largest first
 
 
 def with_memory(report: LoopReport, functions: Sequence[CoreFunction]) -> LoopReport:
@@ -102,9 +108,79 @@ def _spaces(
                 SpaceBuffers(space, slot, requested, hint.achieved, "slot-bound", True)
             )
             findings.append(Finding(SLOT_BOUND, _slot_bound(hint, on, memory), where))
+        elif (whole := _whole(memory, space, on, where)) is not None:
+            spaces.append(whole[0])
+            findings.extend(whole[1])
         else:
-            spaces.append(SpaceBuffers(space, slot, requested, reason=FITS_ALONE))
+            spaces.append(SpaceBuffers(space, slot, requested, reason=_fits_alone(memory, space)))
     return tuple(spaces), findings
+
+
+def _fits_alone(memory: LoopMemory, space: str) -> str:
+    """What a loop whose loads fit alone says: why the rest of the space is not known."""
+    vec = memory.vec
+    if space == vec_space(vec) and vec is not None and vec.why is not None:
+        return f"fits alone; the function's other Vec tiles are not known: {vec.why}"
+    return FITS_ALONE
+
+
+def vec_space(vec: ScopeMemory | None) -> str | None:
+    return vec.space if vec is not None else None
+
+
+def _whole(
+    memory: LoopMemory, space: str, on: str, where: Span
+) -> tuple[SpaceBuffers, list[Finding]] | None:
+    """The loop's first stage group in ``space`` as MemoryReuse packs the whole
+    function's tiles there (every one known), and its PH-MR-001 at the loop: SKW080
+    when slot-bound, SKW082 (naming the co-resident tiles) for space pressure. None
+    when the space's tiles are not all known, or MemoryReuse falls back to its legacy
+    packing there (its warning is not reported yet)."""
+    vec = memory.vec
+    if vec is None or vec.space != space or vec.layout is None or vec.reuse is None:
+        return None
+    if not vec.groups or any(f.space == space for f in vec.reuse.fallbacks):
+        return None
+    group, reuse, tiles = vec.groups[0], vec.reuse, vec.layout.tiles
+    requested = reuse.requested.get((space, group))
+    if requested is None:
+        return None
+    members = [n for n, t in enumerate(tiles) if any(g == group for g, _ in t.membership)]
+    slot = DEFAULT_CHIP.align(max(tiles[n].bytes for n in members))
+    achieved = reuse.achieved[(space, group)]
+    hint = next((h for h in reuse.hints if (h.space, h.group) == (space, group)), None)
+    if hint is None:
+        return SpaceBuffers(space, slot, requested, achieved, None, True), []
+    found = SpaceBuffers(space, slot, requested, hint.achieved, hint.cause, True)
+    if hint.cause == "slot-bound":
+        message = (
+            f"PH-MR-001: MemoryReuse keeps at most {hint.achieved} of the {hint.requested} "
+            f"stages' buffers apart in {space}{on}: {hint.requested} x {hint.slot} B per "
+            f"stage is more than its {hint.free} B, whatever else the function holds"
+        )
+        return found, [Finding(SLOT_BOUND, message, where)]
+    message = (
+        f"PH-MR-001: MemoryReuse keeps only {hint.achieved} of the {hint.requested} stages' "
+        f"buffers apart in {space}{on}: the function's {space} tiles packed together fit "
+        f"no greater depth in its {hint.free} B ({hint.slot} B per stage); co-resident: "
+        f"{_co_residents(members, vec.layout)}; stages {hint.achieved} apart share storage "
+        "and serialize"
+    )
+    return found, [Finding(SPACE_PRESSURE, message, where)]
+
+
+def _co_residents(members: Sequence[int], layout: ScopeLayout) -> str:
+    """The largest distinct tiles live while the group is (its own computed tiles, the
+    tiles around the loop read in it, other groups' that overlap), largest first."""
+    tiles = layout.tiles
+    start = min(tiles[n].live[0] for n in members)
+    end = max(tiles[n].live[1] for n in members)
+    seen: dict[str, int] = {}
+    for tile, label in zip(tiles, layout.labels, strict=True):
+        if tile.live[0] < end and start < tile.live[1]:
+            seen[label] = max(seen.get(label, 0), tile.bytes)
+    ranked = sorted(seen.items(), key=lambda item: -item[1])[:CO_RESIDENTS]
+    return ", ".join(f"{label} {size} B" for label, size in ranked)
 
 
 def _slot_bound(hint: DepthHint, on: str, memory: LoopMemory) -> str:

@@ -7,18 +7,22 @@ from __future__ import annotations
 from pathlib import Path
 
 from skewlsp.analysis.driver import analyze_models
+from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.common.resolver import RecordingResolver
 from skewlsp.contract import LoopReport, SpaceBuffers
 
 MEM_LLM = Path(__file__).resolve().parents[2] / "fixtures" / "memory" / "models" / "mem_llm"
 
 
-def report_of(file: str, function: str, planner: str = "pypto") -> LoopReport:
+def models_of(file: str, planner: str = "pypto") -> list[LoopModel]:
     path = MEM_LLM / file
-    models = analyze_models(
+    return analyze_models(
         path.read_text(), str(path), resolver=RecordingResolver((MEM_LLM,)), planner=planner
     )
-    (model,) = [m for m in models if m.report.function == function]
+
+
+def report_of(file: str, function: str, planner: str = "pypto") -> LoopReport:
+    (model,) = [m for m in models_of(file, planner) if m.report.function == function]
     return model.report
 
 
@@ -64,14 +68,61 @@ def test_four_wide_stages_overflow_as_the_compiler_said():
     assert report.cores[0].memory[0].cause == "overflow"
 
 
-def test_loads_that_fit_alone_are_shown_without_a_claim_on_the_function():
+def test_a_function_whose_vec_tiles_are_all_known_gets_its_whole_depth_there():
+    # The compiler: no hint; the loads and their sums of two_stages_fit take 65536 B.
     report = report_of("vector.py", "two_stages_fit")
-    assert report.cores[0].memory == (
-        SpaceBuffers(
-            "Vec", 32768, 2, None, None, False, "fits alone; other tiles of the function not modelled"
-        ),
-    )
+    assert report.cores[0].memory == (SpaceBuffers("Vec", 32768, 2, 2, None, True),)
     assert [h.code for h in report.hints if h.code.startswith("SKW08")] == []
+
+
+def test_loads_that_fit_alone_beside_an_op_not_modelled_say_what_is_not_known():
+    first, _ = (m.report for m in models_of("norm.py") if m.report.function == "rms_norm_rsqrt")
+    (space,) = first.cores[0].memory
+    assert (space.achieved, space.cause, space.known) == (None, None, False)
+    assert space.reason == "fits alone; the function's other Vec tiles are not known: the op `rsqrt`"
+    assert [h.code for h in first.hints if h.code.startswith("SKW08")] == []
+
+
+def test_a_stage_widened_past_what_vec_holds_four_times_is_slot_bound_from_the_whole_function():
+    # The compiler: "only 1 of 4 buffers fit (49152 B per stage, 188416 B free) ... This
+    # operand alone needs 196608 B": the widened rows, a tile the body computes.
+    report = report_of("vector.py", "four_widened_stages")
+    assert report.cores[0].memory == (SpaceBuffers("Vec", 49152, 4, 1, "slot-bound", True),)
+    (hint,) = [h for h in report.hints if h.code == "SKW080"]
+    assert "4 x 49152 B per stage is more than its 188416 B" in hint.message
+
+
+def test_a_stage_beside_a_tile_read_across_the_loop_loses_depth_as_the_compiler_hints():
+    # The compiler, at helpers.py:18 (the inline helper's loop): 2 of 4, space-pressure.
+    report = report_of("vector.py", "beside_a_resident_row")
+    assert report.cores[0].memory == (SpaceBuffers("Vec", 32768, 4, 2, "space-pressure", True),)
+    (hint,) = [h for h in report.hints if h.code == "SKW082"]
+    assert "co-resident: " in hint.message and "c (load) 32768 B" in hint.message
+
+
+def test_the_tiles_each_stage_computes_take_vec_from_the_stages_as_the_compiler_hints():
+    # The compiler (and on the same code in pypto-lib qwen3_32b/decode.py's rmsnorm):
+    # "requested depth 4 for pipeline group 0 in Vec, but only 1 of 4 buffers fit (32768 B
+    # per stage, 188416 B free) ... co-resident buffers / other pipeline groups
+    # over-subscribe the space", and 3 of 4 for group 1.
+    first, second = (
+        m.report for m in models_of("norm.py") if m.report.function == "rms_norm"
+    )
+    assert first.cores[0].memory == (SpaceBuffers("Vec", 32768, 4, 1, "space-pressure", True),)
+    assert second.cores[0].memory == (SpaceBuffers("Vec", 32768, 4, 3, "space-pressure", True),)
+    (hint,) = [h for h in first.hints if h.code == "SKW082"]
+    assert hint.message.startswith(
+        "PH-MR-001: MemoryReuse keeps only 1 of the 4 stages' buffers apart in Vec on the "
+        "AIV core: the function's Vec tiles packed together fit no greater depth in its "
+        "188416 B (32768 B per stage); co-resident: chunk (cast) 32768 B, "
+    )
+    assert hint.span == first.stage_span
+
+
+def test_two_stages_of_the_same_norm_keep_their_buffers():
+    for model in models_of("norm.py"):
+        if model.report.function == "rms_norm_two_stages":
+            assert model.report.cores[0].memory == (SpaceBuffers("Vec", 32768, 2, 2, None, True),)
 
 
 def test_under_ptoas_the_memory_passes_leave_the_loop_alone():

@@ -47,6 +47,16 @@ def test_full_says_what_is_known_and_what_is_not(run: Run, tmp_path: Path) -> No
     write(tmp_path, {"fit.py": (MEM_LLM / "vector.py").read_text(), "helpers.py": (MEM_LLM / "helpers.py").read_text()})
     fits = run("--select", "ALL", "fit.py").out
     assert (
-        "= memory (aiv): Vec: 2 buffers per load asked (32768 B per stage): fits alone; "
-        "other tiles of the function not modelled"
+        "= memory (aiv): Vec: all 2 buffers per load kept (32768 B per stage; every Vec tile "
+        "of the function packed)"
     ) in fits
+    assert (
+        "= memory (aiv): Vec: 2 of 4 buffers per load (32768 B per stage, space-pressure: "
+        "the function's other tiles take the space)"
+    ) in run("--select", "ALL", "helpers.py").out
+    write(tmp_path, {"norm.py": (MEM_LLM / "norm.py").read_text()})
+    unknown = run("--select", "ALL", "norm.py").out
+    assert (
+        "= memory (aiv): Vec: 2 buffers per load asked (16384 B per stage): fits alone; "
+        "the function's other Vec tiles are not known: the op `rsqrt`"
+    ) in unknown
