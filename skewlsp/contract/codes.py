@@ -405,10 +405,10 @@ _CODES = [
         "the loop's own loads already need more than the space (after the PTO-ISA reserve "
         "of the UB), the compiler cannot give the depth asked for whatever else the "
         "function holds, and says so after a full compile in its PH-MR-001 perf hint "
-        "(\"This operand alone needs ...\"). skewlsp sees a function's loads only, not the "
-        "tiles the body computes nor a matmul's L0 operands: it reports the cases the "
-        "loads decide alone, and shows the others as `fits alone` in the hover, `full` "
-        "output and JSON.",
+        "(\"This operand alone needs ...\"). skewlsp reports the cases the loads decide "
+        "alone, and, in Vec, those where it knows every tile of the function (what the "
+        "body computes, the tiles outside the loops) and packs them together; it shows the "
+        "others as `fits alone` in the hover, `full` output and JSON.",
         "BLOCKS = 3\n"
         "for i in pl.pipeline(BLOCKS, stage=4):  # three 64 KB copies: Vec holds two\n"
         "    t = a[i * 16 : i * 16 + 16, :]  # [16, 1024] FP32",

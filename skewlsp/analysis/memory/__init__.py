@@ -2,8 +2,8 @@
 
 Each pass module is a pure function from a function's tiles to that pass's result;
 :mod:`.function_passes` runs them over a :class:`.core_function.CoreFunction` for the
-driver's function stage (each loop's loads alone: they are all skewlsp sees of a
-function's tiles), and ``report/memory.py`` puts what that decides on the loop's report.
+driver's function stage (each loop's loads alone, and a scope's Vec tiles together
+where every one is known), and ``report/memory.py`` puts what that decides on the loop's report.
 
 - :mod:`.chip`: the on-chip memories of each backend (capacity, alignment);
 - 31 InitMemRef: :mod:`.init_memref` (a tile's bytes, its buffer);
@@ -12,5 +12,7 @@ function's tiles), and ``report/memory.py`` puts what that decides on the loop's
 - 34 AllocateMemoryAddr: :mod:`.allocate_memory_addr` (where the buffers sit, and the
   overflow that fails the compile);
 - :mod:`.canonicalize_io_order`: a function's stage-group tiles from the analysis' records of
-  its loops (their loads and lowering), the input of the two above.
+  its loops (their loads and lowering), the input of the two above; and, where every Vec
+  tile of an InCore scope is known (``analysis/passes/op_conversion``), the whole scope's
+  Vec tiles laid out together.
 """

@@ -19,11 +19,14 @@ the way the compiler lays the lowered code out:
   are written out after the loop and keep their order: a copy's loads, its compute;
 - regions follow each other in program order (their tiles never overlap).
 
-What it does not know yet: the tiles the body computes (a widened copy, a product: the
-ones MemoryReuse's guard sheds), the L0 moves of a matmul's operands (Left, Right), the
-tiles outside the loops, a loop nested in a replicated one, and the remainder chain of
-a loop whose bounds are known only at run time. A load with no static size makes the
-whole function unknown (None).
+:func:`function_tiles` lays out one loop's loads alone. :func:`scope_layout` lays out
+a whole InCore scope's Vec tiles (the loads, the tiles the body computes, the tiles
+outside the loops: ConvertTensorToTileOps' conversions,
+:mod:`skewlsp.analysis.passes.op_conversion`) the same way, each clone's computed tiles
+after all the loads, in the clone's order. Neither knows the L0 moves of a matmul's
+operands (Left, Right), a loop nested in a replicated one, or the remainder chain of a
+loop whose bounds are known only at run time. A load with no static size makes the
+whole function unknown (None, or the reason).
 """
 
 from __future__ import annotations

@@ -14,9 +14,13 @@ only where the loads alone make the fact certain:
 - SKW081: the loads alone overflow the space at any depth: AllocateMemoryAddr stops the
   compile.
 
-Space pressure from the function's other tiles (computed tiles, a matmul's L0 operands,
-tiles outside the loop) is not seen: a loop whose loads fit says so ("fits alone") and
-nothing more.
+Where every Vec tile of the function is known (:class:`~skewlsp.analysis.memory.
+core_function.ScopeMemory`: the tiles the body computes and the tiles outside the loops
+too), the loop's depth in Vec is the whole function's packing's, exactly: SKW080 when it
+is slot-bound, SKW082 (PH-MR-001, space-pressure) when the function's other tiles take
+the space, naming the largest co-resident tiles. Elsewhere (Mat, the L0 spaces, a
+function with a tile not modelled) a loop whose loads fit says so ("fits alone") and,
+in Vec, why the rest is not known.
 """
 
 from __future__ import annotations
