@@ -259,32 +259,34 @@ def _carried(body: Sequence[TileOp], env: Mapping[str, int]) -> tuple[list[str],
     return carried, outer
 
 
-def lowering_of(lowering: Lowering | None) -> LoopLowering | None:
-    """A pipeline loop's lowering as the layout reads it; None when its tiles cannot be
-    laid out (not lowered here, nested in a replicated loop, a remainder chain of
-    dynamic bounds)."""
-    if lowering is None or lowering.nested > 1 or lowering.branches:
-        return None
+def lowering_of(lowering: Lowering | None) -> LoopLowering | str:
+    """A pipeline loop's lowering as the layout reads it, or why its tiles cannot be laid
+    out (not lowered here, nested in a replicated loop, a remainder chain of dynamic
+    bounds)."""
+    if lowering is None:
+        return "a pipeline loop of the function that LowerPipelineLoops does not lower here"
+    if lowering.nested > 1:
+        return "a pipeline loop of the function inside a replicated or skewed one"
+    if lowering.branches or lowering.main_trip is None:
+        return "a pipeline loop of the function whose trip is known only at run time"
     if lowering.verdict == "untouched":
         return LoopLowering(())
     if lowering.verdict != "replicated" or lowering.stage is None:
-        return None
+        return f"a pipeline loop of the function that LowerPipelineLoops leaves {lowering.verdict}"
     loop = ReplicatedLoop((), lowering.stage, lowering.main_trip, lowering.tail)
-    if loop.main_trip is None:
-        return None
     return LoopLowering(tuple(_regions(loop)))
 
 
 def scope_layout(
-    scope: ScopeTiles, lowerings: Sequence[LoopLowering | None], space: str = "Vec"
+    scope: ScopeTiles, lowerings: Sequence[LoopLowering | str], space: str = "Vec"
 ) -> ScopeLayout | str:
     """``scope``'s tiles (:func:`~skewlsp.analysis.passes.op_conversion.scope_tiles`) laid
     out in program order: a replicated loop's regions as :func:`function_tiles` lays out
     its loads, now with each clone's computed tiles after the loads, in the clone's order
     (each stage's compute and store together: CanonicalizeIOOrder's ladder); a value read in a loop
     lives to its end, a value carried through it is one buffer with its initial value
-    (MemoryReuse's yield retargeting, lines 82-110). ``lowerings``: per scope loop
-    (None: not known). A string says why it cannot be laid out."""
+    (MemoryReuse's yield retargeting, lines 82-110). ``lowerings``: per scope loop (a
+    string: why it is not known). A string says why the scope cannot be laid out."""
     if scope.unknown is not None:
         return scope.unknown
     state = _Layout(space, [], {})
@@ -301,9 +303,9 @@ def scope_layout(
             end = index
             while end < len(ops) and ops[end].loop == op.loop:
                 end += 1
-            lowering = lowerings[op.loop] if op.loop < len(lowerings) else None
-            if lowering is None:
-                return "a loop of the function whose lowering is not modelled"
+            lowering = lowerings[op.loop] if op.loop < len(lowerings) else "a loop not lowered"
+            if isinstance(lowering, str):
+                return lowering
             groups[op.loop] = state.loop(ops[index:end], lowering)
             index = end
     except _Unknown as reason:

@@ -96,10 +96,10 @@ def vec_scope(
     return ScopeMemory("Vec", layout, groups=layout.groups[where])
 
 
-def _lowerings(function: CoreFunction, scope: ScopeTiles) -> list[LoopLowering | None]:
+def _lowerings(function: CoreFunction, scope: ScopeTiles) -> list[LoopLowering | str]:
     """Each loop of ``scope`` as the layout reads it: a pipeline loop as this core's
-    lowering left it (None: not lowered here), a sequential loop as written."""
-    found: list[LoopLowering | None] = []
+    lowering left it (a string: why not known), a sequential loop as written."""
+    found: list[LoopLowering | str] = []
     for number, at in enumerate(scope.loops):
         if not at.pipeline:
             found.append(LoopLowering(()))
@@ -112,7 +112,7 @@ def _lowerings(function: CoreFunction, scope: ScopeTiles) -> list[LoopLowering |
             ),
             None,
         )
-        found.append(lowering_of(loop.lowering) if loop is not None else None)
+        found.append(lowering_of(loop.lowering if loop is not None else None))
     return found
 
 

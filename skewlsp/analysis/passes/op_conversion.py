@@ -52,7 +52,7 @@ from skewlsp.contract import Span
 ELEMENTWISE_OPS = frozenset(
     {
         "add", "sub", "mul", "div", "maximum", "minimum", "exp", "sqrt", "recip", "neg",
-        "abs", "log", "relu", "row_expand_mul", "row_expand_add", "row_expand_sub",
+        "abs", "log", "relu", "rsqrt", "row_expand_mul", "row_expand_add", "row_expand_sub",
         "row_expand_div", "col_expand_mul", "col_expand_add", "col_expand_sub",
         "col_expand_div",
     }
@@ -64,7 +64,10 @@ REDUCTION_OPS = frozenset({"row_sum", "row_max", "row_min"})
 # Casts between these need no intermediate step (LegalizeTileCast leaves them); bits.
 PLAIN_CAST_BITS = {"FP32": 32, "FP16": 16, "BF16": 16}
 PLAIN_CAST_TYPES = frozenset(PLAIN_CAST_BITS)
-SCALAR_CALLS = frozenset({"read", "min", "max"})
+# Unary ops registered not_inplace_safe (unary.cpp): the output takes no input's buffer.
+NOT_INPLACE_UNARY = frozenset({"recip", "rsqrt"})
+# Calls of scalars only (an element read, a block index, a tensor's dimension).
+SCALAR_CALLS = frozenset({"read", "min", "max", "get_block_idx", "get_subblock_idx", "dim"})
 
 
 @dataclass(frozen=True)
@@ -301,6 +304,12 @@ class _Convert:
                 raise NotModelled(f"`{leaf}` of no tile")
             second = found[1] if leaf in EXPAND_OPS and len(found) > 1 else None
             forbid = (second,) if second is not None else ()
+            if leaf in NOT_INPLACE_UNARY:
+                forbid = reads
+            if leaf == "rsqrt" and _true(dsl.keyword(call, "high_precision")):
+                # the high-precision form's scratch tile (op_conversion_registry.cpp)
+                scratch = self._new(None, self.shapes[reads[0]], reads, "rsqrt_tmp (rsqrt)")
+                reads = forbid = (reads[0], scratch)
             return self._new(name, self.shapes[reads[0]], reads, label, forbid)
         if leaf in REDUCTION_OPS and len(args) == 1:
             source = self._tile(args[0], leaf)
@@ -326,15 +335,48 @@ class _Convert:
             if dtype is None:
                 raise NotModelled("a `full` of no static dtype")
             return self._new(name, _Shape(_static(extents, "the full"), dtype), (), label)
-        if leaf == "slice" and args and isinstance(args[0], cst.Name):
-            raise NotModelled("a `pl.slice` load")
+        if leaf in ("load", "slice") and args and isinstance(args[0], cst.Name):
+            return self._sliced(call, leaf, args[0].value, name, label)
         raise NotModelled(f"the op `{leaf or 'call'}`")
+
+    def _sliced(self, call: cst.Call, leaf: str, source: str, name: str | None, label: str) -> str:
+        """``pl.load(t, offsets, shapes)`` and ``pl.slice(t, shape, offsets)`` of a tensor:
+        a ``tile.load`` (into Vec: another ``target_memory`` is not modelled); a
+        ``pl.slice`` of a tile: a view of its buffer (``tile.slice``)."""
+        position, keyword = (2, "shapes") if leaf == "load" else (1, "shape")
+        args = dsl.positional(call)
+        written = dsl.keyword(call, keyword)
+        shape_node = written.value if written is not None else None
+        if shape_node is None and len(args) > position:
+            shape_node = args[position].value
+        memory = dsl.keyword(call, "target_memory")
+        path = dsl.dotted(memory.value) if memory is not None else ("Vec",)
+        if path is None or path[-1] != "Vec":
+            raise NotModelled(f"a `{leaf}` into another memory than Vec")
+        if source in self.shapes and leaf == "slice":
+            extents = _static(fold_list(shape_node, self.fold), "the slice")
+            out = name or self._temp()
+            self._emit(out, (source,), None, label, view_of=source)
+            self.shapes[out] = _Shape(extents, self.shapes[source].dtype)
+            return out
+        tensor = self.tensors.get(source)
+        if tensor is None or tensor.dtype is None or source in self.shapes:
+            raise NotModelled(f"a `{leaf}` of something that is not a known tensor")
+        shape = _Shape(_static(fold_list(shape_node, self.fold), f"the {leaf}"), tensor.dtype)
+        out = name or self._temp()
+        self._emit(out, (), shape, f"{name or source} (load)", load=True)
+        self.shapes[out] = shape
+        return out
 
     def _tile(self, node: cst.BaseExpression, op: str | None) -> str:
         found = self.value(node, None)
         if found is None:
             raise NotModelled(f"`{op}` of no tile")
         return found
+
+
+def _true(arg: cst.Arg | None) -> bool:
+    return arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "True"
 
 
 def _static(extents: Sequence[Extent] | None, what: str | None) -> tuple[int, ...]:

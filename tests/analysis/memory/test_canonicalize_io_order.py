@@ -15,12 +15,13 @@ from skewlsp.analysis.memory.canonicalize_io_order import (
     ScopeLayout,
     TileOrigin,
     function_tiles,
+    lowering_of,
     scope_layout,
 )
 from skewlsp.analysis.memory.memory_reuse import LegacyFallback, ReuseTile, memory_reuse
 from skewlsp.analysis.passes.op_conversion import ScopeLoop, ScopeTiles, TileOp
 from skewlsp.common.resolver import RecordingResolver
-from skewlsp.contract import Span
+from skewlsp.contract import Lowering, Span
 
 MEM_LLM = Path(__file__).resolve().parents[2] / "fixtures" / "memory" / "models" / "mem_llm"
 
@@ -161,7 +162,10 @@ def test_a_tile_read_in_a_loop_lives_to_the_loops_end():
     assert laid.tiles[0].live == (0, 7)
 
 
-def test_a_loop_whose_lowering_is_not_modelled_leaves_the_scope_not_laid_out():
+def test_a_loop_whose_lowering_is_not_known_leaves_the_scope_not_laid_out():
     ops = (TileOp("t", (), ((16, 512), "FP32"), "t (load)", load=True, loop=0),)
     scope = ScopeTiles(ops, (ScopeLoop(Span(1, 1, 1, 1), True),))
-    assert scope_layout(scope, [None]) == "a loop of the function whose lowering is not modelled"
+    dynamic = Lowering("replicated", "SKW011", "replicated", stage=2, main_trip=None, branches=1)
+    why = "a pipeline loop of the function whose trip is known only at run time"
+    assert lowering_of(dynamic) == why
+    assert scope_layout(scope, [why]) == why

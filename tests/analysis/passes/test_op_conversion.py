@@ -94,3 +94,37 @@ def test_an_if_leaves_the_scope_not_known():
 def test_a_shape_known_only_at_run_time_leaves_the_scope_not_known():
     found = tiles_of("c = x[:, 0:n]\n")
     assert found.unknown is not None and "not static" in found.unknown
+
+
+def test_recip_and_rsqrt_do_not_run_in_place():
+    # unary.cpp registers tile.recip and tile.rsqrt not_inplace_safe.
+    found = tiles_of(
+        "v = pl.full([16, 1], dtype=pl.FP32, value=1.0)\n"
+        "r = pl.recip(v)\n"
+        "s = pl.rsqrt(v)\n"
+    )
+    assert [op.forbid for op in found.ops[1:]] == [("v",), ("v",)]
+
+
+def test_a_high_precision_rsqrt_makes_its_scratch_tile_first():
+    found = tiles_of(
+        "v = pl.full([16, 1], dtype=pl.FP32, value=1.0)\n"
+        "s = pl.rsqrt(v, high_precision=True)\n"
+    )
+    _, scratch, result = found.ops
+    assert scratch.label == "rsqrt_tmp (rsqrt)" and scratch.shape == ((16, 1), "FP32")
+    assert result.reads == ("v", scratch.out)
+
+
+def test_pl_load_is_a_load_of_its_shapes_and_a_block_index_is_a_scalar():
+    found = tiles_of(
+        "b = pl.tile.get_block_idx()\n"
+        "t = pl.load(x, [b, 0], [8, 256])\n"
+    )
+    (load,) = found.ops
+    assert load.load and load.shape == ((8, 256), "BF16")
+
+
+def test_a_load_into_another_memory_is_not_modelled():
+    found = tiles_of("t = pl.load(x, [0, 0], [8, 256], target_memory=pl.MemorySpace.Mat)\n")
+    assert found.unknown == "a `load` into another memory than Vec"

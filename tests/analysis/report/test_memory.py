@@ -12,6 +12,7 @@ from skewlsp.common.resolver import RecordingResolver
 from skewlsp.contract import LoopReport, SpaceBuffers
 
 MEM_LLM = Path(__file__).resolve().parents[2] / "fixtures" / "memory" / "models" / "mem_llm"
+LOWER_LLM = Path(__file__).resolve().parents[2] / "fixtures" / "lowering" / "models" / "lower_llm"
 
 
 def models_of(file: str, planner: str = "pypto") -> list[LoopModel]:
@@ -75,12 +76,24 @@ def test_a_function_whose_vec_tiles_are_all_known_gets_its_whole_depth_there():
     assert [h.code for h in report.hints if h.code.startswith("SKW08")] == []
 
 
-def test_loads_that_fit_alone_beside_an_op_not_modelled_say_what_is_not_known():
-    first, _ = (m.report for m in models_of("norm.py") if m.report.function == "rms_norm_rsqrt")
-    (space,) = first.cores[0].memory
+def test_loads_that_fit_alone_beside_a_loop_of_run_time_trip_say_what_is_not_known():
+    path = LOWER_LLM / "pipelines.py"
+    models = analyze_models(path.read_text(), str(path), resolver=RecordingResolver((LOWER_LLM,)))
+    (report,) = [m.report for m in models if m.report.function == "dynamic_stop"]
+    (space,) = report.cores[0].memory
     assert (space.achieved, space.cause, space.known) == (None, None, False)
-    assert space.reason == "fits alone; the function's other Vec tiles are not known: the op `rsqrt`"
-    assert [h.code for h in first.hints if h.code.startswith("SKW08")] == []
+    assert space.reason == (
+        "fits alone; the function's other Vec tiles are not known: a pipeline loop of the "
+        "function whose trip is known only at run time"
+    )
+    assert [h.code for h in report.hints if h.code.startswith("SKW08")] == []
+
+
+def test_rsqrt_is_one_tile_and_two_stages_of_the_norm_keep_their_buffers():
+    # The compiler: no hint for rms_norm_rsqrt.
+    for model in models_of("norm.py"):
+        if model.report.function == "rms_norm_rsqrt":
+            assert model.report.cores[0].memory == (SpaceBuffers("Vec", 32768, 2, 2, None, True),)
 
 
 def test_a_stage_widened_past_what_vec_holds_four_times_is_slot_bound_from_the_whole_function():

@@ -54,9 +54,10 @@ def test_full_says_what_is_known_and_what_is_not(run: Run, tmp_path: Path) -> No
         "= memory (aiv): Vec: 2 of 4 buffers per load (32768 B per stage, space-pressure: "
         "the function's other tiles take the space)"
     ) in run("--select", "ALL", "helpers.py").out
-    write(tmp_path, {"norm.py": (MEM_LLM / "norm.py").read_text()})
-    unknown = run("--select", "ALL", "norm.py").out
+    lowering = MEM_LLM.parents[2] / "lowering" / "models" / "lower_llm"
+    write(tmp_path, {name: (lowering / name).read_text() for name in ("config.py", "pipelines.py")})
+    unknown = run("--select", "ALL", "pipelines.py").out
     assert (
-        "= memory (aiv): Vec: 2 buffers per load asked (16384 B per stage): fits alone; "
-        "the function's other Vec tiles are not known: the op `rsqrt`"
+        "fits alone; the function's other Vec tiles are not known: a pipeline loop of the "
+        "function whose trip is known only at run time"
     ) in unknown
