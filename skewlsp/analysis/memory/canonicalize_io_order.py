@@ -132,10 +132,19 @@ class LoopLowering:
     an untouched pipeline)."""
 
     regions: tuple[tuple[str, int], ...]
+    trip: int | None = None  # a replicated loop's iterations (main loop's and remainder's)
 
     @property
     def plain(self) -> bool:
         return not self.regions
+
+    def restaged(self, stage: int) -> LoopLowering | None:
+        """The same loop under ``stage=`` (its trip split again into a main loop of
+        ``stage`` clones and a remainder); None when its trip is not known."""
+        if self.trip is None or stage < 1:
+            return None
+        main, tail = divmod(self.trip, stage)
+        return LoopLowering(tuple(_regions(ReplicatedLoop((), stage, main, tail))), self.trip)
 
 
 @dataclass(frozen=True)
@@ -274,7 +283,8 @@ def lowering_of(lowering: Lowering | None) -> LoopLowering | str:
     if lowering.verdict != "replicated" or lowering.stage is None:
         return f"a pipeline loop of the function that LowerPipelineLoops leaves {lowering.verdict}"
     loop = ReplicatedLoop((), lowering.stage, lowering.main_trip, lowering.tail)
-    return LoopLowering(tuple(_regions(loop)))
+    trip = lowering.main_trip * lowering.stage + lowering.tail
+    return LoopLowering(tuple(_regions(loop)), trip)
 
 
 def scope_layout(

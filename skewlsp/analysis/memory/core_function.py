@@ -19,10 +19,12 @@ from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
 from skewlsp.analysis.memory.allocate_memory_addr import Allocation
 from skewlsp.analysis.memory.canonicalize_io_order import (
     FunctionTiles,
+    LoopLowering,
     ReplicatedLoop,
     ScopeLayout,
 )
 from skewlsp.analysis.memory.memory_reuse import ReuseResult
+from skewlsp.analysis.passes.op_conversion import ScopeTiles
 from skewlsp.contract import Core, Instance, Lowering, Span
 
 
@@ -69,13 +71,18 @@ class ScopeMemory:
     (``layout``) and 33 MemoryReuse's packing of them (``reuse``); ``groups``: the stage
     groups of the loop this record is handed to (its regions', in the function's
     numbering). ``why``: why the function's tiles there are not all known (then
-    ``layout`` and ``reuse`` are None and only the loop's loads alone are packed)."""
+    ``layout`` and ``reuse`` are None and only the loop's loads alone are packed).
+    ``scope``, ``lowerings`` and ``loop`` (the loop's index among the scope's) are what
+    the layout was made from, for advice decided again by laying it out once more."""
 
     space: str
     layout: ScopeLayout | None = None
     reuse: ReuseResult | None = None
     groups: tuple[int, ...] = ()
     why: str | None = None
+    scope: ScopeTiles | None = None
+    lowerings: tuple[LoopLowering | str, ...] = ()
+    loop: int = -1
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,7 @@ def init_memref(function: CoreFunction) -> CoreFunction:
     if function.planner != "pypto":
         return function
     found = []
-    laid: dict[int, ScopeLayout | str] = {}
+    laid: dict[int, tuple[ScopeLayout | str, tuple[LoopLowering | str, ...]]] = {}
     for loop in function.loops:
         vec = vec_scope(function, loop, laid)
         replicated = replicated_loop(loop)
@@ -76,7 +76,9 @@ def init_memref(function: CoreFunction) -> CoreFunction:
 
 
 def vec_scope(
-    function: CoreFunction, loop: FunctionLoop, laid: dict[int, ScopeLayout | str]
+    function: CoreFunction,
+    loop: FunctionLoop,
+    laid: dict[int, tuple[ScopeLayout | str, tuple[LoopLowering | str, ...]]],
 ) -> ScopeMemory | None:
     """The Vec tiles of the InCore scope holding ``loop`` (the function the compiler
     outlines), laid out once per scope (``laid``, by the scope record's id): what
@@ -85,15 +87,19 @@ def vec_scope(
     scope = loop.facts.scope_tiles
     if function.core == "aic" or scope is None:
         return None
-    layout = laid.get(id(scope))
-    if layout is None:
-        layout = laid[id(scope)] = scope_layout(scope, _lowerings(function, scope))
+    found = laid.get(id(scope))
+    if found is None:
+        lowerings = tuple(_lowerings(function, scope))
+        found = laid[id(scope)] = (scope_layout(scope, lowerings), lowerings)
+    layout, lowerings = found
     if isinstance(layout, str):
         return ScopeMemory("Vec", why=layout)
     where = loop.facts.scope_loop
     if not 0 <= where < len(layout.groups):
         return ScopeMemory("Vec", why="the loop is not one of its scope's")
-    return ScopeMemory("Vec", layout, groups=layout.groups[where])
+    return ScopeMemory(
+        "Vec", layout, groups=layout.groups[where], scope=scope, lowerings=lowerings, loop=where
+    )
 
 
 def _lowerings(function: CoreFunction, scope: ScopeTiles) -> list[LoopLowering | str]:

@@ -34,6 +34,7 @@ from skewlsp.analysis.memory.canonicalize_io_order import (
     ReplicatedLoop,
     ScopeLayout,
     function_tiles,
+    scope_layout,
 )
 from skewlsp.analysis.memory.core_function import CoreFunction, LoopMemory, ScopeMemory
 from skewlsp.analysis.memory.memory_reuse import DepthHint, memory_reuse
@@ -170,7 +171,38 @@ def _whole(
         f"{_co_residents(members, vec.layout)}; stages {hint.achieved} apart share storage "
         "and serialize"
     )
+    stage = _stage_that_fits(vec, hint.achieved)
+    if stage is not None:
+        message += f"; stage={stage} keeps all {stage}"
     return found, [Finding(SPACE_PRESSURE, message, where)]
+
+
+def _stage_that_fits(vec: ScopeMemory, most: int) -> int | None:
+    """The largest ``stage=`` of at most ``most`` (and at least 2) under which MemoryReuse
+    keeps every stage of the loop's first group apart, decided by laying out and packing
+    the whole function again with the loop restaged; None when none does."""
+    if vec.scope is None or not 0 <= vec.loop < len(vec.lowerings):
+        return None
+    current = vec.lowerings[vec.loop]
+    if isinstance(current, str):
+        return None
+    for stage in range(most, 1, -1):
+        restaged = current.restaged(stage)
+        if restaged is None:
+            return None
+        lowerings = list(vec.lowerings)
+        lowerings[vec.loop] = restaged
+        laid = scope_layout(vec.scope, lowerings, vec.space)
+        if isinstance(laid, str) or not laid.groups[vec.loop]:
+            continue
+        group = laid.groups[vec.loop][0]
+        reuse = memory_reuse(laid.tiles, DEFAULT_CHIP)
+        key = (vec.space, group)
+        if any(f.space == vec.space for f in reuse.fallbacks):
+            continue
+        if reuse.requested.get(key) == stage and reuse.achieved.get(key) == stage:
+            return stage
+    return None
 
 
 def _co_residents(members: Sequence[int], layout: ScopeLayout) -> str:

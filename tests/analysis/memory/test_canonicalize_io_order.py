@@ -169,3 +169,9 @@ def test_a_loop_whose_lowering_is_not_known_leaves_the_scope_not_laid_out():
     why = "a pipeline loop of the function whose trip is known only at run time"
     assert lowering_of(dynamic) == why
     assert scope_layout(scope, [why]) == why
+
+
+def test_a_loop_restaged_splits_its_trip_again_into_a_main_loop_and_a_remainder():
+    eight = LoopLowering((("main", 4),), trip=8)
+    assert eight.restaged(3) == LoopLowering((("main", 3), ("tail", 2)), trip=8)
+    assert LoopLowering(()).restaged(2) is None  # no trip known

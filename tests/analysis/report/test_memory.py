@@ -130,6 +130,15 @@ def test_the_tiles_each_stage_computes_take_vec_from_the_stages_as_the_compiler_
         "188416 B (32768 B per stage); co-resident: chunk (cast) 32768 B, "
     )
     assert hint.span == first.stage_span
+    assert "; stages 1 apart share storage and serialize" in hint.message
+
+
+def test_the_space_pressure_advice_is_the_stage_packing_the_whole_function_again_fits():
+    # The compiler's words for the second loop: "reduce the pipeline depth to 3"; with
+    # stage=3 its 8 iterations are a main loop of 3 clones and 2 copies after it.
+    _, second = (m.report for m in models_of("norm.py") if m.report.function == "rms_norm")
+    (hint,) = [h for h in second.hints if h.code == "SKW082"]
+    assert hint.message.endswith("; stages 3 apart share storage and serialize; stage=3 keeps all 3")
 
 
 def test_two_stages_of_the_same_norm_keep_their_buffers():
