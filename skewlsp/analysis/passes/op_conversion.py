@@ -31,7 +31,7 @@ a loop's loads decide alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -47,6 +47,7 @@ from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
     fold_list,
     subscript_extents,
 )
+from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import Span
 
 ELEMENTWISE_OPS = frozenset(
@@ -385,14 +386,8 @@ def _static(extents: Sequence[Extent] | None, what: str | None) -> tuple[int, ..
     return tuple(e.value for e in extents if e.value is not None)
 
 
-def _nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
-    found: list[cst.CSTNode] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        found.append(current)
-        stack.extend(current.children)
-    return found
+def _nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    return walk(node)
 
 
 def scope_tiles(
