@@ -50,7 +50,7 @@ from skewlsp.analysis.passes.header import bounds_of, fold_bound, loop_target, s
 from skewlsp.analysis.passes.infer_tile_memory_space import operand_moves
 from skewlsp.analysis.passes.loop_body import normalise
 from skewlsp.analysis.passes.lower_auto_vector_split import opens_lane_regions
-from skewlsp.analysis.passes.op_conversion import ScopeTiles, scope_tiles_at
+from skewlsp.analysis.passes.op_conversion import scope_tiles_at
 from skewlsp.analysis.passes.outline_incore_scopes import OutlinedScope, outlined_scope
 from skewlsp.analysis.passes.split_vector_kernel import any_split, dual_aiv_dispatch
 from skewlsp.analysis.report.advice import StageAdvice, bounds_read, depth_advice
@@ -153,7 +153,6 @@ class LoopDecisions:
         self.deciding_copy = 0  # >0 while a pl.unroll copy other than the first is decided
         # Per function and whether its body is InCore: the tensors in scope at each loop.
         self.slot_surroundings: dict[tuple[int, bool], dict[int, LoopSurroundings]] = {}
-        self.scope_tiles: dict[tuple[int, bool, int], ScopeTiles] = {}
 
     @property
     def _function_incore(self) -> bool:
@@ -360,7 +359,9 @@ class LoopDecisions:
         if around is None:
             return facts
         loads = slot_loads(loop, around.tensors, ctx.fold)
-        scope = self._scope_tiles(fn, around, ctx)
+        # 10 ConvertTensorToTileOps' Vec tiles of the whole scope, folded as this loop's
+        # extents are (a helper's copies at two calls fold them apart)
+        scope = scope_tiles_at(around.node, around.tensors, ctx.fold, self._span)
         span = self._span(loop)
         where = next((n for n, at in enumerate(scope.loops) if at.span == span), -1)
         return replace(
@@ -370,19 +371,6 @@ class LoopDecisions:
             scope_tiles=scope,
             scope_loop=where,
         )
-
-    def _scope_tiles(
-        self, fn: cst.FunctionDef, around: LoopSurroundings, ctx: BodyContext
-    ) -> ScopeTiles:
-        """10 ConvertTensorToTileOps' Vec tiles of the InCore scope holding a loop, once
-        per scope (its loops share them; extents folded as its first loop's are)."""
-        key = (id(fn), self._function_incore, around.scope)
-        found = self.scope_tiles.get(key)
-        if found is None:
-            found = self.scope_tiles[key] = scope_tiles_at(
-                around.node, around.tensors, ctx.fold, self._span
-            )
-        return found
 
     def _split_and_skew(
         self, loop: cst.For, ctx: BodyContext, header: LoopHeader, body: Body

@@ -64,7 +64,7 @@ def init_memref(function: CoreFunction) -> CoreFunction:
     if function.planner != "pypto":
         return function
     found = []
-    laid: dict[int, tuple[ScopeLayout | str, tuple[LoopLowering | str, ...]]] = {}
+    laid: dict[ScopeTiles, tuple[ScopeLayout | str, tuple[LoopLowering | str, ...]]] = {}
     for loop in function.loops:
         vec = vec_scope(function, loop, laid)
         replicated = replicated_loop(loop)
@@ -78,19 +78,20 @@ def init_memref(function: CoreFunction) -> CoreFunction:
 def vec_scope(
     function: CoreFunction,
     loop: FunctionLoop,
-    laid: dict[int, tuple[ScopeLayout | str, tuple[LoopLowering | str, ...]]],
+    laid: dict[ScopeTiles, tuple[ScopeLayout | str, tuple[LoopLowering | str, ...]]],
 ) -> ScopeMemory | None:
     """The Vec tiles of the InCore scope holding ``loop`` (the function the compiler
-    outlines), laid out once per scope (``laid``, by the scope record's id): what
+    outlines), laid out once per scope (``laid``: the loops of a scope hold equal
+    records, each made with its own loop's folding): what
     ConvertTensorToTileOps makes of its statements, each loop as LowerPipelineLoops
     left it. None on the cube core (no Vec tiles)."""
     scope = loop.facts.scope_tiles
     if function.core == "aic" or scope is None:
         return None
-    found = laid.get(id(scope))
+    found = laid.get(scope)
     if found is None:
         lowerings = tuple(_lowerings(function, scope))
-        found = laid[id(scope)] = (scope_layout(scope, lowerings), lowerings)
+        found = laid[scope] = (scope_layout(scope, lowerings), lowerings)
     layout, lowerings = found
     if isinstance(layout, str):
         return ScopeMemory("Vec", why=layout)
@@ -114,7 +115,7 @@ def _lowerings(function: CoreFunction, scope: ScopeTiles) -> list[LoopLowering |
             (
                 f
                 for f in function.loops
-                if f.facts.scope_tiles is scope and f.facts.scope_loop == number
+                if f.facts.scope_loop == number and f.facts.scope_tiles == scope
             ),
             None,
         )

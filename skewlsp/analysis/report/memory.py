@@ -126,6 +126,19 @@ def _fits_alone(memory: LoopMemory, space: str) -> str:
     vec = memory.vec
     if space == vec_space(vec) and vec is not None and vec.why is not None:
         return f"fits alone; the function's other Vec tiles are not known: {vec.why}"
+    fallback = next(
+        (f for f in (vec.reuse.fallbacks if vec and vec.reuse else ()) if f.space == space), None
+    )
+    if fallback is not None:
+        after = (
+            f", which still overflows {space}: AllocateMemoryAddr would stop the compile"
+            if fallback.still_overflows
+            else ""
+        )
+        return (
+            f"fits alone; with the function's other {space} tiles MemoryReuse keeps no depth "
+            f"and falls back to its legacy packing{after} (not a finding yet)"
+        )
     return FITS_ALONE
 
 

@@ -151,3 +151,48 @@ def test_under_ptoas_the_memory_passes_leave_the_loop_alone():
     report = report_of("short.py", "short_context_rows", planner="ptoas")
     assert report.cores[0].memory == ()
     assert [h.code for h in report.hints if h.code.startswith("SKW08")] == []
+
+
+HELPER_AT_TWO_WIDTHS = '''
+import pypto.language as pl
+
+ROWS = 16
+
+
+@pl.jit.inline
+def widened(a: pl.Tensor[[64, 2048], pl.BF16], out: pl.Out[pl.Tensor[[64, 2048], pl.FP32]], width: pl.Scalar[pl.INDEX]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="widened"):
+        for i in pl.pipeline(4, stage=4):
+            t = a[i * ROWS : i * ROWS + ROWS, 0:width]
+            wide = pl.cast(t, target_type=pl.FP32)
+            out[i * ROWS : i * ROWS + ROWS, 0:width] = pl.exp(wide)
+    return out
+
+
+@pl.jit
+def narrow(a: pl.Tensor[[64, 2048], pl.BF16], out: pl.Out[pl.Tensor[[64, 2048], pl.FP32]]):
+    out = widened(a, out, 256)
+    return out
+
+
+@pl.jit
+def wide(a: pl.Tensor[[64, 2048], pl.BF16], out: pl.Out[pl.Tensor[[64, 2048], pl.FP32]]):
+    out = widened(a, out, 1024)
+    return out
+'''
+
+
+def test_each_copy_of_a_helper_packs_the_tiles_its_own_call_makes():
+    # 4 stages of a [16, 256] BF16 load widened to 32 KB fit; of a [16, 1024] one widened
+    # to 64 KB, no depth does: the wide copy's tiles are its own, not the narrow one's.
+    narrow_copy, wide_copy = (
+        m.report.cores[0].memory for m in analyze_models(HELPER_AT_TWO_WIDTHS, "k.py")
+    )
+    assert narrow_copy == (SpaceBuffers("Vec", 16384, 4, 4, None, True),)
+    (space,) = wide_copy
+    assert (space.stage_bytes, space.achieved, space.known) == (32768, None, False)
+    assert space.reason == (
+        "fits alone; with the function's other Vec tiles MemoryReuse keeps no depth and falls "
+        "back to its legacy packing, which still overflows Vec: AllocateMemoryAddr would stop "
+        "the compile (not a finding yet)"
+    )
