@@ -125,6 +125,8 @@ def memory_report(probed: list[dict[str, Any]], files: list[Path]) -> dict[str, 
         "errors": [],
         "sized": [],  # tiles skewlsp's init_memref sizes as the compiler did
         "missized": [],
+        # files the compiler could not import (a helper module has no entries of its own)
+        "not_loaded": [rec["path"] for rec in probed if rec.get("error") and not rec["entries"]],
     }
     for rec in probed:
         for entry in rec["entries"]:
@@ -183,13 +185,35 @@ def _against_hint(seen: int, achieved: int) -> str:
     return "deeper" if seen > achieved else "shallower"
 
 
-def _is_pipeline_for(node: ast.AST) -> bool:
+def unrolled_lines(files: dict[Path, set[int]]) -> dict[str, set[int]]:
+    """The ``for`` lines of each file's pipeline loops that sit inside a ``pl.unroll``
+    loop: UnrollLoops writes such a loop once per unrolled value into one function, so
+    how many copies a function holds is not compared for it."""
+    found: dict[str, set[int]] = {}
+    for path in files:
+        try:
+            tree = ast.parse(path.read_bytes())
+        except (SyntaxError, ValueError, OSError):
+            continue
+        lines: set[int] = set()
+        for node in ast.walk(tree):
+            if _is_for_over(node, "unroll"):
+                lines |= {n.lineno for n in ast.walk(node) if _is_pipeline_for(n)}
+        found[str(path)] = lines
+    return found
+
+
+def _is_for_over(node: ast.AST, kind: str) -> bool:
     return (
         isinstance(node, ast.For)
         and isinstance(node.iter, ast.Call)
         and isinstance(node.iter.func, ast.Attribute)
-        and node.iter.func.attr == "pipeline"
+        and node.iter.func.attr == kind
     )
+
+
+def _is_pipeline_for(node: ast.AST) -> bool:
+    return _is_for_over(node, "pipeline")
 
 
 def run_skewlint(files: list[Path], planner: str, cwd: Path) -> list[dict[str, Any]]:
@@ -254,7 +278,7 @@ def check_planner(
     for_lines = {str(path): lines for path, lines in files.items()}
     linted = run_skewlint(list(files), planner, cwd)
     found = [dict(item, filename=str((cwd / item["filename"]).resolve())) for item in linted]
-    return compare(linted, entries, cwd, for_lines), probed, found
+    return compare(linted, entries, cwd, for_lines, unrolled_lines(files)), probed, found
 
 
 def summary(planner: str, results: list[Comparison], probed: list[dict[str, Any]]) -> str:

@@ -243,13 +243,24 @@ def _left_claim(entry: EntryResult, before: IrLoop, slotted: IrLoop | None) -> C
 def _cloned_claim(entry: EntryResult, befores: list[IrLoop], skewed: list[IrLoop]) -> Claim | None:
     """The claim for a loop the skew pass copied: an inner loop in the producer half of
     a skewed outer loop is written into its prologue and steady loop too. Every copy
-    must have been decided alike (the copies of one source loop share its bounds)."""
+    must have been decided alike (the copies of one source loop share its bounds).
+
+    Left clones are lowered one by one: LowerPipelineToSlots charges each clone's slots
+    to the function's running total, so it may rotate the first clones and decline the
+    rest. The loop is rotated when any clone is (skewlint's headline for such a loop;
+    how many rotate is in its reason, not compared); else its lowering is the first's."""
     first = befores[0]
     decided = {skew_claim(first, after) for after in skewed}
     if any(_bounds(before) != _bounds(first) for before in befores) or len(decided) != 1:
         return Claim("unrecognised", f"{len(befores)} loops became {len(skewed)}")
     claim = decided.pop()
-    return claim if claim is not None else _left_claim(entry, first, None)
+    if claim is not None:
+        return claim
+    slotted = _by_place(entry.snapshots.get(SLOTS, [])).get((first.function, first.line), [])
+    for slot in slotted if len(slotted) == len(skewed) else []:
+        if _left_claim(entry, first, slot) == Claim("rotated"):
+            return Claim("rotated")
+    return _left_claim(entry, first, None)
 
 
 def _claims(entry: EntryResult, befores: list[IrLoop]) -> list[Claim | None]:
@@ -339,19 +350,21 @@ def code_claim(
     return Claim(CODE_SHAPES.get(code, f"unknown code {code}"))
 
 
-def skewlint_claims(record: Mapping[str, Any]) -> dict[str, list[Claim]]:
+def skewlint_claims(record: Mapping[str, Any], built_once: bool = True) -> dict[str, list[Claim]]:
     """skewlint's claims for one loop, by core ("" when it names no core).
 
     ``cores`` are the first copy's; every other copy (``copies``: an inline helper's
     callers, a program built per value) adds its headline claim to the core whose code
     is the record's headline code. How many copies of the loop a core's function holds
-    is claimed only for a loop built once (several copies may land in one function).
+    is claimed only for a loop built once (several copies may land in one function):
+    not ``built_once`` when the loop sits in a ``pl.unroll`` loop, whose copies
+    UnrollLoops writes into one function (a core's ``copies`` counts its lanes only).
     """
     claims: dict[str, list[Claim]] = {}
     instances = record.get("copies") or []
     for core in record.get("cores") or []:
         claim = code_claim(core["verdict"], core["code"], core.get("depth"), core.get("lowering"))
-        copies = None if instances else core.get("copies") or 1
+        copies = None if instances or not built_once else core.get("copies") or 1
         claims.setdefault(core["core"], []).append(claim.times(copies))
     if not claims:
         lowering = record.get("lowering")
@@ -467,12 +480,14 @@ def compare(
     entries_by_file: Mapping[str, list[EntryResult]],
     root: Path,
     for_lines: Mapping[str, set[int]],
+    unrolled: Mapping[str, set[int]] | None = None,
 ) -> list[Comparison]:
     """Every skewlint loop record against the compiler, plus loops only the compiler saw.
 
     ``entries_by_file`` is keyed by resolved path; skewlint's filenames are resolved
     against ``root`` (the directory it ran in). ``for_lines``: the lines of each file's
-    ``for ... in <x>.pipeline(...)`` statements. A pipeline loop the compiler holds at
+    ``for ... in <x>.pipeline(...)`` statements (``unrolled``: those inside a
+    ``pl.unroll`` loop). A pipeline loop the compiler holds at
     any other line is one it made itself (AutoTileMatmulL0 tiles a matmul's K into a
     ``stage=2`` loop at the matmul's line): status "made", outside skewlint's scope.
     """
@@ -490,7 +505,8 @@ def compare(
         reported.add(key)
         entries = entries_by_file.get(path, [])
         incomplete = _incomplete(entries, record)
-        claims = skewlint_claims(record)
+        under_unroll = record["line"] in (unrolled or {}).get(path, set())
+        claims = skewlint_claims(record, built_once=not under_unroll)
         results.append(
             compare_loop(record["filename"], record["line"], claims, seen.get(key, []), incomplete)
         )

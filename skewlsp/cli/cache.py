@@ -39,8 +39,9 @@ CACHE_DIRNAME = ".skewlint_cache"
 # loops carry their lowering (the loop's and each core copy's); 7: reports carry the loads
 # LowerPipelineToSlots sees (slot_loads); 8: keys name the code that analysed (own_code),
 # and the record of plain files names it too; 9: reports no longer carry what only the
-# lowering reads (slot_loads, slot_scope, load_time_bound: analysis/lower_pipeline/loop_facts.py)
-_FORMAT = "9"
+# lowering reads (slot_loads, slot_scope, load_time_bound: analysis/lower_pipeline/loop_facts.py);
+# 10: reports and their cores carry which copy's load is in which buffer (buffers)
+_FORMAT = "10"
 
 
 def user_cache_home(environ: Mapping[str, str] | None = None) -> Path:

@@ -32,16 +32,20 @@ def buffers_text(found: SpaceBuffers) -> str:
     far as skewlsp sees (``Vec: at most 2 of 3 buffers per load, 65536 B per stage,
     slot-bound``); exactly, where every tile of the function in the space is known."""
     asked = f"{found.stage_bytes} B per stage"
+    if not found.stage_bytes:  # (a slot not known: the reason says why)
+        return f"{found.space}: {found.requested} buffers per stage asked: {found.reason}"
     if found.cause == "overflow":
         return (
             f"{found.space}: the loads of {found.requested} stages overflow it ({asked}): "
             "the compile stops"
         )
-    if found.achieved is not None and found.cause is None:
+    if found.achieved == found.requested and found.cause is None:
         return (
             f"{found.space}: all {found.requested} buffers per load kept ({asked}; every "
             f"{found.space} tile of the function packed)"
         )
+    if found.achieved is not None and found.cause is None:
+        return f"{found.space}: {found.achieved} of {found.requested} buffers kept apart ({asked})"
     if found.cause == "space-pressure":
         return (
             f"{found.space}: {found.achieved} of {found.requested} buffers per load "

@@ -25,6 +25,7 @@ from skewlsp.contract.assumed import (  # noqa: F401 - re-exported: the contract
 from skewlsp.contract.codes import (  # noqa: F401 - re-exported: the contract is one door
     CODES,
     CONSUMER,
+    DEPTH_REDUCED,
     FIFO_REORDER,
     INVALID_LOOP,
     LEFT,
@@ -33,8 +34,6 @@ from skewlsp.contract.codes import (  # noqa: F401 - re-exported: the contract i
     NOT_COMPILED,
     SCALAR_ACROSS,
     SEVERITY_RANK,
-    SLOT_BOUND,
-    SPACE_PRESSURE,
     STAGE_HINT,
     SYNTAX_ERROR,
     UNKNOWN,
@@ -233,13 +232,20 @@ class SpaceBuffers:
     all of them packed together.
 
     ``stage_bytes``: one stage's slot (the group's largest tile there, aligned: its
-    largest load when only the loads are known); ``requested``: the stages asking for a
-    buffer each; ``achieved``: the depth MemoryReuse keeps (at most this many when the
-    loads alone decide it), None when the loads alone fit every stage and the function's
-    other tiles are not known; ``cause``: "slot-bound" (the stages' slots alone exceed
-    the space: PH-MR-001), "space-pressure" (the function's other tiles take the space:
-    PH-MR-001), "overflow" (the loads alone overflow it at any depth: AllocateMemoryAddr
-    stops), else None; ``known``: whether it is decided; ``reason``: what is not known.
+    largest load when only the loads are known; 0: not known, ``reason`` says why);
+    ``requested``: the stages asking for a buffer each; ``achieved``: the depth
+    MemoryReuse keeps (at most this many when the loads alone decide it), None when the
+    loads alone fit every stage and the function's other tiles there are not known;
+    ``cause``: "slot-bound" (the stages' slots alone exceed the space: PH-MR-001),
+    "space-pressure" (the space's other tiles take the room: PH-MR-001), "overflow" (the
+    loads alone overflow it at any depth: AllocateMemoryAddr stops), else None;
+    ``known``: whether it is decided; ``reason``: what is not known.
+
+    Whole-function models: in Left and Right (L0A, L0B) the tiles are the L0 tiles of
+    the function's matmuls (``analysis/memory/l0_tiles.py``); in Vec, where every tile
+    of the function is known, all of them (``analysis/memory/canonicalize_io_order.py``'s
+    scope layout). There ``achieved`` is the depth MemoryReuse keeps, None in ``cause``
+    when every stage is kept apart.
     """
 
     space: str
@@ -249,6 +255,40 @@ class SpaceBuffers:
     cause: str | None = None
     known: bool = False
     reason: str | None = None
+
+
+@dataclass(frozen=True)
+class LoadBuffer:
+    """One load of one copy of a replicated loop, and the buffer MemoryReuse gives it.
+
+    ``region``: "main" (a clone of the main loop's body) or "tail" (a remainder copy
+    written out after it); ``copy``: which (``# copy 1``, ``# remainder copy 0`` in the
+    preview); ``load``: the loaded name (``x[...]`` for a slice read inside a call);
+    ``buffer``: its buffer's number among the loop's buffers in ``space``, in the order
+    AllocateMemoryAddr places them (by name: the order InitMemRef made them in), so two
+    loads with one number share storage; ``bytes``: the load's own size (InitMemRef);
+    ``offset``: where AllocateMemoryAddr puts that buffer when the loop's loads are all
+    the function holds in the space (the function's other tiles, not modelled, move it),
+    None when it places nothing there (the space overflows: the compile stops).
+    """
+
+    region: Literal["main", "tail"]
+    copy: int
+    load: str
+    space: str
+    buffer: int
+    bytes: int
+    offset: int | None = None
+
+
+@dataclass(frozen=True)
+class BufferAssignment:
+    """Which copy of a replicated loop uses which buffer (the preview shows it next to
+    the lowered loop): its loads in program order (``loads``), or, when the memory passes
+    do not model the loop, why (``why``, and no loads): never a guess."""
+
+    loads: tuple[LoadBuffer, ...] = ()
+    why: str | None = None
 
 
 @dataclass(frozen=True)
@@ -270,6 +310,7 @@ class CoreResult:
     body: tuple[str, ...] = ()
     lowering: Lowering | None = None  # a copy the skew pass left: what the lowering does
     memory: tuple[SpaceBuffers, ...] = ()  # what MemoryReuse gives its loads, per space
+    buffers: BufferAssignment | None = None  # which copy's load is in which buffer
 
 
 @dataclass(frozen=True)
@@ -364,6 +405,8 @@ class LoopReport:
     lowering: Lowering | None = None
     # ... and what MemoryReuse / AllocateMemoryAddr then give its loads, per memory space.
     memory: tuple[SpaceBuffers, ...] = ()
+    # ... and which copy's load is in which buffer (None: the memory passes never saw it).
+    buffers: BufferAssignment | None = None
     args: tuple[tuple[str, str], ...] = field(default=())
     # The values of the environment or command line this verdict assumed and that decide it
     # (another value gives another report), and the loop under each other declared value

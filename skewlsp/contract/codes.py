@@ -22,9 +22,8 @@ UNKNOWN = "SKW050"
 FIFO_REORDER = "SKW060"
 SCALAR_ACROSS = "SKW061"
 NOT_COMPILED = "SKW070"
-SLOT_BOUND = "SKW080"  # PH-MR-001, slot-bound: the stages' own slots exceed the space
+DEPTH_REDUCED = "SKW080"  # PH-MR-001: MemoryReuse keeps fewer stages apart than asked
 MEMORY_OVERFLOW = "SKW081"  # the loop's loads alone overflow a space: AllocateMemoryAddr
-SPACE_PRESSURE = "SKW082"  # PH-MR-001, space-pressure: the function's tiles crowd the stages
 SYNTAX_ERROR = "SKW900"
 UNUSED_SUPPRESSION = "SKW901"
 UNREADABLE_FILE = "SKW902"
@@ -394,26 +393,41 @@ _CODES = [
         "in the configuration) or change the constant.",
     ),
     ReasonCode(
-        SLOT_BOUND,
+        DEPTH_REDUCED,
         "-",
         "warning",
-        "MemoryReuse cannot keep every stage apart: the stages' slots alone exceed the space",
+        "MemoryReuse cannot keep every stage apart: the stages' slots exceed the space, or "
+        "its other tiles take the room",
         "LowerPipelineLoops replicates a same-core pipeline loop's body: its `stage` clones "
         "(or, with no main loop, its copies) form one stage group, and MemoryReuse gives "
         "the group's clones separate buffers only up to the depth its memory space affords: "
-        "at most capacity / slot, where the slot is the group's largest tile there. When "
-        "the loop's own loads already need more than the space (after the PTO-ISA reserve "
-        "of the UB), the compiler cannot give the depth asked for whatever else the "
-        "function holds, and says so after a full compile in its PH-MR-001 perf hint "
-        "(\"This operand alone needs ...\"). skewlsp reports the cases the loads decide "
-        "alone, and, in Vec, those where it knows every tile of the function (what the "
-        "body computes, the tiles outside the loops) and packs them together; it shows the "
-        "others as `fits alone` in the hover, `full` output and JSON.",
+        "at most capacity / slot, where the slot is the group's largest tile there, and "
+        "less when the space's other tiles leave no room (it then sheds a level of depth "
+        "from the group with the largest slot until the space fits). The compiler says so "
+        "after a full compile in its PH-MR-001 perf hint, slot-bound (\"This operand alone "
+        "needs ...\") or space-pressure. skewlsp reports it at the loop, whatever the cause "
+        "and the space, where it knows enough to be sure. Slot-bound: the loop's own loads "
+        "already need more than the space (after the PTO-ISA reserve of the UB), whatever "
+        "else the function holds. Space-pressure, where skewlsp models every tile of the "
+        "space: in Left and Right (L0A, L0B) of a cube function (the L0 tiles "
+        "AutoTileMatmulL0 gives each matmul, its K loops, each a stage group of its own, "
+        "and the loop's clones of them), the message naming the groups that share the "
+        "space; in Vec, where it knows every tile of the function (what each stage computes: "
+        "a widened copy, a product, a reduction's workspace; the tiles around the loop it "
+        "reads; the other loops' stage groups) and packs them together, the message naming "
+        "the largest co-resident tiles. Elsewhere (Mat, a function with a tile or an op it "
+        "does not model, an L0 space whose tiles it cannot tell: a matmul outside the "
+        "pipeline loops, an inline helper's call, a tile split in M or N) it shows the "
+        "space as `fits alone` or with the reason, in the hover, `full` output and JSON.",
         "BLOCKS = 3\n"
         "for i in pl.pipeline(BLOCKS, stage=4):  # three 64 KB copies: Vec holds two\n"
         "    t = a[i * 16 : i * 16 + 16, :]  # [16, 1024] FP32",
-        "Ask for the depth that fits (the message gives it, checked by packing the loop "
-        "again), or load smaller tiles (the message gives the largest that fits).",
+        "Slot-bound: ask for the depth that fits (the message gives it, checked by packing "
+        "the loop again), or load smaller tiles (the message gives the largest that fits). "
+        "Space-pressure: the message names the groups or tiles that share the space, whose "
+        "tiles take the room the stages need; in Vec it offers the `stage=` under which the "
+        "whole function, packed again, keeps every stage apart (when one does), in Left "
+        "and Right no change is offered (none has been checked).",
         compiler_id="PH-MR-001",
     ),
     ReasonCode(
@@ -433,30 +447,6 @@ _CODES = [
         "Lower the stage, or load smaller tiles: the message gives the bytes needed and the "
         "space's capacity.",
         compiler_id="AllocateMemoryAddr",
-    ),
-    ReasonCode(
-        SPACE_PRESSURE,
-        "-",
-        "warning",
-        "MemoryReuse cannot keep every stage apart: the function's other tiles take the space",
-        "Each stage of a replicated loop would fit the memory space on its own, but "
-        "MemoryReuse packs every tile of the function there together: the tiles each stage "
-        "computes (a widened copy, a product, a reduction's workspace), the tiles around "
-        "the loop it reads, and the other loops' stage groups. While that packing does not "
-        "fit, it takes a level of depth from the group with the largest slot (the lowest "
-        "group first), so the loop keeps fewer buffers than its `stage=` asks and stages "
-        "that many apart share storage and serialize: the compiler's PH-MR-001 perf hint "
-        "(\"co-resident buffers / other pipeline groups over-subscribe the space\"), said "
-        "for the whole function after a full compile. skewlsp says it at the loop when it "
-        "knows every tile of the function in that space (today: Vec, for the ops it "
-        "models); the message names the largest co-resident tiles. Elsewhere it says what "
-        "is not known (`fits alone; ...` in the hover, `full` output and JSON).",
-        "for kb in pl.pipeline(8, stage=4):  # 16 KB loads, but 32 KB FP32 copies per stage\n"
-        "    chunk = pl.cast(x[:, kb * 512 : kb * 512 + 512], target_type=pl.FP32)\n"
-        "    sq = pl.add(sq, pl.reshape(pl.row_sum(pl.mul(chunk, chunk)), [1, 16]))",
-        "Relieve the co-resident tiles (smaller chunks, fewer intermediate copies), or ask "
-        "for the depth the message gives.",
-        compiler_id="PH-MR-001",
     ),
     ReasonCode(
         "SKW900",

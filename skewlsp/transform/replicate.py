@@ -24,6 +24,7 @@ import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
 from skewlsp.contract import LoopReport, Lowering, PreviewUnavailable
+from skewlsp.transform.buffers import buffer_comments
 from skewlsp.transform.demote import demoted_loop
 from skewlsp.transform.expr import index_expr, int_literal, substitute
 
@@ -33,14 +34,19 @@ _MODULE = cst.Module(body=[])
 def lowered_statements(report: LoopReport, loop: cst.For) -> list[cst.BaseStatement] | str:
     """The statements that replace ``loop`` after the lowering passes: a replicated loop's
     as code (its copies are written as text; parsing and printing them again would cost
-    more than writing them, and print the same)."""
+    more than writing them, and print the same), under the buffers its copies use
+    (:func:`.buffers.buffer_comments`)."""
     lowering = report.lowering
     if lowering is None or lowering.verdict not in ("replicated", "rotated", "empty"):
         why = lowering.reason if lowering is not None else "nothing is rewritten"
         raise PreviewUnavailable(f"left as a pipeline loop: {why}")
+    notes = buffer_comments(report)
     if lowering.verdict in ("rotated", "empty"):
-        return [_rotated(demoted_loop(loop), lowering)]
-    return _replicated(report, lowering, loop, _carried(loop))
+        rotated = _rotated(demoted_loop(loop), lowering)
+        above = [cst.EmptyLine(comment=cst.Comment(note)) for note in notes]
+        return [rotated.with_changes(leading_lines=[*above, *rotated.leading_lines])]
+    replicated = _replicated(report, lowering, loop, _carried(loop))
+    return "".join(f"{note}\n" for note in notes) + replicated
 
 
 def _rotated(loop: cst.For, lowering: Lowering) -> cst.For:

@@ -120,3 +120,12 @@ def test_the_compiler_agrees_with_skewlint_on_two_examples_under_both_planners(t
         {"file": "examples/odd_trip.py", "line": 13, "status": "agree", "text": "skewed depth 1"},
     ]
     assert results == {"pypto": expected, "ptoas": expected}
+
+
+def test_the_pipeline_loops_inside_a_pl_unroll_are_found_in_the_source():
+    # skewed_calls.py: scale_halves' column loop (67) in `for half in pl.unroll(2)`, and
+    # halves_of_rows' row and column loops (177, 178) in another; no other loop is.
+    from benchmarks.compiler_check import unrolled_lines
+
+    path = ROOT / "tests" / "fixtures" / "lowering" / "models" / "lower_llm" / "skewed_calls.py"
+    assert unrolled_lines({path.resolve(): set()}) == {str(path.resolve()): {67, 177, 178}}

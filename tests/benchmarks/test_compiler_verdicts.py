@@ -334,6 +334,43 @@ def test_an_inner_loop_copied_by_the_outer_loops_skew_is_decided_once_per_source
     assert [(o.claim, o.claim.copies) for o in found] == [(Claim("skewed depth 1"), 1)]
 
 
+def test_an_inner_loop_the_outer_skew_clones_is_rotated_when_the_slot_pass_rotates_a_clone():
+    # skewed_outer.py's WideValues under PTOAS, as pypto e2d0f78ae printed it: the V loop
+    # (trip 4, stage 2) is written 4 times by the outer skew at depth 2; LowerPipelineToSlots
+    # rotates the first two clones (sequential, bounds kept, 2 slots each) and declines the
+    # other two, which LowerPipelineLoops replicates (a main loop of 2 iterations).
+    inner = loop("Pipeline", 0, 4, 1, 2, "qk_pv", "AIC", 147)
+    rotated = loop("Sequential", 0, 4, 1, None, "qk_pv", "AIC", 147)
+    main = loop("Pipeline", 0, 4, 2, 1, "qk_pv", "AIC", 147)
+    found = observations(
+        entry(
+            {
+                "NormalizeReturnOrder": [inner],
+                "SkewCrossCorePipeline": [inner] * 4,
+                "LowerPipelineToSlots": [rotated, rotated, inner, inner],
+                "LowerPipelineLoops": [rotated, rotated, main, main],
+            }
+        )
+    )
+    assert [o.claim for o in found] == [Claim("rotated")]
+
+
+def test_an_inner_loop_the_outer_skew_clones_is_replicated_when_no_clone_is_rotated():
+    inner = loop("Pipeline", 0, 4, 1, 2, "qk_pv", "AIC", 147)
+    main = loop("Pipeline", 0, 4, 2, 1, "qk_pv", "AIC", 147)
+    found = observations(
+        entry(
+            {
+                "NormalizeReturnOrder": [inner],
+                "SkewCrossCorePipeline": [inner] * 4,
+                "LowerPipelineToSlots": [inner] * 4,
+                "LowerPipelineLoops": [main] * 4,
+            }
+        )
+    )
+    assert [o.claim for o in found] == [Claim("replicated", "main 2")]
+
+
 def test_each_copy_of_a_helper_spliced_twice_into_one_function_is_decided_on_its_own():
     # attend_rows(..., 8) then attend_rows(..., 2): trips 8 and 2, one source line.
     pre = [loop("Pipeline", 0, 8, 1, 2), loop("Pipeline", 0, 2, 1, 2)]
@@ -369,6 +406,33 @@ def test_the_dual_aiv_copies_are_counted_and_compared_with_the_cores_copies():
         "aiv: skewlint rotated x2; compiler rotated [decode_attention/k_aiv], "
         "replicated (main 4) [decode_attention/k_aiv]"
     )
+
+
+def test_a_loop_under_pl_unroll_is_compared_without_counting_its_copies():
+    # skewed_calls.py's halves_of_rows as pypto e2d0f78ae compiled it: UnrollLoops writes
+    # the row loop once per `half`, so the AIV function `rows` holds it twice (both
+    # replicated, main 2). skewlint reports the first copy; its cores' copies count the
+    # dual AIV lanes only, not the unrolled copies.
+    pre = [loop("Pipeline", 0, 4, 1, 2, "rows", "AIV", 40)] * 2
+    main = [loop("Pipeline", 0, 4, 2, 1, "rows", "AIV", 40)] * 2
+    compiled = {
+        "/repo/kernels/attn.py": [
+            entry(
+                {
+                    "NormalizeReturnOrder": pre,
+                    "SkewCrossCorePipeline": pre,
+                    "LowerPipelineToSlots": pre,
+                    "LowerPipelineLoops": main,
+                }
+            )
+        ]
+    }
+    record = left("SKW011", 2)
+    lines = {KERNEL: {40}}
+    [once] = compare([record], compiled, Path("/repo"), lines)
+    [unrolled] = compare([record], compiled, Path("/repo"), lines, unrolled=lines)
+    assert once.status == "disagree"
+    assert (unrolled.status, unrolled.text) == ("agree", "aiv: replicated (main 2)")
 
 
 def compare_loop_with(claims, seen):

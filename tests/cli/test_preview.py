@@ -3,6 +3,7 @@ transform, from the same analysis (and the same imported constants) as the lint.
 
 from __future__ import annotations
 
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -99,7 +100,10 @@ def test_preview_of_a_left_loop_at_stage_2_is_its_replicated_copies(
     result = run("preview", "k.py:8")
     assert result.exit_code == 0, result.err
     lines = [line.strip() for line in _code(result.out).splitlines()]
-    assert lines[0] == "for i in pl.pipeline(0, 8, 2, stage=1):"
+    # above the lowered loop, why it has no buffer assignment: its body loads nothing
+    # (it pops its tile from the other core)
+    assert lines[0] == "# buffers of the loads: not modelled (no load of its body is known)"
+    assert lines[1] == "for i in pl.pipeline(0, 8, 2, stage=1):"
     assert [line for line in lines if "store(" in line] == [
         "pl.tile.store(c0, [i * 16, 0], out)",
         "pl.tile.store(c0, [(i + 1) * 16, 0], out)",
@@ -120,7 +124,10 @@ def test_preview_flag_records_why_a_left_loop_has_none(run: Run, tmp_path: Path)
     ).json()
     assert item["code"] == "SKW011"
     assert item["preview"].lstrip().startswith("# left (SKW011: replicated")
-    assert _code(item["preview"]).lstrip().startswith("for i in pl.pipeline(0, 8, 2, stage=1):")
+    assert _code(item["preview"]).lstrip().startswith(
+        "# buffers of the loads: not modelled (no load of its body is known)\n"
+        "        for i in pl.pipeline(0, 8, 2, stage=1):"
+    )
     assert item["preview_error"] is None
 
 
@@ -164,3 +171,24 @@ def test_preview_of_a_stage_above_the_trip_labels_every_copy_the_first_included(
     assert result.exit_code == 0, result.err
     labels = [line.strip() for line in _code(result.out).splitlines() if "remainder copy" in line]
     assert labels == [f"# remainder copy {j}: i = {j}" for j in range(8)]
+
+
+MEM_LLM = Path(__file__).resolve().parents[1] / "fixtures" / "memory" / "models" / "mem_llm"
+
+
+def test_preview_of_a_replicated_loop_names_each_copys_buffer(run: Run, tmp_path: Path) -> None:
+    # tests/fixtures/memory short.py query_and_key_rows: the compiler kept the four 64 KB
+    # loads of the two copies in four buffers (mem_vec_3..6), then AllocateMemoryAddr
+    # stopped the compile ("Vec buffer usage (262144 bytes) exceeds platform limit").
+    shutil.copytree(MEM_LLM, tmp_path / "mem_llm")
+    result = run("preview", "mem_llm/short.py:32")
+    assert result.exit_code == 0, result.err
+    assert _code(result.out).startswith(
+        "        # buffers of the loads on the vector (AIV) core (MemoryReuse,"
+        " AllocateMemoryAddr):\n"
+        "        #   copy 0: qi in Vec buffer 0 (65536 B), ki in Vec buffer 1 (65536 B)\n"
+        "        #   copy 1: qi in Vec buffer 2 (65536 B), ki in Vec buffer 3 (65536 B)\n"
+        "        #   no offsets: the loads overflow Vec and AllocateMemoryAddr stops the"
+        " compile\n"
+        "        for i in pl.pipeline(0, 4, 2, stage=1):\n"
+    )

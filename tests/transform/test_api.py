@@ -119,7 +119,10 @@ def test_a_left_loop_above_stage_one_previews_its_replicated_copies() -> None:
     source = LEFT_LOOP.format(stage=3)
     assert _only(source).code == "SKW012"
     lines = [line.strip() for line in preview_at(source, _only(source).line).rewritten.splitlines()]
-    assert lines[0] == "for i in pl.pipeline(0, 6, 3, stage=1):"
+    # the buffers each copy's load uses come first (tests/transform/test_buffer_preview.py)
+    assert lines[0] == "# buffers of the loads (MemoryReuse, AllocateMemoryAddr):"
+    code = [line for line in lines if not line.startswith("#")]
+    assert code[0] == "for i in pl.pipeline(0, 6, 3, stage=1):"
     loads = [line for line in lines if line.startswith("t = pl.tile.load(")]
     assert loads == [
         "t = pl.tile.load(q, [i * 16, 0], [16, 64])",

@@ -35,9 +35,16 @@ from skewlsp.analysis.frontend.scope import EnclosingLoop, FunctionScope
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import Interval, Opaque
-from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, LoopFacts
-from skewlsp.analysis.lower_pipeline.slot_loads import slot_loads
+from skewlsp.analysis.lower_pipeline.loop_facts import (
+    NO_FACTS,
+    CubeScope,
+    LoopFacts,
+    OutsideMatmul,
+    SlotLoad,
+)
+from skewlsp.analysis.lower_pipeline.slot_loads import slot_loads, statement_loads
 from skewlsp.analysis.memory.core_function import CoreFunction
+from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_matmuls, scope_matmuls
 from skewlsp.analysis.passes.body import Body, BodyContext, InnerSkew, Stmt
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import LoopSurroundings, surroundings
 from skewlsp.analysis.passes.convert_to_ssa import resolve
@@ -153,6 +160,7 @@ class LoopDecisions:
         self.deciding_copy = 0  # >0 while a pl.unroll copy other than the first is decided
         # Per function and whether its body is InCore: the tensors in scope at each loop.
         self.slot_surroundings: dict[tuple[int, bool], dict[int, LoopSurroundings]] = {}
+        self.cube_scopes: dict[tuple[int, bool, int], CubeScope] = {}
 
     @property
     def _function_incore(self) -> bool:
@@ -347,7 +355,7 @@ class LoopDecisions:
         scope, ConvertTensorToTileOps', read off the function holding the loop)."""
         fn = self.functions[-1] if self.functions else None
         lowered = report.verdict == "left" or any(c.verdict == "left" for c in report.cores)
-        if fn is None or not lowered:
+        if fn is None:
             return facts
         key = (id(fn), self._function_incore)
         loops = self.slot_surroundings.get(key)
@@ -358,17 +366,31 @@ class LoopDecisions:
         around = loops.get(id(loop))
         if around is None:
             return facts
+        if not around.tile_ops:  # a Spmd function at tensor level: no loads, no tile matmuls
+            return replace(facts, slot_loads=(), slot_scope=around.scope) if lowered else facts
+        # 15 AutoTileMatmulL0: the matmuls it tiles, of the body and of the scope (read
+        # once per scope, and only for a loop holding one)
+        matmuls = body_matmuls(loop)
+        scope = CubeScope(around.scope)
+        if matmuls.sites or matmuls.unknown:
+            scope = self.cube_scopes.get((*key, around.scope)) or _cube_scope(around, ctx)
+            self.cube_scopes[(*key, around.scope)] = scope
+        facts = replace(facts, matmuls=matmuls, scope_matmuls=scope)
+        if not lowered:
+            return facts
         loads = slot_loads(loop, around.tensors, ctx.fold)
         # 10 ConvertTensorToTileOps' Vec tiles of the whole scope, folded as this loop's
         # extents are (a helper's copies at two calls fold them apart)
-        scope = scope_tiles_at(around.node, around.tensors, ctx.fold, self._span)
+        # (a function's own body is a scope only when the function is an InCore one)
+        opened_by = around.opened_by if around.scope or self._function_incore else None
+        tiles = scope_tiles_at(opened_by, around.tensors, ctx.fold, self._span)
         span = self._span(loop)
-        where = next((n for n, at in enumerate(scope.loops) if at.span == span), -1)
+        where = next((n for n, at in enumerate(tiles.loops) if at.span == span), -1)
         return replace(
             facts,
             slot_loads=loads,
             slot_scope=around.scope,
-            scope_tiles=scope,
+            scope_tiles=tiles,
             scope_loop=where,
         )
 
@@ -553,3 +575,24 @@ def _as_inner_skew(
         tuple(init_reads),
         body.yield_targets,
     )
+
+
+def _cube_scope(around: LoopSurroundings, ctx: BodyContext) -> CubeScope:
+    """The scope's cube ops, and the matmuls outside its pipeline loops with the loads
+    their operands are (read once per scope)."""
+    if around.opened_by is None:
+        return CubeScope(around.scope)
+    found = scope_matmuls(around.opened_by)
+    scope = CubeScope(around.scope, found.cube_ops, found.opaque, (), found.unknown)
+    scope = replace(scope, pipeline_loops=found.pipeline_loops)
+    if found.unknown is not None or found.opaque is not None or not found.sites:
+        return scope
+    loads: dict[str, SlotLoad | None] = {}
+    for block in found.blocks:
+        for load in statement_loads(block, around.tensors, ctx.fold):
+            loads[load.name] = None if load.name in loads else load
+    outside = tuple(
+        OutsideMatmul(after, site, loads.get(site.lhs), loads.get(site.rhs))
+        for after, site in found.sites
+    )
+    return replace(scope, outside=outside)

@@ -14,6 +14,8 @@ Names are the last component of the call path, so ``pl.matmul``,
 
 from __future__ import annotations
 
+import builtins
+
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
@@ -116,6 +118,10 @@ TO_CUBE_OPS = frozenset({"aic_gather"})
 CUBE, VECTOR, SHARED, MIXED = "C", "V", "S", "M"
 GM, LAZY = "G", "L"  # a GM tensor; a GM slice/load whose side its first consumer decides
 TILE_SIDES = frozenset({CUBE, VECTOR, LAZY})
+
+
+# Python's own functions: a call of one holds no DSL op.
+PYTHON_BUILTINS = frozenset(dir(builtins))
 
 
 def op_leaf(call: cst.Call) -> str | None:

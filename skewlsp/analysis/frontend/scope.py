@@ -28,7 +28,7 @@ from skewlsp.analysis.frontend.dsl import annotation_kind, dotted
 from skewlsp.analysis.frontend.names import binding_of, body_statements, statement_defs
 from skewlsp.analysis.frontend.values import CallSiteValue, Interval, full_code
 from skewlsp.analysis.source.tree_text import MadeTrees
-from skewlsp.analysis.source.walk import children
+from skewlsp.analysis.source.walk import children, walk
 
 # pypto.language scopes whose bodies Simplify treats as top level (no extra depth).
 TRANSPARENT_WITH = frozenset({"at", "scope", "manual_scope", "cluster"})
@@ -298,10 +298,61 @@ def opens_incore_scope(stmt: cst.CSTNode, made: MadeTrees | None, incore: bool =
     if func.value.value != "pl":
         return False
     if func.attr.value == "spmd":
-        return True
+        return not (isinstance(stmt, cst.With) and _dispatch_body(stmt, call))
     if func.attr.value == "split_aiv":
         return isinstance(stmt, cst.For) and not incore
     return func.attr.value == "at" and "CORE_GROUP" in full_code(call, made)
+
+
+def is_spmd_scope(stmt: cst.CSTNode) -> bool:
+    """``with pl.spmd(...)`` or ``for _ in pl.spmd(...)``, whatever its body."""
+    call = stmt.items[0].item if isinstance(stmt, cst.With) and len(stmt.items) == 1 else None
+    if isinstance(stmt, cst.For):
+        call = stmt.iter
+    return isinstance(call, cst.Call) and dotted(call.func) == ("pl", "spmd")
+
+
+def _dispatch_body(scope: cst.With, call: cst.Call) -> bool:
+    """A ``with pl.spmd(...)`` body the DSL parser leaves without an InCore scope.
+
+    The parser wraps the body in one only when it does the per-block work itself: it
+    reads ``get_block_idx()`` (anywhere in it), or ``optimizations=`` carries a split or
+    a cross-core slot count. A body that instead dispatches a kernel (a ``self.<kernel>``
+    call, or a bare helper the jit specializer turns into one) stays a bare Spmd scope:
+    OutlineClusterScopes makes it a Spmd function, at tensor level, that ExpandMixedKernel
+    never splits. A lone ``pl.at(CORE_GROUP)`` body is its own scope (and opens one); a
+    body with no dispatch is a parse error, left as it was.
+    """
+    if _optimised(call):
+        return False
+    calls = [node for node in walk(scope.body) if isinstance(node, cst.Call)]
+    if any(_named(node.func) == "get_block_idx" for node in calls):
+        return False
+    return any(_dispatches(node.func) for node in calls)
+
+
+def _optimised(call: cst.Call) -> bool:
+    """``optimizations=[...]`` holding a ``pl.split`` or ``pl.cross_core_slot`` entry."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "optimizations":
+            entries = [n for n in walk(arg.value) if isinstance(n, cst.Call)]
+            return any(_named(n.func) in ("split", "cross_core_slot") for n in entries)
+    return False
+
+
+def _named(func: cst.BaseExpression) -> str | None:
+    """The last name of a called ``a.b.name`` or ``name``."""
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else None
+
+
+def _dispatches(func: cst.BaseExpression) -> bool:
+    """A kernel dispatch as the parser counts one: ``self.<kernel>(...)``, or a bare name
+    that is not a Python builtin (a helper; the jit specializer writes it ``self.``)."""
+    if isinstance(func, cst.Attribute):
+        return isinstance(func.value, cst.Name) and func.value.value == "self"
+    return isinstance(func, cst.Name) and func.value not in BUILTIN_CALLS
 
 
 def is_split_aiv_region(stmt: cst.CSTNode) -> bool:

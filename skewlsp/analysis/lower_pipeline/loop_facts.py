@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite
 from skewlsp.analysis.passes.op_conversion import ScopeTiles
 
 
@@ -32,6 +33,35 @@ class SlotLoad:
     size: int | None = None
     blocker: str | None = None
     unknown: str | None = None
+    extents: tuple[int, ...] | None = None  # its static shape (the L0 tiles read it)
+    dtype: str | None = None
+
+
+@dataclass(frozen=True)
+class OutsideMatmul:
+    """A matmul of a loop's scope outside its pipeline loops: how many of the scope's
+    pipeline loops come before it, the matmul, and the loads its operands are (None: no
+    one load of that name)."""
+
+    after_loops: int
+    site: MatmulSite
+    lhs: SlotLoad | None
+    rhs: SlotLoad | None
+
+
+@dataclass(frozen=True)
+class CubeScope:
+    """The outlined scope (one function of the compiler) a loop is in, for the L0 tiles
+    of its matmuls: its number in its Python function, how many cube ops it holds in
+    all, its first call whose ops are not seen (None: none), the matmuls outside its
+    pipeline loops, and why those are not known (None: they are)."""
+
+    scope: int
+    cube_ops: int | None = None  # (None: not read, the loop holds no matmul)
+    opaque: str | None = None
+    outside: tuple[OutsideMatmul, ...] = ()
+    outside_unknown: str | None = None
+    pipeline_loops: int = 0  # the scope's, nested ones too
 
 
 @dataclass(frozen=True)
@@ -41,12 +71,16 @@ class LoopFacts:
     ``slot_loads``: the body's top-level loads (None: not known); ``slot_scope``: the line
     of the outlined scope holding the loop; ``load_time_bound``: the symbol of a bound or
     step computed when the module loads (a constant to the compiler, not visible here);
+    ``matmuls``: the body's matmuls as AutoTileMatmulL0 meets them, and ``scope_matmuls``
+    the scope's (None: not read), for the L0 tiles of the memory passes;
     ``scope_tiles``: the Vec tiles of the whole InCore scope holding the loop, for the
     memory passes (None: not looked at), shared by the scope's loops; ``scope_loop``: which
     of its loops this one is (-1: none).
     """
 
     slot_loads: tuple[SlotLoad, ...] | None = None
+    matmuls: BodyMatmuls | None = None
+    scope_matmuls: CubeScope | None = None
     slot_scope: int = 0
     load_time_bound: str | None = None
     scope_tiles: ScopeTiles | None = None

@@ -97,7 +97,14 @@ class _Found:
 
 def slot_loads(loop: cst.For, tensors: Mapping[str, Tensor], fold: Fold) -> tuple[SlotLoad, ...]:
     """The loop body's top-level loads and what the pass makes of each."""
-    statements = body_statements(loop.body)
+    return statement_loads(body_statements(loop.body), tensors, fold)
+
+
+def statement_loads(
+    statements: Sequence[cst.CSTNode], tensors: Mapping[str, Tensor], fold: Fold
+) -> tuple[SlotLoad, ...]:
+    """The loads of a block's statements, as :func:`slot_loads` finds a body's (the
+    operands of a matmul outside the pipeline loops are such loads)."""
     found = _top_level(statements, tensors, fold)
     uses = _Uses(statements, frozenset(tensors).difference(block_defs(statements)))
     return tuple(_judged(load, uses) for load in found)
@@ -364,7 +371,15 @@ def _judged(load: _Found, uses: _Uses) -> SlotLoad:
     size = None
     if values is not None and load.dtype is not None:
         size = slot_bytes(values, load.dtype, space)
-    return SlotLoad(load.name, space, size, _blocker(load, space, values, uses), _unknown(load))
+    return SlotLoad(
+        load.name,
+        space,
+        size,
+        _blocker(load, space, values, uses),
+        _unknown(load),
+        tuple(values) if values is not None else None,
+        load.dtype,
+    )
 
 
 def _values(extents: Sequence[Extent] | None) -> list[int] | None:

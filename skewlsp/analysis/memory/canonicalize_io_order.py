@@ -23,10 +23,10 @@ the way the compiler lays the lowered code out:
 a whole InCore scope's Vec tiles (the loads, the tiles the body computes, the tiles
 outside the loops: ConvertTensorToTileOps' conversions,
 :mod:`skewlsp.analysis.passes.op_conversion`) the same way, each clone's computed tiles
-after all the loads, in the clone's order. Neither knows the L0 moves of a matmul's
-operands (Left, Right), a loop nested in a replicated one, or the remainder chain of a
-loop whose bounds are known only at run time. A load with no static size makes the
-whole function unknown (None, or the reason).
+after all the loads, in the clone's order. Neither lays out the L0 moves of a matmul's
+operands (Left, Right: :mod:`.l0_tiles` does), a loop nested in a replicated one, or the
+remainder chain of a loop whose bounds are known only at run time. A load with no static
+size makes the whole function unknown (None, or the reason).
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from skewlsp.analysis.memory.canonicalize_io_order import (
     ReplicatedLoop,
     ScopeLayout,
 )
+from skewlsp.analysis.memory.l0_tiles import L0Memory
 from skewlsp.analysis.memory.memory_reuse import ReuseResult
 from skewlsp.analysis.passes.op_conversion import ScopeTiles
 from skewlsp.contract import Core, Instance, Lowering, Span
@@ -47,13 +48,16 @@ class LoopMemory:
     sizes (laid out as CanonicalizeIOOrder leaves them), 33 MemoryReuse's packing and
     34 AllocateMemoryAddr's placement of them.
 
-    Alone, because the loads are all skewlsp sees of a function's tiles: what they
-    cannot fit by themselves the whole function cannot fit either (a slot-bound depth,
-    an overflow), and that is all the report says for certain. ``why``: why the loop
+    Alone, because of Mat (and of Vec where a tile of the function is not modelled) the
+    loads are all skewlsp sees: what they cannot fit by themselves the whole function
+    cannot fit either (a slot-bound depth, an overflow). The spaces skewlsp sees whole
+    are beside them: ``vec`` and ``l0``. ``why``: why the loop
     is not modelled (not replicated, loads of no static size, ...), None when it is;
-    ``loop``: the loop as the layout read it (its loads, stage, trip and remainder).
+    ``loop``: the loop as the layout read it (its loads, stage, trip and remainder);
     ``vec``: the whole function's Vec tiles packed together, or why they are not known
-    (None: not looked at, as on the cube core).
+    (None: not looked at, as on the cube core); ``l0``: the Left and Right tiles of its
+    function's matmuls, which are modelled whole (:mod:`.l0_tiles`), None when its
+    function holds none or is not a cube function.
     """
 
     loop: ReplicatedLoop | None = None
@@ -62,6 +66,7 @@ class LoopMemory:
     allocation: Allocation | None = None
     why: str | None = None
     vec: ScopeMemory | None = None
+    l0: L0Memory | None = None
 
 
 @dataclass(frozen=True)

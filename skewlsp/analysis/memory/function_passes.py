@@ -6,9 +6,12 @@ Each loop's loads are modelled alone (:class:`~.core_function.LoopMemory`): what
 cannot fit by themselves, the function cannot fit either. Where every Vec tile of the
 InCore scope holding a loop is known (ConvertTensorToTileOps' conversions of its
 statements: :mod:`skewlsp.analysis.passes.op_conversion`), the scope's Vec tiles are
-also packed together (:class:`~.core_function.ScopeMemory`): then a loop's depth there
-is the whole function's. The other spaces (Mat, the L0 spaces) keep to the loads alone.
-Under the ``ptoas`` planner pypto runs neither MemoryReuse nor AllocateMemoryAddr
+also packed together (:class:`~.core_function.ScopeMemory`, ``LoopMemory.vec``): then a
+loop's depth there is the whole function's. Left and Right are packed on their own too:
+MemoryReuse packs each space apart, and skewlsp sees every L0 tile of a cube function's
+matmuls (:mod:`.l0_tiles`), so those are laid out and packed once per outlined scope,
+whole, and each loop of it reads the result (``LoopMemory.l0``). Mat keeps to the loads
+alone. Under the ``ptoas`` planner pypto runs neither MemoryReuse nor AllocateMemoryAddr
 (ptoas places the buffers): the passes leave the function alone.
 
 The chip is the compiler's default, the Ascend910B (:data:`.chip.DEFAULT_CHIP`), and no
@@ -36,6 +39,7 @@ from skewlsp.analysis.memory.core_function import (
     LoopMemory,
     ScopeMemory,
 )
+from skewlsp.analysis.memory.l0_tiles import L0Memory, L0Tiles, l0_tiles
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, memory_reuse
 from skewlsp.analysis.passes.op_conversion import ScopeTiles
 
@@ -72,7 +76,11 @@ def init_memref(function: CoreFunction) -> CoreFunction:
             found.append(LoopMemory(why=replicated, vec=vec))
             continue
         found.append(LoopMemory(replicated, function_tiles([replicated]), vec=vec))
-    return replace(function, memory=tuple(found))
+    l0 = _l0_memory(function)
+    return replace(
+        function,
+        memory=tuple(replace(memory, l0=l0[n]) for n, memory in enumerate(found)),
+    )
 
 
 def vec_scope(
@@ -103,6 +111,32 @@ def vec_scope(
     )
 
 
+def _l0_memory(function: CoreFunction) -> list[L0Memory | None]:
+    """Each loop's view of the Left and Right tiles of its outlined scope's matmuls,
+    laid out once per scope (:func:`.l0_tiles.l0_tiles`); only a cube function has
+    them."""
+    if function.core == "aiv":
+        return [None] * len(function.loops)
+    loops = [(loop.facts, loop.lowering) for loop in function.loops]
+    by_scope: dict[int, L0Tiles | str | None] = {}
+    found: list[L0Memory | None] = []
+    for number, loop in enumerate(function.loops):
+        scope, matmuls = loop.facts.scope_matmuls, loop.facts.matmuls
+        if scope is None or matmuls is None or not (matmuls.sites or matmuls.unknown):
+            found.append(None)
+            continue
+        if scope.scope not in by_scope:
+            by_scope[scope.scope] = l0_tiles(loops, scope.scope, DEFAULT_CHIP)
+        tiles = by_scope[scope.scope]
+        if tiles is None:
+            found.append(None)
+        elif isinstance(tiles, str):
+            found.append(L0Memory(loop=number, why=tiles))
+        else:
+            found.append(L0Memory(tiles, number))
+    return found
+
+
 def _lowerings(function: CoreFunction, scope: ScopeTiles) -> list[LoopLowering | str]:
     """Each loop of ``scope`` as the layout reads it: a pipeline loop as this core's
     lowering left it (a string: why not known), a sequential loop as written."""
@@ -124,9 +158,10 @@ def _lowerings(function: CoreFunction, scope: ScopeTiles) -> list[LoopLowering |
 
 
 def reuse_memory(function: CoreFunction) -> CoreFunction:
-    """33 MemoryReuse: each modelled loop's loads packed into buffers (depth, hints), and
-    each known scope's Vec tiles packed together, once per scope."""
-    packed: dict[int, ReuseResult] = {}
+    """33 MemoryReuse: each modelled loop's loads packed into buffers (depth, hints), each
+    known scope's Vec tiles packed together and its function's L0 tiles (each once per
+    scope: each space on its own)."""
+    packed: dict[int, ReuseResult] = {}  # by the scope's one record, alive while this runs
     found = []
     for memory in function.memory:
         if memory.tiles is not None:
@@ -137,6 +172,12 @@ def reuse_memory(function: CoreFunction) -> CoreFunction:
             if reuse is None:
                 reuse = packed[id(vec.layout)] = memory_reuse(vec.layout.tiles, DEFAULT_CHIP)
             memory = replace(memory, vec=replace(vec, reuse=reuse))
+        l0 = memory.l0
+        if l0 is not None and l0.tiles is not None:
+            reuse = packed.get(id(l0.tiles))
+            if reuse is None:
+                reuse = packed[id(l0.tiles)] = memory_reuse(l0.tiles.tiles, DEFAULT_CHIP)
+            memory = replace(memory, l0=replace(l0, reuse=reuse))
         found.append(memory)
     return replace(function, memory=tuple(found))
 

@@ -103,8 +103,13 @@ class LegacyFallback:
 @dataclass(frozen=True)
 class ReuseResult:
     """The packing of one function: per space, its buffers (tile indices, the
-    representative, the largest, first); each (space, group)'s requested and achieved
-    depth; the hints; the spaces packed the legacy way (with or without a warning)."""
+    representative, the largest, first), in the order of their names: a buffer keeps the
+    MemRef of the tile that opened it, which InitMemRef numbered in program order, and
+    AllocateMemoryAddr places buffers by name (compared as text: ``mem_vec_10`` comes
+    before ``mem_vec_9``; the numbers count tiles skewlsp does not see, so the tiles'
+    order stands for them); each (space, group)'s requested and
+    achieved depth; the hints; the spaces packed the legacy way (with or without a
+    warning)."""
 
     buffers: Mapping[str, tuple[tuple[int, ...], ...]]
     requested: Mapping[tuple[str, int], int]
@@ -289,7 +294,7 @@ def memory_reuse(
     for space in sorted(by_space):
         order = sorted(by_space[space], key=lambda i: (-tiles[i].bytes, tiles[i].live[0], i))
         buffers, fallback = _pack_space(space, order, tiles, groups, chip, held.get(space, 0))
-        packed[space] = tuple(tuple(members) for members in buffers)
+        packed[space] = tuple(tuple(members) for members in sorted(buffers, key=lambda m: m[0]))
         if fallback is not None:
             legacy.append(fallback)
     quiet = {f.space for f in legacy}

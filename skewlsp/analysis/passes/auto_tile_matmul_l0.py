@@ -1,4 +1,10 @@
-"""Casts of a matmul result that only matmuls read: done by the cube on its way out.
+"""AutoTileMatmulL0 (``auto_tile_matmul_l0_pass.cpp``, pass doc 15): what skewlsp models of it.
+
+- the matmuls of a pipeline loop's body the pass tiles into L0 (:func:`body_matmuls`:
+  which op, which operands; the tile it picks is :mod:`.l0_tile_chooser`'s);
+- casts of a matmul result that only matmuls read: done by the cube on its way out.
+
+The casts:
 
 AutoTileMatmulL0 (auto_tile_matmul_l0_pass.cpp, the fits-L0c chained-matmul
 cast-fold) rewrites ``cb = tile.cast(acc, BF16, mode="rint")`` of an FP32 matmul
@@ -18,8 +24,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl, op_registry
+from skewlsp.analysis.frontend.names import body_statements
 from skewlsp.analysis.frontend.op_registry import op_leaf
-from skewlsp.analysis.passes.body import Stmt
+from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite, ScopeMatmuls, Stmt
 from skewlsp.analysis.source.walk import walk
 
 # The positional arguments that are matrix operands (the accumulator of
@@ -121,3 +128,148 @@ def _foldable_cast(call: cst.Call, accumulators: frozenset[str]) -> bool:
 def _leaf_name(expr: cst.BaseExpression) -> str | None:
     path = dsl.dotted(expr)
     return path[-1] if path else None
+
+
+# The matmuls whose L0 tiles are modelled: (left, right) operand positions. The other
+# cube ops (a bias, gemv, batch, mx) are not: a body holding one is not known.
+_TILED = {"matmul": (0, 1), "matmul_acc": (1, 2)}
+
+
+def body_matmuls(loop: cst.For) -> BodyMatmuls:
+    """The matmuls of ``loop``'s body, as AutoTileMatmulL0 meets them."""
+    sites: list[MatmulSite] = []
+    why = _collect(body_statements(loop.body), sites)
+    return BodyMatmuls(() if why else tuple(sites), why)
+
+
+def scope_matmuls(opened_by: cst.CSTNode) -> ScopeMatmuls:
+    """The matmuls of the scope ``opened_by`` opens (a ``with``, an spmd loop, or an
+    InCore function) that are outside its pipeline loops, as AutoTileMatmulL0 meets
+    them: a block's statements one after the other, a branch or a plain loop's body as
+    written once (the IR holds it once)."""
+    body = getattr(opened_by, "body", None)
+    if body is None:
+        return ScopeMatmuls(unknown="the scope's statements are not read")
+    walk_ = _ScopeWalk()
+    why = walk_.block(body_statements(body))
+    return ScopeMatmuls(
+        () if why else tuple(walk_.sites),
+        () if why else tuple(walk_.blocks),
+        why,
+        walk_.loops,
+        walk_.cube_ops,
+        walk_.opaque,
+    )
+
+
+class _ScopeWalk:
+    def __init__(self) -> None:
+        self.loops = 0  # pipeline loops met so far
+        self.sites: list[tuple[int, MatmulSite]] = []
+        self.blocks: list[tuple[cst.CSTNode, ...]] = []
+        self.cube_ops = 0
+        self.opaque: str | None = None
+        self.why: str | None = None  # (the first reason, the walk goes on counting)
+
+    def block(self, statements: Sequence[cst.CSTNode]) -> str | None:
+        self.blocks.append(tuple(statements))
+        for stmt in statements:
+            if isinstance(stmt, cst.For) and _is_pipeline(stmt):
+                for node in walk(stmt):
+                    if isinstance(node, cst.For) and _is_pipeline(node):
+                        self.loops += 1
+                    elif type(node) is cst.Call:
+                        self._count(node)
+                continue
+            if isinstance(stmt, cst.BaseCompoundStatement):
+                for suite in _suites(stmt):
+                    self.block(body_statements(suite))
+                continue
+            found: list[MatmulSite] = []
+            for node in walk(stmt):
+                if type(node) is cst.Call:
+                    self._count(node)
+                    self.why = self.why or _site(node, found)
+            self.sites += [(self.loops, site) for site in found]
+        return self.why
+
+    def _count(self, call: cst.Call) -> None:
+        leaf = op_leaf(call)
+        if leaf in op_registry.CUBE_OPS:
+            self.cube_ops += 1
+        elif leaf is None and self.opaque is None:
+            path = dsl.dotted(call.func)
+            if path is None or path[0] not in op_registry.PYTHON_BUILTINS:
+                self.opaque = ".".join(path) if path else "?"
+
+
+def _is_pipeline(loop: cst.For) -> bool:
+    path = dsl.dotted(loop.iter.func) if isinstance(loop.iter, cst.Call) else None
+    return path is not None and path[-1] == "pipeline"
+
+
+def _suites(stmt: cst.BaseCompoundStatement) -> list[cst.BaseSuite]:
+    suites = [stmt.body]
+    orelse = getattr(stmt, "orelse", None)
+    while orelse is not None:
+        suites.append(orelse.body)
+        orelse = getattr(orelse, "orelse", None)
+    return suites
+
+
+def _collect(statements: Sequence[cst.CSTNode], sites: list[MatmulSite]) -> str | None:
+    for stmt in statements:
+        if isinstance(stmt, cst.If):
+            branch: cst.CSTNode | None = stmt
+            while isinstance(branch, cst.If | cst.Else):
+                why = _collect(body_statements(branch.body), sites)
+                if why:
+                    return why
+                branch = branch.orelse if isinstance(branch, cst.If) else None
+            continue
+        if isinstance(stmt, cst.BaseCompoundStatement):
+            if any(type(n) is cst.Call and op_leaf(n) in op_registry.CUBE_OPS for n in walk(stmt)):
+                return "a matmul in a nested loop or block is not modelled"
+            continue
+        for node in walk(stmt):
+            if type(node) is cst.Call:
+                why = _site(node, sites)
+                if why:
+                    return why
+    return None
+
+
+def _site(call: cst.Call, sites: list[MatmulSite]) -> str | None:
+    leaf = op_leaf(call)
+    if leaf not in op_registry.CUBE_OPS:
+        return None  # (a call whose ops are not seen: the function stage asks its scope)
+    if leaf not in _TILED:
+        return f"`{leaf}`'s L0 tiles are not modelled"
+    args = dsl.positional(call)
+    lhs, rhs = (_operand_name(args[k].value) if k < len(args) else None for k in _TILED[leaf])
+    if lhs is None or rhs is None:
+        return f"an operand of `{leaf}` is neither a named tile nor a slice of a tensor"
+    out = dsl.keyword(call, "out_dtype")
+    transposed = (_is_true(dsl.keyword(call, "a_trans")), _is_true(dsl.keyword(call, "b_trans")))
+    sites.append(
+        MatmulSite(leaf, lhs, rhs, _leaf_name(out.value) if out else None, transposed)
+    )
+    return None
+
+
+def _operand_name(node: cst.BaseExpression) -> str | None:
+    """An operand as the body's loads name it: a name, or ``t[...]`` for a slice of ``t``
+    written in place (FlattenCallExpr makes it a load of its own)."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
+        return f"{node.value.value}[...]"
+    if isinstance(node, cst.Call) and op_leaf(node) in ("slice", "load"):
+        args = dsl.positional(node)
+        if args and isinstance(args[0].value, cst.Name):
+            return f"{args[0].value.value}[...]"
+    return None
+
+
+def _is_true(arg: cst.Arg | None) -> bool:
+    return arg is not None and dsl.dotted(arg.value) == ("True",)

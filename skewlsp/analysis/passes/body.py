@@ -197,3 +197,46 @@ def trip_count(start: int, stop: int, step: int) -> int:
     span = stop - start if ascending else start - stop
     magnitude = abs(step)
     return min((span + magnitude - 1) // magnitude, INT64_MAX)
+
+
+@dataclass(frozen=True)
+class MatmulSite:
+    """A ``pl.matmul`` / ``pl.matmul_acc`` of a loop body, in program order: its op, its
+    left and right operands (as the body's loads name them), the accumulator type written
+    (``out_dtype``; None: the operands' default), and whether each operand is read
+    transposed (``a_trans``, ``b_trans``)."""
+
+    op: str
+    lhs: str
+    rhs: str
+    out_dtype: str | None = None
+    transposed: tuple[bool, bool] = (False, False)
+
+
+@dataclass(frozen=True)
+class BodyMatmuls:
+    """The matmuls of a loop's body at its top level and in its ``if`` branches (which
+    run one after the other in program order), or why they cannot be told
+    (``unknown``): a matmul in a nested loop, an operand that is neither a name nor a
+    slice, another cube op.
+    """
+
+    sites: tuple[MatmulSite, ...] = ()
+    unknown: str | None = None
+
+
+@dataclass(frozen=True)
+class ScopeMatmuls:
+    """The matmuls of an outlined scope outside its pipeline loops, in program order:
+    each with how many of the scope's pipeline loops come before it; the statement
+    blocks they are in (whose loads are their operands); or why they cannot be told.
+    And of the whole scope: its pipeline loops (nested ones too), its cube-op calls, and
+    its first call that is neither a DSL op nor a Python builtin (an inline helper,
+    whose ops are not seen), None when there is none."""
+
+    sites: tuple[tuple[int, MatmulSite], ...] = ()
+    blocks: tuple[tuple[cst.CSTNode, ...], ...] = ()
+    unknown: str | None = None
+    pipeline_loops: int = 0
+    cube_ops: int = 0
+    opaque: str | None = None

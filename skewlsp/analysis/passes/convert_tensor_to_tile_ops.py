@@ -15,7 +15,8 @@ name holds a tile.
 The walk also counts the InCore scopes it opens (``pl.at`` at the CORE_GROUP level,
 ``pl.spmd``, a ``pl.split_aiv`` region outside one: ``frontend.scope.opens_incore_scope``):
 the compiler outlines each into a function of its own, and the slots the pass pins are
-charged per function.
+charged per function. A ``with pl.spmd`` body that opens none (it dispatches a kernel)
+becomes a Spmd function this pass does not convert: its loops hold no loads.
 
 Models: ``src/ir/transforms/convert_tensor_to_tile_ops_pass.cpp`` (pass doc 10; which
 slice it loads to Mat and which to Vec is ExpandMixedKernel's scan, ``core_split``).
@@ -24,7 +25,7 @@ slice it loads to Mat and which to Vec is ExpandMixedKernel's scan, ``core_split
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -37,7 +38,7 @@ from skewlsp.analysis.frontend.names import (
     target_effects,
 )
 from skewlsp.analysis.frontend.op_registry import op_leaf
-from skewlsp.analysis.frontend.scope import function_params, opens_incore_scope
+from skewlsp.analysis.frontend.scope import function_params, is_spmd_scope, opens_incore_scope
 from skewlsp.analysis.passes.simplify import Fold, simplified, simplified_difference
 from skewlsp.analysis.source.tree_text import MadeTrees
 
@@ -147,11 +148,17 @@ def dtype_of(node: cst.BaseExpression | None) -> str | None:
 @dataclass(frozen=True)
 class LoopSurroundings:
     """The tensors bound where a loop starts and the InCore scope it is in (by order: 0
-    for the function's own body, n for the n-th scope the function opens)."""
+    for the function's own body, n for the n-th scope the function opens), and the
+    statement that opens the scope (the function, for its own body): the memory passes
+    read every matmul of the function the compiler outlines it to. ``tile_ops`` is False
+    for a loop in a ``pl.spmd`` dispatch body outside any InCore scope: its Spmd function
+    stays at tensor level (this pass converts InCore functions only), so its slices are
+    never loads."""
 
     tensors: dict[str, Tensor]
     scope: int
-    node: cst.CSTNode | None = None  # the statement opening the scope (the function: 0)
+    tile_ops: bool = True
+    opened_by: cst.CSTNode | None = None  # the statement opening the scope (the function: 0)
 
 
 def surroundings(
@@ -165,10 +172,12 @@ def surroundings(
         found = _annotated(param.annotation)
         if found is not None:
             walker.tensors[name] = found
-    if incore:
-        walker.nodes[0] = fn
+    walker.scope_nodes[0] = fn
     walker.block(body_statements(fn.body), incore, 0)
-    return walker.loops
+    return {
+        key: replace(found, opened_by=walker.scope_nodes.get(found.scope))
+        for key, found in walker.loops.items()
+    }
 
 
 def _annotated(annotation: cst.Annotation | None) -> Tensor | None:
@@ -197,30 +206,35 @@ class _Walk:
         self.tensors: dict[str, Tensor] = {}
         self.opened = 0  # InCore scopes opened so far
         self.loops: dict[int, LoopSurroundings] = {}
-        self.nodes: dict[int, cst.CSTNode] = {}  # each scope's opening statement
+        self.scope_nodes: dict[int, cst.CSTNode] = {}  # each scope's opening statement
 
-    def block(self, statements: Sequence[cst.CSTNode], incore: bool, scope: int) -> None:
+    def block(
+        self, statements: Sequence[cst.CSTNode], incore: bool, scope: int, spmd: bool = False
+    ) -> None:
+        """``spmd``: the statements are in a ``pl.spmd`` scope that opened no InCore one."""
         for stmt in statements:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     self._bind(small, incore)
             elif isinstance(stmt, cst.BaseCompoundStatement):
-                self._compound(stmt, incore, scope)
+                self._compound(stmt, incore, scope, spmd)
 
-    def _compound(self, stmt: cst.BaseCompoundStatement, incore: bool, scope: int) -> None:
+    def _compound(
+        self, stmt: cst.BaseCompoundStatement, incore: bool, scope: int, spmd: bool
+    ) -> None:
         opens = opens_incore_scope(stmt, self.made, incore)
         if opens:
             self.opened += 1
             scope = self.opened
-            self.nodes[scope] = stmt
+            self.scope_nodes[scope] = stmt
+        spmd = spmd or (not (incore or opens) and is_spmd_scope(stmt))
         if isinstance(stmt, cst.For):
-            self.loops[id(stmt)] = LoopSurroundings(
-                dict(self.tensors), scope, self.nodes.get(scope)
-            )
+            tile_ops = incore or opens or not spmd
+            self.loops[id(stmt)] = LoopSurroundings(dict(self.tensors), scope, tile_ops)
             for name in target_effects(stmt.target)[0]:
                 self.tensors.pop(name, None)
         for suite in _suites(stmt):
-            self.block(body_statements(suite), incore or opens, scope)
+            self.block(body_statements(suite), incore or opens, scope, spmd)
 
     def _bind(self, small: cst.BaseSmallStatement, incore: bool) -> None:
         target, value, annotation = binding_of(small)

@@ -304,7 +304,7 @@ class _Convert:
             if not reads:
                 raise NotModelled(f"`{leaf}` of no tile")
             second = found[1] if leaf in EXPAND_OPS and len(found) > 1 else None
-            forbid = (second,) if second is not None else ()
+            forbid: tuple[str, ...] = (second,) if second is not None else ()
             if leaf in NOT_INPLACE_UNARY:
                 forbid = reads
             if leaf == "rsqrt" and _true(dsl.keyword(call, "high_precision")):

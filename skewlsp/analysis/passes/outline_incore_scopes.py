@@ -2,7 +2,9 @@
 
 The DSL parser makes an InCore scope statement of every ``pl.at(CORE_GROUP)``,
 ``pl.spmd`` or ``pl.split_aiv`` region outside one (``frontend.scope.opens_incore_scope``
-recognises them); this pass moves each into a function of its own. Which function a
+recognises them; a ``with pl.spmd`` body that dispatches a kernel without reading the
+block index gets none, and stays in a Spmd function no later pass splits); this pass
+moves each into a function of its own. Which function a
 loop ends up in decides what the later passes see of it: whether that function holds
 cube ops (ExpandMixedKernel splits it), and which headers can set its split mode
 (SplitVectorKernel's dual dispatch).

@@ -16,11 +16,13 @@ only where the loads alone make the fact certain:
 
 Where every Vec tile of the function is known (:class:`~skewlsp.analysis.memory.
 core_function.ScopeMemory`: the tiles the body computes and the tiles outside the loops
-too), the loop's depth in Vec is the whole function's packing's, exactly: SKW080 when it
-is slot-bound, SKW082 (PH-MR-001, space-pressure) when the function's other tiles take
-the space, naming the largest co-resident tiles. Elsewhere (Mat, the L0 spaces, a
-function with a tile not modelled) a loop whose loads fit says so ("fits alone") and,
-in Vec, why the rest is not known.
+too), the loop's depth in Vec is the whole function's packing's, exactly: SKW080
+(PH-MR-001) slot-bound, or space-pressure when the function's other tiles take the
+space, naming the largest co-resident tiles and offering the ``stage=`` under which the
+whole function, packed again, keeps every stage apart. Left and Right, whose tiles are
+modelled whole too, are :mod:`.l0_memory`'s (SKW080 of either cause there as well).
+Elsewhere (Mat, a function with a tile not modelled) a loop whose loads fit says so
+("fits alone") and, in Vec, why the rest is not known.
 """
 
 from __future__ import annotations
@@ -38,12 +40,14 @@ from skewlsp.analysis.memory.canonicalize_io_order import (
 )
 from skewlsp.analysis.memory.core_function import CoreFunction, LoopMemory, ScopeMemory
 from skewlsp.analysis.memory.memory_reuse import DepthHint, memory_reuse
+from skewlsp.analysis.report.buffers import buffer_assignment, with_buffers
+from skewlsp.analysis.report.l0_memory import l0_spaces
 from skewlsp.contract import (
+    DEPTH_REDUCED,
     MEMORY_OVERFLOW,
-    SLOT_BOUND,
-    SPACE_PRESSURE,
     Finding,
     LoopReport,
+    Lowering,
     SpaceBuffers,
     Span,
 )
@@ -56,19 +60,50 @@ def with_memory(report: LoopReport, functions: Sequence[CoreFunction]) -> LoopRe
     """``report`` with what the memory passes give its loop on each core copy (the
     records of ``functions``, one per copy, in the report's cores' order)."""
     found = [_loop_memory(report.span, function) for function in functions]
-    if not any(memory is not None and memory.tiles is not None for memory in found):
+    assigned = [
+        buffer_assignment(memory, function.planner)
+        for memory, function in zip(found, functions, strict=True)
+    ]
+    report = with_buffers(report, assigned)
+    if not any(
+        memory is not None and (memory.tiles is not None or memory.l0 is not None)
+        for memory in found
+    ):
         return report
     where = report.stage_span or report.call_span
     hints: list[Finding] = []
     if report.cores:
         cores = []
-        for core, memory in zip(report.cores, found, strict=True):
-            spaces, findings = _spaces(memory, where, f" on the {core.core.upper()} core")
+        for core, memory, function in zip(report.cores, found, functions, strict=True):
+            on = f" on the {core.core.upper()} core"
+            spaces, findings = _spaces(memory, where, on)
+            more, l0_findings = _l0(memory, function, core.lowering, where, on)
+            spaces += tuple(more)
             cores.append(replace(core, memory=spaces) if spaces else core)
-            hints += findings
+            hints += findings + l0_findings
         return replace(report, cores=tuple(cores), hints=report.hints + tuple(hints))
     spaces, findings = _spaces(found[0], where, "")
-    return replace(report, memory=spaces, hints=report.hints + tuple(findings))
+    more, l0_findings = _l0(found[0], functions[0], report.lowering, where, "")
+    return replace(
+        report,
+        memory=spaces + tuple(more),
+        hints=report.hints + tuple(findings + l0_findings),
+    )
+
+
+def _l0(
+    memory: LoopMemory | None,
+    function: CoreFunction,
+    lowering: Lowering | None,
+    where: Span,
+    on: str,
+) -> tuple[list[SpaceBuffers], list[Finding]]:
+    """The loop's Left and Right buffers (``l0_memory``), when its function has L0 tiles."""
+    if memory is None or memory.l0 is None:
+        return [], []
+    requested = lowering.stage if lowering is not None else None
+    lines = [loop.span.line for loop in function.loops]
+    return l0_spaces(memory.l0, requested, lines, where, on)
 
 
 def _loop_memory(span: Span, function: CoreFunction) -> LoopMemory | None:
@@ -112,7 +147,7 @@ def _spaces(
             spaces.append(
                 SpaceBuffers(space, slot, requested, hint.achieved, "slot-bound", True)
             )
-            findings.append(Finding(SLOT_BOUND, _slot_bound(hint, on, memory), where))
+            findings.append(Finding(DEPTH_REDUCED, _slot_bound(hint, on, memory), where))
         elif (whole := _whole(memory, space, on, where)) is not None:
             spaces.append(whole[0])
             findings.extend(whole[1])
@@ -150,8 +185,8 @@ def _whole(
     memory: LoopMemory, space: str, on: str, where: Span
 ) -> tuple[SpaceBuffers, list[Finding]] | None:
     """The loop's first stage group in ``space`` as MemoryReuse packs the whole
-    function's tiles there (every one known), and its PH-MR-001 at the loop: SKW080
-    when slot-bound, SKW082 (naming the co-resident tiles) for space pressure. None
+    function's tiles there (every one known), and its PH-MR-001 at the loop: SKW080,
+    slot-bound, or space-pressure naming the co-resident tiles. None
     when the space's tiles are not all known, or MemoryReuse falls back to its legacy
     packing there (its warning is not reported yet)."""
     vec = memory.vec
@@ -176,7 +211,7 @@ def _whole(
             f"stages' buffers apart in {space}{on}: {hint.requested} x {hint.slot} B per "
             f"stage is more than its {hint.free} B, whatever else the function holds"
         )
-        return found, [Finding(SLOT_BOUND, message, where)]
+        return found, [Finding(DEPTH_REDUCED, message, where)]
     message = (
         f"PH-MR-001: MemoryReuse keeps only {hint.achieved} of the {hint.requested} stages' "
         f"buffers apart in {space}{on}: the function's {space} tiles packed together fit "
@@ -187,7 +222,7 @@ def _whole(
     stage = _stage_that_fits(vec, hint.achieved)
     if stage is not None:
         message += f"; stage={stage} keeps all {stage}"
-    return found, [Finding(SPACE_PRESSURE, message, where)]
+    return found, [Finding(DEPTH_REDUCED, message, where)]
 
 
 def _stage_that_fits(vec: ScopeMemory, most: int) -> int | None:

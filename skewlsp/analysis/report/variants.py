@@ -60,12 +60,17 @@ def with_variants(
 
 def _shown(report: LoopReport) -> LoopReport:
     """What a variant tells apart: the report without its buffers' bytes (``memory``,
-    which another build's tile sizes change while the verdict and findings stay; a
-    memory code another build gives or takes away is a finding, and so a difference)."""
-    if not report.memory and not any(core.memory for core in report.cores):
+    and which copy uses which buffer, ``buffers``: another build's tile sizes change them
+    while the verdict and findings stay; a memory code another build gives or takes away
+    is a finding, and so a difference)."""
+    if (
+        not report.memory
+        and report.buffers is None
+        and not any(core.memory or core.buffers is not None for core in report.cores)
+    ):
         return report
-    cores = tuple(replace(core, memory=()) for core in report.cores)
-    return replace(report, memory=(), cores=cores)
+    cores = tuple(replace(core, memory=(), buffers=None) for core in report.cores)
+    return replace(report, memory=(), buffers=None, cores=cores)
 
 
 def _by_key(

@@ -13,6 +13,7 @@ from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.common.rules_page import docs_url
 from skewlsp.contract import (
     CODES,
+    BufferAssignment,
     CoreResult,
     FifoHazard,
     FifoMessage,
@@ -100,6 +101,12 @@ def memory_data(memory: Sequence[SpaceBuffers]) -> list[dict[str, Any]]:
     return [dataclasses.asdict(found) for found in memory]
 
 
+def buffers_data(buffers: BufferAssignment | None) -> dict[str, Any] | None:
+    """Which copy's load is in which buffer (``loads``), or why the memory passes did not
+    model the loop (``why``); None when they never saw it."""
+    return dataclasses.asdict(buffers) if buffers is not None else None
+
+
 def cores_data(cores: Sequence[CoreResult]) -> list[dict[str, Any]]:
     """Each core's copy of a split loop: the loop's, and each copy's of a loop built several
     times (one shape for both, so a tool reads them alike)."""
@@ -117,6 +124,7 @@ def cores_data(cores: Sequence[CoreResult]) -> list[dict[str, Any]]:
             "pops": c.pops,
             "lowering": lowering_data(c.lowering),
             "memory": memory_data(c.memory),
+            "buffers": buffers_data(c.buffers),
         }
         for c in cores
     ]
@@ -156,7 +164,8 @@ def diagnostic_data(
         "offending": span_data(report.offending) if report else None,
         "loop": span_data(report.span) if report else None,
         "cores": cores_data(report.cores if report else ()),
-        "fix": report.fix_hint if report else None,
+        # The loop's advice, on the loop's record only: a hint's own edit is its fix_edit.
+        "fix": report.fix_hint if report and diagnostic.kind == "loop" else None,
         # How the fix applies: "safe" (--fix), "unsafe" (--fix --unsafe-fixes), "advice" (a
         # human's change: no edit); and the edit, checked again before --fix writes it.
         "fix_applicability": diagnostic.applicability,
@@ -167,6 +176,7 @@ def diagnostic_data(
         ),
         "lowering": lowering_data(report.lowering) if report else None,
         "memory": memory_data(report.memory if report else ()),
+        "buffers": buffers_data(report.buffers if report else None),
         "compiler_id": CODES[diagnostic.code].compiler_id if diagnostic.code in CODES else None,
         "related": [
             {"message": r.message, **(span_data(r.span) or {})} for r in diagnostic.related
@@ -185,6 +195,7 @@ def diagnostic_data(
                 "cores": cores_data(copy.cores),
                 "lowering": lowering_data(copy.lowering),
                 "memory": memory_data(copy.memory),
+                "buffers": buffers_data(copy.buffers),
                 **assumed_data(copy),
             }
             for copy in diagnostic.copies

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from skewlsp.analysis.driver import analyze_models
 from skewlsp.analysis.driver.function_stage import FUNCTION_PASSES
+from skewlsp.analysis.memory.core_function import LoopMemory
 from skewlsp.analysis.memory.function_passes import allocate_memory, init_memref, reuse_memory
+from skewlsp.analysis.memory.memory_reuse import LegacyFallback
+from skewlsp.common.resolver import RecordingResolver
 from tests.kernels import LOCAL, LOCAL_PIPELINE, PRODUCER, loop, module
 
 
@@ -34,3 +39,40 @@ def test_under_ptoas_no_memory_record_is_made():
         module(loop(PRODUCER) + loop(LOCAL, LOCAL_PIPELINE, "k")), planner="ptoas"
     )
     assert left.functions[0].memory == ()
+
+
+MEM_LLM = Path(__file__).resolve().parents[2] / "fixtures" / "memory" / "models" / "mem_llm"
+
+
+def memory_at(file: str, line: int) -> list[LoopMemory]:
+    """Each core copy's memory record of the loop at ``line`` of a mem_llm fixture."""
+    path = MEM_LLM / file
+    models = analyze_models(path.read_text(), str(path), resolver=RecordingResolver((MEM_LLM,)))
+    (model,) = [m for m in models if m.report.span.line == line]
+    return [
+        found
+        for function in model.functions
+        for at, found in zip(function.loops, function.memory, strict=True)
+        if at.span == model.report.span
+    ]
+
+
+def test_a_space_no_depth_fits_is_packed_the_legacy_way_with_the_compilers_warning():
+    # The compiler on short.py:32 and rotation.py:27: "capacity-gated reuse could not fit
+    # memory space Vec at any double-buffering depth; fell back to the legacy packing
+    # (which also overflows", then AllocateMemoryAddr stops; no PH-MR-001.
+    for file, line in (("short.py", 32), ("rotation.py", 27)):
+        (found,) = memory_at(file, line)
+        assert found.reuse is not None
+        assert found.reuse.fallbacks == (LegacyFallback("Vec", still_overflows=True, warned=True),)
+        assert found.reuse.hints == ()
+
+
+def test_the_loops_whose_groups_are_not_modelled_say_why():
+    # The compiler gives attention.py:24's skewed clones PH-MR-001 in Right and keeps
+    # blocks.py:27's nested column loop at 2 of 2 beside its shed row loop.
+    skewed = memory_at("attention.py", 24)
+    assert [m.why for m in skewed] == ["not replicated by LowerPipelineLoops"] * 2
+    (nested,) = memory_at("blocks.py", 27)
+    assert nested.why == "inside a loop that is replicated or skewed: its groups are not modelled"
+    assert nested.tiles is None

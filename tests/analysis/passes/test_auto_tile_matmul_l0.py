@@ -6,8 +6,8 @@ import libcst as cst
 import pytest
 
 from skewlsp.analysis.frontend.names import small_statement_effects
-from skewlsp.analysis.passes.auto_tile_matmul_l0 import cube_casts
-from skewlsp.analysis.passes.body import Stmt
+from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_matmuls, cube_casts
+from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite, Stmt
 
 
 def body(*lines: str) -> list[Stmt]:
@@ -99,3 +99,39 @@ def test_a_cast_written_as_a_matmul_operand_folds_where_the_walk_meets_the_matmu
     assert casts.operand_casts(on_a_matmul) == [on_a_matmul.args[0].value]  # type: ignore[attr-defined]
     assert casts.operand_casts(rounded) == []
     assert casts.operand_casts(accumulated) == []  # the accumulator is not a matrix operand
+
+
+def loop_of(text: str) -> cst.For:
+    node = cst.parse_statement(text)
+    assert isinstance(node, cst.For)
+    return node
+
+
+def test_the_matmuls_of_a_body_and_of_its_branches_in_program_order():
+    found = body_matmuls(
+        loop_of(
+            "for kb in pl.pipeline(4, stage=2):\n"
+            "    a = x[:, kb : kb + 128]\n"
+            "    if kb == 0:\n"
+            "        acc = pl.matmul(a, w[kb : kb + 128, :], b_trans=True, out_dtype=pl.FP32)\n"
+            "    else:\n"
+            "        acc = pl.matmul_acc(acc, a, pl.slice(w, [128, 256], [kb, 0]))\n"
+        )
+    )
+    assert found == BodyMatmuls(
+        (
+            MatmulSite("matmul", "a", "w[...]", "FP32", (False, True)),
+            MatmulSite("matmul_acc", "a", "w[...]"),
+        )
+    )
+
+
+def test_a_matmul_in_a_nested_loop_is_not_modelled():
+    found = body_matmuls(
+        loop_of(
+            "for kb in pl.pipeline(4, stage=2):\n"
+            "    for j in pl.range(2):\n"
+            "        acc = pl.matmul(a, b)\n"
+        )
+    )
+    assert found == BodyMatmuls((), "a matmul in a nested loop or block is not modelled")

@@ -151,7 +151,7 @@ def forwarded(
     o: pl.Tensor[[256, 64], pl.FP32],
     stages: pl.Scalar[pl.INT32] = 4,
 ):
-    with pl.spmd(1, name_hint="fwd"):
+    for b in pl.spmd(1, name_hint="fwd"):  # the for form: always an InCore scope
         o = attend(q, kv[0:64, 0:64], o, stages)
     return o
 
@@ -162,7 +162,7 @@ def literal(
     kv: pl.Tensor[[64, 64], pl.BF16],
     o: pl.Tensor[[256, 64], pl.FP32],
 ):
-    with pl.spmd(1, name_hint="lit"):
+    for b in pl.spmd(1, name_hint="lit"):  # the for form: always an InCore scope
         o = attend(q, kv[0:64, 0:64], o, 4)
     return o
 '''

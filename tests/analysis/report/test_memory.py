@@ -109,7 +109,7 @@ def test_a_stage_beside_a_tile_read_across_the_loop_loses_depth_as_the_compiler_
     # The compiler, at helpers.py:18 (the inline helper's loop): 2 of 4, space-pressure.
     report = report_of("vector.py", "beside_a_resident_row")
     assert report.cores[0].memory == (SpaceBuffers("Vec", 32768, 4, 2, "space-pressure", True),)
-    (hint,) = [h for h in report.hints if h.code == "SKW082"]
+    (hint,) = [h for h in report.hints if h.code == "SKW080"]
     assert "co-resident: " in hint.message and "c (load) 32768 B" in hint.message
 
 
@@ -123,7 +123,7 @@ def test_the_tiles_each_stage_computes_take_vec_from_the_stages_as_the_compiler_
     )
     assert first.cores[0].memory == (SpaceBuffers("Vec", 32768, 4, 1, "space-pressure", True),)
     assert second.cores[0].memory == (SpaceBuffers("Vec", 32768, 4, 3, "space-pressure", True),)
-    (hint,) = [h for h in first.hints if h.code == "SKW082"]
+    (hint,) = [h for h in first.hints if h.code == "SKW080"]
     assert hint.message.startswith(
         "PH-MR-001: MemoryReuse keeps only 1 of the 4 stages' buffers apart in Vec on the "
         "AIV core: the function's Vec tiles packed together fit no greater depth in its "
@@ -137,7 +137,7 @@ def test_the_space_pressure_advice_is_the_stage_packing_the_whole_function_again
     # The compiler's words for the second loop: "reduce the pipeline depth to 3"; with
     # stage=3 its 8 iterations are a main loop of 3 clones and 2 copies after it.
     _, second = (m.report for m in models_of("norm.py") if m.report.function == "rms_norm")
-    (hint,) = [h for h in second.hints if h.code == "SKW082"]
+    (hint,) = [h for h in second.hints if h.code == "SKW080"]
     assert hint.message.endswith("; stages 3 apart share storage and serialize; stage=3 keeps all 3")
 
 

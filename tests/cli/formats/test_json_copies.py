@@ -19,7 +19,7 @@ from tests.kernels import COPIES_APART, COPIES_APART_BUILT_FOR, COPIES_APART_SPL
 
 CORE_KEYS = [
     "core", "verdict", "code", "reason", "depth", "requested_depth", "trip", "copies",
-    "pushes", "pops", "lowering", "memory",
+    "pushes", "pops", "lowering", "memory", "buffers",
 ]
 LOWERING_KEYS = [
     "verdict", "code", "reason", "stage", "main_trip", "main_start", "main_stop", "stride",
@@ -84,7 +84,7 @@ def test_a_copy_has_the_shape_of_the_loop(found: list[dict]) -> None:
         for copy in loop["copies"]:
             assert list(copy) == [
                 "code", "verdict", "depth", "message", "instance", "cores", "lowering",
-                "memory", "assumes", "variants",
+                "memory", "buffers", "assumes", "variants",
             ]
             assert [list(core) for core in copy["cores"]] == [CORE_KEYS] * len(loop["cores"])
     assert [list(c["lowering"]) for c in spliced["copies"]] == [LOWERING_KEYS] * 2

@@ -61,3 +61,14 @@ def test_full_says_what_is_known_and_what_is_not(run: Run, tmp_path: Path) -> No
         "fits alone; the function's other Vec tiles are not known: a pipeline loop of the "
         "function whose trip is known only at run time"
     ) in unknown
+
+
+def test_a_hint_s_json_fix_is_its_own_not_the_advice_of_the_loop_it_sits_on(
+    run: Run, tmp_path: Path
+) -> None:
+    kernels(tmp_path)
+    found = run("--output-format", "json", "--select", "ALL", "short.py").json()
+    by_code = {item["code"]: item for item in found}
+    assert by_code["SKW014"]["fix"].startswith("stage=3 gives the same 3 copies")
+    assert by_code["SKW080"]["fix"] is None
+    assert by_code["SKW080"]["fix_applicability"] is None

@@ -1,0 +1,339 @@
+"""The Left (L0A) and Right (L0B) tiles of a cube function's matmuls, for MemoryReuse.
+
+Every matmul's matrix operands reach the cube through L0: InferTileMemorySpace
+(``infer_tile_memory_space_pass.cpp``) moves a whole operand from Mat into Left or
+Right, unless AutoTileMatmulL0 (``auto_tile_matmul_l0_pass.cpp``, run before it) has
+rewritten the matmul into a K loop of L0 slices: ``ChooseL0Tile``
+(:mod:`skewlsp.analysis.passes.l0_tile_chooser`) picks ``(m, n, k)`` for the matmul
+with the backend's L0 sizes and cost model; the whole ``(M, N, K)`` leaves it alone; a
+``k < K`` with the whole ``m, n`` makes a ``pl.pipeline(0, K, k, stage=2)`` whose body
+extracts ``[M, k]`` into Left and ``[k, N]`` into Right. LowerPipelineLoops replicates
+that K loop (its own stage group; its remainder another) before the user's loop around
+it, whose clones then copy it: each slice is in the K loop's group and in the user
+loop's. MemoryReuse packs each space on its own (``memory_reuse_pass.cpp``), so the
+function's Left and Right tiles decide their depths whatever its Vec and Mat tiles are.
+
+Laid out as the lowered code runs, each region after the one before: per user loop in
+source order, its regions (the main loop's ``stage`` clones, then the remainder's
+copies), per clone its matmuls in program order (an ``if``'s branches one after the
+other), per matmul either its two whole operands (both read by the matmul after them)
+or its K loop (CanonicalizeIOOrder puts both clones' extracts ahead of their matmuls,
+so all four are live at once; a remainder copy after it). Groups are numbered as
+LowerPipelineLoops meets the loops: a user loop's K loops before the user loop's own
+regions (only ties of MemoryReuse's shed read the numbers).
+
+Not modelled, and said so (the function's L0 tiles are then not known): a matmul
+outside the function's pipeline loops or in a nested block, a call whose ops are not
+seen (an inline helper), an operand that is not a static load of the body, one whole
+operand two matmuls read (one move), other cube ops, a tile ``ChooseL0Tile`` splits in
+M or N or whose K it peels, a loop the skew pass rewrites or one nested in a replicated
+loop, a remainder chain known only at run time. What is modelled is the default
+planner's: the PTOAS planner skips MemoryReuse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
+from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts, SlotLoad
+from skewlsp.analysis.memory.init_memref import allocation_bytes
+from skewlsp.analysis.memory.memory_reuse import ReuseResult, ReuseTile
+from skewlsp.analysis.passes.body import MatmulSite
+from skewlsp.analysis.passes.l0_tile_chooser import L0TileConfig, choose_l0_tile
+from skewlsp.contract import Lowering
+
+L0_SPACES = ("Left", "Right")
+_BYTES = {"INT8": 1, "UINT8": 1, "BF16": 2, "FP16": 2, "FP32": 4}
+_FRACTAL = 16  # GetL0FractalAlignment, GetMinL0TileDim
+
+
+@dataclass(frozen=True)
+class L0Tiling:
+    """What AutoTileMatmulL0 makes of one matmul: its L0 slice shapes ``(m, n, k)`` of
+    the whole ``(M, N, K)`` (``whole``: left as it is), and the element types."""
+
+    site: MatmulSite
+    whole: tuple[int, int, int]
+    tile: tuple[int, int, int]
+    dtypes: tuple[str, str]
+
+    @property
+    def k_trip(self) -> int:
+        """Iterations of its K loop (1: no K loop)."""
+        return self.whole[2] // self.tile[2]
+
+
+@dataclass(frozen=True)
+class L0Group:
+    """A stage group with tiles in Left or Right: the user loop it belongs to (its index
+    in the function's loops), "main" or "tail" of that loop, or "k-main" / "k-tail" of
+    the K loop AutoTileMatmulL0 makes for ``site`` (a matmul of that loop)."""
+
+    loop: int
+    kind: str
+    site: MatmulSite | None = None
+
+
+@dataclass(frozen=True)
+class L0Tiles:
+    """A cube function's Left and Right tiles in program order, each tile's group
+    numbers in ``groups`` (by id), and each loop's matmul tilings (by loop index)."""
+
+    tiles: tuple[ReuseTile, ...]
+    groups: tuple[L0Group, ...]
+    tilings: dict[int, tuple[L0Tiling, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class L0Memory:
+    """What the memory passes make of the L0 tiles of a loop's function (shared by the
+    loops of one outlined scope): the tiles, the loop's index among the function's
+    loops, MemoryReuse's packing of them (after 33), or why they are not known."""
+
+    tiles: L0Tiles | None = None
+    loop: int = 0
+    reuse: ReuseResult | None = None
+    why: str | None = None
+
+
+Loop = tuple[LoopFacts, Lowering | None]
+
+
+def l0_tiles(loops: Sequence[Loop], scope: int, chip: Chip = DEFAULT_CHIP) -> L0Tiles | str | None:
+    """The Left and Right tiles of the matmuls of outlined scope ``scope`` (the loops of
+    it among ``loops``, one core function's: facts and lowering), or why they are not
+    known; None when the scope holds no matmul."""
+    mine = [
+        (n, facts)
+        for n, (facts, _) in enumerate(loops)
+        if facts.scope_matmuls is not None and facts.scope_matmuls.scope == scope
+    ]
+    around = next(
+        (f.scope_matmuls for _, f in mine if f.scope_matmuls and f.scope_matmuls.cube_ops),
+        None,
+    )
+    if around is None:
+        return None
+    if around.opaque is not None:
+        return f"the function calls `{around.opaque}(...)`, whose ops are not seen"
+    if around.outside_unknown is not None:
+        return around.outside_unknown
+    found = len(around.outside)
+    tilings: dict[int, tuple[L0Tiling, ...]] = {}
+    for number, facts in mine:
+        matmuls = facts.matmuls
+        if matmuls is None or matmuls.unknown is not None:
+            return matmuls.unknown if matmuls is not None else "a loop's matmuls are not read"
+        found += len(matmuls.sites)
+        if matmuls.sites:
+            tiled = _tilings(facts, matmuls.sites, chip)
+            if isinstance(tiled, str):
+                return tiled
+            tilings[number] = tiled
+    if found != around.cube_ops:
+        return "a matmul of the function is not seen where the compiler meets it"
+    outside: list[tuple[int, L0Tiling]] = []
+    for matmul in around.outside:
+        tiling = _tiling(matmul.site, matmul.lhs, matmul.rhs, chip)
+        if isinstance(tiling, str):
+            return tiling
+        outside.append((matmul.after_loops, tiling))
+    if outside and len(mine) != around.pipeline_loops:
+        return "a pipeline loop of the function is not on this core: the order is not known"
+    order = [n for n, _ in mine]
+    return _laid_out([lowering for _, lowering in loops], tilings, order, outside)
+
+
+def _tilings(
+    facts: LoopFacts, sites: Sequence[MatmulSite], chip: Chip
+) -> tuple[L0Tiling, ...] | str:
+    loads: dict[str, SlotLoad | None] = {}
+    for load in facts.slot_loads or ():
+        loads[load.name] = None if load.name in loads else load  # (two of one name: which?)
+    found = []
+    for site in sites:
+        tiling = _tiling(site, loads.get(site.lhs), loads.get(site.rhs), chip)
+        if isinstance(tiling, str):
+            return tiling
+        found.append(tiling)
+    whole = [t for t in found if t.k_trip == 1]
+    moved = [(t.site.lhs, "Left") for t in whole] + [(t.site.rhs, "Right") for t in whole]
+    if len(set(moved)) < len(moved):
+        return "two matmuls read one operand whole, through one move: not modelled"
+    return tuple(found)
+
+
+def _matrix(load: SlotLoad, transposed: bool) -> tuple[int, int] | None:
+    """The operand as the matmul reads it: 2D (FlattenTileNdTo2D folds the leading
+    dimensions into the rows), transposed when the matmul says so."""
+    extents = load.extents
+    if not extents or any(e <= 0 for e in extents):
+        return None
+    rows = 1
+    for extent in extents[:-1]:
+        rows *= extent
+    return (extents[-1], rows) if transposed else (rows, extents[-1])
+
+
+def _tiling(
+    site: MatmulSite, lhs: SlotLoad | None, rhs: SlotLoad | None, chip: Chip
+) -> L0Tiling | str:
+    """The matmul's L0 tiling, as AutoTileMatmulL0 configures and applies the chooser."""
+    for name, load in ((site.lhs, lhs), (site.rhs, rhs)):
+        if load is None or load.space != "Mat" or load.extents is None or load.dtype is None:
+            return f"the operand `{name}` of `{site.op}` is not a load of static shape"
+        if load.dtype not in _BYTES:
+            return f"the operand `{name}` of `{site.op}` is not of a known type"
+    assert lhs is not None and rhs is not None and lhs.dtype and rhs.dtype
+    left, right = _matrix(lhs, site.transposed[0]), _matrix(rhs, site.transposed[1])
+    if left is None or right is None:
+        return f"an operand of `{site.op}` has no static shape"
+    (m, k), (k_right, n) = left, right
+    whole = (m, n, k)
+    dtypes = (lhs.dtype, rhs.dtype)
+    if k != k_right:
+        return f"the operands of `{site.op}` do not agree on K"
+    acc = site.out_dtype or ("INT32" if _BYTES[lhs.dtype] == 1 else "FP32")
+    if k % _FRACTAL or min(m, n, k) < _FRACTAL or acc not in ("INT32", "FP32"):
+        return L0Tiling(site, whole, whole, dtypes)  # PH-AT-007 / the chooser's own refusal
+    config = L0TileConfig(
+        M=m, N=n, K=k,
+        l0a_bytes=chip.capacity("Left"), l0b_bytes=chip.capacity("Right"),
+        l0c_bytes=chip.capacity("Acc"),
+        bytes_a=_BYTES[lhs.dtype], bytes_b=_BYTES[rhs.dtype], bytes_c=4,
+        l0c_align_m=chip.acc_row_group(acc),
+        allow_a_stationary=True, allow_b_stationary=True,
+        c_read=site.op == "matmul_acc", allow_k_boundary=True,
+    )  # fmt: skip
+    try:
+        chosen = choose_l0_tile(config)
+    except ValueError:
+        return L0Tiling(site, whole, whole, dtypes)  # PH-AT-005: left untouched
+    tile = (chosen.m, chosen.n, chosen.k)
+    if tile == whole:
+        return L0Tiling(site, whole, whole, dtypes)
+    if (chosen.m, chosen.n) != (m, n):
+        return f"`{site.op}`'s output is split into L0 tiles ({tile}): not modelled"
+    if k % chosen.k:
+        return f"`{site.op}`'s last K block is peeled (k={chosen.k} of {k}): not modelled"
+    return L0Tiling(site, whole, tile, dtypes)
+
+
+@dataclass
+class _Layout:
+    """The tiles as they are laid out, the groups as they are numbered."""
+
+    tiles: list[ReuseTile] = field(default_factory=list)
+    groups: list[L0Group] = field(default_factory=list)
+    at: int = 0
+
+    def group(self, found: L0Group) -> int:
+        self.groups.append(found)
+        return len(self.groups) - 1
+
+    def operands(
+        self, tiling: L0Tiling, shape: tuple[int, int, int], member: tuple[tuple[int, int], ...]
+    ) -> None:
+        """One matmul's Left and Right tiles (``shape``: ``(m, n, k)``), read by it next."""
+        m, n, k = shape
+        left = allocation_bytes((m, k), tiling.dtypes[0], "Left") or 0
+        right = allocation_bytes((k, n), tiling.dtypes[1], "Right") or 0
+        self.tiles.append(ReuseTile("Left", left, (self.at, self.at + 2), member))
+        self.tiles.append(ReuseTile("Right", right, (self.at + 1, self.at + 2), member))
+        self.at += 3
+
+    def k_loop(
+        self, tiling: L0Tiling, groups: tuple[int, int | None], outer: tuple[tuple[int, int], ...]
+    ) -> None:
+        """A K loop's main clones (both extracts first) and its remainder copy."""
+        main, tail = groups
+        m, n, k = tiling.tile
+        left = allocation_bytes((m, k), tiling.dtypes[0], "Left") or 0
+        right = allocation_bytes((k, n), tiling.dtypes[1], "Right") or 0
+        for clone in range(2):
+            member = ((main, clone), *outer)
+            used = self.at + 4 + clone
+            self.tiles.append(ReuseTile("Left", left, (self.at + 2 * clone, used), member))
+            self.tiles.append(ReuseTile("Right", right, (self.at + 2 * clone + 1, used), member))
+        self.at += 6
+        if tail is not None:
+            self.operands(tiling, tiling.tile, ((tail, 0), *outer))
+
+
+def _regions(lowering: Lowering | None) -> list[tuple[str, int]] | str:
+    if lowering is None or lowering.verdict != "replicated" or lowering.stage is None:
+        return "a loop holding a matmul is not replicated by LowerPipelineLoops"
+    if lowering.nested > 1:
+        return "a loop holding a matmul is nested in a replicated or skewed loop"
+    if lowering.main_trip is None and lowering.branches:
+        return "the remainder of a loop holding a matmul is known only at run time"
+    regions = []
+    if lowering.main_trip != 0 and lowering.stage > 1:
+        regions.append(("main", lowering.stage))
+    if lowering.tail:
+        regions.append(("tail", lowering.tail))
+    return regions
+
+
+def _laid_out(
+    lowerings: Sequence[Lowering | None],
+    tilings: dict[int, tuple[L0Tiling, ...]],
+    order: Sequence[int],
+    outside: Sequence[tuple[int, L0Tiling]],
+) -> L0Tiles | str:
+    """The tiles in program order: the scope's loops (``order``: their indices), each
+    after the matmuls outside them that come before it (``outside``: how many loops come
+    before each)."""
+    layout = _Layout()
+    for position in range(len(order) + 1):
+        for _, tiling in (o for o in outside if o[0] == position):
+            _outside(layout, tiling)
+        if position < len(order) and order[position] in tilings:
+            why = _loop(layout, order[position], lowerings, tilings)
+            if why:
+                return why
+    return L0Tiles(tuple(layout.tiles), tuple(layout.groups), tilings)
+
+
+def _outside(layout: _Layout, tiling: L0Tiling) -> None:
+    """A matmul outside the pipeline loops: its whole operands, or its K loop."""
+    if tiling.k_trip == 1:
+        layout.operands(tiling, tiling.whole, ())
+        return
+    main = layout.group(L0Group(-1, "k-main", tiling.site))
+    tail = layout.group(L0Group(-1, "k-tail", tiling.site)) if tiling.k_trip % 2 else None
+    layout.k_loop(tiling, (main, tail), ())
+
+
+def _loop(
+    layout: _Layout,
+    number: int,
+    lowerings: Sequence[Lowering | None],
+    tilings: dict[int, tuple[L0Tiling, ...]],
+) -> str | None:
+    """A user loop's regions, each clone's matmuls (K loops numbered first)."""
+    regions = _regions(lowerings[number])
+    if isinstance(regions, str):
+        return regions
+    k_groups = {}
+    for index, tiling in enumerate(tilings[number]):
+        if tiling.k_trip > 1:
+            main = layout.group(L0Group(number, "k-main", tiling.site))
+            tail = (
+                layout.group(L0Group(number, "k-tail", tiling.site))
+                if tiling.k_trip % 2
+                else None
+            )
+            k_groups[index] = (main, tail)
+    for kind, clones in regions:
+        group = layout.group(L0Group(number, kind))
+        for clone in range(clones):
+            outer = ((group, clone),)
+            for index, tiling in enumerate(tilings[number]):
+                if index in k_groups:
+                    layout.k_loop(tiling, k_groups[index], outer)
+                else:
+                    layout.operands(tiling, tiling.whole, outer)
+    return None

@@ -1,0 +1,129 @@
+"""What MemoryReuse gives a loop's stage group in Left (L0A) and Right (L0B), onto its report.
+
+The function stage packs each cube function's L0 tiles whole (every matmul of the
+outlined scope, AutoTileMatmulL0's K loops included: ``memory/l0_tiles.py``), so what it
+decides there is the compiler's decision, not a bound: per L0 space of the loop's first
+stage group, a :class:`~skewlsp.contract.SpaceBuffers` with the depth MemoryReuse keeps,
+and SKW080 (PH-MR-001) when that is below the stages asked for, slot-bound (the stages'
+own slots exceed the space) or space-pressure (the space holds other groups too: the
+finding names them, AutoTileMatmulL0's K loops in the loop first, whose own depths it
+says as well). Where the L0 tiles are not known, each L0 space says why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
+from skewlsp.analysis.memory.l0_tiles import L0_SPACES, L0Group, L0Memory, L0Tiles
+from skewlsp.analysis.memory.memory_reuse import DepthHint, ReuseResult
+from skewlsp.contract import DEPTH_REDUCED, Finding, SpaceBuffers, Span
+
+NOT_KNOWN = "the L0 tiles of the function's matmuls are not known: "
+
+
+def l0_spaces(
+    l0: L0Memory | None, requested: int | None, lines: Sequence[int], where: Span, on: str
+) -> tuple[list[SpaceBuffers], list[Finding]]:
+    """The loop's Left and Right buffers and their SKW080 findings; ``requested``: the
+    stages the loop's lowering asks for (for a space whose tiles are not known);
+    ``lines``: the line of each loop of the function, by index."""
+    if l0 is None:
+        return [], []
+    if l0.tiles is None or l0.reuse is None:
+        if not requested or requested < 2:
+            return [], []
+        reason = NOT_KNOWN + (l0.why or "not modelled")
+        return [SpaceBuffers(space, 0, requested, reason=reason) for space in L0_SPACES], []
+    tiles, reuse = l0.tiles, l0.reuse
+    mine = [
+        n for n, g in enumerate(tiles.groups) if g.loop == l0.loop and g.kind in ("main", "tail")
+    ]
+    if not mine:
+        return [], []
+    group = mine[0]
+    spaces: list[SpaceBuffers] = []
+    findings: list[Finding] = []
+    for space in L0_SPACES:
+        key = (space, group)
+        asked = reuse.requested.get(key, 0)
+        if asked < 2:
+            continue
+        slot = _slot(tiles, space, group)
+        hint = _hint(reuse, space, group)
+        if hint is None:
+            spaces.append(SpaceBuffers(space, slot, asked, reuse.achieved[key], None, True))
+            continue
+        spaces.append(SpaceBuffers(space, slot, asked, hint.achieved, hint.cause, True))
+        message = _message(hint, tiles, reuse, (l0.loop, lines), on)
+        findings.append(Finding(DEPTH_REDUCED, message, where))
+    return spaces, findings
+
+
+def _slot(tiles: L0Tiles, space: str, group: int) -> int:
+    return DEFAULT_CHIP.align(
+        max(
+            t.bytes
+            for t in tiles.tiles
+            if t.space == space and any(g == group for g, _ in t.membership)
+        )
+    )
+
+
+def _hint(reuse: ReuseResult, space: str, group: int) -> DepthHint | None:
+    return next((h for h in reuse.hints if (h.space, h.group) == (space, group)), None)
+
+
+def _message(
+    hint: DepthHint, tiles: L0Tiles, reuse: ReuseResult, loop: tuple[int, Sequence[int]], on: str
+) -> str:
+    """SKW080's message for an L0 space: the compiler's numbers, and for space pressure
+    the groups that share the space."""
+    head = (
+        f"PH-MR-001: MemoryReuse keeps only {hint.achieved} of the {hint.requested} stages' "
+        f"buffers apart in {hint.space}{on} ({hint.slot} B per stage, {hint.cause})"
+    )
+    if hint.cause == "slot-bound":
+        return (
+            f"{head}: {hint.requested} x {hint.slot} B is more than its {hint.free} B, "
+            "whatever else the function holds"
+        )
+    number, lines = loop
+    others = [
+        (_described(n, g, tiles, reuse, hint.space, lines), g)
+        for n, g in enumerate(tiles.groups)
+        if n != hint.group and (hint.space, n) in reuse.requested
+    ]
+    ours = [text for text, g in others if g.loop == number]
+    theirs = [text for text, g in others if g.loop != number]
+    shared = "; ".join(ours + theirs) or "no other group"
+    return (
+        f"{head}: the {hint.free} B of {hint.space} also hold {shared} "
+        "(AutoTileMatmulL0's L0 tiles of the function's matmuls, packed as MemoryReuse "
+        "packs them)"
+    )
+
+
+def _described(
+    number: int,
+    group: L0Group,
+    tiles: L0Tiles,
+    reuse: ReuseResult,
+    space: str,
+    lines: Sequence[int],
+) -> str:
+    key = (space, number)
+    slot = _slot(tiles, space, number)
+    depth = f"{reuse.achieved[key]} of {reuse.requested[key]} stages kept apart"
+    if group.site is not None:
+        site = group.site
+        what = f"the K loop AutoTileMatmulL0 makes for `{site.op}({site.lhs}, {site.rhs})`"
+        if group.kind == "k-tail":
+            what = f"the remainder of {what}"
+        if group.loop < 0:
+            what += " outside the pipeline loops"
+    else:
+        part = "remainder" if group.kind == "tail" else "stage group"
+        line = lines[group.loop] if group.loop < len(lines) else 0
+        what = f"the {part} of the loop at line {line}"
+    return f"{what} ({slot} B per stage, {depth})"

@@ -1,0 +1,54 @@
+"""The Left and Right tiles of a cube function's matmuls, packed by MemoryReuse, against
+what pypto e2d0f78ae did to tests/fixtures/memory/models/mem_llm/projection.py's
+``k_split`` (the same shapes as pypto-lib's qwen3_32b decode ``q_proj``)."""
+
+from __future__ import annotations
+
+from skewlsp.analysis.lower_pipeline.loop_facts import CubeScope, LoopFacts, SlotLoad
+from skewlsp.analysis.memory.l0_tiles import L0Tiles, l0_tiles
+from skewlsp.analysis.memory.memory_reuse import memory_reuse
+from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite
+from skewlsp.contract import Lowering
+
+A = SlotLoad("a", "Mat", 4096, extents=(16, 128), dtype="BF16")
+B = SlotLoad("b", "Mat", 65536, extents=(128, 256), dtype="BF16")
+SITES = (MatmulSite("matmul", "a", "b", "FP32"), MatmulSite("matmul_acc", "a", "b"))
+REPLICATED = Lowering("replicated", "SKW011", "", stage=2, main_trip=4)
+
+
+def facts(sites: tuple[MatmulSite, ...] = SITES, cube_ops: int = 2) -> LoopFacts:
+    return LoopFacts(
+        slot_loads=(A, B),
+        matmuls=BodyMatmuls(sites),
+        scope_matmuls=CubeScope(1, cube_ops),
+    )
+
+
+def test_each_matmul_becomes_a_k_loop_of_two_slices_and_all_three_groups_shed_to_one_in_right():
+    tiles = l0_tiles([(facts(), REPLICATED)], 1)
+    assert isinstance(tiles, L0Tiles)
+    # ChooseL0Tile: (16, 256, 64) of (16, 256, 128): K loops of two [16, 64] / [64, 256]
+    assert [t.tile for t in tiles.tilings[0]] == [(16, 256, 64), (16, 256, 64)]
+    assert [g.kind for g in tiles.groups] == ["k-main", "k-main", "main"]
+    reuse = memory_reuse(tiles.tiles)
+    # the compiler: groups 0, 1, 2 "requested 2 achieved 1 ... space-pressure" in Right
+    right = sorted((h.group, h.requested, h.achieved, h.slot, h.cause) for h in reuse.hints)
+    assert right == [(g, 2, 1, 32768, "space-pressure") for g in (0, 1, 2)]
+    assert [reuse.achieved[("Left", g)] for g in (0, 1, 2)] == [2, 2, 2]
+
+
+def test_a_matmul_neither_the_loops_nor_the_scope_s_statements_show_is_not_known():
+    assert l0_tiles([(facts(cube_ops=3), REPLICATED)], 1) == (
+        "a matmul of the function is not seen where the compiler meets it"
+    )
+
+
+def test_a_scope_without_matmuls_has_no_l0_tiles():
+    assert l0_tiles([(facts((), cube_ops=0), REPLICATED)], 1) is None
+
+
+def test_an_operand_that_is_no_load_of_the_body_is_not_known():
+    site = (MatmulSite("matmul", "a", "c"),)
+    assert l0_tiles([(facts(site, cube_ops=1), REPLICATED)], 1) == (
+        "the operand `c` of `matmul` is not a load of static shape"
+    )

@@ -1,0 +1,41 @@
+"""The depth MemoryReuse keeps in Left and Right for a loop whose matmuls
+AutoTileMatmulL0 splits into K loops of their own, on its report, against what pypto
+e2d0f78ae did to tests/fixtures/memory/models/mem_llm/projection.py (default planner,
+Ascend910B)."""
+
+from __future__ import annotations
+
+from skewlsp.contract import SpaceBuffers
+from tests.analysis.report.test_memory import report_of
+
+
+def test_k_loops_and_the_stages_around_them_share_l0b_and_all_three_fall_to_one_buffer():
+    # The compiler, function k_split: groups 0 and 1 (the K loops of the two matmuls)
+    # and group 2 (the loop's stages) each "requested 2 achieved 1 ... 32768 B per
+    # stage, 65536 B free, space-pressure" in Right; Left keeps 2 of 2 (2048 B slices).
+    report = report_of("projection.py", "k_split_projection")
+    memory = report.memory or next(core.memory for core in report.cores)
+    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+    assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
+    (hint,) = [h for h in report.hints if h.code == "SKW080"]
+    assert hint.message.startswith(
+        "PH-MR-001: MemoryReuse keeps only 1 of the 2 stages' buffers apart in Right"
+    )
+    assert "the K loop AutoTileMatmulL0 makes for `matmul(a, b)` (32768 B per stage, 1 of 2" in (
+        hint.message
+    )
+    assert "`matmul_acc(a, b)`" in hint.message
+
+
+def test_a_matmul_before_the_loop_takes_l0b_too_and_the_finding_names_its_k_loop():
+    # The compiler, function first_block: group 0 (the K loop of the matmul before the
+    # loop), group 1 (the loop's K loop) and group 2 (its stages) each "requested 2
+    # achieved 1 ... space-pressure" in Right.
+    report = report_of("projection.py", "projection_after_a_first_block")
+    memory = report.memory or next(core.memory for core in report.cores)
+    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+    (hint,) = [h for h in report.hints if h.code == "SKW080"]
+    assert (
+        "the K loop AutoTileMatmulL0 makes for `matmul(x[...], w[...])` outside the pipeline "
+        "loops (32768 B per stage, 1 of 2 stages kept apart)"
+    ) in hint.message
