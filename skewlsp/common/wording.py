@@ -39,6 +39,11 @@ def buffers_text(found: SpaceBuffers) -> str:
             f"{found.space}: the loads of {found.requested} stages overflow it ({asked}): "
             "the compile stops"
         )
+    if found.cause == "legacy":
+        return (
+            f"{found.space}: no depth fits ({asked}): MemoryReuse falls back to its legacy "
+            "packing"
+        )
     if found.achieved == found.requested and found.cause is None:
         return (
             f"{found.space}: all {found.requested} buffers per load kept ({asked}; every "

@@ -29,6 +29,7 @@ from skewlsp.contract.codes import (  # noqa: F401 - re-exported: the contract i
     FIFO_REORDER,
     INVALID_LOOP,
     LEFT,
+    LEGACY_FALLBACK,
     LOWERING_REJECTED,
     MEMORY_OVERFLOW,
     NOT_COMPILED,
@@ -238,7 +239,8 @@ class SpaceBuffers:
     loads alone fit every stage and the function's other tiles there are not known;
     ``cause``: "slot-bound" (the stages' slots alone exceed the space: PH-MR-001),
     "space-pressure" (the space's other tiles take the room: PH-MR-001), "overflow" (the
-    loads alone overflow it at any depth: AllocateMemoryAddr stops), else None;
+    loads alone overflow it at any depth: AllocateMemoryAddr stops), "legacy" (MemoryReuse
+    fits it at no depth and falls back to its legacy packing), else None;
     ``known``: whether it is decided; ``reason``: what is not known.
 
     Whole-function models: in Left and Right (L0A, L0B) the tiles are the L0 tiles of

@@ -24,6 +24,7 @@ SCALAR_ACROSS = "SKW061"
 NOT_COMPILED = "SKW070"
 DEPTH_REDUCED = "SKW080"  # PH-MR-001: MemoryReuse keeps fewer stages apart than asked
 MEMORY_OVERFLOW = "SKW081"  # the loop's loads alone overflow a space: AllocateMemoryAddr
+LEGACY_FALLBACK = "SKW082"  # MemoryReuse fits a space at no depth: its legacy packing
 SYNTAX_ERROR = "SKW900"
 UNUSED_SUPPRESSION = "SKW901"
 UNREADABLE_FILE = "SKW902"
@@ -438,7 +439,7 @@ _CODES = [
         "In the main loop LowerPipelineLoops leaves, CanonicalizeIOOrder puts every "
         "clone's loads ahead of the clones' compute, so all of them are live at once and "
         "each needs its own buffer. When they alone exceed the memory space, MemoryReuse "
-        "finds no depth that fits, falls back to its legacy packing (a warning), and "
+        "finds no depth that fits, falls back to its legacy packing (a warning: SKW082), and "
         "AllocateMemoryAddr stops the compile: \"Vec buffer usage (N bytes) exceeds "
         "platform limit (C bytes)\". The function's other tiles only add to this.",
         "for i in pl.pipeline(4, stage=2):  # two 64 KB loads per stage: 256 KB at once\n"
@@ -447,6 +448,31 @@ _CODES = [
         "Lower the stage, or load smaller tiles: the message gives the bytes needed and the "
         "space's capacity.",
         compiler_id="AllocateMemoryAddr",
+    ),
+    ReasonCode(
+        LEGACY_FALLBACK,
+        "-",
+        "warning",
+        "MemoryReuse fits the memory space at no depth and falls back to its legacy packing",
+        "While a memory space does not fit, MemoryReuse sheds a level of depth from one "
+        "stage group after another; when no group has a level left to shed (or the "
+        "re-packs it may take are spent) and the space still does not fit, it packs the "
+        "space again the way it did before it kept stages apart (its legacy packing) and "
+        "warns: \"capacity-gated reuse could not fit memory space Vec at any "
+        "double-buffering depth; fell back to the legacy packing\", adding \"(which also "
+        "overflows — reduce tile size or stage count)\" when that packing does not fit "
+        "either (then AllocateMemoryAddr stops the compile: SKW081). The compiler puts "
+        "the warning on the function after a full compile; skewlsp says it at each "
+        "replicated loop of the space, where it is certain: the loop's own loads fit at no "
+        "depth, or, in Vec, every tile of the function is known and packed together. It "
+        "says nothing when one buffer alone is larger than the space (the compiler does "
+        "not warn then: the allocation is impossible, not a lost depth).",
+        "for i in pl.pipeline(4, stage=2):  # two 64 KB loads per stage: 256 KB at once\n"
+        "    qi = q[i * 16 : i * 16 + 16, :]\n"
+        "    ki = k[i * 16 : i * 16 + 16, :]",
+        "Lower the stage, or load smaller tiles, until the stages' loads fit the space "
+        "together with the function's other tiles there.",
+        compiler_id="MemoryReuse",
     ),
     ReasonCode(
         "SKW900",

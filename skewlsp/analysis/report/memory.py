@@ -4,15 +4,18 @@ The function stage (``driver.function_stage``) leaves, per core function, what 3
 InitMemRef, 33 MemoryReuse and 34 AllocateMemoryAddr make of each loop's loads alone
 (:class:`~skewlsp.analysis.memory.core_function.LoopMemory`). Here that becomes, per
 memory space of the loop's first stage group (the main loop's clones, or the copies of
-a loop with no main loop), a :class:`~skewlsp.contract.SpaceBuffers`, and two findings
-only where the loads alone make the fact certain:
+a loop with no main loop), a :class:`~skewlsp.contract.SpaceBuffers`, and these findings
+only where what is modelled makes the fact certain:
 
 - SKW080 (PH-MR-001, slot-bound): the stages' own slots exceed the space, so MemoryReuse
   keeps at most so many of them apart whatever else the function holds; with advice
   (a smaller ``stage=``, smaller tiles) decided again by the same passes before it is
   offered;
 - SKW081: the loads alone overflow the space at any depth: AllocateMemoryAddr stops the
-  compile.
+  compile;
+- SKW082: MemoryReuse fits the space at no depth and falls back to its legacy packing
+  (the compiler's warning), where the loads alone, or the whole function's Vec tiles,
+  make it certain.
 
 Where every Vec tile of the function is known (:class:`~skewlsp.analysis.memory.
 core_function.ScopeMemory`: the tiles the body computes and the tiles outside the loops
@@ -39,11 +42,12 @@ from skewlsp.analysis.memory.canonicalize_io_order import (
     scope_layout,
 )
 from skewlsp.analysis.memory.core_function import CoreFunction, LoopMemory, ScopeMemory
-from skewlsp.analysis.memory.memory_reuse import DepthHint, memory_reuse
+from skewlsp.analysis.memory.memory_reuse import DepthHint, LegacyFallback, memory_reuse
 from skewlsp.analysis.report.buffers import buffer_assignment, with_buffers
 from skewlsp.analysis.report.l0_memory import l0_spaces
 from skewlsp.contract import (
     DEPTH_REDUCED,
+    LEGACY_FALLBACK,
     MEMORY_OVERFLOW,
     Finding,
     LoopReport,
@@ -129,6 +133,9 @@ def _spaces(
         first = [t for t in tiles if t.space == space and any(g == 0 for g, _ in t.membership)]
         slot = DEFAULT_CHIP.align(max(t.bytes for t in first))
         hint = next((h for h in reuse.hints if (h.space, h.group) == (space, 0)), None)
+        fallback, basis = _fallback(memory, space)
+        if fallback is not None and fallback.warned:
+            findings.append(Finding(LEGACY_FALLBACK, _legacy(fallback, basis, on), where))
         if space in overflows:
             overflow = overflows[space]
             count = len(first)
@@ -143,6 +150,8 @@ def _spaces(
                     where,
                 ),
             )
+        elif fallback is not None:
+            spaces.append(SpaceBuffers(space, slot, requested, None, "legacy", True))
         elif hint is not None and hint.cause == "slot-bound":
             spaces.append(
                 SpaceBuffers(space, slot, requested, hint.achieved, "slot-bound", True)
@@ -161,20 +170,40 @@ def _fits_alone(memory: LoopMemory, space: str) -> str:
     vec = memory.vec
     if space == vec_space(vec) and vec is not None and vec.why is not None:
         return f"fits alone; the function's other Vec tiles are not known: {vec.why}"
-    fallback = next(
-        (f for f in (vec.reuse.fallbacks if vec and vec.reuse else ()) if f.space == space), None
-    )
-    if fallback is not None:
-        after = (
-            f", which still overflows {space}: AllocateMemoryAddr would stop the compile"
-            if fallback.still_overflows
-            else ""
-        )
-        return (
-            f"fits alone; with the function's other {space} tiles MemoryReuse keeps no depth "
-            f"and falls back to its legacy packing{after} (not a finding yet)"
-        )
     return FITS_ALONE
+
+
+def _fallback(memory: LoopMemory, space: str) -> tuple[LegacyFallback | None, str]:
+    """MemoryReuse's legacy fallback in ``space`` where it is certain, and what makes it
+    so: the loop's loads alone fit at no depth (the whole function cannot either), or
+    the whole function's tiles there, every one known, do not."""
+    alone = memory.reuse.fallbacks if memory.reuse is not None else ()
+    found = next((f for f in alone if f.space == space), None)
+    if found is not None:
+        return found, "the loop's loads alone"
+    vec = memory.vec
+    if vec is None or vec.space != space or vec.reuse is None or vec.layout is None:
+        return None, ""
+    found = next((f for f in vec.reuse.fallbacks if f.space == space), None)
+    return found, f"the function's {space} tiles packed together"
+
+
+def _legacy(fallback: LegacyFallback, basis: str, on: str) -> str:
+    """SKW082's message: the compiler's own warning, and what skewlsp knows it from."""
+    why = "at any double-buffering depth" if fallback.within_budget else (
+        "within the shed-repack budget"
+    )
+    also = (
+        " (which also overflows — reduce tile size or stage count)"
+        if fallback.still_overflows
+        else ""
+    )
+    return (
+        f"MemoryReuse fits {fallback.space}{on} at no depth ({basis} overflow it at every "
+        f"depth it tries) and falls back to its legacy packing: "
+        f'"capacity-gated reuse could not fit memory space {fallback.space} {why}; fell '
+        f'back to the legacy packing{also}."'
+    )
 
 
 def vec_space(vec: ScopeMemory | None) -> str | None:

@@ -113,7 +113,8 @@ def test_the_legacy_fallback_that_still_overflows_is_the_overflow_at_the_loop(ru
     # any double-buffering depth; fell back to the legacy packing (which also overflows",
     # then AllocateMemoryAddr: "Vec buffer usage (262144 bytes) exceeds platform limit
     # (188416 bytes)". No PH-MR-001 (a space packed the legacy way gets none).
-    loop, (error,) = at(lint(run, "short.py"), 32)
+    loop, found = at(lint(run, "short.py"), 32)
+    error, warning = sorted(found, key=lambda item: item["code"])
     assert (error["code"], error["severity"], error["compiler_id"]) == (
         "SKW081",
         "error",
@@ -123,13 +124,25 @@ def test_the_legacy_fallback_that_still_overflows_is_the_overflow_at_the_loop(ru
     assert error["message"].endswith(
         '("Vec buffer usage (262144 bytes) exceeds platform limit (188416 bytes)")'
     )
+    # the compiler's warning, at the loop (it puts it on the function, line 31)
+    assert (warning["code"], warning["severity"], warning["compiler_id"]) == (
+        "SKW082",
+        "warning",
+        "MemoryReuse",
+    )
+    assert (
+        '"capacity-gated reuse could not fit memory space Vec at any double-buffering '
+        'depth; fell back to the legacy packing (which also overflows'
+    ) in warning["message"]
 
 
 def test_an_overflow_that_stops_the_compile_is_an_error_at_the_loop(run: Run) -> None:
     # rotation.py:27 under the default planner. The compiler: the legacy-packing warning
     # and "Vec buffer usage (196608 bytes) exceeds platform limit (188416 bytes)".
-    loop, (error,) = at(lint(run, "rotation.py"), 27)
-    assert error["code"] == "SKW081"
+    loop, found = at(lint(run, "rotation.py"), 27)
+    error, warning = sorted(found, key=lambda item: item["code"])
+    assert (error["code"], warning["code"]) == ("SKW081", "SKW082")
+    assert "fell back to the legacy packing (which also overflows" in warning["message"]
     assert loop["cores"][0]["memory"] == [buffers("Vec", 65536, 3, None, "overflow")]
     assert (
         "the 3 loads of its 3 stages are live at once and need 196608 B of its 188416 B"
