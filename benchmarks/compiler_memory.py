@@ -360,6 +360,7 @@ class Predictions:
     """skewlint's memory codes against the compiler: the PH-MR-001 hints in user loops,
     those an SKW080 at the loop predicts (same space, requested and achieved depth), the
     entries AllocateMemoryAddr stopped, those an SKW081 predicts (same file, same space),
+    the legacy-packing warnings, those an SKW082 predicts (same entry, same space),
     every SKW08x with no such counterpart (a false positive), and the SKW08x findings in
     files the compiler could not load or (SKW080) at loops no entry it compiled holds (not
     compared)."""
@@ -370,6 +371,8 @@ class Predictions:
     predicted_overflows: int
     wrong: tuple[str, ...]
     unchecked: int = 0  # findings at loops the compiler did not compile
+    fallbacks: int = 0  # the legacy-packing warnings
+    predicted_fallbacks: int = 0
 
     def line(self) -> str:
         """The harness' summary line."""
@@ -377,11 +380,16 @@ class Predictions:
         return (
             f"memory: {self.hints} hints, {self.predicted} predicted, {len(self.wrong)} "
             f"predicted wrongly; {self.overflows} overflows, {self.predicted_overflows} "
+            f"predicted; {self.fallbacks} fallbacks, {self.predicted_fallbacks} "
             f"predicted{unchecked}"
         )
 
 
-CODE_CAUSE = {"SKW080": ("slot-bound", "space-pressure"), "SKW081": ("overflow",)}
+CODE_CAUSE = {
+    "SKW080": ("slot-bound", "space-pressure"),
+    "SKW081": ("overflow",),
+    "SKW082": ("overflow", "legacy"),  # a space packed the legacy way, overflowing or not
+}
 
 
 def _claims(item: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -414,6 +422,7 @@ def memory_predictions(
     compiled_loops = {g["loop"] for g in report["groups"] if g["loop"]}
     predicted: set[int] = set()
     stopped: set[int] = set()
+    fell: set[int] = set()  # the legacy-packing warnings an SKW082 predicts
     wrong = []
     unchecked = 0
     for item in findings:
@@ -437,7 +446,7 @@ def memory_predictions(
                     == (claim["requested"], claim["achieved"])
                 ]
                 predicted.update(hits)
-            else:
+            elif item["code"] == "SKW081":
                 hits = [
                     n
                     for n, e in enumerate(report["errors"])
@@ -446,7 +455,18 @@ def memory_predictions(
                     and f"{claim['space']} buffer usage" in e["error"]
                 ]
                 stopped.update(hits)
+            else:
+                hits = [
+                    n
+                    for n, f in enumerate(report["fallbacks"])
+                    if f["file"] == item["filename"]
+                    and f["entry"] in _entries(item)
+                    and f["space"] == claim["space"]
+                ]
+                fell.update(hits)
             if not hits:
                 wrong.append(f"{where}: {item['code']} {claim['space']} has no counterpart")
     counts = len(hinted), len(predicted), len(report["errors"]), len(stopped)
-    return Predictions(*counts, tuple(wrong), unchecked)
+    return Predictions(
+        *counts, tuple(wrong), unchecked, len(report["fallbacks"]), len(fell)
+    )

@@ -30,16 +30,31 @@ def assumed_lines(report: LoopReport) -> list[str]:
 def buffers_text(found: SpaceBuffers) -> str:
     """One memory space of a replicated loop: the buffers MemoryReuse gives its loads, as
     far as skewlsp sees (``Vec: at most 2 of 3 buffers per load, 65536 B per stage,
-    slot-bound``)."""
+    slot-bound``); exactly, where every tile of the function in the space is known."""
     asked = f"{found.stage_bytes} B per stage"
     if not found.stage_bytes:  # (a slot not known: the reason says why)
         return f"{found.space}: {found.requested} buffers per stage asked: {found.reason}"
-    if found.cause is None and found.achieved is not None:
-        return f"{found.space}: {found.achieved} of {found.requested} buffers kept apart ({asked})"
     if found.cause == "overflow":
         return (
             f"{found.space}: the loads of {found.requested} stages overflow it ({asked}): "
             "the compile stops"
+        )
+    if found.cause == "legacy":
+        return (
+            f"{found.space}: no depth fits ({asked}): MemoryReuse falls back to its legacy "
+            "packing"
+        )
+    if found.achieved == found.requested and found.cause is None:
+        return (
+            f"{found.space}: all {found.requested} buffers per load kept ({asked}; every "
+            f"{found.space} tile of the function packed)"
+        )
+    if found.achieved is not None and found.cause is None:
+        return f"{found.space}: {found.achieved} of {found.requested} buffers kept apart ({asked})"
+    if found.cause == "space-pressure":
+        return (
+            f"{found.space}: {found.achieved} of {found.requested} buffers per load "
+            f"({asked}, space-pressure: the function's other tiles take the space)"
         )
     if found.achieved is not None:
         return (

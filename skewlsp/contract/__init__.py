@@ -25,15 +25,16 @@ from skewlsp.contract.assumed import (  # noqa: F401 - re-exported: the contract
 from skewlsp.contract.codes import (  # noqa: F401 - re-exported: the contract is one door
     CODES,
     CONSUMER,
+    DEPTH_REDUCED,
     FIFO_REORDER,
     INVALID_LOOP,
     LEFT,
+    LEGACY_FALLBACK,
     LOWERING_REJECTED,
     MEMORY_OVERFLOW,
     NOT_COMPILED,
     SCALAR_ACROSS,
     SEVERITY_RANK,
-    SLOT_BOUND,
     STAGE_HINT,
     SYNTAX_ERROR,
     UNKNOWN,
@@ -227,22 +228,26 @@ class Lowering:
 class SpaceBuffers:
     """The buffers MemoryReuse gives a replicated loop's loads in one memory space: its
     stage group there (the main loop's clones, or the copies when there is no main loop),
-    as far as skewlsp sees the function's tiles (the loads only: not the tiles the body
-    computes, not a matmul's L0 operands, not the tiles outside the loops).
+    as far as skewlsp sees the function's tiles: the loads alone, or, in Vec where every
+    tile of the function is known (what the body computes, the tiles outside the loops),
+    all of them packed together.
 
-    ``stage_bytes``: one stage's slot as the loads make it (the largest load there,
-    aligned; 0: not known, ``reason`` says why); ``requested``: the stages asking for a
-    buffer each; ``achieved``: at most this many (the loads alone already decide it),
-    None when the loads alone fit every stage (then the function's other tiles decide,
-    which skewlsp does not model); ``cause``: "slot-bound" (the stages' slots alone
-    exceed the space: PH-MR-001), "overflow" (the loads alone overflow it at any depth:
-    AllocateMemoryAddr stops), else None; ``known``: whether the loads alone decide it;
-    ``reason``: what is not known.
+    ``stage_bytes``: one stage's slot (the group's largest tile there, aligned: its
+    largest load when only the loads are known; 0: not known, ``reason`` says why);
+    ``requested``: the stages asking for a buffer each; ``achieved``: the depth
+    MemoryReuse keeps (at most this many when the loads alone decide it), None when the
+    loads alone fit every stage and the function's other tiles there are not known;
+    ``cause``: "slot-bound" (the stages' slots alone exceed the space: PH-MR-001),
+    "space-pressure" (the space's other tiles take the room: PH-MR-001), "overflow" (the
+    loads alone overflow it at any depth: AllocateMemoryAddr stops), "legacy" (MemoryReuse
+    fits it at no depth and falls back to its legacy packing), else None;
+    ``known``: whether it is decided; ``reason``: what is not known.
 
-    In Left and Right (L0A, L0B) the tiles are the L0 tiles of the function's matmuls,
-    which skewlsp models whole (``analysis/memory/l0_tiles.py``): there ``achieved`` is
-    the depth MemoryReuse keeps, and ``cause`` may also be "space-pressure" (PH-MR-001:
-    the space's other groups take the room), None when every stage is kept apart.
+    Whole-function models: in Left and Right (L0A, L0B) the tiles are the L0 tiles of
+    the function's matmuls (``analysis/memory/l0_tiles.py``); in Vec, where every tile
+    of the function is known, all of them (``analysis/memory/canonicalize_io_order.py``'s
+    scope layout). There ``achieved`` is the depth MemoryReuse keeps, None in ``cause``
+    when every stage is kept apart.
     """
 
     space: str

@@ -22,8 +22,9 @@ UNKNOWN = "SKW050"
 FIFO_REORDER = "SKW060"
 SCALAR_ACROSS = "SKW061"
 NOT_COMPILED = "SKW070"
-SLOT_BOUND = "SKW080"  # PH-MR-001, slot-bound: the stages' own slots exceed the space
+DEPTH_REDUCED = "SKW080"  # PH-MR-001: MemoryReuse keeps fewer stages apart than asked
 MEMORY_OVERFLOW = "SKW081"  # the loop's loads alone overflow a space: AllocateMemoryAddr
+LEGACY_FALLBACK = "SKW082"  # MemoryReuse fits a space at no depth: its legacy packing
 SYNTAX_ERROR = "SKW900"
 UNUSED_SUPPRESSION = "SKW901"
 UNREADABLE_FILE = "SKW902"
@@ -393,36 +394,41 @@ _CODES = [
         "in the configuration) or change the constant.",
     ),
     ReasonCode(
-        SLOT_BOUND,
+        DEPTH_REDUCED,
         "-",
         "warning",
         "MemoryReuse cannot keep every stage apart: the stages' slots exceed the space, or "
-        "its other groups take the room",
+        "its other tiles take the room",
         "LowerPipelineLoops replicates a same-core pipeline loop's body: its `stage` clones "
         "(or, with no main loop, its copies) form one stage group, and MemoryReuse gives "
         "the group's clones separate buffers only up to the depth its memory space affords: "
         "at most capacity / slot, where the slot is the group's largest tile there, and "
-        "less when the space's other groups leave no room (it then sheds a level of depth "
+        "less when the space's other tiles leave no room (it then sheds a level of depth "
         "from the group with the largest slot until the space fits). The compiler says so "
         "after a full compile in its PH-MR-001 perf hint, slot-bound (\"This operand alone "
-        "needs ...\") or space-pressure. skewlsp reports it at the loop in two cases. "
-        "Slot-bound: the loop's own loads already need more than the space (after the "
-        "PTO-ISA reserve of the UB), whatever else the function holds. In Left and Right "
-        "(L0A, L0B), where skewlsp models every tile of a cube function (the L0 tiles "
+        "needs ...\") or space-pressure. skewlsp reports it at the loop, whatever the cause "
+        "and the space, where it knows enough to be sure. Slot-bound: the loop's own loads "
+        "already need more than the space (after the PTO-ISA reserve of the UB), whatever "
+        "else the function holds. Space-pressure, where skewlsp models every tile of the "
+        "space: in Left and Right (L0A, L0B) of a cube function (the L0 tiles "
         "AutoTileMatmulL0 gives each matmul, its K loops, each a stage group of its own, "
-        "and the loop's clones of them), slot-bound or space-pressure: the message names "
-        "the groups that share the space. Elsewhere skewlsp sees a function's loads only, "
-        "not the tiles the body computes: it shows those spaces as `fits alone`, and an "
-        "L0 space whose tiles it cannot tell (a matmul outside the pipeline loops, an "
-        "inline helper's call, a tile split in M or N) with the reason, in the hover, "
-        "`full` output and JSON.",
+        "and the loop's clones of them), the message naming the groups that share the "
+        "space; in Vec, where it knows every tile of the function (what each stage computes: "
+        "a widened copy, a product, a reduction's workspace; the tiles around the loop it "
+        "reads; the other loops' stage groups) and packs them together, the message naming "
+        "the largest co-resident tiles. Elsewhere (Mat, a function with a tile or an op it "
+        "does not model, an L0 space whose tiles it cannot tell: a matmul outside the "
+        "pipeline loops, an inline helper's call, a tile split in M or N) it shows the "
+        "space as `fits alone` or with the reason, in the hover, `full` output and JSON.",
         "BLOCKS = 3\n"
         "for i in pl.pipeline(BLOCKS, stage=4):  # three 64 KB copies: Vec holds two\n"
         "    t = a[i * 16 : i * 16 + 16, :]  # [16, 1024] FP32",
         "Slot-bound: ask for the depth that fits (the message gives it, checked by packing "
         "the loop again), or load smaller tiles (the message gives the largest that fits). "
-        "Space-pressure: the message names the groups that share the space, whose tiles "
-        "take the room the stages need; no change is offered (none has been checked).",
+        "Space-pressure: the message names the groups or tiles that share the space, whose "
+        "tiles take the room the stages need; in Vec it offers the `stage=` under which the "
+        "whole function, packed again, keeps every stage apart (when one does), in Left "
+        "and Right no change is offered (none has been checked).",
         compiler_id="PH-MR-001",
     ),
     ReasonCode(
@@ -433,7 +439,7 @@ _CODES = [
         "In the main loop LowerPipelineLoops leaves, CanonicalizeIOOrder puts every "
         "clone's loads ahead of the clones' compute, so all of them are live at once and "
         "each needs its own buffer. When they alone exceed the memory space, MemoryReuse "
-        "finds no depth that fits, falls back to its legacy packing (a warning), and "
+        "finds no depth that fits, falls back to its legacy packing (a warning: SKW082), and "
         "AllocateMemoryAddr stops the compile: \"Vec buffer usage (N bytes) exceeds "
         "platform limit (C bytes)\". The function's other tiles only add to this.",
         "for i in pl.pipeline(4, stage=2):  # two 64 KB loads per stage: 256 KB at once\n"
@@ -442,6 +448,31 @@ _CODES = [
         "Lower the stage, or load smaller tiles: the message gives the bytes needed and the "
         "space's capacity.",
         compiler_id="AllocateMemoryAddr",
+    ),
+    ReasonCode(
+        LEGACY_FALLBACK,
+        "-",
+        "warning",
+        "MemoryReuse fits the memory space at no depth and falls back to its legacy packing",
+        "While a memory space does not fit, MemoryReuse sheds a level of depth from one "
+        "stage group after another; when no group has a level left to shed (or the "
+        "re-packs it may take are spent) and the space still does not fit, it packs the "
+        "space again the way it did before it kept stages apart (its legacy packing) and "
+        "warns: \"capacity-gated reuse could not fit memory space Vec at any "
+        "double-buffering depth; fell back to the legacy packing\", adding \"(which also "
+        "overflows — reduce tile size or stage count)\" when that packing does not fit "
+        "either (then AllocateMemoryAddr stops the compile: SKW081). The compiler puts "
+        "the warning on the function after a full compile; skewlsp says it at each "
+        "replicated loop of the space, where it is certain: the loop's own loads fit at no "
+        "depth, or, in Vec, every tile of the function is known and packed together. It "
+        "says nothing when one buffer alone is larger than the space (the compiler does "
+        "not warn then: the allocation is impossible, not a lost depth).",
+        "for i in pl.pipeline(4, stage=2):  # two 64 KB loads per stage: 256 KB at once\n"
+        "    qi = q[i * 16 : i * 16 + 16, :]\n"
+        "    ki = k[i * 16 : i * 16 + 16, :]",
+        "Lower the stage, or load smaller tiles, until the stages' loads fit the space "
+        "together with the function's other tiles there.",
+        compiler_id="MemoryReuse",
     ),
     ReasonCode(
         "SKW900",

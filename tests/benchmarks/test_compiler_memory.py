@@ -180,7 +180,7 @@ def finding(
 ) -> dict:
     """A skewlint JSON item of a memory code (hand-written, in its form): a split loop's
     vector copy with the one space the code is about."""
-    cause = cause or {"SKW080": "slot-bound", "SKW081": "overflow"}[code]
+    cause = cause or {"SKW080": "slot-bound", "SKW081": "overflow", "SKW082": "overflow"}[code]
     memory = {"space": space, "stage_bytes": 65536, "requested": requested,
               "achieved": achieved, "cause": cause, "known": True, "reason": None}
     return {"code": code, "filename": str(MEM_LLM / file), "loop": {"line": line},
@@ -193,7 +193,10 @@ def test_an_overflow_at_the_entry_the_compiler_stopped_is_predicted():
     overflow = finding("SKW081", "vector.py", 25, "Vec", 4, None, "four_stages_of_wide_rows")
     found = memory_predictions([overflow], report)
     assert (found.overflows, found.predicted_overflows, found.wrong) == (1, 1, ())
-    assert found.line() == "memory: 3 hints, 0 predicted, 0 predicted wrongly; 1 overflows, 1 predicted"
+    assert found.line() == (
+        "memory: 3 hints, 0 predicted, 0 predicted wrongly; 1 overflows, 1 predicted; "
+        "1 fallbacks, 0 predicted"
+    )
 
 
 def test_a_slot_bound_claim_needs_the_compiler_s_hint_at_that_loop_with_the_same_depths():
@@ -233,3 +236,16 @@ def test_a_space_pressure_claim_in_right_predicts_the_compilers_hint_there():
     claim = finding("SKW080", "cube.py", 45, "Right", 2, 1, cause="space-pressure")
     found = memory_predictions([claim], report)
     assert (found.predicted, found.wrong) == (1, ())
+
+
+def test_a_legacy_fallback_claim_predicts_the_compiler_s_warning_in_that_entry():
+    # vector.py's four_stages_of_wide_rows: the compiler warns "capacity-gated reuse could
+    # not fit memory space Vec at any double-buffering depth; fell back to the legacy
+    # packing (which also overflows ...)" on the function; the claim is at its loop (25).
+    report = memory_report(probed(), sorted(MEM_LLM.glob("*.py")))
+    right = finding("SKW082", "vector.py", 25, "Vec", 4, None, "four_stages_of_wide_rows")
+    elsewhere = finding("SKW082", "vector.py", 16, "Vec", 2, None, "two_stages_fit")
+    found = memory_predictions([right, elsewhere], report)
+    assert (found.fallbacks, found.predicted_fallbacks) == (1, 1)
+    assert [w.rsplit("/", 1)[-1] for w in found.wrong] == ["vector.py:16: SKW082 Vec has no counterpart"]
+    assert found.line().endswith("; 1 overflows, 0 predicted; 1 fallbacks, 1 predicted")

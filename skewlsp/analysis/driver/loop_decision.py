@@ -58,6 +58,7 @@ from skewlsp.analysis.passes.infer_tile_memory_space import operand_moves
 from skewlsp.analysis.passes.inline_functions.splice import helper_splicer
 from skewlsp.analysis.passes.loop_body import normalise
 from skewlsp.analysis.passes.lower_auto_vector_split import opens_lane_regions
+from skewlsp.analysis.passes.op_conversion import scope_tiles_at
 from skewlsp.analysis.passes.outline_incore_scopes import OutlinedScope, outlined_scope
 from skewlsp.analysis.passes.split_vector_kernel import any_split, dual_aiv_dispatch
 from skewlsp.analysis.report.advice import StageAdvice, bounds_read, depth_advice
@@ -379,7 +380,20 @@ class LoopDecisions:
         if not lowered:
             return facts
         loads = slot_loads(loop, around.tensors, ctx.fold)
-        return replace(facts, slot_loads=loads, slot_scope=around.scope)
+        # 10 ConvertTensorToTileOps' Vec tiles of the whole scope, folded as this loop's
+        # extents are (a helper's copies at two calls fold them apart)
+        # (a function's own body is a scope only when the function is an InCore one)
+        opened_by = around.opened_by if around.scope or self._function_incore else None
+        tiles = scope_tiles_at(opened_by, around.tensors, ctx.fold, self._span)
+        span = self._span(loop)
+        where = next((n for n, at in enumerate(tiles.loops) if at.span == span), -1)
+        return replace(
+            facts,
+            slot_loads=loads,
+            slot_scope=around.scope,
+            scope_tiles=tiles,
+            scope_loop=where,
+        )
 
     def _split_and_skew(
         self, loop: cst.For, ctx: BodyContext, header: LoopHeader, body: Body, scope: FunctionScope

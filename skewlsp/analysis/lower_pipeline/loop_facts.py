@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite
+from skewlsp.analysis.passes.op_conversion import ScopeTiles
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,10 @@ class LoopFacts:
     of the outlined scope holding the loop; ``load_time_bound``: the symbol of a bound or
     step computed when the module loads (a constant to the compiler, not visible here);
     ``matmuls``: the body's matmuls as AutoTileMatmulL0 meets them, and ``scope_matmuls``
-    the scope's (None: not read), for the L0 tiles of the memory passes.
+    the scope's (None: not read), for the L0 tiles of the memory passes;
+    ``scope_tiles``: the Vec tiles of the whole InCore scope holding the loop, for the
+    memory passes (None: not looked at), shared by the scope's loops; ``scope_loop``: which
+    of its loops this one is (-1: none).
     """
 
     slot_loads: tuple[SlotLoad, ...] | None = None
@@ -79,6 +83,8 @@ class LoopFacts:
     scope_matmuls: CubeScope | None = None
     slot_scope: int = 0
     load_time_bound: str | None = None
+    scope_tiles: ScopeTiles | None = None
+    scope_loop: int = -1
 
 
 NO_FACTS = LoopFacts()

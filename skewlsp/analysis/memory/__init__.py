@@ -2,9 +2,9 @@
 
 Each pass module is a pure function from a function's tiles to that pass's result;
 :mod:`.function_passes` runs them over a :class:`.core_function.CoreFunction` for the
-driver's function stage (each loop's loads alone: they are all skewlsp sees of a
-function's Vec and Mat tiles; its Left and Right tiles whole), and ``report/memory.py``
-puts what that decides on the loop's report.
+driver's function stage (each loop's loads alone; a scope's Vec tiles together where
+every one is known; a cube function's Left and Right tiles whole), and
+``report/memory.py`` puts what that decides on the loop's report.
 
 - :mod:`.chip`: the on-chip memories of each backend (capacity, alignment);
 - 31 InitMemRef: :mod:`.init_memref` (a tile's bytes, its buffer);
@@ -13,7 +13,9 @@ puts what that decides on the loop's report.
 - 34 AllocateMemoryAddr: :mod:`.allocate_memory_addr` (where the buffers sit, and the
   overflow that fails the compile);
 - :mod:`.canonicalize_io_order`: a function's stage-group tiles from the analysis' records of
-  its loops (their loads and lowering), the input of the two above;
+  its loops (their loads and lowering), the input of the two above; and, where every Vec
+  tile of an InCore scope is known (``analysis/passes/op_conversion``), the whole scope's
+  Vec tiles laid out together;
 - :mod:`.l0_tiles`: the Left and Right tiles of a cube function's matmuls (AutoTileMatmulL0's
   K loops included), packed whole per outlined scope.
 """

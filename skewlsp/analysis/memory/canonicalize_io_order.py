@@ -19,20 +19,26 @@ the way the compiler lays the lowered code out:
   are written out after the loop and keep their order: a copy's loads, its compute;
 - regions follow each other in program order (their tiles never overlap).
 
-What it does not know yet: the tiles the body computes (a widened copy, a product: the
-ones MemoryReuse's guard sheds), the tiles outside the loops (the L0 tiles of a
-matmul's operands, Left and Right, are laid out by :mod:`.l0_tiles`), a loop nested in
-a replicated one, and the remainder chain of a loop whose bounds are known only at run
-time. A load with no static size makes the whole function unknown (None).
+:func:`function_tiles` lays out one loop's loads alone. :func:`scope_layout` lays out
+a whole InCore scope's Vec tiles (the loads, the tiles the body computes, the tiles
+outside the loops: ConvertTensorToTileOps' conversions,
+:mod:`skewlsp.analysis.passes.op_conversion`) the same way, each clone's computed tiles
+after all the loads, in the clone's order. Neither lays out the L0 moves of a matmul's
+operands (Left, Right: :mod:`.l0_tiles` does), a loop nested in a replicated one, or the
+remainder chain of a loop whose bounds are known only at run time. A load with no static
+size makes the whole function unknown (None, or the reason).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from skewlsp.analysis.lower_pipeline.loop_facts import SlotLoad
+from skewlsp.analysis.memory.init_memref import allocation_bytes
 from skewlsp.analysis.memory.memory_reuse import ReuseTile
+from skewlsp.analysis.passes.op_conversion import ScopeTiles, TileOp
+from skewlsp.contract import Lowering
 
 
 @dataclass(frozen=True)
@@ -112,3 +118,215 @@ def function_tiles(loops: Sequence[ReplicatedLoop]) -> FunctionTiles | None:
             group += 1
             at += clones * (len(loop.loads) + 1) + 1
     return FunctionTiles(tuple(tiles), tuple(origins))
+
+
+# The whole function's Vec tiles (the loads, what the body computes, the tiles outside
+# the loops: :mod:`skewlsp.analysis.passes.op_conversion`), laid out the same way.
+
+
+@dataclass(frozen=True)
+class LoopLowering:
+    """How LowerPipelineLoops leaves one loop of a scope: ``clones`` per replicated
+    region (the main loop's ``stage`` clones, then the remainder's copies, as
+    :func:`_regions` finds them), ``plain`` for a loop run as written (a ``pl.range``,
+    an untouched pipeline)."""
+
+    regions: tuple[tuple[str, int], ...]
+    trip: int | None = None  # a replicated loop's iterations (main loop's and remainder's)
+
+    @property
+    def plain(self) -> bool:
+        return not self.regions
+
+    def restaged(self, stage: int) -> LoopLowering | None:
+        """The same loop under ``stage=`` (its trip split again into a main loop of
+        ``stage`` clones and a remainder); None when its trip is not known."""
+        if self.trip is None or stage < 1:
+            return None
+        main, tail = divmod(self.trip, stage)
+        return LoopLowering(tuple(_regions(ReplicatedLoop((), stage, main, tail))), self.trip)
+
+
+@dataclass(frozen=True)
+class ScopeLayout:
+    """A scope's tiles of one space as MemoryReuse sees them, each one's label (the name
+    it is bound to and the op that makes it), and each scope loop's stage groups (in
+    the order of its regions)."""
+
+    tiles: tuple[ReuseTile, ...]
+    labels: tuple[str, ...]
+    groups: tuple[tuple[int, ...], ...]
+
+
+class _Unknown(Exception):
+    """A tile read the layout cannot place."""
+
+
+@dataclass
+class _Laid:
+    bytes: int
+    defined: int
+    last: int
+    membership: tuple[tuple[int, int], ...]
+    load: bool
+    label: str
+    forbid: frozenset[int] = frozenset()
+    merged: bool = False
+
+
+@dataclass
+class _Layout:
+    """The layout's state: program point, tiles, each value's tile, next group."""
+
+    space: str
+    tiles: list[_Laid]
+    env: dict[str, int]
+    at: int = 0
+    group: int = 0
+
+    def place(self, op: TileOp, env: dict[str, int], member: tuple[tuple[int, int], ...]) -> None:
+        for read in op.reads:
+            if read not in env:
+                raise _Unknown(f"`{read}` is read before it is made")
+            tile = self.tiles[env[read]]
+            tile.last = max(tile.last, self.at)
+        if op.out is not None and op.view_of is not None:
+            env[op.out] = env[op.view_of]
+        elif op.out is not None and op.shape is not None:
+            size = allocation_bytes(op.shape[0], op.shape[1], self.space)  # 31 InitMemRef
+            if size is None:
+                raise _Unknown(f"a {op.shape[1]} tile InitMemRef cannot size ({op.label})")
+            forbid = frozenset(env[value] for value in op.forbid)
+            env[op.out] = len(self.tiles)
+            self.tiles.append(_Laid(size, self.at, self.at, member, op.load, op.label, forbid))
+        self.at += 1
+
+    def loop(self, body: Sequence[TileOp], lowering: LoopLowering) -> tuple[int, ...]:
+        """Lay out one loop's regions; its stage groups."""
+        carried, outer = _carried(body, self.env)
+        if carried and len(lowering.regions) > 1:
+            raise _Unknown("a value carried through a loop with a remainder")
+        previous = dict(self.env)
+        groups = []
+        regions = lowering.regions or (("plain", 1),)
+        for region, clones in regions:
+            group = self.group
+            if region != "plain":
+                groups.append(group)
+                self.group += 1
+            envs = [dict(previous) for _ in range(clones)]
+            order = [(c, op) for c in range(clones) for op in body if op.load and region == "main"]
+            order += [
+                (c, op)
+                for c in range(clones)
+                for op in body
+                if not (op.load and region == "main")
+            ]
+            for clone, op in order:
+                env = envs[clone]
+                if clone > 0:  # a carried value is the previous clone's
+                    for name in carried:
+                        if env.get(name) == previous.get(name):
+                            env[name] = envs[clone - 1][name]
+                member = () if region == "plain" else ((group, clone),)
+                self.place(op, env, member)
+            previous = dict(envs[-1])
+        end = self.at
+        for name in outer:
+            tile = self.tiles[self.env[name]]
+            tile.last = max(tile.last, end)
+        for name in carried:  # the phi family: the initial value's buffer, to the end
+            family, final = self.tiles[self.env[name]], previous[name]
+            if final != self.env[name]:
+                last = self.tiles[final]
+                family.bytes = max(family.bytes, last.bytes)
+                family.last = max(family.last, last.last)
+                last.merged = True
+            family.last = max(family.last, end)
+        self.at += 1
+        return tuple(groups)
+
+
+def _carried(body: Sequence[TileOp], env: Mapping[str, int]) -> tuple[list[str], list[str]]:
+    """The values a loop carries (read before the body binds them again, bound before
+    the loop) and the outer values it only reads."""
+    written = {op.out for op in body if op.out is not None}
+    bound: set[str] = set()
+    carried: list[str] = []
+    outer: list[str] = []
+    for op in body:
+        for read in op.reads:
+            if read in bound:
+                continue
+            if read not in env:
+                raise _Unknown(f"`{read}` is read before it is made")
+            found = carried if read in written else outer
+            if read not in found:
+                found.append(read)
+        if op.out is not None:
+            bound.add(op.out)
+    return carried, outer
+
+
+def lowering_of(lowering: Lowering | None) -> LoopLowering | str:
+    """A pipeline loop's lowering as the layout reads it, or why its tiles cannot be laid
+    out (not lowered here, nested in a replicated loop, a remainder chain of dynamic
+    bounds)."""
+    if lowering is None:
+        return "a pipeline loop of the function that LowerPipelineLoops does not lower here"
+    if lowering.nested > 1:
+        return "a pipeline loop of the function inside a replicated or skewed one"
+    if lowering.branches or lowering.main_trip is None:
+        return "a pipeline loop of the function whose trip is known only at run time"
+    if lowering.verdict == "untouched":
+        return LoopLowering(())
+    if lowering.verdict != "replicated" or lowering.stage is None:
+        return f"a pipeline loop of the function that LowerPipelineLoops leaves {lowering.verdict}"
+    loop = ReplicatedLoop((), lowering.stage, lowering.main_trip, lowering.tail)
+    trip = lowering.main_trip * lowering.stage + lowering.tail
+    return LoopLowering(tuple(_regions(loop)), trip)
+
+
+def scope_layout(
+    scope: ScopeTiles, lowerings: Sequence[LoopLowering | str], space: str = "Vec"
+) -> ScopeLayout | str:
+    """``scope``'s tiles (:func:`~skewlsp.analysis.passes.op_conversion.scope_tiles`) laid
+    out in program order: a replicated loop's regions as :func:`function_tiles` lays out
+    its loads, now with each clone's computed tiles after the loads, in the clone's order
+    (each stage's compute and store together: CanonicalizeIOOrder's ladder); a value read in a loop
+    lives to its end, a value carried through it is one buffer with its initial value
+    (MemoryReuse's yield retargeting, lines 82-110). ``lowerings``: per scope loop (a
+    string: why it is not known). A string says why the scope cannot be laid out."""
+    if scope.unknown is not None:
+        return scope.unknown
+    state = _Layout(space, [], {})
+    groups: list[tuple[int, ...]] = [() for _ in scope.loops]
+    ops = list(scope.ops)
+    try:
+        index = 0
+        while index < len(ops):
+            op = ops[index]
+            if op.loop < 0:
+                state.place(op, state.env, ())
+                index += 1
+                continue
+            end = index
+            while end < len(ops) and ops[end].loop == op.loop:
+                end += 1
+            lowering = lowerings[op.loop] if op.loop < len(lowerings) else "a loop not lowered"
+            if isinstance(lowering, str):
+                return lowering
+            groups[op.loop] = state.loop(ops[index:end], lowering)
+            index = end
+    except _Unknown as reason:
+        return str(reason)
+    kept = [n for n, t in enumerate(state.tiles) if not t.merged]
+    number = {old: new for new, old in enumerate(kept)}
+    tiles = []
+    for old in kept:
+        t = state.tiles[old]
+        forbid = frozenset(number[i] for i in t.forbid if i in number)
+        tiles.append(ReuseTile(space, t.bytes, (t.defined, t.last), t.membership, t.load, forbid))
+    return ScopeLayout(
+        tuple(tiles), tuple(state.tiles[old].label for old in kept), tuple(groups)
+    )

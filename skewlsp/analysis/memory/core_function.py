@@ -17,9 +17,15 @@ from dataclasses import dataclass
 
 from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
 from skewlsp.analysis.memory.allocate_memory_addr import Allocation
-from skewlsp.analysis.memory.canonicalize_io_order import FunctionTiles, ReplicatedLoop
+from skewlsp.analysis.memory.canonicalize_io_order import (
+    FunctionTiles,
+    LoopLowering,
+    ReplicatedLoop,
+    ScopeLayout,
+)
 from skewlsp.analysis.memory.l0_tiles import L0Memory
 from skewlsp.analysis.memory.memory_reuse import ReuseResult
+from skewlsp.analysis.passes.op_conversion import ScopeTiles
 from skewlsp.contract import Core, Instance, Lowering, Span
 
 
@@ -42,13 +48,16 @@ class LoopMemory:
     sizes (laid out as CanonicalizeIOOrder leaves them), 33 MemoryReuse's packing and
     34 AllocateMemoryAddr's placement of them.
 
-    Alone, because the loads are all skewlsp sees of a function's tiles: what they
-    cannot fit by themselves the whole function cannot fit either (a slot-bound depth,
-    an overflow), and that is all the report says for certain. ``why``: why the loop
+    Alone, because of Mat (and of Vec where a tile of the function is not modelled) the
+    loads are all skewlsp sees: what they cannot fit by themselves the whole function
+    cannot fit either (a slot-bound depth, an overflow). The spaces skewlsp sees whole
+    are beside them: ``vec`` and ``l0``. ``why``: why the loop
     is not modelled (not replicated, loads of no static size, ...), None when it is;
     ``loop``: the loop as the layout read it (its loads, stage, trip and remainder);
-    ``l0``: the Left and Right tiles of its function's matmuls, which are modelled whole
-    (:mod:`.l0_tiles`), None when its function holds none or is not a cube function.
+    ``vec``: the whole function's Vec tiles packed together, or why they are not known
+    (None: not looked at, as on the cube core); ``l0``: the Left and Right tiles of its
+    function's matmuls, which are modelled whole (:mod:`.l0_tiles`), None when its
+    function holds none or is not a cube function.
     """
 
     loop: ReplicatedLoop | None = None
@@ -56,7 +65,29 @@ class LoopMemory:
     reuse: ReuseResult | None = None
     allocation: Allocation | None = None
     why: str | None = None
+    vec: ScopeMemory | None = None
     l0: L0Memory | None = None
+
+
+@dataclass(frozen=True)
+class ScopeMemory:
+    """The whole function's tiles of one space (``space``), when every one is known: the
+    InCore scope's tiles as 31 InitMemRef sizes them in CanonicalizeIOOrder's layout
+    (``layout``) and 33 MemoryReuse's packing of them (``reuse``); ``groups``: the stage
+    groups of the loop this record is handed to (its regions', in the function's
+    numbering). ``why``: why the function's tiles there are not all known (then
+    ``layout`` and ``reuse`` are None and only the loop's loads alone are packed).
+    ``scope``, ``lowerings`` and ``loop`` (the loop's index among the scope's) are what
+    the layout was made from, for advice decided again by laying it out once more."""
+
+    space: str
+    layout: ScopeLayout | None = None
+    reuse: ReuseResult | None = None
+    groups: tuple[int, ...] = ()
+    why: str | None = None
+    scope: ScopeTiles | None = None
+    lowerings: tuple[LoopLowering | str, ...] = ()
+    loop: int = -1
 
 
 @dataclass(frozen=True)

@@ -2,15 +2,17 @@
 MemoryReuse and 34 AllocateMemoryAddr, each a function of a
 :class:`~.core_function.CoreFunction` that returns it with its result added.
 
-Each loop's loads are modelled alone (:class:`~.core_function.LoopMemory`): they are
-all skewlsp sees of a function's Vec and Mat tiles (not the tiles the body computes,
-not the tiles outside the loops), so a result of the whole function would claim more
-than is known. What a loop's loads cannot fit by themselves, the function cannot fit
-either. Left and Right are another matter: MemoryReuse packs each space on its own, and
-skewlsp sees every L0 tile of a cube function's matmuls (:mod:`.l0_tiles`), so those
-are laid out and packed once per outlined scope, whole, and each loop of it reads the
-result (``LoopMemory.l0``). Under the ``ptoas`` planner pypto runs neither MemoryReuse nor
-AllocateMemoryAddr (ptoas places the buffers): the passes leave the function alone.
+Each loop's loads are modelled alone (:class:`~.core_function.LoopMemory`): what they
+cannot fit by themselves, the function cannot fit either. Where every Vec tile of the
+InCore scope holding a loop is known (ConvertTensorToTileOps' conversions of its
+statements: :mod:`skewlsp.analysis.passes.op_conversion`), the scope's Vec tiles are
+also packed together (:class:`~.core_function.ScopeMemory`, ``LoopMemory.vec``): then a
+loop's depth there is the whole function's. Left and Right are packed on their own too:
+MemoryReuse packs each space apart, and skewlsp sees every L0 tile of a cube function's
+matmuls (:mod:`.l0_tiles`), so those are laid out and packed once per outlined scope,
+whole, and each loop of it reads the result (``LoopMemory.l0``). Mat keeps to the loads
+alone. Under the ``ptoas`` planner pypto runs neither MemoryReuse nor AllocateMemoryAddr
+(ptoas places the buffers): the passes leave the function alone.
 
 The chip is the compiler's default, the Ascend910B (:data:`.chip.DEFAULT_CHIP`), and no
 region is reserved (``system.reserve_buffer`` is not seen): a reserved region only
@@ -23,10 +25,23 @@ from dataclasses import replace
 
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
 from skewlsp.analysis.memory.allocate_memory_addr import allocate_memory_addr
-from skewlsp.analysis.memory.canonicalize_io_order import ReplicatedLoop, function_tiles
-from skewlsp.analysis.memory.core_function import CoreFunction, FunctionLoop, LoopMemory
+from skewlsp.analysis.memory.canonicalize_io_order import (
+    LoopLowering,
+    ReplicatedLoop,
+    ScopeLayout,
+    function_tiles,
+    lowering_of,
+    scope_layout,
+)
+from skewlsp.analysis.memory.core_function import (
+    CoreFunction,
+    FunctionLoop,
+    LoopMemory,
+    ScopeMemory,
+)
 from skewlsp.analysis.memory.l0_tiles import L0Memory, L0Tiles, l0_tiles
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, memory_reuse
+from skewlsp.analysis.passes.op_conversion import ScopeTiles
 
 
 def replicated_loop(loop: FunctionLoop) -> ReplicatedLoop | str:
@@ -48,20 +63,51 @@ def replicated_loop(loop: FunctionLoop) -> ReplicatedLoop | str:
 
 
 def init_memref(function: CoreFunction) -> CoreFunction:
-    """31 InitMemRef: each loop's loads as sized tiles, in CanonicalizeIOOrder's layout."""
+    """31 InitMemRef: each loop's loads as sized tiles, in CanonicalizeIOOrder's layout,
+    and the whole function's Vec tiles where every one is known (:func:`vec_scope`)."""
     if function.planner != "pypto":
         return function
     found = []
+    laid: dict[ScopeTiles, tuple[ScopeLayout | str, tuple[LoopLowering | str, ...]]] = {}
     for loop in function.loops:
+        vec = vec_scope(function, loop, laid)
         replicated = replicated_loop(loop)
         if isinstance(replicated, str):
-            found.append(LoopMemory(why=replicated))
+            found.append(LoopMemory(why=replicated, vec=vec))
             continue
-        found.append(LoopMemory(replicated, function_tiles([replicated])))
+        found.append(LoopMemory(replicated, function_tiles([replicated]), vec=vec))
     l0 = _l0_memory(function)
     return replace(
         function,
         memory=tuple(replace(memory, l0=l0[n]) for n, memory in enumerate(found)),
+    )
+
+
+def vec_scope(
+    function: CoreFunction,
+    loop: FunctionLoop,
+    laid: dict[ScopeTiles, tuple[ScopeLayout | str, tuple[LoopLowering | str, ...]]],
+) -> ScopeMemory | None:
+    """The Vec tiles of the InCore scope holding ``loop`` (the function the compiler
+    outlines), laid out once per scope (``laid``: the loops of a scope hold equal
+    records, each made with its own loop's folding): what
+    ConvertTensorToTileOps makes of its statements, each loop as LowerPipelineLoops
+    left it. None on the cube core (no Vec tiles)."""
+    scope = loop.facts.scope_tiles
+    if function.core == "aic" or scope is None:
+        return None
+    found = laid.get(scope)
+    if found is None:
+        lowerings = tuple(_lowerings(function, scope))
+        found = laid[scope] = (scope_layout(scope, lowerings), lowerings)
+    layout, lowerings = found
+    if isinstance(layout, str):
+        return ScopeMemory("Vec", why=layout)
+    where = loop.facts.scope_loop
+    if not 0 <= where < len(layout.groups):
+        return ScopeMemory("Vec", why="the loop is not one of its scope's")
+    return ScopeMemory(
+        "Vec", layout, groups=layout.groups[where], scope=scope, lowerings=lowerings, loop=where
     )
 
 
@@ -91,22 +137,49 @@ def _l0_memory(function: CoreFunction) -> list[L0Memory | None]:
     return found
 
 
+def _lowerings(function: CoreFunction, scope: ScopeTiles) -> list[LoopLowering | str]:
+    """Each loop of ``scope`` as the layout reads it: a pipeline loop as this core's
+    lowering left it (a string: why not known), a sequential loop as written."""
+    found: list[LoopLowering | str] = []
+    for number, at in enumerate(scope.loops):
+        if not at.pipeline:
+            found.append(LoopLowering(()))
+            continue
+        loop = next(
+            (
+                f
+                for f in function.loops
+                if f.facts.scope_loop == number and f.facts.scope_tiles == scope
+            ),
+            None,
+        )
+        found.append(lowering_of(loop.lowering if loop is not None else None))
+    return found
+
+
 def reuse_memory(function: CoreFunction) -> CoreFunction:
-    """33 MemoryReuse: each modelled loop's loads packed into buffers (depth, hints), and
-    its function's L0 tiles (packed once per scope: each space on its own)."""
-    packed: dict[int, ReuseResult] = {}
-    memory = []
-    for found in function.memory:
-        if found.tiles is not None:
-            found = replace(found, reuse=memory_reuse(found.tiles.tiles, DEFAULT_CHIP))
-        l0 = found.l0
+    """33 MemoryReuse: each modelled loop's loads packed into buffers (depth, hints), each
+    known scope's Vec tiles packed together and its function's L0 tiles (each once per
+    scope: each space on its own)."""
+    packed: dict[int, ReuseResult] = {}  # by the scope's one record, alive while this runs
+    found = []
+    for memory in function.memory:
+        if memory.tiles is not None:
+            memory = replace(memory, reuse=memory_reuse(memory.tiles.tiles, DEFAULT_CHIP))
+        vec = memory.vec
+        if vec is not None and vec.layout is not None:
+            reuse = packed.get(id(vec.layout))
+            if reuse is None:
+                reuse = packed[id(vec.layout)] = memory_reuse(vec.layout.tiles, DEFAULT_CHIP)
+            memory = replace(memory, vec=replace(vec, reuse=reuse))
+        l0 = memory.l0
         if l0 is not None and l0.tiles is not None:
-            key = id(l0.tiles)  # (the scope's one record, alive while this runs)
-            if key not in packed:
-                packed[key] = memory_reuse(l0.tiles.tiles, DEFAULT_CHIP)
-            found = replace(found, l0=replace(l0, reuse=packed[key]))
-        memory.append(found)
-    return replace(function, memory=tuple(memory))
+            reuse = packed.get(id(l0.tiles))
+            if reuse is None:
+                reuse = packed[id(l0.tiles)] = memory_reuse(l0.tiles.tiles, DEFAULT_CHIP)
+            memory = replace(memory, l0=replace(l0, reuse=reuse))
+        found.append(memory)
+    return replace(function, memory=tuple(found))
 
 
 def allocate_memory(function: CoreFunction) -> CoreFunction:

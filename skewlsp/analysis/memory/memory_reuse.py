@@ -92,12 +92,15 @@ class LegacyFallback:
     ``still_overflows``: the legacy packing does not fit either (AllocateMemoryAddr
     will stop). ``warned``: MemoryReuse said so in a warning; it does not when one
     buffer alone is larger than the space (an impossible tile, not a lost depth).
-    Either way the space's groups get no PH-MR-001 hint.
+    Either way the space's groups get no PH-MR-001 hint. ``within_budget``: the sheds
+    ran out of groups to shed ("at any double-buffering depth"), not out of the re-packs
+    they may take ("within the shed-repack budget").
     """
 
     space: str
     still_overflows: bool
     warned: bool = True
+    within_budget: bool = True
 
 
 @dataclass(frozen=True)
@@ -252,7 +255,9 @@ def _pack_space(
             slots = _slots(buffers, tiles)
             overflows = footprint(slots, chip, reserved) > capacity
             oversized = any(slot > capacity for slot in slots)
-            return buffers, LegacyFallback(space, overflows, warned=not oversized)
+            return buffers, LegacyFallback(
+                space, overflows, warned=not oversized, within_budget=sheds <= MAX_SHEDS
+            )
         groups.depth[(space, group)] -= 1
         buffers = _pack(order, tiles, groups, legacy=False)
     return buffers, None

@@ -158,7 +158,7 @@ class LoopSurroundings:
     tensors: dict[str, Tensor]
     scope: int
     tile_ops: bool = True
-    opened_by: cst.CSTNode | None = None
+    opened_by: cst.CSTNode | None = None  # the statement opening the scope (the function: 0)
 
 
 def surroundings(
@@ -206,7 +206,7 @@ class _Walk:
         self.tensors: dict[str, Tensor] = {}
         self.opened = 0  # InCore scopes opened so far
         self.loops: dict[int, LoopSurroundings] = {}
-        self.scope_nodes: dict[int, cst.CSTNode] = {}
+        self.scope_nodes: dict[int, cst.CSTNode] = {}  # each scope's opening statement
 
     def block(
         self, statements: Sequence[cst.CSTNode], incore: bool, scope: int, spmd: bool = False

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
 from skewlsp.analysis.memory.l0_tiles import L0_SPACES, L0Group, L0Memory, L0Tiles
 from skewlsp.analysis.memory.memory_reuse import DepthHint, ReuseResult
-from skewlsp.contract import SLOT_BOUND, Finding, SpaceBuffers, Span
+from skewlsp.contract import DEPTH_REDUCED, Finding, SpaceBuffers, Span
 
 NOT_KNOWN = "the L0 tiles of the function's matmuls are not known: "
 
@@ -56,7 +56,7 @@ def l0_spaces(
             continue
         spaces.append(SpaceBuffers(space, slot, asked, hint.achieved, hint.cause, True))
         message = _message(hint, tiles, reuse, (l0.loop, lines), on)
-        findings.append(Finding(SLOT_BOUND, message, where))
+        findings.append(Finding(DEPTH_REDUCED, message, where))
     return spaces, findings
 
 

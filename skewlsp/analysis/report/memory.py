@@ -4,19 +4,28 @@ The function stage (``driver.function_stage``) leaves, per core function, what 3
 InitMemRef, 33 MemoryReuse and 34 AllocateMemoryAddr make of each loop's loads alone
 (:class:`~skewlsp.analysis.memory.core_function.LoopMemory`). Here that becomes, per
 memory space of the loop's first stage group (the main loop's clones, or the copies of
-a loop with no main loop), a :class:`~skewlsp.contract.SpaceBuffers`, and two findings
-only where the loads alone make the fact certain:
+a loop with no main loop), a :class:`~skewlsp.contract.SpaceBuffers`, and these findings
+only where what is modelled makes the fact certain:
 
 - SKW080 (PH-MR-001, slot-bound): the stages' own slots exceed the space, so MemoryReuse
   keeps at most so many of them apart whatever else the function holds; with advice
   (a smaller ``stage=``, smaller tiles) decided again by the same passes before it is
   offered;
 - SKW081: the loads alone overflow the space at any depth: AllocateMemoryAddr stops the
-  compile.
+  compile;
+- SKW082: MemoryReuse fits the space at no depth and falls back to its legacy packing
+  (the compiler's warning), where the loads alone, or the whole function's Vec tiles,
+  make it certain.
 
-Space pressure from the function's other tiles (computed tiles, tiles outside the loop)
-is not seen: a loop whose loads fit says so ("fits alone") and nothing more. Left and
-Right, whose tiles are modelled whole, are :mod:`.l0_memory`'s.
+Where every Vec tile of the function is known (:class:`~skewlsp.analysis.memory.
+core_function.ScopeMemory`: the tiles the body computes and the tiles outside the loops
+too), the loop's depth in Vec is the whole function's packing's, exactly: SKW080
+(PH-MR-001) slot-bound, or space-pressure when the function's other tiles take the
+space, naming the largest co-resident tiles and offering the ``stage=`` under which the
+whole function, packed again, keeps every stage apart. Left and Right, whose tiles are
+modelled whole too, are :mod:`.l0_memory`'s (SKW080 of either cause there as well).
+Elsewhere (Mat, a function with a tile not modelled) a loop whose loads fit says so
+("fits alone") and, in Vec, why the rest is not known.
 """
 
 from __future__ import annotations
@@ -26,14 +35,20 @@ from dataclasses import replace
 
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
 from skewlsp.analysis.memory.allocate_memory_addr import allocate_memory_addr
-from skewlsp.analysis.memory.canonicalize_io_order import ReplicatedLoop, function_tiles
-from skewlsp.analysis.memory.core_function import CoreFunction, LoopMemory
-from skewlsp.analysis.memory.memory_reuse import DepthHint, memory_reuse
+from skewlsp.analysis.memory.canonicalize_io_order import (
+    ReplicatedLoop,
+    ScopeLayout,
+    function_tiles,
+    scope_layout,
+)
+from skewlsp.analysis.memory.core_function import CoreFunction, LoopMemory, ScopeMemory
+from skewlsp.analysis.memory.memory_reuse import DepthHint, LegacyFallback, memory_reuse
 from skewlsp.analysis.report.buffers import buffer_assignment, with_buffers
 from skewlsp.analysis.report.l0_memory import l0_spaces
 from skewlsp.contract import (
+    DEPTH_REDUCED,
+    LEGACY_FALLBACK,
     MEMORY_OVERFLOW,
-    SLOT_BOUND,
     Finding,
     LoopReport,
     Lowering,
@@ -42,6 +57,7 @@ from skewlsp.contract import (
 )
 
 FITS_ALONE = "fits alone; other tiles of the function not modelled"
+CO_RESIDENTS = 4  # the co-resident tiles a space-pressure finding names, largest first
 
 
 def with_memory(report: LoopReport, functions: Sequence[CoreFunction]) -> LoopReport:
@@ -117,6 +133,9 @@ def _spaces(
         first = [t for t in tiles if t.space == space and any(g == 0 for g, _ in t.membership)]
         slot = DEFAULT_CHIP.align(max(t.bytes for t in first))
         hint = next((h for h in reuse.hints if (h.space, h.group) == (space, 0)), None)
+        fallback, basis = _fallback(memory, space)
+        if fallback is not None and fallback.warned:
+            findings.append(Finding(LEGACY_FALLBACK, _legacy(fallback, basis, on), where))
         if space in overflows:
             overflow = overflows[space]
             count = len(first)
@@ -131,14 +150,150 @@ def _spaces(
                     where,
                 ),
             )
+        elif fallback is not None:
+            spaces.append(SpaceBuffers(space, slot, requested, None, "legacy", True))
         elif hint is not None and hint.cause == "slot-bound":
             spaces.append(
                 SpaceBuffers(space, slot, requested, hint.achieved, "slot-bound", True)
             )
-            findings.append(Finding(SLOT_BOUND, _slot_bound(hint, on, memory), where))
+            findings.append(Finding(DEPTH_REDUCED, _slot_bound(hint, on, memory), where))
+        elif (whole := _whole(memory, space, on, where)) is not None:
+            spaces.append(whole[0])
+            findings.extend(whole[1])
         else:
-            spaces.append(SpaceBuffers(space, slot, requested, reason=FITS_ALONE))
+            spaces.append(SpaceBuffers(space, slot, requested, reason=_fits_alone(memory, space)))
     return tuple(spaces), findings
+
+
+def _fits_alone(memory: LoopMemory, space: str) -> str:
+    """What a loop whose loads fit alone says: why the rest of the space is not known."""
+    vec = memory.vec
+    if space == vec_space(vec) and vec is not None and vec.why is not None:
+        return f"fits alone; the function's other Vec tiles are not known: {vec.why}"
+    return FITS_ALONE
+
+
+def _fallback(memory: LoopMemory, space: str) -> tuple[LegacyFallback | None, str]:
+    """MemoryReuse's legacy fallback in ``space`` where it is certain, and what makes it
+    so: the loop's loads alone fit at no depth (the whole function cannot either), or
+    the whole function's tiles there, every one known, do not."""
+    alone = memory.reuse.fallbacks if memory.reuse is not None else ()
+    found = next((f for f in alone if f.space == space), None)
+    if found is not None:
+        return found, "the loop's loads alone"
+    vec = memory.vec
+    if vec is None or vec.space != space or vec.reuse is None or vec.layout is None:
+        return None, ""
+    found = next((f for f in vec.reuse.fallbacks if f.space == space), None)
+    return found, f"the function's {space} tiles packed together"
+
+
+def _legacy(fallback: LegacyFallback, basis: str, on: str) -> str:
+    """SKW082's message: the compiler's own warning, and what skewlsp knows it from."""
+    why = "at any double-buffering depth" if fallback.within_budget else (
+        "within the shed-repack budget"
+    )
+    also = (
+        " (which also overflows — reduce tile size or stage count)"
+        if fallback.still_overflows
+        else ""
+    )
+    return (
+        f"MemoryReuse fits {fallback.space}{on} at no depth ({basis} overflow it at every "
+        f"depth it tries) and falls back to its legacy packing: "
+        f'"capacity-gated reuse could not fit memory space {fallback.space} {why}; fell '
+        f'back to the legacy packing{also}."'
+    )
+
+
+def vec_space(vec: ScopeMemory | None) -> str | None:
+    return vec.space if vec is not None else None
+
+
+def _whole(
+    memory: LoopMemory, space: str, on: str, where: Span
+) -> tuple[SpaceBuffers, list[Finding]] | None:
+    """The loop's first stage group in ``space`` as MemoryReuse packs the whole
+    function's tiles there (every one known), and its PH-MR-001 at the loop: SKW080,
+    slot-bound, or space-pressure naming the co-resident tiles. None
+    when the space's tiles are not all known, or MemoryReuse falls back to its legacy
+    packing there (its warning is not reported yet)."""
+    vec = memory.vec
+    if vec is None or vec.space != space or vec.layout is None or vec.reuse is None:
+        return None
+    if not vec.groups or any(f.space == space for f in vec.reuse.fallbacks):
+        return None
+    group, reuse, tiles = vec.groups[0], vec.reuse, vec.layout.tiles
+    requested = reuse.requested.get((space, group))
+    if requested is None:
+        return None
+    members = [n for n, t in enumerate(tiles) if any(g == group for g, _ in t.membership)]
+    slot = DEFAULT_CHIP.align(max(tiles[n].bytes for n in members))
+    achieved = reuse.achieved[(space, group)]
+    hint = next((h for h in reuse.hints if (h.space, h.group) == (space, group)), None)
+    if hint is None:
+        return SpaceBuffers(space, slot, requested, achieved, None, True), []
+    found = SpaceBuffers(space, slot, requested, hint.achieved, hint.cause, True)
+    if hint.cause == "slot-bound":
+        message = (
+            f"PH-MR-001: MemoryReuse keeps at most {hint.achieved} of the {hint.requested} "
+            f"stages' buffers apart in {space}{on}: {hint.requested} x {hint.slot} B per "
+            f"stage is more than its {hint.free} B, whatever else the function holds"
+        )
+        return found, [Finding(DEPTH_REDUCED, message, where)]
+    message = (
+        f"PH-MR-001: MemoryReuse keeps only {hint.achieved} of the {hint.requested} stages' "
+        f"buffers apart in {space}{on}: the function's {space} tiles packed together fit "
+        f"no greater depth in its {hint.free} B ({hint.slot} B per stage); co-resident: "
+        f"{_co_residents(members, vec.layout)}; stages {hint.achieved} apart share storage "
+        "and serialize"
+    )
+    stage = _stage_that_fits(vec, hint.achieved)
+    if stage is not None:
+        message += f"; stage={stage} keeps all {stage}"
+    return found, [Finding(DEPTH_REDUCED, message, where)]
+
+
+def _stage_that_fits(vec: ScopeMemory, most: int) -> int | None:
+    """The largest ``stage=`` of at most ``most`` (and at least 2) under which MemoryReuse
+    keeps every stage of the loop's first group apart, decided by laying out and packing
+    the whole function again with the loop restaged; None when none does."""
+    if vec.scope is None or not 0 <= vec.loop < len(vec.lowerings):
+        return None
+    current = vec.lowerings[vec.loop]
+    if isinstance(current, str):
+        return None
+    for stage in range(most, 1, -1):
+        restaged = current.restaged(stage)
+        if restaged is None:
+            return None
+        lowerings = list(vec.lowerings)
+        lowerings[vec.loop] = restaged
+        laid = scope_layout(vec.scope, lowerings, vec.space)
+        if isinstance(laid, str) or not laid.groups[vec.loop]:
+            continue
+        group = laid.groups[vec.loop][0]
+        reuse = memory_reuse(laid.tiles, DEFAULT_CHIP)
+        key = (vec.space, group)
+        if any(f.space == vec.space for f in reuse.fallbacks):
+            continue
+        if reuse.requested.get(key) == stage and reuse.achieved.get(key) == stage:
+            return stage
+    return None
+
+
+def _co_residents(members: Sequence[int], layout: ScopeLayout) -> str:
+    """The largest distinct tiles live while the group is (its own computed tiles, the
+    tiles around the loop read in it, other groups' that overlap), largest first."""
+    tiles = layout.tiles
+    start = min(tiles[n].live[0] for n in members)
+    end = max(tiles[n].live[1] for n in members)
+    seen: dict[str, int] = {}
+    for tile, label in zip(tiles, layout.labels, strict=True):
+        if tile.live[0] < end and start < tile.live[1]:
+            seen[label] = max(seen.get(label, 0), tile.bytes)
+    ranked = sorted(seen.items(), key=lambda item: -item[1])[:CO_RESIDENTS]
+    return ", ".join(f"{label} {size} B" for label, size in ranked)
 
 
 def _slot_bound(hint: DepthHint, on: str, memory: LoopMemory) -> str:

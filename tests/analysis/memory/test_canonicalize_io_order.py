@@ -10,12 +10,18 @@ from skewlsp.analysis.driver import analyze_models
 from skewlsp.analysis.lower_pipeline.loop_facts import SlotLoad
 from skewlsp.analysis.memory.allocate_memory_addr import allocate_memory_addr
 from skewlsp.analysis.memory.canonicalize_io_order import (
+    LoopLowering,
     ReplicatedLoop,
+    ScopeLayout,
     TileOrigin,
     function_tiles,
+    lowering_of,
+    scope_layout,
 )
 from skewlsp.analysis.memory.memory_reuse import LegacyFallback, ReuseTile, memory_reuse
+from skewlsp.analysis.passes.op_conversion import ScopeLoop, ScopeTiles, TileOp
 from skewlsp.common.resolver import RecordingResolver
+from skewlsp.contract import Lowering, Span
 
 MEM_LLM = Path(__file__).resolve().parents[2] / "fixtures" / "memory" / "models" / "mem_llm"
 
@@ -101,3 +107,71 @@ def test_the_remainders_copies_keep_their_order():
     found = function_tiles([ReplicatedLoop((load,), stage=4, main_trip=0, tail=3)])
     assert found is not None
     assert [t.live for t in found.tiles] == [(0, 1), (2, 3), (4, 5)]
+
+
+def test_a_whole_scope_is_laid_out_loads_first_then_each_clones_compute_and_store():
+    # CanonicalizeIOOrder's ladder: every clone's load, then clone 0's compute and its
+    # store, then clone 1's (each stage stores right after its compute).
+    body = (
+        TileOp("t", (), ((16, 512), "BF16"), "t (load)", load=True, loop=0),
+        TileOp("w", ("t",), ((16, 512), "FP32"), "w (cast)", loop=0, forbid=("t",)),
+        TileOp(None, ("w",), None, "a store", loop=0),
+    )
+    scope = ScopeTiles(body, (ScopeLoop(Span(1, 1, 1, 1), True),))
+    laid = scope_layout(scope, [LoopLowering((("main", 2),))])
+    assert isinstance(laid, ScopeLayout)
+    assert [(t.bytes, t.live, t.membership) for t in laid.tiles] == [
+        (16384, (0, 2), ((0, 0),)),
+        (16384, (1, 4), ((0, 1),)),
+        (32768, (2, 3), ((0, 0),)),
+        (32768, (4, 5), ((0, 1),)),
+    ]
+    assert laid.tiles[2].forbid == {0}  # a widening cast does not take its load's buffer
+    assert laid.groups == ((0,),)
+
+
+def test_a_value_carried_through_a_loop_is_one_buffer_with_its_initial_value():
+    # MemoryReuse retargets the last clone's result onto the initial value's buffer
+    # (pypto-lib qwen3_32b/decode.py rmsnorm: partial_sq__tile 0 and 4 share mem_vec_37);
+    # the clones between keep their own.
+    ops = (
+        TileOp("s", (), ((1, 16), "FP32"), "s (full)"),
+        TileOp("s", ("s",), ((1, 16), "FP32"), "s (add)", loop=0),
+        TileOp("r", ("s",), ((1, 16), "FP32"), "r (mul)"),
+    )
+    scope = ScopeTiles(ops, (ScopeLoop(Span(1, 1, 1, 1), True),))
+    laid = scope_layout(scope, [LoopLowering((("main", 2),))])
+    assert isinstance(laid, ScopeLayout)
+    assert [(t.live, t.membership) for t in laid.tiles] == [
+        ((0, 4), ()),  # the initial value, the last clone's result, read after the loop
+        ((1, 2), ((0, 0),)),  # clone 0's result, read by clone 1
+        ((4, 4), ()),  # read by nothing: it ends where it starts
+    ]
+
+
+def test_a_tile_read_in_a_loop_lives_to_the_loops_end():
+    ops = (
+        TileOp("c", (), ((16, 512), "FP32"), "c (load)", load=True),
+        TileOp("t", (), ((16, 512), "FP32"), "t (load)", load=True, loop=0),
+        TileOp("m", ("t", "c"), ((16, 512), "FP32"), "m (mul)", loop=0),
+        TileOp(None, ("m",), None, "a store", loop=0),
+    )
+    scope = ScopeTiles(ops, (ScopeLoop(Span(1, 1, 1, 1), True),))
+    laid = scope_layout(scope, [LoopLowering((("main", 2),))])
+    assert isinstance(laid, ScopeLayout)
+    assert laid.tiles[0].live == (0, 7)
+
+
+def test_a_loop_whose_lowering_is_not_known_leaves_the_scope_not_laid_out():
+    ops = (TileOp("t", (), ((16, 512), "FP32"), "t (load)", load=True, loop=0),)
+    scope = ScopeTiles(ops, (ScopeLoop(Span(1, 1, 1, 1), True),))
+    dynamic = Lowering("replicated", "SKW011", "replicated", stage=2, main_trip=None, branches=1)
+    why = "a pipeline loop of the function whose trip is known only at run time"
+    assert lowering_of(dynamic) == why
+    assert scope_layout(scope, [why]) == why
+
+
+def test_a_loop_restaged_splits_its_trip_again_into_a_main_loop_and_a_remainder():
+    eight = LoopLowering((("main", 4),), trip=8)
+    assert eight.restaged(3) == LoopLowering((("main", 3), ("tail", 2)), trip=8)
+    assert LoopLowering(()).restaged(2) is None  # no trip known

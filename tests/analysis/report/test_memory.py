@@ -7,18 +7,23 @@ from __future__ import annotations
 from pathlib import Path
 
 from skewlsp.analysis.driver import analyze_models
+from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.common.resolver import RecordingResolver
 from skewlsp.contract import LoopReport, SpaceBuffers
 
 MEM_LLM = Path(__file__).resolve().parents[2] / "fixtures" / "memory" / "models" / "mem_llm"
+LOWER_LLM = Path(__file__).resolve().parents[2] / "fixtures" / "lowering" / "models" / "lower_llm"
+
+
+def models_of(file: str, planner: str = "pypto") -> list[LoopModel]:
+    path = MEM_LLM / file
+    return analyze_models(
+        path.read_text(), str(path), resolver=RecordingResolver((MEM_LLM,)), planner=planner
+    )
 
 
 def report_of(file: str, function: str, planner: str = "pypto") -> LoopReport:
-    path = MEM_LLM / file
-    models = analyze_models(
-        path.read_text(), str(path), resolver=RecordingResolver((MEM_LLM,)), planner=planner
-    )
-    (model,) = [m for m in models if m.report.function == function]
+    (model,) = [m for m in models_of(file, planner) if m.report.function == function]
     return model.report
 
 
@@ -59,22 +64,137 @@ def test_two_64_kb_loads_per_stage_overflow_vec_and_stop_the_compile_as_in_the_c
 
 
 def test_four_wide_stages_overflow_as_the_compiler_said():
+    # The compiler: MemoryReuse's legacy-packing warning ("... which also overflows"),
+    # then AllocateMemoryAddr's error.
     report = report_of("vector.py", "four_stages_of_wide_rows")
-    assert [h.code for h in report.hints] == ["SKW081"]
+    assert [h.code for h in report.hints] == ["SKW082", "SKW081"]
     assert report.cores[0].memory[0].cause == "overflow"
 
 
-def test_loads_that_fit_alone_are_shown_without_a_claim_on_the_function():
+def test_a_function_whose_vec_tiles_are_all_known_gets_its_whole_depth_there():
+    # The compiler: no hint; the loads and their sums of two_stages_fit take 65536 B.
     report = report_of("vector.py", "two_stages_fit")
-    assert report.cores[0].memory == (
-        SpaceBuffers(
-            "Vec", 32768, 2, None, None, False, "fits alone; other tiles of the function not modelled"
-        ),
+    assert report.cores[0].memory == (SpaceBuffers("Vec", 32768, 2, 2, None, True),)
+    assert [h.code for h in report.hints if h.code.startswith("SKW08")] == []
+
+
+def test_loads_that_fit_alone_beside_a_loop_of_run_time_trip_say_what_is_not_known():
+    path = LOWER_LLM / "pipelines.py"
+    models = analyze_models(path.read_text(), str(path), resolver=RecordingResolver((LOWER_LLM,)))
+    (report,) = [m.report for m in models if m.report.function == "dynamic_stop"]
+    (space,) = report.cores[0].memory
+    assert (space.achieved, space.cause, space.known) == (None, None, False)
+    assert space.reason == (
+        "fits alone; the function's other Vec tiles are not known: a pipeline loop of the "
+        "function whose trip is known only at run time"
     )
     assert [h.code for h in report.hints if h.code.startswith("SKW08")] == []
+
+
+def test_rsqrt_is_one_tile_and_two_stages_of_the_norm_keep_their_buffers():
+    # The compiler: no hint for rms_norm_rsqrt.
+    for model in models_of("norm.py"):
+        if model.report.function == "rms_norm_rsqrt":
+            assert model.report.cores[0].memory == (SpaceBuffers("Vec", 32768, 2, 2, None, True),)
+
+
+def test_a_stage_widened_past_what_vec_holds_four_times_is_slot_bound_from_the_whole_function():
+    # The compiler: "only 1 of 4 buffers fit (49152 B per stage, 188416 B free) ... This
+    # operand alone needs 196608 B": the widened rows, a tile the body computes.
+    report = report_of("vector.py", "four_widened_stages")
+    assert report.cores[0].memory == (SpaceBuffers("Vec", 49152, 4, 1, "slot-bound", True),)
+    (hint,) = [h for h in report.hints if h.code == "SKW080"]
+    assert "4 x 49152 B per stage is more than its 188416 B" in hint.message
+
+
+def test_a_stage_beside_a_tile_read_across_the_loop_loses_depth_as_the_compiler_hints():
+    # The compiler, at helpers.py:18 (the inline helper's loop): 2 of 4, space-pressure.
+    report = report_of("vector.py", "beside_a_resident_row")
+    assert report.cores[0].memory == (SpaceBuffers("Vec", 32768, 4, 2, "space-pressure", True),)
+    (hint,) = [h for h in report.hints if h.code == "SKW080"]
+    assert "co-resident: " in hint.message and "c (load) 32768 B" in hint.message
+
+
+def test_the_tiles_each_stage_computes_take_vec_from_the_stages_as_the_compiler_hints():
+    # The compiler (and on the same code in pypto-lib qwen3_32b/decode.py's rmsnorm):
+    # "requested depth 4 for pipeline group 0 in Vec, but only 1 of 4 buffers fit (32768 B
+    # per stage, 188416 B free) ... co-resident buffers / other pipeline groups
+    # over-subscribe the space", and 3 of 4 for group 1.
+    first, second = (
+        m.report for m in models_of("norm.py") if m.report.function == "rms_norm"
+    )
+    assert first.cores[0].memory == (SpaceBuffers("Vec", 32768, 4, 1, "space-pressure", True),)
+    assert second.cores[0].memory == (SpaceBuffers("Vec", 32768, 4, 3, "space-pressure", True),)
+    (hint,) = [h for h in first.hints if h.code == "SKW080"]
+    assert hint.message.startswith(
+        "PH-MR-001: MemoryReuse keeps only 1 of the 4 stages' buffers apart in Vec on the "
+        "AIV core: the function's Vec tiles packed together fit no greater depth in its "
+        "188416 B (32768 B per stage); co-resident: chunk (cast) 32768 B, "
+    )
+    assert hint.span == first.stage_span
+    assert "; stages 1 apart share storage and serialize" in hint.message
+
+
+def test_the_space_pressure_advice_is_the_stage_packing_the_whole_function_again_fits():
+    # The compiler's words for the second loop: "reduce the pipeline depth to 3"; with
+    # stage=3 its 8 iterations are a main loop of 3 clones and 2 copies after it.
+    _, second = (m.report for m in models_of("norm.py") if m.report.function == "rms_norm")
+    (hint,) = [h for h in second.hints if h.code == "SKW080"]
+    assert hint.message.endswith("; stages 3 apart share storage and serialize; stage=3 keeps all 3")
+
+
+def test_two_stages_of_the_same_norm_keep_their_buffers():
+    for model in models_of("norm.py"):
+        if model.report.function == "rms_norm_two_stages":
+            assert model.report.cores[0].memory == (SpaceBuffers("Vec", 32768, 2, 2, None, True),)
 
 
 def test_under_ptoas_the_memory_passes_leave_the_loop_alone():
     report = report_of("short.py", "short_context_rows", planner="ptoas")
     assert report.cores[0].memory == ()
     assert [h.code for h in report.hints if h.code.startswith("SKW08")] == []
+
+
+HELPER_AT_TWO_WIDTHS = '''
+import pypto.language as pl
+
+ROWS = 16
+
+
+@pl.jit.inline
+def widened(a: pl.Tensor[[64, 2048], pl.BF16], out: pl.Out[pl.Tensor[[64, 2048], pl.FP32]], width: pl.Scalar[pl.INDEX]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="widened"):
+        for i in pl.pipeline(4, stage=4):
+            t = a[i * ROWS : i * ROWS + ROWS, 0:width]
+            wide = pl.cast(t, target_type=pl.FP32)
+            out[i * ROWS : i * ROWS + ROWS, 0:width] = pl.exp(wide)
+    return out
+
+
+@pl.jit
+def narrow(a: pl.Tensor[[64, 2048], pl.BF16], out: pl.Out[pl.Tensor[[64, 2048], pl.FP32]]):
+    out = widened(a, out, 256)
+    return out
+
+
+@pl.jit
+def wide(a: pl.Tensor[[64, 2048], pl.BF16], out: pl.Out[pl.Tensor[[64, 2048], pl.FP32]]):
+    out = widened(a, out, 1024)
+    return out
+'''
+
+
+def test_each_copy_of_a_helper_packs_the_tiles_its_own_call_makes():
+    # 4 stages of a [16, 256] BF16 load widened to 32 KB fit; of a [16, 1024] one widened
+    # to 64 KB, no depth does: the wide copy's tiles are its own, not the narrow one's.
+    narrow_copy, wide_copy = (
+        m.report.cores[0].memory for m in analyze_models(HELPER_AT_TWO_WIDTHS, "k.py")
+    )
+    assert narrow_copy == (SpaceBuffers("Vec", 16384, 4, 4, None, True),)
+    assert wide_copy == (SpaceBuffers("Vec", 32768, 4, None, "legacy", True),)
+    _, wide_report = (m.report for m in analyze_models(HELPER_AT_TWO_WIDTHS, "k.py"))
+    (warning,) = [h for h in wide_report.hints if h.code == "SKW082"]
+    assert "(the function's Vec tiles packed together overflow it at every depth" in (
+        warning.message
+    )
+    assert "fell back to the legacy packing (which also overflows" in warning.message

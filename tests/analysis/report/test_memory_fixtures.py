@@ -4,7 +4,8 @@ skewlint says at each loop, end to end through the CLI's JSON.
 Every number below is what pypto e2d0f78ae (default planner unless said, Ascend910B) did
 to tests/fixtures/memory/models/mem_llm, read with ``benchmarks/compiler_check.py``
 (PH-MR-001 hints, the legacy-packing warning, AllocateMemoryAddr's error, each stage
-group's buffers). Where skewlint's model (each loop's loads alone) decides the case, the
+group's buffers). Where skewlint's model (each loop's loads alone, the whole function's
+Vec tiles where every one is known, a cube function's L0 tiles) decides the case, the
 finding carries the compiler's code, space, depths and bytes; where it cannot (the tiles
 the body computes, nested groups, a skewed loop's clones), a comment says what the
 compiler does and the test checks that skewlint claims nothing it cannot know.
@@ -21,7 +22,6 @@ from tests.cli.conftest import Run, run, user_cache
 __all__ = ["run", "user_cache"]  # the CLI, run in-process (fixtures)
 
 MEM_LLM = Path(__file__).resolve().parents[2] / "fixtures" / "memory" / "models" / "mem_llm"
-FITS_ALONE = "fits alone; other tiles of the function not modelled"
 
 
 def lint(run: Run, file: str, *options: str) -> list[dict[str, Any]]:
@@ -77,14 +77,17 @@ def test_slot_bound_three_64_kb_copies_get_two_buffers_at_the_loop(run: Run) -> 
     assert "3 x 65536 B per stage is more than its 188416 B" in hint["message"]
 
 
-def test_space_pressure_beside_a_resident_row_is_not_claimed(run: Run) -> None:
+def test_space_pressure_beside_a_resident_row_is_predicted_at_the_loop(run: Run) -> None:
     # helpers.py:18 (called from vector.py's beside_a_resident_row). The compiler:
     # PH-MR-001 Vec, 2 of 4 (32768 B per stage: the widened tile, 188416 B free),
-    # space-pressure; the IR: stages 0 and 2 share a buffer. skewlint sees the 16 KB loads
-    # only: it says they fit alone, no depth, no finding.
-    loop, found = at(lint(run, "helpers.py"), 18)
-    assert found == []
-    assert loop["cores"][0]["memory"] == [buffers("Vec", 16384, 4, reason=FITS_ALONE)]
+    # space-pressure; the IR: stages 0 and 2 share a buffer. skewlint packs every Vec tile
+    # of the function (the loads, the widened copy, the product, the row read across the
+    # loop) and says the same at the loop, naming what shares the space.
+    loop, (hint,) = at(lint(run, "helpers.py"), 18)
+    assert (hint["code"], hint["compiler_id"]) == ("SKW080", "PH-MR-001")
+    assert loop["cores"][0]["memory"] == [buffers("Vec", 32768, 4, 2, "space-pressure")]
+    assert "only 2 of the 4 stages' buffers apart in Vec" in hint["message"]
+    assert "co-resident: c (load) 32768 B" in hint["message"]
 
 
 def test_a_shed_between_two_groups_is_not_claimed_at_either_loop(run: Run) -> None:
@@ -92,11 +95,14 @@ def test_a_shed_between_two_groups_is_not_claimed_at_either_loop(run: Run) -> No
     # (24) and both groups overflow Vec at full depth, so MemoryReuse sheds the larger
     # slot: PH-MR-001 Vec 1 of 2 (49152 B per stage, space-pressure) for the row loop
     # only; the column loop keeps 2 buffers (32 KB); the function's Vec ends at 147520 B.
+    # skewlint does not lay out a loop nested in a replicated one, so the function's Vec
+    # tiles are not all known: the row loop's loads fit alone, and that is all it says.
     items = lint(run, "blocks.py")
     rows, at_rows = at(items, 24)
     columns, at_columns = at(items, 27)
     assert at_rows == at_columns == []
-    assert rows["cores"][0]["memory"] == [buffers("Vec", 49152, 2, reason=FITS_ALONE)]
+    not_known = "fits alone; the function's other Vec tiles are not known: a `For` statement"
+    assert rows["cores"][0]["memory"] == [buffers("Vec", 49152, 2, reason=not_known)]
     # a loop inside a replicated one: its groups are not modelled, and nothing is said
     assert columns["cores"][0]["memory"] == []
     assert columns["cores"][0]["lowering"]["nested"] == 2
@@ -107,7 +113,8 @@ def test_the_legacy_fallback_that_still_overflows_is_the_overflow_at_the_loop(ru
     # any double-buffering depth; fell back to the legacy packing (which also overflows",
     # then AllocateMemoryAddr: "Vec buffer usage (262144 bytes) exceeds platform limit
     # (188416 bytes)". No PH-MR-001 (a space packed the legacy way gets none).
-    loop, (error,) = at(lint(run, "short.py"), 32)
+    loop, found = at(lint(run, "short.py"), 32)
+    error, warning = sorted(found, key=lambda item: item["code"])
     assert (error["code"], error["severity"], error["compiler_id"]) == (
         "SKW081",
         "error",
@@ -117,13 +124,25 @@ def test_the_legacy_fallback_that_still_overflows_is_the_overflow_at_the_loop(ru
     assert error["message"].endswith(
         '("Vec buffer usage (262144 bytes) exceeds platform limit (188416 bytes)")'
     )
+    # the compiler's warning, at the loop (it puts it on the function, line 31)
+    assert (warning["code"], warning["severity"], warning["compiler_id"]) == (
+        "SKW082",
+        "warning",
+        "MemoryReuse",
+    )
+    assert (
+        '"capacity-gated reuse could not fit memory space Vec at any double-buffering '
+        'depth; fell back to the legacy packing (which also overflows'
+    ) in warning["message"]
 
 
 def test_an_overflow_that_stops_the_compile_is_an_error_at_the_loop(run: Run) -> None:
     # rotation.py:27 under the default planner. The compiler: the legacy-packing warning
     # and "Vec buffer usage (196608 bytes) exceeds platform limit (188416 bytes)".
-    loop, (error,) = at(lint(run, "rotation.py"), 27)
-    assert error["code"] == "SKW081"
+    loop, found = at(lint(run, "rotation.py"), 27)
+    error, warning = sorted(found, key=lambda item: item["code"])
+    assert (error["code"], warning["code"]) == ("SKW081", "SKW082")
+    assert "fell back to the legacy packing (which also overflows" in warning["message"]
     assert loop["cores"][0]["memory"] == [buffers("Vec", 65536, 3, None, "overflow")]
     assert (
         "the 3 loads of its 3 stages are live at once and need 196608 B of its 188416 B"

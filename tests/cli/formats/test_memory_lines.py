@@ -47,9 +47,20 @@ def test_full_says_what_is_known_and_what_is_not(run: Run, tmp_path: Path) -> No
     write(tmp_path, {"fit.py": (MEM_LLM / "vector.py").read_text(), "helpers.py": (MEM_LLM / "helpers.py").read_text()})
     fits = run("--select", "ALL", "fit.py").out
     assert (
-        "= memory (aiv): Vec: 2 buffers per load asked (32768 B per stage): fits alone; "
-        "other tiles of the function not modelled"
+        "= memory (aiv): Vec: all 2 buffers per load kept (32768 B per stage; every Vec tile "
+        "of the function packed)"
     ) in fits
+    assert (
+        "= memory (aiv): Vec: 2 of 4 buffers per load (32768 B per stage, space-pressure: "
+        "the function's other tiles take the space)"
+    ) in run("--select", "ALL", "helpers.py").out
+    lowering = MEM_LLM.parents[2] / "lowering" / "models" / "lower_llm"
+    write(tmp_path, {name: (lowering / name).read_text() for name in ("config.py", "pipelines.py")})
+    unknown = run("--select", "ALL", "pipelines.py").out
+    assert (
+        "fits alone; the function's other Vec tiles are not known: a pipeline loop of the "
+        "function whose trip is known only at run time"
+    ) in unknown
 
 
 def test_a_hint_s_json_fix_is_its_own_not_the_advice_of_the_loop_it_sits_on(

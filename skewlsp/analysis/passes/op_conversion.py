@@ -1,0 +1,435 @@
+"""10 ConvertTensorToTileOps' op conversions (``src/ir/transforms/op_conversion_registry.cpp``,
+``convert_tensor_to_tile_ops_pass.cpp``): the Vec tiles each statement of an outlined
+vector function makes, for the memory passes.
+
+MemoryReuse packs every tile of a function's memory space, not only a pipeline loop's
+loads: what the body computes from them (a widened copy, a product), the workspace of a
+reduction, and the tiles outside the loops all share the space with the stages' buffers.
+This module reads an InCore scope's statements (the function the compiler outlines) as
+the pass converts them, after FlattenCallExpr (``flatten_call_expr_pass.cpp``: a nested
+call becomes a statement of its own, operands first):
+
+- a slice of a tensor (``t[a:b, :]``, ``pl.slice``, ``pl.load``) is a ``tile.load``
+  into a new tile of the slice's shape and the tensor's dtype;
+- ``pl.cast`` makes a new tile of the target dtype; an element-wise op (``add``, ``mul``,
+  ``exp``, ``row_expand_mul``, ...; with a scalar too) a new tile of its first tile
+  operand's shape and dtype; ``pl.full`` a new tile of its shape and dtype;
+- ``row_sum``/``row_max``/``row_min`` are converted with a ``tmp_tile`` workspace of
+  the input's shape and dtype (``op_conversion_registry.cpp``'s reduction entries, a
+  ``tile.create`` before the op), then their ``[M, 1]`` result;
+- ``pl.reshape`` of a tile is a view: InitMemRef gives it its source's buffer;
+- an ``assemble`` into a tensor, a ``store`` and ``t[...] = tile`` write the tile out
+  and make none; a scalar statement (``k0 = kb * K``, ``pl.read``) makes none.
+
+ResolveBackendOpLayouts' row-major reshapes of a ``[N, 1]`` column (views, and a
+``[1, N]`` result of the same bytes as the ``[N, 1]`` one) change no buffer's bytes or
+lifetime, so they are not spelled out here. Anything else (another op, a matmul, an
+``if``, a nested loop in a loop, a shape not static, a cast the backend legalizes in
+steps) leaves the scope not known, with the reason: the memory passes then keep to what
+a loop's loads decide alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from skewlsp.analysis.frontend import dsl
+from skewlsp.analysis.frontend.names import binding_of, body_statements, reads_of
+from skewlsp.analysis.frontend.op_registry import op_leaf
+from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
+    Extent,
+    Fold,
+    Tensor,
+    dtype_of,
+    fold_list,
+    subscript_extents,
+)
+from skewlsp.analysis.source.walk import walk
+from skewlsp.contract import Span
+
+ELEMENTWISE_OPS = frozenset(
+    {
+        "add", "sub", "mul", "div", "maximum", "minimum", "exp", "sqrt", "recip", "neg",
+        "abs", "log", "relu", "rsqrt", "row_expand_mul", "row_expand_add", "row_expand_sub",
+        "row_expand_div", "col_expand_mul", "col_expand_add", "col_expand_sub",
+        "col_expand_div",
+    }
+)  # fmt: skip
+# Broadcasting ops registered forbid_output_alias(1) (broadcast.cpp).
+EXPAND_OPS = frozenset(op for op in ELEMENTWISE_OPS if "_expand_" in op)
+# Reductions registered not_inplace_safe (reduction.cpp), with a tmp_tile workspace.
+REDUCTION_OPS = frozenset({"row_sum", "row_max", "row_min"})
+# Casts between these need no intermediate step (LegalizeTileCast leaves them); bits.
+PLAIN_CAST_BITS = {"FP32": 32, "FP16": 16, "BF16": 16}
+PLAIN_CAST_TYPES = frozenset(PLAIN_CAST_BITS)
+# Unary ops registered not_inplace_safe (unary.cpp): the output takes no input's buffer.
+NOT_INPLACE_UNARY = frozenset({"recip", "rsqrt"})
+# Calls of scalars only (an element read, a block index, a tensor's dimension).
+SCALAR_CALLS = frozenset({"read", "min", "max", "get_block_idx", "get_subblock_idx", "dim"})
+
+
+@dataclass(frozen=True)
+class TileOp:
+    """One tile statement as the pass leaves it: the value it defines (``out``: the name
+    bound, or ``%n`` for a flattened operand; None: it writes a tile out and defines
+    none), the values it reads, the new tile's shape and dtype (InitMemRef sizes it;
+    None for a view: it holds ``view_of``'s buffer), whether it is a ``tile.load``, its
+    label for messages, and the loop it is in (an index into :attr:`ScopeTiles.loops`;
+    -1 outside the loops). ``forbid``: the values whose buffer the op's output must not
+    take (``forbid_output_alias`` and ``not_inplace_safe`` in the op registry,
+    ``src/ir/op/tile_ops/*.cpp``; a widening ``tile.cast``: MemoryReuse's
+    ForbidAliasCollector)."""
+
+    out: str | None
+    reads: tuple[str, ...]
+    shape: tuple[tuple[int, ...], str] | None
+    label: str
+    view_of: str | None = None
+    load: bool = False
+    loop: int = -1
+    forbid: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ScopeLoop:
+    """A loop of the scope: where it is (a pipeline loop's report has this span) and
+    whether it is a ``pl.pipeline`` (else a sequential loop, run as written)."""
+
+    span: Span
+    pipeline: bool
+
+
+@dataclass(frozen=True)
+class ScopeTiles:
+    """An InCore scope's Vec tile statements in program order (a loop's body's together,
+    marked with their loop), its loops, or why they are not known (``unknown``)."""
+
+    ops: tuple[TileOp, ...] = ()
+    loops: tuple[ScopeLoop, ...] = ()
+    unknown: str | None = None
+
+
+class NotModelled(Exception):
+    """A statement whose tiles this model does not know."""
+
+
+@dataclass
+class _Shape:
+    extents: tuple[int, ...]
+    dtype: str
+
+
+@dataclass
+class _Convert:
+    """The walk: the tiles bound so far (value -> shape), the ops made."""
+
+    tensors: Mapping[str, Tensor]
+    fold: Fold
+    span_of: Callable[[cst.For], Span]
+    shapes: dict[str, _Shape] = field(default_factory=dict)
+    ops: list[TileOp] = field(default_factory=list)
+    loops: list[ScopeLoop] = field(default_factory=list)
+    loop: int = -1
+    temps: int = 0
+
+    def block(self, statements: Sequence[cst.CSTNode]) -> None:
+        for stmt in statements:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    self.small(small)
+            elif isinstance(stmt, cst.For) and self.loop < 0:
+                self.enter(stmt)
+            else:
+                raise NotModelled(f"a `{type(stmt).__name__}` statement")
+
+    def enter(self, loop: cst.For) -> None:
+        kind = dsl.dotted(loop.iter.func) if isinstance(loop.iter, cst.Call) else None
+        leaf = kind[-1] if kind else None
+        if leaf not in ("pipeline", "range"):
+            raise NotModelled("a loop that is not `pl.pipeline` or `pl.range`")
+        self.loops.append(ScopeLoop(self.span_of(loop), leaf == "pipeline"))
+        self.loop = len(self.loops) - 1
+        self.block(body_statements(loop.body))
+        self.loop = -1
+
+    def small(self, small: cst.BaseSmallStatement) -> None:
+        call = small.value if isinstance(small, cst.Expr) else None
+        if isinstance(call, cst.Call) and self._writes_out(call):
+            return
+        if isinstance(small, (cst.Pass, cst.Expr)) and not self._calls(small):
+            return
+        target, value, _ = binding_of(small)
+        if value is None:
+            raise NotModelled(f"`{type(small).__name__}`")
+        if isinstance(target, cst.Subscript):
+            self._store(value, "a store")
+            return
+        if not isinstance(target, cst.Name):
+            raise NotModelled("an assignment to several names")
+        if isinstance(value, cst.Call) and self._writes_out(value):
+            return  # (the tensor written is bound again: it stays one)
+        if not self._makes_tile(value):
+            self.shapes.pop(target.value, None)
+            return
+        made = self.value(value, target.value)
+        if made is None:
+            raise NotModelled(f"`{target.value}` is bound to no tile")
+        if made != target.value:  # a plain alias: the same tile under another name
+            self._emit(target.value, (made,), None, target.value, view_of=made)
+            self.shapes[target.value] = self.shapes[made]
+
+    def _writes_out(self, call: cst.Call) -> bool:
+        """``pl.assemble(tensor, tile, ...)`` and ``pl.store(tile, offsets, tensor)``:
+        the tile is written out to a tensor (none is made); other calls: False."""
+        leaf = op_leaf(call)
+        args = [arg.value for arg in dsl.positional(call)]
+        if leaf == "assemble" and len(args) >= 2:
+            into = args[0]
+            if not isinstance(into, cst.Name) or into.value not in self.tensors:
+                raise NotModelled("an assemble into a tile")
+            if into.value in self.shapes:
+                raise NotModelled("an assemble into a tile")
+            self._store(args[1], "an assemble")
+            return True
+        if leaf == "store" and args:
+            self._store(args[0], "a store")
+            return True
+        return False
+
+    def _calls(self, node: cst.CSTNode) -> bool:
+        return any(isinstance(n, cst.Call) for n in _nodes(node))
+
+    def _makes_tile(self, value: cst.BaseExpression) -> bool:
+        """A scalar statement makes no tile: no call but ``pl.read``/``min``/``max`` and
+        no tile read."""
+        for node in _nodes(value):
+            if isinstance(node, cst.Call) and op_leaf(node) not in SCALAR_CALLS:
+                return True
+            source = node.value if isinstance(node, cst.Subscript) else None
+            if isinstance(source, cst.Name) and source.value in self.tensors:
+                return True
+        return any(name in self.shapes for name in reads_of(value))
+
+    def _store(self, value: cst.BaseExpression, what: str) -> None:
+        read = self.value(value, None)
+        if read is None:
+            raise NotModelled(f"{what} of no tile")
+        self._emit(None, (read,), None, what)
+
+    def _emit(
+        self,
+        out: str | None,
+        reads: tuple[str, ...],
+        shape: _Shape | None,
+        label: str,
+        view_of: str | None = None,
+        load: bool = False,
+        forbid: tuple[str, ...] = (),
+    ) -> None:
+        made = (shape.extents, shape.dtype) if shape is not None else None
+        self.ops.append(TileOp(out, reads, made, label, view_of, load, self.loop, forbid))
+
+    def _temp(self) -> str:
+        self.temps += 1
+        return f"%{self.temps}"
+
+    def _new(
+        self,
+        name: str | None,
+        shape: _Shape,
+        reads: tuple[str, ...],
+        label: str,
+        forbid: tuple[str, ...] = (),
+    ) -> str:
+        out = name or self._temp()
+        self._emit(out, reads, shape, label, forbid=forbid)
+        self.shapes[out] = shape
+        return out
+
+    def value(self, node: cst.BaseExpression, name: str | None) -> str | None:
+        """The value ``node`` is (a tile's id; None: a scalar), its ops emitted."""
+        if isinstance(node, cst.Name):
+            if node.value in self.shapes:
+                return node.value
+            if node.value in self.tensors:
+                raise NotModelled(f"the tensor `{node.value}` read whole")
+            return None
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return None
+        if isinstance(node, cst.Subscript):
+            return self._load(node, name)
+        if isinstance(node, cst.Call):
+            return self._call(node, name)
+        if isinstance(node, (cst.BinaryOperation, cst.UnaryOperation)):
+            if any(read in self.shapes for read in reads_of(node)) or self._calls(node):
+                raise NotModelled("arithmetic on a tile written as an operator")
+            return None
+        raise NotModelled(f"`{type(node).__name__}`")
+
+    def _load(self, node: cst.Subscript, name: str | None) -> str:
+        source = node.value.value if isinstance(node.value, cst.Name) else None
+        tensor = self.tensors.get(source) if source is not None else None
+        if tensor is None or tensor.dtype is None or source in self.shapes:
+            raise NotModelled("a slice of something that is not a known tensor")
+        extents = subscript_extents(node, tensor, self.fold)
+        if extents is None:
+            raise NotModelled(f"an element read of `{source}`")
+        shape = _Shape(_static(extents, source), tensor.dtype)
+        out = name or self._temp()
+        self._emit(out, (), shape, f"{name or source} (load)", load=True)
+        self.shapes[out] = shape
+        return out
+
+    def _call(self, call: cst.Call, name: str | None) -> str | None:
+        leaf = op_leaf(call)
+        args = [arg.value for arg in dsl.positional(call)]
+        label = f"{name} ({leaf})" if name else f"`{leaf}`"
+        if leaf in SCALAR_CALLS and not any(r in self.shapes for r in reads_of(call)):
+            return None
+        if leaf == "cast" and args:
+            source = self._tile(args[0], leaf)
+            target = dsl.keyword(call, "target_type")
+            dtype = dtype_of(target.value if target else (args[1] if len(args) > 1 else None))
+            if dtype not in PLAIN_CAST_TYPES or self.shapes[source].dtype not in PLAIN_CAST_TYPES:
+                raise NotModelled("a cast the backend may legalize in steps")
+            widening = PLAIN_CAST_BITS[dtype] > PLAIN_CAST_BITS[self.shapes[source].dtype]
+            shape = _Shape(self.shapes[source].extents, dtype)
+            return self._new(name, shape, (source,), label, (source,) if widening else ())
+        if leaf in ELEMENTWISE_OPS and args:
+            found = [self.value(a, None) for a in args]
+            reads = tuple(r for r in found if r is not None)
+            if not reads:
+                raise NotModelled(f"`{leaf}` of no tile")
+            second = found[1] if leaf in EXPAND_OPS and len(found) > 1 else None
+            forbid: tuple[str, ...] = (second,) if second is not None else ()
+            if leaf in NOT_INPLACE_UNARY:
+                forbid = reads
+            if leaf == "rsqrt" and _true(dsl.keyword(call, "high_precision")):
+                # the high-precision form's scratch tile (op_conversion_registry.cpp)
+                scratch = self._new(None, self.shapes[reads[0]], reads, "rsqrt_tmp (rsqrt)")
+                reads = forbid = (reads[0], scratch)
+            return self._new(name, self.shapes[reads[0]], reads, label, forbid)
+        if leaf in REDUCTION_OPS and len(args) == 1:
+            source = self._tile(args[0], leaf)
+            shape = self.shapes[source]
+            if len(shape.extents) != 2:
+                raise NotModelled(f"`{leaf}` of a tile that is not 2-D")
+            workspace = self._new(None, shape, (source,), f"tmp_tile ({leaf})")
+            result = _Shape((shape.extents[0], 1), shape.dtype)
+            reads = (source, workspace)
+            return self._new(name, result, reads, label, reads)  # not_inplace_safe
+        if leaf == "reshape" and len(args) == 2:
+            source = self._tile(args[0], leaf)
+            extents = fold_list(args[1], self.fold)
+            shape = _Shape(_static(extents, "the reshape"), self.shapes[source].dtype)
+            out = name or self._temp()
+            self._emit(out, (source,), None, label, view_of=source)
+            self.shapes[out] = shape
+            return out
+        if leaf == "full" and args:
+            extents = fold_list(args[0], self.fold)
+            written = dsl.keyword(call, "dtype")
+            dtype = dtype_of(written.value) if written is not None else None
+            if dtype is None:
+                raise NotModelled("a `full` of no static dtype")
+            return self._new(name, _Shape(_static(extents, "the full"), dtype), (), label)
+        if leaf in ("load", "slice") and args and isinstance(args[0], cst.Name):
+            return self._sliced(call, leaf, args[0].value, name, label)
+        raise NotModelled(f"the op `{leaf or 'call'}`")
+
+    def _sliced(self, call: cst.Call, leaf: str, source: str, name: str | None, label: str) -> str:
+        """``pl.load(t, offsets, shapes)`` and ``pl.slice(t, shape, offsets)`` of a tensor:
+        a ``tile.load`` (into Vec: another ``target_memory`` is not modelled); a
+        ``pl.slice`` of a tile: a view of its buffer (``tile.slice``)."""
+        position, keyword = (2, "shapes") if leaf == "load" else (1, "shape")
+        args = dsl.positional(call)
+        written = dsl.keyword(call, keyword)
+        shape_node = written.value if written is not None else None
+        if shape_node is None and len(args) > position:
+            shape_node = args[position].value
+        memory = dsl.keyword(call, "target_memory")
+        path = dsl.dotted(memory.value) if memory is not None else ("Vec",)
+        if path is None or path[-1] != "Vec":
+            raise NotModelled(f"a `{leaf}` into another memory than Vec")
+        if source in self.shapes and leaf == "slice":
+            extents = _static(fold_list(shape_node, self.fold), "the slice")
+            out = name or self._temp()
+            self._emit(out, (source,), None, label, view_of=source)
+            self.shapes[out] = _Shape(extents, self.shapes[source].dtype)
+            return out
+        tensor = self.tensors.get(source)
+        if tensor is None or tensor.dtype is None or source in self.shapes:
+            raise NotModelled(f"a `{leaf}` of something that is not a known tensor")
+        shape = _Shape(_static(fold_list(shape_node, self.fold), f"the {leaf}"), tensor.dtype)
+        out = name or self._temp()
+        self._emit(out, (), shape, f"{name or source} (load)", load=True)
+        self.shapes[out] = shape
+        return out
+
+    def _tile(self, node: cst.BaseExpression, op: str | None) -> str:
+        found = self.value(node, None)
+        if found is None:
+            raise NotModelled(f"`{op}` of no tile")
+        return found
+
+
+def _true(arg: cst.Arg | None) -> bool:
+    return arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "True"
+
+
+def _static(extents: Sequence[Extent] | None, what: str | None) -> tuple[int, ...]:
+    if extents is None or any(e.value is None for e in extents):
+        raise NotModelled(f"a shape of {what} not static")
+    return tuple(e.value for e in extents if e.value is not None)
+
+
+def _nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    return walk(node)
+
+
+def scope_tiles(
+    statements: Sequence[cst.CSTNode],
+    tensors: Mapping[str, Tensor],
+    fold: Fold,
+    span_of: Callable[[cst.For], Span],
+) -> ScopeTiles:
+    """The Vec tiles of an InCore scope's ``statements`` (``tensors``: the tensors in
+    scope; ``fold``: how its extents are folded), or why they are not known."""
+    walk = _Convert(tensors, fold, span_of)
+    try:
+        walk.block(statements)
+    except NotModelled as reason:
+        return ScopeTiles(unknown=str(reason))
+    return ScopeTiles(tuple(walk.ops), tuple(walk.loops))
+
+
+def scope_tiles_at(
+    node: cst.CSTNode | None,
+    tensors: Mapping[str, Tensor],
+    fold: Fold,
+    span_of: Callable[[cst.For], Span],
+) -> ScopeTiles:
+    """:func:`scope_tiles` of the InCore scope ``node`` opens (a ``with pl.at(...)``, a
+    ``pl.spmd`` loop, an InCore function; None: not known). A scope with a split mode
+    is not read: SplitVectorKernel halves its vector tiles."""
+    if not isinstance(node, (cst.With, cst.For, cst.FunctionDef)):
+        return ScopeTiles(unknown="the InCore scope holding the loop is not known")
+    if isinstance(node, cst.With):
+        header: Sequence[cst.CSTNode] = node.items
+    elif isinstance(node, cst.For):
+        header = [node.iter]
+    else:
+        header = node.decorators
+    if any(_mentions_split(part) for part in header):
+        return ScopeTiles(unknown="a split mode halves the vector tiles (not modelled)")
+    return scope_tiles(body_statements(node.body), tensors, fold, span_of)
+
+
+def _mentions_split(node: cst.CSTNode) -> bool:
+    return any(
+        isinstance(n, (cst.Name, cst.SimpleString)) and "split" in getattr(n, "value", "")
+        for n in _nodes(node)
+    )

@@ -1,0 +1,130 @@
+"""ConvertTensorToTileOps' op conversions: the Vec tiles each statement of an InCore scope
+makes, against the tiles pypto e2d0f78ae's InitMemRef listed for the same statements of
+pypto-lib qwen3_32b/decode.py's `rmsnorm` scope (shapes and dtypes written as literals)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from skewlsp.analysis.frontend.constants import Const
+from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Tensor
+from skewlsp.analysis.passes.op_conversion import TileOp, scope_tiles
+from skewlsp.contract import Span
+
+TENSORS = {
+    "x": Tensor(cst.parse_expression("[16, 4096]"), "BF16"),
+    "gamma": Tensor(cst.parse_expression("[1, 4096]"), "FP32"),
+    "out": Tensor(cst.parse_expression("[16, 4096]"), "BF16"),
+}
+
+
+def fold(node: cst.BaseExpression) -> Const | None:
+    """Integers only: a name is not known."""
+    if isinstance(node, cst.Integer):
+        return Const(int(node.value))
+    return None
+
+
+def tiles_of(source: str):
+    statements = cst.parse_module(source).body
+    return scope_tiles(statements, TENSORS, fold, lambda loop: Span(1, 1, 1, 1))
+
+
+def test_a_widening_cast_of_a_slice_is_a_load_then_a_wider_tile_the_load_may_not_share():
+    # InitMemRef: t__tile [16, 512] BF16 (the load), x_chunk__tile [16, 512] FP32.
+    found = tiles_of("chunk = pl.cast(x[:, 0:512], target_type=pl.FP32)\n")
+    load, cast = found.ops
+    assert load.load and load.shape == ((16, 512), "BF16")
+    assert cast == TileOp(
+        "chunk", (load.out,), ((16, 512), "FP32"), "chunk (cast)", forbid=(load.out,)
+    )
+
+
+def test_a_row_sum_makes_its_workspace_first_and_a_reshape_is_a_view():
+    # InitMemRef: t__tile [16, 512] FP32 (the product), tmp_tile [16, 512] FP32,
+    # t__tile [16, 1] FP32, t__tile [1, 16] in the same buffer, partial_sq__tile [1, 16].
+    found = tiles_of(
+        "s = pl.full([1, 16], dtype=pl.FP32, value=0.0)\n"
+        "c = pl.cast(x[:, 0:512], target_type=pl.FP32)\n"
+        "s = pl.add(s, pl.reshape(pl.row_sum(pl.mul(c, c)), [1, 16]))\n"
+    )
+    assert [op.shape for op in found.ops] == [
+        ((1, 16), "FP32"),
+        ((16, 512), "BF16"),
+        ((16, 512), "FP32"),
+        ((16, 512), "FP32"),  # the product
+        ((16, 512), "FP32"),  # tmp_tile
+        ((16, 1), "FP32"),
+        None,  # the reshape: a view of the row sums
+        ((1, 16), "FP32"),
+    ]
+    product, workspace, sums, view = found.ops[3:7]
+    assert workspace.label == "tmp_tile (row_sum)"
+    assert sums.forbid == (product.out, workspace.out)  # row_sum is not in-place safe
+    assert view.view_of == sums.out
+
+
+def test_an_assemble_into_a_tensor_writes_out_and_makes_no_tile():
+    found = tiles_of(
+        "n = pl.cast(x[:, 0:512], target_type=pl.FP32)\n"
+        "out = pl.assemble(out, pl.cast(n, target_type=pl.BF16), [0, 0])\n"
+    )
+    assert found.ops[-1].out is None and found.ops[-1].reads == (found.ops[-2].out,)
+
+
+def test_a_loops_statements_are_marked_with_their_loop():
+    found = tiles_of(
+        "for kb in pl.pipeline(8, stage=4):\n"
+        "    c = x[:, 0:512]\n"
+        "d = x[:, 0:512]\n"
+    )
+    assert [op.loop for op in found.ops] == [0, -1]
+    assert [loop.pipeline for loop in found.loops] == [True]
+
+
+def test_an_op_not_modelled_leaves_the_scope_not_known():
+    found = tiles_of("c = pl.matmul(x[:, 0:512], x[:, 0:512])\n")
+    assert found.ops == () and found.unknown == "the op `matmul`"
+
+
+def test_an_if_leaves_the_scope_not_known():
+    assert tiles_of("if True:\n    c = x[:, 0:512]\n").unknown == "a `If` statement"
+
+
+def test_a_shape_known_only_at_run_time_leaves_the_scope_not_known():
+    found = tiles_of("c = x[:, 0:n]\n")
+    assert found.unknown is not None and "not static" in found.unknown
+
+
+def test_recip_and_rsqrt_do_not_run_in_place():
+    # unary.cpp registers tile.recip and tile.rsqrt not_inplace_safe.
+    found = tiles_of(
+        "v = pl.full([16, 1], dtype=pl.FP32, value=1.0)\n"
+        "r = pl.recip(v)\n"
+        "s = pl.rsqrt(v)\n"
+    )
+    assert [op.forbid for op in found.ops[1:]] == [("v",), ("v",)]
+
+
+def test_a_high_precision_rsqrt_makes_its_scratch_tile_first():
+    found = tiles_of(
+        "v = pl.full([16, 1], dtype=pl.FP32, value=1.0)\n"
+        "s = pl.rsqrt(v, high_precision=True)\n"
+    )
+    _, scratch, result = found.ops
+    assert scratch.label == "rsqrt_tmp (rsqrt)" and scratch.shape == ((16, 1), "FP32")
+    assert result.reads == ("v", scratch.out)
+
+
+def test_pl_load_is_a_load_of_its_shapes_and_a_block_index_is_a_scalar():
+    found = tiles_of(
+        "b = pl.tile.get_block_idx()\n"
+        "t = pl.load(x, [b, 0], [8, 256])\n"
+    )
+    (load,) = found.ops
+    assert load.load and load.shape == ((8, 256), "BF16")
+
+
+def test_a_load_into_another_memory_is_not_modelled():
+    found = tiles_of("t = pl.load(x, [0, 0], [8, 256], target_memory=pl.MemorySpace.Mat)\n")
+    assert found.unknown == "a `load` into another memory than Vec"
