@@ -35,16 +35,11 @@ from skewlsp.analysis.frontend.scope import EnclosingLoop, FunctionScope
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import Interval, Opaque
-from skewlsp.analysis.lower_pipeline.loop_facts import (
-    NO_FACTS,
-    CubeScope,
-    LoopFacts,
-    OutsideMatmul,
-    SlotLoad,
-)
-from skewlsp.analysis.lower_pipeline.slot_loads import slot_loads, statement_loads
+from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, CubeScope, LoopFacts
+from skewlsp.analysis.lower_pipeline.slot_loads import slot_loads
 from skewlsp.analysis.memory.core_function import CoreFunction
-from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_matmuls, scope_matmuls
+from skewlsp.analysis.memory.l0_tiles import cube_scope
+from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_matmuls
 from skewlsp.analysis.passes.body import Body, BodyContext, InnerSkew, Splicer, Stmt
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import LoopSurroundings, surroundings
 from skewlsp.analysis.passes.convert_to_ssa import resolve
@@ -374,7 +369,7 @@ class LoopDecisions:
         matmuls = body_matmuls(loop)
         scope = CubeScope(around.scope)
         if matmuls.sites or matmuls.unknown:
-            scope = self.cube_scopes.get((*key, around.scope)) or _cube_scope(around, ctx)
+            scope = self.cube_scopes.get((*key, around.scope)) or cube_scope(around, ctx.fold)
             self.cube_scopes[(*key, around.scope)] = scope
         facts = replace(facts, matmuls=matmuls, scope_matmuls=scope)
         if not lowered:
@@ -581,24 +576,3 @@ def _as_inner_skew(
         tuple(init_reads),
         body.yield_targets,
     )
-
-
-def _cube_scope(around: LoopSurroundings, ctx: BodyContext) -> CubeScope:
-    """The scope's cube ops, and the matmuls outside its pipeline loops with the loads
-    their operands are (read once per scope)."""
-    if around.opened_by is None:
-        return CubeScope(around.scope)
-    found = scope_matmuls(around.opened_by)
-    scope = CubeScope(around.scope, found.cube_ops, found.opaque, (), found.unknown)
-    scope = replace(scope, pipeline_loops=found.pipeline_loops)
-    if found.unknown is not None or found.opaque is not None or not found.sites:
-        return scope
-    loads: dict[str, SlotLoad | None] = {}
-    for block in found.blocks:
-        for load in statement_loads(block, around.tensors, ctx.fold):
-            loads[load.name] = None if load.name in loads else load
-    outside = tuple(
-        OutsideMatmul(after, site, loads.get(site.lhs), loads.get(site.rhs))
-        for after, site in found.sites
-    )
-    return replace(scope, outside=outside)

@@ -34,13 +34,16 @@ planner's: the PTOAS planner skips MemoryReuse.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
-from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts, SlotLoad
+from skewlsp.analysis.lower_pipeline.loop_facts import CubeScope, LoopFacts, OutsideMatmul, SlotLoad
+from skewlsp.analysis.lower_pipeline.slot_loads import statement_loads
 from skewlsp.analysis.memory.init_memref import allocation_bytes
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, ReuseTile
+from skewlsp.analysis.passes.auto_tile_matmul_l0 import scope_matmuls
 from skewlsp.analysis.passes.body import MatmulSite
+from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Fold, LoopSurroundings
 from skewlsp.analysis.passes.l0_tile_chooser import L0TileConfig, choose_l0_tile
 from skewlsp.contract import Lowering
 
@@ -337,3 +340,25 @@ def _loop(
                 else:
                     layout.operands(tiling, tiling.whole, outer)
     return None
+
+
+def cube_scope(around: LoopSurroundings, fold: Fold) -> CubeScope:
+    """The scope's cube ops, and the matmuls outside its pipeline loops with the loads
+    their operands are (read once per scope): what :func:`l0_tiles` lays out
+    besides a pipeline loop's own matmuls."""
+    if around.opened_by is None:
+        return CubeScope(around.scope)
+    found = scope_matmuls(around.opened_by)
+    scope = CubeScope(around.scope, found.cube_ops, found.opaque, (), found.unknown)
+    scope = replace(scope, pipeline_loops=found.pipeline_loops)
+    if found.unknown is not None or found.opaque is not None or not found.sites:
+        return scope
+    loads: dict[str, SlotLoad | None] = {}
+    for block in found.blocks:
+        for load in statement_loads(block, around.tensors, fold):
+            loads[load.name] = None if load.name in loads else load
+    outside = tuple(
+        OutsideMatmul(after, site, loads.get(site.lhs), loads.get(site.rhs))
+        for after, site in found.sites
+    )
+    return replace(scope, outside=outside)
