@@ -41,7 +41,7 @@ CACHE_DIRNAME = ".skewlint_cache"
 # and the record of plain files names it too; 9: reports no longer carry what only the
 # lowering reads (slot_loads, slot_scope, load_time_bound: analysis/lower_pipeline/loop_facts.py);
 # 10: reports and their cores carry which copy's load is in which buffer (buffers)
-_FORMAT = "10"
+_FORMAT = "11"
 
 
 def user_cache_home(environ: Mapping[str, str] | None = None) -> Path:

@@ -18,11 +18,14 @@ from skewlsp.common.wording import plural
 from skewlsp.contract import (
     CODES,
     CORE_NAMES,
+    DEPTH_REDUCED,
     FIFO_REORDER,
+    LEGACY_FALLBACK,
     CoreResult,
     Finding,
     LoopReport,
     Lowering,
+    SpaceBuffers,
 )
 
 # The values a copy was built with stay in the headline of a loop built once up to this
@@ -62,6 +65,8 @@ def hint_headline(hint: Finding, report: LoopReport) -> str | None:
     """A hint's short line, when its message is long: SKW060 says which tpush the skew
     moves behind how many produces (the block it sits in and the peer's view are in the
     message); None: the message is the headline."""
+    if hint.code in (DEPTH_REDUCED, LEGACY_FALLBACK):
+        return _memory_headline(hint, report)
     if hint.code != FIFO_REORDER:
         return None
     places = {r.span for r in hint.related}
@@ -76,6 +81,37 @@ def hint_headline(hint: Finding, report: LoopReport) -> str | None:
         f"order: the tpush at line {hazard.moved.line}{under} now follows {later} (FIFO "
         f"reordered by the skew at depth {hazard.depth})"
     )
+
+
+def _memory_headline(hint: Finding, report: LoopReport) -> str | None:
+    """A memory finding's numbers (its space record): the message also names what takes
+    the space and what would fit."""
+    found = hint.buffers
+    if found is None:
+        return None
+    on = _core_of(found, report)
+    if hint.code == LEGACY_FALLBACK:
+        return (
+            f"MemoryReuse fits {found.space}{on} at no depth: it falls back to its legacy "
+            "packing"
+        )
+    return (
+        f"PH-MR-001: only {found.achieved} of {found.requested} stage buffers fit in "
+        f"{found.space}{on} ({found.cause}, {found.stage_bytes} B per stage)"
+    )
+
+
+def _core_of(found: SpaceBuffers, report: LoopReport) -> str:
+    """`` on the AIV core``: the core copy whose memory holds ``found`` (else the one with a
+    record of its space: a legacy fallback beside an overflow); "" for a loop of one core."""
+    for matches in (
+        lambda core: found in core.memory,
+        lambda core: any(m.space == found.space for m in core.memory),
+    ):
+        core = next((core for core in report.cores if matches(core)), None)
+        if core is not None:
+            return f" on the {core.core.upper()} core"
+    return ""
 
 
 def _where(report: LoopReport, copies: Sequence[LoopReport]) -> str:

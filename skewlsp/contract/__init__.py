@@ -148,6 +148,9 @@ class Finding:
 
     ``fix`` is the edit that resolves it when that edit is safe to apply unasked
     (``--fix``, a quick fix): it changes nothing the compiler does but the spelling.
+    ``buffers``: for a finding of the memory passes (SKW080-SKW082), the memory space
+    record it is about (one of the report's or its cores' ``memory``), so an adapter
+    says its numbers in a short line without reading the message.
     """
 
     code: str
@@ -155,6 +158,7 @@ class Finding:
     span: Span
     related: tuple[Related, ...] = ()
     fix: Edit | None = None
+    buffers: SpaceBuffers | None = None
 
 
 @dataclass(frozen=True)

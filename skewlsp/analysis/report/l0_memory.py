@@ -56,7 +56,7 @@ def l0_spaces(
             continue
         spaces.append(SpaceBuffers(space, slot, asked, hint.achieved, hint.cause, True))
         message = _message(hint, tiles, reuse, (l0.loop, lines), on)
-        findings.append(Finding(DEPTH_REDUCED, message, where))
+        findings.append(Finding(DEPTH_REDUCED, message, where, buffers=spaces[-1]))
     return spaces, findings
 
 

@@ -134,8 +134,10 @@ def _spaces(
         slot = DEFAULT_CHIP.align(max(t.bytes for t in first))
         hint = next((h for h in reuse.hints if (h.space, h.group) == (space, 0)), None)
         fallback, basis = _fallback(memory, space)
+        legacy = SpaceBuffers(space, slot, requested, None, "legacy", True)
         if fallback is not None and fallback.warned:
-            findings.append(Finding(LEGACY_FALLBACK, _legacy(fallback, basis, on), where))
+            message = _legacy(fallback, basis, on)
+            findings.append(Finding(LEGACY_FALLBACK, message, where, buffers=legacy))
         if space in overflows:
             overflow = overflows[space]
             count = len(first)
@@ -148,15 +150,17 @@ def _spaces(
                     f"{overflow.limit} B; AllocateMemoryAddr stops the compile "
                     f"(\"{overflow.message}\")",
                     where,
+                    buffers=spaces[-1],
                 ),
             )
         elif fallback is not None:
-            spaces.append(SpaceBuffers(space, slot, requested, None, "legacy", True))
+            spaces.append(legacy)
         elif hint is not None and hint.cause == "slot-bound":
             spaces.append(
                 SpaceBuffers(space, slot, requested, hint.achieved, "slot-bound", True)
             )
-            findings.append(Finding(DEPTH_REDUCED, _slot_bound(hint, on, memory), where))
+            message = _slot_bound(hint, on, memory)
+            findings.append(Finding(DEPTH_REDUCED, message, where, buffers=spaces[-1]))
         elif (whole := _whole(memory, space, on, where)) is not None:
             spaces.append(whole[0])
             findings.extend(whole[1])
@@ -240,7 +244,7 @@ def _whole(
             f"stages' buffers apart in {space}{on}: {hint.requested} x {hint.slot} B per "
             f"stage is more than its {hint.free} B, whatever else the function holds"
         )
-        return found, [Finding(DEPTH_REDUCED, message, where)]
+        return found, [Finding(DEPTH_REDUCED, message, where, buffers=found)]
     message = (
         f"PH-MR-001: MemoryReuse keeps only {hint.achieved} of the {hint.requested} stages' "
         f"buffers apart in {space}{on}: the function's {space} tiles packed together fit "
@@ -251,7 +255,7 @@ def _whole(
     stage = _stage_that_fits(vec, hint.achieved)
     if stage is not None:
         message += f"; stage={stage} keeps all {stage}"
-    return found, [Finding(DEPTH_REDUCED, message, where)]
+    return found, [Finding(DEPTH_REDUCED, message, where, buffers=found)]
 
 
 def _stage_that_fits(vec: ScopeMemory, most: int) -> int | None:

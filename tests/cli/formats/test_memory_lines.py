@@ -72,3 +72,21 @@ def test_a_hint_s_json_fix_is_its_own_not_the_advice_of_the_loop_it_sits_on(
     assert by_code["SKW014"]["fix"].startswith("stage=3 gives the same 3 copies")
     assert by_code["SKW080"]["fix"] is None
     assert by_code["SKW080"]["fix_applicability"] is None
+
+
+def test_a_memory_finding_s_short_line_is_its_numbers_and_its_message_says_the_rest(
+    run: Run, tmp_path: Path
+) -> None:
+    names = ("config.py", "norm.py", "short.py")
+    write(tmp_path, {name: (MEM_LLM / name).read_text() for name in names})
+    found = run("--output-format", "json", "--select", "ALL", "norm.py", "short.py").json()
+    at = {(item["filename"], item["line"], item["code"]): item for item in found}
+    pressure = at[("norm.py", 25, "SKW080")]
+    assert pressure["headline"] == (
+        "PH-MR-001: only 1 of 4 stage buffers fit in Vec on the AIV core "
+        "(space-pressure, 32768 B per stage)"
+    )
+    assert pressure["message"].startswith("PH-MR-001: MemoryReuse keeps only 1 of the 4 stages'")
+    assert at[("short.py", 32, "SKW082")]["headline"] == (
+        "MemoryReuse fits Vec on the AIV core at no depth: it falls back to its legacy packing"
+    )
