@@ -30,6 +30,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import importlib.abc
+import importlib.machinery
 import inspect
 import json
 import os
@@ -37,6 +39,7 @@ import re
 import runpy
 import sys
 import tempfile
+import types
 from pathlib import Path
 from typing import Any
 
@@ -327,6 +330,61 @@ def compile_entry(entry: Any, planner: Any, modules: dict[str, Any]) -> dict[str
     return result
 
 
+# Modules a kernel file imports that belong to its test harness or its runtime, not to the
+# compiler, and that are not installed beside it: pypto-lib's ``golden`` (tensor specs and
+# checks for a device run, outside ``models/``) and the runtime's ``simpler_setup`` (which
+# ``pypto.runtime.pto_isa_include_dir()`` asks for the pinned PTO-ISA checkout when a file
+# builds its extern kernels' include path at import). Compiling to the IR needs neither.
+STAND_INS = ("golden", "simpler_setup")
+
+
+class Absent:
+    """What a stand-in module gives for any name: callable, and a path when asked for one
+    (``simpler_setup.pto_isa.ensure_pto_isa_root()``); never read by the pass pipeline."""
+
+    def __init__(self, *_args: Any, **_kwargs: Any) -> None:
+        pass
+
+    def __call__(self, *_args: Any, **_kwargs: Any) -> Absent:
+        return Absent()
+
+    def __fspath__(self) -> str:
+        # An empty checkout: a ``@pl.jit.extern`` include path under it must exist.
+        root = Path(tempfile.gettempdir()) / "skewlsp-absent-checkout"
+        (root / "include").mkdir(parents=True, exist_ok=True)
+        return str(root)
+
+    def __getattr__(self, name: str) -> Absent:
+        return absent(name)
+
+
+def absent(name: str) -> Any:
+    """``Absent`` for an ordinary name; a dunder stays missing, so that what inspects
+    objects (``__file__``, ``__wrapped__``, ``__qualname__``) is not misled."""
+    if name.startswith("__") and name.endswith("__"):
+        raise AttributeError(name)
+    return Absent
+
+
+class StandIns(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds each module of ``STAND_INS`` (and its submodules) only when nothing earlier on
+    ``sys.meta_path`` does (it is appended last): its every attribute is ``Absent``."""
+
+    def find_spec(self, fullname: str, _path: Any, _target: Any = None) -> Any:
+        if fullname.split(".")[0] not in STAND_INS:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec: Any) -> Any:
+        module = types.ModuleType(spec.name)
+        module.__path__ = []
+        module.__getattr__ = absent  # type: ignore[method-assign]
+        return module
+
+    def exec_module(self, module: Any) -> None:
+        pass
+
+
 def load(path: Path) -> dict[str, Any]:
     """Import one kernel file as its own imports expect.
 
@@ -375,6 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     from pypto.jit.decorator import JITFunction  # noqa: PLC0415
     from pypto.pypto_core import passes  # noqa: PLC0415
 
+    sys.meta_path.append(StandIns())
     planner = passes.MemoryPlanner.PTOAS if args.planner == "ptoas" else passes.MemoryPlanner.PYPTO
     modules = {"ir": ir, "passes": passes, "pl": pl, "JITFunction": JITFunction}
     out = {"planner": args.planner, "files": []}
