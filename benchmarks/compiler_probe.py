@@ -368,7 +368,8 @@ def absent(name: str) -> Any:
 
 class StandIns(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds each module of ``STAND_INS`` (and its submodules) only when nothing earlier on
-    ``sys.meta_path`` does (it is appended last): its every attribute is ``Absent``."""
+    ``sys.meta_path`` does (``as_its_own`` appends it last): its every attribute is
+    ``Absent``."""
 
     def find_spec(self, fullname: str, _path: Any, _target: Any = None) -> Any:
         if fullname.split(".")[0] not in STAND_INS:
@@ -383,6 +384,26 @@ class StandIns(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module: Any) -> None:
         pass
+
+
+@contextlib.contextmanager
+def as_its_own(path: Path):
+    """While one kernel file loads and its entries are found: the command line is the
+    file's own (pypto-lib reads ``--tp`` and the like from ``sys.argv`` at import, and the
+    probe's flags are not the kernel's), and the modules of ``STAND_INS`` that are not
+    installed are stood in for. Both are undone afterwards (``sys.path`` keeps the file's
+    directories: its compile may still import a sibling)."""
+    finder = StandIns()
+    saved_argv = list(sys.argv)
+    sys.argv[:] = [str(path)]
+    sys.meta_path.append(finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+        sys.argv[:] = saved_argv
+        for name in [n for n, m in sys.modules.items() if getattr(m, "__loader__", None) is finder]:
+            del sys.modules[name]
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -407,14 +428,15 @@ def load(path: Path) -> dict[str, Any]:
 def probe_file(path: Path, planner: Any, modules: dict[str, Any]) -> dict[str, Any]:
     """Every entry of one kernel file through the pass pipeline (the file imported first)."""
     record: dict[str, Any] = {"path": str(path), "error": None, "entries": []}
-    try:
-        with captured_stderr([]):
-            namespace = load(path)
-    except BaseException as exc:  # noqa: BLE001 (a kernel that cannot load is a result)
-        record["error"] = first_line(exc)
-        return record
-    jit_type = modules["JITFunction"]
-    for name, entry in entries(namespace, path, modules["ir"], jit_type):
+    with as_its_own(path):
+        try:
+            with captured_stderr([]):
+                namespace = load(path)
+        except BaseException as exc:  # noqa: BLE001 (a kernel that cannot load is a result)
+            record["error"] = first_line(exc)
+            return record
+        found = entries(namespace, path, modules["ir"], modules["JITFunction"])
+    for name, entry in found:
         compiled = compile_entry(entry, planner, modules)
         compiled["entry"] = name
         compiled["entry_kind"] = "program" if isinstance(entry, modules["ir"].Program) else "jit"
@@ -433,7 +455,6 @@ def main(argv: list[str] | None = None) -> int:
     from pypto.jit.decorator import JITFunction  # noqa: PLC0415
     from pypto.pypto_core import passes  # noqa: PLC0415
 
-    sys.meta_path.append(StandIns())
     planner = passes.MemoryPlanner.PTOAS if args.planner == "ptoas" else passes.MemoryPlanner.PYPTO
     modules = {"ir": ir, "passes": passes, "pl": pl, "JITFunction": JITFunction}
     out = {"planner": args.planner, "files": []}
