@@ -14,7 +14,9 @@ each ``ForStmt`` of the IR after NormalizeReturnOrder (what SkewCrossCorePipelin
 sees), SkewCrossCorePipeline, LowerPipelineToSlots and LowerPipelineLoops, and which
 pass was running when the pipeline stopped. A jit entry is specialised from its
 annotations, every scalar parameter without a default left to run time (``pl.RUNTIME``),
-as skewlint sees a parameter. The C++ diagnostics of the memory passes (``PH-MR-001``
+as skewlint sees a parameter. A file loads with its own command line and with stand-ins
+for the test-harness and runtime modules it imports that are not installed (``STAND_INS``).
+The C++ diagnostics of the memory passes (``PH-MR-001``
 perf hints, warnings) reach stderr; the probe keeps the lines that name MemoryReuse or
 AllocateMemoryAddr. It also records the tiles (``memory``) after InitMemRef (each one's
 memory space, bytes, buffer, ``pipeline_membership`` and the loops around it),
