@@ -14,7 +14,9 @@ each ``ForStmt`` of the IR after NormalizeReturnOrder (what SkewCrossCorePipelin
 sees), SkewCrossCorePipeline, LowerPipelineToSlots and LowerPipelineLoops, and which
 pass was running when the pipeline stopped. A jit entry is specialised from its
 annotations, every scalar parameter without a default left to run time (``pl.RUNTIME``),
-as skewlint sees a parameter. The C++ diagnostics of the memory passes (``PH-MR-001``
+as skewlint sees a parameter. A file loads with its own command line and with stand-ins
+for the test-harness and runtime modules it imports that are not installed (``STAND_INS``).
+The C++ diagnostics of the memory passes (``PH-MR-001``
 perf hints, warnings) reach stderr; the probe keeps the lines that name MemoryReuse or
 AllocateMemoryAddr. It also records the tiles (``memory``) after InitMemRef (each one's
 memory space, bytes, buffer, ``pipeline_membership`` and the loops around it),
@@ -30,6 +32,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import importlib.abc
+import importlib.machinery
 import inspect
 import json
 import os
@@ -37,6 +41,7 @@ import re
 import runpy
 import sys
 import tempfile
+import types
 from pathlib import Path
 from typing import Any
 
@@ -327,6 +332,82 @@ def compile_entry(entry: Any, planner: Any, modules: dict[str, Any]) -> dict[str
     return result
 
 
+# Modules a kernel file imports that belong to its test harness or its runtime, not to the
+# compiler, and that are not installed beside it: pypto-lib's ``golden`` (tensor specs and
+# checks for a device run, outside ``models/``) and the runtime's ``simpler_setup`` (which
+# ``pypto.runtime.pto_isa_include_dir()`` asks for the pinned PTO-ISA checkout when a file
+# builds its extern kernels' include path at import). Compiling to the IR needs neither.
+STAND_INS = ("golden", "simpler_setup")
+
+
+class Absent:
+    """What a stand-in module gives for any name: callable, and a path when asked for one
+    (``simpler_setup.pto_isa.ensure_pto_isa_root()``); never read by the pass pipeline."""
+
+    def __init__(self, *_args: Any, **_kwargs: Any) -> None:
+        pass
+
+    def __call__(self, *_args: Any, **_kwargs: Any) -> Absent:
+        return Absent()
+
+    def __fspath__(self) -> str:
+        # An empty checkout: a ``@pl.jit.extern`` include path under it must exist.
+        root = Path(tempfile.gettempdir()) / "skewlsp-absent-checkout"
+        (root / "include").mkdir(parents=True, exist_ok=True)
+        return str(root)
+
+    def __getattr__(self, name: str) -> Absent:
+        return absent(name)
+
+
+def absent(name: str) -> Any:
+    """``Absent`` for an ordinary name; a dunder stays missing, so that what inspects
+    objects (``__file__``, ``__wrapped__``, ``__qualname__``) is not misled."""
+    if name.startswith("__") and name.endswith("__"):
+        raise AttributeError(name)
+    return Absent
+
+
+class StandIns(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds each module of ``STAND_INS`` (and its submodules) only when nothing earlier on
+    ``sys.meta_path`` does (``as_its_own`` appends it last): its every attribute is
+    ``Absent``."""
+
+    def find_spec(self, fullname: str, _path: Any, _target: Any = None) -> Any:
+        if fullname.split(".")[0] not in STAND_INS:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec: Any) -> Any:
+        module = types.ModuleType(spec.name)
+        module.__path__ = []
+        module.__getattr__ = absent  # type: ignore[method-assign]
+        return module
+
+    def exec_module(self, module: Any) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def as_its_own(path: Path):
+    """While one kernel file loads and its entries are found: the command line is the
+    file's own (pypto-lib reads ``--tp`` and the like from ``sys.argv`` at import, and the
+    probe's flags are not the kernel's), and the modules of ``STAND_INS`` that are not
+    installed are stood in for. Both are undone afterwards (``sys.path`` keeps the file's
+    directories: its compile may still import a sibling)."""
+    finder = StandIns()
+    saved_argv = list(sys.argv)
+    sys.argv[:] = [str(path)]
+    sys.meta_path.append(finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+        sys.argv[:] = saved_argv
+        for name in [n for n, m in sys.modules.items() if getattr(m, "__loader__", None) is finder]:
+            del sys.modules[name]
+
+
 def load(path: Path) -> dict[str, Any]:
     """Import one kernel file as its own imports expect.
 
@@ -349,14 +430,15 @@ def load(path: Path) -> dict[str, Any]:
 def probe_file(path: Path, planner: Any, modules: dict[str, Any]) -> dict[str, Any]:
     """Every entry of one kernel file through the pass pipeline (the file imported first)."""
     record: dict[str, Any] = {"path": str(path), "error": None, "entries": []}
-    try:
-        with captured_stderr([]):
-            namespace = load(path)
-    except BaseException as exc:  # noqa: BLE001 (a kernel that cannot load is a result)
-        record["error"] = first_line(exc)
-        return record
-    jit_type = modules["JITFunction"]
-    for name, entry in entries(namespace, path, modules["ir"], jit_type):
+    with as_its_own(path):
+        try:
+            with captured_stderr([]):
+                namespace = load(path)
+        except BaseException as exc:  # noqa: BLE001 (a kernel that cannot load is a result)
+            record["error"] = first_line(exc)
+            return record
+        found = entries(namespace, path, modules["ir"], modules["JITFunction"])
+    for name, entry in found:
         compiled = compile_entry(entry, planner, modules)
         compiled["entry"] = name
         compiled["entry_kind"] = "program" if isinstance(entry, modules["ir"].Program) else "jit"

@@ -468,11 +468,20 @@ def _incomplete(entries: list[EntryResult], record: Mapping[str, Any]) -> str | 
         return "its file was not loaded, or defines no entry"
     if any(e.error and BEFORE_SKEW not in e.snapshots for e in entries):
         return "an entry of its file did not reach SkewCrossCorePipeline"
-    if len(record.get("copies") or []) > 1:
+    copies = record.get("copies") or []
+    if len(copies) > 1 and not all(_called_here(copy) for copy in copies):
         # A program built per value of a module-level `for` leaves only the last one in
         # the module; a helper's callers may live in files not checked.
         return "Python builds it more than once; the check compiles what the module keeps"
     return None
+
+
+def _called_here(copy: Mapping[str, Any]) -> bool:
+    """Whether a copy is an inline helper's splice at a call in the helper's own file
+    (compiled with that file's entries), not a program built per value or a call from
+    another file."""
+    instance = copy.get("instance") or {}
+    return bool(instance.get("caller")) and instance.get("call_path") is None
 
 
 def compare(

@@ -482,3 +482,42 @@ def test_the_same_outcome_on_another_number_of_copies_disagrees():
         "disagree",
         "aic: skewlint rotated; compiler rotated x2 [decode_attention/qproj]",
     )
+
+
+def helper_copies(*callers: tuple[str, str | None]) -> dict:
+    """A loop of an inline helper that skewlint reports once per caller (``copies``)."""
+    record = dict(left("SKW012", 13, tail=1))
+    record["copies"] = [
+        {
+            "code": "SKW012",
+            "verdict": "left",
+            "depth": None,
+            "instance": {"bindings": {}, "caller": caller, "call": None, "call_path": path},
+        }
+        for caller, path in callers
+    ]
+    return record
+
+
+def test_a_helper_whose_callers_are_all_in_its_file_is_not_said_to_be_built_more_than_once():
+    # lm_head.py:211 in pypto-lib: called from lm_head_test and lm_head_with_sampling, both
+    # compiled with the file; the compiler holds no loop there.
+    compiled = {KERNEL: [entry({"NormalizeReturnOrder": []})]}
+    record = helper_copies(("lm_head_test", None), ("lm_head_with_sampling", None))
+    [result] = compare([record], compiled, Path("/repo"), FOR_LINES)
+    assert result.status == "unknown"
+    assert result.text.endswith("compiler: no compiled loop here")
+
+
+def test_a_helper_with_a_caller_in_another_file_may_have_copies_not_compiled():
+    compiled = {KERNEL: [entry({"NormalizeReturnOrder": []})]}
+    record = helper_copies(("lm_head_test", None), ("decode_fwd", "/repo/kernels/decode.py"))
+    [result] = compare([record], compiled, Path("/repo"), FOR_LINES)
+    assert "Python builds it more than once" in result.text
+
+
+def test_copies_without_a_caller_are_programs_built_per_value():
+    compiled = {KERNEL: [entry({"NormalizeReturnOrder": []})]}
+    record = helper_copies((None, None), (None, None))
+    [result] = compare([record], compiled, Path("/repo"), FOR_LINES)
+    assert "Python builds it more than once" in result.text
