@@ -132,8 +132,9 @@ def analyze_models(
     models, read = _analysed(source, path, resolver, cache, importers, state)
 
     def again(other: Assumptions) -> list[LoopReport]:
-        # The same module under another build: the trees are the same (and shared), the
-        # facts derived from values are not.
+        # The same module under another build: the trees are the same (and shared, with
+        # what is read off them alone: ``state.syntactic``), the facts derived from values
+        # are not.
         variant = replace(state, concrete=False, build=build(other), facts={})
         models, _ = _analysed(source, path, resolver, cache, importers, variant)
         return [model.report for model in models]

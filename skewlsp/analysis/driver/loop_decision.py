@@ -21,7 +21,7 @@ the state both read: the walk subclasses it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -356,8 +356,8 @@ class LoopDecisions:
         key = (id(fn), self._function_incore)
         loops = self.slot_surroundings.get(key)
         if loops is None:
-            loops = self.slot_surroundings[key] = surroundings(
-                fn, self._function_incore, self.made
+            loops = self.slot_surroundings[key] = self.state.syntactic_fact(
+                (surroundings, fn, key[1]), lambda: surroundings(fn, key[1], self.made)
             )
         around = loops.get(id(loop))
         if around is None:
@@ -405,7 +405,7 @@ class LoopDecisions:
             lambda node: self.inner.get(id(node)),
             lambda node: self.models[id(node)].report.cores if id(node) in self.models else (),
         )
-        outlined = self._outlined(loop, helper_splicer(scope.module.function_sources))
+        outlined = self._outlined(loop, scope.module.function_sources)
         return split_and_skew(body.stmts, header, live_out, outlined, nested)
 
     def _unrolled_copies(
@@ -465,11 +465,12 @@ class LoopDecisions:
 
     # -- the function a loop is outlined to -------------------------------------------------
 
-    def _outlined(self, loop: cst.For, inline: Splicer) -> OutlinedFunction:
+    def _outlined(self, loop: cst.For, helpers: Mapping[str, str]) -> OutlinedFunction:
         """What the passes before the split know of the function ``loop`` is outlined to
-        (``inline``: 01 InlineFunctions at a call of one of the module's helpers)."""
+        (``helpers``: the module's functions' texts, for 01 InlineFunctions at a call)."""
         fn = self.functions[-1] if self.functions else None
-        walked = self._outside_sides(fn, inline) if fn else None  # 21's sides before it
+        inline = helper_splicer(helpers)
+        walked = self._outside_sides(fn, helpers, inline) if fn else None  # 21's sides before it
         outside = walked.before(loop) if walked else {}
         made_before = walked.moves_before(loop) if walked else frozenset()  # 17's moves
         # 08 OutlineIncoreScopes
@@ -486,20 +487,19 @@ class LoopDecisions:
             inline,
         )
 
-    def _outside_sides(self, fn: cst.FunctionDef, inline: Splicer) -> OutsideSides:
+    def _outside_sides(
+        self, fn: cst.FunctionDef, helpers: Mapping[str, str], inline: Splicer
+    ) -> OutsideSides:
         """One walk of the function serves every loop in it, in every copy of it (the
-        module's helpers are the same for each)."""
+        module's helpers are the same for each), under every build (the sides are read
+        off the tree and the helpers' texts)."""
         key = (id(fn), self._function_incore)
         found = self.outside.get(key)
         if found is None:
-            found = self.outside[key] = OutsideSides(
-                body_statements(fn.body),
-                param_sides(fn),
-                self.made,
-                operand_moves,
-                self._function_incore,
-                inline,
-            )
+            shared = (OutsideSides, fn, key[1], frozenset(helpers.items()))
+            found = self.outside[key] = self.state.syntactic_fact(shared, lambda: OutsideSides(
+                body_statements(fn.body), param_sides(fn), self.made, operand_moves, key[1], inline
+            ))
         return found
 
     def _dual_aiv_dispatch(self, loop: cst.For, scope: OutlinedScope) -> bool:

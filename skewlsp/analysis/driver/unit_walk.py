@@ -93,7 +93,8 @@ class UnitWalk(LoopDecisions):
         # Per function (by id, while its tree lives): its parameters, the names it binds
         # and those bound to tiles.
         self.function_names: dict[int, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}
-        self.bound_by_statement: dict[int, frozenset[str]] = {}  # per top-level compound statement
+        # Per top-level compound statement: the names it binds, as a list and as a set.
+        self.bound_by_statement: dict[int, tuple[list[str], frozenset[str]]] = {}
         # Per enclosing function: its locals as the DSL parser would capture them for a
         # program or function defined inside it (texts to fold, and names it cannot fold).
         self.closures: list[Closure] = []
@@ -431,14 +432,17 @@ class UnitWalk(LoopDecisions):
             for stmt, incore in top_level:
                 self.incore.append(incore)
                 compound = not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
-                poisoned = self.bound_by_statement.get(id(stmt)) if compound else frozenset()
-                if poisoned is None:
-                    poisoned = self.bound_by_statement[id(stmt)] = frozenset(statement_defs(stmt))
-                scope = base.at(env, poisoned)
+                bound = self.bound_by_statement.get(id(stmt)) if compound else ([], frozenset())
+                if bound is None:
+                    defs = statement_defs(stmt)
+                    bound = self.bound_by_statement[id(stmt)] = (defs, frozenset(defs))
+                scope = base.at(env, bound[1])
                 self._visit(stmt, scope, [], name)
                 self.incore.pop()
-                update_locals(stmt, env, self.module_constants, inlined_in)
-                capture_locals(stmt, *self.closures[-1])
+                # (the names are read off the statement once: a kernel's top-level scope
+                # statement is most of its body)
+                update_locals(stmt, env, self.module_constants, inlined_in, bound[0])
+                capture_locals(stmt, *self.closures[-1], bound[0])
         finally:
             self.closures.pop()
             self.function_incore.pop()

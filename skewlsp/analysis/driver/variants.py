@@ -10,8 +10,8 @@ variable changed, and every loop whose report changes says so
 varied one variable at a time, not in every combination.
 
 A module that reads nothing of the build costs nothing more; one that does costs one
-analysis per other value (its trees shared, its values folded again), at most
-:data:`MAX_VARIANTS`.
+analysis per other value (its trees, and what is read off them alone, shared: the
+state's ``syntactic`` facts; its values folded again), at most :data:`MAX_VARIANTS`.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ its parameters (called with their defaults when compiled by default).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import libcst as cst
 
@@ -86,9 +86,13 @@ def builder_calls(
 
 
 def capture_locals(
-    stmt: cst.CSTNode, sources: dict[str, cst.BaseExpression], hidden: dict[str, Folded]
+    stmt: cst.CSTNode,
+    sources: dict[str, cst.BaseExpression],
+    hidden: dict[str, Folded],
+    defs: Sequence[str] | None = None,
 ) -> None:
-    """Record one top-level statement's bindings for the functions defined after it."""
+    """Record one top-level statement's bindings for the functions defined after it
+    (``defs``: the names a compound ``stmt`` binds, when the caller has them already)."""
     if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
         for small in stmt.body:
             target, value, _ = binding_of(small)
@@ -102,7 +106,7 @@ def capture_locals(
         return
     if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
         return  # a definition binds a program or helper, never a number
-    for defined in statement_defs(stmt):
+    for defined in statement_defs(stmt) if defs is None else defs:
         sources.pop(defined, None)
         hidden[defined] = Dynamic(defined, f"`{defined}` is assigned inside a branch or loop")
 

@@ -204,11 +204,14 @@ def update_locals(
     env: dict[str, Folded],
     lookup_module: ModuleConstants,
     inlined_in: str | None = None,
+    defs: Sequence[str] | None = None,
 ) -> None:
     """Advance the top-level constant environment past one top-level statement.
 
     ``inlined_in``: the statement is an inline helper's, spliced into a loop or branch of
     this caller, where what was its top level is not a function's top level any more.
+    ``defs``: the names a compound ``stmt`` binds (``statement_defs``), when the caller
+    has them already (they are a walk of the whole statement).
     """
     if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
         for small in stmt.body:
@@ -216,8 +219,7 @@ def update_locals(
             if inlined_in is not None:
                 _inside_callers_loop(small, env, inlined_in)
         return
-    defs = statement_defs(stmt)
-    for name in defs:
+    for name in statement_defs(stmt) if defs is None else defs:
         env[name] = Dynamic(name, f"`{name}` is assigned inside a branch or loop")
 
 
@@ -325,10 +327,15 @@ def _dispatch_body(scope: cst.With, call: cst.Call) -> bool:
     """
     if _optimised(call):
         return False
-    calls = [node for node in walk(scope.body) if isinstance(node, cst.Call)]
-    if any(_named(node.func) == "get_block_idx" for node in calls):
-        return False
-    return any(_dispatches(node.func) for node in calls)
+    # One walk that stops at the first block-index read (usually the body's first line:
+    # the decision is then made without walking the rest of a whole kernel's body).
+    dispatches = False
+    for node in walk(scope.body):
+        if type(node) is cst.Call:
+            if _named(node.func) == "get_block_idx":
+                return False
+            dispatches = dispatches or _dispatches(node.func)
+    return dispatches
 
 
 def _optimised(call: cst.Call) -> bool:

@@ -18,6 +18,10 @@ It holds:
   code is;
 - facts derived from those trees that several questions ask again (a caller's calls,
   asked once per helper it calls);
+- facts read off the trees alone, which no build changes (``syntactic``: the sides and
+  the tensors in scope a function's statements leave at each of its loops), kept for
+  the module decided again under another build (``driver.variants``), which reads the
+  same trees;
 - whether the analysis reads libcst's own trees (``concrete``): a rewrite prints nodes
   of the tree the analysis read, with the whitespace and comments of the text;
 - the constants of imported modules that the analyses of a batch share
@@ -34,8 +38,9 @@ source stage is handed only the parts it needs (the parses, the made trees).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
+from typing import TypeVar, cast
 
 import libcst as cst
 
@@ -43,6 +48,8 @@ from skewlsp.analysis.frontend.assumed import Build
 from skewlsp.analysis.frontend.imports import SharedModules
 from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.unit_parses import UnitParses, UnitTree
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -56,12 +63,23 @@ class AnalysisState:
     parses: UnitParses = field(default_factory=UnitParses)
     made: MadeTrees = field(default_factory=MadeTrees)
     facts: dict[object, object] = field(default_factory=dict)
+    # Keyed by the nodes they are of (the key holds them, so no other node takes their
+    # ids while it lives); not emptied for another build, unlike ``facts``.
+    syntactic: dict[Hashable, object] = field(default_factory=dict)
 
     def with_concrete_trees(self) -> AnalysisState:
         """The same analysis on libcst's own trees (its parses, made trees and facts
         shared): a unit whose made tree cannot give what its walk asks
         (``source.unit_parses.NeedsConcreteTree``) is walked again on libcst's."""
         return replace(self, concrete=True)
+
+    def syntactic_fact(self, key: Hashable, make: Callable[[], _T]) -> _T:
+        """What ``make()`` gives for ``key``, a question about the trees alone: made once
+        for the analysis and for the module decided again under other builds (what it
+        saves: benchmarks/README.md, "Cache layers")."""
+        if key not in self.syntactic:
+            self.syntactic[key] = make()
+        return cast(_T, self.syntactic[key])
 
     def analysis_module(self, text: str, tree: Callable[[], UnitTree]) -> cst.Module | None:
         """The tree the analysis reads for ``text`` (whose stdlib tree ``tree()`` gives):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import textwrap
 
 import libcst as cst
+import pytest
 
 
 def test_each_loop_sees_the_sides_of_the_values_defined_before_it() -> None:
@@ -169,3 +170,41 @@ def test_only_a_call_that_is_a_whole_statement_is_spliced() -> None:
     assert side("e = pl.exp(scores(a, b))") != CUBE
     assert side("s = scores(a, b)") == CUBE
     assert side("scores(a, b)") == CUBE
+
+
+def test_a_statement_the_walk_fails_on_fails_every_loop_after_it() -> None:
+    """One walk serves every question about a function, from every build the module is
+    decided under: a statement it fails on (here a helper call libcst's own tree is
+    needed for) fails each loop asked about after it, as a fresh walk would, not only the
+    first one asked; a loop before it keeps its sides."""
+    from skewlsp.analysis.frontend.names import body_statements
+    from skewlsp.analysis.frontend.op_registry import GM
+    from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import OutsideSides
+    from skewlsp.analysis.source.unit_parses import NeedsConcreteTree
+    from skewlsp.analysis.source.walk import walk
+
+    fn = cst.parse_module(textwrap.dedent("""\
+        def k(kv):
+            for first in pl.pipeline(4, stage=2):
+                pass
+            row = helper(kv)
+            for second in pl.pipeline(4, stage=2):
+                pass
+            for third in pl.pipeline(4, stage=2):
+                pass
+        """)).body[0]
+    assert isinstance(fn, cst.FunctionDef)
+    first, second, third = [n for n in walk(fn) if isinstance(n, cst.For)]
+
+    def needs_libcst(small: cst.BaseSmallStatement, fresh: int) -> None:
+        raise NeedsConcreteTree
+
+    sides = OutsideSides(body_statements(fn.body), {"kv": GM}, None, inline=needs_libcst)
+    assert sides.before(first) == {"kv": GM}
+    with pytest.raises(NeedsConcreteTree):
+        sides.before(second)
+    with pytest.raises(NeedsConcreteTree):
+        sides.before(third)
+    with pytest.raises(NeedsConcreteTree):
+        sides.moves_before(second)
+    assert sides.before(first) == {"kv": GM}

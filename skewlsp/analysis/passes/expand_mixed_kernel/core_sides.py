@@ -44,8 +44,6 @@ _NOT_OPERANDS = frozenset({"target_memory", "out_dtype", "dtype"})  # keywords
 _TO_A_CORE_OPS = op_registry.TO_VECTOR_OPS | op_registry.TO_CUBE_OPS
 
 
-
-
 def _memory(call: cst.Call, made: MadeTrees | None) -> str | None:
     arg = dsl.keyword(call, "target_memory")
     if arg is None:
@@ -429,9 +427,7 @@ class SideModel:
         reshape) is not a tile its first consumer loads, and the result of an op
         (``pl.exp(w)``) is not a tile of either core. So each op of the scope that reads
         it loads it in its own half, and ``pl.read`` of it is a scalar read of GM."""
-        self.sides = {
-            name: GM if side in TILE_SIDES else side for name, side in self.sides.items()
-        }
+        self.sides = {name: GM if side in TILE_SIDES else side for name, side in self.sides.items()}
 
     def statement(self, stmt: cst.CSTNode) -> str:
         if type(stmt) is cst.SimpleStatementLine or type(stmt) is cst.SimpleStatementSuite:
@@ -489,9 +485,8 @@ class OutsideSides:
     enters the bodies of ``with``/``for``/``if``/``while`` (not ``else`` branches),
     so a loop it never reaches sees the sides of the whole walk. It goes only as far
     as the loops asked about: what follows a function's last pipeline loop (often
-    most of a real kernel's vector work) is never walked. (A statement the model
-    fails on is therefore met only if a loop after it is asked about; the failure
-    then ends the unit's analysis, as it did when the whole function was walked first.)
+    most of a real kernel's vector work) is never walked. A statement the model fails
+    on fails each loop asked about after it (the driver shares one walk across builds).
     ``made``: the trees the analysis made (the function's may be one); ``inline``: as
     :func:`.core_split.split_body`'s.
     """
@@ -511,7 +506,8 @@ class OutsideSides:
         self._at_loop: dict[int, dict[str, str]] = {}
         self._moves_at_loop: dict[int, frozenset[tuple[str, str]]] = {}
         self._moves_of = moves_of
-        self._steps: Iterator[None] | None = self._walk(fn_body, frozenset(), incore)
+        self._steps: Iterator[None] = self._walk(fn_body, frozenset(), incore)
+        self._failed: Exception | None = None  # what stopped the walk, raised to each later ask
 
     def _walk(
         self, block: Sequence[cst.CSTNode], inherited: frozenset[tuple[str, str]], incore: bool
@@ -560,9 +556,13 @@ class OutsideSides:
     def before(self, loop: cst.CSTNode) -> dict[str, str]:
         """The sides of the names defined before ``loop`` (copied: the caller may change them)."""
         key = id(loop)
-        while key not in self._at_loop and self._steps is not None:
-            if next(self._steps, _DONE) is _DONE:
-                self._steps = None
+        try:  # (a failure is raised again to each later ask: the walk may be shared)
+            while key not in self._at_loop and next(self._steps, _DONE) is not _DONE:
+                pass
+        except Exception as err:
+            self._failed = err
+        if key not in self._at_loop and self._failed is not None:
+            raise self._failed
         return dict(self._at_loop.get(key, self._model.sides))
 
 
