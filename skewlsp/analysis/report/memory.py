@@ -106,6 +106,10 @@ def _l0(
     if memory is None or memory.l0 is None:
         return [], []
     requested = lowering.stage if lowering is not None else None
+    loops = function.loops
+    skew = loops[memory.l0.loop].facts.skew if memory.l0.loop < len(loops) else None
+    if lowering is None and skew is not None:
+        requested = skew.depth  # a skewed copy: its clones' stages
     lines = [loop.span.line for loop in function.loops]
     return l0_spaces(memory.l0, requested, lines, where, on)
 

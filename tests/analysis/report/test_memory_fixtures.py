@@ -5,9 +5,9 @@ Every number below is what pypto e2d0f78ae (default planner unless said, Ascend9
 to tests/fixtures/memory/models/mem_llm, read with ``benchmarks/compiler_check.py``
 (PH-MR-001 hints, the legacy-packing warning, AllocateMemoryAddr's error, each stage
 group's buffers). Where skewlint's model (each loop's loads alone, the whole function's
-Vec tiles where every one is known, a cube function's L0 tiles) decides the case, the
-finding carries the compiler's code, space, depths and bytes; where it cannot (the tiles
-the body computes, nested groups, a skewed loop's clones), a comment says what the
+Vec tiles where every one is known, a cube function's L0 tiles, a skewed loop's clones
+there) decides the case, the finding carries the compiler's code, space, depths and
+bytes; where it cannot (the tiles the body computes, nested groups), a comment says what the
 compiler does and the test checks that skewlint claims nothing it cannot know.
 """
 
@@ -150,19 +150,25 @@ def test_an_overflow_that_stops_the_compile_is_an_error_at_the_loop(run: Run) ->
     )
 
 
-def test_a_skewed_loop_whose_clones_share_l0b_is_skewed_and_not_claimed(run: Run) -> None:
+def test_a_skewed_loop_whose_clones_share_l0b_is_predicted_at_the_loop(run: Run) -> None:
     # attention.py:24. The compiler: skewed at depth 2 on the cube (the vector's copy
     # demoted, x2), the clones' group (1 << 20) gets PH-MR-001 Right 1 of 2 (32768 B per
     # stage, 65536 B free, space-pressure), beside 8 more hints on the K loops
-    # AutoTileMatmulL0 wrote. skewlint does not model a skewed loop's clones yet: the
-    # skew, and nothing about their buffers.
+    # AutoTileMatmulL0 wrote in each clone. skewlint lays out the skew's clones (prologue,
+    # steady body, epilogue) with the K loops in them and says the same at the loop.
     loop, found = at(lint(run, "attention.py"), 24)
-    assert found == []
     assert (loop["code"], loop["depth"], loop["requested_depth"]) == ("SKW001", 2, 2)
     aic, aiv = loop["cores"]
     assert (aic["core"], aic["verdict"], aic["depth"]) == ("aic", "skewed", 2)
     assert (aiv["core"], aiv["verdict"], aiv["copies"]) == ("aiv", "demoted", 2)
-    assert aic["memory"] == aiv["memory"] == loop["memory"] == []
+    assert [m for m in aic["memory"] if m["space"] == "Right"] == [
+        buffers("Right", 32768, 2, 1, "space-pressure")
+    ]
+    assert aiv["memory"] == []
+    (hint,) = found
+    assert (hint["code"], hint["compiler_id"]) == ("SKW080", "PH-MR-001")
+    assert "only 1 of the 2 stages' buffers apart in Right" in hint["message"]
+    assert "32768 B per stage, space-pressure" in hint["message"]
 
 
 def test_under_ptoas_the_capacity_gate_pins_two_slots_and_declines_three(
