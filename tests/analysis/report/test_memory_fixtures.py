@@ -7,7 +7,7 @@ to tests/fixtures/memory/models/mem_llm, read with ``benchmarks/compiler_check.p
 group's buffers). Where skewlint's model (each loop's loads alone, the whole function's
 Vec tiles where every one is known, a cube function's L0 tiles, a skewed loop's clones
 there) decides the case, the finding carries the compiler's code, space, depths and
-bytes; where it cannot (the tiles the body computes, nested groups), a comment says what the
+bytes; where it cannot, a comment says what the
 compiler does and the test checks that skewlint claims nothing it cannot know.
 """
 
@@ -90,21 +90,21 @@ def test_space_pressure_beside_a_resident_row_is_predicted_at_the_loop(run: Run)
     assert "co-resident: c (load) 32768 B" in hint["message"]
 
 
-def test_a_shed_between_two_groups_is_not_claimed_at_either_loop(run: Run) -> None:
+def test_a_shed_between_two_groups_is_predicted_at_the_row_loop_only(run: Run) -> None:
     # blocks.py. The compiler: the column loop's clones (27) live beside the row loop's
     # (24) and both groups overflow Vec at full depth, so MemoryReuse sheds the larger
     # slot: PH-MR-001 Vec 1 of 2 (49152 B per stage, space-pressure) for the row loop
-    # only; the column loop keeps 2 buffers (32 KB); the function's Vec ends at 147520 B.
-    # skewlint does not lay out a loop nested in a replicated one, so the function's Vec
-    # tiles are not all known: the row loop's loads fit alone, and that is all it says.
+    # only; the column loop keeps 2 buffers (32 KB), its tiles in both groups.
+    # skewlint lays out the column loop in each row clone and packs the function's Vec.
     items = lint(run, "blocks.py")
-    rows, at_rows = at(items, 24)
+    rows, (hint,) = at(items, 24)
     columns, at_columns = at(items, 27)
-    assert at_rows == at_columns == []
-    not_known = "fits alone; the function's other Vec tiles are not known: a `For` statement"
-    assert rows["cores"][0]["memory"] == [buffers("Vec", 49152, 2, reason=not_known)]
-    # a loop inside a replicated one: its groups are not modelled, and nothing is said
-    assert columns["cores"][0]["memory"] == []
+    assert (hint["code"], hint["compiler_id"]) == ("SKW080", "PH-MR-001")
+    assert rows["cores"][0]["memory"] == [buffers("Vec", 49152, 2, 1, "space-pressure")]
+    assert "only 1 of the 2 stages' buffers apart in Vec" in hint["message"]
+    assert at_columns == []
+    kept = {**buffers("Vec", 32768, 2, 2), "known": True}
+    assert columns["cores"][0]["memory"] == [kept]
     assert columns["cores"][0]["lowering"]["nested"] == 2
 
 
