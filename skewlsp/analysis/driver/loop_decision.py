@@ -377,7 +377,9 @@ class LoopDecisions:
         if not lowered and facts.skew is not None and matmuls.sites:
             # a skewed cube copy's matmuls read the body's loads in every clone
             loads = slot_loads(loop, around.tensors, ctx.fold)
-            skew = replace(facts.skew, computed=computed_loads(loop, matmuls, loads))
+            scope_of = (around.opened_by, ctx.fold)
+            made = computed_loads(loop, matmuls, loads, scope_of, around.tensors)
+            skew = replace(facts.skew, computed=made)
             return replace(facts, slot_loads=loads, slot_scope=around.scope, skew=skew)
         if not lowered:
             return facts

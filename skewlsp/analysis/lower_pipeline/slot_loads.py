@@ -100,16 +100,22 @@ class _Found:
 
 
 def computed_loads(
-    loop: cst.For, matmuls: BodyMatmuls, loads: Sequence[SlotLoad]
+    loop: cst.For,
+    matmuls: BodyMatmuls,
+    loads: Sequence[SlotLoad],
+    scope: tuple[cst.CSTNode, Fold] | None = None,
+    tensors: Mapping[str, Tensor] | None = None,
 ) -> tuple[SlotLoad, ...]:
     """The matmul operands of ``loop`` its body computes rather than loads (a tile the
     cube pops from the vector), as the Mat tiles the cube reads them from, where their
     shape is known (:mod:`skewlsp.analysis.passes.cube_operands`); for the L0 tiles of a
-    skewed loop's clones."""
+    skewed loop's clones (``scope``: the statement opening its InCore scope, and the
+    folding, for a tile built on chip or loaded before the loop; ``tensors``: those in
+    scope at the loop)."""
     shapes = [(x.name, (x.extents, x.dtype) if x.extents and x.dtype else None) for x in loads]
     return tuple(
         SlotLoad(name, "Mat", extents=extents, dtype=dtype)
-        for name, (extents, dtype) in computed_operands(loop, matmuls, shapes)
+        for name, (extents, dtype) in computed_operands(loop, matmuls, shapes, scope, tensors)
     )
 
 

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from skewlsp.analysis.passes.cube_operands import computed_operand
+from skewlsp.analysis.frontend.constants import Const
+from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Tensor
+from skewlsp.analysis.passes.cube_operands import computed_operand, on_chip_operand
+from skewlsp.analysis.source.walk import walk
 
 LOADS = {"q[...]": ((32, 128), "BF16"), "kv": ((256, 128), "BF16")}
 
@@ -46,3 +49,44 @@ def test_a_name_bound_twice_or_an_op_not_listed_is_not_known():
     assert computed_operand(twice, "s", LOADS) is None
     other = body("for h in pl.pipeline(4, stage=2):\n    r = pl.row_sum(kv)\n")
     assert computed_operand(other, "r", LOADS) is None
+
+
+def fold_int(node: cst.BaseExpression) -> Const | None:
+    return Const(int(node.value)) if isinstance(node, cst.Integer) else None
+
+
+def scope_and_loop(source: str) -> tuple[cst.Module, cst.For]:
+    module = cst.parse_module(source)
+    loops = [n for n in walk(module) if isinstance(n, cst.For)]
+    (loop,) = [n for n in loops if "pipeline" in module.code_for_node(n.iter)]
+    return module, loop
+
+
+def test_an_l1_accumulator_filled_by_gathers_before_the_loop_has_its_created_shape():
+    # pypto-lib deepseek_v4_pro decode_sparse_attn.py qk_pv_aic: the compiler's
+    # qk_kv tile is [512, 128] BF16 in Mat
+    module, loop = scope_and_loop(
+        "kv = pl.create_l1([512, 128], pl.BF16)\n"
+        "for r in pl.range(512):\n"
+        "    kv = pl.gather_row(kv, pool, [r, 0], [r, 0], [1, 128])\n"
+        "for h in pl.pipeline(4, stage=2):\n"
+        "    s = pl.matmul(q, kv, b_trans=True)\n"
+    )
+    assert on_chip_operand(module, loop, "kv", fold_int, {}) == ((512, 128), "BF16")
+
+
+def test_a_slice_of_a_tensor_before_the_loop_is_the_tile_it_loads_and_a_rebinding_is_not_known():
+    tensors = {"pool": Tensor(cst.parse_expression("[4096, 128]"), "BF16")}
+    module, loop = scope_and_loop(
+        "kv = pool[0:512, 0:128]\n"
+        "for h in pl.pipeline(4, stage=2):\n"
+        "    s = pl.matmul(q, kv, b_trans=True)\n"
+    )
+    assert on_chip_operand(module, loop, "kv", fold_int, tensors) == ((512, 128), "BF16")
+    module, loop = scope_and_loop(
+        "kv = pool[0:512, 0:128]\n"
+        "kv = pl.exp(kv)\n"
+        "for h in pl.pipeline(4, stage=2):\n"
+        "    s = pl.matmul(q, kv, b_trans=True)\n"
+    )
+    assert on_chip_operand(module, loop, "kv", fold_int, tensors) is None
