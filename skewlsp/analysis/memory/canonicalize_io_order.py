@@ -25,7 +25,8 @@ outside the loops: ConvertTensorToTileOps' conversions,
 :mod:`skewlsp.analysis.passes.op_conversion`) the same way, each clone's computed tiles
 after all the loads, in the clone's order. Neither lays out the L0 moves of a matmul's
 operands (Left, Right: :mod:`.l0_tiles` does) or the remainder chain of a loop whose
-bounds are known only at run time. A loop nested in one of the scope's loops (one level)
+bounds are known only at run time beyond ``stage=2``'s (one ``if rem == 1`` branch of
+one copy, laid out as a remainder). A loop nested in one of the scope's loops (one level)
 is laid out in each copy of the loop around it, its tiles in both groups, its own groups
 numbered first and shared by every copy (LowerPipelineLoops lowers it first and the
 replication around it copies its tiles, stamps and all). A load with no static
@@ -322,6 +323,10 @@ def lowering_of(lowering: Lowering | None, nested_here: bool = False) -> LoopLow
         return "a pipeline loop of the function that LowerPipelineLoops does not lower here"
     if lowering.nested > 1 and not nested_here:
         return "a pipeline loop of the function inside a replicated or skewed one"
+    if lowering.branches == 1 and lowering.stage == 2 and lowering.verdict == "replicated":
+        # run-time bounds, stage=2: the main loop's 2 clones, then the one `if rem == 1`
+        # branch of one copy (its own ReplicateBody: its own group), in program order
+        return LoopLowering((("main", 2), ("tail", 1)))
     if lowering.branches or lowering.main_trip is None:
         return "a pipeline loop of the function whose trip is known only at run time"
     if lowering.verdict == "untouched":

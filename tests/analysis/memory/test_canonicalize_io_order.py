@@ -165,7 +165,7 @@ def test_a_tile_read_in_a_loop_lives_to_the_loops_end():
 def test_a_loop_whose_lowering_is_not_known_leaves_the_scope_not_laid_out():
     ops = (TileOp("t", (), ((16, 512), "FP32"), "t (load)", load=True, loop=0),)
     scope = ScopeTiles(ops, (ScopeLoop(Span(1, 1, 1, 1), True),))
-    dynamic = Lowering("replicated", "SKW011", "replicated", stage=2, main_trip=None, branches=1)
+    dynamic = Lowering("replicated", "SKW011", "replicated", stage=3, main_trip=None, branches=2)
     why = "a pipeline loop of the function whose trip is known only at run time"
     assert lowering_of(dynamic) == why
     assert scope_layout(scope, [why]) == why
@@ -215,3 +215,15 @@ def test_a_loop_nested_in_a_replicated_one_is_in_both_groups_as_the_compiler_lay
     hints = [(h.group, h.space, h.achieved, h.slot, h.cause) for h in reuse.hints]
     assert hints == [(1, "Vec", 1, 49152, "space-pressure")]
     assert reuse.achieved[("Vec", 0)] == 2
+
+
+def test_run_time_bounds_at_stage_2_are_the_main_clones_then_one_branch_copy_in_its_group():
+    # pypto-lib deepseek_v4_pro/hc_post.py:54 (`pl.pipeline(t0, t0 + T_TILE, stage=2)`):
+    # the compiler's InitMemRef stamps the main loop's two clones 1:0 and 1:1 and the
+    # `if rem == 1` branch's copy 2:0 (group 0 is the nested loop's)
+    dynamic = Lowering("replicated", "SKW013", "", stage=2, main_trip=None, branches=1)
+    assert lowering_of(dynamic, nested_here=False) == LoopLowering((("main", 2), ("tail", 1)))
+    deeper = Lowering("replicated", "SKW013", "", stage=4, main_trip=None, branches=3)
+    assert lowering_of(deeper) == (
+        "a pipeline loop of the function whose trip is known only at run time"
+    )
