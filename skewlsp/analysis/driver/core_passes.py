@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from skewlsp.analysis.frontend import op_registry
+from skewlsp.analysis.frontend.op_registry import op_leaf
 from skewlsp.analysis.passes.auto_tile_matmul_l0 import cube_casts
 from skewlsp.analysis.passes.body import Splicer, Stmt
 from skewlsp.analysis.passes.convert_to_ssa import resolve
@@ -43,6 +45,7 @@ from skewlsp.analysis.passes.infer_tile_memory_space import shared_moves
 from skewlsp.analysis.skew_cross_core_pipeline import per_core
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision, LoopHeader, decide
 from skewlsp.analysis.source.tree_text import MadeTrees
+from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import CoreResult
 
 
@@ -101,7 +104,26 @@ def split_and_skew(
     if unknown:
         return per_core.unknown_split(tuple(c for c, _ in results), unknown, stmts)
     chosen, summary = per_core.summarise(results)
-    return per_core.PerCore(tuple(c for c, _ in results), summary, lists[chosen], across)
+    produce = next((_skewed_matmuls(lists[c.core], d) for c, d in results if c.core == "aic"), None)
+    return per_core.PerCore(tuple(c for c, _ in results), summary, lists[chosen], across, produce)
+
+
+def _skewed_matmuls(
+    stmts: Sequence[Stmt], decision: Decision
+) -> tuple[int, tuple[bool, ...]] | None:
+    """Each matmul of a skewed copy, in program order: whether the skew pass clones it
+    into the producer half (the backward slice of its lead push) or the consumer half;
+    the memory passes lay out the clones of each half apart (prologue, steady body,
+    epilogue), with its effective depth. None when the copy is not skewed."""
+    if decision.verdict != "skewed" or decision.depth is None:
+        return None
+    produce = set(decision.produce)
+    return decision.depth, tuple(
+        k in produce
+        for k, stmt in enumerate(stmts)
+        for node in walk(stmt.node)
+        if type(node) is cst.Call and op_leaf(node) in op_registry.CUBE_OPS
+    )
 
 
 def _split(body: list[Stmt], live_out: Sequence[str], function: OutlinedFunction) -> Split:

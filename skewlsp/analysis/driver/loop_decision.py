@@ -35,8 +35,8 @@ from skewlsp.analysis.frontend.scope import EnclosingLoop, FunctionScope
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import Interval, Opaque
-from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, CubeScope, LoopFacts
-from skewlsp.analysis.lower_pipeline.slot_loads import slot_loads
+from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, CubeScope, LoopFacts, SkewClones
+from skewlsp.analysis.lower_pipeline.slot_loads import computed_loads, slot_loads
 from skewlsp.analysis.memory.core_function import CoreFunction
 from skewlsp.analysis.memory.l0_tiles import cube_scope
 from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_matmuls
@@ -263,6 +263,8 @@ class LoopDecisions:
         opaque = [v.symbol for v in bounds if isinstance(v, Opaque)]
         facts = LoopFacts(load_time_bound=opaque[0] if opaque else None)
         # 10 ConvertTensorToTileOps: the loads LowerPipelineToSlots (27) will see
+        if split is not None and split.cube_skew is not None:  # 26's clones, for 33
+            facts = replace(facts, skew=SkewClones(*split.cube_skew))
         facts = self._slot_loads(report, loop, ctx, facts)
         model = LoopModel(
             report, loop, self.unit, self.module, stmts, decision, parsed.iter_names,
@@ -372,6 +374,13 @@ class LoopDecisions:
             scope = self.cube_scopes.get((*key, around.scope)) or cube_scope(around, ctx.fold)
             self.cube_scopes[(*key, around.scope)] = scope
         facts = replace(facts, matmuls=matmuls, scope_matmuls=scope)
+        if not lowered and facts.skew is not None and matmuls.sites:
+            # a skewed cube copy's matmuls read the body's loads in every clone
+            loads = slot_loads(loop, around.tensors, ctx.fold)
+            scope_of = (around.opened_by, ctx.fold)
+            made = computed_loads(loop, matmuls, loads, scope_of, around.tensors)
+            skew = replace(facts.skew, computed=made)
+            return replace(facts, slot_loads=loads, slot_scope=around.scope, skew=skew)
         if not lowered:
             return facts
         loads = slot_loads(loop, around.tensors, ctx.fold)

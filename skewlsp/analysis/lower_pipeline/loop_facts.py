@@ -65,6 +65,19 @@ class CubeScope:
 
 
 @dataclass(frozen=True)
+class SkewClones:
+    """What SkewCrossCorePipeline clones of a skewed cube copy, for the memory passes:
+    its effective depth D (D producer clones in the prologue, D of each half in the
+    steady body, D consumer clones in the epilogue, clone i of either half in stage i of
+    the skew's own pipeline group) and, per matmul of the body in program order, whether
+    it is in the producer half."""
+
+    depth: int
+    produce: tuple[bool, ...]
+    computed: tuple[SlotLoad, ...] = ()  # operands the body computes (a popped tile), in Mat
+
+
+@dataclass(frozen=True)
 class LoopFacts:
     """One loop's facts for the lowering passes (see the module docstring).
 
@@ -75,7 +88,8 @@ class LoopFacts:
     the scope's (None: not read), for the L0 tiles of the memory passes;
     ``scope_tiles``: the Vec tiles of the whole InCore scope holding the loop, for the
     memory passes (None: not looked at), shared by the scope's loops; ``scope_loop``: which
-    of its loops this one is (-1: none).
+    of its loops this one is (-1: none); ``skew``: the cube copy's skew (None: that copy
+    is not skewed).
     """
 
     slot_loads: tuple[SlotLoad, ...] | None = None
@@ -85,6 +99,7 @@ class LoopFacts:
     load_time_bound: str | None = None
     scope_tiles: ScopeTiles | None = None
     scope_loop: int = -1
+    skew: SkewClones | None = None
 
 
 NO_FACTS = LoopFacts()

@@ -39,6 +39,7 @@ from skewlsp.analysis.frontend.names import binding_of, block_defs, body_stateme
 from skewlsp.analysis.frontend.op_registry import CUBE_OPS, op_leaf
 from skewlsp.analysis.lower_pipeline.loop_facts import SlotLoad
 from skewlsp.analysis.lower_pipeline.slot_capacity import DTYPE_BITS, slot_bytes
+from skewlsp.analysis.passes.body import BodyMatmuls
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
     Extent,
     Fold,
@@ -47,6 +48,7 @@ from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
     fold_list,
     subscript_extents,
 )
+from skewlsp.analysis.passes.cube_operands import computed_operands
 from skewlsp.analysis.passes.resolve_backend_op_layouts import (
     ROW_MAJOR_OPS,
     reshape_reason,
@@ -83,6 +85,8 @@ BUFFER_SHARING_OPS = frozenset(
         "store",
     }
 )
+
+
 @dataclass
 class _Found:
     """A load met in the body, before its uses are looked at."""
@@ -93,6 +97,26 @@ class _Found:
     dtype: str | None
     valid: tuple[Extent, ...] | None = None
     taken_by: str | None = None  # an operand's op (it has no name of its own)
+
+
+def computed_loads(
+    loop: cst.For,
+    matmuls: BodyMatmuls,
+    loads: Sequence[SlotLoad],
+    scope: tuple[cst.CSTNode, Fold] | None = None,
+    tensors: Mapping[str, Tensor] | None = None,
+) -> tuple[SlotLoad, ...]:
+    """The matmul operands of ``loop`` its body computes rather than loads (a tile the
+    cube pops from the vector), as the Mat tiles the cube reads them from, where their
+    shape is known (:mod:`skewlsp.analysis.passes.cube_operands`); for the L0 tiles of a
+    skewed loop's clones (``scope``: the statement opening its InCore scope, and the
+    folding, for a tile built on chip or loaded before the loop; ``tensors``: those in
+    scope at the loop)."""
+    shapes = [(x.name, (x.extents, x.dtype) if x.extents and x.dtype else None) for x in loads]
+    return tuple(
+        SlotLoad(name, "Mat", extents=extents, dtype=dtype)
+        for name, (extents, dtype) in computed_operands(loop, matmuls, shapes, scope, tensors)
+    )
 
 
 def slot_loads(loop: cst.For, tensors: Mapping[str, Tensor], fold: Fold) -> tuple[SlotLoad, ...]:

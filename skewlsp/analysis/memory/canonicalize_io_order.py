@@ -24,15 +24,19 @@ a whole InCore scope's Vec tiles (the loads, the tiles the body computes, the ti
 outside the loops: ConvertTensorToTileOps' conversions,
 :mod:`skewlsp.analysis.passes.op_conversion`) the same way, each clone's computed tiles
 after all the loads, in the clone's order. Neither lays out the L0 moves of a matmul's
-operands (Left, Right: :mod:`.l0_tiles` does), a loop nested in a replicated one, or the
-remainder chain of a loop whose bounds are known only at run time. A load with no static
+operands (Left, Right: :mod:`.l0_tiles` does) or the remainder chain of a loop whose
+bounds are known only at run time beyond ``stage=2``'s (one ``if rem == 1`` branch of
+one copy, laid out as a remainder). A loop nested in one of the scope's loops (one level)
+is laid out in each copy of the loop around it, its tiles in both groups, its own groups
+numbered first and shared by every copy (LowerPipelineLoops lowers it first and the
+replication around it copies its tiles, stamps and all). A load with no static
 size makes the whole function unknown (None, or the reason).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from skewlsp.analysis.lower_pipeline.loop_facts import SlotLoad
 from skewlsp.analysis.memory.init_memref import allocation_bytes
@@ -181,8 +185,10 @@ class _Layout:
     space: str
     tiles: list[_Laid]
     env: dict[str, int]
+    lowerings: Sequence[LoopLowering | str] = ()
     at: int = 0
     group: int = 0
+    groups: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
     def place(self, op: TileOp, env: dict[str, int], member: tuple[tuple[int, int], ...]) -> None:
         for read in op.reads:
@@ -201,50 +207,90 @@ class _Layout:
             self.tiles.append(_Laid(size, self.at, self.at, member, op.load, op.label, forbid))
         self.at += 1
 
-    def loop(self, body: Sequence[TileOp], lowering: LoopLowering) -> tuple[int, ...]:
-        """Lay out one loop's regions; its stage groups."""
-        carried, outer = _carried(body, self.env)
+    def loop(
+        self, number: int, body: Sequence[TileOp], env: dict[str, int], outer: Member = ()
+    ) -> tuple[int, ...]:
+        """Lay out loop ``number``'s regions (``body``: its ops and its nested loops', in
+        program order; ``env``: the values bound around it; ``outer``: the stage of the
+        loop around it this copy is in); its stage groups."""
+        lowering = self.lowering(number)
+        carried, outer_reads = _carried(body, env)
         if carried and len(lowering.regions) > 1:
             raise _Unknown("a value carried through a loop with a remainder")
-        previous = dict(self.env)
-        groups = []
-        regions = lowering.regions or (("plain", 1),)
-        for region, clones in regions:
-            group = self.group
-            if region != "plain":
-                groups.append(group)
-                self.group += 1
+        items = _items(body, number)
+        for child in (item for item in items if isinstance(item, int)):
+            self.own_groups(child)  # an inner loop is lowered (numbered) first, once
+        groups = self.own_groups(number)
+        previous = dict(env)
+        for n, (region, clones) in enumerate(lowering.regions or (("plain", 1),)):
             envs = [dict(previous) for _ in range(clones)]
-            order = [(c, op) for c in range(clones) for op in body if op.load and region == "main"]
-            order += [
-                (c, op)
-                for c in range(clones)
-                for op in body
-                if not (op.load and region == "main")
+            members = [
+                (((groups[n], c),) if region != "plain" else ()) + outer for c in range(clones)
             ]
-            for clone, op in order:
-                env = envs[clone]
+            own = [i for i in items if isinstance(i, TileOp)]
+            hoisted = [(c, op) for c in range(clones) for op in own if op.load and region == "main"]
+            order: list[tuple[int, TileOp | int]] = list(hoisted)
+            order += [
+                (c, item)
+                for c in range(clones)
+                for item in items
+                if not (isinstance(item, TileOp) and item.load and region == "main")
+            ]
+            for clone, item in order:
+                current = envs[clone]
                 if clone > 0:  # a carried value is the previous clone's
                     for name in carried:
-                        if env.get(name) == previous.get(name):
-                            env[name] = envs[clone - 1][name]
-                member = () if region == "plain" else ((group, clone),)
-                self.place(op, env, member)
+                        if current.get(name) == previous.get(name):
+                            current[name] = envs[clone - 1][name]
+                if isinstance(item, int):
+                    self.loop(item, [op for op in body if op.loop == item], current, members[clone])
+                else:
+                    self.place(item, current, members[clone])
             previous = dict(envs[-1])
         end = self.at
-        for name in outer:
-            tile = self.tiles[self.env[name]]
+        for name in outer_reads:
+            tile = self.tiles[env[name]]
             tile.last = max(tile.last, end)
         for name in carried:  # the phi family: the initial value's buffer, to the end
-            family, final = self.tiles[self.env[name]], previous[name]
-            if final != self.env[name]:
+            family, final = self.tiles[env[name]], previous[name]
+            if final != env[name]:
                 last = self.tiles[final]
                 family.bytes = max(family.bytes, last.bytes)
                 family.last = max(family.last, last.last)
                 last.merged = True
             family.last = max(family.last, end)
         self.at += 1
-        return tuple(groups)
+        return groups
+
+    def lowering(self, number: int) -> LoopLowering:
+        found = self.lowerings[number] if number < len(self.lowerings) else "a loop not lowered"
+        if isinstance(found, str):
+            raise _Unknown(found)
+        return found
+
+    def own_groups(self, number: int) -> tuple[int, ...]:
+        """Loop ``number``'s stage groups (one per replicated region), numbered the first
+        time they are asked for: every copy of a nested loop shares them."""
+        if number not in self.groups:
+            regions = [r for r, _ in self.lowering(number).regions if r != "plain"]
+            self.groups[number] = tuple(range(self.group, self.group + len(regions)))
+            self.group += len(regions)
+        return self.groups[number]
+
+
+Member = tuple[tuple[int, int], ...]
+
+
+def _items(body: Sequence[TileOp], number: int) -> list[TileOp | int]:
+    """A loop's body as its own ops and, in their place, the loops nested in it (their
+    index, once)."""
+    items: list[TileOp | int] = []
+    for op in body:
+        if op.loop == number:
+            items.append(op)
+        elif not items or items[-1] != op.loop:
+            items.append(op.loop)
+    return items
 
 
 def _carried(body: Sequence[TileOp], env: Mapping[str, int]) -> tuple[list[str], list[str]]:
@@ -268,14 +314,19 @@ def _carried(body: Sequence[TileOp], env: Mapping[str, int]) -> tuple[list[str],
     return carried, outer
 
 
-def lowering_of(lowering: Lowering | None) -> LoopLowering | str:
+def lowering_of(lowering: Lowering | None, nested_here: bool = False) -> LoopLowering | str:
     """A pipeline loop's lowering as the layout reads it, or why its tiles cannot be laid
-    out (not lowered here, nested in a replicated loop, a remainder chain of dynamic
-    bounds)."""
+    out (not lowered here, nested in a replicated loop the layout does not lay out
+    (``nested_here``: the loop around it is one of the scope's), a remainder chain of
+    dynamic bounds)."""
     if lowering is None:
         return "a pipeline loop of the function that LowerPipelineLoops does not lower here"
-    if lowering.nested > 1:
+    if lowering.nested > 1 and not nested_here:
         return "a pipeline loop of the function inside a replicated or skewed one"
+    if lowering.branches == 1 and lowering.stage == 2 and lowering.verdict == "replicated":
+        # run-time bounds, stage=2: the main loop's 2 clones, then the one `if rem == 1`
+        # branch of one copy (its own ReplicateBody: its own group), in program order
+        return LoopLowering((("main", 2), ("tail", 1)))
     if lowering.branches or lowering.main_trip is None:
         return "a pipeline loop of the function whose trip is known only at run time"
     if lowering.verdict == "untouched":
@@ -299,9 +350,9 @@ def scope_layout(
     string: why it is not known). A string says why the scope cannot be laid out."""
     if scope.unknown is not None:
         return scope.unknown
-    state = _Layout(space, [], {})
-    groups: list[tuple[int, ...]] = [() for _ in scope.loops]
+    state = _Layout(space, [], {}, lowerings)
     ops = list(scope.ops)
+    root = [at.parent if at.parent >= 0 else n for n, at in enumerate(scope.loops)]
     try:
         index = 0
         while index < len(ops):
@@ -311,15 +362,13 @@ def scope_layout(
                 index += 1
                 continue
             end = index
-            while end < len(ops) and ops[end].loop == op.loop:
+            while end < len(ops) and ops[end].loop >= 0 and root[ops[end].loop] == root[op.loop]:
                 end += 1
-            lowering = lowerings[op.loop] if op.loop < len(lowerings) else "a loop not lowered"
-            if isinstance(lowering, str):
-                return lowering
-            groups[op.loop] = state.loop(ops[index:end], lowering)
+            state.loop(root[op.loop], ops[index:end], state.env)
             index = end
     except _Unknown as reason:
         return str(reason)
+    groups = tuple(state.groups.get(n, ()) for n in range(len(scope.loops)))
     kept = [n for n, t in enumerate(state.tiles) if not t.merged]
     number = {old: new for new, old in enumerate(kept)}
     tiles = []
@@ -327,6 +376,4 @@ def scope_layout(
         t = state.tiles[old]
         forbid = frozenset(number[i] for i in t.forbid if i in number)
         tiles.append(ReuseTile(space, t.bytes, (t.defined, t.last), t.membership, t.load, forbid))
-    return ScopeLayout(
-        tuple(tiles), tuple(state.tiles[old].label for old in kept), tuple(groups)
-    )
+    return ScopeLayout(tuple(tiles), tuple(state.tiles[old].label for old in kept), groups)

@@ -153,7 +153,7 @@ def _lowerings(function: CoreFunction, scope: ScopeTiles) -> list[LoopLowering |
             ),
             None,
         )
-        found.append(lowering_of(loop.lowering if loop is not None else None))
+        found.append(lowering_of(loop.lowering if loop is not None else None, at.parent >= 0))
     return found
 
 

@@ -20,24 +20,34 @@ other), per matmul either its two whole operands (both read by the matmul after 
 or its K loop (CanonicalizeIOOrder puts both clones' extracts ahead of their matmuls,
 so all four are live at once; a remainder copy after it). Groups are numbered as
 LowerPipelineLoops meets the loops: a user loop's K loops before the user loop's own
-regions (only ties of MemoryReuse's shed read the numbers).
+regions (only ties of MemoryReuse's shed read the numbers). A loop SkewCrossCorePipeline
+rewrites on the cube is laid out as its clones (:func:`_skewed`): they carry the skew's
+own group (numbered from ``1 << 20``, after all of LowerPipelineLoops'), and each clone's
+K loops are lowered one group each; a consumer-half operand the vector made and the cube
+pops is shaped from the body (:mod:`skewlsp.analysis.passes.cube_operands`).
 
 Not modelled, and said so (the function's L0 tiles are then not known): a matmul
 outside the function's pipeline loops or in a nested block, a call whose ops are not
 seen (an inline helper), an operand that is not a static load of the body, one whole
 operand two matmuls read (one move), other cube ops, a tile ``ChooseL0Tile`` splits in
-M or N or whose K it peels, a loop the skew pass rewrites or one nested in a replicated
-loop, a remainder chain known only at run time. What is modelled is the default
+M or N or whose K it peels, a loop nested in a replicated or skewed loop, a remainder
+chain known only at run time. What is modelled is the default
 planner's: the PTOAS planner skips MemoryReuse.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
-from skewlsp.analysis.lower_pipeline.loop_facts import CubeScope, LoopFacts, OutsideMatmul, SlotLoad
+from skewlsp.analysis.lower_pipeline.loop_facts import (
+    CubeScope,
+    LoopFacts,
+    OutsideMatmul,
+    SkewClones,
+    SlotLoad,
+)
 from skewlsp.analysis.lower_pipeline.slot_loads import statement_loads
 from skewlsp.analysis.memory.init_memref import allocation_bytes
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, ReuseTile
@@ -146,15 +156,20 @@ def l0_tiles(loops: Sequence[Loop], scope: int, chip: Chip = DEFAULT_CHIP) -> L0
     if outside and len(mine) != around.pipeline_loops:
         return "a pipeline loop of the function is not on this core: the order is not known"
     order = [n for n, _ in mine]
-    return _laid_out([lowering for _, lowering in loops], tilings, order, outside)
+    skews = {n: facts.skew for n, facts in mine if facts.skew is not None}
+    return _laid_out([lowering for _, lowering in loops], tilings, order, outside, skews)
 
 
 def _tilings(
     facts: LoopFacts, sites: Sequence[MatmulSite], chip: Chip
 ) -> tuple[L0Tiling, ...] | str:
     loads: dict[str, SlotLoad | None] = {}
-    for load in facts.slot_loads or ():
-        loads[load.name] = None if load.name in loads else load  # (two of one name: which?)
+    computed = facts.skew.computed if facts.skew is not None else ()
+    for load in (*(facts.slot_loads or ()), *computed):
+        # two of one name: which? (either, when their tiles are alike)
+        seen = loads.get(load.name, load)
+        alike = seen is not None and _tile_of(seen) == _tile_of(load)
+        loads[load.name] = load if alike else None
     found = []
     for site in sites:
         tiling = _tiling(site, loads.get(site.lhs), loads.get(site.rhs), chip)
@@ -166,6 +181,10 @@ def _tilings(
     if len(set(moved)) < len(moved):
         return "two matmuls read one operand whole, through one move: not modelled"
     return tuple(found)
+
+
+def _tile_of(load: SlotLoad) -> tuple[str, tuple[int, ...] | None, str | None]:
+    return load.space, load.extents, load.dtype
 
 
 def _matrix(load: SlotLoad, transposed: bool) -> tuple[int, int] | None:
@@ -285,19 +304,25 @@ def _laid_out(
     tilings: dict[int, tuple[L0Tiling, ...]],
     order: Sequence[int],
     outside: Sequence[tuple[int, L0Tiling]],
+    skews: Mapping[int, SkewClones] | None = None,
 ) -> L0Tiles | str:
     """The tiles in program order: the scope's loops (``order``: their indices), each
     after the matmuls outside them that come before it (``outside``: how many loops come
-    before each)."""
+    before each); a loop the skew pass rewrites (``skews``) as its clones."""
     layout = _Layout()
     for position in range(len(order) + 1):
         for _, tiling in (o for o in outside if o[0] == position):
             _outside(layout, tiling)
         if position < len(order) and order[position] in tilings:
-            why = _loop(layout, order[position], lowerings, tilings)
+            number = order[position]
+            skew = (skews or {}).get(number)
+            if skew is not None:
+                why = _skewed(layout, number, skew, tilings[number])
+            else:
+                why = _loop(layout, number, lowerings, tilings)
             if why:
                 return why
-    return L0Tiles(tuple(layout.tiles), tuple(layout.groups), tilings)
+    return _skew_groups_last(L0Tiles(tuple(layout.tiles), tuple(layout.groups), tilings))
 
 
 def _outside(layout: _Layout, tiling: L0Tiling) -> None:
@@ -340,6 +365,49 @@ def _loop(
                 else:
                     layout.operands(tiling, tiling.whole, outer)
     return None
+
+
+def _skewed(
+    layout: _Layout, number: int, skew: SkewClones, tilings: Sequence[L0Tiling]
+) -> str | None:
+    """A skewed loop's clones (``LowerSkewed`` in ``skew_cross_core_pipeline_pass.cpp``):
+    the prologue's D producer clones, the steady body's D producer then D consumer
+    clones, the epilogue's D consumer clones; clone i of either half in stage i of the
+    skew's group. Each clone's K loops are lowered after the skew, one group each."""
+    if len(skew.produce) != len(tilings):
+        return "the matmuls of a skewed loop's halves are not told apart"
+    group = layout.group(L0Group(number, "skew"))
+    halves = (True,) * 2 + (False,) * 2  # prologue, steady producers, consumers, epilogue
+    for produce in halves:
+        for clone in range(skew.depth):
+            outer = ((group, clone),)
+            for tiling, mine in zip(tilings, skew.produce, strict=True):
+                if mine != produce:
+                    continue
+                if tiling.k_trip == 1:
+                    layout.operands(tiling, tiling.whole, outer)
+                    continue
+                main = layout.group(L0Group(number, "k-main", tiling.site))
+                tail = (
+                    layout.group(L0Group(number, "k-tail", tiling.site))
+                    if tiling.k_trip % 2
+                    else None
+                )
+                layout.k_loop(tiling, (main, tail), outer)
+    return None
+
+
+def _skew_groups_last(tiles: L0Tiles) -> L0Tiles:
+    """The skew pass numbers its groups from ``1 << 20``, after every group
+    LowerPipelineLoops numbers (MemoryReuse's shed breaks ties by the lowest number)."""
+    order = sorted(range(len(tiles.groups)), key=lambda n: (tiles.groups[n].kind == "skew", n))
+    if order == list(range(len(order))):
+        return tiles
+    number = {old: new for new, old in enumerate(order)}
+    moved = tuple(
+        replace(t, membership=tuple((number[g], s) for g, s in t.membership)) for t in tiles.tiles
+    )
+    return L0Tiles(moved, tuple(tiles.groups[old] for old in order), tiles.tilings)
 
 
 def cube_scope(around: LoopSurroundings, fold: Fold) -> CubeScope:

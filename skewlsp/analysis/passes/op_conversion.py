@@ -24,7 +24,7 @@ call becomes a statement of its own, operands first):
 ResolveBackendOpLayouts' row-major reshapes of a ``[N, 1]`` column (views, and a
 ``[1, N]`` result of the same bytes as the ``[N, 1]`` one) change no buffer's bytes or
 lifetime, so they are not spelled out here. Anything else (another op, a matmul, an
-``if``, a nested loop in a loop, a shape not static, a cast the backend legalizes in
+``if``, a loop nested two deep, a shape not static, a cast the backend legalizes in
 steps) leaves the scope not known, with the reason: the memory passes then keep to what
 a loop's loads decide alone.
 """
@@ -95,11 +95,13 @@ class TileOp:
 
 @dataclass(frozen=True)
 class ScopeLoop:
-    """A loop of the scope: where it is (a pipeline loop's report has this span) and
-    whether it is a ``pl.pipeline`` (else a sequential loop, run as written)."""
+    """A loop of the scope: where it is (a pipeline loop's report has this span),
+    whether it is a ``pl.pipeline`` (else a sequential loop, run as written), and the
+    loop of the scope it is nested in (-1: none; one level of nesting is read)."""
 
     span: Span
     pipeline: bool
+    parent: int = -1
 
 
 @dataclass(frozen=True)
@@ -140,7 +142,7 @@ class _Convert:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     self.small(small)
-            elif isinstance(stmt, cst.For) and self.loop < 0:
+            elif isinstance(stmt, cst.For) and (self.loop < 0 or self.loops[self.loop].parent < 0):
                 self.enter(stmt)
             else:
                 raise NotModelled(f"a `{type(stmt).__name__}` statement")
@@ -150,10 +152,11 @@ class _Convert:
         leaf = kind[-1] if kind else None
         if leaf not in ("pipeline", "range"):
             raise NotModelled("a loop that is not `pl.pipeline` or `pl.range`")
-        self.loops.append(ScopeLoop(self.span_of(loop), leaf == "pipeline"))
+        parent = self.loop
+        self.loops.append(ScopeLoop(self.span_of(loop), leaf == "pipeline", parent))
         self.loop = len(self.loops) - 1
         self.block(body_statements(loop.body))
-        self.loop = -1
+        self.loop = parent
 
     def small(self, small: cst.BaseSmallStatement) -> None:
         call = small.value if isinstance(small, cst.Expr) else None

@@ -19,6 +19,7 @@ from skewlsp.analysis.memory.l0_tiles import L0_SPACES, L0Group, L0Memory, L0Til
 from skewlsp.analysis.memory.memory_reuse import DepthHint, ReuseResult
 from skewlsp.contract import DEPTH_REDUCED, Finding, SpaceBuffers, Span
 
+_OWN = ("main", "tail", "skew")  # a loop's own groups (a skewed loop's: its clones')
 NOT_KNOWN = "the L0 tiles of the function's matmuls are not known: "
 
 
@@ -36,9 +37,7 @@ def l0_spaces(
         reason = NOT_KNOWN + (l0.why or "not modelled")
         return [SpaceBuffers(space, 0, requested, reason=reason) for space in L0_SPACES], []
     tiles, reuse = l0.tiles, l0.reuse
-    mine = [
-        n for n, g in enumerate(tiles.groups) if g.loop == l0.loop and g.kind in ("main", "tail")
-    ]
+    mine = [n for n, g in enumerate(tiles.groups) if g.loop == l0.loop and g.kind in _OWN]
     if not mine:
         return [], []
     group = mine[0]
@@ -96,12 +95,21 @@ def _message(
     ]
     ours = [text for text, g in others if g.loop == number]
     theirs = [text for text, g in others if g.loop != number]
-    shared = "; ".join(ours + theirs) or "no other group"
+    shared = "; ".join(_counted(ours + theirs)) or "no other group"
     return (
         f"{head}: the {hint.free} B of {hint.space} also hold {shared} "
         "(AutoTileMatmulL0's L0 tiles of the function's matmuls, packed as MemoryReuse "
         "packs them)"
     )
+
+
+def _counted(texts: Sequence[str]) -> list[str]:
+    """Each group's description once, with how many groups it stands for (a skewed
+    loop's clones each lower their own copy of a K loop)."""
+    counts: dict[str, int] = {}
+    for text in texts:
+        counts[text] = counts.get(text, 0) + 1
+    return [text if n == 1 else f"{n} copies of {text}" for text, n in counts.items()]
 
 
 def _described(

@@ -70,7 +70,8 @@ def with_memory(report: LoopReport, functions: Sequence[CoreFunction]) -> LoopRe
     ]
     report = with_buffers(report, assigned)
     if not any(
-        memory is not None and (memory.tiles is not None or memory.l0 is not None)
+        memory is not None
+        and (memory.tiles is not None or memory.l0 is not None or _laid_out(memory.vec))
         for memory in found
     ):
         return report
@@ -106,6 +107,10 @@ def _l0(
     if memory is None or memory.l0 is None:
         return [], []
     requested = lowering.stage if lowering is not None else None
+    loops = function.loops
+    skew = loops[memory.l0.loop].facts.skew if memory.l0.loop < len(loops) else None
+    if lowering is None and skew is not None:
+        requested = skew.depth  # a skewed copy: its clones' stages
     lines = [loop.span.line for loop in function.loops]
     return l0_spaces(memory.l0, requested, lines, where, on)
 
@@ -121,8 +126,14 @@ def _spaces(
     memory: LoopMemory | None, where: Span, on: str
 ) -> tuple[tuple[SpaceBuffers, ...], list[Finding]]:
     """Per space of the loop's first stage group: its buffers, and the certain findings."""
-    if memory is None or memory.tiles is None or memory.reuse is None:
+    if memory is None:
         return (), []
+    if memory.tiles is None or memory.reuse is None:
+        # not modelled alone (a loop nested in a replicated one): the whole function's Vec
+        whole = _whole(memory, "Vec", on, where) if _laid_out(memory.vec) else None
+        if whole is None or whole[0].requested < 2:
+            return (), []
+        return (whole[0],), whole[1]
     tiles, reuse = memory.tiles.tiles, memory.reuse
     overflows = {o.space: o for o in (memory.allocation.overflows if memory.allocation else ())}
     spaces: list[SpaceBuffers] = []
@@ -208,6 +219,11 @@ def _legacy(fallback: LegacyFallback, basis: str, on: str) -> str:
         f'"capacity-gated reuse could not fit memory space {fallback.space} {why}; fell '
         f'back to the legacy packing{also}."'
     )
+
+
+def _laid_out(vec: ScopeMemory | None) -> bool:
+    """Whether the whole function's tiles of the space are laid out for the loop."""
+    return vec is not None and vec.layout is not None and bool(vec.groups)
 
 
 def vec_space(vec: ScopeMemory | None) -> str | None:

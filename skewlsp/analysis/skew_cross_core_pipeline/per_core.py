@@ -55,6 +55,9 @@ class PerCore:
     summary: Decision | None  # None: keep the decision of the unsplit body
     stmts: list[Stmt]  # the statement list the summary's indices refer to
     scalars_across: tuple[ScalarAcross, ...] = ()  # SKW061
+    # The cube copy's skew depth and its matmuls in program order, each True when the
+    # skew pass puts it in the producer half (None: not skewed); for the memory passes.
+    cube_skew: tuple[int, tuple[bool, ...]] | None = None
 
 
 def left_cores(

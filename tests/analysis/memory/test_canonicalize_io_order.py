@@ -165,7 +165,7 @@ def test_a_tile_read_in_a_loop_lives_to_the_loops_end():
 def test_a_loop_whose_lowering_is_not_known_leaves_the_scope_not_laid_out():
     ops = (TileOp("t", (), ((16, 512), "FP32"), "t (load)", load=True, loop=0),)
     scope = ScopeTiles(ops, (ScopeLoop(Span(1, 1, 1, 1), True),))
-    dynamic = Lowering("replicated", "SKW011", "replicated", stage=2, main_trip=None, branches=1)
+    dynamic = Lowering("replicated", "SKW011", "replicated", stage=3, main_trip=None, branches=2)
     why = "a pipeline loop of the function whose trip is known only at run time"
     assert lowering_of(dynamic) == why
     assert scope_layout(scope, [why]) == why
@@ -175,3 +175,55 @@ def test_a_loop_restaged_splits_its_trip_again_into_a_main_loop_and_a_remainder(
     eight = LoopLowering((("main", 4),), trip=8)
     assert eight.restaged(3) == LoopLowering((("main", 3), ("tail", 2)), trip=8)
     assert LoopLowering(()).restaged(2) is None  # no trip known
+
+
+def test_a_loop_nested_in_a_replicated_one_is_in_both_groups_as_the_compiler_lays_it_out():
+    # blocks.py: a column loop (stage=2, trip 2) inside a row loop (stage=2, trip 4). The
+    # compiler's InitMemRef, in order (bytes, pipeline_membership): both rows' loads
+    # (49152 B, 1:0 and 1:1), then row 0's row_sum (workspace, [16, 1]), its column
+    # loop's loads and sums (32768 B, 0:0;1:0 and 0:1;1:0), then row 1's. The inner loop
+    # is numbered first (LowerPipelineLoops lowers it before the loop around it).
+    ops = (
+        TileOp("%1", (), ((16, 768), "FP32"), "a (load)", load=True, loop=0),
+        TileOp("%2", ("%1",), ((16, 768), "FP32"), "tmp_tile (row_sum)", loop=0),
+        TileOp("s", ("%1", "%2"), ((16, 1), "FP32"), "s (row_sum)", loop=0, forbid=("%1", "%2")),
+        TileOp("col", (), ((16, 512), "FP32"), "col (load)", load=True, loop=1),
+        TileOp("%3", ("col", "s"), ((16, 512), "FP32"), "add", loop=1, forbid=("s",)),
+        TileOp(None, ("%3",), None, "a store", loop=1),
+    )
+    loops = (ScopeLoop(Span(24, 1, 1, 1), True), ScopeLoop(Span(27, 1, 1, 1), True, parent=0))
+    laid = scope_layout(
+        ScopeTiles(ops, loops), [LoopLowering((("main", 2),), 4), LoopLowering((("main", 2),), 2)]
+    )
+    assert isinstance(laid, ScopeLayout)
+    row = [((0, 0), (1, 0)), ((0, 1), (1, 0))]
+    found = [(t.bytes, tuple(sorted(t.membership))) for t in laid.tiles]
+    assert found == [
+        (49152, ((1, 0),)),
+        (49152, ((1, 1),)),
+        (49152, ((1, 0),)),
+        (64, ((1, 0),)),  # s, [16, 1] FP32
+        *[(32768, m) for m in row * 2],
+        (49152, ((1, 1),)),
+        (64, ((1, 1),)),
+        *[(32768, tuple(sorted(((g, c), (1, 1))))) for (g, c), _ in row * 2],
+    ]
+    assert laid.groups == ((1,), (0,))
+    reuse = memory_reuse(laid.tiles)
+    # the compiler: PH-MR-001 for group 1 only (Vec, 1 of 2, 49152 B, space-pressure);
+    # the column loop's group keeps both buffers
+    hints = [(h.group, h.space, h.achieved, h.slot, h.cause) for h in reuse.hints]
+    assert hints == [(1, "Vec", 1, 49152, "space-pressure")]
+    assert reuse.achieved[("Vec", 0)] == 2
+
+
+def test_run_time_bounds_at_stage_2_are_the_main_clones_then_one_branch_copy_in_its_group():
+    # pypto-lib deepseek_v4_pro/hc_post.py:54 (`pl.pipeline(t0, t0 + T_TILE, stage=2)`):
+    # the compiler's InitMemRef stamps the main loop's two clones 1:0 and 1:1 and the
+    # `if rem == 1` branch's copy 2:0 (group 0 is the nested loop's)
+    dynamic = Lowering("replicated", "SKW013", "", stage=2, main_trip=None, branches=1)
+    assert lowering_of(dynamic, nested_here=False) == LoopLowering((("main", 2), ("tail", 1)))
+    deeper = Lowering("replicated", "SKW013", "", stage=4, main_trip=None, branches=3)
+    assert lowering_of(deeper) == (
+        "a pipeline loop of the function whose trip is known only at run time"
+    )

@@ -4,7 +4,7 @@ what pypto e2d0f78ae did to tests/fixtures/memory/models/mem_llm/projection.py's
 
 from __future__ import annotations
 
-from skewlsp.analysis.lower_pipeline.loop_facts import CubeScope, LoopFacts, SlotLoad
+from skewlsp.analysis.lower_pipeline.loop_facts import CubeScope, LoopFacts, SkewClones, SlotLoad
 from skewlsp.analysis.memory.l0_tiles import L0Tiles, l0_tiles
 from skewlsp.analysis.memory.memory_reuse import memory_reuse
 from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite
@@ -51,4 +51,64 @@ def test_an_operand_that_is_no_load_of_the_body_is_not_known():
     site = (MatmulSite("matmul", "a", "c"),)
     assert l0_tiles([(facts(site, cube_ops=1), REPLICATED)], 1) == (
         "the operand `c` of `matmul` is not a load of static shape"
+    )
+
+
+# attention.py:24 (tests/fixtures/memory/models/mem_llm), skewed at depth 2 on the cube:
+# `s = matmul(q[...], kv, b_trans=True)` in the producer half, `matmul(p, kv)` (p popped
+# back from the vector) in the consumer half.
+Q = SlotLoad("q[...]", "Mat", 8192, extents=(32, 128), dtype="BF16")
+KV = SlotLoad("kv", "Mat", 65536, extents=(256, 128), dtype="BF16")
+P = SlotLoad("p", "Mat", extents=(32, 256), dtype="BF16")
+SKEWED = LoopFacts(
+    slot_loads=(KV, Q, KV),
+    matmuls=BodyMatmuls(
+        (
+            MatmulSite("matmul", "q[...]", "kv", "FP32", (False, True)),
+            MatmulSite("matmul", "p", "kv", "FP32"),
+        )
+    ),
+    scope_matmuls=CubeScope(1, 2),
+    skew=SkewClones(2, (True, False), (P,)),
+)
+
+
+def test_a_skewed_loop_s_clones_carry_the_skew_s_group_and_each_clone_s_k_loop_its_own():
+    tiles = l0_tiles([(SKEWED, None)], 1)
+    assert isinstance(tiles, L0Tiles)
+    # the compiler's InitMemRef (space, bytes, pipeline_membership), its skew group
+    # 1 << 20 written 8 here (numbered after the 8 K loops' groups, as 1 << 20 is):
+    # prologue producers (K loops 0, 1), steady producers (2, 3), steady consumers
+    # (4, 5), epilogue consumers (6, 7); s's slices [32, 64] / [64, 256], t's
+    # [32, 128] / [128, 128]
+    expected = []
+    for k_group in range(8):
+        left, right = (4096, 32768) if k_group < 4 else (8192, 32768)
+        for clone in range(2):
+            member = ((8, k_group % 2), (k_group, clone))
+            expected += [("Left", left, member), ("Right", right, member)]
+    found = [(t.space, t.bytes, tuple(sorted(t.membership, reverse=True))) for t in tiles.tiles]
+    assert sorted(found) == sorted(expected)
+    assert [g.kind for g in tiles.groups] == ["k-main"] * 8 + ["skew"]
+
+
+def test_a_skewed_loop_s_clones_get_one_of_two_buffers_in_right_as_in_the_compiler():
+    tiles = l0_tiles([(SKEWED, None)], 1)
+    assert isinstance(tiles, L0Tiles)
+    reuse = memory_reuse(tiles.tiles)
+    # the compiler: PH-MR-001 for groups 0..7 and 1 << 20, Right, 1 of 2, 32768 B,
+    # space-pressure; none in Left
+    right = sorted((h.group, h.space, h.achieved, h.slot, h.cause) for h in reuse.hints)
+    assert right == [(g, "Right", 1, 32768, "space-pressure") for g in range(9)]
+
+
+def test_a_skewed_loop_whose_popped_operand_has_no_known_shape_is_not_known():
+    unknown = LoopFacts(
+        slot_loads=SKEWED.slot_loads,
+        matmuls=SKEWED.matmuls,
+        scope_matmuls=SKEWED.scope_matmuls,
+        skew=SkewClones(2, (True, False)),
+    )
+    assert l0_tiles([(unknown, None)], 1) == (
+        "the operand `p` of `matmul` is not a load of static shape"
     )

@@ -82,6 +82,27 @@ def test_a_loops_statements_are_marked_with_their_loop():
     assert [loop.pipeline for loop in found.loops] == [True]
 
 
+def test_a_loop_nested_in_a_loop_is_read_with_its_parent_and_two_deep_is_not():
+    # blocks.py: a column loop inside a row loop; the compiler lays its tiles out in both
+    # groups (InitMemRef's pipeline_membership "0:0;1:0")
+    found = tiles_of(
+        "for i in pl.pipeline(4, stage=2):\n"
+        "    a = x[0:16, 0:512]\n"
+        "    for j in pl.pipeline(2, stage=2):\n"
+        "        c = x[0:16, 0:512]\n"
+        "    d = x[0:16, 0:512]\n"
+    )
+    assert [op.loop for op in found.ops] == [0, 1, 0]
+    assert [(loop.pipeline, loop.parent) for loop in found.loops] == [(True, -1), (True, 0)]
+    deeper = tiles_of(
+        "for i in pl.range(4):\n"
+        "    for j in pl.range(2):\n"
+        "        for k in pl.pipeline(2, stage=2):\n"
+        "            c = x[0:16, 0:512]\n"
+    )
+    assert deeper.unknown == "a `For` statement"
+
+
 def test_an_op_not_modelled_leaves_the_scope_not_known():
     found = tiles_of("c = pl.matmul(x[:, 0:512], x[:, 0:512])\n")
     assert found.ops == () and found.unknown == "the op `matmul`"

@@ -5,9 +5,9 @@ Every number below is what pypto e2d0f78ae (default planner unless said, Ascend9
 to tests/fixtures/memory/models/mem_llm, read with ``benchmarks/compiler_check.py``
 (PH-MR-001 hints, the legacy-packing warning, AllocateMemoryAddr's error, each stage
 group's buffers). Where skewlint's model (each loop's loads alone, the whole function's
-Vec tiles where every one is known, a cube function's L0 tiles) decides the case, the
-finding carries the compiler's code, space, depths and bytes; where it cannot (the tiles
-the body computes, nested groups, a skewed loop's clones), a comment says what the
+Vec tiles where every one is known, a cube function's L0 tiles, a skewed loop's clones
+there) decides the case, the finding carries the compiler's code, space, depths and
+bytes; where it cannot, a comment says what the
 compiler does and the test checks that skewlint claims nothing it cannot know.
 """
 
@@ -90,21 +90,21 @@ def test_space_pressure_beside_a_resident_row_is_predicted_at_the_loop(run: Run)
     assert "co-resident: c (load) 32768 B" in hint["message"]
 
 
-def test_a_shed_between_two_groups_is_not_claimed_at_either_loop(run: Run) -> None:
+def test_a_shed_between_two_groups_is_predicted_at_the_row_loop_only(run: Run) -> None:
     # blocks.py. The compiler: the column loop's clones (27) live beside the row loop's
     # (24) and both groups overflow Vec at full depth, so MemoryReuse sheds the larger
     # slot: PH-MR-001 Vec 1 of 2 (49152 B per stage, space-pressure) for the row loop
-    # only; the column loop keeps 2 buffers (32 KB); the function's Vec ends at 147520 B.
-    # skewlint does not lay out a loop nested in a replicated one, so the function's Vec
-    # tiles are not all known: the row loop's loads fit alone, and that is all it says.
+    # only; the column loop keeps 2 buffers (32 KB), its tiles in both groups.
+    # skewlint lays out the column loop in each row clone and packs the function's Vec.
     items = lint(run, "blocks.py")
-    rows, at_rows = at(items, 24)
+    rows, (hint,) = at(items, 24)
     columns, at_columns = at(items, 27)
-    assert at_rows == at_columns == []
-    not_known = "fits alone; the function's other Vec tiles are not known: a `For` statement"
-    assert rows["cores"][0]["memory"] == [buffers("Vec", 49152, 2, reason=not_known)]
-    # a loop inside a replicated one: its groups are not modelled, and nothing is said
-    assert columns["cores"][0]["memory"] == []
+    assert (hint["code"], hint["compiler_id"]) == ("SKW080", "PH-MR-001")
+    assert rows["cores"][0]["memory"] == [buffers("Vec", 49152, 2, 1, "space-pressure")]
+    assert "only 1 of the 2 stages' buffers apart in Vec" in hint["message"]
+    assert at_columns == []
+    kept = {**buffers("Vec", 32768, 2, 2), "known": True}
+    assert columns["cores"][0]["memory"] == [kept]
     assert columns["cores"][0]["lowering"]["nested"] == 2
 
 
@@ -150,19 +150,25 @@ def test_an_overflow_that_stops_the_compile_is_an_error_at_the_loop(run: Run) ->
     )
 
 
-def test_a_skewed_loop_whose_clones_share_l0b_is_skewed_and_not_claimed(run: Run) -> None:
+def test_a_skewed_loop_whose_clones_share_l0b_is_predicted_at_the_loop(run: Run) -> None:
     # attention.py:24. The compiler: skewed at depth 2 on the cube (the vector's copy
     # demoted, x2), the clones' group (1 << 20) gets PH-MR-001 Right 1 of 2 (32768 B per
     # stage, 65536 B free, space-pressure), beside 8 more hints on the K loops
-    # AutoTileMatmulL0 wrote. skewlint does not model a skewed loop's clones yet: the
-    # skew, and nothing about their buffers.
+    # AutoTileMatmulL0 wrote in each clone. skewlint lays out the skew's clones (prologue,
+    # steady body, epilogue) with the K loops in them and says the same at the loop.
     loop, found = at(lint(run, "attention.py"), 24)
-    assert found == []
     assert (loop["code"], loop["depth"], loop["requested_depth"]) == ("SKW001", 2, 2)
     aic, aiv = loop["cores"]
     assert (aic["core"], aic["verdict"], aic["depth"]) == ("aic", "skewed", 2)
     assert (aiv["core"], aiv["verdict"], aiv["copies"]) == ("aiv", "demoted", 2)
-    assert aic["memory"] == aiv["memory"] == loop["memory"] == []
+    assert [m for m in aic["memory"] if m["space"] == "Right"] == [
+        buffers("Right", 32768, 2, 1, "space-pressure")
+    ]
+    assert aiv["memory"] == []
+    (hint,) = found
+    assert (hint["code"], hint["compiler_id"]) == ("SKW080", "PH-MR-001")
+    assert "only 1 of the 2 stages' buffers apart in Right" in hint["message"]
+    assert "32768 B per stage, space-pressure" in hint["message"]
 
 
 def test_under_ptoas_the_capacity_gate_pins_two_slots_and_declines_three(
