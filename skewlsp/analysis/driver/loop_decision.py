@@ -377,7 +377,8 @@ class LoopDecisions:
         if not lowered and facts.skew is not None and matmuls.sites:
             # a skewed cube copy's matmuls read the body's loads in every clone
             loads = slot_loads(loop, around.tensors, ctx.fold)
-            scope_of = (around.opened_by, ctx.fold)
+            opened = around.opened_by
+            scope_of = (opened, ctx.fold) if opened is not None else None
             made = computed_loads(loop, matmuls, loads, scope_of, around.tensors)
             skew = replace(facts.skew, computed=made)
             return replace(facts, slot_loads=loads, slot_scope=around.scope, skew=skew)
