@@ -27,8 +27,11 @@ outside the function's pipeline loops or in a nested block, a call whose ops are
 seen (an inline helper), an operand that is not a static load of the body, one whole
 operand two matmuls read (one move), other cube ops, a tile ``ChooseL0Tile`` splits in
 M or N or whose K it peels, a loop the skew pass rewrites or one nested in a replicated
-loop, a remainder chain known only at run time. What is modelled is the default
-planner's: the PTOAS planner skips MemoryReuse.
+loop, a remainder known only at run time beyond ``stage=2`` (an ``if`` chain of
+several branches; at ``stage=2`` it is one copy after the loop). An operand of a matmul
+outside the loops is the binding of its name before the matmul in its block (a name
+bound in two blocks, or twice in one, is a tile per binding). What is modelled is the
+default planner's: the PTOAS planner skips MemoryReuse.
 """
 
 from __future__ import annotations
@@ -36,6 +39,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+import libcst as cst
+
+from skewlsp.analysis.frontend.names import block_defs, statement_defs
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
 from skewlsp.analysis.lower_pipeline.loop_facts import CubeScope, LoopFacts, OutsideMatmul, SlotLoad
 from skewlsp.analysis.lower_pipeline.slot_loads import statement_loads
@@ -271,7 +277,13 @@ def _regions(lowering: Lowering | None) -> list[tuple[str, int]] | str:
     if lowering.nested > 1:
         return "a loop holding a matmul is nested in a replicated or skewed loop"
     if lowering.main_trip is None and lowering.branches:
-        return "the remainder of a loop holding a matmul is known only at run time"
+        # LowerDynamic: the main loop's clones, then one `if unroll_rem == r` branch of r
+        # copies per r < stage; at stage 2 the one branch is one copy after the loop,
+        # laid out as a static remainder of one (several branches: phi families of an
+        # `if` chain, which the packing does not model)
+        if lowering.branches != 1:
+            return "the remainder of a loop holding a matmul is known only at run time"
+        return [("main", lowering.stage), ("tail", 1)]
     regions = []
     if lowering.main_trip != 0 and lowering.stage > 1:
         regions.append(("main", lowering.stage))
@@ -353,12 +365,49 @@ def cube_scope(around: LoopSurroundings, fold: Fold) -> CubeScope:
     scope = replace(scope, pipeline_loops=found.pipeline_loops)
     if found.unknown is not None or found.opaque is not None or not found.sites:
         return scope
-    loads: dict[str, SlotLoad | None] = {}
+    loads: dict[str, SlotLoad | None] = {}  # the scope's loads, by name (None: two)
     for block in found.blocks:
         for load in statement_loads(block, around.tensors, fold):
             loads[load.name] = None if load.name in loads else load
-    outside = tuple(
-        OutsideMatmul(after, site, loads.get(site.lhs), loads.get(site.rhs))
-        for after, site in found.sites
-    )
-    return replace(scope, outside=outside)
+    outside = []
+    for (after, site), (block, at) in zip(found.sites, found.places, strict=True):
+        place = _Place(found.blocks[block], at, around, fold)
+        lhs, rhs = (place.operand(name, loads) for name in (site.lhs, site.rhs))
+        outside.append(OutsideMatmul(after, site, lhs, rhs))
+    return replace(scope, outside=tuple(outside))
+
+
+@dataclass(frozen=True)
+class _Place:
+    """Statement ``at`` of a block of the scope, where a matmul outside the pipeline
+    loops reads its operands."""
+
+    statements: Sequence[cst.CSTNode]
+    at: int
+    around: LoopSurroundings
+    fold: Fold
+
+    def _named(self, name: str, through: int) -> list[SlotLoad]:
+        found = statement_loads(self.statements[:through], self.around.tensors, self.fold)
+        return [load for load in found if load.name == name]
+
+    def operand(self, name: str, scope: dict[str, SlotLoad | None]) -> SlotLoad | None:
+        """The load ``name`` is here (None: not one load): a slice written in the
+        matmul's call is a load of its statement; a name is the block's last binding of
+        it before the matmul, when that binding is a load (ConvertToSSA gives each
+        binding its own tile), or the scope's one load of that name when the block binds
+        it nowhere."""
+        if name.endswith("[...]"):
+            mine = self.statements[self.at : self.at + 1]
+            own = statement_loads(mine, self.around.tensors, self.fold)
+            named = [load for load in own if load.name == name]
+            return named[0] if len(named) == 1 else None
+        earlier = self.statements[: self.at]
+        binders = [n for n, stmt in enumerate(earlier) if name in statement_defs(stmt)]
+        if not binders:
+            return None if name in block_defs(self.statements) else scope.get(name)
+        last = binders[-1]
+        before = len(self._named(name, last))
+        if len(self._named(name, last + 1)) != before + 1:
+            return None  # (bound last by an op that is no load)
+        return self._named(name, self.at + 1)[before]  # (read by the matmul: in Mat)

@@ -159,6 +159,7 @@ def scope_matmuls(opened_by: cst.CSTNode) -> ScopeMatmuls:
         walk_.loops,
         walk_.cube_ops,
         walk_.opaque,
+        () if why else tuple(walk_.places),
     )
 
 
@@ -166,14 +167,16 @@ class _ScopeWalk:
     def __init__(self) -> None:
         self.loops = 0  # pipeline loops met so far
         self.sites: list[tuple[int, MatmulSite]] = []
+        self.places: list[tuple[int, int]] = []  # each site's block and statement
         self.blocks: list[tuple[cst.CSTNode, ...]] = []
         self.cube_ops = 0
         self.opaque: str | None = None
         self.why: str | None = None  # (the first reason, the walk goes on counting)
 
     def block(self, statements: Sequence[cst.CSTNode]) -> str | None:
+        number = len(self.blocks)
         self.blocks.append(tuple(statements))
-        for stmt in statements:
+        for at, stmt in enumerate(statements):
             if isinstance(stmt, cst.For) and _is_pipeline(stmt):
                 for node in walk(stmt):
                     if isinstance(node, cst.For) and _is_pipeline(node):
@@ -191,6 +194,7 @@ class _ScopeWalk:
                     self._count(node)
                     self.why = self.why or _site(node, found)
             self.sites += [(self.loops, site) for site in found]
+            self.places += [(number, at)] * len(found)
         return self.why
 
     def _count(self, call: cst.Call) -> None:

@@ -251,7 +251,9 @@ class ScopeMatmuls:
     blocks they are in (whose loads are their operands); or why they cannot be told.
     And of the whole scope: its pipeline loops (nested ones too), its cube-op calls, and
     its first call that is neither a DSL op nor a Python builtin (an inline helper,
-    whose ops are not seen), None when there is none."""
+    whose ops are not seen), None when there is none. ``places``: each site's block (an
+    index into ``blocks``) and statement in it, since one name may be bound in several
+    blocks, or twice in one, and the operand is the binding before the matmul."""
 
     sites: tuple[tuple[int, MatmulSite], ...] = ()
     blocks: tuple[tuple[cst.CSTNode, ...], ...] = ()
@@ -259,3 +261,4 @@ class ScopeMatmuls:
     pipeline_loops: int = 0
     cube_ops: int = 0
     opaque: str | None = None
+    places: tuple[tuple[int, int], ...] = ()

@@ -6,7 +6,7 @@ Ascend910B)."""
 from __future__ import annotations
 
 from skewlsp.contract import SpaceBuffers
-from tests.analysis.report.test_memory import report_of
+from tests.analysis.report.test_memory import models_of, report_of
 
 
 def test_k_loops_and_the_stages_around_them_share_l0b_and_all_three_fall_to_one_buffer():
@@ -39,3 +39,29 @@ def test_a_matmul_before_the_loop_takes_l0b_too_and_the_finding_names_its_k_loop
         "the K loop AutoTileMatmulL0 makes for `matmul(x[...], w[...])` outside the pipeline "
         "loops (32768 B per stage, 1 of 2 stages kept apart)"
     ) in hint.message
+
+
+def test_two_first_blocks_of_one_name_in_one_scope_are_each_their_own_matmul_s_operands():
+    # The compiler, function gate_up: groups 0 and 4 (the K loops of the two first
+    # blocks, both reading a tile named `a0`), 1 and 5 (the loops' K loops), 2 and 6 (the
+    # loops' stages) each "requested 2 achieved 1 ... 32768 B per stage, 65536 B free,
+    # space-pressure" in Right; Left keeps 2 of 2 everywhere (2048 B slices).
+    models = [m for m in models_of("projection.py") if m.report.function == "gate_and_up_bands"]
+    assert [m.report.span.line for m in models] == [72, 83]
+    for model in models:
+        memory = model.report.memory or next(core.memory for core in model.report.cores)
+        assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+        assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
+        (hint,) = [h for h in model.report.hints if h.code == "SKW080"]
+        assert "`matmul(a0, g0)` outside the pipeline loops" in hint.message
+        assert "`matmul(a0, u0)` outside the pipeline loops" in hint.message
+
+
+def test_a_remainder_known_at_run_time_is_one_copy_after_the_loop_at_stage_2():
+    # The compiler, function run_time_depth: LowerPipelineLoops' `if unroll_rem == 1`
+    # holds one copy (group 3, beside the main loop's group 2); groups 0, 1 and 2 each
+    # "requested 2 achieved 1 ... 32768 B per stage, 65536 B free, space-pressure" in Right.
+    report = report_of("projection.py", "projection_of_run_time_depth")
+    memory = report.memory or next(core.memory for core in report.cores)
+    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+    assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
