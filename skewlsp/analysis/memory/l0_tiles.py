@@ -105,6 +105,10 @@ class L0Memory:
     loop: int = 0
     reuse: ReuseResult | None = None
     why: str | None = None
+    # where the function's tiles are not known: the loop's own, laid out alone (see
+    # :func:`l0_alone`), and their packing
+    alone: L0Tiles | None = None
+    alone_reuse: ReuseResult | None = None
 
 
 Loop = tuple[LoopFacts, Lowering | None]
@@ -153,6 +157,23 @@ def l0_tiles(loops: Sequence[Loop], scope: int, chip: Chip = DEFAULT_CHIP) -> L0
         return "a pipeline loop of the function is not on this core: the order is not known"
     order = [n for n, _ in mine]
     return _laid_out([lowering for _, lowering in loops], tilings, order, outside)
+
+
+def l0_alone(loop: Loop, number: int, chip: Chip = DEFAULT_CHIP) -> L0Tiles | None:
+    """The Left and Right tiles of loop ``number``'s own matmuls, laid out as if the
+    function held nothing else (None: its body's matmuls are not all known). A group's
+    slot is its own largest tile, whatever else the function holds, so what these decide
+    of the loop's slots stands where the function's other tiles are not known."""
+    facts, lowering = loop
+    matmuls = facts.matmuls
+    if matmuls is None or matmuls.unknown or matmuls.opaque or not matmuls.sites:
+        return None
+    tilings = _tilings(facts, matmuls.sites, chip)
+    if isinstance(tilings, str):
+        return None
+    lowerings: list[Lowering | None] = [None] * number + [lowering]
+    found = _laid_out(lowerings, {number: tilings}, [number], ())
+    return found if isinstance(found, L0Tiles) else None
 
 
 def _tilings(

@@ -139,7 +139,10 @@ def body_matmuls(loop: cst.For) -> BodyMatmuls:
     """The matmuls of ``loop``'s body, as AutoTileMatmulL0 meets them."""
     sites: list[MatmulSite] = []
     why = _collect(body_statements(loop.body), sites)
-    return BodyMatmuls(() if why else tuple(sites), why)
+    opaque = next(
+        (found for node in walk(loop.body) if (found := _opaque(node)) is not None), None
+    )
+    return BodyMatmuls(() if why else tuple(sites), why, opaque)
 
 
 def scope_matmuls(opened_by: cst.CSTNode) -> ScopeMatmuls:
@@ -198,13 +201,21 @@ class _ScopeWalk:
         return self.why
 
     def _count(self, call: cst.Call) -> None:
-        leaf = op_leaf(call)
-        if leaf in op_registry.CUBE_OPS:
+        if op_leaf(call) in op_registry.CUBE_OPS:
             self.cube_ops += 1
-        elif leaf is None and self.opaque is None:
-            path = dsl.dotted(call.func)
-            if path is None or path[0] not in op_registry.PYTHON_BUILTINS:
-                self.opaque = ".".join(path) if path else "?"
+        elif self.opaque is None:
+            self.opaque = _opaque(call)
+
+
+def _opaque(node: cst.CSTNode) -> str | None:
+    """The name of a call that is neither a DSL op nor a Python builtin (an inline
+    helper, whose ops are not seen); None for any other node."""
+    if type(node) is not cst.Call or op_leaf(node) is not None:
+        return None
+    path = dsl.dotted(node.func)
+    if path is None or path[0] not in op_registry.PYTHON_BUILTINS:
+        return ".".join(path) if path else "?"
+    return None
 
 
 def _is_pipeline(loop: cst.For) -> bool:

@@ -237,11 +237,14 @@ class BodyMatmuls:
     """The matmuls of a loop's body at its top level and in its ``if`` branches (which
     run one after the other in program order), or why they cannot be told
     (``unknown``): a matmul in a nested loop, an operand that is neither a name nor a
-    slice, another cube op.
+    slice, another cube op. ``opaque``: the body's first call that is neither a DSL op
+    nor a Python builtin (an inline helper, whose ops are not seen), None when there is
+    none: only then are the body's matmuls all its L0 tiles.
     """
 
     sites: tuple[MatmulSite, ...] = ()
     unknown: str | None = None
+    opaque: str | None = None
 
 
 @dataclass(frozen=True)

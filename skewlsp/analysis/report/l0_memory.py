@@ -33,8 +33,7 @@ def l0_spaces(
     if l0.tiles is None or l0.reuse is None:
         if not requested or requested < 2:
             return [], []
-        reason = NOT_KNOWN + (l0.why or "not modelled")
-        return [SpaceBuffers(space, 0, requested, reason=reason) for space in L0_SPACES], []
+        return _alone(l0, requested, where, on)
     tiles, reuse = l0.tiles, l0.reuse
     mine = [
         n for n, g in enumerate(tiles.groups) if g.loop == l0.loop and g.kind in ("main", "tail")
@@ -57,6 +56,29 @@ def l0_spaces(
         spaces.append(SpaceBuffers(space, slot, asked, hint.achieved, hint.cause, True))
         message = _message(hint, tiles, reuse, (l0.loop, lines), on)
         findings.append(Finding(DEPTH_REDUCED, message, where))
+    return spaces, findings
+
+
+def _alone(
+    l0: L0Memory, requested: int, where: Span, on: str
+) -> tuple[list[SpaceBuffers], list[Finding]]:
+    """Where the function's L0 tiles are not known: per space, why; but a space whose
+    slot, the loop's own largest tile there, leaves room for one stage (a slot-bound
+    hint at depth 1 when the loop's tiles are packed alone) keeps one stage whatever
+    else the function holds, and SKW080 says so."""
+    reason = NOT_KNOWN + (l0.why or "not modelled")
+    tiles, reuse = l0.alone, l0.alone_reuse
+    mine = [] if tiles is None else [n for n, g in enumerate(tiles.groups) if g.kind == "main"]
+    spaces: list[SpaceBuffers] = []
+    findings: list[Finding] = []
+    for space in L0_SPACES:
+        hint = _hint(reuse, space, mine[0]) if reuse is not None and mine else None
+        if tiles is None or hint is None or hint.cause != "slot-bound" or hint.achieved != 1:
+            spaces.append(SpaceBuffers(space, 0, requested, reason=reason))
+            continue
+        slot = _slot(tiles, space, hint.group)
+        spaces.append(SpaceBuffers(space, slot, hint.requested, 1, hint.cause, True))
+        findings.append(Finding(DEPTH_REDUCED, _message(hint, tiles, reuse, (0, ()), on), where))
     return spaces, findings
 
 

@@ -65,3 +65,22 @@ def test_a_remainder_known_at_run_time_is_one_copy_after_the_loop_at_stage_2():
     memory = report.memory or next(core.memory for core in report.cores)
     assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
     assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
+
+
+def test_a_weight_slab_filling_l0b_is_slot_bound_whatever_the_helper_before_the_loop_holds():
+    # The compiler, function int8_slab: "requested depth 2 for pipeline group 0 in Right,
+    # but only 1 of 2 buffers fit (65536 B per stage, 65536 B free) ... This operand alone
+    # needs 131072 B" (slot-bound). The helper's matmul before the loop is not seen, but
+    # one 64 KB slot fills Right: no packing keeps two stages apart.
+    report = report_of("int8.py", "int8_weights_filling_l0b")
+    memory = report.memory or next(core.memory for core in report.cores)
+    assert SpaceBuffers("Right", 65536, 2, 1, "slot-bound", True) in memory
+    (left,) = [m for m in memory if m.space == "Left"]
+    assert left.achieved is None and "first_int8_block" in (left.reason or "")
+    (hint,) = [h for h in report.hints if h.code == "SKW080"]
+    assert hint.message.startswith(
+        "PH-MR-001: MemoryReuse keeps only 1 of the 2 stages' buffers apart in Right"
+    )
+    assert "2 x 65536 B is more than its 65536 B, whatever else the function holds" in (
+        hint.message
+    )
