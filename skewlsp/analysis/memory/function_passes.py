@@ -134,7 +134,7 @@ def _l0_memory(function: CoreFunction) -> list[L0Memory | None]:
             alone = l0_alone(loops[number], number, DEFAULT_CHIP)
             found.append(L0Memory(loop=number, why=tiles, alone=alone))
         else:
-            found.append(L0Memory(tiles, number))
+            found.append(L0Memory(tiles, number, loops=tuple(loops), scope=scope.scope))
     return found
 
 

@@ -44,6 +44,7 @@ import libcst as cst
 from skewlsp.analysis.frontend.names import block_defs, statement_defs
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
 from skewlsp.analysis.lower_pipeline.loop_facts import CubeScope, LoopFacts, OutsideMatmul, SlotLoad
+from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import lower
 from skewlsp.analysis.lower_pipeline.slot_loads import statement_loads
 from skewlsp.analysis.memory.init_memref import allocation_bytes
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, ReuseTile
@@ -109,9 +110,26 @@ class L0Memory:
     # :func:`l0_alone`), and their packing
     alone: L0Tiles | None = None
     alone_reuse: ReuseResult | None = None
+    # what the tiles were laid out from (the function's loops and the outlined scope), so
+    # advice can lay the scope out again with the loop changed
+    loops: tuple[Loop, ...] = ()
+    scope: int = 0
 
 
 Loop = tuple[LoopFacts, Lowering | None]
+
+
+def restaged(lowering: Lowering, stage: int) -> Lowering | None:
+    """The loop as LowerPipelineLoops lowers it under ``stage=`` instead (its trip split
+    again into a main loop of ``stage`` clones and the copies after it), for advice laid
+    out and packed again; None when its trip is not known."""
+    if lowering.verdict != "replicated" or lowering.main_trip is None or not lowering.stage:
+        return None
+    trip = lowering.main_trip * lowering.stage + lowering.tail
+    again = lower(stage, 0, trip, 1, trip)
+    if again is None or again.verdict != "replicated":
+        return None
+    return replace(again, nested=lowering.nested)
 
 
 def l0_tiles(loops: Sequence[Loop], scope: int, chip: Chip = DEFAULT_CHIP) -> L0Tiles | str | None:
@@ -171,7 +189,8 @@ def l0_alone(loop: Loop, number: int, chip: Chip = DEFAULT_CHIP) -> L0Tiles | No
     tilings = _tilings(facts, matmuls.sites, chip)
     if isinstance(tilings, str):
         return None
-    lowerings: list[Lowering | None] = [None] * number + [lowering]
+    lowerings: list[Lowering | None] = [None] * number
+    lowerings.append(lowering)
     found = _laid_out(lowerings, {number: tilings}, [number], ())
     return found if isinstance(found, L0Tiles) else None
 
@@ -391,8 +410,8 @@ def cube_scope(around: LoopSurroundings, fold: Fold) -> CubeScope:
         for load in statement_loads(block, around.tensors, fold):
             loads[load.name] = None if load.name in loads else load
     outside = []
-    for (after, site), (block, at) in zip(found.sites, found.places, strict=True):
-        place = _Place(found.blocks[block], at, around, fold)
+    for (after, site), (number, at) in zip(found.sites, found.places, strict=True):
+        place = _Place(found.blocks[number], at, around, fold)
         lhs, rhs = (place.operand(name, loads) for name in (site.lhs, site.rhs))
         outside.append(OutsideMatmul(after, site, lhs, rhs))
     return replace(scope, outside=tuple(outside))

@@ -84,3 +84,26 @@ def test_a_weight_slab_filling_l0b_is_slot_bound_whatever_the_helper_before_the_
     assert "2 x 65536 B is more than its 65536 B, whatever else the function holds" in (
         hint.message
     )
+
+
+def test_three_narrow_stages_beside_a_first_block_s_k_loop_keep_two_and_stage_2_keeps_all():
+    # The compiler, function narrow_heads: group 1 (the loop's three stages of 16 KB right
+    # operands) "requested 3 achieved 2 ... 16384 B per stage, 65536 B free,
+    # space-pressure" in Right, group 0 (the first block's K loop, two 32 KB slices at
+    # once) 1 of 2; Left keeps 3 of 3. With stage=2 it gave no PH-MR-001 in the function:
+    # every group kept all its stages.
+    report = report_of("projection.py", "narrow_heads_after_a_first_block")
+    memory = report.memory or next(core.memory for core in report.cores)
+    assert SpaceBuffers("Right", 16384, 3, 2, "space-pressure", True) in memory
+    assert SpaceBuffers("Left", 4096, 3, 3, None, True) in memory
+    (hint,) = [h for h in report.hints if h.code == "SKW080"]
+    assert "outside the pipeline loops (32768 B per stage, 1 of 2 stages kept apart)" in (
+        hint.message
+    )
+    assert hint.message.endswith("; stage=2 keeps all 2")
+
+
+def test_no_stage_is_offered_where_none_keeps_two_stages_apart():
+    # k_split: the loop's stages, 1 of 2 in Right, have no smaller stage= to offer.
+    (hint,) = [h for h in report_of("projection.py", "k_split_projection").hints if h.code == "SKW080"]
+    assert "keeps all" not in hint.message
