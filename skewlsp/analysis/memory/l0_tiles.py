@@ -29,14 +29,15 @@ operand two matmuls read (one move), other cube ops, a tile ``ChooseL0Tile`` spl
 M or N or whose K it peels, a loop the skew pass rewrites or one nested in a replicated
 loop, a remainder known only at run time beyond ``stage=2`` (an ``if`` chain of
 several branches; at ``stage=2`` it is one copy after the loop). An operand of a matmul
-outside the loops is the binding of its name before the matmul in its block (a name
-bound in two blocks, or twice in one, is a tile per binding). What is modelled is the
+outside the loops, or in a branch of an ``if`` of a loop body, is the binding of its
+name before the matmul in its block (a name bound in two blocks, or twice in one, is a
+tile per binding). What is modelled is the
 default planner's: the PTOAS planner skips MemoryReuse.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -48,9 +49,9 @@ from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import lower
 from skewlsp.analysis.lower_pipeline.slot_loads import statement_loads
 from skewlsp.analysis.memory.init_memref import allocation_bytes
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, ReuseTile
-from skewlsp.analysis.passes.auto_tile_matmul_l0 import scope_matmuls
-from skewlsp.analysis.passes.body import MatmulSite
-from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Fold, LoopSurroundings
+from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_places, scope_matmuls
+from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite
+from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Fold, LoopSurroundings, Tensor
 from skewlsp.analysis.passes.l0_tile_chooser import L0TileConfig, choose_l0_tile
 from skewlsp.contract import Lowering
 
@@ -201,9 +202,12 @@ def _tilings(
     loads: dict[str, SlotLoad | None] = {}
     for load in facts.slot_loads or ():
         loads[load.name] = None if load.name in loads else load  # (two of one name: which?)
+    operands = facts.matmul_operands
+    if operands is None or len(operands) != len(sites):
+        operands = tuple((loads.get(site.lhs), loads.get(site.rhs)) for site in sites)
     found = []
-    for site in sites:
-        tiling = _tiling(site, loads.get(site.lhs), loads.get(site.rhs), chip)
+    for site, (lhs, rhs) in zip(sites, operands, strict=True):
+        tiling = _tiling(site, lhs, rhs, chip)
         if isinstance(tiling, str):
             return tiling
         found.append(tiling)
@@ -411,10 +415,34 @@ def cube_scope(around: LoopSurroundings, fold: Fold) -> CubeScope:
             loads[load.name] = None if load.name in loads else load
     outside = []
     for (after, site), (number, at) in zip(found.sites, found.places, strict=True):
-        place = _Place(found.blocks[number], at, around, fold)
+        place = _Place(found.blocks[number], at, around.tensors, fold)
         lhs, rhs = (place.operand(name, loads) for name in (site.lhs, site.rhs))
         outside.append(OutsideMatmul(after, site, lhs, rhs))
     return replace(scope, outside=tuple(outside))
+
+
+def body_operands(
+    loop: cst.For,
+    matmuls: BodyMatmuls,
+    tensors: Mapping[str, Tensor],
+    fold: Fold,
+    loads: Sequence[SlotLoad],
+) -> tuple[tuple[SlotLoad | None, SlotLoad | None], ...] | None:
+    """The loads each of ``matmuls`` (``loop``'s body's) reads, in order: the bindings
+    of its operands before it in its block (the body, or the branch of an ``if`` that
+    loads its own), else the body's one top-level load of that name (``loads``); None
+    when the sites are not told."""
+    places = body_places(loop)
+    if matmuls.unknown or len(places) != len(matmuls.sites):
+        return None
+    top: dict[str, SlotLoad | None] = {}
+    for load in loads:
+        top[load.name] = None if load.name in top else load
+    found = []
+    for site, (statements, at) in zip(matmuls.sites, places, strict=True):
+        place = _Place(statements, at, tensors, fold)
+        found.append((place.operand(site.lhs, top), place.operand(site.rhs, top)))
+    return tuple(found)
 
 
 @dataclass(frozen=True)
@@ -424,11 +452,11 @@ class _Place:
 
     statements: Sequence[cst.CSTNode]
     at: int
-    around: LoopSurroundings
+    tensors: Mapping[str, Tensor]
     fold: Fold
 
     def _named(self, name: str, through: int) -> list[SlotLoad]:
-        found = statement_loads(self.statements[:through], self.around.tensors, self.fold)
+        found = statement_loads(self.statements[:through], self.tensors, self.fold)
         return [load for load in found if load.name == name]
 
     def operand(self, name: str, scope: dict[str, SlotLoad | None]) -> SlotLoad | None:
@@ -439,7 +467,7 @@ class _Place:
         it nowhere."""
         if name.endswith("[...]"):
             mine = self.statements[self.at : self.at + 1]
-            own = statement_loads(mine, self.around.tensors, self.fold)
+            own = statement_loads(mine, self.tensors, self.fold)
             named = [load for load in own if load.name == name]
             return named[0] if len(named) == 1 else None
         earlier = self.statements[: self.at]

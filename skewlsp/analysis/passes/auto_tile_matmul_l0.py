@@ -232,12 +232,28 @@ def _suites(stmt: cst.BaseCompoundStatement) -> list[cst.BaseSuite]:
     return suites
 
 
-def _collect(statements: Sequence[cst.CSTNode], sites: list[MatmulSite]) -> str | None:
-    for stmt in statements:
+Place = tuple[Sequence[cst.CSTNode], int]  # a statement block and a statement of it
+
+
+def body_places(loop: cst.For) -> tuple[Place, ...]:
+    """Where each of :func:`body_matmuls`' sites is (in its order): the block holding it
+    (the body, or a branch of an ``if`` in it) and its statement there, whose bindings
+    before it are its operands."""
+    places: list[Place] = []
+    why = _collect(body_statements(loop.body), [], places)
+    return () if why else tuple(places)
+
+
+def _collect(
+    statements: Sequence[cst.CSTNode],
+    sites: list[MatmulSite],
+    places: list[Place] | None = None,
+) -> str | None:
+    for at, stmt in enumerate(statements):
         if isinstance(stmt, cst.If):
             branch: cst.CSTNode | None = stmt
             while isinstance(branch, cst.If | cst.Else):
-                why = _collect(body_statements(branch.body), sites)
+                why = _collect(body_statements(branch.body), sites, places)
                 if why:
                     return why
                 branch = branch.orelse if isinstance(branch, cst.If) else None
@@ -248,9 +264,12 @@ def _collect(statements: Sequence[cst.CSTNode], sites: list[MatmulSite]) -> str 
             continue
         for node in walk(stmt):
             if type(node) is cst.Call:
+                met = len(sites)
                 why = _site(node, sites)
                 if why:
                     return why
+                if places is not None and len(sites) > met:
+                    places.append((statements, at))
     return None
 
 

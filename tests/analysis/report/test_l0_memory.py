@@ -107,3 +107,14 @@ def test_no_stage_is_offered_where_none_keeps_two_stages_apart():
     # k_split: the loop's stages, 1 of 2 in Right, have no smaller stage= to offer.
     (hint,) = [h for h in report_of("projection.py", "k_split_projection").hints if h.code == "SKW080"]
     assert "keeps all" not in hint.message
+
+
+def test_operands_each_branch_loads_are_that_branch_s_matmul_s():
+    # The compiler, function branch_loads: groups 0 and 1 (the K loops of the matmuls of
+    # the `if` and the `else`, each reading the `a` and `b` its branch loads) and group 2
+    # (the loop's stages) each "requested 2 achieved 1 ... 32768 B per stage, 65536 B
+    # free, space-pressure" in Right; Left keeps 2 of 2 (2048 B slices).
+    report = report_of("projection.py", "projection_loading_in_branches")
+    memory = report.memory or next(core.memory for core in report.cores)
+    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+    assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
