@@ -39,10 +39,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import libcst as cst
 
-from skewlsp.analysis.frontend.names import block_defs, statement_defs
+from skewlsp.analysis.frontend.names import block_defs, body_statements, statement_defs
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
 from skewlsp.analysis.lower_pipeline.loop_facts import CubeScope, LoopFacts, OutsideMatmul, SlotLoad
 from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import lower
@@ -438,6 +439,10 @@ def body_operands(
     top: dict[str, SlotLoad | None] = {}
     for load in loads:
         top[load.name] = None if load.name in top else load
+    body = body_statements(loop.body)
+    names = [name for site in matmuls.sites for name in (site.lhs, site.rhs)]
+    if all(block is body for block, _ in places) and all(top.get(n, n) for n in names):
+        return None  # (each a top-level load of a name of its own: `_tilings` reads by name)
     found = []
     for site, (statements, at) in zip(matmuls.sites, places, strict=True):
         place = _Place(statements, at, tensors, fold)
@@ -455,9 +460,13 @@ class _Place:
     tensors: Mapping[str, Tensor]
     fold: Fold
 
-    def _named(self, name: str, through: int) -> list[SlotLoad]:
-        found = statement_loads(self.statements[:through], self.tensors, self.fold)
-        return [load for load in found if load.name == name]
+    @cached_property
+    def _through(self) -> tuple[SlotLoad, ...]:
+        """The block's loads up to the matmul's statement (read by it: in Mat)."""
+        return statement_loads(self.statements[: self.at + 1], self.tensors, self.fold)
+
+    def _loads_of(self, at: int) -> tuple[SlotLoad, ...]:
+        return statement_loads(self.statements[at : at + 1], self.tensors, self.fold)
 
     def operand(self, name: str, scope: dict[str, SlotLoad | None]) -> SlotLoad | None:
         """The load ``name`` is here (None: not one load): a slice written in the
@@ -466,16 +475,14 @@ class _Place:
         binding its own tile), or the scope's one load of that name when the block binds
         it nowhere."""
         if name.endswith("[...]"):
-            mine = self.statements[self.at : self.at + 1]
-            own = statement_loads(mine, self.tensors, self.fold)
-            named = [load for load in own if load.name == name]
+            named = [load for load in self._loads_of(self.at) if load.name == name]
             return named[0] if len(named) == 1 else None
         earlier = self.statements[: self.at]
         binders = [n for n, stmt in enumerate(earlier) if name in statement_defs(stmt)]
         if not binders:
             return None if name in block_defs(self.statements) else scope.get(name)
-        last = binders[-1]
-        before = len(self._named(name, last))
-        if len(self._named(name, last + 1)) != before + 1:
+        if not any(load.name == name for load in self._loads_of(binders[-1])):
             return None  # (bound last by an op that is no load)
-        return self._named(name, self.at + 1)[before]  # (read by the matmul: in Mat)
+        # a load named so comes only from a binding of the name: the last is the last one's
+        named = [load for load in self._through if load.name == name]
+        return named[-1] if named else None
