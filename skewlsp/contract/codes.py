@@ -412,7 +412,10 @@ _CODES = [
         "needs ...\") or space-pressure. skewlsp reports it at the loop, whatever the cause "
         "and the space, where it knows enough to be sure. Slot-bound: the loop's own loads "
         "already need more than the space (after the PTO-ISA reserve of the UB), whatever "
-        "else the function holds. Space-pressure, where skewlsp models every tile of the "
+        "else the function holds; in Left and Right, the loop's own L0 tiles (its "
+        "matmuls' operands or K slices) when one of them leaves room for a single stage, "
+        "even where the function's other L0 tiles are not known. Space-pressure, where "
+        "skewlsp models every tile of the "
         "space: in Left and Right (L0A, L0B) of a cube function (the L0 tiles "
         "AutoTileMatmulL0 gives each matmul, its K loops, each a stage group of its own, "
         "and the loop's clones of them, a skewed loop's clones on the cube too), the "
@@ -430,9 +433,10 @@ _CODES = [
         "Slot-bound: ask for the depth that fits (the message gives it, checked by packing "
         "the loop again), or load smaller tiles (the message gives the largest that fits). "
         "Space-pressure: the message names the groups or tiles that share the space, whose "
-        "tiles take the room the stages need; in Vec it offers the `stage=` under which the "
-        "whole function, packed again, keeps every stage apart (when one does), in Left "
-        "and Right no change is offered (none has been checked).",
+        "tiles take the room the stages need; it offers the `stage=` under which the whole "
+        "function's tiles of the space (in Vec), or the scope's Left and Right tiles (in "
+        "L0), laid out and packed again with the loop restaged, keep every stage apart, "
+        "when one does (a loop kept at 1 of 2 has none to offer).",
         compiler_id="PH-MR-001",
     ),
     ReasonCode(

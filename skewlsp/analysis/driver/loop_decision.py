@@ -38,7 +38,7 @@ from skewlsp.analysis.frontend.values import Interval, Opaque
 from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, CubeScope, LoopFacts, SkewClones
 from skewlsp.analysis.lower_pipeline.slot_loads import computed_loads, slot_loads
 from skewlsp.analysis.memory.core_function import CoreFunction
-from skewlsp.analysis.memory.l0_tiles import cube_scope
+from skewlsp.analysis.memory.l0_tiles import body_operands, cube_scope
 from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_matmuls
 from skewlsp.analysis.passes.body import Body, BodyContext, InnerSkew, Splicer, Stmt
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import LoopSurroundings, surroundings
@@ -392,12 +392,16 @@ class LoopDecisions:
         tiles = scope_tiles_at(opened_by, around.tensors, ctx.fold, self._span)
         span = self._span(loop)
         where = next((n for n, at in enumerate(tiles.loops) if at.span == span), -1)
+        operands = None
+        if matmuls.sites:  # (15's operands, for the L0 tiles)
+            operands = body_operands(loop, matmuls, around.tensors, ctx.fold, loads)
         return replace(
             facts,
             slot_loads=loads,
             slot_scope=around.scope,
             scope_tiles=tiles,
             scope_loop=where,
+            matmul_operands=operands,
         )
 
     def _split_and_skew(

@@ -100,6 +100,9 @@ class LoopFacts:
     scope_tiles: ScopeTiles | None = None
     scope_loop: int = -1
     skew: SkewClones | None = None
+    # the loads each of ``matmuls``' sites reads, in order (None: read by name off
+    # ``slot_loads``): a branch of an ``if`` may load its own
+    matmul_operands: tuple[tuple[SlotLoad | None, SlotLoad | None], ...] | None = None
 
 
 NO_FACTS = LoopFacts()

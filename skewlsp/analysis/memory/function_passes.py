@@ -39,7 +39,7 @@ from skewlsp.analysis.memory.core_function import (
     LoopMemory,
     ScopeMemory,
 )
-from skewlsp.analysis.memory.l0_tiles import L0Memory, L0Tiles, l0_tiles
+from skewlsp.analysis.memory.l0_tiles import L0Memory, L0Tiles, l0_alone, l0_tiles
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, memory_reuse
 from skewlsp.analysis.passes.op_conversion import ScopeTiles
 
@@ -131,9 +131,10 @@ def _l0_memory(function: CoreFunction) -> list[L0Memory | None]:
         if tiles is None:
             found.append(None)
         elif isinstance(tiles, str):
-            found.append(L0Memory(loop=number, why=tiles))
+            alone = l0_alone(loops[number], number, DEFAULT_CHIP)
+            found.append(L0Memory(loop=number, why=tiles, alone=alone))
         else:
-            found.append(L0Memory(tiles, number))
+            found.append(L0Memory(tiles, number, loops=tuple(loops), scope=scope.scope))
     return found
 
 
@@ -178,6 +179,9 @@ def reuse_memory(function: CoreFunction) -> CoreFunction:
             if reuse is None:
                 reuse = packed[id(l0.tiles)] = memory_reuse(l0.tiles.tiles, DEFAULT_CHIP)
             memory = replace(memory, l0=replace(l0, reuse=reuse))
+        elif l0 is not None and l0.alone is not None:  # (the loop's own tiles only)
+            alone = memory_reuse(l0.alone.tiles, DEFAULT_CHIP)
+            memory = replace(memory, l0=replace(l0, alone_reuse=alone))
         found.append(memory)
     return replace(function, memory=tuple(found))
 

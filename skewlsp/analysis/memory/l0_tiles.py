@@ -31,15 +31,22 @@ outside the function's pipeline loops or in a nested block, a call whose ops are
 seen (an inline helper), an operand that is not a static load of the body, one whole
 operand two matmuls read (one move), other cube ops, a tile ``ChooseL0Tile`` splits in
 M or N or whose K it peels, a loop nested in a replicated or skewed loop, a remainder
-chain known only at run time. What is modelled is the default
-planner's: the PTOAS planner skips MemoryReuse.
+known only at run time beyond ``stage=2`` (an ``if`` chain of several branches; at
+``stage=2`` it is one copy after the loop). An operand of a matmul outside the loops, or
+in a branch of an ``if`` of a loop body, is the binding of its name before the matmul in
+its block (a name bound in two blocks, or twice in one, is a tile per binding). What is
+modelled is the default planner's: the PTOAS planner skips MemoryReuse.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
+import libcst as cst
+
+from skewlsp.analysis.frontend.names import block_defs, body_statements, statement_defs
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
 from skewlsp.analysis.lower_pipeline.loop_facts import (
     CubeScope,
@@ -48,12 +55,13 @@ from skewlsp.analysis.lower_pipeline.loop_facts import (
     SkewClones,
     SlotLoad,
 )
+from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import lower
 from skewlsp.analysis.lower_pipeline.slot_loads import statement_loads
 from skewlsp.analysis.memory.init_memref import allocation_bytes
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, ReuseTile
-from skewlsp.analysis.passes.auto_tile_matmul_l0 import scope_matmuls
-from skewlsp.analysis.passes.body import MatmulSite
-from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Fold, LoopSurroundings
+from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_places, scope_matmuls
+from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite
+from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Fold, LoopSurroundings, Tensor
 from skewlsp.analysis.passes.l0_tile_chooser import L0TileConfig, choose_l0_tile
 from skewlsp.contract import Lowering
 
@@ -109,9 +117,30 @@ class L0Memory:
     loop: int = 0
     reuse: ReuseResult | None = None
     why: str | None = None
+    # where the function's tiles are not known: the loop's own, laid out alone (see
+    # :func:`l0_alone`), and their packing
+    alone: L0Tiles | None = None
+    alone_reuse: ReuseResult | None = None
+    # what the tiles were laid out from (the function's loops and the outlined scope), so
+    # advice can lay the scope out again with the loop changed
+    loops: tuple[Loop, ...] = ()
+    scope: int = 0
 
 
 Loop = tuple[LoopFacts, Lowering | None]
+
+
+def restaged(lowering: Lowering, stage: int) -> Lowering | None:
+    """The loop as LowerPipelineLoops lowers it under ``stage=`` instead (its trip split
+    again into a main loop of ``stage`` clones and the copies after it), for advice laid
+    out and packed again; None when its trip is not known."""
+    if lowering.verdict != "replicated" or lowering.main_trip is None or not lowering.stage:
+        return None
+    trip = lowering.main_trip * lowering.stage + lowering.tail
+    again = lower(stage, 0, trip, 1, trip)
+    if again is None or again.verdict != "replicated":
+        return None
+    return replace(again, nested=lowering.nested)
 
 
 def l0_tiles(loops: Sequence[Loop], scope: int, chip: Chip = DEFAULT_CHIP) -> L0Tiles | str | None:
@@ -160,6 +189,24 @@ def l0_tiles(loops: Sequence[Loop], scope: int, chip: Chip = DEFAULT_CHIP) -> L0
     return _laid_out([lowering for _, lowering in loops], tilings, order, outside, skews)
 
 
+def l0_alone(loop: Loop, number: int, chip: Chip = DEFAULT_CHIP) -> L0Tiles | None:
+    """The Left and Right tiles of loop ``number``'s own matmuls, laid out as if the
+    function held nothing else (None: its body's matmuls are not all known). A group's
+    slot is its own largest tile, whatever else the function holds, so what these decide
+    of the loop's slots stands where the function's other tiles are not known."""
+    facts, lowering = loop
+    matmuls = facts.matmuls
+    if matmuls is None or matmuls.unknown or matmuls.opaque or not matmuls.sites:
+        return None
+    tilings = _tilings(facts, matmuls.sites, chip)
+    if isinstance(tilings, str):
+        return None
+    lowerings: list[Lowering | None] = [None] * number
+    lowerings.append(lowering)
+    found = _laid_out(lowerings, {number: tilings}, [number], ())
+    return found if isinstance(found, L0Tiles) else None
+
+
 def _tilings(
     facts: LoopFacts, sites: Sequence[MatmulSite], chip: Chip
 ) -> tuple[L0Tiling, ...] | str:
@@ -170,9 +217,12 @@ def _tilings(
         seen = loads.get(load.name, load)
         alike = seen is not None and _tile_of(seen) == _tile_of(load)
         loads[load.name] = load if alike else None
+    operands = facts.matmul_operands
+    if operands is None or len(operands) != len(sites):
+        operands = tuple((loads.get(site.lhs), loads.get(site.rhs)) for site in sites)
     found = []
-    for site in sites:
-        tiling = _tiling(site, loads.get(site.lhs), loads.get(site.rhs), chip)
+    for site, (lhs, rhs) in zip(sites, operands, strict=True):
+        tiling = _tiling(site, lhs, rhs, chip)
         if isinstance(tiling, str):
             return tiling
         found.append(tiling)
@@ -290,7 +340,13 @@ def _regions(lowering: Lowering | None) -> list[tuple[str, int]] | str:
     if lowering.nested > 1:
         return "a loop holding a matmul is nested in a replicated or skewed loop"
     if lowering.main_trip is None and lowering.branches:
-        return "the remainder of a loop holding a matmul is known only at run time"
+        # LowerDynamic: the main loop's clones, then one `if unroll_rem == r` branch of r
+        # copies per r < stage; at stage 2 the one branch is one copy after the loop,
+        # laid out as a static remainder of one (several branches: phi families of an
+        # `if` chain, which the packing does not model)
+        if lowering.branches != 1:
+            return "the remainder of a loop holding a matmul is known only at run time"
+        return [("main", lowering.stage), ("tail", 1)]
     regions = []
     if lowering.main_trip != 0 and lowering.stage > 1:
         regions.append(("main", lowering.stage))
@@ -421,12 +477,79 @@ def cube_scope(around: LoopSurroundings, fold: Fold) -> CubeScope:
     scope = replace(scope, pipeline_loops=found.pipeline_loops)
     if found.unknown is not None or found.opaque is not None or not found.sites:
         return scope
-    loads: dict[str, SlotLoad | None] = {}
+    loads: dict[str, SlotLoad | None] = {}  # the scope's loads, by name (None: two)
     for block in found.blocks:
         for load in statement_loads(block, around.tensors, fold):
             loads[load.name] = None if load.name in loads else load
-    outside = tuple(
-        OutsideMatmul(after, site, loads.get(site.lhs), loads.get(site.rhs))
-        for after, site in found.sites
-    )
-    return replace(scope, outside=outside)
+    outside = []
+    for (after, site), (number, at) in zip(found.sites, found.places, strict=True):
+        place = _Place(found.blocks[number], at, around.tensors, fold)
+        lhs, rhs = (place.operand(name, loads) for name in (site.lhs, site.rhs))
+        outside.append(OutsideMatmul(after, site, lhs, rhs))
+    return replace(scope, outside=tuple(outside))
+
+
+def body_operands(
+    loop: cst.For,
+    matmuls: BodyMatmuls,
+    tensors: Mapping[str, Tensor],
+    fold: Fold,
+    loads: Sequence[SlotLoad],
+) -> tuple[tuple[SlotLoad | None, SlotLoad | None], ...] | None:
+    """The loads each of ``matmuls`` (``loop``'s body's) reads, in order: the bindings
+    of its operands before it in its block (the body, or the branch of an ``if`` that
+    loads its own), else the body's one top-level load of that name (``loads``); None
+    when the sites are not told."""
+    places = body_places(loop)
+    if matmuls.unknown or len(places) != len(matmuls.sites):
+        return None
+    top: dict[str, SlotLoad | None] = {}
+    for load in loads:
+        top[load.name] = None if load.name in top else load
+    body = body_statements(loop.body)
+    names = [name for site in matmuls.sites for name in (site.lhs, site.rhs)]
+    if all(block is body for block, _ in places) and all(top.get(n, n) for n in names):
+        return None  # (each a top-level load of a name of its own: `_tilings` reads by name)
+    found = []
+    for site, (statements, at) in zip(matmuls.sites, places, strict=True):
+        place = _Place(statements, at, tensors, fold)
+        found.append((place.operand(site.lhs, top), place.operand(site.rhs, top)))
+    return tuple(found)
+
+
+@dataclass(frozen=True)
+class _Place:
+    """Statement ``at`` of a block of the scope, where a matmul outside the pipeline
+    loops reads its operands."""
+
+    statements: Sequence[cst.CSTNode]
+    at: int
+    tensors: Mapping[str, Tensor]
+    fold: Fold
+
+    @cached_property
+    def _through(self) -> tuple[SlotLoad, ...]:
+        """The block's loads up to the matmul's statement (read by it: in Mat)."""
+        return statement_loads(self.statements[: self.at + 1], self.tensors, self.fold)
+
+    def _loads_of(self, at: int) -> tuple[SlotLoad, ...]:
+        return statement_loads(self.statements[at : at + 1], self.tensors, self.fold)
+
+    def operand(self, name: str, scope: dict[str, SlotLoad | None]) -> SlotLoad | None:
+        """The load ``name`` is here (None: not one load): a slice written in the
+        matmul's call is a load of its statement; a name is the block's last binding of
+        it before the matmul, when that binding is a load (ConvertToSSA gives each
+        binding its own tile), or the scope's one load of that name when the block binds
+        it nowhere."""
+        if name.endswith("[...]"):
+            named = [load for load in self._loads_of(self.at) if load.name == name]
+            return named[0] if len(named) == 1 else None
+        earlier = self.statements[: self.at]
+        binders = [n for n, stmt in enumerate(earlier) if name in statement_defs(stmt)]
+        if not binders:
+            return None if name in block_defs(self.statements) else scope.get(name)
+        if not any(load.name == name for load in self._loads_of(binders[-1])):
+            return None  # (bound last by an op that is no load)
+        # a load named so comes only from a binding of the name: the last is the last one's
+        named = [load for load in self._through if load.name == name]
+        return named[-1] if named else None

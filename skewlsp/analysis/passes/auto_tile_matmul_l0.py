@@ -139,7 +139,10 @@ def body_matmuls(loop: cst.For) -> BodyMatmuls:
     """The matmuls of ``loop``'s body, as AutoTileMatmulL0 meets them."""
     sites: list[MatmulSite] = []
     why = _collect(body_statements(loop.body), sites)
-    return BodyMatmuls(() if why else tuple(sites), why)
+    opaque = next(
+        (found for node in walk(loop.body) if (found := _opaque(node)) is not None), None
+    )
+    return BodyMatmuls(() if why else tuple(sites), why, opaque)
 
 
 def scope_matmuls(opened_by: cst.CSTNode) -> ScopeMatmuls:
@@ -159,6 +162,7 @@ def scope_matmuls(opened_by: cst.CSTNode) -> ScopeMatmuls:
         walk_.loops,
         walk_.cube_ops,
         walk_.opaque,
+        () if why else tuple(walk_.places),
     )
 
 
@@ -166,14 +170,16 @@ class _ScopeWalk:
     def __init__(self) -> None:
         self.loops = 0  # pipeline loops met so far
         self.sites: list[tuple[int, MatmulSite]] = []
+        self.places: list[tuple[int, int]] = []  # each site's block and statement
         self.blocks: list[tuple[cst.CSTNode, ...]] = []
         self.cube_ops = 0
         self.opaque: str | None = None
         self.why: str | None = None  # (the first reason, the walk goes on counting)
 
     def block(self, statements: Sequence[cst.CSTNode]) -> str | None:
+        number = len(self.blocks)
         self.blocks.append(tuple(statements))
-        for stmt in statements:
+        for at, stmt in enumerate(statements):
             if isinstance(stmt, cst.For) and _is_pipeline(stmt):
                 for node in walk(stmt):
                     if isinstance(node, cst.For) and _is_pipeline(node):
@@ -191,16 +197,25 @@ class _ScopeWalk:
                     self._count(node)
                     self.why = self.why or _site(node, found)
             self.sites += [(self.loops, site) for site in found]
+            self.places += [(number, at)] * len(found)
         return self.why
 
     def _count(self, call: cst.Call) -> None:
-        leaf = op_leaf(call)
-        if leaf in op_registry.CUBE_OPS:
+        if op_leaf(call) in op_registry.CUBE_OPS:
             self.cube_ops += 1
-        elif leaf is None and self.opaque is None:
-            path = dsl.dotted(call.func)
-            if path is None or path[0] not in op_registry.PYTHON_BUILTINS:
-                self.opaque = ".".join(path) if path else "?"
+        elif self.opaque is None:
+            self.opaque = _opaque(call)
+
+
+def _opaque(node: cst.CSTNode) -> str | None:
+    """The name of a call that is neither a DSL op nor a Python builtin (an inline
+    helper, whose ops are not seen); None for any other node."""
+    if type(node) is not cst.Call or op_leaf(node) is not None:
+        return None
+    path = dsl.dotted(node.func)
+    if path is None or path[0] not in op_registry.PYTHON_BUILTINS:
+        return ".".join(path) if path else "?"
+    return None
 
 
 def _is_pipeline(loop: cst.For) -> bool:
@@ -217,12 +232,28 @@ def _suites(stmt: cst.BaseCompoundStatement) -> list[cst.BaseSuite]:
     return suites
 
 
-def _collect(statements: Sequence[cst.CSTNode], sites: list[MatmulSite]) -> str | None:
-    for stmt in statements:
+Place = tuple[Sequence[cst.CSTNode], int]  # a statement block and a statement of it
+
+
+def body_places(loop: cst.For) -> tuple[Place, ...]:
+    """Where each of :func:`body_matmuls`' sites is (in its order): the block holding it
+    (the body, or a branch of an ``if`` in it) and its statement there, whose bindings
+    before it are its operands."""
+    places: list[Place] = []
+    why = _collect(body_statements(loop.body), [], places)
+    return () if why else tuple(places)
+
+
+def _collect(
+    statements: Sequence[cst.CSTNode],
+    sites: list[MatmulSite],
+    places: list[Place] | None = None,
+) -> str | None:
+    for at, stmt in enumerate(statements):
         if isinstance(stmt, cst.If):
             branch: cst.CSTNode | None = stmt
             while isinstance(branch, cst.If | cst.Else):
-                why = _collect(body_statements(branch.body), sites)
+                why = _collect(body_statements(branch.body), sites, places)
                 if why:
                     return why
                 branch = branch.orelse if isinstance(branch, cst.If) else None
@@ -233,9 +264,12 @@ def _collect(statements: Sequence[cst.CSTNode], sites: list[MatmulSite]) -> str 
             continue
         for node in walk(stmt):
             if type(node) is cst.Call:
+                met = len(sites)
                 why = _site(node, sites)
                 if why:
                     return why
+                if places is not None and len(sites) > met:
+                    places.append((statements, at))
     return None
 
 

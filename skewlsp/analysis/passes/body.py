@@ -237,11 +237,14 @@ class BodyMatmuls:
     """The matmuls of a loop's body at its top level and in its ``if`` branches (which
     run one after the other in program order), or why they cannot be told
     (``unknown``): a matmul in a nested loop, an operand that is neither a name nor a
-    slice, another cube op.
+    slice, another cube op. ``opaque``: the body's first call that is neither a DSL op
+    nor a Python builtin (an inline helper, whose ops are not seen), None when there is
+    none: only then are the body's matmuls all its L0 tiles.
     """
 
     sites: tuple[MatmulSite, ...] = ()
     unknown: str | None = None
+    opaque: str | None = None
 
 
 @dataclass(frozen=True)
@@ -251,7 +254,9 @@ class ScopeMatmuls:
     blocks they are in (whose loads are their operands); or why they cannot be told.
     And of the whole scope: its pipeline loops (nested ones too), its cube-op calls, and
     its first call that is neither a DSL op nor a Python builtin (an inline helper,
-    whose ops are not seen), None when there is none."""
+    whose ops are not seen), None when there is none. ``places``: each site's block (an
+    index into ``blocks``) and statement in it, since one name may be bound in several
+    blocks, or twice in one, and the operand is the binding before the matmul."""
 
     sites: tuple[tuple[int, MatmulSite], ...] = ()
     blocks: tuple[tuple[cst.CSTNode, ...], ...] = ()
@@ -259,3 +264,4 @@ class ScopeMatmuls:
     pipeline_loops: int = 0
     cube_ops: int = 0
     opaque: str | None = None
+    places: tuple[tuple[int, int], ...] = ()

@@ -7,7 +7,10 @@ stage group, a :class:`~skewlsp.contract.SpaceBuffers` with the depth MemoryReus
 and SKW080 (PH-MR-001) when that is below the stages asked for, slot-bound (the stages'
 own slots exceed the space) or space-pressure (the space holds other groups too: the
 finding names them, AutoTileMatmulL0's K loops in the loop first, whose own depths it
-says as well). Where the L0 tiles are not known, each L0 space says why.
+says as well, and the ``stage=`` under which the scope's L0 tiles, laid out and packed
+again with the loop restaged, keep every stage apart, when one does). Where the L0
+tiles are not known, each L0 space says why; a slot of the loop's own that leaves room
+for one stage is slot-bound all the same.
 """
 
 from __future__ import annotations
@@ -15,8 +18,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
-from skewlsp.analysis.memory.l0_tiles import L0_SPACES, L0Group, L0Memory, L0Tiles
-from skewlsp.analysis.memory.memory_reuse import DepthHint, ReuseResult
+from skewlsp.analysis.memory.l0_tiles import (
+    L0_SPACES,
+    L0Group,
+    L0Memory,
+    L0Tiles,
+    l0_tiles,
+    restaged,
+)
+from skewlsp.analysis.memory.memory_reuse import DepthHint, ReuseResult, memory_reuse
 from skewlsp.contract import DEPTH_REDUCED, Finding, SpaceBuffers, Span
 
 _OWN = ("main", "tail", "skew")  # a loop's own groups (a skewed loop's: its clones')
@@ -34,8 +44,7 @@ def l0_spaces(
     if l0.tiles is None or l0.reuse is None:
         if not requested or requested < 2:
             return [], []
-        reason = NOT_KNOWN + (l0.why or "not modelled")
-        return [SpaceBuffers(space, 0, requested, reason=reason) for space in L0_SPACES], []
+        return _alone(l0, requested, where, on)
     tiles, reuse = l0.tiles, l0.reuse
     mine = [n for n, g in enumerate(tiles.groups) if g.loop == l0.loop and g.kind in _OWN]
     if not mine:
@@ -54,7 +63,32 @@ def l0_spaces(
             spaces.append(SpaceBuffers(space, slot, asked, reuse.achieved[key], None, True))
             continue
         spaces.append(SpaceBuffers(space, slot, asked, hint.achieved, hint.cause, True))
-        message = _message(hint, tiles, reuse, (l0.loop, lines), on)
+        message = _message(hint, tiles, reuse, (l0.loop, lines), on, l0)
+        findings.append(Finding(DEPTH_REDUCED, message, where, buffers=spaces[-1]))
+    return spaces, findings
+
+
+def _alone(
+    l0: L0Memory, requested: int, where: Span, on: str
+) -> tuple[list[SpaceBuffers], list[Finding]]:
+    """Where the function's L0 tiles are not known: per space, why; but a space whose
+    slot, the loop's own largest tile there, leaves room for one stage (a slot-bound
+    hint at depth 1 when the loop's tiles are packed alone) keeps one stage whatever
+    else the function holds, and SKW080 says so."""
+    reason = NOT_KNOWN + (l0.why or "not modelled")
+    tiles, reuse = l0.alone, l0.alone_reuse
+    mine = [] if tiles is None else [n for n, g in enumerate(tiles.groups) if g.kind == "main"]
+    spaces: list[SpaceBuffers] = []
+    findings: list[Finding] = []
+    for space in L0_SPACES:
+        hint = _hint(reuse, space, mine[0]) if reuse is not None and mine else None
+        certain = hint is not None and hint.cause == "slot-bound" and hint.achieved == 1
+        if tiles is None or reuse is None or hint is None or not certain:
+            spaces.append(SpaceBuffers(space, 0, requested, reason=reason))
+            continue
+        slot = _slot(tiles, space, hint.group)
+        spaces.append(SpaceBuffers(space, slot, hint.requested, 1, hint.cause, True))
+        message = _message(hint, tiles, reuse, (0, ()), on)
         findings.append(Finding(DEPTH_REDUCED, message, where, buffers=spaces[-1]))
     return spaces, findings
 
@@ -74,10 +108,16 @@ def _hint(reuse: ReuseResult, space: str, group: int) -> DepthHint | None:
 
 
 def _message(
-    hint: DepthHint, tiles: L0Tiles, reuse: ReuseResult, loop: tuple[int, Sequence[int]], on: str
+    hint: DepthHint,
+    tiles: L0Tiles,
+    reuse: ReuseResult,
+    loop: tuple[int, Sequence[int]],
+    on: str,
+    l0: L0Memory | None = None,
 ) -> str:
     """SKW080's message for an L0 space: the compiler's numbers, and for space pressure
-    the groups that share the space."""
+    the groups that share the space and the ``stage=`` that keeps every stage apart,
+    decided again (``l0``: what the tiles were laid out from)."""
     head = (
         f"PH-MR-001: MemoryReuse keeps only {hint.achieved} of the {hint.requested} stages' "
         f"buffers apart in {hint.space}{on} ({hint.slot} B per stage, {hint.cause})"
@@ -96,11 +136,43 @@ def _message(
     ours = [text for text, g in others if g.loop == number]
     theirs = [text for text, g in others if g.loop != number]
     shared = "; ".join(_counted(ours + theirs)) or "no other group"
-    return (
+    message = (
         f"{head}: the {hint.free} B of {hint.space} also hold {shared} "
         "(AutoTileMatmulL0's L0 tiles of the function's matmuls, packed as MemoryReuse "
         "packs them)"
     )
+    stage = _stage_that_fits(l0, hint.achieved) if l0 is not None else None
+    return f"{message}; stage={stage} keeps all {stage}" if stage is not None else message
+
+
+def _stage_that_fits(l0: L0Memory, most: int) -> int | None:
+    """The largest ``stage=`` of at most ``most`` (and at least 2) under which MemoryReuse
+    keeps every stage of the loop's first group apart in Left and Right, decided by laying
+    out and packing the scope's L0 tiles again with the loop restaged; None when none
+    does."""
+    if not 0 <= l0.loop < len(l0.loops):
+        return None
+    facts, lowering = l0.loops[l0.loop]
+    for stage in range(most, 1, -1):
+        again = restaged(lowering, stage) if lowering is not None else None
+        if again is None:
+            return None
+        loops = list(l0.loops)
+        loops[l0.loop] = (facts, again)
+        tiles = l0_tiles(loops, l0.scope, DEFAULT_CHIP)
+        if not isinstance(tiles, L0Tiles):
+            continue
+        reuse = memory_reuse(tiles.tiles, DEFAULT_CHIP)
+        mine = [
+            n for n, g in enumerate(tiles.groups) if g.loop == l0.loop and g.kind == "main"
+        ]
+        keys = [(space, mine[0]) for space in L0_SPACES if mine]
+        keys = [key for key in keys if key in reuse.requested]
+        if not keys or reuse.fallbacks:
+            continue
+        if all(reuse.requested[k] == stage and reuse.achieved[k] == stage for k in keys):
+            return stage
+    return None
 
 
 def _counted(texts: Sequence[str]) -> list[str]:

@@ -6,7 +6,7 @@ Ascend910B)."""
 from __future__ import annotations
 
 from skewlsp.contract import SpaceBuffers
-from tests.analysis.report.test_memory import report_of
+from tests.analysis.report.test_memory import models_of, report_of
 
 
 def test_k_loops_and_the_stages_around_them_share_l0b_and_all_three_fall_to_one_buffer():
@@ -39,3 +39,82 @@ def test_a_matmul_before_the_loop_takes_l0b_too_and_the_finding_names_its_k_loop
         "the K loop AutoTileMatmulL0 makes for `matmul(x[...], w[...])` outside the pipeline "
         "loops (32768 B per stage, 1 of 2 stages kept apart)"
     ) in hint.message
+
+
+def test_two_first_blocks_of_one_name_in_one_scope_are_each_their_own_matmul_s_operands():
+    # The compiler, function gate_up: groups 0 and 4 (the K loops of the two first
+    # blocks, both reading a tile named `a0`), 1 and 5 (the loops' K loops), 2 and 6 (the
+    # loops' stages) each "requested 2 achieved 1 ... 32768 B per stage, 65536 B free,
+    # space-pressure" in Right; Left keeps 2 of 2 everywhere (2048 B slices).
+    models = [m for m in models_of("projection.py") if m.report.function == "gate_and_up_bands"]
+    assert [m.report.span.line for m in models] == [72, 83]
+    for model in models:
+        memory = model.report.memory or next(core.memory for core in model.report.cores)
+        assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+        assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
+        (hint,) = [h for h in model.report.hints if h.code == "SKW080"]
+        assert "`matmul(a0, g0)` outside the pipeline loops" in hint.message
+        assert "`matmul(a0, u0)` outside the pipeline loops" in hint.message
+
+
+def test_a_remainder_known_at_run_time_is_one_copy_after_the_loop_at_stage_2():
+    # The compiler, function run_time_depth: LowerPipelineLoops' `if unroll_rem == 1`
+    # holds one copy (group 3, beside the main loop's group 2); groups 0, 1 and 2 each
+    # "requested 2 achieved 1 ... 32768 B per stage, 65536 B free, space-pressure" in Right.
+    report = report_of("projection.py", "projection_of_run_time_depth")
+    memory = report.memory or next(core.memory for core in report.cores)
+    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+    assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
+
+
+def test_a_weight_slab_filling_l0b_is_slot_bound_whatever_the_helper_before_the_loop_holds():
+    # The compiler, function int8_slab: "requested depth 2 for pipeline group 0 in Right,
+    # but only 1 of 2 buffers fit (65536 B per stage, 65536 B free) ... This operand alone
+    # needs 131072 B" (slot-bound). The helper's matmul before the loop is not seen, but
+    # one 64 KB slot fills Right: no packing keeps two stages apart.
+    report = report_of("int8.py", "int8_weights_filling_l0b")
+    memory = report.memory or next(core.memory for core in report.cores)
+    assert SpaceBuffers("Right", 65536, 2, 1, "slot-bound", True) in memory
+    (left,) = [m for m in memory if m.space == "Left"]
+    assert left.achieved is None and "first_int8_block" in (left.reason or "")
+    (hint,) = [h for h in report.hints if h.code == "SKW080"]
+    assert hint.message.startswith(
+        "PH-MR-001: MemoryReuse keeps only 1 of the 2 stages' buffers apart in Right"
+    )
+    assert "2 x 65536 B is more than its 65536 B, whatever else the function holds" in (
+        hint.message
+    )
+
+
+def test_three_narrow_stages_beside_a_first_block_s_k_loop_keep_two_and_stage_2_keeps_all():
+    # The compiler, function narrow_heads: group 1 (the loop's three stages of 16 KB right
+    # operands) "requested 3 achieved 2 ... 16384 B per stage, 65536 B free,
+    # space-pressure" in Right, group 0 (the first block's K loop, two 32 KB slices at
+    # once) 1 of 2; Left keeps 3 of 3. With stage=2 it gave no PH-MR-001 in the function:
+    # every group kept all its stages.
+    report = report_of("projection.py", "narrow_heads_after_a_first_block")
+    memory = report.memory or next(core.memory for core in report.cores)
+    assert SpaceBuffers("Right", 16384, 3, 2, "space-pressure", True) in memory
+    assert SpaceBuffers("Left", 4096, 3, 3, None, True) in memory
+    (hint,) = [h for h in report.hints if h.code == "SKW080"]
+    assert "outside the pipeline loops (32768 B per stage, 1 of 2 stages kept apart)" in (
+        hint.message
+    )
+    assert hint.message.endswith("; stage=2 keeps all 2")
+
+
+def test_no_stage_is_offered_where_none_keeps_two_stages_apart():
+    # k_split: the loop's stages, 1 of 2 in Right, have no smaller stage= to offer.
+    (hint,) = [h for h in report_of("projection.py", "k_split_projection").hints if h.code == "SKW080"]
+    assert "keeps all" not in hint.message
+
+
+def test_operands_each_branch_loads_are_that_branch_s_matmul_s():
+    # The compiler, function branch_loads: groups 0 and 1 (the K loops of the matmuls of
+    # the `if` and the `else`, each reading the `a` and `b` its branch loads) and group 2
+    # (the loop's stages) each "requested 2 achieved 1 ... 32768 B per stage, 65536 B
+    # free, space-pressure" in Right; Left keeps 2 of 2 (2048 B slices).
+    report = report_of("projection.py", "projection_loading_in_branches")
+    memory = report.memory or next(core.memory for core in report.cores)
+    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+    assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory

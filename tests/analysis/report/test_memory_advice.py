@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[3]
 CORPORA = (ROOT / "examples", ROOT / "tests" / "fixtures")
 SHORT = ROOT / "tests" / "fixtures" / "memory" / "models" / "mem_llm" / "short.py"
 STAGE = re.compile(r"stage=(?P<stage>\d+) fits")
+KEEPS = re.compile(r"in (?P<space>\w+)[^:]*:.*; stage=(?P<stage>\d+) keeps all (?P=stage)$")
 LOADS = re.compile(r"loads of at most (?P<bytes>\d+) B in (?P<space>\w+) keep all (?P<depth>\d+)")
 
 
@@ -85,6 +86,26 @@ def test_every_stage_advice_gives_every_stage_its_buffer(run: Run, tmp_path: Pat
         assert spaces, (item["filename"], item["line"])
         assert [s["requested"] for s in spaces] == [int(found["stage"])] * len(spaces)
         assert [s["cause"] for s in spaces] == [None] * len(spaces)
+
+
+@pytest.mark.slow
+def test_every_space_pressure_stage_advice_keeps_every_stage_apart(
+    run: Run, tmp_path: Path
+) -> None:
+    # tests/fixtures/memory's projection.py:129 (Right, 2 of 3): at stage=2 the compiler
+    # (pypto e2d0f78ae) gave the function no PH-MR-001, every group at its full depth.
+    offered = [(i, KEEPS.search(i["message"])) for i in _slot_bound(run, *CORPORA)]
+    staged = [(item, found) for item, found in offered if found is not None]
+    assert {"Vec", "Right"} <= {found["space"] for _, found in staged}
+    for index, (item, found) in enumerate(staged):
+        path = _copy(item, tmp_path, index)
+        _with_stage(path, item["line"], int(found["stage"]))
+        loop, left = _decided_again(run, path, item["line"])
+        assert "SKW080" not in left, (item["filename"], item["line"], loop["message"])
+        spaces = [s for s in _spaces(loop) if s["known"]]
+        assert any(s["space"] == found["space"] for s in spaces), (item["filename"], item["line"])
+        assert [s["requested"] for s in spaces] == [int(found["stage"])] * len(spaces)
+        assert [s["achieved"] for s in spaces] == [int(found["stage"])] * len(spaces)
 
 
 @pytest.mark.slow
