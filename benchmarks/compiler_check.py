@@ -35,6 +35,7 @@ HERE = Path(__file__).resolve().parent
 if __package__ in (None, ""):  # run as a script: the checkout makes `benchmarks` importable
     sys.path.insert(0, str(HERE.parent))
 
+from benchmarks.compiler_depths import compare_depths  # noqa: E402
 from benchmarks.compiler_memory import (  # noqa: E402
     fallbacks,
     group_records,
@@ -374,6 +375,11 @@ def main(argv: list[str] | None = None) -> int:
             predictions = memory_predictions(linted, memory[planner])
             sections["memory"].append(predictions.line())
             sections["memory"] += [f"  wrong: {line}" for line in predictions.wrong]
+            depths = compare_depths(linted, memory[planner]["groups"])
+            sections["memory"].append(depths.line())
+            if args.verbose:
+                sections["memory"] += [f"  {line}" for line in depths.listed()]
+            memory[planner]["depths"] = [c.to_json() for c in depths.checks]
         sections["disagree"] += [
             f"  [{planner}] {r.file}:{r.line}: {r.text}" for r in results if r.status == "disagree"
         ]

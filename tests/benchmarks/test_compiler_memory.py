@@ -249,3 +249,8 @@ def test_a_legacy_fallback_claim_predicts_the_compiler_s_warning_in_that_entry()
     assert (found.fallbacks, found.predicted_fallbacks) == (1, 1)
     assert [w.rsplit("/", 1)[-1] for w in found.wrong] == ["vector.py:16: SKW082 Vec has no counterpart"]
     assert found.line().endswith("; 1 overflows, 0 predicted; 1 fallbacks, 1 predicted")
+
+
+def test_a_group_names_the_core_its_function_runs_on_as_skewlint_does():
+    assert records("wide_right_operand")[(1, "Right")].core == "aic"
+    assert records("beside_a_resident_row")[(0, "Vec")].core == "aiv"
