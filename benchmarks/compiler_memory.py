@@ -171,6 +171,29 @@ def _position(tile: Mapping[str, Any], ranges: LoopRanges) -> tuple[str, int] | 
     return None
 
 
+def _position_in(
+    tile: Mapping[str, Any], group: int, ranges: LoopRanges
+) -> tuple[str, int] | None:
+    """Where a tile sits for one of its groups: for the n-th of its LowerPipelineLoops
+    groups, the ``for`` line of the n-th pipeline loop around it, innermost first (the
+    pass lowers an inner loop before the outer one and appends each group to the tile's
+    membership: ``VisitStmt(op->body_)`` before ``PipelineMembershipTagger`` in
+    ``lower_pipeline_loops_pass.cpp``), so an outer loop whose body is only an inner one
+    is its groups' loop; else (a skew's group, a count that does not match) its own
+    position."""
+    position = _position(tile, ranges)
+    if position is None or group >= SKEW_GROUP_BASE:
+        return position
+    stamps = [g for g, _ in memberships(tile.get("membership"))]
+    file, line = position
+    around = sorted(
+        (end - start, start) for start, end in ranges.get(file, {}).items() if start <= line <= end
+    )
+    if any(g >= SKEW_GROUP_BASE for g in stamps) or len(around) != len(stamps):
+        return position
+    return file, around[stamps.index(group)][1]
+
+
 def _is_made(tiles: list[Mapping[str, Any]], ranges: LoopRanges, for_lines: LoopRanges) -> bool:
     """A group whose tiles all sit in a loop at a line with no ``for``: a loop the
     compiler made (AutoTileMatmulL0 puts its K loop at the matmul's line)."""
@@ -273,7 +296,8 @@ def group_records(
     for (function, group, space), tiles in sorted(groups.items()):
         slot = max(tile["bytes"] for tile, _, _ in tiles)
         members = [tile for tile, _, _ in tiles]
-        positions = [p for p in (_position(t, ranges) for t in members) if p is not None]
+        found = (_position_in(t, group, ranges) for t in members)
+        positions = [p for p in found if p is not None]
         loop = _innermost_loop(positions, ranges) if len(positions) == len(members) else None
         records.append(
             GroupRecord(

@@ -174,6 +174,21 @@ def test_a_skewed_loops_clones_are_numbered_from_two_to_the_twentieth():
     assert group.skew and group.group == 1 << 20
 
 
+def test_an_outer_loop_whose_body_is_only_an_inner_one_owns_its_outer_groups():
+    # pipelines.py's nested_static as pypto e2d0f78ae stamped it: the inner loop (11)
+    # lowered first (its main clones group 0), the outer one (10) then (group 2); every
+    # tile sits in the inner loop's lines, the outer's group is still the outer loop's.
+    init = [
+        stamped("t", 0, "mem_vec_0", "0:0;2:0"),
+        stamped("t", 1, "mem_vec_1", "0:1;2:0"),
+        stamped("t", 2, "mem_vec_2", "0:0;2:1"),
+        stamped("t", 3, "mem_vec_3", "0:1;2:1"),
+    ]
+    memory = {"InitMemRef": {"tiles": init}, "MemoryReuse": {"tiles": init}}
+    found = group_records("e", memory, [], {"/repo/k.py": {10: 14, 11: 13}})
+    assert {g.group: g.loop for g in found} == {0: "/repo/k.py:11", 2: "/repo/k.py:10"}
+
+
 def finding(
     code: str, file: str, line: int, space: str, requested: int, achieved: int | None,
     function: str = "", cause: str | None = None,
