@@ -12,7 +12,10 @@ both to one vocabulary and compares them per loop and per core.
 
 Prints one summary line per planner (agree / disagree / unknown), then every
 disagreement, every unknown with its reason (``--verbose``) and the memory passes'
-diagnostics (PH-MR-001 perf hints, warnings) with the entry they came from. Exit 1 when
+diagnostics (PH-MR-001 perf hints, warnings) with the entry they came from; under the
+pypto planner, the memory lines: the stage groups, the hints skewlint predicts, and every
+depth skewlint states as known against the compiler's group (``compiler_depths.py``;
+what differs under ``--verbose``). Exit 1 when
 anything disagrees, 0 otherwise, and 0 with a message when PYTHON cannot import pypto
 (default: $SKEWLSP_PYPTO_PYTHON, else this interpreter).
 """

@@ -57,7 +57,9 @@ class DepthCheck:
     ``status``: "agree" (every group the compiler compiled there keeps the stated depth
     with the stated slot; with several statements for one key, a group that does),
     "differ", "unmatched" (the loop has stage groups, none on that core in that space),
-    or "not compiled" (no entry compiled holds a stage group of the loop). ``ir``: the IR's
+    "not compiled" (no entry compiled holds a stage group of the loop), or "no depth"
+    (``achieved`` None: the loads overflow the space at any depth, an SKW081 the
+    overflow count compares; the compiler's groups are kept to be shown). ``ir``: the IR's
     depth against the stated one: "equal", "more", "fewer", "unmeasured"."""
 
     stated: Stated
@@ -72,7 +74,8 @@ class DepthCheck:
     def text(self) -> str:
         """``file:line aiv Vec: skewlint 2 of 2, 512 B per stage; compiler ...``."""
         said = self.stated
-        ours = f"{said.achieved} of {said.requested}, {said.stage_bytes} B per stage"
+        kept = "no depth" if said.achieved is None else said.achieved
+        ours = f"{kept} of {said.requested}, {said.stage_bytes} B per stage"
         theirs = "; ".join(map(str, self.compiler)) or "no stage group"
         seen = ", ".join(str(k.depth_seen) for k in self.compiler)
         core = f" {said.core}" if said.core else ""
@@ -91,20 +94,22 @@ class Depths:
     def line(self) -> str:
         """``depths: N stated known, A agree ...``."""
         status = Counter(c.status for c in self.checks)
-        ir = Counter(c.ir for c in self.checks if c.compiler)
+        ir = Counter(c.ir for c in self.checks if c.compiler and c.stated.achieved)
         return (
             f"depths: {len(self.checks)} stated known, {status['agree']} agree with "
             f"MemoryReuse (hint or full), {status['differ']} differ, {status['unmatched']} "
             f"match no compiler group of their loop, {status['not compiled']} at loops "
-            f"not compiled; the IR's buffers equal in {ir['equal']}, more in {ir['more']}, "
-            f"fewer in {ir['fewer']}, not measured in {ir['unmeasured']}"
+            f"not compiled, {status['no depth']} with no depth (the loads overflow the "
+            f"space: compared as overflows); the IR's buffers equal in {ir['equal']}, "
+            f"more in {ir['more']}, fewer in {ir['fewer']}, not measured in "
+            f"{ir['unmeasured']}"
         )
 
     def listed(self) -> list[str]:
         """The checks that are not plain agreement (``--verbose``): what differs, what has
         no group, and where the IR's buffers are not the stated depth."""
         return [
-            f"{c.status}{f' (IR {c.ir})' if c.compiler and c.ir != 'equal' else ''}: {c.text()}"
+            f"{c.status}{f' (IR {c.ir})' if c.ir in ('more', 'fewer') else ''}: {c.text()}"
             for c in self.checks
             if c.status != "agree" or c.ir not in ("equal", "unmeasured")
         ]
@@ -204,6 +209,9 @@ def compare_depths(
                 for k in ks
                 if (loop, space) == (said.loop, said.space)
             ]
+        if said.achieved is None:  # an overflow at any depth: the memory line's SKW081
+            checks.append(DepthCheck(said, "no depth", "unmeasured", tuple(mine)))
+            continue
         if not mine:
             status = "unmatched" if said.loop in compiled else "not compiled"
             checks.append(DepthCheck(said, status, "unmeasured", ()))

@@ -84,8 +84,9 @@ def test_a_full_depth_where_memoryreuse_gives_no_hint_agrees():
     assert [c.status for c in found.checks] == ["agree"]
     assert found.line() == (
         "depths: 1 stated known, 1 agree with MemoryReuse (hint or full), 0 differ, 0 match "
-        "no compiler group of their loop, 0 at loops not compiled; the IR's buffers equal "
-        "in 1, more in 0, fewer in 0, not measured in 0"
+        "no compiler group of their loop, 0 at loops not compiled, 0 with no depth (the "
+        "loads overflow the space: compared as overflows); the IR's buffers equal in 1, "
+        "more in 0, fewer in 0, not measured in 0"
     )
     assert found.listed() == []
 
@@ -204,3 +205,18 @@ def test_a_statement_naming_no_core_is_compared_with_the_loops_groups_on_any_cor
     plain = dict(finding(), memory=[space("Vec", 2, 2, 16384)])
     found = compare_depths([plain], [group("Vec", 2, 16384, core="aic")])
     assert [c.status for c in found.checks] == ["agree"]
+
+
+def test_an_overflow_at_any_depth_states_no_depth_and_is_counted_apart():
+    # The loads alone overflow Vec (SKW081): MemoryReuse kept every stage, no hint, and
+    # AllocateMemoryAddr stopped the compile; the overflow count compares that claim.
+    found = compare_depths(
+        [finding(("aiv", [space("Vec", 4, None, 65536)]))], [group("Vec", 4, 65536)]
+    )
+    assert [c.status for c in found.checks] == ["no depth"]
+    assert "0 differ" in found.line() and "1 with no depth" in found.line()
+    assert found.line().endswith("equal in 0, more in 0, fewer in 0, not measured in 0")
+    assert found.listed() == [
+        "no depth: /k/attn.py:20 aiv Vec: skewlint no depth of 4, 65536 B per stage; "
+        "compiler 4 of 4, 65536 B per stage [attn/kernel_aiv group 0]; the IR's depth 4"
+    ]
