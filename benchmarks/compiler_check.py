@@ -12,7 +12,10 @@ both to one vocabulary and compares them per loop and per core.
 
 Prints one summary line per planner (agree / disagree / unknown), then every
 disagreement, every unknown with its reason (``--verbose``) and the memory passes'
-diagnostics (PH-MR-001 perf hints, warnings) with the entry they came from. Exit 1 when
+diagnostics (PH-MR-001 perf hints, warnings) with the entry they came from; under the
+pypto planner, the memory lines: the stage groups, the hints skewlint predicts, and every
+depth skewlint states as known against the compiler's group (``compiler_depths.py``;
+what differs under ``--verbose``). Exit 1 when
 anything disagrees, 0 otherwise, and 0 with a message when PYTHON cannot import pypto
 (default: $SKEWLSP_PYPTO_PYTHON, else this interpreter).
 """
@@ -35,6 +38,7 @@ HERE = Path(__file__).resolve().parent
 if __package__ in (None, ""):  # run as a script: the checkout makes `benchmarks` importable
     sys.path.insert(0, str(HERE.parent))
 
+from benchmarks.compiler_depths import compare_depths  # noqa: E402
 from benchmarks.compiler_memory import (  # noqa: E402
     fallbacks,
     group_records,
@@ -374,6 +378,11 @@ def main(argv: list[str] | None = None) -> int:
             predictions = memory_predictions(linted, memory[planner])
             sections["memory"].append(predictions.line())
             sections["memory"] += [f"  wrong: {line}" for line in predictions.wrong]
+            depths = compare_depths(linted, memory[planner]["groups"])
+            sections["memory"].append(depths.line())
+            if args.verbose:
+                sections["memory"] += [f"  {line}" for line in depths.listed()]
+            memory[planner]["depths"] = [c.to_json() for c in depths.checks]
         sections["disagree"] += [
             f"  [{planner}] {r.file}:{r.line}: {r.text}" for r in results if r.status == "disagree"
         ]

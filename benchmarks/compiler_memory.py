@@ -27,6 +27,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from benchmarks.compiler_verdicts import CORES
+
 # "[perf_hint PH-MR-001] MemoryReuse: software pipelining requested depth 2 for pipeline
 # group 3 in Right, but only 1 of 2 buffers fit (32768 B per stage, 65536 B free[ after
 # N B reserved]) — ... This operand alone needs ... | The operand would fit ... at F:L:C"
@@ -81,7 +83,8 @@ class GroupRecord:
     made (AutoTileMatmulL0's K loop at a matmul's line), attributed to the user loop
     around it; ``skew``: the group of a skewed loop's clones (SkewCrossCorePipeline
     numbers its groups from ``1 << 20``, ``kSkewGroupBase`` in
-    ``skew_cross_core_pipeline_pass.cpp`` line 336).
+    ``skew_cross_core_pipeline_pass.cpp`` line 336); ``core``: the core the function
+    runs on, in skewlint's words ("" for a function of another type).
     """
 
     entry: str
@@ -96,6 +99,7 @@ class GroupRecord:
     loop: str | None
     made: bool
     skew: bool = False
+    core: str = ""  # "aic" / "aiv": the function's type (skewlint's core names)
 
     def to_json(self) -> dict[str, Any]:
         """The record as ``--json`` writes it."""
@@ -165,6 +169,29 @@ def _position(tile: Mapping[str, Any], ranges: LoopRanges) -> tuple[str, int] | 
         if file in ranges:
             return file, line
     return None
+
+
+def _position_in(
+    tile: Mapping[str, Any], group: int, ranges: LoopRanges
+) -> tuple[str, int] | None:
+    """Where a tile sits for one of its groups: for the n-th of its LowerPipelineLoops
+    groups, the ``for`` line of the n-th pipeline loop around it, innermost first (the
+    pass lowers an inner loop before the outer one and appends each group to the tile's
+    membership: ``VisitStmt(op->body_)`` before ``PipelineMembershipTagger`` in
+    ``lower_pipeline_loops_pass.cpp``), so an outer loop whose body is only an inner one
+    is its groups' loop; else (a skew's group, a count that does not match) its own
+    position."""
+    position = _position(tile, ranges)
+    if position is None or group >= SKEW_GROUP_BASE:
+        return position
+    stamps = [g for g, _ in memberships(tile.get("membership"))]
+    file, line = position
+    around = sorted(
+        (end - start, start) for start, end in ranges.get(file, {}).items() if start <= line <= end
+    )
+    if any(g >= SKEW_GROUP_BASE for g in stamps) or len(around) != len(stamps):
+        return position
+    return file, around[stamps.index(group)][1]
 
 
 def _is_made(tiles: list[Mapping[str, Any]], ranges: LoopRanges, for_lines: LoopRanges) -> bool:
@@ -264,11 +291,13 @@ def group_records(
     for (function, group, _), tiles in groups.items():
         whole.setdefault((function, group), []).extend(tile for tile, _, _ in tiles)
     made = {key: _is_made(tiles, ranges, for_lines or ranges) for key, tiles in whole.items()}
+    types = {f["name"]: f["type"] for f in memory.get("InitMemRef", {}).get("functions", [])}
     records = []
     for (function, group, space), tiles in sorted(groups.items()):
         slot = max(tile["bytes"] for tile, _, _ in tiles)
         members = [tile for tile, _, _ in tiles]
-        positions = [p for p in (_position(t, ranges) for t in members) if p is not None]
+        found = (_position_in(t, group, ranges) for t in members)
+        positions = [p for p in found if p is not None]
         loop = _innermost_loop(positions, ranges) if len(positions) == len(members) else None
         records.append(
             GroupRecord(
@@ -284,6 +313,7 @@ def group_records(
                 loop=f"{loop[0]}:{loop[1]}" if loop else None,
                 made=made[(function, group)],
                 skew=group >= SKEW_GROUP_BASE,
+                core=CORES.get(types.get(function, ""), ""),
             )
         )
     return records

@@ -174,6 +174,21 @@ def test_a_skewed_loops_clones_are_numbered_from_two_to_the_twentieth():
     assert group.skew and group.group == 1 << 20
 
 
+def test_an_outer_loop_whose_body_is_only_an_inner_one_owns_its_outer_groups():
+    # pipelines.py's nested_static as pypto e2d0f78ae stamped it: the inner loop (11)
+    # lowered first (its main clones group 0), the outer one (10) then (group 2); every
+    # tile sits in the inner loop's lines, the outer's group is still the outer loop's.
+    init = [
+        stamped("t", 0, "mem_vec_0", "0:0;2:0"),
+        stamped("t", 1, "mem_vec_1", "0:1;2:0"),
+        stamped("t", 2, "mem_vec_2", "0:0;2:1"),
+        stamped("t", 3, "mem_vec_3", "0:1;2:1"),
+    ]
+    memory = {"InitMemRef": {"tiles": init}, "MemoryReuse": {"tiles": init}}
+    found = group_records("e", memory, [], {"/repo/k.py": {10: 14, 11: 13}})
+    assert {g.group: g.loop for g in found} == {0: "/repo/k.py:11", 2: "/repo/k.py:10"}
+
+
 def finding(
     code: str, file: str, line: int, space: str, requested: int, achieved: int | None,
     function: str = "", cause: str | None = None,
@@ -249,3 +264,8 @@ def test_a_legacy_fallback_claim_predicts_the_compiler_s_warning_in_that_entry()
     assert (found.fallbacks, found.predicted_fallbacks) == (1, 1)
     assert [w.rsplit("/", 1)[-1] for w in found.wrong] == ["vector.py:16: SKW082 Vec has no counterpart"]
     assert found.line().endswith("; 1 overflows, 0 predicted; 1 fallbacks, 1 predicted")
+
+
+def test_a_group_names_the_core_its_function_runs_on_as_skewlint_does():
+    assert records("wide_right_operand")[(1, "Right")].core == "aic"
+    assert records("beside_a_resident_row")[(0, "Vec")].core == "aiv"

@@ -1,0 +1,224 @@
+"""Every depth skewlint states as known against the compiler's stage groups: the pure half
+of ``compiler_check.py``'s depth line (no pypto), tested in tests/benchmarks.
+
+The PH-MR-001 comparison (``compiler_memory.memory_predictions``) sees only the depths
+MemoryReuse reduced. A depth skewlint states as full is a claim too: that MemoryReuse
+keeps every stage apart, with no hint. So each known per-space record of a loop's
+finding (``memory``: ``space, stage_bytes, requested, achieved``, on the loop, its cores
+and its copies) is compared with the compiler's records of that loop's main stage group
+in that space on that core (``compiler_memory.GroupRecord`` as ``memory_report`` writes
+it: the group with the most stages in its function, the main loop's clones; a remainder's
+group has fewer): the depth MemoryReuse asked for and keeps (the hint's, else every
+stage), the slot, and the distinct buffers the IR really gives (``depth_seen``), which
+may exceed what MemoryReuse promises (issue #41: "say both when they differ").
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Stated:
+    """One known depth skewlint states: a loop (``file:line``), a core ("" when the
+    finding names none), a space, and its numbers (``achieved`` None: not stated)."""
+
+    loop: str
+    core: str
+    space: str
+    requested: int
+    achieved: int | None
+    stage_bytes: int
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What the compiler gave one stage group: the depth MemoryReuse asked for and keeps
+    (the PH-MR-001 hint's, else every stage), its slot, and the IR's depth (0: not
+    measured)."""
+
+    requested: int
+    achieved: int
+    slot: int
+    depth_seen: int
+    where: str  # entry/function, group
+
+    def __str__(self) -> str:
+        return f"{self.achieved} of {self.requested}, {self.slot} B per stage [{self.where}]"
+
+
+@dataclass(frozen=True)
+class DepthCheck:
+    """One stated depth against the compiler's groups of its loop, core and space.
+
+    ``status``: "agree" (every group the compiler compiled there keeps the stated depth
+    with the stated slot; with several statements for one key, a group that does),
+    "differ", "unmatched" (the loop has stage groups, none on that core in that space),
+    "not compiled" (no entry compiled holds a stage group of the loop), or "no depth"
+    (``achieved`` None: the loads overflow the space at any depth, an SKW081 the
+    overflow count compares; the compiler's groups are kept to be shown). ``ir``: the IR's
+    depth against the stated one: "equal", "more", "fewer", "unmeasured"."""
+
+    stated: Stated
+    status: str
+    ir: str
+    compiler: tuple[Kept, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """The check as ``--json`` writes it."""
+        return asdict(self)
+
+    def text(self) -> str:
+        """``file:line aiv Vec: skewlint 2 of 2, 512 B per stage; compiler ...``."""
+        said = self.stated
+        kept = "no depth" if said.achieved is None else said.achieved
+        ours = f"{kept} of {said.requested}, {said.stage_bytes} B per stage"
+        theirs = "; ".join(map(str, self.compiler)) or "no stage group"
+        seen = ", ".join(str(k.depth_seen) for k in self.compiler)
+        core = f" {said.core}" if said.core else ""
+        return (
+            f"{said.loop}{core} {said.space}: skewlint {ours}; compiler {theirs}; "
+            f"the IR's depth {seen or '-'}"
+        )
+
+
+@dataclass(frozen=True)
+class Depths:
+    """Every check, and the harness' summary line."""
+
+    checks: tuple[DepthCheck, ...]
+
+    def line(self) -> str:
+        """``depths: N stated known, A agree ...``."""
+        status = Counter(c.status for c in self.checks)
+        ir = Counter(c.ir for c in self.checks if c.compiler and c.stated.achieved)
+        return (
+            f"depths: {len(self.checks)} stated known, {status['agree']} agree with "
+            f"MemoryReuse (hint or full), {status['differ']} differ, {status['unmatched']} "
+            f"match no compiler group of their loop, {status['not compiled']} at loops "
+            f"not compiled, {status['no depth']} with no depth (the loads overflow the "
+            f"space: compared as overflows); the IR's buffers equal in {ir['equal']}, "
+            f"more in {ir['more']}, fewer in {ir['fewer']}, not measured in "
+            f"{ir['unmeasured']}"
+        )
+
+    def listed(self) -> list[str]:
+        """The checks that are not plain agreement (``--verbose``): what differs, what has
+        no group, and where the IR's buffers are not the stated depth."""
+        return [
+            f"{c.status}{f' (IR {c.ir})' if c.ir in ('more', 'fewer') else ''}: {c.text()}"
+            for c in self.checks
+            if c.status != "agree" or c.ir not in ("equal", "unmeasured")
+        ]
+
+
+def stated_depths(findings: Iterable[Mapping[str, Any]]) -> list[Stated]:
+    """The distinct known records of skewlint's loop findings (``filename`` absolute):
+    each copy's (a loop Python builds more than once; ``copies`` holds the headline's
+    too), else the finding's own, on each core or on the loop."""
+    found: dict[Stated, None] = {}
+    for item in findings:
+        if item.get("kind") != "loop" or not item.get("loop"):
+            continue
+        loop = f"{item['filename']}:{item['loop']['line']}"
+        for unit in item.get("copies") or [item]:
+            places = [("", unit.get("memory") or [])]
+            places += [(c["core"], c.get("memory") or []) for c in unit.get("cores") or []]
+            for core, records in places:
+                for rec in records:
+                    if rec.get("known"):
+                        said = Stated(
+                            loop,
+                            core,
+                            rec["space"],
+                            rec["requested"],
+                            rec.get("achieved"),
+                            rec["stage_bytes"],
+                        )
+                        found[said] = None
+    return list(found)
+
+
+def main_groups(groups: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str], list[Kept]]:
+    """The compiler's main stage group of each user loop, by (loop, core, space), one per
+    function that holds it: in each function the loop's groups with the most stages (a
+    remainder's group has fewer; a loop the compiler made is not the user's)."""
+    by_function: dict[tuple[str, str, str, str, str], list[Mapping[str, Any]]] = {}
+    for g in groups:
+        if g["loop"] is None or g["made"]:
+            continue
+        key = (g["loop"], g.get("core", ""), g["space"], g["entry"], g["function"])
+        by_function.setdefault(key, []).append(g)
+    found: dict[tuple[str, str, str], list[Kept]] = {}
+    for (loop, core, space, entry, function), held in sorted(by_function.items()):
+        most = max(g["stages"] for g in held)
+        for g in held:
+            if g["stages"] != most:
+                continue
+            hint = g["hint"]
+            requested = hint["requested"] if hint else g["stages"]
+            achieved = hint["achieved"] if hint else g["stages"]
+            where = f"{entry}/{function} group {g['group']}"
+            kept = Kept(requested, achieved, g["slot"], g["depth_seen"], where)
+            found.setdefault((loop, core, space), []).append(kept)
+    return found
+
+
+def _same(said: Stated, kept: Kept) -> bool:
+    return (said.requested, said.achieved, said.stage_bytes) == (
+        kept.requested,
+        kept.achieved,
+        kept.slot,
+    )
+
+
+def _ir(said: Stated, kept: list[Kept]) -> str:
+    """The IR's depth (``depth_seen``) against the stated one, over the groups."""
+    seen = [k.depth_seen for k in kept if k.depth_seen]
+    if not seen or said.achieved is None:
+        return "unmeasured"
+    if any(depth > said.achieved for depth in seen):
+        return "more"
+    if any(depth < said.achieved for depth in seen):
+        return "fewer"
+    return "equal"
+
+
+def compare_depths(
+    findings: Iterable[Mapping[str, Any]], groups: Iterable[Mapping[str, Any]]
+) -> Depths:
+    """``findings``: skewlint's JSON items (``filename`` absolute); ``groups``:
+    ``compiler_check.memory_report``'s (``loop`` absolute, ``core`` from the function's
+    type). A statement without a core is compared with the loop's groups on any core."""
+    groups = list(groups)
+    kept = main_groups(groups)
+    compiled = {g["loop"] for g in groups if g["loop"]}
+    stated = stated_depths(findings)
+    per_key = Counter((s.loop, s.core, s.space) for s in stated)
+    checks = []
+    for said in stated:
+        if said.core:
+            mine = kept.get((said.loop, said.core, said.space), [])
+        else:
+            mine = [
+                k
+                for (loop, _, space), ks in kept.items()
+                for k in ks
+                if (loop, space) == (said.loop, said.space)
+            ]
+        if said.achieved is None:  # an overflow at any depth: the memory line's SKW081
+            checks.append(DepthCheck(said, "no depth", "unmeasured", tuple(mine)))
+            continue
+        if not mine:
+            status = "unmatched" if said.loop in compiled else "not compiled"
+            checks.append(DepthCheck(said, status, "unmeasured", ()))
+            continue
+        alone = per_key[(said.loop, said.core, said.space)] == 1
+        agree = all(_same(said, k) for k in mine) if alone else any(_same(said, k) for k in mine)
+        checks.append(
+            DepthCheck(said, "agree" if agree else "differ", _ir(said, mine), tuple(mine))
+        )
+    return Depths(tuple(checks))

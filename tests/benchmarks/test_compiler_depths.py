@@ -1,0 +1,222 @@
+"""Every depth skewlint states as known, against the compiler's stage groups of its loop.
+
+The records are written by hand in the shapes the two sides print: skewlint's JSON items
+(``kind``, ``filename``, ``loop``, ``cores[].memory``, ``copies``) and the groups
+``compiler_check.memory_report`` writes (``compiler_memory.GroupRecord.to_json`` with the
+entry's file). The numbers are the kind MemoryReuse gives: a stage group asks one buffer
+per stage, keeps every stage apart unless a PH-MR-001 hint says fewer.
+"""
+
+from __future__ import annotations
+
+from benchmarks.compiler_depths import Stated, compare_depths, stated_depths
+
+LOOP = "/k/attn.py:20"
+
+
+def space(name: str, requested: int, achieved: int | None, stage_bytes: int, known=True) -> dict:
+    return {
+        "space": name,
+        "stage_bytes": stage_bytes,
+        "requested": requested,
+        "achieved": achieved,
+        "cause": None if achieved == requested else "space-pressure",
+        "known": known,
+        "reason": None if known else "fits alone; other tiles of the function not modelled",
+    }
+
+
+def finding(*cores: tuple[str, list[dict]], line: int = 20, copies=None) -> dict:
+    return {
+        "kind": "loop",
+        "filename": "/k/attn.py",
+        "loop": {"line": line, "column": 5, "end_line": line + 4, "end_column": 9},
+        "memory": [],
+        "cores": [{"core": core, "memory": memory} for core, memory in cores],
+        "copies": copies or [],
+    }
+
+
+def group(
+    space_: str,
+    stages: int,
+    slot: int,
+    *,
+    hint: tuple[int, int] | None = None,
+    seen: int | None = None,
+    core: str = "aiv",
+    number: int = 0,
+    made: bool = False,
+    function: str = "kernel_aiv",
+    loop: str | None = LOOP,
+) -> dict:
+    return {
+        "file": "/k/attn.py",
+        "entry": "attn",
+        "function": function,
+        "group": number,
+        "space": space_,
+        "stages": stages,
+        "slot": slot,
+        "buffers": stages,
+        "depth_seen": stages if seen is None else seen,
+        "hint": None
+        if hint is None
+        else {
+            "requested": hint[0],
+            "achieved": hint[1],
+            "slot": slot,
+            "free": 65536,
+            "reserved": 0,
+            "cause": "space-pressure",
+        },
+        "loop": loop,
+        "made": made,
+        "skew": False,
+        "core": core,
+    }
+
+
+def test_a_full_depth_where_memoryreuse_gives_no_hint_agrees():
+    found = compare_depths(
+        [finding(("aiv", [space("Vec", 2, 2, 16384)]))], [group("Vec", 2, 16384)]
+    )
+    assert [c.status for c in found.checks] == ["agree"]
+    assert found.line() == (
+        "depths: 1 stated known, 1 agree with MemoryReuse (hint or full), 0 differ, 0 match "
+        "no compiler group of their loop, 0 at loops not compiled, 0 with no depth (the "
+        "loads overflow the space: compared as overflows); the IR's buffers equal in 1, "
+        "more in 0, fewer in 0, not measured in 0"
+    )
+    assert found.listed() == []
+
+
+def test_a_full_depth_where_the_compiler_hints_a_reduced_one_differs_and_is_listed():
+    found = compare_depths(
+        [finding(("aic", [space("Right", 2, 2, 32768)]))],
+        [group("Right", 2, 32768, hint=(2, 1), seen=1, core="aic", function="kernel_aic")],
+    )
+    assert [c.status for c in found.checks] == ["differ"]
+    assert found.listed() == [
+        "differ (IR fewer): /k/attn.py:20 aic Right: skewlint 2 of 2, 32768 B per stage; "
+        "compiler 1 of 2, 32768 B per stage [attn/kernel_aic group 0]; the IR's depth 1"
+    ]
+
+
+def test_a_reduced_depth_agrees_only_with_the_hints_achieved_depth():
+    compiled = [group("Right", 2, 32768, hint=(2, 1), seen=1, core="aic")]
+    right = compare_depths([finding(("aic", [space("Right", 2, 1, 32768)]))], compiled)
+    wrong = compare_depths([finding(("aic", [space("Right", 4, 3, 32768)]))], compiled)
+    assert [c.status for c in right.checks] == ["agree"]
+    assert [c.status for c in wrong.checks] == ["differ"]
+
+
+def test_a_stage_of_other_bytes_than_the_compilers_slot_differs():
+    found = compare_depths([finding(("aiv", [space("Vec", 2, 2, 8192)]))], [group("Vec", 2, 16384)])
+    assert [c.status for c in found.checks] == ["differ"]
+
+
+def test_the_main_group_is_compared_not_the_remainders_nor_a_loop_the_compiler_made():
+    compiled = [
+        group("Vec", 4, 16384, number=0),
+        group("Vec", 3, 16384, number=1),  # the remainder's copies: their own group
+        group("Vec", 2, 4096, number=2, made=True),  # a K loop AutoTileMatmulL0 made
+    ]
+    found = compare_depths([finding(("aiv", [space("Vec", 4, 4, 16384)]))], compiled)
+    assert [c.status for c in found.checks] == ["agree"]
+    assert [k.where for k in found.checks[0].compiler] == ["attn/kernel_aiv group 0"]
+
+
+def test_every_function_holding_the_loop_must_keep_the_stated_depth():
+    compiled = [
+        group("Vec", 2, 16384, function="lane_a"),
+        group("Vec", 2, 16384, hint=(2, 1), seen=1, function="lane_b"),
+    ]
+    found = compare_depths([finding(("aiv", [space("Vec", 2, 2, 16384)]))], compiled)
+    assert [c.status for c in found.checks] == ["differ"]
+
+
+def test_copies_stating_different_depths_each_need_a_group_that_keeps_theirs():
+    # An inline helper spliced into two callers with different tiles: one group each.
+    copies = [
+        {"memory": [], "cores": [{"core": "aiv", "memory": [space("Vec", 2, 2, 16384)]}]},
+        {"memory": [], "cores": [{"core": "aiv", "memory": [space("Vec", 2, 2, 8192)]}]},
+    ]
+    compiled = [
+        group("Vec", 2, 16384, function="caller_a"),
+        group("Vec", 2, 8192, function="caller_b"),
+    ]
+    found = compare_depths([finding(copies=copies)], compiled)
+    assert [c.status for c in found.checks] == ["agree", "agree"]
+
+
+def test_a_statement_on_one_core_is_not_compared_with_the_other_cores_group():
+    found = compare_depths(
+        [finding(("aiv", [space("Vec", 2, 2, 16384)]))],
+        [group("Vec", 2, 16384, core="aic", function="kernel_aic")],
+    )
+    assert [c.status for c in found.checks] == ["unmatched"]
+
+
+def test_a_loop_no_compiled_entry_holds_is_counted_apart():
+    found = compare_depths(
+        [finding(("aiv", [space("Vec", 2, 2, 16384)]))], [group("Vec", 2, 16384, loop=None)]
+    )
+    assert [c.status for c in found.checks] == ["not compiled"]
+    assert "1 at loops not compiled" in found.line()
+
+
+def test_the_irs_buffers_beyond_memoryreuses_depth_are_said_beside_it():
+    # MemoryReuse keeps 1 of 2 (the hint) while the IR still gives the two stages two
+    # buffers (live together in program order): both are said.
+    found = compare_depths(
+        [finding(("aic", [space("Right", 2, 1, 32768)]))],
+        [group("Right", 2, 32768, hint=(2, 1), seen=2, core="aic")],
+    )
+    assert [(c.status, c.ir) for c in found.checks] == [("agree", "more")]
+    assert found.line().endswith("equal in 0, more in 1, fewer in 0, not measured in 0")
+    assert found.listed()[0].startswith("agree (IR more): /k/attn.py:20 aic Right")
+
+
+def test_a_group_with_no_tile_in_two_stages_is_not_measured():
+    found = compare_depths(
+        [finding(("aic", [space("Left", 2, 2, 8192)]))],
+        [group("Left", 2, 8192, seen=0, core="aic")],
+    )
+    assert [(c.status, c.ir) for c in found.checks] == [("agree", "unmeasured")]
+
+
+def test_only_known_records_of_loop_findings_are_stated_once_each():
+    copies = [
+        {"memory": [], "cores": [{"core": "aiv", "memory": [space("Vec", 2, 2, 16384)]}]},
+        {"memory": [], "cores": [{"core": "aiv", "memory": [space("Vec", 2, 2, 16384)]}]},
+    ]
+    loop = finding(copies=copies)
+    unknown = finding(("aiv", [space("Vec", 2, None, 512, known=False)]), line=40)
+    hint = dict(finding(("aic", [space("Right", 2, 1, 32768)])), kind="hint")
+    plain = dict(finding(line=60), memory=[space("Vec", 3, 3, 1024)])
+    assert stated_depths([loop, unknown, hint, plain]) == [
+        Stated(LOOP, "aiv", "Vec", 2, 2, 16384),
+        Stated("/k/attn.py:60", "", "Vec", 3, 3, 1024),
+    ]
+
+
+def test_a_statement_naming_no_core_is_compared_with_the_loops_groups_on_any_core():
+    plain = dict(finding(), memory=[space("Vec", 2, 2, 16384)])
+    found = compare_depths([plain], [group("Vec", 2, 16384, core="aic")])
+    assert [c.status for c in found.checks] == ["agree"]
+
+
+def test_an_overflow_at_any_depth_states_no_depth_and_is_counted_apart():
+    # The loads alone overflow Vec (SKW081): MemoryReuse kept every stage, no hint, and
+    # AllocateMemoryAddr stopped the compile; the overflow count compares that claim.
+    found = compare_depths(
+        [finding(("aiv", [space("Vec", 4, None, 65536)]))], [group("Vec", 4, 65536)]
+    )
+    assert [c.status for c in found.checks] == ["no depth"]
+    assert "0 differ" in found.line() and "1 with no depth" in found.line()
+    assert found.line().endswith("equal in 0, more in 0, fewer in 0, not measured in 0")
+    assert found.listed() == [
+        "no depth: /k/attn.py:20 aiv Vec: skewlint no depth of 4, 65536 B per stage; "
+        "compiler 4 of 4, 65536 B per stage [attn/kernel_aiv group 0]; the IR's depth 4"
+    ]
