@@ -234,6 +234,17 @@ _SMALL = frozenset(
 )
 
 
+def compound_suites(stmt: cst.BaseCompoundStatement) -> list[cst.BaseSuite]:
+    """A compound statement's suites in order: its body, then each ``elif``/``else`` (or a
+    loop's ``else``) down its ``orelse`` chain."""
+    suites = [stmt.body]
+    orelse = getattr(stmt, "orelse", None)
+    while orelse is not None:
+        suites.append(orelse.body)
+        orelse = getattr(orelse, "orelse", None)
+    return suites
+
+
 def body_statements(suite: cst.BaseSuite) -> Sequence[cst.CSTNode]:
     """The statements of a suite, whether indented or on the header line."""
     return _body(suite)

@@ -138,6 +138,18 @@ def _dynamic(stage: int, start: int | None, step: int, run_time: str | None) -> 
     )
 
 
+def replicated_regions(stage: int, main_trip: int | None, tail: int) -> list[tuple[str, int]]:
+    """The regions LowerPipelineLoops writes out for a loop of known trip, in program
+    order, as (kind, copies): the main loop's ``stage`` clones (none when the main loop
+    runs no time, or ``stage`` is 1), then the remainder's ``tail`` copies."""
+    regions = []
+    if main_trip != 0 and stage > 1:
+        regions.append(("main", stage))
+    if tail:
+        regions.append(("tail", tail))
+    return regions
+
+
 def nested_in(lowering: Lowering, replicated: int, skews: Sequence[int] = ()) -> Lowering:
     """``lowering`` inside loops that write it more than once: replicated pipelines that
     copy it ``replicated`` times, and skewed loops, each of whose prologue, steady body and

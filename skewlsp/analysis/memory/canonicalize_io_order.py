@@ -39,6 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from skewlsp.analysis.lower_pipeline.loop_facts import SlotLoad
+from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import replicated_regions
 from skewlsp.analysis.memory.init_memref import allocation_bytes
 from skewlsp.analysis.memory.memory_reuse import ReuseTile
 from skewlsp.analysis.passes.op_conversion import ScopeTiles, TileOp
@@ -78,12 +79,7 @@ class FunctionTiles:
 
 def _regions(loop: ReplicatedLoop) -> list[tuple[str, int]]:
     """The replicated regions of a loop: (kind, clones)."""
-    regions = []
-    if loop.main_trip != 0 and loop.stage > 1:
-        regions.append(("main", loop.stage))
-    if loop.tail:
-        regions.append(("tail", loop.tail))
-    return regions
+    return replicated_regions(loop.stage, loop.main_trip, loop.tail)
 
 
 def _layout(
@@ -148,7 +144,7 @@ class LoopLowering:
         if self.trip is None or stage < 1:
             return None
         main, tail = divmod(self.trip, stage)
-        return LoopLowering(tuple(_regions(ReplicatedLoop((), stage, main, tail))), self.trip)
+        return LoopLowering(tuple(replicated_regions(stage, main, tail)), self.trip)
 
 
 @dataclass(frozen=True)

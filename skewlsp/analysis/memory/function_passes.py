@@ -21,6 +21,7 @@ makes a space smaller, so what overflows without one overflows with one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
@@ -40,7 +41,7 @@ from skewlsp.analysis.memory.core_function import (
     ScopeMemory,
 )
 from skewlsp.analysis.memory.l0_tiles import L0Memory, L0Tiles, l0_alone, l0_tiles
-from skewlsp.analysis.memory.memory_reuse import ReuseResult, memory_reuse
+from skewlsp.analysis.memory.memory_reuse import ReuseResult, ReuseTile, memory_reuse
 from skewlsp.analysis.passes.op_conversion import ScopeTiles
 
 
@@ -169,15 +170,11 @@ def reuse_memory(function: CoreFunction) -> CoreFunction:
             memory = replace(memory, reuse=memory_reuse(memory.tiles.tiles, DEFAULT_CHIP))
         vec = memory.vec
         if vec is not None and vec.layout is not None:
-            reuse = packed.get(id(vec.layout))
-            if reuse is None:
-                reuse = packed[id(vec.layout)] = memory_reuse(vec.layout.tiles, DEFAULT_CHIP)
+            reuse = _packed_once(packed, vec.layout, vec.layout.tiles)
             memory = replace(memory, vec=replace(vec, reuse=reuse))
         l0 = memory.l0
         if l0 is not None and l0.tiles is not None:
-            reuse = packed.get(id(l0.tiles))
-            if reuse is None:
-                reuse = packed[id(l0.tiles)] = memory_reuse(l0.tiles.tiles, DEFAULT_CHIP)
+            reuse = _packed_once(packed, l0.tiles, l0.tiles.tiles)
             memory = replace(memory, l0=replace(l0, reuse=reuse))
         elif l0 is not None and l0.alone is not None:  # (the loop's own tiles only)
             alone = memory_reuse(l0.alone.tiles, DEFAULT_CHIP)
@@ -200,3 +197,14 @@ def allocate_memory(function: CoreFunction) -> CoreFunction:
         }
         placed.append(replace(found, allocation=allocate_memory_addr(slots, DEFAULT_CHIP)))
     return replace(function, memory=tuple(placed))
+
+
+def _packed_once(
+    packed: dict[int, ReuseResult], layout: object, tiles: Sequence[ReuseTile]
+) -> ReuseResult:
+    """MemoryReuse's packing of a scope's one layout, which each of its loops' records
+    shares (``packed``: by the layout's id, while the function stage runs)."""
+    reuse = packed.get(id(layout))
+    if reuse is None:
+        reuse = packed[id(layout)] = memory_reuse(tiles, DEFAULT_CHIP)
+    return reuse

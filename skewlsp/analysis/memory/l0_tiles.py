@@ -55,7 +55,7 @@ from skewlsp.analysis.lower_pipeline.loop_facts import (
     SkewClones,
     SlotLoad,
 )
-from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import lower
+from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import lower, replicated_regions
 from skewlsp.analysis.lower_pipeline.slot_loads import statement_loads
 from skewlsp.analysis.memory.init_memref import allocation_bytes
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, ReuseTile
@@ -347,12 +347,7 @@ def _regions(lowering: Lowering | None) -> list[tuple[str, int]] | str:
         if lowering.branches != 1:
             return "the remainder of a loop holding a matmul is known only at run time"
         return [("main", lowering.stage), ("tail", 1)]
-    regions = []
-    if lowering.main_trip != 0 and lowering.stage > 1:
-        regions.append(("main", lowering.stage))
-    if lowering.tail:
-        regions.append(("tail", lowering.tail))
-    return regions
+    return replicated_regions(lowering.stage, lowering.main_trip, lowering.tail)
 
 
 def _laid_out(

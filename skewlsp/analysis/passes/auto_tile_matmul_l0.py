@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl, op_registry
-from skewlsp.analysis.frontend.names import body_statements
+from skewlsp.analysis.frontend.names import body_statements, compound_suites
 from skewlsp.analysis.frontend.op_registry import op_leaf
 from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite, ScopeMatmuls, Stmt
 from skewlsp.analysis.source.walk import walk
@@ -188,7 +188,7 @@ class _ScopeWalk:
                         self._count(node)
                 continue
             if isinstance(stmt, cst.BaseCompoundStatement):
-                for suite in _suites(stmt):
+                for suite in compound_suites(stmt):
                     self.block(body_statements(suite))
                 continue
             found: list[MatmulSite] = []
@@ -221,15 +221,6 @@ def _opaque(node: cst.CSTNode) -> str | None:
 def _is_pipeline(loop: cst.For) -> bool:
     path = dsl.dotted(loop.iter.func) if isinstance(loop.iter, cst.Call) else None
     return path is not None and path[-1] == "pipeline"
-
-
-def _suites(stmt: cst.BaseCompoundStatement) -> list[cst.BaseSuite]:
-    suites = [stmt.body]
-    orelse = getattr(stmt, "orelse", None)
-    while orelse is not None:
-        suites.append(orelse.body)
-        orelse = getattr(orelse, "orelse", None)
-    return suites
 
 
 Place = tuple[Sequence[cst.CSTNode], int]  # a statement block and a statement of it

@@ -34,6 +34,7 @@ from skewlsp.analysis.frontend.constants import Const, Dynamic, Folded, Opaque
 from skewlsp.analysis.frontend.names import (
     binding_of,
     body_statements,
+    compound_suites,
     statement_defs,
     target_effects,
 )
@@ -233,7 +234,7 @@ class _Walk:
             self.loops[id(stmt)] = LoopSurroundings(dict(self.tensors), scope, tile_ops)
             for name in target_effects(stmt.target)[0]:
                 self.tensors.pop(name, None)
-        for suite in _suites(stmt):
+        for suite in compound_suites(stmt):
             self.block(body_statements(suite), incore or opens, scope, spmd)
 
     def _bind(self, small: cst.BaseSmallStatement, incore: bool) -> None:
@@ -286,15 +287,6 @@ class _Walk:
 
     def _source(self, node: cst.BaseExpression) -> Tensor | None:
         return self.tensors.get(node.value) if isinstance(node, cst.Name) else None
-
-
-def _suites(stmt: cst.BaseCompoundStatement) -> list[cst.BaseSuite]:
-    suites = [stmt.body]
-    orelse = getattr(stmt, "orelse", None)
-    while orelse is not None:
-        suites.append(orelse.body)
-        orelse = getattr(orelse, "orelse", None)
-    return suites
 
 
 def _text(node: cst.BaseExpression) -> str:
