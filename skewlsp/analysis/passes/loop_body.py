@@ -122,7 +122,8 @@ def _small(small: cst.BaseSmallStatement, ctx: BodyContext) -> list[Stmt]:
     for call, direction in nested:
         ctx.temp_counter[0] += 1
         temp = f"{MESSAGE_TEMP}{ctx.temp_counter[0]}"
-        out.append(Stmt(call, direction, (temp,), tuple(reads_of(call))))
+        # positioned at the statement it is lifted out of, as FlattenCallExpr's are
+        out.append(Stmt(call, direction, (temp,), tuple(reads_of(call)), anchor=small))
         extra_reads.append(temp)
     kind: StmtKind = "plain"
     if ctx.may_message and isinstance(value, cst.Call):
