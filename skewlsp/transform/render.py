@@ -9,6 +9,7 @@ indented like the original loop by construction.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 import libcst as cst
@@ -118,8 +119,9 @@ def _replace_alone(source: str, span: Span, make: Replacement) -> str | None:
         if not made:
             raise PreviewUnavailable("internal: the rewrite produced no statements")
         text = module.with_changes(body=list(made)).code
+    # lines end at newlines only (``splitlines`` also breaks at a form feed a string holds)
     region = "".join(
-        indent + line if line.strip() else line for line in text.splitlines(keepends=True)
+        indent + line if line.strip() else line for line in re.split(r"(?<=\n)", text) if line
     )
     head = "".join(lines[: span.line - 1])
     return head + region + "".join(lines[span.end_line :])

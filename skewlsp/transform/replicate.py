@@ -223,7 +223,7 @@ def _copy(
             out += same
             continue
         copied = substitute(stmt, {var: index}).with_changes(leading_lines=[])
-        out += _code(copied).splitlines()
+        out += _lines(_code(copied))
     return out
 
 
@@ -236,8 +236,15 @@ def _unread(loop: cst.For, var: str) -> list[list[str] | None]:
     found: list[list[str] | None] = []
     for stmt in _statements(loop):
         code = _code(stmt.with_changes(leading_lines=[]))
-        found.append(None if word.search(code) else code.splitlines())
+        found.append(None if word.search(code) else _lines(code))
     return found
+
+
+def _lines(code: str) -> list[str]:
+    """The lines of a statement's code, split at newlines only: ``splitlines`` also
+    breaks at a form feed or other separators a string literal may hold."""
+    lines = code.split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
 
 
 def _bind(names: str, values: str | None, init: str) -> str:

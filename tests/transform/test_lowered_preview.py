@@ -129,3 +129,13 @@ def test_a_carried_value_flows_through_every_copy_as_through_the_loop(header: st
     rewritten = rewrite(source, report.line)
     for n in range(0, 8):
         assert _stores(rewritten, n) == _stores(source, n), (header, n, rewritten)
+
+
+def test_a_form_feed_in_a_string_stays_in_its_string_in_every_copy() -> None:
+    source = (
+        "import pypto.language as pl\n\n\n@pl.program\nclass Kernel:\n    @pl.function\n"
+        "    def main(self, q, out):\n        for i in pl.pipeline(0, 8, 1, stage=2):\n"
+        '            "\x0c  "\n'
+    )
+    rewritten = preview(source, 8).rewritten
+    assert rewritten.count('            "\x0c  "\n') == 2
