@@ -11,9 +11,10 @@ call becomes a statement of its own, operands first):
 
 - a slice of a tensor (``t[a:b, :]``, ``pl.slice``, ``pl.load``) is a ``tile.load``
   into a new tile of the slice's shape and the tensor's dtype;
-- ``pl.cast`` makes a new tile of the target dtype; an element-wise op (``add``, ``mul``,
-  ``exp``, ``row_expand_mul``, ...; with a scalar too) a new tile of its first tile
-  operand's shape and dtype; ``pl.full`` a new tile of its shape and dtype;
+- ``pl.cast`` of a tile makes a new tile of the target dtype (of a scalar, a scalar);
+  an element-wise op (``add``, ``mul``, ``exp``, ``row_expand_mul``, ...; with a scalar
+  too) a new tile of its first tile operand's shape and dtype; ``pl.full`` a new tile of
+  its shape and dtype;
 - ``row_sum``/``row_max``/``row_min`` are converted with a ``tmp_tile`` workspace of
   the input's shape and dtype (``op_conversion_registry.cpp``'s reduction entries, a
   ``tile.create`` before the op), then their ``[M, 1]`` result;
@@ -207,10 +208,11 @@ class _Convert:
 
     def _makes_tile(self, value: cst.BaseExpression) -> bool:
         """A scalar statement makes no tile: no call but ``pl.read``/``min``/``max`` and
-        no tile read."""
+        ``pl.cast`` of a scalar (an ``ir.cast`` expression, no ``tile.cast``), and no
+        tile read."""
         for node in _nodes(value):
-            if isinstance(node, cst.Call) and op_leaf(node) not in SCALAR_CALLS:
-                return True
+            if isinstance(node, cst.Call) and op_leaf(node) not in SCALAR_CALLS | {"cast"}:
+                return True  # (a cast is of a tile only when what it casts is one: below)
             source = node.value if isinstance(node, cst.Subscript) else None
             if isinstance(source, cst.Name) and source.value in self.tensors:
                 return True

@@ -149,3 +149,15 @@ def test_pl_load_is_a_load_of_its_shapes_and_a_block_index_is_a_scalar():
 def test_a_load_into_another_memory_is_not_modelled():
     found = tiles_of("t = pl.load(x, [0, 0], [8, 256], target_memory=pl.MemorySpace.Mat)\n")
     assert found.unknown == "a `load` into another memory than Vec"
+
+
+def test_a_cast_of_a_scalar_is_a_scalar_conversion_and_makes_no_tile():
+    # pl.cast of a Scalar is an ir.cast expression (pypto/language/op/unified_ops.py), no
+    # tile.cast: pypto-lib decode_indexer's paged block id, `pl.cast(pl.read(...), pl.INDEX)`.
+    found = tiles_of(
+        "blk = pl.cast(pl.read(x, [0, 0]), pl.INDEX)\n"
+        "t = pl.load(x, [blk * 8, 0], [8, 256])\n"
+        "w = pl.cast(t, target_type=pl.FP32)\n"
+    )
+    assert found.unknown is None
+    assert [op.shape for op in found.ops] == [((8, 256), "BF16"), ((8, 256), "FP32")]
