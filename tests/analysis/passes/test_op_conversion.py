@@ -161,3 +161,32 @@ def test_a_cast_of_a_scalar_is_a_scalar_conversion_and_makes_no_tile():
     )
     assert found.unknown is None
     assert [op.shape for op in found.ops] == [((8, 256), "BF16"), ((8, 256), "FP32")]
+
+
+def test_a_narrow_row_sum_s_workspace_is_padded_to_128_columns():
+    # op_conversion_registry.cpp pads the tmp_tile's last dim to 128 when it is narrower:
+    # pypto-lib deepseek_v4_pro decode_indexer's score_reduce, InitMemRef: the row_sum of
+    # a [128, 64] FP32 tile has tmp_tile [128, 128] FP32 (65536 B), then [128, 1].
+    found = tiles_of(
+        "v = pl.full([128, 64], dtype=pl.FP32, value=1.0)\n"
+        "s = pl.row_sum(v)\n"
+    )
+    assert [op.shape for op in found.ops] == [
+        ((128, 64), "FP32"),
+        ((128, 128), "FP32"),
+        ((128, 1), "FP32"),
+    ]
+
+
+def test_a_cast_the_910b_converts_natively_is_one_tile_and_another_is_not_modelled():
+    # backend_910b_handler.cpp's tcvt table: INT32 -> FP32 is one instruction (the same
+    # scope's InitMemRef: score_acc_red [128, 64] INT32, then score_tile_red [128, 64]
+    # FP32); BF16 -> FP16 is not, LegalizeTileCast makes it BF16 -> FP32 -> FP16.
+    native = tiles_of(
+        "i = pl.full([128, 64], dtype=pl.INT32, value=0)\n"
+        "f = pl.cast(i, target_type=pl.FP32, mode=\"none\")\n"
+    )
+    assert [op.shape for op in native.ops] == [((128, 64), "INT32"), ((128, 64), "FP32")]
+    assert native.ops[1].forbid == ()  # same width: not a widening cast
+    chained = tiles_of("h = pl.cast(x[:, 0:512], target_type=pl.FP16)\n")
+    assert chained.unknown == "a cast the backend may legalize in steps"
