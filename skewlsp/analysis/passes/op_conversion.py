@@ -19,7 +19,8 @@ call becomes a statement of its own, operands first):
   the input's shape (its last dim padded to 128 when narrower) and dtype
   (``op_conversion_registry.cpp``'s reduction entries, a ``tile.create`` before the
   op), then their ``[M, 1]`` result;
-- ``pl.reshape`` of a tile is a view: InitMemRef gives it its source's buffer;
+- ``pl.reshape`` and ``pl.set_validshape`` of a tile are views: InitMemRef gives them
+  their source's buffer; ``pl.fillpad`` makes a new tile of its input's shape;
 - an ``assemble`` into a tensor, a ``store`` and ``t[...] = tile`` write the tile out
   and make none; a scalar statement (``k0 = kb * K``, ``pl.read``) makes none.
 
@@ -342,14 +343,11 @@ class _Convert:
             result = _Shape((shape.extents[0], 1), shape.dtype)
             reads = (source, workspace)
             return self._new(name, result, reads, label, reads)  # not_inplace_safe
-        if leaf == "reshape" and len(args) == 2:
+        if (leaf, len(args)) in (("set_validshape", 3), ("reshape", 2)):
+            return self._view(args, str(leaf), name, label)
+        if leaf == "fillpad" and len(args) == 1:
             source = self._tile(args[0], leaf)
-            extents = fold_list(args[1], self.fold)
-            shape = _Shape(_static(extents, "the reshape"), self.shapes[source].dtype)
-            out = name or self._temp()
-            self._emit(out, (source,), None, label, view_of=source)
-            self.shapes[out] = shape
-            return out
+            return self._new(name, self.shapes[source], (source,), label)
         if leaf == "full" and args:
             extents = fold_list(args[0], self.fold)
             written = dsl.keyword(call, "dtype")
@@ -360,6 +358,21 @@ class _Convert:
         if leaf in ("load", "slice") and args and isinstance(args[0], cst.Name):
             return self._sliced(call, leaf, args[0].value, name, label)
         raise NotModelled(f"the op `{leaf or 'call'}`")
+
+    def _view(
+        self, args: Sequence[cst.BaseExpression], leaf: str, name: str | None, label: str
+    ) -> str:
+        """``pl.reshape(tile, shape)``, ``pl.set_validshape(tile, rows, cols)`` (the same
+        static shape, fewer valid): views, in their source's buffer."""
+        source = self._tile(args[0], leaf)
+        shape = self.shapes[source]
+        if leaf == "reshape":
+            extents = _static(fold_list(args[1], self.fold), "the reshape")
+            shape = _Shape(extents, shape.dtype)
+        out = name or self._temp()
+        self._emit(out, (source,), None, label, view_of=source)
+        self.shapes[out] = shape
+        return out
 
     def _sliced(self, call: cst.Call, leaf: str, source: str, name: str | None, label: str) -> str:
         """``pl.load(t, offsets, shapes)`` and ``pl.slice(t, shape, offsets)`` of a tensor:

@@ -190,3 +190,17 @@ def test_a_cast_the_910b_converts_natively_is_one_tile_and_another_is_not_modell
     assert native.ops[1].forbid == ()  # same width: not a widening cast
     chained = tiles_of("h = pl.cast(x[:, 0:512], target_type=pl.FP16)\n")
     assert chained.unknown == "a cast the backend may legalize in steps"
+
+
+def test_set_validshape_is_a_view_and_fillpad_a_new_tile_of_its_shape():
+    # transform.cpp: tile.set_validshape inherits its input's memory, no data movement;
+    # tile.fillpad writes a tile of its input's shape. decode_indexer's score_reduce,
+    # InitMemRef: weighted_score_s [1, 128] FP32 (mem_vec_21), its set_validshape t__tile
+    # in mem_vec_21 too, the fillpad weighted_score_valid_s [1, 128] FP32 in mem_vec_22.
+    found = tiles_of(
+        "s = pl.full([1, 128], dtype=pl.FP32, value=0.0)\n"
+        "v = pl.fillpad(pl.set_validshape(s, 1, n), pad_value=pl.PadValue.min)\n"
+    )
+    full, view, padded = found.ops
+    assert (view.shape, view.view_of) == (None, "s")
+    assert padded.shape == ((1, 128), "FP32") and padded.reads == (view.out,)

@@ -224,3 +224,14 @@ def test_another_shard_count_on_the_command_line_is_the_build_the_verdict_names(
     assert [(v["environment"], v["code"]) for v in tail["variants"]] == [
         ({"sys.argv": None}, "SKW070")
     ]
+
+
+def test_a_score_reduction_over_paged_int32_blocks_is_predicted_at_the_loop(run: Run) -> None:
+    # scores.py:29. The compiler: PH-MR-001 Vec 1 of 2 (65536 B per stage, 188416 B
+    # free), space-pressure; the IR: 1 buffer per tile. Every Vec tile of the scope is
+    # known: the page id cast is a scalar, INT32 -> FP32 one cast, the row sum's
+    # workspace 128 columns wide (65536 B: the stage's slot), set_validshape a view.
+    loop, (hint,) = at(lint(run, "scores.py"), 29)
+    assert (hint["code"], hint["compiler_id"]) == ("SKW080", "PH-MR-001")
+    assert loop["cores"][0]["memory"] == [buffers("Vec", 65536, 2, 1, "space-pressure")]
+    assert "co-resident: tmp_tile (row_sum) 65536 B" in hint["message"]
