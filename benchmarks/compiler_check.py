@@ -282,7 +282,7 @@ def check_planner(
     for_lines = {str(path): lines for path, lines in files.items()}
     linted = run_skewlint(list(files), planner, cwd)
     found = [dict(item, filename=str((cwd / item["filename"]).resolve())) for item in linted]
-    return compare(linted, entries, cwd, for_lines, unrolled_lines(files)), probed, found
+    return compare(linted, entries, cwd, for_lines, unrolled_lines(files), planner), probed, found
 
 
 def summary(planner: str, results: list[Comparison], probed: list[dict[str, Any]]) -> str:

@@ -34,6 +34,10 @@ CORES = {"AIC": "aic", "AIV": "aiv"}
 # Replicated, with numbers skewlint does not know: SKW016 in a further copy (no lowering
 # record), or a bound computed when the module loads.
 WILDCARD = "replicated*"
+# Under memory-planner=ptoas, a loop whose slots skewlint cannot size (a load's dtype or
+# shape it cannot see): LowerPipelineToSlots rotates it or declines it, and then
+# LowerPipelineLoops replicates it as the rest of the claim says.
+OPEN = "rotated or "
 
 
 @dataclass(frozen=True)
@@ -51,8 +55,13 @@ class Claim:
     copies: int | None = 1
 
     def matches(self, other: Claim) -> bool:
-        """Same shape (SKW016's wildcard takes any replication), same detail when both
-        know it, same number of copies."""
+        """Same shape (SKW016's wildcard takes any replication; an open claim, either of
+        its two), same detail when both know it, same number of copies."""
+        for one, two in ((self, other), (other, self)):
+            if one.shape.startswith(OPEN):
+                rotated = Claim("rotated", None, one.copies)
+                fallback = Claim(one.shape[len(OPEN) :], one.detail, one.copies)
+                return rotated.matches(two) or fallback.matches(two)
         shapes = {self.shape, other.shape}
         if WILDCARD in shapes:
             rest = shapes - {WILDCARD}
@@ -336,9 +345,14 @@ def _replication_claim(lowering: Mapping[str, Any]) -> Claim:
 
 
 def code_claim(
-    verdict: str | None, code: str, depth: int | None, lowering: Mapping[str, Any] | None
+    verdict: str | None,
+    code: str,
+    depth: int | None,
+    lowering: Mapping[str, Any] | None,
+    planner: str = "pypto",
 ) -> Claim:
-    """One skewlint verdict (a record, a core or a copy) as a claim."""
+    """One skewlint verdict (a record, a core or a copy) as a claim (``planner``: the
+    ``memory-planner`` skewlint ran with)."""
     if verdict == "skewed":
         return Claim(f"skewed depth {depth}")
     if verdict == "demoted":
@@ -346,11 +360,31 @@ def code_claim(
     if lowering is not None:
         code = lowering.get("code", code)
         if lowering.get("verdict") == "replicated":
-            return _replication_claim(lowering)
+            claim = _replication_claim(lowering)
+            return _open(claim) if is_open(lowering, planner) else claim
     return Claim(CODE_SHAPES.get(code, f"unknown code {code}"))
 
 
-def skewlint_claims(record: Mapping[str, Any], built_once: bool = True) -> dict[str, list[Claim]]:
+def is_open(lowering: Mapping[str, Any] | None, planner: str) -> bool:
+    """Whether skewlint leaves LowerPipelineToSlots' verdict open: under ptoas the pass
+    decides every replicated loop it meets, and a replicated lowering says why it
+    declined (``declined``) unless skewlint could not size its slots (the lowering's
+    contract, ``skewlsp.contract.Lowering``)."""
+    return (
+        planner == "ptoas"
+        and lowering is not None
+        and lowering.get("verdict") == "replicated"
+        and lowering.get("declined") is None
+    )
+
+
+def _open(claim: Claim) -> Claim:
+    return Claim(OPEN + claim.shape, claim.detail, claim.copies)
+
+
+def skewlint_claims(
+    record: Mapping[str, Any], built_once: bool = True, planner: str = "pypto"
+) -> dict[str, list[Claim]]:
     """skewlint's claims for one loop, by core ("" when it names no core).
 
     ``cores`` are the first copy's; every other copy (``copies``: an inline helper's
@@ -359,16 +393,19 @@ def skewlint_claims(record: Mapping[str, Any], built_once: bool = True) -> dict[
     is claimed only for a loop built once (several copies may land in one function):
     not ``built_once`` when the loop sits in a ``pl.unroll`` loop, whose copies
     UnrollLoops writes into one function (a core's ``copies`` counts its lanes only).
+    ``planner``: the ``memory-planner`` skewlint ran with (a loop it leaves open under
+    ptoas claims either outcome, :func:`is_open`).
     """
     claims: dict[str, list[Claim]] = {}
     instances = record.get("copies") or []
     for core in record.get("cores") or []:
-        claim = code_claim(core["verdict"], core["code"], core.get("depth"), core.get("lowering"))
+        lowering = core.get("lowering")
+        claim = code_claim(core["verdict"], core["code"], core.get("depth"), lowering, planner)
         copies = None if instances or not built_once else core.get("copies") or 1
         claims.setdefault(core["core"], []).append(claim.times(copies))
     if not claims:
         lowering = record.get("lowering")
-        claim = code_claim(record["verdict"], record["code"], record["depth"], lowering)
+        claim = code_claim(record["verdict"], record["code"], record["depth"], lowering, planner)
         claims[""] = [claim.times(None)]
     headline = next(
         (c["core"] for c in record.get("cores") or [] if _core_code(c) == record["code"]),
@@ -376,6 +413,8 @@ def skewlint_claims(record: Mapping[str, Any], built_once: bool = True) -> dict[
     )
     for copy in instances:
         claim = code_claim(copy["verdict"], copy["code"], copy.get("depth"), None).times(None)
+        if is_open(copy.get("lowering"), planner):  # (its numbers are not compared)
+            claim = _open(claim)
         if claim not in claims[headline]:
             claims[headline].append(claim)
     return claims
@@ -490,6 +529,7 @@ def compare(
     root: Path,
     for_lines: Mapping[str, set[int]],
     unrolled: Mapping[str, set[int]] | None = None,
+    planner: str = "pypto",
 ) -> list[Comparison]:
     """Every skewlint loop record against the compiler, plus loops only the compiler saw.
 
@@ -515,7 +555,7 @@ def compare(
         entries = entries_by_file.get(path, [])
         incomplete = _incomplete(entries, record)
         under_unroll = record["line"] in (unrolled or {}).get(path, set())
-        claims = skewlint_claims(record, built_once=not under_unroll)
+        claims = skewlint_claims(record, built_once=not under_unroll, planner=planner)
         results.append(
             compare_loop(record["filename"], record["line"], claims, seen.get(key, []), incomplete)
         )

@@ -224,7 +224,9 @@ class Lowering:
     tail_buffers: int = 0
     nested: int = 1  # copies of this loop the enclosing replicated or skewed loops make
     copies: int = 1
-    declined: str | None = None  # memory_planner=PTOAS: why LowerPipelineToSlots declined
+    # memory_planner=PTOAS: why LowerPipelineToSlots declined (None on a replicated loop
+    # under PTOAS: whether it takes it is not known, ``reason`` says on what)
+    declined: str | None = None
     slots: tuple[str, ...] = ()  # memory_planner=PTOAS: the loads rotated through slots
 
 

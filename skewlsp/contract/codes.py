@@ -374,10 +374,13 @@ _CODES = [
         NOT_COMPILED,
         "not_compiled",
         "hint",
-        "not compiled: Python never builds this loop's program",
+        "not compiled: Python never builds this loop's program, or Simplify removes it",
         "The loop sits in a module-level `if` branch that Python does not take when the "
         "module loads, or in a module-level `for` that runs zero times, so the class or "
-        "function around it is never defined and the compiler never sees the loop. skewlsp "
+        "function around it is never defined and the compiler never sees the loop; or, in "
+        "a kernel, in the branch of an `if` whose test Simplify proves the other way "
+        "(`if VOCAB_TAIL != 0:` with `VOCAB_TAIL` 0): its Fold A drops that branch, loops "
+        "and all, before the skew pass. skewlsp "
         "evaluates the condition the way it evaluates configuration modules: module "
         "constants fold, and the environment and command line are the build the "
         "configuration assumes (`environment`, `argv`, `--env`), empty by default "

@@ -253,6 +253,37 @@ def test_a_decline_without_its_numbers_matches_any_replication_but_not_a_rotatio
     assert not declined.matches(Claim("rotated"))
 
 
+def open_under_ptoas() -> dict:
+    """pypto-lib qwen3_14b decode_fwd's residual loop under memory-planner=ptoas: whether
+    LowerPipelineToSlots takes it depends on a dtype skewlint cannot see (a bare
+    ``pl.Tensor`` parameter), so its lowering is replicated with no ``declined``, in the
+    record and in its other copy."""
+    record = left("SKW011", 2)
+    record["lowering"] = {**record["lowering"], "declined": None, "slots": []}
+    record["cores"] = [{**record["cores"][0], "lowering": record["lowering"]}]
+    record["copies"] = [
+        {"code": "SKW011", "verdict": "left", "depth": None, "lowering": record["lowering"]},
+        {"code": "SKW011", "verdict": "left", "depth": None, "lowering": record["lowering"]},
+    ]
+    return record
+
+
+def test_a_loop_skewlint_leaves_open_under_ptoas_matches_a_rotation_or_its_replication():
+    claims = skewlint_claims(open_under_ptoas(), planner="ptoas")["aiv"]
+    assert claims[0].matches(Claim("rotated"))
+    assert claims[0].matches(Claim("replicated", "main 2"))
+    assert not claims[0].matches(Claim("replicated", "main 3"))
+    assert not claims[0].matches(Claim("demoted"))
+    assert all(claim.matches(Claim("rotated")) for claim in claims[1:]) and len(claims) == 2
+
+
+def test_a_replicated_loop_under_the_default_planner_is_no_open_question():
+    # LowerPipelineToSlots runs only under ptoas: no ``declined`` means nothing there.
+    claims = skewlint_claims(open_under_ptoas())["aiv"]
+    assert not claims[0].matches(Claim("rotated"))
+    assert [str(claim) for claim in claims] == ["replicated (main 2)", "replicated"]
+
+
 # -- the comparison -----------------------------------------------------------------------
 
 

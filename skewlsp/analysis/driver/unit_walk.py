@@ -36,7 +36,7 @@ from skewlsp.analysis.frontend.closures import (
 )
 from skewlsp.analysis.frontend.constants import Const, Folded, ModuleConstants
 from skewlsp.analysis.frontend.jit_params import specialized_params
-from skewlsp.analysis.frontend.names import block_defs, body_statements, statement_defs
+from skewlsp.analysis.frontend.names import block_defs, body_statements, reads_of, statement_defs
 from skewlsp.analysis.frontend.scope import (
     EnclosingLoop,
     FunctionScope,
@@ -57,6 +57,7 @@ from skewlsp.analysis.passes.inline_functions.call_sites import (
     call_sites,
     is_inline_helper,
 )
+from skewlsp.analysis.passes.simplify import folded_branches
 from skewlsp.analysis.report.assemble import at_call
 from skewlsp.analysis.report.copies import labelled
 from skewlsp.analysis.report.informative import DecisiveNames
@@ -256,7 +257,8 @@ class UnitWalk(LoopDecisions):
             self.models, self.inner, self.dual_aiv = saved
 
     def _not_compiled(self, stmt: cst.CSTNode, why: str) -> None:
-        """Every pipeline loop under ``stmt``: never compiled, so no verdict (SKW070)."""
+        """Every pipeline loop under ``stmt``: never compiled, so no verdict (SKW070); one in
+        a function is a copy of the function's (an inline helper's at each call)."""
         for node in walk(stmt):
             if not (
                 isinstance(node, cst.For)
@@ -272,7 +274,10 @@ class UnitWalk(LoopDecisions):
             report = LoopReport(
                 self.path, span, call_span, "not_compiled", NOT_COMPILED, f"not compiled: {why}"
             )
-            self.finished.append(LoopModel(report))
+            if self.functions:
+                self.models[id(node)] = LoopModel(report)
+            else:
+                self.finished.append(LoopModel(report))
 
     def _function(self, fn: cst.FunctionDef, qualname: str) -> None:
         self.functions.append(fn)
@@ -474,10 +479,12 @@ class UnitWalk(LoopDecisions):
             self.incore.pop()
             return
         if isinstance(stmt, cst.If):
-            for child in body_statements(stmt.body):
+            both = [*body_statements(stmt.body), *([stmt.orelse] if stmt.orelse else [])]
+            kept, removed, why = self._folded(stmt, scope, enclosing) or (both, [], "")
+            for child in kept:
                 self._visit(child, scope, enclosing, fn)
-            if stmt.orelse is not None:
-                self._visit(stmt.orelse, scope, enclosing, fn)
+            for child in removed:
+                self._not_compiled(child, why)
             return
         if isinstance(stmt, cst.Else):
             for child in body_statements(stmt.body):
@@ -489,6 +496,17 @@ class UnitWalk(LoopDecisions):
                 self._visit(child, scope, enclosing, fn)
             self.incore.pop()
             return
+
+    def _folded(
+        self, stmt: cst.If, scope: FunctionScope, enclosing: list[EnclosingLoop]
+    ) -> tuple[list[cst.CSTNode], list[cst.CSTNode], str] | None:
+        """What Simplify removes of an ``if`` around pipeline loops (a ``pl.unroll`` copy's own)."""
+        if not self._holds_pipeline_loops(stmt) or any(
+            loop.var in reads_of(stmt.test) for loop in enclosing if loop.unrolled is not None
+        ):
+            return None
+        ranges = {loop.var: loop.interval for loop in enclosing if loop.interval is not None}
+        return folded_branches(stmt, ranges, scope.bound_lookup(enclosing))
 
     def _is_pipeline_loop(self, stmt: cst.For) -> bool:
         return isinstance(stmt.iter, cst.Call) and dsl.loop_kind(stmt.iter, self.aliases) in (

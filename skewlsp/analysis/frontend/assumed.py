@@ -24,7 +24,7 @@ import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.declared_choices import ENVIRONMENT_GETTERS, declared_choices
-from skewlsp.analysis.frontend.values import Folded, Items, Opaque, Text
+from skewlsp.analysis.frontend.values import Folded, Items, ProgramPath, Text
 from skewlsp.contract import ARGV, Assumptions
 
 
@@ -132,7 +132,7 @@ class ModuleAssumptions:
         """``sys.argv``: the program's path (not known) and the build's arguments."""
         argv = self.build.assumptions.argv
         self.build.note([AssumedRead(ARGV, argv, bool(argv), (None,) if argv else ())])
-        program = Opaque("sys.argv[0]", "`sys.argv[0]` is the path of the program run")
+        program = ProgramPath("sys.argv[0]", "`sys.argv[0]` is the path of the program run")
         return Items((program, *(Text(argument) for argument in argv)))
 
     def _read(self, name: str, seen: str | None, configured: bool) -> AssumedRead:

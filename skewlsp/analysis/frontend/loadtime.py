@@ -15,12 +15,11 @@ unknown, not guessed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.assumed import ModuleAssumptions, environment_name
+from skewlsp.analysis.frontend.config_functions import FunctionBodies
 from skewlsp.analysis.frontend.values import (
     Const,
     ExpressionFolder,
@@ -29,16 +28,15 @@ from skewlsp.analysis.frontend.values import (
     Items,
     Nothing,
     Opaque,
+    ProgramPath,
     Rejected,
     Table,
     Text,
     code_of,
     truth,
 )
-from skewlsp.analysis.source import parsing
 from skewlsp.analysis.source.tree_text import MadeTrees
 
-MAX_CALL_DEPTH = 3
 _STRING_METHODS = {"strip", "lower", "upper", "lstrip", "rstrip"}
 
 
@@ -53,9 +51,11 @@ def fold_python(
     fold, made = folder.fold, folder.made
     if isinstance(node, (cst.Name, cst.UnaryOperation)):
         return _bool(node, folder)
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = node.evaluated_value
-        return Text(value) if isinstance(value, str) else Opaque(code_of(node, made), "bytes")
+    if isinstance(
+        node,
+        (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.BooleanOperation),
+    ):
+        return _composed(node, folder)
     if isinstance(node, (cst.Tuple, cst.List)):
         return Items(tuple(fold(element.value) for element in node.elements))
     if isinstance(node, cst.Dict):
@@ -84,6 +84,45 @@ def fold_python(
     if isinstance(node, cst.Call):
         return _call(node, folder, functions, assumed)
     return None
+
+
+def _composed(
+    node: cst.SimpleString | cst.ConcatenatedString | cst.FormattedString | cst.BooleanOperation,
+    folder: ExpressionFolder,
+) -> Folded | None:
+    """A string (an f-string of known parts too), and ``a or b`` / ``a and b`` as Python
+    runs them (``_parse_int_argv("--tp") or 2``: the default when the option is absent)."""
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        value = node.evaluated_value
+        if isinstance(value, str):
+            return Text(value)
+        return Opaque(code_of(node, folder.made), "bytes")
+    if isinstance(node, cst.FormattedString):
+        return _formatted(node, folder)
+    left = folder.fold(node.left)
+    known = truth(left)
+    if known is None:
+        return Opaque(code_of(node, folder.made)[:60], "a test skewlsp cannot evaluate")
+    return left if known == isinstance(node.operator, cst.Or) else folder.fold(node.right)
+
+
+def _formatted(node: cst.FormattedString, folder: ExpressionFolder) -> Folded | None:
+    """``f"{name}="``: the text, when every part is a known string or integer (no
+    conversion or format spec)."""
+    parts = []
+    for part in node.parts:
+        if isinstance(part, cst.FormattedStringText):
+            parts.append(part.value)
+            continue
+        if not isinstance(part, cst.FormattedStringExpression):
+            return None
+        if part.conversion is not None or part.format_spec is not None:
+            return None
+        value = folder.fold(part.expression)
+        if not isinstance(value, (Text, Const)):
+            return None
+        parts.append(str(value.value))
+    return Text("".join(parts))
 
 
 def _bool(node: cst.Name | cst.UnaryOperation, folder: ExpressionFolder) -> Flag | Nothing | None:
@@ -230,6 +269,10 @@ def _compare_python_singletons(op: cst.BaseCompOp, left: Folded, right: Folded) 
 
 
 def _compare(op: cst.BaseCompOp, left: Folded, right: Folded) -> bool | None:
+    for program, other in ((left, right), (right, left)):
+        equality = isinstance(op, (cst.Equal, cst.NotEqual))
+        if equality and isinstance(program, ProgramPath) and isinstance(other, Text):
+            return isinstance(op, cst.NotEqual) if program.is_not(other.value) else None
     identity = isinstance(op, (cst.Is, cst.IsNot))
     if identity or isinstance(left, Nothing) or isinstance(right, Nothing):
         return _compare_python_singletons(op, left, right)
@@ -292,9 +335,26 @@ def _call(
         return _min_max(path[0], [fold(arg.value) for arg in args])
     if isinstance(node.func, cst.Attribute) and len(args) == len(node.args):
         return _string_method(node.func, [fold(arg.value) for arg in args], folder)
-    if isinstance(node.func, cst.Name) and not node.args:
-        return functions.call(node.func.value, folder)
+    if path == ("int",) and len(args) == 1 == len(node.args):
+        return _int(fold(args[0].value), node, folder)
+    if isinstance(node.func, cst.Name) and not any(arg.star for arg in node.args):
+        keywords = {a.keyword.value: fold(a.value) for a in node.args if a.keyword is not None}
+        return functions.call(node.func.value, folder, [fold(a.value) for a in args], keywords)
     return None
+
+
+def _int(value: Folded, node: cst.Call, folder: ExpressionFolder) -> Folded | None:
+    """``int(text)`` of an argument read off the command line (a ValueError when the
+    module loads, if it is no integer), ``int(n)`` of an integer."""
+    if isinstance(value, Const):
+        return value
+    if not isinstance(value, Text):
+        return None
+    try:
+        return Const(int(value.value))
+    except ValueError:
+        text = code_of(node, folder.made)[:60]
+        return Opaque(text, f"`{text}` raises ValueError when the module loads")
 
 
 def _string_method(
@@ -306,6 +366,9 @@ def _string_method(
     if method not in _STRING_METHODS and method not in ("startswith", "endswith", "split"):
         return None
     base = folder.fold(func.value)
+    if isinstance(base, ProgramPath) and method == "startswith" and len(args) == 1:
+        known = isinstance(args[0], Text) and base.is_not(args[0].value)
+        return Const(0) if known else None
     if not isinstance(base, Text):
         return None
     if method in _STRING_METHODS:
@@ -333,157 +396,3 @@ def _min_max(which: str, values: list[Folded]) -> Folded | None:
     if not numbers or len(numbers) != len(values):
         return None
     return Const(min(numbers) if which == "min" else max(numbers))
-
-
-class FunctionBodies:
-    """Zero-argument module-level functions, run by a tiny evaluator when a constant calls one."""
-
-    def __init__(self, sources: Mapping[str, str]) -> None:
-        self._sources = sources
-        self._depth = 0
-
-    def call(self, name: str, folder: ExpressionFolder) -> Folded | None:
-        text = self._sources.get(name)
-        if text is None:
-            return None
-        if self._depth >= MAX_CALL_DEPTH:
-            return Opaque(name, f"`{name}()` calls too deep to evaluate")
-        try:
-            module = parsing.dedented_module(text)
-        except Exception:
-            return Opaque(name, f"`{name}()` could not be read")
-        fn = next((s for s in module.body if isinstance(s, cst.FunctionDef)), None)
-        params = fn.params if fn is not None else None
-        if (
-            fn is None
-            or params is None
-            or params.params
-            or isinstance(params.star_arg, cst.Param)
-            or params.kwonly_params
-            or params.star_kwarg is not None
-        ):
-            return Opaque(name, f"`{name}()` is computed when the module loads")
-        self._depth += 1
-        try:
-            statements = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
-            result = _run(statements, folder, name, {})
-        finally:
-            self._depth -= 1
-        if isinstance(result, _Jump):  # a ``continue`` outside a loop: not Python
-            return Opaque(name, f"`{name}()` is computed when the module loads")
-        return result if result is not None else Opaque(name, f"`{name}()` returns no constant")
-
-
-class _Jump:
-    """``continue`` or ``break``: where a loop in a config's function goes next."""
-
-
-_CONTINUE, _BREAK = _Jump(), _Jump()
-# A ``while`` in a config's function runs at most this many times (an argument parser
-# walks the command line: a few arguments).
-MAX_LOOP_ITERATIONS = 64
-
-
-def _run(
-    statements: Sequence[cst.CSTNode],
-    folder: ExpressionFolder,
-    name: str,
-    local: dict[str, Folded],
-) -> Folded | _Jump | None:
-    """Run straight-line config code (``if``, ``while`` over the command line); the
-    returned value, a ``continue``/``break`` for the loop around, or None when it falls
-    through."""
-    opaque = Opaque(name, f"`{name}()` is computed when the module loads")
-    for stmt in statements:
-        scope = folder.with_bindings(local)
-        result: Folded | _Jump | None
-        if isinstance(stmt, cst.SimpleStatementLine):
-            result = _run_line(stmt, scope, local, opaque)
-        elif isinstance(stmt, cst.While):
-            result = _run_while(stmt, folder, name, local, opaque)
-        elif isinstance(stmt, cst.If):
-            test = scope.fold(stmt.test)
-            if not isinstance(test, Const):
-                return opaque
-            result = _run(_branch_taken(stmt, test.value), folder, name, local)
-        else:
-            return opaque
-        if result is not None:
-            return result
-    return None
-
-
-def _run_while(
-    stmt: cst.While,
-    folder: ExpressionFolder,
-    name: str,
-    local: dict[str, Folded],
-    opaque: Opaque,
-) -> Folded | None:
-    """Run a ``while`` (None: it ended; else what the function returns)."""
-    body = list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock) else []
-    if stmt.orelse is not None:
-        return opaque
-    for _ in range(MAX_LOOP_ITERATIONS):
-        test = folder.with_bindings(local).fold(stmt.test)
-        if not isinstance(test, Const):
-            return opaque
-        if not test.value:
-            return None
-        result = _run(body, folder, name, local)
-        if result is _BREAK:
-            return None
-        if not isinstance(result, _Jump) and result is not None:  # (_CONTINUE: go on)
-            return result
-    return opaque
-
-
-def _run_line(
-    line: cst.SimpleStatementLine, scope: ExpressionFolder, local: dict[str, Folded], opaque: Opaque
-) -> Folded | _Jump | None:
-    """Run one line of config code (binding its names in ``local``): what the function
-    returns here (``opaque`` when it cannot be known), a ``continue`` or ``break``, or
-    None to go on to the next line."""
-    for small in line.body:
-        if isinstance(small, cst.Return):
-            return scope.fold(small.value) if small.value is not None else opaque
-        if isinstance(small, cst.Raise):
-            return opaque
-        if isinstance(small, (cst.Continue, cst.Break)):
-            return _CONTINUE if isinstance(small, cst.Continue) else _BREAK
-        if isinstance(small, cst.AugAssign):
-            if not _augment(small, scope, local):
-                return opaque
-        elif isinstance(small, (cst.Assign, cst.AnnAssign)):
-            target = small.targets[0].target if isinstance(small, cst.Assign) else small.target
-            if isinstance(target, cst.Name) and small.value is not None:
-                local[target.value] = scope.fold(small.value)
-            elif not isinstance(target, (cst.Subscript, cst.Attribute)):
-                return opaque
-        elif not isinstance(small, (cst.Expr, cst.Pass)):
-            return opaque
-    return None
-
-
-def _augment(small: cst.AugAssign, scope: ExpressionFolder, local: dict[str, Folded]) -> bool:
-    """``i += 2`` / ``i -= 1`` on a local integer; False when it cannot be run."""
-    target, by = small.target, scope.fold(small.value)
-    if not isinstance(target, cst.Name) or not isinstance(by, Const):
-        return False
-    now, operator = local.get(target.value), small.operator
-    if not isinstance(now, Const) or not isinstance(operator, (cst.AddAssign, cst.SubtractAssign)):
-        return False
-    step = by.value if isinstance(operator, cst.AddAssign) else -by.value
-    local[target.value] = Const(now.value + step)
-    return True
-
-
-def _branch_taken(stmt: cst.If, test: int) -> list[cst.CSTNode]:
-    """The statements an ``if`` runs when its test folds to ``test``."""
-    if test:
-        return list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock) else []
-    if isinstance(stmt.orelse, cst.If):
-        return [stmt.orelse]
-    if isinstance(stmt.orelse, cst.Else) and isinstance(stmt.orelse.body, cst.IndentedBlock):
-        return list(stmt.orelse.body.body)
-    return []

@@ -85,6 +85,18 @@ class CallSiteValue(Opaque):
 
 
 @dataclass(frozen=True)
+class ProgramPath(Opaque):
+    """``sys.argv[0]``: what Python puts there (the path of the script it runs, ``-c``, or
+    ``''``: the docs of ``sys.argv``) is not known, but it is never an option spelled
+    ``--name``, so an argument parser that walks the whole command line knows it is not
+    one."""
+
+    def is_not(self, text: str) -> bool:
+        """Whether this cannot be ``text``, nor start with it."""
+        return text.startswith("--")
+
+
+@dataclass(frozen=True)
 class Record:
     """An object built at module level, such as a dataclass of model dimensions.
 

@@ -63,6 +63,7 @@ from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_places, scope_matmu
 from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Fold, LoopSurroundings, Tensor
 from skewlsp.analysis.passes.l0_tile_chooser import L0TileConfig, choose_l0_tile
+from skewlsp.analysis.passes.simplify import kept_by_fold
 from skewlsp.contract import Lowering
 
 L0_SPACES = ("Left", "Right")
@@ -467,7 +468,7 @@ def cube_scope(around: LoopSurroundings, fold: Fold) -> CubeScope:
     besides a pipeline loop's own matmuls."""
     if around.opened_by is None:
         return CubeScope(around.scope)
-    found = scope_matmuls(around.opened_by)
+    found = scope_matmuls(around.opened_by, kept_by_fold(fold))  # (Simplify ran before)
     scope = CubeScope(around.scope, found.cube_ops, found.opaque, (), found.unknown)
     scope = replace(scope, pipeline_loops=found.pipeline_loops)
     if found.unknown is not None or found.opaque is not None or not found.sites:

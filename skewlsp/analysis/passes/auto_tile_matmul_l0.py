@@ -18,7 +18,7 @@ operand) stays a vector op.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -145,15 +145,17 @@ def body_matmuls(loop: cst.For) -> BodyMatmuls:
     return BodyMatmuls(() if why else tuple(sites), why, opaque)
 
 
-def scope_matmuls(opened_by: cst.CSTNode) -> ScopeMatmuls:
+def scope_matmuls(opened_by: cst.CSTNode, kept: Kept | None = None) -> ScopeMatmuls:
     """The matmuls of the scope ``opened_by`` opens (a ``with``, an spmd loop, or an
     InCore function) that are outside its pipeline loops, as AutoTileMatmulL0 meets
     them: a block's statements one after the other, a branch or a plain loop's body as
-    written once (the IR holds it once)."""
+    written once (the IR holds it once). ``kept``: the statements Simplify keeps of an
+    ``if`` whose test it proves (None: not proved), run before this pass: a branch it
+    removes holds no matmul and no loop."""
     body = getattr(opened_by, "body", None)
     if body is None:
         return ScopeMatmuls(unknown="the scope's statements are not read")
-    walk_ = _ScopeWalk()
+    walk_ = _ScopeWalk(kept)
     why = walk_.block(body_statements(body))
     return ScopeMatmuls(
         () if why else tuple(walk_.sites),
@@ -166,8 +168,18 @@ def scope_matmuls(opened_by: cst.CSTNode) -> ScopeMatmuls:
     )
 
 
+def _else_body(stmt: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    """An ``else`` Simplify keeps is its statements; any other statement is itself."""
+    return body_statements(stmt.body) if isinstance(stmt, cst.Else) else (stmt,)
+
+
+# What Simplify keeps of an ``if`` it proves (an ``else``/``elif`` node among them), or None.
+Kept = Callable[[cst.If], Sequence[cst.CSTNode] | None]
+
+
 class _ScopeWalk:
-    def __init__(self) -> None:
+    def __init__(self, kept: Kept | None = None) -> None:
+        self.kept = kept
         self.loops = 0  # pipeline loops met so far
         self.sites: list[tuple[int, MatmulSite]] = []
         self.places: list[tuple[int, int]] = []  # each site's block and statement
@@ -186,6 +198,10 @@ class _ScopeWalk:
                         self.loops += 1
                     elif type(node) is cst.Call:
                         self._count(node)
+                continue
+            folded = self.kept(stmt) if self.kept and isinstance(stmt, cst.If) else None
+            if folded is not None:
+                self.block([c for f in folded for c in _else_body(f)])
                 continue
             if isinstance(stmt, cst.BaseCompoundStatement):
                 for suite in compound_suites(stmt):

@@ -11,22 +11,25 @@ call becomes a statement of its own, operands first):
 
 - a slice of a tensor (``t[a:b, :]``, ``pl.slice``, ``pl.load``) is a ``tile.load``
   into a new tile of the slice's shape and the tensor's dtype;
-- ``pl.cast`` makes a new tile of the target dtype; an element-wise op (``add``, ``mul``,
-  ``exp``, ``row_expand_mul``, ...; with a scalar too) a new tile of its first tile
-  operand's shape and dtype; ``pl.full`` a new tile of its shape and dtype;
+- ``pl.cast`` of a tile makes a new tile of the target dtype (of a scalar, a scalar);
+  an element-wise op (``add``, ``mul``, ``exp``, ``row_expand_mul``, ...; with a scalar
+  too) a new tile of its first tile operand's shape and dtype; ``pl.full`` a new tile of
+  its shape and dtype;
 - ``row_sum``/``row_max``/``row_min`` are converted with a ``tmp_tile`` workspace of
-  the input's shape and dtype (``op_conversion_registry.cpp``'s reduction entries, a
-  ``tile.create`` before the op), then their ``[M, 1]`` result;
-- ``pl.reshape`` of a tile is a view: InitMemRef gives it its source's buffer;
+  the input's shape (its last dim padded to 128 when narrower) and dtype
+  (``op_conversion_registry.cpp``'s reduction entries, a ``tile.create`` before the
+  op), then their ``[M, 1]`` result;
+- ``pl.reshape`` and ``pl.set_validshape`` of a tile are views: InitMemRef gives them
+  their source's buffer; ``pl.fillpad`` makes a new tile of its input's shape;
 - an ``assemble`` into a tensor, a ``store`` and ``t[...] = tile`` write the tile out
   and make none; a scalar statement (``k0 = kb * K``, ``pl.read``) makes none.
 
 ResolveBackendOpLayouts' row-major reshapes of a ``[N, 1]`` column (views, and a
 ``[1, N]`` result of the same bytes as the ``[N, 1]`` one) change no buffer's bytes or
 lifetime, so they are not spelled out here. Anything else (another op, a matmul, an
-``if``, a loop nested two deep, a shape not static, a cast the backend legalizes in
-steps) leaves the scope not known, with the reason: the memory passes then keep to what
-a loop's loads decide alone.
+``if``, a loop nested two deep, a shape not static, a cast the Ascend910B has no single
+instruction for, which LegalizeTileCast makes a chain) leaves the scope not known, with
+the reason: the memory passes then keep to what a loop's loads decide alone.
 """
 
 from __future__ import annotations
@@ -62,9 +65,22 @@ ELEMENTWISE_OPS = frozenset(
 EXPAND_OPS = frozenset(op for op in ELEMENTWISE_OPS if "_expand_" in op)
 # Reductions registered not_inplace_safe (reduction.cpp), with a tmp_tile workspace.
 REDUCTION_OPS = frozenset({"row_sum", "row_max", "row_min"})
-# Casts between these need no intermediate step (LegalizeTileCast leaves them); bits.
-PLAIN_CAST_BITS = {"FP32": 32, "FP16": 16, "BF16": 16}
-PLAIN_CAST_TYPES = frozenset(PLAIN_CAST_BITS)
+# The casts the Ascend910B converts in one instruction (its tcvt table,
+# ``src/backend/910B/backend_910b_handler.cpp``): LegalizeTileCast leaves them one
+# ``tile.cast``; any other pair becomes a chain of casts through intermediate tiles.
+NATIVE_CASTS = frozenset(
+    [("FP32", to) for to in ("FP16", "BF16", "INT16", "INT32", "INT64")]
+    + [("FP16", to) for to in ("FP32", "INT32", "INT16", "INT8", "UINT8", "INT4")]
+    + [("BF16", "FP32"), ("BF16", "INT32"), ("INT16", "FP16"), ("INT16", "FP32")]
+    + [("INT32", to) for to in ("FP32", "INT16", "INT64", "FP16")]
+    + [("INT64", "FP32"), ("INT64", "INT32"), ("UINT8", "FP16"), ("INT8", "FP16")]
+    + [("INT4", "FP16")]
+)
+# An element's bits, for MemoryReuse's widening-cast rule (``DataType::GetBit``).
+CAST_BITS = {"INT4": 4, "INT8": 8, "UINT8": 8, "INT16": 16, "FP16": 16, "BF16": 16}
+CAST_BITS |= {"INT32": 32, "FP32": 32, "INT64": 64}
+# A reduction's workspace is at least this wide (op_conversion_registry.cpp).
+MIN_REDUCTION_COLUMNS = 128
 # Unary ops registered not_inplace_safe (unary.cpp): the output takes no input's buffer.
 NOT_INPLACE_UNARY = frozenset({"recip", "rsqrt"})
 # Calls of scalars only (an element read, a block index, a tensor's dimension).
@@ -207,10 +223,11 @@ class _Convert:
 
     def _makes_tile(self, value: cst.BaseExpression) -> bool:
         """A scalar statement makes no tile: no call but ``pl.read``/``min``/``max`` and
-        no tile read."""
+        ``pl.cast`` of a scalar (an ``ir.cast`` expression, no ``tile.cast``), and no
+        tile read."""
         for node in _nodes(value):
-            if isinstance(node, cst.Call) and op_leaf(node) not in SCALAR_CALLS:
-                return True
+            if isinstance(node, cst.Call) and op_leaf(node) not in SCALAR_CALLS | {"cast"}:
+                return True  # (a cast is of a tile only when what it casts is one: below)
             source = node.value if isinstance(node, cst.Subscript) else None
             if isinstance(source, cst.Name) and source.value in self.tensors:
                 return True
@@ -296,9 +313,9 @@ class _Convert:
             source = self._tile(args[0], leaf)
             target = dsl.keyword(call, "target_type")
             dtype = dtype_of(target.value if target else (args[1] if len(args) > 1 else None))
-            if dtype not in PLAIN_CAST_TYPES or self.shapes[source].dtype not in PLAIN_CAST_TYPES:
+            if dtype is None or (self.shapes[source].dtype, dtype) not in NATIVE_CASTS:
                 raise NotModelled("a cast the backend may legalize in steps")
-            widening = PLAIN_CAST_BITS[dtype] > PLAIN_CAST_BITS[self.shapes[source].dtype]
+            widening = CAST_BITS[dtype] > CAST_BITS[self.shapes[source].dtype]
             shape = _Shape(self.shapes[source].extents, dtype)
             return self._new(name, shape, (source,), label, (source,) if widening else ())
         if leaf in ELEMENTWISE_OPS and args:
@@ -320,18 +337,17 @@ class _Convert:
             shape = self.shapes[source]
             if len(shape.extents) != 2:
                 raise NotModelled(f"`{leaf}` of a tile that is not 2-D")
-            workspace = self._new(None, shape, (source,), f"tmp_tile ({leaf})")
+            rows, columns = shape.extents
+            padded = _Shape((rows, max(columns, MIN_REDUCTION_COLUMNS)), shape.dtype)
+            workspace = self._new(None, padded, (source,), f"tmp_tile ({leaf})")
             result = _Shape((shape.extents[0], 1), shape.dtype)
             reads = (source, workspace)
             return self._new(name, result, reads, label, reads)  # not_inplace_safe
-        if leaf == "reshape" and len(args) == 2:
+        if (leaf, len(args)) in (("set_validshape", 3), ("reshape", 2)):
+            return self._view(args, str(leaf), name, label)
+        if leaf == "fillpad" and len(args) == 1:
             source = self._tile(args[0], leaf)
-            extents = fold_list(args[1], self.fold)
-            shape = _Shape(_static(extents, "the reshape"), self.shapes[source].dtype)
-            out = name or self._temp()
-            self._emit(out, (source,), None, label, view_of=source)
-            self.shapes[out] = shape
-            return out
+            return self._new(name, self.shapes[source], (source,), label)
         if leaf == "full" and args:
             extents = fold_list(args[0], self.fold)
             written = dsl.keyword(call, "dtype")
@@ -342,6 +358,21 @@ class _Convert:
         if leaf in ("load", "slice") and args and isinstance(args[0], cst.Name):
             return self._sliced(call, leaf, args[0].value, name, label)
         raise NotModelled(f"the op `{leaf or 'call'}`")
+
+    def _view(
+        self, args: Sequence[cst.BaseExpression], leaf: str, name: str | None, label: str
+    ) -> str:
+        """``pl.reshape(tile, shape)``, ``pl.set_validshape(tile, rows, cols)`` (the same
+        static shape, fewer valid): views, in their source's buffer."""
+        source = self._tile(args[0], leaf)
+        shape = self.shapes[source]
+        if leaf == "reshape":
+            extents = _static(fold_list(args[1], self.fold), "the reshape")
+            shape = _Shape(extents, shape.dtype)
+        out = name or self._temp()
+        self._emit(out, (source,), None, label, view_of=source)
+        self.shapes[out] = shape
+        return out
 
     def _sliced(self, call: cst.Call, leaf: str, source: str, name: str | None, label: str) -> str:
         """``pl.load(t, offsets, shapes)`` and ``pl.slice(t, shape, offsets)`` of a tensor:

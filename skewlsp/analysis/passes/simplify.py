@@ -362,6 +362,35 @@ def fold_if(stmt: cst.If, ctx: BodyContext, block: Block) -> list[Stmt]:
     return [compound(stmt)]
 
 
+def folded_branches(
+    stmt: cst.If, ranges: Mapping[str, Interval], lookup: Lookup
+) -> tuple[list[cst.CSTNode], list[cst.CSTNode], str] | None:
+    """An ``if`` outside a pipeline body that Simplify proves (its Fold A collapses it
+    wherever it is): the statements kept, those removed with the branch that never runs
+    (its loops are never compiled), and why; None when the test is not proved."""
+    verdict = evaluate_condition(stmt.test, ranges, lookup)
+    if verdict is None:
+        return None
+    test = full_code(stmt.test, None)[:60]
+    body = list(body_statements(stmt.body))
+    orelse: list[cst.CSTNode] = [stmt.orelse] if stmt.orelse is not None else []
+    if verdict:
+        return body, orelse, f"Simplify folds `if {test}` to true: its `else` never runs"
+    return orelse, body, f"Simplify folds `if {test}` to false: the branch never runs"
+
+
+def kept_by_fold(fold: Fold) -> Callable[[cst.If], list[cst.CSTNode] | None]:
+    """What Simplify keeps of an ``if`` whose test ``fold`` (an outlined scope's
+    constants) decides: :func:`folded_branches` with no loop ranges (a test on a loop
+    variable stays undecided here)."""
+
+    def kept(stmt: cst.If) -> list[cst.CSTNode] | None:
+        folded = folded_branches(stmt, {}, lambda name: fold(cst.Name(name)))
+        return None if folded is None else folded[0]
+
+    return kept
+
+
 def collapse_short_range(stmt: cst.For, ctx: BodyContext, block: Block) -> list[Stmt]:
     """Simplify inlines a plain ``pl.range`` that runs once and drops one that never runs
     (the inlined body walked by ``block``, the body walk)."""

@@ -93,3 +93,52 @@ def test_a_frame_closed_by_a_failure_still_charges_the_frame_around_it() -> None
     build.note([ARGV_READ])
     build.open()  # left open by an exception
     assert build.close(outer) == {ARGV_READ}
+
+
+# pypto-lib's ``--tp`` readers: a function of the option's name, a ``for`` over the whole
+# command line (the program's path included), ``or`` the default when it is absent.
+TP_READER = '''\
+import sys
+
+
+def _parse_int_argv(name, default=None):
+    for i, tok in enumerate(sys.argv):
+        if tok == name and i + 1 < len(sys.argv):
+            return int(sys.argv[i + 1])
+        if tok.startswith(f"{name}="):
+            return int(tok.split("=", 1)[1])
+    return default
+
+
+TP_SIZE: int = _parse_int_argv("--tp") or 2
+DP_SIZE: int = _parse_int_argv("--dp", 1)
+ROWS = TP_SIZE * 16
+BROKEN = _parse_int_argv("--bad")
+'''
+
+
+def tp_constants(build: Build) -> ModuleConstants:
+    index = build_index(TP_READER)
+    return ModuleConstants(
+        index.constant_sources, functions=index.function_sources, build=build, text=TP_READER
+    )
+
+
+def test_an_argument_parser_looping_over_the_command_line_gives_its_default_without_one() -> None:
+    build = Build()
+    values = tp_constants(build)
+    assert (values("TP_SIZE"), values("DP_SIZE"), values("ROWS")) == (Const(2), Const(1), Const(32))
+    assert reads_of(build, tp_constants(build), "ROWS") == {ARGV_READ}
+
+
+def test_an_argument_parser_looping_over_the_command_line_reads_the_assumed_arguments() -> None:
+    spaced = tp_constants(Build(Assumptions.of({}, ["--dp", "4", "--tp", "8"])))
+    assert (spaced("TP_SIZE"), spaced("DP_SIZE"), spaced("ROWS")) == (Const(8), Const(4), Const(128))
+    joined = tp_constants(Build(Assumptions.of({}, ["--tp=16"])))
+    assert (joined("TP_SIZE"), joined("DP_SIZE")) == (Const(16), Const(1))
+
+
+def test_an_argument_parser_s_value_python_could_not_convert_stays_unknown() -> None:
+    values = tp_constants(Build(Assumptions.of({}, ["--bad", "x", "--tp", "many"])))
+    assert isinstance(values("BROKEN"), Opaque)  # int("x") raises when the module loads
+    assert isinstance(values("TP_SIZE"), Opaque)

@@ -135,3 +135,26 @@ def test_a_matmul_in_a_nested_loop_is_not_modelled():
         )
     )
     assert found == BodyMatmuls((), "a matmul in a nested loop or block is not modelled")
+
+
+SCOPE_WITH_A_TAIL = """\
+with pl.at(level=pl.Level.CORE_GROUP):
+    acc = pl.matmul(a0, b0, out_dtype=pl.FP32)
+    for kb in pl.pipeline(1, 8, stage=2):
+        acc = pl.matmul_acc(acc, a, b)
+    if TAIL != 0:
+        tail = pl.matmul(a0, t0, out_dtype=pl.FP32)
+        for kb in pl.pipeline(1, 8, stage=2):
+            tail = pl.matmul_acc(tail, a, t)
+"""
+
+
+def test_the_scope_s_matmuls_skip_a_branch_simplify_removes() -> None:
+    from skewlsp.analysis.passes.auto_tile_matmul_l0 import scope_matmuls
+
+    scope = cst.parse_module(SCOPE_WITH_A_TAIL).body[0]
+    everything = scope_matmuls(scope)
+    assert (everything.cube_ops, everything.pipeline_loops, len(everything.sites)) == (4, 2, 2)
+    removed = scope_matmuls(scope, kept=lambda branch: [])  # `if TAIL != 0`: TAIL is 0
+    assert (removed.cube_ops, removed.pipeline_loops, len(removed.sites)) == (2, 1, 1)
+    assert removed.sites[0][1].op == "matmul"

@@ -149,3 +149,58 @@ def test_pl_load_is_a_load_of_its_shapes_and_a_block_index_is_a_scalar():
 def test_a_load_into_another_memory_is_not_modelled():
     found = tiles_of("t = pl.load(x, [0, 0], [8, 256], target_memory=pl.MemorySpace.Mat)\n")
     assert found.unknown == "a `load` into another memory than Vec"
+
+
+def test_a_cast_of_a_scalar_is_a_scalar_conversion_and_makes_no_tile():
+    # pl.cast of a Scalar is an ir.cast expression (pypto/language/op/unified_ops.py), no
+    # tile.cast: pypto-lib decode_indexer's paged block id, `pl.cast(pl.read(...), pl.INDEX)`.
+    found = tiles_of(
+        "blk = pl.cast(pl.read(x, [0, 0]), pl.INDEX)\n"
+        "t = pl.load(x, [blk * 8, 0], [8, 256])\n"
+        "w = pl.cast(t, target_type=pl.FP32)\n"
+    )
+    assert found.unknown is None
+    assert [op.shape for op in found.ops] == [((8, 256), "BF16"), ((8, 256), "FP32")]
+
+
+def test_a_narrow_row_sum_s_workspace_is_padded_to_128_columns():
+    # op_conversion_registry.cpp pads the tmp_tile's last dim to 128 when it is narrower:
+    # pypto-lib deepseek_v4_pro decode_indexer's score_reduce, InitMemRef: the row_sum of
+    # a [128, 64] FP32 tile has tmp_tile [128, 128] FP32 (65536 B), then [128, 1].
+    found = tiles_of(
+        "v = pl.full([128, 64], dtype=pl.FP32, value=1.0)\n"
+        "s = pl.row_sum(v)\n"
+    )
+    assert [op.shape for op in found.ops] == [
+        ((128, 64), "FP32"),
+        ((128, 128), "FP32"),
+        ((128, 1), "FP32"),
+    ]
+
+
+def test_a_cast_the_910b_converts_natively_is_one_tile_and_another_is_not_modelled():
+    # backend_910b_handler.cpp's tcvt table: INT32 -> FP32 is one instruction (the same
+    # scope's InitMemRef: score_acc_red [128, 64] INT32, then score_tile_red [128, 64]
+    # FP32); BF16 -> FP16 is not, LegalizeTileCast makes it BF16 -> FP32 -> FP16.
+    native = tiles_of(
+        "i = pl.full([128, 64], dtype=pl.INT32, value=0)\n"
+        "f = pl.cast(i, target_type=pl.FP32, mode=\"none\")\n"
+    )
+    assert [op.shape for op in native.ops] == [((128, 64), "INT32"), ((128, 64), "FP32")]
+    assert native.ops[1].forbid == ()  # same width: not a widening cast
+    chained = tiles_of("h = pl.cast(x[:, 0:512], target_type=pl.FP16)\n")
+    assert chained.unknown == "a cast the backend may legalize in steps"
+
+
+def test_set_validshape_is_a_view_and_fillpad_a_new_tile_of_its_shape():
+    # transform.cpp: tile.set_validshape inherits its input's memory, no data movement;
+    # tile.fillpad writes a tile of its input's shape. decode_indexer's score_reduce,
+    # InitMemRef: weighted_score_s [1, 128] FP32 (mem_vec_21), its set_validshape t__tile
+    # in mem_vec_21 too, the fillpad weighted_score_valid_s [1, 128] FP32 in mem_vec_22.
+    found = tiles_of(
+        "s = pl.full([1, 128], dtype=pl.FP32, value=0.0)\n"
+        "v = pl.fillpad(pl.set_validshape(s, 1, n), pad_value=pl.PadValue.min)\n"
+    )
+    full, view, padded = found.ops
+    assert (view.shape, view.view_of) == (None, "s")
+    assert padded.shape == ((1, 128), "FP32") and padded.reads == (view.out,)

@@ -191,3 +191,47 @@ def test_under_ptoas_the_capacity_gate_pins_two_slots_and_declines_three(
     )
     assert (declined["lowering"]["stride"], declined["lowering"]["main_trip"]) == (3, 2)
     assert pinned["cores"][0]["memory"] == declined["cores"][0]["memory"] == []
+
+
+def test_a_shard_sized_by_an_option_read_at_import_is_predicted_under_the_assumed_build(
+    run: Run,
+) -> None:
+    # sharded.py, compiled as the check compiles a file (no arguments: `--tp` falls back to
+    # 2). The compiler: PH-MR-001 Right 1 of 2 (32768 B per stage, 65536 B free,
+    # space-pressure) for the loop at 52; Left keeps both 4096 B stages; the tail loop at
+    # 63 is not in the IR (Simplify folds `if VOCAB_TAIL != 0`: 512 % 256 is 0).
+    items = lint(run, "sharded.py")
+    loop, (hint,) = at(items, 52)
+    tail, at_tail = at(items, 63)
+    assert (hint["code"], hint["compiler_id"]) == ("SKW080", "PH-MR-001")
+    assert [m for m in loop["cores"][0]["memory"] if m["space"] != "Mat"] == [
+        {**buffers("Left", 4096, 2, 2), "known": True},
+        buffers("Right", 32768, 2, 1, "space-pressure"),
+    ]
+    assert "32768 B per stage, space-pressure" in hint["message"]
+    assert (tail["code"], tail["verdict"], at_tail) == ("SKW070", "not_compiled", [])
+
+
+def test_another_shard_count_on_the_command_line_is_the_build_the_verdict_names(
+    run: Run,
+) -> None:
+    # --tp 8 (not compiled by the check, which runs a file without arguments): 128
+    # vocabulary rows per rank, which the 256-row tile does not divide, so the tail branch
+    # stays; the verdict names the command line it assumed, and what it is without one.
+    items = lint(run, "sharded.py", "--argv=--tp 8")
+    tail, _ = at(items, 63)
+    assert (tail["verdict"], tail["assumes"]) == ("left", {"sys.argv": ["--tp", "8"]})
+    assert [(v["environment"], v["code"]) for v in tail["variants"]] == [
+        ({"sys.argv": None}, "SKW070")
+    ]
+
+
+def test_a_score_reduction_over_paged_int32_blocks_is_predicted_at_the_loop(run: Run) -> None:
+    # scores.py:29. The compiler: PH-MR-001 Vec 1 of 2 (65536 B per stage, 188416 B
+    # free), space-pressure; the IR: 1 buffer per tile. Every Vec tile of the scope is
+    # known: the page id cast is a scalar, INT32 -> FP32 one cast, the row sum's
+    # workspace 128 columns wide (65536 B: the stage's slot), set_validshape a view.
+    loop, (hint,) = at(lint(run, "scores.py"), 29)
+    assert (hint["code"], hint["compiler_id"]) == ("SKW080", "PH-MR-001")
+    assert loop["cores"][0]["memory"] == [buffers("Vec", 65536, 2, 1, "space-pressure")]
+    assert "co-resident: tmp_tile (row_sum) 65536 B" in hint["message"]
