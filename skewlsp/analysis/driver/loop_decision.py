@@ -50,7 +50,7 @@ from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import (
 )
 from skewlsp.analysis.passes.header import bounds_of, fold_bound, loop_target, stage_of
 from skewlsp.analysis.passes.infer_tile_memory_space import operand_moves
-from skewlsp.analysis.passes.inline_functions.splice import helper_splicer
+from skewlsp.analysis.passes.inline_functions.splice import declared_returns, helper_splicer
 from skewlsp.analysis.passes.loop_body import normalise
 from skewlsp.analysis.passes.lower_auto_vector_split import opens_lane_regions
 from skewlsp.analysis.passes.op_conversion import scope_tiles_at
@@ -265,7 +265,7 @@ class LoopDecisions:
         # 10 ConvertTensorToTileOps: the loads LowerPipelineToSlots (27) will see
         if split is not None and split.cube_skew is not None:  # 26's clones, for 33
             facts = replace(facts, skew=SkewClones(*split.cube_skew))
-        facts = self._slot_loads(report, loop, ctx, facts)
+        facts = self._slot_loads(report, loop, ctx, facts, scope.module.function_sources)
         model = LoopModel(
             report, loop, self.unit, self.module, stmts, decision, parsed.iter_names,
             body.yield_node, facts=facts,
@@ -347,10 +347,16 @@ class LoopDecisions:
         )
 
     def _slot_loads(
-        self, report: LoopReport, loop: cst.For, ctx: BodyContext, facts: LoopFacts
+        self,
+        report: LoopReport,
+        loop: cst.For,
+        ctx: BodyContext,
+        facts: LoopFacts,
+        helpers: Mapping[str, str],
     ) -> LoopFacts:
         """``facts`` with the body's loads as LowerPipelineToSlots sees them (the tensors in
-        scope, ConvertTensorToTileOps', read off the function holding the loop)."""
+        scope, ConvertTensorToTileOps', read off the function holding the loop and the
+        inline helpers it calls: ``helpers``, the module's functions' texts)."""
         fn = self.functions[-1] if self.functions else None
         lowered = report.verdict == "left" or any(c.verdict == "left" for c in report.cores)
         if fn is None:
@@ -358,8 +364,10 @@ class LoopDecisions:
         key = (id(fn), self._function_incore)
         loops = self.slot_surroundings.get(key)
         if loops is None:
+            returns = declared_returns(helpers)
+            shared = (surroundings, fn, key[1], frozenset(helpers.items()))
             loops = self.slot_surroundings[key] = self.state.syntactic_fact(
-                (surroundings, fn, key[1]), lambda: surroundings(fn, key[1], self.made)
+                shared, lambda: surroundings(fn, key[1], self.made, returns)
             )
         around = loops.get(id(loop))
         if around is None:

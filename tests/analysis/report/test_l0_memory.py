@@ -118,3 +118,17 @@ def test_operands_each_branch_loads_are_that_branch_s_matmul_s():
     memory = report.memory or next(core.memory for core in report.cores)
     assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
     assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
+
+
+def test_slices_of_a_tensor_an_inline_helper_returns_are_loads_of_its_declared_type():
+    # returned.py: `act, doubled = narrowed_rows(...)` binds `act` as the helper's `->`
+    # says ([16, 1024] BF16), so `pl.slice(act, [16, 128], ...)` is a [16, 128] BF16 load.
+    # The compiler, function returned_rows: group 2 (the loop's stages, line 45)
+    # "requested 2 achieved 1 ... 32768 B per stage, 65536 B free, space-pressure" in
+    # Right, as groups 0 and 1 (the K loops); Left keeps 2 of 2 (2048 B slices).
+    report = report_of("returned.py", "projection_of_returned_rows")
+    memory = report.memory or next(core.memory for core in report.cores)
+    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+    assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
+    (hint,) = [h for h in report.hints if h.code == "SKW080"]
+    assert "`matmul(first, w[...])` outside the pipeline loops" in hint.message
