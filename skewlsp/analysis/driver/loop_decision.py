@@ -402,7 +402,7 @@ class LoopDecisions:
         where = next((n for n, at in enumerate(tiles.loops) if at.span == span), -1)
         operands = None
         if matmuls.sites:  # (15's operands, for the L0 tiles)
-            operands = body_operands(loop, matmuls, around.tensors, ctx.fold, loads)
+            operands = body_operands(loop, matmuls, around.tensors, ctx.fold, loads, opened_by)
         return replace(
             facts,
             slot_loads=loads,

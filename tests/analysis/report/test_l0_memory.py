@@ -132,3 +132,22 @@ def test_slices_of_a_tensor_an_inline_helper_returns_are_loads_of_its_declared_t
     assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
     (hint,) = [h for h in report.hints if h.code == "SKW080"]
     assert "`matmul(first, w[...])` outside the pipeline loops" in hint.message
+
+
+def test_operands_made_before_the_loop_or_by_the_vector_in_a_branch_are_the_tiles_read():
+    # masked.py:28: the matmuls sit in an `if`, so the loop is replicated at stage=3; their
+    # right operands are slices taken before it ([128, 128] BF16 in Mat: `k_tile`,
+    # `v_tile`), `weights` the vector's [16, 128] BF16. The compiler, function
+    # masked_aic: group 0 (the main loop's 3 clones) "requested depth 3 ... in Right, but
+    # only 2 of 3 buffers fit (32768 B per stage, 65536 B free)", slot-bound; Left keeps 3
+    # of 3 (4096 B per stage); group 1 (the 2 copies after it) keeps 2 of 2 in both.
+    report = report_of("masked.py", "masked_steps")
+    aic = next(core for core in report.cores if core.core == "aic")
+    assert aic.memory == (
+        SpaceBuffers("Left", 4096, 3, 3, None, True),
+        SpaceBuffers("Right", 32768, 3, 2, "slot-bound", True),
+    )
+    (hint,) = [h for h in report.hints if h.code == "SKW080"]
+    assert "3 x 32768 B is more than its 65536 B, whatever else the function holds" in (
+        hint.message
+    )
