@@ -25,7 +25,7 @@ slice it loads to Mat and which to Vec is ExpandMixedKernel's scan, ``core_split
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import libcst as cst
@@ -43,6 +43,7 @@ from skewlsp.analysis.frontend.op_registry import op_leaf
 from skewlsp.analysis.frontend.scope import function_params, is_spmd_scope, opens_incore_scope
 from skewlsp.analysis.passes.simplify import Fold, simplified, simplified_difference
 from skewlsp.analysis.source.tree_text import MadeTrees
+from skewlsp.analysis.source.walk import walk
 
 # Ops whose result is a view of their first argument: of a tensor, a tensor.
 TENSOR_VIEW_OPS = frozenset({"reshape", "view", "reinterpret_view", "transpose_view"})
@@ -168,23 +169,54 @@ class LoopSurroundings:
 
 
 def surroundings(
-    fn: cst.FunctionDef, incore: bool, made: MadeTrees | None, returns: Returns | None = None
+    fn: cst.FunctionDef,
+    incore: bool,
+    made: MadeTrees | None,
+    returns: Returns | None = None,
+    params: Mapping[str, Tensor] | None = None,
 ) -> dict[int, LoopSurroundings]:
     """One walk of ``fn`` (``incore``: its body is an InCore scope; ``made``: the trees the
     analysis made, ``fn`` may be one's; ``returns``: the module's inline helpers' declared
-    return types, for the names a call of one binds): the surroundings of each ``for`` in
-    it, by the node's id."""
+    return types, for the names a call of one binds; ``params``: the tensors ``pl.jit``
+    gives its bare ``pl.Tensor`` parameters): the surroundings of each ``for`` in it, by
+    the node's id."""
     walker = _Walk(made, returns)
-    for name, param in function_params(fn):
-        found = _annotated(param.annotation)
-        if found is not None:
-            walker.tensors[name] = found
+    _seed(walker, fn, params)
     walker.scope_nodes[0] = fn
     walker.block(body_statements(fn.body), incore, 0)
     return {
         key: replace(found, opened_by=walker.scope_nodes.get(found.scope))
         for key, found in walker.loops.items()
     }
+
+
+def tensors_at(
+    fn: cst.FunctionDef,
+    call: cst.Call,
+    returns: Returns | None = None,
+    params: Mapping[str, Tensor] | None = None,
+) -> dict[str, Tensor] | None:
+    """The tensors bound where the statement holding ``call`` (a call in ``fn``, a tree of
+    libcst's own parse) starts; None when the walk does not meet it."""
+    walker = _Walk(None, returns, call)
+    _seed(walker, fn, params)
+    walker.block(body_statements(fn.body), False, 0)
+    return walker.at_stop
+
+
+def is_bare(annotation: cst.Annotation | None) -> bool:
+    """``pl.Tensor`` with no shape written (``pl.Out[pl.Tensor]`` too): ``pl.jit`` gives
+    the parameter its caller's argument's type."""
+    return _annotated(annotation) == Tensor(None, None)
+
+
+def _seed(walker: _Walk, fn: cst.FunctionDef, params: Mapping[str, Tensor] | None) -> None:
+    for name, param in function_params(fn):
+        found = _annotated(param.annotation)
+        if found == Tensor(None, None) and params is not None:
+            found = params.get(name, found)
+        if found is not None:
+            walker.tensors[name] = found
 
 
 def _annotated(annotation: cst.Annotation | None) -> Tensor | None:
@@ -208,9 +240,13 @@ def _annotated(annotation: cst.Annotation | None) -> Tensor | None:
 class _Walk:
     """Statements in order: the tensors each binding leaves, kept at every ``for``."""
 
-    def __init__(self, made: MadeTrees | None, returns: Returns | None = None) -> None:
+    def __init__(
+        self, made: MadeTrees | None, returns: Returns | None = None, stop: cst.Call | None = None
+    ) -> None:
         self.made = made
         self.returns = returns
+        self.stop = stop  # a call: the tensors where its statement starts are kept
+        self.at_stop: dict[str, Tensor] | None = None
         self.tensors: dict[str, Tensor] = {}
         self.opened = 0  # InCore scopes opened so far
         self.loops: dict[int, LoopSurroundings] = {}
@@ -221,6 +257,8 @@ class _Walk:
     ) -> None:
         """``spmd``: the statements are in a ``pl.spmd`` scope that opened no InCore one."""
         for stmt in statements:
+            if self.stop is not None and self.at_stop is None and _holds(stmt, self.stop):
+                self.at_stop = dict(self.tensors)
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     self._bind(small, incore)
@@ -333,6 +371,13 @@ class _Walk:
                 for p in parts
             )
         return (_annotated(annotation),)
+
+
+def _holds(stmt: cst.CSTNode, call: cst.Call) -> bool:
+    """Whether simple statement ``stmt`` holds ``call``."""
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    return any(node is call for node in walk(stmt))
 
 
 def _text(node: cst.BaseExpression) -> str:

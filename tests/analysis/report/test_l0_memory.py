@@ -151,3 +151,18 @@ def test_operands_made_before_the_loop_or_by_the_vector_in_a_branch_are_the_tile
     assert "3 x 32768 B is more than its 65536 B, whatever else the function holds" in (
         hint.message
     )
+
+
+def test_bare_tensors_typed_down_from_the_host_entry_make_the_loop_s_l0_tiles_known():
+    # hosted.py:23, in the inline helper `projected` the jit entry `project` calls with its
+    # own bare tensors, which the host `project_host` calls with annotated ones. The
+    # compiler: entry `project` alone stops ("a bare 'pl.Tensor' annotation with no
+    # shape"); entry project_host, function hosted: group 2 (the loop's stages) "requested
+    # 2 achieved 1 ... 32768 B per stage, 65536 B free, space-pressure" in Right, as
+    # groups 0 and 1 (the K loops); Left keeps 2 of 2 (2048 B slices).
+    report = report_of("hosted.py", "projected")
+    memory = report.memory or next(core.memory for core in report.cores)
+    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+    assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
+    (hint,) = [h for h in report.hints if h.code == "SKW080"]
+    assert "`matmul(x[...], w[...])` outside the pipeline loops" in hint.message
