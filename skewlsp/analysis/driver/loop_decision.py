@@ -364,7 +364,7 @@ class LoopDecisions:
         loops = self.slot_surroundings.get(key)
         if loops is None:
             returns = declared_returns(helpers)
-            given = bare_param_tensors(fn.name.value, helpers, self.call_caller, returns)
+            given = bare_param_tensors(fn, helpers, self.call_caller, returns)
             shared = (surroundings, fn, key[1:], frozenset(helpers.items()))
             loops = self.slot_surroundings[key] = self.state.syntactic_fact(
                 shared, lambda: surroundings(fn, key[1], self.made, returns, given)

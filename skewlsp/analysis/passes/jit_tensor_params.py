@@ -41,22 +41,20 @@ _LEVELS = 3  # callers followed up from the function (a chain, not a search)
 
 
 def bare_param_tensors(
-    name: str,
+    fn: cst.FunctionDef,
     functions: Mapping[str, str],
     caller: str | None,
     returns: Returns | None = None,
     level: int = 0,
 ) -> dict[str, Tensor]:
-    """The tensors of the bare ``pl.Tensor`` parameters of module function ``name``
+    """The tensors of the bare ``pl.Tensor`` parameters of ``fn``, a module function
     (``functions``: the module's top-level functions' texts by name), from its first call
     in ``caller`` (None: in the module's one ``@pl.jit.host`` function calling it); the
-    parameters not known are left out."""
-    fn = _function(functions.get(name))
-    if fn is None or level > _LEVELS:
-        return {}
+    parameters not known are left out. Nothing is parsed for a function with none."""
     bare = [param for param, p in function_params(fn) if is_bare(p.annotation)]
-    if not bare:
+    if not bare or level > _LEVELS:
         return {}
+    name = fn.name.value
     if caller is None:
         hosts = [n for n, text in functions.items() if "jit.host" in text and name in text]
         hosts = [n for n in hosts if _is_host(_function(functions[n])) and n != name]
@@ -67,7 +65,7 @@ def bare_param_tensors(
     call = _first_call(outer, name) if outer is not None else None
     if outer is None or call is None:
         return {}
-    given = bare_param_tensors(caller, functions, None, returns, level + 1)
+    given = bare_param_tensors(outer, functions, None, returns, level + 1)
     tensors = tensors_at(outer, call, returns, given)
     if tensors is None:
         return {}

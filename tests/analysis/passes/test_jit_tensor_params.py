@@ -41,6 +41,12 @@ def host(a: pl.Tensor[[16, 1024], pl.BF16], b: pl.Tensor[[1024, 256], pl.BF16]):
 }
 
 
+def _fn(name: str) -> cst.FunctionDef:
+    fn = cst.parse_module(FUNCTIONS[name]).body[0]
+    assert isinstance(fn, cst.FunctionDef)
+    return fn
+
+
 def _shapes(found: dict[str, Tensor]) -> dict[str, tuple[str, str | None]]:
     code = cst.Module([]).code_for_node
     return {n: (code(t.shape) if t.shape is not None else "?", t.dtype) for n, t in found.items()}
@@ -48,20 +54,20 @@ def _shapes(found: dict[str, Tensor]) -> dict[str, tuple[str, str | None]]:
 
 def test_an_inline_helper_s_bare_tensors_are_its_caller_s_arguments_at_the_first_call():
     # `t` bound in the caller, `b` the caller's own bare tensor, typed by the host's call
-    found = bare_param_tensors("helper", FUNCTIONS, "entry")
+    found = bare_param_tensors(_fn("helper"), FUNCTIONS, "entry")
     assert _shapes(found) == {"x": ("[16, 64]", "FP16"), "w": ("[1024, 256]", "BF16")}
 
 
 def test_a_jit_entry_s_bare_tensors_are_the_host_s_arguments():
-    found = bare_param_tensors("entry", FUNCTIONS, None)
+    found = bare_param_tensors(_fn("entry"), FUNCTIONS, None)
     assert _shapes(found) == {"a": ("[16, 1024]", "BF16"), "b": ("[1024, 256]", "BF16")}
 
 
 def test_without_one_host_calling_it_nothing_is_known():
     alone = {name: text for name, text in FUNCTIONS.items() if name != "host"}
-    assert bare_param_tensors("entry", alone, None) == {}
-    assert "x" in bare_param_tensors("helper", alone, "entry")  # `t` is the caller's own
-    assert "w" not in bare_param_tensors("helper", alone, "entry")
+    assert bare_param_tensors(_fn("entry"), alone, None) == {}
+    assert "x" in bare_param_tensors(_fn("helper"), alone, "entry")  # `t` is the caller's own
+    assert "w" not in bare_param_tensors(_fn("helper"), alone, "entry")
     two = {**FUNCTIONS, "other": textwrap.dedent(FUNCTIONS["host"]).replace("def host", "def other")}
-    assert bare_param_tensors("entry", two, None) == {}
-    assert bare_param_tensors("helper", FUNCTIONS, "missing") == {}
+    assert bare_param_tensors(_fn("entry"), two, None) == {}
+    assert bare_param_tensors(_fn("helper"), FUNCTIONS, "missing") == {}
