@@ -363,11 +363,11 @@ class LoopDecisions:
         key = (id(fn), self._function_incore, self.call_caller)
         loops = self.slot_surroundings.get(key)
         if loops is None:
-            returns = declared_returns(helpers)
-            given = bare_param_tensors(fn, helpers, self.call_caller, returns)
-            shared = (surroundings, fn, key[1:], frozenset(helpers.items()))
-            loops = self.slot_surroundings[key] = self.state.syntactic_fact(
-                shared, lambda: surroundings(fn, key[1], self.made, returns, given)
+            returns, fact = declared_returns(helpers), self.state.syntactic_fact
+            given = lambda: bare_param_tensors(fn, helpers, key[2], returns, fact)  # noqa: E731
+            loops = self.slot_surroundings[key] = fact(
+                (surroundings, fn, key[1:], frozenset(helpers.items())),
+                lambda: surroundings(fn, key[1], self.made, returns, given()),
             )
         around = loops.get(id(loop))
         if around is None:

@@ -22,7 +22,8 @@ leaves its parameter not known.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
+from typing import Protocol, TypeVar
 
 import libcst as cst
 
@@ -38,6 +39,13 @@ from skewlsp.analysis.source import parsing
 from skewlsp.analysis.source.walk import walk
 
 _LEVELS = 3  # callers followed up from the function (a chain, not a search)
+_T = TypeVar("_T")
+
+
+class Memo(Protocol):
+    """What keeps a value made once per analysis (``AnalysisState.syntactic_fact``)."""
+
+    def __call__(self, key: Hashable, make: Callable[[], _T]) -> _T: ...
 
 
 def bare_param_tensors(
@@ -45,27 +53,34 @@ def bare_param_tensors(
     functions: Mapping[str, str],
     caller: str | None,
     returns: Returns | None = None,
+    memo: Memo | None = None,
     level: int = 0,
 ) -> dict[str, Tensor]:
     """The tensors of the bare ``pl.Tensor`` parameters of ``fn``, a module function
     (``functions``: the module's top-level functions' texts by name), from its first call
     in ``caller`` (None: in the module's one ``@pl.jit.host`` function calling it); the
-    parameters not known are left out. Nothing is parsed for a function with none."""
+    parameters not known are left out. Nothing is parsed for a function with none, and
+    each caller's text once per ``memo``."""
+
+    def parse(text: str) -> cst.FunctionDef | None:
+        return memo((function_of, text), lambda: function_of(text)) if memo else function_of(text)
+
     bare = [param for param, p in function_params(fn) if is_bare(p.annotation)]
     if not bare or level > _LEVELS:
         return {}
     name = fn.name.value
     if caller is None:
         hosts = [n for n, text in functions.items() if "jit.host" in text and name in text]
-        hosts = [n for n in hosts if _is_host(_function(functions[n])) and n != name]
+        hosts = [n for n in hosts if n != name and _is_host(parse(functions[n]))]
         if len(hosts) != 1:
             return {}
         caller = hosts[0]
-    outer = _function(functions.get(caller))
+    text = functions.get(caller)
+    outer = parse(text) if text is not None else None
     call = _first_call(outer, name) if outer is not None else None
     if outer is None or call is None:
         return {}
-    given = bare_param_tensors(outer, functions, None, returns, level + 1)
+    given = bare_param_tensors(outer, functions, None, returns, memo, level + 1)
     tensors = tensors_at(outer, call, returns, given)
     if tensors is None:
         return {}
@@ -78,9 +93,8 @@ def bare_param_tensors(
     }
 
 
-def _function(text: str | None) -> cst.FunctionDef | None:
-    if text is None:
-        return None
+def function_of(text: str) -> cst.FunctionDef | None:
+    """The function a module's top-level function text defines (None: it does not parse)."""
     try:
         module = parsing.dedented_module(text)
     except Exception:  # a function that does not parse types no parameter

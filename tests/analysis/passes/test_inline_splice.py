@@ -109,3 +109,16 @@ def test_the_declared_return_of_a_module_s_inline_helper_types_its_call() -> Non
     assert returns("kernel") is None  # not an inline helper
     assert returns("scores") is None  # no annotation written
     assert returns("missing") is None
+
+
+def test_a_declared_return_is_read_past_brackets_and_colons_in_the_signature_s_comments() -> None:
+    commented = textwrap.dedent("""\
+        @pl.jit.inline(auto_scope=False)
+        def rows(  # noqa: PLR0913 (one bracket: ) and a colon
+            x: pl.Tensor[[16, 128], pl.FP32],  # [16 rows: see ( above
+        ) -> pl.Tensor[[16, 128], pl.BF16]:
+            return pl.cast(x, target_type=pl.BF16)
+        """)
+    found = declared_returns({"rows": commented})("rows")
+    assert found is not None
+    assert _code(found.annotation) == "pl.Tensor[[16, 128], pl.BF16]"

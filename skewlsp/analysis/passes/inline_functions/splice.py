@@ -15,6 +15,9 @@ Models: ``src/ir/transforms/inline_functions_pass.cpp`` (``CloneInlineBody``,
 
 from __future__ import annotations
 
+import io
+import textwrap
+import tokenize
 from collections.abc import Callable, Mapping
 
 import libcst as cst
@@ -75,14 +78,36 @@ def declared_returns(functions: Mapping[str, str]) -> Callable[[str], cst.Annota
 def _declared(text: str | None) -> cst.Annotation | None:
     if text is None or "inline" not in text or "->" not in text:
         return None
-    try:
-        module = parsing.dedented_module(text)
+    header = _header(textwrap.dedent(text))
+    try:  # (the header alone: a helper's body may be hundreds of lines)
+        module = cst.parse_module(header + "\n    ...\n" if header else textwrap.dedent(text))
     except Exception:  # a helper that does not parse types no call
         return None
     helper = next((s for s in module.body if isinstance(s, cst.FunctionDef)), None)
     if helper is None or not is_inline_helper(helper):
         return None
     return helper.returns
+
+
+def _header(text: str) -> str | None:
+    """``text`` up to the colon that ends its first ``def``'s signature (decorators
+    included), read by Python's tokenizer (brackets in comments and strings skipped)."""
+    depth, seen_def = 0, False
+    lines = text.splitlines(keepends=True)
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.NAME and token.string == "def":
+                seen_def = True
+            elif token.type == tokenize.OP and token.string in "([{":
+                depth += 1
+            elif token.type == tokenize.OP and token.string in ")]}":
+                depth -= 1
+            elif seen_def and depth == 0 and token.type == tokenize.OP and token.string == ":":
+                row, column = token.end
+                return "".join(lines[: row - 1]) + lines[row - 1][:column]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return None
 
 
 def statement_call(small: cst.BaseSmallStatement) -> cst.Call | None:
