@@ -50,7 +50,8 @@ from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import (
 )
 from skewlsp.analysis.passes.header import bounds_of, fold_bound, loop_target, stage_of
 from skewlsp.analysis.passes.infer_tile_memory_space import operand_moves
-from skewlsp.analysis.passes.inline_functions.splice import helper_splicer
+from skewlsp.analysis.passes.inline_functions.splice import declared_returns, helper_splicer
+from skewlsp.analysis.passes.jit_tensor_params import bare_param_tensors
 from skewlsp.analysis.passes.loop_body import normalise
 from skewlsp.analysis.passes.lower_auto_vector_split import opens_lane_regions
 from skewlsp.analysis.passes.op_conversion import scope_tiles_at
@@ -145,6 +146,7 @@ class LoopDecisions:
         self.incore: list[bool] = []
         self.function_incore: list[bool] = []  # per function being walked: its body is InCore
         self.call_headers: tuple[cst.CSTNode, ...] = ()  # scope headers around a helper call
+        self.call_caller: str | None = None  # the function making that call
         self.dual_aiv: dict[int, bool] = {}  # per function: no pl.split, so two AIV lanes
         # Per outlined scope (by node): whether it multiplies, whether it opens lane regions.
         self.multiplies: dict[int, bool] = {}
@@ -154,9 +156,9 @@ class LoopDecisions:
         # there): the sides are syntactic, so one walk serves every copy decided apart.
         self.outside: dict[tuple[int, bool], OutsideSides] = {}
         self.deciding_copy = 0  # >0 while a pl.unroll copy other than the first is decided
-        # Per function and whether its body is InCore: the tensors in scope at each loop.
-        self.slot_surroundings: dict[tuple[int, bool], dict[int, LoopSurroundings]] = {}
-        self.cube_scopes: dict[tuple[int, bool, int], CubeScope] = {}
+        # Per function, whether its body is InCore and its caller: the tensors at each loop.
+        self.slot_surroundings: dict[tuple[int, bool, str | None], dict[int, LoopSurroundings]] = {}
+        self.cube_scopes: dict[tuple[int, bool, str | None, int], CubeScope] = {}
 
     @property
     def _function_incore(self) -> bool:
@@ -265,7 +267,7 @@ class LoopDecisions:
         # 10 ConvertTensorToTileOps: the loads LowerPipelineToSlots (27) will see
         if split is not None and split.cube_skew is not None:  # 26's clones, for 33
             facts = replace(facts, skew=SkewClones(*split.cube_skew))
-        facts = self._slot_loads(report, loop, ctx, facts)
+        facts = self._slot_loads(report, loop, ctx, facts, scope.module.function_sources)
         model = LoopModel(
             report, loop, self.unit, self.module, stmts, decision, parsed.iter_names,
             body.yield_node, facts=facts,
@@ -347,19 +349,25 @@ class LoopDecisions:
         )
 
     def _slot_loads(
-        self, report: LoopReport, loop: cst.For, ctx: BodyContext, facts: LoopFacts
+        self, report: LoopReport, loop: cst.For, ctx: BodyContext, facts: LoopFacts,
+        helpers: Mapping[str, str],
     ) -> LoopFacts:
         """``facts`` with the body's loads as LowerPipelineToSlots sees them (the tensors in
-        scope, ConvertTensorToTileOps', read off the function holding the loop)."""
+        scope, ConvertTensorToTileOps', read off the function holding the loop, the inline
+        helpers it calls and the callers pl.jit types its bare tensors from: ``helpers``,
+        the module's functions' texts)."""
         fn = self.functions[-1] if self.functions else None
         lowered = report.verdict == "left" or any(c.verdict == "left" for c in report.cores)
         if fn is None:
             return facts
-        key = (id(fn), self._function_incore)
+        key = (id(fn), self._function_incore, self.call_caller)
         loops = self.slot_surroundings.get(key)
         if loops is None:
-            loops = self.slot_surroundings[key] = self.state.syntactic_fact(
-                (surroundings, fn, key[1]), lambda: surroundings(fn, key[1], self.made)
+            returns, fact = declared_returns(helpers), self.state.syntactic_fact
+            given = lambda: bare_param_tensors(fn, helpers, key[2], returns, fact)  # noqa: E731
+            loops = self.slot_surroundings[key] = fact(
+                (surroundings, fn, key[1:], frozenset(helpers.items())),
+                lambda: surroundings(fn, key[1], self.made, returns, given()),
             )
         around = loops.get(id(loop))
         if around is None:
@@ -394,7 +402,7 @@ class LoopDecisions:
         where = next((n for n, at in enumerate(tiles.loops) if at.span == span), -1)
         operands = None
         if matmuls.sites:  # (15's operands, for the L0 tiles)
-            operands = body_operands(loop, matmuls, around.tensors, ctx.fold, loads)
+            operands = body_operands(loop, matmuls, around.tensors, ctx.fold, loads, opened_by)
         return replace(
             facts,
             slot_loads=loads,

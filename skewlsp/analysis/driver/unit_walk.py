@@ -359,7 +359,7 @@ class UnitWalk(LoopDecisions):
                 self.finished.extend(LoopModel(report, facts=facts) for report, facts in known)
                 continue
             before = len(self.finished)
-            self.call_headers = site.headers
+            self.call_headers, self.call_caller = site.headers, site.caller
             depth = self.state.build.open()  # what this copy reads of the assumed build
             try:
                 self._decide_apart(
@@ -375,7 +375,7 @@ class UnitWalk(LoopDecisions):
             self.finished[before:] = copy
             if self.sites is not None and key is not None:
                 self.sites.remember(key, tuple((m.report, m.facts) for m in copy), assumed)
-        self.call_headers = ()
+        self.call_headers, self.call_caller = (), None
 
     def _caller_walk(self, caller: Unit, state: AnalysisState) -> list[LoopReport] | None:
         """The loops of a caller of this unit's helper, as its own walk reports them (in

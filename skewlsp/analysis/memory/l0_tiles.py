@@ -24,11 +24,13 @@ regions (only ties of MemoryReuse's shed read the numbers). A loop SkewCrossCore
 rewrites on the cube is laid out as its clones (:func:`_skewed`): they carry the skew's
 own group (numbered from ``1 << 20``, after all of LowerPipelineLoops'), and each clone's
 K loops are lowered one group each; a consumer-half operand the vector made and the cube
-pops is shaped from the body (:mod:`skewlsp.analysis.passes.cube_operands`).
+pops is shaped from the body (:mod:`skewlsp.analysis.passes.cube_operands`), and so is
+such an operand of a replicated loop's matmul, or a tile made before the loop.
 
 Not modelled, and said so (the function's L0 tiles are then not known): a matmul
 outside the function's pipeline loops or in a nested block, a call whose ops are not
-seen (an inline helper), an operand that is not a static load of the body, one whole
+seen (an inline helper), an operand that is neither a static load of the body nor a
+tile of known shape it computes or the scope makes before it, one whole
 operand two matmuls read (one move), other cube ops, a tile ``ChooseL0Tile`` splits in
 M or N or whose K it peels, a loop nested in a replicated or skewed loop, a remainder
 known only at run time beyond ``stage=2`` (an ``if`` chain of several branches; at
@@ -62,6 +64,7 @@ from skewlsp.analysis.memory.memory_reuse import ReuseResult, ReuseTile
 from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_places, scope_matmuls
 from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Fold, LoopSurroundings, Tensor
+from skewlsp.analysis.passes.cube_operands import block_operand
 from skewlsp.analysis.passes.l0_tile_chooser import L0TileConfig, choose_l0_tile
 from skewlsp.analysis.passes.simplify import kept_by_fold
 from skewlsp.contract import Lowering
@@ -491,11 +494,14 @@ def body_operands(
     tensors: Mapping[str, Tensor],
     fold: Fold,
     loads: Sequence[SlotLoad],
+    scope: cst.CSTNode | None = None,
 ) -> tuple[tuple[SlotLoad | None, SlotLoad | None], ...] | None:
     """The loads each of ``matmuls`` (``loop``'s body's) reads, in order: the bindings
     of its operands before it in its block (the body, or the branch of an ``if`` that
-    loads its own), else the body's one top-level load of that name (``loads``); None
-    when the sites are not told."""
+    loads its own), else the body's one top-level load of that name (``loads``), else the
+    tile the block computes or the scope (``scope``: the statement opening it) makes
+    before the loop (:func:`~skewlsp.analysis.passes.cube_operands.block_operand`, as
+    the Mat tile the cube reads); None when the sites are not told."""
     places = body_places(loop)
     if matmuls.unknown or len(places) != len(matmuls.sites):
         return None
@@ -504,12 +510,16 @@ def body_operands(
         top[load.name] = None if load.name in top else load
     body = body_statements(loop.body)
     names = [name for site in matmuls.sites for name in (site.lhs, site.rhs)]
-    if all(block is body for block, _ in places) and all(top.get(n, n) for n in names):
+    if all(block is body for block, _ in places) and all(top.get(n) for n in names):
         return None  # (each a top-level load of a name of its own: `_tilings` reads by name)
     found = []
     for site, (statements, at) in zip(matmuls.sites, places, strict=True):
         place = _Place(statements, at, tensors, fold)
-        found.append((place.operand(site.lhs, top), place.operand(site.rhs, top)))
+        pair = [place.operand(name, top) for name in (site.lhs, site.rhs)]
+        for k, name in enumerate((site.lhs, site.rhs)):
+            if pair[k] is None and not name.endswith("[...]"):
+                pair[k] = place.computed(loop, name, scope)
+        found.append((pair[0], pair[1]))
     return tuple(found)
 
 
@@ -530,6 +540,19 @@ class _Place:
 
     def _loads_of(self, at: int) -> tuple[SlotLoad, ...]:
         return statement_loads(self.statements[at : at + 1], self.tensors, self.fold)
+
+    def computed(self, loop: cst.For, name: str, scope: cst.CSTNode | None) -> SlotLoad | None:
+        """``name`` as the Mat tile of the shape the block computes it (or the scope makes
+        it before the loop) with, where that is known."""
+        shapes = {
+            load.name: (load.extents, load.dtype)
+            for load in self._through
+            if load.extents and load.dtype
+        }
+        shape = block_operand(
+            loop, self.statements, self.at, name, shapes, scope, self.fold, self.tensors
+        )
+        return SlotLoad(name, "Mat", extents=shape[0], dtype=shape[1]) if shape else None
 
     def operand(self, name: str, scope: dict[str, SlotLoad | None]) -> SlotLoad | None:
         """The load ``name`` is here (None: not one load): a slice written in the

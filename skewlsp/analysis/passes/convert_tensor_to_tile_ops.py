@@ -9,8 +9,9 @@ names hold a tensor, and of what shape and dtype, is what tells the loads of a b
 apart and sizes their slots. Tensors are the function's ``pl.Tensor`` parameters and
 the names bound to one before the loop: ``pl.create_tensor``, a view of a tensor
 (``pl.reshape``; a slice, outside an InCore scope), a plain alias, the tensor an
-``assemble`` or ``store`` writes. Inside an InCore scope a slice is a load, so its
-name holds a tile.
+``assemble`` or ``store`` writes, a name a call of an inline helper binds (typed by the
+helper's ``->``, as the DSL parser types the call: ``inline_functions.splice``'s
+``declared_returns``). Inside an InCore scope a slice is a load, so its name holds a tile.
 
 The walk also counts the InCore scopes it opens (``pl.at`` at the CORE_GROUP level,
 ``pl.spmd``, a ``pl.split_aiv`` region outside one: ``frontend.scope.opens_incore_scope``):
@@ -24,7 +25,7 @@ slice it loads to Mat and which to Vec is ExpandMixedKernel's scan, ``core_split
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import libcst as cst
@@ -42,9 +43,14 @@ from skewlsp.analysis.frontend.op_registry import op_leaf
 from skewlsp.analysis.frontend.scope import function_params, is_spmd_scope, opens_incore_scope
 from skewlsp.analysis.passes.simplify import Fold, simplified, simplified_difference
 from skewlsp.analysis.source.tree_text import MadeTrees
+from skewlsp.analysis.source.walk import walk
 
 # Ops whose result is a view of their first argument: of a tensor, a tensor.
 TENSOR_VIEW_OPS = frozenset({"reshape", "view", "reinterpret_view", "transpose_view"})
+
+# The declared ``->`` annotation of a module's inline helper, by name (None: not one, or
+# none written): the type the DSL parser gives the names a call of it binds.
+Returns = Callable[[str], cst.Annotation | None]
 
 
 @dataclass(frozen=True)
@@ -163,22 +169,54 @@ class LoopSurroundings:
 
 
 def surroundings(
-    fn: cst.FunctionDef, incore: bool, made: MadeTrees | None
+    fn: cst.FunctionDef,
+    incore: bool,
+    made: MadeTrees | None,
+    returns: Returns | None = None,
+    params: Mapping[str, Tensor] | None = None,
 ) -> dict[int, LoopSurroundings]:
     """One walk of ``fn`` (``incore``: its body is an InCore scope; ``made``: the trees the
-    analysis made, ``fn`` may be one's): the surroundings of each ``for`` in it, by the
-    node's id."""
-    walker = _Walk(made)
-    for name, param in function_params(fn):
-        found = _annotated(param.annotation)
-        if found is not None:
-            walker.tensors[name] = found
+    analysis made, ``fn`` may be one's; ``returns``: the module's inline helpers' declared
+    return types, for the names a call of one binds; ``params``: the tensors ``pl.jit``
+    gives its bare ``pl.Tensor`` parameters): the surroundings of each ``for`` in it, by
+    the node's id."""
+    walker = _Walk(made, returns)
+    _seed(walker, fn, params)
     walker.scope_nodes[0] = fn
     walker.block(body_statements(fn.body), incore, 0)
     return {
         key: replace(found, opened_by=walker.scope_nodes.get(found.scope))
         for key, found in walker.loops.items()
     }
+
+
+def tensors_at(
+    fn: cst.FunctionDef,
+    call: cst.Call,
+    returns: Returns | None = None,
+    params: Mapping[str, Tensor] | None = None,
+) -> dict[str, Tensor] | None:
+    """The tensors bound where the statement holding ``call`` (a call in ``fn``, a tree of
+    libcst's own parse) starts; None when the walk does not meet it."""
+    walker = _Walk(None, returns, call)
+    _seed(walker, fn, params)
+    walker.block(body_statements(fn.body), False, 0)
+    return walker.at_stop
+
+
+def is_bare(annotation: cst.Annotation | None) -> bool:
+    """``pl.Tensor`` with no shape written (``pl.Out[pl.Tensor]`` too): ``pl.jit`` gives
+    the parameter its caller's argument's type."""
+    return _annotated(annotation) == Tensor(None, None)
+
+
+def _seed(walker: _Walk, fn: cst.FunctionDef, params: Mapping[str, Tensor] | None) -> None:
+    for name, param in function_params(fn):
+        found = _annotated(param.annotation)
+        if found == Tensor(None, None) and params is not None:
+            found = params.get(name, found)
+        if found is not None:
+            walker.tensors[name] = found
 
 
 def _annotated(annotation: cst.Annotation | None) -> Tensor | None:
@@ -202,8 +240,13 @@ def _annotated(annotation: cst.Annotation | None) -> Tensor | None:
 class _Walk:
     """Statements in order: the tensors each binding leaves, kept at every ``for``."""
 
-    def __init__(self, made: MadeTrees | None) -> None:
+    def __init__(
+        self, made: MadeTrees | None, returns: Returns | None = None, stop: cst.Call | None = None
+    ) -> None:
         self.made = made
+        self.returns = returns
+        self.stop = stop  # a call: the tensors where its statement starts are kept
+        self.at_stop: dict[str, Tensor] | None = None
         self.tensors: dict[str, Tensor] = {}
         self.opened = 0  # InCore scopes opened so far
         self.loops: dict[int, LoopSurroundings] = {}
@@ -214,6 +257,8 @@ class _Walk:
     ) -> None:
         """``spmd``: the statements are in a ``pl.spmd`` scope that opened no InCore one."""
         for stmt in statements:
+            if self.stop is not None and self.at_stop is None and _holds(stmt, self.stop):
+                self.at_stop = dict(self.tensors)
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     self._bind(small, incore)
@@ -245,6 +290,9 @@ class _Walk:
             return
         if isinstance(target, cst.Subscript):
             return  # ``t[a:b] = x`` writes into the tensor ``t``, which stays one
+        if isinstance(target, cst.Tuple) and isinstance(value, cst.Call):
+            self._unpack(target, value)
+            return
         if isinstance(target, cst.Name) and value is not None:
             found = self._tensor_of(value, incore)
             if found is None:
@@ -266,6 +314,9 @@ class _Walk:
         if not isinstance(value, cst.Call):
             return None
         leaf = op_leaf(value)
+        if leaf is None:
+            declared = self._declared(value)
+            return declared[0] if declared is not None and len(declared) == 1 else None
         args = dsl.positional(value)
         if leaf == "create_tensor":
             dtype = dsl.keyword(value, "dtype")
@@ -287,6 +338,46 @@ class _Walk:
 
     def _source(self, node: cst.BaseExpression) -> Tensor | None:
         return self.tensors.get(node.value) if isinstance(node, cst.Name) else None
+
+    def _unpack(self, target: cst.Tuple, value: cst.Call) -> None:
+        """``a, b = helper(...)``: each name the tensor the helper declares in its place
+        (the parser's ``_tuple_tmp[i]``), else no tensor known."""
+        names = [e.value.value for e in target.elements if isinstance(e.value, cst.Name)]
+        declared = self._declared(value)
+        if declared is None or len(declared) != len(names) or len(names) != len(target.elements):
+            for name in target_effects(target)[0]:
+                self.tensors.pop(name, None)
+            return
+        for name, tensor in zip(names, declared, strict=True):
+            if tensor is None:
+                self.tensors.pop(name, None)
+            else:
+                self.tensors[name] = tensor
+
+    def _declared(self, call: cst.Call) -> tuple[Tensor | None, ...] | None:
+        """The tensors ``call`` returns, as the inline helper it calls declares them
+        (``-> pl.Tensor[...]`` or ``-> tuple[pl.Tensor[...], ...]``, an element that is
+        no tensor None); None when it calls no such helper."""
+        if self.returns is None or not isinstance(call.func, cst.Name):
+            return None
+        annotation = self.returns(call.func.value)
+        if annotation is None:
+            return None
+        node = annotation.annotation
+        if isinstance(node, cst.Subscript) and dsl.dotted(node.value) == ("tuple",):
+            parts = [e.slice for e in node.slice]
+            return tuple(
+                _annotated(cst.Annotation(p.value)) if isinstance(p, cst.Index) else None
+                for p in parts
+            )
+        return (_annotated(annotation),)
+
+
+def _holds(stmt: cst.CSTNode, call: cst.Call) -> bool:
+    """Whether simple statement ``stmt`` holds ``call``."""
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    return any(node is call for node in walk(stmt))
 
 
 def _text(node: cst.BaseExpression) -> str:

@@ -8,23 +8,28 @@ keeps its first tile operand's shape and dtype, ``pl.cast`` its shape with the t
 dtype; ``pl.matmul`` makes ``[M, N]`` of its ``out_dtype``, FP32 by default, INT32 from
 8-bit operands). AutoTileMatmulL0 chooses the popped operand's L0 tiles from that shape.
 
-Only the body's own statements at its top level are followed, back to the loads
+Only the body's own statements at its top level are followed (of a replicated loop,
+those of the block holding the matmul before it, a branch of an ``if`` too:
+:func:`block_operand`), back to the loads
 (:mod:`skewlsp.analysis.lower_pipeline.slot_loads`, by the names the matmul sites give
-them); anything else (an op not listed, a name bound twice, a branch) leaves the
+them); ``tile.fillpad`` and ``tile.set_validshape`` keep their tile's shape and dtype;
+anything else (an op not listed, a name bound twice) leaves the
 operand not known (None), never guessed. An operand the scope builds on chip before the
 loop (``pl.create_l1(shape, dtype)``, filled by ``pl.gather_row(acc, ...)``, which
 returns ``acc`` written in place: ``python/pypto/language/op/tensor_ops.py``) has the
-shape it was created with, when every binding of its name in the scope says so.
+shape it was created with, when every binding of its name in the scope says so; a slice
+of a tensor taken before the loop (``t[...]`` or ``pl.slice(t, shape, offsets)``) is the
+tile ConvertTensorToTileOps loads where the matmul reads it (``HandleConsumerDrivenLoad``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
-from skewlsp.analysis.frontend.names import binding_of, body_statements
+from skewlsp.analysis.frontend.names import binding_of, block_defs, body_statements
 from skewlsp.analysis.frontend.op_registry import op_leaf
 from skewlsp.analysis.passes.body import BodyMatmuls
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
@@ -40,6 +45,9 @@ from skewlsp.analysis.source.walk import walk
 Shape = tuple[tuple[int, ...], str]
 _NARROW = frozenset({"INT8", "UINT8"})
 _DEPTH = 16  # statements followed back from one operand (a chain, not a search)
+# Ops whose tile keeps its first operand's shape and dtype, only its valid region or pad
+# changed (``tile.fillpad`` in elementwise.cpp, ``tile.set_validshape`` in transform.cpp).
+_SAME_SHAPE = frozenset({"fillpad", "set_validshape"})
 
 
 def computed_operands(
@@ -92,15 +100,21 @@ def computed_operand(body: cst.BaseSuite, name: str, loads: Mapping[str, Shape])
 
 class _Trace:
     def __init__(
-        self, bound: Mapping[str, Sequence[cst.BaseExpression]], loads: Mapping[str, Shape]
+        self,
+        bound: Mapping[str, Sequence[cst.BaseExpression]],
+        loads: Mapping[str, Shape],
+        outside: Callable[[str], Shape | None] | None = None,
     ) -> None:
         self.bound = bound
         self.loads = loads
+        self.outside = outside  # a name bound nowhere here: a tile made before the loop
 
     def name(self, name: str, depth: int) -> Shape | None:
         if name in self.loads:
             return self.loads[name]
         values = self.bound.get(name, ())
+        if not values and self.outside is not None:
+            return self.outside(name)
         if len(values) != 1 or depth > _DEPTH:
             return None
         return self.value(values[0], depth + 1)
@@ -119,7 +133,7 @@ class _Trace:
             target = dsl.keyword(node, "target_type") or (args[1] if len(args) > 1 else None)
             dtype = dtype_of(target.value) if target is not None else None
             return (source[0], dtype) if source is not None and dtype else None
-        if leaf in ELEMENTWISE_OPS and args:
+        if (leaf in ELEMENTWISE_OPS or leaf in _SAME_SHAPE) and args:
             return self.value(args[0].value, depth)
         if leaf == "matmul" and len(args) >= 2:
             return self._matmul(node, args, depth)
@@ -169,6 +183,12 @@ def on_chip_operand(
         first = args[0].value if args else None
         if leaf == "gather_row" and isinstance(first, cst.Name) and first.value == name:
             continue  # written in place: the accumulator's shape
+        if leaf == "slice":
+            sliced = _slice_call_shape(value, tensors, fold)
+            if sliced is None:
+                return None
+            shapes.add(sliced)
+            continue
         if leaf != "create_l1" or len(args) < 2 or dsl.keyword(value, "transpose"):
             return None
         extents = fold_list(first, fold)
@@ -177,6 +197,59 @@ def on_chip_operand(
             return None
         shapes.add((tuple(e.value for e in extents if e.value is not None), dtype))
     return shapes.pop() if len(shapes) == 1 else None
+
+
+def _slice_call_shape(
+    call: cst.Call, tensors: Mapping[str, Tensor], fold: Fold
+) -> Shape | None:
+    """``pl.slice(t, shape, offsets)`` of a tensor in scope: a tile of ``shape`` and the
+    tensor's dtype (the load ConvertTensorToTileOps makes where a matmul reads it,
+    ``HandleConsumerDrivenLoad``); None for anything else."""
+    args = dsl.positional(call)
+    source = args[0].value if args else None
+    tensor = tensors.get(source.value) if isinstance(source, cst.Name) else None
+    if tensor is None or tensor.dtype is None or len(args) < 2:
+        return None
+    extents = fold_list(args[1].value, fold)
+    if not extents or any(e.value is None for e in extents):
+        return None
+    return tuple(e.value for e in extents if e.value is not None), tensor.dtype
+
+
+def block_operand(
+    loop: cst.For,
+    block: Sequence[cst.CSTNode],
+    at: int,
+    name: str,
+    loads: Mapping[str, Shape],
+    scope: cst.CSTNode | None,
+    fold: Fold,
+    tensors: Mapping[str, Tensor],
+) -> Shape | None:
+    """The shape of ``name``, an operand of the matmul at statement ``at`` of ``block``
+    (``loop``'s body, or a branch of an ``if`` in it) that is no load there: a tile the
+    scope (``scope``: the statement opening it) builds or loads before the loop, when the
+    body binds the name nowhere; else a tile the block computes before the matmul,
+    followed back through its statements there to ``loads`` (the block's, by name) and to
+    the tiles made before the loop. None when not known."""
+    inside = frozenset(block_defs(body_statements(loop.body)))
+
+    def before_loop(found: str) -> Shape | None:
+        if scope is None or found in inside:
+            return None
+        return on_chip_operand(scope, loop, found, fold, tensors)
+
+    if name not in inside:
+        return before_loop(name)
+    bound: dict[str, list[cst.BaseExpression]] = {}
+    for stmt in block[:at]:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            target, value, _ = binding_of(small)
+            if isinstance(target, cst.Name) and value is not None:
+                bound.setdefault(target.value, []).append(value)
+    return _Trace(bound, loads, before_loop).name(name, 0)
 
 
 def _slice_shape(node: cst.Subscript, tensors: Mapping[str, Tensor], fold: Fold) -> Shape | None:

@@ -171,11 +171,13 @@ def context_fingerprint(index: ModuleIndex) -> str:
     # themselves change with every edit.
     for name, text in _reached(constants.values(), index):
         digest.update(f"{name}\0{text}\0".encode("utf-8", "surrogatepass"))
-    # An inline helper's body is spliced at its calls: a loop that calls one sees its ops.
+    # An inline helper's body is spliced at its calls: a loop that calls one sees its ops
+    # (and its `->` types the names its call binds); a host function's call of a jit entry
+    # types that entry's bare tensors (and its helpers').
     functions = index.function_sources
     for name in sorted(functions):
         text = functions[name]
-        if "jit.inline" in text:
+        if "jit.inline" in text or "jit.host" in text:
             digest.update(f"inline\0{name}\0{text}\0".encode("utf-8", "surrogatepass"))
     digest.update(repr(sorted(index.pl_aliases)).encode())
     digest.update(repr(sorted(index.pipeline_names)).encode())

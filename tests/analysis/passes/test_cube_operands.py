@@ -8,7 +8,7 @@ import libcst as cst
 
 from skewlsp.analysis.frontend.constants import Const
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Tensor
-from skewlsp.analysis.passes.cube_operands import computed_operand, on_chip_operand
+from skewlsp.analysis.passes.cube_operands import block_operand, computed_operand, on_chip_operand
 from skewlsp.analysis.source.walk import walk
 
 LOADS = {"q[...]": ((32, 128), "BF16"), "kv": ((256, 128), "BF16")}
@@ -90,3 +90,58 @@ def test_a_slice_of_a_tensor_before_the_loop_is_the_tile_it_loads_and_a_rebindin
         "    s = pl.matmul(q, kv, b_trans=True)\n"
     )
     assert on_chip_operand(module, loop, "kv", fold_int, tensors) is None
+
+
+def test_a_pl_slice_call_of_a_tensor_before_the_loop_is_the_tile_of_its_shape():
+    # masked.py: the compiler loads `k_tile` as a [128, 128] BF16 tile in Mat
+    tensors = {"k": Tensor(cst.parse_expression("[128, 128]"), "BF16")}
+    module, loop = scope_and_loop(
+        "k_tile = pl.slice(k, [128, 64], [0, 0])\n"
+        "for h in pl.pipeline(4, stage=2):\n"
+        "    s = pl.matmul(q, k_tile, b_trans=True)\n"
+    )
+    assert on_chip_operand(module, loop, "k_tile", fold_int, tensors) == ((128, 64), "BF16")
+    assert on_chip_operand(module, loop, "k_tile", fold_int, {}) is None  # no tensor `k`
+
+
+MASKED = (
+    "k_tile = pl.slice(k, [128, 128], [0, 0])\n"
+    "for dd in pl.pipeline(8, stage=3):\n"
+    "    if dd < live:\n"
+    "        raw = pl.matmul(q_rows, k_tile, b_trans=True, out_dtype=pl.FP32)\n"
+    "        scores = pl.fillpad(pl.set_validshape(pl.mul(raw, 0.125), 16, n), pad_value=m)\n"
+    "        weights = pl.cast(pl.exp(scores), target_type=pl.BF16)\n"
+    "        out = pl.matmul(weights, v_tile, out_dtype=pl.FP32)\n"
+    "        w = pl.exp(scores)\n"
+)
+
+
+def _branch(loop: cst.For) -> list[cst.CSTNode]:
+    (branch,) = loop.body.body
+    assert isinstance(branch, cst.If)
+    return list(branch.body.body)
+
+
+def test_an_operand_a_branch_computes_is_followed_back_to_its_loads_and_the_tiles_before():
+    # masked.py: the compiler's `weights` popped into Left is [16, 128] BF16 (fillpad and
+    # set_validshape keep the tile's shape, change only its valid region and pad)
+    tensors = {"k": Tensor(cst.parse_expression("[128, 128]"), "BF16")}
+    module, loop = scope_and_loop(MASKED)
+    loads = {"q_rows": ((16, 128), "BF16")}
+    block = _branch(loop)
+    found = block_operand(loop, block, 3, "weights", loads, module, fold_int, tensors)
+    assert found == ((16, 128), "BF16")
+    assert block_operand(loop, block, 0, "k_tile", loads, module, fold_int, tensors) == (
+        (128, 128),
+        "BF16",
+    )
+
+
+def test_an_operand_bound_after_the_matmul_or_made_by_no_one_seen_is_not_known():
+    tensors = {"k": Tensor(cst.parse_expression("[128, 128]"), "BF16")}
+    module, loop = scope_and_loop(MASKED)
+    loads = {"q_rows": ((16, 128), "BF16")}
+    block = _branch(loop)
+    assert block_operand(loop, block, 3, "w", loads, module, fold_int, tensors) is None
+    assert block_operand(loop, block, 3, "v_tile", loads, module, fold_int, tensors) is None
+    assert block_operand(loop, block, 3, "weights", loads, None, fold_int, tensors) is None

@@ -16,7 +16,7 @@ import textwrap
 
 import libcst as cst
 
-from skewlsp.analysis.passes.inline_functions.splice import helper_splicer, splice
+from skewlsp.analysis.passes.inline_functions.splice import declared_returns, helper_splicer, splice
 
 HELPERS = textwrap.dedent("""\
     @pl.jit.inline
@@ -91,3 +91,34 @@ def test_only_a_statement_that_is_a_call_of_one_of_the_module_s_inline_helpers_i
                  "s = other(q, kv, 0)", "s = pl.scores(q, kv, 0)", "x = y = scores(q, kv, 0)"):
         assert inline(_statement(left), 1) is None, left
     assert helper_splicer({"scores": plain})(_statement("s = scores(q, kv, 0)"), 1) is None
+
+
+def test_the_declared_return_of_a_module_s_inline_helper_types_its_call() -> None:
+    """The DSL parser types a call by the callee's ``->`` annotation (``ast_parser.py``,
+    ``return_types``); only an inline helper's call is spliced, so only its is read."""
+    typed = textwrap.dedent("""\
+        @pl.jit.inline
+        def rows(x: pl.Tensor[[16, 128], pl.FP32]) -> tuple[pl.Tensor[[16, 128], pl.BF16], int]:
+            return pl.cast(x, target_type=pl.BF16), 0
+        """)
+    kernel = "@pl.jit\ndef rows(x) -> pl.Tensor[[16, 128], pl.BF16]:\n    return x\n"
+    returns = declared_returns({"rows": typed, "kernel": kernel, "scores": HELPERS})
+    found = returns("rows")
+    assert found is not None
+    assert _code(found.annotation) == "tuple[pl.Tensor[[16, 128], pl.BF16], int]"
+    assert returns("kernel") is None  # not an inline helper
+    assert returns("scores") is None  # no annotation written
+    assert returns("missing") is None
+
+
+def test_a_declared_return_is_read_past_brackets_and_colons_in_the_signature_s_comments() -> None:
+    commented = textwrap.dedent("""\
+        @pl.jit.inline(auto_scope=False)
+        def rows(  # noqa: PLR0913 (one bracket: ) and a colon
+            x: pl.Tensor[[16, 128], pl.FP32],  # [16 rows: see ( above
+        ) -> pl.Tensor[[16, 128], pl.BF16]:
+            return pl.cast(x, target_type=pl.BF16)
+        """)
+    found = declared_returns({"rows": commented})("rows")
+    assert found is not None
+    assert _code(found.annotation) == "pl.Tensor[[16, 128], pl.BF16]"

@@ -118,3 +118,51 @@ def test_operands_each_branch_loads_are_that_branch_s_matmul_s():
     memory = report.memory or next(core.memory for core in report.cores)
     assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
     assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
+
+
+def test_slices_of_a_tensor_an_inline_helper_returns_are_loads_of_its_declared_type():
+    # returned.py: `act, doubled = narrowed_rows(...)` binds `act` as the helper's `->`
+    # says ([16, 1024] BF16), so `pl.slice(act, [16, 128], ...)` is a [16, 128] BF16 load.
+    # The compiler, function returned_rows: group 2 (the loop's stages, line 45)
+    # "requested 2 achieved 1 ... 32768 B per stage, 65536 B free, space-pressure" in
+    # Right, as groups 0 and 1 (the K loops); Left keeps 2 of 2 (2048 B slices).
+    report = report_of("returned.py", "projection_of_returned_rows")
+    memory = report.memory or next(core.memory for core in report.cores)
+    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+    assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
+    (hint,) = [h for h in report.hints if h.code == "SKW080"]
+    assert "`matmul(first, w[...])` outside the pipeline loops" in hint.message
+
+
+def test_operands_made_before_the_loop_or_by_the_vector_in_a_branch_are_the_tiles_read():
+    # masked.py:28: the matmuls sit in an `if`, so the loop is replicated at stage=3; their
+    # right operands are slices taken before it ([128, 128] BF16 in Mat: `k_tile`,
+    # `v_tile`), `weights` the vector's [16, 128] BF16. The compiler, function
+    # masked_aic: group 0 (the main loop's 3 clones) "requested depth 3 ... in Right, but
+    # only 2 of 3 buffers fit (32768 B per stage, 65536 B free)", slot-bound; Left keeps 3
+    # of 3 (4096 B per stage); group 1 (the 2 copies after it) keeps 2 of 2 in both.
+    report = report_of("masked.py", "masked_steps")
+    aic = next(core for core in report.cores if core.core == "aic")
+    assert aic.memory == (
+        SpaceBuffers("Left", 4096, 3, 3, None, True),
+        SpaceBuffers("Right", 32768, 3, 2, "slot-bound", True),
+    )
+    (hint,) = [h for h in report.hints if h.code == "SKW080"]
+    assert "3 x 32768 B is more than its 65536 B, whatever else the function holds" in (
+        hint.message
+    )
+
+
+def test_bare_tensors_typed_down_from_the_host_entry_make_the_loop_s_l0_tiles_known():
+    # hosted.py:23, in the inline helper `projected` the jit entry `project` calls with its
+    # own bare tensors, which the host `project_host` calls with annotated ones. The
+    # compiler: entry `project` alone stops ("a bare 'pl.Tensor' annotation with no
+    # shape"); entry project_host, function hosted: group 2 (the loop's stages) "requested
+    # 2 achieved 1 ... 32768 B per stage, 65536 B free, space-pressure" in Right, as
+    # groups 0 and 1 (the K loops); Left keeps 2 of 2 (2048 B slices).
+    report = report_of("hosted.py", "projected")
+    memory = report.memory or next(core.memory for core in report.cores)
+    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+    assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
+    (hint,) = [h for h in report.hints if h.code == "SKW080"]
+    assert "`matmul(x[...], w[...])` outside the pipeline loops" in hint.message

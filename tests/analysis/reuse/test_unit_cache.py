@@ -329,3 +329,36 @@ def test_an_edit_of_an_inline_helper_decides_its_caller_s_loop_again() -> None:
     assert codes == [("aic", "SKW001"), ("aiv", "SKW020")]
     # the vector makes the scores now: the tiles cross one way only, nothing is skewed
     assert all(c.code != "SKW001" for c in after[0].cores)
+
+
+HOSTED = '''\
+import pypto.language as pl
+
+
+@pl.jit
+def project(x: pl.Tensor, w: pl.Tensor, out: pl.Out[pl.Tensor[[16, 256], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="project"):
+        acc = pl.matmul(x[:, 0:128], w[0:128, :], out_dtype=pl.FP32)
+        for kb in pl.pipeline(1, 8, stage=2):
+            acc = pl.matmul_acc(acc, x[:, kb * 128 : kb * 128 + 128], w[kb * 128 : kb * 128 + 128, :])
+        out = pl.assemble(out, acc, [0, 0])
+    return out
+
+
+@pl.jit.host
+def host(x: pl.Tensor[[16, 1024], pl.{dtype}], w: pl.Tensor[[1024, 256], pl.{dtype}], out: pl.Out[pl.Tensor[[16, 256], pl.FP32]]):
+    return project(x, w, out)
+'''
+
+
+def test_an_edit_of_the_host_that_types_a_jit_entry_s_bare_tensors_decides_its_loop_again() -> None:
+    """pl.jit gives `project`'s bare tensors the host's argument types: a host now passing
+    8-bit operands halves the bytes of every L0 tile of the loop."""
+    cache = UnitCache()
+    before = analyze(HOSTED.format(dtype="BF16"), "k.py", cache=cache)
+    edited = HOSTED.format(dtype="INT8")
+    after = analyze(edited, "k.py", cache=cache)
+    assert after == analyze(edited, "k.py")
+    known = [(m.space, m.known) for m in before[0].cores[0].memory]
+    assert ("Left", True) in known and ("Right", True) in known
+    assert after[0].cores[0].memory != before[0].cores[0].memory

@@ -15,7 +15,10 @@ Models: ``src/ir/transforms/inline_functions_pass.cpp`` (``CloneInlineBody``,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import io
+import textwrap
+import tokenize
+from collections.abc import Callable, Mapping
 
 import libcst as cst
 
@@ -49,6 +52,62 @@ def helper_splicer(functions: Mapping[str, str]) -> Splicer:
         return splice(call, helper, fresh)
 
     return inline
+
+
+def declared_returns(functions: Mapping[str, str]) -> Callable[[str], cst.Annotation | None]:
+    """The ``->`` annotation of each of a module's inline helpers, by name (``functions``:
+    its top-level functions' texts; None: no helper of the module, or none written).
+
+    The DSL parser types a call of a helper by the callee's declared return types
+    (``ast_parser.py``'s ``return_types``, read off the annotation), and InlineFunctions
+    keeps those types on the names the call binds: a tuple return's values replace the
+    uses of ``_tuple_tmp[i]`` (``SpliceInlineCallAsTupleSub``), one value is assigned to
+    the name as typed (``SpliceInlineCallAsAssign``). So a slice of a name an inline call
+    binds is typed by the helper's annotation, which ConvertTensorToTileOps then loads.
+    Each helper is parsed once, when first asked for."""
+    parsed: dict[str, cst.Annotation | None] = {}
+
+    def returns(name: str) -> cst.Annotation | None:
+        if name not in parsed:
+            parsed[name] = _declared(functions.get(name))
+        return parsed[name]
+
+    return returns
+
+
+def _declared(text: str | None) -> cst.Annotation | None:
+    if text is None or "inline" not in text or "->" not in text:
+        return None
+    header = _header(textwrap.dedent(text))
+    try:  # (the header alone: a helper's body may be hundreds of lines)
+        module = cst.parse_module(header + "\n    ...\n" if header else textwrap.dedent(text))
+    except Exception:  # a helper that does not parse types no call
+        return None
+    helper = next((s for s in module.body if isinstance(s, cst.FunctionDef)), None)
+    if helper is None or not is_inline_helper(helper):
+        return None
+    return helper.returns
+
+
+def _header(text: str) -> str | None:
+    """``text`` up to the colon that ends its first ``def``'s signature (decorators
+    included), read by Python's tokenizer (brackets in comments and strings skipped)."""
+    depth, seen_def = 0, False
+    lines = text.splitlines(keepends=True)
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.NAME and token.string == "def":
+                seen_def = True
+            elif token.type == tokenize.OP and token.string in "([{":
+                depth += 1
+            elif token.type == tokenize.OP and token.string in ")]}":
+                depth -= 1
+            elif seen_def and depth == 0 and token.type == tokenize.OP and token.string == ":":
+                row, column = token.end
+                return "".join(lines[: row - 1]) + lines[row - 1][:column]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return None
 
 
 def statement_call(small: cst.BaseSmallStatement) -> cst.Call | None:
