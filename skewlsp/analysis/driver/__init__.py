@@ -44,9 +44,9 @@ from skewlsp.analysis.frontend.imports import SharedModules
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
 from skewlsp.analysis.memory.core_function import CoreFunction
-from skewlsp.analysis.report.assemble import with_overlap_said
-from skewlsp.analysis.report.memory import with_memory
-from skewlsp.analysis.report.overlap import with_overlaps
+from skewlsp.analysis.report.finish import Said, finished_report
+from skewlsp.analysis.report.memory import memory_said
+from skewlsp.analysis.report.overlap import overlaps
 from skewlsp.analysis.reuse.unit_cache import UnitCache
 from skewlsp.analysis.source.kept import Keyed
 from skewlsp.contract import Assumptions, Importers, LoopReport, Resolver
@@ -137,8 +137,9 @@ def analyze_models(
         # are not.
         variant = replace(state, concrete=False, build=build(other), facts={})
         models, _ = _analysed(source, path, resolver, cache, importers, variant)
-        return [model.report for model in models]
+        return [finished_report(model.report, model.said) for model in models]
 
+    # The last step: each loop's report put together from its record (``report.finish``).
     return with_variant_verdicts(models, read, assumptions, again)
 
 
@@ -164,17 +165,17 @@ def _analysed(
 
 # Each loop's report and what the lowering read of it, as the units' walks leave them.
 _Walked = tuple[tuple[LoopReport, LoopFacts], ...]
-# Each loop's report and the records of its core functions once the stages across loops ran.
-_Finished = tuple[tuple[LoopReport, tuple[CoreFunction, ...]], ...]
+# Per loop, what the stages across loops found of it and the records of its core functions.
+_Finished = tuple[tuple[Said, tuple[CoreFunction, ...]], ...]
 
 
 def _across_loops(
     models: list[LoopModel], planner: str, cache: UnitCache | None
 ) -> list[LoopModel]:
-    """``models`` with what the stages over several loops give them (:func:`_finished`).
+    """``models`` with what the stages over several loops find of them (:func:`_finished`).
 
     They read only each loop's report and facts, so a language server keeps what they
-    gave the module's loops (``cache.finished``): an edit that changed none of them (a
+    found of the module's loops (``cache.finished``): an edit that changed none of them (a
     comment, the text between the loops) costs no pass over whole functions and no
     memory pass. Deciding them again on every edit was about 1 ms of a 3.4 ms edit of
     pypto-lib's largest kernel (benchmarks/README.md, "Cache layers").
@@ -191,27 +192,26 @@ def _across_loops(
             Keyed(hashed, (planner, walked)), lambda: _finished(walked, planner)
         )
     return [
-        model
-        if report is model.report and functions == model.functions
-        else replace(model, report=report, functions=functions)
-        for model, (report, functions) in zip(models, finished, strict=True)
+        replace(model, said=said, functions=functions)
+        for model, (said, functions) in zip(models, finished, strict=True)
     ]
 
 
 def _finished(walked: _Walked, planner: str) -> _Finished:
-    """The stages across loops, in order, over a module's loops as its walks leave them."""
+    """The stages across loops, in order, over a module's loops as its walks leave them;
+    each hands on a record (the reports are put together from them at the end:
+    ``report.finish``)."""
     # Across loops: a consumer whose peer loop skews (each unit's loops were lowered by
     # its walk: ``.lowered``).
-    reports = [with_overlap_said(r) for r in with_overlaps([report for report, _ in walked])]
-    models = [
-        LoopModel(report, facts=facts)
-        for report, (_, facts) in zip(reports, walked, strict=True)
-    ]
+    found = overlaps([report for report, _ in walked])
     # The passes over whole core functions, once every loop of each is lowered.
+    models = [LoopModel(report, facts=facts) for report, facts in walked]
     models = function_stage(models, planner=planner)
-    # Onto each loop's report: what the memory passes give its loads on each core copy.
+    # What the memory passes give each loop's loads on each core copy.
     return tuple(
-        (with_memory(model.report, model.functions) if model.functions else model.report,
-         model.functions)
-        for model in models
+        (
+            Said(overlap, memory_said(model.report, model.functions) if model.functions else None),
+            model.functions,
+        )
+        for overlap, model in zip(found, models, strict=True)
     )

@@ -58,6 +58,7 @@ from skewlsp.analysis.passes.outline_incore_scopes import OutlinedScope, outline
 from skewlsp.analysis.passes.split_vector_kernel import any_split, dual_aiv_dispatch
 from skewlsp.analysis.report.advice import StageAdvice, bounds_read, depth_advice
 from skewlsp.analysis.report.assemble import loop_report
+from skewlsp.analysis.report.finish import NOTHING_SAID, Said
 from skewlsp.analysis.skew_cross_core_pipeline import per_core
 from skewlsp.analysis.skew_cross_core_pipeline.decide import (
     Decision,
@@ -74,9 +75,11 @@ MAX_PREVIEW_COPIES = 16  # pl.unroll copies of one loop rewritten one by one for
 
 @dataclass
 class LoopModel:
-    """One loop's record as the passes fill it in: its report, what only the lowering
-    passes read of it (``facts``), and the internals a rewrite needs (the normalised body
-    and its split)."""
+    """One loop's record as the passes fill it in: its report as its unit's passes leave
+    it, what only the lowering passes read of it (``facts``), what the stages across loops
+    found (``functions``, ``said``), and the internals a rewrite needs (the normalised
+    body and its split). The driver's last step puts the finished report together from
+    it (``report.finish``)."""
 
     report: LoopReport
     node: cst.For | None = None
@@ -99,6 +102,8 @@ class LoopModel:
     # The core functions the loop is in, one per core copy, shared by the function's
     # loops (the function stage's, after every loop of the module is lowered).
     functions: tuple[CoreFunction, ...] = ()
+    # What the stages across loops found of it (its overlap, what the memory passes give it).
+    said: Said = NOTHING_SAID
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,6 @@ from skewlsp.analysis.passes.body import Stmt
 from skewlsp.analysis.passes.expand_mixed_kernel.core_split import ScalarAcross, message_core
 from skewlsp.analysis.report.advice import StageAdvice
 from skewlsp.analysis.report.copies import labelled
-from skewlsp.analysis.report.overlap import peer_loop
 from skewlsp.analysis.skew_cross_core_pipeline import fifo_order
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision
 from skewlsp.analysis.source.tree_text import MadeTrees
@@ -228,19 +227,6 @@ def with_lowering_said(report: LoopReport) -> LoopReport:
     if report.lowering is None:
         return report
     return replace(report, message=lowered_message(report.message, report.lowering))
-
-
-def with_overlap_said(report: LoopReport) -> LoopReport:
-    """The report of a consumer loop whose overlap comes from its skewed peer (``overlap``,
-    which :mod:`.overlap` records), its message saying where from; any other is as it was.
-
-    Its peer is on the other core: the one its ``overlap`` points at."""
-    if report.overlap is None or report.core is None:
-        return report
-    peer: Core = "aiv" if report.core == "aic" else "aic"
-    where = peer_loop(peer, report.overlap.span.line)
-    said = f"{report.message} (overlap from the {CORE_NAMES[peer]}'s skew: {where})"
-    return replace(report, message=said)
 
 
 def lowered_message(message: str, lowering: Lowering) -> str:
