@@ -38,7 +38,7 @@ from skewlsp.analysis.driver.edited_module import analyse_edited_module
 from skewlsp.analysis.driver.function_stage import function_stage
 from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.driver.module_run import analyse_module
-from skewlsp.analysis.driver.variants import AssumedReads, with_variant_verdicts
+from skewlsp.analysis.driver.variants import AssumedReads, variant_builds
 from skewlsp.analysis.frontend.assumed import Build
 from skewlsp.analysis.frontend.imports import SharedModules
 from skewlsp.analysis.frontend.state import AnalysisState
@@ -47,6 +47,7 @@ from skewlsp.analysis.memory.core_function import CoreFunction
 from skewlsp.analysis.report.finish import Said, finished_report
 from skewlsp.analysis.report.memory import memory_said
 from skewlsp.analysis.report.overlap import overlaps
+from skewlsp.analysis.report.variants import NOT_ASSUMED, Assumed
 from skewlsp.analysis.reuse.unit_cache import UnitCache
 from skewlsp.analysis.source.kept import Keyed
 from skewlsp.contract import Assumptions, Importers, LoopReport, Resolver
@@ -139,8 +140,23 @@ def analyze_models(
         models, _ = _analysed(source, path, resolver, cache, importers, variant)
         return [finished_report(model.report, model.said) for model in models]
 
-    # The last step: each loop's report put together from its record (``report.finish``).
-    return with_variant_verdicts(models, read, assumptions, again)
+    # The last step: each loop's report put together once from its record, with what the
+    # other builds make of it (``report.finish``).
+    reports = [finished_report(model.report, model.said) for model in models]
+    builds = variant_builds(reports, read, assumptions, again)
+    return [
+        _finished_model(model, report, assumed)
+        for model, report, assumed in zip(models, reports, builds, strict=True)
+    ]
+
+
+def _finished_model(model: LoopModel, report: LoopReport, assumed: Assumed) -> LoopModel:
+    """``model`` with its finished report (``report``, or under ``assumed`` builds, put
+    together again with them), each of its pl.unroll copies' too (a preview quotes them)."""
+    if assumed is not NOT_ASSUMED:
+        report = finished_report(model.report, model.said, assumed)
+    copies = [(b, replace(c, report=finished_report(c.report, c.said))) for b, c in model.copies]
+    return replace(model, report=report, copies=copies)
 
 
 def _analysed(

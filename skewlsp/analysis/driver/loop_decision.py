@@ -94,9 +94,6 @@ class LoopModel:
     copies: list[tuple[tuple[tuple[str, int], ...], LoopModel]] = field(default_factory=list)
     # Skewed inner pipelines spliced into this body (the parent is classified after them).
     inner: list[LoopModel] = field(default_factory=list)
-    # One copy of several (a call of an inline helper, an iteration of a module-level
-    # ``for``): the message before the copy's label was put in front of it.
-    unlabelled_message: str | None = None
     # What only the lowering passes read of the loop (kept with its report by a cache).
     facts: LoopFacts = NO_FACTS
     # The core functions the loop is in, one per core copy, shared by the function's

@@ -7,7 +7,7 @@ tuple of supported values, a dict of presets, a literal comparison), or that the
 sets (then unset is the other value), the whole module is analysed again with that one
 variable changed, and every loop whose report changes says so (``report.variants``'
 :class:`~skewlsp.analysis.report.variants.Assumed`, put on its report with the rest of
-its record: this is the driver's last step, where each report is put together). The
+its record at the driver's last step, where each report is put together). The
 other variables keep their assumed values: the builds are varied one variable at a
 time, not in every combination.
 
@@ -19,12 +19,9 @@ state's ``syntactic`` facts; its values folded again), at most :data:`MAX_VARIAN
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
-from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.frontend.assumed import AssumedRead
-from skewlsp.analysis.report.finish import finished_report
-from skewlsp.analysis.report.variants import NOT_ASSUMED, Alternative, assumed_builds
+from skewlsp.analysis.report.variants import NOT_ASSUMED, Alternative, Assumed, assumed_builds
 from skewlsp.contract import Assumption, Assumptions, LoopReport
 
 AssumedReads = frozenset[AssumedRead]
@@ -33,16 +30,15 @@ AssumedReads = frozenset[AssumedRead]
 MAX_VARIANTS = 8
 
 
-def with_variant_verdicts(
-    models: list[LoopModel],
+def variant_builds(
+    reports: list[LoopReport],
     read: AssumedReads,
     assumptions: Assumptions,
     again: Callable[[Assumptions], list[LoopReport]],
-) -> list[LoopModel]:
-    """``models``, each with its finished report (``report.finish``), a loop whose report
-    another declared value of what the analysis ``read`` changes carrying that
-    (``again``: the module's finished reports under another build)."""
-    reports = [finished_report(model.report, model.said) for model in models]
+) -> list[Assumed]:
+    """Per loop of ``reports`` (the module's, finished), what another declared value of
+    what the analysis ``read`` changes of it (``again``: the module's finished reports
+    under another build)."""
     alternatives: list[Alternative] = []
     for assumed, choices in _choices(read) if assumptions.variants else ():
         for value in choices:
@@ -50,16 +46,9 @@ def with_variant_verdicts(
                 break
             others = again(assumptions.varied(assumed.variable, value))
             alternatives.append(Alternative(assumed, value, others))
-    found = assumed_builds(reports, alternatives) if alternatives else [NOT_ASSUMED] * len(models)
-    return [
-        replace(
-            model,
-            report=report
-            if builds is NOT_ASSUMED
-            else finished_report(model.report, model.said, builds),
-        )
-        for model, report, builds in zip(models, reports, found, strict=True)
-    ]
+    if not alternatives:
+        return [NOT_ASSUMED] * len(reports)
+    return assumed_builds(reports, alternatives)
 
 
 def _choices(read: AssumedReads) -> list[tuple[Assumption, tuple[str | None, ...]]]:

@@ -16,7 +16,6 @@ from skewlsp.analysis.lower_pipeline.lowering import Lowered
 from skewlsp.analysis.passes.body import Stmt
 from skewlsp.analysis.passes.expand_mixed_kernel.core_split import ScalarAcross, message_core
 from skewlsp.analysis.report.advice import StageAdvice
-from skewlsp.analysis.report.copies import labelled
 from skewlsp.analysis.skew_cross_core_pipeline import fifo_order
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision
 from skewlsp.analysis.source.tree_text import MadeTrees
@@ -28,7 +27,6 @@ from skewlsp.contract import (
     Edit,
     Finding,
     LoopReport,
-    Lowering,
     Related,
     Span,
 )
@@ -190,22 +188,21 @@ def scalar_across(found: ScalarAcross, span: SpanOf) -> Finding:
     )
 
 
-def with_lowered(report: LoopReport, lowered: Lowered, own: str | None = None) -> LoopReport:
+def with_lowered(report: LoopReport, lowered: Lowered) -> LoopReport:
     """The report of a loop the lowering passes lowered, put together from what they
     decided (``lowered``): each core copy's lowering, the loop's own and so its code (an
-    error when they reject it), the smaller stage they checked as its fix line, and its
-    message followed by what they do to it.
+    error when they reject it), and the smaller stage they checked as its fix line.
 
-    ``own``: a copy's own text (its message without its label): the lowering's words
-    follow it, and the copy's label is put in front of both (:func:`.copies.labelled`).
     The lowering passes hand on a :class:`Lowered`, never a report: this is the one
-    place its code, verdict, fix and words reach the loop's report."""
+    place its code, verdict and fix reach the loop's report; its words
+    (``report.lowering``'s reason) join the message where the report is finished
+    (:mod:`.finish`)."""
     report = replace(report, cores=lowered.cores or report.cores)
     lowering = lowered.lowering
     if lowering is None:
         return report
     hint, fix = lowered.smaller_stage or (report.fix_hint, report.stage_fix)
-    report = replace(
+    return replace(
         report,
         verdict="error" if lowering.verdict == "error" else report.verdict,
         code=lowering.code,
@@ -213,23 +210,3 @@ def with_lowered(report: LoopReport, lowered: Lowered, own: str | None = None) -
         fix_hint=hint,
         stage_fix=fix,
     )
-    if own is not None and report.instance is not None:
-        return labelled(report, report.instance, lowered_message(own, lowering))
-    return with_lowering_said(report)
-
-
-def with_lowering_said(report: LoopReport) -> LoopReport:
-    """The report of a loop the lowering passes lowered, its message followed by what
-    they do to it (``report.lowering``); a report they did not lower is as it was.
-
-    Called once per loop, when the driver has lowered it (:mod:`.lowered` in the
-    driver): the lowering passes hand on a :class:`Lowering`, never a message."""
-    if report.lowering is None:
-        return report
-    return replace(report, message=lowered_message(report.message, report.lowering))
-
-
-def lowered_message(message: str, lowering: Lowering) -> str:
-    """A loop's message (a copy's, without its label too) followed by what the lowering
-    does to it."""
-    return f"{message}; {lowering.reason}"

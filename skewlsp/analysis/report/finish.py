@@ -1,19 +1,22 @@
 """A loop's report, put together once from the driver's record of it after the last stage.
 
 The units' walks leave each loop decided and lowered (its report as
-:func:`.assemble.loop_report` and :func:`.assemble.with_lowered` put it together). The
+:func:`.assemble.loop_report` and :func:`.assemble.with_lowered` put it together, which
+copy it is: its ``instance``); its message is still what the skew pass said of it. The
 stages across loops then each hand on a record of what they found, never a report they
 edited: the overlap step an :class:`~.overlap.Overlap`, the memory passes (read off
 the function stage's core functions) a :class:`~.memory.MemorySaid`, together a
 :class:`Said`; deciding the module again under the other builds (``driver.variants``)
 an :class:`~.variants.Assumed`. :func:`finished_report` is the one place those reach the
-loop's report, and the one place the overlap's words join its message.
+loop's report, and :func:`message` the one place its message is composed: the copy's
+label, the skew pass's words, the lowering's, the overlap's.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from skewlsp.analysis.report.copies import labelled
 from skewlsp.analysis.report.memory import MemorySaid
 from skewlsp.analysis.report.overlap import NO_OVERLAP, Overlap, peer_loop
 from skewlsp.analysis.report.variants import NOT_ASSUMED, Assumed
@@ -38,13 +41,10 @@ def finished_report(
     """The loop's report: ``walked`` (as its unit's walk left it) with what the stages
     across loops found of it (``said``) and what other builds make of it (``assumed``)."""
     overlap, memory = said.overlap, said.memory
-    if overlap is NO_OVERLAP and memory is None and assumed is NOT_ASSUMED:
+    composed = message(walked, overlap)
+    if composed == walked.message and said == NOTHING_SAID and assumed is NOT_ASSUMED:
         return walked
-    message, cores = walked.message, walked.cores
-    own, buffers, hints = walked.memory, walked.buffers, walked.hints
-    if overlap.peer is not None and overlap.peer_core is not None:
-        where = peer_loop(overlap.peer_core, overlap.peer.span.line)
-        message = f"{message} (overlap from the {CORE_NAMES[overlap.peer_core]}'s skew: {where})"
+    cores, own, buffers, hints = walked.cores, walked.memory, walked.buffers, walked.hints
     if memory is not None:
         if cores:
             cores = tuple(
@@ -56,7 +56,7 @@ def finished_report(
         hints = (*hints, *memory.hints)
     return replace(
         walked,
-        message=message,
+        message=composed,
         overlap=overlap.peer,
         producer_elsewhere=overlap.producer_elsewhere,
         cores=cores,
@@ -66,3 +66,19 @@ def finished_report(
         assumes=assumed.assumes,
         variants=assumed.variants,
     )
+
+
+def message(walked: LoopReport, overlap: Overlap = NO_OVERLAP) -> str:
+    """A loop's message, composed once from what each stage said: the copy's label (a copy
+    reported at its loop), the passes' own words (``walked.message``: the skew pass's,
+    or for a copy at its call, the helper's loop named), what the lowering passes do to
+    it, and where its overlap comes from."""
+    said = walked.message
+    if labelled(walked) and walked.instance is not None:
+        said = f"{walked.instance.label}: {said}"
+    if walked.lowering is not None:
+        said = f"{said}; {walked.lowering.reason}"
+    if overlap.peer is not None and overlap.peer_core is not None:
+        where = peer_loop(overlap.peer_core, overlap.peer.span.line)
+        said = f"{said} (overlap from the {CORE_NAMES[overlap.peer_core]}'s skew: {where})"
+    return said
