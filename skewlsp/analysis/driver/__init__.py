@@ -28,6 +28,9 @@ From the top down:
   each core's copy of a loop in an InCore scope;
 - :mod:`.variants`: the module decided again under the other values its modules
   declare for what the analysis read of the assumed environment and command line.
+
+Each stage fills in the loop's record (:class:`LoopModel`); its report is put together
+from it once, at the last step (``report.finish``, in :func:`analyze_models`).
 """
 
 from __future__ import annotations

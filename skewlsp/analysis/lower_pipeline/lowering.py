@@ -187,7 +187,8 @@ def _pin(
 class Lowered:
     """What the lowering passes decide for one loop, handed on as it is: the report is
     put together from it by :func:`skewlsp.analysis.report.assemble.with_lowered`
-    (its code, verdict and fix line derived there, its message composed there).
+    (its code, verdict and fix line derived there; its words, ``Lowering.reason``, join
+    the message where the report is finished, ``report.finish``).
 
     ``lowering``: the loop's own (None for a mixed loop one of whose copies skews or is
     demoted: the loop keeps its code; for a mixed loop the skew pass left, its strictest

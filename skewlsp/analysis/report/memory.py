@@ -1,11 +1,12 @@
-"""What the memory passes give each loop and core copy, onto its report (issue #41).
+"""What the memory passes give each loop and core copy, for its report (issue #41).
 
 The function stage (``driver.function_stage``) leaves, per core function, what 31
 InitMemRef, 33 MemoryReuse and 34 AllocateMemoryAddr make of each loop's loads alone
-(:class:`~skewlsp.analysis.memory.core_function.LoopMemory`). Here that becomes, per
-memory space of the loop's first stage group (the main loop's clones, or the copies of
-a loop with no main loop), a :class:`~skewlsp.contract.SpaceBuffers`, and these findings
-only where what is modelled makes the fact certain:
+(:class:`~skewlsp.analysis.memory.core_function.LoopMemory`). Here that becomes a
+:class:`MemorySaid` (which :mod:`.finish` puts on the loop's report): per memory space
+of the loop's first stage group (the main loop's clones, or the copies of a loop with no
+main loop), a :class:`~skewlsp.contract.SpaceBuffers`, and these findings only where
+what is modelled makes the fact certain:
 
 - SKW080 (PH-MR-001, slot-bound): the stages' own slots exceed the space, so MemoryReuse
   keeps at most so many of them apart whatever else the function holds; with advice
