@@ -190,14 +190,20 @@ def scalar_across(found: ScalarAcross, span: SpanOf) -> Finding:
 
 def with_lowered(report: LoopReport, lowered: Lowered) -> LoopReport:
     """The report of a loop the lowering passes lowered, put together from what they
-    decided (``lowered``): each core copy's lowering, the loop's own and so its code (an
-    error when they reject it), and the smaller stage they checked as its fix line.
+    decided (``lowered``): each core copy's lowering (onto the skew pass's
+    ``CoreResult``), the loop's own and so its code (an error when they reject it), and
+    the smaller stage they checked as its fix line.
 
     The lowering passes hand on a :class:`Lowered`, never a report: this is the one
     place its code, verdict and fix reach the loop's report; its words
     (``report.lowering``'s reason) join the message where the report is finished
     (:mod:`.finish`)."""
-    report = replace(report, cores=lowered.cores or report.cores)
+    if lowered.cores:
+        cores = tuple(
+            replace(core, lowering=lowering)
+            for core, lowering in zip(report.cores, lowered.cores, strict=True)
+        )
+        report = replace(report, cores=cores)
     lowering = lowered.lowering
     if lowering is None:
         return report

@@ -70,3 +70,17 @@ def test_a_loop_s_stage_advice_is_handed_to_the_report_as_it_is_assembled() -> N
     )
     assert (report.stage_value, report.bounds_read) == (where, read)
     assert (report.fix_hint, report.stage_fix) == ("a trip of 6 would give depth 3", fix)
+
+
+def test_a_split_loop_s_core_copies_take_their_lowerings_from_the_lowered_record() -> None:
+    """The lowering passes hand on each core copy's lowering, not core results they
+    edited: the report puts them on the skew pass's per-core verdicts."""
+    from skewlsp.contract import CoreResult
+
+    cube = CoreResult("aic", "skewed", "SKW001", "depth 2", depth=2)
+    vector = CoreResult("aiv", "left", "SKW010", "no message on this core")
+    mixed = replace(LEFT, cores=(cube, vector))
+    lowering = Lowering("replicated", "SKW012", "replicated: 2 copies")
+    report = with_lowered(mixed, Lowered(None, (None, lowering)))
+    assert report.cores == (cube, replace(vector, lowering=lowering))
+    assert (report.code, report.lowering) == (LEFT.code, None)
