@@ -30,7 +30,8 @@ From the top down:
   declare for what the analysis read of the assumed environment and command line.
 
 Each stage fills in the loop's record (:class:`LoopModel`); its report is put together
-from it once, at the last step (``report.finish``, in :func:`analyze_models`).
+from it once, after the stages across loops (``report.finish``), and again only for a
+loop another build changes (:func:`analyze_models`' last step).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from skewlsp.analysis.frontend.imports import SharedModules
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
 from skewlsp.analysis.memory.core_function import CoreFunction
-from skewlsp.analysis.report.finish import Said, finished_report
+from skewlsp.analysis.report.finish import NOTHING_SAID, Said, finished_report
 from skewlsp.analysis.report.memory import memory_said
 from skewlsp.analysis.report.overlap import overlaps
 from skewlsp.analysis.report.variants import NOT_ASSUMED, Assumed
@@ -141,25 +142,20 @@ def analyze_models(
         # are not.
         variant = replace(state, concrete=False, build=build(other), facts={})
         models, _ = _analysed(source, path, resolver, cache, importers, variant)
-        return [finished_report(model.report, model.said) for model in models]
+        return [model.report for model in models]
 
-    # The last step: each loop's report put together once from its record, with what the
-    # other builds make of it (``report.finish``).
-    reports = [finished_report(model.report, model.said) for model in models]
-    builds = variant_builds(reports, read, assumptions, again)
-    return [
-        _finished_model(model, report, assumed)
-        for model, report, assumed in zip(models, reports, builds, strict=True)
-    ]
+    # The last step: a loop another build changes has its report put together again from
+    # its record, with what the other builds make of it (``report.finish``).
+    builds = variant_builds([model.report for model in models], read, assumptions, again)
+    return [_with_builds(model, assumed) for model, assumed in zip(models, builds, strict=True)]
 
 
-def _finished_model(model: LoopModel, report: LoopReport, assumed: Assumed) -> LoopModel:
-    """``model`` with its finished report (``report``, or under ``assumed`` builds, put
-    together again with them), each of its pl.unroll copies' too (a preview quotes them)."""
-    if assumed is not NOT_ASSUMED:
-        report = finished_report(model.report, model.said, assumed)
-    copies = [(b, replace(c, report=finished_report(c.report, c.said))) for b, c in model.copies]
-    return replace(model, report=report, copies=copies)
+def _with_builds(model: LoopModel, assumed: Assumed) -> LoopModel:
+    """``model``, its report put together again under ``assumed`` builds if another build
+    changes it (from the report its walk left, ``walked``)."""
+    if assumed is NOT_ASSUMED or model.walked is None:
+        return model
+    return replace(model, report=finished_report(model.walked, model.said, assumed))
 
 
 def _analysed(
@@ -184,14 +180,16 @@ def _analysed(
 
 # Each loop's report and what the lowering read of it, as the units' walks leave them.
 _Walked = tuple[tuple[LoopReport, LoopFacts], ...]
-# Per loop, what the stages across loops found of it and the records of its core functions.
-_Finished = tuple[tuple[Said, tuple[CoreFunction, ...]], ...]
+# Per loop, what the stages across loops found of it, the records of its core functions and
+# its report put together from them (``report.finish``).
+_Finished = tuple[tuple[Said, tuple[CoreFunction, ...], LoopReport], ...]
 
 
 def _across_loops(
     models: list[LoopModel], planner: str, cache: UnitCache | None
 ) -> list[LoopModel]:
-    """``models`` with what the stages over several loops find of them (:func:`_finished`).
+    """``models`` with what the stages over several loops find of them (:func:`_finished`),
+    and each report put together from its record (the walk's kept as ``walked``).
 
     They read only each loop's report and facts, so a language server keeps what they
     found of the module's loops (``cache.finished``): an edit that changed none of them (a
@@ -211,8 +209,23 @@ def _across_loops(
             Keyed(hashed, (planner, walked)), lambda: _finished(walked, planner)
         )
     return [
-        replace(model, said=said, functions=functions)
-        for model, (said, functions) in zip(models, finished, strict=True)
+        replace(
+            model,
+            report=report,
+            walked=model.report,
+            said=said,
+            functions=functions,
+            copies=_finished_copies(model),
+        )
+        for model, (said, functions, report) in zip(models, finished, strict=True)
+    ]
+
+
+def _finished_copies(model: LoopModel) -> list[tuple[tuple[tuple[str, int], ...], LoopModel]]:
+    """A loop's pl.unroll copies, each with its report put together (a preview quotes it)."""
+    return [
+        (bindings, replace(copy, report=finished_report(copy.report, NOTHING_SAID)))
+        for bindings, copy in model.copies
     ]
 
 
@@ -227,10 +240,12 @@ def _finished(walked: _Walked, planner: str) -> _Finished:
     models = [LoopModel(report, facts=facts) for report, facts in walked]
     models = function_stage(models, planner=planner)
     # What the memory passes give each loop's loads on each core copy.
-    return tuple(
-        (
-            Said(overlap, memory_said(model.report, model.functions) if model.functions else None),
-            model.functions,
-        )
+    said = [
+        Said(overlap, memory_said(model.report, model.functions) if model.functions else None)
         for overlap, model in zip(found, models, strict=True)
+    ]
+    # Each report put together from the loop's record.
+    return tuple(
+        (one, model.functions, finished_report(model.report, one))
+        for one, model in zip(said, models, strict=True)
     )

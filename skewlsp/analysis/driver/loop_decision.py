@@ -78,8 +78,8 @@ class LoopModel:
     """One loop's record as the passes fill it in: its report as its unit's passes leave
     it, what only the lowering passes read of it (``facts``), what the stages across loops
     found (``functions``, ``said``), and the internals a rewrite needs (the normalised
-    body and its split). The driver's last step puts the finished report together from
-    it (``report.finish``)."""
+    body and its split). After the stages across loops the driver puts its report
+    together from it (``report.finish``)."""
 
     report: LoopReport
     node: cst.For | None = None
@@ -99,8 +99,10 @@ class LoopModel:
     # The core functions the loop is in, one per core copy, shared by the function's
     # loops (the function stage's, after every loop of the module is lowered).
     functions: tuple[CoreFunction, ...] = ()
-    # What the stages across loops found of it (its overlap, what the memory passes give it).
+    # What the stages across loops found of it (its overlap, what the memory passes give
+    # it), and its report as its unit's walk left it once ``report`` is put together.
     said: Said = NOTHING_SAID
+    walked: LoopReport | None = None
 
 
 @dataclass(frozen=True)

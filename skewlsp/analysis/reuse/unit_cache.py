@@ -61,11 +61,12 @@ class UnitCache:
         self._sites: OrderedDict[SiteKey, _Entry] = OrderedDict()
         self.parsed_blocks: set[str] = set()  # top-level blocks known to parse
         # What the stages across loops find of a module's loops (driver._across_loops:
-        # overlaps, the function stage, the memory passes), by the loops' reports and
-        # facts as the units' walks leave them: the same after most edits.
-        self.finished: Kept[Keyed, tuple[tuple[Said, tuple[CoreFunction, ...]], ...]] = (
-            Kept(MAX_FINISHED)
-        )
+        # overlaps, the function stage, the memory passes) and the reports put together
+        # from it, by the loops' reports and facts as the units' walks leave them: the
+        # same after most edits.
+        self.finished: Kept[
+            Keyed, tuple[tuple[Said, tuple[CoreFunction, ...], LoopReport], ...]
+        ] = Kept(MAX_FINISHED)
         self.hits = 0
         self.misses = 0
         self.site_hits = 0  # helper copies reused

@@ -72,9 +72,8 @@ def test_an_edit_served_from_the_cache_is_handed_the_records_the_passes_made_bef
     assert served[1].report.memory  # the memory passes gave the left loop its buffers
     assert [m.functions for m in served] == [m.functions for m in fresh]
     assert served[1].functions[0] is fresh[1].functions[0]
-    # what the memory passes said of it is the record kept, its report put together again
     assert served[1].said.memory is fresh[1].said.memory
-    assert served[1].report == fresh[1].report
+    assert served[1].report is fresh[1].report
 
 
 def test_the_function_passes_run_in_order_on_each_record_and_its_loops_see_the_result() -> None:
