@@ -28,6 +28,10 @@ From the top down:
   each core's copy of a loop in an InCore scope;
 - :mod:`.variants`: the module decided again under the other values its modules
   declare for what the analysis read of the assumed environment and command line.
+
+Each stage fills in the loop's record (:class:`LoopModel`); its report is put together
+from it once, after the stages across loops (``report.finish``), and again only for a
+loop another build changes (:func:`analyze_models`' last step).
 """
 
 from __future__ import annotations
@@ -38,15 +42,16 @@ from skewlsp.analysis.driver.edited_module import analyse_edited_module
 from skewlsp.analysis.driver.function_stage import function_stage
 from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.driver.module_run import analyse_module
-from skewlsp.analysis.driver.variants import AssumedReads, with_variant_verdicts
+from skewlsp.analysis.driver.variants import AssumedReads, variant_builds
 from skewlsp.analysis.frontend.assumed import Build
 from skewlsp.analysis.frontend.imports import SharedModules
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
 from skewlsp.analysis.memory.core_function import CoreFunction
-from skewlsp.analysis.report.assemble import with_overlap_said
-from skewlsp.analysis.report.memory import with_memory
-from skewlsp.analysis.report.overlap import with_overlaps
+from skewlsp.analysis.report.finish import NOTHING_SAID, Said, finished_report
+from skewlsp.analysis.report.memory import memory_said
+from skewlsp.analysis.report.overlap import overlaps
+from skewlsp.analysis.report.variants import NOT_ASSUMED, Assumed
 from skewlsp.analysis.reuse.unit_cache import UnitCache
 from skewlsp.analysis.source.kept import Keyed
 from skewlsp.contract import Assumptions, Importers, LoopReport, Resolver
@@ -139,7 +144,18 @@ def analyze_models(
         models, _ = _analysed(source, path, resolver, cache, importers, variant)
         return [model.report for model in models]
 
-    return with_variant_verdicts(models, read, assumptions, again)
+    # The last step: a loop another build changes has its report put together again from
+    # its record, with what the other builds make of it (``report.finish``).
+    builds = variant_builds([model.report for model in models], read, assumptions, again)
+    return [_with_builds(model, assumed) for model, assumed in zip(models, builds, strict=True)]
+
+
+def _with_builds(model: LoopModel, assumed: Assumed) -> LoopModel:
+    """``model``, its report put together again under ``assumed`` builds if another build
+    changes it (from the report its walk left, ``walked``)."""
+    if assumed is NOT_ASSUMED or model.walked is None:
+        return model
+    return replace(model, report=finished_report(model.walked, model.said, assumed))
 
 
 def _analysed(
@@ -164,17 +180,19 @@ def _analysed(
 
 # Each loop's report and what the lowering read of it, as the units' walks leave them.
 _Walked = tuple[tuple[LoopReport, LoopFacts], ...]
-# Each loop's report and the records of its core functions once the stages across loops ran.
-_Finished = tuple[tuple[LoopReport, tuple[CoreFunction, ...]], ...]
+# Per loop, what the stages across loops found of it, the records of its core functions and
+# its report put together from them (``report.finish``).
+_Finished = tuple[tuple[Said, tuple[CoreFunction, ...], LoopReport], ...]
 
 
 def _across_loops(
     models: list[LoopModel], planner: str, cache: UnitCache | None
 ) -> list[LoopModel]:
-    """``models`` with what the stages over several loops give them (:func:`_finished`).
+    """``models`` with what the stages over several loops find of them (:func:`_finished`),
+    and each report put together from its record (the walk's kept as ``walked``).
 
     They read only each loop's report and facts, so a language server keeps what they
-    gave the module's loops (``cache.finished``): an edit that changed none of them (a
+    found of the module's loops (``cache.finished``): an edit that changed none of them (a
     comment, the text between the loops) costs no pass over whole functions and no
     memory pass. Deciding them again on every edit was about 1 ms of a 3.4 ms edit of
     pypto-lib's largest kernel (benchmarks/README.md, "Cache layers").
@@ -191,27 +209,43 @@ def _across_loops(
             Keyed(hashed, (planner, walked)), lambda: _finished(walked, planner)
         )
     return [
-        model
-        if report is model.report and functions == model.functions
-        else replace(model, report=report, functions=functions)
-        for model, (report, functions) in zip(models, finished, strict=True)
+        replace(
+            model,
+            report=report,
+            walked=model.report,
+            said=said,
+            functions=functions,
+            copies=_finished_copies(model),
+        )
+        for model, (said, functions, report) in zip(models, finished, strict=True)
+    ]
+
+
+def _finished_copies(model: LoopModel) -> list[tuple[tuple[tuple[str, int], ...], LoopModel]]:
+    """A loop's pl.unroll copies, each with its report put together (a preview quotes it)."""
+    return [
+        (bindings, replace(copy, report=finished_report(copy.report, NOTHING_SAID)))
+        for bindings, copy in model.copies
     ]
 
 
 def _finished(walked: _Walked, planner: str) -> _Finished:
-    """The stages across loops, in order, over a module's loops as its walks leave them."""
+    """The stages across loops, in order, over a module's loops as its walks leave them;
+    each hands on a record (the reports are put together from them at the end:
+    ``report.finish``)."""
     # Across loops: a consumer whose peer loop skews (each unit's loops were lowered by
     # its walk: ``.lowered``).
-    reports = [with_overlap_said(r) for r in with_overlaps([report for report, _ in walked])]
-    models = [
-        LoopModel(report, facts=facts)
-        for report, (_, facts) in zip(reports, walked, strict=True)
-    ]
+    found = overlaps([report for report, _ in walked])
     # The passes over whole core functions, once every loop of each is lowered.
+    models = [LoopModel(report, facts=facts) for report, facts in walked]
     models = function_stage(models, planner=planner)
-    # Onto each loop's report: what the memory passes give its loads on each core copy.
+    # What the memory passes give each loop's loads on each core copy.
+    said = [
+        Said(overlap, memory_said(model.report, model.functions) if model.functions else None)
+        for overlap, model in zip(found, models, strict=True)
+    ]
+    # Each report put together from the loop's record.
     return tuple(
-        (with_memory(model.report, model.functions) if model.functions else model.report,
-         model.functions)
-        for model in models
+        (one, model.functions, finished_report(model.report, one))
+        for one, model in zip(said, models, strict=True)
     )

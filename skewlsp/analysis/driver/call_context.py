@@ -70,7 +70,7 @@ class CallContexts:
         own = self._loops(caller) if self._in_a_pipeline(headers) else ()
         if not (is_inline_helper_unit(caller) and caller.callers):
             found = {
-                enclosing(loops, call)
+                enclosing([(r, r.lowering) for r in loops], call)
                 for loops in _by_function_copy(own).values()
                 if any(within(call, loop.span) for loop in loops)
             }
@@ -80,7 +80,7 @@ class CallContexts:
         for outer, site in sites_of(caller, self.constants, self.state):
             outside = self.around(outer, site.span, site.headers)
             mine = [r for r in own if r.instance is not None and r.instance.call == site.span]
-            found.add(enclosing(mine, call, outside))
+            found.add(enclosing([(r, r.lowering) for r in mine], call, outside))
         return found.pop() if len(found) == 1 else NOTHING
 
     def _in_a_pipeline(self, headers: Sequence[cst.CSTNode]) -> bool:

@@ -59,6 +59,7 @@ from skewlsp.analysis.passes.outline_incore_scopes import OutlinedScope, outline
 from skewlsp.analysis.passes.split_vector_kernel import any_split, dual_aiv_dispatch
 from skewlsp.analysis.report.advice import StageAdvice, bounds_read, depth_advice
 from skewlsp.analysis.report.assemble import loop_report
+from skewlsp.analysis.report.finish import NOTHING_SAID, Said
 from skewlsp.analysis.skew_cross_core_pipeline import per_core
 from skewlsp.analysis.skew_cross_core_pipeline.decide import (
     Decision,
@@ -75,9 +76,11 @@ MAX_PREVIEW_COPIES = 16  # pl.unroll copies of one loop rewritten one by one for
 
 @dataclass
 class LoopModel:
-    """One loop's record as the passes fill it in: its report, what only the lowering
-    passes read of it (``facts``), and the internals a rewrite needs (the normalised body
-    and its split)."""
+    """One loop's record as the passes fill it in: its report as its unit's passes leave
+    it, what only the lowering passes read of it (``facts``), what the stages across loops
+    found (``functions``, ``said``), and the internals a rewrite needs (the normalised
+    body and its split). After the stages across loops the driver puts its report
+    together from it (``report.finish``)."""
 
     report: LoopReport
     node: cst.For | None = None
@@ -92,14 +95,15 @@ class LoopModel:
     copies: list[tuple[tuple[tuple[str, int], ...], LoopModel]] = field(default_factory=list)
     # Skewed inner pipelines spliced into this body (the parent is classified after them).
     inner: list[LoopModel] = field(default_factory=list)
-    # One copy of several (a call of an inline helper, an iteration of a module-level
-    # ``for``): the message before the copy's label was put in front of it.
-    unlabelled_message: str | None = None
     # What only the lowering passes read of the loop (kept with its report by a cache).
     facts: LoopFacts = NO_FACTS
     # The core functions the loop is in, one per core copy, shared by the function's
     # loops (the function stage's, after every loop of the module is lowered).
     functions: tuple[CoreFunction, ...] = ()
+    # What the stages across loops found of it (its overlap, what the memory passes give
+    # it), and its report as its unit's walk left it once ``report`` is put together.
+    said: Said = NOTHING_SAID
+    walked: LoopReport | None = None
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.lower_pipeline.lowering import NOTHING, Enclosing, Lowered, lowerings
-from skewlsp.analysis.report.assemble import lowered_message, with_lowered
+from skewlsp.analysis.report.assemble import with_lowered
 from skewlsp.contract import LoopReport
 
 Bindings = tuple[tuple[str, int], ...]  # the pl.unroll variables' values of one copy
@@ -33,16 +33,10 @@ def lowered_models(
 
 
 def _with_report(model: LoopModel, lowered: Lowered | None) -> LoopModel:
-    """The model with its lowered report (None: the lowering left it as it was); a
-    copy's message without its label says what the lowering does too (a copy reported
-    at its call or in another file is worded from it)."""
+    """The model with its lowered report (None: the lowering left it as it was)."""
     if lowered is None:
         return model
-    unlabelled = model.unlabelled_message
-    report = with_lowered(model.report, lowered, unlabelled)
-    if unlabelled is not None and report.lowering is not None:
-        unlabelled = lowered_message(unlabelled, report.lowering)
-    return replace(model, report=report, unlabelled_message=unlabelled)
+    return replace(model, report=with_lowered(model.report, lowered))
 
 
 def _with_lowered_copies(
@@ -83,11 +77,10 @@ def _with_lowered_copies(
 
 
 def _said(model: LoopModel, lowered: Lowered | None) -> LoopReport:
-    """A copy's lowered report, its message saying what the lowering does (a copy lowered
-    before, kept as it is, said so then)."""
+    """A copy's lowered report (a copy lowered before is kept as it is)."""
     if lowered is None:
         return model.report
-    return with_lowered(model.report, lowered, model.unlabelled_message)
+    return with_lowered(model.report, lowered)
 
 
 def _copy_at(model: LoopModel, bindings: Bindings) -> LoopModel:

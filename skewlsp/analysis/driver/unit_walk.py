@@ -59,7 +59,6 @@ from skewlsp.analysis.passes.inline_functions.call_sites import (
 )
 from skewlsp.analysis.passes.simplify import folded_branches
 from skewlsp.analysis.report.assemble import at_call
-from skewlsp.analysis.report.copies import labelled
 from skewlsp.analysis.report.informative import DecisiveNames
 from skewlsp.analysis.reuse.unit_cache import SiteKey
 from skewlsp.analysis.source.guard import check_parseable
@@ -248,10 +247,10 @@ class UnitWalk(LoopDecisions):
                     # A helper loop left for LowerPipelineLoops is left at every call:
                     # only a cross-core verdict is worth a remark where the caller is.
                     hints = (*hints, at_call(report, instance.call, helper))
-                model.unlabelled_message = report.message
                 shown = self.decisive.informative(instance.bindings, model.node, model.module)
-                copy = replace(instance, shown=shown)
-                model.report = replace(labelled(report, copy, report.message), hints=hints)
+                # which copy it is (its message is labelled where it is finished:
+                # report.finish)
+                model.report = replace(report, instance=replace(instance, shown=shown), hints=hints)
                 self.finished.append(model)
         finally:
             self.models, self.inner, self.dual_aiv = saved

@@ -5,9 +5,11 @@ the kernel is imported under) and records what its modules read of it. For each
 variable read whose module declares other values (``frontend.declared_choices``: a
 tuple of supported values, a dict of presets, a literal comparison), or that the build
 sets (then unset is the other value), the whole module is analysed again with that one
-variable changed, and every loop whose report changes says so
-(``report.variants``). The other variables keep their assumed values: the builds are
-varied one variable at a time, not in every combination.
+variable changed, and every loop whose report changes says so (``report.variants``'
+:class:`~skewlsp.analysis.report.variants.Assumed`, put on its report with the rest of
+its record at the driver's last step, where each report is put together). The
+other variables keep their assumed values: the builds are varied one variable at a
+time, not in every combination.
 
 A module that reads nothing of the build costs nothing more; one that does costs one
 analysis per other value (its trees, and what is read off them alone, shared: the
@@ -17,11 +19,9 @@ state's ``syntactic`` facts; its values folded again), at most :data:`MAX_VARIAN
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
-from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.frontend.assumed import AssumedRead
-from skewlsp.analysis.report.variants import Alternative, with_variants
+from skewlsp.analysis.report.variants import NOT_ASSUMED, Alternative, Assumed, assumed_builds
 from skewlsp.contract import Assumption, Assumptions, LoopReport
 
 AssumedReads = frozenset[AssumedRead]
@@ -30,30 +30,25 @@ AssumedReads = frozenset[AssumedRead]
 MAX_VARIANTS = 8
 
 
-def with_variant_verdicts(
-    models: list[LoopModel],
+def variant_builds(
+    reports: list[LoopReport],
     read: AssumedReads,
     assumptions: Assumptions,
     again: Callable[[Assumptions], list[LoopReport]],
-) -> list[LoopModel]:
-    """``models``, each loop whose report another declared value of what the analysis
-    ``read`` changes carrying that (``again``: the module's reports under another build)."""
-    if not assumptions.variants:
-        return models
+) -> list[Assumed]:
+    """Per loop of ``reports`` (the module's, finished), what another declared value of
+    what the analysis ``read`` changes of it (``again``: the module's finished reports
+    under another build)."""
     alternatives: list[Alternative] = []
-    for assumed, choices in _choices(read):
+    for assumed, choices in _choices(read) if assumptions.variants else ():
         for value in choices:
             if len(alternatives) == MAX_VARIANTS:
                 break
-            reports = again(assumptions.varied(assumed.variable, value))
-            alternatives.append(Alternative(assumed, value, reports))
+            others = again(assumptions.varied(assumed.variable, value))
+            alternatives.append(Alternative(assumed, value, others))
     if not alternatives:
-        return models
-    reports = with_variants([model.report for model in models], alternatives)
-    return [
-        model if model.report is report else replace(model, report=report)
-        for model, report in zip(models, reports, strict=True)
-    ]
+        return [NOT_ASSUMED] * len(reports)
+    return assumed_builds(reports, alternatives)
 
 
 def _choices(read: AssumedReads) -> list[tuple[Assumption, tuple[str | None, ...]]]:

@@ -88,19 +88,21 @@ NOTHING = Enclosing()  # a place no pipeline loop holds
 
 
 def enclosing(
-    reports: Iterable[LoopReport], place: Span, outside: Enclosing = NOTHING
+    loops: Iterable[tuple[LoopReport, Lowering | None]],
+    place: Span,
+    outside: Enclosing = NOTHING,
 ) -> Enclosing:
-    """The loops among ``reports`` (one function copy's, lowered) that hold ``place``, on
-    top of ``outside`` (those around the function copy: around the call of a helper).
+    """The loops among ``loops`` (one function copy's, each with its lowering) that hold
+    ``place``, on top of ``outside`` (those around the function copy: around the call of
+    a helper).
 
     A replicated loop multiplies by its own copies (``copies`` over ``nested``: the loops
     around it are among the others, or in ``outside``); a skewed one clones.
     """
     replicated, skews, declined = outside.replicated, list(outside.skews), outside.declined
-    for outer in reports:
+    for outer, lowering in loops:
         if not within(place, outer.span):
             continue
-        lowering = outer.lowering
         if _replicates(lowering):
             assert lowering is not None
             replicated *= lowering.copies // max(lowering.nested, 1)
@@ -187,17 +189,19 @@ def _pin(
 class Lowered:
     """What the lowering passes decide for one loop, handed on as it is: the report is
     put together from it by :func:`skewlsp.analysis.report.assemble.with_lowered`
-    (its code, verdict and fix line derived there, its message composed there).
+    (its code, verdict and fix line derived there; its words, ``Lowering.reason``, join
+    the message where the report is finished, ``report.finish``).
 
     ``lowering``: the loop's own (None for a mixed loop one of whose copies skews or is
     demoted: the loop keeps its code; for a mixed loop the skew pass left, its strictest
-    copy's). ``cores``: each core copy with its lowering, when ExpandMixedKernel split
-    the loop. ``smaller_stage``: for a stage above the trip (SKW014), the smaller stage
-    that gives the same buffers, checked by lowering the loop again: the fix line and
-    the edit that writes it."""
+    copy's). ``cores``: each core copy's lowering (None for a copy the skew pass did not
+    leave), in the report's cores' order, when ExpandMixedKernel split the loop.
+    ``smaller_stage``: for a stage above the trip (SKW014), the smaller stage that gives
+    the same buffers, checked by lowering the loop again: the fix line and the edit that
+    writes it."""
 
     lowering: Lowering | None
-    cores: tuple[CoreResult, ...] = ()
+    cores: tuple[Lowering | None, ...] = ()
     smaller_stage: tuple[str, StageFix | None] | None = None
 
 
@@ -219,7 +223,7 @@ def lowerings(
             copies.setdefault(function_copy(report), []).append(index)
     run = _Run(planner)
     # The loops as the loops they hold see them: lowered once their turn is past.
-    seen = list(reports)
+    seen = [report.lowering for report in reports]
     result: list[Lowered | None] = [None] * len(reports)
     for index in order:
         report, facts = loops[index]
@@ -227,14 +231,12 @@ def lowerings(
             run.charge(report, facts)
             continue
         # (the loops around it come first in the order: ``seen`` holds them lowered)
-        same = (seen[i] for i in copies[function_copy(report)] if i != index)
+        same = ((reports[i], seen[i]) for i in copies[function_copy(report)] if i != index)
         around = enclosing(same, report.span, outside)
         lowered = _lower_one(report, facts, around, run)
         if lowered is not None:
             result[index] = lowered
-            seen[index] = replace(
-                report, lowering=lowered.lowering, cores=lowered.cores or report.cores
-            )
+            seen[index] = lowered.lowering
     return result
 
 
@@ -265,10 +267,9 @@ def _lower_one(
 ) -> Lowered | None:
     if report.cores:
         cores = tuple(
-            replace(c, lowering=_core_lowering(report, facts, c, run, around.on(c.core)))
-            for c in report.cores
+            _core_lowering(report, facts, c, run, around.on(c.core)) for c in report.cores
         )
-        found = [c.lowering for c in cores if c.lowering is not None]
+        found = [lowering for lowering in cores if lowering is not None]
         strictest = max(found, key=_rank, default=None)
         if report.verdict != "left":  # one core skews or is demoted: the loop keeps its code
             return Lowered(None, cores)

@@ -16,8 +16,6 @@ from skewlsp.analysis.lower_pipeline.lowering import Lowered
 from skewlsp.analysis.passes.body import Stmt
 from skewlsp.analysis.passes.expand_mixed_kernel.core_split import ScalarAcross, message_core
 from skewlsp.analysis.report.advice import StageAdvice
-from skewlsp.analysis.report.copies import labelled
-from skewlsp.analysis.report.overlap import peer_loop
 from skewlsp.analysis.skew_cross_core_pipeline import fifo_order
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision
 from skewlsp.analysis.source.tree_text import MadeTrees
@@ -29,7 +27,6 @@ from skewlsp.contract import (
     Edit,
     Finding,
     LoopReport,
-    Lowering,
     Related,
     Span,
 )
@@ -191,22 +188,27 @@ def scalar_across(found: ScalarAcross, span: SpanOf) -> Finding:
     )
 
 
-def with_lowered(report: LoopReport, lowered: Lowered, own: str | None = None) -> LoopReport:
+def with_lowered(report: LoopReport, lowered: Lowered) -> LoopReport:
     """The report of a loop the lowering passes lowered, put together from what they
-    decided (``lowered``): each core copy's lowering, the loop's own and so its code (an
-    error when they reject it), the smaller stage they checked as its fix line, and its
-    message followed by what they do to it.
+    decided (``lowered``): each core copy's lowering (onto the skew pass's
+    ``CoreResult``), the loop's own and so its code (an error when they reject it), and
+    the smaller stage they checked as its fix line.
 
-    ``own``: a copy's own text (its message without its label): the lowering's words
-    follow it, and the copy's label is put in front of both (:func:`.copies.labelled`).
     The lowering passes hand on a :class:`Lowered`, never a report: this is the one
-    place its code, verdict, fix and words reach the loop's report."""
-    report = replace(report, cores=lowered.cores or report.cores)
+    place its code, verdict and fix reach the loop's report; its words
+    (``report.lowering``'s reason) join the message where the report is finished
+    (:mod:`.finish`)."""
+    if lowered.cores:
+        cores = tuple(
+            replace(core, lowering=lowering)
+            for core, lowering in zip(report.cores, lowered.cores, strict=True)
+        )
+        report = replace(report, cores=cores)
     lowering = lowered.lowering
     if lowering is None:
         return report
     hint, fix = lowered.smaller_stage or (report.fix_hint, report.stage_fix)
-    report = replace(
+    return replace(
         report,
         verdict="error" if lowering.verdict == "error" else report.verdict,
         code=lowering.code,
@@ -214,36 +216,3 @@ def with_lowered(report: LoopReport, lowered: Lowered, own: str | None = None) -
         fix_hint=hint,
         stage_fix=fix,
     )
-    if own is not None and report.instance is not None:
-        return labelled(report, report.instance, lowered_message(own, lowering))
-    return with_lowering_said(report)
-
-
-def with_lowering_said(report: LoopReport) -> LoopReport:
-    """The report of a loop the lowering passes lowered, its message followed by what
-    they do to it (``report.lowering``); a report they did not lower is as it was.
-
-    Called once per loop, when the driver has lowered it (:mod:`.lowered` in the
-    driver): the lowering passes hand on a :class:`Lowering`, never a message."""
-    if report.lowering is None:
-        return report
-    return replace(report, message=lowered_message(report.message, report.lowering))
-
-
-def with_overlap_said(report: LoopReport) -> LoopReport:
-    """The report of a consumer loop whose overlap comes from its skewed peer (``overlap``,
-    which :mod:`.overlap` records), its message saying where from; any other is as it was.
-
-    Its peer is on the other core: the one its ``overlap`` points at."""
-    if report.overlap is None or report.core is None:
-        return report
-    peer: Core = "aiv" if report.core == "aic" else "aic"
-    where = peer_loop(peer, report.overlap.span.line)
-    said = f"{report.message} (overlap from the {CORE_NAMES[peer]}'s skew: {where})"
-    return replace(report, message=said)
-
-
-def lowered_message(message: str, lowering: Lowering) -> str:
-    """A loop's message (a copy's, without its label too) followed by what the lowering
-    does to it."""
-    return f"{message}; {lowering.reason}"

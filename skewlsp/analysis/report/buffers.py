@@ -1,5 +1,5 @@
-"""Which copy of a replicated loop uses which buffer, onto its report (issue #41): what
-the preview shows next to the lowered loop.
+"""Which copy of a replicated loop uses which buffer (issue #41): what the preview shows
+next to the lowered loop (put on the report by :mod:`.finish`).
 
 The function stage leaves, per core function, what 31 InitMemRef, 33 MemoryReuse and 34
 AllocateMemoryAddr make of each loop's loads alone
@@ -13,12 +13,10 @@ when they did not model the loop (never a guess in its place).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
 from typing import Literal, cast
 
 from skewlsp.analysis.memory.core_function import LoopMemory
-from skewlsp.contract import BufferAssignment, LoadBuffer, LoopReport
+from skewlsp.contract import BufferAssignment, LoadBuffer
 
 # Why there is no assignment under the ptoas planner (function_passes leave it alone).
 PTOAS = (
@@ -58,16 +56,3 @@ def buffer_assignment(memory: LoopMemory | None, planner: str) -> BufferAssignme
         )
     return BufferAssignment(tuple(loads))
 
-
-def with_buffers(report: LoopReport, assigned: Sequence[BufferAssignment | None]) -> LoopReport:
-    """``report`` with each core copy's assignment (``assigned``: one per copy, in the
-    report's cores' order), or, for a loop not split by core, its own."""
-    if report.cores:
-        cores = tuple(
-            replace(core, buffers=buffers)
-            for core, buffers in zip(report.cores, assigned, strict=True)
-        )
-        return replace(report, cores=cores)
-    if assigned:
-        return replace(report, buffers=assigned[0])
-    return report

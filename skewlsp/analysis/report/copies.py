@@ -1,35 +1,39 @@
 """A copy's report: a loop Python builds more than once (a call of an inline helper, an
 iteration of a module-level ``for``), each copy decided on its own.
 
-The walk records which copy a report is (its :class:`Instance`) and the copy's message
-without its label; the label is put in front here, the one place a copy's message is
-composed, so no pass edits the message another pass wrote.
+The walk records which copy a report is (its :class:`Instance`); its message stays the
+copy's own text, what the passes said of it. The label is put in front where the report
+is finished (:mod:`.finish`, by :func:`labelled`), the one place a message is composed,
+so no pass edits the message another pass wrote.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from skewlsp.contract import Instance, LoopReport, Span
+from skewlsp.contract import LoopReport, Span
 
 
-def labelled(report: LoopReport, instance: Instance, unlabelled: str) -> LoopReport:
-    """``report`` as the copy ``instance``: its message ``unlabelled`` (the copy's own
-    text, what the passes said of it) with the copy's label in front."""
-    return replace(report, instance=instance, message=f"{instance.label}: {unlabelled}")
+def labelled(report: LoopReport) -> bool:
+    """Whether ``report``'s message is named by its copy's label: a copy reported at its
+    loop. A copy reported at its call in the caller's file (:func:`at_the_call`) is named
+    by the helper's loop instead (the call is where it is)."""
+    instance = report.instance
+    if instance is None:
+        return False
+    return not (instance.call == report.span and instance.call_path is None)
 
 
 def at_the_call(
-    report: LoopReport, message: str | None, helper: str, module: str, path: str | None
+    report: LoopReport, helper: str, module: str, path: str | None
 ) -> LoopReport | None:
     """One spliced copy of the helper's loop, as a report located at its call in this file.
 
-    ``message`` is the copy's message without its label (where the call is, which this
-    report's location already says); ``helper``: the helper's qualified name, ``module``:
-    its module as the import names it.
+    Its message names the helper's loop, then the copy's own text (``report.message``:
+    where the call is, which the copy's label says, is this report's location);
+    ``helper``: the helper's qualified name, ``module``: its module as the import names
+    it.
     """
     instance = report.instance
-    if instance is None or instance.call is None or message is None:
+    if instance is None or instance.call is None:
         return None
     where = f"`{helper}` from `{module}`"
     call: Span = instance.call
@@ -39,7 +43,7 @@ def at_the_call(
         call,
         report.verdict,
         report.code,
-        f"the loop of {where} (its line {report.span.line}) inlined here: {message}",
+        f"the loop of {where} (its line {report.span.line}) inlined here: {report.message}",
         function=instance.caller,
         loop_var=report.loop_var,
         stage=report.stage,

@@ -1,11 +1,12 @@
-"""What the memory passes give each loop and core copy, onto its report (issue #41).
+"""What the memory passes give each loop and core copy, for its report (issue #41).
 
 The function stage (``driver.function_stage``) leaves, per core function, what 31
 InitMemRef, 33 MemoryReuse and 34 AllocateMemoryAddr make of each loop's loads alone
-(:class:`~skewlsp.analysis.memory.core_function.LoopMemory`). Here that becomes, per
-memory space of the loop's first stage group (the main loop's clones, or the copies of
-a loop with no main loop), a :class:`~skewlsp.contract.SpaceBuffers`, and these findings
-only where what is modelled makes the fact certain:
+(:class:`~skewlsp.analysis.memory.core_function.LoopMemory`). Here that becomes a
+:class:`MemorySaid` (which :mod:`.finish` puts on the loop's report): per memory space
+of the loop's first stage group (the main loop's clones, or the copies of a loop with no
+main loop), a :class:`~skewlsp.contract.SpaceBuffers`, and these findings only where
+what is modelled makes the fact certain:
 
 - SKW080 (PH-MR-001, slot-bound): the stages' own slots exceed the space, so MemoryReuse
   keeps at most so many of them apart whatever else the function holds; with advice
@@ -31,7 +32,7 @@ Elsewhere (Mat, a function with a tile not modelled) a loop whose loads fit says
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
 from skewlsp.analysis.memory.allocate_memory_addr import allocate_memory_addr
@@ -43,12 +44,13 @@ from skewlsp.analysis.memory.canonicalize_io_order import (
 )
 from skewlsp.analysis.memory.core_function import CoreFunction, LoopMemory, ScopeMemory
 from skewlsp.analysis.memory.memory_reuse import DepthHint, LegacyFallback, memory_reuse
-from skewlsp.analysis.report.buffers import buffer_assignment, with_buffers
+from skewlsp.analysis.report.buffers import buffer_assignment
 from skewlsp.analysis.report.l0_memory import l0_spaces
 from skewlsp.contract import (
     DEPTH_REDUCED,
     LEGACY_FALLBACK,
     MEMORY_OVERFLOW,
+    BufferAssignment,
     Finding,
     LoopReport,
     Lowering,
@@ -60,40 +62,53 @@ FITS_ALONE = "fits alone; other tiles of the function not modelled"
 CO_RESIDENTS = 4  # the co-resident tiles a space-pressure finding names, largest first
 
 
-def with_memory(report: LoopReport, functions: Sequence[CoreFunction]) -> LoopReport:
-    """``report`` with what the memory passes give its loop on each core copy (the
-    records of ``functions``, one per copy, in the report's cores' order)."""
+@dataclass(frozen=True)
+class CopyMemory:
+    """What the memory passes give one core copy of a loop (or the loop, not split by
+    core): its buffers per memory space, and which of its copies' loads is in which
+    buffer (None: the passes never saw it)."""
+
+    spaces: tuple[SpaceBuffers, ...] = ()
+    buffers: BufferAssignment | None = None
+
+
+@dataclass(frozen=True)
+class MemorySaid:
+    """What the memory passes give one loop, said: per core copy (in the report's cores'
+    order; one for a loop not split by core) its :class:`CopyMemory`, and the findings
+    they make certain. The report is put together from it in :mod:`.finish`."""
+
+    copies: tuple[CopyMemory, ...]
+    hints: tuple[Finding, ...] = ()
+
+
+def memory_said(report: LoopReport, functions: Sequence[CoreFunction]) -> MemorySaid:
+    """What the memory passes give ``report``'s loop on each core copy (the records of
+    ``functions``, one per copy, in the report's cores' order)."""
     found = [_loop_memory(report.span, function) for function in functions]
     assigned = [
         buffer_assignment(memory, function.planner)
         for memory, function in zip(found, functions, strict=True)
     ]
-    report = with_buffers(report, assigned)
     if not any(
         memory is not None
         and (memory.tiles is not None or memory.l0 is not None or _laid_out(memory.vec))
         for memory in found
     ):
-        return report
+        return MemorySaid(tuple(CopyMemory((), buffers) for buffers in assigned))
     where = report.stage_span or report.call_span
+    copies: list[CopyMemory] = []
     hints: list[Finding] = []
-    if report.cores:
-        cores = []
-        for core, memory, function in zip(report.cores, found, functions, strict=True):
-            on = f" on the {core.core.upper()} core"
-            spaces, findings = _spaces(memory, where, on)
-            more, l0_findings = _l0(memory, function, core.lowering, where, on)
-            spaces += tuple(more)
-            cores.append(replace(core, memory=spaces) if spaces else core)
-            hints += findings + l0_findings
-        return replace(report, cores=tuple(cores), hints=report.hints + tuple(hints))
-    spaces, findings = _spaces(found[0], where, "")
-    more, l0_findings = _l0(found[0], functions[0], report.lowering, where, "")
-    return replace(
-        report,
-        memory=spaces + tuple(more),
-        hints=report.hints + tuple(findings + l0_findings),
-    )
+    lowerings = [c.lowering for c in report.cores] if report.cores else [report.lowering]
+    ons = [f" on the {c.core.upper()} core" for c in report.cores] if report.cores else [""]
+    for memory, function, buffers, lowering, on in zip(
+        found, functions, assigned, lowerings, ons, strict=True
+    ):
+        spaces, findings = _spaces(memory, where, on)
+        more, l0_findings = _l0(memory, function, lowering, where, on)
+        copies.append(CopyMemory(spaces + tuple(more), buffers))
+        hints += findings + l0_findings
+    return MemorySaid(tuple(copies), tuple(hints))
 
 
 def _l0(

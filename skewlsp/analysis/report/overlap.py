@@ -13,8 +13,9 @@ an overlap, so it is information too (``producer_elsewhere``). It stays a warnin
 this module holds a loop on the other core that is not its skewed peer (that loop, a
 trip that differs, is an edit here), or when the carried value is one this core computes
 (an address, a tile it loads: recompute it, load it in each half).
-The step records the peer (``overlap``) and nothing else: the loop's message says it
-where the report is put together (:func:`..assemble.with_overlap_said`).
+The step records the peer and nothing else (an :class:`Overlap`, on the driver's record of
+the loop): the loop's report, and its message's words for it, are put together from that
+record in :mod:`.finish`.
 (A mixed kernel's cores are one loop: :mod:`..skew_cross_core_pipeline.per_core` words
 its summary the same way.)
 """
@@ -22,30 +23,43 @@ its summary the same way.)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass
 
 from skewlsp.contract import CONSUMER, CORE_NAMES, Core, LoopReport, Related
 
 
-def with_overlaps(reports: Sequence[LoopReport]) -> list[LoopReport]:
-    """``reports`` with each hand-written consumer loop that has a skewed peer marked."""
+@dataclass(frozen=True)
+class Overlap:
+    """What the overlap step found of one loop: where its overlap comes from (``peer``, the
+    skewed loop on the other core, on ``peer_core``), or that its producer is in another
+    file (``producer_elsewhere``); neither for any other loop."""
+
+    peer: Related | None = None
+    peer_core: Core | None = None
+    producer_elsewhere: bool = False
+
+
+NO_OVERLAP = Overlap()
+
+
+def overlaps(reports: Sequence[LoopReport]) -> list[Overlap]:
+    """Per loop of ``reports`` (a module's, as the walks leave them): each hand-written
+    consumer loop's skewed peer, :data:`NO_OVERLAP` for a loop that has none."""
     skewed = [r for r in reports if r.verdict == "skewed" and not r.cores and r.core]
     cores: set[Core] = {r.core for r in reports if not r.cores and r.core is not None}
-    return [_marked(report, skewed, cores) for report in reports]
+    return [_overlap(report, skewed, cores) for report in reports]
 
 
-def _marked(
-    report: LoopReport, skewed: Sequence[LoopReport], cores: set[Core]
-) -> LoopReport:
+def _overlap(report: LoopReport, skewed: Sequence[LoopReport], cores: set[Core]) -> Overlap:
     if report.code != CONSUMER or report.cores or report.core is None:
-        return report
+        return NO_OVERLAP
     peer = next((p for p in skewed if p.core != report.core and p.trip == report.trip), None)
     if peer is None or peer.core is None:
         received = report.offending is not None and report.offending == report.lead
         alone = cores == {report.core}  # no loop of this module on the other core
-        return replace(report, producer_elsewhere=True) if received and alone else report
+        return Overlap(producer_elsewhere=True) if received and alone else NO_OVERLAP
     where = peer_loop(peer.core, peer.span.line)
-    return replace(report, overlap=Related(peer.span, f"{where}: this loop's overlap"))
+    return Overlap(Related(peer.span, f"{where}: this loop's overlap"), peer.core)
 
 
 def peer_loop(core: Core, line: int) -> str:

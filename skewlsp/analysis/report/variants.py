@@ -6,15 +6,24 @@ shows: the inputs of the lowering passes are not in it, their outcome is) is the
 same under every value is left as it was: it does not depend on the variable, even if
 its module imports the config that reads it. A loop whose report changes names the value
 it was decided with (:class:`~skewlsp.contract.Assumption`) and lists what it is under
-each value that changes it (:class:`~skewlsp.contract.Variant`), in one report.
+each value that changes it (:class:`~skewlsp.contract.Variant`), in one report: this
+step hands on an :class:`Assumed` per loop, which :mod:`.finish` puts on its report.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields
 
-from skewlsp.contract import NOT_COMPILED, Assumption, Instance, LoopReport, Span, Variant
+from skewlsp.contract import (
+    NOT_COMPILED,
+    Assumption,
+    CoreResult,
+    Instance,
+    LoopReport,
+    Span,
+    Variant,
+)
 
 
 @dataclass(frozen=True)
@@ -27,14 +36,28 @@ class Alternative:
     reports: Sequence[LoopReport]
 
 
-def with_variants(
+@dataclass(frozen=True)
+class Assumed:
+    """What one loop's report says of the builds: the values it assumed that another value
+    changes (``assumes``), and the loop under each value that changes what it shows
+    (``variants``). The report is put together from it in :mod:`.finish`."""
+
+    assumes: tuple[Assumption, ...] = ()
+    variants: tuple[Variant, ...] = ()
+
+
+NOT_ASSUMED = Assumed()
+
+
+def assumed_builds(
     reports: Sequence[LoopReport], alternatives: Sequence[Alternative]
-) -> list[LoopReport]:
-    """``reports``, each loop whose report another value changes naming the value it
-    assumed and carrying the loop under each value that changes what it shows (a copy
-    the other build does not make is reported as not compiled there)."""
+) -> list[Assumed]:
+    """Per loop of ``reports``: the value it assumed, if another value changes its report,
+    and the loop under each value that changes what it shows (a copy the other build
+    does not make is reported as not compiled there); :data:`NOT_ASSUMED` for a loop
+    no other value changes."""
     by_key = [_by_key(alternative.reports) for alternative in alternatives]
-    found: list[LoopReport] = []
+    found: list[Assumed] = []
     seen: dict[tuple[Span, Instance | None], int] = {}
     for report in reports:
         key = (report.span, report.instance)
@@ -52,25 +75,29 @@ def with_variants(
                 assumes.append(alternative.assumed)
             if other is None or _shown(other) != _shown(report):
                 variants.append(_variant(alternative, other))
-        if assumes:
-            report = replace(report, assumes=tuple(assumes), variants=tuple(variants))
-        found.append(report)
+        found.append(Assumed(tuple(assumes), tuple(variants)) if assumes else NOT_ASSUMED)
     return found
 
 
-def _shown(report: LoopReport) -> LoopReport:
-    """What a variant tells apart: the report without its buffers' bytes (``memory``,
-    and which copy uses which buffer, ``buffers``: another build's tile sizes change them
-    while the verdict and findings stay; a memory code another build gives or takes away
-    is a finding, and so a difference)."""
-    if (
-        not report.memory
-        and report.buffers is None
-        and not any(core.memory or core.buffers is not None for core in report.cores)
-    ):
-        return report
-    cores = tuple(replace(core, memory=(), buffers=None) for core in report.cores)
-    return replace(report, memory=(), buffers=None, cores=cores)
+# What a variant does not tell apart: the buffers' bytes (``memory``, and which copy uses
+# which buffer, ``buffers``: another build's tile sizes change them while the verdict and
+# findings stay; a memory code another build gives or takes away is a finding, and so a
+# difference).
+_BYTES = frozenset({"memory", "buffers"})
+
+
+def _shown(report: LoopReport) -> tuple[object, ...]:
+    """What a variant tells apart: the report's values but its buffers' bytes."""
+    return tuple(
+        tuple(_shown_core(core) for core in report.cores) if f.name == "cores"
+        else getattr(report, f.name)
+        for f in fields(report)
+        if f.name not in _BYTES
+    )
+
+
+def _shown_core(core: CoreResult) -> tuple[object, ...]:
+    return tuple(getattr(core, f.name) for f in fields(core) if f.name not in _BYTES)
 
 
 def _by_key(
@@ -85,6 +112,7 @@ def _by_key(
 def _variant(alternative: Alternative, other: LoopReport | None) -> Variant:
     variable, value = alternative.assumed.variable, alternative.value
     if other is None:
-        built = Variant(variable, value, "not_compiled", NOT_COMPILED, "")
-        return replace(built, message=f"this copy of the loop is not built with {built.label}")
+        unbuilt = Variant(variable, value, "not_compiled", NOT_COMPILED, "").label
+        message = f"this copy of the loop is not built with {unbuilt}"
+        return Variant(variable, value, "not_compiled", NOT_COMPILED, message)
     return Variant(variable, value, other.verdict, other.code, other.message, other.depth)

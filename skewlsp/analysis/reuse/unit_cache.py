@@ -25,6 +25,7 @@ from skewlsp.analysis.frontend.reads import ModuleRead, still_current
 from skewlsp.analysis.frontend.source_index import ModuleIndex
 from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
 from skewlsp.analysis.memory.core_function import CoreFunction
+from skewlsp.analysis.report.finish import Said
 from skewlsp.analysis.reuse.incremental import IndexedText
 from skewlsp.analysis.source.kept import Kept, Keyed
 from skewlsp.contract import LoopReport, Resolver
@@ -59,12 +60,13 @@ class UnitCache:
         # unit key, but rarely what one call passes it (then its copy is not decided again).
         self._sites: OrderedDict[SiteKey, _Entry] = OrderedDict()
         self.parsed_blocks: set[str] = set()  # top-level blocks known to parse
-        # A module's loops as the stages across loops leave them (driver._across_loops:
-        # overlaps, the function stage, the memory passes onto the reports), by the loops'
-        # reports and facts as the units' walks leave them: the same after most edits.
-        self.finished: Kept[Keyed, tuple[tuple[LoopReport, tuple[CoreFunction, ...]], ...]] = (
-            Kept(MAX_FINISHED)
-        )
+        # What the stages across loops find of a module's loops (driver._across_loops:
+        # overlaps, the function stage, the memory passes) and the reports put together
+        # from it, by the loops' reports and facts as the units' walks leave them: the
+        # same after most edits.
+        self.finished: Kept[
+            Keyed, tuple[tuple[Said, tuple[CoreFunction, ...], LoopReport], ...]
+        ] = Kept(MAX_FINISHED)
         self.hits = 0
         self.misses = 0
         self.site_hits = 0  # helper copies reused

@@ -72,6 +72,7 @@ def test_an_edit_served_from_the_cache_is_handed_the_records_the_passes_made_bef
     assert served[1].report.memory  # the memory passes gave the left loop its buffers
     assert [m.functions for m in served] == [m.functions for m in fresh]
     assert served[1].functions[0] is fresh[1].functions[0]
+    assert served[1].said.memory is fresh[1].said.memory
     assert served[1].report is fresh[1].report
 
 

@@ -1,45 +1,64 @@
 """A copy's report (a call of an inline helper, an iteration of a module-level ``for``):
-its label recorded as an :class:`Instance`, its message composed from it
-(``report.copies``)."""
+which copy it is recorded as an :class:`Instance`, its message composed from it where the
+report is finished (``report.copies``, ``report.finish``)."""
 
 from __future__ import annotations
 
-from skewlsp.analysis.report.copies import labelled
-from skewlsp.contract import Instance, LoopReport, Span
+from dataclasses import replace
+
+from skewlsp.analysis.lower_pipeline.lowering import Lowered
+from skewlsp.analysis.report.assemble import with_lowered
+from skewlsp.analysis.report.copies import at_the_call, labelled
+from skewlsp.analysis.report.finish import message
+from skewlsp.contract import Instance, LoopReport, Lowering, Span
 
 DEMOTED = LoopReport(
     None, Span(3, 5, 4, 20), Span(3, 14, 3, 40), "demoted", "SKW023",
     "demoted: trip 1 < 2 (nothing to overlap)",
 )
+CALL = Span(40, 4, 40, 20)
 
 
-def test_a_copy_records_its_instance_and_its_message_starts_with_its_label() -> None:
-    copy = Instance((("n", "4"),), caller="attn", call=Span(40, 4, 40, 20))
-    report = labelled(DEMOTED, copy, DEMOTED.message)
-    assert report.instance == copy
-    assert report.message == (
+def test_a_copy_s_message_starts_with_its_label() -> None:
+    copy = Instance((("n", "4"),), caller="attn", call=CALL)
+    assert message(replace(DEMOTED, instance=copy)) == (
         "called from `attn` (line 40) with n = 4: demoted: trip 1 < 2 (nothing to overlap)"
     )
 
 
-def test_a_copy_s_message_is_composed_from_its_own_text_not_the_report_s() -> None:
-    copy = Instance((("tile", "8"),))
-    report = labelled(DEMOTED, copy, "demoted: said before the label")
-    assert report.message == "tile = 8: demoted: said before the label"
+def test_a_copy_of_a_module_level_for_is_labelled_by_its_values() -> None:
+    assert message(replace(DEMOTED, instance=Instance((("tile", "8"),)))) == (
+        "tile = 8: demoted: trip 1 < 2 (nothing to overlap)"
+    )
 
 
 def test_a_lowered_copy_s_message_is_its_label_then_its_own_words_then_the_lowering_s() -> None:
-    """The lowering's words follow the copy's own text, and the label is put in front of
-    both from the copy's Instance (not the lowering's words appended to a labelled text)."""
-    from dataclasses import replace
-
-    from skewlsp.analysis.lower_pipeline.lowering import Lowered
-    from skewlsp.analysis.report.assemble import with_lowered
-    from skewlsp.contract import Lowering
-
+    """The lowering hands on its record, not words put after a labelled text: the label,
+    the skew pass's words and the lowering's are composed once, in that order."""
     copy = Instance((("tile", "8"),))
-    left = replace(DEMOTED, verdict="left", code="SKW010", message="stale text", instance=copy)
+    left = replace(DEMOTED, verdict="left", code="SKW010", message="left: its own words")
     lowering = Lowering("replicated", "SKW012", "replicated: 4 copies")
-    report = with_lowered(left, Lowered(lowering), "left: its own words")
-    assert report.message == "tile = 8: left: its own words; replicated: 4 copies"
+    report = with_lowered(replace(left, instance=copy), Lowered(lowering))
+    assert report.message == "left: its own words"
     assert report.code == "SKW012"
+    assert message(report) == "tile = 8: left: its own words; replicated: 4 copies"
+
+
+def test_a_copy_reported_at_its_call_is_named_by_the_helper_s_loop_not_labelled() -> None:
+    copy = Instance((("n", "4"),), caller="attn", call=CALL)
+    at_call = at_the_call(replace(DEMOTED, instance=copy), "tile_loop", "helpers", "model.py")
+    assert at_call is not None
+    assert not labelled(at_call)
+    assert message(at_call) == (
+        "the loop of `tile_loop` from `helpers` (its line 3) inlined here: "
+        "demoted: trip 1 < 2 (nothing to overlap)"
+    )
+
+
+def test_a_copy_reported_in_the_helper_s_file_for_another_file_s_call_is_labelled() -> None:
+    """Its call may sit at the same line and columns as the loop, in the caller's file."""
+    copy = Instance((("n", "4"),), caller="attn", call=DEMOTED.span, call_path="model.py")
+    assert labelled(replace(DEMOTED, instance=copy))
+    assert message(replace(DEMOTED, instance=copy)).startswith(
+        "called from `attn` in model.py (line 3) with n = 4: demoted:"
+    )

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
-from skewlsp.analysis.report.variants import Alternative, with_variants
+from skewlsp.analysis.report.finish import Said, finished_report
+from skewlsp.analysis.report.variants import Alternative, assumed_builds
 from skewlsp.contract import (
     NOT_COMPILED,
     Assumption,
@@ -17,6 +19,18 @@ from skewlsp.contract import (
 )
 
 ASSUMED = Assumption("MODE", "fast")
+
+
+def with_variants(
+    reports: Sequence[LoopReport], alternatives: Sequence[Alternative]
+) -> list[LoopReport]:
+    """The reports as the driver's last step puts them together: each with what the
+    variant step found of it."""
+    found = assumed_builds(reports, alternatives)
+    return [
+        finished_report(report, Said(), builds)
+        for report, builds in zip(reports, found, strict=True)
+    ]
 
 
 def report(line: int, code: str = "SKW011", **fields: object) -> LoopReport:
