@@ -35,10 +35,17 @@ from skewlsp.analysis.frontend.scope import EnclosingLoop, FunctionScope
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import Interval, Opaque
-from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, CubeScope, LoopFacts, SkewClones
+from skewlsp.analysis.lower_pipeline.loop_facts import (
+    NO_FACTS,
+    CubeScope,
+    LoopFacts,
+    ScopeMat,
+    SkewClones,
+)
 from skewlsp.analysis.lower_pipeline.slot_loads import computed_loads, slot_loads
 from skewlsp.analysis.memory.core_function import CoreFunction
 from skewlsp.analysis.memory.l0_tiles import body_operands, cube_scope
+from skewlsp.analysis.memory.mat_tiles import scope_mat
 from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_matmuls
 from skewlsp.analysis.passes.body import Body, BodyContext, InnerSkew, Splicer, Stmt
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import LoopSurroundings, surroundings
@@ -157,6 +164,7 @@ class LoopDecisions:
         # Per function and whether its body is InCore: the tensors in scope at each loop.
         self.slot_surroundings: dict[tuple[int, bool], dict[int, LoopSurroundings]] = {}
         self.cube_scopes: dict[tuple[int, bool, int], CubeScope] = {}
+        self.mat_scopes: dict[tuple[int, bool, int], ScopeMat] = {}
 
     @property
     def _function_incore(self) -> bool:
@@ -392,9 +400,13 @@ class LoopDecisions:
         tiles = scope_tiles_at(opened_by, around.tensors, ctx.fold, self._span)
         span = self._span(loop)
         where = next((n for n, at in enumerate(tiles.loops) if at.span == span), -1)
-        operands = None
-        if matmuls.sites:  # (15's operands, for the L0 tiles)
+        operands = mat = None
+        if matmuls.sites:  # (15's operands, for the L0 tiles; the scope's Mat loads)
             operands = body_operands(loop, matmuls, around.tensors, ctx.fold, loads)
+            mat = self.mat_scopes.get((*key, around.scope))
+            if mat is None:
+                mat = scope_mat(opened_by, around.tensors, ctx.fold, self._span)
+                self.mat_scopes[(*key, around.scope)] = mat
         return replace(
             facts,
             slot_loads=loads,
@@ -402,6 +414,7 @@ class LoopDecisions:
             scope_tiles=tiles,
             scope_loop=where,
             matmul_operands=operands,
+            scope_mat=mat,
         )
 
     def _split_and_skew(

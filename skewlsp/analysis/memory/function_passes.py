@@ -10,8 +10,9 @@ also packed together (:class:`~.core_function.ScopeMemory`, ``LoopMemory.vec``):
 loop's depth there is the whole function's. Left and Right are packed on their own too:
 MemoryReuse packs each space apart, and skewlsp sees every L0 tile of a cube function's
 matmuls (:mod:`.l0_tiles`), so those are laid out and packed once per outlined scope,
-whole, and each loop of it reads the result (``LoopMemory.l0``). Mat keeps to the loads
-alone. Under the ``ptoas`` planner pypto runs neither MemoryReuse nor AllocateMemoryAddr
+whole, and each loop of it reads the result (``LoopMemory.l0``). Mat is read off the
+cube function's Mat loads (:mod:`.mat_tiles`, ``LoopMemory.mat``): where every one of
+them, each in a buffer of its own, fits, every stage there keeps its buffer. Under the ``ptoas`` planner pypto runs neither MemoryReuse nor AllocateMemoryAddr
 (ptoas places the buffers): the passes leave the function alone.
 
 The chip is the compiler's default, the Ascend910B (:data:`.chip.DEFAULT_CHIP`), and no
@@ -41,6 +42,7 @@ from skewlsp.analysis.memory.core_function import (
     ScopeMemory,
 )
 from skewlsp.analysis.memory.l0_tiles import L0Memory, L0Tiles, l0_alone, l0_tiles
+from skewlsp.analysis.memory.mat_tiles import MatMemory, mat_memory
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, ReuseTile, memory_reuse
 from skewlsp.analysis.passes.op_conversion import ScopeTiles
 
@@ -77,10 +79,10 @@ def init_memref(function: CoreFunction) -> CoreFunction:
             found.append(LoopMemory(why=replicated, vec=vec))
             continue
         found.append(LoopMemory(replicated, function_tiles([replicated]), vec=vec))
-    l0 = _l0_memory(function)
+    l0, mat = _l0_memory(function), _mat_memory(function)
     return replace(
         function,
-        memory=tuple(replace(memory, l0=l0[n]) for n, memory in enumerate(found)),
+        memory=tuple(replace(memory, l0=l0[n], mat=mat[n]) for n, memory in enumerate(found)),
     )
 
 
@@ -137,6 +139,21 @@ def _l0_memory(function: CoreFunction) -> list[L0Memory | None]:
         else:
             found.append(L0Memory(tiles, number, loops=tuple(loops), scope=scope.scope))
     return found
+
+
+def _mat_memory(function: CoreFunction) -> list[MatMemory | None]:
+    """What the Mat tiles of each loop's outlined scope decide of its group in Mat
+    (:func:`.mat_tiles.mat_memory`), on the cube core: each pipeline loop's copies as
+    this core's lowering writes them."""
+    if function.core != "aic":
+        return [None] * len(function.loops)
+    lowerings = {loop.span: loop.lowering for loop in function.loops}
+    return [
+        mat_memory(loop.facts.scope_mat, lowerings, loop.span, DEFAULT_CHIP)
+        if loop.facts.scope_mat is not None
+        else None
+        for loop in function.loops
+    ]
 
 
 def _lowerings(function: CoreFunction, scope: ScopeTiles) -> list[LoopLowering | str]:

@@ -175,6 +175,9 @@ def _spaces(
         elif (whole := _whole(memory, space, on, where)) is not None:
             spaces.append(whole[0])
             findings.extend(whole[1])
+        elif space == "Mat" and memory.mat is not None and memory.mat.fits:
+            # every Mat tile of the function fits in a buffer of its own: no depth shed
+            spaces.append(SpaceBuffers(space, memory.mat.slot, requested, requested, None, True))
         else:
             spaces.append(SpaceBuffers(space, slot, requested, reason=_fits_alone(memory, space)))
     return tuple(spaces), findings
@@ -182,9 +185,17 @@ def _spaces(
 
 def _fits_alone(memory: LoopMemory, space: str) -> str:
     """What a loop whose loads fit alone says: why the rest of the space is not known."""
-    vec = memory.vec
+    vec, mat = memory.vec, memory.mat
     if space == vec_space(vec) and vec is not None and vec.why is not None:
         return f"fits alone; the function's other Vec tiles are not known: {vec.why}"
+    if space == "Mat" and mat is not None and mat.why is not None:
+        return f"fits alone; the function's Mat tiles are not known: {mat.why}"
+    if space == "Mat" and mat is not None:
+        return (
+            f"fits alone; the function's Mat tiles take {mat.total} B, each in a buffer of "
+            f"its own, more than Mat's {DEFAULT_CHIP.capacity('Mat')} B: how MemoryReuse "
+            "packs them (their lifetimes) is not modelled"
+        )
     return FITS_ALONE
 
 

@@ -1,0 +1,260 @@
+"""The Mat (L1) tiles of a cube function, for MemoryReuse's depth there.
+
+MemoryReuse packs each memory space on its own (``memory_reuse_pass.cpp``), so a loop's
+depth in Mat is decided by the function's Mat tiles alone. On the cube core those are
+the tiles ``tile.load`` brings into L1 (InitMemRef, ``init_memref.cpp``, gives each a
+buffer of its own, sized by its shape and dtype): a slice of a tensor a matmul reads
+(InferTileMemorySpace puts it in Mat), a ``pl.load(..., target_memory=Mat)``, a whole
+tensor a matmul takes; a loop LowerPipelineLoops replicates holds them once per copy of
+its body (``Lowering.copies``: its clones, its remainder's copies, the copies the loops
+around it write). A matmul's ``a_trans``/``b_trans`` operand is read through a
+``transpose_view`` of its buffer: no bytes of its own, but inside a clone the view is one
+of the clone's tiles, so the view of a tile loaded before the loop counts towards the
+loop's slot (the stage group's largest tile: ``memory_reuse_pass.cpp``'s slot).
+
+What is decided from these, and why it is exact where it says so: when every Mat tile
+of the function, each in a buffer of its own (no reuse at all), fits in L1, the guarded
+packing MemoryReuse makes (each buffer as large as its largest member, placed aligned by
+AllocateMemoryAddr) takes no more than that, and each group's first affordable depth
+``min(D, capacity // slot)`` is its whole ``D``: no depth is shed and no PH-MR-001 is
+made, whatever the lifetimes. When they do not all fit, the packing decides, and the
+lifetimes of the Mat tiles are not modelled: the depth is not known and the record says
+so.
+
+Not modelled, and said so (the function's Mat tiles are then not known): an op that may
+make a Mat tile of its own (a pop from the vector, ``create_l1``, a gather, a move, ...),
+a call whose ops are not seen (an inline helper), a matmul operand that is not a load
+into Mat of the scope (a tile the vector computes reaches the cube by a pop), a load of
+no static size, a statement the walk does not read (``with``, ``while``, ...), a loop
+whose lowering on this core is not known (a skewed loop's clones).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from skewlsp.analysis.frontend import dsl
+from skewlsp.analysis.frontend.names import body_statements
+from skewlsp.analysis.frontend.op_registry import CUBE_OPS, PYTHON_BUILTINS, op_leaf
+from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
+from skewlsp.analysis.lower_pipeline.loop_facts import MatLoad, ScopeMat
+from skewlsp.analysis.lower_pipeline.slot_loads import statement_loads
+from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Fold, Tensor
+from skewlsp.analysis.passes.op_conversion import (
+    ELEMENTWISE_OPS,
+    REDUCTION_OPS,
+    SCALAR_CALLS,
+)
+from skewlsp.analysis.source.walk import walk
+from skewlsp.contract import Lowering, Span
+
+# Ops that make no Mat tile but the loads the walk finds (statement_loads): a matmul's
+# result is in Acc, the vector's ops make Vec tiles, a view shares its source's buffer,
+# a store or an assemble writes a tile out, a loop header makes nothing.
+NO_MAT_TILE_OPS = frozenset(
+    {
+        *CUBE_OPS, *ELEMENTWISE_OPS, *REDUCTION_OPS, *SCALAR_CALLS,
+        "cast", "full", "reshape", "store", "assemble", "load", "slice", "yield_",
+        "range", "pipeline", "parallel", "unroll", "create_tensor", "fillpad",
+        "set_validshape", "cast_index",
+    }
+)  # fmt: skip
+LOOP_OPS = frozenset({"range", "pipeline", "parallel"})
+
+
+@dataclass(frozen=True)
+class MatMemory:
+    """What the function's Mat tiles decide of one loop's stage group there.
+
+    ``total``: the bytes of every Mat tile of the function, each in a buffer of its own
+    (aligned); ``slot``: the loop's stage slot in Mat (its largest Mat tile of a clone,
+    the transposed views of tiles loaded before it included, aligned); ``fits``: the
+    total fits in Mat, so MemoryReuse keeps every stage apart. ``why``: why the
+    function's Mat tiles are not known (then the rest is 0)."""
+
+    total: int = 0
+    slot: int = 0
+    fits: bool = False
+    why: str | None = None
+
+
+class _NotModelled(Exception):
+    """A statement whose Mat tiles this model does not know."""
+
+
+@dataclass
+class _Walk:
+    """The walk of a scope: the Mat loads met (with the pipeline loop each is in), the
+    pipeline loops (their spans and parents), the matmul operands read transposed."""
+
+    tensors: Mapping[str, Tensor]
+    fold: Fold
+    span_of: Callable[[cst.For], Span]
+    loads: list[MatLoad] = field(default_factory=list)
+    loops: list[Span] = field(default_factory=list)
+    parents: list[int] = field(default_factory=list)
+    views: list[tuple[int, str]] = field(default_factory=list)
+    operands: list[str] = field(default_factory=list)
+    loaded: set[str] = field(default_factory=set)  # every load's name, whatever its space
+
+    def block(self, statements: Sequence[cst.CSTNode], loop: int) -> None:
+        for load in statement_loads(statements, self.tensors, self.fold):
+            self.loaded.add(load.name)
+            if load.space != "Mat":
+                continue
+            if load.size is None:
+                raise _NotModelled(f"the load of `{load.name}` into Mat has no static size")
+            self.loads.append(MatLoad(load.name, load.size, loop))
+        for stmt in statements:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                self._calls(stmt, loop)
+            elif isinstance(stmt, cst.For):
+                self._loop(stmt, loop)
+            elif isinstance(stmt, cst.If):
+                self._branch(stmt, loop)
+            else:
+                raise _NotModelled(f"a `{type(stmt).__name__}` statement")
+
+    def _branch(self, stmt: cst.If, loop: int) -> None:
+        self._calls(stmt.test, loop)
+        self.block(body_statements(stmt.body), loop)
+        other = stmt.orelse
+        if isinstance(other, cst.If):
+            self._branch(other, loop)
+        elif isinstance(other, cst.Else):
+            self.block(body_statements(other.body), loop)
+
+    def _loop(self, stmt: cst.For, loop: int) -> None:
+        call = stmt.iter
+        leaf = op_leaf(call) if isinstance(call, cst.Call) else None
+        if leaf == "unroll":  # its loads are its block's (statement_loads writes it out)
+            for inner in body_statements(stmt.body):
+                if isinstance(inner, cst.For) and op_leaf_of(inner) == "unroll":
+                    self._loop(inner, loop)
+                elif isinstance(inner, cst.SimpleStatementLine):
+                    self._calls(inner, loop)
+                else:
+                    raise _NotModelled("a compound statement in a `pl.unroll` loop")
+            return
+        if leaf not in LOOP_OPS:
+            raise _NotModelled("a loop that is not `pl.pipeline`, `pl.range` or `pl.unroll`")
+        assert isinstance(call, cst.Call)
+        self._calls(call, loop)
+        if leaf == "pipeline":
+            self.loops.append(self.span_of(stmt))
+            self.parents.append(loop)
+            loop = len(self.loops) - 1
+        self.block(body_statements(stmt.body), loop)
+
+    def _calls(self, node: cst.CSTNode, loop: int) -> None:
+        """Every call of ``node`` is an op known to make no Mat tile of its own; a
+        matmul's operands are noted (checked once every load is met)."""
+        for found in walk(node):
+            if not isinstance(found, cst.Call):
+                continue
+            leaf = op_leaf(found)
+            if leaf is None:
+                path = dsl.dotted(found.func)
+                if path is not None and path[0] in PYTHON_BUILTINS:
+                    continue  # (Python's own: no op)
+                raise _NotModelled(f"the call `{_text(found.func)}(...)`, whose ops are not seen")
+            if leaf not in NO_MAT_TILE_OPS:
+                raise _NotModelled(f"the op `{leaf}`, whose Mat tiles are not modelled")
+            if leaf in CUBE_OPS:
+                self._matmul(found, leaf, loop)
+
+    def _matmul(self, call: cst.Call, leaf: str, loop: int) -> None:
+        args = dsl.positional(call)
+        operands = args[1:3] if leaf.endswith("_acc") else args[:2]
+        for arg, keyword in zip(operands, ("a_trans", "b_trans"), strict=False):
+            if not isinstance(arg.value, cst.Name):
+                continue  # (a slice written in the call: a load of its own, found)
+            name = arg.value.value
+            self.operands.append(name)
+            flag = dsl.keyword(call, keyword)
+            if flag is not None and dsl.dotted(flag.value) == ("True",) and loop >= 0:
+                self.views.append((loop, name))
+
+
+def op_leaf_of(loop: cst.For) -> str | None:
+    """The op of a loop's header call (``pipeline`` of ``pl.pipeline(...)``)."""
+    return op_leaf(loop.iter) if isinstance(loop.iter, cst.Call) else None
+
+
+def _text(node: cst.CSTNode) -> str:
+    path = dsl.dotted(node) if isinstance(node, cst.BaseExpression) else None
+    return ".".join(path) if path else "a call"
+
+
+def scope_mat(
+    node: cst.CSTNode | None,
+    tensors: Mapping[str, Tensor],
+    fold: Fold,
+    span_of: Callable[[cst.For], Span],
+) -> ScopeMat:
+    """The Mat loads of the InCore scope ``node`` opens (a ``with pl.at(...)``, a
+    ``pl.spmd`` loop, an InCore function; None: not known), with the pipeline loop each
+    is in, or why they are not all known."""
+    if not isinstance(node, (cst.With, cst.For, cst.FunctionDef)):
+        return ScopeMat(unknown="the InCore scope holding the loop is not known")
+    found = _Walk(tensors, fold, span_of)
+    try:
+        found.block(body_statements(node.body), -1)
+    except _NotModelled as reason:
+        return ScopeMat(unknown=str(reason))
+    mat = {load.name for load in found.loads}
+    stray = next((n for n in found.operands if n not in mat and n not in tensors), None)
+    if stray is not None:
+        return ScopeMat(unknown=f"the matmul operand `{stray}` is not a load into Mat")
+    return ScopeMat(tuple(found.loads), tuple(found.loops), tuple(found.parents), tuple(found.views))
+
+
+def mat_memory(
+    scope: ScopeMat,
+    lowerings: Mapping[Span, Lowering | None],
+    loop: Span,
+    chip: Chip = DEFAULT_CHIP,
+) -> MatMemory:
+    """What the function's Mat tiles (``scope``'s, each pipeline loop's as
+    ``lowerings``, by its span, has it on this core) decide of ``loop``'s group."""
+    if scope.unknown is not None:
+        return MatMemory(why=scope.unknown)
+    if loop not in scope.loops:
+        return MatMemory(why="the loop is not one of its scope's")
+    copies = []
+    for span in scope.loops:
+        lowering = lowerings.get(span)
+        if lowering is None or lowering.verdict not in ("replicated", "untouched", "empty"):
+            return MatMemory(why=f"the copies of the loop at line {span.line} are not known")
+        copies.append(lowering.copies)
+    total = sum(
+        chip.align(load.bytes) * (copies[load.loop] if load.loop >= 0 else 1)
+        for load in scope.loads
+    )
+    mine = scope.loops.index(loop)
+    inside = set(_subtree(mine, scope.parents))
+    sizes = [load.bytes for load in scope.loads if load.loop in inside]
+    for at, name in scope.views:
+        if at not in inside or any(x.name == name and x.loop in inside for x in scope.loads):
+            continue
+        viewed = {x.bytes for x in scope.loads if x.name == name}
+        if len(viewed) != 1:
+            return MatMemory(why=f"the tile `{name}` the loop reads transposed is not one load")
+        sizes.extend(viewed)
+    if not sizes:
+        return MatMemory(why="the loop loads nothing into Mat")
+    slot = chip.align(max(sizes))
+    capacity = chip.capacity("Mat")
+    return MatMemory(total, slot, 0 < total <= capacity)
+
+
+def _subtree(loop: int, parents: Sequence[int]) -> Iterator[int]:
+    """``loop`` and the pipeline loops nested in it (their clones are in its clones)."""
+    yield loop
+    for child, parent in enumerate(parents):
+        if parent == loop:
+            yield from _subtree(child, parents)
+
