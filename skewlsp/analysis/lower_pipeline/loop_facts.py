@@ -81,12 +81,15 @@ class ScopeMat:
     """An outlined scope's Mat loads (``memory/mat_tiles.py``), for MemoryReuse's depth
     in Mat: the loads, the scope's pipeline loops (their spans, and the loop each is
     nested in: -1 none), the matmul operands read transposed in a pipeline loop (its
-    index, the name), or why they are not all known (``unknown``)."""
+    index, the name), the Mat tiles and what reads them in program order for their
+    lifetimes (``ordered``: every loop of the scope among its loops; its ``unknown``: why
+    they cannot be laid out), or why the loads are not all known (``unknown``)."""
 
     loads: tuple[MatLoad, ...] = ()
     loops: tuple[Span, ...] = ()
     parents: tuple[int, ...] = ()
     views: tuple[tuple[int, str], ...] = ()
+    ordered: ScopeTiles = ScopeTiles(unknown="not laid out")
     unknown: str | None = None
 
 

@@ -37,16 +37,31 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
-from skewlsp.analysis.frontend.names import body_statements
+from skewlsp.analysis.frontend.names import (
+    binding_of,
+    body_statements,
+    reads_of,
+    statement_defs,
+)
 from skewlsp.analysis.frontend.op_registry import CUBE_OPS, PYTHON_BUILTINS, op_leaf
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
-from skewlsp.analysis.lower_pipeline.loop_facts import MatLoad, ScopeMat
+from skewlsp.analysis.lower_pipeline.loop_facts import MatLoad, ScopeMat, SlotLoad
 from skewlsp.analysis.lower_pipeline.slot_loads import statement_loads
+from skewlsp.analysis.memory.canonicalize_io_order import (
+    LoopLowering,
+    ScopeLayout,
+    lowering_of,
+    scope_layout,
+)
+from skewlsp.analysis.memory.memory_reuse import ReuseResult, memory_reuse
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Fold, Tensor
 from skewlsp.analysis.passes.op_conversion import (
     ELEMENTWISE_OPS,
     REDUCTION_OPS,
     SCALAR_CALLS,
+    ScopeLoop,
+    ScopeTiles,
+    TileOp,
 )
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import Lowering, Span
@@ -71,9 +86,11 @@ class MatMemory:
 
     ``total``: the bytes of every Mat tile of the function, each in a buffer of its own
     (aligned); ``slot``: the loop's stage slot in Mat (its largest Mat tile of a clone,
-    the transposed views of tiles loaded before it included, aligned); ``fits``: the
-    total fits in Mat, so MemoryReuse keeps every stage apart. ``why``: why the
-    function's Mat tiles are not known (then the rest is 0)."""
+    the transposed views of tiles loaded before it included, aligned); ``fits``:
+    MemoryReuse keeps every stage apart (the total fits in Mat, or its packing of the
+    tiles laid out with their lifetimes does). ``why``: why the function's Mat tiles
+    are not known (then the rest is 0), or, with a total that does not fit, why they
+    cannot be laid out."""
 
     total: int = 0
     slot: int = 0
@@ -88,7 +105,10 @@ class _NotModelled(Exception):
 @dataclass
 class _Walk:
     """The walk of a scope: the Mat loads met (with the pipeline loop each is in), the
-    pipeline loops (their spans and parents), the matmul operands read transposed."""
+    pipeline loops (their spans and parents), the matmul operands read transposed; and,
+    for the lifetimes, the scope's Mat tiles and their readers in program order
+    (:class:`~skewlsp.analysis.passes.op_conversion.ScopeTiles`, every loop of the scope
+    among its loops), or why they cannot be laid out (``why``)."""
 
     tensors: Mapping[str, Tensor]
     fold: Fold
@@ -98,28 +118,86 @@ class _Walk:
     parents: list[int] = field(default_factory=list)
     views: list[tuple[int, str]] = field(default_factory=list)
     operands: list[str] = field(default_factory=list)
-    loaded: set[str] = field(default_factory=set)  # every load's name, whatever its space
+    ops: list[TileOp] = field(default_factory=list)
+    all_loops: list[ScopeLoop] = field(default_factory=list)
+    at_loop: int = -1  # the loop of ``all_loops`` the walk is in
+    bound: set[str] = field(default_factory=set)  # names bound to a Mat tile now
+    poisoned: set[str] = field(default_factory=set)  # names whose Mat tile is not one
+    temps: int = 0
+    why: str | None = None
 
     def block(self, statements: Sequence[cst.CSTNode], loop: int) -> None:
-        for load in statement_loads(statements, self.tensors, self.fold):
-            self.loaded.add(load.name)
-            if load.space != "Mat":
-                continue
-            if load.size is None:
+        loads = list(statement_loads(statements, self.tensors, self.fold))
+        for load in loads:
+            if load.space == "Mat" and load.size is None:
                 raise _NotModelled(f"the load of `{load.name}` into Mat has no static size")
-            self.loads.append(MatLoad(load.name, load.size, loop))
+            if load.space == "Mat" and load.size is not None:
+                self.loads.append(MatLoad(load.name, load.size, loop))
         for stmt in statements:
+            mine = []
+            if isinstance(stmt, cst.SimpleStatementLine) or op_leaf_of(stmt) == "unroll":
+                count = len(statement_loads([stmt], self.tensors, self.fold))
+                mine, loads = loads[:count], loads[count:]
             if isinstance(stmt, cst.SimpleStatementLine):
                 self._calls(stmt, loop)
+                if len(stmt.body) == 1:
+                    self._order(stmt.body[0], mine)
+                else:
+                    self._unlaid("several statements on one line")
             elif isinstance(stmt, cst.For):
+                if mine and any(x.space == "Mat" for x in mine):
+                    self._unlaid("a `pl.unroll` loop loading into Mat")
                 self._loop(stmt, loop)
             elif isinstance(stmt, cst.If):
+                before = set(self.bound)
                 self._branch(stmt, loop)
+                changed = (self.bound - before) | (before - self.bound)
+                self.poisoned |= changed  # (one tile per branch: a phi, not modelled)
+                self.bound -= changed
             else:
                 raise _NotModelled(f"a `{type(stmt).__name__}` statement")
 
+    def _unlaid(self, why: str) -> None:
+        if self.why is None:
+            self.why = why
+
+    def _order(self, small: cst.BaseSmallStatement, mine: Sequence[SlotLoad]) -> None:
+        """One statement in program order: its Mat loads, then what it reads of the Mat
+        tiles (an inline load is read by the op that takes it)."""
+        target, value, _ = binding_of(small)
+        defs = set(statement_defs(small))
+        temps: list[str] = []
+        outs: set[str] = set()
+        for load in mine:
+            if load.space != "Mat" or load.extents is None or load.dtype is None:
+                continue
+            named = load.name in defs and isinstance(target, cst.Name)
+            out = load.name if named else self._temp()
+            shape = (tuple(load.extents), load.dtype)
+            self.ops.append(TileOp(out, (), shape, f"{load.name} (load)", None, True, self.at_loop))
+            (outs.add if named else temps.append)(out)
+        if value is None:
+            names = reads_of(small)
+        else:
+            stored = reads_of(target) if isinstance(target, cst.Subscript) else []
+            names = reads_of(value) + stored
+        if any(name in self.poisoned for name in names):
+            self._unlaid("a Mat tile bound in a branch of an `if` is read after it")
+        reads = [n for n in dict.fromkeys(names) if n in self.bound and n not in outs]
+        if temps or reads:
+            self.ops.append(TileOp(None, (*temps, *reads), None, "a read", loop=self.at_loop))
+        for name in defs:
+            self.poisoned.discard(name)
+            (self.bound.add if name in outs else self.bound.discard)(name)
+
+    def _temp(self) -> str:
+        self.temps += 1
+        return f"%{self.temps}"
+
     def _branch(self, stmt: cst.If, loop: int) -> None:
         self._calls(stmt.test, loop)
+        if any(name in self.bound or name in self.poisoned for name in reads_of(stmt.test)):
+            self._unlaid("an `if` reads a Mat tile")
         self.block(body_statements(stmt.body), loop)
         other = stmt.orelse
         if isinstance(other, cst.If):
@@ -136,6 +214,8 @@ class _Walk:
                     self._loop(inner, loop)
                 elif isinstance(inner, cst.SimpleStatementLine):
                     self._calls(inner, loop)
+                    if any(n in self.bound for n in reads_of(inner)):
+                        self._unlaid("a `pl.unroll` loop reading a Mat tile")
                 else:
                     raise _NotModelled("a compound statement in a `pl.unroll` loop")
             return
@@ -143,11 +223,17 @@ class _Walk:
             raise _NotModelled("a loop that is not `pl.pipeline`, `pl.range` or `pl.unroll`")
         assert isinstance(call, cst.Call)
         self._calls(call, loop)
+        if self.at_loop >= 0 and self.all_loops[self.at_loop].parent >= 0:
+            self._unlaid("a loop nested two deep in the scope")
+        outer = self.at_loop
+        self.all_loops.append(ScopeLoop(self.span_of(stmt), leaf == "pipeline", outer))
+        self.at_loop = len(self.all_loops) - 1
         if leaf == "pipeline":
-            self.loops.append(self.span_of(stmt))
+            self.loops.append(self.all_loops[-1].span)
             self.parents.append(loop)
             loop = len(self.loops) - 1
         self.block(body_statements(stmt.body), loop)
+        self.at_loop = outer
 
     def _calls(self, node: cst.CSTNode, loop: int) -> None:
         """Every call of ``node`` is an op known to make no Mat tile of its own; a
@@ -179,9 +265,12 @@ class _Walk:
                 self.views.append((loop, name))
 
 
-def op_leaf_of(loop: cst.For) -> str | None:
-    """The op of a loop's header call (``pipeline`` of ``pl.pipeline(...)``)."""
-    return op_leaf(loop.iter) if isinstance(loop.iter, cst.Call) else None
+def op_leaf_of(stmt: cst.CSTNode) -> str | None:
+    """The op of a loop's header call (``pipeline`` of ``pl.pipeline(...)``; None for
+    another statement)."""
+    if not isinstance(stmt, cst.For) or not isinstance(stmt.iter, cst.Call):
+        return None
+    return op_leaf(stmt.iter)
 
 
 def _text(node: cst.CSTNode) -> str:
@@ -209,31 +298,68 @@ def scope_mat(
     stray = next((n for n in found.operands if n not in mat and n not in tensors), None)
     if stray is not None:
         return ScopeMat(unknown=f"the matmul operand `{stray}` is not a load into Mat")
-    return ScopeMat(tuple(found.loads), tuple(found.loops), tuple(found.parents), tuple(found.views))
+    ordered = ScopeTiles(tuple(found.ops), tuple(found.all_loops), found.why)
+    return ScopeMat(
+        tuple(found.loads), tuple(found.loops), tuple(found.parents), tuple(found.views), ordered
+    )
 
 
-def mat_memory(
-    scope: ScopeMat,
-    lowerings: Mapping[Span, Lowering | None],
-    loop: Span,
-    chip: Chip = DEFAULT_CHIP,
-) -> MatMemory:
-    """What the function's Mat tiles (``scope``'s, each pipeline loop's as
-    ``lowerings``, by its span, has it on this core) decide of ``loop``'s group."""
+@dataclass(frozen=True)
+class MatPacking:
+    """What one core function's Mat tiles come to: ``total``, the bytes of every one in
+    a buffer of its own (aligned); where that is more than Mat holds, their layout in
+    program order (``layout``, CanonicalizeIOOrder's) and MemoryReuse's packing of it
+    (``reuse``), or why they cannot be laid out (``unlaid``). ``why``: why the tiles are
+    not known at all."""
+
+    total: int = 0
+    layout: ScopeLayout | None = None
+    reuse: ReuseResult | None = None
+    unlaid: str | None = None
+    why: str | None = None
+
+
+def mat_packing(
+    scope: ScopeMat, lowerings: Mapping[Span, Lowering | None], chip: Chip = DEFAULT_CHIP
+) -> MatPacking:
+    """The function's Mat tiles (``scope``'s, each pipeline loop's as ``lowerings``, by
+    its span, has it on this core): their bytes, and, when they do not all fit apart,
+    MemoryReuse's packing of them laid out with their lifetimes."""
     if scope.unknown is not None:
-        return MatMemory(why=scope.unknown)
-    if loop not in scope.loops:
-        return MatMemory(why="the loop is not one of its scope's")
+        return MatPacking(why=scope.unknown)
     copies = []
     for span in scope.loops:
         lowering = lowerings.get(span)
         if lowering is None or lowering.verdict not in ("replicated", "untouched", "empty"):
-            return MatMemory(why=f"the copies of the loop at line {span.line} are not known")
+            return MatPacking(why=f"the copies of the loop at line {span.line} are not known")
         copies.append(lowering.copies)
     total = sum(
         chip.align(load.bytes) * (copies[load.loop] if load.loop >= 0 else 1)
         for load in scope.loads
     )
+    if total <= chip.capacity("Mat"):
+        return MatPacking(total)
+    ordered = scope.ordered
+    laid_from: list[LoopLowering | str] = [
+        lowering_of(lowerings.get(at.span), at.parent >= 0) if at.pipeline else LoopLowering(())
+        for at in ordered.loops
+    ]
+    layout = scope_layout(ordered, laid_from, "Mat")
+    if isinstance(layout, str):
+        return MatPacking(total, unlaid=layout)
+    return MatPacking(total, layout, memory_reuse(layout.tiles, chip))
+
+
+def mat_memory(
+    scope: ScopeMat, packing: MatPacking, loop: Span, chip: Chip = DEFAULT_CHIP
+) -> MatMemory:
+    """What the function's Mat tiles (``scope``'s, come to ``packing``) decide of
+    ``loop``'s group: every stage kept apart when they all fit apart, or when MemoryReuse's
+    packing of them keeps every stage of the loop's first group apart with no fallback."""
+    if packing.why is not None:
+        return MatMemory(why=packing.why)
+    if loop not in scope.loops:
+        return MatMemory(why="the loop is not one of its scope's")
     mine = scope.loops.index(loop)
     inside = set(_subtree(mine, scope.parents))
     sizes = [load.bytes for load in scope.loads if load.loop in inside]
@@ -247,8 +373,23 @@ def mat_memory(
     if not sizes:
         return MatMemory(why="the loop loads nothing into Mat")
     slot = chip.align(max(sizes))
-    capacity = chip.capacity("Mat")
-    return MatMemory(total, slot, 0 < total <= capacity)
+    if packing.total <= chip.capacity("Mat"):
+        return MatMemory(packing.total, slot, True)
+    return MatMemory(packing.total, slot, _packed_full(scope, packing, loop), packing.unlaid)
+
+
+def _packed_full(scope: ScopeMat, packing: MatPacking, loop: Span) -> bool:
+    """Whether MemoryReuse's packing keeps every stage of the loop's first group apart
+    in Mat, with no fallback to its legacy packing there."""
+    layout, reuse = packing.layout, packing.reuse
+    if layout is None or reuse is None or any(f.space == "Mat" for f in reuse.fallbacks):
+        return False
+    where = [n for n, at in enumerate(scope.ordered.loops) if at.span == loop]
+    if len(where) != 1 or not layout.groups[where[0]]:
+        return False
+    key = ("Mat", layout.groups[where[0]][0])
+    requested = reuse.requested.get(key)
+    return requested is not None and reuse.achieved.get(key) == requested
 
 
 def _subtree(loop: int, parents: Sequence[int]) -> Iterator[int]:

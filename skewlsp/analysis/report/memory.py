@@ -42,6 +42,7 @@ from skewlsp.analysis.memory.canonicalize_io_order import (
     scope_layout,
 )
 from skewlsp.analysis.memory.core_function import CoreFunction, LoopMemory, ScopeMemory
+from skewlsp.analysis.memory.mat_tiles import MatMemory
 from skewlsp.analysis.memory.memory_reuse import DepthHint, LegacyFallback, memory_reuse
 from skewlsp.analysis.report.buffers import buffer_assignment, with_buffers
 from skewlsp.analysis.report.l0_memory import l0_spaces
@@ -188,15 +189,29 @@ def _fits_alone(memory: LoopMemory, space: str) -> str:
     vec, mat = memory.vec, memory.mat
     if space == vec_space(vec) and vec is not None and vec.why is not None:
         return f"fits alone; the function's other Vec tiles are not known: {vec.why}"
-    if space == "Mat" and mat is not None and mat.why is not None:
-        return f"fits alone; the function's Mat tiles are not known: {mat.why}"
     if space == "Mat" and mat is not None:
-        return (
-            f"fits alone; the function's Mat tiles take {mat.total} B, each in a buffer of "
-            f"its own, more than Mat's {DEFAULT_CHIP.capacity('Mat')} B: how MemoryReuse "
-            "packs them (their lifetimes) is not modelled"
-        )
+        return _mat_not_known(mat)
     return FITS_ALONE
+
+
+def _mat_not_known(mat: MatMemory) -> str:
+    """Why the loop's depth in Mat is not known: the function's Mat tiles are not, or
+    they do not fit apart and their lifetimes are not laid out, or MemoryReuse's packing
+    of them sheds depth (not reported: no shed in Mat has been checked against the
+    compiler)."""
+    if not mat.total:
+        return f"fits alone; the function's Mat tiles are not known: {mat.why}"
+    apart = (
+        f"fits alone; the function's Mat tiles take {mat.total} B each in a buffer of its "
+        f"own, more than Mat's {DEFAULT_CHIP.capacity('Mat')} B"
+    )
+    if mat.why is not None:
+        return f"{apart}, and their lifetimes are not laid out: {mat.why}"
+    return (
+        f"{apart}, and packed with their lifetimes they keep fewer of the loop's stages "
+        "apart than it asks: a depth lost in Mat is not told (not checked against the "
+        "compiler)"
+    )
 
 
 def _fallback(memory: LoopMemory, space: str) -> tuple[LegacyFallback | None, str]:

@@ -9,9 +9,10 @@ from pathlib import Path
 
 from skewlsp.analysis.driver import analyze_models
 from skewlsp.analysis.lower_pipeline.loop_facts import MatLoad, ScopeMat
-from skewlsp.analysis.memory.mat_tiles import MatMemory, mat_memory
+from skewlsp.analysis.memory.allocate_memory_addr import footprint
+from skewlsp.analysis.memory.mat_tiles import MatMemory, mat_memory, mat_packing
 from skewlsp.common.resolver import RecordingResolver
-from skewlsp.contract import Lowering, LoopReport, Span, SpaceBuffers
+from skewlsp.contract import LoopReport, Lowering, SpaceBuffers, Span
 
 MEM_LLM = Path(__file__).resolve().parents[2] / "fixtures" / "memory" / "models" / "mem_llm"
 LOOP = Span(10, 8, 10, 40)
@@ -27,6 +28,10 @@ def report_of(file: str, line: int) -> LoopReport:
     )
     (model,) = [m for m in models if m.report.span.line == line]
     return model.report
+
+
+def decided(scope: ScopeMat, lowerings: dict[Span, Lowering | None]) -> MatMemory:
+    return mat_memory(scope, mat_packing(scope, lowerings), LOOP)
 
 
 def mat_of(report: LoopReport) -> SpaceBuffers:
@@ -49,13 +54,26 @@ def test_a_three_stage_loop_after_a_first_block_keeps_its_three_stages_in_mat():
     assert mat_of(report) == SpaceBuffers("Mat", 16384, 3, 3, None, True)
 
 
-def test_two_bands_whose_tiles_only_fit_once_their_lifetimes_are_known_are_not_known():
+def test_two_bands_too_large_to_hold_apart_fit_once_packed_with_their_lifetimes():
     # projection.py:72: per band, the first block's 4096 B + 65536 B and three copies of
     # the loop's (two clones and one remainder copy): 2 x 4 x 69632 = 557056 B, more than
-    # the 524288 B of L1 if no tile shared a buffer (the compiler packs them in 139264 B)
-    mat = mat_of(report_of("projection.py", 72))
-    assert (mat.known, mat.achieved) == (False, None)
-    assert "the function's Mat tiles take 557056 B, each in a buffer of its own" in mat.reason
+    # the 524288 B of L1 if no tile shared a buffer. The compiler packs the function's Mat
+    # tiles in 139264 B and keeps both stages of each band's loop (65536 B per stage)
+    path = MEM_LLM / "projection.py"
+    models = analyze_models(
+        path.read_text(), str(path), resolver=RecordingResolver((MEM_LLM,)), planner="pypto"
+    )
+    (model,) = [m for m in models if m.report.span.line == 72]
+    assert mat_of(model.report) == SpaceBuffers("Mat", 65536, 2, 2, None, True)
+    (function,) = [f for f in model.functions if f.core == "aic"]
+    scope = model.facts.scope_mat
+    assert scope is not None
+    packing = mat_packing(scope, {loop.span: loop.lowering for loop in function.loops})
+    assert packing.total == 557056
+    assert packing.reuse is not None and packing.layout is not None
+    tiles = packing.layout.tiles
+    slots = [max(tiles[i].bytes for i in members) for members in packing.reuse.buffers["Mat"]]
+    assert footprint(slots) == 139264
 
 
 def test_a_function_calling_a_helper_whose_ops_are_not_seen_is_not_known_in_mat():
@@ -74,14 +92,13 @@ def test_every_tile_in_a_buffer_of_its_own_within_l1_keeps_every_stage():
         (-1, -1),
     )
     # 4096 + 2 x 65536 + 3 x 32768 = 233472 B of 524288
-    found = mat_memory(scope, {LOOP: TWO_CLONES, OTHER: THREE_COPIES}, LOOP)
-    assert found == MatMemory(233472, 65536, True)
+    assert decided(scope, {LOOP: TWO_CLONES, OTHER: THREE_COPIES}) == MatMemory(233472, 65536, True)
 
 
 def test_tiles_past_l1_if_none_shared_a_buffer_leave_the_depth_to_the_packing():
     scope = ScopeMat((MatLoad("w", 131072, 0), MatLoad("v", 131072, 1)), (LOOP, OTHER), (-1, -1))
     # 2 x 131072 + 3 x 131072 = 655360 B, more than 524288
-    found = mat_memory(scope, {LOOP: TWO_CLONES, OTHER: THREE_COPIES}, LOOP)
+    found = decided(scope, {LOOP: TWO_CLONES, OTHER: THREE_COPIES})
     assert (found.total, found.fits) == (655360, False)
 
 
@@ -92,10 +109,10 @@ def test_a_tile_loaded_before_the_loop_and_read_transposed_in_it_is_one_of_its_s
     scope = ScopeMat(
         (MatLoad("qr_full", 8192), MatLoad("kv_i8_mat", 4096, 0)), (LOOP,), (-1,), ((0, "qr_full"),)
     )
-    assert mat_memory(scope, {LOOP: TWO_CLONES}, LOOP).slot == 8192
+    assert decided(scope, {LOOP: TWO_CLONES}).slot == 8192
 
 
 def test_a_loop_whose_copies_on_the_core_are_not_known_leaves_the_function_unknown():
     scope = ScopeMat((MatLoad("w", 4096, 0), MatLoad("v", 4096, 1)), (LOOP, OTHER), (-1, -1))
-    found = mat_memory(scope, {LOOP: TWO_CLONES, OTHER: None}, LOOP)
+    found = decided(scope, {LOOP: TWO_CLONES, OTHER: None})
     assert found.why == "the copies of the loop at line 20 are not known"
