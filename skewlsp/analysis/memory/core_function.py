@@ -49,10 +49,10 @@ class LoopMemory:
     sizes (laid out as CanonicalizeIOOrder leaves them), 33 MemoryReuse's packing and
     34 AllocateMemoryAddr's placement of them.
 
-    Alone, because of Mat (and of Vec where a tile of the function is not modelled) the
+    Alone, because where a tile of the function is not modelled (in Mat or Vec) the
     loads are all skewlsp sees: what they cannot fit by themselves the whole function
     cannot fit either (a slot-bound depth, an overflow). The spaces skewlsp sees whole
-    are beside them: ``vec`` and ``l0``. ``why``: why the loop
+    are beside them: ``vec``, ``l0`` and ``mat``. ``why``: why the loop
     is not modelled (not replicated, loads of no static size, ...), None when it is;
     ``loop``: the loop as the layout read it (its loads, stage, trip and remainder);
     ``vec``: the whole function's Vec tiles packed together, or why they are not known

@@ -17,9 +17,15 @@ of the function, each in a buffer of its own (no reuse at all), fits in L1, the 
 packing MemoryReuse makes (each buffer as large as its largest member, placed aligned by
 AllocateMemoryAddr) takes no more than that, and each group's first affordable depth
 ``min(D, capacity // slot)`` is its whole ``D``: no depth is shed and no PH-MR-001 is
-made, whatever the lifetimes. When they do not all fit, the packing decides, and the
-lifetimes of the Mat tiles are not modelled: the depth is not known and the record says
-so.
+made, whatever the lifetimes. When they do not all fit, the tiles are laid out in program
+order with their lifetimes (:func:`.canonicalize_io_order.scope_layout`, the layout the
+whole-function Vec tiles use: each clone's loads ahead of the clones' reads in a main
+loop, a tile read in a loop live to its end) and packed as MemoryReuse packs them
+(:func:`.memory_reuse.memory_reuse`); a loop whose first group keeps every stage apart
+there, with no fallback, is known. A packing that sheds depth in Mat is not told (none has
+been checked against the compiler: pypto-lib gives no PH-MR-001 in Mat), nor is a layout
+the model cannot make (a loop nested two deep in the scope, a Mat tile of one branch of an
+``if`` read after it, a ``pl.unroll`` loop loading into Mat): the record says why.
 
 Not modelled, and said so (the function's Mat tiles are then not known): an op that may
 make a Mat tile of its own (a pop from the vector, ``create_l1``, a gather, a move, ...),
@@ -78,6 +84,8 @@ NO_MAT_TILE_OPS = frozenset(
     }
 )  # fmt: skip
 LOOP_OPS = frozenset({"range", "pipeline", "parallel"})
+# Ops whose result the cube makes (an accumulator in Acc): a matmul's, a new tensor's.
+CUBE_MADE_OPS = CUBE_OPS | {"create_tensor"}
 
 
 @dataclass(frozen=True)
@@ -123,6 +131,7 @@ class _Walk:
     at_loop: int = -1  # the loop of ``all_loops`` the walk is in
     bound: set[str] = field(default_factory=set)  # names bound to a Mat tile now
     poisoned: set[str] = field(default_factory=set)  # names whose Mat tile is not one
+    cube_made: set[str] = field(default_factory=set)  # names bound by a cube op now
     temps: int = 0
     why: str | None = None
 
@@ -186,9 +195,11 @@ class _Walk:
         reads = [n for n in dict.fromkeys(names) if n in self.bound and n not in outs]
         if temps or reads:
             self.ops.append(TileOp(None, (*temps, *reads), None, "a read", loop=self.at_loop))
+        made = isinstance(value, cst.Call) and op_leaf(value) in CUBE_MADE_OPS
         for name in defs:
             self.poisoned.discard(name)
             (self.bound.add if name in outs else self.bound.discard)(name)
+            (self.cube_made.add if made else self.cube_made.discard)(name)
 
     def _temp(self) -> str:
         self.temps += 1
@@ -254,7 +265,15 @@ class _Walk:
 
     def _matmul(self, call: cst.Call, leaf: str, loop: int) -> None:
         args = dsl.positional(call)
-        operands = args[1:3] if leaf.endswith("_acc") else args[:2]
+        first = 1 if leaf.endswith("_acc") else 0
+        operands = args[first : first + 2]
+        others = [arg.value for n, arg in enumerate(args) if not first <= n < first + 2]
+        for other in others:  # an accumulator, a bias: made on the cube, not pushed to it
+            if isinstance(other, cst.Name) and other.value not in self.cube_made:
+                # (a tile the vector makes reaches the cube through the cross-core ring,
+                # a region system.reserve_buffer keeps in Mat)
+                what = f"the operand `{other.value}` of `{leaf}`"
+                raise _NotModelled(f"{what} is not made on the cube")
         for arg, keyword in zip(operands, ("a_trans", "b_trans"), strict=False):
             if not isinstance(arg.value, cst.Name):
                 continue  # (a slice written in the call: a load of its own, found)

@@ -24,8 +24,11 @@ too), the loop's depth in Vec is the whole function's packing's, exactly: SKW080
 space, naming the largest co-resident tiles and offering the ``stage=`` under which the
 whole function, packed again, keeps every stage apart. Left and Right, whose tiles are
 modelled whole too, are :mod:`.l0_memory`'s (SKW080 of either cause there as well).
-Elsewhere (Mat, a function with a tile not modelled) a loop whose loads fit says so
-("fits alone") and, in Vec, why the rest is not known.
+In Mat of a cube function, where the function's Mat tiles are known
+(:mod:`skewlsp.analysis.memory.mat_tiles`) and keep every stage of the loop apart (all in
+buffers of their own within L1, or packed with their lifetimes), the depth is known and
+full. Elsewhere (Mat where that is not known, a function with a tile not modelled) a loop
+whose loads fit says so ("fits alone") and why the rest is not known.
 """
 
 from __future__ import annotations

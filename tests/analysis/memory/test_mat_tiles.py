@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import libcst as cst
+
 from skewlsp.analysis.driver import analyze_models
+from skewlsp.analysis.frontend.constants import Const
 from skewlsp.analysis.lower_pipeline.loop_facts import MatLoad, ScopeMat
 from skewlsp.analysis.memory.allocate_memory_addr import footprint
-from skewlsp.analysis.memory.mat_tiles import MatMemory, mat_memory, mat_packing
+from skewlsp.analysis.memory.mat_tiles import MatMemory, mat_memory, mat_packing, scope_mat
+from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Tensor
 from skewlsp.common.resolver import RecordingResolver
 from skewlsp.contract import LoopReport, Lowering, SpaceBuffers, Span
 
@@ -116,3 +120,93 @@ def test_a_loop_whose_copies_on_the_core_are_not_known_leaves_the_function_unkno
     scope = ScopeMat((MatLoad("w", 4096, 0), MatLoad("v", 4096, 1)), (LOOP, OTHER), (-1, -1))
     found = decided(scope, {LOOP: TWO_CLONES, OTHER: None})
     assert found.why == "the copies of the loop at line 20 are not known"
+
+
+# The walk of a scope's statements (the tensors of cube.py's right_operand_per_stage).
+TENSORS = {
+    "x": Tensor(cst.parse_expression("[16, 128]"), "BF16"),
+    "w": Tensor(cst.parse_expression("[512, 128]"), "BF16"),
+    "out": Tensor(cst.parse_expression("[16, 512]"), "FP32"),
+}
+
+
+def fold(node: cst.BaseExpression) -> Const | None:
+    """Integers only: a name is not known."""
+    return Const(int(node.value)) if isinstance(node, cst.Integer) else None
+
+
+def walked(body: str) -> ScopeMat:
+    source = 'with pl.at(level=pl.Level.CORE_GROUP, name_hint="proj"):\n' + body
+    (scope,) = cst.parse_module(source).body
+    lines = iter(range(2, 100))
+    return scope_mat(scope, TENSORS, fold, lambda loop: Span(next(lines), 1, 1, 1))
+
+
+def test_the_loads_a_matmul_reads_are_the_scope_s_mat_tiles_each_in_its_pipeline_loop():
+    # InitMemRef (cube.py:19, the same statements): x [16, 128] BF16 4096 B before the
+    # loop, wj [128, 128] BF16 32768 B in each clone
+    scope = walked(
+        "    xt = x[0:16, 0:128]\n"
+        "    for j in pl.pipeline(4, stage=2):\n"
+        "        wj = w[0:128, 0:128]\n"
+        "        out[0:16, 0:128] = pl.matmul(xt, wj, out_dtype=pl.FP32)\n"
+    )
+    assert scope.unknown is None
+    assert scope.loads == (MatLoad("xt", 4096, -1), MatLoad("wj", 32768, 0))
+    # in program order: xt's load, the loop's load and the matmul reading both
+    ops = scope.ordered.ops
+    assert [(op.out, op.reads, op.load, op.loop) for op in ops] == [
+        ("xt", (), True, -1),
+        ("wj", (), True, 0),
+        (None, ("xt", "wj"), False, 0),
+    ]
+
+
+def test_an_accumulator_the_vector_makes_is_pushed_to_the_cube_and_is_not_modelled():
+    scope = walked(
+        "    acc = pl.full([16, 128], dtype=pl.FP32, value=0.0)\n"
+        "    for j in pl.pipeline(4, stage=2):\n"
+        "        wj = w[0:128, 0:128]\n"
+        "        acc = pl.matmul_acc(acc, x[0:16, 0:128], wj)\n"
+    )
+    assert scope.unknown == "the operand `acc` of `matmul_acc` is not made on the cube"
+
+
+def test_a_tile_popped_from_the_vector_is_not_modelled():
+    scope = walked(
+        "    for j in pl.pipeline(4, stage=2):\n"
+        "        p = pl.tpop_from_aiv()\n"
+        "        out[0:16, 0:128] = pl.matmul(p, w[0:128, 0:128], out_dtype=pl.FP32)\n"
+    )
+    assert scope.unknown == "the op `tpop_from_aiv`, whose Mat tiles are not modelled"
+
+
+def test_a_mat_tile_of_one_branch_read_after_the_if_is_not_laid_out():
+    scope = walked(
+        "    for j in pl.pipeline(4, stage=2):\n"
+        "        if j == 0:\n"
+        "            wj = w[0:128, 0:128]\n"
+        "            out[0:16, 0:128] = pl.matmul(x[0:16, 0:128], wj, out_dtype=pl.FP32)\n"
+        "        else:\n"
+        "            wj = w[128:256, 0:128]\n"
+        "            out[0:16, 0:128] = pl.matmul(x[0:16, 0:128], wj, out_dtype=pl.FP32)\n"
+        "        out[0:16, 128:256] = pl.matmul(x[0:16, 0:128], wj, out_dtype=pl.FP32)\n"
+    )
+    # its tiles are known (one wj per branch, an x per matmul), their lifetimes are not:
+    # after the `if`, `wj` is either branch's tile
+    assert scope.unknown is None
+    assert sorted(load.bytes for load in scope.loads) == [4096, 4096, 4096, 32768, 32768]
+    assert scope.ordered.unknown == "a Mat tile bound in a branch of an `if` is read after it"
+
+
+def test_a_load_of_a_branch_a_matmul_after_the_if_reads_is_not_told_to_be_in_mat():
+    # (statement_loads judges a load's memory by the reads of its own block)
+    scope = walked(
+        "    for j in pl.pipeline(4, stage=2):\n"
+        "        if j == 0:\n"
+        "            wj = w[0:128, 0:128]\n"
+        "        else:\n"
+        "            wj = w[128:256, 0:128]\n"
+        "        out[0:16, 0:128] = pl.matmul(x[0:16, 0:128], wj, out_dtype=pl.FP32)\n"
+    )
+    assert scope.unknown == "the matmul operand `wj` is not a load into Mat"
