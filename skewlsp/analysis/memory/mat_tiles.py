@@ -52,7 +52,7 @@ from skewlsp.analysis.frontend.names import (
 from skewlsp.analysis.frontend.op_registry import CUBE_OPS, PYTHON_BUILTINS, op_leaf
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
 from skewlsp.analysis.lower_pipeline.loop_facts import MatLoad, ScopeMat, SlotLoad
-from skewlsp.analysis.lower_pipeline.slot_loads import statement_loads
+from skewlsp.analysis.lower_pipeline.slot_loads import statement_loads_each
 from skewlsp.analysis.memory.canonicalize_io_order import (
     LoopLowering,
     ScopeLayout,
@@ -136,17 +136,13 @@ class _Walk:
     why: str | None = None
 
     def block(self, statements: Sequence[cst.CSTNode], loop: int) -> None:
-        loads = list(statement_loads(statements, self.tensors, self.fold))
-        for load in loads:
+        each = statement_loads_each(statements, self.tensors, self.fold)
+        for load in (load for loads in each for load in loads):
             if load.space == "Mat" and load.size is None:
                 raise _NotModelled(f"the load of `{load.name}` into Mat has no static size")
             if load.space == "Mat" and load.size is not None:
                 self.loads.append(MatLoad(load.name, load.size, loop))
-        for stmt in statements:
-            mine = []
-            if isinstance(stmt, cst.SimpleStatementLine) or op_leaf_of(stmt) == "unroll":
-                count = len(statement_loads([stmt], self.tensors, self.fold))
-                mine, loads = loads[:count], loads[count:]
+        for stmt, mine in zip(statements, each, strict=True):
             if isinstance(stmt, cst.SimpleStatementLine):
                 self._calls(stmt, loop)
                 if len(stmt.body) == 1:
