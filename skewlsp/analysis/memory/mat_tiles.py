@@ -80,10 +80,12 @@ NO_MAT_TILE_OPS = frozenset(
         *CUBE_OPS, *ELEMENTWISE_OPS, *REDUCTION_OPS, *SCALAR_CALLS,
         "cast", "full", "reshape", "store", "assemble", "load", "slice", "yield_",
         "range", "pipeline", "parallel", "unroll", "create_tensor", "fillpad",
-        "set_validshape", "cast_index",
+        "set_validshape", "cast_index", "transpose_view",
     }
 )  # fmt: skip
 LOOP_OPS = frozenset({"range", "pipeline", "parallel"})
+# Ops whose result is a view of their first operand's buffer (InitMemRef shares it).
+VIEW_OPS = frozenset({"reshape", "slice", "transpose_view"})
 # Ops whose result the cube makes (an accumulator in Acc): a matmul's, a new tensor's.
 CUBE_MADE_OPS = CUBE_OPS | {"create_tensor"}
 
@@ -189,7 +191,14 @@ class _Walk:
         if any(name in self.poisoned for name in names):
             self._unlaid("a Mat tile bound in a branch of an `if` is read after it")
         reads = [n for n in dict.fromkeys(names) if n in self.bound and n not in outs]
-        if temps or reads:
+        viewed = _view_source(value)
+        if isinstance(target, cst.Name) and viewed in self.bound and not temps:
+            # `b = a`, a view of `a` (a reshape, a slice, a transposed view): `b` is
+            # `a`'s buffer, whose lifetime its reads extend (InitMemRef shares it)
+            view = TileOp(target.value, tuple(reads), None, "a view", viewed, loop=self.at_loop)
+            self.ops.append(view)
+            outs.add(target.value)
+        elif temps or reads:
             self.ops.append(TileOp(None, (*temps, *reads), None, "a read", loop=self.at_loop))
         made = isinstance(value, cst.Call) and op_leaf(value) in CUBE_MADE_OPS
         for name in defs:
@@ -278,6 +287,18 @@ class _Walk:
             flag = dsl.keyword(call, keyword)
             if flag is not None and dsl.dotted(flag.value) == ("True",) and loop >= 0:
                 self.views.append((loop, name))
+
+
+def _view_source(value: cst.BaseExpression | None) -> str | None:
+    """The name ``value`` views (``a``, ``pl.reshape(a, ...)``, ``pl.slice(a, ...)``,
+    ``pl.tile.transpose_view(a)``), None for any other value."""
+    if isinstance(value, cst.Name):
+        return value.value
+    if isinstance(value, cst.Call) and op_leaf(value) in VIEW_OPS:
+        args = dsl.positional(value)
+        if args and isinstance(args[0].value, cst.Name):
+            return args[0].value.value
+    return None
 
 
 def op_leaf_of(stmt: cst.CSTNode) -> str | None:

@@ -210,3 +210,22 @@ def test_a_load_of_a_branch_a_matmul_after_the_if_reads_is_not_told_to_be_in_mat
         "        out[0:16, 0:128] = pl.matmul(x[0:16, 0:128], wj, out_dtype=pl.FP32)\n"
     )
     assert scope.unknown == "the matmul operand `wj` is not a load into Mat"
+
+
+def test_another_name_for_a_mat_tile_is_its_buffer_and_its_reads_keep_the_tile_alive():
+    scope = walked(
+        "    for j in pl.pipeline(4, stage=2):\n"
+        "        wj = w[0:128, 0:128]\n"
+        "        wk = wj\n"
+        "        out[0:16, 0:128] = pl.matmul(x[0:16, 0:128], wj, out_dtype=pl.FP32)\n"
+        "        out[0:16, 128:256] = wk\n"
+    )
+    assert scope.unknown is None
+    ops = scope.ordered.ops
+    assert [(op.out, op.reads, op.view_of) for op in ops] == [
+        ("wj", (), None),
+        ("wk", ("wj",), "wj"),  # (the layout gives `wk` the buffer of `wj`)
+        (ops[2].out, (), None),  # x's slice, loaded for the matmul
+        (None, (ops[2].out, "wj"), None),
+        (None, ("wk",), None),  # the last read of wj's buffer
+    ]
