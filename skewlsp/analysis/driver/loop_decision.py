@@ -35,17 +35,11 @@ from skewlsp.analysis.frontend.scope import EnclosingLoop, FunctionScope
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import Interval, Opaque
-from skewlsp.analysis.lower_pipeline.loop_facts import (
-    NO_FACTS,
-    CubeScope,
-    LoopFacts,
-    ScopeMat,
-    SkewClones,
-)
+from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, CubeScope, LoopFacts, SkewClones
 from skewlsp.analysis.lower_pipeline.slot_loads import computed_loads, slot_loads
 from skewlsp.analysis.memory.core_function import CoreFunction
 from skewlsp.analysis.memory.l0_tiles import body_operands, cube_scope
-from skewlsp.analysis.memory.mat_tiles import scope_mat
+from skewlsp.analysis.memory.mat_tiles import ScopeMat, scope_mat
 from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_matmuls
 from skewlsp.analysis.passes.body import Body, BodyContext, InnerSkew, Splicer, Stmt
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import LoopSurroundings, surroundings
@@ -404,9 +398,8 @@ class LoopDecisions:
         if matmuls.sites:  # (15's operands, for the L0 tiles; the scope's Mat loads)
             operands = body_operands(loop, matmuls, around.tensors, ctx.fold, loads)
             mat = self.mat_scopes.get((*key, around.scope))
-            if mat is None:
-                mat = scope_mat(opened_by, around.tensors, ctx.fold, self._span)
-                self.mat_scopes[(*key, around.scope)] = mat
+            mat = mat or scope_mat(opened_by, around.tensors, ctx.fold, self._span)
+            self.mat_scopes[(*key, around.scope)] = mat
         return replace(
             facts,
             slot_loads=loads,
