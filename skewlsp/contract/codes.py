@@ -426,8 +426,11 @@ _CODES = [
         "space; in Vec, where it knows every tile of the function (what each stage computes: "
         "a widened copy, a product, a reduction's workspace; the tiles around the loop it "
         "reads; the other loops' stage groups) and packs them together, the message naming "
-        "the largest co-resident tiles. Elsewhere (Mat, a function with a tile or an op it "
-        "does not model, an L0 space whose tiles it cannot tell: a matmul outside the "
+        "the largest co-resident tiles. In Mat (L1) of a cube function it shows the depth "
+        "kept where it knows every tile the function loads there and they fit (in buffers "
+        "of their own, or packed with their lifetimes as MemoryReuse packs them). Elsewhere "
+        "(Mat where that is not known, a function with a tile or an op it does not model, "
+        "an L0 space whose tiles it cannot tell: a matmul outside the "
         "pipeline loops, an inline helper's call, a tile split in M or N) it shows the "
         "space as `fits alone` or with the reason, in the hover, `full` output and JSON.",
         "BLOCKS = 3\n"

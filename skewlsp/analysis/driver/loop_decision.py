@@ -39,6 +39,7 @@ from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, CubeScope, Loop
 from skewlsp.analysis.lower_pipeline.slot_loads import computed_loads, slot_loads
 from skewlsp.analysis.memory.core_function import CoreFunction
 from skewlsp.analysis.memory.l0_tiles import body_operands, cube_scope
+from skewlsp.analysis.memory.mat_tiles import ScopeMat, scope_mat
 from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_matmuls
 from skewlsp.analysis.passes.body import Body, BodyContext, InnerSkew, Splicer, Stmt
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import LoopSurroundings, surroundings
@@ -163,6 +164,7 @@ class LoopDecisions:
         # Per function, whether its body is InCore and its caller: the tensors at each loop.
         self.slot_surroundings: dict[tuple[int, bool, str | None], dict[int, LoopSurroundings]] = {}
         self.cube_scopes: dict[tuple[int, bool, str | None, int], CubeScope] = {}
+        self.mat_scopes: dict[tuple[int, bool, str | None, int], ScopeMat] = {}
 
     @property
     def _function_incore(self) -> bool:
@@ -404,9 +406,12 @@ class LoopDecisions:
         tiles = scope_tiles_at(opened_by, around.tensors, ctx.fold, self._span)
         span = self._span(loop)
         where = next((n for n, at in enumerate(tiles.loops) if at.span == span), -1)
-        operands = None
-        if matmuls.sites:  # (15's operands, for the L0 tiles)
+        operands = mat = None
+        if matmuls.sites:  # (15's operands, for the L0 tiles; the scope's Mat loads)
             operands = body_operands(loop, matmuls, around.tensors, ctx.fold, loads, opened_by)
+            mat = self.mat_scopes.get((*key, around.scope))
+            mat = mat or scope_mat(opened_by, around.tensors, ctx.fold, self._span)
+            self.mat_scopes[(*key, around.scope)] = mat
         return replace(
             facts,
             slot_loads=loads,
@@ -414,6 +419,7 @@ class LoopDecisions:
             scope_tiles=tiles,
             scope_loop=where,
             matmul_operands=operands,
+            scope_mat=mat,
         )
 
     def _split_and_skew(

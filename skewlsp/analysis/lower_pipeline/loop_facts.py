@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite
 from skewlsp.analysis.passes.op_conversion import ScopeTiles
+from skewlsp.contract import Span
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,34 @@ class CubeScope:
 
 
 @dataclass(frozen=True)
+class MatLoad:
+    """A load into Mat of an outlined scope: its name, its tile's bytes (InitMemRef's),
+    and the scope's pipeline loop it is in (an index into :attr:`ScopeMat.loops`; -1:
+    none), whose copies hold it once each."""
+
+    name: str
+    bytes: int
+    loop: int = -1
+
+
+@dataclass(frozen=True)
+class ScopeMat:
+    """An outlined scope's Mat loads (``memory/mat_tiles.py``), for MemoryReuse's depth
+    in Mat: the loads, the scope's pipeline loops (their spans, and the loop each is
+    nested in: -1 none), the matmul operands read transposed in a pipeline loop (its
+    index, the name), the Mat tiles and what reads them in program order for their
+    lifetimes (``ordered``: every loop of the scope among its loops; its ``unknown``: why
+    they cannot be laid out), or why the loads are not all known (``unknown``)."""
+
+    loads: tuple[MatLoad, ...] = ()
+    loops: tuple[Span, ...] = ()
+    parents: tuple[int, ...] = ()
+    views: tuple[tuple[int, str], ...] = ()
+    ordered: ScopeTiles = ScopeTiles(unknown="not laid out")
+    unknown: str | None = None
+
+
+@dataclass(frozen=True)
 class SkewClones:
     """What SkewCrossCorePipeline clones of a skewed cube copy, for the memory passes:
     its effective depth D (D producer clones in the prologue, D of each half in the
@@ -103,6 +132,8 @@ class LoopFacts:
     # the loads each of ``matmuls``' sites reads, in order (None: read by name off
     # ``slot_loads``): a branch of an ``if`` may load its own
     matmul_operands: tuple[tuple[SlotLoad | None, SlotLoad | None], ...] | None = None
+    # the Mat loads of the outlined scope holding a cube loop (None: not looked at)
+    scope_mat: ScopeMat | None = None
 
 
 NO_FACTS = LoopFacts()

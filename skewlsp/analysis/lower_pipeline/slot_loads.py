@@ -134,6 +134,17 @@ def statement_loads(
     return tuple(_judged(load, uses) for load in found)
 
 
+def statement_loads_each(
+    statements: Sequence[cst.CSTNode], tensors: Mapping[str, Tensor], fold: Fold
+) -> list[tuple[SlotLoad, ...]]:
+    """:func:`statement_loads` of a block, statement by statement (each one's loads, in
+    order, their memory judged by the block's uses): what a walk in program order needs
+    to place them."""
+    found = [_top_level([stmt], tensors, fold) for stmt in statements]
+    uses = _Uses(statements, frozenset(tensors).difference(block_defs(statements)))
+    return [tuple(_judged(load, uses) for load in each) for each in found]
+
+
 def _top_level(
     statements: Sequence[cst.CSTNode], tensors: Mapping[str, Tensor], fold: Fold
 ) -> list[_Found]:

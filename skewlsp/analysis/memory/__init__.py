@@ -3,7 +3,7 @@
 Each pass module is a pure function from a function's tiles to that pass's result;
 :mod:`.function_passes` runs them over a :class:`.core_function.CoreFunction` for the
 driver's function stage (each loop's loads alone; a scope's Vec tiles together where
-every one is known; a cube function's Left and Right tiles whole), and
+every one is known; a cube function's Left and Right tiles whole, and its Mat tiles), and
 ``report/memory.py`` puts what that decides on the loop's report.
 
 - :mod:`.chip`: the on-chip memories of each backend (capacity, alignment);
@@ -17,5 +17,7 @@ every one is known; a cube function's Left and Right tiles whole), and
   tile of an InCore scope is known (``analysis/passes/op_conversion``), the whole scope's
   Vec tiles laid out together;
 - :mod:`.l0_tiles`: the Left and Right tiles of a cube function's matmuls (AutoTileMatmulL0's
-  K loops included), packed whole per outlined scope.
+  K loops included), packed whole per outlined scope;
+- :mod:`.mat_tiles`: the Mat (L1) tiles of a cube function, what they decide of a loop's
+  depth there (all apart within L1, or packed with their lifetimes).
 """

@@ -24,6 +24,7 @@ from skewlsp.analysis.memory.canonicalize_io_order import (
     ScopeLayout,
 )
 from skewlsp.analysis.memory.l0_tiles import L0Memory
+from skewlsp.analysis.memory.mat_tiles import MatMemory
 from skewlsp.analysis.memory.memory_reuse import ReuseResult
 from skewlsp.analysis.passes.op_conversion import ScopeTiles
 from skewlsp.contract import Core, Instance, Lowering, Span
@@ -48,16 +49,18 @@ class LoopMemory:
     sizes (laid out as CanonicalizeIOOrder leaves them), 33 MemoryReuse's packing and
     34 AllocateMemoryAddr's placement of them.
 
-    Alone, because of Mat (and of Vec where a tile of the function is not modelled) the
+    Alone, because where a tile of the function is not modelled (in Mat or Vec) the
     loads are all skewlsp sees: what they cannot fit by themselves the whole function
     cannot fit either (a slot-bound depth, an overflow). The spaces skewlsp sees whole
-    are beside them: ``vec`` and ``l0``. ``why``: why the loop
+    are beside them: ``vec``, ``l0`` and ``mat``. ``why``: why the loop
     is not modelled (not replicated, loads of no static size, ...), None when it is;
     ``loop``: the loop as the layout read it (its loads, stage, trip and remainder);
     ``vec``: the whole function's Vec tiles packed together, or why they are not known
     (None: not looked at, as on the cube core); ``l0``: the Left and Right tiles of its
     function's matmuls, which are modelled whole (:mod:`.l0_tiles`), None when its
-    function holds none or is not a cube function.
+    function holds none or is not a cube function; ``mat``: what the cube function's
+    Mat tiles decide of the loop's group there (:mod:`.mat_tiles`), None when the loop
+    holds no matmul or the function is not a cube function.
     """
 
     loop: ReplicatedLoop | None = None
@@ -67,6 +70,7 @@ class LoopMemory:
     why: str | None = None
     vec: ScopeMemory | None = None
     l0: L0Memory | None = None
+    mat: MatMemory | None = None
 
 
 @dataclass(frozen=True)

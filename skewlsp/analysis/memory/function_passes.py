@@ -10,9 +10,12 @@ also packed together (:class:`~.core_function.ScopeMemory`, ``LoopMemory.vec``):
 loop's depth there is the whole function's. Left and Right are packed on their own too:
 MemoryReuse packs each space apart, and skewlsp sees every L0 tile of a cube function's
 matmuls (:mod:`.l0_tiles`), so those are laid out and packed once per outlined scope,
-whole, and each loop of it reads the result (``LoopMemory.l0``). Mat keeps to the loads
-alone. Under the ``ptoas`` planner pypto runs neither MemoryReuse nor AllocateMemoryAddr
-(ptoas places the buffers): the passes leave the function alone.
+whole, and each loop of it reads the result (``LoopMemory.l0``). Mat is read off the
+cube function's Mat loads (:mod:`.mat_tiles`, ``LoopMemory.mat``): where every one of
+them fits in a buffer of its own, or MemoryReuse's packing of them laid out with their
+lifetimes keeps a loop's stages apart, every stage there keeps its buffer. Under the
+``ptoas`` planner pypto runs neither MemoryReuse nor AllocateMemoryAddr (ptoas places
+the buffers): the passes leave the function alone.
 
 The chip is the compiler's default, the Ascend910B (:data:`.chip.DEFAULT_CHIP`), and no
 region is reserved (``system.reserve_buffer`` is not seen): a reserved region only
@@ -25,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
+from skewlsp.analysis.lower_pipeline.loop_facts import ScopeMat
 from skewlsp.analysis.memory.allocate_memory_addr import allocate_memory_addr
 from skewlsp.analysis.memory.canonicalize_io_order import (
     LoopLowering,
@@ -41,6 +45,7 @@ from skewlsp.analysis.memory.core_function import (
     ScopeMemory,
 )
 from skewlsp.analysis.memory.l0_tiles import L0Memory, L0Tiles, l0_alone, l0_tiles
+from skewlsp.analysis.memory.mat_tiles import MatMemory, MatPacking, mat_memory, mat_packing
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, ReuseTile, memory_reuse
 from skewlsp.analysis.passes.op_conversion import ScopeTiles
 
@@ -77,10 +82,10 @@ def init_memref(function: CoreFunction) -> CoreFunction:
             found.append(LoopMemory(why=replicated, vec=vec))
             continue
         found.append(LoopMemory(replicated, function_tiles([replicated]), vec=vec))
-    l0 = _l0_memory(function)
+    l0, mat = _l0_memory(function), _mat_memory(function)
     return replace(
         function,
-        memory=tuple(replace(memory, l0=l0[n]) for n, memory in enumerate(found)),
+        memory=tuple(replace(memory, l0=l0[n], mat=mat[n]) for n, memory in enumerate(found)),
     )
 
 
@@ -136,6 +141,26 @@ def _l0_memory(function: CoreFunction) -> list[L0Memory | None]:
             found.append(L0Memory(loop=number, why=tiles, alone=alone))
         else:
             found.append(L0Memory(tiles, number, loops=tuple(loops), scope=scope.scope))
+    return found
+
+
+def _mat_memory(function: CoreFunction) -> list[MatMemory | None]:
+    """What the Mat tiles of each loop's outlined scope decide of its group in Mat
+    (:mod:`.mat_tiles`), on the cube core: each pipeline loop's copies as this core's
+    lowering writes them, the tiles packed once per scope."""
+    if function.core != "aic":
+        return [None] * len(function.loops)
+    lowerings = {loop.span: loop.lowering for loop in function.loops}
+    packed: dict[ScopeMat, MatPacking] = {}
+    found: list[MatMemory | None] = []
+    for loop in function.loops:
+        scope = loop.facts.scope_mat
+        if scope is None:
+            found.append(None)
+            continue
+        if scope not in packed:
+            packed[scope] = mat_packing(scope, lowerings, DEFAULT_CHIP)
+        found.append(mat_memory(scope, packed[scope], loop.span, DEFAULT_CHIP))
     return found
 
 

@@ -25,8 +25,11 @@ too), the loop's depth in Vec is the whole function's packing's, exactly: SKW080
 space, naming the largest co-resident tiles and offering the ``stage=`` under which the
 whole function, packed again, keeps every stage apart. Left and Right, whose tiles are
 modelled whole too, are :mod:`.l0_memory`'s (SKW080 of either cause there as well).
-Elsewhere (Mat, a function with a tile not modelled) a loop whose loads fit says so
-("fits alone") and, in Vec, why the rest is not known.
+In Mat of a cube function, where the function's Mat tiles are known
+(:mod:`skewlsp.analysis.memory.mat_tiles`) and keep every stage of the loop apart (all in
+buffers of their own within L1, or packed with their lifetimes), the depth is known and
+full. Elsewhere (Mat where that is not known, a function with a tile not modelled) a loop
+whose loads fit says so ("fits alone") and why the rest is not known.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from skewlsp.analysis.memory.canonicalize_io_order import (
     scope_layout,
 )
 from skewlsp.analysis.memory.core_function import CoreFunction, LoopMemory, ScopeMemory
+from skewlsp.analysis.memory.mat_tiles import MatMemory
 from skewlsp.analysis.memory.memory_reuse import DepthHint, LegacyFallback, memory_reuse
 from skewlsp.analysis.report.buffers import buffer_assignment
 from skewlsp.analysis.report.l0_memory import l0_spaces
@@ -190,6 +194,9 @@ def _spaces(
         elif (whole := _whole(memory, space, on, where)) is not None:
             spaces.append(whole[0])
             findings.extend(whole[1])
+        elif space == "Mat" and memory.mat is not None and memory.mat.fits:
+            # every Mat tile of the function fits in a buffer of its own: no depth shed
+            spaces.append(SpaceBuffers(space, memory.mat.slot, requested, requested, None, True))
         else:
             spaces.append(SpaceBuffers(space, slot, requested, reason=_fits_alone(memory, space)))
     return tuple(spaces), findings
@@ -197,10 +204,32 @@ def _spaces(
 
 def _fits_alone(memory: LoopMemory, space: str) -> str:
     """What a loop whose loads fit alone says: why the rest of the space is not known."""
-    vec = memory.vec
+    vec, mat = memory.vec, memory.mat
     if space == vec_space(vec) and vec is not None and vec.why is not None:
         return f"fits alone; the function's other Vec tiles are not known: {vec.why}"
+    if space == "Mat" and mat is not None:
+        return _mat_not_known(mat)
     return FITS_ALONE
+
+
+def _mat_not_known(mat: MatMemory) -> str:
+    """Why the loop's depth in Mat is not known: the function's Mat tiles are not, or
+    they do not fit apart and their lifetimes are not laid out, or MemoryReuse's packing
+    of them sheds depth (not reported: no shed in Mat has been checked against the
+    compiler)."""
+    if not mat.total:
+        return f"fits alone; the function's Mat tiles are not known: {mat.why}"
+    apart = (
+        f"fits alone; the function's Mat tiles take {mat.total} B each in a buffer of its "
+        f"own, more than Mat's {DEFAULT_CHIP.capacity('Mat')} B"
+    )
+    if mat.why is not None:
+        return f"{apart}, and their lifetimes are not laid out: {mat.why}"
+    return (
+        f"{apart}, and packed with their lifetimes they keep fewer of the loop's stages "
+        "apart than it asks: a depth lost in Mat is not told (not checked against the "
+        "compiler)"
+    )
 
 
 def _fallback(memory: LoopMemory, space: str) -> tuple[LegacyFallback | None, str]:
