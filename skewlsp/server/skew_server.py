@@ -28,7 +28,6 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from skewlsp import __version__, api
-from skewlsp.common.suppressions import SUPPRESSION_MARK
 from skewlsp.server import commands, diagnostics, visibility
 from skewlsp.server.documents import Analysis, DocumentStore, Snapshot, WorkspaceResolver
 from skewlsp.server.positions import UTF16, apply_change, breaks_lines_unlike_lsp
@@ -141,8 +140,7 @@ class SkewServer(LanguageServer):
         doc = self.document(uri)
         if doc is None or (uri.startswith("file:") and self.documents.is_ours(to_fs_path(uri))):
             return None  # never opened, or one of our own read-only previews
-        text = doc.source
-        return Snapshot(uri, doc.version, text, file_path(uri), SUPPRESSION_MARK in text)
+        return Snapshot(uri, doc.version, doc.source, file_path(uri))
 
     @property
     def root(self) -> str | None:
