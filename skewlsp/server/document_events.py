@@ -48,6 +48,7 @@ def did_close(ls: SkewServer, params: types.DidCloseTextDocumentParams) -> None:
     ls.store.close(uri)
     ls.lint_versions.pop(uri, None)
     ls.saved_results.pop(uri, None)
+    ls.last_diagnostics.forget(uri)
     if not ls.pull_diagnostics:
         ls.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=[])

@@ -28,9 +28,9 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from skewlsp import __version__, api
-from skewlsp.common.suppressions import SUPPRESSION_MARK
 from skewlsp.server import commands, diagnostics, visibility
 from skewlsp.server.documents import Analysis, DocumentStore, Snapshot, WorkspaceResolver
+from skewlsp.server.last_diagnostics import LastDiagnostics
 from skewlsp.server.positions import UTF16, apply_change, breaks_lines_unlike_lsp
 from skewlsp.server.preview_files import DocumentFolder
 from skewlsp.server.request_params import file_path
@@ -118,6 +118,8 @@ class SkewServer(LanguageServer):
         # one whose diagnostics are shown), and its result once analysed.
         self.lint_versions: dict[str, int | None] = {}
         self.saved_results: dict[str, Analysis] = {}
+        # Each document's last diagnostics, given again while nothing they read changed.
+        self.last_diagnostics = LastDiagnostics()
         self.store = DocumentStore(self.executor, self.snapshot, self.resolver_for, self.on_ready)
 
     # -- documents and settings --------------------------------------------------------
@@ -141,8 +143,7 @@ class SkewServer(LanguageServer):
         doc = self.document(uri)
         if doc is None or (uri.startswith("file:") and self.documents.is_ours(to_fs_path(uri))):
             return None  # never opened, or one of our own read-only previews
-        text = doc.source
-        return Snapshot(uri, doc.version, text, file_path(uri), SUPPRESSION_MARK in text)
+        return Snapshot(uri, doc.version, doc.source, file_path(uri))
 
     @property
     def root(self) -> str | None:
@@ -202,16 +203,21 @@ class SkewServer(LanguageServer):
 
     def diagnostics_of(self, analysis: Analysis) -> list[types.Diagnostic]:
         settings = self.settings_for(analysis.uri)
-        return diagnostics.build(
-            analysis.reports,
-            source=analysis.source,
-            lines=analysis.lines,
-            uri=analysis.uri,
-            selection=settings.selection,
-            syntax_error=analysis.syntax_error,
-            encoding=self.encoding,
-            may_suppress=analysis.may_suppress,
-            docs=settings.docs_url,
+        encoding = self.encoding
+        return self.last_diagnostics.of(
+            analysis,
+            (settings.selection, encoding, settings.docs_url),
+            lambda: diagnostics.build(
+                analysis.reports,
+                source=analysis.source,
+                lines=analysis.lines,
+                uri=analysis.uri,
+                selection=settings.selection,
+                syntax_error=analysis.syntax_error,
+                encoding=encoding,
+                may_suppress=analysis.may_suppress,
+                docs=settings.docs_url,
+            ),
         )
 
     def linted_on_save(self, analysis: Analysis) -> bool:

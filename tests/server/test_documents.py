@@ -151,6 +151,16 @@ def test_an_analysis_splits_its_source_the_lsp_way():
     assert analysis.lines == ["a\x0cb", "c", ""]
 
 
+def test_an_analysis_may_suppress_only_when_its_text_names_the_linter():
+    # Read off the text itself, once per analysed version: a snapshot is made three times
+    # per edit (scheduling, starting, checking the result is current), and scanning a
+    # 100 kB kernel for the mark each time was 0.2 ms of every edit.
+    plain = documents.compute(Snapshot(URI, 1, SKEWED, None), (1,), WorkspaceResolver({}, ()), None)
+    marked = SKEWED + "# skewlint: noqa\n"
+    noqa = documents.compute(Snapshot(URI, 2, marked, None), (2,), WorkspaceResolver({}, ()), None)
+    assert (plain.may_suppress, noqa.may_suppress) == (False, True)
+
+
 def test_a_crashed_analysis_is_told_to_the_user_once_per_document():
     from lsprotocol import types
 

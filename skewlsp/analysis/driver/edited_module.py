@@ -31,7 +31,7 @@ from skewlsp.analysis.frontend.reads import ModuleRead, ReadLog
 from skewlsp.analysis.frontend.source_index import Unit, syntax_problem
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.passes.inline_functions.imported_helpers import ImportedHelper
-from skewlsp.analysis.reuse.unit_cache import UnitCache, UnitKey, context_fingerprint
+from skewlsp.analysis.reuse.unit_cache import UnitCache, UnitKey
 from skewlsp.contract import Importers, Resolver
 
 
@@ -45,14 +45,13 @@ def analyse_edited_module(
 ) -> list[LoopModel]:
     """Every loop's model: the reports of unchanged units from ``cache``, the other units
     analysed now (and kept in ``cache``); ``state``: this analysis's."""
-    index = cache.index(path, source)
+    index, fingerprint = cache.index_and_context(path, source)
     if index.syntax_problem is not None:
         return [LoopModel(syntax_report(index.syntax_problem, path))]
     # Every read of this run is recorded: the module context is shared (and memoised)
     # across units, so a unit may depend on a module an earlier unit made us read.
     log = ReadLog(resolver) if resolver is not None else None
     reader = log or resolver
-    fingerprint = context_fingerprint(index)
     if not index.units:
         helpers = CachedUnits(cache, path, reader, fingerprint, None, None, state)
         models = without_units(source, path, index, reader, state, helpers.imported)
