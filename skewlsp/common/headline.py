@@ -46,7 +46,11 @@ def headline(report: LoopReport, copies: Sequence[LoopReport] = ()) -> str:
     at depth 1, trip 2)``: where the copy is, then what the compiler does. ``copies``:
     every copy of a loop Python builds several times (``report`` the strictest)."""
     if report.instance is not None and not report.cores and report.lowering is None:
-        return report.message  # a one-core verdict's message is short, already labelled
+        # A one-core (or not compiled) copy's own text is short: the call goes in front
+        # as for any copy; a module-level ``for``'s copy is named by its values alone.
+        if report.own_message is None or not report.instance.caller:
+            return report.message
+        return f"{_where(report, copies)}: {report.own_message}"
     what = _what(report)
     where = _where(report, copies)
     return f"{where}: {what}" if where else what
@@ -56,8 +60,10 @@ def without_call(report: LoopReport) -> str | None:
     """The headline without the call a copy is at, for a terminal line it would make too
     long (the calls, and each copy's verdict, are in the details); None: the headline
     names no call."""
-    if report.instance is None or (not report.cores and report.lowering is None):
+    if report.instance is None:
         return None
+    if not report.cores and report.lowering is None:
+        return report.own_message if report.instance.caller else None
     return _what(report)
 
 

@@ -16,7 +16,9 @@ from skewlsp.contract import Instance, LoopReport, Span
 def labelled(report: LoopReport, instance: Instance, unlabelled: str) -> LoopReport:
     """``report`` as the copy ``instance``: its message ``unlabelled`` (the copy's own
     text, what the passes said of it) with the copy's label in front."""
-    return replace(report, instance=instance, message=f"{instance.label}: {unlabelled}")
+    return replace(
+        report, instance=instance, message=f"{instance.label}: {unlabelled}", own_message=unlabelled
+    )
 
 
 def at_the_call(
