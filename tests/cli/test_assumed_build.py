@@ -143,3 +143,15 @@ def test_a_preview_is_the_rewrite_of_the_assumed_build(run: Run, tree: Path) -> 
     lite = run("preview", "--env", "DUO_VARIANT=lite", target, cwd=tree).out
     assert "# prologue: produce(0), produce(1)\n" in full  # depth 2
     assert "# prologue: produce(0)\n" in lite  # depth 1
+
+
+def test_skw070_s_help_names_both_ways_to_assume_the_build_that_compiles_the_loop() -> None:
+    # A branch chosen by an environment variable, or by an option read off the command
+    # line (pypto-lib's `--tp`): the help names the option of each.
+    from skewlsp.contract import CODES
+
+    assert CODES["SKW070"].fix == (
+        "Nothing to fix if the branch is meant for another configuration; to see its "
+        "verdicts, assume the build that selects it (`--env NAME=VALUE` or `--argv ARGS`, "
+        "or `environment` or `argv` in the configuration) or change the constant."
+    )
