@@ -18,9 +18,11 @@ from typing import Literal
 
 from skewlsp.contract.assumed import (  # noqa: F401 - re-exported: the contract is one door
     ARGV,
+    ARGV_UNKNOWN,
     Assumption,
     Assumptions,
     Variant,
+    is_option,
 )
 from skewlsp.contract.codes import (  # noqa: F401 - re-exported: the contract is one door
     CODES,

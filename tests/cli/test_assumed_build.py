@@ -155,3 +155,18 @@ def test_skw070_s_help_names_both_ways_to_assume_the_build_that_compiles_the_loo
         "verdicts, assume the build that selects it (`--env NAME=VALUE` or `--argv ARGS`, "
         "or `environment` or `argv` in the configuration) or change the constant."
     )
+
+
+SHARDED = Path(__file__).resolve().parents[1] / "fixtures" / "memory" / "models" / "mem_llm"
+
+
+def test_an_option_read_off_argv_is_named_in_the_full_format_and_json_with_its_variants(
+    run: Run,
+) -> None:
+    # mem_llm/sharded.py reads `--tp` at import (2 when not given) and allows (2, 4, 8).
+    full = run("--no-cache", "--exit-zero", "--select", "ALL", str(SHARDED / "sharded.py"))
+    lines = full.out.splitlines()
+    tail = lines.index(next(line for line in lines if ":63:13: SKW070" in line))
+    details = lines[tail : tail + 12]
+    assert "  = assuming `--tp` not given: `2`" in details
+    assert any(line.startswith("  = with --tp 8: SKW012 ") for line in details)

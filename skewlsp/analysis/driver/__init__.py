@@ -139,7 +139,7 @@ def analyze_models(
         models, _ = _analysed(source, path, resolver, cache, importers, variant)
         return [model.report for model in models]
 
-    return with_variant_verdicts(models, read, assumptions, again)
+    return with_variant_verdicts(models, read, assumptions, again, source)
 
 
 def _analysed(

@@ -22,7 +22,7 @@ from dataclasses import replace
 from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.frontend.assumed import AssumedRead
 from skewlsp.analysis.report.variants import Alternative, with_variants
-from skewlsp.contract import Assumption, Assumptions, LoopReport
+from skewlsp.contract import ARGV, ARGV_UNKNOWN, Assumption, Assumptions, LoopReport, is_option
 
 AssumedReads = frozenset[AssumedRead]
 # Other builds a module is decided under, at most (a dict of twenty presets is decided
@@ -35,13 +35,17 @@ def with_variant_verdicts(
     read: AssumedReads,
     assumptions: Assumptions,
     again: Callable[[Assumptions], list[LoopReport]],
+    source: str | None = None,
 ) -> list[LoopModel]:
     """``models``, each loop whose report another declared value of what the analysis
-    ``read`` changes carrying that (``again``: the module's reports under another build)."""
+    ``read`` changes carrying that (``again``: the module's reports under another build).
+    The command line's options are varied only where ``source`` (the module analysed)
+    reads them itself."""
     if not assumptions.variants:
         return models
     alternatives: list[Alternative] = []
-    for assumed, choices in _choices(read):
+    own = frozenset(one for one in read if one.module is None or one.module == source)
+    for assumed, choices in _choices(own):
         for value in choices:
             if len(alternatives) == MAX_VARIANTS:
                 break
@@ -63,13 +67,27 @@ def _choices(read: AssumedReads) -> list[tuple[Assumption, tuple[str | None, ...
     for one in read:
         if one.choices:
             by_variable.setdefault(one.variable, []).append(one)
+    if any(is_option(variable) for variable in by_variable) and ARGV in by_variable:
+        # The options read off the command line are its variables: deciding it empty as
+        # well would decide one of their values again (not knowing it is another thing).
+        unknown = [
+            replace(one, choices=(ARGV_UNKNOWN,))
+            for one in by_variable.pop(ARGV)
+            if ARGV_UNKNOWN in one.choices
+        ]
+        if unknown:
+            by_variable[ARGV] = unknown
     found: list[tuple[Assumption, tuple[str | None, ...]]] = []
     for variable in sorted(by_variable):
         reads = sorted(by_variable[variable], key=lambda r: repr(r.value))
         first = reads[0]
         values = {value for one in reads for value in one.choices}
-        ordered: list[str | None] = sorted((v for v in values if v is not None), key=str)
+        ordered: list[str | None] = sorted(
+            (v for v in values if v is not None and v != ARGV_UNKNOWN), key=str
+        )
         if None in values:
             ordered.append(None)
+        if ARGV_UNKNOWN in values:
+            ordered.append(ARGV_UNKNOWN)
         found.append((Assumption(variable, first.value, first.configured), tuple(ordered)))
     return found

@@ -35,6 +35,7 @@ from skewlsp.analysis.frontend.values import (
 )
 from skewlsp.analysis.source import parsing
 from skewlsp.analysis.source.tree_text import MadeTrees
+from skewlsp.contract import ARGV
 
 __all__ = [
     "PYTHON_ONLY",
@@ -425,6 +426,13 @@ class ModuleConstants:
             self._busy.discard(name)
             read = self._build.close(depth)
         self._cache[name] = result
+        if any(one.variable == ARGV for one in read):
+            # A name holding an option read off the command line (``TP_SIZE``, ``--tp``):
+            # the option is the build variable its readers are charged with.
+            option = self.assumed.option_read(name, result)
+            if option is not None:
+                self._build.note([option])
+                read = read | {option}
         if read:
             self._from_reads[name] = read
         return result

@@ -14,7 +14,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from skewlsp.contract import NOT_COMPILED, Assumption, Instance, LoopReport, Span, Variant
+from skewlsp.contract import (
+    ARGV_UNKNOWN,
+    NOT_COMPILED,
+    Assumption,
+    Instance,
+    LoopReport,
+    Span,
+    Variant,
+    is_option,
+)
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,12 @@ def with_variants(
             same_place = others.get(key, [])
             other = same_place[nth] if nth < len(same_place) else None
             if other == report:
+                continue
+            if alternative.value == ARGV_UNKNOWN:
+                # The command line not known: the loop names the one it assumed, unless an
+                # option of it already does; that build is no verdict of its own.
+                if not any(is_option(a.variable) for a in assumes):
+                    assumes.append(alternative.assumed)
                 continue
             # Anything the value changes names it (the buffers' bytes too); only another
             # verdict or finding is a variant of its own.
