@@ -83,7 +83,7 @@ def _choices(read: AssumedReads) -> list[tuple[Assumption, tuple[str | None, ...
         first = reads[0]
         values = {value for one in reads for value in one.choices}
         ordered: list[str | None] = sorted(
-            (v for v in values if v is not None and v != ARGV_UNKNOWN), key=str
+            (v for v in values if v is not None and v != ARGV_UNKNOWN), key=_in_order
         )
         if None in values:
             ordered.append(None)
@@ -91,3 +91,9 @@ def _choices(read: AssumedReads) -> list[tuple[Assumption, tuple[str | None, ...
             ordered.append(ARGV_UNKNOWN)
         found.append((Assumption(variable, first.value, first.configured), tuple(ordered)))
     return found
+
+
+def _in_order(value: str) -> tuple[int, int, str]:
+    """Numbers in their order (``--tp 4`` before ``--tp 16``), then the other values."""
+    number = value.lstrip("-").isdigit()
+    return (0, int(value), "") if number else (1, 0, value)

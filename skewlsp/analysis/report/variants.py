@@ -46,7 +46,7 @@ def with_variants(
     found: list[LoopReport] = []
     seen: dict[tuple[Span, Instance | None], int] = {}
     for report in reports:
-        key = (report.span, report.instance)
+        key = _key(report)
         nth = seen[key] = seen.get(key, -1) + 1  # the same loop reported twice: in order
         assumes: list[Assumption] = []
         variants: list[Variant] = []
@@ -93,8 +93,15 @@ def _by_key(
 ) -> dict[tuple[Span, Instance | None], list[LoopReport]]:
     found: dict[tuple[Span, Instance | None], list[LoopReport]] = {}
     for report in reports:
-        found.setdefault((report.span, report.instance), []).append(report)
+        found.setdefault(_key(report), []).append(report)
     return found
+
+
+def _key(report: LoopReport) -> tuple[Span, Instance | None]:
+    """Which copy of which loop a report is: its place and the copy's values and call (not
+    which of them its messages quote, which depends on what the build made of the loop)."""
+    instance = report.instance
+    return report.span, replace(instance, shown=None) if instance is not None else None
 
 
 def _variant(alternative: Alternative, other: LoopReport | None) -> Variant:

@@ -173,3 +173,18 @@ def test_an_option_with_no_declared_value_names_the_command_line_in_the_loops_it
     assert Assumption(ARGV, ()).text == "assuming no arguments"
     assert heads.variants == ()  # (no other build is declared: none is listed)
     assert (rows.assumes, rows.variants) == ((), ())
+
+
+def test_an_option_s_numbers_are_decided_in_their_order_the_rest_of_the_command_line_kept() -> None:
+    from skewlsp.analysis.driver.variants import with_variant_verdicts
+    from skewlsp.analysis.frontend.assumed import AssumedRead
+
+    decided: list[tuple[str, ...]] = []
+
+    def again(build: Assumptions) -> list[LoopReport]:
+        decided.append(build.argv)
+        return []
+
+    read = frozenset({AssumedRead("--tp", "2", False, ("16", "4", "8"))})
+    with_variant_verdicts([], read, Assumptions.of({}, ["--dp", "4"]), again)
+    assert decided == [("--dp", "4", "--tp", "4"), ("--dp", "4", "--tp", "8"), ("--dp", "4", "--tp", "16")]
