@@ -119,11 +119,18 @@ class ModuleAssumptions:
     ``lookup`` folds)."""
 
     def __init__(
-        self, build: Build, text: str | None, lookup: Callable[[str], Folded | None]
+        self,
+        build: Build,
+        text: str | None,
+        lookup: Callable[[str], Folded | None],
+        own: bool = False,
     ) -> None:
         self.build = build
         self._text = text
         self._lookup = lookup
+        # The module analysed (not one it imports): the only one whose options are varied
+        # (``driver.variants``), so the only one they are looked for in.
+        self._own = own
 
     def environment(self, name: str, unset: Callable[[], Folded]) -> Folded:
         """The value of ``os.environ.get(name, ...)``: the build's, else ``unset()`` (the
@@ -158,7 +165,7 @@ class ModuleAssumptions:
         argv = assumptions.argv
         choices: tuple[str | None, ...] = (None,) if argv else ()
         module = None
-        if self.build.options(self._text, self._lookup).partial:
+        if self._own and self.build.options(self._text, self._lookup).partial:
             # Some option of it has no declared value: deciding the module with the command
             # line not known tells which loops it decides.
             choices, module = (*choices, ARGV_UNKNOWN), self._text
@@ -173,6 +180,8 @@ class ModuleAssumptions:
         (``TP_SIZE`` for ``--tp``): the read of that option, ``value`` what the module got
         (``2``: its default when the command line does not give it), with the other values
         the module allows; None for any other name."""
+        if not self._own:
+            return None
         declared = self.build.options(self._text, self._lookup).by_name.get(name)
         if declared is None:
             return None

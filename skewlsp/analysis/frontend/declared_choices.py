@@ -86,6 +86,8 @@ def declared_options(text: str, lookup: Callable[[str], Folded | None]) -> Decla
     argparse's ``add_argument("--tp", choices=...)``. A reader that also reads the
     environment is left out: the variable it reads stands for the option
     (``DEEPSEEK_V4_VARIANT`` or ``--variant``), and its choices are decided once."""
+    if "argv" not in text:
+        return NO_OPTIONS
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

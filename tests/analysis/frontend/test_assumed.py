@@ -120,7 +120,11 @@ BROKEN = _parse_int_argv("--bad")
 def tp_constants(build: Build) -> ModuleConstants:
     index = build_index(TP_READER)
     return ModuleConstants(
-        index.constant_sources, functions=index.function_sources, build=build, text=TP_READER
+        index.constant_sources,
+        functions=index.function_sources,
+        build=build,
+        text=TP_READER,
+        own=True,  # the module analysed: its options are build variables
     )
 
 
@@ -133,6 +137,17 @@ def test_an_argument_parser_looping_over_the_command_line_gives_its_default_with
     argv_read = AssumedRead(ARGV, (), False, (ARGV_UNKNOWN,), TP_READER)
     tp_read = AssumedRead("--tp", "2", False, (), TP_READER)
     assert reads_of(build, tp_constants(build), "ROWS") == {argv_read, tp_read}
+
+
+def test_a_module_only_imported_reads_the_command_line_but_no_option_of_it() -> None:
+    # Its options are the program's it is when run (``driver.variants``): an importer is
+    # another program, so they are not looked for there.
+    build = Build()
+    index = build_index(TP_READER)
+    imported = ModuleConstants(
+        index.constant_sources, functions=index.function_sources, build=build, text=TP_READER
+    )
+    assert reads_of(build, imported, "ROWS") == {ARGV_READ}
 
 
 def test_an_argument_parser_looping_over_the_command_line_reads_the_assumed_arguments() -> None:
