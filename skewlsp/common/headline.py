@@ -89,6 +89,21 @@ def hint_headline(hint: Finding, report: LoopReport) -> str | None:
     )
 
 
+def hint_terse(hint: Finding, report: LoopReport) -> str | None:
+    """A memory finding's line for a terminal its headline would take over
+    :data:`CONCISE_WIDTH`: the space, depths and cause (the core and the bytes are in the
+    details); None: the hint has no shorter form."""
+    found = hint.buffers
+    if found is None or hint.code not in (DEPTH_REDUCED, LEGACY_FALLBACK):
+        return None
+    if hint.code == LEGACY_FALLBACK:
+        return f"MemoryReuse fits {found.space} at no depth: it falls back to legacy packing"
+    return (
+        f"PH-MR-001: only {found.achieved} of {found.requested} stage buffers fit in "
+        f"{found.space} ({found.cause})"
+    )
+
+
 def _memory_headline(hint: Finding, report: LoopReport) -> str | None:
     """A memory finding's numbers (its space record): the message also names what takes
     the space and what would fit."""

@@ -55,3 +55,21 @@ def test_a_one_core_copy_built_once_with_short_values_keeps_them_in_its_headline
         "called from `attn` (line 40) with n = 4: not compiled: Simplify folds "
         "`if VOCAB_TAIL != 0` to false: the branch never runs"
     )
+
+
+def test_a_memory_finding_s_terse_line_leaves_the_core_and_bytes_to_the_details() -> None:
+    # pypto-lib deepseek_v4_flash_dspark/prefill_indexer_compressor.py:172: with its path,
+    # code and location the headline took the concise line to 176 characters.
+    from skewlsp.common.headline import hint_headline, hint_terse
+    from skewlsp.contract import CoreResult, Finding, SpaceBuffers
+
+    right = SpaceBuffers("Right", 32768, 2, 1, "space-pressure")
+    core = CoreResult("aic", "left", "SKW010", "no boundary crossing", memory=(right,))
+    span = Span(172, 13, 180, 1)
+    loop = LoopReport("p.py", span, span, "left", "SKW012", "left", cores=(core,))
+    hint = Finding("SKW080", "PH-MR-001: ...", Span(172, 60, 172, 67), buffers=right)
+    assert hint_headline(hint, loop) == (
+        "PH-MR-001: only 1 of 2 stage buffers fit in Right on the AIC core (space-pressure, "
+        "32768 B per stage)"
+    )
+    assert hint_terse(hint, loop) == "PH-MR-001: only 1 of 2 stage buffers fit in Right (space-pressure)"

@@ -82,9 +82,8 @@ def _choices(read: AssumedReads) -> list[tuple[Assumption, tuple[str | None, ...
         reads = sorted(by_variable[variable], key=lambda r: repr(r.value))
         first = reads[0]
         values = {value for one in reads for value in one.choices}
-        ordered: list[str | None] = sorted(
-            (v for v in values if v is not None and v != ARGV_UNKNOWN), key=_in_order
-        )
+        named = [v for v in values if v is not None and v != ARGV_UNKNOWN]
+        ordered: list[str | None] = [*sorted(named, key=_in_order)]
         if None in values:
             ordered.append(None)
         if ARGV_UNKNOWN in values:
