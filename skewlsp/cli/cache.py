@@ -40,8 +40,9 @@ CACHE_DIRNAME = ".skewlint_cache"
 # LowerPipelineToSlots sees (slot_loads); 8: keys name the code that analysed (own_code),
 # and the record of plain files names it too; 9: reports no longer carry what only the
 # lowering reads (slot_loads, slot_scope, load_time_bound: analysis/lower_pipeline/loop_facts.py);
-# 10: reports and their cores carry which copy's load is in which buffer (buffers)
-_FORMAT = "11"
+# 10: reports and their cores carry which copy's load is in which buffer (buffers);
+# 12: a copy's report carries its own text (own_message)
+_FORMAT = "12"
 
 
 def user_cache_home(environ: Mapping[str, str] | None = None) -> Path:

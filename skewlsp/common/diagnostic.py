@@ -46,8 +46,9 @@ class Diagnostic:
     # The one short line a linter prints and an editor underlines (common/headline.py);
     # None: the message is short already (a hint, a file's remark).
     short_message: str | None = None
-    # The short line without the call a helper's copy is at, for a terminal line the call
-    # would take over ``headline.CONCISE_WIDTH`` (None: it names no call).
+    # The short line without the call a helper's copy is at (or a memory finding's without
+    # its core and bytes), for a terminal line the headline would take over
+    # ``headline.CONCISE_WIDTH`` (None: it has no shorter form).
     terse_message: str | None = None
 
     @property

@@ -46,7 +46,11 @@ def headline(report: LoopReport, copies: Sequence[LoopReport] = ()) -> str:
     at depth 1, trip 2)``: where the copy is, then what the compiler does. ``copies``:
     every copy of a loop Python builds several times (``report`` the strictest)."""
     if report.instance is not None and not report.cores and report.lowering is None:
-        return report.message  # a one-core verdict's message is short, already labelled
+        # A one-core (or not compiled) copy's own text is short: the call goes in front
+        # as for any copy; a module-level ``for``'s copy is named by its values alone.
+        if report.own_message is None or not report.instance.caller:
+            return report.message
+        return f"{_where(report, copies)}: {report.own_message}"
     what = _what(report)
     where = _where(report, copies)
     return f"{where}: {what}" if where else what
@@ -56,8 +60,10 @@ def without_call(report: LoopReport) -> str | None:
     """The headline without the call a copy is at, for a terminal line it would make too
     long (the calls, and each copy's verdict, are in the details); None: the headline
     names no call."""
-    if report.instance is None or (not report.cores and report.lowering is None):
+    if report.instance is None:
         return None
+    if not report.cores and report.lowering is None:
+        return report.own_message if report.instance.caller else None
     return _what(report)
 
 
@@ -80,6 +86,21 @@ def hint_headline(hint: Finding, report: LoopReport) -> str | None:
         f"the {CORE_NAMES.get(hazard.direction, hazard.direction)} core gets tiles out of "
         f"order: the tpush at line {hazard.moved.line}{under} now follows {later} (FIFO "
         f"reordered by the skew at depth {hazard.depth})"
+    )
+
+
+def hint_terse(hint: Finding, report: LoopReport) -> str | None:
+    """A memory finding's line for a terminal its headline would take over
+    :data:`CONCISE_WIDTH`: the space, depths and cause (the core and the bytes are in the
+    details); None: the hint has no shorter form."""
+    found = hint.buffers
+    if found is None or hint.code not in (DEPTH_REDUCED, LEGACY_FALLBACK):
+        return None
+    if hint.code == LEGACY_FALLBACK:
+        return f"MemoryReuse fits {found.space} at no depth: it falls back to legacy packing"
+    return (
+        f"PH-MR-001: only {found.achieved} of {found.requested} stage buffers fit in "
+        f"{found.space} ({found.cause})"
     )
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from skewlsp.common.diagnostic import Diagnostic
-from skewlsp.common.headline import headline, hint_headline, without_call
+from skewlsp.common.headline import headline, hint_headline, hint_terse, without_call
 from skewlsp.common.select import Selection
 from skewlsp.common.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
 from skewlsp.contract import SEVERITY_RANK, UNUSED_SUPPRESSION, LoopReport, Related, Span
@@ -85,6 +85,7 @@ def flatten(
                         fix=hint.fix,
                         applicability="safe" if hint.fix is not None else None,
                         short_message=hint_headline(hint, copy),
+                        terse_message=hint_terse(hint, copy),
                     )
                 )
     return found

@@ -18,9 +18,11 @@ from typing import Literal
 
 from skewlsp.contract.assumed import (  # noqa: F401 - re-exported: the contract is one door
     ARGV,
+    ARGV_UNKNOWN,
     Assumption,
     Assumptions,
     Variant,
+    is_option,
 )
 from skewlsp.contract.codes import (  # noqa: F401 - re-exported: the contract is one door
     CODES,
@@ -400,6 +402,10 @@ class LoopReport:
     stage_value: Span | None = None  # the ``stage=`` argument's value (what a stage fix edits)
     bounds_read: tuple[Origin, ...] = ()  # the names the bounds read, where they are assigned
     instance: Instance | None = None  # set when Python builds this loop more than once
+    # A copy's own text (``message`` is its instance's label, then this): what a headline
+    # puts after the call it names its own way (None: not a copy, or a multi-core verdict
+    # whose headline is composed from ``cores``).
+    own_message: str | None = None
     # A hand-written loop's core (the one its messages belong to); None for a mixed loop.
     core: Core | None = None
     # A consumer loop (SKW020) whose peer loop on the other core skews: where its overlap

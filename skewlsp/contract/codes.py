@@ -383,7 +383,7 @@ _CODES = [
         "and all, before the skew pass. skewlsp "
         "evaluates the condition the way it evaluates configuration modules: module "
         "constants fold, and the environment and command line are the build the "
-        "configuration assumes (`environment`, `argv`, `--env`), empty by default "
+        "configuration assumes (`environment`, `argv`, `--env`, `--argv`), empty by default "
         "(`os.environ.get(\"X\")` is None, `os.environ.get(\"X\", d)` is d, no arguments); "
         "skewlint's own environment is never read. A condition it cannot evaluate "
         "(`__name__`, a call) leaves both branches analysed.",
@@ -393,8 +393,8 @@ _CODES = [
         "    class Slow:  # never defined: its loops are not compiled\n"
         "        ...",
         "Nothing to fix if the branch is meant for another configuration; to see its "
-        "verdicts, assume the build that selects it (`--env NAME=VALUE`, or `environment` "
-        "in the configuration) or change the constant.",
+        "verdicts, assume the build that selects it (`--env NAME=VALUE` or `--argv ARGS`, "
+        "or `environment` or `argv` in the configuration) or change the constant.",
     ),
     ReasonCode(
         DEPTH_REDUCED,

@@ -143,3 +143,30 @@ def test_a_preview_is_the_rewrite_of_the_assumed_build(run: Run, tree: Path) -> 
     lite = run("preview", "--env", "DUO_VARIANT=lite", target, cwd=tree).out
     assert "# prologue: produce(0), produce(1)\n" in full  # depth 2
     assert "# prologue: produce(0)\n" in lite  # depth 1
+
+
+def test_skw070_s_help_names_both_ways_to_assume_the_build_that_compiles_the_loop() -> None:
+    # A branch chosen by an environment variable, or by an option read off the command
+    # line (pypto-lib's `--tp`): the help names the option of each.
+    from skewlsp.contract import CODES
+
+    assert CODES["SKW070"].fix == (
+        "Nothing to fix if the branch is meant for another configuration; to see its "
+        "verdicts, assume the build that selects it (`--env NAME=VALUE` or `--argv ARGS`, "
+        "or `environment` or `argv` in the configuration) or change the constant."
+    )
+
+
+SHARDED = Path(__file__).resolve().parents[1] / "fixtures" / "memory" / "models" / "mem_llm"
+
+
+def test_an_option_read_off_argv_is_named_in_the_full_format_and_json_with_its_variants(
+    run: Run,
+) -> None:
+    # mem_llm/sharded.py reads `--tp` at import (2 when not given) and allows (2, 4, 8).
+    full = run("--no-cache", "--exit-zero", "--select", "ALL", str(SHARDED / "sharded.py"))
+    lines = full.out.splitlines()
+    tail = lines.index(next(line for line in lines if ":63:13: SKW070" in line))
+    details = lines[tail : tail + 12]
+    assert "  = assuming `--tp` not given: `2`" in details
+    assert any(line.startswith("  = with --tp 8: SKW012 ") for line in details)

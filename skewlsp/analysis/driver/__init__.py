@@ -146,7 +146,7 @@ def analyze_models(
 
     # The last step: a loop another build changes has its report put together again from
     # its record, with what the other builds make of it (``report.finish``).
-    builds = variant_builds([model.report for model in models], read, assumptions, again)
+    builds = variant_builds([model.report for model in models], read, assumptions, again, source)
     return [_with_builds(model, assumed) for model, assumed in zip(models, builds, strict=True)]
 
 

@@ -52,6 +52,7 @@ def module_context(
         made=state.made,
         build=build,
         text=text,
+        own=origin is None,
     )
     return constants, dsl.Aliases(index.pl_aliases, index.pipeline_names)
 

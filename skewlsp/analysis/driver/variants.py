@@ -19,10 +19,11 @@ state's ``syntactic`` facts; its values folded again), at most :data:`MAX_VARIAN
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from skewlsp.analysis.frontend.assumed import AssumedRead
 from skewlsp.analysis.report.variants import NOT_ASSUMED, Alternative, Assumed, assumed_builds
-from skewlsp.contract import Assumption, Assumptions, LoopReport
+from skewlsp.contract import ARGV, ARGV_UNKNOWN, Assumption, Assumptions, LoopReport, is_option
 
 AssumedReads = frozenset[AssumedRead]
 # Other builds a module is decided under, at most (a dict of twenty presets is decided
@@ -35,12 +36,15 @@ def variant_builds(
     read: AssumedReads,
     assumptions: Assumptions,
     again: Callable[[Assumptions], list[LoopReport]],
+    source: str | None = None,
 ) -> list[Assumed]:
     """Per loop of ``reports`` (the module's, finished), what another declared value of
     what the analysis ``read`` changes of it (``again``: the module's finished reports
-    under another build)."""
+    under another build). The command line's options are varied only where ``source``
+    (the module analysed) reads them itself."""
     alternatives: list[Alternative] = []
-    for assumed, choices in _choices(read) if assumptions.variants else ():
+    own = frozenset(one for one in read if one.module is None or one.module == source)
+    for assumed, choices in _choices(own) if assumptions.variants else ():
         for value in choices:
             if len(alternatives) == MAX_VARIANTS:
                 break
@@ -58,13 +62,32 @@ def _choices(read: AssumedReads) -> list[tuple[Assumption, tuple[str | None, ...
     for one in read:
         if one.choices:
             by_variable.setdefault(one.variable, []).append(one)
+    if any(is_option(variable) for variable in by_variable) and ARGV in by_variable:
+        # The options read off the command line are its variables: deciding it empty as
+        # well would decide one of their values again (not knowing it is another thing).
+        unknown = [
+            replace(one, choices=(ARGV_UNKNOWN,))
+            for one in by_variable.pop(ARGV)
+            if ARGV_UNKNOWN in one.choices
+        ]
+        if unknown:
+            by_variable[ARGV] = unknown
     found: list[tuple[Assumption, tuple[str | None, ...]]] = []
     for variable in sorted(by_variable):
         reads = sorted(by_variable[variable], key=lambda r: repr(r.value))
         first = reads[0]
         values = {value for one in reads for value in one.choices}
-        ordered: list[str | None] = sorted((v for v in values if v is not None), key=str)
+        named = [v for v in values if v is not None and v != ARGV_UNKNOWN]
+        ordered: list[str | None] = [*sorted(named, key=_in_order)]
         if None in values:
             ordered.append(None)
+        if ARGV_UNKNOWN in values:
+            ordered.append(ARGV_UNKNOWN)
         found.append((Assumption(variable, first.value, first.configured), tuple(ordered)))
     return found
+
+
+def _in_order(value: str) -> tuple[int, int, str]:
+    """Numbers in their order (``--tp 4`` before ``--tp 16``), then the other values."""
+    number = value.lstrip("-").isdigit()
+    return (0, int(value), "") if number else (1, 0, value)

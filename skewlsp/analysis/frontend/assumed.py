@@ -18,14 +18,20 @@ one around it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
-from skewlsp.analysis.frontend.declared_choices import ENVIRONMENT_GETTERS, declared_choices
-from skewlsp.analysis.frontend.values import Folded, Items, ProgramPath, Text
-from skewlsp.contract import ARGV, Assumptions
+from skewlsp.analysis.frontend.declared_choices import (
+    ENVIRONMENT_GETTERS,
+    NO_OPTIONS,
+    DeclaredOptions,
+    declared_choices,
+    declared_options,
+)
+from skewlsp.analysis.frontend.values import Const, Folded, Items, Opaque, ProgramPath, Text
+from skewlsp.contract import ARGV, ARGV_UNKNOWN, Assumptions
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,9 @@ class AssumedRead:
     value: str | tuple[str, ...] | None
     configured: bool
     choices: tuple[str | None, ...] = ()
+    # The text of the module whose Python read it, for a read of the command line: its
+    # options are varied only in that module's own analysis (``driver.variants``).
+    module: str | None = field(default=None, repr=False)
 
 
 class Build:
@@ -54,6 +63,9 @@ class Build:
         # The values each module (by text) declares for a variable: a module read by every
         # kernel of a batch (or a helper's module, folded again for each) is scanned once.
         self._declared: dict[tuple[str, str], tuple[str, ...]] = {}
+        # The options each module (by text) reads off the command line, by the name that
+        # holds each one's value.
+        self._options: dict[str, DeclaredOptions] = {}
 
     def declared(
         self, variable: str, text: str | None, lookup: Callable[[str], Folded | None]
@@ -67,6 +79,17 @@ class Build:
         if found is None:
             self._declared[key] = ()  # (a scan that folds a name reading it again ends here)
             found = self._declared[key] = declared_choices(variable, text, lookup)
+        return found
+
+    def options(self, text: str | None, lookup: Callable[[str], Folded | None]) -> DeclaredOptions:
+        """The options the module of ``text`` reads off the command line (none when the
+        variants are not decided, or the text is not known)."""
+        if not self.assumptions.variants or not text:
+            return NO_OPTIONS
+        found = self._options.get(text)
+        if found is None:
+            self._options[text] = NO_OPTIONS  # (a scan folding a name reading it ends here)
+            found = self._options[text] = declared_options(text, lookup)
         return found
 
     def open(self) -> int:
@@ -96,11 +119,18 @@ class ModuleAssumptions:
     ``lookup`` folds)."""
 
     def __init__(
-        self, build: Build, text: str | None, lookup: Callable[[str], Folded | None]
+        self,
+        build: Build,
+        text: str | None,
+        lookup: Callable[[str], Folded | None],
+        own: bool = False,
     ) -> None:
         self.build = build
         self._text = text
         self._lookup = lookup
+        # The module analysed (not one it imports): the only one whose options are varied
+        # (``driver.variants``), so the only one they are looked for in.
+        self._own = own
 
     def environment(self, name: str, unset: Callable[[], Folded]) -> Folded:
         """The value of ``os.environ.get(name, ...)``: the build's, else ``unset()`` (the
@@ -128,12 +158,37 @@ class ModuleAssumptions:
         self.build.note([self._read(name, value, value is not None)])
         return value is not None
 
-    def argv(self) -> Items:
-        """``sys.argv``: the program's path (not known) and the build's arguments."""
-        argv = self.build.assumptions.argv
-        self.build.note([AssumedRead(ARGV, argv, bool(argv), (None,) if argv else ())])
+    def argv(self) -> Items | Opaque:
+        """``sys.argv``: the program's path (not known) and the build's arguments (not
+        known at all in the build that finds which loops the command line decides)."""
+        assumptions = self.build.assumptions
+        argv = assumptions.argv
+        choices: tuple[str | None, ...] = (None,) if argv else ()
+        module = None
+        if self._own and self.build.options(self._text, self._lookup).partial:
+            # Some option of it has no declared value: deciding the module with the command
+            # line not known tells which loops it decides.
+            choices, module = (*choices, ARGV_UNKNOWN), self._text
+        self.build.note([AssumedRead(ARGV, argv, bool(argv), choices, module)])
+        if not assumptions.argv_known:
+            return Opaque("sys.argv", "the command line is not known")
         program = ProgramPath("sys.argv[0]", "`sys.argv[0]` is the path of the program run")
         return Items((program, *(Text(argument) for argument in argv)))
+
+    def option_read(self, name: str, value: Folded | None) -> AssumedRead | None:
+        """When the module-level ``name`` holds an option read off the command line
+        (``TP_SIZE`` for ``--tp``): the read of that option, ``value`` what the module got
+        (``2``: its default when the command line does not give it), with the other values
+        the module allows; None for any other name."""
+        if not self._own:
+            return None
+        declared = self.build.options(self._text, self._lookup).by_name.get(name)
+        if declared is None:
+            return None
+        seen = str(value.value) if isinstance(value, (Const, Text)) else None
+        given = self.build.assumptions.option(declared.option)
+        choices = tuple(c for c in declared.choices if c != seen)
+        return AssumedRead(declared.option, seen, given is not None, choices, self._text)
 
     def _read(self, name: str, seen: str | None, configured: bool) -> AssumedRead:
         declared = self.build.declared(name, self._text, self._lookup)

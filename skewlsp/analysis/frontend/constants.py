@@ -35,6 +35,7 @@ from skewlsp.analysis.frontend.values import (
 )
 from skewlsp.analysis.source import parsing
 from skewlsp.analysis.source.tree_text import MadeTrees
+from skewlsp.contract import ARGV
 
 __all__ = [
     "PYTHON_ONLY",
@@ -263,7 +264,9 @@ class ModuleConstants:
     ``build``: the build the module's Python reads (its environment and command line),
     which records each read; every value remembers the reads it came from, and charges
     whoever asks for it later with them (:mod:`.assumed`). ``text``: the module's source,
-    where the choices it declares for a variable it reads are found (None: not known).
+    where the choices it declares for a variable it reads are found (None: not known);
+    ``own``: the module is the one analysed, whose options read off the command line are
+    build variables (:mod:`.assumed`).
     """
 
     def __init__(
@@ -275,11 +278,13 @@ class ModuleConstants:
         made: MadeTrees | None = None,
         build: Build | None = None,
         text: str | None = None,
+        own: bool = False,
     ) -> None:
         self.made = made
         self._build = build if build is not None else Build()
         self._text = text
-        self.assumed = ModuleAssumptions(self._build, text, self)
+        self._own = own
+        self.assumed = ModuleAssumptions(self._build, text, self, own)
         self._from_reads: dict[str, frozenset[AssumedRead]] = {}  # the values that read some
         self._sources = sources
         self._hidden: Mapping[str, Folded] = {}
@@ -318,6 +323,7 @@ class ModuleConstants:
             self.made,
             self._build,
             self._text,
+            self._own,
         )
         inner._hidden = {**self._hidden, **hidden}
         return inner
@@ -425,6 +431,13 @@ class ModuleConstants:
             self._busy.discard(name)
             read = self._build.close(depth)
         self._cache[name] = result
+        if any(one.variable == ARGV for one in read):
+            # A name holding an option read off the command line (``TP_SIZE``, ``--tp``):
+            # the option is the build variable its readers are charged with.
+            option = self.assumed.option_read(name, result)
+            if option is not None:
+                self._build.note([option])
+                read = read | {option}
         if read:
             self._from_reads[name] = read
         return result

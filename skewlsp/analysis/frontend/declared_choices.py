@@ -1,4 +1,4 @@
-"""The values a module declares for an environment variable it reads.
+"""The values a module declares for an environment variable or an option it reads.
 
 A configuration module that picks a preset by an environment variable usually says
 which values it takes: a tuple of supported values checked at import
@@ -7,6 +7,10 @@ value (``PRESETS[VARIANT]``), or literal comparisons (``if IMPL == "separate":``
 ``os.environ.get("NO_RETIRE", "0") == "1"``). Those are the builds a kernel author may
 compile, so a verdict is decided again under each (``driver.variants``); a value the
 module never names is not guessed.
+
+An option read off the command line when the module loads is declared the same way
+(:func:`declared_options`): ``TP_SIZE = _parse_int_argv("--tp") or 2`` checked by
+``assert TP_SIZE in _TP_CHOICES``, or offered to argparse with ``choices=``.
 
 The module's text is read with the stdlib parser (a config module is read once per
 variable, not once per loop); the names a comparison quotes (``SUPPORTED_VARIANTS``)
@@ -17,8 +21,9 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
-from skewlsp.analysis.frontend.values import Folded, Items, Table, Text
+from skewlsp.analysis.frontend.values import Const, Folded, Items, Table, Text
 
 # Methods a config applies to the value it read before comparing it (``.strip().lower()``).
 _NORMALISING = frozenset({"strip", "lower", "upper", "lstrip", "rstrip", "casefold"})
@@ -48,6 +53,181 @@ def declared_choices(
         elif isinstance(node, ast.Subscript) and scan.is_subject(node.slice):
             found |= scan.keys(node.value)
     return tuple(sorted(found))
+
+
+@dataclass(frozen=True)
+class DeclaredOption:
+    """An option a module reads off the command line when it loads (``--tp``), and the
+    values it allows (``_TP_CHOICES``, as the command line spells them; none declared:
+    empty)."""
+
+    option: str
+    choices: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DeclaredOptions:
+    """The options a module reads off the command line, by the module-level name holding
+    each one's value; ``partial``: some read of it has no declared value (an option whose
+    values it never lists, or a reader whose option is not a literal)."""
+
+    by_name: dict[str, DeclaredOption]
+    partial: bool
+
+
+NO_OPTIONS = DeclaredOptions({}, partial=False)
+
+
+def declared_options(text: str, lookup: Callable[[str], Folded | None]) -> DeclaredOptions:
+    """The module-level names of ``text`` whose value is an option read off ``sys.argv``
+    by a module function (``TP_SIZE = _parse_int_argv("--tp") or 2``,
+    ``TP_SIZE = _parse_tp_argv()``), each with the option and the values the module
+    allows it: ``TP_SIZE in _TP_CHOICES`` (an ``assert``, an ``if ... not in: raise``) or
+    argparse's ``add_argument("--tp", choices=...)``. A reader that also reads the
+    environment is left out: the variable it reads stands for the option
+    (``DEEPSEEK_V4_VARIANT`` or ``--variant``), and its choices are decided once."""
+    if "argv" not in text:
+        return NO_OPTIONS
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return NO_OPTIONS
+    readers = {
+        stmt.name: stmt
+        for stmt in tree.body
+        if isinstance(stmt, ast.FunctionDef)
+        and any(_dotted(n) == ("sys", "argv") for n in ast.walk(stmt))
+        and not any(_is_environment(n) for n in ast.walk(stmt))
+    }
+    if not readers:
+        return NO_OPTIONS
+    carriers: dict[str, str] = {}
+    partial = False
+    for targets, value in _assignments(list(_module_level(tree.body))):
+        option = _option_read(value, readers) if value is not None else None
+        if option is not None and len(targets) == 1:
+            carriers[next(iter(targets))] = option
+        elif option is not None or (value is not None and _calls(value, readers)):
+            partial = True
+    declared: dict[str, set[str]] = {option: set() for option in carriers.values()}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            if isinstance(node.ops[0], (ast.In, ast.NotIn)) and isinstance(node.left, ast.Name):
+                option = carriers.get(node.left.id)
+                if option is not None:
+                    declared[option] |= _values(node.comparators[0], lookup)
+        elif isinstance(node, ast.Call) and _is_add_argument(node):
+            first = node.args[0]
+            named = first.value if isinstance(first, ast.Constant) else None
+            if isinstance(named, str) and named in declared:
+                for keyword in node.keywords:
+                    if keyword.arg == "choices":
+                        declared[named] |= _values(keyword.value, lookup)
+    found = {
+        carrier: DeclaredOption(option, _ordered(declared[option]))
+        for carrier, option in carriers.items()
+    }
+    partial = partial or any(not option.choices for option in found.values())
+    return DeclaredOptions(found, partial)
+
+
+def _calls(value: ast.expr, readers: dict[str, ast.FunctionDef]) -> bool:
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in readers
+        for n in ast.walk(value)
+    )
+
+
+def _option_read(value: ast.expr, readers: dict[str, ast.FunctionDef]) -> str | None:
+    """The option a module-level value reads through one of ``readers``: the option named
+    in the call (``_parse_int_argv("--tp")``), else the one its body names."""
+    for node in ast.walk(value):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            continue
+        reader = readers.get(node.func.id)
+        if reader is None:
+            continue
+        named = {_option(a) for a in node.args} - {None}
+        if not named and _spells_option(reader) and node.args:
+            # ``_parse_static_int("cp", 2)`` with ``flag = f"--{name}"``: the option is
+            # the name passed, dashed.
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                named = {_option(ast.Constant(f"--{first.value}"))} - {None}
+        if not named:
+            named = {_option(n) for n in ast.walk(reader)} - {None}
+        return named.pop() if len(named) == 1 else None
+    return None
+
+
+def _spells_option(reader: ast.FunctionDef) -> bool:
+    """Whether a reader builds its option from its argument (``f"--{name}"``)."""
+    return any(
+        isinstance(n, ast.JoinedStr)
+        and len(n.values) == 2
+        and isinstance(n.values[0], ast.Constant)
+        and n.values[0].value == "--"
+        and isinstance(n.values[1], ast.FormattedValue)
+        for n in ast.walk(reader)
+    )
+
+
+def _option(node: ast.AST) -> str | None:
+    """``"--tp"`` (or ``"--tp="``, as a reader tests a joined ``--tp=8``): the option."""
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        return None
+    text = node.value.removesuffix("=")
+    if not text.startswith("-") or text.strip("-") == "" or " " in text:
+        return None
+    return text
+
+
+def _is_environment(node: ast.AST) -> bool:
+    if isinstance(node, ast.Call):
+        return _dotted(node.func) in ENVIRONMENT_GETTERS
+    return isinstance(node, ast.Subscript) and _dotted(node.value) == ("os", "environ")
+
+
+def _is_add_argument(node: ast.Call) -> bool:
+    return (
+        isinstance(node.func, ast.Attribute)
+        and node.func.attr == "add_argument"
+        and bool(node.args)
+    )
+
+
+def _values(node: ast.AST, lookup: Callable[[str], Folded | None]) -> set[str]:
+    """The values a tuple, list or set of numbers or strings holds, as the command line
+    spells them: a literal, a module-level name, or ``list(NAME)`` / ``tuple(NAME)``."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("list", "tuple", "set", "sorted")
+        and len(node.args) == 1
+    ):
+        node = node.args[0]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return {
+            str(e.value)
+            for e in node.elts
+            if isinstance(e, ast.Constant)
+            and isinstance(e.value, (int, str))
+            and not isinstance(e.value, bool)
+        }
+    if isinstance(node, ast.Name):
+        folded = lookup(node.id)
+        if isinstance(folded, Items):
+            return {
+                str(v.value) for v in folded.values if isinstance(v, (Const, Text))
+            }
+    return set()
+
+
+def _ordered(values: set[str]) -> tuple[str, ...]:
+    """Numbers in their order (``2, 4, 8, 16``), other values sorted."""
+    if all(v.lstrip("-").isdigit() for v in values):
+        return tuple(sorted(values, key=int))
+    return tuple(sorted(values))
 
 
 class _Scan:

@@ -41,6 +41,7 @@ def finished_report(
     """The loop's report: ``walked`` (as its unit's walk left it) with what the stages
     across loops found of it (``said``) and what other builds make of it (``assumed``)."""
     overlap, memory = said.overlap, said.memory
+    own_words = _own_words(walked, overlap)
     composed = message(walked, overlap)
     if composed == walked.message and said == NOTHING_SAID and assumed is NOT_ASSUMED:
         return walked
@@ -57,6 +58,7 @@ def finished_report(
     return replace(
         walked,
         message=composed,
+        own_message=own_words if composed != own_words else None,
         overlap=overlap.peer,
         producer_elsewhere=overlap.producer_elsewhere,
         cores=cores,
@@ -73,9 +75,16 @@ def message(walked: LoopReport, overlap: Overlap = NO_OVERLAP) -> str:
     reported at its loop), the passes' own words (``walked.message``: the skew pass's,
     or for a copy at its call, the helper's loop named), what the lowering passes do to
     it, and where its overlap comes from."""
-    said = walked.message
+    said = _own_words(walked, overlap)
     if labelled(walked) and walked.instance is not None:
-        said = f"{walked.instance.label}: {said}"
+        return f"{walked.instance.label}: {said}"
+    return said
+
+
+def _own_words(walked: LoopReport, overlap: Overlap) -> str:
+    """The message without a copy's label: what a headline puts after the call it names
+    its own way (``LoopReport.own_message``)."""
+    said = walked.message
     if walked.lowering is not None:
         said = f"{said}; {walked.lowering.reason}"
     if overlap.peer is not None and overlap.peer_core is not None:

@@ -13,9 +13,10 @@ step hands on an :class:`Assumed` per loop, which :mod:`.finish` puts on its rep
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from skewlsp.contract import (
+    ARGV_UNKNOWN,
     NOT_COMPILED,
     Assumption,
     CoreResult,
@@ -23,6 +24,7 @@ from skewlsp.contract import (
     LoopReport,
     Span,
     Variant,
+    is_option,
 )
 
 
@@ -60,7 +62,7 @@ def assumed_builds(
     found: list[Assumed] = []
     seen: dict[tuple[Span, Instance | None], int] = {}
     for report in reports:
-        key = (report.span, report.instance)
+        key = _key(report)
         nth = seen[key] = seen.get(key, -1) + 1  # the same loop reported twice: in order
         assumes: list[Assumption] = []
         variants: list[Variant] = []
@@ -68,6 +70,12 @@ def assumed_builds(
             same_place = others.get(key, [])
             other = same_place[nth] if nth < len(same_place) else None
             if other == report:
+                continue
+            if alternative.value == ARGV_UNKNOWN:
+                # The command line not known: the loop names the one it assumed, unless an
+                # option of it already does; that build is no verdict of its own.
+                if not any(is_option(a.variable) for a in assumes):
+                    assumes.append(alternative.assumed)
                 continue
             # Anything the value changes names it (the buffers' bytes too); only another
             # verdict or finding is a variant of its own.
@@ -105,8 +113,15 @@ def _by_key(
 ) -> dict[tuple[Span, Instance | None], list[LoopReport]]:
     found: dict[tuple[Span, Instance | None], list[LoopReport]] = {}
     for report in reports:
-        found.setdefault((report.span, report.instance), []).append(report)
+        found.setdefault(_key(report), []).append(report)
     return found
+
+
+def _key(report: LoopReport) -> tuple[Span, Instance | None]:
+    """Which copy of which loop a report is: its place and the copy's values and call (not
+    which of them its messages quote, which depends on what the build made of the loop)."""
+    instance = report.instance
+    return report.span, replace(instance, shown=None) if instance is not None else None
 
 
 def _variant(alternative: Alternative, other: LoopReport | None) -> Variant:

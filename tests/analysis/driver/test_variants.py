@@ -132,3 +132,59 @@ def test_a_kernel_that_reads_nothing_of_the_build_is_decided_once(tmp_path: Path
     lint(DECODE, cache=with_config)
     lint(kernel, root=tmp_path, cache=plain)
     assert (with_config.misses, plain.misses) == (4, 2)  # two units, under one or two builds
+
+
+# A kernel whose head-tile count is an option read off the command line at import, with no
+# value the module allows declared (no tuple it is checked against, no argparse choices).
+UNDECLARED = '''\
+import sys
+
+import pypto.language as pl
+
+
+def _parse_int_argv(name, default):
+    for i, tok in enumerate(sys.argv):
+        if tok == name and i + 1 < len(sys.argv):
+            return int(sys.argv[i + 1])
+    return default
+
+
+HEAD_TILES = _parse_int_argv("--head-tiles", 4)
+
+
+@pl.jit
+def scale(x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="heads"):
+        for hb in pl.pipeline(HEAD_TILES, stage=2):
+            r0 = hb * 16
+            out[r0 : r0 + 16, 0:64] = pl.exp(x[r0 : r0 + 16, 0:64])
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="rows"):
+        for rb in pl.pipeline(4, stage=2):
+            r0 = rb * 16
+            out[r0 : r0 + 16, 0:64] = pl.mul(x[r0 : r0 + 16, 0:64], 2.0)
+    return out
+'''
+
+
+def test_an_option_with_no_declared_value_names_the_command_line_in_the_loops_it_decides() -> None:
+    reports = {r.span.line: r for r in analyse(UNDECLARED, "heads.py")}
+    heads, rows = reports[19], reports[23]
+    assert heads.assumes == (Assumption(ARGV, ()),)
+    assert Assumption(ARGV, ()).text == "assuming no arguments"
+    assert heads.variants == ()  # (no other build is declared: none is listed)
+    assert (rows.assumes, rows.variants) == ((), ())
+
+
+def test_an_option_s_numbers_are_decided_in_their_order_the_rest_of_the_command_line_kept() -> None:
+    from skewlsp.analysis.driver.variants import variant_builds
+    from skewlsp.analysis.frontend.assumed import AssumedRead
+
+    decided: list[tuple[str, ...]] = []
+
+    def again(build: Assumptions) -> list[LoopReport]:
+        decided.append(build.argv)
+        return []
+
+    read = frozenset({AssumedRead("--tp", "2", False, ("16", "4", "8"))})
+    variant_builds([], read, Assumptions.of({}, ["--dp", "4"]), again)
+    assert decided == [("--dp", "4", "--tp", "4"), ("--dp", "4", "--tp", "8"), ("--dp", "4", "--tp", "16")]

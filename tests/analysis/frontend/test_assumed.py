@@ -13,7 +13,7 @@ import pytest
 from skewlsp.analysis.frontend.assumed import AssumedRead, Build
 from skewlsp.analysis.frontend.constants import Const, ModuleConstants, Opaque, Text
 from skewlsp.analysis.frontend.source_index import build_index
-from skewlsp.contract import ARGV, Assumptions
+from skewlsp.contract import ARGV, ARGV_UNKNOWN, Assumptions
 from tests.analysis.frontend.test_loadtime import CONFIG
 
 ARGV_READ = AssumedRead(ARGV, (), False, ())
@@ -120,7 +120,11 @@ BROKEN = _parse_int_argv("--bad")
 def tp_constants(build: Build) -> ModuleConstants:
     index = build_index(TP_READER)
     return ModuleConstants(
-        index.constant_sources, functions=index.function_sources, build=build, text=TP_READER
+        index.constant_sources,
+        functions=index.function_sources,
+        build=build,
+        text=TP_READER,
+        own=True,  # the module analysed: its options are build variables
     )
 
 
@@ -128,7 +132,22 @@ def test_an_argument_parser_looping_over_the_command_line_gives_its_default_with
     build = Build()
     values = tp_constants(build)
     assert (values("TP_SIZE"), values("DP_SIZE"), values("ROWS")) == (Const(2), Const(1), Const(32))
-    assert reads_of(build, tp_constants(build), "ROWS") == {ARGV_READ}
+    # The command line read (with no value declared for `--tp`, the module is decided with
+    # it not known too), and the option the name holds.
+    argv_read = AssumedRead(ARGV, (), False, (ARGV_UNKNOWN,), TP_READER)
+    tp_read = AssumedRead("--tp", "2", False, (), TP_READER)
+    assert reads_of(build, tp_constants(build), "ROWS") == {argv_read, tp_read}
+
+
+def test_a_module_only_imported_reads_the_command_line_but_no_option_of_it() -> None:
+    # Its options are the program's it is when run (``driver.variants``): an importer is
+    # another program, so they are not looked for there.
+    build = Build()
+    index = build_index(TP_READER)
+    imported = ModuleConstants(
+        index.constant_sources, functions=index.function_sources, build=build, text=TP_READER
+    )
+    assert reads_of(build, imported, "ROWS") == {ARGV_READ}
 
 
 def test_an_argument_parser_looping_over_the_command_line_reads_the_assumed_arguments() -> None:

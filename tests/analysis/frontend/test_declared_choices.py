@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from skewlsp.analysis.frontend.constants import ModuleConstants
-from skewlsp.analysis.frontend.declared_choices import declared_choices
+from skewlsp.analysis.frontend.declared_choices import (
+    DeclaredOptions,
+    declared_choices,
+    declared_options,
+)
 from skewlsp.analysis.frontend.source_index import build_index
 
 
@@ -77,3 +81,155 @@ if OTHER == "z" or TOKEN == "--variant":
 
 def test_a_module_that_does_not_parse_declares_nothing() -> None:
     assert choices("MODE", "MODE = os.environ.get('MODE'\n") == ()
+
+
+def scanned(text: str) -> DeclaredOptions:
+    index = build_index(text)
+    module = ModuleConstants(
+        index.constant_sources, classes=index.class_sources, functions=index.function_sources
+    )
+    return declared_options(text, module)
+
+
+def options(text: str) -> dict[str, tuple[str, tuple[str, ...]]]:
+    return {
+        carrier: (found.option, found.choices) for carrier, found in scanned(text).by_name.items()
+    }
+
+
+# pypto-lib's deepseek_v4_pro/lm_head.py (lines 45-107, 629): two options read off the
+# command line at import, each checked against a tuple of allowed sizes, one also offered
+# to argparse when the file runs as a program.
+LM_HEAD = """\
+import sys
+
+_TP_CHOICES = (2, 4, 8, 16)
+_DP_CHOICES = (2, 4, 8, 16)
+_TP_DEFAULT = 2
+
+
+def _parse_int_argv(name, default=None):
+    for i, tok in enumerate(sys.argv):
+        if tok == name and i + 1 < len(sys.argv):
+            return int(sys.argv[i + 1])
+        if tok.startswith(f"{name}="):
+            return int(tok.split("=", 1)[1])
+    return default
+
+
+TP_SIZE: int = _parse_int_argv("--tp") or _TP_DEFAULT
+DP_SIZE: int = _parse_int_argv("--dp") or TP_SIZE
+READBACK = _parse_int_argv("--readback-tile", 16)
+VOCAB_PER_TP = 129280 // TP_SIZE
+
+assert TP_SIZE in _TP_CHOICES, f"--tp must be one of {_TP_CHOICES} (got {TP_SIZE})"
+assert DP_SIZE in _DP_CHOICES, f"--dp must be one of {_DP_CHOICES} (got {DP_SIZE})"
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tp", type=int, default=TP_SIZE, choices=list(_TP_CHOICES))
+"""
+
+
+def test_an_option_read_off_argv_and_checked_against_a_tuple_declares_its_values() -> None:
+    assert options(LM_HEAD) == {
+        "TP_SIZE": ("--tp", ("2", "4", "8", "16")),
+        "DP_SIZE": ("--dp", ("2", "4", "8", "16")),
+        "READBACK": ("--readback-tile", ()),  # read, but no value declared
+    }
+    assert scanned(LM_HEAD).partial  # (READBACK's)
+
+
+def test_a_reader_without_arguments_names_its_option_in_its_body_and_raise_declares() -> None:
+    # deepseek_v4_flash_dspark/decode_csa.py:20-35; the choices only argparse names.
+    text = """\
+import sys
+
+_TP_CHOICES = (1, 2, 4)
+_EP_CHOICES = [2, 8]
+
+
+def _parse_tp_argv():
+    for index, arg in enumerate(sys.argv):
+        if arg == "--tp" and index + 1 < len(sys.argv):
+            return int(sys.argv[index + 1])
+        if arg.startswith("--tp="):
+            return int(arg.split("=", 1)[1])
+    return 2
+
+
+def _parse_ep_argv():
+    for index, arg in enumerate(sys.argv):
+        if arg == "--ep" and index + 1 < len(sys.argv):
+            return int(sys.argv[index + 1])
+    return 2
+
+
+TP_SIZE = _parse_tp_argv()
+if TP_SIZE not in _TP_CHOICES:
+    raise ValueError(f"--tp must be one of {_TP_CHOICES} (got {TP_SIZE})")
+EP = _parse_ep_argv()
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ep", type=int, default=EP, choices=_EP_CHOICES)
+"""
+    assert options(text) == {"TP_SIZE": ("--tp", ("1", "2", "4")), "EP": ("--ep", ("2", "8"))}
+    assert not scanned(text).partial
+
+
+def test_a_reader_that_dashes_the_name_it_is_passed_reads_that_option() -> None:
+    # deepseek_v4_flash_mtp/prefill_cp_zigzag.py: `flag = f"--{name}"`; a bare flag read
+    # by a reader of a name the module never limits leaves the scan partial.
+    text = """import sys
+
+CP_CHOICES = (2, 4, 8)
+
+
+def _parse_static_int(name, default):
+    flag = f"--{name}"
+    for i, token in enumerate(sys.argv):
+        if token == flag and i + 1 < len(sys.argv):
+            return int(sys.argv[i + 1])
+    return default
+
+
+CP_SIZE = _parse_static_int("cp", 2)
+LAYERS = _parse_static_int("num-layers", 6)
+assert CP_SIZE in CP_CHOICES
+"""
+    found = scanned(text)
+    assert {k: (v.option, v.choices) for k, v in found.by_name.items()} == {
+        "CP_SIZE": ("--cp", ("2", "4", "8")),
+        "LAYERS": ("--num-layers", ()),
+    }
+    assert found.partial
+
+
+def test_an_option_the_environment_also_picks_is_that_variable_s_not_another() -> None:
+    # deepseek_v4_pro/config.py: `--variant` or DEEPSEEK_V4_VARIANT picks the preset, and
+    # the environment variable's choices already decide it (it is not decided twice).
+    text = """\
+import os
+import sys
+
+SUPPORTED_VARIANTS = ("pro", "flash")
+
+
+def _consume_variant_argv():
+    selected = os.environ.get("DEEPSEEK_V4_VARIANT", "pro")
+    for token in sys.argv:
+        if token.startswith("--variant="):
+            selected = token.split("=", 1)[1]
+    return selected.strip().lower()
+
+
+ACTIVE_VARIANT = _consume_variant_argv()
+if ACTIVE_VARIANT not in SUPPORTED_VARIANTS:
+    raise ValueError(ACTIVE_VARIANT)
+"""
+    assert options(text) == {}

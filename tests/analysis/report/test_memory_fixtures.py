@@ -199,7 +199,7 @@ def test_a_shard_sized_by_an_option_read_at_import_is_predicted_under_the_assume
     # sharded.py, compiled as the check compiles a file (no arguments: `--tp` falls back to
     # 2). The compiler: PH-MR-001 Right 1 of 2 (32768 B per stage, 65536 B free,
     # space-pressure) for the loop at 52; Left keeps both 4096 B stages; the tail loop at
-    # 63 is not in the IR (Simplify folds `if VOCAB_TAIL != 0`: 512 % 256 is 0).
+    # 63 is not in the IR (Simplify folds `if VOCAB_TAIL != 0`: 1280 % 256 is 0).
     items = lint(run, "sharded.py")
     loop, (hint,) = at(items, 52)
     tail, at_tail = at(items, 63)
@@ -212,17 +212,51 @@ def test_a_shard_sized_by_an_option_read_at_import_is_predicted_under_the_assume
     assert (tail["code"], tail["verdict"], at_tail) == ("SKW070", "not_compiled", [])
 
 
+def test_each_shard_count_the_module_allows_is_a_build_the_loops_it_decides_list(
+    run: Run,
+) -> None:
+    # sharded.py allows `--tp` in (2, 4, 8) (`assert TP_SIZE in _TP_CHOICES`); without
+    # arguments (2) the tail loop at 63 is not compiled. The compiler on copies whose
+    # default is 4 and 8 (640 and 320 vocabulary rows a rank, which the 256-row tile does
+    # not divide): the tail branch stays, both loops agree with skewlint's replicated
+    # verdict, and every PH-MR-001 is predicted (at 4: Right 1 of 2 at each loop; at 8:
+    # Left and Right 1 of 2 at each, the tail's Left 32768 B, Right 16384 B per stage).
+    items = lint(run, "sharded.py")
+    loop, _ = at(items, 52)
+    tail, _ = at(items, 63)
+    assert (tail["code"], tail["assumes"]) == ("SKW070", {"--tp": "2"})
+    assert [(v["environment"], v["verdict"], v["code"]) for v in tail["variants"]] == [
+        ({"--tp": "4"}, "left", "SKW012"),
+        ({"--tp": "8"}, "left", "SKW012"),
+    ]
+    assert "main loop 1..7 step 2 (3 iterations)" in tail["variants"][1]["message"]
+    # The loop at 52 keeps its verdict; its memory findings change (at 8 Left is 1 of 2
+    # too; at 4 the tail loop shares Right), so each build is listed.
+    assert (loop["code"], loop["assumes"]) == ("SKW012", {"--tp": "2"})
+    assert [(v["environment"], v["code"]) for v in loop["variants"]] == [
+        ({"--tp": "4"}, "SKW012"),
+        ({"--tp": "8"}, "SKW012"),
+    ]
+
+
 def test_another_shard_count_on_the_command_line_is_the_build_the_verdict_names(
     run: Run,
 ) -> None:
-    # --tp 8 (not compiled by the check, which runs a file without arguments): 128
-    # vocabulary rows per rank, which the 256-row tile does not divide, so the tail branch
-    # stays; the verdict names the command line it assumed, and what it is without one.
+    # --tp 8 on the command line: the tail branch stays; the verdict names the option it
+    # assumed, and lists what each other allowed count gives (2: no tail; 4: a tail whose
+    # loop gets only Right's finding).
     items = lint(run, "sharded.py", "--argv=--tp 8")
-    tail, _ = at(items, 63)
-    assert (tail["verdict"], tail["assumes"]) == ("left", {"sys.argv": ["--tp", "8"]})
+    tail, found = at(items, 63)
+    assert (tail["verdict"], tail["assumes"]) == ("left", {"--tp": "8"})
+    assert sorted(f["headline"] for f in found) == [
+        "PH-MR-001: only 1 of 2 stage buffers fit in Left on the AIC core (space-pressure, "
+        "32768 B per stage)",
+        "PH-MR-001: only 1 of 2 stage buffers fit in Right on the AIC core (space-pressure, "
+        "16384 B per stage)",
+    ]
     assert [(v["environment"], v["code"]) for v in tail["variants"]] == [
-        ({"sys.argv": None}, "SKW070")
+        ({"--tp": "2"}, "SKW070"),
+        ({"--tp": "4"}, "SKW012"),
     ]
 
 

@@ -82,3 +82,16 @@ def test_buffers_that_differ_only_in_bytes_name_the_value_but_are_not_another_ve
     slot_bound = (Finding("SKW080", "PH-MR-001: ...", Span(10, 30, 10, 37)),)
     found = with_variants([split(32768)], [Alternative(ASSUMED, "slow", [split(98304, slot_bound)])])
     assert [v.variable for v in found[0].variants] == ["MODE"]
+
+
+def test_a_copy_is_the_same_copy_whichever_of_its_bindings_the_other_build_quotes() -> None:
+    # pypto-lib deepseek_v4_pro/lm_head.py:211 at its call at line 327: not compiled at
+    # --tp 2 (no binding chosen to quote), replicated at --tp 4 (none of them quoted): the
+    # same copy, so its variant is the replicated verdict, not "not built".
+    call = Span(327, 5, 331, 6)
+    windows = (("hidden_window", "hidden_window"),)
+    skipped = report(211, NOT_COMPILED, instance=Instance(windows, "lm_head_test", call))
+    built = report(211, "SKW012", instance=Instance(windows, "lm_head_test", call, shown=()))
+    found = with_variants([skipped], [Alternative(Assumption("--tp", "2"), "4", [built])])
+    [variant] = found[0].variants
+    assert (variant.label, variant.code, variant.message) == ("--tp 4", "SKW012", "SKW012 at 211")
