@@ -60,7 +60,7 @@ from skewlsp.analysis.lower_pipeline.slot_loads import statement_loads
 from skewlsp.analysis.memory.init_memref import allocation_bytes
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, ReuseTile
 from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_places, scope_matmuls
-from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite
+from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite, ScopeMatmuls
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Fold, LoopSurroundings, Tensor
 from skewlsp.analysis.passes.l0_tile_chooser import L0TileConfig, choose_l0_tile
 from skewlsp.contract import Lowering
@@ -461,13 +461,17 @@ def _skew_groups_last(tiles: L0Tiles) -> L0Tiles:
     return L0Tiles(moved, tuple(tiles.groups[old] for old in order), tiles.tilings)
 
 
-def cube_scope(around: LoopSurroundings, fold: Fold) -> CubeScope:
+def cube_scope(
+    around: LoopSurroundings, fold: Fold, found: ScopeMatmuls | None = None
+) -> CubeScope:
     """The scope's cube ops, and the matmuls outside its pipeline loops with the loads
     their operands are (read once per scope): what :func:`l0_tiles` lays out
-    besides a pipeline loop's own matmuls."""
+    besides a pipeline loop's own matmuls. ``found``: the scope's
+    :func:`~skewlsp.analysis.passes.auto_tile_matmul_l0.scope_matmuls`, when the caller
+    keeps them (they are read off the tree alone)."""
     if around.opened_by is None:
         return CubeScope(around.scope)
-    found = scope_matmuls(around.opened_by)
+    found = found if found is not None else scope_matmuls(around.opened_by)
     scope = CubeScope(around.scope, found.cube_ops, found.opaque, (), found.unknown)
     scope = replace(scope, pipeline_loops=found.pipeline_loops)
     if found.unknown is not None or found.opaque is not None or not found.sites:

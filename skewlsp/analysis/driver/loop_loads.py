@@ -1,0 +1,129 @@
+"""What the lowering and memory passes read of one loop's body, worked out where the
+walk decides the loop: the loads LowerPipelineToSlots (27) will see, as
+ConvertTensorToTileOps (10) makes them; the matmuls AutoTileMatmulL0 (15) tiles, of the
+body and of the scope around it; and the Vec tiles of that scope, for the function
+stage (:mod:`.function_stage`).
+
+A loop is decided once per copy the analysis makes of it (each ``pl.unroll`` copy, an
+inline helper's copy at each call, the module decided again under another build:
+``driver.variants``). What is read off the trees alone is the same in every copy, so it
+is made once per function, scope or loop and kept in the analysis's ``syntactic``
+facts (:meth:`~skewlsp.analysis.frontend.state.AnalysisState.syntactic_fact`): the
+tensors in scope at each loop of a function, the matmuls of a body and of a scope, and
+how a body uses its names. What depends on a folded value (a load's extents, a tile's
+shape) is worked out for each copy. What the kept facts save: benchmarks/README.md,
+"Cache layers".
+
+Apart from :mod:`.loop_decision` because that module is the per-loop pass list; this is
+what one step of it reads of the function around the loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+import libcst as cst
+
+from skewlsp.analysis.frontend.names import body_statements
+from skewlsp.analysis.frontend.state import AnalysisState
+from skewlsp.analysis.lower_pipeline.loop_facts import CubeScope, LoopFacts
+from skewlsp.analysis.lower_pipeline.slot_loads import body_uses, computed_loads, slot_loads
+from skewlsp.analysis.memory.l0_tiles import body_operands, cube_scope
+from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_matmuls, scope_matmuls
+from skewlsp.analysis.passes.body import BodyContext
+from skewlsp.analysis.passes.convert_tensor_to_tile_ops import LoopSurroundings, surroundings
+from skewlsp.analysis.passes.op_conversion import scope_tiles_at
+from skewlsp.contract import LoopReport, Span
+
+
+class LoopLoads:
+    """The loads, matmuls and scope tiles of the loops of one unit's walk.
+
+    ``surroundings`` and ``cube_scopes`` keep, for the walk, what its loops of one
+    function share (looked up before the analysis's kept facts: no key is built for
+    them); the cube scope is folded as the first loop of the scope asking for it folds.
+    """
+
+    def __init__(self, state: AnalysisState) -> None:
+        self.state = state
+        self.surroundings: dict[tuple[int, bool], dict[int, LoopSurroundings]] = {}
+        self.cube_scopes: dict[tuple[int, bool, int], CubeScope] = {}
+
+    def of_loop(
+        self,
+        facts: LoopFacts,
+        report: LoopReport,
+        loop: cst.For,
+        ctx: BodyContext,
+        where: tuple[cst.FunctionDef | None, bool],
+        span_of: Callable[[cst.CSTNode], Span],
+    ) -> LoopFacts:
+        """``facts`` with the body's loads as LowerPipelineToSlots sees them (the tensors
+        in scope, ConvertTensorToTileOps', read off the function holding the loop).
+        ``where``: that function (None: none) and whether its body is already InCore."""
+        fn, function_incore = where
+        lowered = report.verdict == "left" or any(c.verdict == "left" for c in report.cores)
+        if fn is None:
+            return facts
+        key = (id(fn), function_incore)
+        loops = self.surroundings.get(key)
+        if loops is None:
+            loops = self.surroundings[key] = self.state.syntactic_fact(
+                (surroundings, fn, key[1]), lambda: surroundings(fn, key[1], self.state.made)
+            )
+        around = loops.get(id(loop))
+        if around is None:
+            return facts
+        if not around.tile_ops:  # a Spmd function at tensor level: no loads, no tile matmuls
+            return replace(facts, slot_loads=(), slot_scope=around.scope) if lowered else facts
+        # 15 AutoTileMatmulL0: the matmuls it tiles, of the body and of the scope (read
+        # once per scope, and only for a loop holding one)
+        matmuls = self.state.syntactic_fact((body_matmuls, loop), lambda: body_matmuls(loop))
+        scope = CubeScope(around.scope)
+        if matmuls.sites or matmuls.unknown:
+            scope = self.cube_scopes.get((*key, around.scope)) or self._cube_scope(around, ctx)
+            self.cube_scopes[(*key, around.scope)] = scope
+        facts = replace(facts, matmuls=matmuls, scope_matmuls=scope)
+        if not lowered and (facts.skew is None or not matmuls.sites):
+            return facts
+        uses = self.state.syntactic_fact(
+            (body_uses, loop, frozenset(around.tensors)),
+            lambda: body_uses(body_statements(loop.body), around.tensors),
+        )
+        loads = slot_loads(loop, around.tensors, ctx.fold, uses)
+        if not lowered and facts.skew is not None:
+            # a skewed cube copy's matmuls read the body's loads in every clone
+            opened = around.opened_by
+            scope_of = (opened, ctx.fold) if opened is not None else None
+            made = computed_loads(loop, matmuls, loads, scope_of, around.tensors)
+            skew = replace(facts.skew, computed=made)
+            return replace(facts, slot_loads=loads, slot_scope=around.scope, skew=skew)
+        # 10 ConvertTensorToTileOps' Vec tiles of the whole scope, folded as this loop's
+        # extents are (a helper's copies at two calls fold them apart)
+        # (a function's own body is a scope only when the function is an InCore one)
+        opened_by = around.opened_by if around.scope or function_incore else None
+        tiles = scope_tiles_at(opened_by, around.tensors, ctx.fold, span_of)
+        span = span_of(loop)
+        at = next((n for n, found in enumerate(tiles.loops) if found.span == span), -1)
+        operands = None
+        if matmuls.sites:  # (15's operands, for the L0 tiles)
+            operands = body_operands(loop, matmuls, around.tensors, ctx.fold, loads)
+        return replace(
+            facts,
+            slot_loads=loads,
+            slot_scope=around.scope,
+            scope_tiles=tiles,
+            scope_loop=at,
+            matmul_operands=operands,
+        )
+
+    def _cube_scope(self, around: LoopSurroundings, ctx: BodyContext) -> CubeScope:
+        """:func:`.l0_tiles.cube_scope`, the scope's matmuls read off its tree once."""
+        opened = around.opened_by
+        found = None
+        if opened is not None:
+            found = self.state.syntactic_fact(
+                (scope_matmuls, opened), lambda: scope_matmuls(opened)
+            )
+        return cube_scope(around, ctx.fold, found)
