@@ -150,6 +150,7 @@ class LoopDecisions:
         self.outside: dict[tuple[int, bool], OutsideSides] = {}
         self.deciding_copy = 0  # >0 while a pl.unroll copy other than the first is decided
         # Per function and whether its body is InCore: the tensors in scope at each loop.
+        self.body_checks: dict[int, BodyChecks] = {}  # per loop
         self.loads = LoopLoads(state)  # what the lowering and memory passes read of each
 
     @property
@@ -303,11 +304,11 @@ class LoopDecisions:
         overflow = check_int64(LoopHeader(stage, start, stop, step, iter_names, ()))
         if overflow:
             errors.append(overflow)
-        fn_around = self.functions[-1] if self.functions else None
-        checks = self.state.syntactic_fact(  # (a helper's loops: once for all its calls)
-            (check_body, loop, self.aliases, fn_around),
-            lambda: check_body(loop, self.aliases, fn_around, self.made),
-        )
+        checks = self.body_checks.get(id(loop))
+        if checks is None:  # (a helper's loops are decided again at each of its calls)
+            fn_around = self.functions[-1] if self.functions else None
+            checks = check_body(loop, self.aliases, fn_around, self.made)
+            self.body_checks[id(loop)] = checks
         errors.extend(checks.errors)
         ranges = {e.var: e.interval for e in enclosing if e.interval is not None}
         if isinstance(start, Const) and isinstance(stop, Const) and stop.value > start.value:

@@ -20,20 +20,26 @@ what one step of it reads of the function around the loop.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
+from skewlsp.analysis.frontend.constants import Folder
 from skewlsp.analysis.frontend.names import body_statements
 from skewlsp.analysis.frontend.state import AnalysisState
+from skewlsp.analysis.frontend.values import PYTHON_ONLY, Folded
 from skewlsp.analysis.lower_pipeline.loop_facts import CubeScope, LoopFacts
 from skewlsp.analysis.lower_pipeline.slot_loads import body_uses, computed_loads, slot_loads
 from skewlsp.analysis.memory.l0_tiles import body_operands, cube_scope
 from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_matmuls, scope_matmuls
 from skewlsp.analysis.passes.body import BodyContext
-from skewlsp.analysis.passes.convert_tensor_to_tile_ops import LoopSurroundings, surroundings
-from skewlsp.analysis.passes.op_conversion import scope_tiles_at
+from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
+    LoopSurroundings,
+    Tensor,
+    surroundings,
+)
+from skewlsp.analysis.passes.op_conversion import ScopeTiles, scope_tiles_at
 from skewlsp.contract import LoopReport, Span
 
 
@@ -43,12 +49,16 @@ class LoopLoads:
     ``surroundings`` and ``cube_scopes`` keep, for the walk, what its loops of one
     function share (looked up before the analysis's kept facts: no key is built for
     them); the cube scope is folded as the first loop of the scope asking for it folds.
+    ``scope_tiles`` keeps each scope's Vec tiles as each folding of it gave them (the
+    spans in them are this walk's: it is not kept longer).
     """
 
     def __init__(self, state: AnalysisState) -> None:
         self.state = state
         self.surroundings: dict[tuple[int, bool], dict[int, LoopSurroundings]] = {}
         self.cube_scopes: dict[tuple[int, bool, int], CubeScope] = {}
+        # Per statement opening a scope: its Vec tiles as each folding of it gave them.
+        self.scope_tiles: dict[cst.CSTNode | None, list[_FoldedTiles]] = {}
 
     def of_loop(
         self,
@@ -103,7 +113,7 @@ class LoopLoads:
         # extents are (a helper's copies at two calls fold them apart)
         # (a function's own body is a scope only when the function is an InCore one)
         opened_by = around.opened_by if around.scope or function_incore else None
-        tiles = scope_tiles_at(opened_by, around.tensors, ctx.fold, span_of)
+        tiles = self._scope_tiles(opened_by, around, ctx, span_of)
         span = span_of(loop)
         at = next((n for n, found in enumerate(tiles.loops) if found.span == span), -1)
         operands = None
@@ -118,6 +128,39 @@ class LoopLoads:
             matmul_operands=operands,
         )
 
+    def _scope_tiles(
+        self,
+        opened_by: cst.CSTNode | None,
+        around: LoopSurroundings,
+        ctx: BodyContext,
+        span_of: Callable[[cst.CSTNode], Span],
+    ) -> ScopeTiles:
+        """:func:`.op_conversion.scope_tiles_at` of the scope ``opened_by`` opens, folded
+        as this loop's extents are, made again only when the folding would differ.
+
+        A folding is decided by the answers its names get: when the names an earlier
+        loop's folding of the scope asked (the scope's other loops, a helper's copy at
+        another call) get the same answers again, asked in the same order, the folding
+        would go the same way and give the same tiles (and charge the build with the
+        same reads, since every name asked again is one it asks)."""
+        kept = self.scope_tiles.setdefault(opened_by, [])
+        for folded in kept:
+            if folded.tensors == around.tensors and all(
+                _same(ctx.resolve(name), answer) for name, answer in folded.asked
+            ):
+                return folded.tiles
+        asked: list[tuple[str, Folded | None]] = []
+
+        def resolve(name: str) -> Folded | None:
+            found = ctx.resolve(name)
+            asked.append((name, found))
+            return found
+
+        fold = Folder(resolve, ctx.made).fold
+        tiles = scope_tiles_at(opened_by, around.tensors, fold, span_of)
+        kept.append(_FoldedTiles(tuple(asked), around.tensors, tiles))
+        return tiles
+
     def _cube_scope(self, around: LoopSurroundings, ctx: BodyContext) -> CubeScope:
         """:func:`.l0_tiles.cube_scope`, the scope's matmuls read off its tree once."""
         opened = around.opened_by
@@ -127,3 +170,24 @@ class LoopLoads:
                 (scope_matmuls, opened), lambda: scope_matmuls(opened)
             )
         return cube_scope(around, ctx.fold, found)
+
+
+@dataclass(frozen=True)
+class _FoldedTiles:
+    """A scope's tiles as one folding gave them: the names it asked, in order, with their
+    answers, and the tensors in scope it read."""
+
+    asked: tuple[tuple[str, Folded | None], ...]
+    tensors: Mapping[str, Tensor]
+    tiles: ScopeTiles
+
+
+def _same(found: Folded | None, answer: Folded | None) -> bool:
+    """Whether a name's answer folds as an earlier one did: a number or a reason by
+    equality; a value only Python builds (a config record, a table) only when it is the
+    same object (a record's equality leaves out the module its fields are folded in)."""
+    if type(found) is not type(answer):
+        return False
+    if isinstance(found, PYTHON_ONLY):
+        return found is answer
+    return found == answer

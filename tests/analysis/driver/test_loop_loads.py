@@ -63,3 +63,58 @@ def test_each_copy_folds_its_loads_and_the_tree_is_read_once_for_all() -> None:
     assert small.matmuls is large.matmuls  # AutoTileMatmulL0's sites: read off the tree once
     read = sorted(key[0].__name__ for key in state.syntactic)  # type: ignore[index]
     assert read == ["body_matmuls", "body_uses", "scope_matmuls", "surroundings"]
+
+
+TWO_LOOPS = """\
+import pypto.language as pl
+
+
+@pl.function(type=pl.FunctionType.InCore)
+def scale(a: pl.Tensor[[1024, 256], pl.FP32], out: pl.Tensor[[1024, 256], pl.FP32]):
+    for i in pl.pipeline(0, 1024, ROWS, stage=2):
+        x = a[i:i + ROWS, 0:256]
+        y = pl.exp(x)
+        out[i:i + ROWS, 0:256] = y
+    for j in pl.pipeline(0, 1024, ROWS, stage=2):
+        u = a[j:j + ROWS, 0:256]
+        v = pl.exp(u)
+        out[j:j + ROWS, 0:256] = v
+"""
+
+
+def test_the_loops_of_a_scope_share_its_tiles_where_their_folding_agrees() -> None:
+    module = cst.parse_module(TWO_LOOPS)
+    fn = module.body[1]
+    assert isinstance(fn, cst.FunctionDef)
+    first, second = fn.body.body
+    assert isinstance(first, cst.For) and isinstance(second, cst.For)
+    spans = {id(first): Span(6, 5, 9, 35), id(second): Span(10, 5, 13, 35)}
+    loads = LoopLoads(AnalysisState())
+
+    def facts(loop: cst.For, rows: int) -> LoopFacts:
+        at = spans[id(loop)]
+        report = LoopReport(None, at, at, "left", "SKW011", "left as a pipeline loop")
+        ctx = BodyContext(
+            lambda name: Const(rows) if name == "ROWS" else None,
+            {},
+            dsl.Aliases(frozenset({"pl"}), frozenset()),
+            lambda node, ctx: None,
+            None,
+        )
+        return loads.of_loop(NO_FACTS, report, loop, ctx, (fn, True), lambda n: spans[id(n)])
+
+    one, two, wider = facts(first, 64), facts(second, 64), facts(first, 128)
+    assert one.scope_tiles is not None and wider.scope_tiles is not None
+    assert one.scope_tiles is two.scope_tiles  # the same answers: converted once
+    assert (one.scope_loop, two.scope_loop) == (0, 1)
+    # ConvertTensorToTileOps' tiles: each loop's load and its exp, [ROWS, 256] FP32
+    assert [(op.out, op.shape) for op in one.scope_tiles.ops if op.out] == [
+        ("x", ((64, 256), "FP32")),
+        ("y", ((64, 256), "FP32")),
+        ("u", ((64, 256), "FP32")),
+        ("v", ((64, 256), "FP32")),
+    ]
+    assert [(op.out, op.shape) for op in wider.scope_tiles.ops if op.out][0] == (
+        "x",
+        ((128, 256), "FP32"),
+    )
