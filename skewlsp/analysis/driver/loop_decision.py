@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from skewlsp.analysis.driver.core_passes import OutlinedFunction, split_and_skew
+from skewlsp.analysis.driver.loop_loads import LoopLoads
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import Assigned, Const
 from skewlsp.analysis.frontend.dsl_checks import BodyChecks, check_body
@@ -35,14 +36,9 @@ from skewlsp.analysis.frontend.scope import EnclosingLoop, FunctionScope
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import Interval, Opaque
-from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, CubeScope, LoopFacts, SkewClones
-from skewlsp.analysis.lower_pipeline.slot_loads import computed_loads, slot_loads
+from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, LoopFacts, SkewClones
 from skewlsp.analysis.memory.core_function import CoreFunction
-from skewlsp.analysis.memory.l0_tiles import body_operands, cube_scope
-from skewlsp.analysis.memory.mat_tiles import ScopeMat, scope_mat
-from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_matmuls
 from skewlsp.analysis.passes.body import Body, BodyContext, InnerSkew, Splicer, Stmt
-from skewlsp.analysis.passes.convert_tensor_to_tile_ops import LoopSurroundings, surroundings
 from skewlsp.analysis.passes.convert_to_ssa import resolve
 from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import (
     OutsideSides,
@@ -51,11 +47,9 @@ from skewlsp.analysis.passes.expand_mixed_kernel.core_sides import (
 )
 from skewlsp.analysis.passes.header import bounds_of, fold_bound, loop_target, stage_of
 from skewlsp.analysis.passes.infer_tile_memory_space import operand_moves
-from skewlsp.analysis.passes.inline_functions.splice import declared_returns, helper_splicer
-from skewlsp.analysis.passes.jit_tensor_params import bare_param_tensors
+from skewlsp.analysis.passes.inline_functions.splice import helper_splicer
 from skewlsp.analysis.passes.loop_body import normalise
 from skewlsp.analysis.passes.lower_auto_vector_split import opens_lane_regions
-from skewlsp.analysis.passes.op_conversion import scope_tiles_at
 from skewlsp.analysis.passes.outline_incore_scopes import OutlinedScope, outlined_scope
 from skewlsp.analysis.passes.split_vector_kernel import any_split, dual_aiv_dispatch
 from skewlsp.analysis.report.advice import StageAdvice, bounds_read, depth_advice
@@ -156,15 +150,12 @@ class LoopDecisions:
         # Per outlined scope (by node): whether it multiplies, whether it opens lane regions.
         self.multiplies: dict[int, bool] = {}
         self.lane_regions: dict[int, bool] = {}
-        self.body_checks: dict[int, BodyChecks] = {}  # per loop
         # Per function and whether its body is InCore (a helper's call sites differ only
         # there): the sides are syntactic, so one walk serves every copy decided apart.
         self.outside: dict[tuple[int, bool], OutsideSides] = {}
         self.deciding_copy = 0  # >0 while a pl.unroll copy other than the first is decided
-        # Per function, whether its body is InCore and its caller: the tensors at each loop.
-        self.slot_surroundings: dict[tuple[int, bool, str | None], dict[int, LoopSurroundings]] = {}
-        self.cube_scopes: dict[tuple[int, bool, str | None, int], CubeScope] = {}
-        self.mat_scopes: dict[tuple[int, bool, str | None, int], ScopeMat] = {}
+        self.body_checks: dict[int, BodyChecks] = {}  # per loop
+        self.loads = LoopLoads(state)  # what the lowering and memory passes read of each
 
     @property
     def _function_incore(self) -> bool:
@@ -273,7 +264,11 @@ class LoopDecisions:
         # 10 ConvertTensorToTileOps: the loads LowerPipelineToSlots (27) will see
         if split is not None and split.cube_skew is not None:  # 26's clones, for 33
             facts = replace(facts, skew=SkewClones(*split.cube_skew))
-        facts = self._slot_loads(report, loop, ctx, facts, scope.module.function_sources)
+        where = (self.functions[-1] if self.functions else None, self._function_incore)
+        facts = self.loads.of_loop(
+            facts, report, loop, ctx, (*where, self.call_caller), scope.module.function_sources,
+            self._span,
+        )
         model = LoopModel(
             report, loop, self.unit, self.module, stmts, decision, parsed.iter_names,
             body.yield_node, facts=facts,
@@ -352,74 +347,6 @@ class LoopDecisions:
             parse_time_lookup=scope.parse_time_lookup,
             may_message=parsed.checks.explicit_messages,
             nested_messages=parsed.checks.nested_messages,
-        )
-
-    def _slot_loads(
-        self, report: LoopReport, loop: cst.For, ctx: BodyContext, facts: LoopFacts,
-        helpers: Mapping[str, str],
-    ) -> LoopFacts:
-        """``facts`` with the body's loads as LowerPipelineToSlots sees them (the tensors in
-        scope, ConvertTensorToTileOps', read off the function holding the loop, the inline
-        helpers it calls and the callers pl.jit types its bare tensors from: ``helpers``,
-        the module's functions' texts)."""
-        fn = self.functions[-1] if self.functions else None
-        lowered = report.verdict == "left" or any(c.verdict == "left" for c in report.cores)
-        if fn is None:
-            return facts
-        key = (id(fn), self._function_incore, self.call_caller)
-        loops = self.slot_surroundings.get(key)
-        if loops is None:
-            returns, fact = declared_returns(helpers), self.state.syntactic_fact
-            given = lambda: bare_param_tensors(fn, helpers, key[2], returns, fact)  # noqa: E731
-            loops = self.slot_surroundings[key] = fact(
-                (surroundings, fn, key[1:], frozenset(helpers.items())),
-                lambda: surroundings(fn, key[1], self.made, returns, given()),
-            )
-        around = loops.get(id(loop))
-        if around is None:
-            return facts
-        if not around.tile_ops:  # a Spmd function at tensor level: no loads, no tile matmuls
-            return replace(facts, slot_loads=(), slot_scope=around.scope) if lowered else facts
-        # 15 AutoTileMatmulL0: the matmuls it tiles, of the body and of the scope (read
-        # once per scope, and only for a loop holding one)
-        matmuls = body_matmuls(loop)
-        scope = CubeScope(around.scope)
-        if matmuls.sites or matmuls.unknown:
-            scope = self.cube_scopes.get((*key, around.scope)) or cube_scope(around, ctx.fold)
-            self.cube_scopes[(*key, around.scope)] = scope
-        facts = replace(facts, matmuls=matmuls, scope_matmuls=scope)
-        if not lowered and facts.skew is not None and matmuls.sites:
-            # a skewed cube copy's matmuls read the body's loads in every clone
-            loads = slot_loads(loop, around.tensors, ctx.fold)
-            opened = around.opened_by
-            scope_of = (opened, ctx.fold) if opened is not None else None
-            made = computed_loads(loop, matmuls, loads, scope_of, around.tensors)
-            skew = replace(facts.skew, computed=made)
-            return replace(facts, slot_loads=loads, slot_scope=around.scope, skew=skew)
-        if not lowered:
-            return facts
-        loads = slot_loads(loop, around.tensors, ctx.fold)
-        # 10 ConvertTensorToTileOps' Vec tiles of the whole scope, folded as this loop's
-        # extents are (a helper's copies at two calls fold them apart)
-        # (a function's own body is a scope only when the function is an InCore one)
-        opened_by = around.opened_by if around.scope or self._function_incore else None
-        tiles = scope_tiles_at(opened_by, around.tensors, ctx.fold, self._span)
-        span = self._span(loop)
-        where = next((n for n, at in enumerate(tiles.loops) if at.span == span), -1)
-        operands = mat = None
-        if matmuls.sites:  # (15's operands, for the L0 tiles; the scope's Mat loads)
-            operands = body_operands(loop, matmuls, around.tensors, ctx.fold, loads, opened_by)
-            mat = self.mat_scopes.get((*key, around.scope))
-            mat = mat or scope_mat(opened_by, around.tensors, ctx.fold, self._span)
-            self.mat_scopes[(*key, around.scope)] = mat
-        return replace(
-            facts,
-            slot_loads=loads,
-            slot_scope=around.scope,
-            scope_tiles=tiles,
-            scope_loop=where,
-            matmul_operands=operands,
-            scope_mat=mat,
         )
 
     def _split_and_skew(

@@ -28,7 +28,7 @@ folds away, are not seen.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -119,18 +119,24 @@ def computed_loads(
     )
 
 
-def slot_loads(loop: cst.For, tensors: Mapping[str, Tensor], fold: Fold) -> tuple[SlotLoad, ...]:
-    """The loop body's top-level loads and what the pass makes of each."""
-    return statement_loads(body_statements(loop.body), tensors, fold)
+def slot_loads(
+    loop: cst.For, tensors: Mapping[str, Tensor], fold: Fold, uses: BodyUses | None = None
+) -> tuple[SlotLoad, ...]:
+    """The loop body's top-level loads and what the pass makes of each (``uses``: the
+    body's :func:`body_uses`, when the caller keeps them)."""
+    return statement_loads(body_statements(loop.body), tensors, fold, uses)
 
 
 def statement_loads(
-    statements: Sequence[cst.CSTNode], tensors: Mapping[str, Tensor], fold: Fold
+    statements: Sequence[cst.CSTNode],
+    tensors: Mapping[str, Tensor],
+    fold: Fold,
+    uses: BodyUses | None = None,
 ) -> tuple[SlotLoad, ...]:
     """The loads of a block's statements, as :func:`slot_loads` finds a body's (the
     operands of a matmul outside the pipeline loops are such loads)."""
     found = _top_level(statements, tensors, fold)
-    uses = _Uses(statements, frozenset(tensors).difference(block_defs(statements)))
+    uses = uses if uses is not None else body_uses(statements, tensors)
     return tuple(_judged(load, uses) for load in found)
 
 
@@ -141,8 +147,15 @@ def statement_loads_each(
     order, their memory judged by the block's uses): what a walk in program order needs
     to place them."""
     found = [_top_level([stmt], tensors, fold) for stmt in statements]
-    uses = _Uses(statements, frozenset(tensors).difference(block_defs(statements)))
+    uses = BodyUses(statements, frozenset(tensors).difference(block_defs(statements)))
     return [tuple(_judged(load, uses) for load in each) for each in found]
+
+
+def body_uses(statements: Sequence[cst.CSTNode], tensors: Collection[str]) -> BodyUses:
+    """How ``statements`` use their names: read off the tree and the names of the
+    tensors in scope alone, so a caller may keep it for every build and copy the loop
+    is decided under (what a value folds to plays no part)."""
+    return BodyUses(statements, frozenset(tensors).difference(block_defs(statements)))
 
 
 def _top_level(
@@ -320,7 +333,7 @@ def _bound_by_author(annotation: cst.Annotation | None) -> bool:
 
 
 @dataclass
-class _Uses:
+class BodyUses:
     """How the body uses its names, in one walk: what is carried into a phi, what a
     buffer-sharing op takes, what a row-major element-wise op reads (all resolved to
     their alias roots), and what a matmul reads."""
@@ -399,7 +412,7 @@ def _names(node: cst.BaseExpression) -> list[str]:
     return [node.value] if isinstance(node, cst.Name) else []
 
 
-def _judged(load: _Found, uses: _Uses) -> SlotLoad:
+def _judged(load: _Found, uses: BodyUses) -> SlotLoad:
     """The load as the pass sees it: its memory, one slot's size and its blocker."""
     space = load.space or ("Mat" if load.name in uses.cube_read else "Vec")
     values = _values(load.extents)
@@ -423,7 +436,7 @@ def _values(extents: Sequence[Extent] | None) -> list[int] | None:
     return [e.value for e in extents if e.value is not None]
 
 
-def _blocker(load: _Found, space: str, values: list[int] | None, uses: _Uses) -> str | None:
+def _blocker(load: _Found, space: str, values: list[int] | None, uses: BodyUses) -> str | None:
     name = f"`{load.name}`"
     if space not in SLOT_SPACES:
         return f"{name} lands in {space}, not Vec, Mat or Acc"

@@ -468,7 +468,8 @@ def _skew_groups_last(tiles: L0Tiles) -> L0Tiles:
 def cube_scope(around: LoopSurroundings, fold: Fold) -> CubeScope:
     """The scope's cube ops, and the matmuls outside its pipeline loops with the loads
     their operands are (read once per scope): what :func:`l0_tiles` lays out
-    besides a pipeline loop's own matmuls."""
+    besides a pipeline loop's own matmuls (the statements Simplify keeps of the scope,
+    as ``fold`` decides its ``if`` tests: not read off the tree alone)."""
     if around.opened_by is None:
         return CubeScope(around.scope)
     found = scope_matmuls(around.opened_by, kept_by_fold(fold))  # (Simplify ran before)

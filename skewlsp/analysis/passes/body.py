@@ -99,14 +99,16 @@ class BodyContext:
         ranges[name] = Interval(value, value)
         return replace(self, ranges=ranges)
 
-    def fold(self, node: cst.BaseExpression) -> Folded:
-        def lookup(name: str) -> Folded | None:
-            known = self.ranges.get(name)
-            if known is not None and known.lo == known.hi:
-                return Const(known.lo)
-            return self.lookup(name)
+    def resolve(self, name: str) -> Folded | None:
+        """What ``name`` folds to in the body: a loop variable of one value is that
+        value, any other name is ``lookup``'s."""
+        known = self.ranges.get(name)
+        if known is not None and known.lo == known.hi:
+            return Const(known.lo)
+        return self.lookup(name)
 
-        return Folder(lookup, self.made).fold(node)
+    def fold(self, node: cst.BaseExpression) -> Folded:
+        return Folder(self.resolve, self.made).fold(node)
 
 
 @dataclass

@@ -1,0 +1,124 @@
+"""What the lowering and memory passes read of a loop's body (``driver.loop_loads``):
+folded again for each copy of the loop the analysis decides, read off the tree once."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from skewlsp.analysis.driver.loop_loads import LoopLoads
+from skewlsp.analysis.frontend import dsl
+from skewlsp.analysis.frontend.constants import Const
+from skewlsp.analysis.frontend.state import AnalysisState
+from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, LoopFacts
+from skewlsp.analysis.passes.body import BodyContext
+from skewlsp.contract import LoopReport, Span
+
+KERNEL = """\
+import pypto.language as pl
+
+
+@pl.function(type=pl.FunctionType.InCore)
+def project(a: pl.Tensor[[1024, 256], pl.FP16], w: pl.Tensor[[256, 256], pl.FP16]):
+    for k in pl.pipeline(0, 1024, ROWS, stage=2):
+        x = a[k:k + ROWS, 0:256]
+        y = pl.matmul(x, w)
+"""
+AT = Span(6, 5, 8, 28)
+
+
+def _copy(loads: LoopLoads, fn: cst.FunctionDef, loop: cst.For, rows: int) -> LoopFacts:
+    """The loop's facts in the copy where ``ROWS`` is ``rows`` (as a helper's copy at a
+    call, or the module under another build, folds it)."""
+    ctx = BodyContext(
+        lambda name: Const(rows) if name == "ROWS" else None,
+        {},
+        dsl.Aliases(frozenset({"pl"}), frozenset()),
+        lambda node, ctx: None,
+        None,
+    )
+    report = LoopReport(None, AT, AT, "left", "SKW011", "left as a pipeline loop")
+    return loads.of_loop(NO_FACTS, report, loop, ctx, (fn, True, None), {}, lambda node: AT)
+
+
+def test_each_copy_folds_its_loads_and_the_tree_is_read_once_for_all() -> None:
+    module = cst.parse_module(KERNEL)
+    fn = module.body[1]
+    assert isinstance(fn, cst.FunctionDef)
+    loop = fn.body.body[0]
+    assert isinstance(loop, cst.For)
+    state = AnalysisState()
+    loads = LoopLoads(state)
+    small, large = _copy(loads, fn, loop, 64), _copy(loads, fn, loop, 128)
+    assert small.slot_loads is not None and large.slot_loads is not None
+    # x: a [ROWS, 256] FP16 slice, one slot of it per copy's ROWS; w: the whole
+    # [256, 256] FP16 tensor the matmul takes, loaded into Mat
+    assert [(load.name, load.space, load.size) for load in small.slot_loads] == [
+        ("x", "Mat", 64 * 256 * 2),
+        ("w", "Mat", 256 * 256 * 2),
+    ]
+    assert [(load.name, load.space, load.size) for load in large.slot_loads] == [
+        ("x", "Mat", 128 * 256 * 2),
+        ("w", "Mat", 256 * 256 * 2),
+    ]
+    assert small.matmuls is large.matmuls  # AutoTileMatmulL0's sites: read off the tree once
+    read = sorted(key[0].__name__ for key in state.syntactic)  # type: ignore[index]
+    # (the scope's matmuls are not among them: which statements Simplify keeps of the
+    # scope depends on how its ``if`` tests fold)
+    assert read == ["body_matmuls", "body_uses", "surroundings"]
+
+
+TWO_LOOPS = """\
+import pypto.language as pl
+
+
+@pl.function(type=pl.FunctionType.InCore)
+def scale(a: pl.Tensor[[1024, 256], pl.FP32], out: pl.Tensor[[1024, 256], pl.FP32]):
+    for i in pl.pipeline(0, 1024, ROWS, stage=2):
+        x = a[i:i + ROWS, 0:256]
+        y = pl.exp(x)
+        out[i:i + ROWS, 0:256] = y
+    for j in pl.pipeline(0, 1024, ROWS, stage=2):
+        u = a[j:j + ROWS, 0:256]
+        v = pl.exp(u)
+        out[j:j + ROWS, 0:256] = v
+"""
+
+
+def test_the_loops_of_a_scope_share_its_tiles_where_their_folding_agrees() -> None:
+    module = cst.parse_module(TWO_LOOPS)
+    fn = module.body[1]
+    assert isinstance(fn, cst.FunctionDef)
+    first, second = fn.body.body
+    assert isinstance(first, cst.For) and isinstance(second, cst.For)
+    spans = {id(first): Span(6, 5, 9, 35), id(second): Span(10, 5, 13, 35)}
+    loads = LoopLoads(AnalysisState())
+
+    def facts(loop: cst.For, rows: int) -> LoopFacts:
+        at = spans[id(loop)]
+        report = LoopReport(None, at, at, "left", "SKW011", "left as a pipeline loop")
+        ctx = BodyContext(
+            lambda name: Const(rows) if name == "ROWS" else None,
+            {},
+            dsl.Aliases(frozenset({"pl"}), frozenset()),
+            lambda node, ctx: None,
+            None,
+        )
+        return loads.of_loop(
+            NO_FACTS, report, loop, ctx, (fn, True, None), {}, lambda n: spans[id(n)]
+        )
+
+    one, two, wider = facts(first, 64), facts(second, 64), facts(first, 128)
+    assert one.scope_tiles is not None and wider.scope_tiles is not None
+    assert one.scope_tiles is two.scope_tiles  # the same answers: converted once
+    assert (one.scope_loop, two.scope_loop) == (0, 1)
+    # ConvertTensorToTileOps' tiles: each loop's load and its exp, [ROWS, 256] FP32
+    assert [(op.out, op.shape) for op in one.scope_tiles.ops if op.out] == [
+        ("x", ((64, 256), "FP32")),
+        ("y", ((64, 256), "FP32")),
+        ("u", ((64, 256), "FP32")),
+        ("v", ((64, 256), "FP32")),
+    ]
+    assert [(op.out, op.shape) for op in wider.scope_tiles.ops if op.out][0] == (
+        "x",
+        ((128, 256), "FP32"),
+    )
