@@ -87,15 +87,7 @@ def computed_operand(body: cst.BaseSuite, name: str, loads: Mapping[str, Shape])
     followed back through element-wise ops, casts and matmuls to ``loads`` (by the
     names :class:`~skewlsp.analysis.passes.body.MatmulSite` gives operands: ``x`` or
     ``t[...]``); None when not known."""
-    bound: dict[str, list[cst.BaseExpression]] = {}
-    for stmt in body_statements(body):
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            target, value, _ = binding_of(small)
-            if isinstance(target, cst.Name) and value is not None:
-                bound.setdefault(target.value, []).append(value)
-    return _Trace(bound, loads).name(name, 0)
+    return _Trace(_values_bound(body_statements(body)), loads).name(name, 0)
 
 
 class _Trace:
@@ -150,6 +142,20 @@ class _Trace:
         if dtype is None:
             dtype = "INT32" if lhs[1] in _NARROW else "FP32"
         return (m, n), dtype
+
+
+def _values_bound(statements: Sequence[cst.CSTNode]) -> dict[str, list[cst.BaseExpression]]:
+    """The values each name is bound to by the simple statements of a block, in order (a
+    :class:`_Trace` follows an operand back through them)."""
+    bound: dict[str, list[cst.BaseExpression]] = {}
+    for stmt in statements:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            target, value, _ = binding_of(small)
+            if isinstance(target, cst.Name) and value is not None:
+                bound.setdefault(target.value, []).append(value)
+    return bound
 
 
 def _true(arg: cst.Arg | None) -> bool:
@@ -241,15 +247,7 @@ def block_operand(
 
     if name not in inside:
         return before_loop(name)
-    bound: dict[str, list[cst.BaseExpression]] = {}
-    for stmt in block[:at]:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            target, value, _ = binding_of(small)
-            if isinstance(target, cst.Name) and value is not None:
-                bound.setdefault(target.value, []).append(value)
-    return _Trace(bound, loads, before_loop).name(name, 0)
+    return _Trace(_values_bound(block[:at]), loads, before_loop).name(name, 0)
 
 
 def _slice_shape(node: cst.Subscript, tensors: Mapping[str, Tensor], fold: Fold) -> Shape | None:
