@@ -24,6 +24,7 @@ from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
 from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import lower, nested_in, written_by
 from skewlsp.analysis.lower_pipeline.lower_pipeline_to_slots import SlotVerdict, rotate
 from skewlsp.analysis.lower_pipeline.slot_capacity import describe_overflow, overflow
+from skewlsp.analysis.lower_pipeline.split_k import OutputTiles, output_tiles
 from skewlsp.analysis.skew_cross_core_pipeline.depth import clones_per_half
 from skewlsp.contract import (
     SEVERITY_RANK,
@@ -203,6 +204,9 @@ class Lowered:
     lowering: Lowering | None
     cores: tuple[Lowering | None, ...] = ()
     smaller_stage: tuple[str, StageFix | None] | None = None
+    # the copies of the loop AutoTileMatmulL0 writes into the cube function (before the
+    # skew pass: how many the function holds, ``CoreResult.copies``), one per output tile
+    tiles: int = 1
 
 
 def lowerings(
@@ -273,7 +277,9 @@ def _lower_one(
         strictest = max(found, key=_rank, default=None)
         if report.verdict != "left":  # one core skews or is demoted: the loop keeps its code
             return Lowered(None, cores)
-        return Lowered(strictest, cores, _smaller_stage(report, strictest))
+        tiles = _output_tiles(facts, "aic", run.planner)
+        count = tiles.count if tiles is not None else 1
+        return Lowered(strictest, cores, _smaller_stage(report, strictest), count)
     lowering = _lowering(report, facts, None, run, around.on(report.core))
     if lowering is None:
         return None
@@ -313,8 +319,14 @@ def _lowering(
         report.dynamic_symbol,
     )
     copies, skews = around.replicated, around.skews
-    if replicated is None or replicated.verdict in ("untouched", "error") or run.planner != "ptoas":
+    if replicated is None or replicated.verdict in ("untouched", "error"):
         return nested_in(replicated, copies, skews) if replicated is not None else None
+    tiles = _output_tiles(facts, core, run.planner)
+    if tiles is not None:
+        tiled = _tiled(report, facts, tiles, replicated, run, core, around.declined)
+        return nested_in(tiled, copies, skews)
+    if run.planner != "ptoas":
+        return nested_in(replicated, copies, skews)
     assert report.stage is not None
     if facts.load_time_bound is not None and (report.start is None or report.step is None):
         return nested_in(_open(replicated, f"`{facts.load_time_bound}`"), copies, skews)
@@ -342,6 +354,73 @@ def _lowering(
         reason=f"declined by LowerPipelineToSlots ({why}); {replicated.reason}",
     )
     return nested_in(declined, copies, skews)
+
+
+def _output_tiles(facts: LoopFacts, core: str | None, planner: str) -> OutputTiles | None:
+    """The copies AutoTileMatmulL0 writes of a cube loop in its canonical split-K form."""
+    if facts.split_k is None or core not in (None, "aic") or facts.slot_loads is None:
+        return None
+    return output_tiles(facts.split_k, facts.slot_loads, planner)
+
+
+def _tiled(
+    report: LoopReport,
+    facts: LoopFacts,
+    tiles: OutputTiles,
+    replicated: Lowering,
+    run: _Run,
+    core: str | None,
+    declined_above: bool,
+) -> Lowering:
+    """A loop AutoTileMatmulL0 wrote once per output tile (before the skew pass), the
+    copies one after the other: LowerPipelineToSlots (under PTOAS) meets each on its own
+    and charges its slots, narrowed loads and all, to the function's running total
+    (once one does not fit, the rest do not either); LowerPipelineLoops replicates what
+    it declines. (A pipeline loop around it multiplies all of them: the caller's.)"""
+    written = (
+        f"AutoTileMatmulL0 writes the loop {tiles.count} times, once per "
+        f"[{tiles.m}, {tiles.n}] output tile of its split-K reduction"
+    )
+    fitted, verdict, first = 0, None, None
+    if run.planner == "ptoas":
+        budget = run.budget(report, facts)
+        for loads in tiles.loads:
+            verdict = rotate(
+                report.stage or 0, report.start, report.step, declined_above=declined_above,
+                loads=loads, core=core, committed=budget,
+            )  # fmt: skip
+            if not verdict.rotated:
+                break
+            for space, size in verdict.regions.items():
+                budget[space] = budget.get(space, 0) + size
+            first, fitted = first or verdict, fitted + 1
+    left = tiles.count - fitted
+    copies = fitted + left * replicated.copies
+    if fitted == 0:
+        why = (verdict.declined or verdict.unknown) if verdict is not None else None
+        said = f"declined by LowerPipelineToSlots ({why}); " if why else ""
+        return replace(
+            replicated,
+            nested=tiles.count,
+            copies=copies,
+            declined=verdict.declined if verdict is not None else None,
+            reason=f"{said}{replicated.reason}; {written} ({copies} copies of this body in all)",
+        )
+    assert first is not None and verdict is not None and report.stage is not None
+    rotated = _rotated(report.stage, first, report.loop_var)
+    loads = ", ".join(f"`{name}`" for name in first.loads)
+    slots = (
+        f"{written}, each through {report.stage} slots of its own (memory_planner=PTOAS): "
+        f"{loads} take slot {report.loop_var or 'i'} % {report.stage}"
+    )
+    rest = (
+        f"; only the first {fitted} rotate: LowerPipelineToSlots declines the other "
+        f"{left} ({verdict.declined}), and LowerPipelineLoops replicates them "
+        f"({replicated.reason}); {copies} copies of this body in all"
+        if left
+        else ""
+    )
+    return replace(rotated, nested=tiles.count, copies=copies, reason=f"{slots}{rest}")
 
 
 def _charged(
