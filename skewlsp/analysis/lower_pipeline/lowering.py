@@ -20,7 +20,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
+from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts, SlotLoad
 from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import lower, nested_in, written_by
 from skewlsp.analysis.lower_pipeline.lower_pipeline_to_slots import SlotVerdict, rotate
 from skewlsp.analysis.lower_pipeline.slot_capacity import describe_overflow, overflow
@@ -156,13 +156,28 @@ class _Run:
         budget = self.budget(report, facts)
         lowerings = [core.lowering for core in report.cores] or [report.lowering]
         rotated = [low for low in lowerings if low is not None and low.verdict == "rotated"]
+        tiles = _output_tiles(facts, "aic", self.planner)
         for lowering in rotated:
-            regions: dict[str, int] = {}
-            for load in facts.slot_loads or ():
-                if load.name in lowering.slots and load.size is not None:
-                    size = (lowering.stage or 0) * load.size
-                    regions[load.space] = regions.get(load.space, 0) + size
+            if tiles is not None:  # (each copy's narrowed slots, as far as they fit)
+                for loads in tiles.loads:
+                    regions = _regions(loads, lowering)
+                    if overflow(regions, budget) is not None:
+                        break
+                    for space, size in regions.items():
+                        budget[space] = budget.get(space, 0) + size
+                continue
+            regions = _regions(facts.slot_loads or (), lowering)
             _pin(budget, regions, lowering.nested, lowering.stage or 0)
+
+
+def _regions(loads: Iterable[SlotLoad], lowering: Lowering) -> dict[str, int]:
+    """The bytes per memory space the slots of ``lowering``'s rotated loads take."""
+    regions: dict[str, int] = {}
+    for load in loads:
+        if load.name in lowering.slots and load.size is not None:
+            size = (lowering.stage or 0) * load.size
+            regions[load.space] = regions.get(load.space, 0) + size
+    return regions
 
 
 def _pin(
@@ -397,21 +412,30 @@ def _tiled(
     left = tiles.count - fitted
     copies = fitted + left * replicated.copies
     if fitted == 0:
-        why = (verdict.declined or verdict.unknown) if verdict is not None else None
-        said = f"declined by LowerPipelineToSlots ({why}); " if why else ""
+        lowering = replicated
+        if verdict is not None and verdict.unknown is not None:
+            lowering = _open(replicated, verdict.unknown)
+        elif verdict is not None:
+            why = verdict.declined or "its body is not available"
+            warns = severity_of(replicated.code) in ("warning", "error")
+            lowering = replace(
+                replicated,
+                code=replicated.code if warns else "SKW016",
+                declined=why,
+                reason=f"declined by LowerPipelineToSlots ({why}); {replicated.reason}",
+            )
         return replace(
-            replicated,
+            lowering,
             nested=tiles.count,
             copies=copies,
-            declined=verdict.declined if verdict is not None else None,
-            reason=f"{said}{replicated.reason}; {written} ({copies} copies of this body in all)",
+            reason=f"{lowering.reason}; {written} ({copies} copies of this body in all)",
         )
     assert first is not None and verdict is not None and report.stage is not None
     rotated = _rotated(report.stage, first, report.loop_var)
-    loads = ", ".join(f"`{name}`" for name in first.loads)
+    names = ", ".join(f"`{name}`" for name in first.loads)
     slots = (
         f"{written}, each through {report.stage} slots of its own (memory_planner=PTOAS): "
-        f"{loads} take slot {report.loop_var or 'i'} % {report.stage}"
+        f"{names} take slot {report.loop_var or 'i'} % {report.stage}"
     )
     rest = (
         f"; only the first {fitted} rotate: LowerPipelineToSlots declines the other "
