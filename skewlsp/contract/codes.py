@@ -143,7 +143,9 @@ _CODES = [
         "rotated through slots (memory_planner=PTOAS)",
         "Under the PTOAS memory planner, LowerPipelineToSlots keeps one body and gives each "
         "top-level load slot `i % stage` of one allocation of `stage` slots, then runs the "
-        "loop as an ordinary sequential loop: no copies, no remainder.",
+        "loop as an ordinary sequential loop: no copies, no remainder. A split-K loop "
+        "AutoTileMatmulL0 writes once per output tile (before the skew pass) is met once "
+        "per copy: each rotates through slots of its own while they fit.",
         "for i in pl.pipeline(64, stage=2):  # x = pl.load(...): slot i % 2",
         "Nothing to fix.",
     ),

@@ -51,6 +51,7 @@ from skewlsp.analysis.passes.inline_functions.splice import helper_splicer
 from skewlsp.analysis.passes.loop_body import normalise
 from skewlsp.analysis.passes.lower_auto_vector_split import opens_lane_regions
 from skewlsp.analysis.passes.outline_incore_scopes import OutlinedScope, outlined_scope
+from skewlsp.analysis.passes.split_k_grid import split_k_loop
 from skewlsp.analysis.passes.split_vector_kernel import any_split, dual_aiv_dispatch
 from skewlsp.analysis.report.advice import StageAdvice, bounds_read, depth_advice
 from skewlsp.analysis.report.assemble import loop_report
@@ -269,6 +270,13 @@ class LoopDecisions:
             facts, report, loop, ctx, (*where, self.call_caller), scope.module.function_sources,
             self._span,
         )
+        if where[0] is not None and facts.matmuls is not None and len(facts.matmuls.sites) == 2:
+            # 15 AutoTileMatmulL0 may write the loop once per output tile (read off the tree)
+            fn_def = where[0]
+            found = self.state.syntactic_fact(
+                (split_k_loop, loop, fn_def), lambda: split_k_loop(loop, fn_def)
+            )
+            facts = replace(facts, split_k=found) if found is not None else facts
         model = LoopModel(
             report, loop, self.unit, self.module, stmts, decision, parsed.iter_names,
             body.yield_node, facts=facts,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite
 from skewlsp.analysis.passes.op_conversion import ScopeTiles
+from skewlsp.analysis.passes.split_k_grid import SplitKLoop
 from skewlsp.contract import Span
 
 
@@ -36,6 +37,7 @@ class SlotLoad:
     unknown: str | None = None
     extents: tuple[int, ...] | None = None  # its static shape (the L0 tiles read it)
     dtype: str | None = None
+    partial: bool = False  # a valid_shape written and not known to be its whole shape
 
 
 @dataclass(frozen=True)
@@ -134,6 +136,9 @@ class LoopFacts:
     matmul_operands: tuple[tuple[SlotLoad | None, SlotLoad | None], ...] | None = None
     # the Mat loads of the outlined scope holding a cube loop (None: not looked at)
     scope_mat: ScopeMat | None = None
+    # 15 AutoTileMatmulL0's canonical split-K form (None: not it), whose output tiles the
+    # lowering works out under its planner (``lower_pipeline.split_k``)
+    split_k: SplitKLoop | None = None
 
 
 NO_FACTS = LoopFacts()

@@ -20,10 +20,11 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
+from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts, SlotLoad
 from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import lower, nested_in, written_by
 from skewlsp.analysis.lower_pipeline.lower_pipeline_to_slots import SlotVerdict, rotate
 from skewlsp.analysis.lower_pipeline.slot_capacity import describe_overflow, overflow
+from skewlsp.analysis.lower_pipeline.split_k import OutputTiles, output_tiles
 from skewlsp.analysis.skew_cross_core_pipeline.depth import clones_per_half
 from skewlsp.contract import (
     SEVERITY_RANK,
@@ -155,13 +156,28 @@ class _Run:
         budget = self.budget(report, facts)
         lowerings = [core.lowering for core in report.cores] or [report.lowering]
         rotated = [low for low in lowerings if low is not None and low.verdict == "rotated"]
+        tiles = _output_tiles(facts, "aic", self.planner)
         for lowering in rotated:
-            regions: dict[str, int] = {}
-            for load in facts.slot_loads or ():
-                if load.name in lowering.slots and load.size is not None:
-                    size = (lowering.stage or 0) * load.size
-                    regions[load.space] = regions.get(load.space, 0) + size
+            if tiles is not None:  # (each copy's narrowed slots, as far as they fit)
+                for loads in tiles.loads:
+                    regions = _regions(loads, lowering)
+                    if overflow(regions, budget) is not None:
+                        break
+                    for space, size in regions.items():
+                        budget[space] = budget.get(space, 0) + size
+                continue
+            regions = _regions(facts.slot_loads or (), lowering)
             _pin(budget, regions, lowering.nested, lowering.stage or 0)
+
+
+def _regions(loads: Iterable[SlotLoad], lowering: Lowering) -> dict[str, int]:
+    """The bytes per memory space the slots of ``lowering``'s rotated loads take."""
+    regions: dict[str, int] = {}
+    for load in loads:
+        if load.name in lowering.slots and load.size is not None:
+            size = (lowering.stage or 0) * load.size
+            regions[load.space] = regions.get(load.space, 0) + size
+    return regions
 
 
 def _pin(
@@ -203,6 +219,9 @@ class Lowered:
     lowering: Lowering | None
     cores: tuple[Lowering | None, ...] = ()
     smaller_stage: tuple[str, StageFix | None] | None = None
+    # the copies of the loop AutoTileMatmulL0 writes into the cube function (before the
+    # skew pass: how many the function holds, ``CoreResult.copies``), one per output tile
+    tiles: int = 1
 
 
 def lowerings(
@@ -273,7 +292,9 @@ def _lower_one(
         strictest = max(found, key=_rank, default=None)
         if report.verdict != "left":  # one core skews or is demoted: the loop keeps its code
             return Lowered(None, cores)
-        return Lowered(strictest, cores, _smaller_stage(report, strictest))
+        tiles = _output_tiles(facts, "aic", run.planner)
+        count = tiles.count if tiles is not None else 1
+        return Lowered(strictest, cores, _smaller_stage(report, strictest), count)
     lowering = _lowering(report, facts, None, run, around.on(report.core))
     if lowering is None:
         return None
@@ -313,8 +334,14 @@ def _lowering(
         report.dynamic_symbol,
     )
     copies, skews = around.replicated, around.skews
-    if replicated is None or replicated.verdict in ("untouched", "error") or run.planner != "ptoas":
+    if replicated is None or replicated.verdict in ("untouched", "error"):
         return nested_in(replicated, copies, skews) if replicated is not None else None
+    tiles = _output_tiles(facts, core, run.planner)
+    if tiles is not None:
+        tiled = _tiled(report, facts, tiles, replicated, run, core, around.declined)
+        return nested_in(tiled, copies, skews)
+    if run.planner != "ptoas":
+        return nested_in(replicated, copies, skews)
     assert report.stage is not None
     if facts.load_time_bound is not None and (report.start is None or report.step is None):
         return nested_in(_open(replicated, f"`{facts.load_time_bound}`"), copies, skews)
@@ -342,6 +369,82 @@ def _lowering(
         reason=f"declined by LowerPipelineToSlots ({why}); {replicated.reason}",
     )
     return nested_in(declined, copies, skews)
+
+
+def _output_tiles(facts: LoopFacts, core: str | None, planner: str) -> OutputTiles | None:
+    """The copies AutoTileMatmulL0 writes of a cube loop in its canonical split-K form."""
+    if facts.split_k is None or core not in (None, "aic") or facts.slot_loads is None:
+        return None
+    return output_tiles(facts.split_k, facts.slot_loads, planner)
+
+
+def _tiled(
+    report: LoopReport,
+    facts: LoopFacts,
+    tiles: OutputTiles,
+    replicated: Lowering,
+    run: _Run,
+    core: str | None,
+    declined_above: bool,
+) -> Lowering:
+    """A loop AutoTileMatmulL0 wrote once per output tile (before the skew pass), the
+    copies one after the other: LowerPipelineToSlots (under PTOAS) meets each on its own
+    and charges its slots, narrowed loads and all, to the function's running total
+    (once one does not fit, the rest do not either); LowerPipelineLoops replicates what
+    it declines. (A pipeline loop around it multiplies all of them: the caller's.)"""
+    written = (
+        f"AutoTileMatmulL0 writes the loop {tiles.count} times, once per "
+        f"[{tiles.m}, {tiles.n}] output tile of its split-K reduction"
+    )
+    fitted, verdict, first = 0, None, None
+    if run.planner == "ptoas":
+        budget = run.budget(report, facts)
+        for loads in tiles.loads:
+            verdict = rotate(
+                report.stage or 0, report.start, report.step, declined_above=declined_above,
+                loads=loads, core=core, committed=budget,
+            )  # fmt: skip
+            if not verdict.rotated:
+                break
+            for space, size in verdict.regions.items():
+                budget[space] = budget.get(space, 0) + size
+            first, fitted = first or verdict, fitted + 1
+    left = tiles.count - fitted
+    copies = fitted + left * replicated.copies
+    if fitted == 0:
+        lowering = replicated
+        if verdict is not None and verdict.unknown is not None:
+            lowering = _open(replicated, verdict.unknown)
+        elif verdict is not None:
+            why = verdict.declined or "its body is not available"
+            warns = severity_of(replicated.code) in ("warning", "error")
+            lowering = replace(
+                replicated,
+                code=replicated.code if warns else "SKW016",
+                declined=why,
+                reason=f"declined by LowerPipelineToSlots ({why}); {replicated.reason}",
+            )
+        return replace(
+            lowering,
+            nested=tiles.count,
+            copies=copies,
+            reason=f"{lowering.reason}; {written} ({copies} copies of this body in all)",
+        )
+    assert first is not None and verdict is not None and report.stage is not None
+    rotated = _rotated(report.stage, first, report.loop_var)
+    names = ", ".join(f"`{name}`" for name in first.loads)
+    slots = (
+        f"{written}, each through {report.stage} slots of its own (memory_planner=PTOAS): "
+        f"{names} take slot {report.loop_var or 'i'} % {report.stage}"
+    )
+    rest = (
+        f"; only the first {fitted} rotate: LowerPipelineToSlots declines the other "
+        f"{left} ({verdict.declined}), and LowerPipelineLoops replicates them "
+        f"({replicated.reason}); {copies} copies of this body in all"
+        if left
+        else ""
+    )
+    return replace(rotated, nested=tiles.count, copies=copies, reason=f"{slots}{rest}")
 
 
 def _charged(

@@ -427,7 +427,16 @@ def _judged(load: _Found, uses: BodyUses) -> SlotLoad:
         _unknown(load),
         tuple(values) if values is not None else None,
         load.dtype,
+        _partial(load, values),
     )
+
+
+def _partial(load: _Found, values: list[int] | None) -> bool:
+    """Whether the load's ``valid_shape`` is written and not known to be its shape."""
+    if load.valid is None:
+        return False
+    valid = _values(load.valid)
+    return valid is None or values is None or valid != values
 
 
 def _values(extents: Sequence[Extent] | None) -> list[int] | None:

@@ -188,6 +188,11 @@ def scalar_across(found: ScalarAcross, span: SpanOf) -> Finding:
     )
 
 
+def _tiles(core: str, lowered: Lowered) -> int:
+    """The copies of the loop AutoTileMatmulL0 writes into ``core``'s function."""
+    return lowered.tiles if core == "aic" else 1
+
+
 def with_lowered(report: LoopReport, lowered: Lowered) -> LoopReport:
     """The report of a loop the lowering passes lowered, put together from what they
     decided (``lowered``): each core copy's lowering (onto the skew pass's
@@ -200,7 +205,7 @@ def with_lowered(report: LoopReport, lowered: Lowered) -> LoopReport:
     (:mod:`.finish`)."""
     if lowered.cores:
         cores = tuple(
-            replace(core, lowering=lowering)
+            replace(core, lowering=lowering, copies=core.copies * _tiles(core.core, lowered))
             for core, lowering in zip(report.cores, lowered.cores, strict=True)
         )
         report = replace(report, cores=cores)
