@@ -20,7 +20,7 @@ what one step of it reads of the function around the loop.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import libcst as cst
@@ -30,7 +30,12 @@ from skewlsp.analysis.frontend.names import body_statements
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import PYTHON_ONLY, Folded
 from skewlsp.analysis.lower_pipeline.loop_facts import CubeScope, LoopFacts
-from skewlsp.analysis.lower_pipeline.slot_loads import body_uses, computed_loads, slot_loads
+from skewlsp.analysis.lower_pipeline.slot_loads import (
+    BodyUses,
+    body_uses,
+    computed_loads,
+    slot_loads,
+)
 from skewlsp.analysis.memory.l0_tiles import body_operands, cube_scope
 from skewlsp.analysis.memory.mat_tiles import ScopeMat, scope_mat
 from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_matmuls
@@ -102,15 +107,13 @@ class LoopLoads:
         matmuls = self.state.syntactic_fact((body_matmuls, loop), lambda: body_matmuls(loop))
         scope = CubeScope(around.scope)
         if matmuls.sites or matmuls.unknown:
-            scope = self.cube_scopes.get((*key, around.scope)) or cube_scope(around, ctx.fold)
+            kept = self.cube_scopes.get((*key, around.scope))
+            scope = kept or cube_scope(around, ctx.fold, self._uses)
             self.cube_scopes[(*key, around.scope)] = scope
         facts = replace(facts, matmuls=matmuls, scope_matmuls=scope)
         if not lowered and (facts.skew is None or not matmuls.sites):
             return facts
-        uses = self.state.syntactic_fact(
-            (body_uses, loop, frozenset(around.tensors)),
-            lambda: body_uses(body_statements(loop.body), around.tensors),
-        )
+        uses = self._uses(body_statements(loop.body), around.tensors)
         loads = slot_loads(loop, around.tensors, ctx.fold, uses)
         if not lowered and facts.skew is not None:
             # a skewed cube copy's matmuls read the body's loads in every clone
@@ -128,9 +131,11 @@ class LoopLoads:
         at = next((n for n, found in enumerate(tiles.loops) if found.span == span), -1)
         operands = mat = None
         if matmuls.sites:  # (15's operands, for the L0 tiles; the scope's Mat loads)
-            operands = body_operands(loop, matmuls, around.tensors, ctx.fold, loads, opened_by)
+            operands = body_operands(
+                loop, matmuls, around.tensors, ctx.fold, loads, opened_by, self._uses
+            )
             mat = self.mat_scopes.get((*key, around.scope))
-            mat = mat or scope_mat(opened_by, around.tensors, ctx.fold, span_of)
+            mat = mat or scope_mat(opened_by, around.tensors, ctx.fold, span_of, self._uses)
             self.mat_scopes[(*key, around.scope)] = mat
         return replace(
             facts,
@@ -140,6 +145,16 @@ class LoopLoads:
             scope_loop=at,
             matmul_operands=operands,
             scope_mat=mat,
+        )
+
+    def _uses(self, statements: Sequence[cst.CSTNode], tensors: Collection[str]) -> BodyUses:
+        """How ``statements`` use their names (:func:`body_uses`), made once for the
+        analysis and the module decided again under other builds: read off the tree and
+        the names of the tensors in scope alone, it is asked again by every copy, build
+        and walk of a scope (a body's, a scope's blocks', a matmul's statements')."""
+        return self.state.syntactic_fact(
+            (body_uses, tuple(statements), frozenset(tensors)),
+            lambda: body_uses(statements, tensors),
         )
 
     def _surroundings(

@@ -28,7 +28,7 @@ folds away, are not seen.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -132,22 +132,28 @@ def statement_loads(
     tensors: Mapping[str, Tensor],
     fold: Fold,
     uses: BodyUses | None = None,
+    uses_of: UsesOf | None = None,
 ) -> tuple[SlotLoad, ...]:
     """The loads of a block's statements, as :func:`slot_loads` finds a body's (the
-    operands of a matmul outside the pipeline loops are such loads)."""
+    operands of a matmul outside the pipeline loops are such loads). ``uses_of``: how
+    the caller gets a block's :func:`body_uses` (kept for every build and copy)."""
     found = _top_level(statements, tensors, fold)
-    uses = uses if uses is not None else body_uses(statements, tensors)
+    if uses is None:
+        uses = (uses_of or body_uses)(statements, tensors)
     return tuple(_judged(load, uses) for load in found)
 
 
 def statement_loads_each(
-    statements: Sequence[cst.CSTNode], tensors: Mapping[str, Tensor], fold: Fold
+    statements: Sequence[cst.CSTNode],
+    tensors: Mapping[str, Tensor],
+    fold: Fold,
+    uses_of: UsesOf | None = None,
 ) -> list[tuple[SlotLoad, ...]]:
     """:func:`statement_loads` of a block, statement by statement (each one's loads, in
     order, their memory judged by the block's uses): what a walk in program order needs
-    to place them."""
+    to place them (``uses_of`` as for :func:`statement_loads`)."""
     found = [_top_level([stmt], tensors, fold) for stmt in statements]
-    uses = BodyUses(statements, frozenset(tensors).difference(block_defs(statements)))
+    uses = (uses_of or body_uses)(statements, tensors)
     return [tuple(_judged(load, uses) for load in each) for each in found]
 
 
@@ -156,6 +162,11 @@ def body_uses(statements: Sequence[cst.CSTNode], tensors: Collection[str]) -> Bo
     tensors in scope alone, so a caller may keep it for every build and copy the loop
     is decided under (what a value folds to plays no part)."""
     return BodyUses(statements, frozenset(tensors).difference(block_defs(statements)))
+
+
+# How a caller gets the :func:`body_uses` of a block (``statements``) with the tensors
+# in scope (their names): the function itself, or a cache of it (``driver.loop_loads``).
+UsesOf = Callable[[Sequence[cst.CSTNode], Collection[str]], "BodyUses"]
 
 
 def _top_level(

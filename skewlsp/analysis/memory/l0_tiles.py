@@ -58,7 +58,7 @@ from skewlsp.analysis.lower_pipeline.loop_facts import (
     SlotLoad,
 )
 from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import lower, replicated_regions
-from skewlsp.analysis.lower_pipeline.slot_loads import statement_loads
+from skewlsp.analysis.lower_pipeline.slot_loads import UsesOf, statement_loads
 from skewlsp.analysis.memory.init_memref import allocation_bytes
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, ReuseTile
 from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_places, scope_matmuls
@@ -465,11 +465,12 @@ def _skew_groups_last(tiles: L0Tiles) -> L0Tiles:
     return L0Tiles(moved, tuple(tiles.groups[old] for old in order), tiles.tilings)
 
 
-def cube_scope(around: LoopSurroundings, fold: Fold) -> CubeScope:
+def cube_scope(around: LoopSurroundings, fold: Fold, uses_of: UsesOf | None = None) -> CubeScope:
     """The scope's cube ops, and the matmuls outside its pipeline loops with the loads
     their operands are (read once per scope): what :func:`l0_tiles` lays out
     besides a pipeline loop's own matmuls (the statements Simplify keeps of the scope,
-    as ``fold`` decides its ``if`` tests: not read off the tree alone)."""
+    as ``fold`` decides its ``if`` tests: not read off the tree alone; ``uses_of``: how
+    a block's uses are got, as for ``slot_loads.statement_loads``)."""
     if around.opened_by is None:
         return CubeScope(around.scope)
     found = scope_matmuls(around.opened_by, kept_by_fold(fold))  # (Simplify ran before)
@@ -479,11 +480,11 @@ def cube_scope(around: LoopSurroundings, fold: Fold) -> CubeScope:
         return scope
     loads: dict[str, SlotLoad | None] = {}  # the scope's loads, by name (None: two)
     for block in found.blocks:
-        for load in statement_loads(block, around.tensors, fold):
+        for load in statement_loads(block, around.tensors, fold, uses_of=uses_of):
             loads[load.name] = None if load.name in loads else load
     outside = []
     for (after, site), (number, at) in zip(found.sites, found.places, strict=True):
-        place = _Place(found.blocks[number], at, around.tensors, fold)
+        place = _Place(found.blocks[number], at, around.tensors, fold, uses_of)
         lhs, rhs = (place.operand(name, loads) for name in (site.lhs, site.rhs))
         outside.append(OutsideMatmul(after, site, lhs, rhs))
     return replace(scope, outside=tuple(outside))
@@ -496,6 +497,7 @@ def body_operands(
     fold: Fold,
     loads: Sequence[SlotLoad],
     scope: cst.CSTNode | None = None,
+    uses_of: UsesOf | None = None,
 ) -> tuple[tuple[SlotLoad | None, SlotLoad | None], ...] | None:
     """The loads each of ``matmuls`` (``loop``'s body's) reads, in order: the bindings
     of its operands before it in its block (the body, or the branch of an ``if`` that
@@ -515,7 +517,7 @@ def body_operands(
         return None  # (each a top-level load of a name of its own: `_tilings` reads by name)
     found = []
     for site, (statements, at) in zip(matmuls.sites, places, strict=True):
-        place = _Place(statements, at, tensors, fold)
+        place = _Place(statements, at, tensors, fold, uses_of)
         pair = [place.operand(name, top) for name in (site.lhs, site.rhs)]
         for k, name in enumerate((site.lhs, site.rhs)):
             if pair[k] is None and not name.endswith("[...]"):
@@ -533,14 +535,17 @@ class _Place:
     at: int
     tensors: Mapping[str, Tensor]
     fold: Fold
+    uses_of: UsesOf | None = None  # (see :func:`cube_scope`)
 
     @cached_property
     def _through(self) -> tuple[SlotLoad, ...]:
         """The block's loads up to the matmul's statement (read by it: in Mat)."""
-        return statement_loads(self.statements[: self.at + 1], self.tensors, self.fold)
+        through = self.statements[: self.at + 1]
+        return statement_loads(through, self.tensors, self.fold, uses_of=self.uses_of)
 
     def _loads_of(self, at: int) -> tuple[SlotLoad, ...]:
-        return statement_loads(self.statements[at : at + 1], self.tensors, self.fold)
+        one = self.statements[at : at + 1]
+        return statement_loads(one, self.tensors, self.fold, uses_of=self.uses_of)
 
     def computed(self, loop: cst.For, name: str, scope: cst.CSTNode | None) -> SlotLoad | None:
         """``name`` as the Mat tile of the shape the block computes it (or the scope makes

@@ -52,7 +52,7 @@ from skewlsp.analysis.frontend.names import (
 from skewlsp.analysis.frontend.op_registry import CUBE_OPS, PYTHON_BUILTINS, op_leaf
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
 from skewlsp.analysis.lower_pipeline.loop_facts import MatLoad, ScopeMat, SlotLoad
-from skewlsp.analysis.lower_pipeline.slot_loads import statement_loads_each
+from skewlsp.analysis.lower_pipeline.slot_loads import UsesOf, statement_loads_each
 from skewlsp.analysis.memory.canonicalize_io_order import (
     LoopLowering,
     ScopeLayout,
@@ -123,6 +123,7 @@ class _Walk:
     tensors: Mapping[str, Tensor]
     fold: Fold
     span_of: Callable[[cst.For], Span]
+    uses_of: UsesOf | None  # how a block's uses are got (see :func:`scope_mat`)
     loads: list[MatLoad] = field(default_factory=list)
     loops: list[Span] = field(default_factory=list)
     parents: list[int] = field(default_factory=list)
@@ -138,7 +139,7 @@ class _Walk:
     why: str | None = None
 
     def block(self, statements: Sequence[cst.CSTNode], loop: int) -> None:
-        each = statement_loads_each(statements, self.tensors, self.fold)
+        each = statement_loads_each(statements, self.tensors, self.fold, self.uses_of)
         for load in (load for loads in each for load in loads):
             if load.space == "Mat" and load.size is None:
                 raise _NotModelled(f"the load of `{load.name}` into Mat has no static size")
@@ -319,13 +320,16 @@ def scope_mat(
     tensors: Mapping[str, Tensor],
     fold: Fold,
     span_of: Callable[[cst.For], Span],
+    uses_of: UsesOf | None = None,
 ) -> ScopeMat:
     """The Mat loads of the InCore scope ``node`` opens (a ``with pl.at(...)``, a
     ``pl.spmd`` loop, an InCore function; None: not known), with the pipeline loop each
-    is in, or why they are not all known."""
+    is in, or why they are not all known. ``uses_of``: how a block's uses are got
+    (:func:`~skewlsp.analysis.lower_pipeline.slot_loads.statement_loads`'; a caller
+    keeps them for every build and copy, as they are read off the tree alone)."""
     if not isinstance(node, (cst.With, cst.For, cst.FunctionDef)):
         return ScopeMat(unknown="the InCore scope holding the loop is not known")
-    found = _Walk(tensors, fold, span_of)
+    found = _Walk(tensors, fold, span_of, uses_of)
     try:
         found.block(body_statements(node.body), -1)
     except _NotModelled as reason:

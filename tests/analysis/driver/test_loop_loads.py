@@ -10,6 +10,7 @@ from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import Const
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, LoopFacts
+from skewlsp.analysis.lower_pipeline.slot_loads import body_uses
 from skewlsp.analysis.passes.body import BodyContext
 from skewlsp.contract import LoopReport, Span
 
@@ -61,10 +62,42 @@ def test_each_copy_folds_its_loads_and_the_tree_is_read_once_for_all() -> None:
         ("w", "Mat", 256 * 256 * 2),
     ]
     assert small.matmuls is large.matmuls  # AutoTileMatmulL0's sites: read off the tree once
-    read = sorted(key[0].__name__ for key in state.syntactic)  # type: ignore[index]
+    read = sorted({key[0].__name__ for key in state.syntactic})  # type: ignore[index]
     # (the scope's matmuls are not among them: which statements Simplify keeps of the
     # scope depends on how its ``if`` tests fold)
     assert read == ["body_matmuls", "body_uses", "surroundings"]
+
+
+def test_how_a_scope_s_blocks_use_their_names_is_read_off_the_tree_once_for_every_copy() -> None:
+    module = cst.parse_module(KERNEL)
+    fn = module.body[1]
+    assert isinstance(fn, cst.FunctionDef)
+    loop = fn.body.body[0]
+    assert isinstance(loop, cst.For)
+    state = AnalysisState()
+    # the walk of the module under one build, then under another (``driver.variants``:
+    # a walk of its own, the same trees and syntactic facts)
+    small = _copy(LoopLoads(state), fn, loop, 64)
+    large = _copy(LoopLoads(state), fn, loop, 128)
+    assert small.scope_mat is not None and large.scope_mat is not None
+    # each build's Mat model of the scope (the InCore function's body) folds its own
+    # sizes: x is [ROWS, 256] FP16, w the whole [256, 256] FP16 tensor
+    assert [(m.name, m.bytes) for m in small.scope_mat.loads] == [
+        ("x", 64 * 256 * 2),
+        ("w", 256 * 256 * 2),
+    ]
+    assert [(m.name, m.bytes) for m in large.scope_mat.loads] == [
+        ("x", 128 * 256 * 2),
+        ("w", 256 * 256 * 2),
+    ]
+    # but how the scope's blocks use their names (the function's body, the loop's) is
+    # kept once, by the statements and the tensors in scope, for both builds
+    kept = [key[1:] for key in state.syntactic if key[0] is body_uses]  # type: ignore[index]
+    tensors = frozenset({"a", "w"})
+    assert sorted(kept, key=lambda key: len(key[0])) == [
+        (tuple(fn.body.body), tensors),
+        (tuple(loop.body.body), tensors),
+    ]
 
 
 TWO_LOOPS = """\
