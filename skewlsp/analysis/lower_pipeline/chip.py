@@ -28,6 +28,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
+
+from skewlsp.analysis.passes.l0_tile_chooser import L0TileConfig
 
 KB = 1024
 
@@ -38,6 +41,11 @@ class Memory:
 
     capacity: int
     alignment: int
+
+
+# Bytes per element of the dtypes a matmul's operands may have.
+DTYPE_BYTES = MappingProxyType({"INT8": 1, "UINT8": 1, "BF16": 2, "FP16": 2, "FP32": 4})
+L0_FRACTAL = 16  # a matmul's dimensions in L0 come in 16s (GetL0FractalAlignment, GetMinL0TileDim)
 
 
 @dataclass(frozen=True)
@@ -64,6 +72,22 @@ class Chip:
     def acc_row_group(self, dtype: str) -> int:
         """How many rows an accumulator of ``dtype`` is rounded up to in Acc."""
         return self.int32_acc_rows if dtype == "INT32" else self.acc_rows
+
+    def l0_tile_config(
+        self, mnk: tuple[int, int, int], operands: tuple[str, str], acc: str, **options: Any
+    ) -> L0TileConfig:
+        """ChooseL0Tile's inputs for a matmul of ``mnk`` whose operands have the dtypes
+        ``operands`` and whose accumulator is ``acc``, on this chip: its L0 capacities and
+        Acc's row group, as AutoTileMatmulL0 fills them in from the backend; ``options``:
+        the fields each of its two callers sets its own way."""
+        m, n, k = mnk
+        return L0TileConfig(
+            M=m, N=n, K=k,
+            l0a_bytes=self.capacity("Left"), l0b_bytes=self.capacity("Right"),
+            l0c_bytes=self.capacity("Acc"),
+            bytes_a=DTYPE_BYTES[operands[0]], bytes_b=DTYPE_BYTES[operands[1]], bytes_c=4,
+            l0c_align_m=self.acc_row_group(acc), allow_k_boundary=True, **options,
+        )  # fmt: skip
 
 
 ASCEND_910B = Chip(

@@ -22,14 +22,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
+from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, DTYPE_BYTES, L0_FRACTAL, Chip
 from skewlsp.analysis.lower_pipeline.loop_facts import SlotLoad
 from skewlsp.analysis.lower_pipeline.slot_capacity import slot_bytes
-from skewlsp.analysis.passes.l0_tile_chooser import L0TileConfig, choose_l0_tile
+from skewlsp.analysis.passes.l0_tile_chooser import choose_l0_tile
 from skewlsp.analysis.passes.split_k_grid import SplitKLoop
 
-_BYTES = {"INT8": 1, "UINT8": 1, "BF16": 2, "FP16": 2, "FP32": 4}
-_FRACTAL = 16  # GetL0FractalAlignment, GetMinL0TileDim
 _BOX_ROWS, _BOX_BYTES = 16, 32  # a row-major 512-byte fractal: 16 rows of 32 bytes
 
 
@@ -56,17 +54,13 @@ def output_tiles(
     assert lhs.extents is not None and rhs.extents is not None
     assert lhs.dtype is not None and rhs.dtype is not None
     (big_m, big_k), (k_right, big_n) = lhs.extents, rhs.extents
-    acc = split.out_dtype or ("INT32" if _BYTES[lhs.dtype] == 1 else "FP32")
-    if big_k != k_right or big_k % _FRACTAL or acc not in ("INT32", "FP32"):
+    acc = split.out_dtype or ("INT32" if DTYPE_BYTES[lhs.dtype] == 1 else "FP32")
+    if big_k != k_right or big_k % L0_FRACTAL or acc not in ("INT32", "FP32"):
         return None  # (an ill-typed matmul, PH-AT-007, another accumulator)
-    config = L0TileConfig(
-        M=big_m, N=big_n, K=big_k,
-        l0a_bytes=chip.capacity("Left"), l0b_bytes=chip.capacity("Right"),
-        l0c_bytes=chip.capacity("Acc"),
-        bytes_a=_BYTES[lhs.dtype], bytes_b=_BYTES[rhs.dtype], bytes_c=4,
-        l0c_align_m=chip.acc_row_group(acc),
-        box_align_m=_BOX_ROWS, box_align_n=_BOX_BYTES // _BYTES[rhs.dtype],
-        allow_double_buffer_c=planner != "pypto", allow_k_boundary=True,
+    config = chip.l0_tile_config(
+        (big_m, big_n, big_k), (lhs.dtype, rhs.dtype), acc,
+        box_align_m=_BOX_ROWS, box_align_n=_BOX_BYTES // DTYPE_BYTES[rhs.dtype],
+        allow_double_buffer_c=planner != "pypto",
     )  # fmt: skip
     try:
         chosen = choose_l0_tile(config)
@@ -94,7 +88,7 @@ def _plain(load: SlotLoad) -> bool:
         and load.space == "Mat"
         and load.extents is not None
         and len(load.extents) == 2
-        and load.dtype in _BYTES
+        and load.dtype in DTYPE_BYTES
         and load.blocker is None
         and load.unknown is None
     )

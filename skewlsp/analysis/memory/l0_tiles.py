@@ -49,7 +49,7 @@ from functools import cached_property
 import libcst as cst
 
 from skewlsp.analysis.frontend.names import block_defs, body_statements, statement_defs
-from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
+from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, DTYPE_BYTES, L0_FRACTAL, Chip
 from skewlsp.analysis.lower_pipeline.loop_facts import (
     CubeScope,
     LoopFacts,
@@ -65,13 +65,11 @@ from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_places, scope_matmu
 from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Fold, LoopSurroundings, Tensor
 from skewlsp.analysis.passes.cube_operands import block_operand
-from skewlsp.analysis.passes.l0_tile_chooser import L0TileConfig, choose_l0_tile
+from skewlsp.analysis.passes.l0_tile_chooser import choose_l0_tile
 from skewlsp.analysis.passes.simplify import kept_by_fold
 from skewlsp.contract import Lowering
 
 L0_SPACES = ("Left", "Right")
-_BYTES = {"INT8": 1, "UINT8": 1, "BF16": 2, "FP16": 2, "FP32": 4}
-_FRACTAL = 16  # GetL0FractalAlignment, GetMinL0TileDim
 
 
 @dataclass(frozen=True)
@@ -260,7 +258,7 @@ def _tiling(
     for name, load in ((site.lhs, lhs), (site.rhs, rhs)):
         if load is None or load.space != "Mat" or load.extents is None or load.dtype is None:
             return f"the operand `{name}` of `{site.op}` is not a load of static shape"
-        if load.dtype not in _BYTES:
+        if load.dtype not in DTYPE_BYTES:
             return f"the operand `{name}` of `{site.op}` is not of a known type"
     assert lhs is not None and rhs is not None and lhs.dtype and rhs.dtype
     left, right = _matrix(lhs, site.transposed[0]), _matrix(rhs, site.transposed[1])
@@ -271,17 +269,12 @@ def _tiling(
     dtypes = (lhs.dtype, rhs.dtype)
     if k != k_right:
         return f"the operands of `{site.op}` do not agree on K"
-    acc = site.out_dtype or ("INT32" if _BYTES[lhs.dtype] == 1 else "FP32")
-    if k % _FRACTAL or min(m, n, k) < _FRACTAL or acc not in ("INT32", "FP32"):
+    acc = site.out_dtype or ("INT32" if DTYPE_BYTES[lhs.dtype] == 1 else "FP32")
+    if k % L0_FRACTAL or min(m, n, k) < L0_FRACTAL or acc not in ("INT32", "FP32"):
         return L0Tiling(site, whole, whole, dtypes)  # PH-AT-007 / the chooser's own refusal
-    config = L0TileConfig(
-        M=m, N=n, K=k,
-        l0a_bytes=chip.capacity("Left"), l0b_bytes=chip.capacity("Right"),
-        l0c_bytes=chip.capacity("Acc"),
-        bytes_a=_BYTES[lhs.dtype], bytes_b=_BYTES[rhs.dtype], bytes_c=4,
-        l0c_align_m=chip.acc_row_group(acc),
-        allow_a_stationary=True, allow_b_stationary=True,
-        c_read=site.op == "matmul_acc", allow_k_boundary=True,
+    config = chip.l0_tile_config(
+        (m, n, k), dtypes, acc,
+        allow_a_stationary=True, allow_b_stationary=True, c_read=site.op == "matmul_acc",
     )  # fmt: skip
     try:
         chosen = choose_l0_tile(config)
