@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +34,6 @@ CORES = {"AIC": "aic", "AIV": "aiv"}
 # Replicated, with numbers skewlint does not know: SKW016 in a further copy (no lowering
 # record), or a bound computed when the module loads.
 WILDCARD = "replicated*"
-# Under memory-planner=ptoas, a loop whose slots skewlint cannot size (a load's dtype or
-# shape it cannot see): LowerPipelineToSlots rotates it or declines it, and then
-# LowerPipelineLoops replicates it as the rest of the claim says.
-OPEN = "rotated or "
 
 
 @dataclass(frozen=True)
@@ -53,14 +49,18 @@ class Claim:
     shape: str
     detail: str | None = None
     copies: int | None = 1
+    # Under memory-planner=ptoas, a loop whose slots skewlint cannot size (a load's dtype
+    # or shape it cannot see): LowerPipelineToSlots rotates it or declines it, and then
+    # LowerPipelineLoops replicates it as ``shape`` says: either outcome matches.
+    or_rotated: bool = False
 
     def matches(self, other: Claim) -> bool:
         """Same shape (SKW016's wildcard takes any replication; an open claim, either of
         its two), same detail when both know it, same number of copies."""
         for one, two in ((self, other), (other, self)):
-            if one.shape.startswith(OPEN):
+            if one.or_rotated:
                 rotated = Claim("rotated", None, one.copies)
-                fallback = Claim(one.shape[len(OPEN) :], one.detail, one.copies)
+                fallback = Claim(one.shape, one.detail, one.copies)
                 return rotated.matches(two) or fallback.matches(two)
         shapes = {self.shape, other.shape}
         if WILDCARD in shapes:
@@ -76,10 +76,11 @@ class Claim:
 
     def times(self, copies: int | None) -> Claim:
         """The same outcome for a loop its function holds ``copies`` times."""
-        return Claim(self.shape, self.detail, copies)
+        return Claim(self.shape, self.detail, copies, self.or_rotated)
 
     def __str__(self) -> str:
         text = f"{self.shape} ({self.detail})" if self.detail else self.shape
+        text = f"rotated or {text}" if self.or_rotated else text
         return f"{text} x{self.copies}" if self.copies and self.copies > 1 else text
 
 
@@ -379,7 +380,7 @@ def is_open(lowering: Mapping[str, Any] | None, planner: str) -> bool:
 
 
 def _open(claim: Claim) -> Claim:
-    return Claim(OPEN + claim.shape, claim.detail, claim.copies)
+    return replace(claim, or_rotated=True)
 
 
 def skewlint_claims(

@@ -140,6 +140,17 @@ def _run(
     return None
 
 
+def _loop_exit(result: Folded | _Jump | None) -> tuple[bool, Folded | None]:
+    """Whether a loop's iteration ends the loop, and with what the loop's statement gives
+    its function: a ``break`` ends it (None: the function goes on), a ``return`` ends it
+    with the value; a ``continue`` or falling through goes on to the next iteration."""
+    if result is _BREAK:
+        return True, None
+    if result is None or isinstance(result, _Jump):
+        return False, None
+    return True, result
+
+
 def _run_while(
     stmt: cst.While,
     folder: ExpressionFolder,
@@ -158,10 +169,9 @@ def _run_while(
         if not test.value:
             return None
         result = _run(body, folder, name, local)
-        if result is _BREAK:
-            return None
-        if not isinstance(result, _Jump) and result is not None:  # (_CONTINUE: go on)
-            return result
+        ends, returned = _loop_exit(result)
+        if ends:
+            return returned
     return opaque
 
 
@@ -184,10 +194,9 @@ def _run_for(
         if not _assign(stmt.target, item, local):
             return opaque
         result = _run(body, folder, name, local)
-        if result is _BREAK:
-            return None
-        if not isinstance(result, _Jump) and result is not None:
-            return result
+        ends, returned = _loop_exit(result)
+        if ends:
+            return returned
     return None
 
 
