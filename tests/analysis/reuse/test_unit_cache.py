@@ -344,6 +344,7 @@ def test_an_edit_of_an_inline_helper_decides_its_caller_s_loop_again() -> None:
     codes = [(c.core, c.code) for c in before[0].cores]
     assert codes == [("aic", "SKW001"), ("aiv", "SKW020")]
     # the vector makes the scores now: the tiles cross one way only, nothing is skewed
+    assert after[0].cores  # (both cores still report the loop: not an empty all())
     assert all(c.code != "SKW001" for c in after[0].cores)
 
 
