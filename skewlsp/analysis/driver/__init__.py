@@ -44,6 +44,7 @@ from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.driver.module_run import analyse_module
 from skewlsp.analysis.driver.variants import AssumedReads, variant_builds
 from skewlsp.analysis.frontend.assumed import Build
+from skewlsp.analysis.frontend.declared_choices import ScannedTexts
 from skewlsp.analysis.frontend.imports import SharedModules
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
@@ -122,9 +123,13 @@ def analyze_models(
         source = source[1:]
     assumptions = assumptions or Assumptions()
 
+    scanned = ScannedTexts()  # (without a batch: the texts this analysis's builds read)
+
     def build(assumed: Assumptions) -> Build:
         # A batch's shared modules are folded once per build, and remember its reads.
-        return shared_modules.build(assumed) if shared_modules is not None else Build(assumed)
+        if shared_modules is not None:
+            return shared_modules.build(assumed)
+        return Build(assumed, scanned)
 
     # Everything the stages share, for this analysis only (the compiler's PassManager
     # hands its passes the program the same way): each stage is given it.

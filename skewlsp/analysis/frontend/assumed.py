@@ -27,6 +27,7 @@ from skewlsp.analysis.frontend.declared_choices import (
     ENVIRONMENT_GETTERS,
     NO_OPTIONS,
     DeclaredOptions,
+    ScannedTexts,
     declared_choices,
     declared_options,
 )
@@ -57,8 +58,13 @@ class Build:
     shared modules remember theirs), as a stack of attribution frames (see the module's
     doc). Not thread-safe, like the analysis that holds it."""
 
-    def __init__(self, assumptions: Assumptions | None = None) -> None:
+    def __init__(
+        self, assumptions: Assumptions | None = None, scanned: ScannedTexts | None = None
+    ) -> None:
         self.assumptions = assumptions or Assumptions()
+        # The module texts read for declared values, shared with the other builds of the
+        # analysis or batch that made this one (a text reads the same under any build).
+        self.scanned = scanned if scanned is not None else ScannedTexts()
         self._frames: list[set[AssumedRead]] = []
         # The values each module (by text) declares for a variable: a module read by every
         # kernel of a batch (or a helper's module, folded again for each) is scanned once.
@@ -78,7 +84,7 @@ class Build:
         found = self._declared.get(key)
         if found is None:
             self._declared[key] = ()  # (a scan that folds a name reading it again ends here)
-            found = self._declared[key] = declared_choices(variable, text, lookup)
+            found = self._declared[key] = declared_choices(variable, text, lookup, self.scanned)
         return found
 
     def options(self, text: str | None, lookup: Callable[[str], Folded | None]) -> DeclaredOptions:
@@ -89,7 +95,7 @@ class Build:
         found = self._options.get(text)
         if found is None:
             self._options[text] = NO_OPTIONS  # (a scan folding a name reading it ends here)
-            found = self._options[text] = declared_options(text, lookup)
+            found = self._options[text] = declared_options(text, lookup, self.scanned)
         return found
 
     def open(self) -> int:

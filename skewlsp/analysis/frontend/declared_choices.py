@@ -31,14 +31,45 @@ _NORMALISING = frozenset({"strip", "lower", "upper", "lstrip", "rstrip", "casefo
 ENVIRONMENT_GETTERS = (("os", "environ", "get"), ("os", "getenv"), ("environ", "get"))
 
 
+class ScannedTexts:
+    """The stdlib trees of module texts, and the options each reads off the command line,
+    for every build of an analysis or a batch: a text reads the same under any build, so
+    it is parsed and scanned once, and only the values its names fold to are worked out
+    per build (pypto-lib: 58 scans of its kernels' texts, one per build, were 5% of a
+    cold lint). Not thread-safe, like the build that holds it."""
+
+    def __init__(self) -> None:
+        self._trees: dict[str, ast.Module | None] = {}
+        self._options: dict[str, _OptionReads | None] = {}
+
+    def tree(self, text: str) -> ast.Module | None:
+        """The stdlib's tree of ``text`` (None: the stdlib refuses it)."""
+        if text not in self._trees:
+            try:
+                self._trees[text] = ast.parse(text)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                self._trees[text] = None
+        return self._trees[text]
+
+    def option_reads(self, text: str) -> _OptionReads | None:
+        """What :func:`declared_options` reads off ``text`` alone (None: no option)."""
+        if text not in self._options:
+            tree = self.tree(text) if "argv" in text else None
+            self._options[text] = _option_reads(tree) if tree is not None else None
+        return self._options[text]
+
+
 def declared_choices(
-    variable: str, text: str, lookup: Callable[[str], Folded | None]
+    variable: str,
+    text: str,
+    lookup: Callable[[str], Folded | None],
+    scanned: ScannedTexts | None = None,
 ) -> tuple[str, ...]:
     """The string values the module of ``text`` compares ``variable`` with (sorted), or
-    keys presets by; ``lookup`` folds its module-level names."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    keys presets by; ``lookup`` folds its module-level names (``scanned``: the texts
+    already parsed)."""
+    tree = (scanned or ScannedTexts()).tree(text)
+    if tree is None:
         return ()
     scan = _Scan(variable, tree, lookup)
     found: set[str] = set()
@@ -78,20 +109,46 @@ class DeclaredOptions:
 NO_OPTIONS = DeclaredOptions({}, partial=False)
 
 
-def declared_options(text: str, lookup: Callable[[str], Folded | None]) -> DeclaredOptions:
+@dataclass(frozen=True)
+class _OptionReads:
+    """What a module's text alone says of the options it reads: the module-level name
+    holding each one's value (``carriers``), the expressions listing the values it allows
+    (``listed``: per option, folded per build), and whether some read of an option is
+    not one :func:`declared_options` can follow (``partial``)."""
+
+    carriers: dict[str, str]
+    listed: tuple[tuple[str, ast.expr], ...]
+    partial: bool
+
+
+def declared_options(
+    text: str, lookup: Callable[[str], Folded | None], scanned: ScannedTexts | None = None
+) -> DeclaredOptions:
     """The module-level names of ``text`` whose value is an option read off ``sys.argv``
     by a module function (``TP_SIZE = _parse_int_argv("--tp") or 2``,
     ``TP_SIZE = _parse_tp_argv()``), each with the option and the values the module
     allows it: ``TP_SIZE in _TP_CHOICES`` (an ``assert``, an ``if ... not in: raise``) or
     argparse's ``add_argument("--tp", choices=...)``. A reader that also reads the
     environment is left out: the variable it reads stands for the option
-    (``DEEPSEEK_V4_VARIANT`` or ``--variant``), and its choices are decided once."""
-    if "argv" not in text:
+    (``DEEPSEEK_V4_VARIANT`` or ``--variant``), and its choices are decided once.
+    ``scanned``: the texts already read (:class:`ScannedTexts`)."""
+    reads = (scanned or ScannedTexts()).option_reads(text)
+    if reads is None:
         return NO_OPTIONS
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return NO_OPTIONS
+    declared: dict[str, set[str]] = {option: set() for option in reads.carriers.values()}
+    for option, listed in reads.listed:
+        declared[option] |= _values(listed, lookup)
+    found = {
+        carrier: DeclaredOption(option, _ordered(declared[option]))
+        for carrier, option in reads.carriers.items()
+    }
+    partial = reads.partial or any(not option.choices for option in found.values())
+    return DeclaredOptions(found, partial)
+
+
+def _option_reads(tree: ast.Module) -> _OptionReads | None:
+    """:class:`_OptionReads` of a module's tree; None when no module function reads
+    ``sys.argv`` (without also reading the environment)."""
     readers = {
         stmt.name: stmt
         for stmt in tree.body
@@ -100,7 +157,7 @@ def declared_options(text: str, lookup: Callable[[str], Folded | None]) -> Decla
         and not any(_is_environment(n) for n in ast.walk(stmt))
     }
     if not readers:
-        return NO_OPTIONS
+        return None
     carriers: dict[str, str] = {}
     partial = False
     for targets, value in _assignments(list(_module_level(tree.body))):
@@ -109,26 +166,20 @@ def declared_options(text: str, lookup: Callable[[str], Folded | None]) -> Decla
             carriers[next(iter(targets))] = option
         elif option is not None or (value is not None and _calls(value, readers)):
             partial = True
-    declared: dict[str, set[str]] = {option: set() for option in carriers.values()}
+    options = set(carriers.values())
+    listed: list[tuple[str, ast.expr]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare) and len(node.ops) == 1:
             if isinstance(node.ops[0], (ast.In, ast.NotIn)) and isinstance(node.left, ast.Name):
                 option = carriers.get(node.left.id)
                 if option is not None:
-                    declared[option] |= _values(node.comparators[0], lookup)
+                    listed.append((option, node.comparators[0]))
         elif isinstance(node, ast.Call) and _is_add_argument(node):
             first = node.args[0]
             named = first.value if isinstance(first, ast.Constant) else None
-            if isinstance(named, str) and named in declared:
-                for keyword in node.keywords:
-                    if keyword.arg == "choices":
-                        declared[named] |= _values(keyword.value, lookup)
-    found = {
-        carrier: DeclaredOption(option, _ordered(declared[option]))
-        for carrier, option in carriers.items()
-    }
-    partial = partial or any(not option.choices for option in found.values())
-    return DeclaredOptions(found, partial)
+            if isinstance(named, str) and named in options:
+                listed.extend((named, k.value) for k in node.keywords if k.arg == "choices")
+    return _OptionReads(carriers, tuple(listed), partial)
 
 
 def _calls(value: ast.expr, readers: dict[str, ast.FunctionDef]) -> bool:

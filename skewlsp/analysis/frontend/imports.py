@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 from skewlsp.analysis.frontend.assumed import Build
 from skewlsp.analysis.frontend.constants import Assigned, ModuleConstants
+from skewlsp.analysis.frontend.declared_choices import ScannedTexts
 from skewlsp.analysis.frontend.source_index import ModuleIndex, imported_module_index
 from skewlsp.analysis.frontend.values import Folded, Opaque
 from skewlsp.contract import Assumptions, Resolver
@@ -129,12 +130,13 @@ class SharedModules:
         self._entries: dict[tuple[object, ...], tuple[ModuleConstants, _Relay]] = {}
         self.current: tuple[Resolver, str | None] = (_no_resolver, None)
         self._builds: dict[Assumptions, Build] = {}
+        self._scanned = ScannedTexts()  # (the module texts every build reads alike)
 
     def build(self, assumptions: Assumptions) -> Build:
         """The record of reads of every analysis of this batch under ``assumptions``."""
         found = self._builds.get(assumptions)
         if found is None:
-            found = self._builds[assumptions] = Build(assumptions)
+            found = self._builds[assumptions] = Build(assumptions, self._scanned)
         return found
 
     def constants(

@@ -5,10 +5,12 @@ from __future__ import annotations
 from skewlsp.analysis.frontend.constants import ModuleConstants
 from skewlsp.analysis.frontend.declared_choices import (
     DeclaredOptions,
+    ScannedTexts,
     declared_choices,
     declared_options,
 )
 from skewlsp.analysis.frontend.source_index import build_index
+from skewlsp.analysis.frontend.values import Const, Folded, Items
 
 
 def choices(variable: str, text: str) -> tuple[str, ...]:
@@ -233,3 +235,21 @@ if ACTIVE_VARIANT not in SUPPORTED_VARIANTS:
     raise ValueError(ACTIVE_VARIANT)
 """
     assert options(text) == {}
+
+
+def test_a_text_scanned_once_for_every_build_still_folds_its_choices_per_build() -> None:
+    # The choices a module lists by name are folded under each build: two builds sharing
+    # one scan of the text see each its own values.
+    text = LM_HEAD.replace("_TP_CHOICES = (2, 4, 8, 16)", "from .sizes import _TP_CHOICES")
+    scanned = ScannedTexts()
+
+    def build_a(name: str) -> Folded | None:
+        return Items((Const(2), Const(4))) if name == "_TP_CHOICES" else None
+
+    def build_b(name: str) -> Folded | None:
+        return Items((Const(8), Const(16))) if name == "_TP_CHOICES" else None
+
+    first = declared_options(text, build_a, scanned).by_name["TP_SIZE"]
+    second = declared_options(text, build_b, scanned).by_name["TP_SIZE"]
+    assert (first.option, first.choices) == ("--tp", ("2", "4"))
+    assert (second.option, second.choices) == ("--tp", ("8", "16"))
