@@ -505,7 +505,7 @@ class UnitWalk(LoopDecisions):
         ):
             return None
         ranges = {loop.var: loop.interval for loop in enclosing if loop.interval is not None}
-        return folded_branches(stmt, ranges, scope.bound_lookup(enclosing))
+        return folded_branches(stmt, ranges, scope.bound_lookup(enclosing), self.made)
 
     def _is_pipeline_loop(self, stmt: cst.For) -> bool:
         return isinstance(stmt.iter, cst.Call) and dsl.loop_kind(stmt.iter, self.aliases) in (

@@ -363,30 +363,38 @@ def fold_if(stmt: cst.If, ctx: BodyContext, block: Block) -> list[Stmt]:
 
 
 def folded_branches(
-    stmt: cst.If, ranges: Mapping[str, Interval], lookup: Lookup
+    stmt: cst.If, ranges: Mapping[str, Interval], lookup: Lookup, made: MadeTrees | None
 ) -> tuple[list[cst.CSTNode], list[cst.CSTNode], str] | None:
     """An ``if`` outside a pipeline body that Simplify proves (its Fold A collapses it
     wherever it is): the statements kept, those removed with the branch that never runs
-    (its loops are never compiled), and why; None when the test is not proved."""
+    (its loops are never compiled), and why; None when the test is not proved. ``made``:
+    the trees made in the analysis, which render the test (a made node's whitespace is
+    not the text's: without them the unit would be decided again on libcst's tree)."""
     verdict = evaluate_condition(stmt.test, ranges, lookup)
     if verdict is None:
         return None
-    test = full_code(stmt.test, None)[:60]
-    body = list(body_statements(stmt.body))
-    orelse: list[cst.CSTNode] = [stmt.orelse] if stmt.orelse is not None else []
+    test = full_code(stmt.test, made)[:60]
+    kept, removed = _branches(stmt, verdict)
     if verdict:
-        return body, orelse, f"Simplify folds `if {test}` to true: its `else` never runs"
-    return orelse, body, f"Simplify folds `if {test}` to false: the branch never runs"
+        return kept, removed, f"Simplify folds `if {test}` to true: its `else` never runs"
+    return kept, removed, f"Simplify folds `if {test}` to false: the branch never runs"
+
+
+def _branches(stmt: cst.If, verdict: bool) -> tuple[list[cst.CSTNode], list[cst.CSTNode]]:
+    """The statements Simplify keeps of an ``if`` it decides, and those it removes."""
+    body: list[cst.CSTNode] = list(body_statements(stmt.body))
+    orelse: list[cst.CSTNode] = [stmt.orelse] if stmt.orelse is not None else []
+    return (body, orelse) if verdict else (orelse, body)
 
 
 def kept_by_fold(fold: Fold) -> Callable[[cst.If], list[cst.CSTNode] | None]:
     """What Simplify keeps of an ``if`` whose test ``fold`` (an outlined scope's
-    constants) decides: :func:`folded_branches` with no loop ranges (a test on a loop
-    variable stays undecided here)."""
+    constants) decides, as :func:`folded_branches` keeps it with no loop ranges (a test
+    on a loop variable stays undecided here); no reason is worded for it."""
 
     def kept(stmt: cst.If) -> list[cst.CSTNode] | None:
-        folded = folded_branches(stmt, {}, lambda name: fold(cst.Name(name)))
-        return None if folded is None else folded[0]
+        verdict = evaluate_condition(stmt.test, {}, lambda name: fold(cst.Name(name)))
+        return None if verdict is None else _branches(stmt, verdict)[0]
 
     return kept
 

@@ -11,6 +11,7 @@ is computed when the module loads: the compiler knows its value, skewlsp does no
 
 from __future__ import annotations
 
+import ast
 import math
 from collections.abc import Callable, Mapping
 
@@ -23,9 +24,12 @@ from skewlsp.analysis.frontend.constants import Const, Dynamic, Folded, Folder, 
 from skewlsp.analysis.passes.simplify import (
     IntegerForm,
     IntegerForms,
+    folded_branches,
     simplified,
     simplified_difference,
 )
+from skewlsp.analysis.source.cst_from_ast import convert
+from skewlsp.analysis.source.tree_text import MadeTrees
 
 KNOWN: Mapping[str, Folded] = {
     "K": Const(64),
@@ -189,3 +193,22 @@ def test_the_form_of_an_expression_evaluates_as_the_expression_does(
 def test_an_expression_minus_itself_written_again_is_zero(drawn: Drawn) -> None:
     text, _ = drawn
     assert simplified_difference(expr(text), expr(text), fold) == Const(0)
+
+
+def test_an_if_simplify_folds_on_a_tree_made_from_the_stdlib_s_is_worded_from_the_text() -> None:
+    # A lint reads trees made from the stdlib's, whose whitespace is not the text's: the
+    # fold's reason quotes the test as written (not rendered from placeholders, which
+    # would make the whole function be decided again on libcst's own tree).
+    text = "def kernel():\n    if TP_SIZE  ==  2:  # the default build\n        pass\n    else:\n        pass\n"
+    converted = convert(ast.parse(text), text)
+    made = MadeTrees()
+    made.add(converted)
+    fn = converted.module.body[0]
+    assert isinstance(fn, cst.FunctionDef) and isinstance(fn.body, cst.IndentedBlock)
+    stmt = fn.body.body[0]
+    assert isinstance(stmt, cst.If)
+    folded = folded_branches(stmt, {}, {"TP_SIZE": Const(2)}.get, made)
+    assert folded is not None
+    kept, removed, why = folded
+    assert (len(kept), len(removed)) == (1, 1)
+    assert why == "Simplify folds `if TP_SIZE  ==  2` to true: its `else` never runs"
