@@ -268,7 +268,7 @@ class LoopDecisions:
         where = (self.functions[-1] if self.functions else None, self._function_incore)
         facts = self.loads.of_loop(
             facts, report, loop, ctx, (*where, self.call_caller), scope.module.function_sources,
-            self._span,
+            self._span, scope.module.function_text,
         )
         if where[0] is not None and facts.matmuls is not None and len(facts.matmuls.sites) == 2:
             # 15 AutoTileMatmulL0 may write the loop once per output tile (read off the tree)

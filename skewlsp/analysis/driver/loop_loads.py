@@ -46,6 +46,7 @@ from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
     surroundings,
 )
 from skewlsp.analysis.passes.inline_functions.splice import declared_returns
+from skewlsp.analysis.passes.jit_return_type import extern_outs
 from skewlsp.analysis.passes.jit_tensor_params import bare_param_tensors
 from skewlsp.analysis.passes.op_conversion import ScopeTiles, scope_tiles_at
 from skewlsp.contract import LoopReport, Span
@@ -82,13 +83,15 @@ class LoopLoads:
         where: tuple[cst.FunctionDef | None, bool, str | None],
         helpers: Mapping[str, str],
         span_of: Callable[[cst.CSTNode], Span],
+        function_text: Callable[[str], str | None] | None = None,
     ) -> LoopFacts:
         """``facts`` with the body's loads as LowerPipelineToSlots sees them (the tensors
         in scope, ConvertTensorToTileOps', read off the function holding the loop, the
         inline helpers it calls and the callers pl.jit types its bare tensors from:
-        ``helpers``, the module's functions' texts). ``where``: that function (None:
-        none), whether its body is already InCore, and the caller of the helper copy
-        decided (None: not a copy)."""
+        ``helpers``, the module's functions' texts; the extern kernels it calls:
+        ``function_text``, the text of a function the module defines or imports).
+        ``where``: that function (None: none), whether its body is already InCore, and
+        the caller of the helper copy decided (None: not a copy)."""
         fn, function_incore, caller = where
         lowered = report.verdict == "left" or any(c.verdict == "left" for c in report.cores)
         if fn is None:
@@ -96,7 +99,7 @@ class LoopLoads:
         key = (id(fn), function_incore, caller)
         loops = self.surroundings.get(key)
         if loops is None:
-            loops = self.surroundings[key] = self._surroundings(fn, key, helpers)
+            loops = self.surroundings[key] = self._surroundings(fn, key, helpers, function_text)
         around = loops.get(id(loop))
         if around is None:
             return facts
@@ -158,20 +161,25 @@ class LoopLoads:
         )
 
     def _surroundings(
-        self, fn: cst.FunctionDef, key: _FunctionKey, helpers: Mapping[str, str]
+        self,
+        fn: cst.FunctionDef,
+        key: _FunctionKey,
+        helpers: Mapping[str, str],
+        function_text: Callable[[str], str | None] | None,
     ) -> dict[int, LoopSurroundings]:
         """The tensors in scope at each loop of ``fn`` (its InCore-ness and the caller of
-        the copy: ``key``), with the tensors an inline helper's call returns and those
-        pl.jit gives its bare parameters."""
+        the copy: ``key``), with the tensors an inline helper's or an extern kernel's call
+        returns and those pl.jit gives its bare parameters."""
         returns, fact = declared_returns(helpers), self.state.syntactic_fact
+        outs = extern_outs(function_text) if function_text is not None else None
         _, function_incore, caller = key
 
         def given() -> Mapping[str, Tensor]:
-            return bare_param_tensors(fn, helpers, caller, returns, fact)
+            return bare_param_tensors(fn, helpers, caller, returns, fact, outs=outs)
 
         return fact(
             (surroundings, fn, key[1:], frozenset(helpers.items())),
-            lambda: surroundings(fn, function_incore, self.state.made, returns, given()),
+            lambda: surroundings(fn, function_incore, self.state.made, returns, given(), outs),
         )
 
     def _scope_tiles(

@@ -307,6 +307,15 @@ class ModuleConstants:
         spliced at its calls."""
         return self._function_sources
 
+    def function_text(self, name: str) -> str | None:
+        """The text of the top-level function ``name`` is here: the module's own, else the
+        one it is imported as from a sibling module (None: no function found)."""
+        own = self._function_sources.get(name)
+        if own is not None:
+            return own
+        imported = getattr(self._imported, "function", None)  # (see imports.ImportedNames)
+        return imported(name) if imported is not None else None
+
     def enclosed(self, sources: Mapping[str, str], hidden: Mapping[str, Folded]) -> ModuleConstants:
         """What a function defined inside another function sees when the DSL parses it.
 

@@ -253,16 +253,26 @@ def imported_lookup(
             return found
         return replace(found, module="." * imported.level + imported.module)
 
-    return ImportedNames(lookup, assigned)
+    def function(name: str) -> str | None:
+        imported = index.imported.get(name)
+        constants = module_of(imported.module, imported.level) if imported else None
+        if constants is None or imported is None:
+            return None
+        return constants.function_sources.get(imported.name)
+
+    return ImportedNames(lookup, assigned, function)
 
 
 @dataclass(frozen=True)
 class ImportedNames:
-    """Names imported from sibling modules: their folded values (call it), and where each
-    is assigned in the module it comes from (``assigned``, for a fix line to name it)."""
+    """Names imported from sibling modules: their folded values (call it), where each is
+    assigned in the module it comes from (``assigned``, for a fix line to name it), and
+    the text of a function it is there (``function``: an extern kernel's stub types the
+    calls of it)."""
 
     lookup: Callable[[str], Folded | None]
     assigned: Callable[[str], Assigned | None]
+    function: Callable[[str], str | None]
 
     def __call__(self, name: str) -> Folded | None:
         return self.lookup(name)

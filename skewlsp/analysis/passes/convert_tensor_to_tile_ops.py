@@ -11,7 +11,10 @@ the names bound to one before the loop: ``pl.create_tensor``, a view of a tensor
 (``pl.reshape``; a slice, outside an InCore scope), a plain alias, the tensor an
 ``assemble`` or ``store`` writes, a name a call of an inline helper binds (typed by the
 helper's ``->``, as the DSL parser types the call: ``inline_functions.splice``'s
-``declared_returns``). Inside an InCore scope a slice is a load, so its name holds a tile.
+``declared_returns``), a name a call of an extern kernel binds (the tensor its first call
+passes for the kernel's first ``pl.Out`` parameter, as pl.jit types it:
+:mod:`.jit_return_type`). Inside an InCore scope a slice is a load, so its name holds a
+tile.
 
 The walk also counts the InCore scopes it opens (``pl.at`` at the CORE_GROUP level,
 ``pl.spmd``, a ``pl.split_aiv`` region outside one: ``frontend.scope.opens_incore_scope``):
@@ -41,6 +44,7 @@ from skewlsp.analysis.frontend.names import (
 )
 from skewlsp.analysis.frontend.op_registry import op_leaf
 from skewlsp.analysis.frontend.scope import function_params, is_spmd_scope, opens_incore_scope
+from skewlsp.analysis.passes.jit_return_type import ExternOuts, returned_argument
 from skewlsp.analysis.passes.simplify import Fold, simplified, simplified_difference
 from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.walk import walk
@@ -174,13 +178,15 @@ def surroundings(
     made: MadeTrees | None,
     returns: Returns | None = None,
     params: Mapping[str, Tensor] | None = None,
+    outs: ExternOuts | None = None,
 ) -> dict[int, LoopSurroundings]:
     """One walk of ``fn`` (``incore``: its body is an InCore scope; ``made``: the trees the
     analysis made, ``fn`` may be one's; ``returns``: the module's inline helpers' declared
     return types, for the names a call of one binds; ``params``: the tensors ``pl.jit``
-    gives its bare ``pl.Tensor`` parameters): the surroundings of each ``for`` in it, by
-    the node's id."""
-    walker = _Walk(made, returns)
+    gives its bare ``pl.Tensor`` parameters; ``outs``: the extern kernels' first ``pl.Out``
+    parameters, for the names a call of one binds): the surroundings of each ``for`` in
+    it, by the node's id."""
+    walker = _Walk(made, fn, returns, outs=outs)
     _seed(walker, fn, params)
     walker.scope_nodes[0] = fn
     walker.block(body_statements(fn.body), incore, 0)
@@ -195,10 +201,11 @@ def tensors_at(
     call: cst.Call,
     returns: Returns | None = None,
     params: Mapping[str, Tensor] | None = None,
+    outs: ExternOuts | None = None,
 ) -> dict[str, Tensor] | None:
     """The tensors bound where the statement holding ``call`` (a call in ``fn``, a tree of
     libcst's own parse) starts; None when the walk does not meet it."""
-    walker = _Walk(None, returns, call)
+    walker = _Walk(None, fn, returns, call, outs)
     _seed(walker, fn, params)
     walker.block(body_statements(fn.body), False, 0)
     return walker.at_stop
@@ -241,10 +248,20 @@ class _Walk:
     """Statements in order: the tensors each binding leaves, kept at every ``for``."""
 
     def __init__(
-        self, made: MadeTrees | None, returns: Returns | None = None, stop: cst.Call | None = None
+        self,
+        made: MadeTrees | None,
+        fn: cst.FunctionDef,
+        returns: Returns | None = None,
+        stop: cst.Call | None = None,
+        outs: ExternOuts | None = None,
     ) -> None:
         self.made = made
+        self.fn = fn
         self.returns = returns
+        self.outs = outs
+        # each extern kernel called: the tensor its first call in ``fn`` passes for its
+        # first ``pl.Out`` parameter (None: not known), what every call of it returns
+        self.extern_types: dict[str, Tensor | None] = {}
         self.stop = stop  # a call: the tensors where its statement starts are kept
         self.at_stop: dict[str, Tensor] | None = None
         self.tensors: dict[str, Tensor] = {}
@@ -293,6 +310,9 @@ class _Walk:
         if isinstance(target, cst.Tuple) and isinstance(value, cst.Call):
             self._unpack(target, value)
             return
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            self._extern_result(small.value)  # (a first call made for its effects types later ones)
+            return
         if isinstance(target, cst.Name) and value is not None:
             found = self._tensor_of(value, incore)
             if found is None:
@@ -316,7 +336,9 @@ class _Walk:
         leaf = op_leaf(value)
         if leaf is None:
             declared = self._declared(value)
-            return declared[0] if declared is not None and len(declared) == 1 else None
+            if declared is None:
+                return self._extern_result(value)
+            return declared[0] if len(declared) == 1 else None
         args = dsl.positional(value)
         if leaf == "create_tensor":
             dtype = dsl.keyword(value, "dtype")
@@ -371,6 +393,37 @@ class _Walk:
                 for p in parts
             )
         return (_annotated(annotation),)
+
+
+    def _extern_result(self, call: cst.Call) -> Tensor | None:
+        """The tensor a call of an extern kernel returns: what the kernel's first call in
+        the function passes for its first ``pl.Out`` parameter, the one specialization
+        pl.jit makes (:mod:`.jit_return_type`). Not known where that argument is no name
+        holding a known tensor, where the first call is one the walk does not meet (in
+        an expression), or where this call passes another tensor than the first did."""
+        if self.outs is None or not isinstance(call.func, cst.Name):
+            return None
+        name = call.func.value
+        out = self.outs(name)
+        if out is None:
+            return None
+        argument = returned_argument(call, out)
+        passed = self._source(argument) if argument is not None else None
+        if name not in self.extern_types:
+            first = first_call(self.fn, name) is call
+            self.extern_types[name] = passed if first else None
+        typed = self.extern_types[name]
+        return typed if typed is not None and passed is typed else None
+
+
+def first_call(fn: cst.FunctionDef, name: str) -> cst.Call | None:
+    """The first call of ``name`` in ``fn``'s body, in source order: the one pl.jit reads a
+    dependency's parameters off (the call of the lowest line and column,
+    ``_extract_call_args_for_dep``)."""
+    for node in walk(fn.body):
+        if type(node) is cst.Call and isinstance(node.func, cst.Name) and node.func.value == name:
+            return node
+    return None
 
 
 def _holds(stmt: cst.CSTNode, call: cst.Call) -> bool:

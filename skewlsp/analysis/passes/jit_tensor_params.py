@@ -32,11 +32,12 @@ from skewlsp.analysis.frontend.scope import function_params
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
     Returns,
     Tensor,
+    first_call,
     is_bare,
     tensors_at,
 )
+from skewlsp.analysis.passes.jit_return_type import ExternOuts
 from skewlsp.analysis.source import parsing
-from skewlsp.analysis.source.walk import walk
 
 _LEVELS = 3  # callers followed up from the function (a chain, not a search)
 _T = TypeVar("_T")
@@ -55,11 +56,13 @@ def bare_param_tensors(
     returns: Returns | None = None,
     memo: Memo | None = None,
     level: int = 0,
+    outs: ExternOuts | None = None,
 ) -> dict[str, Tensor]:
     """The tensors of the bare ``pl.Tensor`` parameters of ``fn``, a module function
     (``functions``: the module's top-level functions' texts by name), from its first call
     in ``caller`` (None: in the module's one ``@pl.jit.host`` function calling it); the
-    parameters not known are left out. Nothing is parsed for a function with none, and
+    parameters not known are left out (``outs``: the extern kernels the caller may call,
+    whose results its tensors include). Nothing is parsed for a function with none, and
     each caller's text once per ``memo``."""
 
     def parse(text: str) -> cst.FunctionDef | None:
@@ -77,11 +80,11 @@ def bare_param_tensors(
         caller = hosts[0]
     text = functions.get(caller)
     outer = parse(text) if text is not None else None
-    call = _first_call(outer, name) if outer is not None else None
+    call = first_call(outer, name) if outer is not None else None
     if outer is None or call is None:
         return {}
-    given = bare_param_tensors(outer, functions, None, returns, memo, level + 1)
-    tensors = tensors_at(outer, call, returns, given)
+    given = bare_param_tensors(outer, functions, None, returns, memo, level + 1, outs)
+    tensors = tensors_at(outer, call, returns, given, outs)
     if tensors is None:
         return {}
     arguments = _arguments(fn, call)
@@ -110,15 +113,6 @@ def _is_host(fn: cst.FunctionDef | None) -> bool:
         if path is not None and path[-2:] == ("jit", "host"):
             return True
     return False
-
-
-def _first_call(fn: cst.FunctionDef, name: str) -> cst.Call | None:
-    """The first call of ``name`` in ``fn``'s body, in source order (the JIT takes the
-    one of the lowest line and column)."""
-    for node in walk(fn.body):
-        if type(node) is cst.Call and isinstance(node.func, cst.Name) and node.func.value == name:
-            return node
-    return None
 
 
 def _arguments(fn: cst.FunctionDef, call: cst.Call) -> dict[str, str]:

@@ -166,3 +166,20 @@ def test_bare_tensors_typed_down_from_the_host_entry_make_the_loop_s_l0_tiles_kn
     assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
     (hint,) = [h for h in report.hints if h.code == "SKW080"]
     assert "`matmul(x[...], w[...])` outside the pipeline loops" in hint.message
+
+
+def test_slices_of_what_an_extern_kernel_call_returns_are_loads_of_its_first_out_tensor():
+    # attended.py:42: `attended = fused_attention(query, ..., attn_tnd, ...)` calls the
+    # extern stub of the sibling fused_attention.py, whose first `pl.Out` parameter is
+    # `out` (`query`, an FP32 [16, 4, 256] `pl.InOut`, comes first): pl.jit types the call
+    # by it, so `attn` is [16, 512] BF16 and `attn[:, k0 : k0 + 128]` a [16, 128] BF16
+    # load. The compiler, function out_proj: its Mat tiles a0 and a_k are [16, 128] BF16;
+    # groups 0, 1 (the K loops) and 2 (the loop's stages, line 42) "requested 2 achieved
+    # 1 ... 32768 B per stage, 65536 B free, space-pressure" in Right; Left keeps 2 of 2
+    # (2048 B slices).
+    report = report_of("attended.py", "attend_and_project")
+    memory = report.memory or next(core.memory for core in report.cores)
+    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+    assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
+    (hint,) = [h for h in report.hints if h.code == "SKW080"]
+    assert "`matmul(a0, wo[...])` outside the pipeline loops" in hint.message
