@@ -40,7 +40,7 @@ from skewlsp.analysis.source.cst_nodes import (
     SIMPLE_STATEMENT_LINE,
     make,
 )
-from skewlsp.analysis.source.lines import ast_end
+from skewlsp.analysis.source.lines import ast_end, without_block_indent
 
 
 @dataclass(frozen=True)
@@ -200,15 +200,30 @@ class _Builder(ExpressionBuilder):
                 if cause is not None
                 else None,
             )
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            made = self._parsed_statement(start, end)
         else:
             raise NotConvertible(f"a {kind.__name__} statement")
         return self.placed(made, start, end)
+
+    def _parsed_statement(self, start: int, end: int) -> Any:
+        """libcst's own tree of the small statement at ``start:end`` (an ``import`` in a
+        function body, which nothing reads but a name it binds: rarer than making it is
+        worth, and far cheaper than parsing the whole function with libcst instead)."""
+        code = without_block_indent(self.text[start:end], self.indent)
+        try:
+            line = cst.parse_statement(code + "\n")
+        except Exception as err:
+            raise NotConvertible(f"libcst refuses {code[:40]!r}") from err
+        if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+            raise NotConvertible(f"libcst reads {code[:40]!r} otherwise")
+        return line.body[0]
 
     def _after_on_line(self, end: int) -> str:
         text = self.text
         size = len(text)
         i = end
-        while i < size and text[i] in " \t":
+        while i < size and text[i] in " \t\f":  # (Python's whitespace in a line)
             i += 1
         return text[i] if i < size else ""
 

@@ -130,6 +130,9 @@ def test_two_trees_of_different_code_differ_in_shape(one: str, other: str) -> No
         # parentheses where a statement starts, and right after a call's own
         "(a) = 1\n(a).b = 2\n((a)) += 1\n(x)\n(f)(x).y = 3\n",
         "f( (a) )\nf( a, (b))\nx = (\n    a\n)\ng(\n    (a),\n)\n",
+        # an import in a function body (libcst's parse of the statement alone)
+        "import os\nfrom x import y\nfrom .. import a as b\n"
+        "def f():\n    import a.b as c, d\n    from x import (\n        y,\n        z,\n    )\n",
     ],
 )
 def test_a_made_tree_has_libcst_s_shape(code: str) -> None:
@@ -140,8 +143,6 @@ def test_a_made_tree_has_libcst_s_shape(code: str) -> None:
     "code",
     [
         "a = 1; b = 2\n",
-        "import os\n",
-        "from x import y\n",
         "async def f():\n    pass\n",
         "try:\n    pass\nexcept E:\n    pass\n",
         "with (a, b):\n    pass\n",
@@ -334,6 +335,7 @@ def test_a_unit_whose_code_cannot_be_cut_is_decided_on_libcst_s_tree() -> None:
 @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
 @given(PYTHON)
 @example(source="\r\n")
+@example(source="globalmatch\x0c;\n")  # a form feed before a semicolon
 def test_any_program_is_made_in_libcst_s_shape_or_refused(source: str) -> None:
     try:
         tree = ast.parse(source)
