@@ -55,7 +55,7 @@ class ScannedTexts:
         """What :func:`declared_options` reads off ``text`` alone (None: no option)."""
         if text not in self._options:
             tree = self.tree(text) if "argv" in text else None
-            self._options[text] = _option_reads(tree) if tree is not None else None
+            self._options[text] = _option_reads(tree, text) if tree is not None else None
         return self._options[text]
 
 
@@ -146,13 +146,16 @@ def declared_options(
     return DeclaredOptions(found, partial)
 
 
-def _option_reads(tree: ast.Module) -> _OptionReads | None:
-    """:class:`_OptionReads` of a module's tree; None when no module function reads
-    ``sys.argv`` (without also reading the environment)."""
+def _option_reads(tree: ast.Module, text: str) -> _OptionReads | None:
+    """:class:`_OptionReads` of a module's tree (of ``text``); None when no module
+    function reads ``sys.argv`` (without also reading the environment). Only a function
+    whose lines spell ``argv`` is walked: a kernel's are long, and few read it."""
+    lines = text.splitlines()
     readers = {
         stmt.name: stmt
         for stmt in tree.body
         if isinstance(stmt, ast.FunctionDef)
+        and any("argv" in line for line in lines[_first_line(stmt) - 1 : stmt.end_lineno])
         and any(_dotted(n) == ("sys", "argv") for n in ast.walk(stmt))
         and not any(_is_environment(n) for n in ast.walk(stmt))
     }
@@ -180,6 +183,11 @@ def _option_reads(tree: ast.Module) -> _OptionReads | None:
             if isinstance(named, str) and named in options:
                 listed.extend((named, k.value) for k in node.keywords if k.arg == "choices")
     return _OptionReads(carriers, tuple(listed), partial)
+
+
+def _first_line(fn: ast.FunctionDef) -> int:
+    """The first line of ``fn``, its decorators' included."""
+    return min([fn.lineno, *(decorator.lineno for decorator in fn.decorator_list)])
 
 
 def _calls(value: ast.expr, readers: dict[str, ast.FunctionDef]) -> bool:
