@@ -48,10 +48,3 @@ def test_a_loop_s_folding_folds_each_expression_once_for_every_block_read() -> N
     assert asked  # (the folding was asked)
     assert len({id(node) for node in asked}) == len(asked)  # none of it twice
 
-
-def test_a_kept_folding_finds_what_the_folding_itself_finds() -> None:
-    statements = cst.parse_module(BODY).body
-    fold = Folder(_lookup, None).fold
-    assert statement_loads(statements, TENSORS, KeptFold(fold)) == statement_loads(
-        statements, TENSORS, fold
-    )
