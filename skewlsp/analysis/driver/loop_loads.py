@@ -32,6 +32,7 @@ from skewlsp.analysis.frontend.values import PYTHON_ONLY, Folded
 from skewlsp.analysis.lower_pipeline.loop_facts import CubeScope, LoopFacts
 from skewlsp.analysis.lower_pipeline.slot_loads import (
     BodyUses,
+    KeptFold,
     body_uses,
     computed_loads,
     slot_loads,
@@ -105,23 +106,24 @@ class LoopLoads:
             return facts
         if not around.tile_ops:  # a Spmd function at tensor level: no loads, no tile matmuls
             return replace(facts, slot_loads=(), slot_scope=around.scope) if lowered else facts
+        fold = KeptFold(ctx.fold)  # (read again by each pass below)
         # 15 AutoTileMatmulL0: the matmuls it tiles, of the body and of the scope (read
         # once per scope, and only for a loop holding one)
         matmuls = self.state.syntactic_fact((body_matmuls, loop), lambda: body_matmuls(loop))
         scope = CubeScope(around.scope)
         if matmuls.sites or matmuls.unknown:
             kept = self.cube_scopes.get((*key, around.scope))
-            scope = kept or cube_scope(around, ctx.fold, self._uses)
+            scope = kept or cube_scope(around, fold, self._uses)
             self.cube_scopes[(*key, around.scope)] = scope
         facts = replace(facts, matmuls=matmuls, scope_matmuls=scope)
         if not lowered and (facts.skew is None or not matmuls.sites):
             return facts
         uses = self._uses(body_statements(loop.body), around.tensors)
-        loads = slot_loads(loop, around.tensors, ctx.fold, uses)
+        loads = slot_loads(loop, around.tensors, fold, uses)
         if not lowered and facts.skew is not None:
             # a skewed cube copy's matmuls read the body's loads in every clone
             opened = around.opened_by
-            scope_of = (opened, ctx.fold) if opened is not None else None
+            scope_of = (opened, fold) if opened is not None else None
             made = computed_loads(loop, matmuls, loads, scope_of, around.tensors)
             skew = replace(facts.skew, computed=made)
             return replace(facts, slot_loads=loads, slot_scope=around.scope, skew=skew)
@@ -135,10 +137,10 @@ class LoopLoads:
         operands = mat = None
         if matmuls.sites:  # (15's operands, for the L0 tiles; the scope's Mat loads)
             operands = body_operands(
-                loop, matmuls, around.tensors, ctx.fold, loads, opened_by, self._uses
+                loop, matmuls, around.tensors, fold, loads, opened_by, self._uses
             )
             mat = self.mat_scopes.get((*key, around.scope))
-            mat = mat or scope_mat(opened_by, around.tensors, ctx.fold, span_of, self._uses)
+            mat = mat or scope_mat(opened_by, around.tensors, fold, span_of, self._uses)
             self.mat_scopes[(*key, around.scope)] = mat
         return replace(
             facts,

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
-from skewlsp.analysis.frontend.constants import Const
+from skewlsp.analysis.frontend.constants import Const, Folded
 from skewlsp.analysis.frontend.names import binding_of, block_defs, body_statements, reads_of
 from skewlsp.analysis.frontend.op_registry import CUBE_OPS, op_leaf
 from skewlsp.analysis.lower_pipeline.loop_facts import SlotLoad
@@ -176,21 +176,67 @@ def _top_level(
     too once UnrollLoops has written out its copies."""
     found: list[_Found] = []
     for stmt in statements:
-        if isinstance(stmt, cst.For) and (written := _unroll_count(stmt)) is not None:
-            # (UnrollLoops runs before Simplify: its count is folded as written)
-            count = fold(written)
-            inner = _top_level(body_statements(stmt.body), tensors, fold)
-            found.extend(inner * (count.value if isinstance(count, Const) else 1))
-            continue
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            named = _named_load(small, tensors, fold)
-            if named is not None:
-                found.extend(named)
-            else:
-                found.extend(_operand_loads(small, tensors, fold))
+        if isinstance(fold, KeptFold):
+            found.extend(fold.loads_of(stmt, tensors))
+        else:
+            found.extend(_statement_loads(stmt, tensors, fold))
     return found
+
+
+def _statement_loads(
+    stmt: cst.CSTNode, tensors: Mapping[str, Tensor], fold: Fold
+) -> list[_Found]:
+    """The loads of one top-level statement (:func:`_top_level`'s)."""
+    if isinstance(stmt, cst.For) and (written := _unroll_count(stmt)) is not None:
+        # (UnrollLoops runs before Simplify: its count is folded as written)
+        count = fold(written)
+        inner = _top_level(body_statements(stmt.body), tensors, fold)
+        return inner * (count.value if isinstance(count, Const) else 1)
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return []
+    found: list[_Found] = []
+    for small in stmt.body:
+        named = _named_load(small, tensors, fold)
+        if named is not None:
+            found.extend(named)
+        else:
+            found.extend(_operand_loads(small, tensors, fold))
+    return found
+
+
+class KeptFold:
+    """One loop's folding, as the passes that read the loop's loads share it: each
+    expression folded once, and each statement's loads found once.
+
+    Those passes read the same statements again and again: the body's loads for the
+    body (:func:`slot_loads`), again for the operands of its matmuls and as blocks of
+    its scope (``memory.l0_tiles``, ``memory.mat_tiles``: every block prefix up to a
+    matmul read anew), a tensor's shape for every slice of it. Under one loop's folding
+    an expression folds to one value and a statement holds the same loads (what its
+    block's uses make of them is judged apart, :func:`_judged`); the reads of the build
+    a folding charges go to the frame the loop is decided in whichever time it is
+    folded, so folded once it charges the same. Made for one loop's reading
+    (``driver.loop_loads``) and dropped after it: another loop folds its names apart.
+    Each node is held with what was found of it, so no id is reused while it lives.
+    """
+
+    def __init__(self, fold: Fold) -> None:
+        self._fold = fold
+        self._folded: dict[int, tuple[cst.BaseExpression, Folded]] = {}
+        self._found: dict[int, tuple[cst.CSTNode, Mapping[str, Tensor], list[_Found]]] = {}
+
+    def __call__(self, node: cst.BaseExpression) -> Folded:
+        kept = self._folded.get(id(node))
+        if kept is None:
+            kept = self._folded[id(node)] = (node, self._fold(node))
+        return kept[1]
+
+    def loads_of(self, stmt: cst.CSTNode, tensors: Mapping[str, Tensor]) -> list[_Found]:
+        """The loads of ``stmt`` with ``tensors`` in scope (found again for others)."""
+        kept = self._found.get(id(stmt))
+        if kept is None or kept[1] is not tensors:
+            kept = self._found[id(stmt)] = (stmt, tensors, _statement_loads(stmt, tensors, self))
+        return kept[2]
 
 
 def _unroll_count(stmt: cst.For) -> cst.BaseExpression | None:
