@@ -16,7 +16,8 @@ From the top down:
 - :mod:`.helper_calls`: inline helpers whose caller and loop are in different modules;
 - :mod:`.unit_run`: running one unit's walk, and the module context every unit sees;
 - :mod:`.unit_walk`: the walk over a unit (top-level statements, functions, builder
-  functions, inline helpers, nested definitions);
+  functions, inline helpers, nested definitions), and :mod:`.walk_facts`: what every
+  walk of a unit's tree reads off it alone, kept for the analysis and its other builds;
 - :mod:`.lowered`: the lowering passes over the loops a walk decided, at its end;
 - :mod:`.site_memo`: the cache's copies of inline helpers at their calls;
 - :mod:`.call_context`: the pipeline loops around a call of an inline helper, read off

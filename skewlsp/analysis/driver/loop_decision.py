@@ -28,6 +28,7 @@ import libcst as cst
 
 from skewlsp.analysis.driver.core_passes import OutlinedFunction, split_and_skew
 from skewlsp.analysis.driver.loop_loads import LoopLoads
+from skewlsp.analysis.driver.walk_facts import WalkFacts
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import Assigned, Const
 from skewlsp.analysis.frontend.dsl_checks import BodyChecks, check_body
@@ -122,14 +123,16 @@ class _Parsed:
 class LoopDecisions:
     """The loops of one unit decided so far, and the walk's position they are decided at.
 
-    The walk (:class:`.unit_walk.UnitWalk`) sets ``module`` and ``positions`` before the
-    first loop, and keeps ``functions``, ``incore``, ``function_incore`` and
+    The walk (:class:`.unit_walk.UnitWalk`) sets ``module``, ``positions`` and ``syntax``
+    (what every walk of the tree finds the same: :mod:`.walk_facts`) before the first
+    loop, and keeps ``functions``, ``incore``, ``function_incore`` and
     ``call_headers`` current as it goes. ``state`` is the analysis's: its made trees are
     what the stages quote code from.
     """
 
     module: cst.Module
     positions: LoopPositions
+    syntax: WalkFacts
 
     def __init__(
         self, unit: Unit, path: str | None, aliases: dsl.Aliases, state: AnalysisState
@@ -148,14 +151,10 @@ class LoopDecisions:
         self.call_headers: tuple[cst.CSTNode, ...] = ()  # scope headers around a helper call
         self.call_caller: str | None = None  # the function making that call
         self.dual_aiv: dict[int, bool] = {}  # per function: no pl.split, so two AIV lanes
-        # Per outlined scope (by node): whether it multiplies, whether it opens lane regions.
-        self.multiplies: dict[int, bool] = {}
-        self.lane_regions: dict[int, bool] = {}
         # Per function and whether its body is InCore (a helper's call sites differ only
         # there): the sides are syntactic, so one walk serves every copy decided apart.
         self.outside: dict[tuple[int, bool], OutsideSides] = {}
         self.deciding_copy = 0  # >0 while a pl.unroll copy other than the first is decided
-        self.body_checks: dict[int, BodyChecks] = {}  # per loop
         self.loads = LoopLoads(state)  # what the lowering and memory passes read of each
 
     @property
@@ -319,11 +318,11 @@ class LoopDecisions:
         overflow = check_int64(LoopHeader(stage, start, stop, step, iter_names, ()))
         if overflow:
             errors.append(overflow)
-        checks = self.body_checks.get(id(loop))
+        checks = self.syntax.body_checks.get(id(loop))
         if checks is None:  # (a helper's loops are decided again at each of its calls)
             fn_around = self.functions[-1] if self.functions else None
             checks = check_body(loop, self.aliases, fn_around, self.made)
-            self.body_checks[id(loop)] = checks
+            self.syntax.body_checks[id(loop)] = checks
         errors.extend(checks.errors)
         ranges = {e.var: e.interval for e in enclosing if e.interval is not None}
         if isinstance(start, Const) and isinstance(stop, Const) and stop.value > start.value:
@@ -485,18 +484,18 @@ class LoopDecisions:
 
     def _scope_multiplies(self, scope: cst.CSTNode) -> bool:
         """One walk per outlined scope serves every loop in it."""
-        found = self.multiplies.get(id(scope))
+        found = self.syntax.multiplies.get(id(scope))
         if found is None:
-            found = self.multiplies[id(scope)] = scope_multiplies(scope, self.made)
+            found = self.syntax.multiplies[id(scope)] = scope_multiplies(scope, self.made)
         return found
 
     def _lane_regions(self, scope: cst.CSTNode) -> bool:
         """Whether the scope opens a lane region; not walked when the unit names none."""
         if "split_aiv" not in self.unit.text:
             return False
-        found = self.lane_regions.get(id(scope))
+        found = self.syntax.lane_regions.get(id(scope))
         if found is None:
-            found = self.lane_regions[id(scope)] = opens_lane_regions(scope)
+            found = self.syntax.lane_regions[id(scope)] = opens_lane_regions(scope)
         return found
 
 

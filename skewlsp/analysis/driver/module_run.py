@@ -52,7 +52,10 @@ def analyse_module(
     whole: ast.Module | SyntaxProblem | None = None
     if may_hold_pipeline_loops(source):  # (parsed already when decided under another build)
         whole = state.parses.module_tree(source) or parse_whole(source)
-    index = build_index(source, whole if isinstance(whole, ast.Module) else None)
+    # (read off the text alone: indexed once for the analysis and its other builds)
+    tree = whole if isinstance(whole, ast.Module) else None
+    key = (build_index, source, tree is None)
+    index = state.syntactic_fact(key, lambda: build_index(source, tree))
     if index.syntax_problem is not None:
         return [LoopModel(syntax_report(index.syntax_problem, path))]
     if whole is None and index.units and not index.known_to_parse:

@@ -26,6 +26,7 @@ from skewlsp.analysis.driver.call_context import CallContexts
 from skewlsp.analysis.driver.loop_decision import MAX_PREVIEW_COPIES, LoopDecisions, LoopModel
 from skewlsp.analysis.driver.lowered import lowered_models
 from skewlsp.analysis.driver.site_memo import SiteMemo
+from skewlsp.analysis.driver.walk_facts import walk_facts
 from skewlsp.analysis.frontend import dsl, module_flow
 from skewlsp.analysis.frontend.closures import (
     Closure,
@@ -59,7 +60,6 @@ from skewlsp.analysis.passes.inline_functions.call_sites import (
 )
 from skewlsp.analysis.passes.simplify import folded_branches
 from skewlsp.analysis.report.assemble import at_call
-from skewlsp.analysis.report.informative import DecisiveNames
 from skewlsp.analysis.reuse.unit_cache import SiteKey
 from skewlsp.analysis.source.guard import check_parseable
 from skewlsp.analysis.source.positions import LoopPositions
@@ -89,12 +89,6 @@ class UnitWalk(LoopDecisions):
         self.caller_constants, caller_aliases, self.called_as = callers or (module, aliases, None)
         self.calls = CallContexts(state, self.caller_constants, caller_aliases, self._caller_walk)
         self.module_constants = module
-        self.holds_pipeline_loops: dict[int, bool] = {}  # per statement (see _visit)
-        # Per function (by id, while its tree lives): its parameters, the names it binds
-        # and those bound to tiles.
-        self.function_names: dict[int, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}
-        # Per top-level compound statement: the names it binds, as a list and as a set.
-        self.bound_by_statement: dict[int, tuple[list[str], frozenset[str]]] = {}
         # Per enclosing function: its locals as the DSL parser would capture them for a
         # program or function defined inside it (texts to fold, and names it cannot fold).
         self.closures: list[Closure] = []
@@ -102,7 +96,6 @@ class UnitWalk(LoopDecisions):
         # as each iteration ends, so the next one decides the same nodes afresh).
         self.finished: list[LoopModel] = []
         self.module_bindings: tuple[tuple[str, str], ...] = ()  # module-level for variables
-        self.decisive = DecisiveNames()  # which bindings can decide each loop, once per loop
         # The builder being decided for one module-level call of it, with that call's arguments.
         self.builder: tuple[cst.FunctionDef, dict[str, cst.BaseExpression]] | None = None
 
@@ -115,6 +108,7 @@ class UnitWalk(LoopDecisions):
         if module is None:
             return None
         self.module = module
+        self.syntax = walk_facts(self.state, module, self.aliases)  # (every walk's of it)
         self.programs = module_flow.program_definitions(module, self.module_constants)
         self.positions = LoopPositions(
             module,
@@ -247,7 +241,8 @@ class UnitWalk(LoopDecisions):
                     # A helper loop left for LowerPipelineLoops is left at every call:
                     # only a cross-core verdict is worth a remark where the caller is.
                     hints = (*hints, at_call(report, instance.call, helper))
-                shown = self.decisive.informative(instance.bindings, model.node, model.module)
+                decisive = self.syntax.decisive
+                shown = decisive.informative(instance.bindings, model.node, model.module)
                 # which copy it is (its message is labelled where it is finished:
                 # report.finish)
                 model.report = replace(report, instance=replace(instance, shown=shown), hints=hints)
@@ -408,11 +403,11 @@ class UnitWalk(LoopDecisions):
         site: CallSite | None = None,
         call_site: dict[str, Folded] | None = None,
     ) -> None:
-        names = self.function_names.get(id(fn))
+        names = self.syntax.function_names.get(id(fn))
         if names is None:  # (a helper's body is walked again at each of its calls)
             params = frozenset(n for n, _ in function_params(fn))
             dsl_names = frozenset(block_defs(body_statements(fn.body))) | params
-            names = self.function_names[id(fn)] = (params, dsl_names, tile_like_names(fn))
+            names = self.syntax.function_names[id(fn)] = (params, dsl_names, tile_like_names(fn))
         params, dsl_names, tiles = names
         base = FunctionScope(self.module_constants, params, dsl_names, tiles)
         base.specialized = specialized_params(fn, self.module_constants, self.made)
@@ -436,10 +431,11 @@ class UnitWalk(LoopDecisions):
             for stmt, incore in top_level:
                 self.incore.append(incore)
                 compound = not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
-                bound = self.bound_by_statement.get(id(stmt)) if compound else ([], frozenset())
+                bound_by = self.syntax.bound_by_statement
+                bound = bound_by.get(id(stmt)) if compound else ([], frozenset())
                 if bound is None:
                     defs = statement_defs(stmt)
-                    bound = self.bound_by_statement[id(stmt)] = (defs, frozenset(defs))
+                    bound = bound_by[id(stmt)] = (defs, frozenset(defs))
                 scope = base.at(env, bound[1])
                 self._visit(stmt, scope, [], name)
                 self.incore.pop()
@@ -516,14 +512,14 @@ class UnitWalk(LoopDecisions):
     def _holds_pipeline_loops(self, stmt: cst.CSTNode) -> bool:
         """Whether a pipeline loop is decided inside ``stmt`` with the loops around it (one
         in a function defined there is decided with that function's own)."""
-        found = self.holds_pipeline_loops.get(id(stmt))
+        found = self.syntax.holds_pipeline_loops.get(id(stmt))
         if found is None:
             found = any(
                 (type(child) is cst.For and self._is_pipeline_loop(child))
                 or self._holds_pipeline_loops(child)
                 for child in _nested_statements(stmt)
             )
-            self.holds_pipeline_loops[id(stmt)] = found
+            self.syntax.holds_pipeline_loops[id(stmt)] = found
         return found
 
     def _nested_definition(self, stmt: cst.FunctionDef | cst.ClassDef, qualname: str) -> None:

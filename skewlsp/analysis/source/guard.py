@@ -46,7 +46,7 @@ def check_parseable(
         return None
     except RecursionError:
         raise TooDeep("the code is nested too deeply to analyse") from None
-    _check_depth(found.tree)
+    parses.checked_once(text, lambda: _check_depth(found.tree))
     return found
 
 

@@ -57,6 +57,7 @@ class UnitParses:
         self._module: ast.Module | None = None  # the whole file's tree, when the caller has it
         self._source = ""
         self._lines: list[str] | None = None  # the file's, with their ends (split on first use)
+        self._checked: set[str] = set()  # texts whose tree passed :meth:`checked_once`'s check
 
     def share_parsed_text(self, text: str, tree: ast.Module) -> None:
         """``tree`` is ``ast.parse(text)``: a unit with that text takes it instead of parsing."""
@@ -87,6 +88,15 @@ class UnitParses:
         if isinstance(found, BaseException):
             raise found
         return found
+
+    def checked_once(self, text: str, check: Callable[[], None]) -> None:
+        """Run ``check()`` (which raises if the tree of ``text`` may not be walked) unless it
+        passed for ``text`` already: every walk of a unit in the analysis (its own, its
+        callers' for a helper, each other build's: ``driver.variants``) checks the same
+        tree, and walking it was a hundredth of a cold lint of pypto-lib."""
+        if text not in self._checked:
+            check()
+            self._checked.add(text)
 
     def concrete_module(self, text: str) -> cst.Module | None:
         """libcst's tree of ``text`` (None if libcst refuses it)."""

@@ -1,7 +1,8 @@
 """A verdict decided for one build, and the loop under the other builds its config declares.
 
 The kernels are in tests/fixtures/variants/models/duo_llm (laid out like pypto-lib's
-deepseek_v4_pro). config.py picks the preset with DUO_VARIANT (or --variant), from
+deepseek_v4_pro); prefill.py calls an inline helper twice, once with a block count the
+variant decides. config.py picks the preset with DUO_VARIANT (or --variant), from
 SUPPORTED_VARIANTS = ("full", "lite"), through a dict of presets keyed by it; norm.py
 reads DUO_NORM_IMPL and compares it with "split". The expectations follow the skew
 rules: depth max(2, stage - 1) lowered to the largest d with trip % d == 0 and
@@ -25,15 +26,30 @@ MODELS = Path(__file__).resolve().parents[2] / "fixtures" / "variants" / "models
 DECODE = MODELS / "duo_llm" / "decode.py"
 NORM = MODELS / "duo_llm" / "norm.py"
 HEADS, SCALE, BATCH = 25, 36, 47  # the loops of decode.py
+PREFILL = MODELS / "duo_llm" / "prefill.py"
+# prefill.py: the helper's loop, and the calls splicing a copy of it (HEADS // 16 blocks,
+# then HEAD_DIM // 16: 64 in both variants)
+HELPER_LOOP, BY_HEADS, BY_HEAD_DIM = 20, 37, 39
 FULL = Assumption("DUO_VARIANT", "full")
+LITE = Assumptions.of({"DUO_VARIANT": "lite"})
 
 
 def lint(path: Path, root: Path = MODELS, **options: object) -> dict[int, LoopReport]:
+    return {report.span.line: report for report in lint_all(path, root, **options)}
+
+
+def lint_all(path: Path, root: Path = MODELS, **options: object) -> list[LoopReport]:
     def resolver(module: str, level: int, importing: str | None) -> str | None:
         return resolve_module(module, level, importing, [root])
 
-    reports = analyse(path.read_text(), str(path), resolver=resolver, **options)  # type: ignore[arg-type]
-    return {report.span.line: report for report in reports}
+    return analyse(path.read_text(), str(path), resolver=resolver, **options)  # type: ignore[arg-type]
+
+
+def copies_by_call(path: Path, **options: object) -> dict[int, LoopReport]:
+    """The reports of the copies of an inline helper's loop, by the line of their call."""
+    reports = lint_all(path, **options)
+    assert {r.span.line for r in reports} == {HELPER_LOOP}
+    return {r.instance.call.line: r for r in reports if r.instance and r.instance.call}
 
 
 def verdicts(reports: dict[int, LoopReport]) -> dict[int, tuple[str, int | None]]:
@@ -56,6 +72,27 @@ def test_the_loop_under_each_other_declared_variant_is_in_its_report() -> None:
         "DUO_VARIANT", "lite", "skewed", "SKW002", 1
     )
     assert "requested 2: trip 2 < 2 x depth 2" in variant.message
+
+
+def test_of_two_copies_of_a_helper_s_loop_only_the_one_the_variant_changes_names_it() -> None:
+    by_call = copies_by_call(PREFILL)
+    shown = {line: (r.code, r.depth, r.instance.bindings) for line, r in by_call.items()}  # type: ignore[union-attr]
+    assert shown == {BY_HEADS: ("SKW001", 2, (("blocks", "4"),)), BY_HEAD_DIM: ("SKW001", 2, (("blocks", "4"),))}
+    assert by_call[BY_HEADS].assumes == (FULL,)
+    # lite splices 2 blocks at that call: another copy, so this one is not built there
+    assert [(v.value, v.code) for v in by_call[BY_HEADS].variants] == [("lite", "SKW070")]
+    assert (by_call[BY_HEAD_DIM].assumes, by_call[BY_HEAD_DIM].variants) == ((), ())
+
+
+def test_each_copy_of_a_helper_s_loop_under_the_other_build_is_decided_with_its_values() -> None:
+    lite = copies_by_call(PREFILL, assumptions=LITE)
+    shown = {line: (r.code, r.depth, r.instance.bindings) for line, r in lite.items()}  # type: ignore[union-attr]
+    assert shown == {BY_HEADS: ("SKW002", 1, (("blocks", "2"),)), BY_HEAD_DIM: ("SKW001", 2, (("blocks", "4"),))}
+    assert "requested 2: trip 2 < 2 x depth 2" in lite[BY_HEADS].message
+    assert lite[BY_HEADS].assumes == (Assumption("DUO_VARIANT", "lite", configured=True),)
+    assert [(v.value, v.code) for v in lite[BY_HEADS].variants] == [("full", "SKW070")]
+    # the copy no variant changes is the same report whichever build is assumed
+    assert lite[BY_HEAD_DIM] == copies_by_call(PREFILL)[BY_HEAD_DIM]
 
 
 def test_a_variable_set_in_the_build_decides_as_editing_the_default_would(tmp_path: Path) -> None:
