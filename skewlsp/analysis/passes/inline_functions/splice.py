@@ -79,8 +79,9 @@ def _declared(text: str | None) -> cst.Annotation | None:
     if text is None or "inline" not in text or "->" not in text:
         return None
     header = _header(textwrap.dedent(text))
-    try:  # (the header alone: a helper's body may be hundreds of lines)
-        module = cst.parse_module(header + "\n    ...\n" if header else textwrap.dedent(text))
+    try:  # (the header alone: a helper's body may be hundreds of lines; parsed once per
+        # text for every function and build that asks, by the shared parse memo)
+        module = parsing.dedented_module(header + "\n    ...\n" if header else text)
     except Exception:  # a helper that does not parse types no call
         return None
     helper = next((s for s in module.body if isinstance(s, cst.FunctionDef)), None)
