@@ -56,6 +56,7 @@ from skewlsp.analysis.passes.split_k_grid import split_k_loop
 from skewlsp.analysis.passes.split_vector_kernel import any_split, dual_aiv_dispatch
 from skewlsp.analysis.report.advice import StageAdvice, bounds_read, depth_advice
 from skewlsp.analysis.report.assemble import loop_report
+from skewlsp.analysis.report.coverage import unanalysed
 from skewlsp.analysis.report.finish import NOTHING_SAID, Said
 from skewlsp.analysis.skew_cross_core_pipeline import per_core
 from skewlsp.analysis.skew_cross_core_pipeline.decide import (
@@ -249,8 +250,8 @@ class LoopDecisions:
         key = id(loop)
         parsed = self._parse(loop, scope, enclosing)  # the DSL parser: the header, the checks
         ctx = self._body_context(loop, scope, parsed, fn)
-        placeholder = LoopReport(  # guards against re-entry
-            self.path, self._span(loop), self._span(parsed.call), "unknown", "SKW050", ""
+        placeholder = unanalysed(  # guards against re-entry
+            self.path, self._span(loop), "", call_span=self._span(parsed.call)
         )
         self.models[key] = LoopModel(placeholder)
         body = normalise(body_statements(loop.body), ctx)  # 02 UnrollLoops, 05 Simplify
