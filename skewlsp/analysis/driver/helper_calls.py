@@ -30,7 +30,7 @@ from skewlsp.analysis.passes.inline_functions.imported_helpers import (
     ImportedHelper,
     imported_helpers,
 )
-from skewlsp.analysis.report.copies import at_the_call
+from skewlsp.analysis.report.copies import at_the_call, at_the_loop
 from skewlsp.contract import Importers, Resolver
 
 # What a caller may put in front of deciding one imported helper's copies at the calls
@@ -131,14 +131,9 @@ def external_calls(
                 continue  # an import of another module (another copy of this one's text)
             copies = helper_copies(helper, caller_path, resolver, constants, state, aliases)
             for model in copies:
-                report = model.report
-                if report.instance is None:
+                report = at_the_loop(model.report, path, caller_path)
+                if report is None:
                     continue
-                instance = replace(report.instance, call_path=caller_path)
-                # The remark at the call belongs to the caller's file (its analysis makes it).
-                own = tuple(h for h in report.hints if h.span != instance.call)
-                # (labelled by its caller's file too, where it is finished: report.finish)
-                report = replace(report, instance=instance, path=path, hints=own)
                 # The model stays: its tree is the helper's, in this file's coordinates,
                 # so the copy has the preview its caller's values give it.
                 found.append((helper.unit.qualname, replace(model, report=report)))

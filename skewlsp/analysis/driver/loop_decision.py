@@ -56,6 +56,7 @@ from skewlsp.analysis.passes.split_k_grid import split_k_loop
 from skewlsp.analysis.passes.split_vector_kernel import any_split, dual_aiv_dispatch
 from skewlsp.analysis.report.advice import StageAdvice, bounds_read, depth_advice
 from skewlsp.analysis.report.assemble import loop_report
+from skewlsp.analysis.report.coverage import unanalysed
 from skewlsp.analysis.report.finish import NOTHING_SAID, Said
 from skewlsp.analysis.skew_cross_core_pipeline import per_core
 from skewlsp.analysis.skew_cross_core_pipeline.decide import (
@@ -66,7 +67,7 @@ from skewlsp.analysis.skew_cross_core_pipeline.decide import (
 )
 from skewlsp.analysis.source.positions import LoopPositions
 from skewlsp.analysis.source.walk import walk
-from skewlsp.contract import Applicability, Edit, LoopReport, Span, StageFix
+from skewlsp.contract import Applicability, Edit, Instance, LoopReport, Span, StageFix
 
 MAX_PREVIEW_COPIES = 16  # pl.unroll copies of one loop rewritten one by one for its preview
 
@@ -155,6 +156,10 @@ class LoopDecisions:
         # there): the sides are syntactic, so one walk serves every copy decided apart.
         self.outside: dict[tuple[int, bool], OutsideSides] = {}
         self.deciding_copy = 0  # >0 while a pl.unroll copy other than the first is decided
+        # The copy the walk decides apart (a module-level ``for``'s iteration, a builder's
+        # call, an inline helper's call: its identity and the helper), handed to each
+        # loop's report as it is put together (:meth:`_copy_of`); None outside one.
+        self.copy: tuple[Instance, str] | None = None
         self.loads = LoopLoads(state)  # what the lowering and memory passes read of each
 
     @property
@@ -180,6 +185,17 @@ class LoopDecisions:
             return self._decide_loop(loop, scope, enclosing, fn)
         finally:
             self.loop_stack.pop()
+
+    def _copy_of(self, loop: cst.For | None) -> tuple[Instance | None, str]:
+        """Which copy the walk is deciding ``loop`` in (None outside a copy decided apart,
+        and for a pl.unroll copy other than the first: UnrollLoops' copies are not the
+        walk's), with the names of its bindings a message about ``loop`` quotes; and the
+        inline helper whose call it is ("" for another copy)."""
+        if self.copy is None or self.deciding_copy:
+            return None, ""
+        instance, helper = self.copy
+        shown = self.syntax.decisive.informative(instance.bindings, loop, self.module)
+        return replace(instance, shown=shown), helper
 
     def _stage_advice(
         self,
@@ -234,8 +250,8 @@ class LoopDecisions:
         key = id(loop)
         parsed = self._parse(loop, scope, enclosing)  # the DSL parser: the header, the checks
         ctx = self._body_context(loop, scope, parsed, fn)
-        placeholder = LoopReport(  # guards against re-entry
-            self.path, self._span(loop), self._span(parsed.call), "unknown", "SKW050", ""
+        placeholder = unanalysed(  # guards against re-entry
+            self.path, self._span(loop), "", call_span=self._span(parsed.call)
         )
         self.models[key] = LoopModel(placeholder)
         body = normalise(body_statements(loop.body), ctx)  # 02 UnrollLoops, 05 Simplify
@@ -251,12 +267,15 @@ class LoopDecisions:
         else:
             decision = decide(header, stmts)  # 26 SkewCrossCorePipeline
             decision = _unroll_count_unknown(decision, ctx.unknowns)
+        instance, helper = self._copy_of(loop)  # which copy the walk decides it in
         report = loop_report(  # put together once, from what the passes left
             self.path, self._span, loop, parsed.call, fn, parsed.loop_var, decision, stmts,
             parsed.stage_span, parsed.stage_value, made=self.made,
             cores=split.cores if split is not None else (),
             across=split.scalars_across if split is not None else (),
             advice=self._stage_advice(loop, scope, parsed, header, stmts, decision),
+            instance=instance,
+            helper=helper,
         )
         bounds = (header.start, header.stop, header.step)
         opaque = [v.symbol for v in bounds if isinstance(v, Opaque)]

@@ -33,8 +33,8 @@ from skewlsp.analysis.frontend.source_index import (
     syntax_problem,
 )
 from skewlsp.analysis.frontend.state import AnalysisState
-from skewlsp.analysis.report.coverage import unreported_loops
-from skewlsp.contract import SYNTAX_ERROR, UNKNOWN, Importers, LoopReport, Resolver, Span
+from skewlsp.analysis.report.coverage import syntax_error, unanalysed, unreported_loops
+from skewlsp.contract import UNKNOWN, Importers, LoopReport, Resolver, Span
 
 
 def analyse_module(
@@ -209,7 +209,7 @@ def analyze_exact(
             line = unit.line_offset + 1
             span = Span(line, 1, line, 2)
             message = "this function could not be parsed by libcst"
-            unit_models = [LoopModel(LoopReport(path, span, span, "unknown", "SKW050", message))]
+            unit_models = [LoopModel(unanalysed(path, span, message))]
         models.extend(unit_models)
     return never_silent(source, path, index, models)
 
@@ -227,6 +227,4 @@ def never_silent(
 
 def syntax_report(problem: SyntaxProblem, path: str | None) -> LoopReport:
     """One SKW900 report at the position the stdlib parser gives."""
-    span = Span(problem.line, problem.column, problem.line, problem.column + 1)
-    message = f"syntax error: {problem.message}"  # the position is the span's, shown apart
-    return LoopReport(path, span, span, "error", SYNTAX_ERROR, message)
+    return syntax_error(path, problem.line, problem.column, problem.message)

@@ -20,9 +20,10 @@ from skewlsp.analysis.frontend.constants import ModuleConstants
 from skewlsp.analysis.frontend.imports import Origin, imported_lookup
 from skewlsp.analysis.frontend.source_index import ModuleIndex, Unit
 from skewlsp.analysis.frontend.state import AnalysisState
+from skewlsp.analysis.report.coverage import unanalysed
 from skewlsp.analysis.source.guard import TooDeep, describe
 from skewlsp.analysis.source.unit_parses import NeedsConcreteTree
-from skewlsp.contract import LoopReport, Resolver, Span
+from skewlsp.contract import Resolver, Span
 
 
 def module_context(
@@ -90,6 +91,4 @@ def analyse_unit(
         reason = f"internal error while analysing this function: {describe(err)}"
     line = unit.line_offset + (2 if unit.text.startswith("if 1:") else 1)
     span = Span(line, 1, line, 2)
-    return [
-        LoopModel(LoopReport(path, span, span, "unknown", "SKW050", reason, function=unit.qualname))
-    ]
+    return [LoopModel(unanalysed(path, span, reason, function=unit.qualname))]

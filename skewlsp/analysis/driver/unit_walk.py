@@ -59,13 +59,13 @@ from skewlsp.analysis.passes.inline_functions.call_sites import (
     is_inline_helper,
 )
 from skewlsp.analysis.passes.simplify import folded_branches
-from skewlsp.analysis.report.assemble import at_call
+from skewlsp.analysis.report.assemble import not_compiled_report
 from skewlsp.analysis.reuse.unit_cache import SiteKey
 from skewlsp.analysis.source.guard import check_parseable
 from skewlsp.analysis.source.positions import LoopPositions
 from skewlsp.analysis.source.unit_parses import NeedsConcreteTree
 from skewlsp.analysis.source.walk import walk
-from skewlsp.contract import NOT_COMPILED, Instance, LoopReport
+from skewlsp.contract import Instance, LoopReport
 
 
 class UnitWalk(LoopDecisions):
@@ -226,29 +226,21 @@ class UnitWalk(LoopDecisions):
     ) -> None:
         """Run ``visit`` with no loop decided yet and set its models aside, marked with the
         module-level bindings in force (the same nodes are decided once per iteration), or
-        with ``instance``: a call of the inline ``helper``, also remarked at the call."""
+        with ``instance``: a call of the inline ``helper``, also remarked at the call.
+
+        The walk hands the copy's identity to each loop's report as it is put together
+        (``report.assemble``: :meth:`_copy_of`), never edits a report afterwards."""
         instance = instance or Instance(self.module_bindings)
         if instance.caller and self.module_bindings:
             instance = replace(instance, bindings=(*self.module_bindings, *instance.bindings))
-        saved = self.models, self.inner, self.dual_aiv
+        saved = self.models, self.inner, self.dual_aiv, self.copy
         self.models, self.inner, self.dual_aiv = {}, {}, {}
+        self.copy = (instance, helper)
         try:
             visit()
-            for model in self.models.values():
-                report = model.report
-                hints = report.hints
-                if instance.call is not None and report.verdict != "left":
-                    # A helper loop left for LowerPipelineLoops is left at every call:
-                    # only a cross-core verdict is worth a remark where the caller is.
-                    hints = (*hints, at_call(report, instance.call, helper))
-                decisive = self.syntax.decisive
-                shown = decisive.informative(instance.bindings, model.node, model.module)
-                # which copy it is (its message is labelled where it is finished:
-                # report.finish)
-                model.report = replace(report, instance=replace(instance, shown=shown), hints=hints)
-                self.finished.append(model)
+            self.finished.extend(self.models.values())
         finally:
-            self.models, self.inner, self.dual_aiv = saved
+            self.models, self.inner, self.dual_aiv, self.copy = saved
 
     def _not_compiled(self, stmt: cst.CSTNode, why: str) -> None:
         """Every pipeline loop under ``stmt``: never compiled, so no verdict (SKW070); one in
@@ -265,9 +257,9 @@ class UnitWalk(LoopDecisions):
                 span, call_span = self._span(node), self._span(node.iter)
             finally:
                 self.loop_stack.pop()
-            report = LoopReport(
-                self.path, span, call_span, "not_compiled", NOT_COMPILED, f"not compiled: {why}"
-            )
+            # (in a function: of the copy decided apart, if the walk is deciding one)
+            instance, helper = self._copy_of(None) if self.functions else (None, "")
+            report = not_compiled_report(self.path, span, call_span, why, instance, helper)
             if self.functions:
                 self.models[id(node)] = LoopModel(report)
             else:

@@ -21,11 +21,13 @@ from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision
 from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.contract import (
     CORE_NAMES,
+    NOT_COMPILED,
     SCALAR_ACROSS,
     Core,
     CoreResult,
     Edit,
     Finding,
+    Instance,
     LoopReport,
     Related,
     Span,
@@ -50,13 +52,18 @@ def loop_report(
     cores: tuple[CoreResult, ...] = (),
     across: Sequence[ScalarAcross] = (),
     advice: StageAdvice | None = None,
+    instance: Instance | None = None,
+    helper: str = "",
 ) -> LoopReport:
     """The report of one decided loop, put together once from what the passes left:
     positions, the decision's values, its findings, each core's verdict when
     ExpandMixedKernel split it (``cores``, and the scalars one core computes that the
     other reads: ``across``, SKW061), and what a ``stage=`` fix needs (``advice``: what
     the bounds read, what would make it skew).
-    ``made``: the trees the analysis made, which a finding's code is cut from."""
+    ``made``: the trees the analysis made, which a finding's code is cut from.
+    ``instance``: which copy the walk decided apart this is (a call of the inline
+    ``helper``: remarked at the call too, :func:`at_call`), handed on by the walk with
+    the decision, so no stage edits the report afterwards."""
 
     def span_of(index: int | None) -> Span | None:
         return None if index is None else span(stmts[index].located)
@@ -74,6 +81,7 @@ def loop_report(
     hazards = fifo_order.hazards(d, stmts, span, made)  # SKW060: FIFOs the skew reorders
     hints += tuple(fifo_order.finding(h, span(call)) for h in hazards)
     hints += tuple(scalar_across(found, span) for found in across)
+    hints += at_call(instance, helper, d.verdict, d.code, d.message, d.depth, span(loop))
     return LoopReport(
         path=path,
         span=span(loop),
@@ -107,6 +115,25 @@ def loop_report(
         stage_fix=advice.stage_fix if advice is not None else None,
         args=remark_args(d),
         core=_lead_core(d, stmts),
+        instance=instance,
+    )
+
+
+def not_compiled_report(
+    path: str | None,
+    span: Span,
+    call_span: Span,
+    why: str,
+    instance: Instance | None = None,
+    helper: str = "",
+) -> LoopReport:
+    """The report of a loop the compiler never sees (SKW070): ``why``; ``instance`` and
+    ``helper`` as for :func:`loop_report`."""
+    message = f"not compiled: {why}"
+    hints = at_call(instance, helper, "not_compiled", NOT_COMPILED, message, None, span)
+    return LoopReport(
+        path, span, call_span, "not_compiled", NOT_COMPILED, message, hints=hints,
+        instance=instance,
     )
 
 
@@ -150,27 +177,32 @@ def remark_args(d: Decision) -> tuple[tuple[str, str], ...]:
     return tuple((name, str(value)) for name, value in values if value is not None)
 
 
-def at_call(report: LoopReport, call: Span, helper: str) -> Finding:
-    """What an inline helper's loop becomes at one call: remarked at the call itself.
+def at_call(
+    instance: Instance | None,
+    helper: str,
+    verdict: str,
+    code: str,
+    message: str,
+    depth: int | None,
+    loop: Span,
+) -> tuple[Finding, ...]:
+    """What an inline helper's loop becomes at one call (a copy with a ``call``): remarked
+    at the call itself; nothing for another copy, or for a loop left for LowerPipelineLoops
+    (left at every call: only a cross-core verdict is worth a remark where the caller is).
 
     The remark carries the copy's own code (and so its severity): a call that demotes
     the helper's loop warns where the caller can change its argument.
     """
+    if instance is None or instance.call is None or verdict == "left":
+        return ()
     becomes = {
-        "skewed": f"skewed at depth {report.depth}",
+        "skewed": f"skewed at depth {depth}",
         "demoted": "demoted",
-        "left": "left for LowerPipelineLoops",
         "error": "rejected by the compiler",
         "unknown": "of unknown verdict",
-    }.get(report.verdict, report.verdict)
-    message = (
-        f"the inlined loop of `{helper}` (line {report.span.line}) is {becomes} here: "
-        f"{report.message}"
-    )
-    return Finding(
-        report.code, message, call, (Related(report.span, f"the loop in `{helper}`"),)
-    )
-
+    }.get(verdict, verdict)
+    said = f"the inlined loop of `{helper}` (line {loop.line}) is {becomes} here: {message}"
+    return (Finding(code, said, instance.call, (Related(loop, f"the loop in `{helper}`"),)),)
 
 
 def scalar_across(found: ScalarAcross, span: SpanOf) -> Finding:

@@ -9,6 +9,8 @@ so no pass edits the message another pass wrote.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from skewlsp.contract import LoopReport, Span
 
 
@@ -59,3 +61,19 @@ def at_the_call(
         instance=instance,
         lowering=report.lowering,
     )
+
+
+def at_the_loop(report: LoopReport, path: str | None, caller_path: str) -> LoopReport | None:
+    """One copy of this module's inline helper's loop, spliced into a call in another
+    module (``caller_path``, where the walk decided it: ``report``), as a report located
+    at the helper's loop in this file (``path``); None for a report that is no copy.
+
+    It is named by its caller and that caller's file (the label is put in front where it
+    is finished: :mod:`.finish`); the remark at the call belongs to the caller's file
+    (its own analysis makes it), so it is not this report's.
+    """
+    if report.instance is None:
+        return None
+    instance = replace(report.instance, call_path=caller_path)
+    own = tuple(hint for hint in report.hints if hint.span != instance.call)
+    return replace(report, instance=instance, path=path, hints=own)

@@ -14,13 +14,30 @@ import re
 import warnings
 from collections.abc import Collection
 
-from skewlsp.contract import LoopReport, Span
+from skewlsp.contract import SYNTAX_ERROR, UNKNOWN, LoopReport, Span
 
 _PIPELINE_FOR = re.compile(r"[ \t]*(?:async[ \t]+)?for\b[^\n]*\bpipeline[ \t]*\(")
 UNREACHED = (
     "skewlsp found this pl.pipeline loop but did not analyse it: it is defined where "
     "skewlsp does not follow the DSL parser (please report this layout)"
 )
+
+
+def unanalysed(
+    path: str | None, span: Span, reason: str, *, call_span: Span | None = None, function: str = ""
+) -> LoopReport:
+    """A SKW050 report at ``span`` (of a unit whose analysis failed, or of a loop being
+    decided) saying ``reason``: the one the user hears instead of silence."""
+    return LoopReport(
+        path, span, call_span or span, "unknown", UNKNOWN, reason, function=function
+    )
+
+
+def syntax_error(path: str | None, line: int, column: int, message: str) -> LoopReport:
+    """One SKW900 report at the position the stdlib parser gives (``message``: its words;
+    the position is the span's, shown apart)."""
+    span = Span(line, column, line, column + 1)
+    return LoopReport(path, span, span, "error", SYNTAX_ERROR, f"syntax error: {message}")
 
 
 def unreported_loops(

@@ -7,7 +7,7 @@ from dataclasses import replace
 from skewlsp.analysis.lower_pipeline.lowering import Lowered
 from skewlsp.analysis.report.assemble import with_lowered
 from skewlsp.analysis.report.finish import message
-from skewlsp.contract import Edit, LoopReport, Lowering, Span, StageFix
+from skewlsp.contract import Edit, Instance, LoopReport, Lowering, Span, StageFix, Verdict
 
 LEFT = LoopReport(
     None, Span(3, 5, 4, 20), Span(3, 14, 3, 40), "left", "SKW012",
@@ -84,3 +84,71 @@ def test_a_split_loop_s_core_copies_take_their_lowerings_from_the_lowered_record
     report = with_lowered(mixed, Lowered(None, (None, lowering)))
     assert report.cores == (cube, replace(vector, lowering=lowering))
     assert (report.code, report.lowering) == (LEFT.code, None)
+
+
+def _decided(verdict: Verdict, code: str, instance: Instance, helper: str = "") -> LoopReport:
+    """A loop decided ``verdict`` by the skew pass, in the copy ``instance`` the walk
+    hands on with the decision."""
+    import libcst as cst
+
+    from skewlsp.analysis.report.assemble import loop_report
+    from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision
+
+    loop = cst.parse_statement("for i in pl.pipeline(1, stage=2):\n    pass\n")
+    assert isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call)
+    decision = Decision(verdict, code, f"{verdict}: trip 1 < 2", stage=2, trip=1)
+    return loop_report(
+        None, lambda node: Span(3, 4, 4, 12), loop, loop.iter, "tile_loop", "i", decision,
+        (), None, made=None, instance=instance, helper=helper,
+    )
+
+
+def test_a_helper_s_copy_is_put_together_with_its_identity_and_the_remark_at_its_call() -> None:
+    """The walk hands which copy a loop is (and the helper whose call it is) with the
+    decision: the report is built with them, not given them afterwards."""
+    from skewlsp.contract import Related
+
+    call = Span(40, 4, 40, 20)
+    copy = Instance((("n", "4"),), caller="attn", call=call)
+    report = _decided("demoted", "SKW023", copy, helper="tile_loop")
+    assert report.instance == copy
+    assert [(h.code, h.span, h.message, h.related) for h in report.hints] == [
+        (
+            "SKW023",
+            call,
+            "the inlined loop of `tile_loop` (line 3) is demoted here: "
+            "loop not skewed: demoted: trip 1 < 2",
+            (Related(Span(3, 4, 4, 12), "the loop in `tile_loop`"),),
+        )
+    ]
+
+
+def test_a_copy_left_for_lower_pipeline_loops_is_not_remarked_at_its_call() -> None:
+    copy = Instance((("n", "4"),), caller="attn", call=Span(40, 4, 40, 20))
+    report = _decided("left", "SKW010", copy, helper="tile_loop")
+    assert (report.instance, report.hints) == (copy, ())
+
+
+def test_a_copy_of_a_module_level_for_has_its_identity_and_no_remark() -> None:
+    copy = Instance((("tile", "8"),))
+    report = _decided("demoted", "SKW023", copy)
+    assert (report.instance, report.hints) == (copy, ())
+
+
+def test_a_helper_s_loop_never_compiled_at_a_call_is_remarked_there() -> None:
+    from skewlsp.analysis.report.assemble import not_compiled_report
+
+    call, loop = Span(40, 4, 40, 20), Span(7, 4, 9, 8)
+    copy = Instance((), caller="attn", call=call)
+    report = not_compiled_report("h.py", loop, loop, "the `if` is false", copy, "tile_loop")
+    assert (report.code, report.message, report.instance) == (
+        "SKW070", "not compiled: the `if` is false", copy
+    )
+    assert [(h.code, h.span, h.message) for h in report.hints] == [
+        (
+            "SKW070",
+            call,
+            "the inlined loop of `tile_loop` (line 7) is not_compiled here: "
+            "not compiled: the `if` is false",
+        )
+    ]

@@ -62,3 +62,30 @@ def test_a_copy_reported_in_the_helper_s_file_for_another_file_s_call_is_labelle
     assert message(replace(DEMOTED, instance=copy)).startswith(
         "called from `attn` in model.py (line 3) with n = 4: demoted:"
     )
+
+
+def test_a_copy_made_in_another_module_is_shown_at_the_helper_s_loop_without_its_call_remark() -> None:
+    """The caller's walk decided it (in the caller's file); the helper's file shows it at
+    the loop, named by the caller's file, and leaves the remark at the call to the
+    caller's own analysis."""
+    from skewlsp.analysis.report.copies import at_the_loop
+    from skewlsp.contract import Finding
+
+    copy = Instance((("n", "4"),), caller="attn", call=CALL)
+    at_call = Finding("SKW023", "the inlined loop of `tile_loop` is demoted here", CALL)
+    stage = Finding("SKW030", "stage=3 requests skew depth 2", Span(3, 30, 3, 37))
+    decided = replace(DEMOTED, path="model.py", instance=copy, hints=(stage, at_call))
+    shown = at_the_loop(decided, "helpers.py", "model.py")
+    assert shown is not None
+    assert (shown.path, shown.hints) == ("helpers.py", (stage,))
+    assert shown.instance == Instance((("n", "4"),), caller="attn", call=CALL, call_path="model.py")
+    assert message(shown) == (
+        "called from `attn` in model.py (line 40) with n = 4: "
+        "demoted: trip 1 < 2 (nothing to overlap)"
+    )
+
+
+def test_a_report_that_is_no_copy_is_not_shown_for_another_module_s_call() -> None:
+    from skewlsp.analysis.report.copies import at_the_loop
+
+    assert at_the_loop(DEMOTED, "helpers.py", "model.py") is None
