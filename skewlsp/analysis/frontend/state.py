@@ -100,3 +100,10 @@ class AnalysisState:
             return None
         found = self.parses.made_so_far(text)
         return found.facts if found is not None else None
+
+    def tree_facts(self, tree: cst.Module) -> dict[object, object] | None:
+        """The facts kept with ``tree`` when it is a tree made for a unit text (across
+        analyses, like the tree: :meth:`made_facts`); None for libcst's tree, whose facts
+        the analysis keeps alone (``syntactic``)."""
+        found = None if self.concrete else self.made.made_of(tree)
+        return found.facts if found is not None else None

@@ -40,6 +40,13 @@ class MadeTrees:
         """``made`` is read by this analysis (made now, or kept from an earlier one)."""
         self._trees[id(made)] = made
 
+    def made_of(self, module: cst.Module) -> Converted | None:
+        """The made tree whose module is ``module`` (None: libcst's parse, or not read here)."""
+        for made in self._trees.values():
+            if made.module is module:
+                return made
+        return None
+
     def holds(self, node: cst.CSTNode) -> bool:
         """Whether ``node`` is a node of a tree made in this analysis (not libcst's parse)."""
         key = id(node)

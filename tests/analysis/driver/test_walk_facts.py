@@ -42,3 +42,31 @@ def test_another_tree_or_another_module_s_aliases_get_facts_of_their_own() -> No
     assert walk_facts(state, tree, Aliases(frozenset({"pyl"}), frozenset())) is not facts
     assert walk_facts(state, cst.parse_module(KERNEL), PL) is not facts
     assert walk_facts(AnalysisState(), tree, PL) is not facts  # another analysis
+
+
+HELPER = """\
+@pl.jit.inline
+def scale_rows(x: pl.Tensor[[64, 64], pl.FP32], rows: int):
+    for i in pl.pipeline(rows, stage=2):
+        x = pl.exp(x)
+    return x
+"""
+
+
+def _made_tree(state: AnalysisState, text: str) -> cst.Module:
+    made = state.analysis_module(text, lambda: state.parses.unit_tree(text, None))
+    assert made is not None
+    return made
+
+
+def test_analyses_that_read_one_made_tree_share_its_facts() -> None:
+    # An imported helper's unit, walked in each module of a batch that calls it.
+    first, second = AnalysisState(), AnalysisState()
+    tree = _made_tree(first, HELPER)
+    facts = walk_facts(first, tree, PL)
+    facts.holds_pipeline_loops[id(tree.body[0])] = True
+    again = _made_tree(second, HELPER)
+    assert again is tree  # (the made tree is kept across analyses, by text)
+    assert walk_facts(second, again, PL) is facts
+    assert walk_facts(second, again, Aliases(frozenset({"pyl"}), frozenset())) is not facts
+
