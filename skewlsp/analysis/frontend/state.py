@@ -17,7 +17,8 @@ It holds:
   a message is handed these, since only the tree that made a node knows where its
   code is;
 - facts derived from those trees that several questions ask again (a caller's calls,
-  asked once per helper it calls);
+  asked once per helper it calls; a walk's facts), kept with a made tree across
+  analyses (:meth:`AnalysisState.made_facts`, :meth:`AnalysisState.tree_facts`);
 - facts read off the trees alone, which no build changes (``syntactic``: the sides and
   the tensors in scope a function's statements leave at each of its loops), kept for
   the module decided again under another build (``driver.variants``), which reads the

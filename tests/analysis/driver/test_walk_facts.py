@@ -3,9 +3,13 @@ and its other builds, and kept apart for another module's names of pypto.languag
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 import libcst as cst
+import pytest
 
 from skewlsp.analysis.driver.walk_facts import walk_facts
 from skewlsp.analysis.frontend.assumed import Build
@@ -70,3 +74,49 @@ def test_analyses_that_read_one_made_tree_share_its_facts() -> None:
     assert walk_facts(second, again, PL) is facts
     assert walk_facts(second, again, Aliases(frozenset({"pyl"}), frozenset())) is not facts
 
+
+
+PACKAGE = Path(__file__).resolve().parents[2] / "fixtures" / "mixed" / "models" / "built_llm"
+HELPERS, CALLER = str(PACKAGE / "helpers.py"), str(PACKAGE / "decode_steps.py")
+# Each module's reports from a batch of the given files, analysed in order in one fresh
+# process (no tree of them kept yet), sharing what a batch shares, as the linter's runner
+# does; both files are the run's, where a helper's callers are looked for.
+BATCH = f"""
+import sys
+from skewlsp import api
+from skewlsp.common.importers import ProjectImporters
+from skewlsp.common.resolver import RecordingResolver
+
+shared = api.SharedModules()
+for path in sys.argv[1:]:
+    with open(path, encoding="utf-8") as file:
+        source = file.read()
+    reports = api.analyse(
+        source,
+        path,
+        resolver=RecordingResolver(()),
+        importers=ProjectImporters([{HELPERS!r}, {CALLER!r}]),
+        shared_modules=shared,
+    )
+    print(path, repr(reports))
+"""
+
+
+def _batch(*paths: str) -> dict[str, str]:
+    done = subprocess.run(
+        [sys.executable, "-c", BATCH, *paths], capture_output=True, text=True, check=True
+    )
+    lines = done.stdout.splitlines()
+    assert len(lines) == len(paths)
+    return dict(line.split(" ", 1) for line in lines)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("order", [(HELPERS, CALLER), (CALLER, HELPERS)])
+def test_a_batch_reports_each_module_as_it_is_analysed_alone(order: tuple[str, str]) -> None:
+    # The helper module's analysis walks the helper for each call in the caller (its copies
+    # there), the caller's walks it at its own calls: one made tree, its facts found by the
+    # first analysis and read by the second.
+    alone = {**_batch(HELPERS), **_batch(CALLER)}
+    assert "attend_rows" in alone[HELPERS]  # (the helper's copies, named by their caller)
+    assert _batch(*order) == alone
