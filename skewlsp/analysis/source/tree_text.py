@@ -17,6 +17,8 @@ its nodes (``frontend.values.code_of``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from skewlsp.analysis.source.cst_from_ast import Converted
@@ -45,6 +47,18 @@ class MadeTrees:
         for made in self._trees.values():
             if made.module is module:
                 return made
+        return None
+
+    def made_holding(self, nodes: Sequence[cst.CSTNode]) -> Converted | None:
+        """The made tree every one of ``nodes`` is a node of (None: none, or no nodes)."""
+        if not nodes:
+            return None
+        first = id(nodes[0])
+        for made in self._trees.values():
+            if first in made.ranges or first in made.shapeless:
+                if all(id(node) in made.ranges or id(node) in made.shapeless for node in nodes):
+                    return made
+                return None
         return None
 
     def holds(self, node: cst.CSTNode) -> bool:
