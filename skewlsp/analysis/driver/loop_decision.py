@@ -292,7 +292,7 @@ class LoopDecisions:
             # 15 AutoTileMatmulL0 may write the loop once per output tile (read off the tree)
             fn_def = where[0]
             found = self.state.syntactic_fact(
-                (split_k_loop, loop, fn_def), lambda: split_k_loop(loop, fn_def)
+                (split_k_loop, loop, fn_def), lambda: split_k_loop(loop, fn_def), (loop, fn_def)
             )
             facts = replace(facts, split_k=found) if found is not None else facts
         model = LoopModel(

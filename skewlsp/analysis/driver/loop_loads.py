@@ -10,9 +10,11 @@ inline helper's copy at each call, the module decided again under another build:
 is made once per function, scope or loop and kept in the analysis's ``syntactic``
 facts (:meth:`~skewlsp.analysis.frontend.state.AnalysisState.syntactic_fact`): the
 tensors in scope at each loop of a function, the matmuls of a body and of a scope, and
-how a body uses its names. What depends on a folded value (a load's extents, a tile's
-shape) is worked out for each copy. What the kept facts save: benchmarks/README.md,
-"Cache layers".
+how a body uses its names; the matmuls of a body and how a block uses its names read
+nothing but the nodes, so those of a tree made for a unit text are kept with the tree,
+across analyses (an imported helper's, walked in each module calling it). What depends
+on a folded value (a load's extents, a tile's shape) is worked out for each copy. What
+the kept facts save: benchmarks/README.md, "Cache layers".
 
 Apart from :mod:`.loop_decision` because that module is the per-loop pass list; this is
 what one step of it reads of the function around the loop.
@@ -109,7 +111,9 @@ class LoopLoads:
         fold = KeptFold(ctx.fold)  # (read again by each pass below)
         # 15 AutoTileMatmulL0: the matmuls it tiles, of the body and of the scope (read
         # once per scope, and only for a loop holding one)
-        matmuls = self.state.syntactic_fact((body_matmuls, loop), lambda: body_matmuls(loop))
+        matmuls = self.state.syntactic_fact(
+            (body_matmuls, loop), lambda: body_matmuls(loop), of=(loop,)
+        )
         scope = CubeScope(around.scope)
         if matmuls.sites or matmuls.unknown:
             kept = self.cube_scopes.get((*key, around.scope))
@@ -157,9 +161,9 @@ class LoopLoads:
         analysis and the module decided again under other builds: read off the tree and
         the names of the tensors in scope alone, it is asked again by every copy, build
         and walk of a scope (a body's, a scope's blocks', a matmul's statements')."""
+        block = tuple(statements)
         return self.state.syntactic_fact(
-            (body_uses, tuple(statements), frozenset(tensors)),
-            lambda: body_uses(statements, tensors),
+            (body_uses, block, frozenset(tensors)), lambda: body_uses(statements, tensors), block
         )
 
     def _surroundings(

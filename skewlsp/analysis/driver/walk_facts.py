@@ -7,15 +7,25 @@ under (:mod:`.variants`: pypto-lib's 33 re-analyses). What the walk asks of the 
 alone (which statements hold pipeline loops, the names a function and each of its
 statements bind, the constructs a loop's body holds that the DSL parser refuses,
 whether a scope multiplies, which bindings can decide a loop) is the same every time:
-no build or copy changes it. So it is worked out once for the analysis and its other
-builds, in the analysis's syntactic facts
-(:meth:`~skewlsp.analysis.frontend.state.AnalysisState.syntactic_fact`), keyed by the
-tree and the module's aliases (two modules may hold the same text, whose tree is
-shared, under other names of ``pypto.language``). What it saves: benchmarks/README.md,
-"Cache layers".
+no build or copy changes it. So it is worked out once per tree and the module's aliases
+(two modules may hold the same text, whose tree is shared, under other names of
+``pypto.language``), and kept as long as the tree:
 
-The entries are keyed by the ids of the tree's nodes, which the key (the tree) keeps
-alive.
+- with a tree made for a unit text, which outlives the analysis (kept by text:
+  ``source.unit_parses``), in that tree's facts
+  (:meth:`~skewlsp.analysis.frontend.state.AnalysisState.tree_facts`): an imported
+  inline helper is walked in its own module and again in every module of a batch that
+  calls it, and two files of a batch may hold the same function;
+- with libcst's tree (a rewrite's analysis), in the analysis's syntactic facts
+  (:meth:`~skewlsp.analysis.frontend.state.AnalysisState.syntactic_fact`), for it and
+  its other builds.
+
+What it saves: benchmarks/README.md, "Cache layers". A fact is read off the tree and
+the aliases alone, and any analysis that holds a made tree renders its code the same
+(its own text), so an analysis reading facts another one found gets what it would have
+found. Nothing here reads a value, so no build's reads are left uncharged.
+
+The entries are keyed by the ids of the tree's nodes, which the tree keeps alive.
 """
 
 from __future__ import annotations
@@ -51,6 +61,13 @@ class WalkFacts:
 
 
 def walk_facts(state: AnalysisState, tree: cst.Module, aliases: dsl.Aliases) -> WalkFacts:
-    """The facts of every walk of ``tree`` in the analysis of ``state`` (and its other
-    builds), ``aliases`` the module's."""
-    return state.syntactic_fact((WalkFacts, tree, aliases), WalkFacts)
+    """The facts of every walk of ``tree`` (see the module's doc), ``aliases`` the module's."""
+    kept = state.tree_facts(tree)
+    if kept is None:
+        return state.syntactic_fact((WalkFacts, tree, aliases), WalkFacts)
+    key = (WalkFacts, aliases)
+    found = kept.get(key)
+    if found is None:
+        # (a language server's two analysis threads may both make one: the first kept wins)
+        found = kept.setdefault(key, WalkFacts())
+    return found  # type: ignore[return-value]  # the facts hold any value: this key's

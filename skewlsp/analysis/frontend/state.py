@@ -17,7 +17,8 @@ It holds:
   a message is handed these, since only the tree that made a node knows where its
   code is;
 - facts derived from those trees that several questions ask again (a caller's calls,
-  asked once per helper it calls);
+  asked once per helper it calls; a walk's facts), kept with a made tree across
+  analyses (:meth:`AnalysisState.made_facts`, :meth:`AnalysisState.tree_facts`);
 - facts read off the trees alone, which no build changes (``syntactic``: the sides and
   the tensors in scope a function's statements leave at each of its loops), kept for
   the module decided again under another build (``driver.variants``), which reads the
@@ -38,7 +39,7 @@ source stage is handed only the parts it needs (the parses, the made trees).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeVar, cast
 
@@ -73,13 +74,29 @@ class AnalysisState:
         (``source.unit_parses.NeedsConcreteTree``) is walked again on libcst's."""
         return replace(self, concrete=True)
 
-    def syntactic_fact(self, key: Hashable, make: Callable[[], _T]) -> _T:
+    def syntactic_fact(
+        self, key: Hashable, make: Callable[[], _T], of: Sequence[cst.CSTNode] = ()
+    ) -> _T:
         """What ``make()`` gives for ``key``, a question about the trees alone: made once
         for the analysis and for the module decided again under other builds (what it
-        saves: benchmarks/README.md, "Cache layers")."""
-        if key not in self.syntactic:
-            self.syntactic[key] = make()
-        return cast(_T, self.syntactic[key])
+        saves: benchmarks/README.md, "Cache layers").
+
+        ``of``: the nodes ``make()`` reads, when it reads nothing else (no alias, no
+        value, no code rendered through the made trees) and ``key`` holds them. When a
+        tree made for a unit text holds them all, the fact is kept with that tree, across
+        analyses (an imported helper's, or a function two files of a batch hold): any
+        analysis would make the same."""
+        if key in self.syntactic:
+            return cast(_T, self.syntactic[key])
+        made = None if self.concrete else self.made.made_holding(of)
+        if made is None:
+            value = make()
+        elif key in made.facts:
+            value = cast(_T, made.facts[key])
+        else:  # (a language server's two threads may both make it: the first kept wins)
+            value = cast(_T, made.facts.setdefault(key, make()))
+        self.syntactic[key] = value
+        return value
 
     def analysis_module(self, text: str, tree: Callable[[], UnitTree]) -> cst.Module | None:
         """The tree the analysis reads for ``text`` (whose stdlib tree ``tree()`` gives):
@@ -99,4 +116,11 @@ class AnalysisState:
         if self.concrete:
             return None
         found = self.parses.made_so_far(text)
+        return found.facts if found is not None else None
+
+    def tree_facts(self, tree: cst.Module) -> dict[object, object] | None:
+        """The facts kept with ``tree`` when it is a tree made for a unit text (across
+        analyses, like the tree: :meth:`made_facts`); None for libcst's tree, whose facts
+        the analysis keeps alone (``syntactic``)."""
+        found = None if self.concrete else self.made.made_of(tree)
         return found.facts if found is not None else None

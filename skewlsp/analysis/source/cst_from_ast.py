@@ -57,8 +57,10 @@ class Converted:
 
     Kept across analyses (``unit_parses``) and so read by the language server's two
     analysis threads at once: nothing here changes once made, but ``facts``, which only
-    gains entries (each a value never changed, the first one kept winning). Every id
-    here is a node of ``module``, which the tree holds: none can name a later object.
+    gains entries (the first one kept winning), each a value never changed or one that
+    only gains entries itself, every one the same whoever adds it (a walk's facts:
+    ``driver.walk_facts``). Every id here is a node of ``module``, which the tree holds:
+    none can name a later object.
     """
 
     module: cst.Module
@@ -66,7 +68,8 @@ class Converted:
     ranges: dict[int, tuple[int, int, str]]
     shapeless: set[int]
     blocks: dict[int, tuple[int, int]] = field(default_factory=dict)
-    # What the analysis derived from this tree alone (a caller's calls), kept with it.
+    # What the analyses derived from this tree alone (a caller's calls, a walk's facts),
+    # kept with it.
     facts: dict[object, object] = field(default_factory=dict)
 
 

@@ -17,6 +17,8 @@ its nodes (``frontend.values.code_of``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from skewlsp.analysis.source.cst_from_ast import Converted
@@ -39,6 +41,25 @@ class MadeTrees:
     def add(self, made: Converted) -> None:
         """``made`` is read by this analysis (made now, or kept from an earlier one)."""
         self._trees[id(made)] = made
+
+    def made_of(self, module: cst.Module) -> Converted | None:
+        """The made tree whose module is ``module`` (None: libcst's parse, or not read here)."""
+        for made in self._trees.values():
+            if made.module is module:
+                return made
+        return None
+
+    def made_holding(self, nodes: Sequence[cst.CSTNode]) -> Converted | None:
+        """The made tree every one of ``nodes`` is a node of (None: none, or no nodes)."""
+        if not nodes:
+            return None
+        first = id(nodes[0])
+        for made in self._trees.values():
+            if first in made.ranges or first in made.shapeless:
+                if all(id(node) in made.ranges or id(node) in made.shapeless for node in nodes):
+                    return made
+                return None
+        return None
 
     def holds(self, node: cst.CSTNode) -> bool:
         """Whether ``node`` is a node of a tree made in this analysis (not libcst's parse)."""

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import libcst as cst
+
 from skewlsp.analysis.frontend.assumed import Build
+from skewlsp.analysis.frontend.names import body_statements
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.contract import Assumptions
 
@@ -25,3 +28,44 @@ def test_a_fact_of_the_trees_alone_is_made_once_for_every_build() -> None:
     assert other_build.syntactic_fact(("sides", "k"), sides) == "walk 1"
     assert other_build.syntactic_fact(("sides", "other"), sides) == "walk 2"
     assert made == ["walked", "walked"]
+
+
+HELPER = """\
+@pl.jit.inline
+def shift_rows(x: pl.Tensor[[64, 64], pl.FP32], rows: int):
+    for i in pl.pipeline(rows, stage=2):
+        x = pl.exp(x)
+    return x
+"""
+
+
+def _loop_of_made_tree(state: AnalysisState) -> cst.For:
+    module = state.analysis_module(HELPER, lambda: state.parses.unit_tree(HELPER, None))
+    assert module is not None
+    function = module.body[0]
+    assert isinstance(function, cst.FunctionDef)
+    loop = body_statements(function.body)[0]
+    assert isinstance(loop, cst.For)
+    return loop
+
+
+def test_a_fact_of_a_made_tree_s_nodes_alone_is_kept_with_the_tree_for_the_next_analysis() -> None:
+    """An imported helper's tree is made once for a batch (kept by text); so are the
+    facts read off its nodes alone, whichever module's analysis walks it next."""
+    first, second = AnalysisState(), AnalysisState()
+    loop = _loop_of_made_tree(first)
+    made: list[str] = []
+
+    def matmuls() -> str:
+        made.append("read")
+        return f"read {len(made)}"
+
+    assert first.syntactic_fact(("matmuls", loop), matmuls, of=(loop,)) == "read 1"
+    assert _loop_of_made_tree(second) is loop
+    assert second.syntactic_fact(("matmuls", loop), matmuls, of=(loop,)) == "read 1"
+    # not said to be read off the tree alone, or read off a node of libcst's tree as well
+    assert second.syntactic_fact(("folded", loop), matmuls) == "read 2"
+    parsed = cst.parse_module(HELPER)
+    assert second.syntactic_fact(("mixed", loop), matmuls, of=(loop, parsed)) == "read 3"
+    assert first.syntactic_fact(("folded", loop), matmuls) == "read 4"
+    assert first.syntactic_fact(("mixed", loop), matmuls, of=(loop, parsed)) == "read 5"
