@@ -44,6 +44,16 @@ def dotted(expr: cst.BaseExpression) -> tuple[str, ...] | None:
     return tuple(reversed(parts))
 
 
+def jit_decorated(fn: cst.FunctionDef, kind: str) -> bool:
+    """``@pl.jit.<kind>`` on ``fn``, bare or called (``inline``, ``host``, ``extern``)."""
+    for decorator in fn.decorators:
+        node = decorator.decorator
+        path = dotted(node.func if isinstance(node, cst.Call) else node)
+        if path is not None and path[-2:] == ("jit", kind):
+            return True
+    return False
+
+
 def loop_kind(call: cst.Call, aliases: Aliases) -> str | None:
     """The DSL loop kind of an iterable call (``pipeline``, ``range``, ...), or None.
 

@@ -93,12 +93,7 @@ def _first_out(text: str) -> FirstOut | None:
 
 def _is_extern(fn: cst.FunctionDef) -> bool:
     """``@pl.jit.extern(...)`` (or bare)."""
-    for decorator in fn.decorators:
-        node = decorator.decorator
-        path = dsl.dotted(node.func if isinstance(node, cst.Call) else node)
-        if path is not None and path[-2:] == ("jit", "extern"):
-            return True
-    return False
+    return dsl.jit_decorated(fn, "extern")
 
 
 def _is_out_tensor(annotation: cst.Annotation | None) -> bool:

@@ -107,12 +107,7 @@ def function_of(text: str) -> cst.FunctionDef | None:
 
 def _is_host(fn: cst.FunctionDef | None) -> bool:
     """``@pl.jit.host`` (bare or called)."""
-    for decorator in fn.decorators if fn is not None else ():
-        node = decorator.decorator
-        path = dsl.dotted(node.func if isinstance(node, cst.Call) else node)
-        if path is not None and path[-2:] == ("jit", "host"):
-            return True
-    return False
+    return fn is not None and dsl.jit_decorated(fn, "host")
 
 
 def _arguments(fn: cst.FunctionDef, call: cst.Call) -> dict[str, str]:

@@ -414,9 +414,4 @@ def _forwarded(
 
 def is_inline_helper(fn: cst.FunctionDef) -> bool:
     """``@pl.jit.inline`` (bare or called)."""
-    for decorator in fn.decorators:
-        node = decorator.decorator
-        path = dsl.dotted(node.func if isinstance(node, cst.Call) else node)
-        if path is not None and path[-2:] == ("jit", "inline"):
-            return True
-    return False
+    return dsl.jit_decorated(fn, "inline")
