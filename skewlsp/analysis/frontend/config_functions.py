@@ -61,7 +61,7 @@ class FunctionBodies:
             return None if args or keywords else unknown
         self._depth += 1
         try:
-            statements = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else []
+            statements = _statements(fn.body)
             result = _run(statements, folder, name, local)
         finally:
             self._depth -= 1
@@ -122,7 +122,7 @@ def _run(
     for stmt in statements:
         scope = folder.with_bindings(local)
         result: Folded | _Jump | None
-        if isinstance(stmt, cst.SimpleStatementLine):
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             result = _run_line(stmt, scope, local, opaque)
         elif isinstance(stmt, cst.While):
             result = _run_while(stmt, folder, name, local, opaque)
@@ -159,7 +159,7 @@ def _run_while(
     opaque: Opaque,
 ) -> Folded | None:
     """Run a ``while`` (None: it ended; else what the function returns)."""
-    body = list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock) else []
+    body = _statements(stmt.body)
     if stmt.orelse is not None:
         return opaque
     for _ in range(MAX_LOOP_ITERATIONS):
@@ -184,7 +184,7 @@ def _run_for(
 ) -> Folded | None:
     """Run a ``for`` over a sequence known when the module loads (``sys.argv``, a tuple,
     ``enumerate`` of one); None: it ended; else what the function returns."""
-    body = list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock) else []
+    body = _statements(stmt.body)
     items = _sequence(stmt.iter, folder.with_bindings(local))
     if stmt.orelse is not None or stmt.asynchronous is not None or items is None:
         return opaque
@@ -234,7 +234,10 @@ def _assign(
 
 
 def _run_line(
-    line: cst.SimpleStatementLine, scope: ExpressionFolder, local: dict[str, Folded], opaque: Opaque
+    line: cst.SimpleStatementLine | cst.SimpleStatementSuite,
+    scope: ExpressionFolder,
+    local: dict[str, Folded],
+    opaque: Opaque,
 ) -> Folded | _Jump | None:
     """Run one line of config code (binding its names in ``local``): what the function
     returns here (``opaque`` when it cannot be known), a ``continue`` or ``break``, or
@@ -276,9 +279,17 @@ def _augment(small: cst.AugAssign, scope: ExpressionFolder, local: dict[str, Fol
 def _branch_taken(stmt: cst.If, test: int) -> list[cst.CSTNode]:
     """The statements an ``if`` runs when its test folds to ``test``."""
     if test:
-        return list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock) else []
+        return _statements(stmt.body)
     if isinstance(stmt.orelse, cst.If):
         return [stmt.orelse]
-    if isinstance(stmt.orelse, cst.Else) and isinstance(stmt.orelse.body, cst.IndentedBlock):
-        return list(stmt.orelse.body.body)
+    if isinstance(stmt.orelse, cst.Else):
+        return _statements(stmt.orelse.body)
     return []
+
+
+def _statements(suite: cst.BaseSuite) -> list[cst.CSTNode]:
+    """The statements a suite runs: an indented block's, or the one line of small
+    statements written on its header's line (run as a line: :func:`_run_line`)."""
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return [suite]
+    return list(suite.body) if isinstance(suite, cst.IndentedBlock) else []

@@ -161,3 +161,34 @@ def test_an_argument_parser_s_value_python_could_not_convert_stays_unknown() -> 
     values = tp_constants(Build(Assumptions.of({}, ["--bad", "x", "--tp", "many"])))
     assert isinstance(values("BROKEN"), Opaque)  # int("x") raises when the module loads
     assert isinstance(values("TP_SIZE"), Opaque)
+
+
+# The same reader written with its branches on the header lines (`if ...: return ...`)
+# and a one-line `while`: each line is run as Python runs it, not skipped.
+TERSE_READER = """\
+import sys
+
+
+def _parse_int_argv(name, default=None):
+    i = 0
+    while i < 0: i += 1
+    for i, tok in enumerate(sys.argv):
+        if tok == name and i + 1 < len(sys.argv): return int(sys.argv[i + 1])
+        if tok.startswith(f"{name}="): return int(tok.split("=", 1)[1])
+    return default
+
+
+TP_SIZE: int = _parse_int_argv("--tp") or 2
+"""
+
+
+def test_an_argument_parser_whose_branches_sit_on_their_header_lines_reads_the_arguments() -> None:
+    index = build_index(TERSE_READER)
+    values = ModuleConstants(
+        index.constant_sources,
+        functions=index.function_sources,
+        build=Build(Assumptions.of({}, ["--tp", "8"])),
+        text=TERSE_READER,
+        own=True,
+    )
+    assert values("TP_SIZE") == Const(8)
