@@ -49,9 +49,10 @@ from skewlsp.analysis.frontend.declared_choices import ScannedTexts
 from skewlsp.analysis.frontend.imports import SharedModules
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
+from skewlsp.analysis.lower_pipeline.lowering import Lowered
 from skewlsp.analysis.memory.core_function import CoreFunction
 from skewlsp.analysis.report.finish import NOTHING_SAID, Said, finished_report
-from skewlsp.analysis.report.memory import memory_said
+from skewlsp.analysis.report.memory import MemorySaid, memory_said
 from skewlsp.analysis.report.overlap import overlaps
 from skewlsp.analysis.report.variants import NOT_ASSUMED, Assumed
 from skewlsp.analysis.reuse.unit_cache import UnitCache
@@ -161,7 +162,8 @@ def _with_builds(model: LoopModel, assumed: Assumed) -> LoopModel:
     changes it (from the report its walk left, ``walked``)."""
     if assumed is NOT_ASSUMED or model.walked is None:
         return model
-    return replace(model, report=finished_report(model.walked, model.said, assumed))
+    report = finished_report(model.walked, model.said, assumed, lowered=model.lowered)
+    return replace(model, report=report)
 
 
 def _analysed(
@@ -184,8 +186,9 @@ def _analysed(
     return _across_loops(models, state.planner, cache), read
 
 
-# Each loop's report and what the lowering read of it, as the units' walks leave them.
-_Walked = tuple[tuple[LoopReport, LoopFacts], ...]
+# Each loop's report, what the lowering read of it and what it decided of it (its record),
+# as the units' walks leave them.
+_Walked = tuple[tuple[LoopReport, LoopFacts, Lowered | None], ...]
 # Per loop, what the stages across loops found of it, the records of its core functions and
 # its report put together from them (``report.finish``).
 _Finished = tuple[tuple[Said, tuple[CoreFunction, ...], LoopReport], ...]
@@ -197,20 +200,21 @@ def _across_loops(
     """``models`` with what the stages over several loops find of them (:func:`_finished`),
     and each report put together from its record (the walk's kept as ``walked``).
 
-    They read only each loop's report and facts, so a language server keeps what they
-    found of the module's loops (``cache.finished``): an edit that changed none of them (a
-    comment, the text between the loops) costs no pass over whole functions and no
-    memory pass. Deciding them again on every edit was about 1 ms of a 3.4 ms edit of
-    pypto-lib's largest kernel (benchmarks/README.md, "Cache layers").
+    They read only each loop's report, facts and lowering (the lowering passes' record),
+    so a language server keeps what they found of the module's loops
+    (``cache.finished``): an edit that changed none of them (a comment, the text between
+    the loops) costs no pass over whole functions and no memory pass. Deciding them again
+    on every edit was about 1 ms of a 3.4 ms edit of pypto-lib's largest kernel
+    (benchmarks/README.md, "Cache layers").
     """
-    walked: _Walked = tuple((model.report, model.facts) for model in models)
+    walked: _Walked = tuple((model.report, model.facts, model.lowered) for model in models)
     if cache is None:
         finished = _finished(walked, planner)
     else:
         # Hashed by the reports' identities (a unit served from the cache hands back the
         # very reports it kept; the key holds them, so no other object takes their ids),
         # compared by value: an equal module whose reports are other objects is a miss.
-        hashed = hash((planner, *(id(report) for report, _ in walked)))
+        hashed = hash((planner, *(id(report) for report, _, _ in walked)))
         finished = cache.finished.get_or_make(
             Keyed(hashed, (planner, walked)), lambda: _finished(walked, planner)
         )
@@ -230,9 +234,15 @@ def _across_loops(
 def _finished_copies(model: LoopModel) -> list[tuple[tuple[tuple[str, int], ...], LoopModel]]:
     """A loop's pl.unroll copies, each with its report put together (a preview quotes it)."""
     return [
-        (bindings, replace(copy, report=finished_report(copy.report, NOTHING_SAID)))
+        (bindings, replace(copy, report=_finished_copy(copy)))
         for bindings, copy in model.copies
     ]
+
+
+def _finished_copy(copy: LoopModel) -> LoopReport:
+    """A pl.unroll copy's report, put together from its record (no stage across loops
+    reads a copy: only the lowering passes' record joins it)."""
+    return finished_report(copy.report, NOTHING_SAID, lowered=copy.lowered)
 
 
 def _finished(walked: _Walked, planner: str) -> _Finished:
@@ -241,17 +251,23 @@ def _finished(walked: _Walked, planner: str) -> _Finished:
     ``report.finish``)."""
     # Across loops: a consumer whose peer loop skews (each unit's loops were lowered by
     # its walk: ``.lowered``).
-    found = overlaps([report for report, _ in walked])
-    # The passes over whole core functions, once every loop of each is lowered.
-    models = [LoopModel(report, facts=facts) for report, facts in walked]
+    found = overlaps([report for report, _, _ in walked])
+    # The passes over whole core functions, once every loop of each is lowered (each
+    # loop's lowering read off the lowering passes' record).
+    models = [LoopModel(report, facts=facts, lowered=lowered) for report, facts, lowered in walked]
     models = function_stage(models, planner=planner)
     # What the memory passes give each loop's loads on each core copy.
-    said = [
-        Said(overlap, memory_said(model.report, model.functions) if model.functions else None)
-        for overlap, model in zip(found, models, strict=True)
-    ]
-    # Each report put together from the loop's record.
+    said = [Said(overlap, _memory(model)) for overlap, model in zip(found, models, strict=True)]
+    # Each report put together once from the loop's records: the walk's, the lowering's,
+    # and what the stages across loops found.
     return tuple(
-        (one, model.functions, finished_report(model.report, one))
+        (one, model.functions, finished_report(model.report, one, lowered=model.lowered))
         for one, model in zip(said, models, strict=True)
     )
+
+
+def _memory(model: LoopModel) -> MemorySaid | None:
+    """What the memory passes give the loop (None: it is in no core function)."""
+    if not model.functions:
+        return None
+    return memory_said(model.report, model.lowered, model.functions)

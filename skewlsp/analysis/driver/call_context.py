@@ -36,10 +36,13 @@ from skewlsp.analysis.lower_pipeline.lowering import (
     within,
 )
 from skewlsp.analysis.passes.inline_functions.call_sites import sites_of
-from skewlsp.contract import LoopReport, Span
+from skewlsp.contract import LoopReport, Lowering, Span
 
-# A caller's loops, lowered, as its unit's walk reports them (None if it cannot be walked).
-CallerWalk = Callable[[Unit, AnalysisState], Sequence[LoopReport] | None]
+# One of a caller's loops as its unit's walk leaves it: its report and its own lowering
+# (the lowering passes' record of it, which the report is put together with later).
+CallerLoop = tuple[LoopReport, Lowering | None]
+# A caller's loops, lowered (None if it cannot be walked).
+CallerWalk = Callable[[Unit, AnalysisState], Sequence[CallerLoop] | None]
 
 
 @dataclass(frozen=True)
@@ -70,17 +73,21 @@ class CallContexts:
         own = self._loops(caller) if self._in_a_pipeline(headers) else ()
         if not (is_inline_helper_unit(caller) and caller.callers):
             found = {
-                enclosing([(r, r.lowering) for r in loops], call)
+                enclosing(loops, call)
                 for loops in _by_function_copy(own).values()
-                if any(within(call, loop.span) for loop in loops)
+                if any(within(call, loop.span) for loop, _ in loops)
             }
             return found.pop() if len(found) == 1 else NOTHING
         # A helper calling the helper: one copy of it per call of it, each in its loops.
         found = set()
         for outer, site in sites_of(caller, self.constants, self.state):
             outside = self.around(outer, site.span, site.headers)
-            mine = [r for r in own if r.instance is not None and r.instance.call == site.span]
-            found.add(enclosing([(r, r.lowering) for r in mine], call, outside))
+            mine = [
+                (r, lowering)
+                for r, lowering in own
+                if r.instance is not None and r.instance.call == site.span
+            ]
+            found.add(enclosing(mine, call, outside))
         return found.pop() if len(found) == 1 else NOTHING
 
     def _in_a_pipeline(self, headers: Sequence[cst.CSTNode]) -> bool:
@@ -90,7 +97,7 @@ class CallContexts:
             for header in headers
         )
 
-    def _loops(self, caller: Unit) -> Sequence[LoopReport]:
+    def _loops(self, caller: Unit) -> Sequence[CallerLoop]:
         memo = self.state.facts
         key = ("caller's loops", *caller.cache_key, caller.qualname, id(self.constants))
         if key not in memo:
@@ -99,8 +106,8 @@ class CallContexts:
         return memo[key]  # type: ignore[return-value]  # the facts hold any value: this key's
 
 
-def _by_function_copy(reports: Sequence[LoopReport]) -> dict[tuple[object, ...], list[LoopReport]]:
-    found: dict[tuple[object, ...], list[LoopReport]] = {}
-    for report in reports:
-        found.setdefault(function_copy(report), []).append(report)
+def _by_function_copy(loops: Sequence[CallerLoop]) -> dict[tuple[object, ...], list[CallerLoop]]:
+    found: dict[tuple[object, ...], list[CallerLoop]] = {}
+    for loop in loops:
+        found.setdefault(function_copy(loop[0]), []).append(loop)
     return found

@@ -31,7 +31,7 @@ from skewlsp.analysis.frontend.reads import ModuleRead, ReadLog
 from skewlsp.analysis.frontend.source_index import Unit, syntax_problem
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.passes.inline_functions.imported_helpers import ImportedHelper
-from skewlsp.analysis.reuse.unit_cache import UnitCache, UnitKey
+from skewlsp.analysis.reuse.unit_cache import Loop, UnitCache, UnitKey
 from skewlsp.contract import Importers, Resolver
 
 
@@ -126,7 +126,7 @@ class CachedUnits:
         )
         cached = self.cache.get(key, self.resolver, build)
         if cached is not None:
-            return [LoopModel(report, facts=facts) for report, facts in cached]
+            return [_model(loop) for loop in cached]
         assert self.aliases is not None and self.constants is not None
         depth = build.open()
         try:
@@ -159,7 +159,7 @@ class CachedUnits:
         )
         cached = self.cache.get(key, self.resolver, build)
         if cached is not None:
-            return [LoopModel(report, facts=facts) for report, facts in cached]
+            return [_model(loop) for loop in cached]
         depth = build.open()
         try:
             found = decide()
@@ -172,9 +172,15 @@ class CachedUnits:
         """Keep what was analysed now, with every module this analysis read and what each
         read of the assumed build."""
         for key, unit_models, assumed in self.fresh:
-            loops = tuple((model.report, model.facts) for model in unit_models)
+            loops = tuple((model.report, model.facts, model.lowered) for model in unit_models)
             self.cache.put(key, loops, reads, assumed)
         self.sites.store(reads)
+
+
+def _model(loop: Loop) -> LoopModel:
+    """A loop served from the cache: its report, facts and the lowering's record of it."""
+    report, facts, lowered = loop
+    return LoopModel(report, facts=facts, lowered=lowered)
 
 
 def _callers_key(unit: Unit) -> tuple[object, ...]:

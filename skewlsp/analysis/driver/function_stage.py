@@ -21,9 +21,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from skewlsp.analysis.driver.loop_decision import LoopModel
+from skewlsp.analysis.lower_pipeline.lowering import Lowered, copy_lowerings
 from skewlsp.analysis.memory.core_function import CoreFunction, FunctionLoop
 from skewlsp.analysis.memory.function_passes import allocate_memory, init_memref, reuse_memory
-from skewlsp.contract import SYNTAX_ERROR, Core, Instance, Lowering, Verdict
+from skewlsp.contract import SYNTAX_ERROR, Core, Instance, LoopReport, Lowering, Verdict
 
 FunctionPass = Callable[[CoreFunction], CoreFunction]
 
@@ -53,18 +54,15 @@ def function_stage(
 
 
 def core_functions(models: Sequence[LoopModel], planner: str = "pypto") -> dict[_Key, CoreFunction]:
-    """One record per function copy and core, its loops in source order."""
+    """One record per function copy and core, its loops in source order, each with what
+    the lowering passes decided of it (their record, ``LoopModel.lowered``: the report
+    is put together with it after this stage)."""
     loops: dict[_Key, list[FunctionLoop]] = {}
     for model in sorted(models, key=lambda m: (m.report.span.line, m.report.span.column)):
-        report = model.report
+        report, lowered = model.report, model.lowered
         if report.code == SYNTAX_ERROR:
             continue
-        copies: list[tuple[Core | None, Verdict, str, Lowering | None]] = [
-            (c.core, c.verdict, c.code, c.lowering) for c in report.cores
-        ] or [
-            (report.core, report.verdict, report.code, report.lowering)
-        ]
-        for core, verdict, code, lowering in copies:
+        for core, verdict, code, lowering in _copies(report, lowered):
             key = (report.path, report.function, report.instance, core)
             loop = FunctionLoop(report.span, verdict, code, lowering, model.facts)
             loops.setdefault(key, []).append(loop)
@@ -72,6 +70,23 @@ def core_functions(models: Sequence[LoopModel], planner: str = "pypto") -> dict[
         key: CoreFunction(key[0], key[1], key[2], key[3], tuple(found), planner)
         for key, found in loops.items()
     }
+
+
+def _copies(
+    report: LoopReport, lowered: Lowered | None
+) -> list[tuple[Core | None, Verdict, str, Lowering | None]]:
+    """Each core copy of the loop (the loop itself when it is not split): its core,
+    verdict, code and lowering once lowered (``lowered``: the lowering passes' record)."""
+    lowerings = copy_lowerings(report, lowered)
+    if report.cores:
+        return [
+            (c.core, c.verdict, c.code, lowering)
+            for c, lowering in zip(report.cores, lowerings, strict=True)
+        ]
+    if lowered is None:
+        return [(report.core, report.verdict, report.code, None)]
+    verdict, code = lowered.verdict_of(report.verdict), lowered.code_of(report.code)
+    return [(report.core, verdict, code, lowerings[0])]
 
 
 def _keys(model: LoopModel) -> list[_Key]:

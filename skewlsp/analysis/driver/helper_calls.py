@@ -70,7 +70,7 @@ def _at_calls(
     for model in helper_copies(helper, path, resolver, constants, state, aliases):
         report = at_the_call(model.report, helper.unit.qualname, helper.module, path)
         if report is not None:
-            models.append(LoopModel(report, facts=model.facts))
+            models.append(LoopModel(report, facts=model.facts, lowered=model.lowered))
     return models
 
 

@@ -38,6 +38,7 @@ from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import Interval, Opaque
 from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, LoopFacts, SkewClones
+from skewlsp.analysis.lower_pipeline.lowering import Lowered
 from skewlsp.analysis.memory.core_function import CoreFunction
 from skewlsp.analysis.passes.body import Body, BodyContext, InnerSkew, Splicer, Stmt
 from skewlsp.analysis.passes.convert_to_ssa import resolve
@@ -75,10 +76,10 @@ MAX_PREVIEW_COPIES = 16  # pl.unroll copies of one loop rewritten one by one for
 @dataclass
 class LoopModel:
     """One loop's record as the passes fill it in: its report as its unit's passes leave
-    it, what only the lowering passes read of it (``facts``), what the stages across loops
-    found (``functions``, ``said``), and the internals a rewrite needs (the normalised
-    body and its split). After the stages across loops the driver puts its report
-    together from it (``report.finish``)."""
+    it, what only the lowering passes read of it (``facts``) and what they decided of it
+    (``lowered``), what the stages across loops found (``functions``, ``said``), and the
+    internals a rewrite needs (the normalised body and its split). After the stages
+    across loops the driver puts its report together from it (``report.finish``)."""
 
     report: LoopReport
     node: cst.For | None = None
@@ -93,8 +94,11 @@ class LoopModel:
     copies: list[tuple[tuple[tuple[str, int], ...], LoopModel]] = field(default_factory=list)
     # Skewed inner pipelines spliced into this body (the parent is classified after them).
     inner: list[LoopModel] = field(default_factory=list)
-    # What only the lowering passes read of the loop (kept with its report by a cache).
+    # What only the lowering passes read of the loop (kept with its report by a cache),
+    # and what they decided of it (None: not lowered), their record: the passes after
+    # them read it, and the report is put together with it once (``report.finish``).
     facts: LoopFacts = NO_FACTS
+    lowered: Lowered | None = None
     # The core functions the loop is in, one per core copy, shared by the function's
     # loops (the function stage's, after every loop of the module is lowered).
     functions: tuple[CoreFunction, ...] = ()

@@ -6,6 +6,10 @@ server keeps of a unit, or of a helper's copy at one call, is then its lowered r
 and a hit is what a fresh analysis under the same planner would say. Nothing a lowering
 reads crosses a unit but the loops around a helper's call (``outside``), which the
 walk works out from the caller (:mod:`.call_context`) and the copy's cache key holds.
+
+What they decide of a loop is their own record (a ``Lowered``), put beside the loop's
+report as the walk left it (``LoopModel.lowered``): the passes after them read it, and
+the report is put together with it once, where it is finished (``report.finish``).
 """
 
 from __future__ import annotations
@@ -14,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from skewlsp.analysis.driver.loop_decision import LoopModel
+from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
 from skewlsp.analysis.lower_pipeline.lowering import NOTHING, Enclosing, Lowered, lowerings
-from skewlsp.analysis.report.assemble import with_lowered
 from skewlsp.contract import LoopReport
 
 Bindings = tuple[tuple[str, int], ...]  # the pl.unroll variables' values of one copy
@@ -27,16 +31,23 @@ def lowered_models(
     """``models`` with every loop the skew pass left lowered under ``planner`` (a model
     lowered before is kept as it is); ``outside``: the loops around them all (around the
     call of the inline helper whose copy they are)."""
-    decided = lowerings([(model.report, model.facts) for model in models], planner, outside)
-    lowered = [_with_report(model, said) for model, said in zip(models, decided, strict=True)]
+    decided = lowerings([_loop(model) for model in models], planner, outside)
+    lowered = [_with_record(model, said) for model, said in zip(models, decided, strict=True)]
     return _with_lowered_copies(lowered, planner, outside)
 
 
-def _with_report(model: LoopModel, lowered: Lowered | None) -> LoopModel:
-    """The model with its lowered report (None: the lowering left it as it was)."""
+def _loop(model: LoopModel) -> tuple[LoopReport, LoopFacts, Lowered | None]:
+    """What the lowering passes read of a loop: its report as the walk left it, what only
+    they read of it, and what they decided of it before (a copy lowered at its call)."""
+    return model.report, model.facts, model.lowered
+
+
+def _with_record(model: LoopModel, lowered: Lowered | None) -> LoopModel:
+    """The model with the lowering's record of it (None: the lowering left it as it was,
+    a model lowered before keeps the record it has)."""
     if lowered is None:
         return model
-    return replace(model, report=with_lowered(model.report, lowered))
+    return replace(model, lowered=lowered)
 
 
 def _with_lowered_copies(
@@ -59,7 +70,7 @@ def _with_lowered_copies(
     lowered: dict[tuple[int, Bindings], Lowered | None] = {}
     for bindings in combinations:
         taken = [_copy_at(model, bindings) for model in models]
-        decided = lowerings([(m.report, m.facts) for m in taken], planner, outside)
+        decided = lowerings([_loop(m) for m in taken], planner, outside)
         for copy, said in zip(taken, decided, strict=True):
             lowered[(id(copy), bindings)] = said
     return [
@@ -68,19 +79,12 @@ def _with_lowered_copies(
         else replace(
             model,
             copies=[
-                (bindings, replace(copy, report=_said(copy, lowered[(id(copy), bindings)])))
+                (bindings, _with_record(copy, lowered[(id(copy), bindings)]))
                 for bindings, copy in model.copies
             ],
         )
         for model in models
     ]
-
-
-def _said(model: LoopModel, lowered: Lowered | None) -> LoopReport:
-    """A copy's lowered report (a copy lowered before is kept as it is)."""
-    if lowered is None:
-        return model.report
-    return with_lowered(model.report, lowered)
 
 
 def _copy_at(model: LoopModel, bindings: Bindings) -> LoopModel:

@@ -22,7 +22,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from skewlsp.analysis.driver.call_context import CallContexts
+from skewlsp.analysis.driver.call_context import CallContexts, CallerLoop
 from skewlsp.analysis.driver.loop_decision import MAX_PREVIEW_COPIES, LoopDecisions, LoopModel
 from skewlsp.analysis.driver.lowered import lowered_models
 from skewlsp.analysis.driver.site_memo import SiteMemo
@@ -51,7 +51,7 @@ from skewlsp.analysis.frontend.scope import (
 from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import CallSiteValue, Interval, code_of
-from skewlsp.analysis.lower_pipeline.lowering import Enclosing
+from skewlsp.analysis.lower_pipeline.lowering import Enclosing, own_lowering
 from skewlsp.analysis.passes.body import BodyContext, loop_bounds
 from skewlsp.analysis.passes.inline_functions.call_sites import (
     CallSite,
@@ -65,7 +65,7 @@ from skewlsp.analysis.source.guard import check_parseable
 from skewlsp.analysis.source.positions import LoopPositions
 from skewlsp.analysis.source.unit_parses import NeedsConcreteTree
 from skewlsp.analysis.source.walk import walk
-from skewlsp.contract import Instance, LoopReport
+from skewlsp.contract import Instance
 
 
 class UnitWalk(LoopDecisions):
@@ -342,7 +342,10 @@ class UnitWalk(LoopDecisions):
             key = self._site_key(name, site, outside)
             known = self.sites.get(key) if self.sites is not None and key is not None else None
             if known is not None:
-                self.finished.extend(LoopModel(report, facts=facts) for report, facts in known)
+                self.finished.extend(
+                    LoopModel(report, facts=facts, lowered=lowered)
+                    for report, facts, lowered in known
+                )
                 continue
             before = len(self.finished)
             self.call_headers, self.call_caller = site.headers, site.caller
@@ -360,12 +363,14 @@ class UnitWalk(LoopDecisions):
             copy = lowered_models(self.finished[before:], self.state.planner, outside)
             self.finished[before:] = copy
             if self.sites is not None and key is not None:
-                self.sites.remember(key, tuple((m.report, m.facts) for m in copy), assumed)
+                loops = tuple((m.report, m.facts, m.lowered) for m in copy)
+                self.sites.remember(key, loops, assumed)
         self.call_headers, self.call_caller = (), None
 
-    def _caller_walk(self, caller: Unit, state: AnalysisState) -> list[LoopReport] | None:
-        """The loops of a caller of this unit's helper, as its own walk reports them (in
-        the caller's module: this one, or the one importing the helper)."""
+    def _caller_walk(self, caller: Unit, state: AnalysisState) -> list[CallerLoop] | None:
+        """The loops of a caller of this unit's helper, as its own walk leaves them (in
+        the caller's module: this one, or the one importing the helper): each one's
+        report and its own lowering (the lowering passes' record of it)."""
         constants, aliases = self.calls.constants, self.calls.aliases
 
         def walk(state: AnalysisState) -> list[LoopModel] | None:
@@ -378,7 +383,7 @@ class UnitWalk(LoopDecisions):
                 models = walk(state.with_concrete_trees())
         except Exception:  # the caller's own analysis reports what is wrong there
             return None
-        return [model.report for model in models or ()]
+        return [(model.report, own_lowering(model.lowered)) for model in models or ()]
 
     def _site_key(self, name: str, site: CallSite, outside: Enclosing) -> SiteKey | None:
         """Everything one copy of the helper is decided with (:meth:`.SiteMemo.key`), or None

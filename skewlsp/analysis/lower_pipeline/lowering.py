@@ -36,6 +36,7 @@ from skewlsp.contract import (
     Lowering,
     Span,
     StageFix,
+    Verdict,
     baked,
     severity_of,
 )
@@ -151,10 +152,11 @@ class _Run:
         key = (report.path, report.function, report.instance, facts.slot_scope)
         return self.pinned.setdefault(key, {})
 
-    def charge(self, report: LoopReport, facts: LoopFacts) -> None:
-        """Pin the slots of a loop lowered before (rotated in a copy kept by a cache)."""
+    def charge(self, report: LoopReport, facts: LoopFacts, lowered: Lowered) -> None:
+        """Pin the slots of a loop lowered before (rotated in a copy kept by a cache:
+        ``lowered``, what the passes decided of it then)."""
         budget = self.budget(report, facts)
-        lowerings = [core.lowering for core in report.cores] or [report.lowering]
+        lowerings = copy_lowerings(report, lowered)
         rotated = [low for low in lowerings if low is not None and low.verdict == "rotated"]
         tiles = _output_tiles(facts, "aic", self.planner)
         for lowering in rotated:
@@ -203,10 +205,11 @@ def _pin(
 
 @dataclass(frozen=True)
 class Lowered:
-    """What the lowering passes decide for one loop, handed on as it is: the report is
-    put together from it by :func:`skewlsp.analysis.report.assemble.with_lowered`
-    (its code, verdict and fix line derived there; its words, ``Lowering.reason``, join
-    the message where the report is finished, ``report.finish``).
+    """What the lowering passes decide for one loop, handed on as it is: it travels beside
+    the report the walk left (``LoopModel.lowered``, and with it in a cache's copies),
+    the passes after the lowering read it, and the report is put together with it once,
+    where it is finished (:func:`skewlsp.analysis.report.finish.finished_report`: its
+    verdict, code and fix line; its words, ``Lowering.reason``, join the message there).
 
     ``lowering``: the loop's own (None for a mixed loop one of whose copies skews or is
     demoted: the loop keeps its code; for a mixed loop the skew pass left, its strictest
@@ -223,15 +226,47 @@ class Lowered:
     # skew pass: how many the function holds, ``CoreResult.copies``), one per output tile
     tiles: int = 1
 
+    def verdict_of(self, walked: Verdict) -> Verdict:
+        """The loop's verdict once lowered (``walked``: the skew pass's): an error when the
+        lowering passes reject it."""
+        lowering = self.lowering
+        return "error" if lowering is not None and lowering.verdict == "error" else walked
+
+    def code_of(self, walked: str) -> str:
+        """The loop's code once lowered (``walked``: the skew pass's): its own lowering's."""
+        return self.lowering.code if self.lowering is not None else walked
+
+
+def own_lowering(lowered: Lowered | None) -> Lowering | None:
+    """The loop's own lowering in ``lowered`` (None: not lowered, or a split loop's)."""
+    return lowered.lowering if lowered is not None else None
+
+
+def copy_lowerings(report: LoopReport, lowered: Lowered | None) -> list[Lowering | None]:
+    """Each core copy's lowering in ``lowered``, in ``report``'s cores' order (the loop's
+    own, alone, when ExpandMixedKernel did not split it)."""
+    if not report.cores:
+        return [own_lowering(lowered)]
+    if lowered is None or not lowered.cores:
+        return [None] * len(report.cores)
+    return list(lowered.cores)
+
+
+def _lowered_already(lowered: Lowered) -> bool:
+    return lowered.lowering is not None or any(low is not None for low in lowered.cores)
+
 
 def lowerings(
-    loops: Sequence[tuple[LoopReport, LoopFacts]], planner: str, outside: Enclosing = NOTHING
+    loops: Sequence[tuple[LoopReport, LoopFacts, Lowered | None]],
+    planner: str,
+    outside: Enclosing = NOTHING,
 ) -> list[Lowered | None]:
-    """What the lowering passes decide for each of ``loops`` (each loop: its report and
-    what only the lowering reads of it), None for a loop they leave as it is (not left
-    by the skew pass, or lowered before); ``outside``: the loops around all of them
-    (those around the call, for the loops of one copy of an inline helper)."""
-    reports = [report for report, _ in loops]
+    """What the lowering passes decide for each of ``loops`` (each loop: its report, what
+    only the lowering reads of it, and what they decided of it before, if they did),
+    None for a loop they leave as it is (not left by the skew pass, or lowered before);
+    ``outside``: the loops around all of them (those around the call, for the loops of
+    one copy of an inline helper)."""
+    reports = [report for report, _, _ in loops]
     order = sorted(
         (i for i, r in enumerate(reports) if r.verdict == "left" or _left_core(r)),
         key=lambda i: (reports[i].span.line, reports[i].span.column),
@@ -242,12 +277,12 @@ def lowerings(
             copies.setdefault(function_copy(report), []).append(index)
     run = _Run(planner)
     # The loops as the loops they hold see them: lowered once their turn is past.
-    seen = [report.lowering for report in reports]
+    seen = [own_lowering(before) for _, _, before in loops]
     result: list[Lowered | None] = [None] * len(reports)
     for index in order:
-        report, facts = loops[index]
-        if _lowered_already(report):  # (a cached copy of an inline helper, lowered once)
-            run.charge(report, facts)
+        report, facts, before = loops[index]
+        if before is not None and _lowered_already(before):
+            run.charge(report, facts, before)  # (a cached copy of an inline helper, lowered once)
             continue
         # (the loops around it come first in the order: ``seen`` holds them lowered)
         same = ((reports[i], seen[i]) for i in copies[function_copy(report)] if i != index)
@@ -261,10 +296,6 @@ def lowerings(
 
 def _skewed_core(report: LoopReport) -> bool:
     return any(core.verdict == "skewed" for core in report.cores)
-
-
-def _lowered_already(report: LoopReport) -> bool:
-    return report.lowering is not None or any(core.lowering is not None for core in report.cores)
 
 
 def _left_core(report: LoopReport) -> bool:

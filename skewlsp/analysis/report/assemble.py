@@ -7,12 +7,10 @@ are read off the decision, its statement list and the per-core split.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 import libcst as cst
 
 from skewlsp.analysis.frontend.op_registry import CUBE, VECTOR
-from skewlsp.analysis.lower_pipeline.lowering import Lowered
 from skewlsp.analysis.passes.body import Stmt
 from skewlsp.analysis.passes.expand_mixed_kernel.core_split import ScalarAcross, message_core
 from skewlsp.analysis.report.advice import StageAdvice
@@ -217,39 +215,4 @@ def scalar_across(found: ScalarAcross, span: SpanOf) -> Finding:
         f"the {other} core's copy reads a `{found.name}` nothing defines there",
         span(found.read_by),
         (Related(computed, f"`{found.name}` is computed here, on the {where} core"),),
-    )
-
-
-def _tiles(core: str, lowered: Lowered) -> int:
-    """The copies of the loop AutoTileMatmulL0 writes into ``core``'s function."""
-    return lowered.tiles if core == "aic" else 1
-
-
-def with_lowered(report: LoopReport, lowered: Lowered) -> LoopReport:
-    """The report of a loop the lowering passes lowered, put together from what they
-    decided (``lowered``): each core copy's lowering (onto the skew pass's
-    ``CoreResult``), the loop's own and so its code (an error when they reject it), and
-    the smaller stage they checked as its fix line.
-
-    The lowering passes hand on a :class:`Lowered`, never a report: this is the one
-    place its code, verdict and fix reach the loop's report; its words
-    (``report.lowering``'s reason) join the message where the report is finished
-    (:mod:`.finish`)."""
-    if lowered.cores:
-        cores = tuple(
-            replace(core, lowering=lowering, copies=core.copies * _tiles(core.core, lowered))
-            for core, lowering in zip(report.cores, lowered.cores, strict=True)
-        )
-        report = replace(report, cores=cores)
-    lowering = lowered.lowering
-    if lowering is None:
-        return report
-    hint, fix = lowered.smaller_stage or (report.fix_hint, report.stage_fix)
-    return replace(
-        report,
-        verdict="error" if lowering.verdict == "error" else report.verdict,
-        code=lowering.code,
-        lowering=lowering,
-        fix_hint=hint,
-        stage_fix=fix,
     )

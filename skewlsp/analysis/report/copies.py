@@ -32,7 +32,8 @@ def at_the_call(
     Its message names the helper's loop, then the copy's own text (``report.message``:
     where the call is, which the copy's label says, is this report's location);
     ``helper``: the helper's qualified name, ``module``: its module as the import names
-    it.
+    it. (``report`` is the copy as its walk left it: what the lowering passes decided of
+    it travels beside it, and joins it where it is finished, :mod:`.finish`.)
     """
     instance = report.instance
     if instance is None or instance.call is None:
@@ -59,7 +60,6 @@ def at_the_call(
         cores=report.cores,
         fix_hint=report.fix_hint,
         instance=instance,
-        lowering=report.lowering,
     )
 
 

@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
+from skewlsp.analysis.lower_pipeline.lowering import Lowered, copy_lowerings
 from skewlsp.analysis.memory.allocate_memory_addr import allocate_memory_addr
 from skewlsp.analysis.memory.canonicalize_io_order import (
     ReplicatedLoop,
@@ -86,9 +87,12 @@ class MemorySaid:
     hints: tuple[Finding, ...] = ()
 
 
-def memory_said(report: LoopReport, functions: Sequence[CoreFunction]) -> MemorySaid:
+def memory_said(
+    report: LoopReport, lowered: Lowered | None, functions: Sequence[CoreFunction]
+) -> MemorySaid:
     """What the memory passes give ``report``'s loop on each core copy (the records of
-    ``functions``, one per copy, in the report's cores' order)."""
+    ``functions``, one per copy, in the report's cores' order; ``lowered``: what the
+    lowering passes decided of it, the report as the walk left it)."""
     found = [_loop_memory(report.span, function) for function in functions]
     assigned = [
         buffer_assignment(memory, function.planner)
@@ -103,7 +107,7 @@ def memory_said(report: LoopReport, functions: Sequence[CoreFunction]) -> Memory
     where = report.stage_span or report.call_span
     copies: list[CopyMemory] = []
     hints: list[Finding] = []
-    lowerings = [c.lowering for c in report.cores] if report.cores else [report.lowering]
+    lowerings = copy_lowerings(report, lowered)
     ons = [f" on the {c.core.upper()} core" for c in report.cores] if report.cores else [""]
     for memory, function, buffers, lowering, on in zip(
         found, functions, assigned, lowerings, ons, strict=True

@@ -25,6 +25,7 @@ from skewlsp.analysis.frontend.assumed import AssumedRead, Build
 from skewlsp.analysis.frontend.reads import ModuleRead, still_current
 from skewlsp.analysis.frontend.source_index import ModuleIndex
 from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
+from skewlsp.analysis.lower_pipeline.lowering import Lowered
 from skewlsp.analysis.memory.core_function import CoreFunction
 from skewlsp.analysis.report.finish import Said
 from skewlsp.analysis.reuse.incremental import IndexedText
@@ -36,9 +37,10 @@ MAX_TEXTS = 64  # documents whose last text and index are kept for incremental r
 # (path, unit text, line offset, module context, callers' texts and offsets, memory planner,
 # assumed build, and for an imported helper's copies at the calls here, how it was imported)
 UnitKey = tuple[object, ...]
-# Each loop's report and what only the lowering reads of it (a cached helper copy's
-# lowered loops charge the slot budget of the loops lowered after them).
-Loop = tuple[LoopReport, LoopFacts]
+# Each loop's report as its walk left it, what only the lowering reads of it and what the
+# lowering decided of it, its record (a cached helper copy's lowered loops charge the slot
+# budget of the loops lowered after them).
+Loop = tuple[LoopReport, LoopFacts, Lowered | None]
 # The loops of a unit (or of a helper's copy), the modules its analysis read, and what
 # it read of the assumed build.
 _Entry = tuple[tuple[Loop, ...], frozenset[ModuleRead], frozenset[AssumedRead]]
@@ -63,7 +65,7 @@ class UnitCache:
         self.parsed_blocks: set[str] = set()  # top-level blocks known to parse
         # What the stages across loops find of a module's loops (driver._across_loops:
         # overlaps, the function stage, the memory passes) and the reports put together
-        # from it, by the loops' reports and facts as the units' walks leave them: the
+        # from it, by the loops' reports, facts and lowerings as the units' walks leave them: the
         # same after most edits.
         self.finished: Kept[
             Keyed, tuple[tuple[Said, tuple[CoreFunction, ...], LoopReport], ...]

@@ -91,3 +91,20 @@ def test_the_function_passes_run_in_order_on_each_record_and_its_loops_see_the_r
     assert seen == [("keep_first", 2), ("count", 1)]
     assert staged[0].functions[0] is staged[1].functions[0]
     assert len(staged[1].functions[0].loops) == 1
+
+
+def test_a_loop_s_function_record_takes_its_lowering_from_the_lowering_s_record() -> None:
+    """The function stage reads what the lowering passes handed on (``LoopModel.lowered``),
+    not a report they lowered: the report is put together after it (``report.finish``)."""
+    from skewlsp.analysis.driver.function_stage import core_functions
+    from skewlsp.analysis.driver.loop_decision import LoopModel
+    from skewlsp.analysis.lower_pipeline.lowering import Lowered
+    from skewlsp.contract import LoopReport, Lowering, Span
+
+    left = LoopReport(
+        "k.py", Span(3, 5, 4, 20), Span(3, 14, 3, 40), "left", "SKW010", "left", core="aiv"
+    )
+    rejected = Lowering("error", "SKW016", "rejected: stage 0")
+    [record] = core_functions([LoopModel(left, lowered=Lowered(rejected))]).values()
+    [found] = record.loops
+    assert (found.verdict, found.code, found.lowering) == ("error", "SKW016", rejected)

@@ -206,7 +206,7 @@ def test_a_run_time_remainder_names_the_value_that_makes_it_so() -> None:
 def test_the_lowering_passes_hand_on_their_lowering_not_a_report() -> None:
     """No pass edits another's report: LowerPipelineLoops says what it does in its
     ``Lowered`` record; the report takes its code and verdict from it and puts its reason
-    after the skew pass's message (see tests/analysis/report/test_assemble.py)."""
+    after the skew pass's message (see tests/analysis/report/test_finish.py)."""
     from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS
     from skewlsp.analysis.lower_pipeline.lowering import lowerings
     from skewlsp.contract import Span
@@ -215,7 +215,7 @@ def test_the_lowering_passes_hand_on_their_lowering_not_a_report() -> None:
         None, Span(3, 5, 4, 20), Span(3, 14, 3, 40), "left", "SKW010",
         "left: no cross-core message in the body", stage=4, start=0, stop=10, step=1, trip=10,
     )
-    [lowered] = lowerings([(left, NO_FACTS)], "pypto")
+    [lowered] = lowerings([(left, NO_FACTS, None)], "pypto")
     assert lowered is not None and lowered.lowering is not None
     assert (lowered.lowering.verdict, lowered.lowering.code) == ("replicated", "SKW012")
     assert lowered.smaller_stage is None
@@ -230,7 +230,7 @@ def test_a_stage_above_the_trip_is_lowered_with_the_smaller_stage_the_lowering_c
         None, Span(3, 5, 4, 20), Span(3, 14, 3, 40), "left", "SKW010",
         "left: no cross-core message in the body", stage=4, start=0, stop=3, step=1, trip=3,
     )
-    [lowered] = lowerings([(above, NO_FACTS)], "pypto")
+    [lowered] = lowerings([(above, NO_FACTS, None)], "pypto")
     assert lowered is not None and lowered.lowering is not None
     assert lowered.lowering.code == "SKW014"
     assert lowered.smaller_stage == ("stage=3 gives the same 3 copies and buffers", None)

@@ -2,49 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from skewlsp.analysis.lower_pipeline.lowering import Lowered
-from skewlsp.analysis.report.assemble import with_lowered
-from skewlsp.analysis.report.finish import message
-from skewlsp.contract import Edit, Instance, LoopReport, Lowering, Span, StageFix, Verdict
-
-LEFT = LoopReport(
-    None, Span(3, 5, 4, 20), Span(3, 14, 3, 40), "left", "SKW012",
-    "left: no cross-core message in the body",
-)
-
-
-def test_a_lowered_loop_s_message_is_the_skew_pass_s_then_what_the_lowering_does() -> None:
-    lowering = Lowering("replicated", "SKW012", "replicated: 4 copies per iteration")
-    assert message(replace(LEFT, lowering=lowering)) == (
-        "left: no cross-core message in the body; replicated: 4 copies per iteration"
-    )
-
-
-def test_a_loop_the_lowering_passes_did_not_touch_keeps_its_message() -> None:
-    assert message(LEFT) == LEFT.message
-
-
-def test_a_lowered_loop_takes_the_lowering_s_code_and_leaves_the_skew_pass_s_words() -> None:
-    """The lowering's words join the message where the report is finished, not here."""
-    lowering = Lowering("replicated", "SKW012", "replicated: 4 copies per iteration")
-    report = with_lowered(LEFT, Lowered(lowering))
-    assert (report.verdict, report.code, report.lowering) == ("left", "SKW012", lowering)
-    assert report.message == LEFT.message
-
-
-def test_a_loop_the_lowering_rejects_is_an_error() -> None:
-    lowering = Lowering("error", "SKW016", "rejected: stage 0")
-    report = with_lowered(LEFT, Lowered(lowering))
-    assert (report.verdict, report.code) == ("error", "SKW016")
-
-
-def test_a_lowered_loop_offers_the_smaller_stage_the_lowering_checked() -> None:
-    lowering = Lowering("replicated", "SKW014", "replicated: stage 4 above trip 3")
-    fix = StageFix(Edit(Span(3, 30, 3, 31), "3"), "SKW012", "safe")
-    report = with_lowered(LEFT, Lowered(lowering, smaller_stage=("stage=3 gives the same", fix)))
-    assert (report.fix_hint, report.stage_fix) == ("stage=3 gives the same", fix)
+from skewlsp.contract import Edit, Instance, LoopReport, Span, StageFix, Verdict
 
 
 def test_a_loop_s_stage_advice_is_handed_to_the_report_as_it_is_assembled() -> None:
@@ -70,20 +28,6 @@ def test_a_loop_s_stage_advice_is_handed_to_the_report_as_it_is_assembled() -> N
     )
     assert (report.stage_value, report.bounds_read) == (where, read)
     assert (report.fix_hint, report.stage_fix) == ("a trip of 6 would give depth 3", fix)
-
-
-def test_a_split_loop_s_core_copies_take_their_lowerings_from_the_lowered_record() -> None:
-    """The lowering passes hand on each core copy's lowering, not core results they
-    edited: the report puts them on the skew pass's per-core verdicts."""
-    from skewlsp.contract import CoreResult
-
-    cube = CoreResult("aic", "skewed", "SKW001", "depth 2", depth=2)
-    vector = CoreResult("aiv", "left", "SKW010", "no message on this core")
-    mixed = replace(LEFT, cores=(cube, vector))
-    lowering = Lowering("replicated", "SKW012", "replicated: 2 copies")
-    report = with_lowered(mixed, Lowered(None, (None, lowering)))
-    assert report.cores == (cube, replace(vector, lowering=lowering))
-    assert (report.code, report.lowering) == (LEFT.code, None)
 
 
 def _decided(verdict: Verdict, code: str, instance: Instance, helper: str = "") -> LoopReport:

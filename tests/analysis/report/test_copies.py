@@ -7,9 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from skewlsp.analysis.lower_pipeline.lowering import Lowered
-from skewlsp.analysis.report.assemble import with_lowered
 from skewlsp.analysis.report.copies import at_the_call, labelled
-from skewlsp.analysis.report.finish import message
+from skewlsp.analysis.report.finish import NOTHING_SAID, finished_report, message
 from skewlsp.contract import Instance, LoopReport, Lowering, Span
 
 DEMOTED = LoopReport(
@@ -38,10 +37,15 @@ def test_a_lowered_copy_s_message_is_its_label_then_its_own_words_then_the_lower
     copy = Instance((("tile", "8"),))
     left = replace(DEMOTED, verdict="left", code="SKW010", message="left: its own words")
     lowering = Lowering("replicated", "SKW012", "replicated: 4 copies")
-    report = with_lowered(replace(left, instance=copy), Lowered(lowering))
-    assert report.message == "left: its own words"
-    assert report.code == "SKW012"
-    assert message(report) == "tile = 8: left: its own words; replicated: 4 copies"
+    walked = replace(left, instance=copy)
+    assert message(walked, lowered=Lowered(lowering)) == (
+        "tile = 8: left: its own words; replicated: 4 copies"
+    )
+    report = finished_report(walked, NOTHING_SAID, lowered=Lowered(lowering))
+    assert (report.code, report.message) == (
+        "SKW012",
+        "tile = 8: left: its own words; replicated: 4 copies",
+    )
 
 
 def test_a_copy_reported_at_its_call_is_named_by_the_helper_s_loop_not_labelled() -> None:

@@ -67,3 +67,52 @@ def test_no_module_outside_report_replaces_fields_of_a_loop_s_report() -> None:
         and _is_report(node.args[0])
     ]
     assert edited == []
+
+
+def _annotations(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, str]:
+    """The text of a function's parameter annotations, and of its return annotation."""
+    arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+    taken = " ".join(ast.unparse(a.annotation) for a in arguments if a.annotation is not None)
+    returned = ast.unparse(node.returns) if node.returns is not None else ""
+    return taken, returned
+
+
+def test_the_lowering_s_record_reaches_a_report_only_where_the_report_is_finished() -> None:
+    """The lowering passes hand on a ``Lowered`` beside the loop's other records; the
+    report is put together with it once (``report.finish.finished_report``), never by a
+    function that takes a report built already and returns it lowered."""
+    lowering_reports = [
+        f"{path.relative_to(PACKAGE).as_posix()}:{node.name}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and "Lowered" in _annotations(node)[0]
+        and "LoopReport" in _annotations(node)[1]
+    ]
+    assert lowering_reports == ["analysis/report/finish.py:finished_report"]
+
+
+# Where a loop's report is read once it is finished (its lowering on it), not between
+# the walk and ``report.finish``: the assembly itself, and what reads its output.
+_FINISHED = (PACKAGE / "analysis" / "report" / "finish.py",)
+
+
+def test_the_passes_before_the_report_is_finished_read_the_lowering_s_record() -> None:
+    """Between the walk and ``report.finish`` (the lowering passes themselves, the function
+    stage, the memory passes, the cache's copies, the calls' contexts) a loop's lowering
+    is read off the lowering's record (``Lowered``, or a ``FunctionLoop`` made from it),
+    never off a report or its core results (``report.lowering``, ``core.lowering``)."""
+    analysis = PACKAGE / "analysis"
+    read = [
+        f"{path.relative_to(PACKAGE).as_posix()}:{node.lineno}"
+        for path in sorted(analysis.rglob("*.py"))
+        if path not in _FINISHED
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute)
+        and node.attr == "lowering"
+        and (
+            (isinstance(node.value, ast.Name) and node.value.id in ("report", "r", "c", "core"))
+            or (isinstance(node.value, ast.Attribute) and node.value.attr == "report")
+        )
+    ]
+    assert read == []
