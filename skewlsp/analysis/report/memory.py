@@ -47,7 +47,12 @@ from skewlsp.analysis.memory.canonicalize_io_order import (
 )
 from skewlsp.analysis.memory.core_function import CoreFunction, LoopMemory, ScopeMemory
 from skewlsp.analysis.memory.mat_tiles import MatMemory
-from skewlsp.analysis.memory.memory_reuse import DepthHint, LegacyFallback, memory_reuse
+from skewlsp.analysis.memory.memory_reuse import (
+    DepthHint,
+    LegacyFallback,
+    buffers_depth,
+    memory_reuse,
+)
 from skewlsp.analysis.report.buffers import buffer_assignment
 from skewlsp.analysis.report.l0_memory import l0_spaces
 from skewlsp.contract import (
@@ -297,12 +302,15 @@ def _whole(
     hint = next((h for h in reuse.hints if (h.space, h.group) == (space, group)), None)
     if hint is None:
         return SpaceBuffers(space, slot, requested, achieved, None, True), []
-    found = SpaceBuffers(space, slot, requested, hint.achieved, hint.cause, True)
+    depth = buffers_depth(reuse, tiles, space, group)
+    deeper = depth if depth is not None and depth > hint.achieved else None
+    found = SpaceBuffers(space, slot, requested, hint.achieved, hint.cause, True, ir_depth=deeper)
+    kept = _kept_apart(found, members, vec.layout, group)
     if hint.cause == "slot-bound":
         message = (
             f"PH-MR-001: MemoryReuse keeps at most {hint.achieved} of the {hint.requested} "
             f"stages' buffers apart in {space}{on}: {hint.requested} x {hint.slot} B per "
-            f"stage is more than its {hint.free} B, whatever else the function holds"
+            f"stage is more than its {hint.free} B, whatever else the function holds{kept}"
         )
         return found, [Finding(DEPTH_REDUCED, message, where, buffers=found)]
     message = (
@@ -310,12 +318,36 @@ def _whole(
         f"buffers apart in {space}{on}: the function's {space} tiles packed together fit "
         f"no greater depth in its {hint.free} B ({hint.slot} B per stage); co-resident: "
         f"{_co_residents(members, vec.layout)}; stages {hint.achieved} apart share storage "
-        "and serialize"
+        f"and serialize{kept}"
     )
     stage = _stage_that_fits(vec, hint.achieved)
     if stage is not None:
         message += f"; stage={stage} keeps all {stage}"
     return found, [Finding(DEPTH_REDUCED, message, where, buffers=found)]
+
+
+def _kept_apart(
+    found: SpaceBuffers, members: Sequence[int], layout: ScopeLayout, group: int
+) -> str:
+    """What the finding adds where the packing keeps the stages' largest tiles further
+    apart than the guard's depth (``found.ir_depth``): which tiles, and that both depths
+    are the compiler's (the guard's, PH-MR-001's; the buffers', the IR's)."""
+    if found.ir_depth is None:
+        return ""
+    tiles = layout.tiles
+    size = max(tiles[n].bytes for n in members)
+    first = min(s for n in members for g, s in tiles[n].membership if g == group)
+    names = dict.fromkeys(
+        layout.labels[n]
+        for n in members
+        if tiles[n].bytes == size and (group, first) in tiles[n].membership
+    )
+    return (
+        f"; yet its packing still gives each stage's copy of the {size} B tiles "
+        f"({', '.join(names)}) a buffer of its own, {found.ir_depth} stages apart (the IR's "
+        f"depth; the guard's is {found.achieved}): their lifetimes and the first fit keep "
+        "them apart, so no stage's copy of them waits for another's"
+    )
 
 
 def _stage_that_fits(vec: ScopeMemory, most: int) -> int | None:
