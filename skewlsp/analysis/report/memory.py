@@ -54,7 +54,7 @@ from skewlsp.analysis.memory.memory_reuse import (
     memory_reuse,
 )
 from skewlsp.analysis.report.buffers import buffer_assignment
-from skewlsp.analysis.report.l0_memory import l0_spaces
+from skewlsp.analysis.report.l0_memory import kept_apart, l0_spaces
 from skewlsp.contract import (
     DEPTH_REDUCED,
     LEGACY_FALLBACK,
@@ -329,9 +329,8 @@ def _whole(
 def _kept_apart(
     found: SpaceBuffers, members: Sequence[int], layout: ScopeLayout, group: int
 ) -> str:
-    """What the finding adds where the packing keeps the stages' largest tiles further
-    apart than the guard's depth (``found.ir_depth``): which tiles, and that both depths
-    are the compiler's (the guard's, PH-MR-001's; the buffers', the IR's)."""
+    """:func:`.l0_memory.kept_apart` for the whole function's Vec tiles, naming the tiles
+    of the group's first stage of its largest size."""
     if found.ir_depth is None:
         return ""
     tiles = layout.tiles
@@ -342,12 +341,7 @@ def _kept_apart(
         for n in members
         if tiles[n].bytes == size and (group, first) in tiles[n].membership
     )
-    return (
-        f"; yet its packing still gives each stage's copy of the {size} B tiles "
-        f"({', '.join(names)}) a buffer of its own, {found.ir_depth} stages apart (the IR's "
-        f"depth; the guard's is {found.achieved}): their lifetimes and the first fit keep "
-        "them apart, so no stage's copy of them waits for another's"
-    )
+    return kept_apart(found, size, tuple(names))
 
 
 def _stage_that_fits(vec: ScopeMemory, most: int) -> int | None:
