@@ -23,8 +23,12 @@ core_function.ScopeMemory`: the tiles the body computes and the tiles outside th
 too), the loop's depth in Vec is the whole function's packing's, exactly: SKW080
 (PH-MR-001) slot-bound, or space-pressure when the function's other tiles take the
 space, naming the largest co-resident tiles and offering the ``stage=`` under which the
-whole function, packed again, keeps every stage apart. Left and Right, whose tiles are
-modelled whole too, are :mod:`.l0_memory`'s (SKW080 of either cause there as well).
+whole function, packed again, keeps every stage apart. The hint's depth is MemoryReuse's
+guard's; where the packing (which lifetimes decide too) still keeps each stage's copy of
+the group's largest tiles further apart (``memory_reuse.buffers_depth``), the record's
+``ir_depth`` and the finding say that depth beside it (issue #41: both, when they differ).
+Left and Right, whose tiles are modelled whole too, are :mod:`.l0_memory`'s (SKW080 of
+either cause there as well, and the same two depths).
 In Mat of a cube function, where the function's Mat tiles are known
 (:mod:`skewlsp.analysis.memory.mat_tiles`) and keep every stage of the loop apart (all in
 buffers of their own within L1, or packed with their lifetimes), the depth is known and
