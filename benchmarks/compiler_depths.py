@@ -10,7 +10,9 @@ in that space on that core (``compiler_memory.GroupRecord`` as ``memory_report``
 it: the group with the most stages in its function, the main loop's clones; a remainder's
 group has fewer): the depth MemoryReuse asked for and keeps (the hint's, else every
 stage), the slot, and the distinct buffers the IR really gives (``depth_seen``), which
-may exceed what MemoryReuse promises (issue #41: "say both when they differ").
+may exceed what MemoryReuse promises (issue #41: "say both when they differ"): that is
+compared with the IR's depth skewlint states beside MemoryReuse's (``ir_depth``), or with
+``achieved`` where it states none (it then claims the IR shows the guard's depth).
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from typing import Any
 @dataclass(frozen=True)
 class Stated:
     """One known depth skewlint states: a loop (``file:line``), a core ("" when the
-    finding names none), a space, and its numbers (``achieved`` None: not stated)."""
+    finding names none), a space, and its numbers (``achieved`` None: not stated;
+    ``ir_depth``: the IR's depth where skewlint says it beside MemoryReuse's, None where
+    it says none, the IR's being then ``achieved``)."""
 
     loop: str
     core: str
@@ -32,6 +36,7 @@ class Stated:
     requested: int
     achieved: int | None
     stage_bytes: int
+    ir_depth: int | None = None
 
 
 @dataclass(frozen=True)
@@ -75,7 +80,8 @@ class DepthCheck:
         """``file:line aiv Vec: skewlint 2 of 2, 512 B per stage; compiler ...``."""
         said = self.stated
         kept = "no depth" if said.achieved is None else said.achieved
-        ours = f"{kept} of {said.requested}, {said.stage_bytes} B per stage"
+        ir = f" (the IR's depth {said.ir_depth})" if said.ir_depth is not None else ""
+        ours = f"{kept} of {said.requested}{ir}, {said.stage_bytes} B per stage"
         theirs = "; ".join(map(str, self.compiler)) or "no stage group"
         seen = ", ".join(str(k.depth_seen) for k in self.compiler)
         core = f" {said.core}" if said.core else ""
@@ -137,6 +143,7 @@ def stated_depths(findings: Iterable[Mapping[str, Any]]) -> list[Stated]:
                             rec["requested"],
                             rec.get("achieved"),
                             rec["stage_bytes"],
+                            rec.get("ir_depth"),
                         )
                         found[said] = None
     return list(found)
@@ -176,13 +183,15 @@ def _same(said: Stated, kept: Kept) -> bool:
 
 
 def _ir(said: Stated, kept: list[Kept]) -> str:
-    """The IR's depth (``depth_seen``) against the stated one, over the groups."""
+    """The IR's depth (``depth_seen``) against the one stated for it (``ir_depth`` where
+    skewlint says one beside MemoryReuse's, else ``achieved``), over the groups."""
     seen = [k.depth_seen for k in kept if k.depth_seen]
     if not seen or said.achieved is None:
         return "unmeasured"
-    if any(depth > said.achieved for depth in seen):
+    stated = said.ir_depth if said.ir_depth is not None else said.achieved
+    if any(depth > stated for depth in seen):
         return "more"
-    if any(depth < said.achieved for depth in seen):
+    if any(depth < stated for depth in seen):
         return "fewer"
     return "equal"
 

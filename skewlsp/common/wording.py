@@ -55,14 +55,25 @@ def buffers_text(found: SpaceBuffers) -> str:
         return (
             f"{found.space}: {found.achieved} of {found.requested} buffers per load "
             f"({asked}, space-pressure: the function's other tiles take the space)"
+            f"{_ir_depth(found)}"
         )
     if found.achieved is not None:
         return (
             f"{found.space}: at most {found.achieved} of {found.requested} buffers per load "
-            f"({asked}, {found.cause})"
+            f"({asked}, {found.cause}){_ir_depth(found)}"
         )
     why = f": {found.reason}" if found.reason else ""
     return f"{found.space}: {found.requested} buffers per load asked ({asked}){why}"
+
+
+def _ir_depth(found: SpaceBuffers) -> str:
+    """The depth the IR's buffers show, where it exceeds MemoryReuse's (both are said)."""
+    if found.ir_depth is None:
+        return ""
+    return (
+        f"; the IR still keeps each stage's largest tiles in buffers of their own, "
+        f"{found.ir_depth} stages apart"
+    )
 
 
 def memory_lines(report: LoopReport) -> list[str]:

@@ -256,6 +256,12 @@ class SpaceBuffers:
     of the function is known, all of them (``analysis/memory/canonicalize_io_order.py``'s
     scope layout). There ``achieved`` is the depth MemoryReuse keeps, None in ``cause``
     when every stage is kept apart.
+
+    ``ir_depth``: where the space's every tile is packed (Vec of a known function) and
+    the packing keeps each stage's copy of the group's largest tiles in a buffer of its
+    own further apart than ``achieved`` (the guard's depth, PH-MR-001's: lifetimes keep
+    apart what the guard lets share), that many stages (the depth the IR shows, issue
+    #41); None otherwise.
     """
 
     space: str
@@ -265,6 +271,7 @@ class SpaceBuffers:
     cause: str | None = None
     known: bool = False
     reason: str | None = None
+    ir_depth: int | None = None
 
 
 @dataclass(frozen=True)

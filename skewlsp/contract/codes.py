@@ -434,7 +434,15 @@ _CODES = [
         "(Mat where that is not known, a function with a tile or an op it does not model, "
         "an L0 space whose tiles it cannot tell: a matmul outside the "
         "pipeline loops, an inline helper's call, a tile split in M or N) it shows the "
-        "space as `fits alone` or with the reason, in the hover, `full` output and JSON.",
+        "space as `fits alone` or with the reason, in the hover, `full` output and JSON. "
+        "The depth the hint gives is the guard's: clones fewer stages apart never share a "
+        "buffer, clones further apart may but need not, since the tiles' lifetimes decide "
+        "the packing too (CanonicalizeIOOrder issues every clone's loads before the clones "
+        "compute, so one stage's load is live while another computes). Where skewlsp packs "
+        "every tile of the space and that packing still gives each stage's copy of the "
+        "group's largest tiles a buffer of its own further apart than the hint's depth, "
+        "the message, the hover and `full` output say both depths, the hint's and the "
+        "IR's (`ir_depth` in JSON).",
         "BLOCKS = 3\n"
         "for i in pl.pipeline(BLOCKS, stage=4):  # three 64 KB copies: Vec holds two\n"
         "    t = a[i * 16 : i * 16 + 16, :]  # [16, 1024] FP32",

@@ -178,6 +178,32 @@ def test_the_irs_buffers_beyond_memoryreuses_depth_are_said_beside_it():
     assert found.listed()[0].startswith("agree (IR more): /k/attn.py:20 aic Right")
 
 
+def test_the_irs_depth_skewlint_states_beside_memoryreuses_is_compared_with_the_irs():
+    # blocks.py:24: PH-MR-001 Vec 1 of 2, and the IR's 48 KB tiles 2 stages apart; skewlint
+    # says both (``ir_depth``): the IR's depth agrees with the one stated for it.
+    said = dict(space("Vec", 2, 1, 49152), ir_depth=2)
+    found = compare_depths(
+        [finding(("aiv", [said]))], [group("Vec", 2, 49152, hint=(2, 1), seen=2)]
+    )
+    assert [(c.status, c.ir) for c in found.checks] == [("agree", "equal")]
+    assert found.checks[0].stated == Stated(LOOP, "aiv", "Vec", 2, 1, 49152, 2)
+    assert found.line().endswith("equal in 1, more in 0, fewer in 0, not measured in 0")
+    assert found.listed() == []
+
+
+def test_an_irs_depth_stated_beyond_the_irs_buffers_is_fewer():
+    said = dict(space("Vec", 2, 1, 49152), ir_depth=2)
+    found = compare_depths(
+        [finding(("aiv", [said]))], [group("Vec", 2, 49152, hint=(2, 1), seen=1)]
+    )
+    assert [(c.status, c.ir) for c in found.checks] == [("agree", "fewer")]
+    assert found.listed() == [
+        "agree (IR fewer): /k/attn.py:20 aiv Vec: skewlint 1 of 2 (the IR's depth 2), "
+        "49152 B per stage; compiler 1 of 2, 49152 B per stage [attn/kernel_aiv group 0]; "
+        "the IR's depth 1"
+    ]
+
+
 def test_a_group_with_no_tile_in_two_stages_is_not_measured():
     found = compare_depths(
         [finding(("aic", [space("Left", 2, 2, 8192)]))],

@@ -185,3 +185,17 @@ def test_hover_lists_the_buffers_memory_reuse_gives_each_core_copy_s_loads():
     text = hover_markdown(short)
     assert "- memory (aiv): Vec: at most 2 of 3 buffers per load (65536 B per stage, slot-bound)" in text
     assert "`SKW080` [warning] PH-MR-001: MemoryReuse keeps at most 2 of the 3" in text
+
+
+def test_hover_says_the_irs_depth_beside_memory_reuses_where_the_buffers_keep_more():
+    # blocks.py:24. The compiler: PH-MR-001 Vec 1 of 2 for the row loop, while its IR
+    # gives each stage's 48 KB tiles a buffer of their own (mem_vec_3/4, mem_vec_5/3).
+    mem_llm = Path(__file__).resolve().parents[1] / "fixtures" / "memory" / "models" / "mem_llm"
+    path = mem_llm / "blocks.py"
+    reports = analyze(path.read_text(), str(path), resolver=RecordingResolver((mem_llm,)))
+    (rows,) = [r for r in reports if r.span.line == 24]
+    assert (
+        "- memory (aiv): Vec: 1 of 2 buffers per load (49152 B per stage, space-pressure: the "
+        "function's other tiles take the space); the IR still keeps each stage's largest "
+        "tiles in buffers of their own, 2 stages apart"
+    ) in hover_markdown(rows)

@@ -25,6 +25,17 @@ clones apart (``IdentifyReuseOpportunities``, lines 1866-2392):
   gets a ``PH-MR-001`` perf hint (lines 2337-2390): slot-bound when the requested
   stages of its aligned slot alone exceed the space's free bytes, else space-pressure.
 
+The depth a group keeps, ``F``, is a residue count for the guard alone (``pipeline_blocks``
+is one gate of ``can_share``): clones fewer than ``F`` stages apart never share, but
+clones further apart are only *allowed* to; whether they do is the first-fit packing's,
+which lifetimes decide too, and the final packing is committed as it stands after the
+shed (lines 2321-2334). So a group shed to ``F`` can still hold each stage's copy of a
+tile in a buffer of its own: CanonicalizeIOOrder issues every clone's loads before the
+clones compute, so one stage's load is live while another's computes, and a stage's
+other tiles may be packed beside an earlier stage's instead of on their own copies
+(issue #41's "the IR still shows the requested number of distinct buffers"):
+:func:`buffers_depth` reads that depth off the packing.
+
 Not modelled: the phi families of ``if`` branches (a tile here has one lifetime), the
 910B load + ``tpop_from_aic`` hazard, and buffers the author declared (``pl.MemRef``).
 A tile's forbidden aliases (the no-alias guard of ops such as a widening ``tile.cast``)
@@ -261,6 +272,55 @@ def _pack_space(
         groups.depth[(space, group)] -= 1
         buffers = _pack(order, tiles, groups, legacy=False)
     return buffers, None
+
+
+def buffers_depth(
+    result: ReuseResult, tiles: Sequence[ReuseTile], space: str, group: int
+) -> int | None:
+    """How many stages apart the packing really keeps one group's copies of its slot tiles
+    in ``space``: for each tile of the group's largest size, its copies in the group's
+    stages (the clones of one body make the same tiles in the same order, so the n-th
+    such tile of each stage is one tile's copies; a tile of a nested loop is matched
+    within the same stage of the other groups it is in), the nearest two stages (dense
+    ordinals) whose copies share a buffer are that many apart, or every stage when none
+    do; the fewest over those tiles. At least the guard's depth, by its residues; more
+    where lifetimes keep copies apart that the guard lets share. None when no slot tile
+    has copies in two stages, or the stages do not make the same slot tiles."""
+    members = [
+        n
+        for n, t in enumerate(tiles)
+        if t.space == space and any(g == group for g, _ in t.membership)
+    ]
+    if not members:
+        return None
+    slot = max(tiles[n].bytes for n in members)
+    stages = sorted({s for n in members for g, s in tiles[n].membership if g == group})
+    ordinal = {stage: n for n, stage in enumerate(stages)}
+    copies: dict[tuple[tuple[int, int], ...], dict[int, list[int]]] = {}
+    for n in members:
+        if tiles[n].bytes != slot:
+            continue
+        stage = next(s for g, s in tiles[n].membership if g == group)
+        others = tuple(p for p in tiles[n].membership if p[0] != group)
+        copies.setdefault(others, {}).setdefault(ordinal[stage], []).append(n)
+    buffer = {n: b for b, held in enumerate(result.buffers.get(space, ())) for n in held}
+    depths = []
+    for by_stage in copies.values():
+        if len(by_stage) < 2:
+            continue
+        if len({len(made) for made in by_stage.values()}) != 1:
+            return None
+        kept = sorted(by_stage)
+        for position in range(len(by_stage[kept[0]])):
+            on = {stage: buffer.get(by_stage[stage][position]) for stage in kept}
+            gaps = [
+                later - earlier
+                for i, earlier in enumerate(kept)
+                for later in kept[i + 1 :]
+                if on[earlier] == on[later]
+            ]
+            depths.append(min(gaps) if gaps else len(kept))
+    return min(depths, default=None)
 
 
 def _hint(

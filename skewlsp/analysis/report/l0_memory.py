@@ -26,7 +26,13 @@ from skewlsp.analysis.memory.l0_tiles import (
     l0_tiles,
     restaged,
 )
-from skewlsp.analysis.memory.memory_reuse import DepthHint, ReuseResult, memory_reuse
+from skewlsp.analysis.memory.memory_reuse import (
+    DepthHint,
+    ReuseResult,
+    ReuseTile,
+    buffers_depth,
+    memory_reuse,
+)
 from skewlsp.contract import DEPTH_REDUCED, Finding, SpaceBuffers, Span
 
 _OWN = ("main", "tail", "skew")  # a loop's own groups (a skewed loop's: its clones')
@@ -62,10 +68,38 @@ def l0_spaces(
         if hint is None:
             spaces.append(SpaceBuffers(space, slot, asked, reuse.achieved[key], None, True))
             continue
-        spaces.append(SpaceBuffers(space, slot, asked, hint.achieved, hint.cause, True))
-        message = _message(hint, tiles, reuse, (l0.loop, lines), on, l0)
-        findings.append(Finding(DEPTH_REDUCED, message, where, buffers=spaces[-1]))
+        depth = buffers_depth(reuse, tiles.tiles, space, group)
+        deeper = depth if depth is not None and depth > hint.achieved else None
+        found = SpaceBuffers(space, slot, asked, hint.achieved, hint.cause, True, ir_depth=deeper)
+        spaces.append(found)
+        kept = kept_apart(found, _largest(tiles.tiles, space, group))
+        message = _message(hint, tiles, reuse, (l0.loop, lines), on, l0, kept)
+        findings.append(Finding(DEPTH_REDUCED, message, where, buffers=found))
     return spaces, findings
+
+
+def _largest(tiles: Sequence[ReuseTile], space: str, group: int) -> int:
+    """The bytes of a group's largest tiles in ``space`` (unaligned: the tiles' own)."""
+    return max(
+        t.bytes for t in tiles if t.space == space and any(g == group for g, _ in t.membership)
+    )
+
+
+def kept_apart(found: SpaceBuffers, size: int, names: Sequence[str] = ()) -> str:
+    """What a SKW080 message adds where the packing keeps each stage's copy of the group's
+    largest tiles (``size``: their bytes; ``names``: which tiles, when known) further apart
+    than the guard's depth (``found.ir_depth``; "" where it does not): both depths are the
+    compiler's, the guard's PH-MR-001's, the buffers' the IR's
+    (:func:`~skewlsp.analysis.memory.memory_reuse.buffers_depth`)."""
+    if found.ir_depth is None:
+        return ""
+    which = f" ({', '.join(names)})" if names else ""
+    return (
+        f"; yet its packing still gives each stage's copy of the {size} B tiles{which} a "
+        f"buffer of its own, {found.ir_depth} stages apart (the IR's depth; the guard's is "
+        f"{found.achieved}): their lifetimes and the first fit keep them apart, so no "
+        "stage's copy of them waits for another's"
+    )
 
 
 def _alone(
@@ -114,10 +148,12 @@ def _message(
     loop: tuple[int, Sequence[int]],
     on: str,
     l0: L0Memory | None = None,
+    kept: str = "",
 ) -> str:
     """SKW080's message for an L0 space: the compiler's numbers, and for space pressure
     the groups that share the space and the ``stage=`` that keeps every stage apart,
-    decided again (``l0``: what the tiles were laid out from)."""
+    decided again (``l0``: what the tiles were laid out from; ``kept``: what the
+    packing keeps apart beyond the guard's depth, :func:`kept_apart`)."""
     head = (
         f"PH-MR-001: MemoryReuse keeps only {hint.achieved} of the {hint.requested} stages' "
         f"buffers apart in {hint.space}{on} ({hint.slot} B per stage, {hint.cause})"
@@ -125,7 +161,7 @@ def _message(
     if hint.cause == "slot-bound":
         return (
             f"{head}: {hint.requested} x {hint.slot} B is more than its {hint.free} B, "
-            "whatever else the function holds"
+            f"whatever else the function holds{kept}"
         )
     number, lines = loop
     others = [
@@ -139,7 +175,7 @@ def _message(
     message = (
         f"{head}: the {hint.free} B of {hint.space} also hold {shared} "
         "(AutoTileMatmulL0's L0 tiles of the function's matmuls, packed as MemoryReuse "
-        "packs them)"
+        f"packs them){kept}"
     )
     stage = _stage_that_fits(l0, hint.achieved) if l0 is not None else None
     return f"{message}; stage={stage} keeps all {stage}" if stage is not None else message

@@ -23,8 +23,12 @@ core_function.ScopeMemory`: the tiles the body computes and the tiles outside th
 too), the loop's depth in Vec is the whole function's packing's, exactly: SKW080
 (PH-MR-001) slot-bound, or space-pressure when the function's other tiles take the
 space, naming the largest co-resident tiles and offering the ``stage=`` under which the
-whole function, packed again, keeps every stage apart. Left and Right, whose tiles are
-modelled whole too, are :mod:`.l0_memory`'s (SKW080 of either cause there as well).
+whole function, packed again, keeps every stage apart. The hint's depth is MemoryReuse's
+guard's; where the packing (which lifetimes decide too) still keeps each stage's copy of
+the group's largest tiles further apart (``memory_reuse.buffers_depth``), the record's
+``ir_depth`` and the finding say that depth beside it (issue #41: both, when they differ).
+Left and Right, whose tiles are modelled whole too, are :mod:`.l0_memory`'s (SKW080 of
+either cause there as well, and the same two depths).
 In Mat of a cube function, where the function's Mat tiles are known
 (:mod:`skewlsp.analysis.memory.mat_tiles`) and keep every stage of the loop apart (all in
 buffers of their own within L1, or packed with their lifetimes), the depth is known and
@@ -48,9 +52,14 @@ from skewlsp.analysis.memory.canonicalize_io_order import (
 )
 from skewlsp.analysis.memory.core_function import CoreFunction, LoopMemory, ScopeMemory
 from skewlsp.analysis.memory.mat_tiles import MatMemory
-from skewlsp.analysis.memory.memory_reuse import DepthHint, LegacyFallback, memory_reuse
+from skewlsp.analysis.memory.memory_reuse import (
+    DepthHint,
+    LegacyFallback,
+    buffers_depth,
+    memory_reuse,
+)
 from skewlsp.analysis.report.buffers import buffer_assignment
-from skewlsp.analysis.report.l0_memory import l0_spaces
+from skewlsp.analysis.report.l0_memory import kept_apart, l0_spaces
 from skewlsp.contract import (
     DEPTH_REDUCED,
     LEGACY_FALLBACK,
@@ -301,12 +310,15 @@ def _whole(
     hint = next((h for h in reuse.hints if (h.space, h.group) == (space, group)), None)
     if hint is None:
         return SpaceBuffers(space, slot, requested, achieved, None, True), []
-    found = SpaceBuffers(space, slot, requested, hint.achieved, hint.cause, True)
+    depth = buffers_depth(reuse, tiles, space, group)
+    deeper = depth if depth is not None and depth > hint.achieved else None
+    found = SpaceBuffers(space, slot, requested, hint.achieved, hint.cause, True, ir_depth=deeper)
+    kept = _kept_apart(found, members, vec.layout, group)
     if hint.cause == "slot-bound":
         message = (
             f"PH-MR-001: MemoryReuse keeps at most {hint.achieved} of the {hint.requested} "
             f"stages' buffers apart in {space}{on}: {hint.requested} x {hint.slot} B per "
-            f"stage is more than its {hint.free} B, whatever else the function holds"
+            f"stage is more than its {hint.free} B, whatever else the function holds{kept}"
         )
         return found, [Finding(DEPTH_REDUCED, message, where, buffers=found)]
     message = (
@@ -314,12 +326,30 @@ def _whole(
         f"buffers apart in {space}{on}: the function's {space} tiles packed together fit "
         f"no greater depth in its {hint.free} B ({hint.slot} B per stage); co-resident: "
         f"{_co_residents(members, vec.layout)}; stages {hint.achieved} apart share storage "
-        "and serialize"
+        f"and serialize{kept}"
     )
     stage = _stage_that_fits(vec, hint.achieved)
     if stage is not None:
         message += f"; stage={stage} keeps all {stage}"
     return found, [Finding(DEPTH_REDUCED, message, where, buffers=found)]
+
+
+def _kept_apart(
+    found: SpaceBuffers, members: Sequence[int], layout: ScopeLayout, group: int
+) -> str:
+    """:func:`.l0_memory.kept_apart` for the whole function's Vec tiles, naming the tiles
+    of the group's first stage of its largest size."""
+    if found.ir_depth is None:
+        return ""
+    tiles = layout.tiles
+    size = max(tiles[n].bytes for n in members)
+    first = min(s for n in members for g, s in tiles[n].membership if g == group)
+    names = dict.fromkeys(
+        layout.labels[n]
+        for n in members
+        if tiles[n].bytes == size and (group, first) in tiles[n].membership
+    )
+    return kept_apart(found, size, tuple(names))
 
 
 def _stage_that_fits(vec: ScopeMemory, most: int) -> int | None:

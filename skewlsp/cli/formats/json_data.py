@@ -97,8 +97,14 @@ def lowering_data(lowering: Lowering | None) -> dict[str, Any] | None:
 
 
 def memory_data(memory: Sequence[SpaceBuffers]) -> list[dict[str, Any]]:
-    """What MemoryReuse and AllocateMemoryAddr give a loop's loads, per memory space."""
-    return [dataclasses.asdict(found) for found in memory]
+    """What MemoryReuse and AllocateMemoryAddr give a loop's loads, per memory space
+    (``ir_depth`` only where it is said: the IR keeps more stages apart than
+    ``achieved``)."""
+    found = [dataclasses.asdict(space) for space in memory]
+    for data in found:
+        if data["ir_depth"] is None:
+            del data["ir_depth"]
+    return found
 
 
 def buffers_data(buffers: BufferAssignment | None) -> dict[str, Any] | None:

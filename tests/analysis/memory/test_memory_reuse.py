@@ -18,6 +18,7 @@ from skewlsp.analysis.memory.memory_reuse import (
     LegacyFallback,
     ReuseResult,
     ReuseTile,
+    buffers_depth,
     memory_reuse,
 )
 
@@ -81,6 +82,8 @@ def test_co_resident_tiles_shed_depth_and_the_hint_says_space_pressure():
     widened = [5, 7, 9, 11]  # the casts of stages 0-3
     buffers = [result.buffer_of(i) for i in widened]
     assert buffers[0] == buffers[2] != buffers[1] == buffers[3]
+    # the IR: each 32 KB tile shares its buffer with its copy two stages on, as the hint says
+    assert buffers_depth(result, tiles, "Vec", 0) == 2
 
 
 def test_a_stage_too_large_for_the_requested_depth_is_slot_bound():
@@ -96,6 +99,8 @@ def test_a_stage_too_large_for_the_requested_depth_is_slot_bound():
     assert used(result, tiles) == {"Vec": 147456}
     assert len({result.buffer_of(i) for i in range(4, 8)}) == 1
     assert len(result.buffers["Vec"]) == 5
+    # the IR: the four widened rows (the slot) in one buffer: stages 1 apart share it
+    assert buffers_depth(result, tiles, "Vec", 0) == 1
 
 
 def right_operands() -> list[ReuseTile]:
@@ -123,6 +128,58 @@ def test_two_groups_over_one_space_both_lose_a_level_lowest_group_first():
     )
     assert used(result, tiles) == {"Right": 65536}
     assert result.buffers["Right"] == ((0, 2), (1, 3))
+    # the IR: the user loop's clones (group 1) share both buffers, as its hint says; the K
+    # loop's halves (group 0), live together, stay in two buffers: 2 apart, not its hint's 1
+    assert buffers_depth(result, tiles, "Right", 1) == 1
+    assert buffers_depth(result, tiles, "Right", 0) == 2
+
+
+def row_block_tiles() -> list[ReuseTile]:
+    """blocks.py row_sums_then_columns' Vec tiles: a row loop (group 1, stage=2) of a
+    48 KB row load and its row sum (a 48 KB workspace, a 64 B sum), a column loop
+    (group 0, stage=2) inside it, copied into each row clone: a 32 KB column load and
+    the ``row_expand_add`` of it. CanonicalizeIOOrder issues both row clones' loads
+    first, then each clone's compute, the column loop's loads ahead of its compute."""
+    row, column, vec = 48 * KB, 32 * KB, "Vec"
+    tiles = [
+        ReuseTile(vec, row, (0, 3), ((1, 0),), load=True),  # a, stage 0: mem_vec_3
+        ReuseTile(vec, row, (1, 12), ((1, 1),), load=True),  # a, stage 1: mem_vec_4
+        ReuseTile(vec, row, (2, 3), ((1, 0),)),  # tmp_tile, stage 0: mem_vec_5
+        ReuseTile(vec, 64, (3, 10), ((1, 0),), forbid=frozenset({0, 2})),  # s: mem_vec_6
+    ]
+    for stage, (at, sum_tile) in enumerate(((4, 3), (13, 9))):
+        for clone in range(2):
+            member = ((0, clone), (1, stage))
+            tiles.append(ReuseTile(vec, column, (at + clone, at + 2 + 2 * clone), member, True))
+        for clone in range(2):
+            member = ((0, clone), (1, stage))
+            live = (at + 2 + 2 * clone, at + 3 + 2 * clone)
+            tiles.append(ReuseTile(vec, column, live, member, forbid=frozenset({sum_tile})))
+        if stage == 0:
+            tiles.append(ReuseTile(vec, row, (11, 12), ((1, 1),)))  # tmp_tile, stage 1
+            tiles.append(ReuseTile(vec, 64, (12, 19), ((1, 1),), forbid=frozenset({1, 8})))
+    return tiles
+
+
+def test_a_depth_the_guard_sheds_can_still_be_kept_by_the_tiles_lifetimes():
+    # blocks.py row_sums_then_columns. The compiler: PH-MR-001 "requested depth 2 for
+    # pipeline group 1 in Vec, but only 1 of 2 buffers fit (49152 B per stage, 188416 B
+    # free)", space-pressure; none for the column loop (group 0). Its MemRefs after
+    # MemoryReuse: a of stage 0 mem_vec_3, of stage 1 mem_vec_4; tmp_tile of stage 0
+    # mem_vec_5, of stage 1 mem_vec_3: each 48 KB tile of the row loop's two stages in a
+    # buffer of its own, as at depth 2 (the second row's load is live while the first
+    # computes), though stage 1's workspace takes stage 0's row buffer.
+    tiles = row_block_tiles()
+    result = memory_reuse(tiles)
+    assert result.hints == (DepthHint(1, "Vec", 2, 1, 49152, 188416, 0, "space-pressure"),)
+    assert [result.buffer_of(n) for n in (0, 1, 2, 8)] == [
+        ("Vec", 0),
+        ("Vec", 1),
+        ("Vec", 2),
+        ("Vec", 0),
+    ]
+    assert buffers_depth(result, tiles, "Vec", 1) == 2
+    assert buffers_depth(result, tiles, "Vec", 0) == 2
 
 
 def test_a_space_that_fits_at_no_depth_falls_back_to_the_legacy_packing():

@@ -54,6 +54,12 @@ def test_full_says_what_is_known_and_what_is_not(run: Run, tmp_path: Path) -> No
         "= memory (aiv): Vec: 2 of 4 buffers per load (32768 B per stage, space-pressure: "
         "the function's other tiles take the space)"
     ) in run("--select", "ALL", "helpers.py").out
+    write(tmp_path, {"blocks.py": (MEM_LLM / "blocks.py").read_text()})
+    assert (
+        "= memory (aiv): Vec: 1 of 2 buffers per load (49152 B per stage, space-pressure: "
+        "the function's other tiles take the space); the IR still keeps each stage's "
+        "largest tiles in buffers of their own, 2 stages apart"
+    ) in run("--select", "ALL", "blocks.py").out
     lowering = MEM_LLM.parents[2] / "lowering" / "models" / "lower_llm"
     write(tmp_path, {name: (lowering / name).read_text() for name in ("config.py", "pipelines.py")})
     unknown = run("--select", "ALL", "pipelines.py").out
