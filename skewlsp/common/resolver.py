@@ -27,11 +27,14 @@ class RecordingResolver(ReadLog):
     cache entry depends on exactly what the verdicts did."""
 
     def __init__(self, src_roots: Sequence[Path]) -> None:
-        self.src_roots = tuple(src_roots)
-        super().__init__(self._read)
+        self.src_roots = roots = tuple(src_roots)
 
-    def _read(self, module: str, level: int, importing_path: str | None) -> str | None:
-        return resolve_module(module, level, importing_path, self.src_roots)
+        # (a function of the roots, not a bound method: the log holding its own method
+        # would be a reference cycle, left for the garbage collector to find)
+        def read(module: str, level: int, importing_path: str | None) -> str | None:
+            return resolve_module(module, level, importing_path, roots)
+
+        super().__init__(read)
 
     @property
     def fingerprint(self) -> list[tuple[str, int, str]]:

@@ -22,7 +22,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from skewlsp.analysis.driver.call_context import CallContexts, CallerLoop
+from skewlsp.analysis.driver.call_context import CallContexts, CallerLoop, CallerWalk
 from skewlsp.analysis.driver.loop_decision import MAX_PREVIEW_COPIES, LoopDecisions, LoopModel
 from skewlsp.analysis.driver.lowered import lowered_models
 from skewlsp.analysis.driver.site_memo import SiteMemo
@@ -87,7 +87,8 @@ class UnitWalk(LoopDecisions):
         # and aliases, and may call it by another name.
         self.called_as: str | None
         self.caller_constants, caller_aliases, self.called_as = callers or (module, aliases, None)
-        self.calls = CallContexts(state, self.caller_constants, caller_aliases, self._caller_walk)
+        walk = _caller_walk(path, self.caller_constants, caller_aliases)
+        self.calls = CallContexts(state, self.caller_constants, caller_aliases, walk)
         self.module_constants = module
         # Per enclosing function: its locals as the DSL parser would capture them for a
         # program or function defined inside it (texts to fold, and names it cannot fold).
@@ -367,24 +368,6 @@ class UnitWalk(LoopDecisions):
                 self.sites.remember(key, loops, assumed)
         self.call_headers, self.call_caller = (), None
 
-    def _caller_walk(self, caller: Unit, state: AnalysisState) -> list[CallerLoop] | None:
-        """The loops of a caller of this unit's helper, as its own walk leaves them (in
-        the caller's module: this one, or the one importing the helper): each one's
-        report and its own lowering (the lowering passes' record of it)."""
-        constants, aliases = self.calls.constants, self.calls.aliases
-
-        def walk(state: AnalysisState) -> list[LoopModel] | None:
-            return UnitWalk(caller, self.path, aliases, constants, state).run()
-
-        try:
-            try:
-                models = walk(state)
-            except NeedsConcreteTree:
-                models = walk(state.with_concrete_trees())
-        except Exception:  # the caller's own analysis reports what is wrong there
-            return None
-        return [(model.report, own_lowering(model.lowered)) for model in models or ()]
-
     def _site_key(self, name: str, site: CallSite, outside: Enclosing) -> SiteKey | None:
         """Everything one copy of the helper is decided with (:meth:`.SiteMemo.key`), or None
         if it cannot be a key."""
@@ -590,3 +573,27 @@ def _nested_statements(stmt: cst.CSTNode) -> list[cst.CSTNode]:
 _NO_NESTED_STATEMENTS = frozenset(
     {cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.FunctionDef, cst.ClassDef}
 )
+
+
+def _caller_walk(
+    path: str | None, constants: ModuleConstants, aliases: dsl.Aliases
+) -> CallerWalk:
+    """The loops of a caller of a unit's helper as the caller's own walk leaves them
+    (report and own lowering), in the caller's module (``constants``, ``aliases``). Not a
+    method of the helper's walk, which holds it: that reference cycle kept every tree of
+    the analysis alive until the garbage collector came (tests/analysis/driver/test_analyze.py)."""
+
+    def walk_caller(caller: Unit, state: AnalysisState) -> list[CallerLoop] | None:
+        def walk(state: AnalysisState) -> list[LoopModel] | None:
+            return UnitWalk(caller, path, aliases, constants, state).run()
+
+        try:
+            try:
+                models = walk(state)
+            except NeedsConcreteTree:
+                models = walk(state.with_concrete_trees())
+        except Exception:  # the caller's own analysis reports what is wrong there
+            return None
+        return [(model.report, own_lowering(model.lowered)) for model in models or ()]
+
+    return walk_caller

@@ -284,7 +284,6 @@ class ModuleConstants:
         self._build = build if build is not None else Build()
         self._text = text
         self._own = own
-        self.assumed = ModuleAssumptions(self._build, text, self, own)
         self._from_reads: dict[str, frozenset[AssumedRead]] = {}  # the values that read some
         self._sources = sources
         self._hidden: Mapping[str, Folded] = {}
@@ -295,6 +294,14 @@ class ModuleConstants:
         self._fields: dict[str, tuple[list[tuple[str, str | None]], dict[str, str]] | None] = {}
         self._cache: dict[str, Folded | None] = {}
         self._busy: set[str] = set()
+
+    @property
+    def assumed(self) -> ModuleAssumptions:
+        """The build as this module's Python reads it. Made when asked rather than kept:
+        it folds names with this module's constants, and a record kept here pointing back
+        at them would be a reference cycle, keeping the analysis's trees alive until the
+        garbage collector came."""
+        return ModuleAssumptions(self._build, self._text, self, self._own)
 
     @property
     def sources(self) -> Mapping[str, str]:
