@@ -3,7 +3,7 @@ iterations``) and the build a verdict holds for."""
 
 from __future__ import annotations
 
-from skewlsp.contract import LoopReport, SpaceBuffers
+from skewlsp.contract import KLoopBuffers, LoopReport, SpaceBuffers
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
@@ -30,7 +30,23 @@ def assumed_lines(report: LoopReport) -> list[str]:
 def buffers_text(found: SpaceBuffers) -> str:
     """One memory space of a replicated loop: the buffers MemoryReuse gives its loads, as
     far as skewlsp sees (``Vec: at most 2 of 3 buffers per load, 65536 B per stage,
-    slot-bound``); exactly, where every tile of the function in the space is known."""
+    slot-bound``); exactly, where every tile of the function in the space is known. Then
+    each K loop of the loop whose two depths differ, the guard's and the IR's."""
+    return _space_text(found) + "".join(_k_loop_text(k) for k in found.k_loops)
+
+
+def _k_loop_text(k_loop: KLoopBuffers) -> str:
+    """``; its K loop for `matmul(a, b)`: 1 of 2 stages kept apart (...); the IR ...``."""
+    found = k_loop.buffers
+    which = "the remainder of its K loop" if k_loop.remainder else "its K loop"
+    return (
+        f"; {which} for `{k_loop.matmul}`: {found.achieved} of {found.requested} stages kept "
+        f"apart ({found.stage_bytes} B per stage, {found.cause}){_ir_depth(found)}"
+    )
+
+
+def _space_text(found: SpaceBuffers) -> str:
+    """:func:`buffers_text` of the space alone."""
     asked = f"{found.stage_bytes} B per stage"
     if not found.stage_bytes:  # (a slot not known: the reason says why)
         return f"{found.space}: {found.requested} buffers per stage asked: {found.reason}"

@@ -262,6 +262,10 @@ class SpaceBuffers:
     own further apart than ``achieved`` (the guard's depth, PH-MR-001's: lifetimes keep
     apart what the guard lets share), that many stages (the depth the IR shows, issue
     #41); None otherwise.
+
+    ``k_loops``: in Left and Right, the loop's K loops (AutoTileMatmulL0's, each a stage
+    group of its own) whose PH-MR-001 depth the packing's buffers exceed, each with both
+    depths (:class:`KLoopBuffers`); empty otherwise.
     """
 
     space: str
@@ -272,6 +276,20 @@ class SpaceBuffers:
     known: bool = False
     reason: str | None = None
     ir_depth: int | None = None
+    k_loops: tuple[KLoopBuffers, ...] = ()
+
+
+@dataclass(frozen=True)
+class KLoopBuffers:
+    """A K loop AutoTileMatmulL0 makes for one of a loop's matmuls (``matmul``:
+    ``matmul(a, b)``; ``remainder``: the copy after its main loop), whose stages
+    MemoryReuse's guard sheds (``buffers``: its PH-MR-001 numbers in the space) while the
+    packing still keeps each stage's slices in buffers of their own further apart
+    (``buffers.ir_depth``: the depth the IR shows; issue #41, both said)."""
+
+    matmul: str
+    remainder: bool
+    buffers: SpaceBuffers
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ for one stage is slot-bound all the same.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
 from skewlsp.analysis.memory.l0_tiles import (
@@ -33,7 +33,7 @@ from skewlsp.analysis.memory.memory_reuse import (
     buffers_depth,
     memory_reuse,
 )
-from skewlsp.contract import DEPTH_REDUCED, Finding, SpaceBuffers, Span
+from skewlsp.contract import DEPTH_REDUCED, Finding, KLoopBuffers, SpaceBuffers, Span
 
 _OWN = ("main", "tail", "skew")  # a loop's own groups (a skewed loop's: its clones')
 NOT_KNOWN = "the L0 tiles of the function's matmuls are not known: "
@@ -65,17 +65,56 @@ def l0_spaces(
             continue
         slot = _slot(tiles, space, group)
         hint = _hint(reuse, space, group)
+        deeper = _ir_depths(reuse, tiles.tiles, space)
+        k_loops = _k_loops(tiles, reuse, space, l0.loop, deeper)
         if hint is None:
-            spaces.append(SpaceBuffers(space, slot, asked, reuse.achieved[key], None, True))
+            achieved = reuse.achieved[key]
+            spaces.append(SpaceBuffers(space, slot, asked, achieved, None, True, k_loops=k_loops))
             continue
-        depth = buffers_depth(reuse, tiles.tiles, space, group)
-        deeper = depth if depth is not None and depth > hint.achieved else None
-        found = SpaceBuffers(space, slot, asked, hint.achieved, hint.cause, True, ir_depth=deeper)
+        depth = deeper.get(group)
+        found = SpaceBuffers(
+            space, slot, asked, hint.achieved, hint.cause, True, ir_depth=depth, k_loops=k_loops
+        )
         spaces.append(found)
         kept = kept_apart(found, _largest(tiles.tiles, space, group))
-        message = _message(hint, tiles, reuse, (l0.loop, lines), on, l0, kept)
+        message = _message(hint, tiles, reuse, (l0.loop, lines), on, l0, (kept, deeper))
         findings.append(Finding(DEPTH_REDUCED, message, where, buffers=found))
     return spaces, findings
+
+
+def _ir_depths(reuse: ReuseResult, tiles: Sequence[ReuseTile], space: str) -> dict[int, int]:
+    """The hinted groups of ``space`` whose packing keeps each stage's copy of their
+    largest tiles further apart than the hint's depth: the depth the IR shows
+    (:func:`~skewlsp.analysis.memory.memory_reuse.buffers_depth`), by group. Only the
+    hinted groups are packed over again: a group kept whole needs no second depth."""
+    found = {}
+    for hint in reuse.hints:
+        if hint.space == space:
+            depth = buffers_depth(reuse, tiles, space, hint.group)
+            if depth is not None and depth > hint.achieved:
+                found[hint.group] = depth
+    return found
+
+
+def _k_loops(
+    tiles: L0Tiles, reuse: ReuseResult, space: str, loop: int, deeper: Mapping[int, int]
+) -> tuple[KLoopBuffers, ...]:
+    """The loop's K loops in ``space`` whose two depths differ (``deeper``: the IR's, by
+    group), each with its hint's numbers and the IR's depth (a skewed loop's clones each
+    lower their own copy of a K loop: one record for the copies alike)."""
+    found: dict[KLoopBuffers, None] = {}
+    for number, depth in sorted(deeper.items()):
+        group = tiles.groups[number]
+        hint = _hint(reuse, space, number)
+        if group.site is None or group.loop != loop or hint is None:
+            continue
+        site = group.site
+        hinted = SpaceBuffers(
+            space, hint.slot, hint.requested, hint.achieved, hint.cause, True, ir_depth=depth
+        )
+        matmul = f"{site.op}({site.lhs}, {site.rhs})"
+        found[KLoopBuffers(matmul, group.kind == "k-tail", hinted)] = None
+    return tuple(found)
 
 
 def _largest(tiles: Sequence[ReuseTile], space: str, group: int) -> int:
@@ -148,12 +187,14 @@ def _message(
     loop: tuple[int, Sequence[int]],
     on: str,
     l0: L0Memory | None = None,
-    kept: str = "",
+    apart: tuple[str, Mapping[int, int]] | None = None,
 ) -> str:
     """SKW080's message for an L0 space: the compiler's numbers, and for space pressure
     the groups that share the space and the ``stage=`` that keeps every stage apart,
-    decided again (``l0``: what the tiles were laid out from; ``kept``: what the
-    packing keeps apart beyond the guard's depth, :func:`kept_apart`)."""
+    decided again (``l0``: what the tiles were laid out from; ``apart``: what the
+    packing keeps apart beyond the guard's depth, :func:`kept_apart`, and the IR's depth
+    of each other group where it exceeds its hint's, :func:`_ir_depths`)."""
+    kept, deeper = apart or ("", {})
     head = (
         f"PH-MR-001: MemoryReuse keeps only {hint.achieved} of the {hint.requested} stages' "
         f"buffers apart in {hint.space}{on} ({hint.slot} B per stage, {hint.cause})"
@@ -165,7 +206,7 @@ def _message(
         )
     number, lines = loop
     others = [
-        (_described(n, g, tiles, reuse, hint.space, lines), g)
+        (_described(n, g, tiles, reuse, (hint.space, deeper.get(n)), lines), g)
         for n, g in enumerate(tiles.groups)
         if n != hint.group and (hint.space, n) in reuse.requested
     ]
@@ -225,12 +266,19 @@ def _described(
     group: L0Group,
     tiles: L0Tiles,
     reuse: ReuseResult,
-    space: str,
+    where: tuple[str, int | None],
     lines: Sequence[int],
 ) -> str:
+    """One group sharing the space, with its depth (``where``: the space and the IR's
+    depth of the group where it exceeds MemoryReuse's; both are then said, as
+    :func:`kept_apart` says them)."""
+    space, ir_depth = where
     key = (space, number)
     slot = _slot(tiles, space, number)
-    depth = f"{reuse.achieved[key]} of {reuse.requested[key]} stages kept apart"
+    achieved, requested = reuse.achieved[key], reuse.requested[key]
+    found = SpaceBuffers(space, slot, requested, achieved, None, True, ir_depth=ir_depth)
+    kept = kept_apart(found, _largest(tiles.tiles, space, number))
+    depth = f"{achieved} of {requested} stages kept apart{kept}"
     if group.site is not None:
         site = group.site
         what = f"the K loop AutoTileMatmulL0 makes for `{site.op}({site.lhs}, {site.rhs})`"

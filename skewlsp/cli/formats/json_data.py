@@ -99,12 +99,22 @@ def lowering_data(lowering: Lowering | None) -> dict[str, Any] | None:
 def memory_data(memory: Sequence[SpaceBuffers]) -> list[dict[str, Any]]:
     """What MemoryReuse and AllocateMemoryAddr give a loop's loads, per memory space
     (``ir_depth`` only where it is said: the IR keeps more stages apart than
-    ``achieved``)."""
-    found = [dataclasses.asdict(space) for space in memory]
-    for data in found:
-        if data["ir_depth"] is None:
-            del data["ir_depth"]
-    return found
+    ``achieved``; ``k_loops`` only where a K loop's two depths are said, each K loop's
+    ``buffers`` a record of the same form)."""
+    return [_space_data(dataclasses.asdict(space)) for space in memory]
+
+
+def _space_data(data: dict[str, Any]) -> dict[str, Any]:
+    """One space's record with the keys of what is not said left out."""
+    if data["ir_depth"] is None:
+        del data["ir_depth"]
+    if data["k_loops"]:
+        data["k_loops"] = [
+            dict(k_loop, buffers=_space_data(k_loop["buffers"])) for k_loop in data["k_loops"]
+        ]
+    else:
+        del data["k_loops"]
+    return data
 
 
 def buffers_data(buffers: BufferAssignment | None) -> dict[str, Any] | None:

@@ -5,7 +5,7 @@ Ascend910B)."""
 
 from __future__ import annotations
 
-from skewlsp.contract import SpaceBuffers
+from skewlsp.contract import KLoopBuffers, SpaceBuffers
 from tests.analysis.report.test_memory import models_of, report_of
 
 
@@ -13,9 +13,11 @@ def test_k_loops_and_the_stages_around_them_share_l0b_and_all_three_fall_to_one_
     # The compiler, function k_split: groups 0 and 1 (the K loops of the two matmuls)
     # and group 2 (the loop's stages) each "requested 2 achieved 1 ... 32768 B per
     # stage, 65536 B free, space-pressure" in Right; Left keeps 2 of 2 (2048 B slices).
+    # After MemoryReuse each K loop's two slices are in two buffers (2 stages apart).
     report = report_of("projection.py", "k_split_projection")
     memory = report.memory or next(core.memory for core in report.cores)
-    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+    k_loops = (k_loop("matmul(a, b)", 1, 2), k_loop("matmul_acc(a, b)", 1, 2))
+    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True, k_loops=k_loops) in memory
     assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
     (hint,) = [h for h in report.hints if h.code == "SKW080"]
     assert hint.message.startswith(
@@ -30,14 +32,16 @@ def test_k_loops_and_the_stages_around_them_share_l0b_and_all_three_fall_to_one_
 def test_a_matmul_before_the_loop_takes_l0b_too_and_the_finding_names_its_k_loop():
     # The compiler, function first_block: group 0 (the K loop of the matmul before the
     # loop), group 1 (the loop's K loop) and group 2 (its stages) each "requested 2
-    # achieved 1 ... space-pressure" in Right.
+    # achieved 1 ... space-pressure" in Right. After MemoryReuse both K loops' two
+    # slices are in two buffers each (2 stages apart).
     report = report_of("projection.py", "projection_after_a_first_block")
     memory = report.memory or next(core.memory for core in report.cores)
-    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+    k_loops = (k_loop("matmul_acc(a, b)", 1, 2),)
+    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True, k_loops=k_loops) in memory
     (hint,) = [h for h in report.hints if h.code == "SKW080"]
     assert (
         "the K loop AutoTileMatmulL0 makes for `matmul(x[...], w[...])` outside the pipeline "
-        "loops (32768 B per stage, 1 of 2 stages kept apart)"
+        "loops (32768 B per stage, 1 of 2 stages kept apart; yet its packing still gives each stage's copy of the 32768 B tiles a buffer of its own, 2 stages apart (the IR's depth; the guard's is 1)"
     ) in hint.message
 
 
@@ -45,12 +49,14 @@ def test_two_first_blocks_of_one_name_in_one_scope_are_each_their_own_matmul_s_o
     # The compiler, function gate_up: groups 0 and 4 (the K loops of the two first
     # blocks, both reading a tile named `a0`), 1 and 5 (the loops' K loops), 2 and 6 (the
     # loops' stages) each "requested 2 achieved 1 ... 32768 B per stage, 65536 B free,
-    # space-pressure" in Right; Left keeps 2 of 2 everywhere (2048 B slices).
+    # space-pressure" in Right; Left keeps 2 of 2 everywhere (2048 B slices). After
+    # MemoryReuse each K loop's two slices are in two buffers (2 stages apart).
     models = [m for m in models_of("projection.py") if m.report.function == "gate_and_up_bands"]
     assert [m.report.span.line for m in models] == [72, 83]
-    for model in models:
+    for model, operand in zip(models, ("g", "u"), strict=True):
         memory = model.report.memory or next(core.memory for core in model.report.cores)
-        assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+        k_loops = (k_loop(f"matmul_acc(a, {operand})", 1, 2),)
+        assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True, k_loops=k_loops) in memory
         assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
         (hint,) = [h for h in model.report.hints if h.code == "SKW080"]
         assert "`matmul(a0, g0)` outside the pipeline loops" in hint.message
@@ -61,9 +67,11 @@ def test_a_remainder_known_at_run_time_is_one_copy_after_the_loop_at_stage_2():
     # The compiler, function run_time_depth: LowerPipelineLoops' `if unroll_rem == 1`
     # holds one copy (group 3, beside the main loop's group 2); groups 0, 1 and 2 each
     # "requested 2 achieved 1 ... 32768 B per stage, 65536 B free, space-pressure" in Right.
+    # After MemoryReuse the loop's K loop (group 1) keeps its two slices in two buffers.
     report = report_of("projection.py", "projection_of_run_time_depth")
     memory = report.memory or next(core.memory for core in report.cores)
-    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+    k_loops = (k_loop("matmul_acc(a, b)", 1, 2),)
+    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True, k_loops=k_loops) in memory
     assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
 
 
@@ -91,13 +99,14 @@ def test_three_narrow_stages_beside_a_first_block_s_k_loop_keep_two_and_stage_2_
     # operands) "requested 3 achieved 2 ... 16384 B per stage, 65536 B free,
     # space-pressure" in Right, group 0 (the first block's K loop, two 32 KB slices at
     # once) 1 of 2; Left keeps 3 of 3. With stage=2 it gave no PH-MR-001 in the function:
-    # every group kept all its stages.
+    # every group kept all its stages. After MemoryReuse the K loop's two slices are in
+    # two buffers (2 stages apart).
     report = report_of("projection.py", "narrow_heads_after_a_first_block")
     memory = report.memory or next(core.memory for core in report.cores)
     assert SpaceBuffers("Right", 16384, 3, 2, "space-pressure", True) in memory
     assert SpaceBuffers("Left", 4096, 3, 3, None, True) in memory
     (hint,) = [h for h in report.hints if h.code == "SKW080"]
-    assert "outside the pipeline loops (32768 B per stage, 1 of 2 stages kept apart)" in (
+    assert "outside the pipeline loops (32768 B per stage, 1 of 2 stages kept apart; yet its packing still gives each stage's copy of the 32768 B tiles a buffer of its own, 2 stages apart (the IR's depth; the guard's is 1)" in (
         hint.message
     )
     assert hint.message.endswith("; stage=2 keeps all 2")
@@ -113,10 +122,12 @@ def test_operands_each_branch_loads_are_that_branch_s_matmul_s():
     # The compiler, function branch_loads: groups 0 and 1 (the K loops of the matmuls of
     # the `if` and the `else`, each reading the `a` and `b` its branch loads) and group 2
     # (the loop's stages) each "requested 2 achieved 1 ... 32768 B per stage, 65536 B
-    # free, space-pressure" in Right; Left keeps 2 of 2 (2048 B slices).
+    # free, space-pressure" in Right; Left keeps 2 of 2 (2048 B slices). After
+    # MemoryReuse each K loop's two slices are in two buffers (2 stages apart).
     report = report_of("projection.py", "projection_loading_in_branches")
     memory = report.memory or next(core.memory for core in report.cores)
-    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+    k_loops = (k_loop("matmul(a, b)", 1, 2), k_loop("matmul_acc(a, b)", 1, 2))
+    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True, k_loops=k_loops) in memory
     assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
 
 
@@ -125,10 +136,12 @@ def test_slices_of_a_tensor_an_inline_helper_returns_are_loads_of_its_declared_t
     # says ([16, 1024] BF16), so `pl.slice(act, [16, 128], ...)` is a [16, 128] BF16 load.
     # The compiler, function returned_rows: group 2 (the loop's stages, line 45)
     # "requested 2 achieved 1 ... 32768 B per stage, 65536 B free, space-pressure" in
-    # Right, as groups 0 and 1 (the K loops); Left keeps 2 of 2 (2048 B slices).
+    # Right, as groups 0 and 1 (the K loops); Left keeps 2 of 2 (2048 B slices). After
+    # MemoryReuse the loop's K loop (group 1) keeps its two slices in two buffers.
     report = report_of("returned.py", "projection_of_returned_rows")
     memory = report.memory or next(core.memory for core in report.cores)
-    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+    k_loops = (k_loop("matmul_acc(a, b)", 1, 2),)
+    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True, k_loops=k_loops) in memory
     assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
     (hint,) = [h for h in report.hints if h.code == "SKW080"]
     assert "`matmul(first, w[...])` outside the pipeline loops" in hint.message
@@ -159,10 +172,12 @@ def test_bare_tensors_typed_down_from_the_host_entry_make_the_loop_s_l0_tiles_kn
     # compiler: entry `project` alone stops ("a bare 'pl.Tensor' annotation with no
     # shape"); entry project_host, function hosted: group 2 (the loop's stages) "requested
     # 2 achieved 1 ... 32768 B per stage, 65536 B free, space-pressure" in Right, as
-    # groups 0 and 1 (the K loops); Left keeps 2 of 2 (2048 B slices).
+    # groups 0 and 1 (the K loops); Left keeps 2 of 2 (2048 B slices). After MemoryReuse
+    # the loop's K loop (group 1) keeps its two slices in two buffers.
     report = report_of("hosted.py", "projected")
     memory = report.memory or next(core.memory for core in report.cores)
-    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+    k_loops = (k_loop("matmul_acc(x[...], w[...])", 1, 2),)
+    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True, k_loops=k_loops) in memory
     assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
     (hint,) = [h for h in report.hints if h.code == "SKW080"]
     assert "`matmul(x[...], w[...])` outside the pipeline loops" in hint.message
@@ -176,10 +191,45 @@ def test_slices_of_what_an_extern_kernel_call_returns_are_loads_of_its_first_out
     # load. The compiler, function out_proj: its Mat tiles a0 and a_k are [16, 128] BF16;
     # groups 0, 1 (the K loops) and 2 (the loop's stages, line 42) "requested 2 achieved
     # 1 ... 32768 B per stage, 65536 B free, space-pressure" in Right; Left keeps 2 of 2
-    # (2048 B slices).
+    # (2048 B slices). After MemoryReuse the loop's K loop (group 1) keeps its two slices
+    # in two buffers.
     report = report_of("attended.py", "attend_and_project")
     memory = report.memory or next(core.memory for core in report.cores)
-    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True) in memory
+    k_loops = (k_loop("matmul_acc(a_k, w_k)", 1, 2),)
+    assert SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True, k_loops=k_loops) in memory
     assert SpaceBuffers("Left", 2048, 2, 2, None, True) in memory
     (hint,) = [h for h in report.hints if h.code == "SKW080"]
     assert "`matmul(a0, wo[...])` outside the pipeline loops" in hint.message
+
+
+def k_loop(matmul: str, achieved: int, ir_depth: int, remainder: bool = False) -> KLoopBuffers:
+    """A K loop of the loop whose 32 KB Right slices the IR keeps further apart than its
+    PH-MR-001 hint's depth (2 requested; both depths the compiler's)."""
+    hinted = SpaceBuffers("Right", 32768, 2, achieved, "space-pressure", True, ir_depth=ir_depth)
+    return KLoopBuffers(matmul, remainder, hinted)
+
+
+def test_a_k_loop_the_guard_sheds_to_one_stage_is_said_at_both_depths_where_the_ir_keeps_two():
+    # cube.py full (line 32) and wide (line 45). The compiler: PH-MR-001 "requested depth 2
+    # for pipeline group 0 in Right, but only 1 of 2 buffers fit (32768 B per stage, 65536 B
+    # free)" and the same for group 1; group 0 is AutoTileMatmulL0's K loop (the two K
+    # halves of the [128, 256] right operand), group 1 the loop's stages. After
+    # MemoryReuse the K loop's halves stay in two buffers in both of the loop's stages
+    # (t__tile_l0_b: mem_right_9, mem_right_11, mem_right_9, mem_right_11): the K loop 2
+    # stages apart in the IR, the loop's stages 1 (they share both).
+    for function in ("right_operand_filling_l0b", "wide_right_operand"):
+        report = report_of("cube.py", function)
+        (core,) = report.cores
+        (right,) = [m for m in core.memory if m.space == "Right"]
+        assert right == SpaceBuffers(
+            "Right", 32768, 2, 1, "space-pressure", True,
+            k_loops=(k_loop("matmul(x[...], wj)", 1, 2),),
+        )
+        (hint,) = [h for h in report.hints if h.code == "SKW080"]
+        assert (
+            "also hold the K loop AutoTileMatmulL0 makes for `matmul(x[...], wj)` (32768 B per "
+            "stage, 1 of 2 stages kept apart; yet its packing still gives each stage's copy of "
+            "the 32768 B tiles a buffer of its own, 2 stages apart (the IR's depth; the guard's "
+            "is 1): their lifetimes and the first fit keep them apart, so no stage's copy of "
+            "them waits for another's) (AutoTileMatmulL0's L0 tiles"
+        ) in hint.message

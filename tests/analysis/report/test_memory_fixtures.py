@@ -166,13 +166,20 @@ def test_a_skewed_loop_whose_clones_share_l0b_is_predicted_at_the_loop(run: Run)
     # stage, 65536 B free, space-pressure), beside 8 more hints on the K loops
     # AutoTileMatmulL0 wrote in each clone. skewlint lays out the skew's clones (prologue,
     # steady body, epilogue) with the K loops in them and says the same at the loop.
+    # After MemoryReuse each of those 8 K loops keeps its two slices in two buffers (2
+    # stages apart): the two matmuls' K loops are said at both depths.
     loop, found = at(lint(run, "attention.py"), 24)
     assert (loop["code"], loop["depth"], loop["requested_depth"]) == ("SKW001", 2, 2)
     aic, aiv = loop["cores"]
     assert (aic["core"], aic["verdict"], aic["depth"]) == ("aic", "skewed", 2)
     assert (aiv["core"], aiv["verdict"], aiv["copies"]) == ("aiv", "demoted", 2)
+    k_loops = [
+        {"matmul": matmul, "remainder": False, "buffers": {**reduced, "ir_depth": 2}}
+        for matmul in ("matmul(q[...], kv)", "matmul(p, kv)")
+        for reduced in [buffers("Right", 32768, 2, 1, "space-pressure")]
+    ]
     assert [m for m in aic["memory"] if m["space"] == "Right"] == [
-        buffers("Right", 32768, 2, 1, "space-pressure")
+        {**buffers("Right", 32768, 2, 1, "space-pressure"), "k_loops": k_loops}
     ]
     assert aiv["memory"] == []
     (hint,) = found
@@ -209,14 +216,18 @@ def test_a_shard_sized_by_an_option_read_at_import_is_predicted_under_the_assume
     # sharded.py, compiled as the check compiles a file (no arguments: `--tp` falls back to
     # 2). The compiler: PH-MR-001 Right 1 of 2 (32768 B per stage, 65536 B free,
     # space-pressure) for the loop at 52; Left keeps both 4096 B stages; the tail loop at
-    # 63 is not in the IR (Simplify folds `if VOCAB_TAIL != 0`: 1280 % 256 is 0).
+    # 63 is not in the IR (Simplify folds `if VOCAB_TAIL != 0`: 1280 % 256 is 0). The
+    # loop's K loop (group 1) gets Right 1 of 2 too, and keeps its two slices in two
+    # buffers after MemoryReuse.
     items = lint(run, "sharded.py")
     loop, (hint,) = at(items, 52)
     tail, at_tail = at(items, 63)
     assert (hint["code"], hint["compiler_id"]) == ("SKW080", "PH-MR-001")
+    reduced = buffers("Right", 32768, 2, 1, "space-pressure")
+    k_loop = {"matmul": "matmul_acc(h, w)", "remainder": False, "buffers": {**reduced, "ir_depth": 2}}
     assert [m for m in loop["cores"][0]["memory"] if m["space"] != "Mat"] == [
         {**buffers("Left", 4096, 2, 2), "known": True},
-        buffers("Right", 32768, 2, 1, "space-pressure"),
+        {**reduced, "k_loops": [k_loop]},
     ]
     assert "32768 B per stage, space-pressure" in hint["message"]
     assert (tail["code"], tail["verdict"], at_tail) == ("SKW070", "not_compiled", [])
@@ -279,3 +290,27 @@ def test_a_score_reduction_over_paged_int32_blocks_is_predicted_at_the_loop(run:
     assert (hint["code"], hint["compiler_id"]) == ("SKW080", "PH-MR-001")
     assert loop["cores"][0]["memory"] == [buffers("Vec", 65536, 2, 1, "space-pressure")]
     assert "co-resident: tmp_tile (row_sum) 65536 B" in hint["message"]
+
+
+def test_a_k_loop_the_ir_keeps_deeper_than_its_hint_is_recorded_with_both_depths(run: Run) -> None:
+    # cube.py full (line 32): PH-MR-001 "requested depth 2 for pipeline group 0 in Right,
+    # but only 1 of 2 buffers fit (32768 B per stage, 65536 B free)" for AutoTileMatmulL0's
+    # K loop (group 0) and the same for the loop's stages (group 1); the IR after
+    # MemoryReuse keeps the K loop's two halves in mem_right_9 and mem_right_11 in both
+    # of the loop's stages: the K loop 2 stages apart, the loop's stages 1.
+    items = lint(run, "cube.py")
+    full, (hint,) = at(items, 32)
+    (right,) = [m for m in full["cores"][0]["memory"] if m["space"] == "Right"]
+    k_loop = {
+        "matmul": "matmul(x[...], wj)",
+        "remainder": False,
+        "buffers": {**buffers("Right", 32768, 2, 1, "space-pressure"), "ir_depth": 2},
+    }
+    assert right == {**buffers("Right", 32768, 2, 1, "space-pressure"), "k_loops": [k_loop]}
+    assert hint["cores"][0]["memory"] == full["cores"][0]["memory"]
+    assert "(32768 B per stage, 1 of 2 stages kept apart; yet its packing still gives" in (
+        hint["message"]
+    )
+    # int8 (line 58): no K loop, Right kept whole: no key added
+    int8, _ = at(items, 58)
+    assert "k_loops" not in json.dumps(int8)

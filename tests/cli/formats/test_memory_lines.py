@@ -96,3 +96,17 @@ def test_a_memory_finding_s_short_line_is_its_numbers_and_its_message_says_the_r
     assert at[("short.py", 32, "SKW082")]["headline"] == (
         "MemoryReuse fits Vec on the AIV core at no depth: it falls back to its legacy packing"
     )
+
+
+def test_full_says_a_k_loop_s_two_depths_where_the_ir_keeps_more_than_its_hint(
+    run: Run, tmp_path: Path
+) -> None:
+    # cube.py full (line 32): the compiler's PH-MR-001 gives the K loop (group 0) 1 of 2
+    # in Right, and its IR keeps the two K halves in two buffers (mem_right_9, _11).
+    write(tmp_path, {name: (MEM_LLM / name).read_text() for name in ("config.py", "cube.py")})
+    assert (
+        "packed); Right: 1 of 2 buffers per load (32768 B per stage, space-pressure: "
+        "the function's other tiles take the space); its K loop for `matmul(x[...], wj)`: "
+        "1 of 2 stages kept apart (32768 B per stage, space-pressure); the IR still keeps "
+        "each stage's largest tiles in buffers of their own, 2 stages apart"
+    ) in run("--select", "ALL", "cube.py").out
