@@ -15,7 +15,9 @@ disagreement, every unknown with its reason (``--verbose``) and the memory passe
 diagnostics (PH-MR-001 perf hints, warnings) with the entry they came from; under the
 pypto planner, the memory lines: the stage groups, the hints skewlint predicts, and every
 depth skewlint states as known against the compiler's group (``compiler_depths.py``;
-what differs under ``--verbose``). Exit 1 when
+what differs under ``--verbose``), and the K loops AutoTileMatmulL0 makes whose IR keeps
+more buffers than their hint against those skewlint states at both depths
+(``compiler_k_loops.py``). Exit 1 when
 anything disagrees, 0 otherwise, and 0 with a message when PYTHON cannot import pypto
 (default: $SKEWLSP_PYPTO_PYTHON, else this interpreter).
 """
@@ -39,6 +41,7 @@ if __package__ in (None, ""):  # run as a script: the checkout makes `benchmarks
     sys.path.insert(0, str(HERE.parent))
 
 from benchmarks.compiler_depths import compare_depths  # noqa: E402
+from benchmarks.compiler_k_loops import compare_k_loops  # noqa: E402
 from benchmarks.compiler_memory import (  # noqa: E402
     fallbacks,
     group_records,
@@ -383,6 +386,10 @@ def main(argv: list[str] | None = None) -> int:
             if args.verbose:
                 sections["memory"] += [f"  {line}" for line in depths.listed()]
             memory[planner]["depths"] = [c.to_json() for c in depths.checks]
+            k_loops = compare_k_loops(linted, memory[planner]["groups"])
+            sections["memory"].append(k_loops.line())
+            if args.verbose:
+                sections["memory"] += [f"  {line}" for line in k_loops.listed()]
         sections["disagree"] += [
             f"  [{planner}] {r.file}:{r.line}: {r.text}" for r in results if r.status == "disagree"
         ]
