@@ -46,7 +46,12 @@ from skewlsp.analysis.memory.core_function import (
 )
 from skewlsp.analysis.memory.l0_tiles import L0Memory, L0Tiles, l0_alone, l0_tiles
 from skewlsp.analysis.memory.mat_tiles import MatMemory, MatPacking, mat_memory, mat_packing
-from skewlsp.analysis.memory.memory_reuse import ReuseResult, ReuseTile, memory_reuse
+from skewlsp.analysis.memory.memory_reuse import (
+    ReuseResult,
+    ReuseTile,
+    ir_depths,
+    memory_reuse,
+)
 from skewlsp.analysis.passes.op_conversion import ScopeTiles
 
 
@@ -189,6 +194,7 @@ def reuse_memory(function: CoreFunction) -> CoreFunction:
     known scope's Vec tiles packed together and its function's L0 tiles (each once per
     scope: each space on its own)."""
     packed: dict[int, ReuseResult] = {}  # by the scope's one record, alive while this runs
+    deeper: dict[int, dict[tuple[str, int], int]] = {}  # each L0 packing's IR depths, once
     found = []
     for memory in function.memory:
         if memory.tiles is not None:
@@ -200,7 +206,10 @@ def reuse_memory(function: CoreFunction) -> CoreFunction:
         l0 = memory.l0
         if l0 is not None and l0.tiles is not None:
             reuse = _packed_once(packed, l0.tiles, l0.tiles.tiles)
-            memory = replace(memory, l0=replace(l0, reuse=reuse))
+            if id(l0.tiles) not in deeper:
+                deeper[id(l0.tiles)] = ir_depths(reuse, l0.tiles.tiles)
+            depths = deeper[id(l0.tiles)]
+            memory = replace(memory, l0=replace(l0, reuse=reuse, ir_depths=depths))
         elif l0 is not None and l0.alone is not None:  # (the loop's own tiles only)
             alone = memory_reuse(l0.alone.tiles, DEFAULT_CHIP)
             memory = replace(memory, l0=replace(l0, alone_reuse=alone))

@@ -123,6 +123,9 @@ class L0Memory:
     # :func:`l0_alone`), and their packing
     alone: L0Tiles | None = None
     alone_reuse: ReuseResult | None = None
+    # the IR's depth of each hinted (space, group) the packing keeps deeper than its hint
+    # (``memory_reuse.ir_depths``, once per scope, after 33)
+    ir_depths: Mapping[tuple[str, int], int] | None = None
     # what the tiles were laid out from (the function's loops and the outlined scope), so
     # advice can lay the scope out again with the loop changed
     loops: tuple[Loop, ...] = ()

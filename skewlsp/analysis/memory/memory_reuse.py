@@ -291,6 +291,15 @@ def buffers_depth(
         for n, t in enumerate(tiles)
         if t.space == space and any(g == group for g, _ in t.membership)
     ]
+    buffer = {n: b for b, held in enumerate(result.buffers.get(space, ())) for n in held}
+    return _group_depth(tiles, members, group, buffer)
+
+
+def _group_depth(
+    tiles: Sequence[ReuseTile], members: Sequence[int], group: int, buffer: Mapping[int, int]
+) -> int | None:
+    """:func:`buffers_depth` of the group's tiles ``members`` in one space, whose buffer
+    each tile is in (``buffer``, by tile)."""
     if not members:
         return None
     slot = max(tiles[n].bytes for n in members)
@@ -303,7 +312,6 @@ def buffers_depth(
         stage = next(s for g, s in tiles[n].membership if g == group)
         others = tuple(p for p in tiles[n].membership if p[0] != group)
         copies.setdefault(others, {}).setdefault(ordinal[stage], []).append(n)
-    buffer = {n: b for b, held in enumerate(result.buffers.get(space, ())) for n in held}
     depths = []
     for by_stage in copies.values():
         if len(by_stage) < 2:
@@ -321,6 +329,30 @@ def buffers_depth(
             ]
             depths.append(min(gaps) if gaps else len(kept))
     return min(depths, default=None)
+
+
+def ir_depths(result: ReuseResult, tiles: Sequence[ReuseTile]) -> dict[tuple[str, int], int]:
+    """Each hinted (space, group) whose packing keeps its stages further apart than the
+    hint's depth (:func:`buffers_depth`): the depth the IR shows beside the guard's. Only
+    hinted groups: a group kept whole needs no second depth. The tiles and buffers are
+    read once for all of them (a scope's L0 packing has a hint per K loop)."""
+    hinted = {(h.space, h.group): h.achieved for h in result.hints}
+    members: dict[tuple[str, int], list[int]] = {key: [] for key in hinted}
+    for n, tile in enumerate(tiles):
+        for g, _ in tile.membership:
+            if (tile.space, g) in members:
+                members[(tile.space, g)].append(n)
+    found = {}
+    for space in {space for space, _ in hinted}:
+        held = enumerate(result.buffers.get(space, ()))
+        buffer = {n: b for b, tiles_of in held for n in tiles_of}
+        for (where, group), achieved in hinted.items():
+            if where != space:
+                continue
+            depth = _group_depth(tiles, members[(where, group)], group, buffer)
+            if depth is not None and depth > achieved:
+                found[(where, group)] = depth
+    return found
 
 
 def _hint(

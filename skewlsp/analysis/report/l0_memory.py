@@ -30,7 +30,6 @@ from skewlsp.analysis.memory.memory_reuse import (
     DepthHint,
     ReuseResult,
     ReuseTile,
-    buffers_depth,
     memory_reuse,
 )
 from skewlsp.contract import DEPTH_REDUCED, Finding, KLoopBuffers, SpaceBuffers, Span
@@ -65,7 +64,7 @@ def l0_spaces(
             continue
         slot = _slot(tiles, space, group)
         hint = _hint(reuse, space, group)
-        deeper = _ir_depths(reuse, tiles.tiles, space)
+        deeper = {g: d for (s, g), d in (l0.ir_depths or {}).items() if s == space}
         k_loops = _k_loops(tiles, reuse, space, l0.loop, deeper)
         if hint is None:
             achieved = reuse.achieved[key]
@@ -80,20 +79,6 @@ def l0_spaces(
         message = _message(hint, tiles, reuse, (l0.loop, lines), on, l0, (kept, deeper))
         findings.append(Finding(DEPTH_REDUCED, message, where, buffers=found))
     return spaces, findings
-
-
-def _ir_depths(reuse: ReuseResult, tiles: Sequence[ReuseTile], space: str) -> dict[int, int]:
-    """The hinted groups of ``space`` whose packing keeps each stage's copy of their
-    largest tiles further apart than the hint's depth: the depth the IR shows
-    (:func:`~skewlsp.analysis.memory.memory_reuse.buffers_depth`), by group. Only the
-    hinted groups are packed over again: a group kept whole needs no second depth."""
-    found = {}
-    for hint in reuse.hints:
-        if hint.space == space:
-            depth = buffers_depth(reuse, tiles, space, hint.group)
-            if depth is not None and depth > hint.achieved:
-                found[hint.group] = depth
-    return found
 
 
 def _k_loops(
@@ -193,7 +178,7 @@ def _message(
     the groups that share the space and the ``stage=`` that keeps every stage apart,
     decided again (``l0``: what the tiles were laid out from; ``apart``: what the
     packing keeps apart beyond the guard's depth, :func:`kept_apart`, and the IR's depth
-    of each other group where it exceeds its hint's, :func:`_ir_depths`)."""
+    of each other group where it exceeds its hint's, ``L0Memory.ir_depths``)."""
     kept, deeper = apart or ("", {})
     head = (
         f"PH-MR-001: MemoryReuse keeps only {hint.achieved} of the {hint.requested} stages' "
@@ -276,9 +261,10 @@ def _described(
     key = (space, number)
     slot = _slot(tiles, space, number)
     achieved, requested = reuse.achieved[key], reuse.requested[key]
-    found = SpaceBuffers(space, slot, requested, achieved, None, True, ir_depth=ir_depth)
-    kept = kept_apart(found, _largest(tiles.tiles, space, number))
-    depth = f"{achieved} of {requested} stages kept apart{kept}"
+    depth = f"{achieved} of {requested} stages kept apart"
+    if ir_depth is not None:
+        found = SpaceBuffers(space, slot, requested, achieved, None, True, ir_depth=ir_depth)
+        depth += kept_apart(found, _largest(tiles.tiles, space, number))
     if group.site is not None:
         site = group.site
         what = f"the K loop AutoTileMatmulL0 makes for `{site.op}({site.lhs}, {site.rhs})`"

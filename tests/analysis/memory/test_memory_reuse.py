@@ -19,6 +19,7 @@ from skewlsp.analysis.memory.memory_reuse import (
     ReuseResult,
     ReuseTile,
     buffers_depth,
+    ir_depths,
     memory_reuse,
 )
 
@@ -132,6 +133,8 @@ def test_two_groups_over_one_space_both_lose_a_level_lowest_group_first():
     # loop's halves (group 0), live together, stay in two buffers: 2 apart, not its hint's 1
     assert buffers_depth(result, tiles, "Right", 1) == 1
     assert buffers_depth(result, tiles, "Right", 0) == 2
+    # both depths are said where they differ: the K loop's alone
+    assert ir_depths(result, tiles) == {("Right", 0): 2}
 
 
 def row_block_tiles() -> list[ReuseTile]:
@@ -180,6 +183,7 @@ def test_a_depth_the_guard_sheds_can_still_be_kept_by_the_tiles_lifetimes():
     ]
     assert buffers_depth(result, tiles, "Vec", 1) == 2
     assert buffers_depth(result, tiles, "Vec", 0) == 2
+    assert ir_depths(result, tiles) == {("Vec", 1): 2}  # (the column loop has no hint)
 
 
 def test_a_space_that_fits_at_no_depth_falls_back_to_the_legacy_packing():
