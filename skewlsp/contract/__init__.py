@@ -257,7 +257,8 @@ class SpaceBuffers:
     scope layout). There ``achieved`` is the depth MemoryReuse keeps, None in ``cause``
     when every stage is kept apart.
 
-    ``ir_depth``: where the space's every tile is packed (Vec of a known function) and
+    ``ir_depth``: where the space's every tile is packed (Vec of a known function, Left
+    and Right of a cube function whose L0 tiles are known) and
     the packing keeps each stage's copy of the group's largest tiles in a buffer of its
     own further apart than ``achieved`` (the guard's depth, PH-MR-001's: lifetimes keep
     apart what the guard lets share), that many stages (the depth the IR shows, issue

@@ -442,7 +442,10 @@ _CODES = [
         "every tile of the space and that packing still gives each stage's copy of the "
         "group's largest tiles a buffer of its own further apart than the hint's depth, "
         "the message, the hover and `full` output say both depths, the hint's and the "
-        "IR's (`ir_depth` in JSON).",
+        "IR's (`ir_depth` in JSON); so for a K loop AutoTileMatmulL0 makes, whose two "
+        "slices are extracted ahead of their matmuls and stay in two buffers though the "
+        "guard keeps one: beside its depth in the message that names it, and on the "
+        "loop's Left or Right record (`k_loops` in JSON).",
         "BLOCKS = 3\n"
         "for i in pl.pipeline(BLOCKS, stage=4):  # three 64 KB copies: Vec holds two\n"
         "    t = a[i * 16 : i * 16 + 16, :]  # [16, 1024] FP32",

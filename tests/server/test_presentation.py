@@ -199,3 +199,21 @@ def test_hover_says_the_irs_depth_beside_memory_reuses_where_the_buffers_keep_mo
         "function's other tiles take the space); the IR still keeps each stage's largest "
         "tiles in buffers of their own, 2 stages apart"
     ) in hover_markdown(rows)
+
+
+def test_hover_says_a_k_loop_s_two_depths_where_the_ir_keeps_more_than_its_hint():
+    # cube.py:32. The compiler: PH-MR-001 Right 1 of 2 for the K loop AutoTileMatmulL0
+    # makes (group 0) and for the loop's stages (group 1); its IR keeps the two K halves
+    # in mem_right_9 and mem_right_11 in both of the loop's stages.
+    mem_llm = Path(__file__).resolve().parents[1] / "fixtures" / "memory" / "models" / "mem_llm"
+    path = mem_llm / "cube.py"
+    reports = analyze(path.read_text(), str(path), resolver=RecordingResolver((mem_llm,)))
+    (full,) = [r for r in reports if r.span.line == 32]
+    text = hover_markdown(full)
+    assert (
+        "Right: 1 of 2 buffers per load (32768 B per stage, space-pressure: the function's "
+        "other tiles take the space); its K loop for `matmul(x[...], wj)`: 1 of 2 stages "
+        "kept apart (32768 B per stage, space-pressure); the IR still keeps each stage's "
+        "largest tiles in buffers of their own, 2 stages apart"
+    ) in text
+    assert "(32768 B per stage, 1 of 2 stages kept apart; yet its packing still gives" in text

@@ -8,7 +8,12 @@ and SKW080 (PH-MR-001) when that is below the stages asked for, slot-bound (the 
 own slots exceed the space) or space-pressure (the space holds other groups too: the
 finding names them, AutoTileMatmulL0's K loops in the loop first, whose own depths it
 says as well, and the ``stage=`` under which the scope's L0 tiles, laid out and packed
-again with the loop restaged, keep every stage apart, when one does). Where the L0
+again with the loop restaged, keep every stage apart, when one does). A hinted group the
+packing keeps further apart than its hint (issue #41: the two K slices of a K loop, live
+together, stay in two buffers though its guard sheds it to one) is said at both depths,
+the guard's and the IR's, wherever its depth is said: the loop's own group on its record
+(``ir_depth``), the loop's K loops on the record of the space (``k_loops``), any group a
+message names in that message (:func:`kept_apart`). Where the L0
 tiles are not known, each L0 space says why; a slot of the loop's own that leaves room
 for one stage is slot-bound all the same.
 """
