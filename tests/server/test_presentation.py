@@ -199,3 +199,16 @@ def test_hover_says_the_irs_depth_beside_memory_reuses_where_the_buffers_keep_mo
         "function's other tiles take the space); the IR still keeps each stage's largest "
         "tiles in buffers of their own, 2 stages apart"
     ) in hover_markdown(rows)
+
+
+def test_hover_and_lens_of_a_scope_without_a_loop_claim_no_loop():
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "memory" / "models" / "mem_llm"
+    text = (path / "vector.py").read_text()
+    reports = analyze(text, str(path / "vector.py"), resolver=RecordingResolver((path,)))
+    [scope] = [r for r in reports if r.span.line == 48]
+    hover = hover_markdown(scope)
+    assert hover.startswith("**error** `SKW081` [error] the scope's Vec tiles overflow Vec: ")
+    assert hover.split("\n\n")[1].startswith("**help:** ")  # (no loop facts before it)
+    assert "memory:" not in hover
+    assert "`SKW082` [warning] MemoryReuse fits Vec at no depth" in hover
+    assert lens_title(scope, previewable=False).startswith("error · SKW081: ")
