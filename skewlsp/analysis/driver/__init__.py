@@ -24,6 +24,8 @@ From the top down:
   the caller (the helper's copy there is lowered in them);
 - :mod:`.function_stage`: the passes over whole core functions, after every loop of
   the module is lowered;
+- :mod:`.scope_stage`: the memory passes over the InCore scopes that hold no pipeline
+  loop (no unit holds them), each reported where its tiles stop the compile;
 - :mod:`.loop_decision`: the passes on one loop, in the compiler's order (its unrolled
   copies too), and :mod:`.core_passes`: those from FlattenCallExpr to the skew pass on
   each core's copy of a loop in an InCore scope;

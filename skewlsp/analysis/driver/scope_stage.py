@@ -50,6 +50,8 @@ from skewlsp.contract import Span
 # What the text of a function opening an InCore scope holds (``pl.at``, ``pl.spmd``, an
 # InCore function's decorator): a function without any is not parsed.
 _SCOPE_WORDS = (".at(", "spmd(", "InCore", "incore")
+# The pl.jit decorators of functions that are not compiled as written.
+_NOT_KERNELS = ("jit.inline", "jit.host", "jit.extern")
 
 
 def loopless_scopes(
@@ -68,7 +70,7 @@ def loopless_scopes(
         if name in units:
             continue
         text = index.function_sources[name]
-        if not any(word in text for word in _SCOPE_WORDS):
+        if not _may_be_kernel(text) or not any(word in text for word in _SCOPE_WORDS):
             continue
         if mentions_pipeline_loop(text, index.pipeline_names):
             continue
@@ -117,6 +119,14 @@ def _function_scopes(
         if report is not None:
             models.append(LoopModel(report))
     return models
+
+
+def _may_be_kernel(text: str) -> bool:
+    """Whether the decorators in front of the ``def`` may make a kernel :func:`_kernel`
+    accepts (read off the text: most functions of a kernel file are helpers, host code and
+    configuration, and a parse is most of what this stage costs)."""
+    head = text[: text.find("def ")]
+    return "jit" in head and not any(kind in head for kind in _NOT_KERNELS)
 
 
 def _kernel(fn: cst.FunctionDef) -> bool:

@@ -133,3 +133,30 @@ def test_a_tile_alone_larger_than_vec_stops_the_compile_without_the_warning():
     [scope] = [r for r in reports_of(text) if r.scope_only]
     assert (scope.span.line, scope.function, scope.code) == (12, "two_rows_fit", "SKW081")
     assert scope.hints == ()
+
+
+def test_an_incore_function_is_reported_at_its_def():
+    # the tiles of three_wide_rows_at_once's scope, as an InCore function's own body
+    # (writing its pl.Out in place: a `return` is a statement op_conversion does not
+    # model, and then nothing is said; not compiled, the tiles are vector.py:48's)
+    text = THREE_WIDE.replace(
+        '@pl.jit\ndef three_wide_rows_at_once(', '@pl.jit.incore\ndef three_wide_rows_at_once('
+    ).replace('    with pl.at(level=pl.Level.CORE_GROUP, name_hint="three"):\n', "    if True:\n")
+    text = text.replace("    if True:\n        x", "    x").replace("\n        y = b", "\n    y = b")
+    text = text.replace("\n        z = c", "\n    z = c")
+    text = text.replace(
+        "\n        out[:, :] = pl.add(pl.add(x, y), z)\n    return out\n",
+        "\n    out[:, :] = pl.add(pl.add(x, y), z)\n",
+    )
+    assert "@pl.jit.incore\ndef three_wide_rows_at_once(" in text and "    x = a[:, :]\n" in text
+    assert "z)\n\n\n@pl.jit\ndef four_widened" in text
+    [scope] = [r for r in reports_of(text, MEM_LLM / "vector.py") if r.scope_only]
+    assert (scope.code, scope.span) == ("SKW081", Span(42, 1, 42, 28))
+    assert "need 196608 B of its 188416 B" in scope.message
+
+
+def test_an_inline_helper_s_scope_is_its_callers_and_is_not_read_alone():
+    text = FITS.replace("@pl.jit\ndef two_rows_fit", "@pl.jit.inline\ndef two_rows_fit")
+    text = text.replace("ROWS, NARROW]", "ROWS, 4 * WIDE]")
+    assert "@pl.jit.inline\ndef two_rows_fit" in text
+    assert not any(r.scope_only for r in reports_of(text))
