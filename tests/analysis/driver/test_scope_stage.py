@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skewlsp.analysis.driver import analyze_models
+from skewlsp.analysis.driver import analyze, analyze_models
+from skewlsp.analysis.reuse.unit_cache import UnitCache
 from skewlsp.common.resolver import RecordingResolver
 from skewlsp.contract import Span, loop_at
 
@@ -160,3 +161,11 @@ def test_an_inline_helper_s_scope_is_its_callers_and_is_not_read_alone():
     text = text.replace("ROWS, NARROW]", "ROWS, 4 * WIDE]")
     assert "@pl.jit.inline\ndef two_rows_fit" in text
     assert not any(r.scope_only for r in reports_of(text))
+
+
+def test_a_language_server_s_analysis_gives_the_scope_on_every_edit():
+    path = MEM_LLM / "vector.py"
+    cache = UnitCache()
+    for text in (path.read_text(), path.read_text() + "\n# an edit\n"):
+        reports = analyze(text, str(path), resolver=RecordingResolver((MEM_LLM,)), cache=cache)
+        assert [(r.span.line, r.code) for r in reports if r.scope_only] == [(48, "SKW081")]
