@@ -458,7 +458,8 @@ def memory_predictions(
     for item in findings:
         if item["code"] not in CODE_CAUSE:
             continue
-        where = f"{item['filename']}:{item['loop']['line']}"
+        # (a scope without a pipeline loop: its report's line, the scope's header)
+        where = f"{item['filename']}:{(item['loop'] or item)['line']}"
         if item["filename"] in not_loaded:
             unchecked += 1  # (the compiler could not load the file: nothing to compare)
             continue

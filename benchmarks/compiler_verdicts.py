@@ -550,6 +550,8 @@ def compare(
     for record in records:
         if record.get("kind") != "loop" or record.get("line") is None:
             continue
+        if record.get("loop", True) is None:
+            continue  # a scope without a pipeline loop (its memory finding): no loop to compare
         path = str((root / record["filename"]).resolve())
         key = (path, record["line"])
         reported.add(key)

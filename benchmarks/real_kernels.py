@@ -104,8 +104,8 @@ def lint(root: Path, tally: Tally) -> None:
         tally.failures.append(f"skewlint exited {result.returncode}: {result.stderr.strip()[:300]}")
         return
     for item in json.loads(result.stdout):
-        if item.get("kind", "loop") != "loop":
-            continue  # hints and remarks (e.g. at a helper's call) are not loops
+        if item.get("kind", "loop") != "loop" or item.get("loop", True) is None:
+            continue  # hints, remarks (e.g. at a helper's call) and scopes are not loops
         key = (str(Path(item["filename"]).resolve()), item["line"])
         tally.reported.setdefault(key, item)
     for key in tally.found:

@@ -95,7 +95,9 @@ def _ir_depth(found: SpaceBuffers) -> str:
 def memory_lines(report: LoopReport) -> list[str]:
     """``memory: ...`` (``memory (aiv): ...`` per core copy): what MemoryReuse and
     AllocateMemoryAddr give the loop's loads, for the ``full`` format and the hover."""
-    lines = []
+    lines: list[str] = []
+    if report.scope_only:
+        return lines  # (a scope without a loop: its message says the space and bytes)
     if report.memory:
         lines.append("memory: " + "; ".join(buffers_text(found) for found in report.memory))
     for core in report.cores:

@@ -453,6 +453,11 @@ class LoopReport:
     # that gives another verdict (:mod:`.assumed`).
     assumes: tuple[Assumption, ...] = ()
     variants: tuple[Variant, ...] = ()
+    # Not a loop's report: an InCore scope (a ``with pl.at(...)``, an InCore function) that
+    # holds no pipeline loop, whose tiles the memory passes cannot place (SKW081, with its
+    # SKW082). ``span`` and ``call_span`` are its header; it claims no loop field (no loop
+    # variable, trip, stage, lowering or core) and no preview.
+    scope_only: bool = False
 
     @property
     def line(self) -> int:
@@ -477,11 +482,15 @@ def has_preview(report: LoopReport) -> bool:
     )
 
 
+def is_loop(report: LoopReport) -> bool:
+    """Whether ``report`` is about a loop: not a syntax error, nor a scope without one."""
+    return report.code != SYNTAX_ERROR and not report.scope_only
+
+
 def loop_at(reports: Sequence[LoopReport], line: int) -> LoopReport | None:
-    """The innermost loop whose ``for`` statement spans 1-based ``line`` (syntax errors skipped)."""
-    containing = [
-        r for r in reports if r.code != SYNTAX_ERROR and r.span.line <= line <= r.span.end_line
-    ]
+    """The innermost loop whose ``for`` statement spans 1-based ``line`` (syntax errors and
+    the reports of scopes without a loop skipped)."""
+    containing = [r for r in reports if is_loop(r) and r.span.line <= line <= r.span.end_line]
     return max(containing, key=lambda r: (r.span.line, r.span.column), default=None)
 
 

@@ -462,17 +462,25 @@ _CODES = [
         MEMORY_OVERFLOW,
         "error",
         "error",
-        "the loop's loads alone overflow a memory space: the compile stops",
+        "the loop's loads alone, or a scope's tiles, overflow a memory space: the compile "
+        "stops",
         "In the main loop LowerPipelineLoops leaves, CanonicalizeIOOrder puts every "
         "clone's loads ahead of the clones' compute, so all of them are live at once and "
         "each needs its own buffer. When they alone exceed the memory space, MemoryReuse "
         "finds no depth that fits, falls back to its legacy packing (a warning: SKW082), and "
         "AllocateMemoryAddr stops the compile: \"Vec buffer usage (N bytes) exceeds "
-        "platform limit (C bytes)\". The function's other tiles only add to this.",
+        "platform limit (C bytes)\". The function's other tiles only add to this. An "
+        "InCore scope that holds no pipeline loop (a `with pl.at(...)` at a `@pl.jit` "
+        "kernel's top level, an InCore function) is compiled the same way: where every one "
+        "of its Vec tiles is known and, packed by MemoryReuse, they do not fit, skewlsp "
+        "reports the scope itself at its header (the `with` line, or the `def`), naming "
+        "the tiles that take the space; such a report is of no loop (no loop fields, no "
+        "preview).",
         "for i in pl.pipeline(4, stage=2):  # two 64 KB loads per stage: 256 KB at once\n"
         "    qi = q[i * 16 : i * 16 + 16, :]\n"
         "    ki = k[i * 16 : i * 16 + 16, :]",
-        "Lower the stage, or load smaller tiles: the message gives the bytes needed and the "
+        "Lower the stage, or load smaller tiles (in a scope without a loop: smaller tiles, "
+        "or fewer of them live at once): the message gives the bytes needed and the "
         "space's capacity.",
         compiler_id="AllocateMemoryAddr",
     ),
@@ -491,7 +499,9 @@ _CODES = [
         "either (then AllocateMemoryAddr stops the compile: SKW081). The compiler puts "
         "the warning on the function after a full compile; skewlsp says it at each "
         "replicated loop of the space, where it is certain: the loop's own loads fit at no "
-        "depth, or, in Vec, every tile of the function is known and packed together. It "
+        "depth, or, in Vec, every tile of the function is known and packed together; and "
+        "at the header of an InCore scope with no pipeline loop whose Vec tiles, every one "
+        "known, overflow the space (beside its SKW081). It "
         "says nothing when one buffer alone is larger than the space (the compiler does "
         "not warn then: the allocation is impossible, not a lost depth).",
         "for i in pl.pipeline(4, stage=2):  # two 64 KB loads per stage: 256 KB at once\n"

@@ -35,6 +35,7 @@ from skewlsp.contract import (
     Resolver,
     Span,
     has_preview,
+    is_loop,
     loop_at,
 )
 from skewlsp.server.commands import CommandChoice
@@ -152,7 +153,7 @@ def loops_in(reports: Sequence[LoopReport], first: int, last: int) -> list[LoopR
     headers = [
         r
         for r in reports
-        if r.code != SYNTAX_ERROR and r.span.line <= last and first <= r.call_span.end_line
+        if is_loop(r) and r.span.line <= last and first <= r.call_span.end_line
     ]
     if headers:
         return headers

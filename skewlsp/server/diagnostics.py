@@ -103,7 +103,7 @@ def to_lsp(
             )
         )
     data = None
-    if report is not None:
+    if report is not None and not report.scope_only:  # (code actions find the loop by it)
         data = {"loop": [report.span.line, report.span.column]}
     return types.Diagnostic(
         range=span_to_range(lines, record.span, encoding),

@@ -269,3 +269,39 @@ def test_a_legacy_fallback_claim_predicts_the_compiler_s_warning_in_that_entry()
 def test_a_group_names_the_core_its_function_runs_on_as_skewlint_does():
     assert records("wide_right_operand")[(1, "Right")].core == "aic"
     assert records("beside_a_resident_row")[(0, "Vec")].core == "aiv"
+
+
+def test_a_scope_s_overflow_and_warning_said_at_its_with_are_predicted():
+    # vector.py three_wide_rows_at_once, no pipeline loop: pypto e2d0f78ae warns at
+    # vector.py:48 ("capacity-gated reuse could not fit memory space Vec at any
+    # double-buffering depth; fell back to the legacy packing (which also overflows") and
+    # stops in AllocateMemoryAddr. skewlint's items are of the scope: no loop.
+    path = str(MEM_LLM / "vector.py")
+    report = {
+        "groups": [],
+        "errors": [
+            {
+                "file": path,
+                "entry": "three_wide_rows_at_once",
+                "error": "ValueError: Vec buffer usage (196608 bytes) exceeds platform limit "
+                "(188416 bytes)",
+            }
+        ],
+        "fallbacks": [
+            {"file": path, "entry": "three_wide_rows_at_once", "function": "three",
+             "space": "Vec", "still_overflows": True}
+        ],
+    }
+    record = {"space": "Vec", "stage_bytes": 0, "requested": 0, "achieved": None,
+              "cause": "overflow", "known": True, "reason": None}
+    items = [
+        {"code": code, "filename": path, "line": 48, "loop": None,
+         "function": "three_wide_rows_at_once", "instance": None, "memory": [record],
+         "cores": []}
+        for code in ("SKW081", "SKW082")
+    ]
+    found = memory_predictions(items, report)
+    assert found.line() == (
+        "memory: 0 hints, 0 predicted, 0 predicted wrongly; 1 overflows, 1 predicted; "
+        "1 fallbacks, 1 predicted"
+    )

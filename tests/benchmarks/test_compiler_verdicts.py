@@ -552,3 +552,11 @@ def test_copies_without_a_caller_are_programs_built_per_value():
     record = helper_copies((None, None), (None, None))
     [result] = compare([record], compiled, Path("/repo"), FOR_LINES)
     assert "Python builds it more than once" in result.text
+
+
+def test_the_report_of_a_scope_without_a_loop_is_no_loop_to_compare():
+    # (a scope's SKW081 record: kind "loop", its header's line, no loop)
+    compiled = mixed_entry(loop("Sequential", 1, 2, 1, None, "qk_pv_aic", "AIC", 29))
+    scope = {**MIXED, "line": 12, "code": "SKW081", "verdict": "error", "loop": None}
+    [result] = compare([MIXED, scope], compiled, Path("/repo"), FOR_LINES)
+    assert (result.line, result.status) == (29, "agree")

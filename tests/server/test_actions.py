@@ -10,7 +10,7 @@ from lsprotocol.types import Command
 
 from skewlsp.analysis import analyze
 from skewlsp.api import analyse
-from skewlsp.common.resolver import resolve_module
+from skewlsp.common.resolver import RecordingResolver, resolve_module
 from skewlsp.server.actions import (
     PREVIEW_TITLE,
     PreviewUnavailableError,
@@ -143,3 +143,12 @@ def test_an_unsafe_stage_fix_is_not_offered_in_the_editor():
     report = next(r for r in analyze(named) if r.code == "SKW014")
     assert report.stage_fix is not None and report.stage_fix.applicability == "unsafe"
     assert _loop_fix_titles(named) == []
+
+
+def test_a_scope_without_a_loop_offers_no_loop_action():
+    # vector.py:48: the scope's SKW081 and SKW082 (no preview, no stage, no "this loop")
+    mem_llm = Path(__file__).resolve().parents[1] / "fixtures" / "memory" / "models" / "mem_llm"
+    path = mem_llm / "vector.py"
+    reports = analyze(path.read_text(), str(path), resolver=RecordingResolver((mem_llm,)))
+    assert [r.code for r in reports if r.span.line == 48] == ["SKW081"]
+    assert list_actions("file:///vector.py", 3, reports, 48, 48, []) == []

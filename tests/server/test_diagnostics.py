@@ -10,6 +10,7 @@ from lsprotocol import types
 from skewlsp.analysis import analyze
 from skewlsp.cli.app import main as cli_main
 from skewlsp.common.config import Settings
+from skewlsp.common.resolver import RecordingResolver
 from skewlsp.common.select import Selection
 from skewlsp.server.diagnostics import build
 from skewlsp.server.positions import UTF32, split_lines
@@ -128,3 +129,23 @@ def test_the_editor_and_the_cli_put_each_finding_of_the_examples_at_one_range(ca
         printed = json.loads(capsys.readouterr().out)
         cli = [(i["code"], i["line"], i["column"], i["end_line"], i["end_column"]) for i in printed]
         assert sorted(editor) == sorted(cli), path.name
+
+
+MEM_LLM = Path(__file__).resolve().parents[1] / "fixtures" / "memory" / "models" / "mem_llm"
+
+
+def test_a_scope_without_a_loop_is_diagnosed_at_its_header_with_no_loop_to_act_on():
+    # vector.py:48, three 64 KB tiles in a pl.at scope with no pipeline loop: pypto
+    # e2d0f78ae warns (legacy packing) and stops in AllocateMemoryAddr there
+    path = MEM_LLM / "vector.py"
+    text = path.read_text()
+    reports = analyze(text, str(path), resolver=RecordingResolver((MEM_LLM,)))
+    found = build(reports, source=text, lines=split_lines(text), uri=URI, selection=ALL)
+    at = [d for d in found if d.range.start.line == 47]
+    assert [(d.code, d.severity) for d in at] == [
+        ("SKW081", types.DiagnosticSeverity.Error),
+        ("SKW082", types.DiagnosticSeverity.Warning),
+    ]
+    assert (at[0].range.start.character, at[0].range.end.character) == (4, 60)
+    assert at[0].data is None  # (a code action finds a loop by it: there is none)
+    assert at[0].related_information is None

@@ -217,3 +217,16 @@ def test_hover_says_a_k_loop_s_two_depths_where_the_ir_keeps_more_than_its_hint(
         "largest tiles in buffers of their own, 2 stages apart"
     ) in text
     assert "(32768 B per stage, 1 of 2 stages kept apart; yet its packing still gives" in text
+
+
+def test_hover_and_lens_of_a_scope_without_a_loop_claim_no_loop():
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "memory" / "models" / "mem_llm"
+    text = (path / "vector.py").read_text()
+    reports = analyze(text, str(path / "vector.py"), resolver=RecordingResolver((path,)))
+    [scope] = [r for r in reports if r.span.line == 48]
+    hover = hover_markdown(scope)
+    assert hover.startswith("**error** `SKW081` [error] the scope's Vec tiles overflow Vec: ")
+    assert hover.split("\n\n")[1].startswith("**help:** ")  # (no loop facts before it)
+    assert "memory:" not in hover
+    assert "`SKW082` [warning] MemoryReuse fits Vec at no depth" in hover
+    assert lens_title(scope, previewable=False).startswith("error · SKW081: ")

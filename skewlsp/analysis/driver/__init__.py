@@ -24,6 +24,8 @@ From the top down:
   the caller (the helper's copy there is lowered in them);
 - :mod:`.function_stage`: the passes over whole core functions, after every loop of
   the module is lowered;
+- :mod:`.scope_stage`: the memory passes over the InCore scopes that hold no pipeline
+  loop (no unit holds them), each reported where its tiles stop the compile;
 - :mod:`.loop_decision`: the passes on one loop, in the compiler's order (its unrolled
   copies too), and :mod:`.core_passes`: those from FlattenCallExpr to the skew pass on
   each core's copy of a loop in an InCore scope;
@@ -207,7 +209,10 @@ def _across_loops(
     on every edit was about 1 ms of a 3.4 ms edit of pypto-lib's largest kernel
     (benchmarks/README.md, "Cache layers").
     """
-    walked: _Walked = tuple((model.report, model.facts, model.lowered) for model in models)
+    # (a scope without a loop is in no stage across loops: its report is finished, and a
+    # report made again on each analysis would miss the server's kept results)
+    loops = [model for model in models if not model.report.scope_only]
+    walked: _Walked = tuple((model.report, model.facts, model.lowered) for model in loops)
     if cache is None:
         finished = _finished(walked, planner)
     else:
@@ -218,17 +223,27 @@ def _across_loops(
         finished = cache.finished.get_or_make(
             Keyed(hashed, (planner, walked)), lambda: _finished(walked, planner)
         )
+    found = iter(finished)
     return [
-        replace(
-            model,
-            report=report,
-            walked=model.report,
-            said=said,
-            functions=functions,
-            copies=_finished_copies(model),
-        )
-        for model, (said, functions, report) in zip(models, finished, strict=True)
+        replace(model, walked=model.report)
+        if model.report.scope_only
+        else _with_finished(model, *next(found))
+        for model in models
     ]
+
+
+def _with_finished(
+    model: LoopModel, said: Said, functions: tuple[CoreFunction, ...], report: LoopReport
+) -> LoopModel:
+    """``model`` with what the stages across loops found of it and its report put together."""
+    return replace(
+        model,
+        report=report,
+        walked=model.report,
+        said=said,
+        functions=functions,
+        copies=_finished_copies(model),
+    )
 
 
 def _finished_copies(model: LoopModel) -> list[tuple[tuple[tuple[str, int], ...], LoopModel]]:

@@ -22,6 +22,7 @@ from skewlsp.analysis.driver.module_run import (
     with_syntax_verdict,
     without_units,
 )
+from skewlsp.analysis.driver.scope_stage import loopless_scopes
 from skewlsp.analysis.driver.site_memo import SiteMemo
 from skewlsp.analysis.driver.unit_run import analyse_unit, module_context
 from skewlsp.analysis.frontend import dsl
@@ -70,6 +71,9 @@ def analyse_edited_module(
         source, path, index, reader, importers, constants, state, units.analyse, units.imported
     )
     units.store(log.record() if log is not None else frozenset())
+    # (not kept: a text search of the functions that are not units, and the few of them
+    # opening a scope read again; their trees are the parses' own, kept across edits)
+    models.extend(loopless_scopes(index, path, constants, state))
     return with_syntax_verdict(
         source,
         path,

@@ -24,7 +24,7 @@ from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.lower_pipeline.lowering import Lowered, copy_lowerings
 from skewlsp.analysis.memory.core_function import CoreFunction, FunctionLoop
 from skewlsp.analysis.memory.function_passes import allocate_memory, init_memref, reuse_memory
-from skewlsp.contract import SYNTAX_ERROR, Core, Instance, LoopReport, Lowering, Verdict
+from skewlsp.contract import Core, Instance, LoopReport, Lowering, Verdict, is_loop
 
 FunctionPass = Callable[[CoreFunction], CoreFunction]
 
@@ -60,7 +60,7 @@ def core_functions(models: Sequence[LoopModel], planner: str = "pypto") -> dict[
     loops: dict[_Key, list[FunctionLoop]] = {}
     for model in sorted(models, key=lambda m: (m.report.span.line, m.report.span.column)):
         report, lowered = model.report, model.lowered
-        if report.code == SYNTAX_ERROR:
+        if not is_loop(report):
             continue
         for core, verdict, code, lowering in _copies(report, lowered):
             key = (report.path, report.function, report.instance, core)
@@ -92,7 +92,7 @@ def _copies(
 def _keys(model: LoopModel) -> list[_Key]:
     """The records ``model``'s loop is in: one per core copy of it."""
     report = model.report
-    if report.code == SYNTAX_ERROR:
+    if not is_loop(report):
         return []
     cores: list[Core | None] = [c.core for c in report.cores] or [report.core]
     return [(report.path, report.function, report.instance, core) for core in cores]

@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 from skewlsp.analysis.driver.helper_calls import HelperStage, external_calls, imported_calls
 from skewlsp.analysis.driver.loop_decision import LoopModel
+from skewlsp.analysis.driver.scope_stage import loopless_scopes
 from skewlsp.analysis.driver.unit_run import analyse_unit, module_context
 from skewlsp.analysis.frontend.constants import ModuleConstants
 from skewlsp.analysis.frontend.source_index import (
@@ -75,6 +76,7 @@ def analyse_module(
         state,
         lambda unit: analyse_unit(unit, path, aliases, constants, state),
     )
+    models.extend(loopless_scopes(index, path, constants, state))
 
     def whole_file_problem() -> SyntaxProblem | None:
         if whole is not None:  # what syntax_problem(source) says, from the parse done above

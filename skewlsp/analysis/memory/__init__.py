@@ -4,7 +4,9 @@ Each pass module is a pure function from a function's tiles to that pass's resul
 :mod:`.function_passes` runs them over a :class:`.core_function.CoreFunction` for the
 driver's function stage (each loop's loads alone; a scope's Vec tiles together where
 every one is known; a cube function's Left and Right tiles whole, and its Mat tiles), and
-``report/memory.py`` puts what that decides on the loop's report.
+``report/memory.py`` puts what that decides on the loop's report; ``scope_alone`` runs
+them over an InCore scope with no pipeline loop for ``driver.scope_stage``, and
+``report/scope_memory.py`` reports the scope.
 
 - :mod:`.chip`: the on-chip memories of each backend (capacity, alignment);
 - 31 InitMemRef: :mod:`.init_memref` (a tile's bytes, its buffer);

@@ -95,6 +95,19 @@ class ScopeMemory:
 
 
 @dataclass(frozen=True)
+class ScopeAlone:
+    """An InCore scope that holds no pipeline loop, every one of its Vec tiles known: the
+    tiles as 31 InitMemRef sizes them in program order (``layout``), 33 MemoryReuse's
+    packing of them (``reuse``: no stage group, so its legacy fallback is its only
+    finding) and 34 AllocateMemoryAddr's placement (``allocation``: the overflow that
+    stops the compile)."""
+
+    layout: ScopeLayout
+    reuse: ReuseResult
+    allocation: Allocation
+
+
+@dataclass(frozen=True)
 class CoreFunction:
     """One copy of a Python function (``instance``: which, when Python builds it more
     than once or it is an inline helper's copy at a call) on one core, and its loops in

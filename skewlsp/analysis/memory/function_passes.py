@@ -29,7 +29,7 @@ from dataclasses import replace
 
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
 from skewlsp.analysis.lower_pipeline.loop_facts import ScopeMat
-from skewlsp.analysis.memory.allocate_memory_addr import allocate_memory_addr
+from skewlsp.analysis.memory.allocate_memory_addr import allocate_memory_addr, footprint
 from skewlsp.analysis.memory.canonicalize_io_order import (
     LoopLowering,
     ReplicatedLoop,
@@ -42,6 +42,7 @@ from skewlsp.analysis.memory.core_function import (
     CoreFunction,
     FunctionLoop,
     LoopMemory,
+    ScopeAlone,
     ScopeMemory,
 )
 from skewlsp.analysis.memory.l0_tiles import L0Memory, L0Tiles, l0_alone, l0_tiles
@@ -231,6 +232,30 @@ def allocate_memory(function: CoreFunction) -> CoreFunction:
         }
         placed.append(replace(found, allocation=allocate_memory_addr(slots, DEFAULT_CHIP)))
     return replace(function, memory=tuple(placed))
+
+
+def scope_alone(scope: ScopeTiles, planner: str = "pypto") -> ScopeAlone | None:
+    """31, 33 and 34 over the Vec tiles of an InCore scope that holds no pipeline loop
+    (its sequential loops run as written), or None when there is nothing to say: a
+    planner that runs neither MemoryReuse nor AllocateMemoryAddr (ptoas), a tile not
+    known, or tiles that fit each in a buffer of its own (no packing can overflow then,
+    so none is made: most scopes stop here)."""
+    if planner != "pypto" or scope.unknown is not None:
+        return None
+    if any(loop.pipeline for loop in scope.loops):
+        return None  # (a scope with a pipeline loop is its loops' function's)
+    layout = scope_layout(scope, [LoopLowering(()) for _ in scope.loops])
+    if isinstance(layout, str):
+        return None
+    capacity = DEFAULT_CHIP.capacity("Vec")
+    if footprint([tile.bytes for tile in layout.tiles], DEFAULT_CHIP) <= capacity:
+        return None
+    reuse = memory_reuse(layout.tiles, DEFAULT_CHIP)
+    slots = {
+        space: [max(layout.tiles[i].bytes for i in members) for members in buffers]
+        for space, buffers in reuse.buffers.items()
+    }
+    return ScopeAlone(layout, reuse, allocate_memory_addr(slots, DEFAULT_CHIP))
 
 
 def _packed_once(

@@ -196,6 +196,27 @@ def surroundings(
     }
 
 
+def scope_surroundings(
+    fn: cst.FunctionDef,
+    incore: bool,
+    made: MadeTrees | None,
+    params: Mapping[str, Tensor] | None = None,
+) -> list[LoopSurroundings]:
+    """The InCore scopes ``fn`` opens (its own body first when ``incore``), each with the
+    tensors bound where it opens: what the memory passes read of a scope that holds no
+    loop (one walk, as :func:`surroundings`)."""
+    walker = _Walk(made, fn)
+    _seed(walker, fn, params)
+    walker.scope_nodes[0] = fn
+    if incore:
+        walker.scope_tensors[0] = dict(walker.tensors)
+    walker.block(body_statements(fn.body), incore, 0)
+    return [
+        LoopSurroundings(tensors, scope, opened_by=walker.scope_nodes[scope])
+        for scope, tensors in walker.scope_tensors.items()
+    ]
+
+
 def tensors_at(
     fn: cst.FunctionDef,
     call: cst.Call,
@@ -268,6 +289,7 @@ class _Walk:
         self.opened = 0  # InCore scopes opened so far
         self.loops: dict[int, LoopSurroundings] = {}
         self.scope_nodes: dict[int, cst.CSTNode] = {}  # each scope's opening statement
+        self.scope_tensors: dict[int, dict[str, Tensor]] = {}  # the tensors where it opens
 
     def block(
         self, statements: Sequence[cst.CSTNode], incore: bool, scope: int, spmd: bool = False
@@ -290,6 +312,7 @@ class _Walk:
             self.opened += 1
             scope = self.opened
             self.scope_nodes[scope] = stmt
+            self.scope_tensors[scope] = dict(self.tensors)
         spmd = spmd or (not (incore or opens) and is_spmd_scope(stmt))
         if isinstance(stmt, cst.For):
             tile_ops = incore or opens or not spmd

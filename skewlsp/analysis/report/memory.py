@@ -179,7 +179,7 @@ def _spaces(
         fallback, basis = _fallback(memory, space)
         legacy = SpaceBuffers(space, slot, requested, None, "legacy", True)
         if fallback is not None and fallback.warned:
-            message = _legacy(fallback, basis, on)
+            message = legacy_words(fallback, basis, on)
             findings.append(Finding(LEGACY_FALLBACK, message, where, buffers=legacy))
         if space in overflows:
             overflow = overflows[space]
@@ -260,7 +260,7 @@ def _fallback(memory: LoopMemory, space: str) -> tuple[LegacyFallback | None, st
     return found, f"the function's {space} tiles packed together"
 
 
-def _legacy(fallback: LegacyFallback, basis: str, on: str) -> str:
+def legacy_words(fallback: LegacyFallback, basis: str, on: str) -> str:
     """SKW082's message: the compiler's own warning, and what skewlsp knows it from."""
     why = "at any double-buffering depth" if fallback.within_budget else (
         "within the shed-repack budget"

@@ -133,6 +133,30 @@ class LoopPositions:
             found.end.column + 1,
         )
 
+    def header_span(self, node: cst.With | cst.FunctionDef) -> Span | None:
+        """Where a scope's header is: a ``with``'s from its keyword to the end of its last
+        item, a function's its ``def`` and name; None when the statement has no twin in
+        the stdlib tree (then no place is claimed)."""
+        twin = self._statement_twins().get(id(node))
+        if isinstance(twin, (ast.With, ast.AsyncWith)) and twin.items:
+            end = twin.items[-1].context_expr
+        elif isinstance(twin, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            start = self._span_of_twin(twin)
+            text = self._source_line(twin.lineno - self._shift)
+            name = text.find(twin.name, start.column - 1)
+            if name < 0:
+                return None
+            return Span(start.line, start.column, start.line, name + len(twin.name) + 1)
+        else:
+            return None
+        start, finish = self._span_of_twin(twin), self._span_of_twin(end)
+        return Span(start.line, start.column, finish.end_line, finish.end_column)
+
+    def _source_line(self, line: int) -> str:
+        if self._lines is None:
+            self._lines = source_lines(self._text)
+        return self._lines[line - 1] if 0 < line <= len(self._lines) else ""
+
     # -- statements and loop headers, from the stdlib tree --------------------------------------
 
     def _twin(self, node: cst.CSTNode, loop: cst.For) -> _Located | None:

@@ -84,6 +84,8 @@ def _marks(diagnostic: Diagnostic) -> dict[int, list[tuple[Span, str]]]:
         labelled += [(r.span, r.message) for r in diagnostic.related]
     elif diagnostic.code == SYNTAX_ERROR:
         labelled = [(diagnostic.span, "syntax error")]
+    elif report.scope_only:  # a scope without a loop: its header, marked with its code
+        labelled = [(diagnostic.span, diagnostic.code)]
     else:
         labelled = [(report.lead, "lead"), (report.offending, "offending")]
     for span, label in labelled:
@@ -161,7 +163,7 @@ def render_one(
     out = [head, *snippet(diagnostic, context)]
     notes: list[str] = []
     report = diagnostic.report
-    if report is not None and diagnostic.kind == "loop":
+    if report is not None and diagnostic.kind == "loop" and not report.scope_only:
         summary = schedule_summary(report)
         if summary:
             notes.append(summary)

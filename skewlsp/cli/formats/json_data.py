@@ -153,6 +153,8 @@ def diagnostic_data(
     page installed with skewlsp (a ``file:`` URI)."""
     report = diagnostic.report
     span = diagnostic.span
+    # (a scope without a loop claims no loop field: they are null, its header is ``line``)
+    loop = report if report is not None and not report.scope_only else None
     data: dict[str, Any] = {
         "kind": diagnostic.kind,
         "filename": diagnostic.filename,
@@ -167,18 +169,18 @@ def diagnostic_data(
         "url": docs_url(diagnostic.code, docs),
         "verdict": report.verdict if report else None,
         "function": report.function if report else None,
-        "loop_var": report.loop_var if report else None,
-        "depth": report.depth if report else None,
-        "requested_depth": report.requested_depth if report else None,
-        "trip": report.trip if report else None,
-        "stage": report.stage if report else None,
-        "start": report.start if report else None,
-        "stop": report.stop if report else None,
-        "step": report.step if report else None,
-        "dynamic_symbol": report.dynamic_symbol if report else None,
-        "lead": span_data(report.lead) if report else None,
-        "offending": span_data(report.offending) if report else None,
-        "loop": span_data(report.span) if report else None,
+        "loop_var": loop.loop_var if loop else None,
+        "depth": loop.depth if loop else None,
+        "requested_depth": loop.requested_depth if loop else None,
+        "trip": loop.trip if loop else None,
+        "stage": loop.stage if loop else None,
+        "start": loop.start if loop else None,
+        "stop": loop.stop if loop else None,
+        "step": loop.step if loop else None,
+        "dynamic_symbol": loop.dynamic_symbol if loop else None,
+        "lead": span_data(loop.lead) if loop else None,
+        "offending": span_data(loop.offending) if loop else None,
+        "loop": span_data(loop.span) if loop else None,
         "cores": cores_data(report.cores if report else ()),
         # The loop's advice, on the loop's record only: a hint's own edit is its fix_edit.
         "fix": report.fix_hint if report and diagnostic.kind == "loop" else None,
@@ -190,7 +192,7 @@ def diagnostic_data(
             if diagnostic.fix is not None
             else None
         ),
-        "lowering": lowering_data(report.lowering) if report else None,
+        "lowering": lowering_data(loop.lowering) if loop else None,
         "memory": memory_data(report.memory if report else ()),
         "buffers": buffers_data(report.buffers if report else None),
         "compiler_id": CODES[diagnostic.code].compiler_id if diagnostic.code in CODES else None,

@@ -134,14 +134,16 @@ def result_for(
                 related.append(location)
         if related:
             result["relatedLocations"] = related
-        result["properties"] = {
-            "kind": diagnostic.kind,
-            "verdict": report.verdict,
-            "depth": report.depth,
-            "requestedDepth": report.requested_depth,
-            "trip": report.trip,
-            "stage": report.stage,
-        }
+        result["properties"] = {"kind": diagnostic.kind, "verdict": report.verdict}
+        if report.scope_only:  # a scope without a loop: no loop property is claimed
+            result["properties"]["scope"] = True
+        else:
+            result["properties"] |= {
+                "depth": report.depth,
+                "requestedDepth": report.requested_depth,
+                "trip": report.trip,
+                "stage": report.stage,
+            }
     return result
 
 

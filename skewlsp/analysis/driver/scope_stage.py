@@ -1,0 +1,165 @@
+"""The memory passes over the InCore scopes that hold no pipeline loop.
+
+pypto outlines every InCore scope to a function of its own and runs 31 InitMemRef, 33
+MemoryReuse and 34 AllocateMemoryAddr over each, so a scope whose tiles overflow a
+space stops the compile whether or not it holds a ``pl.pipeline`` loop. The units'
+walks reach only the functions holding loops; this stage reads the module's other
+top-level kernels (``@pl.jit``, ``@pl.jit.incore``) that open an InCore scope: each
+scope at the function's top level (a ``with pl.at(level=CORE_GROUP)``, a ``pl.spmd``
+scope), or the function itself when it is an InCore one. Their Vec tiles are
+ConvertTensorToTileOps' (``passes.op_conversion``, folded with the module's constants
+and the function's top-level locals), laid out, packed and placed by the memory passes
+(``memory.function_passes.scope_alone``), and a scope they do not fit gets a report of
+its own (``report.scope_memory``). A scope whose tiles are not all known, nested in a
+branch or loop, or in an inline helper (spliced into its callers), says nothing.
+
+What it costs: a text search of each top-level function that is not a unit; a parse
+(the tree made from the file's stdlib tree) and one walk of the statements of the few
+that open a scope; the packing only where the scope's tiles, each in a buffer of its
+own, would not fit.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from skewlsp.analysis.driver.loop_decision import LoopModel
+from skewlsp.analysis.frontend import dsl
+from skewlsp.analysis.frontend.constants import Folded, Folder, ModuleConstants
+from skewlsp.analysis.frontend.jit_params import specialized_params
+from skewlsp.analysis.frontend.names import block_defs, body_statements
+from skewlsp.analysis.frontend.scope import (
+    FunctionScope,
+    function_params,
+    is_incore_function,
+    tile_like_names,
+    update_locals,
+)
+from skewlsp.analysis.frontend.source_index import ModuleIndex
+from skewlsp.analysis.frontend.state import AnalysisState
+from skewlsp.analysis.frontend.text_search import mentions_pipeline_loop
+from skewlsp.analysis.memory.function_passes import scope_alone
+from skewlsp.analysis.passes.convert_tensor_to_tile_ops import scope_surroundings
+from skewlsp.analysis.passes.op_conversion import scope_tiles_at
+from skewlsp.analysis.report.scope_memory import scope_report
+from skewlsp.analysis.source.guard import check_parseable
+from skewlsp.analysis.source.positions import LoopPositions
+from skewlsp.analysis.source.tree_text import MadeTrees
+from skewlsp.contract import Span
+
+# What the text of a function opening an InCore scope holds (``pl.at``, ``pl.spmd``, an
+# InCore function's decorator): a function without any is not parsed.
+_SCOPE_WORDS = (".at(", "spmd(", "InCore", "incore")
+# The pl.jit decorators of functions that are not compiled as written.
+_NOT_KERNELS = ("jit.inline", "jit.host", "jit.extern")
+
+
+def loopless_scopes(
+    index: ModuleIndex,
+    path: str | None,
+    constants: ModuleConstants,
+    state: AnalysisState,
+) -> list[LoopModel]:
+    """A model for each InCore scope without a pipeline loop that the memory passes
+    cannot place, in the module's top-level functions that are not units."""
+    if state.planner != "pypto":
+        return []  # (ptoas places the buffers: MemoryReuse and AllocateMemoryAddr do not run)
+    units = {unit.qualname for unit in index.units}
+    found: list[LoopModel] = []
+    for name, offset in index.function_offsets.items():
+        if name in units:
+            continue
+        text = index.function_sources[name]
+        if not _may_be_kernel(text) or not any(word in text for word in _SCOPE_WORDS):
+            continue
+        if mentions_pipeline_loop(text, index.pipeline_names):
+            continue
+        found += _function_scopes(text, offset, name, path, constants, state)
+    return found
+
+
+def _function_scopes(
+    text: str,
+    offset: int,
+    name: str,
+    path: str | None,
+    constants: ModuleConstants,
+    state: AnalysisState,
+) -> list[LoopModel]:
+    if not text.endswith("\n"):
+        text += "\n"
+    tree = check_parseable(text, state.parses, offset)
+    if tree is None:
+        return []  # (the file's syntax error is reported on its own)
+    module = state.analysis_module(text, lambda: tree)
+    if module is None or len(module.body) != 1 or not isinstance(module.body[0], cst.FunctionDef):
+        return []
+    fn = module.body[0]
+    if not _kernel(fn):
+        return []
+    made = state.made
+    incore = is_incore_function(fn, made)
+    scopes = scope_surroundings(fn, incore, made)
+    if not scopes:
+        return []
+    positions = LoopPositions(module, tree.tree, text, offset, tree.shift, made=made.holds(module))
+    folds = _top_level_folds(fn, constants, made)
+    models = []
+    for around in scopes:
+        opened = around.opened_by
+        fold = folds.get(id(opened))
+        if fold is None or not isinstance(opened, (cst.With, cst.FunctionDef)):
+            continue  # (a scope in a branch or loop, a pl.spmd loop: not read)
+        tiles = scope_tiles_at(opened, around.tensors, fold.fold, _no_loop_span)
+        memory = scope_alone(tiles, state.planner)
+        header = positions.header_span(opened) if memory is not None else None
+        if memory is None or header is None:
+            continue
+        report = scope_report(path, name, header, memory)
+        if report is not None:
+            models.append(LoopModel(report))
+    return models
+
+
+def _may_be_kernel(text: str) -> bool:
+    """Whether the decorators in front of the ``def`` may make a kernel :func:`_kernel`
+    accepts (read off the text: most functions of a kernel file are helpers, host code and
+    configuration, and a parse is most of what this stage costs)."""
+    head = text[: text.find("def ")]
+    return "jit" in head and not any(kind in head for kind in _NOT_KERNELS)
+
+
+def _kernel(fn: cst.FunctionDef) -> bool:
+    """``@pl.jit`` or ``@pl.jit.incore``: a kernel the compiler compiles as written (an
+    inline helper is spliced into its callers; host and extern functions are not)."""
+    for decorator in fn.decorators:
+        node = decorator.decorator
+        path = dsl.dotted(node.func if isinstance(node, cst.Call) else node)
+        if path is not None and (path[-1] == "jit" or path[-2:] == ("jit", "incore")):
+            return True
+    return False
+
+
+def _top_level_folds(
+    fn: cst.FunctionDef, constants: ModuleConstants, made: MadeTrees
+) -> dict[int, Folder]:
+    """How the function's own body (its id) and each statement at its top level fold
+    names: the module's constants, pl.jit's literals and the locals bound before it, as
+    the unit walk folds a function's statements."""
+    params = frozenset(n for n, _ in function_params(fn))
+    statements = body_statements(fn.body)
+    dsl_names = frozenset(block_defs(statements)) | params
+    base = FunctionScope(constants, params, dsl_names, tile_like_names(fn))
+    base.specialized = specialized_params(fn, constants, made)
+    env: dict[str, Folded] = dict(base.specialized)
+    folds = {id(fn): Folder(base.at(env, frozenset()).bound_lookup([]), made)}
+    for stmt in statements:
+        folds[id(stmt)] = Folder(base.at(env, frozenset()).bound_lookup([]), made)
+        update_locals(stmt, env, constants)
+    return folds
+
+
+def _no_loop_span(loop: cst.For) -> Span:
+    """A sequential loop's place: never read of a scope without a pipeline loop (only a
+    pipeline loop's report is matched by it)."""
+    return Span(0, 0, 0, 0)

@@ -1,0 +1,171 @@
+"""The memory passes over an InCore scope that holds no pipeline loop.
+
+The compiler lays out and places every outlined function's tiles, not only those of a
+function with a ``pl.pipeline`` loop: an InCore scope whose tiles overflow a space stops
+the compile whether or not it holds one. The figures below are pypto e2d0f78ae's for
+tests/fixtures/memory/models/mem_llm/vector.py's ``three_wide_rows_at_once`` (its
+``with pl.at`` at line 48): "[MemoryReuse] capacity-gated reuse could not fit memory
+space Vec at any double-buffering depth; fell back to the legacy packing (which also
+overflows" at vector.py:48, then AllocateMemoryAddr: "Vec buffer usage (196608 bytes)
+exceeds platform limit (188416 bytes)".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skewlsp.analysis.driver import analyze, analyze_models
+from skewlsp.analysis.reuse.unit_cache import UnitCache
+from skewlsp.common.resolver import RecordingResolver
+from skewlsp.contract import Span, loop_at
+
+MEM_LLM = Path(__file__).resolve().parents[2] / "fixtures" / "memory" / "models" / "mem_llm"
+
+
+def reports_of(text: str, path: Path = MEM_LLM / "kernel.py", planner: str = "pypto"):
+    models = analyze_models(
+        text, str(path), resolver=RecordingResolver((MEM_LLM,)), planner=planner
+    )
+    return [model.report for model in models]
+
+
+def vector_reports(planner: str = "pypto"):
+    path = MEM_LLM / "vector.py"
+    return reports_of(path.read_text(), path, planner)
+
+
+def test_a_scope_with_no_pipeline_loop_that_overflows_vec_is_an_error_at_its_with():
+    [report] = [r for r in vector_reports() if r.function == "three_wide_rows_at_once"]
+    assert (report.code, report.verdict, report.scope_only) == ("SKW081", "error", True)
+    assert report.span == report.call_span == Span(48, 5, 48, 61)
+    assert report.message == (
+        "the scope's Vec tiles overflow Vec: x (load) 65536 B, y (load) 65536 B, "
+        "z (load) 65536 B are live at once and need 196608 B of its 188416 B; "
+        "AllocateMemoryAddr stops the compile "
+        '("Vec buffer usage (196608 bytes) exceeds platform limit (188416 bytes)")'
+    )
+    assert [(m.space, m.cause) for m in report.memory] == [("Vec", "overflow")]
+    # no loop is claimed: no loop variable, trip, stage, lowering, core or preview
+    assert (report.loop_var, report.trip, report.stage, report.lowering) == ("", None, None, None)
+    assert report.cores == () and report.stage_span is None
+
+
+def test_its_legacy_packing_warning_is_said_at_the_same_with_in_the_compilers_words():
+    [report] = [r for r in vector_reports() if r.function == "three_wide_rows_at_once"]
+    [warning] = report.hints
+    assert (warning.code, warning.span) == ("SKW082", Span(48, 5, 48, 61))
+    assert (
+        '"capacity-gated reuse could not fit memory space Vec at any double-buffering '
+        'depth; fell back to the legacy packing (which also overflows'
+    ) in warning.message
+    assert warning.buffers is not None and warning.buffers.cause == "legacy"
+
+
+def test_a_scope_report_is_no_loop_for_a_preview_or_a_fix():
+    reports = vector_reports()
+    assert loop_at(reports, 48) is None
+
+
+def test_the_loops_of_the_file_are_reported_as_before_and_no_other_scope_is():
+    reports = vector_reports()
+    assert sorted((r.span.line, r.code) for r in reports if r.scope_only) == [(48, "SKW081")]
+    [wide] = [r for r in reports if r.span.line == 25]  # four_stages_of_wide_rows' loop
+    assert not wide.scope_only
+    assert [h.code for h in wide.hints] == ["SKW082", "SKW081"]
+
+
+def test_under_ptoas_nothing_is_said_of_the_scope():
+    # ptoas places the buffers: pypto runs neither MemoryReuse nor AllocateMemoryAddr
+    assert [r for r in vector_reports("ptoas") if r.scope_only] == []
+
+
+FITS = '''\
+import pypto.language as pl
+
+from config import NARROW, ROWS, WIDE
+
+
+@pl.jit
+def two_rows_fit(
+    a: pl.Tensor[[ROWS, NARROW], pl.FP32],
+    b: pl.Tensor[[ROWS, NARROW], pl.FP32],
+    out: pl.Out[pl.Tensor[[ROWS, NARROW], pl.FP32]],
+):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="two"):
+        x = a[:, :]
+        y = b[:, :]
+        out[:, :] = pl.add(x, y)  # three 32 KB tiles: 96 KB
+    return out
+
+
+@pl.jit
+def rows_of_a_loop(a: pl.Tensor[[4 * ROWS, WIDE], pl.FP32], out: pl.Out[pl.Tensor[[4 * ROWS, WIDE], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="loop"):
+        for i in pl.pipeline(4, stage=2):
+            t = a[i * ROWS : i * ROWS + ROWS, :]
+            out[i * ROWS : i * ROWS + ROWS, :] = pl.add(t, t)
+    return out
+'''
+
+
+def test_a_scope_whose_tiles_fit_gives_nothing():
+    reports = reports_of(FITS)
+    assert [r.span.line for r in reports] == [22]
+    assert not any(r.scope_only for r in reports)
+
+
+THREE_WIDE = (MEM_LLM / "vector.py").read_text()
+
+
+def test_a_scope_whose_tiles_are_not_all_known_gives_nothing():
+    # an `if` in the scope: its tiles are not modelled (op_conversion), so nothing is said
+    text = THREE_WIDE.replace(
+        "        z = c[:, :]  # three",
+        "        if ROWS > 8:\n            y = pl.add(y, y)\n        z = c[:, :]  # three",
+    )
+    assert "if ROWS > 8" in text
+    assert not any(r.scope_only for r in reports_of(text, MEM_LLM / "vector.py"))
+
+
+def test_a_tile_alone_larger_than_vec_stops_the_compile_without_the_warning():
+    # MemoryReuse does not warn when one buffer alone exceeds the space (an impossible
+    # allocation, not a lost depth); AllocateMemoryAddr still stops the compile
+    text = FITS.replace("ROWS, NARROW]", "ROWS, 4 * WIDE]")  # 256 KB tiles
+    [scope] = [r for r in reports_of(text) if r.scope_only]
+    assert (scope.span.line, scope.function, scope.code) == (12, "two_rows_fit", "SKW081")
+    assert scope.hints == ()
+
+
+def test_an_incore_function_is_reported_at_its_def():
+    # the tiles of three_wide_rows_at_once's scope, as an InCore function's own body
+    # (writing its pl.Out in place: a `return` is a statement op_conversion does not
+    # model, and then nothing is said; not compiled, the tiles are vector.py:48's)
+    text = THREE_WIDE.replace(
+        '@pl.jit\ndef three_wide_rows_at_once(', '@pl.jit.incore\ndef three_wide_rows_at_once('
+    ).replace('    with pl.at(level=pl.Level.CORE_GROUP, name_hint="three"):\n', "    if True:\n")
+    text = text.replace("    if True:\n        x", "    x").replace("\n        y = b", "\n    y = b")
+    text = text.replace("\n        z = c", "\n    z = c")
+    text = text.replace(
+        "\n        out[:, :] = pl.add(pl.add(x, y), z)\n    return out\n",
+        "\n    out[:, :] = pl.add(pl.add(x, y), z)\n",
+    )
+    assert "@pl.jit.incore\ndef three_wide_rows_at_once(" in text and "    x = a[:, :]\n" in text
+    assert "z)\n\n\n@pl.jit\ndef four_widened" in text
+    [scope] = [r for r in reports_of(text, MEM_LLM / "vector.py") if r.scope_only]
+    assert (scope.code, scope.span) == ("SKW081", Span(42, 1, 42, 28))
+    assert "need 196608 B of its 188416 B" in scope.message
+
+
+def test_an_inline_helper_s_scope_is_its_callers_and_is_not_read_alone():
+    text = FITS.replace("@pl.jit\ndef two_rows_fit", "@pl.jit.inline\ndef two_rows_fit")
+    text = text.replace("ROWS, NARROW]", "ROWS, 4 * WIDE]")
+    assert "@pl.jit.inline\ndef two_rows_fit" in text
+    assert not any(r.scope_only for r in reports_of(text))
+
+
+def test_a_language_server_s_analysis_gives_the_scope_on_every_edit():
+    path = MEM_LLM / "vector.py"
+    cache = UnitCache()
+    for text in (path.read_text(), path.read_text() + "\n# an edit\n"):
+        reports = analyze(text, str(path), resolver=RecordingResolver((MEM_LLM,)), cache=cache)
+        assert [(r.span.line, r.code) for r in reports if r.scope_only] == [(48, "SKW081")]
