@@ -12,7 +12,7 @@ from typing import Literal
 
 from skewlsp.contract import Applicability, Edit, LoopReport, Related, Span
 
-Kind = Literal["loop", "hint", "suppression", "file"]
+Kind = Literal["loop", "scope", "hint", "suppression", "file"]
 # (module, level, importing path) of an import an analysis resolved; the importing path is
 # None when the file analysed asked (else the module of another file it read: a caller of
 # one of its inline helpers, whose imports are resolved from its own folder).

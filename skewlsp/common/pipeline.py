@@ -49,7 +49,7 @@ def flatten(
         found.append(
             Diagnostic(
                 filename,
-                "loop",
+                "scope" if report.scope_only else "loop",  # (a scope with no loop: SKW081)
                 report.code,
                 " | ".join(_unique(r.message for r in ordered)),
                 finding_span(report),

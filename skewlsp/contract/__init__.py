@@ -241,7 +241,8 @@ class SpaceBuffers:
     all of them packed together.
 
     ``stage_bytes``: one stage's slot (the group's largest tile there, aligned: its
-    largest load when only the loads are known; 0: not known, ``reason`` says why);
+    largest load when only the loads are known; 0: not known, ``reason`` says why, or a
+    scope's report, ``LoopReport.scope_only``, whose scope has no stages: ``requested`` 0);
     ``requested``: the stages asking for a buffer each; ``achieved``: the depth
     MemoryReuse keeps (at most this many when the loads alone decide it), None when the
     loads alone fit every stage and the function's other tiles there are not known;

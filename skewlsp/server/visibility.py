@@ -70,7 +70,7 @@ def shown(
         if record.report is None:
             continue
         key = loop_key(record.report)
-        if record.kind == "loop":
+        if record.kind in ("loop", "scope"):
             severities[key] = record.severity
         elif record.kind == "hint":
             hints.setdefault(key, []).append((record.code, record.severity, record.message))

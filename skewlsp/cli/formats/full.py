@@ -163,7 +163,7 @@ def render_one(
     out = [head, *snippet(diagnostic, context)]
     notes: list[str] = []
     report = diagnostic.report
-    if report is not None and diagnostic.kind == "loop" and not report.scope_only:
+    if report is not None and diagnostic.kind == "loop":
         summary = schedule_summary(report)
         if summary:
             notes.append(summary)

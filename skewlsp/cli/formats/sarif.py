@@ -135,9 +135,7 @@ def result_for(
         if related:
             result["relatedLocations"] = related
         result["properties"] = {"kind": diagnostic.kind, "verdict": report.verdict}
-        if report.scope_only:  # a scope without a loop: no loop property is claimed
-            result["properties"]["scope"] = True
-        else:
+        if not report.scope_only:  # (a scope without a loop claims no loop property)
             result["properties"] |= {
                 "depth": report.depth,
                 "requestedDepth": report.requested_depth,

@@ -23,7 +23,7 @@ def test_json_gives_the_scope_s_error_and_warning_at_its_with_and_no_loop(
     kernels(tmp_path)
     found = run("--output-format", "json", "--select", "ALL", "--exit-zero", "vector.py").json()
     error, warning = [item for item in found if item["line"] == 48]
-    assert (error["kind"], error["code"], error["severity"]) == ("loop", "SKW081", "error")
+    assert (error["kind"], error["code"], error["severity"]) == ("scope", "SKW081", "error")
     assert (warning["kind"], warning["code"], warning["severity"]) == ("hint", "SKW082", "warning")
     assert (error["column"], error["end_line"], error["end_column"]) == (5, 48, 61)
     assert error["function"] == "three_wide_rows_at_once"
@@ -45,7 +45,7 @@ def test_sarif_claims_no_loop_property_for_the_scope(run: Run, tmp_path: Path) -
         r for r in results if r["locations"][0]["physicalLocation"]["region"]["startLine"] == 48
     ]
     assert [r["ruleId"] for r in at_scope] == ["SKW081", "SKW082"]
-    assert at_scope[0]["properties"] == {"kind": "loop", "verdict": "error", "scope": True}
+    assert at_scope[0]["properties"] == {"kind": "scope", "verdict": "error"}
 
 
 def test_full_marks_the_scope_s_header_and_says_no_loop_memory(run: Run, tmp_path: Path) -> None:
