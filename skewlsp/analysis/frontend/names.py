@@ -268,7 +268,7 @@ def has_call(node: cst.CSTNode | None) -> bool:
     if node is None:
         return False
     for current in walk(node):
-        if isinstance(current, cst.Subscript):
+        if type(current) is cst.Subscript:
             return True
         if isinstance(current, cst.Call):
             func = current.func

@@ -267,7 +267,7 @@ def _named_load(
 
 def _load_of(value: cst.BaseExpression, tensors: Mapping[str, Tensor], fold: Fold) -> _Found | None:
     """``value`` as a load (named after its tensor until it is given a name)."""
-    if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name):
+    if type(value) is cst.Subscript and type(value.value) is cst.Name:
         tensor = tensors.get(value.value.value)
         if tensor is None:
             return None
@@ -275,7 +275,7 @@ def _load_of(value: cst.BaseExpression, tensors: Mapping[str, Tensor], fold: Fol
         if extents is None:
             return None  # an element read: a scalar
         return _Found(f"{value.value.value}[...]", None, extents, tensor.dtype)
-    if not isinstance(value, cst.Call):
+    if type(value) is not cst.Call:
         return None
     leaf = op_leaf(value)
     args = dsl.positional(value)
@@ -324,7 +324,7 @@ def _operand_loads(
             load.taken_by = "store"
             found.append(load)
     for node in walk(small):
-        if not isinstance(node, cst.Call):
+        if type(node) is not cst.Call:
             continue
         leaf = op_leaf(node)
         if leaf is None:

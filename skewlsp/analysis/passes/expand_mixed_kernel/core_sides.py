@@ -292,7 +292,7 @@ class SideModel:
         nested_values: list[str] = []
         value_of: dict[int, str] = {}
         for arg in call.args:  # nested calls are flattened into statements of their own
-            if isinstance(arg.value, cst.Call):
+            if type(arg.value) is cst.Call:
                 # One visit per nested call: visiting it again for its value doubled
                 # the work at every level of nesting.
                 value, inner = self._call(arg.value, consumed)
