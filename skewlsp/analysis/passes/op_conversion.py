@@ -175,8 +175,8 @@ class _Convert:
         self.loop = parent
 
     def small(self, small: cst.BaseSmallStatement) -> None:
-        call = small.value if isinstance(small, cst.Expr) else None
-        if isinstance(call, cst.Call) and self._writes_out(call):
+        call = small.value if type(small) is cst.Expr else None
+        if type(call) is cst.Call and self._writes_out(call):
             return
         if isinstance(small, (cst.Pass, cst.Expr)) and not self._calls(small):
             return
@@ -279,7 +279,7 @@ class _Convert:
             return None
         if isinstance(node, (cst.Integer, cst.Float)):
             return None
-        if isinstance(node, cst.Subscript):
+        if type(node) is cst.Subscript:
             return self._load(node, name)
         if isinstance(node, cst.Call):
             return self._call(node, name)

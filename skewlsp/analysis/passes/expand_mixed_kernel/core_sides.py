@@ -347,7 +347,7 @@ class SideModel:
         tensor_operand = leaf in op_registry.ELEMENTWISE_SHARED_OPS and any(
             self.expr(arg.value, [])[0] in (GM, LAZY)
             for arg in call.args
-            if not isinstance(arg.value, cst.Call)
+            if type(arg.value) is not cst.Call
         )
         if leaf in op_registry.SHARED_SCALAR_OPS and not has_tile and not tensor_operand:
             return SHARED, nested_side
