@@ -63,6 +63,8 @@ def analyse_module(
         whole = parse_whole(source)  # a loop the text did not show (a renamed pipeline)
     if isinstance(whole, ast.Module) and index.units:
         state.parses.share_module_tree(whole, source)
+        if "argv" in source:  # (its options are scanned off this tree: not parsed again)
+            state.build.scanned.parsed(source, whole)
     if not index.units:
         return without_units(source, path, index, resolver, state)
     constants, aliases = module_context(index, path, resolver, state, text=source)

@@ -563,7 +563,7 @@ def _nested_statements(stmt: cst.CSTNode) -> list[cst.CSTNode]:
     for name in _BLOCK_FIELDS:
         part = getattr(stmt, name, None)
         for item in part if isinstance(part, (list, tuple)) else (part,):
-            if isinstance(item, cst.BaseSuite):
+            if type(item) is cst.IndentedBlock or type(item) is cst.SimpleStatementSuite:
                 found.extend(body_statements(item))
             elif isinstance(item, cst.CSTNode):
                 found.append(item)

@@ -51,6 +51,11 @@ class ScannedTexts:
                 self._trees[text] = None
         return self._trees[text]
 
+    def parsed(self, text: str, tree: ast.Module) -> None:
+        """``tree`` is the stdlib's tree of ``text``, parsed already (the module analysed:
+        the options it reads are scanned off that tree rather than a second parse)."""
+        self._trees.setdefault(text, tree)
+
     def option_reads(self, text: str) -> _OptionReads | None:
         """What :func:`declared_options` reads off ``text`` alone (None: no option)."""
         if text not in self._options:

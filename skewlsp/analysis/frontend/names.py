@@ -154,9 +154,9 @@ def _effects(stmt: cst.CSTNode, read: _Reader) -> tuple[list[str], list[str]]:
         return _small_effects(cast(cst.BaseSmallStatement, stmt), read)  # (_SMALL's are)
     if type(stmt) is cst.If:
         return _if_effects(stmt, read)
-    if isinstance(stmt, cst.Else):
+    if type(stmt) is cst.Else:
         return _block_effects(_body(stmt.body), read)
-    if isinstance(stmt, cst.For):
+    if type(stmt) is cst.For:
         return _for_effects(stmt, read)
     if isinstance(stmt, cst.While):
         defs, inner = _block_effects(_body(stmt.body), read)
@@ -268,9 +268,9 @@ def has_call(node: cst.CSTNode | None) -> bool:
     if node is None:
         return False
     for current in walk(node):
-        if isinstance(current, cst.Subscript):
+        if type(current) is cst.Subscript:
             return True
-        if isinstance(current, cst.Call):
+        if type(current) is cst.Call:
             func = current.func
             if not (
                 isinstance(func, cst.Attribute)

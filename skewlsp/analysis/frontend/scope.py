@@ -177,8 +177,8 @@ def tile_like_names(fn: cst.FunctionDef) -> frozenset[str]:
         if type(node) is cst.SimpleStatementLine:
             for small in node.body:
                 if (
-                    isinstance(small, cst.AnnAssign)
-                    and isinstance(small.target, cst.Name)
+                    type(small) is cst.AnnAssign
+                    and type(small.target) is cst.Name
                     and annotation_kind(small.annotation)
                 ):
                     names.add(small.target.value)

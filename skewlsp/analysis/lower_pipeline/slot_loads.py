@@ -187,7 +187,7 @@ def _statement_loads(
     stmt: cst.CSTNode, tensors: Mapping[str, Tensor], fold: Fold
 ) -> list[_Found]:
     """The loads of one top-level statement (:func:`_top_level`'s)."""
-    if isinstance(stmt, cst.For) and (written := _unroll_count(stmt)) is not None:
+    if type(stmt) is cst.For and (written := _unroll_count(stmt)) is not None:
         # (UnrollLoops runs before Simplify: its count is folded as written)
         count = fold(written)
         inner = _top_level(body_statements(stmt.body), tensors, fold)
@@ -267,7 +267,7 @@ def _named_load(
 
 def _load_of(value: cst.BaseExpression, tensors: Mapping[str, Tensor], fold: Fold) -> _Found | None:
     """``value`` as a load (named after its tensor until it is given a name)."""
-    if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name):
+    if type(value) is cst.Subscript and type(value.value) is cst.Name:
         tensor = tensors.get(value.value.value)
         if tensor is None:
             return None
@@ -275,7 +275,7 @@ def _load_of(value: cst.BaseExpression, tensors: Mapping[str, Tensor], fold: Fol
         if extents is None:
             return None  # an element read: a scalar
         return _Found(f"{value.value.value}[...]", None, extents, tensor.dtype)
-    if not isinstance(value, cst.Call):
+    if type(value) is not cst.Call:
         return None
     leaf = op_leaf(value)
     args = dsl.positional(value)
@@ -324,7 +324,7 @@ def _operand_loads(
             load.taken_by = "store"
             found.append(load)
     for node in walk(small):
-        if not isinstance(node, cst.Call):
+        if type(node) is not cst.Call:
             continue
         leaf = op_leaf(node)
         if leaf is None:
@@ -413,7 +413,7 @@ class BodyUses:
                 elif kind is cst.Assign or kind is cst.AnnAssign:
                     self._alias(node)
                     target, value, _ = binding_of(node)
-                    if isinstance(target, cst.Subscript) and value is not None:
+                    if type(target) is cst.Subscript and value is not None:
                         # ``t[a:b] = x`` stores ``x`` (an assemble into ``t``)
                         self.shared.update(self.root(n) for n in _names(value))
 
@@ -427,11 +427,11 @@ class BodyUses:
     def _alias(self, node: cst.CSTNode) -> None:
         """``a = b`` and ``a = view(b, ...)`` share ``b``'s buffer (InitMemRef's edges)."""
         target, value, _ = binding_of(node)
-        if not isinstance(target, cst.Name) or value is None:
+        if type(target) is not cst.Name or value is None:
             return
-        if isinstance(value, cst.Name):
+        if type(value) is cst.Name:
             self.roots[target.value] = value.value
-        elif isinstance(value, cst.Call) and op_leaf(value) in BUFFER_SHARING_OPS:
+        elif type(value) is cst.Call and op_leaf(value) in BUFFER_SHARING_OPS:
             first = dsl.positional(value)
             if first and isinstance(first[0].value, cst.Name):
                 source = first[0].value.value
@@ -440,7 +440,7 @@ class BodyUses:
 
     def _call(self, call: cst.Call) -> None:
         leaf = op_leaf(call)
-        direct = [arg.value.value for arg in call.args if isinstance(arg.value, cst.Name)]
+        direct = [arg.value.value for arg in call.args if type(arg.value) is cst.Name]
         if leaf in CUBE_OPS:
             self.cube_read.update(direct)
         if leaf == "yield_":

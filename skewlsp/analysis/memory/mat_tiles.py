@@ -256,7 +256,7 @@ class _Walk:
         """Every call of ``node`` is an op known to make no Mat tile of its own; a
         matmul's operands are noted (checked once every load is met)."""
         for found in walk(node):
-            if not isinstance(found, cst.Call):
+            if type(found) is not cst.Call:
                 continue
             leaf = op_leaf(found)
             if leaf is None:

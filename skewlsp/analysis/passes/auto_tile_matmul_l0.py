@@ -194,7 +194,7 @@ class _ScopeWalk:
         for at, stmt in enumerate(statements):
             if isinstance(stmt, cst.For) and _is_pipeline(stmt):
                 for node in walk(stmt):
-                    if isinstance(node, cst.For) and _is_pipeline(node):
+                    if type(node) is cst.For and _is_pipeline(node):
                         self.loops += 1
                     elif type(node) is cst.Call:
                         self._count(node)

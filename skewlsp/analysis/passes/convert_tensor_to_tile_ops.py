@@ -328,12 +328,12 @@ class _Walk:
         if isinstance(target, cst.Name) and declared is not None:
             self.tensors[target.value] = declared
             return
-        if isinstance(target, cst.Subscript):
+        if type(target) is cst.Subscript:
             return  # ``t[a:b] = x`` writes into the tensor ``t``, which stays one
-        if isinstance(target, cst.Tuple) and isinstance(value, cst.Call):
+        if type(target) is cst.Tuple and type(value) is cst.Call:
             self._unpack(target, value)
             return
-        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        if type(small) is cst.Expr and type(small.value) is cst.Call:
             self._extern_result(small.value)  # (a first call made for its effects types later ones)
             return
         if isinstance(target, cst.Name) and value is not None:
@@ -347,9 +347,9 @@ class _Walk:
             self.tensors.pop(name, None)
 
     def _tensor_of(self, value: cst.BaseExpression, incore: bool) -> Tensor | None:
-        if isinstance(value, cst.Name):
+        if type(value) is cst.Name:
             return self.tensors.get(value.value)
-        if isinstance(value, cst.Subscript) and not incore:
+        if type(value) is cst.Subscript and not incore:
             source = self._source(value.value)
             if source is None:
                 return None

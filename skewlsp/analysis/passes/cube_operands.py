@@ -40,7 +40,7 @@ from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
     subscript_extents,
 )
 from skewlsp.analysis.passes.op_conversion import ELEMENTWISE_OPS
-from skewlsp.analysis.source.walk import walk
+from skewlsp.analysis.source.walk import walk_outside
 
 Shape = tuple[tuple[int, ...], str]
 _NARROW = frozenset({"INT8", "UINT8"})
@@ -168,10 +168,9 @@ def on_chip_operand(
     """The shape of ``name`` when every binding of it in ``scope`` outside ``loop`` is a
     ``pl.create_l1`` of one static shape or a ``pl.gather_row`` into it, or a slice of a
     tensor in scope (``tensors``: a load before the loop); else None."""
-    inside = {id(node) for node in walk(loop)}
     shapes: set[Shape] = set()
-    for node in walk(scope):
-        if id(node) in inside or not isinstance(node, cst.Assign):
+    for node in walk_outside(scope, loop):
+        if type(node) is not cst.Assign:
             continue
         target, value, _ = binding_of(node)
         if not (isinstance(target, cst.Name) and target.value == name):

@@ -104,7 +104,7 @@ def _find(call: cst.Call, around: str | None, lifted: list[cst.Call]) -> None:
     op around them with a core), in evaluation order."""
     for arg in call.args:
         inner = arg.value
-        if not isinstance(inner, cst.Call):
+        if type(inner) is not cst.Call:
             continue
         own = _core(inner)
         _find(inner, own or around, lifted)

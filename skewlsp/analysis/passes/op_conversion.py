@@ -175,8 +175,8 @@ class _Convert:
         self.loop = parent
 
     def small(self, small: cst.BaseSmallStatement) -> None:
-        call = small.value if isinstance(small, cst.Expr) else None
-        if isinstance(call, cst.Call) and self._writes_out(call):
+        call = small.value if type(small) is cst.Expr else None
+        if type(call) is cst.Call and self._writes_out(call):
             return
         if isinstance(small, (cst.Pass, cst.Expr)) and not self._calls(small):
             return
@@ -226,10 +226,10 @@ class _Convert:
         ``pl.cast`` of a scalar (an ``ir.cast`` expression, no ``tile.cast``), and no
         tile read."""
         for node in _nodes(value):
-            if isinstance(node, cst.Call) and op_leaf(node) not in SCALAR_CALLS | {"cast"}:
+            if type(node) is cst.Call and op_leaf(node) not in SCALAR_CALLS | {"cast"}:
                 return True  # (a cast is of a tile only when what it casts is one: below)
-            source = node.value if isinstance(node, cst.Subscript) else None
-            if isinstance(source, cst.Name) and source.value in self.tensors:
+            source = node.value if type(node) is cst.Subscript else None
+            if type(source) is cst.Name and source.value in self.tensors:
                 return True
         return any(name in self.shapes for name in reads_of(value))
 
@@ -279,7 +279,7 @@ class _Convert:
             return None
         if isinstance(node, (cst.Integer, cst.Float)):
             return None
-        if isinstance(node, cst.Subscript):
+        if type(node) is cst.Subscript:
             return self._load(node, name)
         if isinstance(node, cst.Call):
             return self._call(node, name)
@@ -464,6 +464,6 @@ def scope_tiles_at(
 
 def _mentions_split(node: cst.CSTNode) -> bool:
     return any(
-        isinstance(n, (cst.Name, cst.SimpleString)) and "split" in getattr(n, "value", "")
+        type(n) in (cst.Name, cst.SimpleString) and "split" in getattr(n, "value", "")
         for n in _nodes(node)
     )

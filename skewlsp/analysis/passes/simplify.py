@@ -241,16 +241,16 @@ class IntegerForms:
             return None
 
     def _form(self, node: cst.BaseExpression) -> IntegerForm | None:
-        if isinstance(node, cst.Integer):
+        if type(node) is cst.Integer:
             return IntegerForm.of_sum((), int(node.value, 0))
-        if isinstance(node, cst.UnaryOperation) and isinstance(
+        if type(node) is cst.UnaryOperation and isinstance(
             node.operator, (cst.Minus, cst.Plus)
         ):
             inner = self._form(node.expression)
             if inner is None or isinstance(node.operator, cst.Plus):
                 return inner
             return IntegerForm().plus(inner, -1)
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ARITHMETIC):
+        if type(node) is cst.BinaryOperation and type(node.operator) in _ARITHMETIC:
             return self._binary(node)
         return self._leaf(node)
 

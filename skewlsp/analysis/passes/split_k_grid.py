@@ -36,7 +36,7 @@ import libcst as cst
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.names import body_statements, compound_suites, reads_of
 from skewlsp.analysis.frontend.op_registry import op_leaf
-from skewlsp.analysis.source.walk import walk
+from skewlsp.analysis.source.walk import children, walk
 
 _CREATES = frozenset({"create_tensor", "create", "create_tile"})
 
@@ -92,12 +92,28 @@ def split_k_loop(loop: cst.For, around: cst.CSTNode) -> SplitKLoop | None:
     body = body_statements(loop.body)
     if not body or not isinstance(body[-1], cst.If):
         return None
-    for node in walk(around):
+    block = _block_holding(loop, around)
+    return canonical_split_k(loop, block) if block is not None else None
+
+
+def _block_holding(loop: cst.For, around: cst.CSTNode) -> Sequence[cst.CSTNode] | None:
+    """The block of ``around`` whose statement ``loop`` is (None: none is). Looked for
+    through statements only: an expression or a simple statement holds no block, and a
+    function's expressions are most of its nodes."""
+    stack = [around]
+    while stack:
+        node = stack.pop()
         if isinstance(node, cst.BaseCompoundStatement) and node is not loop:
             for suite in compound_suites(node):
                 block = body_statements(suite)
                 if any(stmt is loop for stmt in block):
-                    return canonical_split_k(loop, block)
+                    return block
+        stack.extend(
+            child
+            for child in children(node)
+            if type(child) is not cst.SimpleStatementLine
+            and not isinstance(child, cst.BaseExpression)
+        )
     return None
 
 

@@ -49,8 +49,8 @@ def _splits(header: cst.CSTNode) -> bool:
             if path and path[-1] == "split":
                 mode = node.args[0].value
         elif (
-            isinstance(node, cst.DictElement)
-            and isinstance(node.key, cst.SimpleString)
+            type(node) is cst.DictElement
+            and type(node.key) is cst.SimpleString
             and node.key.evaluated_value == "split"
         ):
             mode = node.value

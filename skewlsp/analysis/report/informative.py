@@ -105,9 +105,9 @@ class _Around:
 
 def _control_expression(node: cst.CSTNode) -> cst.CSTNode | None:
     """The part of a statement that picks a branch or sets a trip count."""
-    if isinstance(node, (cst.If, cst.While, cst.IfExp)):
+    if type(node) is cst.If or type(node) is cst.While or type(node) is cst.IfExp:
         return node.test
-    if isinstance(node, cst.For):
+    if type(node) is cst.For:
         return node.iter
     return None
 

@@ -136,6 +136,21 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
             stack.extend(reversed(children(current)))
 
 
+def walk_outside(node: cst.CSTNode, skipped: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """:func:`walk` of ``node`` without ``skipped`` and what is under it (in the same
+    order): for a question about a scope outside one of its loops, asked without walking
+    the loop twice (once to know its nodes, once to pass them)."""
+    stack = [node]
+    leaves = LEAVES
+    while stack:
+        current = stack.pop()
+        if current is skipped:
+            continue
+        yield current
+        if type(current) not in leaves:
+            stack.extend(reversed(children(current)))
+
+
 def stdlib_children(node: ast.AST) -> list[ast.AST]:
     """``ast.iter_child_nodes(node)`` as a list, without a generator per node."""
     found: list[ast.AST] = []

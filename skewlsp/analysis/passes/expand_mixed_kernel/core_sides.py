@@ -292,7 +292,7 @@ class SideModel:
         nested_values: list[str] = []
         value_of: dict[int, str] = {}
         for arg in call.args:  # nested calls are flattened into statements of their own
-            if isinstance(arg.value, cst.Call):
+            if type(arg.value) is cst.Call:
                 # One visit per nested call: visiting it again for its value doubled
                 # the work at every level of nesting.
                 value, inner = self._call(arg.value, consumed)
@@ -347,7 +347,7 @@ class SideModel:
         tensor_operand = leaf in op_registry.ELEMENTWISE_SHARED_OPS and any(
             self.expr(arg.value, [])[0] in (GM, LAZY)
             for arg in call.args
-            if not isinstance(arg.value, cst.Call)
+            if type(arg.value) is not cst.Call
         )
         if leaf in op_registry.SHARED_SCALAR_OPS and not has_tile and not tensor_operand:
             return SHARED, nested_side

@@ -373,9 +373,9 @@ def _gm_store(stmt: Stmt) -> tuple[str, cst.BaseExpression] | None:
     store and the push both read: the push reads what the expression reads.
     """
     node = stmt.node
-    if isinstance(node, cst.Assign) and len(node.targets) == 1:
+    if type(node) is cst.Assign and len(node.targets) == 1:
         target = node.targets[0].target
-        if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+        if type(target) is cst.Subscript and type(target.value) is cst.Name:
             return target.value.value, node.value
     call = getattr(node, "value", None)
     stored = store_arguments(call) if isinstance(call, cst.Call) else None
