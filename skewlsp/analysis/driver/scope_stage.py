@@ -132,12 +132,7 @@ def _may_be_kernel(text: str) -> bool:
 def _kernel(fn: cst.FunctionDef) -> bool:
     """``@pl.jit`` or ``@pl.jit.incore``: a kernel the compiler compiles as written (an
     inline helper is spliced into its callers; host and extern functions are not)."""
-    for decorator in fn.decorators:
-        node = decorator.decorator
-        path = dsl.dotted(node.func if isinstance(node, cst.Call) else node)
-        if path is not None and (path[-1] == "jit" or path[-2:] == ("jit", "incore")):
-            return True
-    return False
+    return dsl.jit_decorated(fn, None) or dsl.jit_decorated(fn, "incore")
 
 
 def _top_level_folds(

@@ -44,12 +44,14 @@ def dotted(expr: cst.BaseExpression) -> tuple[str, ...] | None:
     return tuple(reversed(parts))
 
 
-def jit_decorated(fn: cst.FunctionDef, kind: str) -> bool:
-    """``@pl.jit.<kind>`` on ``fn``, bare or called (``inline``, ``host``, ``extern``)."""
+def jit_decorated(fn: cst.FunctionDef, kind: str | None) -> bool:
+    """``@pl.jit.<kind>`` on ``fn``, bare or called (``inline``, ``host``, ``extern``,
+    ``incore``); ``kind`` None: ``@pl.jit`` itself."""
+    wanted = ("jit",) if kind is None else ("jit", kind)
     for decorator in fn.decorators:
         node = decorator.decorator
         path = dotted(node.func if isinstance(node, cst.Call) else node)
-        if path is not None and path[-2:] == ("jit", kind):
+        if path is not None and path[-len(wanted) :] == wanted:
             return True
     return False
 
