@@ -181,25 +181,12 @@ class LoopLoads:
         _, function_incore, caller = key
 
         def given() -> Mapping[str, Tensor]:
-            return bare_param_tensors(fn, helpers, caller, returns, self._function_of, outs=outs)
+            return bare_param_tensors(fn, helpers, caller, returns, fact, outs=outs)
 
         return fact(
             (surroundings, fn, key[1:], frozenset(helpers.items())),
             lambda: surroundings(fn, function_incore, self.state.made, returns, given(), outs),
         )
-
-    def _function_of(self, text: str) -> cst.FunctionDef | None:
-        """The function a module's top-level function ``text`` defines (a caller whose call
-        types a kernel's bare tensors), in the tree the analysis reads for it: made from the
-        stdlib's like a unit's and kept with it (libcst's own parse of pypto-lib's host
-        functions was a hundredth of a cold lint); None if it does not parse."""
-        state = self.state
-        try:
-            module = state.analysis_module(text, lambda: state.parses.unit_tree(text, None))
-        except Exception:  # a function that does not parse types no parameter
-            return None
-        body = module.body if module is not None else ()
-        return next((s for s in body if isinstance(s, cst.FunctionDef)), None)
 
     def _scope_tiles(
         self,

@@ -22,7 +22,8 @@ leaves its parameter not known.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
+from typing import Protocol, TypeVar
 
 import libcst as cst
 
@@ -39,6 +40,13 @@ from skewlsp.analysis.passes.jit_return_type import ExternOuts
 from skewlsp.analysis.source import parsing
 
 _LEVELS = 3  # callers followed up from the function (a chain, not a search)
+_T = TypeVar("_T")
+
+
+class Memo(Protocol):
+    """What keeps a value made once per analysis (``AnalysisState.syntactic_fact``)."""
+
+    def __call__(self, key: Hashable, make: Callable[[], _T]) -> _T: ...
 
 
 def bare_param_tensors(
@@ -46,7 +54,7 @@ def bare_param_tensors(
     functions: Mapping[str, str],
     caller: str | None,
     returns: Returns | None = None,
-    parse: Callable[[str], cst.FunctionDef | None] | None = None,
+    memo: Memo | None = None,
     level: int = 0,
     outs: ExternOuts | None = None,
 ) -> dict[str, Tensor]:
@@ -54,9 +62,12 @@ def bare_param_tensors(
     (``functions``: the module's top-level functions' texts by name), from its first call
     in ``caller`` (None: in the module's one ``@pl.jit.host`` function calling it); the
     parameters not known are left out (``outs``: the extern kernels the caller may call,
-    whose results its tensors include; ``parse``: a module function's tree from its text,
-    :func:`function_of` if not given). Nothing is parsed for a function with none."""
-    parse = parse or function_of
+    whose results its tensors include). Nothing is parsed for a function with none, and
+    each caller's text once per ``memo``."""
+
+    def parse(text: str) -> cst.FunctionDef | None:
+        return memo((function_of, text), lambda: function_of(text)) if memo else function_of(text)
+
     bare = [param for param, p in function_params(fn) if is_bare(p.annotation)]
     if not bare or level > _LEVELS:
         return {}
@@ -72,7 +83,7 @@ def bare_param_tensors(
     call = first_call(outer, name) if outer is not None else None
     if outer is None or call is None:
         return {}
-    given = bare_param_tensors(outer, functions, None, returns, parse, level + 1, outs)
+    given = bare_param_tensors(outer, functions, None, returns, memo, level + 1, outs)
     tensors = tensors_at(outer, call, returns, given, outs)
     if tensors is None:
         return {}
