@@ -29,7 +29,7 @@ from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.assumed import AssumedRead
 from skewlsp.analysis.frontend.constants import ModuleConstants
 from skewlsp.analysis.frontend.reads import ModuleRead, ReadLog
-from skewlsp.analysis.frontend.source_index import Unit, syntax_problem
+from skewlsp.analysis.frontend.source_index import ModuleIndex, Unit, syntax_problem
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.passes.inline_functions.imported_helpers import ImportedHelper
 from skewlsp.analysis.reuse.unit_cache import Loop, UnitCache, UnitKey
@@ -70,10 +70,8 @@ def analyse_edited_module(
     models, broken = analyse_units(
         source, path, index, reader, importers, constants, state, units.analyse, units.imported
     )
+    models.extend(units.scopes(index))
     units.store(log.record() if log is not None else frozenset())
-    # (not kept: a text search of the functions that are not units, and the few of them
-    # opening a scope read again; their trees are the parses' own, kept across edits)
-    models.extend(loopless_scopes(index, path, constants, state))
     return with_syntax_verdict(
         source,
         path,
@@ -109,6 +107,8 @@ class CachedUnits:
         default_factory=list
     )
     sites: SiteMemo = field(init=False)
+    # The loop-less scopes worked out now (:meth:`scopes`), kept by :meth:`store`.
+    scopes_found: tuple[UnitKey, list[LoopModel], frozenset[AssumedRead]] | None = None
 
     def __post_init__(self) -> None:
         state = self.state
@@ -172,6 +172,31 @@ class CachedUnits:
         self.fresh.append((key, found, assumed))
         return found
 
+    def scopes(self, index: ModuleIndex) -> list[LoopModel]:
+        """The reports of the module's InCore scopes that hold no pipeline loop
+        (:mod:`.scope_stage`), from the cache or worked out now: they change with the
+        module's functions that are not units (their texts and places) and its context, not
+        with an edit of a unit (working them out again was two thirds of such an edit)."""
+        assert self.constants is not None
+        build = self.state.build
+        units = {unit.qualname for unit in index.units}
+        others = tuple(
+            (name, offset, index.function_sources[name])
+            for name, offset in index.function_offsets.items()
+            if name not in units
+        )
+        key = ("scopes", self.path, others, self.fingerprint, self.state.planner, build.assumptions)
+        cached = self.cache.get_scopes(key, self.resolver, build)
+        if cached is not None:
+            return [_model(loop) for loop in cached]
+        depth = build.open()
+        try:
+            found = loopless_scopes(index, self.path, self.constants, self.state)
+        finally:
+            assumed = build.close(depth)
+        self.scopes_found = (key, found, assumed)
+        return found
+
     def store(self, reads: frozenset[ModuleRead]) -> None:
         """Keep what was analysed now, with every module this analysis read and what each
         read of the assumed build."""
@@ -179,6 +204,10 @@ class CachedUnits:
             loops = tuple((model.report, model.facts, model.lowered) for model in unit_models)
             self.cache.put(key, loops, reads, assumed)
         self.sites.store(reads)
+        if self.scopes_found is not None:
+            key, scope_models, assumed = self.scopes_found
+            loops = tuple((model.report, model.facts, model.lowered) for model in scope_models)
+            self.cache.put_scopes(key, loops, reads, assumed)
 
 
 def _model(loop: Loop) -> LoopModel:

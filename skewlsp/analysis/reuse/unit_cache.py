@@ -62,6 +62,9 @@ class UnitCache:
         # Copies of inline helpers at their calls: an edit in a caller changes the helper's
         # unit key, but rarely what one call passes it (then its copy is not decided again).
         self._sites: OrderedDict[SiteKey, _Entry] = OrderedDict()
+        # Per module, the reports of its InCore scopes that hold no pipeline loop
+        # (driver.scope_stage): the same after an edit of any function holding a loop.
+        self._scopes: OrderedDict[UnitKey, _Entry] = OrderedDict()
         self.parsed_blocks: set[str] = set()  # top-level blocks known to parse
         # What the stages across loops find of a module's loops (driver._across_loops:
         # overlaps, the function stage, the memory passes) and the reports put together
@@ -73,6 +76,7 @@ class UnitCache:
         self.hits = 0
         self.misses = 0
         self.site_hits = 0  # helper copies reused
+        self.scope_hits = 0  # modules' loop-less scopes reused
 
     def get(
         self, key: UnitKey, resolver: Resolver | None, build: Build | None = None
@@ -111,17 +115,11 @@ class UnitCache:
     ) -> tuple[Loop, ...] | None:
         """The reports of one copy of a helper, if every module its analysis read is
         unchanged (``build`` as for :meth:`get`)."""
-        with self._lock:
-            found = self._sites.get(key)
-            if found is not None:
-                self._sites.move_to_end(key)
-        if found is None or not still_current(found[1], resolver):
-            return None
-        with self._lock:
-            self.site_hits += 1
-        if build is not None:
-            build.note(found[2])
-        return found[0]
+        found = self._reused(self._sites, key, resolver, build)
+        if found is not None:
+            with self._lock:
+                self.site_hits += 1
+        return found
 
     def put_site(
         self,
@@ -130,15 +128,60 @@ class UnitCache:
         reads: frozenset[ModuleRead],
         assumed: frozenset[AssumedRead] = frozenset(),
     ) -> None:
+        self._keep(self._sites, MAX_SITES, key, (reports, reads, assumed))
+
+    def get_scopes(
+        self, key: UnitKey, resolver: Resolver | None, build: Build | None = None
+    ) -> tuple[Loop, ...] | None:
+        """The reports of a module's loop-less scopes, if every module its analysis read
+        is unchanged (``build`` as for :meth:`get`)."""
+        found = self._reused(self._scopes, key, resolver, build)
+        if found is not None:
+            with self._lock:
+                self.scope_hits += 1
+        return found
+
+    def put_scopes(
+        self,
+        key: UnitKey,
+        reports: tuple[Loop, ...],
+        reads: frozenset[ModuleRead],
+        assumed: frozenset[AssumedRead] = frozenset(),
+    ) -> None:
+        self._keep(self._scopes, MAX_TEXTS, key, (reports, reads, assumed))
+
+    def _reused(
+        self,
+        store: OrderedDict[UnitKey, _Entry],
+        key: UnitKey,
+        resolver: Resolver | None,
+        build: Build | None,
+    ) -> tuple[Loop, ...] | None:
+        """``store``'s entry for ``key`` if every module its analysis read is unchanged
+        (``build`` is charged with what it read of the assumed build)."""
         with self._lock:
-            self._sites[key] = (reports, reads, assumed)
-            self._sites.move_to_end(key)
-            while len(self._sites) > MAX_SITES:
-                self._sites.popitem(last=False)
+            found = store.get(key)
+            if found is not None:
+                store.move_to_end(key)
+        if found is None or not still_current(found[1], resolver):
+            return None
+        if build is not None:
+            build.note(found[2])
+        return found[0]
+
+    def _keep(
+        self, store: OrderedDict[UnitKey, _Entry], limit: int, key: UnitKey, entry: _Entry
+    ) -> None:
+        with self._lock:
+            store[key] = entry
+            store.move_to_end(key)
+            while len(store) > limit:
+                store.popitem(last=False)
 
     def clear(self) -> None:
         with self._lock:
             self._sites.clear()
+            self._scopes.clear()
             self._entries.clear()
             self._texts.clear()
             self.parsed_blocks.clear()

@@ -169,3 +169,28 @@ def test_a_language_server_s_analysis_gives_the_scope_on_every_edit():
     for text in (path.read_text(), path.read_text() + "\n# an edit\n"):
         reports = analyze(text, str(path), resolver=RecordingResolver((MEM_LLM,)), cache=cache)
         assert [(r.span.line, r.code) for r in reports if r.scope_only] == [(48, "SKW081")]
+
+
+def test_a_language_server_s_edit_of_a_unit_reuses_the_scopes_and_an_edit_of_one_decides_it_again():
+    # An edit inside a function holding a loop leaves the loop-less scopes as they were:
+    # their reports come from the cache (the stage was two thirds of such an edit's CPU).
+    # An edit of the scope's own function decides it again: three 64 KB tiles made 32 KB
+    # fit Vec, and the error is gone.
+    path = MEM_LLM / "vector.py"
+    text = path.read_text()
+    cache = UnitCache()
+
+    def scopes(source: str) -> list[tuple[int, str]]:
+        reports = analyze(source, str(path), resolver=RecordingResolver((MEM_LLM,)), cache=cache)
+        return [(r.span.line, r.code) for r in reports if r.scope_only]
+
+    assert scopes(text) == [(48, "SKW081")]
+    assert cache.scope_hits == 0
+    unit_edit = text.replace("# a 32 KB load and its sum, twice", "# a 32 KB load, summed twice")
+    assert unit_edit != text
+    assert scopes(unit_edit) == [(48, "SKW081")]
+    assert cache.scope_hits == 1
+    narrow = "a: pl.Tensor[[ROWS, MIDDLE], pl.BF16],"
+    halved = unit_edit.replace("a: pl.Tensor[[ROWS, WIDE], pl.FP32],", narrow)
+    assert halved != unit_edit
+    assert scopes(halved) == []
