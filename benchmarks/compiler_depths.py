@@ -18,7 +18,7 @@ compared with the IR's depth skewlint states beside MemoryReuse's (``ir_depth``)
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -121,11 +121,13 @@ class Depths:
         ]
 
 
-def stated_depths(findings: Iterable[Mapping[str, Any]]) -> list[Stated]:
-    """The distinct known records of skewlint's loop findings (``filename`` absolute):
+def memory_records(
+    findings: Iterable[Mapping[str, Any]],
+) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
+    """(loop, core, record) for every memory record of skewlint's loop findings
+    (``filename`` absolute; ``loop`` its ``file:line``; ``core`` "" for the loop's own):
     each copy's (a loop Python builds more than once; ``copies`` holds the headline's
     too), else the finding's own, on each core or on the loop."""
-    found: dict[Stated, None] = {}
     for item in findings:
         if item.get("kind") != "loop" or not item.get("loop"):
             continue
@@ -135,17 +137,24 @@ def stated_depths(findings: Iterable[Mapping[str, Any]]) -> list[Stated]:
             places += [(c["core"], c.get("memory") or []) for c in unit.get("cores") or []]
             for core, records in places:
                 for rec in records:
-                    if rec.get("known"):
-                        said = Stated(
-                            loop,
-                            core,
-                            rec["space"],
-                            rec["requested"],
-                            rec.get("achieved"),
-                            rec["stage_bytes"],
-                            rec.get("ir_depth"),
-                        )
-                        found[said] = None
+                    yield loop, core, rec
+
+
+def stated_depths(findings: Iterable[Mapping[str, Any]]) -> list[Stated]:
+    """The distinct known records of skewlint's loop findings (:func:`memory_records`)."""
+    found: dict[Stated, None] = {}
+    for loop, core, rec in memory_records(findings):
+        if rec.get("known"):
+            said = Stated(
+                loop,
+                core,
+                rec["space"],
+                rec["requested"],
+                rec.get("achieved"),
+                rec["stage_bytes"],
+                rec.get("ir_depth"),
+            )
+            found[said] = None
     return list(found)
 
 

@@ -22,6 +22,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from benchmarks.compiler_depths import memory_records
+
 
 @dataclass(frozen=True)
 class StatedKLoop:
@@ -126,30 +128,22 @@ class KLoops:
 
 def stated_k_loops(findings: Iterable[Mapping[str, Any]]) -> list[StatedKLoop]:
     """The distinct K loops skewlint's loop findings state at both depths (``filename``
-    absolute): on each copy's records (``copies``) else the finding's, on each core."""
+    absolute), read off their memory records (:func:`compiler_depths.memory_records`)."""
     found: dict[StatedKLoop, None] = {}
-    for item in findings:
-        if item.get("kind") != "loop" or not item.get("loop"):
-            continue
-        loop = f"{item['filename']}:{item['loop']['line']}"
-        for unit in item.get("copies") or [item]:
-            places = [("", unit.get("memory") or [])]
-            places += [(c["core"], c.get("memory") or []) for c in unit.get("cores") or []]
-            for core, records in places:
-                for rec in records:
-                    for k in rec.get("k_loops") or []:
-                        b = k["buffers"]
-                        said = StatedKLoop(
-                            loop,
-                            core,
-                            rec["space"],
-                            k["matmul"],
-                            b["requested"],
-                            b["achieved"],
-                            b["stage_bytes"],
-                            b["ir_depth"],
-                        )
-                        found[said] = None
+    for loop, core, rec in memory_records(findings):
+        for k in rec.get("k_loops") or []:
+            b = k["buffers"]
+            said = StatedKLoop(
+                loop,
+                core,
+                rec["space"],
+                k["matmul"],
+                b["requested"],
+                b["achieved"],
+                b["stage_bytes"],
+                b["ir_depth"],
+            )
+            found[said] = None
     return list(found)
 
 
