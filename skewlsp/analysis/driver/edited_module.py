@@ -22,7 +22,7 @@ from skewlsp.analysis.driver.module_run import (
     with_syntax_verdict,
     without_units,
 )
-from skewlsp.analysis.driver.scope_stage import loopless_scopes
+from skewlsp.analysis.driver.scope_stage import loopless_scopes, read_functions
 from skewlsp.analysis.driver.site_memo import SiteMemo
 from skewlsp.analysis.driver.unit_run import analyse_unit, module_context
 from skewlsp.analysis.frontend import dsl
@@ -175,17 +175,13 @@ class CachedUnits:
     def scopes(self, index: ModuleIndex) -> list[LoopModel]:
         """The reports of the module's InCore scopes that hold no pipeline loop
         (:mod:`.scope_stage`), from the cache or worked out now: they change with the
-        module's functions that are not units (their texts and places) and its context, not
-        with an edit of a unit (working them out again was two thirds of such an edit)."""
+        functions the stage reads (``scope_stage.read_functions``: their texts and places)
+        and the module's context, not with an edit of a unit holding loops in all of its
+        scopes (working them out again was two thirds of such an edit)."""
         assert self.constants is not None
         build = self.state.build
-        units = {unit.qualname for unit in index.units}
-        others = tuple(
-            (name, offset, index.function_sources[name])
-            for name, offset in index.function_offsets.items()
-            if name not in units
-        )
-        key = ("scopes", self.path, others, self.fingerprint, self.state.planner, build.assumptions)
+        read = read_functions(index)
+        key = ("scopes", self.path, read, self.fingerprint, self.state.planner, build.assumptions)
         cached = self.cache.get_scopes(key, self.resolver, build)
         if cached is not None:
             return [_model(loop) for loop in cached]

@@ -3,8 +3,9 @@
 pypto outlines every InCore scope to a function of its own and runs 31 InitMemRef, 33
 MemoryReuse and 34 AllocateMemoryAddr over each, so a scope whose tiles overflow a
 space stops the compile whether or not it holds a ``pl.pipeline`` loop. The units'
-walks reach only the functions holding loops; this stage reads the module's other
-top-level kernels (``@pl.jit``, ``@pl.jit.incore``) that open an InCore scope: each
+walks reach only the pipeline loops; this stage reads the module's top-level kernels
+(``@pl.jit``, ``@pl.jit.incore``) that open an InCore scope holding none, beside a
+loop's scope in the same function or not (the scope holding the loop is the loop's): each
 scope at the function's top level (a ``with pl.at(level=CORE_GROUP)``, a ``pl.spmd``
 scope), or the function itself when it is an InCore one. Their Vec tiles are
 ConvertTensorToTileOps' (``passes.op_conversion``, folded with the module's constants
@@ -13,10 +14,12 @@ and the function's top-level locals), laid out, packed and placed by the memory 
 its own (``report.scope_memory``). A scope whose tiles are not all known, nested in a
 branch or loop, or in an inline helper (spliced into its callers), says nothing.
 
-What it costs: a text search of each top-level function that is not a unit; a parse
-(the tree made from the file's stdlib tree) and one walk of the statements of the few
-that open a scope; the packing only where the scope's tiles, each in a buffer of its
-own, would not fit.
+What it costs: a text search of each top-level function (of a function holding a
+loop, one search per statement at its top level, cut off the text); a parse (the tree
+made from the file's stdlib tree, shared with the unit stage's) and one walk of the
+statements of the few that open such a scope, and of a function holding a loop, a search
+of each scope's own text, so that only the scopes holding none are laid out; the
+packing only where the scope's tiles, each in a buffer of its own, would not fit.
 """
 
 from __future__ import annotations
@@ -52,6 +55,9 @@ from skewlsp.contract import Span
 _SCOPE_WORDS = (".at(", "spmd(", "InCore", "incore")
 # The pl.jit decorators of functions that are not compiled as written.
 _NOT_KERNELS = ("jit.inline", "jit.host", "jit.extern")
+_DEFS = ("def ", "async def ")
+# What no statement starts with: a line opening so continues the statement before.
+_NO_START = (")", "]", "}", "#")
 
 
 def loopless_scopes(
@@ -61,21 +67,70 @@ def loopless_scopes(
     state: AnalysisState,
 ) -> list[LoopModel]:
     """A model for each InCore scope without a pipeline loop that the memory passes
-    cannot place, in the module's top-level functions that are not units."""
+    cannot place, at the top level of the module's functions (:func:`read_functions`)."""
     if state.planner != "pypto":
         return []  # (ptoas places the buffers: MemoryReuse and AllocateMemoryAddr do not run)
     units = {unit.qualname for unit in index.units}
     found: list[LoopModel] = []
+    for name, offset, text in read_functions(index):
+        bare = index.pipeline_names
+        beside = bare if name in units or mentions_pipeline_loop(text, bare) else None
+        found += _function_scopes(text, offset, name, path, constants, state, beside)
+    return found
+
+
+def read_functions(index: ModuleIndex) -> tuple[tuple[str, int, str], ...]:
+    """The top-level functions the stage reads (name, offset, text): the kernels whose text
+    opens an InCore scope and that hold no pipeline loop, and those that hold one and
+    have a statement at their top level that opens a scope and mentions none (the scope
+    beside a loop's). What decides the stage's result, so what its result is kept with
+    across edits (``edited_module.CachedUnits.scopes``); a function holding loops in
+    all of its scopes, nearly every unit, is not read, and its edits keep the result."""
+    units = {unit.qualname for unit in index.units}
+    bare = index.pipeline_names
+    read = []
     for name, offset in index.function_offsets.items():
-        if name in units:
-            continue
         text = index.function_sources[name]
         if not _may_be_kernel(text) or not any(word in text for word in _SCOPE_WORDS):
             continue
-        if mentions_pipeline_loop(text, index.pipeline_names):
+        if (name in units or mentions_pipeline_loop(text, bare)) and not _scope_beside(
+            text, bare
+        ):
             continue
-        found += _function_scopes(text, offset, name, path, constants, state)
-    return found
+        read.append((name, offset, text))
+    return tuple(read)
+
+
+def _scope_beside(text: str, bare: frozenset[str]) -> bool:
+    """Whether a statement at the function's top level may open a scope holding no
+    pipeline loop, read off the text: each cut from a line at the body's indentation to
+    the next (a line opening with a closing bracket, or a comment, stays with the one
+    before). A cut where no statement starts (a string's line, a header's parameter)
+    only makes one more statement to look at on the tree; a statement always starts a
+    cut, so a scope with no loop is never missed."""
+    lines = text.splitlines()
+    at = next((i for i, line in enumerate(lines) if line.lstrip().startswith(_DEFS)), None)
+    if at is None:
+        return False
+    outer = _indent(lines[at])
+    inner = [_indent(line) for line in lines[at + 1 :] if line.strip()]
+    body = min((n for n in inner if n > outer), default=None)
+    starts = [
+        i
+        for i in range(at + 1, len(lines))
+        if _indent(lines[i]) == body and not lines[i].lstrip().startswith(_NO_START)
+    ]
+    for first, end in zip(starts, [*starts[1:], len(lines)], strict=True):
+        statement = "\n".join(lines[first:end])
+        if any(word in statement for word in _SCOPE_WORDS) and not mentions_pipeline_loop(
+            statement, bare
+        ):
+            return True
+    return False
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t")) if line.strip() else -1
 
 
 def _function_scopes(
@@ -85,7 +140,11 @@ def _function_scopes(
     path: str | None,
     constants: ModuleConstants,
     state: AnalysisState,
+    beside: frozenset[str] | None,
 ) -> list[LoopModel]:
+    """The reports of the function's top-level scopes. ``beside``: the function holds a
+    pipeline loop (the names ``pipeline`` is imported as), and a scope whose text mentions
+    one is the loop's business, not laid out here."""
     if not text.endswith("\n"):
         text += "\n"
     tree = check_parseable(text, state.parses, offset)
@@ -98,11 +157,14 @@ def _function_scopes(
     if not _kernel(fn):
         return []
     made = state.made
-    incore = is_incore_function(fn, made)
-    scopes = scope_surroundings(fn, incore, made)
+    positions = LoopPositions(module, tree.tree, text, offset, tree.shift, made=made.holds(module))
+    scopes = [
+        around
+        for around in scope_surroundings(fn, is_incore_function(fn, made), made)
+        if beside is None or _holds_no_loop(around.opened_by, positions, beside)
+    ]
     if not scopes:
         return []
-    positions = LoopPositions(module, tree.tree, text, offset, tree.shift, made=made.holds(module))
     folds = _top_level_folds(fn, constants, made)
     models = []
     for around in scopes:
@@ -119,6 +181,15 @@ def _function_scopes(
         if report is not None:
             models.append(LoopModel(report))
     return models
+
+
+def _holds_no_loop(
+    opened: cst.CSTNode | None, positions: LoopPositions, bare: frozenset[str]
+) -> bool:
+    """Whether a scope's statement mentions no pipeline loop, read off its text (not
+    folded: the scopes holding loops are most of a unit's)."""
+    found = positions.statement_text(opened) if opened is not None else None
+    return found is not None and not mentions_pipeline_loop(found, bare)
 
 
 def _may_be_kernel(text: str) -> bool:

@@ -2,8 +2,9 @@
 
 The compiler outlines every InCore scope to a function and lays out, packs and places
 its tiles (31 InitMemRef, 33 MemoryReuse, 34 AllocateMemoryAddr) whether or not it holds
-a ``pl.pipeline`` loop; when they overflow a space the compile stops. Such a scope has no
-loop to report at, so its report is of the scope (``LoopReport.scope_only``), at its
+a ``pl.pipeline`` loop; when they overflow a space the compile stops. Such a scope (in a
+function of its own, or beside a loop's scope in the same function) has no loop to
+report at, so its report is of the scope (``LoopReport.scope_only``), at its
 header (the ``with pl.at(...)``, or the InCore function's ``def``): SKW081 with the
 compiler's numbers, and MemoryReuse's legacy-packing warning beside it (SKW082), in the
 words the loop-level findings use (:mod:`.memory`). Only where every Vec tile of the

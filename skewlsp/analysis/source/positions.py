@@ -152,6 +152,18 @@ class LoopPositions:
         start, finish = self._span_of_twin(twin), self._span_of_twin(end)
         return Span(start.line, start.column, finish.end_line, finish.end_column)
 
+    def statement_text(self, node: cst.CSTNode) -> str | None:
+        """The lines a statement spans, cut from the text as they are (comments too): for a
+        text search of what it holds, where folding it would cost more; None without a
+        stdlib twin."""
+        twin = self._statement_twins().get(id(node))
+        if twin is None:
+            return None
+        if self._lines is None:
+            self._lines = source_lines(self._text)
+        first, last = twin.lineno - self._shift, ast_end(twin)[0] - self._shift
+        return "\n".join(self._lines[first - 1 : last])
+
     def _source_line(self, line: int) -> str:
         if self._lines is None:
             self._lines = source_lines(self._text)

@@ -194,3 +194,50 @@ def test_a_language_server_s_edit_of_a_unit_reuses_the_scopes_and_an_edit_of_one
     halved = unit_edit.replace("a: pl.Tensor[[ROWS, WIDE], pl.FP32],", narrow)
     assert halved != unit_edit
     assert scopes(halved) == []
+
+
+# beside.py's rows_then_three_wide: a `pl.at` scope holding a pipeline loop that fits
+# (line 24) and, beside it, a scope with no loop of three 64 KB tiles (line 27). pypto
+# e2d0f78ae outlines both and stops in AllocateMemoryAddr on the second: "Vec buffer
+# usage (196608 bytes) exceeds platform limit (188416 bytes)", after MemoryReuse's
+# "capacity-gated reuse could not fit memory space Vec at any double-buffering depth;
+# fell back to the legacy packing (which also overflows" at beside.py:27.
+BESIDE = MEM_LLM / "beside.py"
+
+
+def test_a_loop_less_scope_beside_a_pipeline_loop_s_scope_is_an_error_at_its_with():
+    reports = reports_of(BESIDE.read_text(), BESIDE)
+    [scope] = [r for r in reports if r.scope_only]
+    assert (scope.function, scope.code, scope.verdict) == ("rows_then_three_wide", "SKW081", "error")
+    assert scope.span == Span(27, 5, 27, 61)
+    assert "need 196608 B of its 188416 B" in scope.message
+    assert scope.message.endswith(
+        '("Vec buffer usage (196608 bytes) exceeds platform limit (188416 bytes)")'
+    )
+    [warning] = scope.hints
+    assert (warning.code, warning.span) == ("SKW082", Span(27, 5, 27, 61))
+
+
+def test_the_scope_holding_the_loop_is_the_loop_s_and_is_not_reported_as_a_scope():
+    reports = reports_of(BESIDE.read_text(), BESIDE)
+    assert sorted((r.span.line, r.scope_only) for r in reports) == [(24, False), (27, True)]
+
+
+def test_a_language_server_s_edit_of_the_loop_less_scope_beside_a_loop_decides_it_again():
+    # the function holds a loop (a unit): the scope's report must still follow its edits
+    cache = UnitCache()
+
+    def scopes(source: str) -> list[tuple[int, str]]:
+        reports = analyze(
+            source, str(BESIDE), resolver=RecordingResolver((MEM_LLM,)), cache=cache
+        )
+        return [(r.span.line, r.code) for r in reports if r.scope_only]
+
+    text = BESIDE.read_text()
+    assert scopes(text) == [(27, "SKW081")]
+    # three 32 KB tiles in the scope: 96 KB fit Vec
+    narrow = text.replace("pl.Tensor[[ROWS, WIDE], pl.FP32]", "pl.Tensor[[ROWS, NARROW], pl.FP32]")
+    assert narrow.count("[ROWS, NARROW]") == 4
+    assert scopes(narrow) == []
+    assert scopes(text) == [(27, "SKW081")]
+
