@@ -275,6 +275,13 @@ def check_planner(
     """
     if saved is not None:
         kept = {rec["path"]: rec for rec in json.loads((saved / f"{planner}.json").read_text())}
+        missing = [str(path) for path in files if str(path) not in kept]
+        if missing:  # (the dumps name each file by the path it was compiled at)
+            raise SystemExit(
+                f"{saved / f'{planner}.json'} holds no compile of {missing[0]}"
+                f"{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}: "
+                "compile it (without --load-probe), or give the paths it was compiled at"
+            )
         probed = [kept[str(path)] for path in files]
     else:
         probed = [run_probe(python, path, planner, timeout) for path in files]

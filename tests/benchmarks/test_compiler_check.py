@@ -84,6 +84,19 @@ def test_a_disagreement_is_listed_with_what_each_side_said_and_fails_the_run(tmp
     ]
 
 
+def test_kept_dumps_without_a_file_asked_for_say_so_and_name_it(tmp_path):
+    # The dumps name each file by the path it was compiled at: a file compiled elsewhere
+    # (another checkout) is named, with what to do, rather than a traceback.
+    (tmp_path / "pypto.json").write_text(json.dumps(odd_trip_dump(steady_start=1)))
+    done = run_check("--load-probe", str(tmp_path), "--planner", "pypto", str(MIXED))
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip() == (
+        f"{tmp_path / 'pypto.json'} holds no compile of {MIXED}: compile it (without "
+        "--load-probe), or give the paths it was compiled at"
+    )
+
+
 def test_without_pypto_the_check_is_skipped_with_a_message_and_exit_0():
     # This interpreter is skewlsp's, where pypto is not installed.
     done = run_check("--python", sys.executable, "examples/odd_trip.py")
