@@ -182,7 +182,7 @@ class CachedUnits:
         build = self.state.build
         read = read_functions(index)
         key = ("scopes", self.path, read, self.fingerprint, self.state.planner, build.assumptions)
-        cached = self.cache.get_scopes(key, self.resolver, build)
+        cached = self.cache.scopes.get(key, self.resolver, build)
         if cached is not None:
             return [_model(loop) for loop in cached]
         depth = build.open()
@@ -203,7 +203,7 @@ class CachedUnits:
         if self.scopes_found is not None:
             key, scope_models, assumed = self.scopes_found
             loops = tuple((model.report, model.facts, model.lowered) for model in scope_models)
-            self.cache.put_scopes(key, loops, reads, assumed)
+            self.cache.scopes.put(key, loops, reads, assumed)
 
 
 def _model(loop: Loop) -> LoopModel:

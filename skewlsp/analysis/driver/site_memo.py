@@ -41,7 +41,7 @@ class SiteMemo:
     )
 
     def get(self, key: SiteKey) -> tuple[Loop, ...] | None:
-        return self.cache.get_site(key, self.resolver, self.build)
+        return self.cache.sites.get(key, self.resolver, self.build)
 
     def remember(
         self, key: SiteKey, reports: tuple[Loop, ...], assumed: frozenset[AssumedRead]
@@ -50,7 +50,7 @@ class SiteMemo:
 
     def store(self, reads: frozenset[ModuleRead]) -> None:
         for key, reports, assumed in self.fresh:
-            self.cache.put_site(key, reports, reads, assumed)
+            self.cache.sites.put(key, reports, reads, assumed)
 
     def key(
         self,

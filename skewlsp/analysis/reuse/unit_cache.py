@@ -51,6 +51,48 @@ MAX_FINISHED = 256  # modules' loops kept through the stages across loops (per b
 
 
 
+class Shelf:
+    """Entries of one kind beside the units' (a helper's copies at their calls, a module's
+    loop-less scopes): a bounded LRU map, and how many of its entries were reused. It
+    shares its cache's lock (a server analyses documents in worker threads)."""
+
+    def __init__(self, limit: int, lock: threading.Lock) -> None:
+        self.entries: OrderedDict[UnitKey, _Entry] = OrderedDict()
+        self.hits = 0
+        self._limit = limit
+        self._lock = lock
+
+    def get(
+        self, key: UnitKey, resolver: Resolver | None, build: Build | None = None
+    ) -> tuple[Loop, ...] | None:
+        """The entry's loops, if every module its analysis read is unchanged (``build``,
+        the analysis's, is charged with what it read of the assumed build)."""
+        with self._lock:
+            found = self.entries.get(key)
+            if found is not None:
+                self.entries.move_to_end(key)
+        if found is None or not still_current(found[1], resolver):
+            return None
+        with self._lock:
+            self.hits += 1
+        if build is not None:
+            build.note(found[2])
+        return found[0]
+
+    def put(
+        self,
+        key: UnitKey,
+        loops: tuple[Loop, ...],
+        reads: frozenset[ModuleRead],
+        assumed: frozenset[AssumedRead] = frozenset(),
+    ) -> None:
+        with self._lock:
+            self.entries[key] = (loops, reads, assumed)
+            self.entries.move_to_end(key)
+            while len(self.entries) > self._limit:
+                self.entries.popitem(last=False)
+
+
 class UnitCache:
     """A bounded LRU map from unit keys to the reports of that unit's loops."""
 
@@ -61,10 +103,10 @@ class UnitCache:
         self._texts: OrderedDict[str | None, _Text] = OrderedDict()
         # Copies of inline helpers at their calls: an edit in a caller changes the helper's
         # unit key, but rarely what one call passes it (then its copy is not decided again).
-        self._sites: OrderedDict[SiteKey, _Entry] = OrderedDict()
+        self.sites = Shelf(MAX_SITES, self._lock)
         # Per module, the reports of its InCore scopes that hold no pipeline loop
         # (driver.scope_stage): the same after an edit of any function holding a loop.
-        self._scopes: OrderedDict[UnitKey, _Entry] = OrderedDict()
+        self.scopes = Shelf(MAX_TEXTS, self._lock)
         self.parsed_blocks: set[str] = set()  # top-level blocks known to parse
         # What the stages across loops find of a module's loops (driver._across_loops:
         # overlaps, the function stage, the memory passes) and the reports put together
@@ -75,8 +117,6 @@ class UnitCache:
         ] = Kept(MAX_FINISHED)
         self.hits = 0
         self.misses = 0
-        self.site_hits = 0  # helper copies reused
-        self.scope_hits = 0  # modules' loop-less scopes reused
 
     def get(
         self, key: UnitKey, resolver: Resolver | None, build: Build | None = None
@@ -110,78 +150,20 @@ class UnitCache:
             while len(self._entries) > self._max_units:
                 self._entries.popitem(last=False)
 
-    def get_site(
-        self, key: SiteKey, resolver: Resolver | None, build: Build | None = None
-    ) -> tuple[Loop, ...] | None:
-        """The reports of one copy of a helper, if every module its analysis read is
-        unchanged (``build`` as for :meth:`get`)."""
-        found = self._reused(self._sites, key, resolver, build)
-        if found is not None:
-            with self._lock:
-                self.site_hits += 1
-        return found
+    @property
+    def site_hits(self) -> int:
+        """Copies of helpers at their calls reused."""
+        return self.sites.hits
 
-    def put_site(
-        self,
-        key: SiteKey,
-        reports: tuple[Loop, ...],
-        reads: frozenset[ModuleRead],
-        assumed: frozenset[AssumedRead] = frozenset(),
-    ) -> None:
-        self._keep(self._sites, MAX_SITES, key, (reports, reads, assumed))
-
-    def get_scopes(
-        self, key: UnitKey, resolver: Resolver | None, build: Build | None = None
-    ) -> tuple[Loop, ...] | None:
-        """The reports of a module's loop-less scopes, if every module its analysis read
-        is unchanged (``build`` as for :meth:`get`)."""
-        found = self._reused(self._scopes, key, resolver, build)
-        if found is not None:
-            with self._lock:
-                self.scope_hits += 1
-        return found
-
-    def put_scopes(
-        self,
-        key: UnitKey,
-        reports: tuple[Loop, ...],
-        reads: frozenset[ModuleRead],
-        assumed: frozenset[AssumedRead] = frozenset(),
-    ) -> None:
-        self._keep(self._scopes, MAX_TEXTS, key, (reports, reads, assumed))
-
-    def _reused(
-        self,
-        store: OrderedDict[UnitKey, _Entry],
-        key: UnitKey,
-        resolver: Resolver | None,
-        build: Build | None,
-    ) -> tuple[Loop, ...] | None:
-        """``store``'s entry for ``key`` if every module its analysis read is unchanged
-        (``build`` is charged with what it read of the assumed build)."""
-        with self._lock:
-            found = store.get(key)
-            if found is not None:
-                store.move_to_end(key)
-        if found is None or not still_current(found[1], resolver):
-            return None
-        if build is not None:
-            build.note(found[2])
-        return found[0]
-
-    def _keep(
-        self, store: OrderedDict[UnitKey, _Entry], limit: int, key: UnitKey, entry: _Entry
-    ) -> None:
-        with self._lock:
-            store[key] = entry
-            store.move_to_end(key)
-            while len(store) > limit:
-                store.popitem(last=False)
+    @property
+    def scope_hits(self) -> int:
+        """Modules' loop-less scopes reused."""
+        return self.scopes.hits
 
     def clear(self) -> None:
         with self._lock:
-            self._sites.clear()
-            self._scopes.clear()
+            self.sites.entries.clear()
+            self.scopes.entries.clear()
             self._entries.clear()
             self._texts.clear()
             self.parsed_blocks.clear()
