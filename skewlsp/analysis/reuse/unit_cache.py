@@ -52,13 +52,14 @@ MAX_FINISHED = 256  # modules' loops kept through the stages across loops (per b
 
 
 class Shelf:
-    """Entries of one kind beside the units' (a helper's copies at their calls, a module's
-    loop-less scopes): a bounded LRU map, and how many of its entries were reused. It
+    """Entries of one kind (the units', a helper's copies at their calls, a module's
+    loop-less scopes): a bounded LRU map, and how many asks it answered and missed. It
     shares its cache's lock (a server analyses documents in worker threads)."""
 
     def __init__(self, limit: int, lock: threading.Lock) -> None:
         self.entries: OrderedDict[UnitKey, _Entry] = OrderedDict()
         self.hits = 0
+        self.misses = 0
         self._limit = limit
         self._lock = lock
 
@@ -69,11 +70,13 @@ class Shelf:
         the analysis's, is charged with what it read of the assumed build)."""
         with self._lock:
             found = self.entries.get(key)
-            if found is not None:
-                self.entries.move_to_end(key)
-        if found is None or not still_current(found[1], resolver):
-            return None
+        if found is not None and not still_current(found[1], resolver):
+            found = None
         with self._lock:
+            if found is None:
+                self.misses += 1
+                return None
+            self.entries.move_to_end(key)
             self.hits += 1
         if build is not None:
             build.note(found[2])
@@ -97,9 +100,8 @@ class UnitCache:
     """A bounded LRU map from unit keys to the reports of that unit's loops."""
 
     def __init__(self, max_units: int = 2048) -> None:
-        self._max_units = max_units
-        self._entries: OrderedDict[UnitKey, _Entry] = OrderedDict()
         self._lock = threading.Lock()  # a server analyses documents in worker threads
+        self.units = Shelf(max_units, self._lock)
         self._texts: OrderedDict[str | None, _Text] = OrderedDict()
         # Copies of inline helpers at their calls: an edit in a caller changes the helper's
         # unit key, but rarely what one call passes it (then its copy is not decided again).
@@ -115,27 +117,13 @@ class UnitCache:
         self.finished: Kept[
             Keyed, tuple[tuple[Said, tuple[CoreFunction, ...], LoopReport], ...]
         ] = Kept(MAX_FINISHED)
-        self.hits = 0
-        self.misses = 0
 
     def get(
         self, key: UnitKey, resolver: Resolver | None, build: Build | None = None
     ) -> tuple[Loop, ...] | None:
         """The unit's reports, if cached and every module its analysis read is unchanged
         (``build``, the analysis's, is charged with what it read of the assumed build)."""
-        with self._lock:
-            found = self._entries.get(key)
-        if found is not None and not still_current(found[1], resolver):
-            found = None
-        with self._lock:
-            if found is None:
-                self.misses += 1
-                return None
-            self._entries.move_to_end(key)
-            self.hits += 1
-        if build is not None:
-            build.note(found[2])
-        return found[0]
+        return self.units.get(key, resolver, build)
 
     def put(
         self,
@@ -144,11 +132,17 @@ class UnitCache:
         reads: frozenset[ModuleRead],
         assumed: frozenset[AssumedRead] = frozenset(),
     ) -> None:
-        with self._lock:
-            self._entries[key] = (reports, reads, assumed)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self._max_units:
-                self._entries.popitem(last=False)
+        self.units.put(key, reports, reads, assumed)
+
+    @property
+    def hits(self) -> int:
+        """Units reused."""
+        return self.units.hits
+
+    @property
+    def misses(self) -> int:
+        """Units analysed again."""
+        return self.units.misses
 
     @property
     def site_hits(self) -> int:
@@ -164,7 +158,7 @@ class UnitCache:
         with self._lock:
             self.sites.entries.clear()
             self.scopes.entries.clear()
-            self._entries.clear()
+            self.units.entries.clear()
             self._texts.clear()
             self.parsed_blocks.clear()
 
@@ -197,7 +191,7 @@ class UnitCache:
         return indexed.index, fingerprint
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self.units.entries)
 
 
 @dataclass(frozen=True)
