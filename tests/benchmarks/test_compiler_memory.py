@@ -228,6 +228,23 @@ def test_a_slot_bound_claim_needs_the_compiler_s_hint_at_that_loop_with_the_same
     ]
 
 
+def test_every_hint_stop_and_warning_no_finding_predicts_is_named():
+    # the kept dump holds 3 hints (vector.py:61 1 of 4 in Vec, slot-bound; helpers.py:18
+    # 2 of 4 in Vec and cube.py:45 1 of 2 in Right, both "co-resident buffers ...
+    # over-subscribe the space"), one stop and one warning in vector.py's
+    # four_stages_of_wide_rows; the one finding predicts vector.py:61 alone.
+    report = memory_report(probed(), sorted(MEM_LLM.glob("*.py")))
+    found = memory_predictions([finding("SKW080", "vector.py", 61, "Vec", 4, 1)], report)
+    names = sorted(line.rsplit("/", 1)[-1] for line in found.missed)
+    assert names == [
+        "cube.py:45: PH-MR-001 Right 2 -> 1 (space-pressure)",
+        "helpers.py:18: PH-MR-001 Vec 4 -> 2 (space-pressure)",
+        "vector.py: four_stages_of_wide_rows: ValueError: Vec buffer usage (262144 bytes) "
+        "exceeds platform limit (188416 bytes)",
+        "vector.py: four_stages_of_wide_rows: legacy packing in Vec",
+    ]
+
+
 def test_a_claim_at_a_loop_no_compiled_entry_holds_is_not_compared():
     # (vector.py:16's entry is not in the kept dump: the compiler said nothing of it)
     report = memory_report(probed(), sorted(MEM_LLM.glob("*.py")))
