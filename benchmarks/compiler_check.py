@@ -388,6 +388,7 @@ def main(argv: list[str] | None = None) -> int:
             predictions = memory_predictions(linted, memory[planner])
             sections["memory"].append(predictions.line())
             sections["memory"] += [f"  wrong: {line}" for line in predictions.wrong]
+            sections["memory"] += [f"  missed: {line}" for line in predictions.missed]
             depths = compare_depths(linted, memory[planner]["groups"])
             sections["memory"].append(depths.line())
             if args.verbose:

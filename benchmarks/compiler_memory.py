@@ -403,6 +403,7 @@ class Predictions:
     unchecked: int = 0  # findings at loops the compiler did not compile
     fallbacks: int = 0  # the legacy-packing warnings
     predicted_fallbacks: int = 0
+    missed: tuple[str, ...] = ()  # each hint, stop and warning no finding predicts
 
     def line(self) -> str:
         """The harness' summary line."""
@@ -498,6 +499,22 @@ def memory_predictions(
             if not hits:
                 wrong.append(f"{where}: {item['code']} {claim['space']} has no counterpart")
     counts = len(hinted), len(predicted), len(report["errors"]), len(stopped)
+    missed = [
+        f"{g['loop']}: PH-MR-001 {g['space']} {g['hint']['requested']} -> "
+        f"{g['hint']['achieved']} ({g['hint'].get('cause') or 'hint'})"
+        for n, g in enumerate(hinted)
+        if n not in predicted
+    ]
+    missed += [
+        f"{e['file']}: {e['entry']}: {e['error']}"
+        for n, e in enumerate(report["errors"])
+        if n not in stopped
+    ]
+    missed += [
+        f"{f['file']}: {f['entry']}: legacy packing in {f['space']}"
+        for n, f in enumerate(report["fallbacks"])
+        if n not in fell
+    ]
     return Predictions(
-        *counts, tuple(wrong), unchecked, len(report["fallbacks"]), len(fell)
+        *counts, tuple(wrong), unchecked, len(report["fallbacks"]), len(fell), tuple(missed)
     )
