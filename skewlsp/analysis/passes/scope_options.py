@@ -48,9 +48,15 @@ def ring_options(header: Sequence[cst.CSTNode], fold: Fold) -> int | str | None:
     return slot_num
 
 
+# How a split mode is written outside the calls read here: ``pl.split``/``pl.SplitMode``
+# and an InCore function's ``{"split": ...}`` attribute (a name that only holds the word,
+# ``n_split_base``, is none).
+_SPLIT_WORDS = frozenset({"split", "SplitMode", '"split"', "'split'"})
+
+
 def _mentions_split(node: cst.CSTNode, read: set[int]) -> bool:
     return any(
-        type(n) in (cst.Name, cst.SimpleString) and "split" in getattr(n, "value", "")
+        type(n) in (cst.Name, cst.SimpleString) and getattr(n, "value", "") in _SPLIT_WORDS
         for n in walk(node)
         if id(n) not in read
     )

@@ -282,3 +282,11 @@ def test_a_matmul_of_a_vector_tile_or_its_result_stored_by_the_cube_pops_nothing
 def tiles_of_all(source: str):
     statements = cst.parse_module(source).body
     return scope_tiles(statements, TENSORS | SCORES, fold, lambda loop: Span(1, 1, 1, 1))
+
+
+def test_a_name_that_only_holds_the_word_split_is_no_split_mode():
+    # pypto-lib qwen3_14b/decode_fwd.py:617: deps=[out_tids[(n_split_base + 0) * ...]]
+    found = scope_at("with pl.at(level=pl.Level.CORE_GROUP, deps=[tids[n_split_base]]):\n")
+    assert found.unknown is None
+    attrs = scope_at('for u in pl.spmd(4, attrs={"split": pl.SplitMode.LEFT_RIGHT}):\n')
+    assert attrs.unknown == "a split mode halves the vector tiles (not modelled)"
