@@ -17,14 +17,16 @@ lifetimes keeps a loop's stages apart, every stage there keeps its buffer. Under
 ``ptoas`` planner pypto runs neither MemoryReuse nor AllocateMemoryAddr (ptoas places
 the buffers): the passes leave the function alone.
 
-The chip is the compiler's default, the Ascend910B (:data:`.chip.DEFAULT_CHIP`), and no
-region is reserved (``system.reserve_buffer`` is not seen): a reserved region only
-makes a space smaller, so what overflows without one overflows with one.
+The chip is the compiler's default, the Ascend910B (:data:`.chip.DEFAULT_CHIP`). Where a
+scope's Vec tiles are known, so is the cross-core ring its vector core reserves at the
+bottom of Vec (:mod:`.reserve_buffer`): its tiles are packed and placed above it. A
+loop's loads alone are packed in the whole space: a reserved region only makes a space
+smaller, so what overflows without one overflows with one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
@@ -53,6 +55,7 @@ from skewlsp.analysis.memory.memory_reuse import (
     ir_depths,
     memory_reuse,
 )
+from skewlsp.analysis.memory.reserve_buffer import reserved
 from skewlsp.analysis.passes.op_conversion import ScopeTiles
 
 
@@ -202,7 +205,7 @@ def reuse_memory(function: CoreFunction) -> CoreFunction:
             memory = replace(memory, reuse=memory_reuse(memory.tiles.tiles, DEFAULT_CHIP))
         vec = memory.vec
         if vec is not None and vec.layout is not None:
-            reuse = _packed_once(packed, vec.layout, vec.layout.tiles)
+            reuse = _packed_once(packed, vec.layout, vec.layout.tiles, reserved(vec.scope))
             memory = replace(memory, vec=replace(vec, reuse=reuse))
         l0 = memory.l0
         if l0 is not None and l0.tiles is not None:
@@ -247,23 +250,28 @@ def scope_alone(scope: ScopeTiles, planner: str = "pypto") -> ScopeAlone | None:
     layout = scope_layout(scope, [LoopLowering(()) for _ in scope.loops])
     if isinstance(layout, str):
         return None
-    capacity = DEFAULT_CHIP.capacity("Vec")
-    if footprint([tile.bytes for tile in layout.tiles], DEFAULT_CHIP) <= capacity:
+    capacity, held = DEFAULT_CHIP.capacity("Vec"), reserved(scope)
+    bytes_ = [tile.bytes for tile in layout.tiles]
+    if footprint(bytes_, DEFAULT_CHIP, held.get("Vec", 0)) <= capacity:
         return None
-    reuse = memory_reuse(layout.tiles, DEFAULT_CHIP)
+    reuse = memory_reuse(layout.tiles, DEFAULT_CHIP, held)
     slots = {
         space: [max(layout.tiles[i].bytes for i in members) for members in buffers]
         for space, buffers in reuse.buffers.items()
     }
-    return ScopeAlone(layout, reuse, allocate_memory_addr(slots, DEFAULT_CHIP))
+    return ScopeAlone(layout, reuse, allocate_memory_addr(slots, DEFAULT_CHIP, held))
 
 
 def _packed_once(
-    packed: dict[int, ReuseResult], layout: object, tiles: Sequence[ReuseTile]
+    packed: dict[int, ReuseResult],
+    layout: object,
+    tiles: Sequence[ReuseTile],
+    held: Mapping[str, int] | None = None,
 ) -> ReuseResult:
     """MemoryReuse's packing of a scope's one layout, which each of its loops' records
-    shares (``packed``: by the layout's id, while the function stage runs)."""
+    shares (``packed``: by the layout's id, while the function stage runs; ``held``:
+    the reserved region's end per space)."""
     reuse = packed.get(id(layout))
     if reuse is None:
-        reuse = packed[id(layout)] = memory_reuse(tiles, DEFAULT_CHIP)
+        reuse = packed[id(layout)] = memory_reuse(tiles, DEFAULT_CHIP, held)
     return reuse

@@ -26,16 +26,30 @@ call becomes a statement of its own, operands first):
 
 ResolveBackendOpLayouts' row-major reshapes of a ``[N, 1]`` column (views, and a
 ``[1, N]`` result of the same bytes as the ``[N, 1]`` one) change no buffer's bytes or
-lifetime, so they are not spelled out here. Anything else (another op, a matmul, an
-``if``, a loop nested two deep, a shape not static, a cast the Ascend910B has no single
-instruction for, which LegalizeTileCast makes a chain) leaves the scope not known, with
-the reason: the memory passes then keep to what a loop's loads decide alone.
+lifetime, so they are not spelled out here.
+
+In a mixed scope ExpandMixedKernel (``expand_mixed_kernel_pass.cpp``) gives the cube a
+``pl.matmul`` and the slices only matmuls read (loaded into Mat there): they make no
+Vec tile. The vector core pops the matmul's result from the cube -> vector ring where a
+vector op first reads it: the popped tile lives in the ring's slot, which InitMemRef
+gives no buffer (``init_memref.cpp``), so it makes no tile either; its bytes are the
+slot's (``ScopeTiles.popped``, ``cross_core_pipe.cpp``'s ``TryGetTileSlotSizeBytes``).
+A result the cube stores itself is never popped.
+
+Anything else (another op, a matmul of a vector tile or with no ``out_dtype``, a view
+of a popped tile, an ``if``, a loop nested two deep, a shape not static, a cast the
+Ascend910B has no single instruction for, which LegalizeTileCast makes a chain) leaves
+the scope not known, with the reason: the memory passes then keep to what a loop's loads
+decide alone. So does a split mode other than ``pl.SplitMode.NONE``, which the DSL drops
+(one encoding of "no split"): SplitVectorKernel halves the vector tiles of the others.
 """
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -46,10 +60,12 @@ from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
     Extent,
     Fold,
     Tensor,
+    dims_of,
     dtype_of,
     fold_list,
     subscript_extents,
 )
+from skewlsp.analysis.passes.scope_options import ring_options
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import Span
 
@@ -85,6 +101,10 @@ MIN_REDUCTION_COLUMNS = 128
 NOT_INPLACE_UNARY = frozenset({"recip", "rsqrt"})
 # Calls of scalars only (an element read, a block index, a tensor's dimension).
 SCALAR_CALLS = frozenset({"read", "min", "max", "get_block_idx", "get_subblock_idx", "dim"})
+# The ops whose operands the cube reads (ExpandMixedKernel's cube side).
+MATMUL_OPS = frozenset({"matmul", "matmul_acc"})
+# Bits per element of a popped tile's dtype, for the ring's slot.
+ELEMENT_BITS = CAST_BITS | {"FP32": 32}
 
 
 @dataclass(frozen=True)
@@ -123,11 +143,16 @@ class ScopeLoop:
 @dataclass(frozen=True)
 class ScopeTiles:
     """An InCore scope's Vec tile statements in program order (a loop's body's together,
-    marked with their loop), its loops, or why they are not known (``unknown``)."""
+    marked with their loop), its loops, or why they are not known (``unknown``).
+    ``popped``: the bytes of each tile the vector pops from the cube (the cross-core
+    ring's slots); ``slot_num``: the ring's depth the scope asks for
+    (``slot_num=`` of ``pl.split`` or ``pl.cross_core_slot``; None: not written)."""
 
     ops: tuple[TileOp, ...] = ()
     loops: tuple[ScopeLoop, ...] = ()
     unknown: str | None = None
+    popped: tuple[int, ...] = ()
+    slot_num: int | None = None
 
 
 class NotModelled(Exception):
@@ -152,6 +177,9 @@ class _Convert:
     loops: list[ScopeLoop] = field(default_factory=list)
     loop: int = -1
     temps: int = 0
+    cube_only: frozenset[str] = frozenset()  # names only matmuls read
+    cube: dict[str, _Shape | None] = field(default_factory=dict)  # the cube's values
+    popped: list[int] = field(default_factory=list)  # the ring's slots, in bytes
 
     def block(self, statements: Sequence[cst.CSTNode]) -> None:
         for stmt in statements:
@@ -188,6 +216,11 @@ class _Convert:
             return
         if not isinstance(target, cst.Name):
             raise NotModelled("an assignment to several names")
+        self.cube.pop(target.value, None)
+        if target.value in self.cube_only and _moved(value):
+            self.cube[target.value] = self._cube_shape(value)
+            self.shapes.pop(target.value, None)
+            return  # (the cube's: loaded into Mat there, or made from its values)
         if isinstance(value, cst.Call) and self._writes_out(value):
             return  # (the tensor written is bound again: it stays one)
         if not self._makes_tile(value):
@@ -231,9 +264,11 @@ class _Convert:
             source = node.value if type(node) is cst.Subscript else None
             if type(source) is cst.Name and source.value in self.tensors:
                 return True
-        return any(name in self.shapes for name in reads_of(value))
+        return any(name in self.shapes or name in self.cube for name in reads_of(value))
 
     def _store(self, value: cst.BaseExpression, what: str) -> None:
+        if isinstance(value, cst.Name) and value.value in self.cube:
+            return  # (the cube writes its own value out)
         read = self.value(value, None)
         if read is None:
             raise NotModelled(f"{what} of no tile")
@@ -250,6 +285,9 @@ class _Convert:
         forbid: tuple[str, ...] = (),
     ) -> None:
         made = (shape.extents, shape.dtype) if shape is not None else None
+        ring = set(self.cube)  # (a popped tile is read in the ring's slot: no buffer)
+        reads = tuple(r for r in reads if r not in ring)
+        forbid = tuple(r for r in forbid if r not in ring)
         self.ops.append(TileOp(out, reads, made, label, view_of, load, self.loop, forbid))
 
     def _temp(self) -> str:
@@ -274,6 +312,8 @@ class _Convert:
         if isinstance(node, cst.Name):
             if node.value in self.shapes:
                 return node.value
+            if node.value in self.cube:
+                return self._pop(node.value)
             if node.value in self.tensors:
                 raise NotModelled(f"the tensor `{node.value}` read whole")
             return None
@@ -281,6 +321,10 @@ class _Convert:
             return None
         if type(node) is cst.Subscript:
             return self._load(node, name)
+        if isinstance(node, cst.Call) and op_leaf(node) == "matmul":
+            out = name or self._temp()
+            self.cube[out] = self._cube_shape(node)
+            return out if name else self._pop(out)  # (popped where the vector reads it)
         if isinstance(node, cst.Call):
             return self._call(node, name)
         if isinstance(node, (cst.BinaryOperation, cst.UnaryOperation)):
@@ -365,6 +409,8 @@ class _Convert:
         """``pl.reshape(tile, shape)``, ``pl.set_validshape(tile, rows, cols)`` (the same
         static shape, fewer valid): views, in their source's buffer."""
         source = self._tile(args[0], leaf)
+        if source in self.cube:
+            raise NotModelled("a view of a tile popped from the cube")
         shape = self.shapes[source]
         if leaf == "reshape":
             extents = _static(fold_list(args[1], self.fold), "the reshape")
@@ -403,6 +449,49 @@ class _Convert:
         self.shapes[out] = shape
         return out
 
+    def _cube_shape(self, node: cst.BaseExpression) -> _Shape | None:
+        """The shape of a value the cube makes (None: not known): a slice of a tensor, a
+        tensor whole, another of its values, a ``pl.matmul`` (``[M, N]`` of its
+        operands as read, in its ``out_dtype``). A vector tile the cube reads is not
+        modelled: it crosses the other way, through a ring of its own."""
+        if isinstance(node, cst.Name):
+            if node.value in self.shapes and node.value not in self.cube:
+                raise NotModelled("a vector tile the cube reads (the vector -> cube ring)")
+            if node.value in self.cube:
+                return self.cube[node.value]
+            tensor = self.tensors.get(node.value)
+            dims = dims_of(tensor, self.fold) if tensor is not None else None
+            if tensor is None or tensor.dtype is None or dims is None:
+                return None
+            return _Shape(_static(dims, node.value), tensor.dtype)
+        if type(node) is cst.Subscript and isinstance(node.value, cst.Name):
+            tensor = self.tensors.get(node.value.value)
+            extents = subscript_extents(node, tensor, self.fold) if tensor else None
+            if tensor is None or tensor.dtype is None or extents is None:
+                return None
+            return _Shape(_static(extents, node.value.value), tensor.dtype)
+        if not isinstance(node, cst.Call) or op_leaf(node) != "matmul":
+            return None
+        a, b = (self._cube_shape(arg.value) for arg in dsl.positional(node)[:2])
+        out = dsl.keyword(node, "out_dtype")
+        dtype = dtype_of(out.value) if out is not None else None
+        if a is None or b is None or dtype is None or len(a.extents) != 2 or len(b.extents) != 2:
+            raise NotModelled("a matmul of operands or a dtype not known")
+        rows = a.extents[1] if _true(dsl.keyword(node, "a_trans")) else a.extents[0]
+        columns = b.extents[0] if _true(dsl.keyword(node, "b_trans")) else b.extents[1]
+        return _Shape((rows, columns), dtype)
+
+    def _pop(self, name: str) -> str:
+        """The vector's first read of the cube's value ``name``: popped into a ring slot
+        of its bytes (``tile.tpop_from_aic``: no buffer of its own)."""
+        shape = self.cube[name]
+        bits = ELEMENT_BITS.get(shape.dtype) if shape is not None else None
+        if shape is None or bits is None:
+            raise NotModelled("a tile popped from the cube whose shape is not known")
+        self.shapes[name] = shape
+        self.popped.append((math.prod(shape.extents) * bits + 7) // 8)
+        return name
+
     def _tile(self, node: cst.BaseExpression, op: str | None) -> str:
         found = self.value(node, None)
         if found is None:
@@ -432,12 +521,38 @@ def scope_tiles(
 ) -> ScopeTiles:
     """The Vec tiles of an InCore scope's ``statements`` (``tensors``: the tensors in
     scope; ``fold``: how its extents are folded), or why they are not known."""
-    walk = _Convert(tensors, fold, span_of)
+    walk = _Convert(tensors, fold, span_of, cube_only=_cube_only(statements))
     try:
         walk.block(statements)
     except NotModelled as reason:
         return ScopeTiles(unknown=str(reason))
-    return ScopeTiles(tuple(walk.ops), tuple(walk.loops))
+    return ScopeTiles(tuple(walk.ops), tuple(walk.loops), popped=tuple(walk.popped))
+
+
+def _moved(value: cst.BaseExpression) -> bool:
+    """A slice of a tensor (``t[...]``, ``pl.load``, ``pl.slice``): data movement, which
+    ExpandMixedKernel puts where its readers run."""
+    if type(value) is cst.Subscript:
+        return True
+    return type(value) is cst.Call and op_leaf(value) in ("load", "slice")
+
+
+def _cube_only(statements: Sequence[cst.CSTNode]) -> frozenset[str]:
+    """The names of ``statements`` that only matmuls read (each of their reads a
+    matmul's operand): ExpandMixedKernel puts them on the cube."""
+    seen: Counter[str] = Counter()
+    cube: Counter[str] = Counter()
+    for stmt in statements:
+        for node in _nodes(stmt):
+            if type(node) is cst.Name:
+                seen[node.value] += 1
+            elif type(node) is cst.AssignTarget and type(node.target) is cst.Name:
+                seen[node.target.value] -= 1  # (bound, not read)
+            elif type(node) is cst.Call and op_leaf(node) in MATMUL_OPS:
+                for arg in dsl.positional(node):
+                    if type(arg.value) is cst.Name:
+                        cube[arg.value.value] += 1
+    return frozenset(name for name, reads in cube.items() if seen[name] == reads)
 
 
 def scope_tiles_at(
@@ -457,13 +572,8 @@ def scope_tiles_at(
         header = [node.iter]
     else:
         header = node.decorators
-    if any(_mentions_split(part) for part in header):
-        return ScopeTiles(unknown="a split mode halves the vector tiles (not modelled)")
-    return scope_tiles(body_statements(node.body), tensors, fold, span_of)
-
-
-def _mentions_split(node: cst.CSTNode) -> bool:
-    return any(
-        type(n) in (cst.Name, cst.SimpleString) and "split" in getattr(n, "value", "")
-        for n in _nodes(node)
-    )
+    ring = ring_options(header, fold)
+    if isinstance(ring, str):
+        return ScopeTiles(unknown=ring)
+    found = scope_tiles(body_statements(node.body), tensors, fold, span_of)
+    return replace(found, slot_num=ring) if found.unknown is None else found

@@ -58,6 +58,7 @@ from skewlsp.analysis.memory.memory_reuse import (
     buffers_depth,
     memory_reuse,
 )
+from skewlsp.analysis.memory.reserve_buffer import reserved
 from skewlsp.analysis.report.buffers import buffer_assignment
 from skewlsp.analysis.report.l0_memory import kept_apart, l0_spaces
 from skewlsp.contract import (
@@ -318,13 +319,15 @@ def _whole(
         message = (
             f"PH-MR-001: MemoryReuse keeps at most {hint.achieved} of the {hint.requested} "
             f"stages' buffers apart in {space}{on}: {hint.requested} x {hint.slot} B per "
-            f"stage is more than its {hint.free} B, whatever else the function holds{kept}"
+            f"stage is more than its {hint.free} B{_above_ring(hint)}, whatever else the "
+            f"function holds{kept}"
         )
         return found, [Finding(DEPTH_REDUCED, message, where, buffers=found)]
     message = (
         f"PH-MR-001: MemoryReuse keeps only {hint.achieved} of the {hint.requested} stages' "
         f"buffers apart in {space}{on}: the function's {space} tiles packed together fit "
-        f"no greater depth in its {hint.free} B ({hint.slot} B per stage); co-resident: "
+        f"no greater depth in its {hint.free} B{_above_ring(hint)} ({hint.slot} B per "
+        f"stage); co-resident: "
         f"{_co_residents(members, vec.layout)}; stages {hint.achieved} apart share storage "
         f"and serialize{kept}"
     )
@@ -352,6 +355,13 @@ def _kept_apart(
     return kept_apart(found, size, tuple(names))
 
 
+def _above_ring(hint: DepthHint) -> str:
+    """Where the space's free bytes start when the cross-core ring reserves its bottom."""
+    if not hint.reserved:
+        return ""
+    return f" (above the {hint.reserved} B the cube -> vector ring reserves)"
+
+
 def _stage_that_fits(vec: ScopeMemory, most: int) -> int | None:
     """The largest ``stage=`` of at most ``most`` (and at least 2) under which MemoryReuse
     keeps every stage of the loop's first group apart, decided by laying out and packing
@@ -371,7 +381,7 @@ def _stage_that_fits(vec: ScopeMemory, most: int) -> int | None:
         if isinstance(laid, str) or not laid.groups[vec.loop]:
             continue
         group = laid.groups[vec.loop][0]
-        reuse = memory_reuse(laid.tiles, DEFAULT_CHIP)
+        reuse = memory_reuse(laid.tiles, DEFAULT_CHIP, reserved(vec.scope))
         key = (vec.space, group)
         if any(f.space == vec.space for f in reuse.fallbacks):
             continue

@@ -8,7 +8,7 @@ import libcst as cst
 
 from skewlsp.analysis.frontend.constants import Const
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Tensor
-from skewlsp.analysis.passes.op_conversion import TileOp, scope_tiles
+from skewlsp.analysis.passes.op_conversion import TileOp, scope_tiles, scope_tiles_at
 from skewlsp.contract import Span
 
 TENSORS = {
@@ -104,8 +104,8 @@ def test_a_loop_nested_in_a_loop_is_read_with_its_parent_and_two_deep_is_not():
 
 
 def test_an_op_not_modelled_leaves_the_scope_not_known():
-    found = tiles_of("c = pl.matmul(x[:, 0:512], x[:, 0:512])\n")
-    assert found.ops == () and found.unknown == "the op `matmul`"
+    found = tiles_of("c = pl.gather(x[:, 0:512], x[:, 0:512])\n")
+    assert found.unknown == "the op `gather`"
 
 
 def test_an_if_leaves_the_scope_not_known():
@@ -204,3 +204,89 @@ def test_set_validshape_is_a_view_and_fillpad_a_new_tile_of_its_shape():
     full, view, padded = found.ops
     assert (view.shape, view.view_of) == (None, "s")
     assert padded.shape == ((1, 128), "FP32") and padded.reads == (view.out,)
+
+
+SCORES = {
+    "keys": Tensor(cst.parse_expression("[1024, 128]"), "INT8"),
+    "query": Tensor(cst.parse_expression("[64, 128]"), "INT8"),
+    "dequant": Tensor(cst.parse_expression("[1024, 1]"), "FP32"),
+    "out": Tensor(cst.parse_expression("[1, 1024]"), "FP32"),
+}
+
+
+def scope_at(header: str, body: str = "    s = x[:, 0:512]\n"):
+    node = cst.parse_module(header + body).body[0]
+    return scope_tiles_at(node, TENSORS | SCORES, fold, lambda loop: Span(1, 1, 1, 1))
+
+
+def test_split_mode_none_splits_nothing_and_its_slot_num_is_the_ring_s_depth():
+    # The DSL drops SplitMode.NONE from the scope (ast_parser.py, "a single encoding of
+    # no split"); slot_num is the cross-core ring's depth (pl.cross_core_slot too).
+    found = scope_at(
+        "with pl.at(level=pl.Level.CORE_GROUP,"
+        " optimizations=[pl.split(pl.SplitMode.NONE, slot_num=3)]):\n"
+    )
+    assert found.unknown is None and found.slot_num == 3
+    assert [op.shape for op in found.ops] == [((16, 512), "BF16")]
+    slot = scope_at("for u in pl.spmd(4, optimizations=[pl.cross_core_slot(slot_num=4)]):\n")
+    assert slot.unknown is None and slot.slot_num == 4
+    assert scope_at("with pl.at(level=pl.Level.CORE_GROUP):\n").slot_num is None
+
+
+def test_a_split_mode_that_halves_the_vector_tiles_is_still_not_read():
+    found = scope_at(
+        "with pl.at(level=pl.Level.CORE_GROUP,"
+        " optimizations=[pl.split(pl.SplitMode.UP_DOWN, slot_num=2)]):\n"
+    )
+    assert found.unknown == "a split mode halves the vector tiles (not modelled)"
+
+
+def test_a_matmul_s_result_read_by_the_vector_is_popped_from_the_ring_and_makes_no_tile():
+    # fused_scores.py:24's vector function after InitMemRef: no tile for the key slice
+    # or the query (loaded on the cube) nor for the popped INT32 scores (the ring's
+    # slot), wide__tile [128, 64] FP32 for the cast; the ring's slot: 32768 B.
+    found = tiles_of_all(
+        "q = query[:, :]\n"
+        "for pb in pl.pipeline(0, 8, stage=2):\n"
+        "    k = keys[0:128, :]\n"
+        "    raw = pl.matmul(k, q, out_dtype=pl.INT32, b_trans=True)\n"
+        "    scale = dequant[0:128, :]\n"
+        "    wide = pl.cast(raw, target_type=pl.FP32, mode='none')\n"
+        "    out[:, 0:128] = pl.reshape(pl.mul(pl.row_sum(wide), scale), [1, 128])\n"
+    )
+    assert found.unknown is None
+    assert found.popped == (32768,)
+    labels = [op.label for op in found.ops]
+    assert labels[:2] == ["scale (load)", "wide (cast)"]
+    assert found.ops[1].shape == ((128, 64), "FP32") and found.ops[1].reads == ()
+
+
+def test_a_matmul_of_a_vector_tile_or_its_result_stored_by_the_cube_pops_nothing():
+    pushed = tiles_of_all(
+        "a = pl.cast(keys[0:128, :], target_type=pl.FP16)\n"
+        "raw = pl.matmul(a, query[:, :], out_dtype=pl.FP32, b_trans=True)\n"
+    )
+    assert pushed.unknown == "a vector tile the cube reads (the vector -> cube ring)"
+    stored = tiles_of_all(
+        "raw = pl.matmul(keys[0:128, :], query[:, :], out_dtype=pl.INT32, b_trans=True)\n"
+        "out[:, 0:64] = pl.reshape(raw, [1, 64])\n"
+    )
+    assert stored.unknown == "a view of a tile popped from the cube"
+    written = tiles_of_all(
+        "raw = pl.matmul(keys[0:128, :], query[:, :], out_dtype=pl.INT32, b_trans=True)\n"
+        "keys[0:128, 0:64] = raw\n"
+    )
+    assert written.unknown is None and written.popped == () and written.ops == ()
+
+
+def tiles_of_all(source: str):
+    statements = cst.parse_module(source).body
+    return scope_tiles(statements, TENSORS | SCORES, fold, lambda loop: Span(1, 1, 1, 1))
+
+
+def test_a_name_that_only_holds_the_word_split_is_no_split_mode():
+    # pypto-lib qwen3_14b/decode_fwd.py:617: deps=[out_tids[(n_split_base + 0) * ...]]
+    found = scope_at("with pl.at(level=pl.Level.CORE_GROUP, deps=[tids[n_split_base]]):\n")
+    assert found.unknown is None
+    attrs = scope_at('for u in pl.spmd(4, attrs={"split": pl.SplitMode.LEFT_RIGHT}):\n')
+    assert attrs.unknown == "a split mode halves the vector tiles (not modelled)"

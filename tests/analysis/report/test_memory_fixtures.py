@@ -314,3 +314,30 @@ def test_a_k_loop_the_ir_keeps_deeper_than_its_hint_is_recorded_with_both_depths
     # int8 (line 58): no K loop, Right kept whole: no key added
     int8, _ = at(items, 58)
     assert "k_loops" not in json.dumps(int8)
+
+
+def test_a_mixed_loop_under_split_none_is_packed_above_the_cube_to_vector_ring(run: Run) -> None:
+    # fused_scores.py:30, under pl.split(pl.SplitMode.NONE, slot_num=2). The compiler:
+    # PH-MR-001 "requested depth 2 ... in Vec, but only 1 of 2 buffers fit (65536 B per
+    # stage, 122880 B free after 65536 B reserved)" on the vector core (2 slots of the
+    # [128, 64] INT32 scores the cube pushes), slot-bound; the IR: 1 buffer per tile.
+    # :60, its 8 KB slots under the same split: no hint, both stages kept (2 buffers).
+    # :84, no slot_num and no split: the same hint, 65536 B reserved (the default ring).
+    items = lint(run, "fused_scores.py")
+    loop, (hint,) = at(items, 30)
+    (aiv,) = [core for core in loop["cores"] if core["core"] == "aiv"]
+    assert [m for m in aiv["memory"] if m["space"] == "Vec"] == [
+        buffers("Vec", 65536, 2, 1, "slot-bound")
+    ]
+    assert (hint["code"], hint["compiler_id"]) == ("SKW080", "PH-MR-001")
+    assert "is more than its 122880 B (above the 65536 B the cube -> vector ring" in (
+        hint["message"]
+    )
+    small, found = at(items, 60)
+    (aiv,) = [core for core in small["cores"] if core["core"] == "aiv"]
+    assert [m for m in aiv["memory"] if m["space"] == "Vec"] == [
+        {**buffers("Vec", 16384, 2, 2), "known": True}
+    ]
+    assert found == []
+    _, (default,) = at(items, 84)
+    assert default["message"] == hint["message"]

@@ -1,0 +1,29 @@
+"""``system.reserve_buffer``: the region of a core's memory the cross-core ring keeps,
+which MemoryReuse and AllocateMemoryAddr place every tile above
+(``include/pypto/ir/transforms/utils/reserve_buffer_utils.h``,
+``ResolveReserveBufferBases``: the space's reserved end, aligned).
+
+ExpandMixedKernel builds the ring of a mixed function (``BuildAutomaticPipeSetup``,
+``src/ir/transforms/utils/cross_core_pipe.cpp``): each direction's buffer is reserved on
+its consumer, the cube -> vector one in the vector core's Vec, ``slot_num`` slots of the
+largest tile crossing (``slot_num=`` of the scope, else ``kDefaultAutoPipeSlotNum``, 2).
+skewlsp sees the cube -> vector direction only (a vector tile the cube reads leaves the
+scope not known, :mod:`skewlsp.analysis.passes.op_conversion`), so the slot is the
+largest tile the vector pops, and the cube core keeps nothing in Mat.
+"""
+
+from __future__ import annotations
+
+from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
+from skewlsp.analysis.passes.op_conversion import ScopeTiles
+
+DEFAULT_SLOT_NUM = 2  # kDefaultAutoPipeSlotNum (cross_core_pipe.h)
+
+
+def reserved(scope: ScopeTiles | None, chip: Chip = DEFAULT_CHIP) -> dict[str, int]:
+    """Per space, where the vector core's reserved region of ``scope``'s function ends
+    (empty: nothing is reserved, no tile crosses from the cube)."""
+    if scope is None or not scope.popped:
+        return {}
+    slots = scope.slot_num if scope.slot_num is not None else DEFAULT_SLOT_NUM
+    return {"Vec": chip.align(slots * max(scope.popped))}
