@@ -37,6 +37,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 
 class Stationarity(Enum):
@@ -177,8 +178,7 @@ def _traffic(m: int, n: int, k: int, cfg: L0TileConfig, regime: _Regime) -> int:
     return a + b + (2 if cfg.c_read else 1) * cfg.bytes_c * cfg.M * cfg.N
 
 
-@dataclass(frozen=True)
-class _Tile:
+class _Tile(NamedTuple):
     """What a candidate's cost needs of its ``(m, n)`` alone under one regime, worked out
     once for all its ``k`` (upstream's expressions, so the same integers and doubles):
     the padded output, the MAD cycles as ``head * blocks + per_fractal * fractals`` of
@@ -194,8 +194,7 @@ class _Tile:
     whole_k_barred: bool  # k == K is a full-K output grid over a max_n_* bound
 
 
-@dataclass(frozen=True)
-class _KStep:
+class _KStep(NamedTuple):
     """What a candidate's cost needs of its ``k`` alone: the K blocks (``ceil(K/k)``,
     full blocks plus the peeled tail), the K fractals MAD pays over them, and the
     padded reduction ``ceil(K/k)*k``."""
@@ -289,6 +288,19 @@ def _wall(load: float, mad: int, tile: _Tile, dbc: bool) -> int:
     return _llround(max(compute, drain) + min(compute, drain) / float(tile.tiles))
 
 
+def _floor(tile: _Tile, axis_floor: tuple[int, int], dbc: bool) -> int:
+    """A wall no ``k`` of ``tile`` goes below: the wall of the least load and the least
+    MAD its ``k`` axis may give (``axis_floor``: the fewest K blocks and K fractals of any
+    ``k``). The wall only grows with the compute (``max(load, MAD)``): ``compute + drain``
+    does, and so does ``max(c, d) + min(c, d) / T`` (``d + c / T`` below the drain,
+    ``c + d / T`` above, equal where they meet, ``T >= 1``); IEEE rounding and
+    ``llround`` keep that order. So a tile whose floor is above the best wall so far
+    has no candidate that can win, and upstream's answer is the same without it."""
+    blocks, fractals = axis_floor
+    mad = tile.mad_head * blocks + tile.mad_per_fractal * fractals
+    return _wall(min(tile.load_whole, tile.load_split), mad, tile, dbc)
+
+
 def _inner_full_tiles(m: int, n: int, cfg: L0TileConfig, stat: Stationarity) -> int:
     rows_outer = stat is Stationarity.A or (
         stat is Stationarity.OUTPUT and _os_holds_a(m, n, cfg)
@@ -317,6 +329,7 @@ def _best(
     min_n_boxed = _align_up(cfg.min_n, cfg.box_align_n)
     k_axis = _k_axis(cfg, full_k)
     k_problem = max(_align_up(cfg.K, cfg.align_k), cfg.min_k) if cfg.allow_padding else cfg.K
+    floor = (min(s.blocks for s in k_axis), min(s.fractals for s in k_axis)) if k_axis else (0, 0)
     best: _Candidate | None = None
     best_key: tuple[int, int, int, float, int, int] | None = None
     for m in range(cfg.min_m, m_hi + 1, cfg.align_m):
@@ -332,7 +345,7 @@ def _best(
             if not k_axis or k_axis[0].k > k_hi:
                 continue  # no legal k: upstream scores nothing here either
             tile = _tile(m, n, cfg, c0, regime)
-            if tile is None:
+            if tile is None or (best_key and _floor(tile, floor, regime.dbc) > best_key[0]):
                 continue
             for step in k_axis:
                 k = step.k
