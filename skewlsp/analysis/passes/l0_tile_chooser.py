@@ -17,7 +17,11 @@ whose physical accumulator fits L0C, every legal ``k`` (a divisor of K, or any a
 (``max(load, MAD) + drain``, or the drain overlapped when L0C is double-buffered), ties
 broken by padded volume, K blocks, load cycles, area, ``k``. The baseline regime
 (output-stationary, one accumulator) is scored first; the others only when the baseline
-tiles the output, and are adopted only on a strictly lower wall.
+tiles the output, and are adopted only on a strictly lower wall. Same candidates,
+same order, same answer; only cheaper: what depends on ``(m, n)`` or on ``k`` alone
+is worked out once, and a candidate is kept only when its key beats the best so far
+(``_best``; ``tests/analysis/passes/test_l0_tile_chooser.py`` checks it against a search that
+scores every candidate in full).
 
 Arithmetic is the C++'s: integers where it uses integers (all positive here, so floor
 division is its truncation), IEEE doubles in the same order of operations where it uses
@@ -33,6 +37,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 
 class Stationarity(Enum):
@@ -143,16 +148,6 @@ def _physical(m: int, n: int, cfg: L0TileConfig) -> int:
     )
 
 
-def _legal_ks(m: int, n: int, cfg: L0TileConfig, a0: int, b0: int) -> Iterator[int]:
-    cap = min(a0 // _align_up(m, cfg.box_align_m), b0 // _align_up(n, cfg.box_align_n))
-    k_problem = max(_align_up(cfg.K, cfg.align_k), cfg.min_k) if cfg.allow_padding else cfg.K
-    k_hi = min(cap, k_problem) // cfg.align_k * cfg.align_k
-    peel_ok = cfg.allow_k_boundary and cfg.K % cfg.align_k == 0
-    for k in range(cfg.min_k, k_hi + 1, cfg.align_k):
-        if cfg.allow_padding or peel_ok or cfg.K % k == 0:
-            yield k
-
-
 def _os_holds_a(m: int, n: int, cfg: L0TileConfig) -> bool:
     held_a, held_b = _held(m, n, cfg)
     return held_a <= held_b
@@ -183,49 +178,89 @@ def _traffic(m: int, n: int, k: int, cfg: L0TileConfig, regime: _Regime) -> int:
     return a + b + (2 if cfg.c_read else 1) * cfg.bytes_c * cfg.M * cfg.N
 
 
-def _mad(m: int, n: int, k: int, cfg: L0TileConfig) -> int:
-    kt = max(1, cfg.mad_k_fractal_bytes // cfg.bytes_a)
-    cpr = max(1, cfg.mad_fp32_passes) if cfg.bytes_a == 4 else max(1, cfg.bytes_a // 2)
-    full = cfg.K // k
-    tail = cfg.K - full * k
-    blocks = full + (1 if tail > 0 else 0)
-    fractals = full * _ceil_div(k, kt) + (_ceil_div(tail, kt) if tail > 0 else 0)
-    per_mn = blocks * cfg.mad_head + cpr * _ceil_div(m, cfg.align_m) * fractals * _ceil_div(
-        n, cfg.align_n
-    )
-    return _ceil_div(cfg.M, m) * _ceil_div(cfg.N, n) * per_mn
+class _Tile(NamedTuple):
+    """What a candidate's cost needs of its ``(m, n)`` alone under one regime, worked out
+    once for all its ``k`` (upstream's expressions, so the same integers and doubles):
+    the padded output, the MAD cycles as ``head * blocks + per_fractal * fractals`` of
+    the ``k`` axis, the load with ``k >= K`` and with a split K, and the drain."""
 
-
-@dataclass(frozen=True)
-class _Grid:
-    """What a candidate's cost needs of its ``(m, n)`` alone, worked out once for all its
-    ``k`` (the same expressions as upstream, so the same doubles)."""
-
-    held_a: float
-    held_b: float
-    split: float  # split-K: both operands streamed
+    padded: int  # ceil(M/m)*m * ceil(N/n)*n
+    mad_head: int
+    mad_per_fractal: int
+    load_whole: float
+    load_split: float  # split-K: both operands streamed
     drain: float
     tiles: int
+    whole_k_barred: bool  # k == K is a full-K output grid over a max_n_* bound
 
 
-def _grid(m: int, n: int, cfg: L0TileConfig) -> _Grid:
+class _KStep(NamedTuple):
+    """What a candidate's cost needs of its ``k`` alone: the K blocks (``ceil(K/k)``,
+    full blocks plus the peeled tail), the K fractals MAD pays over them, and the
+    padded reduction ``ceil(K/k)*k``."""
+
+    k: int
+    blocks: int
+    fractals: int
+    padded: int
+
+
+def _k_axis(cfg: L0TileConfig, full_k: bool) -> list[_KStep]:
+    """Every ``k`` some ``(m, n)`` may use, ascending: aligned, from ``min_k`` to the
+    problem's K (aligned up under padding), divisors of K unless the pass pads or
+    peels; only K itself when the regime needs the full reduction. Each ``(m, n)``
+    takes the prefix its L0A/L0B capacity allows (upstream's ``EnumerateLegalKs``)."""
+    k_problem = max(_align_up(cfg.K, cfg.align_k), cfg.min_k) if cfg.allow_padding else cfg.K
+    peel_ok = cfg.allow_k_boundary and cfg.K % cfg.align_k == 0
+    kt = max(1, cfg.mad_k_fractal_bytes // cfg.bytes_a)
+    steps = []
+    for k in range(cfg.min_k, k_problem // cfg.align_k * cfg.align_k + 1, cfg.align_k):
+        if not (cfg.allow_padding or peel_ok or cfg.K % k == 0) or (full_k and k != cfg.K):
+            continue
+        full = cfg.K // k
+        tail = cfg.K - full * k
+        fractals = full * _ceil_div(k, kt) + (_ceil_div(tail, kt) if tail > 0 else 0)
+        blocks = _ceil_div(cfg.K, k)
+        steps.append(_KStep(k, blocks, fractals, blocks * k))
+    return steps
+
+
+def _tile(m: int, n: int, cfg: L0TileConfig, c0: int, regime: _Regime) -> _Tile | None:
+    """The ``(m, n)`` terms, or None where no ``k`` makes the tile legal (upstream's
+    ``MakeCandidate`` gates that do not depend on ``k``)."""
+    if m < cfg.min_m or n < cfg.min_n or 0 < cfg.max_n < n:
+        return None
+    if not cfg.allow_padding and (m > cfg.M or n > cfg.N):
+        return None
+    if _physical(m, n, cfg) > c0:
+        return None
     held_a, held_b = _held(m, n, cfg)
     big_m, big_n, big_k = float(cfg.M), float(cfg.N), float(cfg.K)
-    ceil_n, ceil_m = float(_ceil_div(cfg.N, n)), float(_ceil_div(cfg.M, m))
+    tiles_m, tiles_n = _ceil_div(cfg.M, m), _ceil_div(cfg.N, n)
     ba, bb = float(cfg.bytes_a), float(cfg.bytes_b)
-    split = (ba * big_m * big_k * ceil_n) / cfg.bw_a + (bb * big_k * big_n * ceil_m) / cfg.bw_b
-    tiles = _ceil_div(cfg.M, m) * _ceil_div(cfg.N, n)
-    return _Grid(held_a, held_b, split, _drain(m, n, cfg), tiles)
-
-
-def _load(grid: _Grid, k: int, cfg: L0TileConfig, regime: _Regime) -> float:
-    if regime.stat is Stationarity.A:
-        return grid.held_a
-    if regime.stat is Stationarity.B:
-        return grid.held_b
-    if k >= cfg.K:
-        return grid.held_a if grid.held_a <= grid.held_b else grid.held_b
-    return grid.split
+    split = (ba * big_m * big_k * float(tiles_n)) / cfg.bw_a + (
+        bb * big_k * big_n * float(tiles_m)
+    ) / cfg.bw_b
+    holds_a = held_a <= held_b
+    if regime.stat is Stationarity.OUTPUT:
+        whole = held_a if holds_a else held_b
+    else:  # an operand held across K (upstream scores such a regime at k == K only)
+        whole = split = held_a if regime.stat is Stationarity.A else held_b
+    output = regime.stat is Stationarity.OUTPUT
+    pipelined = 0 < cfg.max_n_pipelined < n and (regime.stat is Stationarity.A or output)
+    nested = 0 < cfg.max_n_nested_pipelined < n and output and holds_a
+    tiles = tiles_m * tiles_n
+    cpr = max(1, cfg.mad_fp32_passes) if cfg.bytes_a == 4 else max(1, cfg.bytes_a // 2)
+    return _Tile(
+        padded=tiles_m * m * tiles_n * n,
+        mad_head=tiles * cfg.mad_head,
+        mad_per_fractal=tiles * cpr * _ceil_div(m, cfg.align_m) * _ceil_div(n, cfg.align_n),
+        load_whole=whole,
+        load_split=split,
+        drain=_drain(m, n, cfg),
+        tiles=tiles,
+        whole_k_barred=(m != cfg.M or n != cfg.N) and (pipelined or nested),
+    )
 
 
 def _odd_part(x: int) -> int:
@@ -245,42 +280,25 @@ def _drain(m: int, n: int, cfg: L0TileConfig) -> float:
     return drains * (cfg.drain_fixed_cycles + float(m) * per_row)
 
 
-def _wall(load: float, mad: int, grid: _Grid, regime: _Regime) -> int:
+def _wall(load: float, mad: int, tile: _Tile, dbc: bool) -> int:
     compute = max(load, float(mad))
-    drain = grid.drain
-    if regime.dbc:
-        wall = max(compute, drain) + min(compute, drain) / float(grid.tiles)
-    else:
-        wall = compute + drain
-    return _llround(wall)
+    drain = tile.drain
+    if not dbc:
+        return _llround(compute + drain)
+    return _llround(max(compute, drain) + min(compute, drain) / float(tile.tiles))
 
 
-def _better(a: _Candidate, b: _Candidate, cfg: L0TileConfig) -> bool:
-    """Upstream's ``Better``: wall, padded volume, K blocks, load, larger area, larger k."""
-    key_a = (a.cost, a.padded, _ceil_div(cfg.K, a.k), a.load, -a.m * a.n, -a.k)
-    key_b = (b.cost, b.padded, _ceil_div(cfg.K, b.k), b.load, -b.m * b.n, -b.k)
-    return key_a < key_b
-
-
-def _candidate(
-    m: int, n: int, k: int, cfg: L0TileConfig, c0: int, regime: _Regime, grid: _Grid
-) -> _Candidate | None:
-    if m < cfg.min_m or n < cfg.min_n or k < cfg.min_k or 0 < cfg.max_n < n:
-        return None
-    full_k_grid = k == cfg.K and (m != cfg.M or n != cfg.N)
-    output = regime.stat is Stationarity.OUTPUT
-    if full_k_grid and 0 < cfg.max_n_pipelined < n and (regime.stat is Stationarity.A or output):
-        return None
-    holds_a = grid.held_a <= grid.held_b
-    if full_k_grid and 0 < cfg.max_n_nested_pipelined < n and output and holds_a:
-        return None
-    if not cfg.allow_padding and (m > cfg.M or n > cfg.N):
-        return None
-    if _physical(m, n, cfg) > c0:
-        return None
-    padded = _ceil_div(cfg.M, m) * m * _ceil_div(cfg.N, n) * n * _ceil_div(cfg.K, k) * k
-    load = _load(grid, k, cfg, regime)
-    return _Candidate(m, n, k, _wall(load, _mad(m, n, k, cfg), grid, regime), padded, load, regime)
+def _floor(tile: _Tile, axis_floor: tuple[int, int], dbc: bool) -> int:
+    """A wall no ``k`` of ``tile`` goes below: the wall of the least load and the least
+    MAD its ``k`` axis may give (``axis_floor``: the fewest K blocks and K fractals of any
+    ``k``). The wall only grows with the compute (``max(load, MAD)``): ``compute + drain``
+    does, and so does ``max(c, d) + min(c, d) / T`` (``d + c / T`` below the drain,
+    ``c + d / T`` above, equal where they meet, ``T >= 1``); IEEE rounding and
+    ``llround`` keep that order. So a tile whose floor is above the best wall so far
+    has no candidate that can win, and upstream's answer is the same without it."""
+    blocks, fractals = axis_floor
+    mad = tile.mad_head * blocks + tile.mad_per_fractal * fractals
+    return _wall(min(tile.load_whole, tile.load_split), mad, tile, dbc)
 
 
 def _inner_full_tiles(m: int, n: int, cfg: L0TileConfig, stat: Stationarity) -> int:
@@ -297,28 +315,53 @@ def _best(
     inner_pair: bool,
     full_k: bool,
 ) -> _Candidate | None:
+    """Upstream's ``EnumerateBest``: the minimum under ``Better`` of every legal
+    ``(m, n, k)``, scanned in its order (m, then n, then k ascending; an equal key
+    keeps the earlier). Two things differ, neither in the answer: what depends on
+    ``(m, n)`` or on ``k`` alone is worked out once (``_tile``, ``_k_axis``) rather
+    than per candidate, and a candidate is built only when its key beats the best so
+    far (a wall above the best's cannot win, whatever its other keys)."""
     a0, b0, c0 = budgets
     m_hi = _align_up(cfg.M, cfg.align_m) if cfg.allow_padding else cfg.M
     n_hi = _align_up(cfg.N, cfg.align_n) if cfg.allow_padding else cfg.N
     if cfg.max_n > 0:
         n_hi = min(n_hi, cfg.max_n)
     min_n_boxed = _align_up(cfg.min_n, cfg.box_align_n)
+    k_axis = _k_axis(cfg, full_k)
+    k_problem = max(_align_up(cfg.K, cfg.align_k), cfg.min_k) if cfg.allow_padding else cfg.K
+    floor = (min(s.blocks for s in k_axis), min(s.fractals for s in k_axis)) if k_axis else (0, 0)
     best: _Candidate | None = None
+    best_key: tuple[int, int, int, float, int, int] | None = None
     for m in range(cfg.min_m, m_hi + 1, cfg.align_m):
         physical_m = _align_up(_align_up(m, cfg.box_align_m), cfg.l0c_align_m)
         if physical_m > c0 // min_n_boxed:
             break
+        cap_a = a0 // _align_up(m, cfg.box_align_m)
         for n in range(cfg.min_n, min(n_hi, c0 // physical_m) + 1, cfg.align_n):
             if inner_pair and _inner_full_tiles(m, n, cfg, regime.stat) < 2:
                 continue
-            grid = None
-            for k in _legal_ks(m, n, cfg, a0, b0):
-                if full_k and k != cfg.K:
+            cap = min(cap_a, b0 // _align_up(n, cfg.box_align_n))
+            k_hi = min(cap, k_problem) // cfg.align_k * cfg.align_k
+            if not k_axis or k_axis[0].k > k_hi:
+                continue  # no legal k: upstream scores nothing here either
+            tile = _tile(m, n, cfg, c0, regime)
+            if tile is None or (best_key and _floor(tile, floor, regime.dbc) > best_key[0]):
+                continue
+            for step in k_axis:
+                k = step.k
+                if k > k_hi:
+                    break
+                if k == cfg.K and tile.whole_k_barred:
                     continue
-                grid = grid or _grid(m, n, cfg)
-                found = _candidate(m, n, k, cfg, c0, regime, grid)
-                if found is not None and (best is None or _better(found, best, cfg)):
-                    best = found
+                load = tile.load_whole if k >= cfg.K else tile.load_split
+                mad = tile.mad_head * step.blocks + tile.mad_per_fractal * step.fractals
+                cost = _wall(load, mad, tile, regime.dbc)
+                if best_key is not None and cost > best_key[0]:
+                    continue  # the wall is the first key: no other key can save it
+                key = (cost, tile.padded * step.padded, step.blocks, load, -m * n, -k)
+                if best_key is None or key < best_key:
+                    best_key = key
+                    best = _Candidate(m, n, k, cost, key[1], load, regime)
     return best
 
 
