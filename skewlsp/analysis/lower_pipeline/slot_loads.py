@@ -54,7 +54,7 @@ from skewlsp.analysis.passes.resolve_backend_op_layouts import (
     reshape_reason,
     reshaped_column,
 )
-from skewlsp.analysis.source.walk import walk
+from skewlsp.analysis.source.walk import calls_in, nodes_of, walk
 
 SLOT_SPACES = frozenset({"Vec", "Mat", "Acc"})
 # Ops whose result is (a view of) an argument's buffer: views that alias their input
@@ -323,9 +323,7 @@ def _operand_loads(
         if load is not None:
             load.taken_by = "store"
             found.append(load)
-    for node in walk(small):
-        if type(node) is not cst.Call:
-            continue
+    for node in calls_in(small):
         leaf = op_leaf(node)
         if leaf is None:
             continue
@@ -389,6 +387,10 @@ def _bound_by_author(annotation: cst.Annotation | None) -> bool:
     )
 
 
+# The nodes :class:`BodyUses` reads: calls and bindings.
+_USES = frozenset({cst.Call, cst.Assign, cst.AnnAssign})
+
+
 @dataclass
 class BodyUses:
     """How the body uses its names, in one walk: what is carried into a phi, what a
@@ -406,7 +408,7 @@ class BodyUses:
 
     def __post_init__(self) -> None:
         for stmt in self.statements:
-            for node in walk(stmt):
+            for node in nodes_of(stmt, _USES):
                 kind = type(node)
                 if type(node) is cst.Call:
                     self._call(node)

@@ -69,7 +69,7 @@ from skewlsp.analysis.passes.op_conversion import (
     ScopeTiles,
     TileOp,
 )
-from skewlsp.analysis.source.walk import walk
+from skewlsp.analysis.source.walk import calls_in
 from skewlsp.contract import Lowering, Span
 
 # Ops that make no Mat tile but the loads the walk finds (statement_loads): a matmul's
@@ -255,9 +255,7 @@ class _Walk:
     def _calls(self, node: cst.CSTNode, loop: int) -> None:
         """Every call of ``node`` is an op known to make no Mat tile of its own; a
         matmul's operands are noted (checked once every load is met)."""
-        for found in walk(node):
-            if type(found) is not cst.Call:
-                continue
+        for found in calls_in(node):
             leaf = op_leaf(found)
             if leaf is None:
                 path = dsl.dotted(found.func)

@@ -27,7 +27,7 @@ from skewlsp.analysis.frontend import dsl, op_registry
 from skewlsp.analysis.frontend.names import body_statements, compound_suites
 from skewlsp.analysis.frontend.op_registry import op_leaf
 from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite, ScopeMatmuls, Stmt
-from skewlsp.analysis.source.walk import walk
+from skewlsp.analysis.source.walk import calls_in, nodes_of, walk
 
 # The positional arguments that are matrix operands (the accumulator of
 # ``matmul_acc`` and the bias of ``matmul_bias`` are not).
@@ -140,7 +140,7 @@ def body_matmuls(loop: cst.For) -> BodyMatmuls:
     sites: list[MatmulSite] = []
     why = _collect(body_statements(loop.body), sites)
     opaque = next(
-        (found for node in walk(loop.body) if (found := _opaque(node)) is not None), None
+        (found for node in calls_in(loop.body) if (found := _opaque(node)) is not None), None
     )
     return BodyMatmuls(() if why else tuple(sites), why, opaque)
 
@@ -177,6 +177,10 @@ def _else_body(stmt: cst.CSTNode) -> Sequence[cst.CSTNode]:
 Kept = Callable[[cst.If], Sequence[cst.CSTNode] | None]
 
 
+# What a scope's walk counts inside a pipeline loop: the loops nested in it, the ops.
+_LOOPS_AND_CALLS = frozenset({cst.For, cst.Call})
+
+
 class _ScopeWalk:
     def __init__(self, kept: Kept | None = None) -> None:
         self.kept = kept
@@ -193,9 +197,10 @@ class _ScopeWalk:
         self.blocks.append(tuple(statements))
         for at, stmt in enumerate(statements):
             if isinstance(stmt, cst.For) and _is_pipeline(stmt):
-                for node in walk(stmt):
-                    if type(node) is cst.For and _is_pipeline(node):
-                        self.loops += 1
+                for node in nodes_of(stmt, _LOOPS_AND_CALLS):
+                    if type(node) is cst.For:
+                        if _is_pipeline(node):
+                            self.loops += 1
                     elif type(node) is cst.Call:
                         self._count(node)
                 continue
@@ -208,10 +213,9 @@ class _ScopeWalk:
                     self.block(body_statements(suite))
                 continue
             found: list[MatmulSite] = []
-            for node in walk(stmt):
-                if type(node) is cst.Call:
-                    self._count(node)
-                    self.why = self.why or _site(node, found)
+            for node in calls_in(stmt):
+                self._count(node)
+                self.why = self.why or _site(node, found)
             self.sites += [(self.loops, site) for site in found]
             self.places += [(number, at)] * len(found)
         return self.why
@@ -266,17 +270,16 @@ def _collect(
                 branch = branch.orelse if isinstance(branch, cst.If) else None
             continue
         if isinstance(stmt, cst.BaseCompoundStatement):
-            if any(type(n) is cst.Call and op_leaf(n) in op_registry.CUBE_OPS for n in walk(stmt)):
+            if any(op_leaf(n) in op_registry.CUBE_OPS for n in calls_in(stmt)):
                 return "a matmul in a nested loop or block is not modelled"
             continue
-        for node in walk(stmt):
-            if type(node) is cst.Call:
-                met = len(sites)
-                why = _site(node, sites)
-                if why:
-                    return why
-                if places is not None and len(sites) > met:
-                    places.append((statements, at))
+        for node in calls_in(stmt):
+            met = len(sites)
+            why = _site(node, sites)
+            if why:
+                return why
+            if places is not None and len(sites) > met:
+                places.append((statements, at))
     return None
 
 

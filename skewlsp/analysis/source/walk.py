@@ -180,3 +180,55 @@ def stdlib_walk(node: ast.AST) -> Iterator[ast.AST]:
                 push_all(item for item in value if isinstance(item, tree_node))
             elif isinstance(value, tree_node):
                 push(value)
+
+
+def nodes_of(node: cst.CSTNode, kinds: frozenset[type]) -> list[cst.CSTNode]:
+    """The nodes under ``node`` (itself included) whose type is exactly one of ``kinds``,
+    in :func:`walk`'s order.
+
+    What most walks look for is a few node types (calls, bindings) among thousands of
+    nodes: a list made in one loop, with no generator resumed per node, no call per node
+    for its children and no leaf pushed that is not looked for, costs less than half of
+    :func:`walk` and a test per node."""
+    found: list[cst.CSTNode] = []
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    skipped = LEAVES.difference(kinds)
+    walked, fields = _WALKED, _FIELDS
+    while stack:
+        current = pop()
+        kind = type(current)
+        if kind in kinds:
+            found.append(current)
+        names = fields.get(kind)
+        if names is None:
+            names = _field_names(current)
+        for name in reversed(names):
+            value = getattr(current, name)
+            value_kind = type(value)
+            if value_kind is list or value_kind is tuple:
+                for item in reversed(value):
+                    item_kind = type(item)
+                    if item_kind in skipped:
+                        continue
+                    keep = walked.get(item_kind)
+                    if keep is None:
+                        keep = _walked(item_kind)
+                    if keep:
+                        push(item)
+            elif value_kind not in skipped:
+                keep = walked.get(value_kind)
+                if keep is None:
+                    keep = _walked(value_kind)
+                if keep:
+                    push(value)
+    return found
+
+
+_CALL = frozenset({cst.Call})
+
+
+def calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    """The calls under ``node`` (itself included), in :func:`walk`'s order: what most
+    walks look for (:func:`nodes_of`)."""
+    return nodes_of(node, _CALL)  # type: ignore[return-value]  # (only calls kept)

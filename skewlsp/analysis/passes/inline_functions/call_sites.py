@@ -50,7 +50,7 @@ from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import CallSiteValue
 from skewlsp.analysis.source.tree_text import MadeTrees
-from skewlsp.analysis.source.walk import stdlib_walk, walk
+from skewlsp.analysis.source.walk import calls_in, stdlib_walk, walk
 from skewlsp.contract import Span
 
 
@@ -297,8 +297,8 @@ def _calls(
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             continue
         if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            for node in walk(stmt):  # (exact types: no subclasses, and ABC checks are slow)
-                if type(node) is cst.Call and type(node.func) is cst.Name:
+            for node in calls_in(stmt):  # (exact types: ABC checks are slow)
+                if type(node.func) is cst.Name:
                     yield node, incore, headers, loop_vars, nested
             continue
         inner_incore = incore or opens_incore_scope(stmt, made, incore)
@@ -347,8 +347,8 @@ def _scopes_at_calls(
         compound = not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
         poisoned = frozenset(statement_defs(stmt)) if compound else frozenset()
         scope = base.at(env, poisoned)
-        for node in walk(stmt):
-            if type(node) is cst.Call and type(node.func) is cst.Name:
+        for node in calls_in(stmt):
+            if type(node.func) is cst.Name:
                 found[id(node)] = scope
         update_locals(stmt, env, constants)
     return found
