@@ -61,7 +61,7 @@ from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import lower, replicat
 from skewlsp.analysis.lower_pipeline.slot_loads import UsesOf, statement_loads
 from skewlsp.analysis.memory.init_memref import allocation_bytes
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, ReuseTile
-from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_places, scope_matmuls
+from skewlsp.analysis.passes.auto_tile_matmul_l0 import scope_matmuls
 from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Fold, LoopSurroundings, Tensor
 from skewlsp.analysis.passes.cube_operands import block_operand
@@ -501,7 +501,7 @@ def body_operands(
     tile the block computes or the scope (``scope``: the statement opening it) makes
     before the loop (:func:`~skewlsp.analysis.passes.cube_operands.block_operand`, as
     the Mat tile the cube reads); None when the sites are not told."""
-    places = body_places(loop)
+    places = matmuls.places
     if matmuls.unknown or len(places) != len(matmuls.sites):
         return None
     top: dict[str, SlotLoad | None] = {}

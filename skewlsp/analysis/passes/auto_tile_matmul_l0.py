@@ -135,14 +135,20 @@ def _leaf_name(expr: cst.BaseExpression) -> str | None:
 _TILED = {"matmul": (0, 1), "matmul_acc": (1, 2)}
 
 
+Place = tuple[Sequence[cst.CSTNode], int]  # a statement block and a statement of it
+
+
 def body_matmuls(loop: cst.For) -> BodyMatmuls:
     """The matmuls of ``loop``'s body, as AutoTileMatmulL0 meets them."""
     sites: list[MatmulSite] = []
-    why = _collect(body_statements(loop.body), sites)
+    places: list[Place] = []
+    why = _collect(body_statements(loop.body), sites, places)
     opaque = next(
         (found for node in calls_in(loop.body) if (found := _opaque(node)) is not None), None
     )
-    return BodyMatmuls(() if why else tuple(sites), why, opaque)
+    if why:
+        return BodyMatmuls((), why, opaque)
+    return BodyMatmuls(tuple(sites), why, opaque, tuple(places))
 
 
 def scope_matmuls(opened_by: cst.CSTNode, kept: Kept | None = None) -> ScopeMatmuls:
@@ -243,22 +249,10 @@ def _is_pipeline(loop: cst.For) -> bool:
     return path is not None and path[-1] == "pipeline"
 
 
-Place = tuple[Sequence[cst.CSTNode], int]  # a statement block and a statement of it
-
-
-def body_places(loop: cst.For) -> tuple[Place, ...]:
-    """Where each of :func:`body_matmuls`' sites is (in its order): the block holding it
-    (the body, or a branch of an ``if`` in it) and its statement there, whose bindings
-    before it are its operands."""
-    places: list[Place] = []
-    why = _collect(body_statements(loop.body), [], places)
-    return () if why else tuple(places)
-
-
 def _collect(
     statements: Sequence[cst.CSTNode],
     sites: list[MatmulSite],
-    places: list[Place] | None = None,
+    places: list[Place],
 ) -> str | None:
     for at, stmt in enumerate(statements):
         if isinstance(stmt, cst.If):
@@ -278,7 +272,7 @@ def _collect(
             why = _site(node, sites)
             if why:
                 return why
-            if places is not None and len(sites) > met:
+            if len(sites) > met:
                 places.append((statements, at))
     return None
 
