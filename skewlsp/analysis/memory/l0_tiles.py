@@ -58,7 +58,7 @@ from skewlsp.analysis.lower_pipeline.loop_facts import (
     SlotLoad,
 )
 from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import lower, replicated_regions
-from skewlsp.analysis.lower_pipeline.slot_loads import UsesOf, statement_loads
+from skewlsp.analysis.lower_pipeline.slot_loads import UsesOf, calls_of, statement_loads
 from skewlsp.analysis.memory.init_memref import allocation_bytes
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, ReuseTile
 from skewlsp.analysis.passes.auto_tile_matmul_l0 import scope_matmuls
@@ -469,7 +469,8 @@ def cube_scope(around: LoopSurroundings, fold: Fold, uses_of: UsesOf | None = No
     a block's uses are got, as for ``slot_loads.statement_loads``)."""
     if around.opened_by is None:
         return CubeScope(around.scope)
-    found = scope_matmuls(around.opened_by, kept_by_fold(fold))  # (Simplify ran before)
+    # (Simplify ran before)
+    found = scope_matmuls(around.opened_by, kept_by_fold(fold), calls_of(fold))
     scope = CubeScope(around.scope, found.cube_ops, found.opaque, (), found.unknown)
     scope = replace(scope, pipeline_loops=found.pipeline_loops)
     if found.unknown is not None or found.opaque is not None or not found.sites:

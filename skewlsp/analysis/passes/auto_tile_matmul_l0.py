@@ -27,7 +27,7 @@ from skewlsp.analysis.frontend import dsl, op_registry
 from skewlsp.analysis.frontend.names import body_statements, compound_suites
 from skewlsp.analysis.frontend.op_registry import op_leaf
 from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite, ScopeMatmuls, Stmt
-from skewlsp.analysis.source.walk import calls_in, nodes_of, walk
+from skewlsp.analysis.source.walk import CallsOf, calls_in, nodes_of, walk
 
 # The positional arguments that are matrix operands (the accumulator of
 # ``matmul_acc`` and the bias of ``matmul_bias`` are not).
@@ -151,17 +151,20 @@ def body_matmuls(loop: cst.For) -> BodyMatmuls:
     return BodyMatmuls(tuple(sites), why, opaque, tuple(places))
 
 
-def scope_matmuls(opened_by: cst.CSTNode, kept: Kept | None = None) -> ScopeMatmuls:
+def scope_matmuls(
+    opened_by: cst.CSTNode, kept: Kept | None = None, calls: CallsOf = calls_in
+) -> ScopeMatmuls:
     """The matmuls of the scope ``opened_by`` opens (a ``with``, an spmd loop, or an
     InCore function) that are outside its pipeline loops, as AutoTileMatmulL0 meets
     them: a block's statements one after the other, a branch or a plain loop's body as
     written once (the IR holds it once). ``kept``: the statements Simplify keeps of an
     ``if`` whose test it proves (None: not proved), run before this pass: a branch it
-    removes holds no matmul and no loop."""
+    removes holds no matmul and no loop. ``calls``: how the calls under a statement are
+    found (the analysis's kept fact of it, when the caller keeps one)."""
     body = getattr(opened_by, "body", None)
     if body is None:
         return ScopeMatmuls(unknown="the scope's statements are not read")
-    walk_ = _ScopeWalk(kept)
+    walk_ = _ScopeWalk(kept, calls)
     why = walk_.block(body_statements(body))
     return ScopeMatmuls(
         () if why else tuple(walk_.sites),
@@ -188,8 +191,9 @@ _LOOPS_AND_CALLS = frozenset({cst.For, cst.Call})
 
 
 class _ScopeWalk:
-    def __init__(self, kept: Kept | None = None) -> None:
+    def __init__(self, kept: Kept | None, calls: CallsOf) -> None:
         self.kept = kept
+        self.calls = calls
         self.loops = 0  # pipeline loops met so far
         self.sites: list[tuple[int, MatmulSite]] = []
         self.places: list[tuple[int, int]] = []  # each site's block and statement
@@ -219,7 +223,7 @@ class _ScopeWalk:
                     self.block(body_statements(suite))
                 continue
             found: list[MatmulSite] = []
-            for node in calls_in(stmt):
+            for node in self.calls(stmt):
                 self._count(node)
                 self.why = self.why or _site(node, found)
             self.sites += [(self.loops, site) for site in found]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import libcst as cst
 
@@ -226,6 +226,10 @@ def nodes_of(node: cst.CSTNode, kinds: frozenset[type]) -> list[cst.CSTNode]:
 
 
 _CALL = frozenset({cst.Call})
+
+# How a pass finds the calls under a node: :func:`calls_in`, or the analysis's kept fact
+# of it (a driver's, for the passes that read the same statements for every copy).
+CallsOf = Callable[[cst.CSTNode], Sequence[cst.Call]]
 
 
 def calls_in(node: cst.CSTNode) -> list[cst.Call]:
