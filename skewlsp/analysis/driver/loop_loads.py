@@ -112,7 +112,7 @@ class LoopLoads:
         # 15 AutoTileMatmulL0: the matmuls it tiles, of the body and of the scope (read
         # once per scope, and only for a loop holding one)
         matmuls = self.state.syntactic_fact(
-            (body_matmuls, loop), lambda: body_matmuls(loop), of=(loop,)
+            (body_matmuls, loop), lambda: body_matmuls(loop, self.state.calls_in), of=(loop,)
         )
         scope = CubeScope(around.scope)
         if matmuls.sites or matmuls.unknown:

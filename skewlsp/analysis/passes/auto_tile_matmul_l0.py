@@ -138,14 +138,16 @@ _TILED = {"matmul": (0, 1), "matmul_acc": (1, 2)}
 Place = tuple[Sequence[cst.CSTNode], int]  # a statement block and a statement of it
 
 
-def body_matmuls(loop: cst.For) -> BodyMatmuls:
-    """The matmuls of ``loop``'s body, as AutoTileMatmulL0 meets them."""
+def body_matmuls(loop: cst.For, calls: CallsOf = calls_in) -> BodyMatmuls:
+    """The matmuls of ``loop``'s body, as AutoTileMatmulL0 meets them (``calls``: how the
+    calls under a statement are found, the analysis's kept fact of them when the caller
+    keeps one)."""
     sites: list[MatmulSite] = []
     places: list[Place] = []
-    why = _collect(body_statements(loop.body), sites, places)
-    opaque = next(
-        (found for node in calls_in(loop.body) if (found := _opaque(node)) is not None), None
-    )
+    statements = body_statements(loop.body)
+    why = _collect(statements, sites, places, calls)
+    met = (call for stmt in statements for call in calls(stmt))
+    opaque = next((found for node in met if (found := _opaque(node)) is not None), None)
     if why:
         return BodyMatmuls((), why, opaque)
     return BodyMatmuls(tuple(sites), why, opaque, tuple(places))
@@ -257,21 +259,22 @@ def _collect(
     statements: Sequence[cst.CSTNode],
     sites: list[MatmulSite],
     places: list[Place],
+    calls: CallsOf,
 ) -> str | None:
     for at, stmt in enumerate(statements):
         if isinstance(stmt, cst.If):
             branch: cst.CSTNode | None = stmt
             while isinstance(branch, cst.If | cst.Else):
-                why = _collect(body_statements(branch.body), sites, places)
+                why = _collect(body_statements(branch.body), sites, places, calls)
                 if why:
                     return why
                 branch = branch.orelse if isinstance(branch, cst.If) else None
             continue
         if isinstance(stmt, cst.BaseCompoundStatement):
-            if any(op_leaf(n) in op_registry.CUBE_OPS for n in calls_in(stmt)):
+            if any(op_leaf(n) in op_registry.CUBE_OPS for n in calls(stmt)):
                 return "a matmul in a nested loop or block is not modelled"
             continue
-        for node in calls_in(stmt):
+        for node in calls(stmt):
             met = len(sites)
             why = _site(node, sites)
             if why:
