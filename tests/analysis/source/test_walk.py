@@ -16,6 +16,7 @@ import pytest
 from skewlsp.analysis.source.walk import (
     _PUNCTUATION_FIELDS,
     calls_in,
+    names_under,
     nodes_of,
     stdlib_walk,
     walk,
@@ -175,6 +176,16 @@ def test_leaves_are_found_when_asked_for() -> None:
     assert [name.value for name in names] == ["y", "int", "a", "f", "b"]  # type: ignore[attr-defined]
     kinds = frozenset({cst.AnnAssign, cst.Call, cst.Integer})
     assert [type(n) for n in nodes_of(stmt, kinds)] == [cst.AnnAssign, cst.Call]
+
+
+def test_the_names_under_a_node_go_only_where_they_are_told() -> None:
+    """An attribute's name and a keyword are not read: only their ``value`` is gone
+    into; an annotation is not gone into at all."""
+    stmt = cst.parse_statement("x: T = f(a.b, k=c, *d)[e]\n")
+    value_only = frozenset({cst.Attribute, cst.Arg})
+    assert names_under(stmt, value_only, frozenset({cst.Annotation})) == ["x", "f", "a", "c", "d", "e"]
+    # (in field order: an argument's value before its keyword)
+    assert names_under(stmt, frozenset(), frozenset()) == ["x", "T", "f", "a", "b", "c", "k", "d", "e"]
 
 
 STDLIB_SOURCES = sorted((ROOT / "tests" / "fixtures").rglob("*.py")) + sorted(
