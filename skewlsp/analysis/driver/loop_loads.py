@@ -108,11 +108,11 @@ class LoopLoads:
             return facts
         if not around.tile_ops:  # a Spmd function at tensor level: no loads, no tile matmuls
             return replace(facts, slot_loads=(), slot_scope=around.scope) if lowered else facts
-        fold = KeptFold(ctx.fold)  # (read again by each pass below)
+        fold = KeptFold(ctx.fold, self.state.calls_in)  # (read again by each pass below)
         # 15 AutoTileMatmulL0: the matmuls it tiles, of the body and of the scope (read
         # once per scope, and only for a loop holding one)
         matmuls = self.state.syntactic_fact(
-            (body_matmuls, loop), lambda: body_matmuls(loop), of=(loop,)
+            (body_matmuls, loop), lambda: body_matmuls(loop, self.state.calls_in), of=(loop,)
         )
         scope = CubeScope(around.scope)
         if matmuls.sites or matmuls.unknown:
@@ -163,7 +163,9 @@ class LoopLoads:
         and walk of a scope (a body's, a scope's blocks', a matmul's statements')."""
         block = tuple(statements)
         return self.state.syntactic_fact(
-            (body_uses, block, frozenset(tensors)), lambda: body_uses(statements, tensors), block
+            (body_uses, block, frozenset(tensors)),
+            lambda: body_uses(statements, tensors, self.state.calls_in),
+            block,
         )
 
     def _surroundings(

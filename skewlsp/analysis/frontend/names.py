@@ -13,25 +13,20 @@ from typing import cast
 
 import libcst as cst
 
-from skewlsp.analysis.source.walk import children, walk
+from skewlsp.analysis.source.walk import names_under, walk
 
 
 def reads_of(node: cst.CSTNode | None) -> list[str]:
     """Every name an expression reads, in source order (attribute names and keywords excluded)."""
     if node is None:
         return []
-    reads: list[str] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        # (exact types: these libcst classes have no subclasses)
-        if type(current) is cst.Name:
-            reads.append(current.value)
-        elif type(current) is cst.Attribute or type(current) is cst.Arg:
-            stack.append(current.value)
-        elif type(current) is not cst.Annotation:
-            stack.extend(reversed(children(current)))
-    return reads
+    # (an attribute's name and a keyword are no reads; an annotation's names are types)
+    return names_under(node, _VALUE_ONLY, _NOT_READ)
+
+
+# (exact types: these libcst classes have no subclasses)
+_VALUE_ONLY = frozenset({cst.Attribute, cst.Arg})
+_NOT_READ = frozenset({cst.Annotation})
 
 
 def _no_reads(node: cst.CSTNode | None) -> list[str]:

@@ -20,9 +20,9 @@ It holds:
   asked once per helper it calls; a walk's facts), kept with a made tree across
   analyses (:meth:`AnalysisState.made_facts`, :meth:`AnalysisState.tree_facts`);
 - facts read off the trees alone, which no build changes (``syntactic``: the sides and
-  the tensors in scope a function's statements leave at each of its loops), kept for
-  the module decided again under another build (``driver.variants``), which reads the
-  same trees;
+  the tensors in scope a function's statements leave at each of its loops, the calls
+  under a statement), kept for the module decided again under another build
+  (``driver.variants``), which reads the same trees;
 - whether the analysis reads libcst's own trees (``concrete``): a rewrite prints nodes
   of the tree the analysis read, with the whitespace and comments of the text;
 - the constants of imported modules that the analyses of a batch share
@@ -49,6 +49,7 @@ from skewlsp.analysis.frontend.assumed import Build
 from skewlsp.analysis.frontend.imports import SharedModules
 from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.unit_parses import UnitParses, UnitTree
+from skewlsp.analysis.source.walk import calls_in
 
 _T = TypeVar("_T")
 
@@ -97,6 +98,18 @@ class AnalysisState:
             value = cast(_T, made.facts.setdefault(key, make()))
         self.syntactic[key] = value
         return value
+
+    def calls_in(self, node: cst.CSTNode) -> Sequence[cst.Call]:
+        """The calls under ``node``, in walk order (:func:`.walk.calls_in`), kept as a
+        :meth:`syntactic_fact`: the passes reading a loop's scope ask them of the same
+        statements for each loop of the scope, each copy and each build. A line's are
+        its statements' (one pass asks them of a line, another of each statement on it:
+        kept once)."""
+        if type(node) is cst.SimpleStatementLine:
+            if len(node.body) == 1:
+                return self.calls_in(node.body[0])
+            return [call for small in node.body for call in self.calls_in(small)]
+        return self.syntactic_fact((calls_in, node), lambda: tuple(calls_in(node)), of=(node,))
 
     def analysis_module(self, text: str, tree: Callable[[], UnitTree]) -> cst.Module | None:
         """The tree the analysis reads for ``text`` (whose stdlib tree ``tree()`` gives):

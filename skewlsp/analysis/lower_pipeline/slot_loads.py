@@ -29,7 +29,7 @@ folds away, are not seen.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 
 import libcst as cst
 
@@ -54,7 +54,7 @@ from skewlsp.analysis.passes.resolve_backend_op_layouts import (
     reshape_reason,
     reshaped_column,
 )
-from skewlsp.analysis.source.walk import walk
+from skewlsp.analysis.source.walk import CallsOf, calls_in, nodes_of, walk
 
 SLOT_SPACES = frozenset({"Vec", "Mat", "Acc"})
 # Ops whose result is (a view of) an argument's buffer: views that alias their input
@@ -157,11 +157,15 @@ def statement_loads_each(
     return [tuple(_judged(load, uses) for load in each) for each in found]
 
 
-def body_uses(statements: Sequence[cst.CSTNode], tensors: Collection[str]) -> BodyUses:
+def body_uses(
+    statements: Sequence[cst.CSTNode], tensors: Collection[str], calls: CallsOf = calls_in
+) -> BodyUses:
     """How ``statements`` use their names: read off the tree and the names of the
     tensors in scope alone, so a caller may keep it for every build and copy the loop
-    is decided under (what a value folds to plays no part)."""
-    return BodyUses(statements, frozenset(tensors).difference(block_defs(statements)))
+    is decided under (what a value folds to plays no part). ``calls``: how the calls
+    under a statement are found (the caller's kept fact of them)."""
+    tensors = frozenset(tensors).difference(block_defs(statements))
+    return BodyUses(statements, tensors, calls=calls)
 
 
 # How a caller gets the :func:`body_uses` of a block (``statements``) with the tensors
@@ -218,10 +222,15 @@ class KeptFold:
     folded, so folded once it charges the same. Made for one loop's reading
     (``driver.loop_loads``) and dropped after it: another loop folds its names apart.
     Each node is held with what was found of it, so no id is reused while it lives.
+
+    ``calls``: how those passes find the calls under a statement (:func:`calls_of`), the
+    analysis's kept fact of it when the caller keeps one (``driver.loop_loads``): they
+    read the same statements for every loop of a scope, copy and build.
     """
 
-    def __init__(self, fold: Fold) -> None:
+    def __init__(self, fold: Fold, calls: CallsOf = calls_in) -> None:
         self._fold = fold
+        self.calls = calls
         self._folded: dict[int, tuple[cst.BaseExpression, Folded]] = {}
         self._found: dict[int, tuple[cst.CSTNode, Mapping[str, Tensor], list[_Found]]] = {}
 
@@ -237,6 +246,12 @@ class KeptFold:
         if kept is None or kept[1] is not tensors:
             kept = self._found[id(stmt)] = (stmt, tensors, _statement_loads(stmt, tensors, self))
         return kept[2]
+
+
+def calls_of(fold: Fold) -> CallsOf:
+    """How the passes reading a loop under ``fold`` find the calls under a node: as its
+    :class:`KeptFold` does, else by walking."""
+    return fold.calls if isinstance(fold, KeptFold) else calls_in
 
 
 def _unroll_count(stmt: cst.For) -> cst.BaseExpression | None:
@@ -323,9 +338,7 @@ def _operand_loads(
         if load is not None:
             load.taken_by = "store"
             found.append(load)
-    for node in walk(small):
-        if type(node) is not cst.Call:
-            continue
+    for node in calls_of(fold)(small):
         leaf = op_leaf(node)
         if leaf is None:
             continue
@@ -389,6 +402,10 @@ def _bound_by_author(annotation: cst.Annotation | None) -> bool:
     )
 
 
+# The nodes :class:`BodyUses` reads: calls and bindings.
+_USES = frozenset({cst.Call, cst.Assign, cst.AnnAssign})
+
+
 @dataclass
 class BodyUses:
     """How the body uses its names, in one walk: what is carried into a phi, what a
@@ -403,19 +420,32 @@ class BodyUses:
     row_major: dict[str, str] = field(default_factory=dict)  # name -> the op
     transposed: dict[str, str] = field(default_factory=dict)  # name -> "b_trans"
     cube_read: set[str] = field(default_factory=set)  # operands of a matmul
+    # How the calls under a statement are found (the caller's kept fact of them); not
+    # kept (the uses are kept longer than the analysis that found them)
+    calls: InitVar[CallsOf] = calls_in
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, calls: CallsOf) -> None:
         for stmt in self.statements:
-            for node in walk(stmt):
-                kind = type(node)
-                if type(node) is cst.Call:
-                    self._call(node)
-                elif kind is cst.Assign or kind is cst.AnnAssign:
-                    self._alias(node)
-                    target, value, _ = binding_of(node)
-                    if type(target) is cst.Subscript and value is not None:
-                        # ``t[a:b] = x`` stores ``x`` (an assemble into ``t``)
-                        self.shared.update(self.root(n) for n in _names(value))
+            if type(stmt) is not cst.SimpleStatementLine:
+                for node in nodes_of(stmt, _USES):
+                    if type(node) is cst.Call:
+                        self._call(node)
+                    else:
+                        self._binding(node)
+                continue
+            # (a line's statements in walk order: each binding, then the calls in it)
+            for small in stmt.body:
+                if type(small) is cst.Assign or type(small) is cst.AnnAssign:
+                    self._binding(small)
+                for call in calls(small):
+                    self._call(call)
+
+    def _binding(self, node: cst.CSTNode) -> None:
+        self._alias(node)
+        target, value, _ = binding_of(node)
+        if type(target) is cst.Subscript and value is not None:
+            # ``t[a:b] = x`` stores ``x`` (an assemble into ``t``)
+            self.shared.update(self.root(n) for n in _names(value))
 
     def root(self, name: str) -> str:
         seen = {name}

@@ -58,10 +58,10 @@ from skewlsp.analysis.lower_pipeline.loop_facts import (
     SlotLoad,
 )
 from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import lower, replicated_regions
-from skewlsp.analysis.lower_pipeline.slot_loads import UsesOf, statement_loads
+from skewlsp.analysis.lower_pipeline.slot_loads import UsesOf, calls_of, statement_loads
 from skewlsp.analysis.memory.init_memref import allocation_bytes
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, ReuseTile
-from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_places, scope_matmuls
+from skewlsp.analysis.passes.auto_tile_matmul_l0 import scope_matmuls
 from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Fold, LoopSurroundings, Tensor
 from skewlsp.analysis.passes.cube_operands import block_operand
@@ -469,7 +469,8 @@ def cube_scope(around: LoopSurroundings, fold: Fold, uses_of: UsesOf | None = No
     a block's uses are got, as for ``slot_loads.statement_loads``)."""
     if around.opened_by is None:
         return CubeScope(around.scope)
-    found = scope_matmuls(around.opened_by, kept_by_fold(fold))  # (Simplify ran before)
+    # (Simplify ran before)
+    found = scope_matmuls(around.opened_by, kept_by_fold(fold), calls_of(fold))
     scope = CubeScope(around.scope, found.cube_ops, found.opaque, (), found.unknown)
     scope = replace(scope, pipeline_loops=found.pipeline_loops)
     if found.unknown is not None or found.opaque is not None or not found.sites:
@@ -501,7 +502,7 @@ def body_operands(
     tile the block computes or the scope (``scope``: the statement opening it) makes
     before the loop (:func:`~skewlsp.analysis.passes.cube_operands.block_operand`, as
     the Mat tile the cube reads); None when the sites are not told."""
-    places = body_places(loop)
+    places = matmuls.places
     if matmuls.unknown or len(places) != len(matmuls.sites):
         return None
     top: dict[str, SlotLoad | None] = {}

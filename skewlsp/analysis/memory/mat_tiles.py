@@ -52,7 +52,7 @@ from skewlsp.analysis.frontend.names import (
 from skewlsp.analysis.frontend.op_registry import CUBE_OPS, PYTHON_BUILTINS, op_leaf
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
 from skewlsp.analysis.lower_pipeline.loop_facts import MatLoad, ScopeMat, SlotLoad
-from skewlsp.analysis.lower_pipeline.slot_loads import UsesOf, statement_loads_each
+from skewlsp.analysis.lower_pipeline.slot_loads import UsesOf, calls_of, statement_loads_each
 from skewlsp.analysis.memory.canonicalize_io_order import (
     LoopLowering,
     ScopeLayout,
@@ -69,7 +69,6 @@ from skewlsp.analysis.passes.op_conversion import (
     ScopeTiles,
     TileOp,
 )
-from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import Lowering, Span
 
 # Ops that make no Mat tile but the loads the walk finds (statement_loads): a matmul's
@@ -255,9 +254,7 @@ class _Walk:
     def _calls(self, node: cst.CSTNode, loop: int) -> None:
         """Every call of ``node`` is an op known to make no Mat tile of its own; a
         matmul's operands are noted (checked once every load is met)."""
-        for found in walk(node):
-            if type(found) is not cst.Call:
-                continue
+        for found in calls_of(self.fold)(node):
             leaf = op_leaf(found)
             if leaf is None:
                 path = dsl.dotted(found.func)

@@ -27,7 +27,7 @@ from skewlsp.analysis.frontend import dsl, op_registry
 from skewlsp.analysis.frontend.names import body_statements, compound_suites
 from skewlsp.analysis.frontend.op_registry import op_leaf
 from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite, ScopeMatmuls, Stmt
-from skewlsp.analysis.source.walk import walk
+from skewlsp.analysis.source.walk import CallsOf, calls_in, nodes_of, walk
 
 # The positional arguments that are matrix operands (the accumulator of
 # ``matmul_acc`` and the bias of ``matmul_bias`` are not).
@@ -135,27 +135,38 @@ def _leaf_name(expr: cst.BaseExpression) -> str | None:
 _TILED = {"matmul": (0, 1), "matmul_acc": (1, 2)}
 
 
-def body_matmuls(loop: cst.For) -> BodyMatmuls:
-    """The matmuls of ``loop``'s body, as AutoTileMatmulL0 meets them."""
+Place = tuple[Sequence[cst.CSTNode], int]  # a statement block and a statement of it
+
+
+def body_matmuls(loop: cst.For, calls: CallsOf = calls_in) -> BodyMatmuls:
+    """The matmuls of ``loop``'s body, as AutoTileMatmulL0 meets them (``calls``: how the
+    calls under a statement are found, the analysis's kept fact of them when the caller
+    keeps one)."""
     sites: list[MatmulSite] = []
-    why = _collect(body_statements(loop.body), sites)
-    opaque = next(
-        (found for node in walk(loop.body) if (found := _opaque(node)) is not None), None
-    )
-    return BodyMatmuls(() if why else tuple(sites), why, opaque)
+    places: list[Place] = []
+    statements = body_statements(loop.body)
+    why = _collect(statements, sites, places, calls)
+    met = (call for stmt in statements for call in calls(stmt))
+    opaque = next((found for node in met if (found := _opaque(node)) is not None), None)
+    if why:
+        return BodyMatmuls((), why, opaque)
+    return BodyMatmuls(tuple(sites), why, opaque, tuple(places))
 
 
-def scope_matmuls(opened_by: cst.CSTNode, kept: Kept | None = None) -> ScopeMatmuls:
+def scope_matmuls(
+    opened_by: cst.CSTNode, kept: Kept | None = None, calls: CallsOf = calls_in
+) -> ScopeMatmuls:
     """The matmuls of the scope ``opened_by`` opens (a ``with``, an spmd loop, or an
     InCore function) that are outside its pipeline loops, as AutoTileMatmulL0 meets
     them: a block's statements one after the other, a branch or a plain loop's body as
     written once (the IR holds it once). ``kept``: the statements Simplify keeps of an
     ``if`` whose test it proves (None: not proved), run before this pass: a branch it
-    removes holds no matmul and no loop."""
+    removes holds no matmul and no loop. ``calls``: how the calls under a statement are
+    found (the analysis's kept fact of it, when the caller keeps one)."""
     body = getattr(opened_by, "body", None)
     if body is None:
         return ScopeMatmuls(unknown="the scope's statements are not read")
-    walk_ = _ScopeWalk(kept)
+    walk_ = _ScopeWalk(kept, calls)
     why = walk_.block(body_statements(body))
     return ScopeMatmuls(
         () if why else tuple(walk_.sites),
@@ -177,9 +188,14 @@ def _else_body(stmt: cst.CSTNode) -> Sequence[cst.CSTNode]:
 Kept = Callable[[cst.If], Sequence[cst.CSTNode] | None]
 
 
+# What a scope's walk counts inside a pipeline loop: the loops nested in it, the ops.
+_LOOPS_AND_CALLS = frozenset({cst.For, cst.Call})
+
+
 class _ScopeWalk:
-    def __init__(self, kept: Kept | None = None) -> None:
+    def __init__(self, kept: Kept | None, calls: CallsOf) -> None:
         self.kept = kept
+        self.calls = calls
         self.loops = 0  # pipeline loops met so far
         self.sites: list[tuple[int, MatmulSite]] = []
         self.places: list[tuple[int, int]] = []  # each site's block and statement
@@ -193,9 +209,10 @@ class _ScopeWalk:
         self.blocks.append(tuple(statements))
         for at, stmt in enumerate(statements):
             if isinstance(stmt, cst.For) and _is_pipeline(stmt):
-                for node in walk(stmt):
-                    if type(node) is cst.For and _is_pipeline(node):
-                        self.loops += 1
+                for node in nodes_of(stmt, _LOOPS_AND_CALLS):
+                    if type(node) is cst.For:
+                        if _is_pipeline(node):
+                            self.loops += 1
                     elif type(node) is cst.Call:
                         self._count(node)
                 continue
@@ -208,10 +225,9 @@ class _ScopeWalk:
                     self.block(body_statements(suite))
                 continue
             found: list[MatmulSite] = []
-            for node in walk(stmt):
-                if type(node) is cst.Call:
-                    self._count(node)
-                    self.why = self.why or _site(node, found)
+            for node in self.calls(stmt):
+                self._count(node)
+                self.why = self.why or _site(node, found)
             self.sites += [(self.loops, site) for site in found]
             self.places += [(number, at)] * len(found)
         return self.why
@@ -239,44 +255,32 @@ def _is_pipeline(loop: cst.For) -> bool:
     return path is not None and path[-1] == "pipeline"
 
 
-Place = tuple[Sequence[cst.CSTNode], int]  # a statement block and a statement of it
-
-
-def body_places(loop: cst.For) -> tuple[Place, ...]:
-    """Where each of :func:`body_matmuls`' sites is (in its order): the block holding it
-    (the body, or a branch of an ``if`` in it) and its statement there, whose bindings
-    before it are its operands."""
-    places: list[Place] = []
-    why = _collect(body_statements(loop.body), [], places)
-    return () if why else tuple(places)
-
-
 def _collect(
     statements: Sequence[cst.CSTNode],
     sites: list[MatmulSite],
-    places: list[Place] | None = None,
+    places: list[Place],
+    calls: CallsOf,
 ) -> str | None:
     for at, stmt in enumerate(statements):
         if isinstance(stmt, cst.If):
             branch: cst.CSTNode | None = stmt
             while isinstance(branch, cst.If | cst.Else):
-                why = _collect(body_statements(branch.body), sites, places)
+                why = _collect(body_statements(branch.body), sites, places, calls)
                 if why:
                     return why
                 branch = branch.orelse if isinstance(branch, cst.If) else None
             continue
         if isinstance(stmt, cst.BaseCompoundStatement):
-            if any(type(n) is cst.Call and op_leaf(n) in op_registry.CUBE_OPS for n in walk(stmt)):
+            if any(op_leaf(n) in op_registry.CUBE_OPS for n in calls(stmt)):
                 return "a matmul in a nested loop or block is not modelled"
             continue
-        for node in walk(stmt):
-            if type(node) is cst.Call:
-                met = len(sites)
-                why = _site(node, sites)
-                if why:
-                    return why
-                if places is not None and len(sites) > met:
-                    places.append((statements, at))
+        for node in calls(stmt):
+            met = len(sites)
+            why = _site(node, sites)
+            if why:
+                return why
+            if len(sites) > met:
+                places.append((statements, at))
     return None
 
 

@@ -241,12 +241,16 @@ class BodyMatmuls:
     (``unknown``): a matmul in a nested loop, an operand that is neither a name nor a
     slice, another cube op. ``opaque``: the body's first call that is neither a DSL op
     nor a Python builtin (an inline helper, whose ops are not seen), None when there is
-    none: only then are the body's matmuls all its L0 tiles.
+    none: only then are the body's matmuls all its L0 tiles. ``places``: where each site
+    is (in its order): the block holding it (the body, or a branch of an ``if`` in it)
+    and its statement there, whose bindings before it are its operands (found by the
+    same walk, so kept with the sites rather than walked for again).
     """
 
     sites: tuple[MatmulSite, ...] = ()
     unknown: str | None = None
     opaque: str | None = None
+    places: tuple[tuple[Sequence[cst.CSTNode], int], ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)

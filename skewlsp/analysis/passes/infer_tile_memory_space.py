@@ -27,7 +27,7 @@ from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.op_registry import CUBE, LAZY, op_leaf
 from skewlsp.analysis.passes.body import SharedMove, Stmt
 from skewlsp.analysis.source.tree_text import MadeTrees
-from skewlsp.analysis.source.walk import walk
+from skewlsp.analysis.source.walk import calls_in
 
 # The memory each operand of a cube op is moved to, by position and by keyword
 # (None: an accumulator, threaded as loop state rather than moved).
@@ -82,7 +82,7 @@ def operand_moves(node: cst.CSTNode, made: MadeTrees | None) -> Iterator[tuple[s
     (``made``: the trees the analysis made, whose text shows most nodes call none)."""
     if made is not None and not _may_call_a_cube_op(node, made):
         return
-    for call in _calls(node):
+    for call in calls_in(node):
         for operand, memory, transposed in matrix_operands(call):
             if not transposed and isinstance(operand, cst.Name):
                 yield operand.value, memory
@@ -125,11 +125,6 @@ def _may_call_a_cube_op(node: cst.CSTNode, made: MadeTrees) -> bool:
         if text is None or any(op in text for op in _POSITIONS):
             return True
     return False
-
-
-def _calls(node: cst.CSTNode) -> Iterator[cst.Call]:
-    # (exact type: cst.Call has no subclasses, and an ABC's isinstance is slow)
-    return (found for found in walk(node) if type(found) is cst.Call)
 
 
 def _is_true(arg: cst.Arg | None) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import libcst as cst
 
@@ -180,3 +180,103 @@ def stdlib_walk(node: ast.AST) -> Iterator[ast.AST]:
                 push_all(item for item in value if isinstance(item, tree_node))
             elif isinstance(value, tree_node):
                 push(value)
+
+
+def nodes_of(node: cst.CSTNode, kinds: frozenset[type]) -> list[cst.CSTNode]:
+    """The nodes under ``node`` (itself included) whose type is exactly one of ``kinds``,
+    in :func:`walk`'s order.
+
+    What most walks look for is a few node types (calls, bindings) among thousands of
+    nodes: a list made in one loop, with no generator resumed per node, no call per node
+    for its children and no leaf pushed that is not looked for, costs less than half of
+    :func:`walk` and a test per node."""
+    found: list[cst.CSTNode] = []
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    skipped = LEAVES.difference(kinds)
+    walked, fields = _WALKED, _FIELDS
+    while stack:
+        current = pop()
+        kind = type(current)
+        if kind in kinds:
+            found.append(current)
+        names = fields.get(kind)
+        if names is None:
+            names = _field_names(current)
+        for name in reversed(names):
+            value = getattr(current, name)
+            value_kind = type(value)
+            if value_kind is list or value_kind is tuple:
+                for item in reversed(value):
+                    item_kind = type(item)
+                    if item_kind in skipped:
+                        continue
+                    keep = walked.get(item_kind)
+                    if keep is None:
+                        keep = _walked(item_kind)
+                    if keep:
+                        push(item)
+            elif value_kind not in skipped:
+                keep = walked.get(value_kind)
+                if keep is None:
+                    keep = _walked(value_kind)
+                if keep:
+                    push(value)
+    return found
+
+
+_CALL = frozenset({cst.Call})
+
+# How a pass finds the calls under a node: :func:`calls_in`, or the analysis's kept fact
+# of it (a driver's, for the passes that read the same statements for every copy).
+CallsOf = Callable[[cst.CSTNode], Sequence[cst.Call]]
+
+
+def calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    """The calls under ``node`` (itself included), in :func:`walk`'s order: what most
+    walks look for (:func:`nodes_of`)."""
+    return nodes_of(node, _CALL)  # type: ignore[return-value]  # (only calls kept)
+
+
+def names_under(
+    node: cst.CSTNode, value_only: frozenset[type], skipped: frozenset[type]
+) -> list[str]:
+    """The names under ``node`` (itself included), in :func:`walk`'s order, going only
+    into the ``value`` of a node of a type in ``value_only`` and not into one in
+    ``skipped``: the reads of an expression (``frontend.names.reads_of``), asked of
+    almost every statement of a kernel, in one loop with no call per node."""
+    found: list[str] = []
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    walked, fields, name_kind = _WALKED, _FIELDS, cst.Name
+    while stack:
+        current = pop()
+        kind = type(current)
+        if kind is name_kind:
+            found.append(current.value)  # type: ignore[attr-defined]  # (a Name)
+            continue
+        if kind in value_only:
+            push(current.value)  # type: ignore[attr-defined]  # (each has a value)
+            continue
+        if kind in skipped:
+            continue
+        names = fields.get(kind)
+        if names is None:
+            names = _field_names(current)
+        for name in reversed(names):
+            value = getattr(current, name)
+            value_kind = type(value)
+            if value_kind is list or value_kind is tuple:
+                for item in reversed(value):
+                    keep = walked.get(type(item))
+                    if keep is None:
+                        keep = _walked(type(item))
+                    if keep:
+                        push(item)
+            else:
+                keep = walked.get(value_kind)
+                if keep is None:
+                    keep = _walked(value_kind)
+                if keep:
+                    push(value)
+    return found

@@ -12,6 +12,7 @@ from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, LoopFacts
 from skewlsp.analysis.lower_pipeline.slot_loads import body_uses
 from skewlsp.analysis.passes.body import BodyContext
+from skewlsp.analysis.source.walk import calls_in
 from skewlsp.contract import LoopReport, Span
 
 KERNEL = """\
@@ -65,7 +66,7 @@ def test_each_copy_folds_its_loads_and_the_tree_is_read_once_for_all() -> None:
     read = sorted({key[0].__name__ for key in state.syntactic})  # type: ignore[index]
     # (the scope's matmuls are not among them: which statements Simplify keeps of the
     # scope depends on how its ``if`` tests fold)
-    assert read == ["body_matmuls", "body_uses", "surroundings"]
+    assert read == ["body_matmuls", "body_uses", "calls_in", "surroundings"]
 
 
 def test_how_a_scope_s_blocks_use_their_names_is_read_off_the_tree_once_for_every_copy() -> None:
@@ -98,6 +99,26 @@ def test_how_a_scope_s_blocks_use_their_names_is_read_off_the_tree_once_for_ever
         (tuple(fn.body.body), tensors),
         (tuple(loop.body.body), tensors),
     ]
+
+
+def test_the_calls_of_a_scope_s_statements_are_read_off_the_tree_once_for_every_build() -> None:
+    module = cst.parse_module(KERNEL)
+    fn = module.body[1]
+    assert isinstance(fn, cst.FunctionDef)
+    loop = fn.body.body[0]
+    assert isinstance(loop, cst.For)
+    state = AnalysisState()
+    _copy(LoopLoads(state), fn, loop, 64)
+    kept = {key[1]: found for key, found in state.syntactic.items() if key[0] is calls_in}  # type: ignore[index]
+    x, y = (line.body[0] for line in loop.body.body)  # type: ignore[attr-defined]
+    code = cst.Module([]).code_for_node
+    assert [code(call) for call in kept[y]] == ["pl.matmul(x, w)"]
+    assert kept[x] == ()
+    # the module decided under another build reads the same statements' calls, kept
+    _copy(LoopLoads(state), fn, loop, 128)
+    again = {key[1]: found for key, found in state.syntactic.items() if key[0] is calls_in}  # type: ignore[index]
+    assert again.keys() == kept.keys()
+    assert all(again[node] is kept[node] for node in kept)
 
 
 TWO_LOOPS = """\

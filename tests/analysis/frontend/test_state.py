@@ -69,3 +69,40 @@ def test_a_fact_of_a_made_tree_s_nodes_alone_is_kept_with_the_tree_for_the_next_
     assert second.syntactic_fact(("mixed", loop), matmuls, of=(loop, parsed)) == "read 3"
     assert first.syntactic_fact(("folded", loop), matmuls) == "read 4"
     assert first.syntactic_fact(("mixed", loop), matmuls, of=(loop, parsed)) == "read 5"
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def test_the_calls_under_a_line_are_its_statements_in_order_kept_for_every_build() -> None:
+    line = cst.parse_statement("a = pl.exp(pl.add(x, y)); b = f(a)\n")
+    assert isinstance(line, cst.SimpleStatementLine)
+    state = AnalysisState()
+    assert [_code(call) for call in state.calls_in(line)] == [
+        "pl.exp(pl.add(x, y))",
+        "pl.add(x, y)",
+        "f(a)",
+    ]
+    first = state.calls_in(line.body[0])
+    other_build = replace(state, build=Build(Assumptions()), facts={})
+    assert other_build.calls_in(line.body[0]) is first  # (kept, not walked again)
+
+
+def test_the_calls_of_an_edited_text_are_its_own() -> None:
+    """A language server's edit makes another tree: its nodes have calls of their own, in
+    this analysis and in the next one (a made tree's are kept with it)."""
+    first, second = AnalysisState(), AnalysisState()
+    loop = _loop_of_made_tree(first)
+    assert [_code(call) for call in first.calls_in(loop.body)] == ["pl.exp(x)"]
+    edited = HELPER.replace("pl.exp(x)", "pl.add(x, pl.neg(x))")
+    module = second.analysis_module(edited, lambda: second.parses.unit_tree(edited, None))
+    assert module is not None
+    function = module.body[0]
+    assert isinstance(function, cst.FunctionDef)
+    again = body_statements(function.body)[0]
+    assert isinstance(again, cst.For)
+    assert [_code(call) for call in second.calls_in(again.body)] == ["pl.add(x, pl.neg(x))", "pl.neg(x)"]
+    assert [_code(call) for call in second.calls_in(_loop_of_made_tree(second).body)] == [
+        "pl.exp(x)"
+    ]

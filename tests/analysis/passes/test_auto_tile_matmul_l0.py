@@ -126,6 +126,40 @@ def test_the_matmuls_of_a_body_and_of_its_branches_in_program_order():
     )
 
 
+def test_each_matmul_s_place_is_its_block_and_its_statement_there():
+    """Where the operands are looked for: the statements before the matmul in its block."""
+    loop = loop_of(
+        "for kb in pl.pipeline(4, stage=2):\n"
+        "    a = x[:, kb : kb + 128]\n"
+        "    if kb == 0:\n"
+        "        acc = pl.matmul(a, w[kb : kb + 128, :])\n"
+        "    else:\n"
+        "        b = pl.add(a, a)\n"
+        "        acc = pl.matmul_acc(acc, b, w[kb : kb + 128, :])\n"
+        "    y = pl.matmul(a, w[0:128, :])\n"
+    )
+    found = body_matmuls(loop)
+    body = loop.body.body
+    branch, other = body[1], body[1].orelse  # type: ignore[attr-defined]
+    assert [(list(block), at) for block, at in found.places] == [
+        (list(branch.body.body), 0),
+        (list(other.body.body), 1),
+        (list(body), 2),
+    ]
+
+
+def test_a_body_whose_matmuls_are_not_told_has_no_places():
+    found = body_matmuls(
+        loop_of(
+            "for kb in pl.pipeline(4, stage=2):\n"
+            "    acc = pl.matmul(a, b)\n"
+            "    c = pl.matmul(pl.add(a, a), b)\n"
+        )
+    )
+    assert found.unknown is not None
+    assert found.places == ()
+
+
 def test_a_matmul_in_a_nested_loop_is_not_modelled():
     found = body_matmuls(
         loop_of(

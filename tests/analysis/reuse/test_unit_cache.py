@@ -379,3 +379,21 @@ def test_an_edit_of_the_host_that_types_a_jit_entry_s_bare_tensors_decides_its_l
     known = [(m.space, m.known) for m in before[0].cores[0].memory]
     assert ("Left", True) in known and ("Right", True) in known
     assert after[0].cores[0].memory != before[0].cores[0].memory
+
+
+def test_an_edit_of_a_scope_s_matmul_outside_its_loop_is_seen_by_the_scope_s_l0_tiles() -> None:
+    """The calls a scope's statements hold are kept for its loops, copies and builds:
+    the edited function's are its new text's, not the old tree's."""
+    outside = "the K loop AutoTileMatmulL0 makes for `matmul(x[...], w[...])` outside"
+    cache = UnitCache()
+    before = analyze(HOSTED.format(dtype="FP16"), "k.py", cache=cache)
+    edited = HOSTED.format(dtype="FP16").replace(
+        "acc = pl.matmul(x[:, 0:128], w[0:128, :], out_dtype=pl.FP32)",
+        "acc = pl.full([16, 256], dtype=pl.FP32, value=0.0)",
+    )
+    after = analyze(edited, "k.py", cache=cache)
+    assert [outside in hint.message for hint in before[0].hints] == [True]
+    assert [outside in hint.message for hint in after[0].hints] == [False]
+    assert after == analyze(edited, "k.py")
+    # and back: the first text's calls again
+    assert analyze(HOSTED.format(dtype="FP16"), "k.py", cache=cache) == before

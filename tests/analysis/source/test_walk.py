@@ -13,7 +13,14 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from skewlsp.analysis.source.walk import _PUNCTUATION_FIELDS, stdlib_walk, walk
+from skewlsp.analysis.source.walk import (
+    _PUNCTUATION_FIELDS,
+    calls_in,
+    names_under,
+    nodes_of,
+    stdlib_walk,
+    walk,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 NODE_CLASSES = [
@@ -131,6 +138,54 @@ def test_walk_visits_the_same_nodes_as_libcst(name: str) -> None:
     seen = list(walk(module))
     assert len(seen) == len(expected)
     assert {id(node) for node in seen} == {id(node) for node in expected}
+
+
+def libcst_calls(module: cst.Module) -> list[cst.Call]:
+    """Reference: the calls libcst's own visitor meets."""
+    found: list[cst.Call] = []
+
+    class Collect(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            found.append(node)
+
+    module.visit(Collect())
+    return found
+
+
+@pytest.mark.parametrize("name", [*SOURCES, "sample"])
+def test_the_calls_under_a_node_are_those_libcst_meets_in_the_walks_order(name: str) -> None:
+    text = SAMPLE if name == "sample" else SOURCES[name].read_text(encoding="utf-8")
+    module = cst.parse_module(text)
+    calls = calls_in(module)
+    assert len(calls) > 0
+    assert {id(call) for call in calls} == {id(call) for call in libcst_calls(module)}
+    assert len(calls) == len(libcst_calls(module))
+    assert [id(node) for node in calls] == [id(n) for n in walk(module) if type(n) is cst.Call]
+
+
+def test_calls_come_outer_first_then_arguments_left_to_right() -> None:
+    stmt = cst.parse_statement("x = f(g(a), h(b).k(c))\n")
+    codes = [cst.Module([]).code_for_node(call.func) for call in calls_in(stmt)]
+    assert codes == ["f", "g", "h(b).k", "h"]
+
+
+def test_leaves_are_found_when_asked_for() -> None:
+    """A name has no children: the walk need not go to one unless it is looked for."""
+    stmt = cst.parse_statement("y: int = a + f(b)\n")
+    names = nodes_of(stmt, frozenset({cst.Name}))
+    assert [name.value for name in names] == ["y", "int", "a", "f", "b"]  # type: ignore[attr-defined]
+    kinds = frozenset({cst.AnnAssign, cst.Call, cst.Integer})
+    assert [type(n) for n in nodes_of(stmt, kinds)] == [cst.AnnAssign, cst.Call]
+
+
+def test_the_names_under_a_node_go_only_where_they_are_told() -> None:
+    """An attribute's name and a keyword are not read: only their ``value`` is gone
+    into; an annotation is not gone into at all."""
+    stmt = cst.parse_statement("x: T = f(a.b, k=c, *d)[e]\n")
+    value_only = frozenset({cst.Attribute, cst.Arg})
+    assert names_under(stmt, value_only, frozenset({cst.Annotation})) == ["x", "f", "a", "c", "d", "e"]
+    # (in field order: an argument's value before its keyword)
+    assert names_under(stmt, frozenset(), frozenset()) == ["x", "T", "f", "a", "b", "c", "k", "d", "e"]
 
 
 STDLIB_SOURCES = sorted((ROOT / "tests" / "fixtures").rglob("*.py")) + sorted(

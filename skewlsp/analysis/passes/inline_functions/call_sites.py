@@ -50,7 +50,7 @@ from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import CallSiteValue
 from skewlsp.analysis.source.tree_text import MadeTrees
-from skewlsp.analysis.source.walk import stdlib_walk, walk
+from skewlsp.analysis.source.walk import CallsOf, stdlib_walk, walk
 from skewlsp.contract import Span
 
 
@@ -188,7 +188,7 @@ def _caller_facts(
     facts = None
     if found is not None:
         fn, calls, spans = found
-        facts = _CallerFacts(fn, calls, spans, _scopes_at_calls(fn, constants, state.made))
+        facts = _CallerFacts(fn, calls, spans, _scopes_at_calls(fn, constants, state))
     memo[key] = facts
     return facts
 
@@ -220,7 +220,8 @@ def _find_calls(
         return None
     calls: dict[str, list[Place]] = {}
     incore = is_incore_function(fn, state.made)
-    for place in _calls(body_statements(fn.body), incore, (), (), state.made, False):
+    statements = body_statements(fn.body)
+    for place in _calls(statements, incore, (), (), state.made, False, state.calls_in):
         func = place[0].func
         assert type(func) is cst.Name  # (_calls yields calls of a plain name only)
         calls.setdefault(func.value, []).append(place)
@@ -290,15 +291,17 @@ def _calls(
     loop_vars: tuple[str, ...],
     made: MadeTrees | None,
     nested: bool,
+    calls: CallsOf,
 ) -> Iterator[Place]:
     """Calls of plain names with whether they are InCore, the headers and loop variables
-    around them and whether a loop or branch holds them, in source order."""
+    around them and whether a loop or branch holds them, in source order (``calls``: the
+    calls under a statement, as the analysis keeps them)."""
     for stmt in block:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             continue
         if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            for node in walk(stmt):  # (exact types: no subclasses, and ABC checks are slow)
-                if type(node) is cst.Call and type(node.func) is cst.Name:
+            for node in calls(stmt):  # (exact types: ABC checks are slow)
+                if type(node.func) is cst.Name:
                     yield node, incore, headers, loop_vars, nested
             continue
         inner_incore = incore or opens_incore_scope(stmt, made, incore)
@@ -317,7 +320,9 @@ def _calls(
         elif orelse is not None and hasattr(orelse, "body"):
             blocks.append(body_statements(orelse.body))
         for inner in blocks:
-            yield from _calls(inner, inner_incore, inner_headers, inner_vars, made, inner_nested)
+            yield from _calls(
+                inner, inner_incore, inner_headers, inner_vars, made, inner_nested, calls
+            )
 
 
 def statement_effects_of_target(loop: cst.For) -> tuple[str, ...]:
@@ -326,10 +331,11 @@ def statement_effects_of_target(loop: cst.For) -> tuple[str, ...]:
 
 
 def _scopes_at_calls(
-    fn: cst.FunctionDef, constants: ModuleConstants, made: MadeTrees | None
+    fn: cst.FunctionDef, constants: ModuleConstants, state: AnalysisState
 ) -> dict[int, FunctionScope]:
     """The caller's name resolution at each call of a plain name (by id), as the engine
     builds it for loops."""
+    made = state.made
     params = frozenset(n for n, _ in function_params(fn))
     defs = block_defs(body_statements(fn.body))
     base = FunctionScope(constants, params, frozenset(defs) | params, tile_like_names(fn))
@@ -347,8 +353,8 @@ def _scopes_at_calls(
         compound = not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
         poisoned = frozenset(statement_defs(stmt)) if compound else frozenset()
         scope = base.at(env, poisoned)
-        for node in walk(stmt):
-            if type(node) is cst.Call and type(node.func) is cst.Name:
+        for node in state.calls_in(stmt):
+            if type(node.func) is cst.Name:
                 found[id(node)] = scope
         update_locals(stmt, env, constants)
     return found
