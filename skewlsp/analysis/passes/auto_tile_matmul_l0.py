@@ -24,9 +24,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl, op_registry
-from skewlsp.analysis.frontend.names import body_statements, compound_suites
+from skewlsp.analysis.frontend.names import body_statements, compound_suites, statement_defs
 from skewlsp.analysis.frontend.op_registry import op_leaf
-from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite, ScopeMatmuls, Stmt
+from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite, ScopeMatmuls, SiteBlock, Stmt
 from skewlsp.analysis.source.walk import walk
 
 # The positional arguments that are matrix operands (the accumulator of
@@ -138,11 +138,47 @@ _TILED = {"matmul": (0, 1), "matmul_acc": (1, 2)}
 def body_matmuls(loop: cst.For) -> BodyMatmuls:
     """The matmuls of ``loop``'s body, as AutoTileMatmulL0 meets them."""
     sites: list[MatmulSite] = []
-    why = _collect(body_statements(loop.body), sites)
+    places: list[Place] = []
+    why = _collect(body_statements(loop.body), sites, places)
     opaque = next(
         (found for node in walk(loop.body) if (found := _opaque(node)) is not None), None
     )
-    return BodyMatmuls(() if why else tuple(sites), why, opaque)
+    if why:
+        return BodyMatmuls((), why, opaque)
+    where: dict[int, tuple[tuple[tuple[int, int], ...], dict[str, int]]] = {
+        id(statements[at]): ((), {}) for statements, at in places
+    }
+    _bindings(body_statements(loop.body), (), {}, where)
+    blocks = []
+    for site, (statements, at) in zip(sites, places, strict=True):
+        block, passed = where[id(statements[at])]
+        blocks.append(SiteBlock(block, (passed.get(site.lhs, 0), passed.get(site.rhs, 0))))
+    return BodyMatmuls(tuple(sites), None, opaque, tuple(blocks))
+
+
+def _bindings(
+    statements: Sequence[cst.CSTNode],
+    block: tuple[tuple[int, int], ...],
+    passed: dict[str, int],
+    where: dict[int, tuple[tuple[tuple[int, int], ...], dict[str, int]]],
+) -> None:
+    """Walk ``statements`` as :func:`_collect` does, noting for each statement of
+    ``where`` (by id) its block and, per name, how many bindings of it came before
+    (``passed``, counted in program order, branches one after the other: a binding in a
+    branch is another tile after it, as ConvertToSSA's phi is)."""
+    for at, stmt in enumerate(statements):
+        if isinstance(stmt, cst.If):
+            branch: cst.CSTNode | None = stmt
+            number = 0
+            while isinstance(branch, cst.If | cst.Else):
+                _bindings(body_statements(branch.body), (*block, (at, number)), passed, where)
+                branch = branch.orelse if isinstance(branch, cst.If) else None
+                number += 1
+            continue
+        if id(stmt) in where:
+            where[id(stmt)] = (block, dict(passed))
+        for name in statement_defs(stmt):
+            passed[name] = passed.get(name, 0) + 1
 
 
 def scope_matmuls(opened_by: cst.CSTNode, kept: Kept | None = None) -> ScopeMatmuls:
