@@ -16,23 +16,24 @@ function's Left and Right tiles decide their depths whatever its Vec and Mat til
 Laid out as the lowered code runs, each region after the one before: per user loop in
 source order, its regions (the main loop's ``stage`` clones, then the remainder's
 copies), per clone its matmuls in program order (an ``if``'s branches one after the
-other), per matmul either its two whole operands (both read by the matmul after them)
-or its K loop (CanonicalizeIOOrder puts both clones' extracts ahead of their matmuls,
-so all four are live at once; a remainder copy after it). Groups are numbered as
-LowerPipelineLoops meets the loops: a user loop's K loops before the user loop's own
-regions (only ties of MemoryReuse's shed read the numbers). A loop SkewCrossCorePipeline
-rewrites on the cube is laid out as its clones (:func:`_skewed`): they carry the skew's
-own group (numbered from ``1 << 20``, after all of LowerPipelineLoops'), and each clone's
-K loops are lowered one group each; a consumer-half operand the vector made and the cube
-pops is shaped from the body (:mod:`skewlsp.analysis.passes.cube_operands`), and so is
-such an operand of a replicated loop's matmul, or a tile made before the loop.
+other), per matmul its two whole operands (read by it next; one block's matmuls share a
+move, :mod:`.l0_moves`) or its K loop (CanonicalizeIOOrder puts both clones' extracts
+ahead of their matmuls, so all four are live at once; a remainder copy after it). Groups
+are numbered as LowerPipelineLoops meets the loops: a user loop's K loops before the
+user loop's own regions (only ties of MemoryReuse's shed read the numbers). A loop
+SkewCrossCorePipeline rewrites on the cube is laid out as its clones (:func:`_skewed`):
+they carry the skew's own group (numbered from ``1 << 20``, after all of
+LowerPipelineLoops'), and each clone's K loops are lowered one group each; a consumer-
+half operand the vector made and the cube pops is shaped from the body
+(:mod:`skewlsp.analysis.passes.cube_operands`), and so is such an operand of a
+replicated loop's matmul, or a tile made before the loop.
 
 Not modelled, and said so (the function's L0 tiles are then not known): a matmul
 outside the function's pipeline loops or in a nested block, a call whose ops are not
 seen (an inline helper), an operand that is neither a static load of the body nor a
-tile of known shape it computes or the scope makes before it, one whole
-operand two matmuls read (one move), other cube ops, a tile ``ChooseL0Tile`` splits in
-M or N or whose K it peels, a loop nested in a replicated or skewed loop, a remainder
+tile of known shape it computes or the scope makes before it, a move into L0 not
+modelled (:mod:`.l0_moves`), other cube ops, a tile ``ChooseL0Tile`` splits in M or N
+or whose K it peels, a loop nested in a replicated or skewed loop, a remainder
 known only at run time beyond ``stage=2`` (an ``if`` chain of several branches; at
 ``stage=2`` it is one copy after the loop). An operand of a matmul outside the loops, or
 in a branch of an ``if`` of a loop body, is the binding of its name before the matmul in
@@ -60,6 +61,7 @@ from skewlsp.analysis.lower_pipeline.loop_facts import (
 from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import lower, replicated_regions
 from skewlsp.analysis.lower_pipeline.slot_loads import UsesOf, calls_of, statement_loads
 from skewlsp.analysis.memory.init_memref import allocation_bytes
+from skewlsp.analysis.memory.l0_moves import ONE_MOVE, Shares, shared_moves
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, ReuseTile
 from skewlsp.analysis.passes.auto_tile_matmul_l0 import scope_matmuls
 from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite
@@ -81,6 +83,7 @@ class L0Tiling:
     whole: tuple[int, int, int]
     tile: tuple[int, int, int]
     dtypes: tuple[str, str]
+    shares: Shares = (None, None)  # per operand moved whole: whose move it reads (index)
 
     @property
     def k_trip(self) -> int:
@@ -231,11 +234,13 @@ def _tilings(
         if isinstance(tiling, str):
             return tiling
         found.append(tiling)
-    whole = [t for t in found if t.k_trip == 1]
-    moved = [(t.site.lhs, "Left") for t in whole] + [(t.site.rhs, "Right") for t in whole]
-    if len(set(moved)) < len(moved):
-        return "two matmuls read one operand whole, through one move: not modelled"
-    return tuple(found)
+    blocks = facts.matmuls.blocks if facts.matmuls is not None else ()
+    shares = shared_moves(
+        sites, [t.k_trip == 1 for t in found], blocks if len(blocks) == len(found) else None
+    )
+    if isinstance(shares, str):
+        return shares
+    return tuple(replace(t, shares=pair) for t, pair in zip(found, shares, strict=True))
 
 
 def _tile_of(load: SlotLoad) -> tuple[str, tuple[int, ...] | None, str | None]:
@@ -306,15 +311,29 @@ class _Layout:
         return len(self.groups) - 1
 
     def operands(
-        self, tiling: L0Tiling, shape: tuple[int, int, int], member: tuple[tuple[int, int], ...]
-    ) -> None:
-        """One matmul's Left and Right tiles (``shape``: ``(m, n, k)``), read by it next."""
+        self,
+        tiling: L0Tiling,
+        shape: tuple[int, int, int],
+        member: tuple[tuple[int, int], ...],
+        reads: tuple[int | None, int | None] = (None, None),
+    ) -> tuple[int, int]:
+        """One matmul's Left and Right tiles (``shape``: ``(m, n, k)``), read by it next
+        (their indices); ``reads``: a tile moved before (its index), live until here."""
         m, n, k = shape
-        left = allocation_bytes((m, k), tiling.dtypes[0], "Left") or 0
-        right = allocation_bytes((k, n), tiling.dtypes[1], "Right") or 0
-        self.tiles.append(ReuseTile("Left", left, (self.at, self.at + 2), member))
-        self.tiles.append(ReuseTile("Right", right, (self.at + 1, self.at + 2), member))
+        sizes = (allocation_bytes((m, k), tiling.dtypes[0], "Left") or 0,
+                 allocation_bytes((k, n), tiling.dtypes[1], "Right") or 0)  # fmt: skip
+        found = []
+        for side, read in enumerate(reads):
+            if read is None:
+                live = (self.at + side, self.at + 2)
+                self.tiles.append(ReuseTile(L0_SPACES[side], sizes[side], live, member))
+                read = len(self.tiles) - 1
+            else:
+                moved = self.tiles[read]
+                self.tiles[read] = replace(moved, live=(moved.live[0], self.at + 2))
+            found.append(read)
         self.at += 3
+        return found[0], found[1]
 
     def k_loop(
         self, tiling: L0Tiling, groups: tuple[int, int | None], outer: tuple[tuple[int, int], ...]
@@ -410,11 +429,13 @@ def _loop(
         group = layout.group(L0Group(number, kind))
         for clone in range(clones):
             outer = ((group, clone),)
+            moved: dict[int, tuple[int, int]] = {}  # each whole matmul's L0 tiles
             for index, tiling in enumerate(tilings[number]):
                 if index in k_groups:
                     layout.k_loop(tiling, k_groups[index], outer)
-                else:
-                    layout.operands(tiling, tiling.whole, outer)
+                    continue
+                reads = [None if o is None else moved[o][n] for n, o in enumerate(tiling.shares)]
+                moved[index] = layout.operands(tiling, tiling.whole, outer, (reads[0], reads[1]))
     return None
 
 
@@ -427,6 +448,8 @@ def _skewed(
     skew's group. Each clone's K loops are lowered after the skew, one group each."""
     if len(skew.produce) != len(tilings):
         return "the matmuls of a skewed loop's halves are not told apart"
+    if any(tiling.shares != (None, None) for tiling in tilings):
+        return ONE_MOVE
     group = layout.group(L0Group(number, "skew"))
     halves = (True,) * 2 + (False,) * 2  # prologue, steady producers, consumers, epilogue
     for produce in halves:

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl, op_registry
-from skewlsp.analysis.frontend.names import body_statements, compound_suites
+from skewlsp.analysis.frontend.names import body_statements, compound_suites, statement_defs
 from skewlsp.analysis.frontend.op_registry import op_leaf
-from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite, ScopeMatmuls, Stmt
+from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite, ScopeMatmuls, SiteBlock, Stmt
 from skewlsp.analysis.source.walk import CallsOf, calls_in, nodes_of, walk
 
 # The positional arguments that are matrix operands (the accumulator of
@@ -150,7 +150,40 @@ def body_matmuls(loop: cst.For, calls: CallsOf = calls_in) -> BodyMatmuls:
     opaque = next((found for node in met if (found := _opaque(node)) is not None), None)
     if why:
         return BodyMatmuls((), why, opaque)
-    return BodyMatmuls(tuple(sites), why, opaque, tuple(places))
+    where: dict[int, tuple[tuple[tuple[int, int], ...], dict[str, int]]] = {
+        id(block[at]): ((), {}) for block, at in places
+    }
+    _bindings(statements, (), {}, where)
+    blocks = []
+    for site, (block, at) in zip(sites, places, strict=True):
+        held, passed = where[id(block[at])]
+        blocks.append(SiteBlock(held, (passed.get(site.lhs, 0), passed.get(site.rhs, 0))))
+    return BodyMatmuls(tuple(sites), None, opaque, tuple(places), tuple(blocks))
+
+
+def _bindings(
+    statements: Sequence[cst.CSTNode],
+    block: tuple[tuple[int, int], ...],
+    passed: dict[str, int],
+    where: dict[int, tuple[tuple[tuple[int, int], ...], dict[str, int]]],
+) -> None:
+    """Walk ``statements`` as :func:`_collect` does, noting for each statement of
+    ``where`` (by id) its block and, per name, how many bindings of it came before
+    (``passed``, counted in program order, branches one after the other: a binding in a
+    branch is another tile after it, as ConvertToSSA's phi is)."""
+    for at, stmt in enumerate(statements):
+        if isinstance(stmt, cst.If):
+            branch: cst.CSTNode | None = stmt
+            number = 0
+            while isinstance(branch, cst.If | cst.Else):
+                _bindings(body_statements(branch.body), (*block, (at, number)), passed, where)
+                branch = branch.orelse if isinstance(branch, cst.If) else None
+                number += 1
+            continue
+        if id(stmt) in where:
+            where[id(stmt)] = (block, dict(passed))
+        for name in statement_defs(stmt):
+            passed[name] = passed.get(name, 0) + 1
 
 
 def scope_matmuls(

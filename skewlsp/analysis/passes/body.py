@@ -235,6 +235,20 @@ class MatmulSite:
 
 
 @dataclass(frozen=True)
+class SiteBlock:
+    """Where a matmul of a loop body reads its operands, for InferTileMemorySpace's
+    moves into Left and Right: the block holding it (``block``: the ``(statement,
+    branch)`` pairs of the ``if`` branches leading to it from the body, ``()`` for the
+    body) and which binding of each operand name it reads (``bindings``: how many
+    statements binding that name the walk had passed). The pass caches a move per tile
+    and space for the rest of the block that made it and the blocks nested in it, so
+    two matmuls with equal ``(block, binding)`` of a name read one moved tile."""
+
+    block: tuple[tuple[int, int], ...]
+    bindings: tuple[int, int]
+
+
+@dataclass(frozen=True)
 class BodyMatmuls:
     """The matmuls of a loop's body at its top level and in its ``if`` branches (which
     run one after the other in program order), or why they cannot be told
@@ -244,13 +258,15 @@ class BodyMatmuls:
     none: only then are the body's matmuls all its L0 tiles. ``places``: where each site
     is (in its order): the block holding it (the body, or a branch of an ``if`` in it)
     and its statement there, whose bindings before it are its operands (found by the
-    same walk, so kept with the sites rather than walked for again).
+    same walk, so kept with the sites rather than walked for again). ``blocks``: each
+    site's :class:`SiteBlock` (empty: not told).
     """
 
     sites: tuple[MatmulSite, ...] = ()
     unknown: str | None = None
     opaque: str | None = None
     places: tuple[tuple[Sequence[cst.CSTNode], int], ...] = field(default=(), compare=False)
+    blocks: tuple[SiteBlock, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,12 @@ what pypto e2d0f78ae did to tests/fixtures/memory/models/mem_llm/projection.py's
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from skewlsp.analysis.lower_pipeline.loop_facts import CubeScope, LoopFacts, SkewClones, SlotLoad
 from skewlsp.analysis.memory.l0_tiles import L0Tiles, l0_tiles
 from skewlsp.analysis.memory.memory_reuse import memory_reuse
-from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite
+from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite, SiteBlock
 from skewlsp.contract import Lowering
 
 A = SlotLoad("a", "Mat", 4096, extents=(16, 128), dtype="BF16")
@@ -111,4 +113,84 @@ def test_a_skewed_loop_whose_popped_operand_has_no_known_shape_is_not_known():
     )
     assert l0_tiles([(unknown, None)], 1) == (
         "the operand `p` of `matmul` is not a load of static shape"
+    )
+
+
+# pypto-lib deepseek_v4_pro/decode_indexer_compressor.py:123 (kv_score_proj), as the
+# kept dumps hold it: `if k0 == 0:` two matmuls reading one `x_tile` [16, 512] BF16
+# (and `wkv_tile`, `wgate_tile` [32, 512] read transposed), `else:` two matmul_acc alike.
+X = SlotLoad("x_tile", "Mat", 16384, extents=(16, 512), dtype="BF16")
+WKV = SlotLoad("wkv_tile", "Mat", 32768, extents=(32, 512), dtype="BF16")
+WGATE = SlotLoad("wgate_tile", "Mat", 32768, extents=(32, 512), dtype="BF16")
+THEN, ELSE = ((1, 0),), ((1, 1),)  # the branches of the body's `if` (its statement 1)
+TWO_PER_BRANCH = LoopFacts(
+    slot_loads=(X, WKV, WGATE),
+    matmuls=BodyMatmuls(
+        (
+            MatmulSite("matmul", "x_tile", "wkv_tile", "FP32", (False, True)),
+            MatmulSite("matmul", "x_tile", "wgate_tile", "FP32", (False, True)),
+            MatmulSite("matmul_acc", "x_tile", "wkv_tile", None, (False, True)),
+            MatmulSite("matmul_acc", "x_tile", "wgate_tile", None, (False, True)),
+        ),
+        blocks=(
+            SiteBlock(THEN, (1, 1)),
+            SiteBlock(THEN, (1, 1)),
+            SiteBlock(ELSE, (1, 1)),
+            SiteBlock(ELSE, (1, 1)),
+        ),
+    ),
+    scope_matmuls=CubeScope(1, 4),
+)
+SEVEN = Lowering("replicated", "SKW011", "", stage=2, main_trip=7)
+
+
+def test_two_matmuls_of_a_branch_read_one_move_of_their_shared_operand_into_left():
+    tiles = l0_tiles([(TWO_PER_BRANCH, SEVEN)], 1)
+    assert isinstance(tiles, L0Tiles)
+    # the compiler's InitMemRef, per clone: per branch one `x_tile_Left` [16, 512]
+    # (16384 B) and a `_t_Right` [512, 32] (32768 B) per matmul
+    found = [(t.space, t.bytes, t.membership) for t in tiles.tiles]
+    expected = []
+    for clone in range(2):
+        branch = [("Left", 16384), ("Right", 32768), ("Right", 32768)]
+        expected += [(space, size, ((0, clone),)) for space, size in branch * 2]
+    assert found == expected
+
+
+def test_the_shared_left_tile_lives_across_both_matmuls_as_memory_reuse_packed_it():
+    tiles = l0_tiles([(TWO_PER_BRANCH, SEVEN)], 1)
+    assert isinstance(tiles, L0Tiles)
+    reuse = memory_reuse(tiles.tiles)
+    # the compiler's MemoryReuse: a clone's two Left tiles in one buffer (mem_left_13,
+    # mem_left_23), its four Right tiles in one (mem_right_14, mem_right_24); no hint
+    assert reuse.buffers["Left"] == ((0, 3), (6, 9))
+    assert reuse.buffers["Right"] == ((1, 2, 4, 5), (7, 8, 10, 11))
+    assert (reuse.achieved[("Left", 0)], reuse.achieved[("Right", 0)]) == (2, 2)
+    assert reuse.hints == ()
+
+
+def test_a_matmul_reading_the_move_of_an_enclosing_block_is_not_known():
+    sites = TWO_PER_BRANCH.matmuls.sites[:2] if TWO_PER_BRANCH.matmuls else ()
+    nested = replace(
+        TWO_PER_BRANCH,
+        matmuls=BodyMatmuls(sites, blocks=(SiteBlock((), (1, 1)), SiteBlock(THEN, (1, 1)))),
+        scope_matmuls=CubeScope(1, 2),
+    )
+    assert l0_tiles([(nested, SEVEN)], 1) == (
+        "two matmuls read one operand whole, through one move: not modelled"
+    )
+
+
+def test_one_block_s_matmuls_reading_one_operand_transposed_are_not_known():
+    sites = (
+        MatmulSite("matmul", "wkv_tile", "x_tile", "FP32", (False, True)),
+        MatmulSite("matmul", "wgate_tile", "x_tile", "FP32", (False, True)),
+    )
+    transposed = replace(
+        TWO_PER_BRANCH,
+        matmuls=BodyMatmuls(sites, blocks=(SiteBlock((), (1, 1)), SiteBlock((), (1, 1)))),
+        scope_matmuls=CubeScope(1, 2),
+    )
+    assert l0_tiles([(transposed, SEVEN)], 1) == (
+        "two matmuls read one operand whole, through one move: not modelled"
     )

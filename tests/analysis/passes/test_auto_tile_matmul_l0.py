@@ -7,7 +7,7 @@ import pytest
 
 from skewlsp.analysis.frontend.names import small_statement_effects
 from skewlsp.analysis.passes.auto_tile_matmul_l0 import body_matmuls, cube_casts
-from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite, Stmt
+from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite, SiteBlock, Stmt
 
 
 def body(*lines: str) -> list[Stmt]:
@@ -122,7 +122,27 @@ def test_the_matmuls_of_a_body_and_of_its_branches_in_program_order():
         (
             MatmulSite("matmul", "a", "w[...]", "FP32", (False, True)),
             MatmulSite("matmul_acc", "a", "w[...]"),
+        ),
+        # each in a branch of the `if` (statement 1), reading the one binding of `a`
+        blocks=(SiteBlock(((1, 0),), (1, 0)), SiteBlock(((1, 1),), (1, 0))),
+    )
+
+
+def test_two_matmuls_of_one_block_read_one_binding_until_it_is_bound_again():
+    found = body_matmuls(
+        loop_of(
+            "for kb in pl.pipeline(4, stage=2):\n"
+            "    x = xs[kb, :, :]\n"
+            "    kv = pl.matmul(x, wkv, out_dtype=pl.FP32)\n"
+            "    score = pl.matmul(x, wgate, out_dtype=pl.FP32)\n"
+            "    x = pl.cast(kv, target_type=pl.BF16, mode=\"rint\")\n"
+            "    out = pl.matmul(x, wkv, out_dtype=pl.FP32)\n"
         )
+    )
+    assert found.blocks == (
+        SiteBlock((), (1, 0)),
+        SiteBlock((), (1, 0)),
+        SiteBlock((), (2, 0)),
     )
 
 

@@ -233,3 +233,28 @@ def test_a_k_loop_the_guard_sheds_to_one_stage_is_said_at_both_depths_where_the_
             "is 1): their lifetimes and the first fit keep them apart, so no stage's copy of "
             "them waits for another's) (AutoTileMatmulL0's L0 tiles"
         ) in hint.message
+
+
+def test_one_move_of_an_activation_two_matmuls_read_lives_across_the_matmul_between():
+    # The compiler, moved.py's three_heads: one `x_tile_Left` per clone, read by the
+    # first and third matmuls, live across `y_tile_Left` (32768 B each): "requested depth
+    # 2 for pipeline group 0 in Left, but only 1 of 2 buffers fit (32768 B per stage,
+    # 65536 B free) ... co-resident buffers"; the Right tiles keep 2 of 2.
+    report = report_of("moved.py", "three_heads_one_activation")
+    memory = report.memory or next(core.memory for core in report.cores)
+    assert SpaceBuffers("Left", 32768, 2, 1, "space-pressure", True) in memory
+    assert SpaceBuffers("Right", 32768, 2, 2, None, True) in memory
+    (hint,) = [h for h in report.hints if h.code == "SKW080"]
+    assert hint.message.startswith(
+        "PH-MR-001: MemoryReuse keeps only 1 of the 2 stages' buffers apart in Left"
+    )
+
+
+def test_each_branch_moves_the_activation_its_two_matmuls_read_again():
+    # The compiler, moved.py's first_apart: an `x_tile_Left` per branch (32768 B), the
+    # two of a clone in one buffer, no hint: Left and Right keep 2 of 2.
+    report = report_of("moved.py", "first_step_apart")
+    memory = report.memory or next(core.memory for core in report.cores)
+    assert SpaceBuffers("Left", 32768, 2, 2, None, True) in memory
+    assert SpaceBuffers("Right", 32768, 2, 2, None, True) in memory
+    assert [h for h in report.hints if h.code == "SKW080"] == []
