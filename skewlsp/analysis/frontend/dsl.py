@@ -33,7 +33,19 @@ class Aliases:
 
 
 def dotted(expr: cst.BaseExpression) -> tuple[str, ...] | None:
-    """``pl.tile.load`` -> ("pl", "tile", "load"); None for anything not a plain dotted name."""
+    """``pl.tile.load`` -> ("pl", "tile", "load"); None for anything not a plain dotted name.
+
+    The one- and two-name shapes (``range``, ``pl.x``) are most of the calls
+    every pass asks about, so they are answered without the list and reversal.
+    """
+    if type(expr) is cst.Attribute:
+        inner = expr.value
+        if type(inner) is cst.Name:
+            return (inner.value, expr.attr.value)
+    elif type(expr) is cst.Name:
+        return (expr.value,)
+    else:
+        return None
     parts: list[str] = []
     while type(expr) is cst.Attribute:  # (exact types: faster than an ABC's isinstance)
         parts.append(expr.attr.value)

@@ -18,8 +18,6 @@ import builtins
 
 import libcst as cst
 
-from skewlsp.analysis.frontend import dsl
-
 # Output in Acc: run on the cube core.
 CUBE_OPS = frozenset(
     {
@@ -125,8 +123,18 @@ PYTHON_BUILTINS = frozenset(dir(builtins))
 
 
 def op_leaf(call: cst.Call) -> str | None:
-    path = dsl.dotted(call.func)
-    if path is None or len(path) < 2 or path[0] not in ("pl", "pld"):
+    """The op's name in the registry (``matmul`` for ``pl.tile.matmul``), None if not an op.
+
+    Walks the dotted callee itself rather than building ``dsl.dotted``'s tuple:
+    only the root and the last name matter, and every pass asks this of the
+    same calls again (tens of thousands of times in a large tree).
+    """
+    func = call.func
+    if type(func) is not cst.Attribute:  # (exact types, as in dsl.dotted)
         return None
-    """The op's name in the registry (``matmul`` for ``pl.tile.matmul``), None if not an op."""
-    return path[-1]
+    root = func.value
+    while type(root) is cst.Attribute:
+        root = root.value
+    if type(root) is not cst.Name or root.value not in ("pl", "pld"):
+        return None
+    return func.attr.value
