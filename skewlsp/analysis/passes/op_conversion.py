@@ -14,7 +14,8 @@ call becomes a statement of its own, operands first):
 - ``pl.cast`` of a tile makes a new tile of the target dtype (of a scalar, a scalar);
   an element-wise op (``add``, ``mul``, ``exp``, ``row_expand_mul``, ...; with a scalar
   too) a new tile of its first tile operand's shape and dtype; ``pl.full`` a new tile of
-  its shape and dtype;
+  its shape and dtype, ``pl.arange(start, shape)`` (``tile.ci``) one of its shape and
+  dtype (INT32 unless told);
 - ``row_sum``/``row_max``/``row_min`` are converted with a ``tmp_tile`` workspace of
   the input's shape (its last dim padded to 128 when narrower) and dtype
   (``op_conversion_registry.cpp``'s reduction entries, a ``tile.create`` before the
@@ -392,16 +393,29 @@ class _Convert:
         if leaf == "fillpad" and len(args) == 1:
             source = self._tile(args[0], leaf)
             return self._new(name, self.shapes[source], (source,), label)
-        if leaf == "full" and args:
-            extents = fold_list(args[0], self.fold)
-            written = dsl.keyword(call, "dtype")
-            dtype = dtype_of(written.value) if written is not None else None
-            if dtype is None:
-                raise NotModelled("a `full` of no static dtype")
-            return self._new(name, _Shape(_static(extents, "the full"), dtype), (), label)
+        if (leaf == "full" and args) or (leaf == "arange" and len(args) >= 2):
+            return self._made(call, args, str(leaf), name, label)
         if leaf in ("load", "slice") and args and isinstance(args[0], cst.Name):
             return self._sliced(call, leaf, args[0].value, name, label)
         raise NotModelled(f"the op `{leaf or 'call'}`")
+
+    def _made(
+        self,
+        call: cst.Call,
+        args: Sequence[cst.BaseExpression],
+        leaf: str,
+        name: str | None,
+        label: str,
+    ) -> str:
+        """``pl.full(shape, dtype=...)`` and ``pl.arange(start, shape)`` (``tensor.ci``,
+        converted to ``tile.ci``; INT32 unless told): a new tile read from no other."""
+        shape_arg, default = (args[0], None) if leaf == "full" else (args[1], "INT32")
+        written = dsl.keyword(call, "dtype")
+        dtype = dtype_of(written.value) if written is not None else default
+        if dtype is None:
+            raise NotModelled(f"a `{leaf}` of no static dtype")
+        extents = _static(fold_list(shape_arg, self.fold), f"the {leaf}")
+        return self._new(name, _Shape(extents, dtype), (), label)
 
     def _view(
         self, args: Sequence[cst.BaseExpression], leaf: str, name: str | None, label: str

@@ -290,3 +290,20 @@ def test_a_name_that_only_holds_the_word_split_is_no_split_mode():
     assert found.unknown is None
     attrs = scope_at('for u in pl.spmd(4, attrs={"split": pl.SplitMode.LEFT_RIGHT}):\n')
     assert attrs.unknown == "a split mode halves the vector tiles (not modelled)"
+
+
+def test_arange_makes_a_vec_tile_of_its_shape_in_int32_unless_told():
+    # pypto-lib deepseek_v4_pro qkv_proj_rope.py:428, InitMemRef (kv_rms_norm_rope):
+    # `pl.arange(0, [1, 64], dtype=pl.INT32)` is t__tile [1, 64] INT32 (256 B), then its
+    # cast t__tile [1, 64] FP32; pl.arange is tensor.ci, converted to tile.ci (INT32 by default).
+    found = tiles_of(
+        "i = pl.arange(0, [1, 64], dtype=pl.INT32)\n"
+        "f = pl.cast(i, target_type=pl.FP32)\n"
+        "j = pl.arange(0, [1, 32])\n"
+    )
+    assert [op.shape for op in found.ops] == [
+        ((1, 64), "INT32"),
+        ((1, 64), "FP32"),
+        ((1, 32), "INT32"),
+    ]
+    assert found.ops[0].reads == () and not found.ops[0].load
