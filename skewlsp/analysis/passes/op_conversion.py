@@ -48,7 +48,6 @@ decide alone. So does a split mode other than ``pl.SplitMode.NONE``, which the D
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -63,15 +62,16 @@ from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
     Tensor,
     dims_of,
     dtype_of,
+    fold_extent,
     fold_list,
     subscript_extents,
 )
+from skewlsp.analysis.passes.cube_side import cube_only, moved
 from skewlsp.analysis.passes.op_tables import (
     CAST_BITS,
     ELEMENT_BITS,
     ELEMENTWISE_OPS,
     EXPAND_OPS,
-    MATMUL_OPS,
     MIN_REDUCTION_COLUMNS,
     NATIVE_CASTS,
     NOT_INPLACE_UNARY,
@@ -193,7 +193,7 @@ class _Convert:
         if not isinstance(target, cst.Name):
             raise NotModelled("an assignment to several names")
         self.cube.pop(target.value, None)
-        if target.value in self.cube_only and _moved(value):
+        if target.value in self.cube_only and moved(value):
             self.cube[target.value] = self._cube_shape(value)
             self.shapes.pop(target.value, None)
             return  # (the cube's: loaded into Mat there, or made from its values)
@@ -370,6 +370,8 @@ class _Convert:
             return self._new(name, self.shapes[source], (source,), label)
         if (leaf == "full" and args) or (leaf == "arange" and len(args) >= 2):
             return self._made(call, args, str(leaf), name, label)
+        if leaf == "gather" and args:
+            return self._gather(call, args, name, label)
         if leaf in ("load", "slice") and args and isinstance(args[0], cst.Name):
             return self._sliced(call, leaf, args[0].value, name, label)
         raise NotModelled(f"the op `{leaf or 'call'}`")
@@ -391,6 +393,44 @@ class _Convert:
             raise NotModelled(f"a `{leaf}` of no static dtype")
         extents = _static(fold_list(shape_arg, self.fold), f"the {leaf}")
         return self._new(name, _Shape(extents, dtype), (), label)
+
+    def _gather(
+        self, call: cst.Call, args: Sequence[cst.BaseExpression], name: str | None, label: str
+    ) -> str:
+        """``pl.gather(input, dim=-1, index=...)`` of 2-D tiles: on the Ascend910B the pass
+        makes an accumulator of the index's shape in the input's dtype, then a loop over
+        its rows: each row of the input and of the index a view, a ``[1, K]`` INT32
+        scratch tile and the gathered row (``tile.gather``, not in-place safe), assembled
+        into the accumulator (a view of it, as is the result). Its tiles are modelled
+        straight: the loop's reads all end with the gathered row, which may take none of
+        their buffers anyway. Another dim, a mask or a compare form is not modelled."""
+        dim = dsl.keyword(call, "dim")
+        index = dsl.keyword(call, "index")
+        dim_node = dim.value if dim is not None else (args[1] if len(args) > 1 else None)
+        index_node = index.value if index is not None else (args[2] if len(args) > 2 else None)
+        if isinstance(dim_node, cst.UnaryOperation) and isinstance(dim_node.operator, cst.Minus):
+            dim_node = dim_node.expression  # (-1 and 1: the last dim of a 2-D tile)
+        along = fold_extent(dim_node, self.fold).value if dim_node is not None else None
+        if index_node is None or along != 1:
+            raise NotModelled("a `gather` not along the last dim by an index")
+        source = self._tile(args[0], "gather")
+        indices = self._tile(index_node, "gather")
+        shape, by = self.shapes[source], self.shapes[indices].extents
+        if len(shape.extents) != 2 or len(by) != 2:
+            raise NotModelled("a `gather` of tiles that are not 2-D")
+        acc = self._new(None, _Shape(by, shape.dtype), (), "gather_acc_init (gather)")
+        rows = []
+        for view_of, extents in ((source, (1, shape.extents[1])), (indices, (1, by[1]))):
+            rows.append(self._temp())
+            self._emit(rows[-1], (view_of,), None, "a row (gather)", view_of=view_of)
+            self.shapes[rows[-1]] = _Shape(extents, self.shapes[view_of].dtype)
+        scratch = self._new(None, _Shape((1, by[1]), "INT32"), (), "gather_row_tmp (gather)")
+        reads = (*rows, scratch)
+        row = self._new(None, _Shape((1, by[1]), shape.dtype), reads, "gather_row (gather)", reads)
+        out = name or self._temp()
+        self._emit(out, (acc, row), None, label, view_of=acc)
+        self.shapes[out] = self.shapes[acc]
+        return out
 
     def _view(
         self, args: Sequence[cst.BaseExpression], leaf: str, name: str | None, label: str
@@ -510,38 +550,12 @@ def scope_tiles(
 ) -> ScopeTiles:
     """The Vec tiles of an InCore scope's ``statements`` (``tensors``: the tensors in
     scope; ``fold``: how its extents are folded), or why they are not known."""
-    walk = _Convert(tensors, fold, span_of, cube_only=_cube_only(statements))
+    walk = _Convert(tensors, fold, span_of, cube_only=cube_only(statements))
     try:
         walk.block(statements)
     except NotModelled as reason:
         return ScopeTiles(unknown=str(reason))
     return ScopeTiles(tuple(walk.ops), tuple(walk.loops), popped=tuple(walk.popped))
-
-
-def _moved(value: cst.BaseExpression) -> bool:
-    """A slice of a tensor (``t[...]``, ``pl.load``, ``pl.slice``): data movement, which
-    ExpandMixedKernel puts where its readers run."""
-    if type(value) is cst.Subscript:
-        return True
-    return type(value) is cst.Call and op_leaf(value) in ("load", "slice")
-
-
-def _cube_only(statements: Sequence[cst.CSTNode]) -> frozenset[str]:
-    """The names of ``statements`` that only matmuls read (each of their reads a
-    matmul's operand): ExpandMixedKernel puts them on the cube."""
-    seen: Counter[str] = Counter()
-    cube: Counter[str] = Counter()
-    for stmt in statements:
-        for node in _nodes(stmt):
-            if type(node) is cst.Name:
-                seen[node.value] += 1
-            elif type(node) is cst.AssignTarget and type(node.target) is cst.Name:
-                seen[node.target.value] -= 1  # (bound, not read)
-            elif type(node) is cst.Call and op_leaf(node) in MATMUL_OPS:
-                for arg in dsl.positional(node):
-                    if type(arg.value) is cst.Name:
-                        cube[arg.value.value] += 1
-    return frozenset(name for name, reads in cube.items() if seen[name] == reads)
 
 
 def scope_tiles_at(

@@ -104,8 +104,8 @@ def test_a_loop_nested_in_a_loop_is_read_with_its_parent_and_two_deep_is_not():
 
 
 def test_an_op_not_modelled_leaves_the_scope_not_known():
-    found = tiles_of("c = pl.gather(x[:, 0:512], x[:, 0:512])\n")
-    assert found.unknown == "the op `gather`"
+    found = tiles_of("c = pl.scatter(x[:, 0:512], x[:, 0:512])\n")
+    assert found.unknown == "the op `scatter`"
 
 
 def test_an_if_leaves_the_scope_not_known():
@@ -307,3 +307,37 @@ def test_arange_makes_a_vec_tile_of_its_shape_in_int32_unless_told():
         ((1, 32), "INT32"),
     ]
     assert found.ops[0].reads == () and not found.ops[0].load
+
+
+def test_gather_by_index_is_a_loop_over_rows_into_an_accumulator_it_makes_first():
+    # pypto-lib deepseek_v4_flash_dspark decode_indexer_compressor.py:268, InitMemRef
+    # (rmsnorm_rope): `pl.gather(rope_normed, dim=-1, index=rope_swap_idx)` of [16, 64] FP32
+    # by [16, 64] INT32 is gather_acc_init [16, 64] FP32 (4096 B), gather_inp_row and
+    # gather_idx_row in rope_normed's and the index's buffers, gather_row_tmp [1, 64] INT32,
+    # gather_row [1, 64] FP32, and gather_asmbl and the result in gather_acc_init's buffer.
+    found = tiles_of(
+        "n = pl.full([16, 64], dtype=pl.FP32, value=1.0)\n"
+        "i = pl.full([16, 64], dtype=pl.INT32, value=1)\n"
+        "s = pl.gather(n, dim=-1, index=i)\n"
+    )
+    acc, inp_row, idx_row, tmp, row, result = found.ops[2:]
+    assert [op.shape for op in found.ops[2:]] == [
+        ((16, 64), "FP32"),
+        None,
+        None,
+        ((1, 64), "INT32"),
+        ((1, 64), "FP32"),
+        None,  # gather_asmbl and the loop's result: one view of the accumulator
+    ]
+    assert (inp_row.view_of, idx_row.view_of) == ("n", "i")
+    assert row.reads == row.forbid == (inp_row.out, idx_row.out, tmp.out)  # not_inplace_safe
+    assert result.out == "s" and result.view_of == acc.out
+    assert result.reads == (acc.out, row.out)
+
+
+def test_gather_along_another_dim_or_by_mask_is_not_modelled():
+    made = "n = pl.full([16, 64], dtype=pl.FP32, value=1.0)\n"
+    along_rows = tiles_of(made + "s = pl.gather(n, 0, n)\n")
+    by_mask = tiles_of(made + "s = pl.gather(n, mask_pattern=1)\n")
+    assert along_rows.unknown == "a `gather` not along the last dim by an index"
+    assert by_mask.unknown == "a `gather` not along the last dim by an index"
