@@ -19,7 +19,8 @@ call becomes a statement of its own, operands first):
 - ``row_sum``/``row_max``/``row_min`` are converted with a ``tmp_tile`` workspace of
   the input's shape (its last dim padded to 128 when narrower) and dtype
   (``op_conversion_registry.cpp``'s reduction entries, a ``tile.create`` before the
-  op), then their ``[M, 1]`` result;
+  op), then their ``[M, 1]`` result; a 2-D ``pl.transpose`` its scratch and the swapped
+  tile, ``pl.gather`` by index a row loop into an accumulator (``_gather``);
 - ``pl.reshape`` and ``pl.set_validshape`` of a tile are views: InitMemRef gives them
   their source's buffer; ``pl.fillpad`` makes a new tile of its input's shape;
 - an ``assemble`` into a tensor, a ``store`` and ``t[...] = tile`` write the tile out
@@ -370,8 +371,9 @@ class _Convert:
             return self._new(name, self.shapes[source], (source,), label)
         if (leaf == "full" and args) or (leaf == "arange" and len(args) >= 2):
             return self._made(call, args, str(leaf), name, label)
-        if leaf == "gather" and args:
-            return self._gather(call, args, name, label)
+        if leaf in ("gather", "transpose") and args:
+            convert = self._gather if leaf == "gather" else self._transpose
+            return convert(call, args, name, label)
         if leaf in ("load", "slice") and args and isinstance(args[0], cst.Name):
             return self._sliced(call, leaf, args[0].value, name, label)
         raise NotModelled(f"the op `{leaf or 'call'}`")
@@ -431,6 +433,20 @@ class _Convert:
         self._emit(out, (acc, row), None, label, view_of=acc)
         self.shapes[out] = self.shapes[acc]
         return out
+
+    def _transpose(
+        self, call: cst.Call, args: Sequence[cst.BaseExpression], name: str | None, label: str
+    ) -> str:
+        """``pl.transpose(tile, axis1=0, axis2=1)`` of a 2-D tile: FlattenTileNdTo2D makes
+        the ``pto.ttrans`` scratch (``transpose_tmp``, the input's shape and dtype) before
+        it, then the swapped tile (``tile.transpose``, not in-place safe)."""
+        source = self._tile(args[0], "transpose")
+        shape = self.shapes[source]
+        if len(shape.extents) != 2:
+            raise NotModelled("a `transpose` of a tile that is not 2-D")
+        scratch = self._new(None, shape, (), "transpose_tmp (transpose)")
+        swapped = _Shape(shape.extents[::-1], shape.dtype)
+        return self._new(name, swapped, (source, scratch), label, (source, scratch))
 
     def _view(
         self, args: Sequence[cst.BaseExpression], leaf: str, name: str | None, label: str

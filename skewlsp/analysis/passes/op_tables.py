@@ -11,11 +11,11 @@ ELEMENTWISE_OPS = frozenset(
         "add", "sub", "mul", "div", "maximum", "minimum", "exp", "sqrt", "recip", "neg",
         "abs", "log", "relu", "rsqrt", "row_expand_mul", "row_expand_add", "row_expand_sub",
         "row_expand_div", "col_expand_mul", "col_expand_add", "col_expand_sub",
-        "col_expand_div",
+        "col_expand_div", "col_expand",
     }
 )  # fmt: skip
 # Broadcasting ops registered forbid_output_alias(1) (broadcast.cpp).
-EXPAND_OPS = frozenset(op for op in ELEMENTWISE_OPS if "_expand_" in op)
+EXPAND_OPS = frozenset(op for op in ELEMENTWISE_OPS if "_expand" in op)
 # Reductions registered not_inplace_safe (reduction.cpp), with a tmp_tile workspace.
 REDUCTION_OPS = frozenset({"row_sum", "row_max", "row_min"})
 # The casts the Ascend910B converts in one instruction (its tcvt table,

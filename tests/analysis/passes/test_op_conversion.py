@@ -341,3 +341,32 @@ def test_gather_along_another_dim_or_by_mask_is_not_modelled():
     by_mask = tiles_of(made + "s = pl.gather(n, mask_pattern=1)\n")
     assert along_rows.unknown == "a `gather` not along the last dim by an index"
     assert by_mask.unknown == "a `gather` not along the last dim by an index"
+
+
+def test_col_expand_makes_a_tile_of_its_target_s_shape_not_in_its_column_s_buffer():
+    # pypto-lib deepseek_v4_pro hc_head.py:169, InitMemRef (hc_head_pre_fused): the
+    # `pl.col_expand(scaled, base)` of [8, 16] FP32 by [1, 16] is a t__tile [8, 16] FP32;
+    # broadcast.cpp registers tile.col_expand forbid_output_alias(1).
+    found = tiles_of(
+        "s = pl.full([8, 16], dtype=pl.FP32, value=1.0)\n"
+        "b = pl.full([1, 16], dtype=pl.FP32, value=1.0)\n"
+        "e = pl.col_expand(s, b)\n"
+    )
+    expanded = found.ops[-1]
+    assert expanded.shape == ((8, 16), "FP32")
+    assert expanded.reads == ("s", "b") and expanded.forbid == ("b",)
+
+
+def test_a_2d_transpose_makes_its_scratch_of_the_input_s_shape_then_the_swapped_tile():
+    # pypto-lib deepseek_v4_pro hc_head.py:174, InitMemRef (hc_head_pre_fused): the
+    # `pl.transpose(pre_val, axis1=0, axis2=1)` of [8, 16] FP32 is transpose_tmp [8, 16]
+    # FP32 (FlattenTileNdTo2D's pto.ttrans scratch) then t__tile [16, 8] FP32; transform.cpp
+    # registers tile.transpose not_inplace_safe.
+    found = tiles_of(
+        "v = pl.full([8, 16], dtype=pl.FP32, value=1.0)\n"
+        "t = pl.transpose(v, axis1=0, axis2=1)\n"
+    )
+    _, scratch, transposed = found.ops
+    assert scratch.label == "transpose_tmp (transpose)" and scratch.shape == ((8, 16), "FP32")
+    assert transposed.shape == ((16, 8), "FP32")
+    assert transposed.reads == transposed.forbid == ("v", scratch.out)
