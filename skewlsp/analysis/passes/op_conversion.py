@@ -80,56 +80,9 @@ from skewlsp.analysis.passes.op_tables import (
     SCALAR_CALLS,
 )
 from skewlsp.analysis.passes.scope_options import ring_options
+from skewlsp.analysis.passes.scope_tile_ops import ScopeLoop, ScopeTiles, TileOp
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import Span
-
-
-@dataclass(frozen=True)
-class TileOp:
-    """One tile statement as the pass leaves it: the value it defines (``out``: the name
-    bound, or ``%n`` for a flattened operand; None: it writes a tile out and defines
-    none), the values it reads, the new tile's shape and dtype (InitMemRef sizes it;
-    None for a view: it holds ``view_of``'s buffer), whether it is a ``tile.load``, its
-    label for messages, and the loop it is in (an index into :attr:`ScopeTiles.loops`;
-    -1 outside the loops). ``forbid``: the values whose buffer the op's output must not
-    take (``forbid_output_alias`` and ``not_inplace_safe`` in the op registry,
-    ``src/ir/op/tile_ops/*.cpp``; a widening ``tile.cast``: MemoryReuse's
-    ForbidAliasCollector)."""
-
-    out: str | None
-    reads: tuple[str, ...]
-    shape: tuple[tuple[int, ...], str] | None
-    label: str
-    view_of: str | None = None
-    load: bool = False
-    loop: int = -1
-    forbid: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class ScopeLoop:
-    """A loop of the scope: where it is (a pipeline loop's report has this span),
-    whether it is a ``pl.pipeline`` (else a sequential loop, run as written), and the
-    loop of the scope it is nested in (-1: none; one level of nesting is read)."""
-
-    span: Span
-    pipeline: bool
-    parent: int = -1
-
-
-@dataclass(frozen=True)
-class ScopeTiles:
-    """An InCore scope's Vec tile statements in program order (a loop's body's together,
-    marked with their loop), its loops, or why they are not known (``unknown``).
-    ``popped``: the bytes of each tile the vector pops from the cube (the cross-core
-    ring's slots); ``slot_num``: the ring's depth the scope asks for
-    (``slot_num=`` of ``pl.split`` or ``pl.cross_core_slot``; None: not written)."""
-
-    ops: tuple[TileOp, ...] = ()
-    loops: tuple[ScopeLoop, ...] = ()
-    unknown: str | None = None
-    popped: tuple[int, ...] = ()
-    slot_num: int | None = None
 
 
 class NotModelled(Exception):
@@ -353,14 +306,19 @@ class _Convert:
                 scratch = self._new(None, self.shapes[reads[0]], reads, "rsqrt_tmp (rsqrt)")
                 reads = forbid = (reads[0], scratch)
             return self._new(name, self.shapes[reads[0]], reads, label, forbid)
-        if leaf in REDUCTION_OPS and len(args) == 1:
+        if leaf in REDUCTION_OPS and args:
             source = self._tile(args[0], leaf)
             shape = self.shapes[source]
             if len(shape.extents) != 2:
                 raise NotModelled(f"`{leaf}` of a tile that is not 2-D")
             rows, columns = shape.extents
             padded = _Shape((rows, max(columns, MIN_REDUCTION_COLUMNS)), shape.dtype)
-            workspace = self._new(None, padded, (source,), f"tmp_tile ({leaf})")
+            given = _argument(call, args, 1, "tmp_tile")  # (the tile op's own workspace)
+            workspace = (
+                self._tile(given, leaf)
+                if given is not None
+                else self._new(None, padded, (source,), f"tmp_tile ({leaf})")
+            )
             result = _Shape((shape.extents[0], 1), shape.dtype)
             reads = (source, workspace)
             return self._new(name, result, reads, label, reads)  # not_inplace_safe
@@ -369,7 +327,7 @@ class _Convert:
         if leaf == "fillpad" and len(args) == 1:
             source = self._tile(args[0], leaf)
             return self._new(name, self.shapes[source], (source,), label)
-        if (leaf == "full" and args) or (leaf == "arange" and len(args) >= 2):
+        if (leaf in ("full", "create_tile") and args) or (leaf == "arange" and len(args) >= 2):
             return self._made(call, args, str(leaf), name, label)
         if leaf in ("gather", "transpose") and args:
             convert = self._gather if leaf == "gather" else self._transpose
@@ -386,11 +344,16 @@ class _Convert:
         name: str | None,
         label: str,
     ) -> str:
-        """``pl.full(shape, dtype=...)`` and ``pl.arange(start, shape)`` (``tensor.ci``,
-        converted to ``tile.ci``; INT32 unless told): a new tile read from no other."""
-        shape_arg, default = (args[0], None) if leaf == "full" else (args[1], "INT32")
-        written = dsl.keyword(call, "dtype")
-        dtype = dtype_of(written.value) if written is not None else default
+        """``pl.full(shape, dtype=...)``, ``pl.create_tile(shape, dtype, target_memory)``
+        (``tile.create``, into Vec unless told) and ``pl.arange(start, shape)``
+        (``tensor.ci`` -> ``tile.ci``; INT32 unless told): a new tile read from no other."""
+        shape_arg, default = (args[1], "INT32") if leaf == "arange" else (args[0], None)
+        written = _argument(call, args, 1 if leaf == "create_tile" else None, "dtype")
+        memory = _argument(call, args, 2 if leaf == "create_tile" else None, "target_memory")
+        path = dsl.dotted(memory) if memory is not None else ("Vec",)
+        if path is None or path[-1] != "Vec":
+            raise NotModelled(f"a `{leaf}` into another memory than Vec")
+        dtype = dtype_of(written) if written is not None else default
         if dtype is None:
             raise NotModelled(f"a `{leaf}` of no static dtype")
         extents = _static(fold_list(shape_arg, self.fold), f"the {leaf}")
@@ -399,17 +362,14 @@ class _Convert:
     def _gather(
         self, call: cst.Call, args: Sequence[cst.BaseExpression], name: str | None, label: str
     ) -> str:
-        """``pl.gather(input, dim=-1, index=...)`` of 2-D tiles: on the Ascend910B the pass
-        makes an accumulator of the index's shape in the input's dtype, then a loop over
-        its rows: each row of the input and of the index a view, a ``[1, K]`` INT32
-        scratch tile and the gathered row (``tile.gather``, not in-place safe), assembled
-        into the accumulator (a view of it, as is the result). Its tiles are modelled
-        straight: the loop's reads all end with the gathered row, which may take none of
+        """``pl.gather(input, dim=-1, index=...)`` of 2-D tiles, as the 910B converts it: an
+        accumulator of the index's shape in the input's dtype, then a loop over its rows:
+        row views of both, a ``[1, K]`` INT32 scratch and the gathered row (not in-place
+        safe), assembled into the accumulator (a view of it, as is the result). Modelled
+        straight: the loop's reads all end at the gathered row, which may take none of
         their buffers anyway. Another dim, a mask or a compare form is not modelled."""
-        dim = dsl.keyword(call, "dim")
-        index = dsl.keyword(call, "index")
-        dim_node = dim.value if dim is not None else (args[1] if len(args) > 1 else None)
-        index_node = index.value if index is not None else (args[2] if len(args) > 2 else None)
+        dim_node = _argument(call, args, 1, "dim")
+        index_node = _argument(call, args, 2, "index")
         if isinstance(dim_node, cst.UnaryOperation) and isinstance(dim_node.operator, cst.Minus):
             dim_node = dim_node.expression  # (-1 and 1: the last dim of a 2-D tile)
         along = fold_extent(dim_node, self.fold).value if dim_node is not None else None
@@ -542,6 +502,16 @@ class _Convert:
         if found is None:
             raise NotModelled(f"`{op}` of no tile")
         return found
+
+
+def _argument(
+    call: cst.Call, args: Sequence[cst.BaseExpression], position: int | None, keyword: str
+) -> cst.BaseExpression | None:
+    """The argument ``keyword`` of ``call``, written by name or at ``position``."""
+    written = dsl.keyword(call, keyword)
+    if written is not None:
+        return written.value
+    return args[position] if position is not None and len(args) > position else None
 
 
 def _true(arg: cst.Arg | None) -> bool:

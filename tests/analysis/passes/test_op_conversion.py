@@ -8,7 +8,8 @@ import libcst as cst
 
 from skewlsp.analysis.frontend.constants import Const
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Tensor
-from skewlsp.analysis.passes.op_conversion import TileOp, scope_tiles, scope_tiles_at
+from skewlsp.analysis.passes.op_conversion import scope_tiles, scope_tiles_at
+from skewlsp.analysis.passes.scope_tile_ops import TileOp
 from skewlsp.contract import Span
 
 TENSORS = {
@@ -370,3 +371,26 @@ def test_a_2d_transpose_makes_its_scratch_of_the_input_s_shape_then_the_swapped_
     assert scratch.label == "transpose_tmp (transpose)" and scratch.shape == ((8, 16), "FP32")
     assert transposed.shape == ((16, 8), "FP32")
     assert transposed.reads == transposed.forbid == ("v", scratch.out)
+
+
+def test_create_tile_makes_a_vec_tile_a_row_sum_given_it_as_workspace_makes_none_more():
+    # pypto-lib deepseek_v4_flash_dspark rmsnorm.py:82/95, InitMemRef (rms_norm): the
+    # `pl.create_tile([8, 128], dtype=pl.FP32, target_memory=pl.MemorySpace.Vec)` is
+    # row_reduce_tmp [8, 128] FP32 (4096 B); `pl.row_sum(sq, row_reduce_tmp)` of [8, 128]
+    # then makes only its [8, 1] FP32 result (no tmp_tile of its own).
+    found = tiles_of(
+        "w = pl.create_tile([8, 128], dtype=pl.FP32, target_memory=pl.MemorySpace.Vec)\n"
+        "v = pl.full([8, 128], dtype=pl.FP32, value=1.0)\n"
+        "s = pl.row_sum(v, w)\n"
+    )
+    assert [op.shape for op in found.ops] == [
+        ((8, 128), "FP32"),
+        ((8, 128), "FP32"),
+        ((8, 1), "FP32"),
+    ]
+    assert found.ops[-1].reads == found.ops[-1].forbid == ("v", "w")
+
+
+def test_a_tile_created_in_another_memory_is_not_modelled():
+    found = tiles_of("w = pl.create_tile([8, 128], dtype=pl.FP32, target_memory=pl.MemorySpace.Mat)\n")
+    assert found.unknown == "a `create_tile` into another memory than Vec"
