@@ -14,13 +14,14 @@ call becomes a statement of its own, operands first):
 - ``pl.cast`` of a tile makes a new tile of the target dtype (of a scalar, a scalar);
   an element-wise op (``add``, ``mul``, ``exp``, ``row_expand_mul``, ...; with a scalar
   too) a new tile of its first tile operand's shape and dtype; ``pl.full`` a new tile of
-  its shape and dtype, ``pl.arange(start, shape)`` (``tile.ci``) one of its shape and
-  dtype (INT32 unless told);
+  its shape and dtype, as do ``pl.create_tile`` (into Vec) and ``pl.arange(start,
+  shape)`` (``tile.ci``, INT32 unless told);
 - ``row_sum``/``row_max``/``row_min`` are converted with a ``tmp_tile`` workspace of
   the input's shape (its last dim padded to 128 when narrower) and dtype
   (``op_conversion_registry.cpp``'s reduction entries, a ``tile.create`` before the
-  op), then their ``[M, 1]`` result; a 2-D ``pl.transpose`` its scratch and the swapped
-  tile, ``pl.gather`` by index a row loop into an accumulator (``_gather``);
+  op; none when the call gives its own ``tmp_tile``), then their ``[M, 1]`` result;
+  a 2-D ``pl.transpose`` makes its scratch and the swapped tile, ``pl.gather`` by index
+  a row loop into an accumulator (``_gather``);
 - ``pl.reshape`` and ``pl.set_validshape`` of a tile are views: InitMemRef gives them
   their source's buffer; ``pl.fillpad`` makes a new tile of its input's shape;
 - an ``assemble`` into a tensor, a ``store`` and ``t[...] = tile`` write the tile out
