@@ -51,7 +51,8 @@ from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
 from skewlsp.analysis.passes.inline_functions.splice import declared_returns
 from skewlsp.analysis.passes.jit_return_type import extern_outs
 from skewlsp.analysis.passes.jit_tensor_params import bare_param_tensors
-from skewlsp.analysis.passes.op_conversion import ScopeTiles, scope_tiles_at
+from skewlsp.analysis.passes.op_conversion import scope_tiles_at
+from skewlsp.analysis.passes.scope_tile_ops import ScopeTiles
 from skewlsp.contract import LoopReport, Span
 
 # A function of the walk: its identity, whether its body is InCore, the caller of the

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from skewlsp.analysis.passes.body import BodyMatmuls, MatmulSite
-from skewlsp.analysis.passes.op_conversion import ScopeTiles
+from skewlsp.analysis.passes.scope_tile_ops import ScopeTiles
 from skewlsp.analysis.passes.split_k_grid import SplitKLoop
 from skewlsp.contract import Span
 

@@ -42,7 +42,7 @@ from skewlsp.analysis.lower_pipeline.loop_facts import SlotLoad
 from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import replicated_regions
 from skewlsp.analysis.memory.init_memref import allocation_bytes
 from skewlsp.analysis.memory.memory_reuse import ReuseTile
-from skewlsp.analysis.passes.op_conversion import ScopeTiles, TileOp
+from skewlsp.analysis.passes.scope_tile_ops import ScopeTiles, TileOp
 from skewlsp.contract import Lowering
 
 

@@ -26,7 +26,7 @@ from skewlsp.analysis.memory.canonicalize_io_order import (
 from skewlsp.analysis.memory.l0_tiles import L0Memory
 from skewlsp.analysis.memory.mat_tiles import MatMemory
 from skewlsp.analysis.memory.memory_reuse import ReuseResult
-from skewlsp.analysis.passes.op_conversion import ScopeTiles
+from skewlsp.analysis.passes.scope_tile_ops import ScopeTiles
 from skewlsp.contract import Core, Instance, Lowering, Span
 
 

@@ -56,7 +56,7 @@ from skewlsp.analysis.memory.memory_reuse import (
     memory_reuse,
 )
 from skewlsp.analysis.memory.reserve_buffer import reserved
-from skewlsp.analysis.passes.op_conversion import ScopeTiles
+from skewlsp.analysis.passes.scope_tile_ops import ScopeTiles
 
 
 def replicated_loop(loop: FunctionLoop) -> ReplicatedLoop | str:

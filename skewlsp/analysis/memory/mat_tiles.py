@@ -61,14 +61,8 @@ from skewlsp.analysis.memory.canonicalize_io_order import (
 )
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, memory_reuse
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Fold, Tensor
-from skewlsp.analysis.passes.op_conversion import (
-    ELEMENTWISE_OPS,
-    REDUCTION_OPS,
-    SCALAR_CALLS,
-    ScopeLoop,
-    ScopeTiles,
-    TileOp,
-)
+from skewlsp.analysis.passes.op_tables import ELEMENTWISE_OPS, REDUCTION_OPS, SCALAR_CALLS
+from skewlsp.analysis.passes.scope_tile_ops import ScopeLoop, ScopeTiles, TileOp
 from skewlsp.contract import Lowering, Span
 
 # Ops that make no Mat tile but the loads the walk finds (statement_loads): a matmul's

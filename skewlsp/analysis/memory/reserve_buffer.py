@@ -15,7 +15,7 @@ largest tile the vector pops, and the cube core keeps nothing in Mat.
 from __future__ import annotations
 
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
-from skewlsp.analysis.passes.op_conversion import ScopeTiles
+from skewlsp.analysis.passes.scope_tile_ops import ScopeTiles
 
 DEFAULT_SLOT_NUM = 2  # kDefaultAutoPipeSlotNum (cross_core_pipe.h)
 

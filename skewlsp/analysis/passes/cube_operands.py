@@ -39,7 +39,7 @@ from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
     fold_list,
     subscript_extents,
 )
-from skewlsp.analysis.passes.op_conversion import ELEMENTWISE_OPS
+from skewlsp.analysis.passes.op_tables import ELEMENTWISE_OPS
 from skewlsp.analysis.source.walk import walk_outside
 
 Shape = tuple[tuple[int, ...], str]

@@ -14,11 +14,14 @@ call becomes a statement of its own, operands first):
 - ``pl.cast`` of a tile makes a new tile of the target dtype (of a scalar, a scalar);
   an element-wise op (``add``, ``mul``, ``exp``, ``row_expand_mul``, ...; with a scalar
   too) a new tile of its first tile operand's shape and dtype; ``pl.full`` a new tile of
-  its shape and dtype;
+  its shape and dtype, as do ``pl.create_tile`` (into Vec) and ``pl.arange(start,
+  shape)`` (``tile.ci``, INT32 unless told);
 - ``row_sum``/``row_max``/``row_min`` are converted with a ``tmp_tile`` workspace of
   the input's shape (its last dim padded to 128 when narrower) and dtype
   (``op_conversion_registry.cpp``'s reduction entries, a ``tile.create`` before the
-  op), then their ``[M, 1]`` result;
+  op; none when the call gives its own ``tmp_tile``), then their ``[M, 1]`` result;
+  a 2-D ``pl.transpose`` makes its scratch and the swapped tile, ``pl.gather`` by index
+  a row loop into an accumulator (``_gather``);
 - ``pl.reshape`` and ``pl.set_validshape`` of a tile are views: InitMemRef gives them
   their source's buffer; ``pl.fillpad`` makes a new tile of its input's shape;
 - an ``assemble`` into a tensor, a ``store`` and ``t[...] = tile`` write the tile out
@@ -47,7 +50,6 @@ decide alone. So does a split mode other than ``pl.SplitMode.NONE``, which the D
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -62,97 +64,26 @@ from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
     Tensor,
     dims_of,
     dtype_of,
+    fold_extent,
     fold_list,
     subscript_extents,
 )
+from skewlsp.analysis.passes.cube_side import cube_only, moved
+from skewlsp.analysis.passes.op_tables import (
+    CAST_BITS,
+    ELEMENT_BITS,
+    ELEMENTWISE_OPS,
+    EXPAND_OPS,
+    MIN_REDUCTION_COLUMNS,
+    NATIVE_CASTS,
+    NOT_INPLACE_UNARY,
+    REDUCTION_OPS,
+    SCALAR_CALLS,
+)
 from skewlsp.analysis.passes.scope_options import ring_options
+from skewlsp.analysis.passes.scope_tile_ops import ScopeLoop, ScopeTiles, TileOp
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import Span
-
-ELEMENTWISE_OPS = frozenset(
-    {
-        "add", "sub", "mul", "div", "maximum", "minimum", "exp", "sqrt", "recip", "neg",
-        "abs", "log", "relu", "rsqrt", "row_expand_mul", "row_expand_add", "row_expand_sub",
-        "row_expand_div", "col_expand_mul", "col_expand_add", "col_expand_sub",
-        "col_expand_div",
-    }
-)  # fmt: skip
-# Broadcasting ops registered forbid_output_alias(1) (broadcast.cpp).
-EXPAND_OPS = frozenset(op for op in ELEMENTWISE_OPS if "_expand_" in op)
-# Reductions registered not_inplace_safe (reduction.cpp), with a tmp_tile workspace.
-REDUCTION_OPS = frozenset({"row_sum", "row_max", "row_min"})
-# The casts the Ascend910B converts in one instruction (its tcvt table,
-# ``src/backend/910B/backend_910b_handler.cpp``): LegalizeTileCast leaves them one
-# ``tile.cast``; any other pair becomes a chain of casts through intermediate tiles.
-NATIVE_CASTS = frozenset(
-    [("FP32", to) for to in ("FP16", "BF16", "INT16", "INT32", "INT64")]
-    + [("FP16", to) for to in ("FP32", "INT32", "INT16", "INT8", "UINT8", "INT4")]
-    + [("BF16", "FP32"), ("BF16", "INT32"), ("INT16", "FP16"), ("INT16", "FP32")]
-    + [("INT32", to) for to in ("FP32", "INT16", "INT64", "FP16")]
-    + [("INT64", "FP32"), ("INT64", "INT32"), ("UINT8", "FP16"), ("INT8", "FP16")]
-    + [("INT4", "FP16")]
-)
-# An element's bits, for MemoryReuse's widening-cast rule (``DataType::GetBit``).
-CAST_BITS = {"INT4": 4, "INT8": 8, "UINT8": 8, "INT16": 16, "FP16": 16, "BF16": 16}
-CAST_BITS |= {"INT32": 32, "FP32": 32, "INT64": 64}
-# A reduction's workspace is at least this wide (op_conversion_registry.cpp).
-MIN_REDUCTION_COLUMNS = 128
-# Unary ops registered not_inplace_safe (unary.cpp): the output takes no input's buffer.
-NOT_INPLACE_UNARY = frozenset({"recip", "rsqrt"})
-# Calls of scalars only (an element read, a block index, a tensor's dimension).
-SCALAR_CALLS = frozenset({"read", "min", "max", "get_block_idx", "get_subblock_idx", "dim"})
-# The ops whose operands the cube reads (ExpandMixedKernel's cube side).
-MATMUL_OPS = frozenset({"matmul", "matmul_acc"})
-# Bits per element of a popped tile's dtype, for the ring's slot.
-ELEMENT_BITS = CAST_BITS | {"FP32": 32}
-
-
-@dataclass(frozen=True)
-class TileOp:
-    """One tile statement as the pass leaves it: the value it defines (``out``: the name
-    bound, or ``%n`` for a flattened operand; None: it writes a tile out and defines
-    none), the values it reads, the new tile's shape and dtype (InitMemRef sizes it;
-    None for a view: it holds ``view_of``'s buffer), whether it is a ``tile.load``, its
-    label for messages, and the loop it is in (an index into :attr:`ScopeTiles.loops`;
-    -1 outside the loops). ``forbid``: the values whose buffer the op's output must not
-    take (``forbid_output_alias`` and ``not_inplace_safe`` in the op registry,
-    ``src/ir/op/tile_ops/*.cpp``; a widening ``tile.cast``: MemoryReuse's
-    ForbidAliasCollector)."""
-
-    out: str | None
-    reads: tuple[str, ...]
-    shape: tuple[tuple[int, ...], str] | None
-    label: str
-    view_of: str | None = None
-    load: bool = False
-    loop: int = -1
-    forbid: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class ScopeLoop:
-    """A loop of the scope: where it is (a pipeline loop's report has this span),
-    whether it is a ``pl.pipeline`` (else a sequential loop, run as written), and the
-    loop of the scope it is nested in (-1: none; one level of nesting is read)."""
-
-    span: Span
-    pipeline: bool
-    parent: int = -1
-
-
-@dataclass(frozen=True)
-class ScopeTiles:
-    """An InCore scope's Vec tile statements in program order (a loop's body's together,
-    marked with their loop), its loops, or why they are not known (``unknown``).
-    ``popped``: the bytes of each tile the vector pops from the cube (the cross-core
-    ring's slots); ``slot_num``: the ring's depth the scope asks for
-    (``slot_num=`` of ``pl.split`` or ``pl.cross_core_slot``; None: not written)."""
-
-    ops: tuple[TileOp, ...] = ()
-    loops: tuple[ScopeLoop, ...] = ()
-    unknown: str | None = None
-    popped: tuple[int, ...] = ()
-    slot_num: int | None = None
 
 
 class NotModelled(Exception):
@@ -217,7 +148,7 @@ class _Convert:
         if not isinstance(target, cst.Name):
             raise NotModelled("an assignment to several names")
         self.cube.pop(target.value, None)
-        if target.value in self.cube_only and _moved(value):
+        if target.value in self.cube_only and moved(value):
             self.cube[target.value] = self._cube_shape(value)
             self.shapes.pop(target.value, None)
             return  # (the cube's: loaded into Mat there, or made from its values)
@@ -376,14 +307,19 @@ class _Convert:
                 scratch = self._new(None, self.shapes[reads[0]], reads, "rsqrt_tmp (rsqrt)")
                 reads = forbid = (reads[0], scratch)
             return self._new(name, self.shapes[reads[0]], reads, label, forbid)
-        if leaf in REDUCTION_OPS and len(args) == 1:
+        if leaf in REDUCTION_OPS and args:
             source = self._tile(args[0], leaf)
             shape = self.shapes[source]
             if len(shape.extents) != 2:
                 raise NotModelled(f"`{leaf}` of a tile that is not 2-D")
             rows, columns = shape.extents
             padded = _Shape((rows, max(columns, MIN_REDUCTION_COLUMNS)), shape.dtype)
-            workspace = self._new(None, padded, (source,), f"tmp_tile ({leaf})")
+            given = _argument(call, args, 1, "tmp_tile")  # (the tile op's own workspace)
+            workspace = (
+                self._tile(given, leaf)
+                if given is not None
+                else self._new(None, padded, (source,), f"tmp_tile ({leaf})")
+            )
             result = _Shape((shape.extents[0], 1), shape.dtype)
             reads = (source, workspace)
             return self._new(name, result, reads, label, reads)  # not_inplace_safe
@@ -392,16 +328,86 @@ class _Convert:
         if leaf == "fillpad" and len(args) == 1:
             source = self._tile(args[0], leaf)
             return self._new(name, self.shapes[source], (source,), label)
-        if leaf == "full" and args:
-            extents = fold_list(args[0], self.fold)
-            written = dsl.keyword(call, "dtype")
-            dtype = dtype_of(written.value) if written is not None else None
-            if dtype is None:
-                raise NotModelled("a `full` of no static dtype")
-            return self._new(name, _Shape(_static(extents, "the full"), dtype), (), label)
+        if (leaf in ("full", "create_tile") and args) or (leaf == "arange" and len(args) >= 2):
+            return self._made(call, args, str(leaf), name, label)
+        if leaf in ("gather", "transpose") and args:
+            convert = self._gather if leaf == "gather" else self._transpose
+            return convert(call, args, name, label)
         if leaf in ("load", "slice") and args and isinstance(args[0], cst.Name):
             return self._sliced(call, leaf, args[0].value, name, label)
         raise NotModelled(f"the op `{leaf or 'call'}`")
+
+    def _made(
+        self,
+        call: cst.Call,
+        args: Sequence[cst.BaseExpression],
+        leaf: str,
+        name: str | None,
+        label: str,
+    ) -> str:
+        """``pl.full(shape, dtype=...)``, ``pl.create_tile(shape, dtype, target_memory)``
+        (``tile.create``, into Vec unless told) and ``pl.arange(start, shape)``
+        (``tensor.ci`` -> ``tile.ci``; INT32 unless told): a new tile read from no other."""
+        shape_arg, default = (args[1], "INT32") if leaf == "arange" else (args[0], None)
+        written = _argument(call, args, 1 if leaf == "create_tile" else None, "dtype")
+        memory = _argument(call, args, 2 if leaf == "create_tile" else None, "target_memory")
+        path = dsl.dotted(memory) if memory is not None else ("Vec",)
+        if path is None or path[-1] != "Vec":
+            raise NotModelled(f"a `{leaf}` into another memory than Vec")
+        dtype = dtype_of(written) if written is not None else default
+        if dtype is None:
+            raise NotModelled(f"a `{leaf}` of no static dtype")
+        extents = _static(fold_list(shape_arg, self.fold), f"the {leaf}")
+        return self._new(name, _Shape(extents, dtype), (), label)
+
+    def _gather(
+        self, call: cst.Call, args: Sequence[cst.BaseExpression], name: str | None, label: str
+    ) -> str:
+        """``pl.gather(input, dim=-1, index=...)`` of 2-D tiles, as the 910B converts it: an
+        accumulator of the index's shape in the input's dtype, then a loop over its rows:
+        row views of both, a ``[1, K]`` INT32 scratch and the gathered row (not in-place
+        safe), assembled into the accumulator (a view of it, as is the result). Modelled
+        straight: the loop's reads all end at the gathered row, which may take none of
+        their buffers anyway. Another dim, a mask or a compare form is not modelled."""
+        dim_node = _argument(call, args, 1, "dim")
+        index_node = _argument(call, args, 2, "index")
+        if isinstance(dim_node, cst.UnaryOperation) and isinstance(dim_node.operator, cst.Minus):
+            dim_node = dim_node.expression  # (-1 and 1: the last dim of a 2-D tile)
+        along = fold_extent(dim_node, self.fold).value if dim_node is not None else None
+        if index_node is None or along != 1:
+            raise NotModelled("a `gather` not along the last dim by an index")
+        source = self._tile(args[0], "gather")
+        indices = self._tile(index_node, "gather")
+        shape, by = self.shapes[source], self.shapes[indices].extents
+        if len(shape.extents) != 2 or len(by) != 2:
+            raise NotModelled("a `gather` of tiles that are not 2-D")
+        acc = self._new(None, _Shape(by, shape.dtype), (), "gather_acc_init (gather)")
+        rows = []
+        for view_of, extents in ((source, (1, shape.extents[1])), (indices, (1, by[1]))):
+            rows.append(self._temp())
+            self._emit(rows[-1], (view_of,), None, "a row (gather)", view_of=view_of)
+            self.shapes[rows[-1]] = _Shape(extents, self.shapes[view_of].dtype)
+        scratch = self._new(None, _Shape((1, by[1]), "INT32"), (), "gather_row_tmp (gather)")
+        reads = (*rows, scratch)
+        row = self._new(None, _Shape((1, by[1]), shape.dtype), reads, "gather_row (gather)", reads)
+        out = name or self._temp()
+        self._emit(out, (acc, row), None, label, view_of=acc)
+        self.shapes[out] = self.shapes[acc]
+        return out
+
+    def _transpose(
+        self, call: cst.Call, args: Sequence[cst.BaseExpression], name: str | None, label: str
+    ) -> str:
+        """``pl.transpose(tile, axis1=0, axis2=1)`` of a 2-D tile: FlattenTileNdTo2D makes
+        the ``pto.ttrans`` scratch (``transpose_tmp``, the input's shape and dtype) before
+        it, then the swapped tile (``tile.transpose``, not in-place safe)."""
+        source = self._tile(args[0], "transpose")
+        shape = self.shapes[source]
+        if len(shape.extents) != 2:
+            raise NotModelled("a `transpose` of a tile that is not 2-D")
+        scratch = self._new(None, shape, (), "transpose_tmp (transpose)")
+        swapped = _Shape(shape.extents[::-1], shape.dtype)
+        return self._new(name, swapped, (source, scratch), label, (source, scratch))
 
     def _view(
         self, args: Sequence[cst.BaseExpression], leaf: str, name: str | None, label: str
@@ -499,6 +505,16 @@ class _Convert:
         return found
 
 
+def _argument(
+    call: cst.Call, args: Sequence[cst.BaseExpression], position: int | None, keyword: str
+) -> cst.BaseExpression | None:
+    """The argument ``keyword`` of ``call``, written by name or at ``position``."""
+    written = dsl.keyword(call, keyword)
+    if written is not None:
+        return written.value
+    return args[position] if position is not None and len(args) > position else None
+
+
 def _true(arg: cst.Arg | None) -> bool:
     return arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "True"
 
@@ -521,38 +537,12 @@ def scope_tiles(
 ) -> ScopeTiles:
     """The Vec tiles of an InCore scope's ``statements`` (``tensors``: the tensors in
     scope; ``fold``: how its extents are folded), or why they are not known."""
-    walk = _Convert(tensors, fold, span_of, cube_only=_cube_only(statements))
+    walk = _Convert(tensors, fold, span_of, cube_only=cube_only(statements))
     try:
         walk.block(statements)
     except NotModelled as reason:
         return ScopeTiles(unknown=str(reason))
     return ScopeTiles(tuple(walk.ops), tuple(walk.loops), popped=tuple(walk.popped))
-
-
-def _moved(value: cst.BaseExpression) -> bool:
-    """A slice of a tensor (``t[...]``, ``pl.load``, ``pl.slice``): data movement, which
-    ExpandMixedKernel puts where its readers run."""
-    if type(value) is cst.Subscript:
-        return True
-    return type(value) is cst.Call and op_leaf(value) in ("load", "slice")
-
-
-def _cube_only(statements: Sequence[cst.CSTNode]) -> frozenset[str]:
-    """The names of ``statements`` that only matmuls read (each of their reads a
-    matmul's operand): ExpandMixedKernel puts them on the cube."""
-    seen: Counter[str] = Counter()
-    cube: Counter[str] = Counter()
-    for stmt in statements:
-        for node in _nodes(stmt):
-            if type(node) is cst.Name:
-                seen[node.value] += 1
-            elif type(node) is cst.AssignTarget and type(node.target) is cst.Name:
-                seen[node.target.value] -= 1  # (bound, not read)
-            elif type(node) is cst.Call and op_leaf(node) in MATMUL_OPS:
-                for arg in dsl.positional(node):
-                    if type(arg.value) is cst.Name:
-                        cube[arg.value.value] += 1
-    return frozenset(name for name, reads in cube.items() if seen[name] == reads)
 
 
 def scope_tiles_at(

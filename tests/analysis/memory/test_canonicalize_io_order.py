@@ -19,7 +19,7 @@ from skewlsp.analysis.memory.canonicalize_io_order import (
     scope_layout,
 )
 from skewlsp.analysis.memory.memory_reuse import LegacyFallback, ReuseTile, memory_reuse
-from skewlsp.analysis.passes.op_conversion import ScopeLoop, ScopeTiles, TileOp
+from skewlsp.analysis.passes.scope_tile_ops import ScopeLoop, ScopeTiles, TileOp
 from skewlsp.common.resolver import RecordingResolver
 from skewlsp.contract import Lowering, Span
 

@@ -6,7 +6,7 @@ slot_num=2 and with none written)."""
 from __future__ import annotations
 
 from skewlsp.analysis.memory.reserve_buffer import reserved
-from skewlsp.analysis.passes.op_conversion import ScopeTiles
+from skewlsp.analysis.passes.scope_tile_ops import ScopeTiles
 
 
 def test_the_ring_is_slot_num_slots_of_the_largest_popped_tile():

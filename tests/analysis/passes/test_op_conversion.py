@@ -8,7 +8,8 @@ import libcst as cst
 
 from skewlsp.analysis.frontend.constants import Const
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Tensor
-from skewlsp.analysis.passes.op_conversion import TileOp, scope_tiles, scope_tiles_at
+from skewlsp.analysis.passes.op_conversion import scope_tiles, scope_tiles_at
+from skewlsp.analysis.passes.scope_tile_ops import TileOp
 from skewlsp.contract import Span
 
 TENSORS = {
@@ -104,8 +105,8 @@ def test_a_loop_nested_in_a_loop_is_read_with_its_parent_and_two_deep_is_not():
 
 
 def test_an_op_not_modelled_leaves_the_scope_not_known():
-    found = tiles_of("c = pl.gather(x[:, 0:512], x[:, 0:512])\n")
-    assert found.unknown == "the op `gather`"
+    found = tiles_of("c = pl.scatter(x[:, 0:512], x[:, 0:512])\n")
+    assert found.unknown == "the op `scatter`"
 
 
 def test_an_if_leaves_the_scope_not_known():
@@ -290,3 +291,106 @@ def test_a_name_that_only_holds_the_word_split_is_no_split_mode():
     assert found.unknown is None
     attrs = scope_at('for u in pl.spmd(4, attrs={"split": pl.SplitMode.LEFT_RIGHT}):\n')
     assert attrs.unknown == "a split mode halves the vector tiles (not modelled)"
+
+
+def test_arange_makes_a_vec_tile_of_its_shape_in_int32_unless_told():
+    # pypto-lib deepseek_v4_pro qkv_proj_rope.py:428, InitMemRef (kv_rms_norm_rope):
+    # `pl.arange(0, [1, 64], dtype=pl.INT32)` is t__tile [1, 64] INT32 (256 B), then its
+    # cast t__tile [1, 64] FP32; pl.arange is tensor.ci, converted to tile.ci (INT32 by default).
+    found = tiles_of(
+        "i = pl.arange(0, [1, 64], dtype=pl.INT32)\n"
+        "f = pl.cast(i, target_type=pl.FP32)\n"
+        "j = pl.arange(0, [1, 32])\n"
+    )
+    assert [op.shape for op in found.ops] == [
+        ((1, 64), "INT32"),
+        ((1, 64), "FP32"),
+        ((1, 32), "INT32"),
+    ]
+    assert found.ops[0].reads == () and not found.ops[0].load
+
+
+def test_gather_by_index_is_a_loop_over_rows_into_an_accumulator_it_makes_first():
+    # pypto-lib deepseek_v4_flash_dspark decode_indexer_compressor.py:268, InitMemRef
+    # (rmsnorm_rope): `pl.gather(rope_normed, dim=-1, index=rope_swap_idx)` of [16, 64] FP32
+    # by [16, 64] INT32 is gather_acc_init [16, 64] FP32 (4096 B), gather_inp_row and
+    # gather_idx_row in rope_normed's and the index's buffers, gather_row_tmp [1, 64] INT32,
+    # gather_row [1, 64] FP32, and gather_asmbl and the result in gather_acc_init's buffer.
+    found = tiles_of(
+        "n = pl.full([16, 64], dtype=pl.FP32, value=1.0)\n"
+        "i = pl.full([16, 64], dtype=pl.INT32, value=1)\n"
+        "s = pl.gather(n, dim=-1, index=i)\n"
+    )
+    acc, inp_row, idx_row, tmp, row, result = found.ops[2:]
+    assert [op.shape for op in found.ops[2:]] == [
+        ((16, 64), "FP32"),
+        None,
+        None,
+        ((1, 64), "INT32"),
+        ((1, 64), "FP32"),
+        None,  # gather_asmbl and the loop's result: one view of the accumulator
+    ]
+    assert (inp_row.view_of, idx_row.view_of) == ("n", "i")
+    assert row.reads == row.forbid == (inp_row.out, idx_row.out, tmp.out)  # not_inplace_safe
+    assert result.out == "s" and result.view_of == acc.out
+    assert result.reads == (acc.out, row.out)
+
+
+def test_gather_along_another_dim_or_by_mask_is_not_modelled():
+    made = "n = pl.full([16, 64], dtype=pl.FP32, value=1.0)\n"
+    along_rows = tiles_of(made + "s = pl.gather(n, 0, n)\n")
+    by_mask = tiles_of(made + "s = pl.gather(n, mask_pattern=1)\n")
+    assert along_rows.unknown == "a `gather` not along the last dim by an index"
+    assert by_mask.unknown == "a `gather` not along the last dim by an index"
+
+
+def test_col_expand_makes_a_tile_of_its_target_s_shape_not_in_its_column_s_buffer():
+    # pypto-lib deepseek_v4_pro hc_head.py:169, InitMemRef (hc_head_pre_fused): the
+    # `pl.col_expand(scaled, base)` of [8, 16] FP32 by [1, 16] is a t__tile [8, 16] FP32;
+    # broadcast.cpp registers tile.col_expand forbid_output_alias(1).
+    found = tiles_of(
+        "s = pl.full([8, 16], dtype=pl.FP32, value=1.0)\n"
+        "b = pl.full([1, 16], dtype=pl.FP32, value=1.0)\n"
+        "e = pl.col_expand(s, b)\n"
+    )
+    expanded = found.ops[-1]
+    assert expanded.shape == ((8, 16), "FP32")
+    assert expanded.reads == ("s", "b") and expanded.forbid == ("b",)
+
+
+def test_a_2d_transpose_makes_its_scratch_of_the_input_s_shape_then_the_swapped_tile():
+    # pypto-lib deepseek_v4_pro hc_head.py:174, InitMemRef (hc_head_pre_fused): the
+    # `pl.transpose(pre_val, axis1=0, axis2=1)` of [8, 16] FP32 is transpose_tmp [8, 16]
+    # FP32 (FlattenTileNdTo2D's pto.ttrans scratch) then t__tile [16, 8] FP32; transform.cpp
+    # registers tile.transpose not_inplace_safe.
+    found = tiles_of(
+        "v = pl.full([8, 16], dtype=pl.FP32, value=1.0)\n"
+        "t = pl.transpose(v, axis1=0, axis2=1)\n"
+    )
+    _, scratch, transposed = found.ops
+    assert scratch.label == "transpose_tmp (transpose)" and scratch.shape == ((8, 16), "FP32")
+    assert transposed.shape == ((16, 8), "FP32")
+    assert transposed.reads == transposed.forbid == ("v", scratch.out)
+
+
+def test_create_tile_makes_a_vec_tile_a_row_sum_given_it_as_workspace_makes_none_more():
+    # pypto-lib deepseek_v4_flash_dspark rmsnorm.py:82/95, InitMemRef (rms_norm): the
+    # `pl.create_tile([8, 128], dtype=pl.FP32, target_memory=pl.MemorySpace.Vec)` is
+    # row_reduce_tmp [8, 128] FP32 (4096 B); `pl.row_sum(sq, row_reduce_tmp)` of [8, 128]
+    # then makes only its [8, 1] FP32 result (no tmp_tile of its own).
+    found = tiles_of(
+        "w = pl.create_tile([8, 128], dtype=pl.FP32, target_memory=pl.MemorySpace.Vec)\n"
+        "v = pl.full([8, 128], dtype=pl.FP32, value=1.0)\n"
+        "s = pl.row_sum(v, w)\n"
+    )
+    assert [op.shape for op in found.ops] == [
+        ((8, 128), "FP32"),
+        ((8, 128), "FP32"),
+        ((8, 1), "FP32"),
+    ]
+    assert found.ops[-1].reads == found.ops[-1].forbid == ("v", "w")
+
+
+def test_a_tile_created_in_another_memory_is_not_modelled():
+    found = tiles_of("w = pl.create_tile([8, 128], dtype=pl.FP32, target_memory=pl.MemorySpace.Mat)\n")
+    assert found.unknown == "a `create_tile` into another memory than Vec"

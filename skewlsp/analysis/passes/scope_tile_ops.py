@@ -1,0 +1,58 @@
+"""What ConvertTensorToTileOps' model (:mod:`.op_conversion`) hands the memory passes: an
+InCore scope's Vec tile statements (:class:`TileOp`), its loops (:class:`ScopeLoop`), or
+why they are not known (:class:`ScopeTiles`). Apart from the walk that makes them, so a
+reader of the tiles needs none of the conversion."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from skewlsp.contract import Span
+
+
+@dataclass(frozen=True)
+class TileOp:
+    """One tile statement as the pass leaves it: the value it defines (``out``: the name
+    bound, or ``%n`` for a flattened operand; None: it writes a tile out and defines
+    none), the values it reads, the new tile's shape and dtype (InitMemRef sizes it;
+    None for a view: it holds ``view_of``'s buffer), whether it is a ``tile.load``, its
+    label for messages, and the loop it is in (an index into :attr:`ScopeTiles.loops`;
+    -1 outside the loops). ``forbid``: the values whose buffer the op's output must not
+    take (``forbid_output_alias`` and ``not_inplace_safe`` in the op registry,
+    ``src/ir/op/tile_ops/*.cpp``; a widening ``tile.cast``: MemoryReuse's
+    ForbidAliasCollector)."""
+
+    out: str | None
+    reads: tuple[str, ...]
+    shape: tuple[tuple[int, ...], str] | None
+    label: str
+    view_of: str | None = None
+    load: bool = False
+    loop: int = -1
+    forbid: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ScopeLoop:
+    """A loop of the scope: where it is (a pipeline loop's report has this span),
+    whether it is a ``pl.pipeline`` (else a sequential loop, run as written), and the
+    loop of the scope it is nested in (-1: none; one level of nesting is read)."""
+
+    span: Span
+    pipeline: bool
+    parent: int = -1
+
+
+@dataclass(frozen=True)
+class ScopeTiles:
+    """An InCore scope's Vec tile statements in program order (a loop's body's together,
+    marked with their loop), its loops, or why they are not known (``unknown``).
+    ``popped``: the bytes of each tile the vector pops from the cube (the cross-core
+    ring's slots); ``slot_num``: the ring's depth the scope asks for
+    (``slot_num=`` of ``pl.split`` or ``pl.cross_core_slot``; None: not written)."""
+
+    ops: tuple[TileOp, ...] = ()
+    loops: tuple[ScopeLoop, ...] = ()
+    unknown: str | None = None
+    popped: tuple[int, ...] = ()
+    slot_num: int | None = None
