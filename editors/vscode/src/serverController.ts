@@ -153,21 +153,16 @@ export class ServerController implements vscode.Disposable {
     };
     const client = new LanguageClient(CONFIG_SECTION, 'skewlsp', serverOptions, clientOptions(this.output, settings));
     this.client = client;
-    client.onDidChangeState((event) => {
-      // vscode-languageclient: 1 stopped, 2 running, 3 starting. A stop we asked for
-      // detaches the client first (stopNow), so this client stopping on its own is a
-      // crash or a start that failed: say so, not "stopped" (its own retries would
-      // otherwise turn "server failed" into "stopped" a moment later).
-      if (this.client !== client) return;
-      if (event.newState === 2) this.setState('running');
-      else if (event.newState === 1) this.setState('failed');
-    });
-    try {
-      await client.start();
-      this.setState('running');
-    } catch (error) {
+    let ran = false;
+    let told = false;
+    const failedToStart = (why: string): void => {
+      // Said once per client, whichever comes first: start() rejecting, or the client
+      // stopping on its own before it ever ran (under load its retries can stop it, after
+      // "crashed 5 times", without start() having settled).
       this.setState('failed');
-      this.log(`Server failed to start: ${error instanceof Error ? error.message : String(error)}`);
+      if (told) return;
+      told = true;
+      this.log(`Server failed to start: ${why}`);
       void vscode.window
         .showErrorMessage(
           `skewlsp: the server (${server.command}) failed to start. Check that skewlsp is installed there, or set skewlsp.path.`,
@@ -176,6 +171,27 @@ export class ServerController implements vscode.Disposable {
         .then((choice) => {
           if (choice === 'Show Logs') this.output.show(true);
         });
+    };
+    client.onDidChangeState((event) => {
+      // vscode-languageclient: 1 stopped, 2 running, 3 starting. A stop we asked for
+      // detaches the client first (stopNow), so this client stopping on its own is a
+      // crash or a start that failed: say so, not "stopped" (its own retries would
+      // otherwise turn "server failed" into "stopped" a moment later).
+      if (this.client !== client) return;
+      if (event.newState === 2) {
+        ran = true;
+        this.setState('running');
+      } else if (event.newState === 1) {
+        if (ran) this.setState('failed');
+        else failedToStart('the server stopped before it ever ran');
+      }
+    });
+    try {
+      await client.start();
+      ran = true;
+      this.setState('running');
+    } catch (error) {
+      if (this.client === client) failedToStart(error instanceof Error ? error.message : String(error));
     }
   }
 
