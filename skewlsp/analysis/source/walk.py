@@ -263,6 +263,8 @@ def names_under(
         names = fields.get(kind)
         if names is None:
             names = _field_names(current)
+        # (nodes_of's loop over the children, written out again: a function called per
+        # node would cost what the one loop saves)
         for name in reversed(names):
             value = getattr(current, name)
             value_kind = type(value)
