@@ -13,8 +13,9 @@ An option read off the command line when the module loads is declared the same w
 ``assert TP_SIZE in _TP_CHOICES``, or offered to argparse with ``choices=``.
 
 The module's text is read with the stdlib parser (a config module is read once per
-variable, not once per loop); the names a comparison quotes (``SUPPORTED_VARIANTS``)
-are folded with the module's constants.
+variable, not once per loop, nor once per build: :class:`ScannedTexts`); the names a
+comparison quotes (``SUPPORTED_VARIANTS``) are folded with the module's constants, under
+each build.
 """
 
 from __future__ import annotations
@@ -32,15 +33,18 @@ ENVIRONMENT_GETTERS = (("os", "environ", "get"), ("os", "getenv"), ("environ", "
 
 
 class ScannedTexts:
-    """The stdlib trees of module texts, and the options each reads off the command line,
-    for every build of an analysis or a batch: a text reads the same under any build, so
-    it is parsed and scanned once, and only the values its names fold to are worked out
-    per build (pypto-lib: 58 scans of its kernels' texts, one per build, were 5% of a
-    cold lint). Not thread-safe, like the build that holds it."""
+    """The stdlib trees of module texts, the options each reads off the command line and
+    the operands it compares each variable with, for every build of an analysis or a
+    batch: a text reads the same under any build, so it is parsed and scanned once, and
+    only the values its names fold to are worked out per build (pypto-lib: 58 scans of
+    its kernels' texts, one per build, were 5% of a cold lint; scanning a config again
+    for its variable's operands under each other build, 0.4%). Not thread-safe, like the
+    build that holds it."""
 
     def __init__(self) -> None:
         self._trees: dict[str, ast.Module | None] = {}
         self._options: dict[str, _OptionReads | None] = {}
+        self._operands: dict[tuple[str, str], tuple[_Operand, ...]] = {}
 
     def tree(self, text: str) -> ast.Module | None:
         """The stdlib's tree of ``text`` (None: the stdlib refuses it)."""
@@ -63,6 +67,15 @@ class ScannedTexts:
             self._options[text] = _option_reads(tree, text) if tree is not None else None
         return self._options[text]
 
+    def operands(self, variable: str, text: str) -> tuple[_Operand, ...]:
+        """What :func:`declared_choices` reads off ``text`` alone for ``variable``: the
+        operands its values are named in, in the order the scan meets them."""
+        key = (variable, text)
+        if key not in self._operands:
+            tree = self.tree(text)
+            self._operands[key] = _operands(variable, tree) if tree is not None else ()
+        return self._operands[key]
+
 
 def declared_choices(
     variable: str,
@@ -73,22 +86,34 @@ def declared_choices(
     """The string values the module of ``text`` compares ``variable`` with (sorted), or
     keys presets by; ``lookup`` folds its module-level names (``scanned``: the texts
     already parsed)."""
-    tree = (scanned or ScannedTexts()).tree(text)
-    if tree is None:
-        return ()
-    scan = _Scan(variable, tree, lookup)
     found: set[str] = set()
+    # (folded in the order the scan met them: a name folds once, the first time it is asked)
+    for keyed, node in (scanned or ScannedTexts()).operands(variable, text):
+        found |= _keys(node, lookup) if keyed else _literals(node, lookup)
+    return tuple(sorted(found))
+
+
+# An operand a variable is compared with (False), or a table it indexes (True).
+_Operand = tuple[bool, ast.expr]
+
+
+def _operands(variable: str, tree: ast.Module) -> tuple[_Operand, ...]:
+    """The operands the module of ``tree`` compares ``variable``'s value with, and the
+    tables it indexes with it, in walk order: the text alone says which they are (their
+    names are folded per build, by :func:`declared_choices`)."""
+    scan = _Scan(variable, tree)
+    found: list[_Operand] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
             operands = [node.left, *node.comparators]
             for a, b in zip(operands, operands[1:], strict=False):
                 if scan.is_subject(a):
-                    found |= scan.literals(b)
+                    found.append((False, b))
                 if scan.is_subject(b):
-                    found |= scan.literals(a)
+                    found.append((False, a))
         elif isinstance(node, ast.Subscript) and scan.is_subject(node.slice):
-            found |= scan.keys(node.value)
-    return tuple(sorted(found))
+            found.append((True, node.value))
+    return tuple(found)
 
 
 @dataclass(frozen=True)
@@ -297,11 +322,8 @@ def _ordered(values: set[str]) -> tuple[str, ...]:
 class _Scan:
     """Which expressions of one module stand for the variable's value (its subjects)."""
 
-    def __init__(
-        self, variable: str, tree: ast.Module, lookup: Callable[[str], Folded | None]
-    ) -> None:
+    def __init__(self, variable: str, tree: ast.Module) -> None:
         self._variable = variable
-        self._lookup = lookup
         top = list(_module_level(tree.body))
         # Names bound to the variable's name (``VARIANT_ENV = "DEEPSEEK_V4_VARIANT"``).
         self._spellings = {
@@ -351,36 +373,6 @@ class _Scan:
             return node.func.id in self._readers
         return self._is_read(node)
 
-    def literals(self, node: ast.AST) -> set[str]:
-        """The strings an operand of a comparison names: one, or a literal or module-level
-        tuple, list, set or dict of them."""
-        if isinstance(node, ast.Constant):
-            return {node.value} if isinstance(node.value, str) else set()
-        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-            return {
-                value
-                for e in node.elts
-                if isinstance(e, ast.Constant) and isinstance(value := e.value, str)
-            }
-        if isinstance(node, ast.Dict):
-            return {
-                value
-                for k in node.keys
-                if isinstance(k, ast.Constant) and isinstance(value := k.value, str)
-            }
-        if isinstance(node, ast.Name):
-            return _strings(self._lookup(node.id))
-        return set()
-
-    def keys(self, node: ast.AST) -> set[str]:
-        """The keys of a dict the value indexes (``PRESETS[VARIANT]``)."""
-        if isinstance(node, ast.Dict):
-            return self.literals(node)
-        if isinstance(node, ast.Name):
-            folded = self._lookup(node.id)
-            return _strings(folded) if isinstance(folded, Table) else set()
-        return set()
-
     def _reads(self, node: ast.AST) -> bool:
         return any(self._is_read(inner) for inner in ast.walk(node))
 
@@ -396,6 +388,38 @@ class _Scan:
         if isinstance(node, ast.Constant):
             return node.value == self._variable
         return isinstance(node, ast.Name) and node.id in self._spellings
+
+
+def _literals(node: ast.AST, lookup: Callable[[str], Folded | None]) -> set[str]:
+    """The strings an operand of a comparison names: one, or a literal or module-level
+    tuple, list, set or dict of them (``lookup`` folds a module-level name)."""
+    if isinstance(node, ast.Constant):
+        return {node.value} if isinstance(node.value, str) else set()
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return {
+            value
+            for e in node.elts
+            if isinstance(e, ast.Constant) and isinstance(value := e.value, str)
+        }
+    if isinstance(node, ast.Dict):
+        return {
+            value
+            for k in node.keys
+            if isinstance(k, ast.Constant) and isinstance(value := k.value, str)
+        }
+    if isinstance(node, ast.Name):
+        return _strings(lookup(node.id))
+    return set()
+
+
+def _keys(node: ast.AST, lookup: Callable[[str], Folded | None]) -> set[str]:
+    """The keys of a dict the value indexes (``PRESETS[VARIANT]``)."""
+    if isinstance(node, ast.Dict):
+        return _literals(node, lookup)
+    if isinstance(node, ast.Name):
+        folded = lookup(node.id)
+        return _strings(folded) if isinstance(folded, Table) else set()
+    return set()
 
 
 def _module_level(statements: list[ast.stmt]) -> Iterator[ast.stmt]:

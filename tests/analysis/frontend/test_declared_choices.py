@@ -10,7 +10,7 @@ from skewlsp.analysis.frontend.declared_choices import (
     declared_options,
 )
 from skewlsp.analysis.frontend.source_index import build_index
-from skewlsp.analysis.frontend.values import Const, Folded, Items
+from skewlsp.analysis.frontend.values import Const, Folded, Items, Table, Text
 
 
 def choices(variable: str, text: str) -> tuple[str, ...]:
@@ -253,3 +253,55 @@ def test_a_text_scanned_once_for_every_build_still_folds_its_choices_per_build()
     second = declared_options(text, build_b, scanned).by_name["TP_SIZE"]
     assert (first.option, first.choices) == ("--tp", ("2", "4"))
     assert (second.option, second.choices) == ("--tp", ("8", "16"))
+
+
+# pypto-lib's deepseek_v4_pro/config.py (lines 256-296), its supported variants imported
+# from a sibling module: which operands name the variable's values is read off the text
+# once, the values those operands name are folded under each build.
+VARIANT_CONFIG = """\
+import os
+import sys
+
+from .variants import SUPPORTED_VARIANTS, PRESETS
+
+VARIANT_ENV = "DEEPSEEK_V4_VARIANT"
+
+
+def _consume_variant_argv():
+    selected = os.environ.get(VARIANT_ENV, "pro")
+    for index, arg in enumerate(sys.argv):
+        if arg == "--variant" and index + 1 < len(sys.argv):
+            selected = sys.argv[index + 1]
+    return selected.strip().lower()
+
+
+ACTIVE_VARIANT = _consume_variant_argv()
+if ACTIVE_VARIANT not in SUPPORTED_VARIANTS:
+    raise ValueError(f"{VARIANT_ENV} must be one of {SUPPORTED_VARIANTS}")
+ACTIVE_BASE = PRESETS[ACTIVE_VARIANT]
+"""
+
+
+def test_a_variable_scanned_once_for_every_build_still_folds_its_choices_per_build() -> None:
+    scanned = ScannedTexts()
+    asked: list[str] = []
+
+    def build_a(name: str) -> Folded | None:
+        asked.append(name)
+        if name == "SUPPORTED_VARIANTS":
+            return Items((Text("pro"), Text("flash")))
+        return Table({"pro": Const(1)}) if name == "PRESETS" else None
+
+    def build_b(name: str) -> Folded | None:
+        if name == "SUPPORTED_VARIANTS":
+            return Items((Text("mini"),))
+        return Table({"mini": Const(1), "nano": Const(2)}) if name == "PRESETS" else None
+
+    first = declared_choices("DEEPSEEK_V4_VARIANT", VARIANT_CONFIG, build_a, scanned)
+    second = declared_choices("DEEPSEEK_V4_VARIANT", VARIANT_CONFIG, build_b, scanned)
+    assert first == ("flash", "pro")
+    assert second == ("mini", "nano")
+    # The names are folded in the order the module compares them, as Python reads them.
+    assert asked == ["SUPPORTED_VARIANTS", "PRESETS"]
+    # Another variable of the same text is scanned for its own operands.
+    assert declared_choices("OTHER", VARIANT_CONFIG, build_a, scanned) == ()
