@@ -14,6 +14,14 @@ time, not in every combination.
 A module that reads nothing of the build costs nothing more; one that does costs one
 analysis per other value (its trees, and what is read off them alone, shared: the
 state's ``syntactic`` facts; its values folded again), at most :data:`MAX_VARIANTS`.
+
+Every unit is walked again, even one whose first walk read nothing of the variable
+varied (the build records each unit's reads, ``Build.open``/``close``, as the server's
+unit cache does to charge a hit). Reusing such a unit's models would not pay: of
+pypto-lib's 33 modules decided again, each of the 37 units walked again had read in its
+first walk the variable the other build varies, directly or through a config constant
+folded from it, and so had 121 of their 132 loops in the loop's own decision (measured
+2026-12-06: benchmarks/README.md, "Cache layers").
 """
 
 from __future__ import annotations
