@@ -3,11 +3,19 @@ parse would have recorded whitespace, never mistaken for a parse's or a construc
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 
 import libcst as cst
 
-from skewlsp.analysis.source.cst_nodes import CALL, NAME, _maker, is_placeholder, make
+from skewlsp.analysis.source.cst_nodes import (
+    CALL,
+    NAME,
+    _maker,
+    is_placeholder,
+    make,
+    plain_name,
+)
 
 
 def test_a_made_node_is_of_libcst_s_class_with_the_fields_given() -> None:
@@ -45,3 +53,14 @@ def test_no_node_takes_the_id_of_a_placeholder_whose_maker_was_dropped() -> None
     gc.collect()
     later = [cst.SimpleWhitespace(" ") for _ in range(20_000)]  # the placeholders' class
     assert [node for node in later if is_placeholder(node)] == []
+
+
+def test_a_plain_name_has_every_field_the_maker_gives_a_name() -> None:
+    """``plain_name`` writes libcst's Name field by field: none may be left out (a field
+    libcst adds would be an unset slot, and reading it would raise)."""
+    fast, generic = plain_name("tile"), NAME(value="tile")
+    assert type(fast) is cst.Name
+    for item in dataclasses.fields(cst.Name):
+        assert getattr(fast, item.name) == getattr(generic, item.name), item.name
+    assert fast.value == "tile"
+    assert fast.lpar == fast.rpar == ()
