@@ -356,8 +356,8 @@ class ExpressionBuilder:
                 if item.arg is None:
                     made = make(cst.Arg, value=self.expr(item.value), star="**")
                 else:
-                    keyword = make(cst.Name, value=item.arg)
-                    made = make(cst.Arg, value=self.expr(item.value), keyword=keyword)
+                    keyword = plain_name(item.arg)
+                    made = ARG(value=self.expr(item.value), keyword=keyword)
                     self.shapeless.add(id(keyword))
             elif isinstance(item, ast.Starred):
                 made = make(cst.Arg, value=self.expr(item.value), star="*")

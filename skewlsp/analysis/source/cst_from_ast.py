@@ -39,6 +39,7 @@ from skewlsp.analysis.source.cst_nodes import (
     RPAR,
     SIMPLE_STATEMENT_LINE,
     make,
+    plain_name,
 )
 from skewlsp.analysis.source.lines import ast_end, without_block_indent
 
@@ -303,7 +304,7 @@ class _Builder(ExpressionBuilder):
             returns = self.shapeless_node(
                 make(cst.Annotation, annotation=self.expr(node.returns))
             )
-        name = self.shapeless_node(make(cst.Name, value=node.name))
+        name = self.shapeless_node(plain_name(node.name))
         body = self.block(node.body)
         made = make(
             cst.FunctionDef,
@@ -321,7 +322,7 @@ class _Builder(ExpressionBuilder):
             annotation = self.shapeless_node(
                 make(cst.Annotation, annotation=self.expr(arg.annotation))
             )
-        name = self.shapeless_node(make(cst.Name, value=arg.arg))
+        name = self.shapeless_node(plain_name(arg.arg))
         made = make(
             cst.Param,
             name=name,
@@ -377,10 +378,10 @@ class _Builder(ExpressionBuilder):
             for keyword in node.keywords:
                 if keyword.arg is None:
                     raise NotConvertible("a ** base")
-                name = self.shapeless_node(make(cst.Name, value=keyword.arg))
+                name = self.shapeless_node(plain_name(keyword.arg))
                 made = make(cst.Arg, value=self.expr(keyword.value), keyword=name)
                 keywords.append(self.shapeless_node(made))
-        name = self.shapeless_node(make(cst.Name, value=node.name))
+        name = self.shapeless_node(plain_name(node.name))
         body = self.block(node.body)
         made = make(
             cst.ClassDef,
