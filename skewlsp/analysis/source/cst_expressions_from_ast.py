@@ -23,17 +23,19 @@ from skewlsp.analysis.source.cst_nodes import (
     BINARY_OPERATION,
     CALL,
     COLON,
-    ELEMENT,
-    INDEX,
     INTEGER,
     NAME,
     OPERATORS,
     OR,
     PARENS,
+    PLAIN_ARG,
+    PLAIN_ELEMENT,
+    PLAIN_INDEX,
+    PLAIN_INTEGER,
+    PLAIN_NAME,
     SUBSCRIPT,
-    SUBSCRIPT_ELEMENT,
+    SUBSCRIPT_ELEMENT_OF,
     make,
-    plain_name,
 )
 from skewlsp.analysis.source.lines import (
     ast_end,
@@ -197,10 +199,10 @@ class ExpressionBuilder:
         if count == 0:
             if type(node) is ast.Name:
                 self.start, self.end = start, end
-                return plain_name(node.id if ascii_lines is None else text[start:end])
+                return PLAIN_NAME(node.id if ascii_lines is None else text[start:end])
             if type(node) is ast.Constant and type(node.value) is int:
                 self.start, self.end = start, end
-                return INTEGER(value=text[start:end])
+                return PLAIN_INTEGER(text[start:end])
         lpar, rpar = PARENS[count] if count < len(PARENS) else self._too_deep()
         made = self._expr(node, kind, start, end, lpar, rpar, outer_start, outer_end)
         self.start, self.end = outer_start, outer_end
@@ -231,7 +233,7 @@ class ExpressionBuilder:
             if self.text[base_end:end] != "." + node.attr:
                 raise NotConvertible("spaces around a dot")
             plain = self.ascii_lines is None
-            attr = plain_name(node.attr if plain else self.text[base_end + 1 : end])
+            attr = PLAIN_NAME(node.attr if plain else self.text[base_end + 1 : end])
             return ATTRIBUTE(value=base, attr=attr, lpar=lpar, rpar=rpar)
         if kind is ast.Call:
             return self._call(node, lpar, rpar)
@@ -356,7 +358,7 @@ class ExpressionBuilder:
                 if item.arg is None:
                     made = make(cst.Arg, value=self.expr(item.value), star="**")
                 else:
-                    keyword = plain_name(item.arg)
+                    keyword = PLAIN_NAME(item.arg)
                     made = ARG(value=self.expr(item.value), keyword=keyword)
                     self.shapeless.add(id(keyword))
             elif isinstance(item, ast.Starred):
@@ -367,7 +369,7 @@ class ExpressionBuilder:
                 generator = self._parsed(start, end)
                 made = make(cst.Arg, value=generator.with_changes(lpar=(), rpar=()))
             else:
-                made = ARG(value=self.expr(item))
+                made = PLAIN_ARG(self.expr(item))
             self.shapeless.add(id(made))
             args.append(made)
         return CALL(func=func, args=tuple(args), lpar=lpar, rpar=rpar)
@@ -399,8 +401,8 @@ class ExpressionBuilder:
             elif isinstance(part, ast.Starred):
                 raise NotConvertible("a starred subscript")
             else:
-                inner = INDEX(value=self.expr(part))
-            element = SUBSCRIPT_ELEMENT(slice=inner)
+                inner = PLAIN_INDEX(self.expr(part))
+            element = SUBSCRIPT_ELEMENT_OF(inner)
             self.shapeless.add(id(element))  # (libcst's has its comma)
             elements.append(element)
         return SUBSCRIPT(value=value, slice=tuple(elements), lpar=lpar, rpar=rpar)
@@ -438,7 +440,7 @@ class ExpressionBuilder:
                 start, end = self.span(elt)
                 self.placed(element, start, end)
             else:
-                element = self.shapeless_node(ELEMENT(value=self.expr(elt)))
+                element = self.shapeless_node(PLAIN_ELEMENT(self.expr(elt)))
                 start = self.start
             if first < 0:
                 first = start

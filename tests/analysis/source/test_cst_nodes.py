@@ -7,14 +7,15 @@ import dataclasses
 import gc
 
 import libcst as cst
+import pytest
 
 from skewlsp.analysis.source.cst_nodes import (
     CALL,
     NAME,
     _maker,
+    _maker_of_one,
     is_placeholder,
     make,
-    plain_name,
 )
 
 
@@ -55,12 +56,28 @@ def test_no_node_takes_the_id_of_a_placeholder_whose_maker_was_dropped() -> None
     assert [node for node in later if is_placeholder(node)] == []
 
 
-def test_a_plain_name_has_every_field_the_maker_gives_a_name() -> None:
-    """``plain_name`` writes libcst's Name field by field: none may be left out (a field
-    libcst adds would be an unset slot, and reading it would raise)."""
-    fast, generic = plain_name("tile"), NAME(value="tile")
-    assert type(fast) is cst.Name
-    for item in dataclasses.fields(cst.Name):
-        assert getattr(fast, item.name) == getattr(generic, item.name), item.name
-    assert fast.value == "tile"
-    assert fast.lpar == fast.rpar == ()
+@pytest.mark.parametrize(
+    ("kind", "name"),
+    [
+        (cst.Name, "value"),
+        (cst.Arg, "value"),
+        (cst.Element, "value"),
+        (cst.SubscriptElement, "slice"),
+        (cst.SimpleStatementLine, "body"),
+    ],
+)
+def test_a_node_made_from_one_field_has_every_field_the_maker_gives_it(
+    kind: type, name: str
+) -> None:
+    """A one-field maker writes every field of libcst's class, the given one with the
+    value and the rest with placeholders of the same kinds as the general maker's."""
+    value = NAME(value="tile")
+    fast, general = _maker_of_one(kind, name)(value), _maker(kind)(**{name: value})
+    assert type(fast) is kind
+    assert getattr(fast, name) is value
+    for item in dataclasses.fields(kind):
+        mine, theirs = getattr(fast, item.name), getattr(general, item.name)
+        assert type(mine) is type(theirs), item.name
+        assert is_placeholder(mine) == is_placeholder(theirs), item.name
+        if item.name != name and not is_placeholder(mine):
+            assert mine == theirs, item.name
