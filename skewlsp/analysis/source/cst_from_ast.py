@@ -33,11 +33,12 @@ from skewlsp.analysis.source.cst_expressions_from_ast import ExpressionBuilder, 
 from skewlsp.analysis.source.cst_nodes import (
     ASSIGN,
     ASSIGN_EQUAL,
-    ASSIGN_TARGET,
+    ASSIGN_TARGET_OF,
     AUGMENTED_OPERATORS,
     LPAR,
+    PLAIN_NAME,
     RPAR,
-    SIMPLE_STATEMENT_LINE,
+    STATEMENT_LINE_OF,
     make,
 )
 from skewlsp.analysis.source.lines import ast_end, without_block_indent
@@ -135,7 +136,7 @@ class _Builder(ExpressionBuilder):
             elif type(node) is ast.ClassDef:
                 return self._class(node)
             else:
-                return SIMPLE_STATEMENT_LINE(body=(self.small(node),))
+                return STATEMENT_LINE_OF((self.small(node),))
             end = self.offset(*ast_end(node))
             self.blocks[id(made)] = (start, end)
             return made
@@ -151,10 +152,7 @@ class _Builder(ExpressionBuilder):
             raise NotConvertible("a semicolon")
         made: Any
         if type(node) is ast.Assign:
-            targets = [
-                ASSIGN_TARGET(target=self.expr(t))
-                for t in node.targets
-            ]
+            targets = [ASSIGN_TARGET_OF(self.expr(t)) for t in node.targets]
             made = ASSIGN(targets=targets, value=self.expr(node.value))
         elif type(node) is ast.Expr:
             made = make(cst.Expr, value=self.expr(node.value))
@@ -303,7 +301,7 @@ class _Builder(ExpressionBuilder):
             returns = self.shapeless_node(
                 make(cst.Annotation, annotation=self.expr(node.returns))
             )
-        name = self.shapeless_node(make(cst.Name, value=node.name))
+        name = self.shapeless_node(PLAIN_NAME(node.name))
         body = self.block(node.body)
         made = make(
             cst.FunctionDef,
@@ -321,7 +319,7 @@ class _Builder(ExpressionBuilder):
             annotation = self.shapeless_node(
                 make(cst.Annotation, annotation=self.expr(arg.annotation))
             )
-        name = self.shapeless_node(make(cst.Name, value=arg.arg))
+        name = self.shapeless_node(PLAIN_NAME(arg.arg))
         made = make(
             cst.Param,
             name=name,
@@ -377,10 +375,10 @@ class _Builder(ExpressionBuilder):
             for keyword in node.keywords:
                 if keyword.arg is None:
                     raise NotConvertible("a ** base")
-                name = self.shapeless_node(make(cst.Name, value=keyword.arg))
+                name = self.shapeless_node(PLAIN_NAME(keyword.arg))
                 made = make(cst.Arg, value=self.expr(keyword.value), keyword=name)
                 keywords.append(self.shapeless_node(made))
-        name = self.shapeless_node(make(cst.Name, value=node.name))
+        name = self.shapeless_node(PLAIN_NAME(node.name))
         body = self.block(node.body)
         made = make(
             cst.ClassDef,

@@ -3,11 +3,20 @@ parse would have recorded whitespace, never mistaken for a parse's or a construc
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 
 import libcst as cst
+import pytest
 
-from skewlsp.analysis.source.cst_nodes import CALL, NAME, _maker, is_placeholder, make
+from skewlsp.analysis.source.cst_nodes import (
+    CALL,
+    NAME,
+    _maker,
+    _maker_of_one,
+    is_placeholder,
+    make,
+)
 
 
 def test_a_made_node_is_of_libcst_s_class_with_the_fields_given() -> None:
@@ -45,3 +54,30 @@ def test_no_node_takes_the_id_of_a_placeholder_whose_maker_was_dropped() -> None
     gc.collect()
     later = [cst.SimpleWhitespace(" ") for _ in range(20_000)]  # the placeholders' class
     assert [node for node in later if is_placeholder(node)] == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"),
+    [
+        (cst.Name, "value"),
+        (cst.Arg, "value"),
+        (cst.Element, "value"),
+        (cst.SubscriptElement, "slice"),
+        (cst.SimpleStatementLine, "body"),
+    ],
+)
+def test_a_node_made_from_one_field_has_every_field_the_maker_gives_it(
+    kind: type, name: str
+) -> None:
+    """A one-field maker writes every field of libcst's class, the given one with the
+    value and the rest with placeholders of the same kinds as the general maker's."""
+    value = NAME(value="tile")
+    fast, general = _maker_of_one(kind, name)(value), _maker(kind)(**{name: value})
+    assert type(fast) is kind
+    assert getattr(fast, name) is value
+    for item in dataclasses.fields(kind):
+        mine, theirs = getattr(fast, item.name), getattr(general, item.name)
+        assert type(mine) is type(theirs), item.name
+        assert is_placeholder(mine) == is_placeholder(theirs), item.name
+        if item.name != name and not is_placeholder(mine):
+            assert mine == theirs, item.name
