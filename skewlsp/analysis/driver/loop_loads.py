@@ -175,8 +175,9 @@ class LoopLoads:
         """The names of a scope's statements only its matmuls read (:func:`cube_only`),
         read off the tree once: a scope is converted again for each folding of it (each
         copy, build, and each analysis walking an imported helper), and this walk of
-        every node of the scope was half the conversion's cost (pypto-lib: 462 walks of
-        253 scopes)."""
+        every node of the scope was half the conversion's cost. What it saves: a cold
+        serial lint of pypto-lib walks 311 scopes for it, not 462, and takes 1.4% fewer
+        instructions (benchmarks/README.md, "Cache layers")."""
         block = tuple(statements)
         return self.state.syntactic_fact((cube_only, block), lambda: cube_only(block), block)
 
