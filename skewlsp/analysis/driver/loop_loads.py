@@ -174,9 +174,9 @@ class LoopLoads:
     def _cube_only(self, statements: Sequence[cst.CSTNode]) -> frozenset[str]:
         """The names of a scope's statements only its matmuls read (:func:`cube_only`),
         read off the tree once: a scope is converted again for each folding of it (each
-        copy, build, and each analysis walking an imported helper), and this walk of
-        every node of the scope was half the conversion's cost. What it saves: a cold
-        serial lint of pypto-lib walks 311 scopes for it, not 462, and takes 1.4% fewer
+        copy, build, and each analysis walking an imported helper), and this count of
+        every name of the scope was a large part of each conversion. What it saves: a cold
+        serial lint of pypto-lib counts 311 scopes for it, not 462, and takes 1.3% fewer
         instructions (benchmarks/README.md, "Cache layers")."""
         block = tuple(statements)
         return self.state.syntactic_fact((cube_only, block), lambda: cube_only(block), block)
