@@ -529,15 +529,22 @@ def _nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     return walk(node)
 
 
+# How a caller gets :func:`.cube_side.cube_only` of a scope's statements: the function
+# itself, or its kept fact of it (``driver.loop_loads``).
+CubeOnly = Callable[[Sequence[cst.CSTNode]], frozenset[str]]
+
+
 def scope_tiles(
     statements: Sequence[cst.CSTNode],
     tensors: Mapping[str, Tensor],
     fold: Fold,
     span_of: Callable[[cst.For], Span],
+    cube_of: CubeOnly = cube_only,
 ) -> ScopeTiles:
     """The Vec tiles of an InCore scope's ``statements`` (``tensors``: the tensors in
-    scope; ``fold``: how its extents are folded), or why they are not known."""
-    walk = _Convert(tensors, fold, span_of, cube_only=cube_only(statements))
+    scope; ``fold``: how its extents are folded; ``cube_of``: how the names only its
+    matmuls read are found), or why they are not known."""
+    walk = _Convert(tensors, fold, span_of, cube_only=cube_of(statements))
     try:
         walk.block(statements)
     except NotModelled as reason:
@@ -550,6 +557,7 @@ def scope_tiles_at(
     tensors: Mapping[str, Tensor],
     fold: Fold,
     span_of: Callable[[cst.For], Span],
+    cube_of: CubeOnly = cube_only,
 ) -> ScopeTiles:
     """:func:`scope_tiles` of the InCore scope ``node`` opens (a ``with pl.at(...)``, a
     ``pl.spmd`` loop, an InCore function; None: not known). A scope with a split mode
@@ -565,5 +573,5 @@ def scope_tiles_at(
     ring = ring_options(header, fold)
     if isinstance(ring, str):
         return ScopeTiles(unknown=ring)
-    found = scope_tiles(body_statements(node.body), tensors, fold, span_of)
+    found = scope_tiles(body_statements(node.body), tensors, fold, span_of, cube_of)
     return replace(found, slot_num=ring) if found.unknown is None else found

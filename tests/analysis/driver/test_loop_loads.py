@@ -12,6 +12,7 @@ from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.lower_pipeline.loop_facts import NO_FACTS, LoopFacts
 from skewlsp.analysis.lower_pipeline.slot_loads import body_uses
 from skewlsp.analysis.passes.body import BodyContext
+from skewlsp.analysis.passes.cube_side import cube_only
 from skewlsp.analysis.source.walk import calls_in
 from skewlsp.contract import LoopReport, Span
 
@@ -66,7 +67,7 @@ def test_each_copy_folds_its_loads_and_the_tree_is_read_once_for_all() -> None:
     read = sorted({key[0].__name__ for key in state.syntactic})  # type: ignore[index]
     # (the scope's matmuls are not among them: which statements Simplify keeps of the
     # scope depends on how its ``if`` tests fold)
-    assert read == ["body_matmuls", "body_uses", "calls_in", "surroundings"]
+    assert read == ["body_matmuls", "body_uses", "calls_in", "cube_only", "surroundings"]
 
 
 def test_how_a_scope_s_blocks_use_their_names_is_read_off_the_tree_once_for_every_copy() -> None:
@@ -119,6 +120,26 @@ def test_the_calls_of_a_scope_s_statements_are_read_off_the_tree_once_for_every_
     again = {key[1]: found for key, found in state.syntactic.items() if key[0] is calls_in}  # type: ignore[index]
     assert again.keys() == kept.keys()
     assert all(again[node] is kept[node] for node in kept)
+
+
+def test_the_names_only_a_scope_s_matmuls_read_are_read_off_the_tree_once_for_every_build() -> (
+    None
+):
+    module = cst.parse_module(KERNEL)
+    fn = module.body[1]
+    assert isinstance(fn, cst.FunctionDef)
+    loop = fn.body.body[0]
+    assert isinstance(loop, cst.For)
+    state = AnalysisState()
+    # the module under two builds: the scope (the InCore function's body) converted for
+    # each, as its ROWS folds
+    small = _copy(LoopLoads(state), fn, loop, 64)
+    large = _copy(LoopLoads(state), fn, loop, 128)
+    assert small.scope_tiles is not None and large.scope_tiles is not None
+    # what ExpandMixedKernel puts on the cube (x and w: only the matmul reads them) is
+    # the tree's, kept once by the scope's statements for both
+    kept = {key[1]: found for key, found in state.syntactic.items() if key[0] is cube_only}  # type: ignore[index]
+    assert kept == {tuple(fn.body.body): frozenset({"x", "w"})}
 
 
 TWO_LOOPS = """\
