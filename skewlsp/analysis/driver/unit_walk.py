@@ -37,7 +37,7 @@ from skewlsp.analysis.frontend.closures import (
 )
 from skewlsp.analysis.frontend.constants import Const, Folded, ModuleConstants
 from skewlsp.analysis.frontend.jit_params import specialized_params
-from skewlsp.analysis.frontend.names import block_defs, body_statements, reads_of, statement_defs
+from skewlsp.analysis.frontend.names import body_statements, reads_of
 from skewlsp.analysis.frontend.scope import (
     EnclosingLoop,
     FunctionScope,
@@ -45,7 +45,6 @@ from skewlsp.analysis.frontend.scope import (
     function_params,
     is_incore_function,
     opens_incore_scope,
-    tile_like_names,
     update_locals,
 )
 from skewlsp.analysis.frontend.source_index import Unit
@@ -383,12 +382,8 @@ class UnitWalk(LoopDecisions):
         site: CallSite | None = None,
         call_site: dict[str, Folded] | None = None,
     ) -> None:
-        names = self.syntax.function_names.get(id(fn))
-        if names is None:  # (a helper's body is walked again at each of its calls)
-            params = frozenset(n for n, _ in function_params(fn))
-            dsl_names = frozenset(block_defs(body_statements(fn.body))) | params
-            names = self.syntax.function_names[id(fn)] = (params, dsl_names, tile_like_names(fn))
-        params, dsl_names, tiles = names
+        # (a helper's body is walked again at each of its calls)
+        params, dsl_names, tiles = self.state.function_names(fn)
         base = FunctionScope(self.module_constants, params, dsl_names, tiles)
         base.specialized = specialized_params(fn, self.module_constants, self.made)
         env: dict[str, Folded] = dict(base.specialized)  # pl.jit literals, until rebound
@@ -411,11 +406,7 @@ class UnitWalk(LoopDecisions):
             for stmt, incore in top_level:
                 self.incore.append(incore)
                 compound = not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
-                bound_by = self.syntax.bound_by_statement
-                bound = bound_by.get(id(stmt)) if compound else ([], frozenset())
-                if bound is None:
-                    defs = statement_defs(stmt)
-                    bound = bound_by[id(stmt)] = (defs, frozenset(defs))
+                bound = self.state.statement_binds(stmt) if compound else ([], frozenset())
                 scope = base.at(env, bound[1])
                 self._visit(stmt, scope, [], name)
                 self.incore.pop()

@@ -25,7 +25,12 @@ from skewlsp.analysis.frontend.constants import (
     Symbolic,
 )
 from skewlsp.analysis.frontend.dsl import annotation_kind, dotted
-from skewlsp.analysis.frontend.names import binding_of, body_statements, statement_defs
+from skewlsp.analysis.frontend.names import (
+    binding_of,
+    block_defs,
+    body_statements,
+    statement_defs,
+)
 from skewlsp.analysis.frontend.values import CallSiteValue, Interval, full_code
 from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.walk import children, walk
@@ -161,6 +166,18 @@ def function_params(fn: cst.FunctionDef) -> list[tuple[str, cst.Param]]:
     if params.star_kwarg is not None:
         everything.append(params.star_kwarg)
     return [(p.name.value, p) for p in everything if p.name.value != "self"]
+
+
+# A function's parameters, the names it binds (its parameters included) and those bound
+# to tiles: what every scope of its body is built from.
+FunctionNames = tuple[frozenset[str], frozenset[str], frozenset[str]]
+
+
+def function_names(fn: cst.FunctionDef) -> FunctionNames:
+    """The names a scope of ``fn``'s body is built from (see :data:`FunctionNames`)."""
+    params = frozenset(n for n, _ in function_params(fn))
+    dsl_names = frozenset(block_defs(body_statements(fn.body))) | params
+    return params, dsl_names, tile_like_names(fn)
 
 
 _STATEMENT_HOLDERS = (cst.BaseCompoundStatement, cst.BaseSuite, cst.Else)

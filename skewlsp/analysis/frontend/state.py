@@ -21,8 +21,9 @@ It holds:
   analyses (:meth:`AnalysisState.made_facts`, :meth:`AnalysisState.tree_facts`);
 - facts read off the trees alone, which no build changes (``syntactic``: the sides and
   the tensors in scope a function's statements leave at each of its loops, the calls
-  under a statement), kept for the module decided again under another build
-  (``driver.variants``), which reads the same trees;
+  under a statement, the names a function and each of its statements bind), kept for
+  the module decided again under another build (``driver.variants``), which reads the
+  same trees;
 - whether the analysis reads libcst's own trees (``concrete``): a rewrite prints nodes
   of the tree the analysis read, with the whitespace and comments of the text;
 - the constants of imported modules that the analyses of a batch share
@@ -47,6 +48,8 @@ import libcst as cst
 
 from skewlsp.analysis.frontend.assumed import Build
 from skewlsp.analysis.frontend.imports import SharedModules
+from skewlsp.analysis.frontend.names import statement_defs
+from skewlsp.analysis.frontend.scope import FunctionNames, function_names
 from skewlsp.analysis.source.tree_text import MadeTrees
 from skewlsp.analysis.source.unit_parses import UnitParses, UnitTree
 from skewlsp.analysis.source.walk import calls_in
@@ -110,6 +113,26 @@ class AnalysisState:
                 return self.calls_in(node.body[0])
             return [call for small in node.body for call in self.calls_in(small)]
         return self.syntactic_fact((calls_in, node), lambda: tuple(calls_in(node)), of=(node,))
+
+    def function_names(self, fn: cst.FunctionDef) -> FunctionNames:
+        """The names a scope of ``fn``'s body is built from (:func:`.scope.function_names`),
+        kept as a :meth:`syntactic_fact`: the unit walk asks them of each function it walks
+        and InlineFunctions of each caller of a helper, under every build, and (with a made
+        tree) in every analysis of a batch that reads the function. A kernel calling
+        helpers was read once for its walk and again in each analysis that decides one
+        of its helpers."""
+        return self.syntactic_fact((function_names, fn), lambda: function_names(fn), of=(fn,))
+
+    def statement_binds(self, stmt: cst.CSTNode) -> tuple[list[str], frozenset[str]]:
+        """The names ``stmt`` binds (``names.statement_defs``), as a list and as a set, kept
+        as :meth:`function_names` is, for the same askers: a kernel's top-level scope
+        statement is most of its body, and its names were read again by each."""
+
+        def make() -> tuple[list[str], frozenset[str]]:
+            defs = statement_defs(stmt)
+            return defs, frozenset(defs)
+
+        return self.syntactic_fact((statement_defs, stmt), make, of=(stmt,))
 
     def analysis_module(self, text: str, tree: Callable[[], UnitTree]) -> cst.Module | None:
         """The tree the analysis reads for ``text`` (whose stdlib tree ``tree()`` gives):

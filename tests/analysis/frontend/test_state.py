@@ -106,3 +106,33 @@ def test_the_calls_of_an_edited_text_are_its_own() -> None:
     assert [_code(call) for call in second.calls_in(_loop_of_made_tree(second).body)] == [
         "pl.exp(x)"
     ]
+
+
+KERNEL = """\
+@pl.jit
+def kernel(a: pl.Tensor[[64, 64], pl.FP32], n: int):
+    t: pl.Tile[[64, 64], pl.FP32] = pl.load(a, [0, 0])
+    for i in pl.range(n):
+        b = shift_rows(t, 4)
+    return b
+"""
+
+
+def test_the_names_a_function_and_its_statements_bind_are_kept_with_its_made_tree() -> None:
+    """The unit walk builds a kernel's scopes from them, and InlineFunctions its scopes at
+    the calls of each helper it calls, in every analysis that reads the kernel: read once
+    for all of them."""
+    first, second = AnalysisState(), AnalysisState()
+    module = first.analysis_module(KERNEL, lambda: first.parses.unit_tree(KERNEL, None))
+    assert module is not None
+    kernel = module.body[0]
+    assert isinstance(kernel, cst.FunctionDef)
+    params, bound, tiles = first.function_names(kernel)
+    assert params == {"a", "n"}
+    assert bound == {"a", "n", "t", "b"}  # (a loop's variable is the loop's, not the body's)
+    assert tiles == {"a", "t"}
+    loop = body_statements(kernel.body)[1]
+    assert first.statement_binds(loop) == (["b"], frozenset({"b"}))
+    assert second.analysis_module(KERNEL, lambda: second.parses.unit_tree(KERNEL, None)) is module
+    assert second.function_names(kernel) is first.function_names(kernel)  # (not read again)
+    assert second.statement_binds(loop) is first.statement_binds(loop)

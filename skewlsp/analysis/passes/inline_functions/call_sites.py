@@ -34,7 +34,7 @@ from skewlsp.analysis.frontend.constants import (
     code_of,
 )
 from skewlsp.analysis.frontend.jit_params import is_jit_entry, specialized_params
-from skewlsp.analysis.frontend.names import block_defs, body_statements, statement_defs
+from skewlsp.analysis.frontend.names import body_statements
 from skewlsp.analysis.frontend.scope import (
     EnclosingLoop,
     FunctionScope,
@@ -43,7 +43,6 @@ from skewlsp.analysis.frontend.scope import (
     is_incore_function,
     is_transparent_with,
     opens_incore_scope,
-    tile_like_names,
     update_locals,
 )
 from skewlsp.analysis.frontend.source_index import Unit
@@ -334,11 +333,10 @@ def _scopes_at_calls(
     fn: cst.FunctionDef, constants: ModuleConstants, state: AnalysisState
 ) -> dict[int, FunctionScope]:
     """The caller's name resolution at each call of a plain name (by id), as the engine
-    builds it for loops."""
+    builds it for loops (from the names the unit walk reads off the caller: the state
+    keeps them for both)."""
     made = state.made
-    params = frozenset(n for n, _ in function_params(fn))
-    defs = block_defs(body_statements(fn.body))
-    base = FunctionScope(constants, params, frozenset(defs) | params, tile_like_names(fn))
+    base = FunctionScope(constants, *state.function_names(fn))
     base.specialized = specialized_params(fn, constants, made)
     env: dict[str, Folded] = dict(base.specialized)
     if is_inline_helper(fn):  # a helper calling a helper: its parameters come from its callers
@@ -351,12 +349,12 @@ def _scopes_at_calls(
     found: dict[int, FunctionScope] = {}
     for stmt, _incore in flatten_top_level(body_statements(fn.body), made, False):
         compound = not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
-        poisoned = frozenset(statement_defs(stmt)) if compound else frozenset()
+        defs, poisoned = state.statement_binds(stmt) if compound else ([], frozenset())
         scope = base.at(env, poisoned)
         for node in state.calls_in(stmt):
             if type(node.func) is cst.Name:
                 found[id(node)] = scope
-        update_locals(stmt, env, constants)
+        update_locals(stmt, env, constants, defs=defs)
     return found
 
 
