@@ -213,7 +213,9 @@ def _across_loops(
     # (a scope without a loop is in no stage across loops: its report is finished, and a
     # report made again on each analysis would miss the server's kept results)
     loops = [model for model in models if not model.report.scope_only]
-    planner, packings = state.planner, state.syntactic_fact
+    # (a batch keeps MemoryReuse's packings for all its files, an analysis alone for its builds)
+    shared = state.shared_modules
+    planner, packings = state.planner, shared.pure if shared else state.syntactic_fact
     walked: _Walked = tuple((model.report, model.facts, model.lowered) for model in loops)
     if cache is None:
         finished = _finished(walked, planner, packings)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from skewlsp.analysis.driver import analyze_models
 from skewlsp.analysis.driver.function_stage import FUNCTION_PASSES, function_stage
+from skewlsp.analysis.frontend.imports import SharedModules
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.memory.core_function import LoopMemory
 from skewlsp.analysis.memory.function_passes import allocate_memory, init_memref, reuse_memory
@@ -97,4 +98,23 @@ def test_memory_reuse_packs_equal_tiles_once_for_the_analysis_and_its_other_buil
     assert state.syntactic[key] is one
     # without a place to keep them, each run packs its own
     [alone] = [m.reuse for m in function_stage(models)[1].functions[0].memory if m.reuse]
+    assert alone == one and alone is not one
+
+
+def test_a_batch_packs_equal_tiles_once_for_all_its_files():
+    # two files of a batch holding one kernel (pypto-lib's model directories hold copies
+    # of their kernels): the second file's loop gets the first's packing
+    text = module(loop(PRODUCER) + loop(LOCAL, LOCAL_PIPELINE, "k"))
+    shared = SharedModules()
+    packings = [
+        [m.reuse for m in models[1].functions[0].memory if m.reuse is not None]
+        for models in (
+            analyze_models(text, "a/kernel.py", shared_modules=shared),
+            analyze_models(text, "b/kernel.py", shared_modules=shared),
+        )
+    ]
+    [[one], [again]] = packings
+    assert again is one
+    # files analysed alone pack their own
+    [[alone]] = [[m.reuse for m in analyze_models(text)[1].functions[0].memory if m.reuse]]
     assert alone == one and alone is not one
