@@ -215,7 +215,8 @@ def _across_loops(
     loops = [model for model in models if not model.report.scope_only]
     # (a batch keeps MemoryReuse's packings for all its files, an analysis alone for its builds)
     shared = state.shared_modules
-    planner, packings = state.planner, shared.pure if shared else state.syntactic_fact
+    planner = state.planner
+    packings = shared.pure if shared is not None else state.syntactic_fact
     walked: _Walked = tuple((model.report, model.facts, model.lowered) for model in loops)
     if cache is None:
         finished = _finished(walked, planner, packings)
