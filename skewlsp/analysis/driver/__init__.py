@@ -53,6 +53,7 @@ from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
 from skewlsp.analysis.lower_pipeline.lowering import Lowered
 from skewlsp.analysis.memory.core_function import CoreFunction
+from skewlsp.analysis.memory.function_passes import Packings
 from skewlsp.analysis.report.finish import NOTHING_SAID, Said, finished_report
 from skewlsp.analysis.report.memory import MemorySaid, memory_said
 from skewlsp.analysis.report.overlap import overlaps
@@ -185,7 +186,7 @@ def _analysed(
             models = analyse_edited_module(source, path, resolver, cache, importers, state)
     finally:
         read = state.build.close(depth)
-    return _across_loops(models, state.planner, cache), read
+    return _across_loops(models, state, cache), read
 
 
 # Each loop's report, what the lowering read of it and what it decided of it (its record),
@@ -197,7 +198,7 @@ _Finished = tuple[tuple[Said, tuple[CoreFunction, ...], LoopReport], ...]
 
 
 def _across_loops(
-    models: list[LoopModel], planner: str, cache: UnitCache | None
+    models: list[LoopModel], state: AnalysisState, cache: UnitCache | None
 ) -> list[LoopModel]:
     """``models`` with what the stages over several loops find of them (:func:`_finished`),
     and each report put together from its record (the walk's kept as ``walked``).
@@ -212,16 +213,20 @@ def _across_loops(
     # (a scope without a loop is in no stage across loops: its report is finished, and a
     # report made again on each analysis would miss the server's kept results)
     loops = [model for model in models if not model.report.scope_only]
+    # (a batch keeps MemoryReuse's packings for all its files, an analysis alone for its builds)
+    shared = state.shared_modules
+    planner = state.planner
+    packings = shared.pure if shared is not None else state.syntactic_fact
     walked: _Walked = tuple((model.report, model.facts, model.lowered) for model in loops)
     if cache is None:
-        finished = _finished(walked, planner)
+        finished = _finished(walked, planner, packings)
     else:
         # Hashed by the reports' identities (a unit served from the cache hands back the
         # very reports it kept; the key holds them, so no other object takes their ids),
         # compared by value: an equal module whose reports are other objects is a miss.
         hashed = hash((planner, *(id(report) for report, _, _ in walked)))
         finished = cache.finished.get_or_make(
-            Keyed(hashed, (planner, walked)), lambda: _finished(walked, planner)
+            Keyed(hashed, (planner, walked)), lambda: _finished(walked, planner, packings)
         )
     found = iter(finished)
     return [
@@ -260,17 +265,18 @@ def _finished_copy(copy: LoopModel) -> LoopReport:
     return finished_report(copy.report, NOTHING_SAID, lowered=copy.lowered)
 
 
-def _finished(walked: _Walked, planner: str) -> _Finished:
+def _finished(walked: _Walked, planner: str, packings: Packings) -> _Finished:
     """The stages across loops, in order, over a module's loops as its walks leave them;
     each hands on a record (the reports are put together from them at the end:
-    ``report.finish``)."""
+    ``report.finish``). ``packings``: where the analysis keeps MemoryReuse's packings, for
+    every function and build (each a pure function of its tiles)."""
     # Across loops: a consumer whose peer loop skews (each unit's loops were lowered by
     # its walk: ``.lowered``).
     found = overlaps([report for report, _, _ in walked])
     # The passes over whole core functions, once every loop of each is lowered (each
     # loop's lowering read off the lowering passes' record).
     models = [LoopModel(report, facts=facts, lowered=lowered) for report, facts, lowered in walked]
-    models = function_stage(models, planner=planner)
+    models = function_stage(models, planner=planner, packings=packings)
     # What the memory passes give each loop's loads on each core copy.
     said = [Said(overlap, _memory(model)) for overlap, model in zip(found, models, strict=True)]
     # Each report put together once from the loop's records: the walk's, the lowering's,

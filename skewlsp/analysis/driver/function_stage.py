@@ -19,31 +19,47 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 
 from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.lower_pipeline.lowering import Lowered, copy_lowerings
 from skewlsp.analysis.memory.core_function import CoreFunction, FunctionLoop
-from skewlsp.analysis.memory.function_passes import allocate_memory, init_memref, reuse_memory
+from skewlsp.analysis.memory.function_passes import (
+    Packings,
+    allocate_memory,
+    init_memref,
+    reuse_memory,
+)
 from skewlsp.contract import Core, Instance, LoopReport, Lowering, Verdict, is_loop
 
 FunctionPass = Callable[[CoreFunction], CoreFunction]
 
-# The function-level passes, in pass_manager.py's order; each takes a core function and
-# returns it with what it adds: 31 InitMemRef, 33 MemoryReuse, 34 AllocateMemoryAddr.
-FUNCTION_PASSES: tuple[FunctionPass, ...] = (init_memref, reuse_memory, allocate_memory)
+
+def function_passes(packings: Packings | None = None) -> tuple[FunctionPass, ...]:
+    """The function-level passes, in pass_manager.py's order; each takes a core function
+    and returns it with what it adds: 31 InitMemRef, 33 MemoryReuse, 34
+    AllocateMemoryAddr. ``packings``: where the analysis keeps MemoryReuse's packings
+    (:func:`~skewlsp.analysis.memory.function_passes.reuse_memory`)."""
+    reuse = reuse_memory if packings is None else partial(reuse_memory, packings=packings)
+    return (init_memref, reuse, allocate_memory)
+
+
+FUNCTION_PASSES: tuple[FunctionPass, ...] = function_passes()
 
 _Key = tuple[str | None, str, Instance | None, Core | None]
 
 
 def function_stage(
     models: Sequence[LoopModel],
-    passes: Sequence[FunctionPass] = FUNCTION_PASSES,
+    passes: Sequence[FunctionPass] | None = None,
     planner: str = "pypto",
+    packings: Packings | None = None,
 ) -> list[LoopModel]:
     """``models`` (a module's, lowered under ``planner``), each handed the records of its
-    function per core, after ``passes`` ran over every record in order."""
+    function per core, after ``passes`` ran over every record in order (by default
+    :func:`function_passes`, MemoryReuse's packings kept by ``packings``)."""
     functions = core_functions(models, planner)
-    for run in passes:
+    for run in passes if passes is not None else function_passes(packings):
         functions = {key: run(function) for key, function in functions.items()}
     return [
         replace(model, functions=tuple(functions[key] for key in _keys(model)))

@@ -6,8 +6,9 @@ file system), so what a verdict depends on is exactly what the resolver was aske
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
+from typing import TypeVar, cast
 
 from skewlsp.analysis.frontend.assumed import Build
 from skewlsp.analysis.frontend.constants import Assigned, ModuleConstants
@@ -15,6 +16,8 @@ from skewlsp.analysis.frontend.declared_choices import ScannedTexts
 from skewlsp.analysis.frontend.source_index import ModuleIndex, imported_module_index
 from skewlsp.analysis.frontend.values import Folded, Opaque
 from skewlsp.contract import Assumptions, Resolver
+
+_T = TypeVar("_T")
 
 MAX_IMPORT_DEPTH = 8  # modules followed from a kernel through `from m import NAME` chains
 # An import as the kernel's file would ask for it: (module, level) relative to the kernel.
@@ -125,12 +128,28 @@ class SharedModules:
     """
 
     MAX_MODULES = 256
+    MAX_PURE = 1024
 
     def __init__(self) -> None:
         self._entries: dict[tuple[object, ...], tuple[ModuleConstants, _Relay]] = {}
         self.current: tuple[Resolver, str | None] = (_no_resolver, None)
         self._builds: dict[Assumptions, Build] = {}
         self._scanned = ScannedTexts()  # (the module texts every build reads alike)
+        self._pure: dict[Hashable, object] = {}
+
+    def pure(self, key: Hashable, make: Callable[[], _T]) -> _T:
+        """What ``make()`` gives for ``key``, which holds everything it reads (no tree, no
+        build: a pure function of the key), made once for the batch: a later pass's
+        answer for inputs another file of the batch gave it too (MemoryReuse's packing
+        of equal tiles: pypto-lib's model directories hold copies of one kernel; what it
+        saves: benchmarks/README.md, "Cache layers"). At most :attr:`MAX_PURE` kept."""
+        if key in self._pure:
+            return cast(_T, self._pure[key])
+        value = make()
+        if len(self._pure) >= self.MAX_PURE:
+            self._pure.clear()
+        self._pure[key] = value
+        return value
 
     def build(self, assumptions: Assumptions) -> Build:
         """The record of reads of every analysis of this batch under ``assumptions``."""

@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from skewlsp.analysis.driver import analyze_models
-from skewlsp.analysis.driver.function_stage import FUNCTION_PASSES
+from skewlsp.analysis.driver.function_stage import FUNCTION_PASSES, function_stage
+from skewlsp.analysis.frontend.imports import SharedModules
+from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.memory.core_function import LoopMemory
 from skewlsp.analysis.memory.function_passes import allocate_memory, init_memref, reuse_memory
-from skewlsp.analysis.memory.memory_reuse import LegacyFallback
+from skewlsp.analysis.memory.memory_reuse import LegacyFallback, memory_reuse
 from skewlsp.common.resolver import RecordingResolver
 from tests.kernels import LOCAL, LOCAL_PIPELINE, PRODUCER, loop, module
 
@@ -76,3 +78,43 @@ def test_the_loops_whose_groups_are_not_modelled_say_why():
     (nested,) = memory_at("blocks.py", 27)
     assert nested.why == "inside a loop that is replicated or skewed: its groups are not modelled"
     assert nested.tiles is None
+
+
+def test_memory_reuse_packs_equal_tiles_once_for_the_analysis_and_its_other_builds():
+    # The function stage run twice over one module's loops (as for the module decided
+    # again under another build): the packing of each list of tiles is kept by the
+    # analysis's state, so the second run hands back the very packings of the first.
+    models = analyze_models(module(loop(PRODUCER) + loop(LOCAL, LOCAL_PIPELINE, "k")))
+    state = AnalysisState()
+    first = function_stage(models, packings=state.syntactic_fact)
+    second = function_stage(models, packings=state.syntactic_fact)
+    [one], [again] = (
+        [m.reuse for m in staged[1].functions[0].memory if m.reuse is not None]
+        for staged in (first, second)
+    )
+    assert again is one
+    # (kept by the tiles and the reserved region, the packing's whole input)
+    [key] = [key for key in state.syntactic if key[0] is memory_reuse]  # type: ignore[index]
+    assert state.syntactic[key] is one
+    # without a place to keep them, each run packs its own
+    [alone] = [m.reuse for m in function_stage(models)[1].functions[0].memory if m.reuse]
+    assert alone == one and alone is not one
+
+
+def test_a_batch_packs_equal_tiles_once_for_all_its_files():
+    # two files of a batch holding one kernel (pypto-lib's model directories hold copies
+    # of their kernels): the second file's loop gets the first's packing
+    text = module(loop(PRODUCER) + loop(LOCAL, LOCAL_PIPELINE, "k"))
+    shared = SharedModules()
+    packings = [
+        [m.reuse for m in models[1].functions[0].memory if m.reuse is not None]
+        for models in (
+            analyze_models(text, "a/kernel.py", shared_modules=shared),
+            analyze_models(text, "b/kernel.py", shared_modules=shared),
+        )
+    ]
+    [[one], [again]] = packings
+    assert again is one
+    # files analysed alone pack their own
+    [[alone]] = [[m.reuse for m in analyze_models(text)[1].functions[0].memory if m.reuse]]
+    assert alone == one and alone is not one
