@@ -43,12 +43,17 @@ def _copy(loads: LoopLoads, fn: cst.FunctionDef, loop: cst.For, rows: int) -> Lo
     return loads.of_loop(NO_FACTS, report, loop, ctx, (fn, True, None), {}, lambda node: AT)
 
 
-def test_each_copy_folds_its_loads_and_the_tree_is_read_once_for_all() -> None:
-    module = cst.parse_module(KERNEL)
-    fn = module.body[1]
+def _kernel_function_and_loop() -> tuple[cst.FunctionDef, cst.For]:
+    """KERNEL's InCore function and its pipeline loop (libcst's parse)."""
+    fn = cst.parse_module(KERNEL).body[1]
     assert isinstance(fn, cst.FunctionDef)
     loop = fn.body.body[0]
     assert isinstance(loop, cst.For)
+    return fn, loop
+
+
+def test_each_copy_folds_its_loads_and_the_tree_is_read_once_for_all() -> None:
+    fn, loop = _kernel_function_and_loop()
     state = AnalysisState()
     loads = LoopLoads(state)
     small, large = _copy(loads, fn, loop, 64), _copy(loads, fn, loop, 128)
@@ -71,11 +76,7 @@ def test_each_copy_folds_its_loads_and_the_tree_is_read_once_for_all() -> None:
 
 
 def test_how_a_scope_s_blocks_use_their_names_is_read_off_the_tree_once_for_every_copy() -> None:
-    module = cst.parse_module(KERNEL)
-    fn = module.body[1]
-    assert isinstance(fn, cst.FunctionDef)
-    loop = fn.body.body[0]
-    assert isinstance(loop, cst.For)
+    fn, loop = _kernel_function_and_loop()
     state = AnalysisState()
     # the walk of the module under one build, then under another (``driver.variants``:
     # a walk of its own, the same trees and syntactic facts)
@@ -103,11 +104,7 @@ def test_how_a_scope_s_blocks_use_their_names_is_read_off_the_tree_once_for_ever
 
 
 def test_the_calls_of_a_scope_s_statements_are_read_off_the_tree_once_for_every_build() -> None:
-    module = cst.parse_module(KERNEL)
-    fn = module.body[1]
-    assert isinstance(fn, cst.FunctionDef)
-    loop = fn.body.body[0]
-    assert isinstance(loop, cst.For)
+    fn, loop = _kernel_function_and_loop()
     state = AnalysisState()
     _copy(LoopLoads(state), fn, loop, 64)
     kept = {key[1]: found for key, found in state.syntactic.items() if key[0] is calls_in}  # type: ignore[index]
@@ -125,11 +122,7 @@ def test_the_calls_of_a_scope_s_statements_are_read_off_the_tree_once_for_every_
 def test_the_names_only_a_scope_s_matmuls_read_are_read_off_the_tree_once_for_every_build() -> (
     None
 ):
-    module = cst.parse_module(KERNEL)
-    fn = module.body[1]
-    assert isinstance(fn, cst.FunctionDef)
-    loop = fn.body.body[0]
-    assert isinstance(loop, cst.For)
+    fn, loop = _kernel_function_and_loop()
     state = AnalysisState()
     # the module under two builds: the scope (the InCore function's body) converted for
     # each, as its ROWS folds
