@@ -43,6 +43,14 @@ def report_to_data(report: LoopReport) -> dict[str, Any]:
     return _CONVERTER.unstructure(report)
 
 
+def plain_data(record: object) -> Any:
+    """A contract record (a dataclass, at any depth) as plain JSON data: what
+    ``dataclasses.asdict`` gives, from the converter's function for the record's class
+    (asdict deep-copies every value as it goes: 6x slower on a loop's memory records,
+    about 1% of a cold JSON lint of pypto-lib)."""
+    return _CONVERTER.unstructure(record)
+
+
 def report_from_data(data: dict[str, Any]) -> LoopReport:
     """Rebuild a report; raises ValueError on data of another shape.
 

@@ -5,10 +5,10 @@ Keys are only ever added, never renamed or removed; tools depend on them.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from skewlsp.cli.codec import plain_data
 from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.common.rules_page import docs_url
 from skewlsp.contract import (
@@ -93,7 +93,7 @@ def assumed_data(report: LoopReport | None) -> dict[str, Any]:
 
 def lowering_data(lowering: Lowering | None) -> dict[str, Any] | None:
     """What the lowering passes make of a left loop (or of one core's copy)."""
-    return dataclasses.asdict(lowering) if lowering is not None else None
+    return plain_data(lowering) if lowering is not None else None
 
 
 def memory_data(memory: Sequence[SpaceBuffers]) -> list[dict[str, Any]]:
@@ -101,7 +101,7 @@ def memory_data(memory: Sequence[SpaceBuffers]) -> list[dict[str, Any]]:
     (``ir_depth`` only where it is said: the IR keeps more stages apart than
     ``achieved``; ``k_loops`` only where a K loop's two depths are said, each K loop's
     ``buffers`` a record of the same form)."""
-    return [_space_data(dataclasses.asdict(space)) for space in memory]
+    return [_space_data(plain_data(space)) for space in memory]
 
 
 def _space_data(data: dict[str, Any]) -> dict[str, Any]:
@@ -120,7 +120,7 @@ def _space_data(data: dict[str, Any]) -> dict[str, Any]:
 def buffers_data(buffers: BufferAssignment | None) -> dict[str, Any] | None:
     """Which copy's load is in which buffer (``loads``), or why the memory passes did not
     model the loop (``why``); None when they never saw it."""
-    return dataclasses.asdict(buffers) if buffers is not None else None
+    return plain_data(buffers) if buffers is not None else None
 
 
 def cores_data(cores: Sequence[CoreResult]) -> list[dict[str, Any]]:
