@@ -39,8 +39,9 @@ def shift_rows(x: pl.Tensor[[64, 64], pl.FP32], rows: int):
 """
 
 
-def _loop_of_made_tree(state: AnalysisState) -> cst.For:
-    module = state.analysis_module(HELPER, lambda: state.parses.unit_tree(HELPER, None))
+def _loop_of_made_tree(state: AnalysisState, text: str = HELPER) -> cst.For:
+    """The pipeline loop of ``text``'s one function, in the tree the analysis made."""
+    module = state.analysis_module(text, lambda: state.parses.unit_tree(text, None))
     assert module is not None
     function = module.body[0]
     assert isinstance(function, cst.FunctionDef)
@@ -96,12 +97,7 @@ def test_the_calls_of_an_edited_text_are_its_own() -> None:
     loop = _loop_of_made_tree(first)
     assert [_code(call) for call in first.calls_in(loop.body)] == ["pl.exp(x)"]
     edited = HELPER.replace("pl.exp(x)", "pl.add(x, pl.neg(x))")
-    module = second.analysis_module(edited, lambda: second.parses.unit_tree(edited, None))
-    assert module is not None
-    function = module.body[0]
-    assert isinstance(function, cst.FunctionDef)
-    again = body_statements(function.body)[0]
-    assert isinstance(again, cst.For)
+    again = _loop_of_made_tree(second, edited)
     assert [_code(call) for call in second.calls_in(again.body)] == ["pl.add(x, pl.neg(x))", "pl.neg(x)"]
     assert [_code(call) for call in second.calls_in(_loop_of_made_tree(second).body)] == [
         "pl.exp(x)"
