@@ -14,8 +14,9 @@ a body uses its names and which names of a scope only its matmuls read; the matm
 a body, how a block uses its names and the scope's cube-only names read nothing but
 the nodes, so those of a tree made for a unit text are kept with the tree,
 across analyses (an imported helper's, walked in each module calling it). What depends
-on a folded value (a load's extents, a tile's shape) is worked out for each copy. What
-the kept facts save: benchmarks/README.md, "Cache layers".
+on a folded value (a load's extents, a tile's shape) is worked out for each copy whose
+folding asks questions that get other answers (:meth:`LoopLoads._replayed`). What the
+kept facts save: benchmarks/README.md, "Cache layers".
 
 Apart from :mod:`.loop_decision` because that module is the per-loop pass list; this is
 what one step of it reads of the function around the loop.
@@ -24,14 +25,15 @@ what one step of it reads of the function around the loop.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import TypeVar
 
 import libcst as cst
 
+from skewlsp.analysis.frontend.asked import Asked, Made, replayed
 from skewlsp.analysis.frontend.constants import Folder
 from skewlsp.analysis.frontend.names import body_statements
 from skewlsp.analysis.frontend.state import AnalysisState
-from skewlsp.analysis.frontend.values import PYTHON_ONLY, Folded
 from skewlsp.analysis.lower_pipeline.loop_facts import CubeScope, LoopFacts
 from skewlsp.analysis.lower_pipeline.slot_loads import (
     BodyUses,
@@ -54,12 +56,12 @@ from skewlsp.analysis.passes.inline_functions.splice import declared_returns
 from skewlsp.analysis.passes.jit_return_type import extern_outs
 from skewlsp.analysis.passes.jit_tensor_params import bare_param_tensors
 from skewlsp.analysis.passes.op_conversion import scope_tiles_at
-from skewlsp.analysis.passes.scope_tile_ops import ScopeTiles
 from skewlsp.contract import LoopReport, Span
 
 # A function of the walk: its identity, whether its body is InCore, the caller of the
 # inline helper's copy decided (None: not a copy).
 _FunctionKey = tuple[int, bool, str | None]
+_T = TypeVar("_T")
 
 
 class LoopLoads:
@@ -68,8 +70,8 @@ class LoopLoads:
     ``surroundings`` and ``cube_scopes`` keep, for the walk, what its loops of one
     function share (looked up before the analysis's kept facts: no key is built for
     them); the cube scope is folded as the first loop of the scope asking for it folds.
-    ``scope_tiles`` keeps each scope's Vec tiles as each folding of it gave them (the
-    spans in them are this walk's: it is not kept longer).
+    What a pass makes of a loop or scope under a folding is kept with the questions the
+    folding asked (:meth:`_replayed`).
     """
 
     def __init__(self, state: AnalysisState) -> None:
@@ -77,8 +79,6 @@ class LoopLoads:
         self.surroundings: dict[_FunctionKey, dict[int, LoopSurroundings]] = {}
         self.cube_scopes: dict[tuple[int, bool, str | None, int], CubeScope] = {}
         self.mat_scopes: dict[tuple[int, bool, str | None, int], ScopeMat] = {}
-        # Per statement opening a scope: its Vec tiles as each folding of it gave them.
-        self.scope_tiles: dict[cst.CSTNode | None, list[_FoldedTiles]] = {}
 
     def of_loop(
         self,
@@ -111,7 +111,10 @@ class LoopLoads:
             return facts
         if not around.tile_ops:  # a Spmd function at tensor level: no loads, no tile matmuls
             return replace(facts, slot_loads=(), slot_scope=around.scope) if lowered else facts
-        fold = KeptFold(ctx.fold, self.state.calls_in)  # (read again by each pass below)
+        # (read again by each pass below; what each asks noted, see ``_replayed``)
+        asked = Asked(ctx.resolve, span_of)
+        fold = KeptFold(Folder(asked.resolve, ctx.made).fold, self.state.calls_in, asked)
+        inputs = (around.scope, around.tensors)  # (what else each pass below reads)
         # 15 AutoTileMatmulL0: the matmuls it tiles, of the body and of the scope (read
         # once per scope, and only for a loop holding one)
         matmuls = self.state.syntactic_fact(
@@ -125,8 +128,11 @@ class LoopLoads:
         facts = replace(facts, matmuls=matmuls, scope_matmuls=scope)
         if not lowered and (facts.skew is None or not matmuls.sites):
             return facts
-        uses = self._uses(body_statements(loop.body), around.tensors)
-        loads = slot_loads(loop, around.tensors, fold, uses)
+        body = body_statements(loop.body)
+        loads = self._replayed(
+            slot_loads, loop, inputs, asked,
+            lambda: slot_loads(loop, around.tensors, fold, self._uses(body, around.tensors)),
+        )  # fmt: skip
         if not lowered and facts.skew is not None:
             # a skewed cube copy's matmuls read the body's loads in every clone
             opened = around.opened_by
@@ -138,7 +144,11 @@ class LoopLoads:
         # extents are (a helper's copies at two calls fold them apart)
         # (a function's own body is a scope only when the function is an InCore one)
         opened_by = around.opened_by if around.scope or function_incore else None
-        tiles = self._scope_tiles(opened_by, around, ctx, span_of)
+        vec = Folder(asked.resolve, ctx.made).fold  # (one of its own: not a load's)
+        tiles = self._replayed(
+            scope_tiles_at, opened_by, inputs, asked,
+            lambda: scope_tiles_at(opened_by, around.tensors, vec, asked.span_of, self._cube_only),
+        )  # fmt: skip
         span = span_of(loop)
         at = next((n for n, found in enumerate(tiles.loops) if found.span == span), -1)
         operands = mat = None
@@ -147,7 +157,10 @@ class LoopLoads:
                 loop, matmuls, around.tensors, fold, loads, opened_by, self._uses
             )
             mat = self.mat_scopes.get((*key, around.scope))
-            mat = mat or scope_mat(opened_by, around.tensors, fold, span_of, self._uses)
+            mat = mat or self._replayed(
+                scope_mat, opened_by, inputs, asked,
+                lambda: scope_mat(opened_by, around.tensors, fold, asked.span_of, self._uses),
+            )  # fmt: skip
             self.mat_scopes[(*key, around.scope)] = mat
         return replace(
             facts,
@@ -203,56 +216,29 @@ class LoopLoads:
             lambda: surroundings(fn, function_incore, self.state.made, returns, given(), outs),
         )
 
-    def _scope_tiles(
+    def _replayed(
         self,
-        opened_by: cst.CSTNode | None,
-        around: LoopSurroundings,
-        ctx: BodyContext,
-        span_of: Callable[[cst.CSTNode], Span],
-    ) -> ScopeTiles:
-        """:func:`.op_conversion.scope_tiles_at` of the scope ``opened_by`` opens, folded
-        as this loop's extents are, made again only when the folding would differ.
+        made_by: Callable[..., _T],
+        node: cst.CSTNode | None,
+        inputs: tuple[object, ...],
+        asked: Asked,
+        make: Callable[[], _T],
+    ) -> _T:
+        """What ``make()`` (a call of ``made_by`` reading the loop or scope ``node``, the
+        tensors and other ``inputs``, and asking its questions through ``asked``) gives,
+        made again only when no folding of ``node`` with the same inputs asked questions
+        that get the same answers now (:func:`~skewlsp.analysis.frontend.asked.replayed`).
 
-        A folding is decided by the answers its names get: when the names an earlier
-        loop's folding of the scope asked (the scope's other loops, a helper's copy at
-        another call) get the same answers again, asked in the same order, the folding
-        would go the same way and give the same tiles (and charge the build with the
-        same reads, since every name asked again is one it asks)."""
-        kept = self.scope_tiles.setdefault(opened_by, [])
-        for folded in kept:
-            if folded.tensors == around.tensors and all(
-                _same(ctx.resolve(name), answer) for name, answer in folded.asked
-            ):
-                return folded.tiles
-        asked: list[tuple[str, Folded | None]] = []
-
-        def resolve(name: str) -> Folded | None:
-            found = ctx.resolve(name)
-            asked.append((name, found))
-            return found
-
-        fold = Folder(resolve, ctx.made).fold
-        tiles = scope_tiles_at(opened_by, around.tensors, fold, span_of, self._cube_only)
-        kept.append(_FoldedTiles(tuple(asked), around.tensors, tiles))
-        return tiles
-
-
-@dataclass(frozen=True)
-class _FoldedTiles:
-    """A scope's tiles as one folding gave them: the names it asked, in order, with their
-    answers, and the tensors in scope it read."""
-
-    asked: tuple[tuple[str, Folded | None], ...]
-    tensors: Mapping[str, Tensor]
-    tiles: ScopeTiles
-
-
-def _same(found: Folded | None, answer: Folded | None) -> bool:
-    """Whether a name's answer folds as an earlier one did: a number or a reason by
-    equality; a value only Python builds (a config record, a table) only when it is the
-    same object (a record's equality leaves out the module its fields are folded in)."""
-    if type(found) is not type(answer):
-        return False
-    if isinstance(found, PYTHON_ONLY):
-        return found is answer
-    return found == answer
+        ``node`` is read again for each copy of a loop (each ``pl.unroll`` copy, an inline
+        helper's copy at each call), each build the module is decided again under, and
+        each file of a batch holding the same kernel text; the results are kept with the
+        analysis's syntactic facts, with a tree made for a unit text across analyses (its
+        spans are among the questions). What it saves (a cold serial lint of pypto-lib:
+        26.91 -> 26.52 G instructions, -1.5%; the body's loads 147 of 584 times, the Vec
+        tiles of a scope 231 of 569, its Mat loads 36 of 241): benchmarks/README.md,
+        "Cache layers". The cube scope's matmuls and loads (``cube_scope``) are not kept
+        so: 68 of 258 used again saved 0.2%."""
+        if node is None:
+            return make()
+        kept: list[Made[_T]] = self.state.syntactic_fact((replayed, made_by, node), list, (node,))
+        return replayed(kept, inputs, asked, make)

@@ -34,6 +34,7 @@ from dataclasses import InitVar, dataclass, field
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
+from skewlsp.analysis.frontend.asked import Asked, Question
 from skewlsp.analysis.frontend.constants import Const, Folded
 from skewlsp.analysis.frontend.names import binding_of, block_defs, body_statements, reads_of
 from skewlsp.analysis.frontend.op_registry import CUBE_OPS, op_leaf
@@ -187,9 +188,7 @@ def _top_level(
     return found
 
 
-def _statement_loads(
-    stmt: cst.CSTNode, tensors: Mapping[str, Tensor], fold: Fold
-) -> list[_Found]:
+def _statement_loads(stmt: cst.CSTNode, tensors: Mapping[str, Tensor], fold: Fold) -> list[_Found]:
     """The loads of one top-level statement (:func:`_top_level`'s)."""
     if type(stmt) is cst.For and (written := _unroll_count(stmt)) is not None:
         # (UnrollLoops runs before Simplify: its count is folded as written)
@@ -208,43 +207,53 @@ def _statement_loads(
     return found
 
 
+_Asked = list[Question]  # the questions asked finding what is kept of a node
+
+
 class KeptFold:
     """One loop's folding, as the passes that read the loop's loads share it: each
     expression folded once, and each statement's loads found once.
 
     Those passes read the same statements again and again: the body's loads for the
-    body (:func:`slot_loads`), again for the operands of its matmuls and as blocks of
-    its scope (``memory.l0_tiles``, ``memory.mat_tiles``: every block prefix up to a
-    matmul read anew), a tensor's shape for every slice of it. Under one loop's folding
-    an expression folds to one value and a statement holds the same loads (what its
-    block's uses make of them is judged apart, :func:`_judged`); the reads of the build
-    a folding charges go to the frame the loop is decided in whichever time it is
-    folded, so folded once it charges the same. Made for one loop's reading
-    (``driver.loop_loads``) and dropped after it: another loop folds its names apart.
-    Each node is held with what was found of it, so no id is reused while it lives.
-
-    ``calls``: how those passes find the calls under a statement (:func:`calls_of`), the
-    analysis's kept fact of it when the caller keeps one (``driver.loop_loads``): they
-    read the same statements for every loop of a scope, copy and build.
+    body (:func:`slot_loads`), again for its matmuls' operands and as blocks of its
+    scope (``memory.l0_tiles``, ``memory.mat_tiles``: every block prefix up to a matmul
+    read anew), a tensor's shape for every slice of it. Under one loop's folding an
+    expression folds to one value and a statement holds the same loads (what its block's
+    uses make of them is judged apart, :func:`_judged`); the reads of the build a
+    folding charges go to the frame the loop is decided in whichever time it is folded,
+    so folded once it charges the same. Made for one loop's reading and dropped after
+    it: another loop folds its names apart. Each node is held with what was found of it
+    (no id is reused while it lives) and the questions asked finding it (``asked``'s,
+    ``frontend.asked``), noted again when it is read again: each pass's questions are
+    all its result depends on, whoever read the node first. ``calls``: how those passes
+    find the calls under a statement (:func:`calls_of`), the analysis's kept fact of it
+    (``driver.loop_loads``: it reads them for every loop, copy and build).
     """
 
-    def __init__(self, fold: Fold, calls: CallsOf = calls_in) -> None:
+    def __init__(self, fold: Fold, calls: CallsOf = calls_in, asked: Asked | None = None) -> None:
         self._fold = fold
         self.calls = calls
-        self._folded: dict[int, tuple[cst.BaseExpression, Folded]] = {}
-        self._found: dict[int, tuple[cst.CSTNode, Mapping[str, Tensor], list[_Found]]] = {}
+        self._trail: list[Question] = asked.trail if asked is not None else []
+        self._folded: dict[int, tuple[cst.BaseExpression, Folded, _Asked]] = {}
+        self._found: dict[int, tuple[cst.CSTNode, Mapping[str, Tensor], list[_Found], _Asked]] = {}
 
     def __call__(self, node: cst.BaseExpression) -> Folded:
         kept = self._folded.get(id(node))
         if kept is None:
-            kept = self._folded[id(node)] = (node, self._fold(node))
+            start, value = len(self._trail), self._fold(node)  # (the questions: from start)
+            kept = self._folded[id(node)] = (node, value, self._trail[start:])
+        elif kept[2]:
+            self._trail.extend(kept[2])  # (asked again, as each reader's questions)
         return kept[1]
 
     def loads_of(self, stmt: cst.CSTNode, tensors: Mapping[str, Tensor]) -> list[_Found]:
         """The loads of ``stmt`` with ``tensors`` in scope (found again for others)."""
         kept = self._found.get(id(stmt))
         if kept is None or kept[1] is not tensors:
-            kept = self._found[id(stmt)] = (stmt, tensors, _statement_loads(stmt, tensors, self))
+            start, found = len(self._trail), _statement_loads(stmt, tensors, self)
+            kept = self._found[id(stmt)] = (stmt, tensors, found, self._trail[start:])
+        elif kept[3]:
+            self._trail.extend(kept[3])
         return kept[2]
 
 

@@ -72,7 +72,47 @@ def test_each_copy_folds_its_loads_and_the_tree_is_read_once_for_all() -> None:
     read = sorted({key[0].__name__ for key in state.syntactic})  # type: ignore[index]
     # (the scope's matmuls are not among them: which statements Simplify keeps of the
     # scope depends on how its ``if`` tests fold)
-    assert read == ["body_matmuls", "body_uses", "calls_in", "cube_only", "surroundings"]
+    assert read == ["body_matmuls", "body_uses", "calls_in", "cube_only", "replayed", "surroundings"]
+
+
+def test_a_walk_whose_folding_gets_the_same_answers_reads_what_an_earlier_one_made() -> None:
+    fn, loop = _kernel_function_and_loop()
+    state = AnalysisState()
+    # the module walked under three builds (``driver.variants``): ROWS folds alike in two
+    first = _copy(LoopLoads(state), fn, loop, 64)
+    again = _copy(LoopLoads(state), fn, loop, 64)
+    other = _copy(LoopLoads(state), fn, loop, 128)
+    assert again.slot_loads is first.slot_loads
+    assert again.scope_tiles is first.scope_tiles
+    assert again.scope_mat is first.scope_mat
+    # the third folds its own: x is [128, 256] FP16
+    assert other.slot_loads is not None
+    assert [(load.name, load.size) for load in other.slot_loads] == [
+        ("x", 128 * 256 * 2),
+        ("w", 256 * 256 * 2),
+    ]
+
+
+def test_the_same_tree_at_another_place_names_its_own_loops() -> None:
+    fn, loop = _kernel_function_and_loop()
+    state = AnalysisState()
+    ctx = BodyContext(
+        lambda name: Const(64) if name == "ROWS" else None,
+        {},
+        dsl.Aliases(frozenset({"pl"}), frozenset()),
+        lambda node, ctx: None,
+        None,
+    )
+    # a second file of a batch holding the kernel's text ten lines lower: the same tree
+    lower = Span(16, 5, 18, 28)
+    report = LoopReport(None, lower, lower, "left", "SKW011", "left as a pipeline loop")
+    _copy(LoopLoads(state), fn, loop, 64)
+    found = LoopLoads(state).of_loop(
+        NO_FACTS, report, loop, ctx, (fn, True, None), {}, lambda node: lower
+    )
+    # the pipeline loop the scope's Mat loads are in, where this file has it
+    assert found.scope_mat is not None
+    assert found.scope_mat.loops == (lower,)
 
 
 def test_how_a_scope_s_blocks_use_their_names_is_read_off_the_tree_once_for_every_copy() -> None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from skewlsp.analysis.frontend.asked import Asked
 from skewlsp.analysis.frontend.constants import Const, Folded, Folder
 from skewlsp.analysis.lower_pipeline.slot_loads import KeptFold, statement_loads
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Tensor
+from skewlsp.contract import Span
 
 BODY = """\
 x = a[k:k + ROWS, 0:256]
@@ -48,3 +50,17 @@ def test_a_loop_s_folding_folds_each_expression_once_for_every_block_read() -> N
     assert asked  # (the folding was asked)
     assert len({id(node) for node in asked}) == len(asked)  # none of it twice
 
+
+
+def test_a_block_read_again_notes_the_questions_of_its_folding_again() -> None:
+    statements = cst.parse_module(BODY).body
+    asked = Asked(_lookup, lambda node: Span(1, 1, 1, 1))
+    kept = KeptFold(Folder(asked.resolve, None).fold, asked=asked)
+    statement_loads(statements[:1], TENSORS, kept)
+    first = list(asked.trail)
+    # x's slice folds k and ROWS, and a's shape COLS
+    assert sorted({name for name, _ in first}) == ["COLS", "ROWS", "k"]
+    # the same statement read again by another pass (its loads kept, nothing folded
+    # again): its questions are noted again, as that pass's
+    statement_loads(statements[:1], TENSORS, kept)
+    assert asked.trail == first + first
