@@ -52,7 +52,9 @@ Fold = Callable[[cst.BaseExpression], Folded]
 # folded here either.
 _INT64_BITS = 63
 _MAX_TERMS = 64
+# What IntegerForms reads into terms (any other node is a symbol): these operators, a sign.
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
+_SIGNS = (cst.Minus, cst.Plus)
 
 
 def evaluate_condition(
@@ -243,15 +245,14 @@ class IntegerForms:
     def _form(self, node: cst.BaseExpression) -> IntegerForm | None:
         if type(node) is cst.Integer:
             return IntegerForm.of_sum((), int(node.value, 0))
-        if not _arithmetic(node):
-            return self._leaf(node)
-        if type(node) is cst.UnaryOperation:
+        if type(node) is cst.UnaryOperation and isinstance(node.operator, _SIGNS):
             inner = self._form(node.expression)
             if inner is None or isinstance(node.operator, cst.Plus):
                 return inner
             return IntegerForm().plus(inner, -1)
-        assert isinstance(node, cst.BinaryOperation)
-        return self._binary(node)
+        if type(node) is cst.BinaryOperation and type(node.operator) in _ARITHMETIC:
+            return self._binary(node)
+        return self._leaf(node)
 
     def _binary(self, node: cst.BinaryOperation) -> IntegerForm | None:
         op = node.operator
@@ -339,7 +340,7 @@ def _arithmetic(node: cst.BaseExpression) -> bool:
     such leaves, and their forms cost 0.4% of its instructions."""
     if type(node) is cst.BinaryOperation:
         return type(node.operator) in _ARITHMETIC
-    return type(node) is cst.UnaryOperation and isinstance(node.operator, (cst.Minus, cst.Plus))
+    return type(node) is cst.UnaryOperation and isinstance(node.operator, _SIGNS)
 
 
 def simplified_difference(
