@@ -137,13 +137,18 @@ def _slice_extent(part: cst.Slice, dim: Extent, fold: Fold) -> Extent:
     if lower is None:
         return dim if upper is None else fold_extent(upper, fold)
     start = fold_extent(lower, fold)
-    stop = dim if upper is None else fold_extent(upper, fold)
+    # With a start that is not a constant the extent is the bounds' difference, and the
+    # upper bound is folded alone only when that is not integer arithmetic: ``k : k + K``
+    # (most slices in a loop) is folded once. The difference folds every part of the
+    # bound its own folding would, so the names asked and the reads charged are the same.
+    stop = dim if upper is None or start.value is None else fold_extent(upper, fold)
     if start.value is not None and stop.value is not None:
         return Extent(stop.value - start.value)
     if upper is not None:
         difference = simplified_difference(upper, lower, fold)
         if difference is not None:
             return extent_of(difference, _text(upper))
+        stop = fold_extent(upper, fold) if start.value is None else stop
     unknown = start.unknown or stop.unknown
     if unknown is not None:
         return Extent(unknown=unknown)

@@ -7,13 +7,22 @@ names by its elements (``_tuple_tmp[i]``), and InlineFunctions keeps those types
 (``SpliceInlineCallAsTupleSub``, ``SpliceInlineCallAsAssign``); the compile of
 tests/fixtures/memory/models/mem_llm/returned.py loads a [16, 128] BF16 tile from a
 slice of the tensor so bound.
+
+And the extents of a slice, ``upper - lower`` folded as the parser's arithmetic
+analyzer folds it (``_build_slice_shape_expr``).
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Tensor, surroundings
+from skewlsp.analysis.frontend.constants import Const, Folded, Folder
+from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
+    Extent,
+    Tensor,
+    subscript_extents,
+    surroundings,
+)
 
 KERNEL = """\
 @pl.jit
@@ -71,3 +80,34 @@ def test_without_the_helpers_return_types_the_names_hold_no_tensor() -> None:
     (found,) = surroundings(fn, False, None).values()
     assert "act" not in found.tensors and "one" not in found.tensors
     assert "x" in found.tensors
+
+
+# -- a slice's extents: ``upper - lower`` as the parser's arithmetic analyzer folds it -------
+
+ROWS = Tensor(cst.parse_expression("[1024, K]"), "BF16")
+
+
+def _extents(text: str) -> tuple[tuple[Extent, ...] | None, list[str]]:
+    """The extents of the slice ``text`` of ROWS (``K`` is 64, ``k`` a loop's variable),
+    and the expressions the folding was asked for."""
+    asked: list[str] = []
+
+    def fold(node: cst.BaseExpression) -> Folded:
+        asked.append(cst.Module([]).code_for_node(node))
+        return Folder({"K": Const(64)}.get, None).fold(node)
+
+    node = cst.parse_expression(text)
+    assert isinstance(node, cst.Subscript)
+    return subscript_extents(node, ROWS, fold), asked
+
+
+def test_a_slice_from_a_run_time_start_is_folded_through_its_bounds_difference() -> None:
+    extents, asked = _extents("x[k : k + K, :]")
+    assert extents == (Extent(64), Extent(64))
+    # its upper bound alone says nothing the difference does not: it is not folded whole
+    assert "k + K" not in asked
+
+
+def test_a_slice_whose_difference_is_not_integer_arithmetic_is_named_by_its_start() -> None:
+    extents, _ = _extents("x[k : k + 1.5]")
+    assert extents == (Extent(dynamic="k"), Extent(64))

@@ -124,6 +124,20 @@ def test_a_constant_or_a_refusal_is_left_to_the_fold() -> None:
     assert simplified(expr("K // 0"), fold) == fold(expr("K // 0"))
 
 
+@pytest.mark.parametrize("text", ["c", "N", "pl.tile.get_block_idx()", "c ** 2"])
+def test_a_value_left_unknown_that_is_not_arithmetic_is_folded_once(text: str) -> None:
+    # Its canonical form is one symbol, the value ``fold`` made of it: nothing more to read
+    # (an extent or bound is folded for every loop copy and build).
+    asked: list[str] = []
+
+    def counted(node: cst.BaseExpression) -> Folded:
+        asked.append(cst.Module([]).code_for_node(node))
+        return fold(node)
+
+    assert simplified(expr(text), counted) == fold(expr(text))
+    assert asked == [text]
+
+
 def test_equal_expressions_have_equal_forms_and_a_call_is_one_symbol() -> None:
     forms = IntegerForms(fold)
     assert forms.of(expr("(c + d) * (c - d)")) == forms.of(expr("c * c - d * d"))
