@@ -189,10 +189,11 @@ def stdlib_nodes(node: ast.AST) -> list[ast.AST]:
     ``ast.walk`` calls a generator function per node (``iter_child_nodes``), and each
     call pushes a frame on CPython 3.11's frame stack. When a scan runs where that stack
     crosses the end of one of its 16 KiB chunks, every such push maps a fresh chunk and
-    every return unmaps it (about 16 us of system time each, against 0.1 us for the
-    push): scanning a pypto-lib config module's tree for its variable's operands did so
-    3,400 times (benchmarks/README.md, "Measured and left out"). This loop calls nothing
-    per node."""
+    its return unmaps it (6-7 us of CPU each on this VM, against ~0.05 us for a push
+    that fits): scanning a pypto-lib config module's tree for its variable's operands
+    did so 2,900 times in a cold lint (benchmarks/README.md, "The frame stack's
+    chunks"). This loop calls nothing per node.
+    """
     found = [node]
     append, tree_node = found.append, ast.AST
     index = 0
