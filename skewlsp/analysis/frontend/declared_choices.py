@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from skewlsp.analysis.frontend.values import Const, Folded, Items, Table, Text
+from skewlsp.analysis.source.walk import stdlib_nodes
 
 # Methods a config applies to the value it read before comparing it (``.strip().lower()``).
 _NORMALISING = frozenset({"strip", "lower", "upper", "lstrip", "rstrip", "casefold"})
@@ -103,7 +104,7 @@ def _operands(variable: str, tree: ast.Module) -> tuple[_Operand, ...]:
     names are folded per build, by :func:`declared_choices`)."""
     scan = _Scan(variable, tree)
     found: list[_Operand] = []
-    for node in ast.walk(tree):
+    for node in stdlib_nodes(tree):  # (ast.walk's order; why not ast.walk: stdlib_nodes)
         if isinstance(node, ast.Compare):
             operands = [node.left, *node.comparators]
             for a, b in zip(operands, operands[1:], strict=False):
@@ -324,11 +325,11 @@ class _Scan:
 
     def __init__(self, variable: str, tree: ast.Module) -> None:
         self._variable = variable
-        top = list(_module_level(tree.body))
+        assignments = list(_assignments(list(_module_level(tree.body))))
         # Names bound to the variable's name (``VARIANT_ENV = "DEEPSEEK_V4_VARIANT"``).
         self._spellings = {
             target
-            for targets, value in _assignments(top)
+            for targets, value in assignments
             if isinstance(value, ast.Constant) and value.value == variable
             for target in targets
         }
@@ -341,13 +342,13 @@ class _Scan:
         # that reads it, or through another such name): each assignment walked once.
         self.carriers: set[str] = set()
         pending: list[tuple[set[str], set[str]]] = []
-        for targets, value in _assignments(top):
+        for targets, value in assignments:
             if value is None:
                 continue
             if self._reads(value):
                 self.carriers |= targets
             else:
-                names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+                names = {n.id for n in stdlib_nodes(value) if isinstance(n, ast.Name)}
                 pending.append((targets, names))
         grown = True
         while grown:
@@ -374,7 +375,13 @@ class _Scan:
         return self._is_read(node)
 
     def _reads(self, node: ast.AST) -> bool:
-        return any(self._is_read(inner) for inner in ast.walk(node))
+        # (only a call or a subscript reads: the others are not asked, a call per node
+        # being what ``stdlib_nodes`` spares a kernel's functions)
+        return any(
+            self._is_read(inner)
+            for inner in stdlib_nodes(node)
+            if isinstance(inner, (ast.Call, ast.Subscript))
+        )
 
     def _is_read(self, node: ast.AST) -> bool:
         """``os.environ.get(NAME, ...)``, ``os.getenv(NAME)``, ``os.environ[NAME]``."""
@@ -440,7 +447,9 @@ def _module_level(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
 def _assignments(statements: list[ast.stmt]) -> Iterator[tuple[set[str], ast.expr | None]]:
     for stmt in statements:
         if isinstance(stmt, ast.Assign):
-            names = {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            names = {
+                n.id for t in stmt.targets for n in stdlib_nodes(t) if isinstance(n, ast.Name)
+            }
             yield names, stmt.value
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             yield {stmt.target.id}, stmt.value

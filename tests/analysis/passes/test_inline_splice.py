@@ -15,6 +15,7 @@ from __future__ import annotations
 import textwrap
 
 import libcst as cst
+import pytest
 
 from skewlsp.analysis.passes.inline_functions.splice import declared_returns, helper_splicer, splice
 
@@ -122,3 +123,88 @@ def test_a_declared_return_is_read_past_brackets_and_colons_in_the_signature_s_c
     found = declared_returns({"rows": commented})("rows")
     assert found is not None
     assert _code(found.annotation) == "pl.Tensor[[16, 128], pl.BF16]"
+
+
+class _LibcstSubstitute(cst.CSTTransformer):
+    """libcst's own way of writing the copy: a transformer replacing each mapped name but
+    an attribute's and a keyword's (what the splice made before it made nodes itself)."""
+
+    def __init__(self, names: dict[str, cst.BaseExpression]) -> None:
+        super().__init__()
+        self.names = names
+
+    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.Attribute:
+        return updated_node.with_changes(attr=original_node.attr)
+
+    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
+        return updated_node.with_changes(keyword=original_node.keyword)
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        return self.names.get(original_node.value, updated_node)
+
+
+def _node_ids(node: cst.CSTNode) -> set[int]:
+    ids = {id(node)}
+    for child in node.children:
+        ids |= _node_ids(child)
+    return ids
+
+
+def test_a_copy_is_the_one_libcsts_transformer_makes_node_for_node() -> None:
+    """Every statement of every function in the fixtures, each of its names mapped (to a
+    fresh name, or to a call's argument expression): the copy equals libcst's, its nodes
+    are new but for the same ones (the replacements, an attribute's and a keyword's
+    name), and it prints the same code."""
+    from pathlib import Path
+
+    from skewlsp.analysis.passes.inline_functions.splice import _substituted
+
+    root = Path(__file__).resolve().parents[2] / "fixtures"
+    compared = 0
+    for path in sorted(root.rglob("*.py")):
+        try:
+            module = cst.parse_module(path.read_text(encoding="utf-8"))
+        except cst.ParserSyntaxError:
+            continue
+        for fn in (s for s in module.body if isinstance(s, cst.FunctionDef)):
+            argument = cst.parse_expression("(x[0] + y.z)")
+            names: dict[str, cst.BaseExpression] = {}
+            for index, name in enumerate(sorted({n.value for n in _names(fn.body)})):
+                names[name] = argument if index % 2 else cst.Name(f"{name}_inline7")
+            for stmt in fn.body.body:
+                try:
+                    theirs = stmt.visit(_LibcstSubstitute(names))
+                except cst.CSTValidationError:  # (a class's name made an expression)
+                    with pytest.raises(cst.CSTValidationError):
+                        _substituted(stmt, names)
+                    continue
+                ours = _substituted(stmt, names)
+                assert isinstance(theirs, cst.CSTNode)
+                assert ours.deep_equals(theirs), path
+                assert _code(ours) == _code(theirs)
+                original = _node_ids(stmt)
+                assert _node_ids(ours) & original == _node_ids(theirs) & original, path
+                compared += 1
+    assert compared > 300
+
+
+def _names(node: cst.CSTNode) -> list[cst.Name]:
+    if isinstance(node, cst.Name):
+        return [node]
+    return [name for child in node.children for name in _names(child)]
+
+
+def test_the_leaves_a_copy_passes_on_are_those_libcsts_transformer_passes_on() -> None:
+    import inspect
+
+    from skewlsp.analysis.passes.inline_functions.splice import _PASSED_ON
+
+    kept = {
+        kind
+        for kind in vars(cst).values()
+        if inspect.isclass(kind)
+        and issubclass(kind, cst.CSTNode)
+        and not inspect.isabstract(kind)
+        and kind._visit_and_replace_children.__qualname__.startswith("BaseLeaf.")
+    }
+    assert kept == set(_PASSED_ON)

@@ -18,6 +18,7 @@ from skewlsp.analysis.source.walk import (
     calls_in,
     names_under,
     nodes_of,
+    stdlib_nodes,
     stdlib_walk,
     walk,
 )
@@ -204,3 +205,22 @@ def test_the_stdlib_walk_gives_every_node_ast_walk_gives() -> None:
         assert Counter(map(id, stdlib_walk(tree))) == Counter(map(id, ast.walk(tree))), path
         compared += 1
     assert compared > 80
+
+
+def test_the_stdlib_node_list_is_ast_walks_nodes_in_its_order() -> None:
+    compared = 0
+    for path in STDLIB_SOURCES:
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except SyntaxError:
+            continue  # (fixtures with a syntax error on purpose)
+        assert list(map(id, stdlib_nodes(tree))) == list(map(id, ast.walk(tree))), path
+        compared += 1
+    assert compared > 80
+
+
+def test_the_stdlib_node_list_of_an_expression_is_breadth_first() -> None:
+    tree = ast.parse("f(a.b, [c])", mode="eval")
+    kinds = [type(node).__name__ for node in stdlib_nodes(tree)]
+    assert kinds == ["Expression", "Call", "Name", "Attribute", "List", "Load", "Name",
+                     "Load", "Name", "Load", "Load", "Load"]

@@ -15,6 +15,7 @@ Models: ``src/ir/transforms/inline_functions_pass.cpp`` (``CloneInlineBody``,
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import textwrap
 import tokenize
@@ -153,18 +154,16 @@ def splice(call: cst.Call, helper: cst.FunctionDef, fresh: int) -> SplicedCall |
         for name in block_defs(statements)
         if name not in params
     }
-    substitute = _Substitute({**renamed, **bound})
-    spliced: list[cst.CSTNode] = []
-    for stmt in statements:
-        if isinstance(stmt, cst.SimpleStatementLine) and not stmt.body:
-            continue  # the line held the return alone
-        copy = stmt.visit(substitute)
-        if isinstance(copy, cst.CSTNode):  # (a transformer that removes nothing)
-            spliced.append(copy)
-    returned = value.visit(substitute) if value is not None else None
+    names = {**renamed, **bound}
+    spliced = tuple(
+        _substituted(stmt, names)
+        for stmt in statements
+        if not (isinstance(stmt, cst.SimpleStatementLine) and not stmt.body)
+    )  # (a line that held the return alone is dropped)
+    returned = _substituted(value, names) if value is not None else None
     if returned is not None and not isinstance(returned, cst.BaseExpression):
         return None
-    return SplicedCall(helper.name.value, tuple(spliced), returned)
+    return SplicedCall(helper.name.value, spliced, returned)
 
 
 def _bind(call: cst.Call, helper: cst.FunctionDef) -> dict[str, cst.BaseExpression] | None:
@@ -188,24 +187,40 @@ def _bind(call: cst.Call, helper: cst.FunctionDef) -> dict[str, cst.BaseExpressi
     return bound
 
 
-class _Substitute(cst.CSTTransformer):
-    """Every name of the body that ``names`` maps, replaced; an attribute's name and a
-    keyword's are not variables and are kept."""
+# The fields a copy keeps as the helper wrote them: an attribute's name and a keyword's
+# are not variables.
+_NOT_VARIABLES = {cst.Attribute: "attr", cst.Arg: "keyword"}
+# The leaves libcst's transformer passes on as they are rather than make again.
+_PASSED_ON = frozenset({cst.SimpleWhitespace, cst.Newline, cst.Comment, cst.ImportStar})
 
-    def __init__(self, names: Mapping[str, cst.BaseExpression]) -> None:
-        super().__init__()
-        self.names = names
 
-    def leave_Attribute(
-        self, original_node: cst.Attribute, updated_node: cst.Attribute
-    ) -> cst.BaseExpression:
-        return updated_node.with_changes(attr=original_node.attr)
-
-    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
-        return updated_node.with_changes(keyword=original_node.keyword)
-
-    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
-        replacement = self.names.get(original_node.value)
-        if replacement is None:
-            return updated_node
-        return replacement
+def _substituted(node: cst.CSTNode, names: Mapping[str, cst.BaseExpression]) -> cst.CSTNode:
+    """A copy of ``node`` with every name ``names`` maps replaced by its expression: the
+    node libcst's transformer gives (each node made again but the leaves it passes on,
+    the replacements and the kept names themselves placed), made by one call per level
+    of the tree where a transformer makes five. A helper's body spliced by libcst's went
+    deep enough on pypto-lib's kernels to cross one of CPython's 16 KiB frame-stack
+    chunks about 850 times, each a chunk mapped and unmapped
+    (``source.walk.stdlib_nodes`` says what that costs)."""
+    if type(node) is cst.Name:
+        replacement = names.get(node.value)
+        if replacement is not None:
+            return replacement
+    elif type(node) in _PASSED_ON:
+        return node
+    kept = _NOT_VARIABLES.get(type(node))
+    changes: dict[str, object] = {}
+    for field in dataclasses.fields(node):
+        value = getattr(node, field.name)
+        if field.name == kept:
+            changes[field.name] = value
+        elif isinstance(value, cst.CSTNode):
+            changes[field.name] = _substituted(value, names)
+        elif isinstance(value, (tuple, list)):  # (libcst's transformer gives tuples)
+            changes[field.name] = tuple(
+                _substituted(item, names) if isinstance(item, cst.CSTNode) else item
+                for item in value
+            )
+        else:
+            changes[field.name] = value
+    return type(node)(**changes)
