@@ -12,12 +12,20 @@ tests/fixtures/lowering/models/lower_llm/inline_scores.py shows
 
 from __future__ import annotations
 
+import inspect
 import textwrap
+from pathlib import Path
 
 import libcst as cst
 import pytest
 
-from skewlsp.analysis.passes.inline_functions.splice import declared_returns, helper_splicer, splice
+from skewlsp.analysis.passes.inline_functions.splice import (
+    _PASSED_ON,
+    _substituted,
+    declared_returns,
+    helper_splicer,
+    splice,
+)
 
 HELPERS = textwrap.dedent("""\
     @pl.jit.inline
@@ -155,10 +163,6 @@ def test_a_copy_is_the_one_libcsts_transformer_makes_node_for_node() -> None:
     fresh name, or to a call's argument expression): the copy equals libcst's, its nodes
     are new but for the same ones (the replacements, an attribute's and a keyword's
     name), and it prints the same code."""
-    from pathlib import Path
-
-    from skewlsp.analysis.passes.inline_functions.splice import _substituted
-
     root = Path(__file__).resolve().parents[2] / "fixtures"
     compared = 0
     for path in sorted(root.rglob("*.py")):
@@ -195,10 +199,6 @@ def _names(node: cst.CSTNode) -> list[cst.Name]:
 
 
 def test_the_leaves_a_copy_passes_on_are_those_libcsts_transformer_passes_on() -> None:
-    import inspect
-
-    from skewlsp.analysis.passes.inline_functions.splice import _PASSED_ON
-
     kept = {
         kind
         for kind in vars(cst).values()
