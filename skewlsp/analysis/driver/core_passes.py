@@ -30,6 +30,7 @@ import libcst as cst
 
 from skewlsp.analysis.frontend import op_registry
 from skewlsp.analysis.frontend.op_registry import op_leaf
+from skewlsp.analysis.frontend.values import PYTHON_ONLY
 from skewlsp.analysis.passes.auto_tile_matmul_l0 import cube_casts
 from skewlsp.analysis.passes.body import Splicer, Stmt
 from skewlsp.analysis.passes.convert_to_ssa import resolve
@@ -106,6 +107,70 @@ def split_and_skew(
     chosen, summary = per_core.summarise(results)
     produce = next((_skewed_matmuls(lists[c.core], d) for c, d in results if c.core == "aic"), None)
     return per_core.PerCore(tuple(c for c, _ in results), summary, lists[chosen], across, produce)
+
+
+@dataclass(frozen=True)
+class SplitInputs:
+    """What :func:`split_and_skew` reads of one decision of a loop with no inner pipeline
+    spliced in (the nested pipelines' callbacks are then never asked), beyond the loop's
+    tree: its body statements (ConvertToSSA set their edges before the split; nothing
+    after it sets a body statement's fields: the split makes each core's own), its
+    header (with its text: 1, 1.0 and True are equal but fold apart), what it leaves
+    live, what :class:`OutlinedFunction` holds, and what that is made from where a
+    callback reads it (the function and whether its body is InCore give the outlined
+    scope ``multiplies`` walks; the unit's module, text and first line make the
+    positions ``statement_code`` cuts from; the module's helpers' texts ``inline``
+    splices). Equal inputs make an equal split, so a loop decided again in another copy
+    (a pl.unroll copy, a helper's call, another build) with equal inputs reuses it:
+    0.5% of a cold lint of pypto-lib (benchmarks/README.md)."""
+
+    header_text: str
+    live_out: tuple[str, ...]
+    copies: int
+    fn: cst.FunctionDef | None
+    fn_incore: bool
+    unit: tuple[cst.Module, str, int]
+    outside: Mapping[str, str]
+    made_before: Collection[tuple[str, str]]
+    helpers: Mapping[str, str]
+    header: LoopHeader
+    stmts: list[Stmt]
+
+
+def split_inputs(
+    stmts: Sequence[Stmt],
+    header: LoopHeader,
+    live_out: Sequence[str],
+    function: OutlinedFunction,
+    made_of: tuple[cst.FunctionDef | None, bool, tuple[cst.Module, str, int], Mapping[str, str]],
+) -> SplitInputs | None:
+    """The inputs a split of these arguments reads (``made_of``: :class:`SplitInputs`'
+    last four fields); None when a result cannot be reused: an inner pipeline is spliced
+    in (the split then reads the inner loops' decisions of this copy), or a bound folds
+    to a value only Python builds (its equality leaves out where it was folded)."""
+    folded = (header.stage, header.start, header.stop, header.step)
+    if any(s.origin == "steady" for s in stmts) or any(isinstance(v, PYTHON_ONLY) for v in folded):
+        return None
+    fn, fn_incore, unit, helpers = made_of
+    return SplitInputs(
+        repr(header), tuple(live_out), function.copies, fn, fn_incore, unit, function.outside,
+        function.made_before, helpers, header, list(stmts),
+    )
+
+
+def kept_split(
+    kept: list[tuple[SplitInputs, per_core.PerCore]],
+    inputs: SplitInputs,
+    make: Callable[[], per_core.PerCore],
+) -> per_core.PerCore:
+    """``make()``'s split, or the one kept (``kept``: one loop's) for equal inputs. The
+    split's statement lists are read only after it, so two copies may share them."""
+    for earlier, split in kept:
+        if earlier == inputs:
+            return split
+    split = make()
+    kept.append((inputs, split))
+    return split
 
 
 def _skewed_matmuls(

@@ -26,7 +26,13 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from skewlsp.analysis.driver.core_passes import OutlinedFunction, split_and_skew
+from skewlsp.analysis.driver.core_passes import (
+    OutlinedFunction,
+    SplitInputs,
+    kept_split,
+    split_and_skew,
+    split_inputs,
+)
 from skewlsp.analysis.driver.loop_loads import LoopLoads
 from skewlsp.analysis.driver.walk_facts import WalkFacts
 from skewlsp.analysis.frontend import dsl
@@ -395,7 +401,18 @@ class LoopDecisions:
             lambda node: self.models[id(node)].report.cores if id(node) in self.models else (),
         )
         outlined = self._outlined(loop, scope.module.function_sources)
-        return split_and_skew(body.stmts, header, live_out, outlined, nested)
+        made_of = (
+            self.functions[-1] if self.functions else None, self._function_incore,
+            (self.module, self.unit.text, self.unit.line_offset), scope.module.function_sources,
+        )
+        inputs = split_inputs(body.stmts, header, live_out, outlined, made_of)
+        make = lambda: split_and_skew(body.stmts, header, live_out, outlined, nested)  # noqa: E731
+        if inputs is None:
+            return make()
+        kept: list[tuple[SplitInputs, per_core.PerCore]] = self.state.syntactic_fact(
+            (split_and_skew, loop), list
+        )  # (a split kept per loop, reused for equal inputs)
+        return kept_split(kept, inputs, make)
 
     def _unrolled_copies(
         self,
