@@ -49,7 +49,7 @@ from skewlsp.analysis.frontend.source_index import Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.values import CallSiteValue
 from skewlsp.analysis.source.tree_text import MadeTrees
-from skewlsp.analysis.source.walk import CallsOf, stdlib_walk, walk
+from skewlsp.analysis.source.walk import CallsOf, stdlib_nodes, walk
 from skewlsp.contract import Span
 
 
@@ -254,7 +254,7 @@ def _call_spans(caller: Unit, state: AnalysisState) -> dict[str, list[Span]]:
         return len(lines[line - 1].encode("utf-8")[:offset].decode("utf-8", "replace")) + 1
 
     calls: dict[str, list[tuple[int, int, int, int]]] = {}
-    for node in stdlib_walk(found.tree):  # (the calls are sorted below)
+    for node in stdlib_nodes(found.tree):
         if type(node) is ast.Call and type(node.func) is ast.Name:
             calls.setdefault(node.func.id, []).append(
                 (
