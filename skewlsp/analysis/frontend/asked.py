@@ -71,10 +71,10 @@ class Asked:
         """Whether ``questions`` get the same answers here, asked in order and no further
         than the first that differs (so only questions the making would ask are asked)."""
         for question, answer in questions:
-            if type(question) is str:
-                if not _same(self._resolve(question), answer):  # type: ignore[arg-type]
-                    return False
-            elif self._span_of(question) != answer:  # type: ignore[arg-type]
+            if isinstance(question, str):
+                if isinstance(answer, Span) or not _same(self._resolve(question), answer):
+                    return False  # (a name's answer is never a span)
+            elif self._span_of(question) != answer:
                 return False
         self.trail.extend(questions)
         return True
