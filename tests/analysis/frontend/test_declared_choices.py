@@ -184,6 +184,43 @@ if __name__ == "__main__":
     assert not scanned(text).partial
 
 
+def test_a_check_inside_a_function_or_spelt_in_another_unicode_form_still_declares() -> None:
+    # Only the statements spelling a carrier (or ``add_argument``) are scanned for checks:
+    # a check inside a function, and one naming the carrier in fullwidth letters (which
+    # Python reads as ``TP_SIZE``, NFKC), are both found; a long function that never names
+    # it is not needed for them.
+    text = """\
+import sys
+
+_TP_CHOICES = (2, 4)
+_EP_CHOICES = (1, 8)
+
+
+def _parse_int_argv(name, default=None):
+    for i, tok in enumerate(sys.argv):
+        if tok == name and i + 1 < len(sys.argv):
+            return int(sys.argv[i + 1])
+    return default
+
+
+TP_SIZE = _parse_int_argv("--tp") or 2
+EP_SIZE = _parse_int_argv("--ep") or 1
+
+
+def kernel(x):
+    # 中文注释: a kernel's body, with text outside ASCII
+    return x + 1
+
+
+def _check():
+    assert EP_SIZE in _EP_CHOICES
+
+
+assert \uff34\uff30_SIZE in _TP_CHOICES
+"""
+    assert options(text) == {"TP_SIZE": ("--tp", ("2", "4")), "EP_SIZE": ("--ep", ("1", "8"))}
+
+
 def test_a_reader_that_dashes_the_name_it_is_passed_reads_that_option() -> None:
     # deepseek_v4_flash_mtp/prefill_cp_zigzag.py: `flag = f"--{name}"`; a bare flag read
     # by a reader of a name the module never limits leaves the scan partial.
