@@ -60,7 +60,8 @@ class Job:
     filename: str  # as shown to the user
     path: str | None  # absolute path given to the analysis (None: anonymous stdin)
     settings: Settings
-    options: Options = Options()
+    # (made when a job is: a default instance made here would digest the code at import)
+    options: Options = dataclasses.field(default_factory=Options)
     data: bytes | None = None  # stdin contents; None means read ``path``
 
 
