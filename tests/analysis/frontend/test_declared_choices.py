@@ -187,8 +187,7 @@ if __name__ == "__main__":
 def test_a_check_inside_a_function_or_spelt_in_another_unicode_form_still_declares() -> None:
     # Only the statements spelling a carrier (or ``add_argument``) are scanned for checks:
     # a check inside a function, and one naming the carrier in fullwidth letters (which
-    # Python reads as ``TP_SIZE``, NFKC), are both found; a long function that never names
-    # it is not needed for them.
+    # Python reads as ``TP_SIZE``, NFKC), are both found.
     text = """\
 import sys
 
