@@ -12,7 +12,8 @@
   ``FIFO_REORDER``, ``BUILT_TWICE_AND_INLINED``, ``COPIES_APART`` (copies of one loop
   with different verdicts and lowerings), ``SYNTAX_ERROR``, and ``SKEWED_REWRITE``, the
   rewrite of ``SKEWED`` written out by hand.
-- Reading the report of a kernel: ``only_loop`` and ``loop_at``.
+- Reading the report of a kernel: ``only_loop`` and ``loop_at``; its first function and
+  the loop that function opens with, as libcst parses them: ``function_and_loop``.
 - ``ATTENTION``: a mixed cube+vector loop, the compiler creates the messages.
 - ``Shape`` and ``shapes()``: loop bodies drawn by hypothesis for the transform's
   equivalence checks (the kernels there are executed against a fake ``pl``).
@@ -29,6 +30,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import libcst as cst
 import pytest
 from hypothesis import strategies as st
 
@@ -252,6 +254,15 @@ def only_loop(source: str, path: str = "kernel.py") -> LoopReport:
     assert len(reports) == 1, [r.message for r in reports]
     assert "internal error" not in reports[0].message, reports[0].message
     return reports[0]
+
+
+def function_and_loop(source: str) -> tuple[cst.FunctionDef, cst.For]:
+    """The first function of ``source`` and the loop its body opens with (libcst's
+    parse): what a test of one pass hands the pass, as the walk would."""
+    fn = next(s for s in cst.parse_module(source).body if isinstance(s, cst.FunctionDef))
+    loop = fn.body.body[0]
+    assert isinstance(loop, cst.For)
+    return fn, loop
 
 
 def loop_at(source: str, line_text: str) -> LoopReport:

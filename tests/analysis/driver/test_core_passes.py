@@ -21,6 +21,7 @@ from skewlsp.analysis.passes.convert_to_ssa import resolve
 from skewlsp.analysis.passes.loop_body import normalise
 from skewlsp.analysis.skew_cross_core_pipeline.decide import LoopHeader
 from skewlsp.analysis.skew_cross_core_pipeline.per_core import PerCore
+from tests.kernels import function_and_loop
 
 KERNEL = """\
 import pypto.language as pl
@@ -37,14 +38,6 @@ def project(a: pl.Tensor[[1024, 256], pl.FP16], w: pl.Tensor[[256, 256], pl.FP16
 ALIASES = dsl.Aliases(frozenset({"pl"}), frozenset())
 OUTSIDE = {"a": "gm", "w": "gm"}
 UNIT = (cst.Module([]), KERNEL, 0)  # the unit the loop is in: its module, text, first line
-
-
-def _function_and_loop() -> tuple[cst.FunctionDef, cst.For]:
-    fn = cst.parse_module(KERNEL).body[1]
-    assert isinstance(fn, cst.FunctionDef)
-    loop = fn.body.body[0]
-    assert isinstance(loop, cst.For)
-    return fn, loop
 
 
 def _body(loop: cst.For, inner: InnerSkew | None = None) -> list[Stmt]:
@@ -70,7 +63,7 @@ def _split(stmts: list[Stmt], header: LoopHeader) -> PerCore:
 
 
 def test_a_copy_with_equal_inputs_reuses_the_split_an_earlier_copy_made() -> None:
-    fn, loop = _function_and_loop()
+    fn, loop = function_and_loop(KERNEL)
     kept: list[tuple[SplitInputs, PerCore]] = []
     made: list[PerCore] = []
 
@@ -91,7 +84,7 @@ def test_a_copy_with_equal_inputs_reuses_the_split_an_earlier_copy_made() -> Non
 
 
 def test_a_copy_whose_bounds_fold_otherwise_makes_its_own_split() -> None:
-    fn, loop = _function_and_loop()
+    fn, loop = function_and_loop(KERNEL)
     kept: list[tuple[SplitInputs, PerCore]] = []
     short, long = _header(256), _header(1024)
     first = _inputs(fn, _body(loop), long)
@@ -105,13 +98,13 @@ def test_a_copy_whose_bounds_fold_otherwise_makes_its_own_split() -> None:
 
 
 def test_a_bound_equal_to_another_but_of_another_type_is_another_input() -> None:
-    fn, loop = _function_and_loop()
+    fn, loop = function_and_loop(KERNEL)
     # 1 == True in Python, but the skew pass folds them apart
     assert _inputs(fn, _body(loop), _header(1)) != _inputs(fn, _body(loop), _header(True))
 
 
 def test_a_body_with_an_inner_pipeline_spliced_in_is_split_again_for_each_copy() -> None:
-    fn, loop = _function_and_loop()
+    fn, loop = function_and_loop(KERNEL)
     inner_loop = cst.parse_statement("for j in pl.pipeline(0, 4, stage=2):\n    v = pl.exp(j)\n")
     assert isinstance(inner_loop, cst.For)
     steady = [Stmt(inner_loop, "compound", ("v",), (), origin="steady")]

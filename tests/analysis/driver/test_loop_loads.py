@@ -15,6 +15,7 @@ from skewlsp.analysis.passes.body import BodyContext
 from skewlsp.analysis.passes.cube_side import cube_only
 from skewlsp.analysis.source.walk import calls_in
 from skewlsp.contract import LoopReport, Span
+from tests.kernels import function_and_loop
 
 KERNEL = """\
 import pypto.language as pl
@@ -43,17 +44,8 @@ def _copy(loads: LoopLoads, fn: cst.FunctionDef, loop: cst.For, rows: int) -> Lo
     return loads.of_loop(NO_FACTS, report, loop, ctx, (fn, True, None), {}, lambda node: AT)
 
 
-def _kernel_function_and_loop() -> tuple[cst.FunctionDef, cst.For]:
-    """KERNEL's InCore function and its pipeline loop (libcst's parse)."""
-    fn = cst.parse_module(KERNEL).body[1]
-    assert isinstance(fn, cst.FunctionDef)
-    loop = fn.body.body[0]
-    assert isinstance(loop, cst.For)
-    return fn, loop
-
-
 def test_each_copy_folds_its_loads_and_the_tree_is_read_once_for_all() -> None:
-    fn, loop = _kernel_function_and_loop()
+    fn, loop = function_and_loop(KERNEL)
     state = AnalysisState()
     loads = LoopLoads(state)
     small, large = _copy(loads, fn, loop, 64), _copy(loads, fn, loop, 128)
@@ -76,7 +68,7 @@ def test_each_copy_folds_its_loads_and_the_tree_is_read_once_for_all() -> None:
 
 
 def test_a_walk_whose_folding_gets_the_same_answers_reads_what_an_earlier_one_made() -> None:
-    fn, loop = _kernel_function_and_loop()
+    fn, loop = function_and_loop(KERNEL)
     state = AnalysisState()
     # the module walked under three builds (``driver.variants``): ROWS folds alike in two
     first = _copy(LoopLoads(state), fn, loop, 64)
@@ -94,7 +86,7 @@ def test_a_walk_whose_folding_gets_the_same_answers_reads_what_an_earlier_one_ma
 
 
 def test_the_same_tree_at_another_place_names_its_own_loops() -> None:
-    fn, loop = _kernel_function_and_loop()
+    fn, loop = function_and_loop(KERNEL)
     state = AnalysisState()
     ctx = BodyContext(
         lambda name: Const(64) if name == "ROWS" else None,
@@ -116,7 +108,7 @@ def test_the_same_tree_at_another_place_names_its_own_loops() -> None:
 
 
 def test_how_a_scope_s_blocks_use_their_names_is_read_off_the_tree_once_for_every_copy() -> None:
-    fn, loop = _kernel_function_and_loop()
+    fn, loop = function_and_loop(KERNEL)
     state = AnalysisState()
     # the walk of the module under one build, then under another (``driver.variants``:
     # a walk of its own, the same trees and syntactic facts)
@@ -144,7 +136,7 @@ def test_how_a_scope_s_blocks_use_their_names_is_read_off_the_tree_once_for_ever
 
 
 def test_the_calls_of_a_scope_s_statements_are_read_off_the_tree_once_for_every_build() -> None:
-    fn, loop = _kernel_function_and_loop()
+    fn, loop = function_and_loop(KERNEL)
     state = AnalysisState()
     _copy(LoopLoads(state), fn, loop, 64)
     kept = {key[1]: found for key, found in state.syntactic.items() if key[0] is calls_in}  # type: ignore[index]
@@ -162,7 +154,7 @@ def test_the_calls_of_a_scope_s_statements_are_read_off_the_tree_once_for_every_
 def test_the_names_only_a_scope_s_matmuls_read_are_read_off_the_tree_once_for_every_build() -> (
     None
 ):
-    fn, loop = _kernel_function_and_loop()
+    fn, loop = function_and_loop(KERNEL)
     state = AnalysisState()
     # the module under two builds: the scope (the InCore function's body) converted for
     # each, as its ROWS folds
