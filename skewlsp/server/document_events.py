@@ -46,6 +46,7 @@ def did_save(ls: SkewServer, params: types.DidSaveTextDocumentParams) -> None:
 def did_close(ls: SkewServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.store.close(uri)
+    ls.line_tables.forget(uri)
     ls.lint_versions.pop(uri, None)
     ls.saved_results.pop(uri, None)
     ls.last_diagnostics.forget(uri)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -31,7 +31,8 @@ from skewlsp import __version__, api
 from skewlsp.server import commands, diagnostics, visibility
 from skewlsp.server.documents import Analysis, DocumentStore, Snapshot, WorkspaceResolver
 from skewlsp.server.last_diagnostics import LastDiagnostics
-from skewlsp.server.positions import UTF16, apply_change, breaks_lines_unlike_lsp
+from skewlsp.server.line_table import LineTables
+from skewlsp.server.positions import UTF16
 from skewlsp.server.preview_files import DocumentFolder
 from skewlsp.server.request_params import file_path
 from skewlsp.server.settings import (
@@ -58,37 +59,33 @@ class SkewProtocol(LanguageServerProtocol):
                 self._send_response(data["id"], error=error.to_response_error())
             return JsonRPCNotification(method="$/skewlsp/dropped", jsonrpc="2.0", params=None)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.line_tables = LineTables()  # each open document's lines (see the module)
+
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
-        """pygls' own handler, given the changes as one whole text where its lines are not LSP's.
+        """pygls' own handler, given the changes applied here, as one whole new text.
 
-        pygls applies a change to ``str.splitlines`` lines, which also break at a form
-        feed or a Unicode line separator: an edit after one would land a line off what
-        the client meant, silently. A document holding none (nearly every one) keeps
-        pygls' path; otherwise the changes are applied here to LSP lines and handed on
-        as the document's new full text.
+        pygls applies a ranged change to ``str.splitlines`` lines, which also break at a
+        form feed or a Unicode line separator (an edit after one would land a line off
+        what the client meant, silently), and rewrites the whole document in Python to
+        do it. :class:`.line_table.LineTables` applies it to LSP's lines, at the lines
+        it touches; pygls' ``TextDocument`` takes the result as a full change.
         """
-        yield from super().lsp_text_document__did_change(self.with_lsp_lines(params))
+        yield from super().lsp_text_document__did_change(self.as_whole_text(params))
 
-    def with_lsp_lines(
+    def as_whole_text(
         self, params: types.DidChangeTextDocumentParams
     ) -> types.DidChangeTextDocumentParams:
-        """``params``, or its changes applied by LSP lines as one whole-document change."""
-        doc = self.workspace.text_documents.get(unquote(params.text_document.uri))
-        changes = params.content_changes
-        if doc is None or not (
-            breaks_lines_unlike_lsp(doc.source)
-            or any(breaks_lines_unlike_lsp(change.text) for change in changes)
-        ):
+        """``params``, its changes applied by LSP lines as one whole-document change."""
+        uri = params.text_document.uri
+        doc = self.workspace.text_documents.get(unquote(uri))
+        if doc is None:
             return params
         kind = doc.position_codec.encoding
         encoding = str(getattr(kind, "value", kind) or UTF16)
-        text = doc.source
-        for change in changes:
-            if isinstance(change, types.TextDocumentContentChangePartial):
-                text = apply_change(text, change.range, change.text, encoding)
-            else:
-                text = change.text
+        text = self.line_tables.changed(uri, doc.source, params.content_changes, encoding)
         whole = types.TextDocumentContentChangeWholeDocument(text=text)
         return types.DidChangeTextDocumentParams(params.text_document, [whole])
 
@@ -132,6 +129,11 @@ class SkewServer(LanguageServer):
             return UTF16
         return str(getattr(kind, "value", kind) or UTF16)
 
+    @property
+    def line_tables(self) -> LineTables:
+        """The open documents' lines, as the protocol keeps them through their edits."""
+        return cast(SkewProtocol, self.protocol).line_tables
+
     def document(self, uri: str):
         """The open document, or ``None`` (never read from disk: unopened means no results)."""
         try:
@@ -143,7 +145,9 @@ class SkewServer(LanguageServer):
         doc = self.document(uri)
         if doc is None or (uri.startswith("file:") and self.documents.is_ours(to_fs_path(uri))):
             return None  # never opened, or one of our own read-only previews
-        return Snapshot(uri, doc.version, doc.source, file_path(uri))
+        text = doc.source
+        lines = self.line_tables.lines(uri, text)
+        return Snapshot(uri, doc.version, text, file_path(uri), lines)
 
     @property
     def root(self) -> str | None:

@@ -14,7 +14,6 @@ from skewlsp.server.positions import (
     UTF16,
     UTF32,
     apply_change,
-    breaks_lines_unlike_lsp,
     code_points_to_units,
     from_position,
     span_to_range,
@@ -131,11 +130,3 @@ def test_a_change_s_columns_are_counted_in_the_negotiated_encoding():
     text = "é\u2028x = 1\n"  # é: two UTF-8 bytes; U+2028: three
     assert apply_change(text, edit((0, 5), (0, 6)), "y", UTF8) == "é\u2028y = 1\n"
     assert apply_change(text, edit((0, 2), (0, 3)), "y", UTF32) == "é\u2028y = 1\n"
-
-
-@pytest.mark.parametrize(
-    "character", ["\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
-)
-def test_every_character_str_splitlines_breaks_at_and_lsp_does_not_is_noticed(character):
-    assert breaks_lines_unlike_lsp(f"x = 1\n# {character}\n")
-    assert not breaks_lines_unlike_lsp("x = 1\r\n# é 𝑖\ry\n")
