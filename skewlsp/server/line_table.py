@@ -3,8 +3,8 @@
 pygls keeps a document as one string and applies a ranged change by rewriting
 every line of it in Python; the analysis's positions then need the document's
 lines, split again for each version. On pypto-lib's largest kernel (109 kB, 2,069
-lines) the two cost 0.2 ms and 0.19 ms of every keystroke: a tenth of the
-server's edit latency (benchmarks/README.md, "Server edit latency"). Here the
+lines) the two cost 0.3 ms and 0.19 ms of every keystroke: a tenth of the
+server's edit latency (benchmarks/README.md, "The line table back"). Here the
 server keeps each document's lines, replaces the ones a change touches, joins
 them into the new text (17 us) and hands pygls that text as a full change, so
 pygls' own ``TextDocument`` holds it unmodified; the same lines position the
