@@ -105,6 +105,7 @@ _CHARACTERS = st.sampled_from(["a", " ", "\n", "\f", "é", "𝑖", "\u2028", "#"
             st.integers(0, 8), st.integers(0, 12), st.integers(0, 8), st.integers(0, 12),
             st.text(_CHARACTERS, max_size=6),
         ),
+        min_size=1,
         max_size=6,
     ),
 )
