@@ -8,7 +8,10 @@
  */
 import * as vscode from 'vscode';
 import {
+  CloseAction,
   DidChangeConfigurationNotification,
+  ErrorAction,
+  type ErrorHandler,
   LanguageClient,
   type LanguageClientOptions,
   ResponseError,
@@ -31,6 +34,11 @@ import { findServer, type ServerCommand, type ServerSource } from './serverLooku
 import { readSettings, serverLaunchArguments, type SkewlspSettings } from './settings';
 import type { ServerState } from './status';
 
+/** Restarts of a server that crashed after it ran, at most, within {@link RESTART_WINDOW_MS}
+ * (what vscode-languageclient's own default allows). */
+const MAX_RESTARTS = 4;
+const RESTART_WINDOW_MS = 3 * 60 * 1000;
+
 export class ServerController implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private runningServer: ServerCommand | undefined;
@@ -38,6 +46,7 @@ export class ServerController implements vscode.Disposable {
   private queue: Promise<void> = Promise.resolve();
   private currentState: ServerState = 'stopped';
   private readonly stateChanged = new vscode.EventEmitter<ServerState>();
+  private crashTimes: number[] = []; // when the server last stopped on its own after it ran
   /** Fires whenever the server starts, stops, fails or is disabled. */
   readonly onDidChangeState = this.stateChanged.event;
 
@@ -65,7 +74,13 @@ export class ServerController implements vscode.Disposable {
     return this.enqueue(() => this.stopNow());
   }
 
+  /** Starts the server again, asked (a command, a change of settings): its crashes so far are forgotten. */
   restart(): Promise<void> {
+    this.crashTimes = [];
+    return this.startAgain();
+  }
+
+  private startAgain(): Promise<void> {
     return this.enqueue(async () => {
       await this.stopNow();
       await this.startNow();
@@ -151,14 +166,25 @@ export class ServerController implements vscode.Disposable {
       transport: TransportKind.stdio,
       options: { cwd: workspaceFolder?.uri.fsPath },
     };
-    const client = new LanguageClient(CONFIG_SECTION, 'skewlsp', serverOptions, clientOptions(this.output, settings));
-    this.client = client;
     let ran = false;
     let told = false;
+    const client: LanguageClient = new LanguageClient(
+      CONFIG_SECTION,
+      'skewlsp',
+      serverOptions,
+      clientOptions(
+        this.output,
+        settings,
+        withoutRestarts(
+          () => ran,
+          () => client,
+        ),
+      ),
+    );
+    this.client = client;
     const failedToStart = (why: string): void => {
-      // Said once per client, whichever comes first: start() rejecting, or the client
-      // stopping on its own before it ever ran (under load its retries can stop it, after
-      // "crashed 5 times", without start() having settled).
+      // Said once per client, whichever comes first: start() settling without a running
+      // server, or the client stopping on its own before the server ever ran.
       this.setState('failed');
       if (told) return;
       told = true;
@@ -182,17 +208,46 @@ export class ServerController implements vscode.Disposable {
         ran = true;
         this.setState('running');
       } else if (event.newState === 1) {
-        if (ran) this.setState('failed');
+        if (ran) this.crashed(server.command);
         else failedToStart('the server stopped before it ever ran');
       }
     });
     try {
       await client.start();
-      ran = true;
-      this.setState('running');
+      // (vscode-languageclient 9 also resolves start() for a server whose connection
+      // closed while it started, when the error handler chose not to restart it)
+      if (client.isRunning()) {
+        ran = true;
+        this.setState('running');
+      } else if (this.client === client) failedToStart('the server stopped before it ever ran');
     } catch (error) {
       if (this.client === client) failedToStart(error instanceof Error ? error.message : String(error));
     }
+  }
+
+  /**
+   * The server stopped on its own after it ran: started again with a new client, as a
+   * change of settings starts it, unless it crashed more than {@link MAX_RESTARTS} times
+   * in three minutes (then it stays failed, and one notification says so).
+   */
+  private crashed(command: string): void {
+    const now = Date.now();
+    this.crashTimes = [...this.crashTimes.filter((time) => now - time < RESTART_WINDOW_MS), now];
+    if (this.crashTimes.length <= MAX_RESTARTS) {
+      this.log('The server stopped on its own: starting it again.');
+      void this.startAgain();
+      return;
+    }
+    this.setState('failed');
+    this.log(`The server crashed ${this.crashTimes.length} times in three minutes: not started again.`);
+    void vscode.window
+      .showErrorMessage(
+        `skewlsp: the server (${command}) crashed ${this.crashTimes.length} times in three minutes and is not started again. Run "skewlsp: Restart Server" after reading the logs.`,
+        'Show Logs',
+      )
+      .then((choice) => {
+        if (choice === 'Show Logs') this.output.show(true);
+      });
   }
 
   private async stopNow(): Promise<void> {
@@ -237,9 +292,33 @@ function serverSettingsFor(scopeUri: string | undefined): ServerSettings {
   return buildServerSettings(settingsFor(scope));
 }
 
-function clientOptions(output: vscode.OutputChannel, settings: SkewlspSettings): LanguageClientOptions {
+/**
+ * The language client never starts a server again by itself; {@link ServerController}
+ * does, with a new client. After the client's own restart, a file closed and opened again
+ * showed no diagnostics (the end-to-end test of a crash saw it), and a server that never
+ * ran (a Python without skewlsp) would fail the same way on each retry, each failure
+ * putting a notification of the client's own in front of the one that says what to do.
+ * Errors on the connection of a server that ran get the client's usual handling (carry on
+ * for three, then shut down); before it ran, a shutdown, silently.
+ */
+function withoutRestarts(ran: () => boolean, client: () => LanguageClient): ErrorHandler {
+  let usual: ErrorHandler | undefined;
+  const crashes = (): ErrorHandler => (usual ??= client().createDefaultErrorHandler());
+  return {
+    error: (error, message, count) =>
+      ran() ? crashes().error(error, message, count) : { action: ErrorAction.Shutdown, handled: true },
+    closed: () => ({ action: CloseAction.DoNotRestart, handled: true }),
+  };
+}
+
+function clientOptions(
+  output: vscode.OutputChannel,
+  settings: SkewlspSettings,
+  errorHandler: ErrorHandler,
+): LanguageClientOptions {
   return {
     documentSelector: DOCUMENT_SELECTOR,
+    errorHandler,
     outputChannel: output,
     traceOutputChannel: output,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
