@@ -27,7 +27,7 @@ import {
   didChangeConfigurationParams,
   type ServerSettings,
 } from './initOptions';
-import { reportMissingServer } from './missingServer';
+import { reportMissingServer, SHOW_OUTPUT } from './missingServer';
 import { createNodeLookupHost } from './nodeLookupHost';
 import { selectedPythonInterpreter } from './pythonExtension';
 import { findServer, type ServerCommand, type ServerSource } from './serverLookup';
@@ -189,14 +189,9 @@ export class ServerController implements vscode.Disposable {
       if (told) return;
       told = true;
       this.log(`Server failed to start: ${why}`);
-      void vscode.window
-        .showErrorMessage(
-          `skewlsp: the server (${server.command}) failed to start. Check that skewlsp is installed there, or set skewlsp.path.`,
-          'Show Logs',
-        )
-        .then((choice) => {
-          if (choice === 'Show Logs') this.output.show(true);
-        });
+      this.notifyWithLogs(
+        `skewlsp: the server (${server.command}) failed to start. Check that skewlsp is installed there, or set skewlsp.path.`,
+      );
     };
     client.onDidChangeState((event) => {
       // vscode-languageclient: 1 stopped, 2 running, 3 starting. A stop we asked for
@@ -240,14 +235,16 @@ export class ServerController implements vscode.Disposable {
     }
     this.setState('failed');
     this.log(`The server crashed ${this.crashTimes.length} times in three minutes: not started again.`);
-    void vscode.window
-      .showErrorMessage(
-        `skewlsp: the server (${command}) crashed ${this.crashTimes.length} times in three minutes and is not started again. Run "skewlsp: Restart Server" after reading the logs.`,
-        'Show Logs',
-      )
-      .then((choice) => {
-        if (choice === 'Show Logs') this.output.show(true);
-      });
+    this.notifyWithLogs(
+      `skewlsp: the server (${command}) crashed ${this.crashTimes.length} times in three minutes and is not started again. Run "skewlsp: Restart Server" after reading the logs.`,
+    );
+  }
+
+  /** An error notification whose **Show Logs** button opens the output channel (not awaited). */
+  private notifyWithLogs(message: string): void {
+    void vscode.window.showErrorMessage(message, SHOW_OUTPUT).then((choice) => {
+      if (choice === SHOW_OUTPUT) this.output.show(true);
+    });
   }
 
   private async stopNow(): Promise<void> {
