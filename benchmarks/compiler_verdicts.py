@@ -393,9 +393,10 @@ def skewlint_claims(
     is the record's headline code. How many copies of the loop a core's function holds
     is claimed only for a loop built once (several copies may land in one function):
     not ``built_once`` when the loop sits in a ``pl.unroll`` loop, whose copies
-    UnrollLoops writes into one function (a core's ``copies`` counts its lanes only).
-    ``planner``: the ``memory-planner`` skewlint ran with (a loop it leaves open under
-    ptoas claims either outcome, :func:`is_open`).
+    UnrollLoops writes into one function (a core's ``copies`` counts its lanes only; a
+    lowering's ``second_lane``, the dual AIV dispatch's second lane lowered otherwise, is
+    a claim of its own, one copy each). ``planner``: the ``memory-planner`` skewlint ran
+    with (a loop it leaves open under ptoas claims either outcome, :func:`is_open`).
     """
     claims: dict[str, list[Claim]] = {}
     instances = record.get("copies") or []
@@ -403,6 +404,12 @@ def skewlint_claims(
         lowering = core.get("lowering")
         claim = code_claim(core["verdict"], core["code"], core.get("depth"), lowering, planner)
         copies = None if instances or not built_once else core.get("copies") or 1
+        second = (lowering or {}).get("second_lane")
+        if second is not None:  # the dual AIV dispatch's lanes, lowered apart
+            lane = None if copies is None else 1
+            other = code_claim(core["verdict"], second["code"], core.get("depth"), second, planner)
+            claims.setdefault(core["core"], []).extend([claim.times(lane), other.times(lane)])
+            continue
         claims.setdefault(core["core"], []).append(claim.times(copies))
     if not claims:
         lowering = record.get("lowering")

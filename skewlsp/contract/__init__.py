@@ -230,6 +230,11 @@ class Lowering:
     # under PTOAS: whether it takes it is not known, ``reason`` says on what)
     declined: str | None = None
     slots: tuple[str, ...] = ()  # memory_planner=PTOAS: the loads rotated through slots
+    # A dual AIV dispatch without a split: SplitVectorKernel's second vector lane replays
+    # the body with empty tiles in place of its loads, so under PTOAS, where the first
+    # lane's loads rotate, LowerPipelineToSlots finds none there and LowerPipelineLoops
+    # replicates that copy: its lowering (None: the lanes are lowered alike).
+    second_lane: Lowering | None = None
 
 
 @dataclass(frozen=True)

@@ -437,6 +437,28 @@ def test_the_dual_aiv_copies_are_counted_and_compared_with_the_cores_copies():
         "aiv: skewlint rotated x2; compiler rotated [decode_attention/k_aiv], "
         "replicated (main 4) [decode_attention/k_aiv]"
     )
+    # skewlint's record of those lanes: the first rotated, the second (``second_lane``)
+    # declined by LowerPipelineToSlots and replicated, one copy each.
+    record = left_rotated_on_two_lanes(second_lane_trip=4)
+    claims = skewlint_claims(record, planner="ptoas")
+    assert claims == {"aiv": [Claim("rotated"), Claim("replicated", "main 4")]}
+    assert compare_loop_with(claims, left).status == "agree"
+    other = skewlint_claims(left_rotated_on_two_lanes(second_lane_trip=2), planner="ptoas")
+    assert compare_loop_with(other, left).status == "disagree"
+
+
+def left_rotated_on_two_lanes(second_lane_trip: int) -> dict:
+    """A vector loop under ptoas, dispatched on both AIV lanes without a split, as
+    skewlint's JSON gives it: the first lane's loads rotate; ``second_lane``, SKW016."""
+    second = {
+        "verdict": "replicated", "code": "SKW016", "main_trip": second_lane_trip, "tail": 0,
+        "branches": 0, "declined": "the second vector lane's copy has no loads",
+    }  # fmt: skip
+    lowering = {"verdict": "rotated", "code": "SKW015", "second_lane": second}
+    record = left("SKW015", None)
+    record["lowering"] = lowering
+    record["cores"] = [{**record["cores"][0], "copies": 2, "lowering": lowering}]
+    return record
 
 
 def test_a_loop_under_pl_unroll_is_compared_without_counting_its_copies():

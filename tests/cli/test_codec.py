@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
 import skewlsp.analysis
 from skewlsp.cli.cache import Cache, cache_key
 from skewlsp.cli.codec import report_from_data, report_to_data
-from skewlsp.contract import Span
+from skewlsp.contract import CoreResult, Lowering, Span
 from tests.kernels import COPIES_APART, STAGE3
 
 
@@ -124,3 +125,16 @@ def test_what_a_verdict_assumed_and_its_variants_are_rebuilt() -> None:
     )
     rebuilt = report_from_data(json.loads(json.dumps(report_to_data(report))))
     assert rebuilt == report and hash(rebuilt) == hash(report)
+
+
+def test_a_second_lane_s_lowering_inside_a_core_s_lowering_comes_back() -> None:
+    # (a Lowering holding a Lowering: the converter follows the contract's type hints)
+    second = Lowering("replicated", "SKW016", "declined", stage=2, main_trip=1, declined="no loads")
+    first = Lowering("rotated", "SKW015", "rotated", stage=2, slots=("x",), second_lane=second)
+    [report] = skewlsp.analysis.analyze(STAGE3, "k.py")
+    vector = CoreResult("aiv", "left", "SKW010", "left", copies=2, lowering=first)
+    report = replace(report, cores=(vector,))
+    rebuilt = report_from_data(json.loads(json.dumps(report_to_data(report))))
+    assert rebuilt == report
+    assert rebuilt.cores[0].lowering is not None
+    assert rebuilt.cores[0].lowering.second_lane == second

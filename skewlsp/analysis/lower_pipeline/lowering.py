@@ -335,27 +335,33 @@ def _lower_one(
 def _core_lowering(
     report: LoopReport, facts: LoopFacts, core: CoreResult, run: _Run, around: _Around
 ) -> Lowering | None:
+    """One core copy's lowering (None: a copy the skew pass did not leave); on two
+    vector lanes with the first lane's loads rotated, the second lane's own with it
+    (``Lowering.second_lane``), which the compiler writes apart and lowers otherwise."""
     if core.verdict != "left":
         return None
     lowering = _lowering(report, facts, core.core, run, around)
     if lowering is not None and lowering.verdict == "rotated" and core.copies > 1:
-        return replace(lowering, reason=f"{lowering.reason}{_REPLAY}")
+        replicated = _replicated(report, facts)  # (a loop that rotates has a replication)
+        second = _declined(replicated, _NO_LOADS, around) if replicated is not None else None
+        return replace(lowering, reason=f"{lowering.reason}{_REPLAY}", second_lane=second)
     return lowering
 
 
 # SplitVectorKernel's second vector lane of a kernel with no split mode replays the body
-# with empty tiles in place of its loads: that copy has nothing to rotate.
+# with empty tiles in place of its loads (``split_vector_kernel_pass.cpp``,
+# ``BuildNoSplitLane1ReplayStmts``): that copy has nothing to rotate.
 _REPLAY = (
     " (on the first vector lane: the second lane's copy replays the body without its "
     "loads, and LowerPipelineLoops replicates it)"
 )
+_NO_LOADS = "the second vector lane's copy has no loads: SplitVectorKernel replays it without them"
 
 
-def _lowering(
-    report: LoopReport, facts: LoopFacts, core: str | None, run: _Run, around: _Around
-) -> Lowering | None:
-    """LowerPipelineToSlots (under PTOAS), then LowerPipelineLoops for what it leaves."""
-    replicated = lower(
+def _replicated(report: LoopReport, facts: LoopFacts) -> Lowering | None:
+    """What LowerPipelineLoops makes of the loop when nothing rotates it (None: its stage
+    is not known)."""
+    return lower(
         report.stage,
         report.start,
         report.stop,
@@ -364,6 +370,26 @@ def _lowering(
         facts.load_time_bound,
         report.dynamic_symbol,
     )
+
+
+def _declined(replicated: Lowering, why: str, around: _Around) -> Lowering:
+    """``replicated`` as the loop LowerPipelineToSlots declined (``why``), inside the
+    loops ``around`` it."""
+    code = replicated.code if severity_of(replicated.code) in ("warning", "error") else "SKW016"
+    declined = replace(
+        replicated,
+        code=code,
+        declined=why,
+        reason=f"declined by LowerPipelineToSlots ({why}); {replicated.reason}",
+    )
+    return nested_in(declined, around.replicated, around.skews)
+
+
+def _lowering(
+    report: LoopReport, facts: LoopFacts, core: str | None, run: _Run, around: _Around
+) -> Lowering | None:
+    """LowerPipelineToSlots (under PTOAS), then LowerPipelineLoops for what it leaves."""
+    replicated = _replicated(report, facts)
     copies, skews = around.replicated, around.skews
     if replicated is None or replicated.verdict in ("untouched", "error"):
         return nested_in(replicated, copies, skews) if replicated is not None else None
@@ -391,15 +417,7 @@ def _lowering(
         return _charged(rotated, replicated, verdict, budget, around)
     if verdict.unknown is not None:
         return nested_in(_open(replicated, verdict.unknown), copies, skews)
-    why = verdict.declined or "its body is not available"
-    code = replicated.code if severity_of(replicated.code) in ("warning", "error") else "SKW016"
-    declined = replace(
-        replicated,
-        code=code,
-        declined=why,
-        reason=f"declined by LowerPipelineToSlots ({why}); {replicated.reason}",
-    )
-    return nested_in(declined, copies, skews)
+    return _declined(replicated, verdict.declined or "its body is not available", around)
 
 
 def _output_tiles(facts: LoopFacts, core: str | None, planner: str) -> OutputTiles | None:

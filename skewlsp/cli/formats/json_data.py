@@ -92,8 +92,19 @@ def assumed_data(report: LoopReport | None) -> dict[str, Any]:
 
 
 def lowering_data(lowering: Lowering | None) -> dict[str, Any] | None:
-    """What the lowering passes make of a left loop (or of one core's copy)."""
-    return plain_data(lowering) if lowering is not None else None
+    """What the lowering passes make of a left loop (or of one core's copy);
+    ``second_lane`` only where the second vector lane's copy is lowered otherwise, a
+    record of the same form."""
+    return _lowering_data(plain_data(lowering)) if lowering is not None else None
+
+
+def _lowering_data(data: dict[str, Any]) -> dict[str, Any]:
+    """One lowering's record with ``second_lane`` left out where it is not said."""
+    if data["second_lane"] is None:
+        del data["second_lane"]
+    else:
+        data["second_lane"] = _lowering_data(data["second_lane"])
+    return data
 
 
 def memory_data(memory: Sequence[SpaceBuffers]) -> list[dict[str, Any]]:

@@ -158,6 +158,36 @@ def test_the_second_vector_lane_s_replay_is_said_to_be_replicated() -> None:
     assert vector.copies == 2 and vector.lowering is not None
     assert vector.lowering.verdict == "rotated"
     assert "the second lane's copy replays the body without its loads" in vector.lowering.reason
+    # ... and the second lane's own lowering says so in numbers: pypto e2d0f78ae's
+    # LowerPipelineLoops writes that copy as a main loop of one iteration of 2 copies.
+    second = vector.lowering.second_lane
+    assert second is not None
+    assert (second.verdict, second.code, second.main_trip, second.tail) == (
+        "replicated", "SKW016", 1, 0
+    )
+    assert second.declined is not None and "no loads" in second.declined
+    assert second.slots == () and second.second_lane is None
+
+
+@pytest.mark.parametrize(
+    ("line", "copies", "verdict"),
+    [
+        (236, 1, "rotated"),  # one vector copy (a split mode): nothing replayed
+        (135, 2, "replicated"),  # two lanes, neither rotated: lowered alike
+    ],
+)
+def test_a_vector_copy_whose_lanes_are_lowered_alike_has_no_second_lane(
+    line: int, copies: int, verdict: str
+) -> None:
+    path = MIXED / "mixed_llm" / "shapes.py"
+    found = analyse(
+        path.read_text(), str(path), resolver=RecordingResolver((MIXED,)), planner="ptoas"
+    )
+    (report,) = [r for r in found if r.line == line]
+    (vector,) = [core for core in report.cores if core.core == "aiv"]
+    assert vector.lowering is not None
+    assert (vector.copies, vector.lowering.verdict) == (copies, verdict)
+    assert vector.lowering.second_lane is None
 
 
 @pytest.mark.parametrize(
