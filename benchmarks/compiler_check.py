@@ -1,9 +1,11 @@
 """skewlint's verdicts against the real compiler, loop by loop, under both memory planners.
 
-    python benchmarks/compiler_check.py [--python PYTHON_WITH_PYPTO] [--planner pypto|ptoas] PATH...
+    python benchmarks/compiler_check.py [--python PYTHON_WITH_PYPTO] [--planner pypto|ptoas]
+        [--callers] PATH...
 
-For every file under PATH with a ``pl.pipeline`` loop, ``compiler_probe.py`` compiles its
-programs and jit entries with pypto in PYTHON (a subprocess per file: compiling imports
+For every file under PATH with a ``pl.pipeline`` loop (with ``--callers``, and every file
+there importing such a file's module: an inline helper's callers), ``compiler_probe.py``
+compiles its programs and jit entries with pypto in PYTHON (a subprocess per file: compiling imports
 the kernel, which skewlint never does) through SkewCrossCorePipeline,
 LowerPipelineToSlots, LowerPipelineLoops, MemoryReuse and AllocateMemoryAddr, and dumps
 every loop after the passes skewlsp models. ``skewlint --select ALL --output-format json``
@@ -33,6 +35,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +100,39 @@ def pipeline_files(paths: list[Path]) -> dict[Path, set[int]]:
             if lines:
                 found[path.resolve()] = lines
     return found
+
+
+def caller_files(paths: list[Path], loop_files: Collection[Path]) -> list[Path]:
+    """The ``*.py`` files under ``paths`` without a pipeline loop that import the module
+    of a file in ``loop_files`` (by its last name, from the same directory): where an
+    inline helper's loop is spliced into a caller in another file."""
+    stems: dict[Path, set[str]] = {}
+    for path in loop_files:
+        stems.setdefault(path.parent, set()).add(path.stem)
+    found = []
+    for root in paths:
+        for path in sorted(root.rglob("*.py")) if root.is_dir() else [root]:
+            path = path.resolve()
+            if path in loop_files or path.parent not in stems:
+                continue
+            try:
+                tree = ast.parse(path.read_bytes())
+            except (SyntaxError, ValueError, OSError):
+                continue
+            if _imported_modules(tree) & stems[path.parent]:
+                found.append(path)
+    return found
+
+
+def _imported_modules(tree: ast.Module) -> set[str]:
+    """The last name of every module ``tree`` imports (``from a.b import c``: ``b``)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module.rsplit(".", 1)[-1])
+        elif isinstance(node, ast.Import):
+            names.update(alias.name.rsplit(".", 1)[-1] for alias in node.names)
+    return names
 
 
 def source_loops(paths: list[Path]) -> tuple[dict[str, dict[int, int]], dict[str, dict[int, int]]]:
@@ -266,31 +302,34 @@ def check_planner(
     timeout: float,
     cwd: Path,
     saved: Path | None,
+    callers: Sequence[Path] = (),
 ) -> tuple[list[Comparison], list[dict[str, Any]], list[dict[str, Any]]]:
     """The comparisons, the probe's per-file records and skewlint's findings (their
     ``filename`` made absolute) under one planner.
 
     ``saved``: a directory of earlier probe output (``<planner>.json``, written by
     ``--save-probe``) to compare again without compiling; it must hold every file.
+    ``callers``: files without loops compiled and linted too (:func:`caller_files`).
     """
+    compiled = [*files, *callers]
     if saved is not None:
         kept = {rec["path"]: rec for rec in json.loads((saved / f"{planner}.json").read_text())}
-        missing = [str(path) for path in files if str(path) not in kept]
+        missing = [str(path) for path in compiled if str(path) not in kept]
         if missing:  # (the dumps name each file by the path it was compiled at)
             raise SystemExit(
                 f"{saved / f'{planner}.json'} holds no compile of {missing[0]}"
                 f"{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}: "
                 "compile it (without --load-probe), or give the paths it was compiled at"
             )
-        probed = [kept[str(path)] for path in files]
+        probed = [kept[str(path)] for path in compiled]
     else:
-        probed = [run_probe(python, path, planner, timeout) for path in files]
+        probed = [run_probe(python, path, planner, timeout) for path in compiled]
     entries = {
         str(Path(rec["path"]).resolve()): [EntryResult.from_json(e) for e in rec["entries"]]
         for rec in probed
     }
     for_lines = {str(path): lines for path, lines in files.items()}
-    linted = run_skewlint(list(files), planner, cwd)
+    linted = run_skewlint(compiled, planner, cwd)
     found = [dict(item, filename=str((cwd / item["filename"]).resolve())) for item in linted]
     return compare(linted, entries, cwd, for_lines, unrolled_lines(files), planner), probed, found
 
@@ -360,6 +399,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every comparison to this file")
     parser.add_argument("--save-probe", type=Path, help="keep the compiler's loop dumps here")
     parser.add_argument("--load-probe", type=Path, help="compare dumps kept by --save-probe")
+    parser.add_argument(
+        "--callers",
+        action="store_true",
+        help="also compile and lint the files that import a loop file's module (an inline "
+        "helper's callers in other files), so that the copies spliced there are compared",
+    )
     args = parser.parse_args(argv)
 
     python = "(kept dumps)"
@@ -369,6 +414,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"compiler check skipped: {problem}; pass --python or set ${ENV_PYTHON}")
             return 0
     files = pipeline_files(args.paths)
+    callers = caller_files(args.paths, files) if args.callers else []
     cwd = Path.cwd()
     started = time.monotonic()
     sections: dict[str, list[str]] = {"disagree": [], "compiler": [], "unknown": [], "memory": []}
@@ -376,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     memory: dict[str, dict[str, list[Any]]] = {}
     for planner in args.planner or PLANNERS:
         results, probed, linted = check_planner(
-            python, files, planner, args.timeout, cwd, args.load_probe
+            python, files, planner, args.timeout, cwd, args.load_probe, callers
         )
         if args.save_probe is not None:
             args.save_probe.mkdir(parents=True, exist_ok=True)

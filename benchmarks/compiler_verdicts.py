@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -509,26 +509,30 @@ def compare_loop(
     return Comparison(file, line, "agree", said)
 
 
-def _incomplete(entries: list[EntryResult], record: Mapping[str, Any]) -> str | None:
-    """Why some copy of a loop may not have been compiled (None: every one was)."""
+def _incomplete(
+    entries: list[EntryResult], record: Mapping[str, Any], compiled: Callable[[str], bool]
+) -> str | None:
+    """Why some copy of a loop may not have been compiled (None: every one was).
+    ``compiled``: whether a file (as skewlint names a caller's) was compiled."""
     if not entries:
         return "its file was not loaded, or defines no entry"
     if any(e.error and BEFORE_SKEW not in e.snapshots for e in entries):
         return "an entry of its file did not reach SkewCrossCorePipeline"
     copies = record.get("copies") or []
-    if len(copies) > 1 and not all(_called_here(copy) for copy in copies):
+    if len(copies) > 1 and not all(_called_here(copy, compiled) for copy in copies):
         # A program built per value of a module-level `for` leaves only the last one in
         # the module; a helper's callers may live in files not checked.
         return "Python builds it more than once; the check compiles what the module keeps"
     return None
 
 
-def _called_here(copy: Mapping[str, Any]) -> bool:
-    """Whether a copy is an inline helper's splice at a call in the helper's own file
-    (compiled with that file's entries), not a program built per value or a call from
-    another file."""
+def _called_here(copy: Mapping[str, Any], compiled: Callable[[str], bool]) -> bool:
+    """Whether a copy is an inline helper's splice at a call the check compiled: in the
+    helper's own file (compiled with that file's entries) or in another compiled file,
+    not a program built per value."""
     instance = copy.get("instance") or {}
-    return bool(instance.get("caller")) and instance.get("call_path") is None
+    call_path = instance.get("call_path")
+    return bool(instance.get("caller")) and (call_path is None or compiled(call_path))
 
 
 def compare(
@@ -547,12 +551,18 @@ def compare(
     ``pl.unroll`` loop). A pipeline loop the compiler holds at
     any other line is one it made itself (AutoTileMatmulL0 tiles a matmul's K into a
     ``stage=2`` loop at the matmul's line): status "made", outside skewlint's scope.
+    An inline helper's copy spliced at a call in another file is compared when that file
+    was compiled too (it is among ``entries_by_file``: ``compiler_check.py --callers``).
     """
     seen: dict[tuple[str, int], list[Observation]] = {}
     for entries in entries_by_file.values():
         for entry in entries:
             for obs in observations(entry):
                 seen.setdefault((str(Path(obs.file).resolve()), obs.line), []).append(obs)
+
+    def is_compiled(filename: str) -> bool:
+        return str((root / filename).resolve()) in entries_by_file
+
     results, reported = [], set()
     for record in records:
         if record.get("kind") != "loop" or record.get("line") is None:
@@ -563,7 +573,7 @@ def compare(
         key = (path, record["line"])
         reported.add(key)
         entries = entries_by_file.get(path, [])
-        incomplete = _incomplete(entries, record)
+        incomplete = _incomplete(entries, record, is_compiled)
         under_unroll = record["line"] in (unrolled or {}).get(path, set())
         claims = skewlint_claims(record, built_once=not under_unroll, planner=planner)
         results.append(

@@ -142,3 +142,29 @@ def test_the_pipeline_loops_inside_a_pl_unroll_are_found_in_the_source():
 
     path = ROOT / "tests" / "fixtures" / "lowering" / "models" / "lower_llm" / "skewed_calls.py"
     assert unrolled_lines({path.resolve(): set()}) == {str(path.resolve()): {67, 177, 178}}
+
+
+def test_the_files_calling_a_loop_file_s_helpers_are_found_by_their_imports(tmp_path):
+    # --callers compiles them too: an inline helper's loop spliced into a caller in
+    # another file is compiled only there.
+    from benchmarks.compiler_check import caller_files, pipeline_files
+
+    pkg = tmp_path / "models" / "llm"
+    pkg.mkdir(parents=True)
+    (pkg / "helpers.py").write_text(
+        "import pypto.language as pl\n\n@pl.jit.inline\ndef rows(x):\n"
+        "    for i in pl.pipeline(0, 4, 1, stage=2):\n        pass\n"
+    )
+    (pkg / "config.py").write_text("TILE = 64\n")
+    (pkg / "attn.py").write_text("from helpers import rows\nfrom config import TILE\n")
+    (pkg / "mlp.py").write_text("import models.llm.helpers\n")
+    (pkg / "only_config.py").write_text("from config import TILE\n")
+    (pkg / "broken.py").write_text("from helpers import (\n")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "attn.py").write_text("from helpers import rows\n")  # another folder
+    loops = pipeline_files([tmp_path])
+    assert list(loops) == [(pkg / "helpers.py").resolve()]
+    assert caller_files([tmp_path], loops) == [
+        (pkg / "attn.py").resolve(),
+        (pkg / "mlp.py").resolve(),
+    ]

@@ -582,3 +582,36 @@ def test_the_report_of_a_scope_without_a_loop_is_no_loop_to_compare():
     scope = {**MIXED, "line": 12, "code": "SKW081", "verdict": "error", "loop": None}
     [result] = compare([MIXED, scope], compiled, Path("/repo"), FOR_LINES)
     assert (result.line, result.status) == (29, "agree")
+
+
+def test_a_helper_s_copies_called_from_another_file_are_compared_once_that_file_is_compiled():
+    # A helper in helpers.py spliced at two calls in attn.py: both copies replicated
+    # (main 2). Without attn.py's compile the loop is unknown; with it, compared.
+    helper = str(Path("/repo/kernels/helpers.py"))
+    caller = str(Path("/repo/kernels/attn.py"))
+    record = {
+        **left("SKW011", 2),
+        "filename": "kernels/helpers.py",
+        "copies": [
+            {"code": "SKW011", "verdict": "left", "depth": None,
+             "instance": {"caller": "attn", "call_path": "kernels/attn.py"}},
+            {"code": "SKW011", "verdict": "left", "depth": None,
+             "instance": {"caller": "attn2", "call_path": "kernels/attn.py"}},
+        ],
+    }  # fmt: skip
+    # (the compiler's spans name the helper's file, where the loop is written)
+    spliced = {**loop("Pipeline", 0, 4, 2, 1, "attn_aiv", "AIV", 40), "file": helper}
+    pre = {**loop("Pipeline", 0, 4, 1, 2, "attn_aiv", "AIV", 40), "file": helper}
+    called = entry(
+        {"NormalizeReturnOrder": [pre] * 2, "SkewCrossCorePipeline": [pre] * 2,
+         "LowerPipelineToSlots": [pre] * 2, "LowerPipelineLoops": [spliced] * 2}
+    )  # fmt: skip
+    own = entry({"NormalizeReturnOrder": [], "SkewCrossCorePipeline": []})
+    root = Path("/repo")
+    alone = compare([record], {helper: [own]}, root, {helper: {40}})
+    assert [(r.status, r.text) for r in alone] == [
+        ("unknown", "skewlint: aiv: replicated (main 2), replicated; compiler: Python builds "
+                    "it more than once; the check compiles what the module keeps")
+    ]  # fmt: skip
+    both = compare([record], {helper: [own], caller: [called]}, root, {helper: {40}})
+    assert [r.status for r in both] == ["agree"]
