@@ -28,6 +28,12 @@ UTF32 = "utf-32"
 _LSP_BREAK = re.compile(r"\r\n|\r|\n")
 
 
+def encoding_name(kind: object) -> str:
+    """The negotiated position encoding as the codecs here name it (pygls gives a
+    ``PositionEncodingKind`` member, a plain string, or nothing: UTF-16, LSP's default)."""
+    return str(getattr(kind, "value", kind) or UTF16)
+
+
 def code_points_to_units(text: str, column: int, encoding: str = UTF16) -> int:
     """Units before the 0-based code-point ``column`` of ``text`` (clamped to the line).
 

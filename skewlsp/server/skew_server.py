@@ -32,7 +32,7 @@ from skewlsp.server import commands, diagnostics, visibility
 from skewlsp.server.documents import Analysis, DocumentStore, Snapshot, WorkspaceResolver
 from skewlsp.server.last_diagnostics import LastDiagnostics
 from skewlsp.server.line_table import LineTables
-from skewlsp.server.positions import UTF16
+from skewlsp.server.positions import UTF16, encoding_name
 from skewlsp.server.preview_files import DocumentFolder
 from skewlsp.server.request_params import file_path
 from skewlsp.server.settings import (
@@ -83,8 +83,7 @@ class SkewProtocol(LanguageServerProtocol):
         doc = self.workspace.text_documents.get(unquote(uri))
         if doc is None:
             return params
-        kind = doc.position_codec.encoding
-        encoding = str(getattr(kind, "value", kind) or UTF16)
+        encoding = encoding_name(doc.position_codec.encoding)
         text = self.line_tables.changed(uri, doc.source, params.content_changes, encoding)
         whole = types.TextDocumentContentChangeWholeDocument(text=text)
         return types.DidChangeTextDocumentParams(params.text_document, [whole])
@@ -127,7 +126,7 @@ class SkewServer(LanguageServer):
             kind = self.workspace.position_encoding
         except Exception:
             return UTF16
-        return str(getattr(kind, "value", kind) or UTF16)
+        return encoding_name(kind)
 
     @property
     def line_tables(self) -> LineTables:

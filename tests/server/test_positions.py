@@ -15,6 +15,7 @@ from skewlsp.server.positions import (
     UTF32,
     apply_change,
     code_points_to_units,
+    encoding_name,
     from_position,
     span_to_range,
     split_lines,
@@ -130,3 +131,9 @@ def test_a_change_s_columns_are_counted_in_the_negotiated_encoding():
     text = "é\u2028x = 1\n"  # é: two UTF-8 bytes; U+2028: three
     assert apply_change(text, edit((0, 5), (0, 6)), "y", UTF8) == "é\u2028y = 1\n"
     assert apply_change(text, edit((0, 2), (0, 3)), "y", UTF32) == "é\u2028y = 1\n"
+
+
+def test_the_negotiated_encoding_is_named_as_the_codecs_name_it() -> None:
+    assert encoding_name(types.PositionEncodingKind.Utf8) == "utf-8"
+    assert encoding_name("utf-32") == "utf-32"
+    assert encoding_name(None) == "utf-16"  # nothing negotiated: LSP's default
