@@ -29,8 +29,11 @@ bounds are known only at run time beyond ``stage=2``'s (one ``if rem == 1`` bran
 one copy, laid out as a remainder). A loop nested in one of the scope's loops (one level)
 is laid out in each copy of the loop around it, its tiles in both groups, its own groups
 numbered first and shared by every copy (LowerPipelineLoops lowers it first and the
-replication around it copies its tiles, stamps and all). A load with no static
-size makes the whole function unknown (None, or the reason).
+replication around it copies its tiles, stamps and all). A branch of an ``if`` is laid
+out once where it stands, in the copy it is in: the ``if`` is one statement of the body,
+so its loads are not lifted above the other clones' compute, only to the top of the
+branch's own statements (CanonicalizeIOOrder reorders each statement list apart). A
+load with no static size makes the whole function unknown (None, or the reason).
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from skewlsp.analysis.lower_pipeline.loop_facts import SlotLoad
 from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import replicated_regions
 from skewlsp.analysis.memory.init_memref import allocation_bytes
 from skewlsp.analysis.memory.memory_reuse import ReuseTile
-from skewlsp.analysis.passes.scope_tile_ops import ScopeTiles, TileOp
+from skewlsp.analysis.passes.scope_tile_ops import ScopeLoop, ScopeTiles, TileOp
 from skewlsp.contract import Lowering
 
 
@@ -182,6 +185,7 @@ class _Layout:
     tiles: list[_Laid]
     env: dict[str, int]
     lowerings: Sequence[LoopLowering | str] = ()
+    blocks: Sequence[ScopeLoop] = ()  # the scope's loops and branches
     at: int = 0
     group: int = 0
     groups: dict[int, tuple[int, ...]] = field(default_factory=dict)
@@ -213,9 +217,8 @@ class _Layout:
         carried, outer_reads = _carried(body, env)
         if carried and len(lowering.regions) > 1:
             raise _Unknown("a value carried through a loop with a remainder")
-        items = _items(body, number)
-        for child in (item for item in items if isinstance(item, int)):
-            self.own_groups(child)  # an inner loop is lowered (numbered) first, once
+        items = _items(body, number, self.blocks)
+        self.lower_inner(items, body)
         groups = self.own_groups(number)
         previous = dict(env)
         for n, (region, clones) in enumerate(lowering.regions or (("plain", 1),)):
@@ -239,7 +242,8 @@ class _Layout:
                         if current.get(name) == previous.get(name):
                             current[name] = envs[clone - 1][name]
                 if isinstance(item, int):
-                    self.loop(item, [op for op in body if op.loop == item], current, members[clone])
+                    inner = _inside(body, item, self.blocks)
+                    self.nested(item, inner, current, members[clone], region == "main")
                 else:
                     self.place(item, current, members[clone])
             previous = dict(envs[-1])
@@ -257,6 +261,53 @@ class _Layout:
             family.last = max(family.last, end)
         self.at += 1
         return groups
+
+    def nested(
+        self,
+        number: int,
+        body: Sequence[TileOp],
+        env: dict[str, int],
+        member: Member,
+        reordered: bool,
+    ) -> None:
+        """Lay out block ``number`` (a loop, or a branch of an ``if``: :meth:`branch`)."""
+        if self.blocks[number].branch:
+            self.branch(number, body, env, member, reordered)
+        else:
+            self.loop(number, body, env, member)
+
+    def branch(
+        self,
+        number: int,
+        body: Sequence[TileOp],
+        env: dict[str, int],
+        member: Member,
+        reordered: bool,
+    ) -> None:
+        """Lay out a branch of an ``if`` (``body``: its ops and its blocks'): once, where
+        it stands, its tiles in the stage of the copy it is in (``member``). In a pipeline
+        loop's main body (``reordered``) CanonicalizeIOOrder reorders the branch's own
+        statement list, its loads first; the values it binds are not read after it."""
+        items = _items(body, number, self.blocks)
+        self.lower_inner(items, body)
+        local = dict(env)
+        loads = [i for i in items if reordered and isinstance(i, TileOp) and i.load]
+        for item in loads + [i for i in items if not any(i is load for load in loads)]:
+            if isinstance(item, int):
+                self.nested(item, _inside(body, item, self.blocks), local, member, reordered)
+            else:
+                self.place(item, local, member)
+
+    def lower_inner(self, items: Sequence[TileOp | int], body: Sequence[TileOp]) -> None:
+        """Number the stage groups of the loops nested in a block (``items``: its own ops
+        and its blocks), those of a branch's loops too: LowerPipelineLoops lowers an
+        inner loop first, once."""
+        for child in (item for item in items if isinstance(item, int)):
+            if self.blocks[child].branch:
+                inner = _inside(body, child, self.blocks)
+                self.lower_inner(_items(inner, child, self.blocks), inner)
+            else:
+                self.own_groups(child)
 
     def lowering(self, number: int) -> LoopLowering:
         found = self.lowerings[number] if number < len(self.lowerings) else "a loop not lowered"
@@ -277,16 +328,38 @@ class _Layout:
 Member = tuple[tuple[int, int], ...]
 
 
-def _items(body: Sequence[TileOp], number: int) -> list[TileOp | int]:
-    """A loop's body as its own ops and, in their place, the loops nested in it (their
+def _items(body: Sequence[TileOp], number: int, blocks: Sequence[ScopeLoop]) -> list[TileOp | int]:
+    """A block's body as its own ops and, in their place, the blocks nested in it (their
     index, once)."""
     items: list[TileOp | int] = []
     for op in body:
         if op.loop == number:
             items.append(op)
-        elif not items or items[-1] != op.loop:
-            items.append(op.loop)
+            continue
+        child = _child(op.loop, number, blocks)
+        if not items or items[-1] != child:
+            items.append(child)
     return items
+
+
+def _child(at: int, number: int, blocks: Sequence[ScopeLoop]) -> int:
+    """The block nested right in block ``number`` (-1: the scope) that holds block
+    ``at``."""
+    while blocks[at].parent != number:
+        at = blocks[at].parent
+    return at
+
+
+def _inside(body: Sequence[TileOp], number: int, blocks: Sequence[ScopeLoop]) -> list[TileOp]:
+    """The ops of ``body`` in block ``number`` or a block nested in it."""
+    found = []
+    for op in body:
+        at = op.loop
+        while at >= 0 and at != number:
+            at = blocks[at].parent
+        if at == number:
+            found.append(op)
+    return found
 
 
 def _carried(body: Sequence[TileOp], env: Mapping[str, int]) -> tuple[list[str], list[str]]:
@@ -346,9 +419,9 @@ def scope_layout(
     string: why it is not known). A string says why the scope cannot be laid out."""
     if scope.unknown is not None:
         return scope.unknown
-    state = _Layout(space, [], {}, lowerings)
+    state = _Layout(space, [], {}, lowerings, scope.loops)
     ops = list(scope.ops)
-    root = [at.parent if at.parent >= 0 else n for n, at in enumerate(scope.loops)]
+    root = [_child(n, -1, scope.loops) for n in range(len(scope.loops))]
     try:
         index = 0
         while index < len(ops):
@@ -360,7 +433,7 @@ def scope_layout(
             end = index
             while end < len(ops) and ops[end].loop >= 0 and root[ops[end].loop] == root[op.loop]:
                 end += 1
-            state.loop(root[op.loop], ops[index:end], state.env)
+            state.nested(root[op.loop], ops[index:end], state.env, (), False)
             index = end
     except _Unknown as reason:
         return str(reason)

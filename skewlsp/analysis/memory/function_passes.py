@@ -197,7 +197,8 @@ def _lowerings(function: CoreFunction, scope: ScopeTiles) -> list[LoopLowering |
             ),
             None,
         )
-        found.append(lowering_of(loop.lowering if loop is not None else None, at.parent >= 0))
+        nested_here = scope.enclosing_loop(number) >= 0
+        found.append(lowering_of(loop.lowering if loop is not None else None, nested_here))
     return found
 
 

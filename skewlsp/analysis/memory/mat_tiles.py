@@ -236,10 +236,11 @@ class _Walk:
         if self.at_loop >= 0 and self.all_loops[self.at_loop].parent >= 0:
             self._unlaid("a loop nested two deep in the scope")
         outer = self.at_loop
-        self.all_loops.append(ScopeLoop(self.span_of(stmt), leaf == "pipeline", outer))
+        span = self.span_of(stmt)
+        self.all_loops.append(ScopeLoop(span, leaf == "pipeline", outer))
         self.at_loop = len(self.all_loops) - 1
         if leaf == "pipeline":
-            self.loops.append(self.all_loops[-1].span)
+            self.loops.append(span)
             self.parents.append(loop)
             loop = len(self.loops) - 1
         self.block(body_statements(stmt.body), loop)
@@ -372,7 +373,9 @@ def mat_packing(
         return MatPacking(total)
     ordered = scope.ordered
     laid_from: list[LoopLowering | str] = [
-        lowering_of(lowerings.get(at.span), at.parent >= 0) if at.pipeline else LoopLowering(())
+        lowering_of(lowerings.get(at.span), at.parent >= 0)
+        if at.pipeline and at.span is not None
+        else LoopLowering(())
         for at in ordered.loops
     ]
     layout = scope_layout(ordered, laid_from, "Mat")

@@ -39,12 +39,17 @@ gives no buffer (``init_memref.cpp``), so it makes no tile either; its bytes are
 slot's (``ScopeTiles.popped``, ``cross_core_pipe.cpp``'s ``TryGetTileSlotSizeBytes``).
 A result the cube stores itself is never popped.
 
+The scope's loops and ``if`` statements are walked as :mod:`.scope_blocks` says: an
+``if`` Simplify proves is the branch that runs; any other keeps its branches as blocks of
+their own, whose tiles are not read after the ``if``.
+
 Anything else (another op, a matmul of a vector tile or with no ``out_dtype``, a view
-of a popped tile, an ``if``, a loop nested two deep, a shape not static, a cast the
-Ascend910B has no single instruction for, which LegalizeTileCast makes a chain) leaves
-the scope not known, with the reason: the memory passes then keep to what a loop's loads
-decide alone. So does a split mode other than ``pl.SplitMode.NONE``, which the DSL drops
-(one encoding of "no split"): SplitVectorKernel halves the vector tiles of the others.
+of a popped tile, a tile an ``if`` makes a phi of, a loop nested two deep, a shape not
+static, a cast the Ascend910B has no single instruction for, which LegalizeTileCast
+makes a chain) leaves the scope not known, with the reason: the memory passes then keep
+to what a loop's loads decide alone. So does a split mode other than
+``pl.SplitMode.NONE``, which the DSL drops (one encoding of "no split"):
+SplitVectorKernel halves the vector tiles of the others.
 """
 
 from __future__ import annotations
@@ -80,14 +85,11 @@ from skewlsp.analysis.passes.op_tables import (
     REDUCTION_OPS,
     SCALAR_CALLS,
 )
+from skewlsp.analysis.passes.scope_blocks import NotModelled, ScopeBlocks
 from skewlsp.analysis.passes.scope_options import ring_options
-from skewlsp.analysis.passes.scope_tile_ops import ScopeLoop, ScopeTiles, TileOp
+from skewlsp.analysis.passes.scope_tile_ops import ScopeTiles, TileOp
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import Span
-
-
-class NotModelled(Exception):
-    """A statement whose tiles this model does not know."""
 
 
 @dataclass
@@ -96,44 +98,23 @@ class _Shape:
     dtype: str
 
 
-@dataclass
-class _Convert:
+@dataclass(kw_only=True)
+class _Convert(ScopeBlocks):
     """The walk: the tiles bound so far (value -> shape), the ops made."""
 
     tensors: Mapping[str, Tensor]
-    fold: Fold
-    span_of: Callable[[cst.For], Span]
     shapes: dict[str, _Shape] = field(default_factory=dict)
     ops: list[TileOp] = field(default_factory=list)
-    loops: list[ScopeLoop] = field(default_factory=list)
-    loop: int = -1
     temps: int = 0
     cube_only: frozenset[str] = frozenset()  # names only matmuls read
     cube: dict[str, _Shape | None] = field(default_factory=dict)  # the cube's values
     popped: list[int] = field(default_factory=list)  # the ring's slots, in bytes
 
-    def block(self, statements: Sequence[cst.CSTNode]) -> None:
-        for stmt in statements:
-            if isinstance(stmt, cst.SimpleStatementLine):
-                for small in stmt.body:
-                    self.small(small)
-            elif isinstance(stmt, cst.For) and (self.loop < 0 or self.loops[self.loop].parent < 0):
-                self.enter(stmt)
-            else:
-                raise NotModelled(f"a `{type(stmt).__name__}` statement")
-
-    def enter(self, loop: cst.For) -> None:
-        kind = dsl.dotted(loop.iter.func) if isinstance(loop.iter, cst.Call) else None
-        leaf = kind[-1] if kind else None
-        if leaf not in ("pipeline", "range"):
-            raise NotModelled("a loop that is not `pl.pipeline` or `pl.range`")
-        parent = self.loop
-        self.loops.append(ScopeLoop(self.span_of(loop), leaf == "pipeline", parent))
-        self.loop = len(self.loops) - 1
-        self.block(body_statements(loop.body))
-        self.loop = parent
+    def is_tile(self, name: str) -> bool:
+        return name in self.shapes or name in self.cube
 
     def small(self, small: cst.BaseSmallStatement) -> None:
+        self.binds(small)
         call = small.value if type(small) is cst.Expr else None
         if type(call) is cst.Call and self._writes_out(call):
             return
@@ -544,7 +525,7 @@ def scope_tiles(
     """The Vec tiles of an InCore scope's ``statements`` (``tensors``: the tensors in
     scope; ``fold``: how its extents are folded; ``cube_of``: how the names only its
     matmuls read are found), or why they are not known."""
-    walk = _Convert(tensors, fold, span_of, cube_only=cube_of(statements))
+    walk = _Convert(tensors=tensors, fold=fold, span_of=span_of, cube_only=cube_of(statements))
     try:
         walk.block(statements)
     except NotModelled as reason:

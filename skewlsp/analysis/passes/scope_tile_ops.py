@@ -36,11 +36,18 @@ class TileOp:
 class ScopeLoop:
     """A loop of the scope: where it is (a pipeline loop's report has this span),
     whether it is a ``pl.pipeline`` (else a sequential loop, run as written), and the
-    loop of the scope it is nested in (-1: none; one level of nesting is read)."""
+    block of the scope it is nested in (-1: none; one level of loops in loops is read).
 
-    span: Span
+    A ``branch`` is one branch of an ``if`` the compiler keeps, listed with the loops
+    because it is a block of its own: run at most once, in program order, its tiles
+    its own (none is read after it), and where it sits in a pipeline loop's body,
+    reordered apart from that body (CanonicalizeIOOrder reorders each statement list
+    on its own: the ``if`` is one statement of the body)."""
+
+    span: Span | None  # (None: a branch, which no report is matched by)
     pipeline: bool
     parent: int = -1
+    branch: bool = False
 
 
 @dataclass(frozen=True)
@@ -56,3 +63,10 @@ class ScopeTiles:
     unknown: str | None = None
     popped: tuple[int, ...] = ()
     slot_num: int | None = None
+
+    def enclosing_loop(self, number: int) -> int:
+        """The loop (not a branch) that block ``number`` is nested in (-1: none)."""
+        at = self.loops[number].parent
+        while at >= 0 and self.loops[at].branch:
+            at = self.loops[at].parent
+        return at

@@ -118,13 +118,24 @@ THREE_WIDE = (MEM_LLM / "vector.py").read_text()
 
 
 def test_a_scope_whose_tiles_are_not_all_known_gives_nothing():
-    # an `if` in the scope: its tiles are not modelled (op_conversion), so nothing is said
+    # an op whose tiles are not modelled (op_conversion), so nothing is said
+    text = THREE_WIDE.replace(
+        "        z = c[:, :]  # three",
+        "        y = pl.scatter(y, y)\n        z = c[:, :]  # three",
+    )
+    assert "pl.scatter(y, y)" in text
+    assert not any(r.scope_only for r in reports_of(text, MEM_LLM / "vector.py"))
+
+
+def test_an_if_simplify_folds_is_read_as_the_branch_that_runs():
+    # `if ROWS > 8` (ROWS is 16): Fold A keeps the branch, whose tile joins the three
     text = THREE_WIDE.replace(
         "        z = c[:, :]  # three",
         "        if ROWS > 8:\n            y = pl.add(y, y)\n        z = c[:, :]  # three",
     )
     assert "if ROWS > 8" in text
-    assert not any(r.scope_only for r in reports_of(text, MEM_LLM / "vector.py"))
+    (report,) = [r for r in reports_of(text, MEM_LLM / "vector.py") if r.scope_only]
+    assert (report.code, report.verdict) == ("SKW081", "error")  # (as without the `if`)
 
 
 def test_a_tile_alone_larger_than_vec_stops_the_compile_without_the_warning():

@@ -130,6 +130,32 @@ def test_a_whole_scope_is_laid_out_loads_first_then_each_clones_compute_and_stor
     assert laid.groups == ((0,),)
 
 
+def test_a_branch_in_a_replicated_body_keeps_its_loads_in_its_own_clone():
+    # The `if` is one statement of the replicated body (CanonicalizeIOOrder reorders the
+    # body's list and, apart, each branch's): clone 1's load is not lifted above clone
+    # 0's compute, as a load at the top of the body would be; in its branch it comes
+    # before the branch's compute (the scalar `c` and the product).
+    body = (
+        TileOp("w", (), ((16, 512), "FP32"), "w (full)", loop=1),
+        TileOp("t", (), ((16, 512), "BF16"), "t (load)", load=True, loop=1),
+        TileOp("m", ("t", "w"), ((16, 512), "FP32"), "m (mul)", loop=1),
+        TileOp(None, ("m",), None, "a store", loop=1),
+    )
+    blocks = (ScopeLoop(Span(1, 1, 1, 1), True), ScopeLoop(None, False, parent=0, branch=True))
+    laid = scope_layout(ScopeTiles(body, blocks), [LoopLowering((("main", 2),)), LoopLowering(())])
+    assert isinstance(laid, ScopeLayout)
+    tiles = zip(laid.labels, laid.tiles, strict=True)
+    assert [(label, t.live, t.membership) for label, t in tiles] == [
+        ("t (load)", (0, 2), ((0, 0),)),
+        ("w (full)", (1, 2), ((0, 0),)),
+        ("m (mul)", (2, 3), ((0, 0),)),
+        ("t (load)", (4, 6), ((0, 1),)),
+        ("w (full)", (5, 6), ((0, 1),)),
+        ("m (mul)", (6, 7), ((0, 1),)),
+    ]
+    assert laid.groups == ((0,), ())
+
+
 def test_a_value_carried_through_a_loop_is_one_buffer_with_its_initial_value():
     # MemoryReuse retargets the last clone's result onto the initial value's buffer
     # (pypto-lib qwen3_32b/decode.py rmsnorm: partial_sq__tile 0 and 4 share mem_vec_37);

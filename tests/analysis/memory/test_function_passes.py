@@ -118,3 +118,27 @@ def test_a_batch_packs_equal_tiles_once_for_all_its_files():
     # files analysed alone pack their own
     [[alone]] = [[m.reuse for m in analyze_models(text)[1].functions[0].memory if m.reuse]]
     assert alone == one and alone is not one
+
+
+def test_a_body_under_an_if_is_packed_with_its_scope_as_the_compiler_packs_it():
+    # The compiler (pypto e2d0f78ae) on branched.py: active_rows' loop, whose body runs
+    # under `if i < active`, gets PH-MR-001 "only 1 of 2 buffers fit (49152 B per
+    # stage, 188416 B free)" in Vec; rescaled_rows' loop, whose `if RESCALE > 0`
+    # Simplify folds, keeps all 4 stages apart.
+    (active,) = memory_at("branched.py", 22)
+    assert active.vec is not None and active.vec.reuse is not None
+    hints = [(h.space, h.requested, h.achieved, h.slot, h.cause) for h in active.vec.reuse.hints]
+    assert hints == [("Vec", 2, 1, 49152, "space-pressure")]
+    (rescaled,) = memory_at("branched.py", 36)
+    assert rescaled.vec is not None and rescaled.vec.reuse is not None
+    (group,) = rescaled.vec.groups
+    assert rescaled.vec.reuse.achieved[("Vec", group)] == 4
+    assert rescaled.vec.reuse.hints == ()
+
+
+def test_a_tile_bound_again_in_a_branch_leaves_the_scope_to_the_loads_alone():
+    # rows_chosen_at_run_time: after the `if`, `t` is one value or the other (a phi)
+    (chosen,) = memory_at("branched.py", 53)
+    assert chosen.vec is not None
+    assert chosen.vec.why == "a tile of before an `if` bound again in its branch"
+    assert chosen.reuse is not None and chosen.reuse.hints == ()

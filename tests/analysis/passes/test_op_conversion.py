@@ -109,10 +109,6 @@ def test_an_op_not_modelled_leaves_the_scope_not_known():
     assert found.unknown == "the op `scatter`"
 
 
-def test_an_if_leaves_the_scope_not_known():
-    assert tiles_of("if True:\n    c = x[:, 0:512]\n").unknown == "a `If` statement"
-
-
 def test_a_shape_known_only_at_run_time_leaves_the_scope_not_known():
     found = tiles_of("c = x[:, 0:n]\n")
     assert found.unknown is not None and "not static" in found.unknown
