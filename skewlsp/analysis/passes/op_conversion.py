@@ -147,9 +147,18 @@ class _Convert(ScopeBlocks):
 
     def _writes_out(self, call: cst.Call) -> bool:
         """``pl.assemble(tensor, tile, ...)`` and ``pl.store(tile, offsets, tensor)``:
-        the tile is written out to a tensor (none is made); other calls: False."""
+        the tile is written out to a tensor (none is made); ``pl.write(tensor, indices,
+        scalar)``: an element of a tensor written (``tensor.write``, no tile either);
+        other calls: False."""
         leaf = op_leaf(call)
         args = [arg.value for arg in dsl.positional(call)]
+        if leaf == "write" and len(args) == 3:
+            into = args[0]
+            if not isinstance(into, cst.Name) or into.value not in self.tensors:
+                raise NotModelled("a `write` into a tile")
+            if into.value in self.shapes or self._makes_tile(args[2]):
+                raise NotModelled("a `write` into a tile, or of one")
+            return True
         if leaf == "assemble" and len(args) >= 2:
             into = args[0]
             if not isinstance(into, cst.Name) or into.value not in self.tensors:

@@ -390,3 +390,19 @@ def test_create_tile_makes_a_vec_tile_a_row_sum_given_it_as_workspace_makes_none
 def test_a_tile_created_in_another_memory_is_not_modelled():
     found = tiles_of("w = pl.create_tile([8, 128], dtype=pl.FP32, target_memory=pl.MemorySpace.Mat)\n")
     assert found.unknown == "a `create_tile` into another memory than Vec"
+
+
+def test_a_scalar_written_into_a_tensor_makes_no_tile():
+    # pypto-lib deepseek_v4_pro gate.py's gate_pre_route scope: `pl.write(x_norm_scale,
+    # [zt, 0], pl.cast(0.0, pl.FP32))` beside one `pl.full` tile; InitMemRef listed that
+    # tile alone in the outlined function's Vec
+    found = tiles_of(
+        "pl.write(out, [0, 0], pl.cast(0.0, pl.FP32))\n"
+        "f = pl.full([16, 128], dtype=pl.FP32, value=0.0)\n"
+    )
+    assert found.unknown is None
+    assert [op.shape for op in found.ops] == [((16, 128), "FP32")]
+    into_tile = tiles_of(
+        "f = pl.full([16, 128], dtype=pl.FP32, value=0.0)\npl.write(f, [0, 0], 1.0)\n"
+    )
+    assert into_tile.unknown == "a `write` into a tile"
