@@ -68,7 +68,10 @@ class ScopeBlocks:
         self.poisoned.discard(bound.value)
         if self.bound is not None:
             if self.is_tile(bound.value) and bound.value not in self.bound:
-                raise NotModelled("a tile of before an `if` bound again in its branch")
+                raise NotModelled(
+                    f"the tile `{bound.value}` is bound again in a branch of an `if` (after "
+                    "it, one value or the other)"
+                )
             self.bound.add(bound.value)
 
     def block(self, statements: Sequence[cst.CSTNode]) -> None:
@@ -163,6 +166,9 @@ class ScopeBlocks:
         return self.fold(cst.Name(name))
 
     def _check_reads(self, node: cst.CSTNode | None) -> None:
-        if self.poisoned and any(read in self.poisoned for read in reads_of(node)):
-            raise NotModelled("a tile bound in a branch of an `if` is read after it")
+        if not self.poisoned:
+            return
+        read = next((name for name in reads_of(node) if name in self.poisoned), None)
+        if read is not None:
+            raise NotModelled(f"the tile `{read}`, bound in a branch of an `if`, is read after it")
 

@@ -140,5 +140,7 @@ def test_a_tile_bound_again_in_a_branch_leaves_the_scope_to_the_loads_alone():
     # rows_chosen_at_run_time: after the `if`, `t` is one value or the other (a phi)
     (chosen,) = memory_at("branched.py", 53)
     assert chosen.vec is not None
-    assert chosen.vec.why == "a tile of before an `if` bound again in its branch"
+    assert chosen.vec.why == (
+        "the tile `t` is bound again in a branch of an `if` (after it, one value or the other)"
+    )
     assert chosen.reuse is not None and chosen.reuse.hints == ()

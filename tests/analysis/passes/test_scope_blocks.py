@@ -60,14 +60,16 @@ def test_an_if_simplify_proves_is_the_branch_that_runs_walked_in_place():
 def test_a_tile_a_branch_binds_and_the_code_after_the_if_reads_is_not_known():
     # after the `if`, `c` is ConvertToSSA's phi of the branch's tile and of nothing
     found = tiles_of("if n > 0:\n    c = x[0:16, 0:512]\nd = pl.add(c, c)\n")
-    assert found.unknown == "a tile bound in a branch of an `if` is read after it"
+    assert found.unknown == "the tile `c`, bound in a branch of an `if`, is read after it"
     again = tiles_of("if n > 0:\n    c = x[0:16, 0:512]\nc = x[0:16, 0:512]\nd = pl.add(c, c)\n")
     assert again.unknown is None  # (bound again after the `if`: a value of its own)
 
 
 def test_a_tile_of_before_an_if_bound_again_in_its_branch_is_not_known():
     found = tiles_of("c = x[0:16, 0:512]\nif n > 0:\n    c = pl.add(c, c)\nout[0:16, 0:512] = c\n")
-    assert found.unknown == "a tile of before an `if` bound again in its branch"
+    assert found.unknown == (
+        "the tile `c` is bound again in a branch of an `if` (after it, one value or the other)"
+    )
 
 
 def test_a_branch_between_two_loops_is_no_level_of_loop_nesting():
