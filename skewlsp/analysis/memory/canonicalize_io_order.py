@@ -291,8 +291,8 @@ class _Layout:
         items = _items(body, number, self.blocks)
         self.lower_inner(items, body)
         local = dict(env)
-        loads = [i for i in items if reordered and isinstance(i, TileOp) and i.load]
-        for item in loads + [i for i in items if not any(i is load for load in loads)]:
+        ordered = sorted(items, key=lambda item: not _lifted(item, reordered))  # (stable)
+        for item in ordered:
             if isinstance(item, int):
                 self.nested(item, _inside(body, item, self.blocks), local, member, reordered)
             else:
@@ -340,6 +340,12 @@ def _items(body: Sequence[TileOp], number: int, blocks: Sequence[ScopeLoop]) -> 
         if not items or items[-1] != child:
             items.append(child)
     return items
+
+
+def _lifted(item: TileOp | int, reordered: bool) -> bool:
+    """Whether CanonicalizeIOOrder lifts ``item`` to the top of its statement list: a
+    load, in a list it reorders."""
+    return reordered and isinstance(item, TileOp) and item.load
 
 
 def _child(at: int, number: int, blocks: Sequence[ScopeLoop]) -> int:

@@ -4,29 +4,7 @@ tiles are not read after the `if`)."""
 
 from __future__ import annotations
 
-import libcst as cst
-
-from skewlsp.analysis.frontend.constants import Const
-from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Tensor
-from skewlsp.analysis.passes.op_conversion import scope_tiles
-from skewlsp.contract import Span
-
-TENSORS = {
-    "x": Tensor(cst.parse_expression("[16, 4096]"), "BF16"),
-    "out": Tensor(cst.parse_expression("[16, 4096]"), "BF16"),
-}
-
-
-def fold(node: cst.BaseExpression) -> Const | None:
-    """Integers only: a name (`n`) is known at run time only."""
-    if isinstance(node, cst.Integer):
-        return Const(int(node.value))
-    return None
-
-
-def tiles_of(source: str):
-    statements = cst.parse_module(source).body
-    return scope_tiles(statements, TENSORS, fold, lambda loop: Span(1, 1, 1, 1))
+from tests.analysis.passes.test_op_conversion import tiles_of
 
 
 def test_an_if_the_compiler_keeps_makes_each_branch_a_block_of_its_own():
