@@ -48,7 +48,7 @@ USERS_FILES = {
     *("hc_pre.py", "hc_post.py", "dspark_drafter.py", "prefill_cp_csa.py", "decode_csa.py"),
     *("prefill_attention_csa.py", "prefill_indexer.py", "decode_layer_a8w8.py"),
     *("decode_fwd.py", "decode_indexer.py", "decode_indexer_compressor.py"),
-    *("qwen3_14b/decode_fwd.py", "deepseek_v4_pro/decode_indexer.py"),
+    *("qwen3_14b/decode_fwd.py", "deepseek_v4_pro/decode_indexer.py", "gate.py"),
 }
 OUR_TREES = ("skewlsp", "tests", "examples", "benchmarks", "editors")
 
