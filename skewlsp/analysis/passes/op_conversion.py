@@ -25,7 +25,8 @@ call becomes a statement of its own, operands first):
 - ``pl.reshape`` and ``pl.set_validshape`` of a tile are views: InitMemRef gives them
   their source's buffer; ``pl.fillpad`` makes a new tile of its input's shape;
 - an ``assemble`` into a tensor, a ``store`` and ``t[...] = tile`` write the tile out
-  and make none; a scalar statement (``k0 = kb * K``, ``pl.read``) makes none.
+  and make none; a scalar statement (``k0 = kb * K``, ``pl.read``, ``pl.write`` of a
+  scalar into a tensor) makes none.
 
 ResolveBackendOpLayouts' row-major reshapes of a ``[N, 1]`` column (views, and a
 ``[1, N]`` result of the same bytes as the ``[N, 1]`` one) change no buffer's bytes or
