@@ -123,7 +123,7 @@ class _Convert(ScopeBlocks):
             return
         target, value, _ = binding_of(small)
         if value is None:
-            raise NotModelled(f"`{type(small).__name__}`")
+            raise NotModelled(f"a `{type(small).__name__}` statement")
         if isinstance(target, cst.Subscript):
             self._store(value, "a store")
             return

@@ -79,7 +79,9 @@ class ScopeBlocks:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     self.small(small)
-            elif isinstance(stmt, cst.For) and self._loops_around() < 2:
+            elif isinstance(stmt, cst.For) and self._loops_around() >= 2:
+                raise NotModelled("a loop nested in two loops of the scope")
+            elif isinstance(stmt, cst.For):
                 self.enter(stmt)
             elif isinstance(stmt, cst.If):
                 self.branches(stmt)

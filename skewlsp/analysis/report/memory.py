@@ -108,25 +108,52 @@ def memory_said(
         buffer_assignment(memory, function.planner)
         for memory, function in zip(found, functions, strict=True)
     ]
+    lowerings = copy_lowerings(report, lowered)
     if not any(
         memory is not None
         and (memory.tiles is not None or memory.l0 is not None or _laid_out(memory.vec))
         for memory in found
     ):
-        return MemorySaid(tuple(CopyMemory((), buffers) for buffers in assigned))
+        return MemorySaid(
+            tuple(
+                CopyMemory(_not_known(memory, function, lowering), buffers)
+                for memory, function, lowering, buffers in zip(
+                    found, functions, lowerings, assigned, strict=True
+                )
+            )
+        )
     where = report.stage_span or report.call_span
     copies: list[CopyMemory] = []
     hints: list[Finding] = []
-    lowerings = copy_lowerings(report, lowered)
     ons = [f" on the {c.core.upper()} core" for c in report.cores] if report.cores else [""]
     for memory, function, buffers, lowering, on in zip(
         found, functions, assigned, lowerings, ons, strict=True
     ):
         spaces, findings = _spaces(memory, where, on)
         more, l0_findings = _l0(memory, function, lowering, where, on)
+        spaces = spaces or _not_known(memory, function, lowering)
         copies.append(CopyMemory(spaces + tuple(more), buffers))
         hints += findings + l0_findings
     return MemorySaid(tuple(copies), tuple(hints))
+
+
+def _not_known(
+    memory: LoopMemory | None, function: CoreFunction, lowering: Lowering | None
+) -> tuple[SpaceBuffers, ...]:
+    """A loop LowerPipelineLoops replicates on the vector core whose Vec buffers skewlsp
+    cannot lay out, its loads alone or with the function's other tiles: the stages it
+    asks for and why their buffers are not known, said rather than left out (issue #41:
+    an honest conditional, never silence or a guess)."""
+    if memory is None or function.core != "aiv" or lowering is None:
+        return ()
+    if lowering.verdict != "replicated" or lowering.stage is None or lowering.stage < 2:
+        return ()
+    if memory.tiles is not None or _laid_out(memory.vec):
+        return ()
+    why = f"not known: {memory.why or 'the loop is not modelled'}"
+    if memory.vec is not None and memory.vec.why is not None:
+        why += f"; the function's other Vec tiles are not known: {memory.vec.why}"
+    return (SpaceBuffers("Vec", 0, lowering.stage, reason=why),)
 
 
 def _l0(

@@ -101,7 +101,7 @@ def test_a_loop_nested_in_a_loop_is_read_with_its_parent_and_two_deep_is_not():
         "        for k in pl.pipeline(2, stage=2):\n"
         "            c = x[0:16, 0:512]\n"
     )
-    assert deeper.unknown == "a `For` statement"
+    assert deeper.unknown == "a loop nested in two loops of the scope"
 
 
 def test_an_op_not_modelled_leaves_the_scope_not_known():

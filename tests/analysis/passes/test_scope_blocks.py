@@ -67,4 +67,4 @@ def test_a_branch_between_two_loops_is_no_level_of_loop_nesting():
         "            for k in pl.pipeline(2, stage=2):\n"
         "                c = x[0:16, 0:512]\n"
     )
-    assert deeper.unknown == "a `For` statement"
+    assert deeper.unknown == "a loop nested in two loops of the scope"

@@ -91,6 +91,22 @@ def test_loads_that_fit_alone_beside_a_loop_of_run_time_trip_say_what_is_not_kno
     assert [h.code for h in report.hints if h.code.startswith("SKW08")] == []
 
 
+def test_a_replicated_vector_loop_whose_buffers_are_not_known_says_why_not_nothing():
+    # masked.py: the body, under `if dd < live`, loads nothing at its top level, and a
+    # matmul of a slice leaves the function's Vec tiles unknown: the record says both
+    report = report_of("masked.py", "masked_steps")
+    (vector,) = [core for core in report.cores if core.core == "aiv"]
+    assert vector.memory == (
+        SpaceBuffers(
+            "Vec",
+            0,
+            3,
+            reason="not known: no load of its body is known; the function's other Vec "
+            "tiles are not known: a matmul of operands or a dtype not known",
+        ),
+    )
+
+
 def test_rsqrt_is_one_tile_and_two_stages_of_the_norm_keep_their_buffers():
     # The compiler: no hint for rms_norm_rsqrt.
     for model in models_of("norm.py"):
