@@ -49,6 +49,7 @@ from benchmarks.compiler_memory import (  # noqa: E402
     fallbacks,
     group_records,
     memory_predictions,
+    over_capacity,
     sizes,
     space_footprints,
 )
@@ -185,7 +186,8 @@ def memory_report(probed: list[dict[str, Any]], files: list[Path]) -> dict[str, 
                 for (function, space), used in space_footprints(memory).items()
             ]
             if entry["error"] and entry["failed_in"] == "AllocateMemoryAddr":
-                report["errors"].append(dict(where, error=entry["error"]))
+                over = over_capacity(memory, entry["error"])
+                report["errors"].append(dict(where, error=entry["error"], over=over))
             for shape, dtype, space, size in sizes(memory):
                 ours = allocation_bytes(shape, dtype, space)
                 key = "sized" if ours == size else "missized"

@@ -370,6 +370,55 @@ def space_footprints(memory: Mapping[str, Mapping[str, Any]]) -> dict[tuple[str,
     return ends
 
 
+# "ValueError: Vec buffer usage (212992 bytes) exceeds platform limit (188416 bytes)"
+USAGE = re.compile(
+    r"(?P<space>\w+) buffer usage \((?P<used>\d+) bytes\) exceeds platform limit "
+    r"\((?P<limit>\d+) bytes\)"
+)
+
+
+def over_capacity(memory: Mapping[str, Mapping[str, Any]], error: str) -> list[dict[str, Any]]:
+    """The functions an AllocateMemoryAddr stop (``error``) is about: those whose buffers
+    after MemoryReuse (each counted once, at its largest extent) exceed the limit the
+    error names in its space, each with the source lines of its tiles there (InitMemRef's):
+    the error names neither, and a program of many outlined functions hides which one
+    overflows."""
+    hit = USAGE.search(error)
+    if hit is None:
+        return []
+    space, limit = hit["space"], int(hit["limit"])
+    ends: dict[str, dict[str, int]] = {}
+    for tile in memory.get("MemoryReuse", {}).get("tiles", []):
+        if tile["space"] == space:
+            buffers = ends.setdefault(tile["function"], {})
+            end = (tile.get("offset") or 0) + tile["bytes"]
+            buffers[tile["base"]] = max(buffers.get(tile["base"], 0), end)
+    found = []
+    for function, buffers in sorted(ends.items()):
+        if sum(buffers.values()) <= limit:
+            continue
+        lines = {
+            f"{str(t['file']).rsplit('/', 1)[-1]}:{t['line']}"
+            for t in memory.get("InitMemRef", {}).get("tiles", [])
+            if t["function"] == function and t["space"] == space and t.get("file")
+        }
+        found.append({"function": function, "bytes": sum(buffers.values()), "lines": sorted(lines)})
+    return found
+
+
+def over_words(over: list[Mapping[str, Any]]) -> str:
+    """`` (over: `wide` 262144 B, tiles at vector.py:26, vector.py:27)``: what
+    :func:`over_capacity` found, for a line of the check's output ("" when nothing)."""
+    if not over:
+        return ""
+    shown = [
+        f"`{one['function']}` {one['bytes']} B, tiles at {', '.join(one['lines'])}"
+        for one in over[:2]
+    ]
+    more = f"; and {len(over) - 2} more" if len(over) > 2 else ""
+    return f" (over: {'; '.join(shown)}{more})"
+
+
 def sizes(memory: Mapping[str, Mapping[str, Any]]) -> list[tuple[tuple[int, ...], str, str, int]]:
     """Each tile InitMemRef gave a buffer of its own, with a static shape: (shape,
     dtype, space, the bytes the compiler gave it). A view (a tile on a buffer an
@@ -506,7 +555,7 @@ def memory_predictions(
         if n not in predicted
     ]
     missed += [
-        f"{e['file']}: {e['entry']}: {e['error']}"
+        f"{e['file']}: {e['entry']}: {e['error']}{over_words(e.get('over') or [])}"
         for n, e in enumerate(report["errors"])
         if n not in stopped
     ]

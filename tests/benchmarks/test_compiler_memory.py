@@ -240,8 +240,19 @@ def test_every_hint_stop_and_warning_no_finding_predicts_is_named():
         "cube.py:45: PH-MR-001 Right 2 -> 1 (space-pressure)",
         "helpers.py:18: PH-MR-001 Vec 4 -> 2 (space-pressure)",
         "vector.py: four_stages_of_wide_rows: ValueError: Vec buffer usage (262144 bytes) "
-        "exceeds platform limit (188416 bytes)",
+        "exceeds platform limit (188416 bytes) (over: `wide` 262144 B, tiles at vector.py:26, "
+        "vector.py:27)",
         "vector.py: four_stages_of_wide_rows: legacy packing in Vec",
+    ]
+
+
+def test_an_overflow_names_the_function_over_the_limit_and_its_tiles_lines():
+    # four_stages_of_wide_rows: MemoryReuse left `wide` four 64 KB Vec buffers (the
+    # error's 262144 B); InitMemRef's tiles there come from vector.py 26 and 27
+    report = memory_report(probed(), sorted(MEM_LLM.glob("*.py")))
+    (error,) = report["errors"]
+    assert error["over"] == [
+        {"function": "wide", "bytes": 262144, "lines": ["vector.py:26", "vector.py:27"]}
     ]
 
 
