@@ -125,11 +125,11 @@ def test_a_body_under_an_if_is_packed_with_its_scope_as_the_compiler_packs_it():
     # under `if i < active`, gets PH-MR-001 "only 1 of 2 buffers fit (49152 B per
     # stage, 188416 B free)" in Vec; rescaled_rows' loop, whose `if RESCALE > 0`
     # Simplify folds, keeps all 4 stages apart.
-    (active,) = memory_at("branched.py", 22)
+    (active,) = memory_at("branched.py", 24)
     assert active.vec is not None and active.vec.reuse is not None
     hints = [(h.space, h.requested, h.achieved, h.slot, h.cause) for h in active.vec.reuse.hints]
     assert hints == [("Vec", 2, 1, 49152, "space-pressure")]
-    (rescaled,) = memory_at("branched.py", 36)
+    (rescaled,) = memory_at("branched.py", 38)
     assert rescaled.vec is not None and rescaled.vec.reuse is not None
     (group,) = rescaled.vec.groups
     assert rescaled.vec.reuse.achieved[("Vec", group)] == 4
@@ -138,9 +138,40 @@ def test_a_body_under_an_if_is_packed_with_its_scope_as_the_compiler_packs_it():
 
 def test_a_tile_bound_again_in_a_branch_leaves_the_scope_to_the_loads_alone():
     # rows_chosen_at_run_time: after the `if`, `t` is one value or the other (a phi)
-    (chosen,) = memory_at("branched.py", 53)
+    (chosen,) = memory_at("branched.py", 55)
     assert chosen.vec is not None
     assert chosen.vec.why == (
         "the tile `t` is bound again in a branch of an `if` (after it, one value or the other)"
     )
     assert chosen.reuse is not None and chosen.reuse.hints == ()
+
+
+def test_branches_laid_out_where_they_stand_get_the_compilers_depths():
+    # The compiler on branched.py's other loops, each with an `if` in or beside it:
+    # tail_under_if 3 of 4 (49152 B, its stages alone: slot-bound), nested_ifs 1 of 2
+    # (49152 B), elif_chain 1 of 4 (32768 B), if_in_range_in_pipeline 2 of 3 (32768 B);
+    # branch_beside_loop keeps both stages apart
+    expected = {71: (4, 3, 49152), 86: (2, 1, 49152), 122: (4, 1, 32768), 156: (3, 2, 32768)}
+    found = {}
+    for line in expected:
+        (memory,) = memory_at("branched.py", line)
+        assert memory.vec is not None and memory.vec.reuse is not None
+        (hint,) = memory.vec.reuse.hints
+        found[line] = (hint.requested, hint.achieved, hint.slot)
+    assert found == expected
+    (beside,) = memory_at("branched.py", 108)
+    assert beside.vec is not None and beside.vec.reuse is not None
+    (group,) = beside.vec.groups
+    assert (beside.vec.reuse.achieved[("Vec", group)], beside.vec.reuse.hints) == (2, ())
+
+
+def test_an_if_simplify_proves_is_folded_before_the_tiles_are_counted():
+    # range_folds: `if i < 8` (i is 0..3) is walked in place, `if DEBUG > 0` is dropped
+    # with its product: the scope is one loop of a load and a sum, and its four stages'
+    # loads overflow Vec (the compiler warns, legacy packing, and stops the compile)
+    (memory,) = memory_at("branched.py", 139)
+    assert memory.vec is not None and memory.vec.scope is not None
+    assert [loop.branch for loop in memory.vec.scope.loops] == [False]
+    assert [op.label for op in memory.vec.scope.ops] == ["t (load)", "`add`", "a store"]
+    assert memory.allocation is not None
+    assert [(o.space, o.used) for o in memory.allocation.overflows] == [("Vec", 196608)]
