@@ -294,7 +294,11 @@ class LoopPositions:
         if line[:start].strip(" \t"):
             return None
         found = split_comment(line[start:])
-        return found[0] if found is not None else None
+        if found is None:
+            return None
+        if type(node) is cst.If and found[0].startswith("elif"):
+            return found[0][2:]  # (an `elif`'s node alone renders as an `if`)
+        return found[0]
 
     # -- an expression: render the statement that holds it ----------------------------------------
 

@@ -432,6 +432,17 @@ def test_what_is_plain_is_cut_and_what_is_not_is_left_to_rendering() -> None:
     assert [name for name, code in codes.items() if code is not None] == ["x", "y", "z", "n"]
 
 
+def test_an_elif_header_is_cut_as_libcst_renders_its_node_an_if() -> None:
+    # (the `elif` keyword is the parent's: libcst renders the nested node as an `if`)
+    source = "if a:\n    x = 1\nelif b:  # the second test\n    y = 2\nelse:\n    z = 3\n"
+    module = cst.parse_module(source)
+    found = LoopPositions(module, ast.parse(source), source, 0)
+    first = module.body[0]
+    assert isinstance(first, cst.If) and isinstance(first.orelse, cst.If)
+    assert found.statement_code(first.orelse) == "if b:  "
+    assert assert_cuts_read_as_libcst_renders(source) == 5  # both headers, x, y and z
+
+
 def test_every_statement_of_the_fast_tier_s_sample_kernels_is_cut_as_libcst_renders_it() -> None:
     kernels = fast_tier(KERNEL_FILES)
     compared = [assert_cuts_read_as_libcst_renders(p.read_text(encoding="utf-8")) for p in kernels]
