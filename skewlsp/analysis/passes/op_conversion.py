@@ -257,6 +257,8 @@ class _Convert(ScopeBlocks):
 
     def _load(self, node: cst.Subscript, name: str | None) -> str:
         source = node.value.value if isinstance(node.value, cst.Name) else None
+        if source is not None and source in self.shapes and source not in self.cube:
+            return self._tile_window(node, source, name)
         tensor = self.tensors.get(source) if source is not None else None
         if tensor is None or tensor.dtype is None or source in self.shapes:
             raise NotModelled("a slice of something that is not a known tensor")
@@ -267,6 +269,19 @@ class _Convert(ScopeBlocks):
         out = name or self._temp()
         self._emit(out, (), shape, f"{name or source} (load)", load=True)
         self.shapes[out] = shape
+        return out
+
+    def _tile_window(self, node: cst.Subscript, source: str, name: str | None) -> str:
+        """``t[a:b, c:d]`` of a tile: the DSL parser's ``tile.slice``, a view InitMemRef
+        puts in its source's buffer (``StaticSliceViewSpanBytes``)."""
+        shape = self.shapes[source]
+        dims = cst.List([cst.Element(cst.Integer(str(extent))) for extent in shape.extents])
+        extents = subscript_extents(node, Tensor(dims, shape.dtype), self.fold)
+        if extents is None:
+            raise NotModelled(f"an element read of the tile `{source}`")
+        out = name or self._temp()
+        self._emit(out, (source,), None, f"{name or source} (slice)", view_of=source)
+        self.shapes[out] = _Shape(_static(extents, f"the slice of `{source}`"), shape.dtype)
         return out
 
     def _call(self, call: cst.Call, name: str | None) -> str | None:

@@ -146,14 +146,14 @@ def _not_known(
     an honest conditional, never silence or a guess)."""
     if memory is None or function.core != "aiv" or lowering is None:
         return ()
-    if lowering.verdict != "replicated" or lowering.stage is None or lowering.stage < 2:
-        return ()
+    if lowering.verdict != "replicated" or lowering.buffers < 2:
+        return ()  # (a loop of one copy asks for one buffer per load: nothing to keep apart)
     if memory.tiles is not None or _laid_out(memory.vec):
         return ()
     why = f"not known: {memory.why or 'the loop is not modelled'}"
     if memory.vec is not None and memory.vec.why is not None:
         why += f"; the function's other Vec tiles are not known: {memory.vec.why}"
-    return (SpaceBuffers("Vec", 0, lowering.stage, reason=why),)
+    return (SpaceBuffers("Vec", 0, lowering.buffers, reason=why),)
 
 
 def _l0(

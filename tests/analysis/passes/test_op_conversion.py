@@ -406,3 +406,14 @@ def test_a_scalar_written_into_a_tensor_makes_no_tile():
         "f = pl.full([16, 128], dtype=pl.FP32, value=0.0)\npl.write(f, [0, 0], 1.0)\n"
     )
     assert into_tile.unknown == "a `write` into a tile"
+
+
+def test_a_window_of_a_tile_is_a_view_in_its_buffer():
+    # the DSL parser's tile.slice: InitMemRef gives the view its source's MemRef
+    # (pypto-lib deepseek_v4_pro decode_sparse_attn.py: `m_oi[0 : H_TILE, 0 : NOPE_DIM]`)
+    found = tiles_of("a = x[0:16, 0:512]\nb = a[0:8, 0:256]\nc = pl.add(b, b)\n")
+    load, window, add = found.ops
+    assert window == TileOp("b", ("a",), None, "b (slice)", view_of="a")
+    assert add.shape == ((8, 256), "BF16")
+    element = tiles_of("a = x[0:16, 0:512]\ns = a[0, 3]\n")
+    assert element.unknown == "an element read of the tile `a`"
