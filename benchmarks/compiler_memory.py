@@ -395,14 +395,15 @@ def over_capacity(memory: Mapping[str, Mapping[str, Any]], error: str) -> list[d
             buffers[tile["base"]] = max(buffers.get(tile["base"], 0), end)
     found = []
     for function, buffers in sorted(ends.items()):
-        if sum(buffers.values()) <= limit:
+        used = sum(buffers.values())
+        if used <= limit:
             continue
         lines = {
             f"{str(t['file']).rsplit('/', 1)[-1]}:{t['line']}"
             for t in memory.get("InitMemRef", {}).get("tiles", [])
             if t["function"] == function and t["space"] == space and t.get("file")
         }
-        found.append({"function": function, "bytes": sum(buffers.values()), "lines": sorted(lines)})
+        found.append({"function": function, "bytes": used, "lines": sorted(lines)})
     return found
 
 

@@ -112,7 +112,14 @@ def subscript_extents(node: cst.Subscript, tensor: Tensor, fold: Fold) -> tuple[
     """The extents of the slice ``t[...]`` of ``tensor`` as the DSL parser works them out
     (an index keeps a dimension of 1, a missing trailing index is ``:``); None when it
     reads one element (``tensor.read``, a scalar)."""
-    dims = dims_of(tensor, fold)
+    return window_extents(node, dims_of(tensor, fold), fold)
+
+
+def window_extents(
+    node: cst.Subscript, dims: tuple[Extent, ...] | None, fold: Fold
+) -> tuple[Extent, ...] | None:
+    """:func:`subscript_extents` of something whose dimensions are ``dims`` (None: not
+    known), a tensor's or a tile's (the parser slices both alike)."""
     extents: list[Extent] = []
     sliced = False
     for index, element in enumerate(node.slice):

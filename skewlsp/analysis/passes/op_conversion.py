@@ -73,6 +73,7 @@ from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
     fold_extent,
     fold_list,
     subscript_extents,
+    window_extents,
 )
 from skewlsp.analysis.passes.cube_side import cube_only, moved
 from skewlsp.analysis.passes.op_tables import (
@@ -275,8 +276,8 @@ class _Convert(ScopeBlocks):
         """``t[a:b, c:d]`` of a tile: the DSL parser's ``tile.slice``, a view InitMemRef
         puts in its source's buffer (``StaticSliceViewSpanBytes``)."""
         shape = self.shapes[source]
-        dims = cst.List([cst.Element(cst.Integer(str(extent))) for extent in shape.extents])
-        extents = subscript_extents(node, Tensor(dims, shape.dtype), self.fold)
+        dims = tuple(Extent(extent) for extent in shape.extents)
+        extents = window_extents(node, dims, self.fold)
         if extents is None:
             raise NotModelled(f"an element read of the tile `{source}`")
         out = name or self._temp()
