@@ -141,6 +141,21 @@ def positional(call: cst.Call) -> list[cst.Arg]:
     return [arg for arg in call.args if arg.keyword is None and not arg.star]
 
 
+def argument(call: cst.Call, position: int | None, name: str) -> cst.BaseExpression | None:
+    """The argument ``name`` of ``call``, written by name or at ``position`` (None: only
+    by name), as a Python call binds it."""
+    written = keyword(call, name)
+    if written is not None:
+        return written.value
+    args = positional(call)
+    return args[position].value if position is not None and position < len(args) else None
+
+
+def is_true(arg: cst.Arg | None) -> bool:
+    """A keyword argument written ``True`` (``b_trans=True``)."""
+    return arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "True"
+
+
 def annotation_kind(annotation: cst.Annotation | None) -> str | None:
     """ "Tile" or "Tensor" for ``pl.Tile[...]`` / ``pl.Tensor[...]`` annotations, else None.
 

@@ -306,7 +306,7 @@ def _load_of(value: cst.BaseExpression, tensors: Mapping[str, Tensor], fold: Fol
     source = args[0].value if args else None
     tensor = tensors.get(source.value) if isinstance(source, cst.Name) else None
     if leaf == "load":
-        shapes = _argument(value, 2, "shapes")
+        shapes = dsl.argument(value, 2, "shapes")
         memory = dsl.keyword(value, "target_memory")
         path = dsl.dotted(memory.value) if memory is not None else ("Vec",)
         return _Found(
@@ -314,25 +314,17 @@ def _load_of(value: cst.BaseExpression, tensors: Mapping[str, Tensor], fold: Fol
             path[-1] if path else "?",
             fold_list(shapes, fold),
             tensor.dtype if tensor is not None else None,
-            fold_list(_argument(value, 3, "valid_shape"), fold),
+            fold_list(dsl.argument(value, 3, "valid_shape"), fold),
         )
     if leaf == "slice" and tensor is not None:
         return _Found(
             f"{_text(source)}[...]",
             None,
-            fold_list(_argument(value, 1, "shape"), fold),
+            fold_list(dsl.argument(value, 1, "shape"), fold),
             tensor.dtype,
-            fold_list(_argument(value, 3, "valid_shape"), fold),
+            fold_list(dsl.argument(value, 3, "valid_shape"), fold),
         )
     return None
-
-
-def _argument(call: cst.Call, index: int, name: str) -> cst.BaseExpression | None:
-    arg = dsl.keyword(call, name)
-    if arg is not None:
-        return arg.value
-    args = dsl.positional(call)
-    return args[index].value if index < len(args) else None
 
 
 def _operand_loads(

@@ -135,8 +135,8 @@ class _Trace:
         lhs, rhs = self.value(args[0].value, depth), self.value(args[1].value, depth)
         if lhs is None or rhs is None or len(lhs[0]) != 2 or len(rhs[0]) != 2:
             return None
-        m = lhs[0][1] if _true(dsl.keyword(node, "a_trans")) else lhs[0][0]
-        n = rhs[0][0] if _true(dsl.keyword(node, "b_trans")) else rhs[0][1]
+        m = lhs[0][1] if dsl.is_true(dsl.keyword(node, "a_trans")) else lhs[0][0]
+        n = rhs[0][0] if dsl.is_true(dsl.keyword(node, "b_trans")) else rhs[0][1]
         out = dsl.keyword(node, "out_dtype")
         dtype = dtype_of(out.value) if out is not None else None
         if dtype is None:
@@ -156,10 +156,6 @@ def _values_bound(statements: Sequence[cst.CSTNode]) -> dict[str, list[cst.BaseE
             if isinstance(target, cst.Name) and value is not None:
                 bound.setdefault(target.value, []).append(value)
     return bound
-
-
-def _true(arg: cst.Arg | None) -> bool:
-    return arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "True"
 
 
 def on_chip_operand(

@@ -21,7 +21,7 @@ call becomes a statement of its own, operands first):
   (``op_conversion_registry.cpp``'s reduction entries, a ``tile.create`` before the
   op; none when the call gives its own ``tmp_tile``), then their ``[M, 1]`` result;
   a 2-D ``pl.transpose`` makes its scratch and the swapped tile, ``pl.gather`` by index
-  a row loop into an accumulator (``_gather``);
+  a row loop into an accumulator, by a mask pattern (or ``pl.tile.gather``) one tile;
 - ``pl.reshape`` and ``pl.set_validshape`` of a tile are views: InitMemRef gives them
   their source's buffer; ``pl.fillpad`` makes a new tile of its input's shape;
 - an ``assemble`` into a tensor, a ``store`` and ``t[...] = tile`` write the tile out
@@ -56,7 +56,7 @@ SplitVectorKernel halves the vector tiles of the others.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -81,6 +81,7 @@ from skewlsp.analysis.passes.op_tables import (
     ELEMENT_BITS,
     ELEMENTWISE_OPS,
     EXPAND_OPS,
+    MASK_PATTERN_STRIDES,
     MIN_REDUCTION_COLUMNS,
     NATIVE_CASTS,
     NOT_INPLACE_UNARY,
@@ -175,13 +176,13 @@ class _Convert(ScopeBlocks):
         return False
 
     def _calls(self, node: cst.CSTNode) -> bool:
-        return any(isinstance(n, cst.Call) for n in _nodes(node))
+        return any(isinstance(n, cst.Call) for n in walk(node))
 
     def _makes_tile(self, value: cst.BaseExpression) -> bool:
         """A scalar statement makes no tile: no call but ``pl.read``/``min``/``max`` and
         ``pl.cast`` of a scalar (an ``ir.cast`` expression, no ``tile.cast``), and no
         tile read."""
-        for node in _nodes(value):
+        for node in walk(value):
             if type(node) is cst.Call and op_leaf(node) not in SCALAR_CALLS | {"cast"}:
                 return True  # (a cast is of a tile only when what it casts is one: below)
             source = node.value if type(node) is cst.Subscript else None
@@ -309,7 +310,7 @@ class _Convert(ScopeBlocks):
             forbid: tuple[str, ...] = (second,) if second is not None else ()
             if leaf in NOT_INPLACE_UNARY:
                 forbid = reads
-            if leaf == "rsqrt" and _true(dsl.keyword(call, "high_precision")):
+            if leaf == "rsqrt" and dsl.is_true(dsl.keyword(call, "high_precision")):
                 # the high-precision form's scratch tile (op_conversion_registry.cpp)
                 scratch = self._new(None, self.shapes[reads[0]], reads, "rsqrt_tmp (rsqrt)")
                 reads = forbid = (reads[0], scratch)
@@ -321,7 +322,7 @@ class _Convert(ScopeBlocks):
                 raise NotModelled(f"`{leaf}` of a tile that is not 2-D")
             rows, columns = shape.extents
             padded = _Shape((rows, max(columns, MIN_REDUCTION_COLUMNS)), shape.dtype)
-            given = _argument(call, args, 1, "tmp_tile")  # (the tile op's own workspace)
+            given = dsl.argument(call, 1, "tmp_tile")  # (the tile op's own workspace)
             workspace = (
                 self._tile(given, leaf)
                 if given is not None
@@ -356,8 +357,8 @@ class _Convert(ScopeBlocks):
         (``tile.create``, into Vec unless told) and ``pl.arange(start, shape)``
         (``tensor.ci`` -> ``tile.ci``; INT32 unless told): a new tile read from no other."""
         shape_arg, default = (args[1], "INT32") if leaf == "arange" else (args[0], None)
-        written = _argument(call, args, 1 if leaf == "create_tile" else None, "dtype")
-        memory = _argument(call, args, 2 if leaf == "create_tile" else None, "target_memory")
+        written = dsl.argument(call, 1 if leaf == "create_tile" else None, "dtype")
+        memory = dsl.argument(call, 2 if leaf == "create_tile" else None, "target_memory")
         path = dsl.dotted(memory) if memory is not None else ("Vec",)
         if path is None or path[-1] != "Vec":
             raise NotModelled(f"a `{leaf}` into another memory than Vec")
@@ -375,9 +376,18 @@ class _Convert(ScopeBlocks):
         row views of both, a ``[1, K]`` INT32 scratch and the gathered row (not in-place
         safe), assembled into the accumulator (a view of it, as is the result). Modelled
         straight: the loop's reads all end at the gathered row, which may take none of
-        their buffers anyway. Another dim, a mask or a compare form is not modelled."""
-        dim_node = _argument(call, args, 1, "dim")
-        index_node = _argument(call, args, 2, "index")
+        their buffers anyway. Another dim or a compare form is not modelled.
+        ``pl.tile.gather(src, indices, tmp)``, the index form as the author lays it out
+        (``tile_ops/gather.cpp``): a new tile of the indices' shape in the source's dtype,
+        reading all three (not in-place safe); a mask pattern: :meth:`_gather_mask`."""
+        if dsl.op_name(call) == ("tile", "gather") and len(args) == 3:
+            reads = tuple(self._tile(arg, "gather") for arg in args)
+            shape = _Shape(self.shapes[reads[1]].extents, self.shapes[reads[0]].dtype)
+            return self._new(name, shape, reads, label, reads)
+        if dsl.keyword(call, "mask_pattern") is not None:
+            return self._gather_mask(call, args, name, label)
+        dim_node = dsl.argument(call, 1, "dim")
+        index_node = dsl.argument(call, 2, "index")
         if isinstance(dim_node, cst.UnaryOperation) and isinstance(dim_node.operator, cst.Minus):
             dim_node = dim_node.expression  # (-1 and 1: the last dim of a 2-D tile)
         along = fold_extent(dim_node, self.fold).value if dim_node is not None else None
@@ -401,6 +411,29 @@ class _Convert(ScopeBlocks):
         self._emit(out, (acc, row), None, label, view_of=acc)
         self.shapes[out] = self.shapes[acc]
         return out
+
+    def _gather_mask(
+        self,
+        call: cst.Call,
+        args: Sequence[cst.BaseExpression],
+        name: str | None,
+        label: str,
+    ) -> str:
+        """``pl.gather(src, mask_pattern=P)`` (``tile.gather_mask``, ``tile_ops/gather.cpp``):
+        a new tile of the source's rows and the columns the pattern keeps, in the source's
+        dtype or ``output_dtype``, not in-place safe. A pattern not named is not modelled."""
+        source = self._tile(args[0], "gather") if args else None
+        pattern = dsl.dotted(dsl.keyword(call, "mask_pattern").value)  # type: ignore[union-attr]
+        keeps = MASK_PATTERN_STRIDES.get(pattern[-1]) if pattern else None
+        if source is None or keeps is None or len(self.shapes[source].extents) != 2:
+            raise NotModelled("a `gather` by a mask pattern not written by its name")
+        rows, columns = self.shapes[source].extents
+        written = dsl.keyword(call, "output_dtype")
+        dtype = dtype_of(written.value) if written is not None else self.shapes[source].dtype
+        if dtype is None or columns % keeps:
+            raise NotModelled("a `gather` by a mask pattern of no static result")
+        shape = _Shape((rows, columns // keeps), dtype)
+        return self._new(name, shape, (source,), label, (source,))
 
     def _transpose(
         self, call: cst.Call, args: Sequence[cst.BaseExpression], name: str | None, label: str
@@ -490,8 +523,8 @@ class _Convert(ScopeBlocks):
         dtype = dtype_of(out.value) if out is not None else None
         if a is None or b is None or dtype is None or len(a.extents) != 2 or len(b.extents) != 2:
             raise NotModelled("a matmul of operands or a dtype not known")
-        rows = a.extents[1] if _true(dsl.keyword(node, "a_trans")) else a.extents[0]
-        columns = b.extents[0] if _true(dsl.keyword(node, "b_trans")) else b.extents[1]
+        rows = a.extents[1] if dsl.is_true(dsl.keyword(node, "a_trans")) else a.extents[0]
+        columns = b.extents[0] if dsl.is_true(dsl.keyword(node, "b_trans")) else b.extents[1]
         return _Shape((rows, columns), dtype)
 
     def _pop(self, name: str) -> str:
@@ -512,28 +545,10 @@ class _Convert(ScopeBlocks):
         return found
 
 
-def _argument(
-    call: cst.Call, args: Sequence[cst.BaseExpression], position: int | None, keyword: str
-) -> cst.BaseExpression | None:
-    """The argument ``keyword`` of ``call``, written by name or at ``position``."""
-    written = dsl.keyword(call, keyword)
-    if written is not None:
-        return written.value
-    return args[position] if position is not None and len(args) > position else None
-
-
-def _true(arg: cst.Arg | None) -> bool:
-    return arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "True"
-
-
 def _static(extents: Sequence[Extent] | None, what: str | None) -> tuple[int, ...]:
     if extents is None or any(e.value is None for e in extents):
         raise NotModelled(f"a shape of {what} not static")
     return tuple(e.value for e in extents if e.value is not None)
-
-
-def _nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    return walk(node)
 
 
 # How a caller gets :func:`.cube_side.cube_only` of a scope's statements: the function

@@ -42,3 +42,7 @@ SCALAR_CALLS = frozenset({"read", "min", "max", "get_block_idx", "get_subblock_i
 MATMUL_OPS = frozenset({"matmul", "matmul_acc"})
 # Bits per element of a popped tile's dtype, for the ring's slot.
 ELEMENT_BITS = CAST_BITS | {"FP32": 32}
+# ``tile.gather_mask``: one column of every this many each mask pattern keeps
+# (``tile_ops/gather.cpp``, the PTOAS MaskPattern enum).
+MASK_PATTERN_STRIDES = {"P0101": 2, "P1010": 2, "P0001": 4, "P0010": 4, "P0100": 4, "P1000": 4}
+MASK_PATTERN_STRIDES |= {"P1111": 1}

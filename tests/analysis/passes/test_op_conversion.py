@@ -332,12 +332,48 @@ def test_gather_by_index_is_a_loop_over_rows_into_an_accumulator_it_makes_first(
     assert result.reads == (acc.out, row.out)
 
 
-def test_gather_along_another_dim_or_by_mask_is_not_modelled():
+def test_gather_along_another_dim_or_by_an_unnamed_mask_pattern_is_not_modelled():
     made = "n = pl.full([16, 64], dtype=pl.FP32, value=1.0)\n"
     along_rows = tiles_of(made + "s = pl.gather(n, 0, n)\n")
-    by_mask = tiles_of(made + "s = pl.gather(n, mask_pattern=1)\n")
+    by_number = tiles_of(made + "s = pl.gather(n, mask_pattern=1)\n")
     assert along_rows.unknown == "a `gather` not along the last dim by an index"
-    assert by_mask.unknown == "a `gather` not along the last dim by an index"
+    assert by_number.unknown == "a `gather` by a mask pattern not written by its name"
+
+
+def test_a_tile_gather_by_an_index_tile_is_one_tile_of_the_indices_shape_in_the_source_dtype():
+    # pypto-lib deepseek_v4_flash_dspark qkv_proj_rope.py:209, InitMemRef (q_rope_prepare):
+    # `pl.tile.gather(pl.cast(rows, target_type=pl.FP32), idx, tmp)`, idx and tmp [8, 64]
+    # INT32, is t__tmp_v14 [8, 64] FP32 (the cast), then the gathered [8, 64] FP32 tile in a
+    # buffer of its own (mem_vec_59); tile_ops/gather.cpp registers tile.gather
+    # not_inplace_safe.
+    found = tiles_of(
+        "r = pl.full([8, 64], dtype=pl.BF16, value=1.0)\n"
+        "i = pl.full([8, 64], dtype=pl.INT32, value=1)\n"
+        "t = pl.create_tile([8, 64], dtype=pl.INT32, target_memory=pl.MemorySpace.Vec)\n"
+        "s = pl.tile.gather(pl.cast(r, target_type=pl.FP32), i, t)\n"
+    )
+    cast, gathered = found.ops[3:]
+    assert (cast.shape, gathered.shape) == (((8, 64), "FP32"), ((8, 64), "FP32"))
+    assert gathered.out == "s" and gathered.view_of is None
+    assert gathered.reads == gathered.forbid == (cast.out, "i", "t")
+
+
+def test_a_gather_by_a_mask_pattern_keeps_the_columns_the_pattern_names():
+    # pypto-lib deepseek_v4_pro lm_head.py:362, InitMemRef (lm_head_greedy_sample):
+    # `pl.gather(top_pair, mask_pattern=pl.tile.MaskPattern.P0101)` of [1, 32] FP32 is
+    # top_values [1, 16] FP32 (64 B); tile_ops/gather.cpp: P0001 keeps one column of four,
+    # P1111 all, output_dtype of the same width.
+    made = "p = pl.full([1, 32], dtype=pl.FP32, value=1.0)\n"
+    every_second = tiles_of(made + "v = pl.gather(p, mask_pattern=pl.tile.MaskPattern.P0101)\n")
+    every_fourth = tiles_of(made + "v = pl.gather(p, mask_pattern=pl.tile.MaskPattern.P0001)\n")
+    all_as_int = tiles_of(
+        made + "v = pl.gather(p, mask_pattern=pl.tile.MaskPattern.P1111, output_dtype=pl.INT32)\n"
+    )
+    kept = every_second.ops[-1]
+    assert kept.shape == ((1, 16), "FP32")
+    assert kept.reads == kept.forbid == ("p",)
+    assert every_fourth.ops[-1].shape == ((1, 8), "FP32")
+    assert all_as_int.ops[-1].shape == ((1, 32), "INT32")
 
 
 def test_col_expand_makes_a_tile_of_its_target_s_shape_not_in_its_column_s_buffer():
