@@ -318,9 +318,10 @@ class _Convert(ScopeBlocks):
         if leaf in REDUCTION_OPS and args:
             source = self._tile(args[0], leaf)
             shape = self.shapes[source]
-            if len(shape.extents) != 2:
-                raise NotModelled(f"`{leaf}` of a tile that is not 2-D")
-            rows, columns = shape.extents
+            if len(shape.extents) < 2:
+                raise NotModelled(f"`{leaf}` of a tile of one dim")
+            # (FlattenTileNdTo2D: a tile of more dims is [the leading dims' product, the last])
+            rows, columns = math.prod(shape.extents[:-1]), shape.extents[-1]
             padded = _Shape((rows, max(columns, MIN_REDUCTION_COLUMNS)), shape.dtype)
             given = dsl.argument(call, 1, "tmp_tile")  # (the tile op's own workspace)
             workspace = (
@@ -328,7 +329,7 @@ class _Convert(ScopeBlocks):
                 if given is not None
                 else self._new(None, padded, (source,), f"tmp_tile ({leaf})")
             )
-            result = _Shape((shape.extents[0], 1), shape.dtype)
+            result = _Shape((rows, 1), shape.dtype)
             reads = (source, workspace)
             return self._new(name, result, reads, label, reads)  # not_inplace_safe
         if (leaf, len(args)) in (("set_validshape", 3), ("reshape", 2)):

@@ -175,6 +175,19 @@ def test_a_narrow_row_sum_s_workspace_is_padded_to_128_columns():
     ]
 
 
+def test_a_row_sum_of_a_4d_tile_reduces_it_as_flattened_to_2d():
+    # FlattenTileNdTo2D merges the leading dims: pypto-lib qwen3_32b decode_4d.py:119,
+    # InitMemRef (rmsnorm): the row_sum of a [1, 1, 16, 128] FP32 tile has tmp_tile
+    # [16, 128] FP32 (8192 B), then [16, 1] FP32 (64 B). A 1-D tile is not modelled.
+    found = tiles_of(
+        "v = pl.full([1, 1, 16, 128], dtype=pl.FP32, value=1.0)\n"
+        "s = pl.row_sum(v)\n"
+    )
+    one_dim = tiles_of("v = pl.full([128], dtype=pl.FP32, value=1.0)\ns = pl.row_sum(v)\n")
+    assert [op.shape for op in found.ops[1:]] == [((16, 128), "FP32"), ((16, 1), "FP32")]
+    assert one_dim.unknown == "`row_sum` of a tile of one dim"
+
+
 def test_a_cast_the_910b_converts_natively_is_one_tile_and_another_is_not_modelled():
     # backend_910b_handler.cpp's tcvt table: INT32 -> FP32 is one instruction (the same
     # scope's InitMemRef: score_acc_red [128, 64] INT32, then score_tile_red [128, 64]
