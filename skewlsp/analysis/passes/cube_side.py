@@ -1,18 +1,27 @@
 """ExpandMixedKernel's split of an InCore scope's values (``expand_mixed_kernel_pass.cpp``),
-as the Vec model (:mod:`.op_conversion`) needs it before it walks the scope: which names
-only the cube's matmuls read, and which values are data movement that goes where its
-readers run."""
+as the Vec model (:mod:`.op_conversion`) needs it: which names only the cube's matmuls
+read, which values are data movement that goes where its readers run, and the shape of
+a value the cube makes (what the vector pops of it fills a ring slot of its bytes)."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.op_registry import op_leaf
+from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
+    Fold,
+    Tensor,
+    dims_of,
+    dtype_of,
+    subscript_extents,
+)
 from skewlsp.analysis.passes.op_tables import MATMUL_OPS
+from skewlsp.analysis.passes.scope_blocks import NotModelled, static_extents
+from skewlsp.analysis.passes.scope_tile_ops import TileShape
 from skewlsp.analysis.source.walk import nodes_of
 
 
@@ -46,3 +55,44 @@ def cube_only(statements: Sequence[cst.CSTNode]) -> frozenset[str]:
                     if type(arg.value) is cst.Name:
                         cube[arg.value.value] += 1
     return frozenset(name for name, reads in cube.items() if seen[name] == reads)
+
+
+def cube_value_shape(
+    node: cst.BaseExpression,
+    cube: Mapping[str, TileShape | None],
+    vector: Collection[str],
+    tensors: Mapping[str, Tensor],
+    fold: Fold,
+) -> TileShape | None:
+    """The shape of a value the cube makes (None: not known): a slice of a tensor, a
+    tensor whole, another of its values (``cube``), a ``pl.matmul`` (``[M, N]`` of its
+    operands as read, in its ``out_dtype``). A vector tile the cube reads (``vector``:
+    the vector's tiles) is not modelled: it crosses the other way, through a ring of
+    its own."""
+    if isinstance(node, cst.Name):
+        if node.value in vector and node.value not in cube:
+            raise NotModelled("a vector tile the cube reads (the vector -> cube ring)")
+        if node.value in cube:
+            return cube[node.value]
+        tensor = tensors.get(node.value)
+        dims = dims_of(tensor, fold) if tensor is not None else None
+        if tensor is None or tensor.dtype is None or dims is None:
+            return None
+        return TileShape(static_extents(dims, node.value), tensor.dtype)
+    if type(node) is cst.Subscript and isinstance(node.value, cst.Name):
+        tensor = tensors.get(node.value.value)
+        extents = subscript_extents(node, tensor, fold) if tensor else None
+        if tensor is None or tensor.dtype is None or extents is None:
+            return None
+        return TileShape(static_extents(extents, node.value.value), tensor.dtype)
+    if not isinstance(node, cst.Call) or op_leaf(node) != "matmul":
+        return None
+    operands = dsl.positional(node)[:2]
+    a, b = (cube_value_shape(arg.value, cube, vector, tensors, fold) for arg in operands)
+    out = dsl.keyword(node, "out_dtype")
+    dtype = dtype_of(out.value) if out is not None else None
+    if a is None or b is None or dtype is None or len(a.extents) != 2 or len(b.extents) != 2:
+        raise NotModelled("a matmul of operands or a dtype not known")
+    rows = a.extents[1] if dsl.is_true(dsl.keyword(node, "a_trans")) else a.extents[0]
+    columns = b.extents[0] if dsl.is_true(dsl.keyword(node, "b_trans")) else b.extents[1]
+    return TileShape((rows, columns), dtype)

@@ -10,7 +10,8 @@ the pass converts them, after FlattenCallExpr (``flatten_call_expr_pass.cpp``: a
 call becomes a statement of its own, operands first):
 
 - a slice of a tensor (``t[a:b, :]``, ``pl.slice``, ``pl.load``) is a ``tile.load``
-  into a new tile of the slice's shape and the tensor's dtype;
+  into a new tile of the slice's shape and the tensor's dtype; a tensor an element-wise
+  op reads whole, one load of it at the scope's entry (the pass's Phase 1);
 - ``pl.cast`` of a tile makes a new tile of the target dtype (of a scalar, a scalar);
   an element-wise op (``add``, ``mul``, ``exp``, ``row_expand_mul``, ...; with a scalar
   too) a new tile of its first tile operand's shape and dtype; ``pl.full`` a new tile of
@@ -75,7 +76,7 @@ from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
     subscript_extents,
     window_extents,
 )
-from skewlsp.analysis.passes.cube_side import cube_only, moved
+from skewlsp.analysis.passes.cube_side import cube_only, cube_value_shape, moved
 from skewlsp.analysis.passes.op_tables import (
     CAST_BITS,
     ELEMENT_BITS,
@@ -88,17 +89,11 @@ from skewlsp.analysis.passes.op_tables import (
     REDUCTION_OPS,
     SCALAR_CALLS,
 )
-from skewlsp.analysis.passes.scope_blocks import NotModelled, ScopeBlocks
+from skewlsp.analysis.passes.scope_blocks import NotModelled, ScopeBlocks, static_extents
 from skewlsp.analysis.passes.scope_options import ring_options
-from skewlsp.analysis.passes.scope_tile_ops import ScopeTiles, TileOp
+from skewlsp.analysis.passes.scope_tile_ops import ScopeTiles, TileOp, TileShape
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import Span
-
-
-@dataclass
-class _Shape:
-    extents: tuple[int, ...]
-    dtype: str
 
 
 @dataclass(kw_only=True)
@@ -106,11 +101,11 @@ class _Convert(ScopeBlocks):
     """The walk: the tiles bound so far (value -> shape), the ops made."""
 
     tensors: Mapping[str, Tensor]
-    shapes: dict[str, _Shape] = field(default_factory=dict)
+    shapes: dict[str, TileShape] = field(default_factory=dict)
     ops: list[TileOp] = field(default_factory=list)
     temps: int = 0
     cube_only: frozenset[str] = frozenset()  # names only matmuls read
-    cube: dict[str, _Shape | None] = field(default_factory=dict)  # the cube's values
+    cube: dict[str, TileShape | None] = field(default_factory=dict)  # the cube's values
     popped: list[int] = field(default_factory=list)  # the ring's slots, in bytes
 
     def is_tile(self, name: str) -> bool:
@@ -133,7 +128,7 @@ class _Convert(ScopeBlocks):
             raise NotModelled("an assignment to several names")
         self.cube.pop(target.value, None)
         if target.value in self.cube_only and moved(value):
-            self.cube[target.value] = self._cube_shape(value)
+            self.cube[target.value] = self._cube_value(value)
             self.shapes.pop(target.value, None)
             return  # (the cube's: loaded into Mat there, or made from its values)
         if isinstance(value, cst.Call) and self._writes_out(value):
@@ -202,7 +197,7 @@ class _Convert(ScopeBlocks):
         self,
         out: str | None,
         reads: tuple[str, ...],
-        shape: _Shape | None,
+        shape: TileShape | None,
         label: str,
         view_of: str | None = None,
         load: bool = False,
@@ -221,7 +216,7 @@ class _Convert(ScopeBlocks):
     def _new(
         self,
         name: str | None,
-        shape: _Shape,
+        shape: TileShape,
         reads: tuple[str, ...],
         label: str,
         forbid: tuple[str, ...] = (),
@@ -247,7 +242,7 @@ class _Convert(ScopeBlocks):
             return self._load(node, name)
         if isinstance(node, cst.Call) and op_leaf(node) == "matmul":
             out = name or self._temp()
-            self.cube[out] = self._cube_shape(node)
+            self.cube[out] = self._cube_value(node)
             return out if name else self._pop(out)  # (popped where the vector reads it)
         if isinstance(node, cst.Call):
             return self._call(node, name)
@@ -256,6 +251,22 @@ class _Convert(ScopeBlocks):
                 raise NotModelled("arithmetic on a tile written as an operator")
             return None
         raise NotModelled(f"`{type(node).__name__}`")
+
+    def _operand(self, node: cst.BaseExpression) -> str | None:
+        """An element-wise op's operand; a tensor read whole is the tile it is loaded into
+        at the function's entry (ConvertTensorToTileOps' Phase 1: one ``tile.load`` of
+        the whole tensor, before the body, for each tensor a converted op reads)."""
+        tensor = self.tensors.get(node.value) if isinstance(node, cst.Name) else None
+        if tensor is None or not isinstance(node, cst.Name) or self.is_tile(node.value):
+            return self.value(node, None)
+        dims = dims_of(tensor, self.fold)
+        if tensor.dtype is None or dims is None:
+            raise NotModelled(f"the tensor `{node.value}` read whole")
+        shape = TileShape(static_extents(dims, f"the tensor `{node.value}`"), tensor.dtype)
+        made = (shape.extents, shape.dtype)
+        self.ops.insert(0, TileOp(node.value, (), made, f"{node.value} (load)", load=True))
+        self.shapes[node.value] = shape
+        return node.value
 
     def _load(self, node: cst.Subscript, name: str | None) -> str:
         source = node.value.value if isinstance(node.value, cst.Name) else None
@@ -267,7 +278,7 @@ class _Convert(ScopeBlocks):
         extents = subscript_extents(node, tensor, self.fold)
         if extents is None:
             raise NotModelled(f"an element read of `{source}`")
-        shape = _Shape(_static(extents, source), tensor.dtype)
+        shape = TileShape(static_extents(extents, source), tensor.dtype)
         out = name or self._temp()
         self._emit(out, (), shape, f"{name or source} (load)", load=True)
         self.shapes[out] = shape
@@ -283,7 +294,8 @@ class _Convert(ScopeBlocks):
             raise NotModelled(f"an element read of the tile `{source}`")
         out = name or self._temp()
         self._emit(out, (source,), None, f"{name or source} (slice)", view_of=source)
-        self.shapes[out] = _Shape(_static(extents, f"the slice of `{source}`"), shape.dtype)
+        window = static_extents(extents, f"the slice of `{source}`")
+        self.shapes[out] = TileShape(window, shape.dtype)
         return out
 
     def _call(self, call: cst.Call, name: str | None) -> str | None:
@@ -299,10 +311,10 @@ class _Convert(ScopeBlocks):
             if dtype is None or (self.shapes[source].dtype, dtype) not in NATIVE_CASTS:
                 raise NotModelled("a cast the backend may legalize in steps")
             widening = CAST_BITS[dtype] > CAST_BITS[self.shapes[source].dtype]
-            shape = _Shape(self.shapes[source].extents, dtype)
+            shape = TileShape(self.shapes[source].extents, dtype)
             return self._new(name, shape, (source,), label, (source,) if widening else ())
         if leaf in ELEMENTWISE_OPS and args:
-            found = [self.value(a, None) for a in args]
+            found = [self._operand(a) for a in args]
             reads = tuple(r for r in found if r is not None)
             if not reads:
                 raise NotModelled(f"`{leaf}` of no tile")
@@ -322,14 +334,14 @@ class _Convert(ScopeBlocks):
                 raise NotModelled(f"`{leaf}` of a tile of one dim")
             # (FlattenTileNdTo2D: a tile of more dims is [the leading dims' product, the last])
             rows, columns = math.prod(shape.extents[:-1]), shape.extents[-1]
-            padded = _Shape((rows, max(columns, MIN_REDUCTION_COLUMNS)), shape.dtype)
+            padded = TileShape((rows, max(columns, MIN_REDUCTION_COLUMNS)), shape.dtype)
             given = dsl.argument(call, 1, "tmp_tile")  # (the tile op's own workspace)
             workspace = (
                 self._tile(given, leaf)
                 if given is not None
                 else self._new(None, padded, (source,), f"tmp_tile ({leaf})")
             )
-            result = _Shape((rows, 1), shape.dtype)
+            result = TileShape((rows, 1), shape.dtype)
             reads = (source, workspace)
             return self._new(name, result, reads, label, reads)  # not_inplace_safe
         if (leaf, len(args)) in (("set_validshape", 3), ("reshape", 2)):
@@ -366,8 +378,8 @@ class _Convert(ScopeBlocks):
         dtype = dtype_of(written) if written is not None else default
         if dtype is None:
             raise NotModelled(f"a `{leaf}` of no static dtype")
-        extents = _static(fold_list(shape_arg, self.fold), f"the {leaf}")
-        return self._new(name, _Shape(extents, dtype), (), label)
+        extents = static_extents(fold_list(shape_arg, self.fold), f"the {leaf}")
+        return self._new(name, TileShape(extents, dtype), (), label)
 
     def _gather(
         self, call: cst.Call, args: Sequence[cst.BaseExpression], name: str | None, label: str
@@ -383,7 +395,7 @@ class _Convert(ScopeBlocks):
         reading all three (not in-place safe); a mask pattern: :meth:`_gather_mask`."""
         if dsl.op_name(call) == ("tile", "gather") and len(args) == 3:
             reads = tuple(self._tile(arg, "gather") for arg in args)
-            shape = _Shape(self.shapes[reads[1]].extents, self.shapes[reads[0]].dtype)
+            shape = TileShape(self.shapes[reads[1]].extents, self.shapes[reads[0]].dtype)
             return self._new(name, shape, reads, label, reads)
         if dsl.keyword(call, "mask_pattern") is not None:
             return self._gather_mask(call, args, name, label)
@@ -399,15 +411,16 @@ class _Convert(ScopeBlocks):
         shape, by = self.shapes[source], self.shapes[indices].extents
         if len(shape.extents) != 2 or len(by) != 2:
             raise NotModelled("a `gather` of tiles that are not 2-D")
-        acc = self._new(None, _Shape(by, shape.dtype), (), "gather_acc_init (gather)")
+        acc = self._new(None, TileShape(by, shape.dtype), (), "gather_acc_init (gather)")
         rows = []
         for view_of, extents in ((source, (1, shape.extents[1])), (indices, (1, by[1]))):
             rows.append(self._temp())
             self._emit(rows[-1], (view_of,), None, "a row (gather)", view_of=view_of)
-            self.shapes[rows[-1]] = _Shape(extents, self.shapes[view_of].dtype)
-        scratch = self._new(None, _Shape((1, by[1]), "INT32"), (), "gather_row_tmp (gather)")
+            self.shapes[rows[-1]] = TileShape(extents, self.shapes[view_of].dtype)
+        scratch = self._new(None, TileShape((1, by[1]), "INT32"), (), "gather_row_tmp (gather)")
         reads = (*rows, scratch)
-        row = self._new(None, _Shape((1, by[1]), shape.dtype), reads, "gather_row (gather)", reads)
+        row_shape = TileShape((1, by[1]), shape.dtype)
+        row = self._new(None, row_shape, reads, "gather_row (gather)", reads)
         out = name or self._temp()
         self._emit(out, (acc, row), None, label, view_of=acc)
         self.shapes[out] = self.shapes[acc]
@@ -433,7 +446,7 @@ class _Convert(ScopeBlocks):
         dtype = dtype_of(written.value) if written is not None else self.shapes[source].dtype
         if dtype is None or columns % keeps:
             raise NotModelled("a `gather` by a mask pattern of no static result")
-        shape = _Shape((rows, columns // keeps), dtype)
+        shape = TileShape((rows, columns // keeps), dtype)
         return self._new(name, shape, (source,), label, (source,))
 
     def _transpose(
@@ -447,7 +460,7 @@ class _Convert(ScopeBlocks):
         if len(shape.extents) != 2:
             raise NotModelled("a `transpose` of a tile that is not 2-D")
         scratch = self._new(None, shape, (), "transpose_tmp (transpose)")
-        swapped = _Shape(shape.extents[::-1], shape.dtype)
+        swapped = TileShape(shape.extents[::-1], shape.dtype)
         return self._new(name, swapped, (source, scratch), label, (source, scratch))
 
     def _view(
@@ -460,8 +473,8 @@ class _Convert(ScopeBlocks):
             raise NotModelled("a view of a tile popped from the cube")
         shape = self.shapes[source]
         if leaf == "reshape":
-            extents = _static(fold_list(args[1], self.fold), "the reshape")
-            shape = _Shape(extents, shape.dtype)
+            extents = static_extents(fold_list(args[1], self.fold), "the reshape")
+            shape = TileShape(extents, shape.dtype)
         out = name or self._temp()
         self._emit(out, (source,), None, label, view_of=source)
         self.shapes[out] = shape
@@ -482,51 +495,23 @@ class _Convert(ScopeBlocks):
         if path is None or path[-1] != "Vec":
             raise NotModelled(f"a `{leaf}` into another memory than Vec")
         if source in self.shapes and leaf == "slice":
-            extents = _static(fold_list(shape_node, self.fold), "the slice")
+            extents = static_extents(fold_list(shape_node, self.fold), "the slice")
             out = name or self._temp()
             self._emit(out, (source,), None, label, view_of=source)
-            self.shapes[out] = _Shape(extents, self.shapes[source].dtype)
+            self.shapes[out] = TileShape(extents, self.shapes[source].dtype)
             return out
         tensor = self.tensors.get(source)
         if tensor is None or tensor.dtype is None or source in self.shapes:
             raise NotModelled(f"a `{leaf}` of something that is not a known tensor")
-        shape = _Shape(_static(fold_list(shape_node, self.fold), f"the {leaf}"), tensor.dtype)
+        extents = static_extents(fold_list(shape_node, self.fold), f"the {leaf}")
+        shape = TileShape(extents, tensor.dtype)
         out = name or self._temp()
         self._emit(out, (), shape, f"{name or source} (load)", load=True)
         self.shapes[out] = shape
         return out
 
-    def _cube_shape(self, node: cst.BaseExpression) -> _Shape | None:
-        """The shape of a value the cube makes (None: not known): a slice of a tensor, a
-        tensor whole, another of its values, a ``pl.matmul`` (``[M, N]`` of its
-        operands as read, in its ``out_dtype``). A vector tile the cube reads is not
-        modelled: it crosses the other way, through a ring of its own."""
-        if isinstance(node, cst.Name):
-            if node.value in self.shapes and node.value not in self.cube:
-                raise NotModelled("a vector tile the cube reads (the vector -> cube ring)")
-            if node.value in self.cube:
-                return self.cube[node.value]
-            tensor = self.tensors.get(node.value)
-            dims = dims_of(tensor, self.fold) if tensor is not None else None
-            if tensor is None or tensor.dtype is None or dims is None:
-                return None
-            return _Shape(_static(dims, node.value), tensor.dtype)
-        if type(node) is cst.Subscript and isinstance(node.value, cst.Name):
-            tensor = self.tensors.get(node.value.value)
-            extents = subscript_extents(node, tensor, self.fold) if tensor else None
-            if tensor is None or tensor.dtype is None or extents is None:
-                return None
-            return _Shape(_static(extents, node.value.value), tensor.dtype)
-        if not isinstance(node, cst.Call) or op_leaf(node) != "matmul":
-            return None
-        a, b = (self._cube_shape(arg.value) for arg in dsl.positional(node)[:2])
-        out = dsl.keyword(node, "out_dtype")
-        dtype = dtype_of(out.value) if out is not None else None
-        if a is None or b is None or dtype is None or len(a.extents) != 2 or len(b.extents) != 2:
-            raise NotModelled("a matmul of operands or a dtype not known")
-        rows = a.extents[1] if dsl.is_true(dsl.keyword(node, "a_trans")) else a.extents[0]
-        columns = b.extents[0] if dsl.is_true(dsl.keyword(node, "b_trans")) else b.extents[1]
-        return _Shape((rows, columns), dtype)
+    def _cube_value(self, node: cst.BaseExpression) -> TileShape | None:
+        return cube_value_shape(node, self.cube, self.shapes, self.tensors, self.fold)
 
     def _pop(self, name: str) -> str:
         """The vector's first read of the cube's value ``name``: popped into a ring slot
@@ -544,12 +529,6 @@ class _Convert(ScopeBlocks):
         if found is None:
             raise NotModelled(f"`{op}` of no tile")
         return found
-
-
-def _static(extents: Sequence[Extent] | None, what: str | None) -> tuple[int, ...]:
-    if extents is None or any(e.value is None for e in extents):
-        raise NotModelled(f"a shape of {what} not static")
-    return tuple(e.value for e in extents if e.value is not None)
 
 
 # How a caller gets :func:`.cube_side.cube_only` of a scope's statements: the function

@@ -26,7 +26,7 @@ from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import Const, Folded
 from skewlsp.analysis.frontend.names import binding_of, body_statements, reads_of
 from skewlsp.analysis.frontend.values import Interval
-from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Fold
+from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Extent, Fold
 from skewlsp.analysis.passes.scope_tile_ops import ScopeLoop
 from skewlsp.analysis.passes.simplify import evaluate_condition
 from skewlsp.contract import Span
@@ -34,6 +34,13 @@ from skewlsp.contract import Span
 
 class NotModelled(Exception):
     """A statement whose tiles this model does not know."""
+
+
+def static_extents(extents: Sequence[Extent] | None, what: str | None) -> tuple[int, ...]:
+    """``extents`` as numbers, or :class:`NotModelled` naming ``what`` is not static."""
+    if extents is None or any(e.value is None for e in extents):
+        raise NotModelled(f"a shape of {what} not static")
+    return tuple(e.value for e in extents if e.value is not None)
 
 
 @dataclass(kw_only=True)

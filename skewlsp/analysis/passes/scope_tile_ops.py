@@ -11,6 +11,14 @@ from skewlsp.contract import Span
 
 
 @dataclass(frozen=True)
+class TileShape:
+    """A tile's static extents and dtype, as InitMemRef sizes its buffer."""
+
+    extents: tuple[int, ...]
+    dtype: str
+
+
+@dataclass(frozen=True)
 class TileOp:
     """One tile statement as the pass leaves it: the value it defines (``out``: the name
     bound, or ``%n`` for a flattened operand; None: it writes a tile out and defines

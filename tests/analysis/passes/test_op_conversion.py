@@ -188,6 +188,22 @@ def test_a_row_sum_of_a_4d_tile_reduces_it_as_flattened_to_2d():
     assert one_dim.unknown == "`row_sum` of a tile of one dim"
 
 
+def test_a_tensor_an_op_reads_whole_is_loaded_once_at_the_scope_s_entry():
+    # ConvertTensorToTileOps' Phase 1: pypto-lib deepseek_v4_pro expert_routed.py:254,
+    # InitMemRef (exp_w2_act): `pl.mul(h_tile_scale_dq, w_col_blk)` of the [16, 1] FP32
+    # tensor is h_tile_scale_dq__tile [16, 1] FP32, loaded before the scope's first tile
+    # (w_col_blk, line 250), and every later read of the tensor reads that tile.
+    found = tiles_of(
+        "w = pl.full([1, 4096], dtype=pl.FP32, value=1.0)\n"
+        "s = pl.mul(gamma, w)\n"
+        "t = pl.add(gamma, s)\n"
+    )
+    entry, made, product, total = found.ops
+    assert (entry.out, entry.shape, entry.load) == ("gamma", ((1, 4096), "FP32"), True)
+    assert made.out == "w" and product.reads == ("gamma", "w")
+    assert total.reads == ("gamma", "s") and len(found.ops) == 4
+
+
 def test_a_cast_the_910b_converts_natively_is_one_tile_and_another_is_not_modelled():
     # backend_910b_handler.cpp's tcvt table: INT32 -> FP32 is one instruction (the same
     # scope's InitMemRef: score_acc_red [128, 64] INT32, then score_tile_red [128, 64]
