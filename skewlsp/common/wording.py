@@ -51,10 +51,8 @@ def _space_text(found: SpaceBuffers) -> str:
     if not found.stage_bytes:  # (a slot not known: the reason says why)
         return f"{found.space}: {found.requested} buffers per stage asked: {found.reason}"
     if found.cause == "overflow":
-        return (
-            f"{found.space}: the loads of {found.requested} stages overflow it ({asked}): "
-            "the compile stops"
-        )
+        what = found.reason or f"the loads of {found.requested} stages overflow"
+        return f"{found.space}: {what} it ({asked}): the compile stops"
     if found.cause == "legacy":
         return (
             f"{found.space}: no depth fits ({asked}): MemoryReuse falls back to its legacy "

@@ -253,7 +253,8 @@ class SpaceBuffers:
     loads alone fit every stage and the function's other tiles there are not known;
     ``cause``: "slot-bound" (the stages' slots alone exceed the space: PH-MR-001),
     "space-pressure" (the space's other tiles take the room: PH-MR-001), "overflow" (the
-    loads alone overflow it at any depth: AllocateMemoryAddr stops), "legacy" (MemoryReuse
+    loads alone overflow it at any depth, or, ``reason`` says so, the function's tiles
+    packed the legacy way: AllocateMemoryAddr stops), "legacy" (MemoryReuse
     fits it at no depth and falls back to its legacy packing), else None;
     ``known``: whether it is decided; ``reason``: what is not known.
 

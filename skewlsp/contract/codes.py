@@ -23,7 +23,7 @@ FIFO_REORDER = "SKW060"
 SCALAR_ACROSS = "SKW061"
 NOT_COMPILED = "SKW070"
 DEPTH_REDUCED = "SKW080"  # PH-MR-001: MemoryReuse keeps fewer stages apart than asked
-MEMORY_OVERFLOW = "SKW081"  # the loop's loads alone overflow a space: AllocateMemoryAddr
+MEMORY_OVERFLOW = "SKW081"  # a space overflows (the loads, or all tiles packed): AllocateMemoryAddr
 LEGACY_FALLBACK = "SKW082"  # MemoryReuse fits a space at no depth: its legacy packing
 SYNTAX_ERROR = "SKW900"
 UNUSED_SUPPRESSION = "SKW901"
@@ -463,14 +463,17 @@ _CODES = [
         MEMORY_OVERFLOW,
         "error",
         "error",
-        "the loop's loads alone, or a scope's tiles, overflow a memory space: the compile "
-        "stops",
+        "the loop's loads alone, its function's tiles, or a scope's tiles, overflow a "
+        "memory space: the compile stops",
         "In the main loop LowerPipelineLoops leaves, CanonicalizeIOOrder puts every "
         "clone's loads ahead of the clones' compute, so all of them are live at once and "
         "each needs its own buffer. When they alone exceed the memory space, MemoryReuse "
         "finds no depth that fits, falls back to its legacy packing (a warning: SKW082), and "
         "AllocateMemoryAddr stops the compile: \"Vec buffer usage (N bytes) exceeds "
-        "platform limit (C bytes)\". The function's other tiles only add to this. An "
+        "platform limit (C bytes)\". The function's other tiles only add to this: where "
+        "every Vec tile of the function is known and MemoryReuse, packing them together, "
+        "finds no depth that fits and its legacy packing does not fit either, the loop gets "
+        "this error too, naming the buffers that take the space. An "
         "InCore scope that holds no pipeline loop (a `with pl.at(...)` at a `@pl.jit` "
         "kernel's top level, an InCore function) is compiled the same way: where every one "
         "of its Vec tiles is known and, packed by MemoryReuse, they do not fit, skewlsp "

@@ -82,7 +82,10 @@ class ScopeMemory:
     numbering). ``why``: why the function's tiles there are not all known (then
     ``layout`` and ``reuse`` are None and only the loop's loads alone are packed).
     ``scope``, ``lowerings`` and ``loop`` (the loop's index among the scope's) are what
-    the layout was made from, for advice decided again by laying it out once more."""
+    the layout was made from, for advice decided again by laying it out once more.
+    ``allocation``: 34 AllocateMemoryAddr's placement of the packing where MemoryReuse
+    fell back to its legacy one (the only packing that can overflow: the guarded one
+    sheds depth until it fits), else None."""
 
     space: str
     layout: ScopeLayout | None = None
@@ -92,6 +95,7 @@ class ScopeMemory:
     scope: ScopeTiles | None = None
     lowerings: tuple[LoopLowering | str, ...] = ()
     loop: int = -1
+    allocation: Allocation | None = None
 
 
 @dataclass(frozen=True)

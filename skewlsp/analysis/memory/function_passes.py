@@ -239,19 +239,29 @@ def reuse_memory(function: CoreFunction, packings: Packings | None = None) -> Co
 
 
 def allocate_memory(function: CoreFunction) -> CoreFunction:
-    """34 AllocateMemoryAddr: each packed loop's buffers placed, its overflows found."""
+    """34 AllocateMemoryAddr: each packed loop's buffers placed, its overflows found; a
+    known scope's Vec tiles placed where MemoryReuse packed them the legacy way."""
     placed = []
     for found in function.memory:
-        if found.tiles is None or found.reuse is None:
-            placed.append(found)
-            continue
-        tiles = found.tiles.tiles
-        slots = {
-            space: [max(tiles[i].bytes for i in members) for members in buffers]
-            for space, buffers in found.reuse.buffers.items()
-        }
-        placed.append(replace(found, allocation=allocate_memory_addr(slots, DEFAULT_CHIP)))
+        vec = found.vec
+        legacy = vec is not None and vec.reuse is not None and bool(vec.reuse.fallbacks)
+        if vec is not None and vec.layout is not None and vec.reuse is not None and legacy:
+            slots = _slots(vec.layout.tiles, vec.reuse)
+            allocation = allocate_memory_addr(slots, DEFAULT_CHIP, reserved(vec.scope))
+            found = replace(found, vec=replace(vec, allocation=allocation))
+        if found.tiles is not None and found.reuse is not None:
+            slots = _slots(found.tiles.tiles, found.reuse)
+            found = replace(found, allocation=allocate_memory_addr(slots, DEFAULT_CHIP))
+        placed.append(found)
     return replace(function, memory=tuple(placed))
+
+
+def _slots(tiles: Sequence[ReuseTile], reuse: ReuseResult) -> dict[str, list[int]]:
+    """Per space, each buffer's bytes: its largest tile's."""
+    return {
+        space: [max(tiles[i].bytes for i in members) for members in buffers]
+        for space, buffers in reuse.buffers.items()
+    }
 
 
 def scope_alone(scope: ScopeTiles, planner: str = "pypto") -> ScopeAlone | None:
@@ -272,11 +282,8 @@ def scope_alone(scope: ScopeTiles, planner: str = "pypto") -> ScopeAlone | None:
     if footprint(bytes_, DEFAULT_CHIP, held.get("Vec", 0)) <= capacity:
         return None
     reuse = memory_reuse(layout.tiles, DEFAULT_CHIP, held)
-    slots = {
-        space: [max(layout.tiles[i].bytes for i in members) for members in buffers]
-        for space, buffers in reuse.buffers.items()
-    }
-    return ScopeAlone(layout, reuse, allocate_memory_addr(slots, DEFAULT_CHIP, held))
+    allocation = allocate_memory_addr(_slots(layout.tiles, reuse), DEFAULT_CHIP, held)
+    return ScopeAlone(layout, reuse, allocation)
 
 
 def _packed_once(

@@ -12,7 +12,8 @@ what is modelled makes the fact certain:
   keeps at most so many of them apart whatever else the function holds; with advice
   (a smaller ``stage=``, smaller tiles) decided again by the same passes before it is
   offered;
-- SKW081: the loads alone overflow the space at any depth: AllocateMemoryAddr stops the
+- SKW081: the loads alone overflow the space at any depth, or the whole function's Vec
+  tiles, every one known, overflow it packed the legacy way: AllocateMemoryAddr stops the
   compile;
 - SKW082: MemoryReuse fits the space at no depth and falls back to its legacy packing
   (the compiler's warning), where the loads alone, or the whole function's Vec tiles,
@@ -55,6 +56,7 @@ from skewlsp.analysis.memory.mat_tiles import MatMemory
 from skewlsp.analysis.memory.memory_reuse import (
     DepthHint,
     LegacyFallback,
+    ReuseResult,
     buffers_depth,
     memory_reuse,
 )
@@ -74,6 +76,8 @@ from skewlsp.contract import (
 )
 
 FITS_ALONE = "fits alone; other tiles of the function not modelled"
+# An overflow record's reason where not the loads alone overflow the space (SKW081).
+LEGACY_OVERFLOW = "the function's tiles, packed the legacy way, overflow"
 CO_RESIDENTS = 4  # the co-resident tiles a space-pressure finding names, largest first
 
 
@@ -209,6 +213,7 @@ def _spaces(
         if fallback is not None and fallback.warned:
             message = legacy_words(fallback, basis, on)
             findings.append(Finding(LEGACY_FALLBACK, message, where, buffers=legacy))
+        legacy_overflow = _legacy_overflow(memory, space, on) if fallback is not None else None
         if space in overflows:
             overflow = overflows[space]
             count = len(first)
@@ -224,6 +229,11 @@ def _spaces(
                     buffers=spaces[-1],
                 ),
             )
+        elif legacy_overflow is not None:
+            spaces.append(
+                SpaceBuffers(space, slot, requested, None, "overflow", True, LEGACY_OVERFLOW)
+            )
+            findings.append(Finding(MEMORY_OVERFLOW, legacy_overflow, where, buffers=spaces[-1]))
         elif fallback is not None:
             spaces.append(legacy)
         elif hint is not None and hint.cause == "slot-bound":
@@ -286,6 +296,37 @@ def _fallback(memory: LoopMemory, space: str) -> tuple[LegacyFallback | None, st
         return None, ""
     found = next((f for f in vec.reuse.fallbacks if f.space == space), None)
     return found, f"the function's {space} tiles packed together"
+
+
+def _legacy_overflow(memory: LoopMemory, space: str, on: str) -> str | None:
+    """SKW081's message where the function's tiles in ``space``, every one known and
+    packed the legacy way, overflow it (AllocateMemoryAddr's placement of them); None
+    where they fit or are not known."""
+    vec = memory.vec
+    if vec is None or vec.space != space or vec.allocation is None:
+        return None
+    overflow = next((o for o in vec.allocation.overflows if o.space == space), None)
+    if vec.layout is None or vec.reuse is None or overflow is None:
+        return None
+    count = len(vec.reuse.buffers.get(space, ()))
+    return (
+        f"{LEGACY_OVERFLOW} {space}{on}: its {count} buffers (each named by its largest tile: "
+        f"{taking(vec.layout, vec.reuse, space)}) need {overflow.used} B of its "
+        f'{overflow.limit} B; AllocateMemoryAddr stops the compile ("{overflow.message}")'
+    )
+
+
+def taking(layout: ScopeLayout, reuse: ReuseResult, space: str) -> str:
+    """The tiles that take ``space``: each buffer's largest (its size), in the buffers'
+    order, the first few named and the rest counted."""
+    tiles, labels = layout.tiles, layout.labels
+    named = []
+    for members in reuse.buffers.get(space, ()):
+        largest = max(members, key=lambda n: tiles[n].bytes)
+        named.append(f"{labels[largest]} {tiles[largest].bytes} B")
+    shown = ", ".join(named[:CO_RESIDENTS])
+    more = len(named) - CO_RESIDENTS
+    return f"{shown} and {more} more" if more > 0 else shown
 
 
 def legacy_words(fallback: LegacyFallback, basis: str, on: str) -> str:

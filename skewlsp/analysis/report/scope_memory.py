@@ -14,7 +14,7 @@ scope is known (``memory.function_passes.scope_alone``); otherwise nothing is sa
 from __future__ import annotations
 
 from skewlsp.analysis.memory.core_function import ScopeAlone
-from skewlsp.analysis.report.memory import CO_RESIDENTS, legacy_words
+from skewlsp.analysis.report.memory import legacy_words, taking
 from skewlsp.contract import (
     LEGACY_FALLBACK,
     MEMORY_OVERFLOW,
@@ -35,10 +35,11 @@ def scope_report(
         return None
     space = overflow.space
     record = SpaceBuffers(space, 0, 0, None, "overflow", True)
+    named = taking(memory.layout, memory.reuse, space)
     message = (
-        f"the scope's {space} tiles overflow {space}: {_taking(memory, space)} are live at "
-        f"once and need {overflow.used} B of its {overflow.limit} B; AllocateMemoryAddr "
-        f'stops the compile ("{overflow.message}")'
+        f"the scope's {space} tiles overflow {space}: {named} are live at once and need "
+        f"{overflow.used} B of its {overflow.limit} B; AllocateMemoryAddr stops the compile "
+        f'("{overflow.message}")'
     )
     fallback = next((f for f in memory.reuse.fallbacks if f.space == space), None)
     hints: tuple[Finding, ...] = ()
@@ -59,16 +60,3 @@ def scope_report(
         hints=hints,
         scope_only=True,
     )
-
-
-def _taking(memory: ScopeAlone, space: str) -> str:
-    """The tiles that take the space: each buffer's largest (its size), in the buffers'
-    order, the first few named and the rest counted."""
-    tiles, labels = memory.layout.tiles, memory.layout.labels
-    named = []
-    for members in memory.reuse.buffers.get(space, ()):
-        largest = max(members, key=lambda n: tiles[n].bytes)
-        named.append(f"{labels[largest]} {tiles[largest].bytes} B")
-    shown = ", ".join(named[:CO_RESIDENTS])
-    more = len(named) - CO_RESIDENTS
-    return f"{shown} and {more} more" if more > 0 else shown

@@ -175,3 +175,20 @@ def test_an_if_simplify_proves_is_folded_before_the_tiles_are_counted():
     assert [op.label for op in memory.vec.scope.ops] == ["t (load)", "`add`", "a store"]
     assert memory.allocation is not None
     assert [(o.space, o.used) for o in memory.allocation.overflows] == [("Vec", 196608)]
+
+
+def test_gathered_tiles_and_a_tensor_read_whole_are_packed_as_the_compiler_packs_them():
+    # The compiler on gathered.py: norm_4d's row sums of 4-D slices keep 1 of 4 stages
+    # apart (PH-MR-001, 32768 B per stage, 188416 B free); rotated_rows and
+    # scaled_by_tensor fit at no depth and their legacy packing needs 196608 B, the
+    # gathered tile or the tensor's entry load live beside the loop's five stages.
+    (norm,) = memory_at("gathered.py", 56)
+    assert norm.vec is not None and norm.vec.reuse is not None
+    hints = [(h.requested, h.achieved, h.slot, h.cause) for h in norm.vec.reuse.hints]
+    assert hints == [(4, 1, 32768, "space-pressure")]
+    for line, first in ((29, "rows (load)"), (71, "scale (load)")):
+        (memory,) = memory_at("gathered.py", line)
+        assert memory.vec is not None and memory.vec.scope is not None
+        assert memory.vec.scope.ops[0].label == first
+        assert memory.vec.allocation is not None
+        assert [(o.space, o.used) for o in memory.vec.allocation.overflows] == [("Vec", 196608)]

@@ -71,6 +71,26 @@ def test_four_wide_stages_overflow_as_the_compiler_said():
     assert report.cores[0].memory[0].cause == "overflow"
 
 
+def test_a_function_whose_known_tiles_overflow_packed_the_legacy_way_stops_the_compile():
+    # The compiler on gathered.py: rotated_rows' five 32 KB stages beside the 32 KB
+    # gathered tile fit at no depth: MemoryReuse's warning ("... which also overflows"),
+    # then "Vec buffer usage (196608 bytes) exceeds platform limit (188416 bytes)".
+    report = report_of("gathered.py", "rotated_rows")
+    (core,) = report.cores
+    overflow = "the function's tiles, packed the legacy way, overflow"
+    assert core.memory == (SpaceBuffers("Vec", 32768, 5, None, "overflow", True, overflow),)
+    assert [h.code for h in report.hints] == ["SKW082", "SKW081"]
+    error = report.hints[1]
+    assert error.message.startswith(
+        "the function's tiles, packed the legacy way, overflow Vec on the AIV core: its 6 "
+        "buffers (each named by its largest tile: rows (load) 32768 B, lanes (load) 32768 B, "
+        "scratch (create_tile) 32768 B, rotated (gather) 32768 B and 2 more) need 196608 B "
+        "of its 188416 B"
+    )
+    masked = report_of("gathered.py", "masked_pairs").hints[1]
+    assert masked.code == "SKW081" and "need 229376 B of its 188416 B" in masked.message
+
+
 def test_a_function_whose_vec_tiles_are_all_known_gets_its_whole_depth_there():
     # The compiler: no hint; the loads and their sums of two_stages_fit take 65536 B.
     report = report_of("vector.py", "two_stages_fit")
@@ -202,12 +222,15 @@ def wide(a: pl.Tensor[[64, 2048], pl.BF16], out: pl.Out[pl.Tensor[[64, 2048], pl
 
 def test_each_copy_of_a_helper_packs_the_tiles_its_own_call_makes():
     # 4 stages of a [16, 256] BF16 load widened to 32 KB fit; of a [16, 1024] one widened
-    # to 64 KB, no depth does: the wide copy's tiles are its own, not the narrow one's.
+    # to 64 KB, no depth does: the wide copy's tiles are its own, not the narrow one's. The
+    # compiler (this text compiled): `wide` gets MemoryReuse's warning ("... which also
+    # overflows") and stops in AllocateMemoryAddr at 196608 bytes; `narrow` keeps 4 of 4.
     narrow_copy, wide_copy = (
         m.report.cores[0].memory for m in analyze_models(HELPER_AT_TWO_WIDTHS, "k.py")
     )
     assert narrow_copy == (SpaceBuffers("Vec", 16384, 4, 4, None, True),)
-    assert wide_copy == (SpaceBuffers("Vec", 32768, 4, None, "legacy", True),)
+    overflow = "the function's tiles, packed the legacy way, overflow"
+    assert wide_copy == (SpaceBuffers("Vec", 32768, 4, None, "overflow", True, overflow),)
     _, wide_report = (m.report for m in analyze_models(HELPER_AT_TWO_WIDTHS, "k.py"))
     (warning,) = [h for h in wide_report.hints if h.code == "SKW082"]
     assert "(the function's Vec tiles packed together overflow it at every depth" in (
