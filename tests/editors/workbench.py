@@ -22,6 +22,7 @@ T = TypeVar("T")
 WAIT = 30.0  # seconds: what a user would wait before giving up, on a loaded CI machine
 MOD = "Control"
 CLOSE_ATTEMPTS = 3  # a palette command lost to a webview taking the focus is given again
+OPEN_WAIT = 3.0  # seconds for the palette to open before its opener is pressed again
 
 # The Problems panel's rows, as their aria-labels read (VS Code 1.100).
 _FILE_ROW = re.compile(r"^\d+ problems? in file (?P<file>.+?) of folder")
@@ -164,12 +165,20 @@ class Workbench:
     def _quick_input(self, opener: str, text: str) -> Locator:
         # Keys typed while a webview (a markdown preview) has the focus stay in its frame,
         # where the workbench's key bindings never see them: take the focus back first.
-        self.page.evaluate(
-            "() => { const a = document.activeElement; if (a && a.tagName === 'IFRAME') a.blur(); }"
-        )
-        self.press("Escape", opener)
+        # A preview that becomes the active editor takes the focus a moment later (when
+        # another editor closes), which may be just after that: then the opener is lost,
+        # and the focus is taken back and the opener pressed again (seen in CI).
         box = self.page.locator(".quick-input-widget input")
-        self.wait_until(box.is_visible, f"the quick input ({opener})")
+        deadline = time.monotonic() + WAIT
+        while True:
+            self.page.evaluate(
+                "() => { const a = document.activeElement;"
+                " if (a && a.tagName === 'IFRAME') a.blur(); }"
+            )
+            self.press("Escape", opener)
+            if _poll(box.is_visible, OPEN_WAIT) or time.monotonic() > deadline:
+                break
+        self.wait_until(box.is_visible, f"the quick input ({opener})", timeout=0)
         self.type(text)
         return self.page.locator(".quick-input-widget .monaco-list-row")
 
