@@ -316,6 +316,14 @@ function clientOptions(
   return {
     documentSelector: DOCUMENT_SELECTOR,
     errorHandler,
+    // A server that exits as it starts (a Python without skewlsp) fails the initialize
+    // request, often with "write EPIPE": without a handler the client shows that message
+    // as a notification of its own, beside the one that says what to do. Logged instead;
+    // the client stops, and start() failing says what to do (ServerController).
+    initializationFailedHandler: (error) => {
+      output.appendLine(`[${new Date().toISOString()}] Server initialization failed: ${String(error)}`);
+      return false;
+    },
     outputChannel: output,
     traceOutputChannel: output,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
