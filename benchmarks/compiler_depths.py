@@ -37,6 +37,7 @@ class Stated:
     achieved: int | None
     stage_bytes: int
     ir_depth: int | None = None
+    lanes: int = 1  # 2: the vector copy runs on both lanes, the record is the first's
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class Kept:
     slot: int
     depth_seen: int
     where: str  # entry/function, group
+    first_half: bool = True  # among the first half of its function's groups of the loop
 
     def __str__(self) -> str:
         return f"{self.achieved} of {self.requested}, {self.slot} B per stage [{self.where}]"
@@ -133,11 +135,14 @@ def memory_records(
             continue
         loop = f"{item['filename']}:{item['loop']['line']}"
         for unit in item.get("copies") or [item]:
-            places = [("", unit.get("memory") or [])]
-            places += [(c["core"], c.get("memory") or []) for c in unit.get("cores") or []]
-            for core, records in places:
+            places = [("", unit.get("memory") or [], 1)]
+            places += [
+                (c["core"], c.get("memory") or [], c.get("copies", 1))
+                for c in unit.get("cores") or []
+            ]
+            for core, records, lanes in places:
                 for rec in records:
-                    yield loop, core, rec
+                    yield loop, core, {**rec, "lanes": lanes}
 
 
 def stated_depths(findings: Iterable[Mapping[str, Any]]) -> list[Stated]:
@@ -153,6 +158,7 @@ def stated_depths(findings: Iterable[Mapping[str, Any]]) -> list[Stated]:
                 rec.get("achieved"),
                 rec["stage_bytes"],
                 rec.get("ir_depth"),
+                rec.get("lanes", 1),
             )
             found[said] = None
     return list(found)
@@ -161,7 +167,9 @@ def stated_depths(findings: Iterable[Mapping[str, Any]]) -> list[Stated]:
 def main_groups(groups: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str], list[Kept]]:
     """The compiler's main stage group of each user loop, by (loop, core, space), one per
     function that holds it: in each function the loop's groups with the most stages (a
-    remainder's group has fewer; a loop the compiler made is not the user's)."""
+    remainder's group has fewer; a loop the compiler made is not the user's), each
+    marked whether it is in the first half of them by number (a vector function
+    dispatched on both lanes holds the loop once per lane, the first lane's first)."""
     by_function: dict[tuple[str, str, str, str, str], list[Mapping[str, Any]]] = {}
     for g in groups:
         if g["loop"] is None or g["made"]:
@@ -171,14 +179,14 @@ def main_groups(groups: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str
     found: dict[tuple[str, str, str], list[Kept]] = {}
     for (loop, core, space, entry, function), held in sorted(by_function.items()):
         most = max(g["stages"] for g in held)
-        for g in held:
-            if g["stages"] != most:
-                continue
+        main = sorted((g for g in held if g["stages"] == most), key=lambda g: g["group"])
+        for order, g in enumerate(main):
             hint = g["hint"]
             requested = hint["requested"] if hint else g["stages"]
             achieved = hint["achieved"] if hint else g["stages"]
             where = f"{entry}/{function} group {g['group']}"
-            kept = Kept(requested, achieved, g["slot"], g["depth_seen"], where)
+            first = order < max(len(main) // 2, 1)
+            kept = Kept(requested, achieved, g["slot"], g["depth_seen"], where, first)
             found.setdefault((loop, core, space), []).append(kept)
     return found
 
@@ -220,6 +228,8 @@ def compare_depths(
     for said in stated:
         if said.core:
             mine = kept.get((said.loop, said.core, said.space), [])
+            if said.lanes == 2:  # (the second lane's groups, numbered after the first's)
+                mine = [k for k in mine if k.first_half]
         else:
             mine = [
                 k

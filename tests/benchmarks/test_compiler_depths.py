@@ -150,6 +150,20 @@ def test_copies_stating_different_depths_each_need_a_group_that_keeps_theirs():
     assert [c.status for c in found.checks] == ["agree", "agree"]
 
 
+def test_a_vector_copy_on_both_lanes_is_compared_with_the_first_lanes_group():
+    # pypto's dual-dispatch AIV function holds the loop once per lane (groups 0 and 1):
+    # skewlint's record is the first lane's, the second lane shedding apart from it.
+    item = finding(("aiv", [space("Vec", 4, 1, 32768)]))
+    item["cores"][0]["copies"] = 2
+    compiled = [
+        group("Vec", 4, 32768, hint=(4, 1), seen=1, number=0),
+        group("Vec", 4, 32768, hint=(4, 2), seen=2, number=1),
+    ]
+    one_lane = finding(("aiv", [space("Vec", 4, 1, 32768)]))
+    assert [c.status for c in compare_depths([item], compiled).checks] == ["agree"]
+    assert [c.status for c in compare_depths([one_lane], compiled).checks] == ["differ"]
+
+
 def test_a_statement_on_one_core_is_not_compared_with_the_other_cores_group():
     found = compare_depths(
         [finding(("aiv", [space("Vec", 2, 2, 16384)]))],

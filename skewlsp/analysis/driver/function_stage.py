@@ -78,9 +78,9 @@ def core_functions(models: Sequence[LoopModel], planner: str = "pypto") -> dict[
         report, lowered = model.report, model.lowered
         if not is_loop(report):
             continue
-        for core, verdict, code, lowering in _copies(report, lowered):
+        for core, verdict, code, lowering, copies in _copies(report, lowered):
             key = (report.path, report.function, report.instance, core)
-            loop = FunctionLoop(report.span, verdict, code, lowering, model.facts)
+            loop = FunctionLoop(report.span, verdict, code, lowering, model.facts, copies)
             loops.setdefault(key, []).append(loop)
     return {
         key: CoreFunction(key[0], key[1], key[2], key[3], tuple(found), planner)
@@ -90,19 +90,20 @@ def core_functions(models: Sequence[LoopModel], planner: str = "pypto") -> dict[
 
 def _copies(
     report: LoopReport, lowered: Lowered | None
-) -> list[tuple[Core | None, Verdict, str, Lowering | None]]:
+) -> list[tuple[Core | None, Verdict, str, Lowering | None, int]]:
     """Each core copy of the loop (the loop itself when it is not split): its core,
-    verdict, code and lowering once lowered (``lowered``: the lowering passes' record)."""
+    verdict, code, lowering once lowered (``lowered``: the lowering passes' record) and
+    how many times its body runs there (2: dual AIV dispatch)."""
     lowerings = copy_lowerings(report, lowered)
     if report.cores:
         return [
-            (c.core, c.verdict, c.code, lowering)
+            (c.core, c.verdict, c.code, lowering, c.copies)
             for c, lowering in zip(report.cores, lowerings, strict=True)
         ]
     if lowered is None:
-        return [(report.core, report.verdict, report.code, None)]
+        return [(report.core, report.verdict, report.code, None, 1)]
     verdict, code = lowered.verdict_of(report.verdict), lowered.code_of(report.code)
-    return [(report.core, verdict, code, lowerings[0])]
+    return [(report.core, verdict, code, lowerings[0], 1)]
 
 
 def _keys(model: LoopModel) -> list[_Key]:

@@ -59,7 +59,7 @@ def rotate(
         return SlotVerdict(False, shape)
     if loads is None:
         return SlotVerdict(False, "its body is not available")
-    mine = [load for load in loads if _on_core(load, core)]
+    mine = [load for load in loads if on_core(load, core)]
     if not mine:
         return SlotVerdict(False, "no top-level load to rotate")
     for load in mine:
@@ -94,7 +94,9 @@ def _shape_blocker(
     return None
 
 
-def _on_core(load: SlotLoad, core: str | None) -> bool:
+def on_core(load: SlotLoad, core: str | None) -> bool:
+    """Whether ``load`` lands on ``core``'s copy of a mixed loop (a cube space on the
+    cube, any other on the vector core; None: a loop not split, every load its own)."""
     if core is None:
         return True
     return (load.space in CUBE_SPACES) == (core == "aic")

@@ -34,13 +34,15 @@ from skewlsp.contract import Core, Instance, Lowering, Span
 class FunctionLoop:
     """One loop of a core function: its verdict and lowering on that core (a split
     loop's core copy's), and what the lowering read of the loop (its loads, the outlined
-    scope they are charged to)."""
+    scope they are charged to). ``copies``: 2 where the vector copy runs on both lanes
+    (SplitVectorKernel's dual dispatch: the AIV function's body once per lane)."""
 
     span: Span
     verdict: str
     code: str
     lowering: Lowering | None
     facts: LoopFacts
+    copies: int = 1
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from typing import Protocol
 
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
 from skewlsp.analysis.lower_pipeline.loop_facts import ScopeMat
+from skewlsp.analysis.lower_pipeline.lower_pipeline_to_slots import on_core
 from skewlsp.analysis.memory.allocate_memory_addr import allocate_memory_addr, footprint
 from skewlsp.analysis.memory.canonicalize_io_order import (
     LoopLowering,
@@ -58,6 +59,7 @@ from skewlsp.analysis.memory.memory_reuse import (
 )
 from skewlsp.analysis.memory.reserve_buffer import reserved
 from skewlsp.analysis.passes.scope_tile_ops import ScopeTiles
+from skewlsp.analysis.passes.split_vector_kernel import replayed_per_lane
 
 
 class Packings(Protocol):
@@ -67,16 +69,18 @@ class Packings(Protocol):
     def __call__(self, key: Hashable, make: Callable[[], ReuseResult]) -> ReuseResult: ...
 
 
-def replicated_loop(loop: FunctionLoop) -> ReplicatedLoop | str:
-    """The loop as :func:`.canonicalize_io_order.function_tiles` reads it, or why it
-    cannot be: only a loop LowerPipelineLoops replicates, at the top of its function,
-    with loads of static size, has stage groups skewlsp can lay out."""
+def replicated_loop(loop: FunctionLoop, core: str | None = None) -> ReplicatedLoop | str:
+    """The loop as :func:`.canonicalize_io_order.function_tiles` reads it on ``core``
+    (the loads landing on that core's copy of a mixed loop: ExpandMixedKernel gives the
+    cube the slices its matmuls read), or why it cannot be: only a loop
+    LowerPipelineLoops replicates, at the top of its function, with loads of static
+    size, has stage groups skewlsp can lay out."""
     lowering = loop.lowering
     if lowering is None or lowering.verdict != "replicated" or lowering.stage is None:
         return "not replicated by LowerPipelineLoops"
     if lowering.nested > 1:
         return "inside a loop that is replicated or skewed: its groups are not modelled"
-    loads = loop.facts.slot_loads
+    loads = tuple(load for load in loop.facts.slot_loads or () if on_core(load, core))
     if not loads:
         return "no load of its body is known"
     unsized = next((load.name for load in loads if load.size is None), None)
@@ -94,7 +98,7 @@ def init_memref(function: CoreFunction) -> CoreFunction:
     laid: dict[ScopeTiles, tuple[ScopeLayout | str, tuple[LoopLowering | str, ...]]] = {}
     for loop in function.loops:
         vec = vec_scope(function, loop, laid)
-        replicated = replicated_loop(loop)
+        replicated = replicated_loop(loop, function.core)
         if isinstance(replicated, str):
             found.append(LoopMemory(why=replicated, vec=vec))
             continue
@@ -115,13 +119,16 @@ def vec_scope(
     outlines), laid out once per scope (``laid``: the loops of a scope hold equal
     records, each made with its own loop's folding): what
     ConvertTensorToTileOps makes of its statements, each loop as LowerPipelineLoops
-    left it. None on the cube core (no Vec tiles)."""
-    scope = loop.facts.scope_tiles
-    if function.core == "aic" or scope is None:
+    left it, once per lane where the AIV function runs on both. None on the cube core
+    (no Vec tiles)."""
+    written = loop.facts.scope_tiles
+    if function.core == "aic" or written is None:
         return None
+    # (the body once per lane: 23 SplitVectorKernel's dual dispatch)
+    scope = replayed_per_lane(written) if loop.copies == 2 else written
     found = laid.get(scope)
     if found is None:
-        lowerings = tuple(_lowerings(function, scope))
+        lowerings = tuple(_lowerings(function, written)) * (2 if scope is not written else 1)
         found = laid[scope] = (scope_layout(scope, lowerings), lowerings)
     layout, lowerings = found
     if isinstance(layout, str):

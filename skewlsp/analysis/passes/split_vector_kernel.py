@@ -13,10 +13,12 @@ dual-AIV dispatch).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
+from skewlsp.analysis.passes.scope_tile_ops import ScopeLoop, ScopeTiles, TileOp
 from skewlsp.analysis.source.walk import walk
 
 
@@ -33,6 +35,36 @@ def dual_aiv_dispatch(headers: Sequence[cst.CSTNode], lane_regions: bool) -> boo
     if lane_regions:
         return False
     return not any(_splits(header) for header in headers)
+
+
+def replayed_per_lane(scope: ScopeTiles) -> ScopeTiles:
+    """The Vec tiles of an AIV function dispatched on both lanes: its whole body once per
+    lane, one after the other, the second lane's values its own (``name@1``) and its
+    loops after the first lane's (each a stage group of its own, numbered after them:
+    MemoryReuse sheds depth across both, as it did for pypto's dual-dispatch AIV
+    functions). The first lane's tiles and loops keep their places."""
+    if scope.unknown is not None:
+        return scope
+    count = len(scope.loops)
+
+    def lane(name: str | None) -> str | None:
+        return f"{name}@1" if name is not None else None
+
+    def again(op: TileOp) -> TileOp:
+        return replace(
+            op,
+            out=lane(op.out),
+            reads=tuple(f"{read}@1" for read in op.reads),
+            view_of=lane(op.view_of),
+            loop=op.loop + count if op.loop >= 0 else -1,
+            forbid=tuple(f"{read}@1" for read in op.forbid),
+        )
+
+    def moved(loop: ScopeLoop) -> ScopeLoop:
+        return replace(loop, parent=loop.parent + count if loop.parent >= 0 else -1)
+
+    ops = (*scope.ops, *(again(op) for op in scope.ops))
+    return replace(scope, ops=ops, loops=(*scope.loops, *(moved(loop) for loop in scope.loops)))
 
 
 def any_split(headers: Sequence[cst.CSTNode]) -> bool:

@@ -91,6 +91,29 @@ def test_a_function_whose_known_tiles_overflow_packed_the_legacy_way_stops_the_c
     assert masked.code == "SKW081" and "need 229376 B of its 188416 B" in masked.message
 
 
+def test_a_vector_copy_that_pops_what_it_reads_is_packed_once_per_lane():
+    # The compiler on popped.py: the AIV function holds the body once per lane (no split
+    # mode), and MemoryReuse keeps 1 of 4 stages apart in the first lane's loop ("only 1
+    # of 4 buffers fit (32768 B per stage, 122880 B free after 65536 B reserved)"), 2 of 4
+    # in the second's. The cube's slice of q is Mat's, not the vector copy's.
+    report = report_of("popped.py", "scores_then_softmax")
+    aic, aiv = report.cores
+    assert aiv.copies == 2
+    assert aiv.memory == (SpaceBuffers("Vec", 32768, 4, 1, "slot-bound", True),)
+    assert [m.space for m in aic.memory] == ["Mat", "Left", "Right"]
+    fits = report_of("popped.py", "scores_two_stages").cores[1]
+    assert fits.memory == (SpaceBuffers("Vec", 32768, 2, 2, None, True),)
+
+
+def test_each_core_copy_of_a_mixed_loop_counts_only_the_loads_landing_on_it():
+    # fused_scores.py: the cube loads k into Mat, the vector copy the scale into Vec
+    # (ExpandMixedKernel); neither copy's record lists the other core's space.
+    report = report_of("fused_scores.py", "fused_page_scores")
+    aic, aiv = report.cores
+    assert "Vec" not in [m.space for m in aic.memory]
+    assert [m.space for m in aiv.memory] == ["Vec"]
+
+
 def test_a_function_whose_vec_tiles_are_all_known_gets_its_whole_depth_there():
     # The compiler: no hint; the loads and their sums of two_stages_fit take 65536 B.
     report = report_of("vector.py", "two_stages_fit")
