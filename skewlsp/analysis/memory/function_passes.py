@@ -124,11 +124,11 @@ def vec_scope(
     written = loop.facts.scope_tiles
     if function.core == "aic" or written is None:
         return None
-    # (the body once per lane: 23 SplitVectorKernel's dual dispatch)
-    scope = replayed_per_lane(written) if loop.copies == 2 else written
+    lanes = 2 if loop.copies == 2 else 1  # (23 SplitVectorKernel's dual dispatch)
+    scope = replayed_per_lane(written) if lanes == 2 else written
     found = laid.get(scope)
     if found is None:
-        lowerings = tuple(_lowerings(function, written)) * (2 if scope is not written else 1)
+        lowerings = tuple(_lowerings(function, written)) * lanes
         found = laid[scope] = (scope_layout(scope, lowerings), lowerings)
     layout, lowerings = found
     if isinstance(layout, str):
@@ -251,8 +251,7 @@ def allocate_memory(function: CoreFunction) -> CoreFunction:
     placed = []
     for found in function.memory:
         vec = found.vec
-        legacy = vec is not None and vec.reuse is not None and bool(vec.reuse.fallbacks)
-        if vec is not None and vec.layout is not None and vec.reuse is not None and legacy:
+        if vec is not None and vec.layout is not None and vec.reuse and vec.reuse.fallbacks:
             slots = _slots(vec.layout.tiles, vec.reuse)
             allocation = allocate_memory_addr(slots, DEFAULT_CHIP, reserved(vec.scope))
             found = replace(found, vec=replace(vec, allocation=allocation))

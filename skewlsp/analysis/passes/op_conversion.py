@@ -437,7 +437,8 @@ class _Convert(ScopeBlocks):
         a new tile of the source's rows and the columns the pattern keeps, in the source's
         dtype or ``output_dtype``, not in-place safe. A pattern not named is not modelled."""
         source = self._tile(args[0], "gather") if args else None
-        pattern = dsl.dotted(dsl.keyword(call, "mask_pattern").value)  # type: ignore[union-attr]
+        given = dsl.argument(call, None, "mask_pattern")
+        pattern = dsl.dotted(given) if given is not None else None
         keeps = MASK_PATTERN_STRIDES.get(pattern[-1]) if pattern else None
         if source is None or keeps is None or len(self.shapes[source].extents) != 2:
             raise NotModelled("a `gather` by a mask pattern not written by its name")
