@@ -58,6 +58,7 @@ from skewlsp.analysis.memory.memory_reuse import (
     memory_reuse,
 )
 from skewlsp.analysis.memory.reserve_buffer import reserved
+from skewlsp.analysis.passes.scope_options import SPLIT_HALVES
 from skewlsp.analysis.passes.scope_tile_ops import ScopeTiles
 from skewlsp.analysis.passes.split_vector_kernel import replayed_per_lane
 
@@ -80,6 +81,9 @@ def replicated_loop(loop: FunctionLoop, core: str | None = None) -> ReplicatedLo
         return "not replicated by LowerPipelineLoops"
     if lowering.nested > 1:
         return "inside a loop that is replicated or skewed: its groups are not modelled"
+    scope = loop.facts.scope_tiles
+    if core == "aiv" and scope is not None and scope.halved:
+        return SPLIT_HALVES  # (a lane's loads are half those written)
     loads = tuple(load for load in loop.facts.slot_loads or () if on_core(load, core))
     if not loads:
         return "no load of its body is known"

@@ -92,6 +92,7 @@ from skewlsp.analysis.passes.op_tables import (
 from skewlsp.analysis.passes.scope_blocks import NotModelled, ScopeBlocks, static_extents
 from skewlsp.analysis.passes.scope_options import ring_options
 from skewlsp.analysis.passes.scope_tile_ops import ScopeTiles, TileOp, TileShape
+from skewlsp.analysis.passes.split_vector_kernel import any_split
 from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import Span
 
@@ -575,6 +576,6 @@ def scope_tiles_at(
         header = node.decorators
     ring = ring_options(header, fold)
     if isinstance(ring, str):
-        return ScopeTiles(unknown=ring)
+        return ScopeTiles(unknown=ring, halved=any_split(header))
     found = scope_tiles(body_statements(node.body), tensors, fold, span_of, cube_of)
     return replace(found, slot_num=ring) if found.unknown is None else found

@@ -20,6 +20,10 @@ from skewlsp.analysis.frontend.op_registry import op_leaf
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Fold, fold_extent
 from skewlsp.analysis.source.walk import walk
 
+# Why a scope with a split mode other than NONE is not read (SplitVectorKernel halves its
+# vector tiles: neither the tiles nor the loads as written are a lane's).
+SPLIT_HALVES = "a split mode halves the vector tiles (not modelled)"
+
 
 def ring_options(header: Sequence[cst.CSTNode], fold: Fold) -> int | str | None:
     """The cross-core ring's depth a scope's header asks for (``slot_num=`` of
@@ -36,7 +40,7 @@ def ring_options(header: Sequence[cst.CSTNode], fold: Fold) -> int | str | None:
             written = dsl.keyword(node, "mode") or (args[0] if args else None)
             mode = dsl.dotted(written.value) if written is not None else None
             if not mode or mode[-1] != "NONE":
-                return "a split mode halves the vector tiles (not modelled)"
+                return SPLIT_HALVES
         slot = dsl.keyword(node, "slot_num")
         if slot is not None:
             slot_num = fold_extent(slot.value, fold).value
@@ -44,7 +48,7 @@ def ring_options(header: Sequence[cst.CSTNode], fold: Fold) -> int | str | None:
                 return "the cross-core ring's slot_num is not static"
         read.update(id(n) for n in walk(node))
     if any(_mentions_split(part, read) for part in header):
-        return "a split mode halves the vector tiles (not modelled)"
+        return SPLIT_HALVES
     return slot_num
 
 

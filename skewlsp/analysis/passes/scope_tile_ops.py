@@ -71,6 +71,7 @@ class ScopeTiles:
     unknown: str | None = None
     popped: tuple[int, ...] = ()
     slot_num: int | None = None
+    halved: bool = False  # a split mode: SplitVectorKernel halves each vector tile
 
     def enclosing_loop(self, number: int) -> int:
         """The loop (not a branch) that block ``number`` is nested in (-1: none)."""

@@ -155,7 +155,7 @@ def _not_known(
     if memory.tiles is not None or _laid_out(memory.vec):
         return ()
     why = f"not known: {memory.why or 'the loop is not modelled'}"
-    if memory.vec is not None and memory.vec.why is not None:
+    if memory.vec is not None and memory.vec.why not in (None, memory.why):
         why += f"; the function's other Vec tiles are not known: {memory.vec.why}"
     return (SpaceBuffers("Vec", 0, lowering.buffers, reason=why),)
 
