@@ -37,7 +37,8 @@ class Stated:
     achieved: int | None
     stage_bytes: int
     ir_depth: int | None = None
-    lanes: int = 1  # 2: the vector copy runs on both lanes, the record is the first's
+    lanes: int = 1  # 2: the vector copy runs on both lanes
+    second_lane: bool = False  # the record of the second lane's copy of the loop
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,7 @@ def stated_depths(findings: Iterable[Mapping[str, Any]]) -> list[Stated]:
                 rec["stage_bytes"],
                 rec.get("ir_depth"),
                 rec.get("lanes", 1),
+                rec.get("lane") == 2,
             )
             found[said] = None
     return list(found)
@@ -229,7 +231,7 @@ def compare_depths(
         if said.core:
             mine = kept.get((said.loop, said.core, said.space), [])
             if said.lanes == 2:  # (the second lane's groups, numbered after the first's)
-                mine = [k for k in mine if k.first_half]
+                mine = [k for k in mine if k.first_half != said.second_lane]
         else:
             mine = [
                 k

@@ -98,9 +98,10 @@ def hint_terse(hint: Finding, report: LoopReport) -> str | None:
         return None
     if hint.code == LEGACY_FALLBACK:
         return f"MemoryReuse fits {found.space} at no depth: it falls back to legacy packing"
+    lane = " of the second lane" if found.lane == 2 else ""
     return (
         f"PH-MR-001: only {found.achieved} of {found.requested} stage buffers fit in "
-        f"{found.space} ({found.cause})"
+        f"{found.space}{lane} ({found.cause})"
     )
 
 
@@ -110,7 +111,7 @@ def _memory_headline(hint: Finding, report: LoopReport) -> str | None:
     found = hint.buffers
     if found is None:
         return None
-    on = _core_of(found, report)
+    on = _core_of(found, report) + ("'s second lane" if found.lane == 2 else "")
     if hint.code == LEGACY_FALLBACK:
         return (
             f"MemoryReuse fits {found.space}{on} at no depth: it falls back to its legacy "

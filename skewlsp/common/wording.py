@@ -46,38 +46,39 @@ def _k_loop_text(k_loop: KLoopBuffers) -> str:
 
 
 def _space_text(found: SpaceBuffers) -> str:
-    """:func:`buffers_text` of the space alone."""
+    """:func:`buffers_text` of the space alone (a second lane's: ``Vec (second lane):``)."""
+    label = f"{found.space} (second lane)" if found.lane == 2 else found.space
     asked = f"{found.stage_bytes} B per stage"
     if not found.stage_bytes:  # (a slot not known: the reason says why)
-        return f"{found.space}: {found.requested} buffers per stage asked: {found.reason}"
+        return f"{label}: {found.requested} buffers per stage asked: {found.reason}"
     if found.cause == "overflow":
         what = found.reason or f"the loads of {found.requested} stages overflow"
-        return f"{found.space}: {what} it ({asked}): the compile stops"
+        return f"{label}: {what} it ({asked}): the compile stops"
     if found.cause == "legacy":
         return (
-            f"{found.space}: no depth fits ({asked}): MemoryReuse falls back to its legacy "
+            f"{label}: no depth fits ({asked}): MemoryReuse falls back to its legacy "
             "packing"
         )
     if found.achieved == found.requested and found.cause is None:
         return (
-            f"{found.space}: all {found.requested} buffers per load kept ({asked}; every "
+            f"{label}: all {found.requested} buffers per load kept ({asked}; every "
             f"{found.space} tile of the function packed)"
         )
     if found.achieved is not None and found.cause is None:
-        return f"{found.space}: {found.achieved} of {found.requested} buffers kept apart ({asked})"
+        return f"{label}: {found.achieved} of {found.requested} buffers kept apart ({asked})"
     if found.cause == "space-pressure":
         return (
-            f"{found.space}: {found.achieved} of {found.requested} buffers per load "
+            f"{label}: {found.achieved} of {found.requested} buffers per load "
             f"({asked}, space-pressure: the function's other tiles take the space)"
             f"{_ir_depth(found)}"
         )
     if found.achieved is not None:
         return (
-            f"{found.space}: at most {found.achieved} of {found.requested} buffers per load "
+            f"{label}: at most {found.achieved} of {found.requested} buffers per load "
             f"({asked}, {found.cause}){_ir_depth(found)}"
         )
     why = f": {found.reason}" if found.reason else ""
-    return f"{found.space}: {found.requested} buffers per load asked ({asked}){why}"
+    return f"{label}: {found.requested} buffers per load asked ({asked}){why}"
 
 
 def _ir_depth(found: SpaceBuffers) -> str:

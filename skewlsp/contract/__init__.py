@@ -274,6 +274,11 @@ class SpaceBuffers:
     ``k_loops``: in Left and Right, the loop's K loops (AutoTileMatmulL0's, each a stage
     group of its own) whose PH-MR-001 depth the packing's buffers exceed, each with both
     depths (:class:`KLoopBuffers`); empty otherwise.
+
+    ``lane``: 2 for the second lane's loop of a vector copy dispatched on both lanes
+    (SplitVectorKernel's dual dispatch: the AIV function holds the body once per lane,
+    and MemoryReuse may shed the two lanes' loops to different depths), beside the
+    first lane's record; None otherwise.
     """
 
     space: str
@@ -285,6 +290,7 @@ class SpaceBuffers:
     reason: str | None = None
     ir_depth: int | None = None
     k_loops: tuple[KLoopBuffers, ...] = ()
+    lane: int | None = None
 
 
 @dataclass(frozen=True)

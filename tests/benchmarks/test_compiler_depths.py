@@ -162,6 +162,13 @@ def test_a_vector_copy_on_both_lanes_is_compared_with_the_first_lanes_group():
     one_lane = finding(("aiv", [space("Vec", 4, 1, 32768)]))
     assert [c.status for c in compare_depths([item], compiled).checks] == ["agree"]
     assert [c.status for c in compare_depths([one_lane], compiled).checks] == ["differ"]
+    # the second lane's record (``lane`` 2) is compared with the second lane's group
+    both = finding(("aiv", [space("Vec", 4, 1, 32768), {**space("Vec", 4, 2, 32768), "lane": 2}]))
+    both["cores"][0]["copies"] = 2
+    swapped = finding(("aiv", [space("Vec", 4, 2, 32768), {**space("Vec", 4, 1, 32768), "lane": 2}]))
+    swapped["cores"][0]["copies"] = 2
+    assert [c.status for c in compare_depths([both], compiled).checks] == ["agree", "agree"]
+    assert [c.status for c in compare_depths([swapped], compiled).checks] == ["differ", "differ"]
 
 
 def test_a_statement_on_one_core_is_not_compared_with_the_other_cores_group():

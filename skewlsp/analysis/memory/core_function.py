@@ -87,7 +87,9 @@ class ScopeMemory:
     the layout was made from, for advice decided again by laying it out once more.
     ``allocation``: 34 AllocateMemoryAddr's placement of the packing where MemoryReuse
     fell back to its legacy one (the only packing that can overflow: the guarded one
-    sheds depth until it fits), else None."""
+    sheds depth until it fits), else None. ``second_loop``: where the vector function
+    runs on both lanes, the second lane's copy of the loop among the scope's (its
+    groups are ``layout.groups[second_loop]``); -1 otherwise."""
 
     space: str
     layout: ScopeLayout | None = None
@@ -98,6 +100,7 @@ class ScopeMemory:
     lowerings: tuple[LoopLowering | str, ...] = ()
     loop: int = -1
     allocation: Allocation | None = None
+    second_loop: int = -1
 
 
 @dataclass(frozen=True)

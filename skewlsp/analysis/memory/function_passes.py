@@ -140,8 +140,15 @@ def vec_scope(
     where = loop.facts.scope_loop
     if not 0 <= where < len(layout.groups):
         return ScopeMemory("Vec", why="the loop is not one of its scope's")
+    second = where + len(written.loops) if lanes == 2 else -1
     return ScopeMemory(
-        "Vec", layout, groups=layout.groups[where], scope=scope, lowerings=lowerings, loop=where
+        "Vec",
+        layout,
+        groups=layout.groups[where],
+        scope=scope,
+        lowerings=lowerings,
+        loop=where,
+        second_loop=second,
     )
 
 

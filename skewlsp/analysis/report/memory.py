@@ -194,10 +194,10 @@ def _spaces(
         return (), []
     if memory.tiles is None or memory.reuse is None:
         # not modelled alone (a loop nested in a replicated one): the whole function's Vec
-        whole = _whole(memory, "Vec", on, where) if _laid_out(memory.vec) else None
-        if whole is None or whole[0].requested < 2:
+        whole = _wholes(memory, "Vec", on, where) if _laid_out(memory.vec) else None
+        if whole is None or whole[0][0].requested < 2:
             return (), []
-        return (whole[0],), whole[1]
+        return tuple(whole[0]), whole[1]
     tiles, reuse = memory.tiles.tiles, memory.reuse
     overflows = {o.space: o for o in (memory.allocation.overflows if memory.allocation else ())}
     spaces: list[SpaceBuffers] = []
@@ -242,8 +242,8 @@ def _spaces(
             )
             message = _slot_bound(hint, on, memory)
             findings.append(Finding(DEPTH_REDUCED, message, where, buffers=spaces[-1]))
-        elif (whole := _whole(memory, space, on, where)) is not None:
-            spaces.append(whole[0])
+        elif (whole := _wholes(memory, space, on, where)) is not None:
+            spaces.extend(whole[0])
             findings.extend(whole[1])
         elif space == "Mat" and memory.mat is not None and memory.mat.fits:
             # every Mat tile of the function fits in a buffer of its own: no depth shed
@@ -356,20 +356,43 @@ def vec_space(vec: ScopeMemory | None) -> str | None:
     return vec.space if vec is not None else None
 
 
-def _whole(
+def _wholes(
     memory: LoopMemory, space: str, on: str, where: Span
+) -> tuple[list[SpaceBuffers], list[Finding]] | None:
+    """:func:`_whole` of the loop, and of its second lane's copy where the vector
+    function runs on both lanes (its own record and PH-MR-001: MemoryReuse may shed the
+    two lanes' loops to different depths)."""
+    first = _whole(memory, space, on, where)
+    if first is None:
+        return None
+    found, findings = [first[0]], list(first[1])
+    second = _whole(memory, space, on, where, second_lane=True)
+    if second is not None:
+        found.append(second[0])
+        findings += second[1]
+    return found, findings
+
+
+def _whole(
+    memory: LoopMemory, space: str, on: str, where: Span, second_lane: bool = False
 ) -> tuple[SpaceBuffers, list[Finding]] | None:
     """The loop's first stage group in ``space`` as MemoryReuse packs the whole
     function's tiles there (every one known), and its PH-MR-001 at the loop: SKW080,
-    slot-bound, or space-pressure naming the co-resident tiles. None
+    slot-bound, or space-pressure naming the co-resident tiles (``second_lane``: of the
+    second lane's copy of the loop, None where there is none). None
     when the space's tiles are not all known, or MemoryReuse falls back to its legacy
     packing there (its warning is not reported yet)."""
     vec = memory.vec
     if vec is None or vec.space != space or vec.layout is None or vec.reuse is None:
         return None
-    if not vec.groups or any(f.space == space for f in vec.reuse.fallbacks):
+    if second_lane and vec.second_loop < 0:
         return None
-    group, reuse, tiles = vec.groups[0], vec.reuse, vec.layout.tiles
+    groups = vec.layout.groups[vec.second_loop] if second_lane else vec.groups
+    if not groups or any(f.space == space for f in vec.reuse.fallbacks):
+        return None
+    lane = 2 if second_lane else None
+    on = f"{on}'s second lane" if second_lane else on
+    group, reuse, tiles = groups[0], vec.reuse, vec.layout.tiles
     requested = reuse.requested.get((space, group))
     if requested is None:
         return None
@@ -378,10 +401,12 @@ def _whole(
     achieved = reuse.achieved[(space, group)]
     hint = next((h for h in reuse.hints if (h.space, h.group) == (space, group)), None)
     if hint is None:
-        return SpaceBuffers(space, slot, requested, achieved, None, True), []
+        return SpaceBuffers(space, slot, requested, achieved, None, True, lane=lane), []
     depth = buffers_depth(reuse, tiles, space, group)
     deeper = depth if depth is not None and depth > hint.achieved else None
-    found = SpaceBuffers(space, slot, requested, hint.achieved, hint.cause, True, ir_depth=deeper)
+    found = SpaceBuffers(
+        space, slot, requested, hint.achieved, hint.cause, True, ir_depth=deeper, lane=lane
+    )
     kept = _kept_apart(found, members, vec.layout, group)
     if hint.cause == "slot-bound":
         message = (
@@ -432,28 +457,30 @@ def _above_ring(hint: DepthHint) -> str:
 
 def _stage_that_fits(vec: ScopeMemory, most: int) -> int | None:
     """The largest ``stage=`` of at most ``most`` (and at least 2) under which MemoryReuse
-    keeps every stage of the loop's first group apart, decided by laying out and packing
-    the whole function again with the loop restaged; None when none does."""
+    keeps every stage of the loop's first group apart (of both lanes' copies of it, where
+    the vector function runs on both), decided by laying out and packing the whole
+    function again with the loop restaged; None when none does."""
     if vec.scope is None or not 0 <= vec.loop < len(vec.lowerings):
         return None
     current = vec.lowerings[vec.loop]
     if isinstance(current, str):
         return None
+    copies = [vec.loop] + ([vec.second_loop] if vec.second_loop >= 0 else [])
     for stage in range(most, 1, -1):
         restaged = current.restaged(stage)
         if restaged is None:
             return None
         lowerings = list(vec.lowerings)
-        lowerings[vec.loop] = restaged
+        for index in copies:  # (the loop's copy on each lane, where it runs on both)
+            lowerings[index] = restaged
         laid = scope_layout(vec.scope, lowerings, vec.space)
-        if isinstance(laid, str) or not laid.groups[vec.loop]:
+        if isinstance(laid, str) or not all(laid.groups[index] for index in copies):
             continue
-        group = laid.groups[vec.loop][0]
         reuse = memory_reuse(laid.tiles, DEFAULT_CHIP, reserved(vec.scope))
-        key = (vec.space, group)
         if any(f.space == vec.space for f in reuse.fallbacks):
             continue
-        if reuse.requested.get(key) == stage and reuse.achieved.get(key) == stage:
+        keys = [(vec.space, laid.groups[index][0]) for index in copies]
+        if all(reuse.requested.get(k) == stage == reuse.achieved.get(k) for k in keys):
             return stage
     return None
 

@@ -111,7 +111,7 @@ def memory_data(memory: Sequence[SpaceBuffers]) -> list[dict[str, Any]]:
     """What MemoryReuse and AllocateMemoryAddr give a loop's loads, per memory space
     (``ir_depth`` only where it is said: the IR keeps more stages apart than
     ``achieved``; ``k_loops`` only where a K loop's two depths are said, each K loop's
-    ``buffers`` a record of the same form)."""
+    ``buffers`` a record of the same form; ``lane`` only on a second lane's record)."""
     return [_space_data(plain_data(space)) for space in memory]
 
 
@@ -119,6 +119,8 @@ def _space_data(data: dict[str, Any]) -> dict[str, Any]:
     """One space's record with the keys of what is not said left out."""
     if data["ir_depth"] is None:
         del data["ir_depth"]
+    if data["lane"] is None:
+        del data["lane"]
     if data["k_loops"]:
         data["k_loops"] = [
             dict(k_loop, buffers=_space_data(k_loop["buffers"])) for k_loop in data["k_loops"]

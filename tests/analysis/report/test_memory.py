@@ -99,10 +99,22 @@ def test_a_vector_copy_that_pops_what_it_reads_is_packed_once_per_lane():
     report = report_of("popped.py", "scores_then_softmax")
     aic, aiv = report.cores
     assert aiv.copies == 2
-    assert aiv.memory == (SpaceBuffers("Vec", 32768, 4, 1, "slot-bound", True),)
+    assert aiv.memory == (
+        SpaceBuffers("Vec", 32768, 4, 1, "slot-bound", True),
+        SpaceBuffers("Vec", 32768, 4, 2, "slot-bound", True, lane=2),
+    )
+    vec_hints = [h.message for h in report.hints if "in Vec" in h.message]
+    assert [m.split(":")[1] for m in vec_hints] == [
+        " MemoryReuse keeps at most 1 of the 4 stages' buffers apart in Vec on the AIV core",
+        " MemoryReuse keeps at most 2 of the 4 stages' buffers apart in Vec on the AIV core's "
+        "second lane",
+    ]
     assert [m.space for m in aic.memory] == ["Mat", "Left", "Right"]
     fits = report_of("popped.py", "scores_two_stages").cores[1]
-    assert fits.memory == (SpaceBuffers("Vec", 32768, 2, 2, None, True),)
+    assert fits.memory == (
+        SpaceBuffers("Vec", 32768, 2, 2, None, True),
+        SpaceBuffers("Vec", 32768, 2, 2, None, True, lane=2),
+    )
 
 
 def test_each_core_copy_of_a_mixed_loop_counts_only_the_loads_landing_on_it():
@@ -111,7 +123,7 @@ def test_each_core_copy_of_a_mixed_loop_counts_only_the_loads_landing_on_it():
     report = report_of("fused_scores.py", "fused_page_scores")
     aic, aiv = report.cores
     assert "Vec" not in [m.space for m in aic.memory]
-    assert [m.space for m in aiv.memory] == ["Vec"]
+    assert [m.space for m in aiv.memory] == ["Vec", "Vec"]  # (once per lane: no split)
 
 
 SPLIT_ROWS = """

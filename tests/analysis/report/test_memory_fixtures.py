@@ -323,21 +323,26 @@ def test_a_mixed_loop_under_split_none_is_packed_above_the_cube_to_vector_ring(r
     # [128, 64] INT32 scores the cube pushes), slot-bound; the IR: 1 buffer per tile.
     # :60, its 8 KB slots under the same split: no hint, both stages kept (2 buffers).
     # :84, no slot_num and no split: the same hint, 65536 B reserved (the default ring).
+    # No split mode: the vector function holds the loop once per lane, and the compiler
+    # gives each lane's copy the same hint (one record and one SKW080 per lane).
     items = lint(run, "fused_scores.py")
-    loop, (hint,) = at(items, 30)
+    loop, (hint, second) = at(items, 30)
     (aiv,) = [core for core in loop["cores"] if core["core"] == "aiv"]
     assert [m for m in aiv["memory"] if m["space"] == "Vec"] == [
-        buffers("Vec", 65536, 2, 1, "slot-bound")
+        buffers("Vec", 65536, 2, 1, "slot-bound"),
+        {**buffers("Vec", 65536, 2, 1, "slot-bound"), "lane": 2},
     ]
     assert (hint["code"], hint["compiler_id"]) == ("SKW080", "PH-MR-001")
     assert "is more than its 122880 B (above the 65536 B the cube -> vector ring" in (
         hint["message"]
     )
+    assert "in Vec on the AIV core's second lane: 2 x 65536 B" in second["message"]
     small, found = at(items, 60)
     (aiv,) = [core for core in small["cores"] if core["core"] == "aiv"]
     assert [m for m in aiv["memory"] if m["space"] == "Vec"] == [
-        {**buffers("Vec", 16384, 2, 2), "known": True}
+        {**buffers("Vec", 16384, 2, 2), "known": True},
+        {**buffers("Vec", 16384, 2, 2), "known": True, "lane": 2},
     ]
     assert found == []
-    _, (default,) = at(items, 84)
+    _, (default, _) = at(items, 84)
     assert default["message"] == hint["message"]
