@@ -26,8 +26,8 @@ outside the loops: ConvertTensorToTileOps' conversions,
 after all the loads, in the clone's order. Neither lays out the L0 moves of a matmul's
 operands (Left, Right: :mod:`.l0_tiles` does) or the remainder chain of a loop whose
 bounds are known only at run time beyond ``stage=2``'s (one ``if rem == 1`` branch of
-one copy, laid out as a remainder). A loop nested in one of the scope's loops (one level)
-is laid out in each copy of the loop around it, its tiles in both groups, its own groups
+one copy, laid out as a remainder). A loop nested in the scope's loops (at any depth)
+is laid out in each copy of each loop around it, its tiles in their groups too, its own groups
 numbered first and shared by every copy (LowerPipelineLoops lowers it first and the
 replication around it copies its tiles, stamps and all). A branch of an ``if`` is laid
 out once where it stands, in the copy it is in: the ``if`` is one statement of the body,

@@ -46,7 +46,7 @@ The scope's loops and ``if`` statements are walked as :mod:`.scope_blocks` says:
 their own, whose tiles are not read after the ``if``.
 
 Anything else (another op, a matmul of a vector tile or with no ``out_dtype``, a view
-of a popped tile, a tile an ``if`` makes a phi of, a loop nested two deep, a shape not
+of a popped tile, a tile an ``if`` makes a phi of, a shape not
 static, a cast the Ascend910B has no single instruction for, which LegalizeTileCast
 makes a chain) leaves the scope not known, with the reason: the memory passes then keep
 to what a loop's loads decide alone. So does a split mode other than

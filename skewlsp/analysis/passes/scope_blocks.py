@@ -3,7 +3,7 @@ them: its loops, and the ``if`` statements the compiler keeps or folds.
 
 - A ``pl.pipeline`` or ``pl.range`` loop is a block of the scope (:class:`ScopeLoop`),
   its variable bound to ``[start, stop)`` when its bounds are constant (as Simplify
-  binds it); a loop nested two loops deep is not modelled.
+  binds it), nested in the scope's other loops to any depth.
 - An ``if`` whose test Simplify proves (Fold A, ``simplify_pass.cpp``:
   :func:`.simplify.evaluate_condition`) is the branch that runs, walked in place; any
   other keeps each branch as a block of its own, in program order (MemoryReuse's
@@ -86,22 +86,12 @@ class ScopeBlocks:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     self.small(small)
-            elif isinstance(stmt, cst.For) and self._loops_around() >= 2:
-                raise NotModelled("a loop nested in two loops of the scope")
             elif isinstance(stmt, cst.For):
                 self.enter(stmt)
             elif isinstance(stmt, cst.If):
                 self.branches(stmt)
             else:
                 raise NotModelled(f"a `{type(stmt).__name__}` statement")
-
-    def _loops_around(self) -> int:
-        """How many loops (not branches) the walk is in."""
-        count, at = 0, self.loop
-        while at >= 0:
-            count += not self.loops[at].branch
-            at = self.loops[at].parent
-        return count
 
     def enter(self, loop: cst.For) -> None:
         kind = dsl.dotted(loop.iter.func) if isinstance(loop.iter, cst.Call) else None

@@ -44,7 +44,7 @@ class TileOp:
 class ScopeLoop:
     """A loop of the scope: where it is (a pipeline loop's report has this span),
     whether it is a ``pl.pipeline`` (else a sequential loop, run as written), and the
-    block of the scope it is nested in (-1: none; one level of loops in loops is read).
+    block of the scope it is nested in (-1: none).
 
     A ``branch`` is one branch of an ``if`` the compiler keeps, listed with the loops
     because it is a block of its own: run at most once, in program order, its tiles

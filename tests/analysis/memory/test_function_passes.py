@@ -192,3 +192,22 @@ def test_gathered_tiles_and_a_tensor_read_whole_are_packed_as_the_compiler_packs
         assert memory.vec.scope.ops[0].label == first
         assert memory.vec.allocation is not None
         assert [(o.space, o.used) for o in memory.vec.allocation.overflows] == [("Vec", 196608)]
+
+
+def test_loops_nested_two_loops_deep_are_packed_as_the_compiler_packs_them():
+    # The compiler on deep.py: blocks_three_stages' pipeline, in two sequential loops,
+    # keeps 1 of 3 stages apart beside the 32 KB tile made before them (PH-MR-001,
+    # 32768 B per stage, 188416 B free); blocks_of_rows' 48 KB stages beside its 48 KB
+    # tile fit at no depth and stop in AllocateMemoryAddr at 196608 bytes; the pipeline
+    # in a sequential loop in a pipeline keeps both its stages apart.
+    (three,) = memory_at("deep.py", 54)
+    assert three.vec is not None and three.vec.reuse is not None
+    hints = [(h.requested, h.achieved, h.slot, h.cause) for h in three.vec.reuse.hints]
+    assert hints == [(3, 1, 32768, "space-pressure")]
+    (rows,) = memory_at("deep.py", 22)
+    assert rows.vec is not None and rows.vec.allocation is not None
+    assert [(o.space, o.used) for o in rows.vec.allocation.overflows] == [("Vec", 196608)]
+    (inner,) = memory_at("deep.py", 37)
+    assert inner.vec is not None and inner.vec.reuse is not None
+    (group,) = inner.vec.groups
+    assert (inner.vec.reuse.achieved[("Vec", group)], inner.vec.reuse.hints) == (2, ())

@@ -83,7 +83,7 @@ def test_a_loops_statements_are_marked_with_their_loop():
     assert [loop.pipeline for loop in found.loops] == [True]
 
 
-def test_a_loop_nested_in_a_loop_is_read_with_its_parent_and_two_deep_is_not():
+def test_a_loop_nested_in_loops_is_read_with_each_loop_around_it():
     # blocks.py: a column loop inside a row loop; the compiler lays its tiles out in both
     # groups (InitMemRef's pipeline_membership "0:0;1:0")
     found = tiles_of(
@@ -101,7 +101,13 @@ def test_a_loop_nested_in_a_loop_is_read_with_its_parent_and_two_deep_is_not():
         "        for k in pl.pipeline(2, stage=2):\n"
         "            c = x[0:16, 0:512]\n"
     )
-    assert deeper.unknown == "a loop nested in two loops of the scope"
+    assert deeper.unknown is None
+    assert [op.loop for op in deeper.ops] == [2]
+    assert [(loop.pipeline, loop.parent) for loop in deeper.loops] == [
+        (False, -1),
+        (False, 0),
+        (True, 1),
+    ]
 
 
 def test_an_op_not_modelled_leaves_the_scope_not_known():

@@ -50,7 +50,7 @@ def test_a_tile_of_before_an_if_bound_again_in_its_branch_is_not_known():
     )
 
 
-def test_a_branch_between_two_loops_is_no_level_of_loop_nesting():
+def test_a_branch_between_two_loops_is_a_block_between_them():
     # hc_post_prefill: the row loop's `if`, then the column loop inside it
     found = tiles_of(
         "for i in pl.pipeline(4, stage=2):\n"
@@ -67,4 +67,11 @@ def test_a_branch_between_two_loops_is_no_level_of_loop_nesting():
         "            for k in pl.pipeline(2, stage=2):\n"
         "                c = x[0:16, 0:512]\n"
     )
-    assert deeper.unknown == "a loop nested in two loops of the scope"
+    assert deeper.unknown is None
+    assert [(loop.parent, loop.branch) for loop in deeper.loops] == [
+        (-1, False),
+        (0, True),
+        (1, False),
+        (2, False),
+    ]
+    assert [op.loop for op in deeper.ops] == [3]
