@@ -49,7 +49,7 @@ USERS_FILES = {
     *("prefill_attention_csa.py", "prefill_indexer.py", "decode_layer_a8w8.py"),
     *("decode_fwd.py", "decode_indexer.py", "decode_indexer_compressor.py"),
     *("qwen3_14b/decode_fwd.py", "deepseek_v4_pro/decode_indexer.py", "gate.py"),
-    *("qkv_proj_rope.py", "lm_head.py", "decode_4d.py", "expert_routed.py"),
+    *("qkv_proj_rope.py", "lm_head.py", "decode_4d.py", "expert_routed.py", "mtp_projection.py"),
 }
 OUR_TREES = ("skewlsp", "tests", "examples", "benchmarks", "editors")
 
