@@ -17,7 +17,9 @@ from skewlsp.analysis.driver.site_memo import SiteMemo
 from skewlsp.analysis.driver.unit_walk import UnitWalk
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import ModuleConstants
-from skewlsp.analysis.frontend.imports import Origin, imported_lookup
+from skewlsp.analysis.frontend.import_order import Origin, import_order
+from skewlsp.analysis.frontend.imports import imported_lookup
+from skewlsp.analysis.frontend.program_modules import ProgramModules
 from skewlsp.analysis.frontend.source_index import ModuleIndex, Unit
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.report.coverage import unanalysed
@@ -43,10 +45,17 @@ def module_context(
     the module's source, if at hand (where it declares the values of a variable it reads).
     """
     build = state.build
+    program = _program(index, path, resolver, state, origin, text)
     constants = ModuleConstants(
         index.constant_sources,
         imported_lookup(
-            index, path, resolver, origin=origin, shared=state.shared_modules, build=build
+            index,
+            path,
+            resolver,
+            origin=origin,
+            shared=state.shared_modules,
+            build=build,
+            program=program,
         ),
         classes=index.class_sources,
         functions=index.function_sources,
@@ -55,7 +64,33 @@ def module_context(
         text=text,
         own=origin is None,
     )
+    if program is not None and origin is None:
+        program.kernel = constants
     return constants, dsl.Aliases(index.pl_aliases, index.pipeline_names)
+
+
+def _program(
+    index: ModuleIndex,
+    path: str | None,
+    resolver: Resolver | None,
+    state: AnalysisState,
+    origin: Origin | None,
+    text: str | None,
+) -> ProgramModules | None:
+    """The program of the kernel at ``path`` when it writes a module attribute while it
+    loads (None: it writes none): made with the kernel's context (``origin`` None), and
+    found again by the contexts of the modules it imports (an inline helper's)."""
+    key = ("program", path)
+    if origin is not None:
+        found = state.facts.get(key)
+        return found if isinstance(found, ProgramModules) else None
+    order = state.syntactic_fact(
+        (import_order, path, text if text is not None else id(index)),
+        lambda: import_order(index, path, resolver),
+    )
+    program = ProgramModules(order, index, path, resolver, state.build) if order.writes else None
+    state.facts[key] = program
+    return program
 
 
 def run_walk(

@@ -8,67 +8,26 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
-from typing import TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from skewlsp.analysis.frontend.assumed import Build
 from skewlsp.analysis.frontend.constants import Assigned, ModuleConstants
 from skewlsp.analysis.frontend.declared_choices import ScannedTexts
+from skewlsp.analysis.frontend.import_order import (
+    MAX_IMPORT_DEPTH,
+    Origin,
+    Request,
+    as_seen_from_the_kernel,
+    origin_of,
+)
 from skewlsp.analysis.frontend.source_index import ModuleIndex, imported_module_index
 from skewlsp.analysis.frontend.values import Folded, Opaque
 from skewlsp.contract import Assumptions, Resolver
 
+if TYPE_CHECKING:  # (it makes its modules' constants with imported_lookup)
+    from skewlsp.analysis.frontend.program_modules import ProgramModules
+
 _T = TypeVar("_T")
-
-MAX_IMPORT_DEPTH = 8  # modules followed from a kernel through `from m import NAME` chains
-# An import as the kernel's file would ask for it: (module, level) relative to the kernel.
-Request = tuple[str, int]
-# How the kernel reached a module: its request, and whether it is a package (its
-# ``__init__.py``) rather than a plain module file.
-Origin = tuple[str, int, bool]
-
-
-def as_seen_from_the_kernel(origin: Origin | None, module: str, level: int) -> Request | None:
-    """``from <level dots><module> import ...`` written in the module the kernel reached as
-    ``origin``, as a request relative to the kernel's own file; None if Python refuses it.
-
-    Every resolver call names the kernel's path (so a record of reads means the same
-    thing wherever it was made): an absolute import is the same request from anywhere
-    (the kernel's directory comes first on the path of a script), and a relative one
-    climbs from the package of ``origin`` instead of from the kernel's directory: the
-    module ``a.b`` itself if it is a package, else ``a``.
-    """
-    if origin is None or level == 0:
-        return module, level
-    outer, outer_level, is_package = origin
-    package = [part for part in outer.split(".") if part]
-    if not is_package:
-        package = package[:-1]
-    if outer_level == 0 and not package:
-        return None  # a top-level module has no package: "no known parent package"
-    parts = [part for part in module.split(".") if part]
-    up = level - 1
-    if up <= len(package):
-        return ".".join([*package[: len(package) - up], *parts]), outer_level
-    if outer_level == 0:
-        return None  # beyond the top-level package: "attempted relative import"
-    return ".".join(parts), outer_level + up - len(package)
-
-
-def origin_of(
-    request: Request, text: str, index: ModuleIndex, resolver: Resolver | None, path: str | None
-) -> Origin:
-    """``request`` (which resolved to ``text``) with whether it is a package: asked of the
-    resolver (its ``__init__`` has the same text) only when the module has relative
-    imports of its own, the one thing it changes."""
-    module, level = request
-    if resolver is None or not any(name.level for name in index.imported.values()):
-        return module, level, False
-    try:
-        init = resolver(f"{module}.__init__" if module else "__init__", level, path)
-    except Exception:
-        init = None
-    return module, level, init == text
-
 
 class _Relay:
     """The resolver of a shared module's own imports: it asks the resolver of the analysis
@@ -181,7 +140,7 @@ class SharedModules:
         else:
             relay = _Relay(self)
             nested = imported_lookup(index, path, relay, depth, where, self, build)
-            constants = _module_constants(index, nested, build, text)
+            constants = module_constants(index, nested, build, text)
             if len(self._entries) >= self.MAX_MODULES:
                 self._entries.clear()
             self._entries[key] = (constants, relay)
@@ -194,9 +153,11 @@ def _no_resolver(module: str, level: int, importing_path: str | None) -> str | N
     return None
 
 
-def _module_constants(
+def module_constants(
     index: ModuleIndex, imported: Callable[[str], Folded | None], build: Build, text: str
 ) -> ModuleConstants:
+    """The constants of an imported module (``index``, its ``text``), its imports read
+    through ``imported``."""
     return ModuleConstants(
         index.constant_sources,
         imported,
@@ -215,6 +176,7 @@ def imported_lookup(
     origin: Origin | None = None,
     shared: SharedModules | None = None,
     build: Build | None = None,
+    program: ProgramModules | None = None,
 ) -> ImportedNames:
     """Names imported from sibling modules, read through the caller's resolver.
 
@@ -222,38 +184,32 @@ def imported_lookup(
     kernel itself), so that the module's relative imports climb from where it lives.
     ``shared``: the constants of imported modules a batch shares (None: each module is
     folded for this analysis alone). ``build``: the build the modules are imported under
-    (None: the default one, an empty environment and no arguments).
+    (None: the default one, an empty environment and no arguments). ``program``: the
+    kernel's program when it writes module attributes while it loads (then each module
+    is folded once for it, and an import binds what was written before it runs).
     """
     build = build if build is not None else Build()
     cache: dict[str, ModuleConstants | None] = {}
+    me = origin[:2] if origin is not None else None
 
     def module_of(module: str, level: int) -> ModuleConstants | None:
         key = f"{level}:{module}"
         if key not in cache:
             cache[key] = None
             request = as_seen_from_the_kernel(origin, module, level)
-            try:
-                text = resolver(*request, path) if resolver and request else None
-            except Exception:
-                text = None
-            if text is not None and request is not None and depth < MAX_IMPORT_DEPTH:
-                other = imported_module_index(text)
-                where = origin_of(request, text, other, resolver, path)
-                if shared is not None and resolver is not None:
-                    cache[key] = shared.constants(
-                        text, other, where, depth + 1, resolver, path, build
-                    )
-                else:
-                    nested = imported_lookup(other, path, resolver, depth + 1, where, None, build)
-                    cache[key] = _module_constants(other, nested, build, text)
+            if request is not None and depth < MAX_IMPORT_DEPTH:
+                cache[key] = _load(request, path, resolver, depth + 1, shared, build, program)
         return cache[key]
 
     def lookup(name: str) -> Folded | None:
         imported = index.imported.get(name)
         if imported is None:
-            return None
+            return program.module_object(me, index.modules.get(name)) if program else None
         if resolver is None:
             return Opaque(name, f"`{name}` is imported from `{imported.module}`")
+        written = program.bound(me, imported) if program is not None else None
+        if written is not None:
+            return written
         constants = module_of(imported.module, imported.level)
         if constants is None:
             return Opaque(
@@ -266,6 +222,9 @@ def imported_lookup(
 
     def assigned(name: str) -> Assigned | None:
         imported = index.imported.get(name)
+        written = program.assignment(me, imported) if program and imported else None
+        if written is not None:
+            return written
         constants = module_of(imported.module, imported.level) if imported else None
         found = constants.assigned(imported.name) if constants and imported else None
         if found is None or found.module is not None or imported is None:
@@ -280,6 +239,33 @@ def imported_lookup(
         return constants.function_sources.get(imported.name)
 
     return ImportedNames(lookup, assigned, function)
+
+
+def _load(
+    request: Request,
+    path: str | None,
+    resolver: Resolver | None,
+    depth: int,
+    shared: SharedModules | None,
+    build: Build,
+    program: ProgramModules | None,
+) -> ModuleConstants | None:
+    """The constants of the module ``request`` names (None: not found), reached at
+    ``depth``: the program's, the batch's shared ones, or this analysis's own."""
+    if program is not None and request in program.order.reached:
+        return program.constants(request)
+    try:
+        text = resolver(*request, path) if resolver else None
+    except Exception:
+        text = None
+    if text is None:
+        return None
+    other = imported_module_index(text)
+    where = origin_of(request, text, other, resolver, path)
+    if shared is not None and resolver is not None and program is None:
+        return shared.constants(text, other, where, depth, resolver, path, build)
+    nested = imported_lookup(other, path, resolver, depth, where, None, build, program)
+    return module_constants(other, nested, build, text)
 
 
 @dataclass(frozen=True)

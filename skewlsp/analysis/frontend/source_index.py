@@ -19,10 +19,17 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from skewlsp.analysis.frontend.text_search import called_names, mentions_pipeline_loop
+from skewlsp.analysis.frontend.top_level import (
+    ATTRIBUTE_WRITE,
+    AttributeWrite,
+    ImportedModule,
+    ImportedName,
+    attribute_writes,
+    collect_imports,
+    segment,
+)
 from skewlsp.analysis.source import layout
 from skewlsp.analysis.source.lines import source_lines
-
-PYPTO_LANGUAGE = "pypto.language"
 
 
 @dataclass(frozen=True)
@@ -65,15 +72,6 @@ class Unit:
         return (self.cache_text or self.text, self.line_offset)
 
 
-@dataclass(frozen=True)
-class ImportedName:
-    """``from <module> import <name>``: a constant that may live in another file."""
-
-    module: str
-    name: str
-    level: int
-
-
 @dataclass
 class ModuleIndex:
     syntax_problem: SyntaxProblem | None = None
@@ -86,6 +84,10 @@ class ModuleIndex:
     # constants, the classes and functions they use); None: rebuild on every edit.
     sensitive_lines: tuple[tuple[int, int], ...] | None = None
     imported: dict[str, ImportedName] = field(default_factory=dict)
+    # ``import config``: the modules bound at the top level, and the attributes of theirs
+    # it sets while it loads (``config.TP = TP_SIZE``), in order (:mod:`.import_order`).
+    modules: dict[str, ImportedModule] = field(default_factory=dict)
+    attribute_writes: tuple[AttributeWrite, ...] = ()
     pl_aliases: frozenset[str] = frozenset()
     pipeline_names: frozenset[str] = frozenset()
     imports_pypto: bool = False
@@ -169,6 +171,7 @@ def _fast_index(source: str, tree: ast.Module | None) -> ModuleIndex:
     blocks_of = _BlocksOfTree(tree.body) if tree is not None else None
     index = ModuleIndex()
     imports: list[ast.stmt] = []
+    writes: list[ast.stmt] = []
     constants: list[ast.stmt | _Unparsed] = []
     class_blocks: dict[str, layout.Block] = {}
     function_blocks: dict[str, layout.Block] = {}
@@ -184,6 +187,9 @@ def _fast_index(source: str, tree: ast.Module | None) -> ModuleIndex:
                 [large] if large is not None else _statements(lines, block, blocks_of)
             )
             sensitive.append((block.first, block.last))
+        elif ATTRIBUTE_WRITE.match(header):
+            writes.extend(_statements(lines, block, blocks_of))
+            sensitive.append((block.first, block.last))
         elif header.startswith("class "):
             name = header[6:].split("(")[0].split(":")[0].strip()
             class_blocks[name] = block
@@ -194,7 +200,8 @@ def _fast_index(source: str, tree: ast.Module | None) -> ModuleIndex:
         if line.endswith(("(", "\\")):
             raise _LayoutSurprise(line)
         imports.extend(_import_line(line))
-    _collect_imports(ast.Module(body=imports, type_ignores=[]), index)
+    _with_imports(index, ast.Module(body=imports, type_ignores=[]))
+    index.attribute_writes = attribute_writes(writes, lines)
     index.constant_sources = _module_constants(constants, lines)
     index.class_sources = BlockTexts(page, class_blocks)
     index.function_sources = BlockTexts(page, function_blocks)
@@ -456,7 +463,8 @@ def build_exact_index(source: str, parsed: ast.Module | None = None) -> ModuleIn
         return ModuleIndex(syntax_problem=tree)
     lines = source_lines(source, keepends=True)
     index = ModuleIndex()
-    _collect_imports(tree, index)
+    _with_imports(index, tree)
+    index.attribute_writes = attribute_writes(tree.body, lines)
     index.constant_sources = _module_constants(tree.body, lines)
     functions: dict[str, str] = {}
     classes: dict[str, str] = {}
@@ -486,47 +494,11 @@ def _syntax_problem(err: SyntaxError) -> SyntaxProblem:
     return SyntaxProblem(err.msg or "invalid syntax", max(line, 1), max(column, 1))
 
 
-def _collect_imports(tree: ast.Module, index: ModuleIndex) -> None:
-    aliases: set[str] = set()
-    pipelines: set[str] = set()
-    imports_pypto = False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name == "pypto" or alias.name.startswith("pypto."):
-                    imports_pypto = True
-                if alias.name == PYPTO_LANGUAGE and alias.asname:
-                    aliases.add(alias.asname)
-        elif isinstance(node, ast.ImportFrom):
-            module = node.module or ""
-            if module == "pypto" or module.startswith("pypto."):
-                imports_pypto = True
-            for alias in node.names:
-                bound = alias.asname or alias.name
-                if module == "pypto" and alias.name == "language":
-                    aliases.add(bound)
-                elif module == PYPTO_LANGUAGE and alias.name == "pipeline":
-                    pipelines.add(bound)
-                elif not module.startswith("pypto") and node.col_offset == 0 and alias.name != "*":
-                    index.imported[bound] = ImportedName(module, alias.name, node.level)
-    index.pl_aliases = frozenset(aliases)
-    index.pipeline_names = frozenset(pipelines)
-    index.imports_pypto = imports_pypto
-
-
-def _segment(lines: list[str], node: ast.expr) -> str | None:
-    """Source text of ``node``; ast columns are UTF-8 byte offsets, so slice bytes."""
-    if node.end_lineno is None or node.end_col_offset is None:
-        return None
-    first, last = node.lineno - 1, node.end_lineno - 1
-    chunk = [line.encode("utf-8") for line in lines[first : last + 1]]
-    if not chunk:
-        return None
-    if first == last:
-        return chunk[0][node.col_offset : node.end_col_offset].decode("utf-8", "replace")
-    chunk[0] = chunk[0][node.col_offset :]
-    chunk[-1] = chunk[-1][: node.end_col_offset]
-    return b"".join(chunk).decode("utf-8", "replace")
+def _with_imports(index: ModuleIndex, tree: ast.Module) -> None:
+    found = collect_imports(tree)
+    index.imported, index.modules = found.names, found.modules
+    index.pl_aliases, index.pipeline_names = found.pl_aliases, found.pipeline_names
+    index.imports_pypto = found.imports_pypto
 
 
 def _module_constants(body: Sequence[ast.stmt | _Unparsed], lines: list[str]) -> dict[str, str]:
@@ -549,7 +521,7 @@ def _bind_target(
     target: ast.expr, value: ast.expr, lines: list[str], found: dict[str, str]
 ) -> None:
     if isinstance(target, ast.Name):
-        text = _segment(lines, value)
+        text = segment(lines, value)
         if text is not None:
             found[target.id] = text
         else:
