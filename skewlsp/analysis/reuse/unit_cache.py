@@ -211,6 +211,8 @@ def _context(index: ModuleIndex) -> tuple[object, ...]:
         index.pl_aliases,
         index.pipeline_names,
         index.imported,
+        index.modules,
+        index.attribute_writes,
     )
 
 
@@ -247,7 +249,24 @@ def context_fingerprint(index: ModuleIndex) -> str:
     for name in sorted(index.imported):
         imported = index.imported[name]
         digest.update(f"{name}\0{imported.module}\0{imported.name}\0{imported.level}\0".encode())
+    # The module attributes it sets while it loads, and where each import falls among
+    # them: what a name imported after a write binds (frontend.import_order).
+    for event in _load_order(index):
+        digest.update(f"{event}\0".encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
+
+
+def _load_order(index: ModuleIndex) -> list[str]:
+    """The module's top-level imports and attribute writes, in order, without their lines
+    (a line added above them moves every one): a module it imports may write what an
+    import after it binds, so the order counts even where this module writes nothing."""
+    events = [(w.line, f"write {w.alias}.{w.attr} = {w.value}") for w in index.attribute_writes]
+    events += [(m.line, f"import {m.module} as {name}") for name, m in index.modules.items()]
+    events += [
+        (i.line, f"from {'.' * i.level}{i.module} import {i.name} as {name}")
+        for name, i in index.imported.items()
+    ]
+    return [text for _, text in sorted(events)]
 
 
 def _reached(texts: Iterable[str], index: ModuleIndex) -> list[tuple[str, str]]:

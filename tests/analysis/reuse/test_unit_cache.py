@@ -8,7 +8,7 @@ from skewlsp.analysis import UnitCache, analyze
 from skewlsp.analysis.frontend.source_index import build_index
 from skewlsp.analysis.reuse.unit_cache import context_fingerprint
 from skewlsp.common.resolver import RecordingResolver
-from skewlsp.contract import LoopReport
+from skewlsp.contract import LoopReport, Resolver
 from tests.kernels import PRODUCER
 
 TWO_KERNELS = '''\
@@ -397,3 +397,41 @@ def test_an_edit_of_a_scope_s_matmul_outside_its_loop_is_seen_by_the_scope_s_l0_
     assert after == analyze(edited, "k.py")
     # and back: the first text's calls again
     assert analyze(HOSTED.format(dtype="FP16"), "k.py", cache=cache) == before
+
+
+def writing_resolver(route_writes: str) -> Resolver:
+    """``consts`` defines TILES = 4; ``route`` sets ``consts.TILES`` as it loads."""
+
+    def resolve(module: str, level: int, importer: str | None) -> str | None:
+        texts = {"consts": "TILES = 4\n", "route": f"import consts\nEP = 2\n{route_writes}\n"}
+        return texts.get(module)
+
+    return resolve
+
+
+def test_an_edit_of_a_module_attribute_the_kernel_sets_before_its_import_misses_the_cache() -> (
+    None
+):
+    def kernel(tiles: int) -> str:
+        return source().replace(
+            "from consts import TILES", f"import consts\nconsts.TILES = {tiles}\nfrom consts import TILES"
+        )
+
+    cache = UnitCache()
+    resolver = writing_resolver("")
+    assert analyze(kernel(6), "k.py", resolver=resolver, cache=cache)[1].trip == 6
+    assert analyze(kernel(3), "k.py", resolver=resolver, cache=cache)[1].trip == 3
+    assert cache.hits == 0
+
+
+def test_moving_an_import_past_a_module_that_sets_its_name_misses_the_cache() -> None:
+    # route.py sets consts.TILES = 5 as it loads: a `from consts import TILES` after
+    # `from route import EP` binds 5, one before it binds consts' own 4.
+    after = source().replace("from consts import TILES", "from route import EP\nfrom consts import TILES")
+    before = source().replace("from consts import TILES", "from consts import TILES\nfrom route import EP")
+    cache = UnitCache()
+    resolver = writing_resolver("consts.TILES = 5")
+    assert analyze(after, "k.py", resolver=resolver, cache=cache)[1].trip == 5
+    assert analyze(before, "k.py", resolver=resolver, cache=cache)[1].trip == 4
+    edited = analyze(after, "k.py", resolver=writing_resolver("consts.TILES = 7"), cache=cache)
+    assert edited[1].trip == 7
