@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection
 from dataclasses import replace
 
 from skewlsp.analysis.driver.loop_decision import LoopModel
-from skewlsp.analysis.driver.unit_run import module_context, run_walk
+from skewlsp.analysis.driver.unit_run import module_context, program_of, run_walk
 from skewlsp.analysis.driver.unit_walk import UnitWalk
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import ModuleConstants
@@ -107,9 +107,11 @@ def external_calls(
     resolver: Resolver | None,
     helpers: Collection[str],
     state: AnalysisState,
+    written: bool = False,
 ) -> list[tuple[str, LoopModel]]:
     """(helper, copy) for every call of ``helpers`` (inline helpers of this module) made in
-    another module.
+    another module (``written``: only in a module whose program sets a module attribute
+    while it loads, :mod:`skewlsp.analysis.frontend.import_order`).
 
     Each caller is read as its own analysis reads it (its constants, its scopes around
     the call), so the copy here is the one reported at the call there; it is located at
@@ -126,6 +128,8 @@ def external_calls(
         ):
             continue
         constants, aliases = module_context(caller, caller_path, resolver, state, text=caller_text)
+        if written and program_of(state, caller_path) is None:
+            continue  # (its copies read this module's own sizes: decided here already)
         for helper in imported_helpers(caller, caller_path, resolver, only=names):
             if helper.text != source or not _may_be(path, caller_path, helper.origin):
                 continue  # an import of another module (another copy of this one's text)

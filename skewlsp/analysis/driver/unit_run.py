@@ -80,17 +80,22 @@ def _program(
     """The program of the kernel at ``path`` when it writes a module attribute while it
     loads (None: it writes none): made with the kernel's context (``origin`` None), and
     found again by the contexts of the modules it imports (an inline helper's)."""
-    key = ("program", path)
     if origin is not None:
-        found = state.facts.get(key)
-        return found if isinstance(found, ProgramModules) else None
+        return program_of(state, path)
     order = state.syntactic_fact(
         (import_order, path, text if text is not None else id(index)),
         lambda: import_order(index, path, resolver),
     )
     program = ProgramModules(order, index, path, resolver, state.build) if order.writes else None
-    state.facts[key] = program
+    state.facts[("program", path)] = program
     return program
+
+
+def program_of(state: AnalysisState, path: str | None) -> ProgramModules | None:
+    """The program of the kernel at ``path`` whose context this analysis made, when it
+    sets a module attribute while it loads (None: it sets none, or no context was made)."""
+    found = state.facts.get(("program", path))
+    return found if isinstance(found, ProgramModules) else None
 
 
 def run_walk(
