@@ -106,21 +106,25 @@ def hint_terse(hint: Finding, report: LoopReport) -> str | None:
 
 
 def _memory_headline(hint: Finding, report: LoopReport) -> str | None:
-    """A memory finding's numbers (its space record): the message also names what takes
-    the space and what would fit."""
+    """A memory finding's numbers (its space record), after the call of the copy it is
+    about, if any (an inline helper's copies may fit differently): the message also names
+    what takes the space and what would fit."""
     found = hint.buffers
     if found is None:
         return None
     on = _core_of(found, report) + ("'s second lane" if found.lane == 2 else "")
     if hint.code == LEGACY_FALLBACK:
-        return (
+        what = (
             f"MemoryReuse fits {found.space}{on} at no depth: it falls back to its legacy "
             "packing"
         )
-    return (
-        f"PH-MR-001: only {found.achieved} of {found.requested} stage buffers fit in "
-        f"{found.space}{on} ({found.cause}, {found.stage_bytes} B per stage)"
-    )
+    else:
+        what = (
+            f"PH-MR-001: only {found.achieved} of {found.requested} stage buffers fit in "
+            f"{found.space}{on} ({found.cause}, {found.stage_bytes} B per stage)"
+        )
+    caller = report.instance.caller if report.instance is not None else None
+    return f"{_where(report, ())}: {what}" if caller else what
 
 
 def _core_of(found: SpaceBuffers, report: LoopReport) -> str:

@@ -346,3 +346,58 @@ def test_a_mixed_loop_under_split_none_is_packed_above_the_cube_to_vector_ring(r
     assert found == []
     _, (default, _) = at(items, 84)
     assert default["message"] == hint["message"]
+
+
+MEM_MOE = MEM_LLM.parent / "mem_moe"
+
+
+def lint_package(run: Run, package: Path) -> dict[tuple[str, int, str], dict[str, Any]]:
+    """Every item of a lint of the whole ``package`` (each module's importers in the run),
+    by (file name, line, kind)."""
+    result = run("--output-format", "json", "--exit-zero", "--no-cache", "--select", "ALL", str(package))
+    return {(Path(i["filename"]).name, i["line"], i["kind"]): i for i in json.loads(result.out)}
+
+
+def kept(space: str, stage_bytes: int, depth: int) -> dict[str, Any]:
+    """A memory record whose every requested buffer is kept (known, no cause)."""
+    return dict(buffers(space, stage_bytes, depth, depth), known=True)
+
+
+def test_a_loop_sized_by_a_name_the_program_set_before_importing_it_is_predicted(run: Run) -> None:
+    # prefill.py sets config.TOKENS = config.PREFILL_TOKENS (48), then imports TOKENS: its
+    # loop's three [48, 256] FP32 tiles. The compiler: PH-MR-001 "only 1 of 2 buffers fit
+    # (49152 B per stage, 188416 B free)". (Read as config's own 16 rows, all 2 fit.)
+    items = lint_package(run, MEM_MOE)
+    loop, hint = items["prefill.py", 28, "loop"], items["prefill.py", 28, "hint"]
+    assert (hint["code"], hint["compiler_id"]) == ("SKW080", "PH-MR-001")
+    assert loop["cores"][0]["memory"] == [buffers("Vec", 49152, 2, 1, "space-pressure")]
+    # early.py imports scale.py before its write: its own loop, after, reads 48 rows too.
+    assert items["early.py", 30, "loop"]["cores"][0]["memory"] == [
+        buffers("Vec", 49152, 2, 1, "space-pressure")
+    ]
+
+
+def test_a_name_a_module_sets_on_config_and_imports_back_is_a_constant(run: Run) -> None:
+    # route.py: config.RECV_ROWS = EP * config.TOKENS (2 x 16), then `from config import
+    # RECV_ROWS` (config never defines it). The compiler: 2 of 2, [32, 256] FP32 loads.
+    loop = lint_package(run, MEM_MOE)["route.py", 20, "loop"]
+    assert loop["cores"][0]["memory"] == [kept("Vec", 32768, 2)]
+
+
+def test_a_helper_s_copy_in_a_program_that_set_its_size_first_is_listed_at_its_loop(
+    run: Run,
+) -> None:
+    # scale.py's helper froze TOKENS when Python first imported it: 16 rows under its own
+    # caller and under early.py (which imports it before its write), 48 under prefill.py.
+    # The compiler: 2 of 2 (16384 B) in `scale` and `early_scaled`, PH-MR-001 1 of 2
+    # (49152 B) in `prefill_scaled` only.
+    items = lint_package(run, MEM_MOE)
+    loop, hint = items["scale.py", 15, "loop"], items["scale.py", 15, "hint"]
+    copies = {c["instance"]["caller"]: c["cores"][0]["memory"] for c in loop["copies"]}
+    assert copies == {
+        "scale": [kept("Vec", 16384, 2)],
+        "early_scaled": [kept("Vec", 16384, 2)],
+        "prefill_scaled": [buffers("Vec", 49152, 2, 1, "space-pressure")],
+    }
+    assert hint["instance"]["caller"] == "prefill_scaled"
+    assert hint["headline"].startswith("called from `prefill_scaled` in prefill.py (line 19): ")
