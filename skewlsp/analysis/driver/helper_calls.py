@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection
 from dataclasses import replace
 
 from skewlsp.analysis.driver.loop_decision import LoopModel
-from skewlsp.analysis.driver.unit_run import module_context, program_of, run_walk
+from skewlsp.analysis.driver.unit_run import load_order, module_context, run_walk
 from skewlsp.analysis.driver.unit_walk import UnitWalk
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import ModuleConstants
@@ -127,9 +127,9 @@ def external_calls(
             imported.name in names for imported in caller.imported.values()
         ):
             continue
-        constants, aliases = module_context(caller, caller_path, resolver, state, text=caller_text)
-        if written and program_of(state, caller_path) is None:
+        if written and not load_order(caller, caller_path, resolver, state, caller_text).writes:
             continue  # (its copies read this module's own sizes: decided here already)
+        constants, aliases = module_context(caller, caller_path, resolver, state, text=caller_text)
         for helper in imported_helpers(caller, caller_path, resolver, only=names):
             if helper.text != source or not _may_be(path, caller_path, helper.origin):
                 continue  # an import of another module (another copy of this one's text)

@@ -17,7 +17,7 @@ from skewlsp.analysis.driver.site_memo import SiteMemo
 from skewlsp.analysis.driver.unit_walk import UnitWalk
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import ModuleConstants
-from skewlsp.analysis.frontend.import_order import Origin, import_order
+from skewlsp.analysis.frontend.import_order import ImportOrder, Origin, import_order
 from skewlsp.analysis.frontend.imports import imported_lookup
 from skewlsp.analysis.frontend.program_modules import ProgramModules
 from skewlsp.analysis.frontend.source_index import ModuleIndex, Unit
@@ -82,13 +82,25 @@ def _program(
     found again by the contexts of the modules it imports (an inline helper's)."""
     if origin is not None:
         return program_of(state, path)
-    order = state.syntactic_fact(
-        (import_order, path, text if text is not None else id(index)),
-        lambda: import_order(index, path, resolver),
-    )
+    order = load_order(index, path, resolver, state, text)
     program = ProgramModules(order, index, path, resolver, state.build) if order.writes else None
     state.facts[("program", path)] = program
     return program
+
+
+def load_order(
+    index: ModuleIndex,
+    path: str | None,
+    resolver: Resolver | None,
+    state: AnalysisState,
+    text: str | None = None,
+) -> ImportOrder:
+    """The order of the program of the kernel at ``path`` (``index``, ``text``): read off
+    the modules' texts alone, once for the analysis and its other builds."""
+    return state.syntactic_fact(
+        (import_order, path, text if text is not None else id(index)),
+        lambda: import_order(index, path, resolver),
+    )
 
 
 def program_of(state: AnalysisState, path: str | None) -> ProgramModules | None:
