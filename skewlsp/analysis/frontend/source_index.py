@@ -172,6 +172,7 @@ def _fast_index(source: str, tree: ast.Module | None) -> ModuleIndex:
     index = ModuleIndex()
     imports: list[ast.stmt] = []
     writes: list[ast.stmt] = []
+    big: list[AttributeWrite] = []  # (a data table set on a module: kept as text)
     constants: list[ast.stmt | _Unparsed] = []
     class_blocks: dict[str, layout.Block] = {}
     function_blocks: dict[str, layout.Block] = {}
@@ -188,7 +189,12 @@ def _fast_index(source: str, tree: ast.Module | None) -> ModuleIndex:
             )
             sensitive.append((block.first, block.last))
         elif ATTRIBUTE_WRITE.match(header):
-            writes.extend(_statements(lines, block, blocks_of))
+            large = _large_binding(page, block, ATTRIBUTE_WRITE)
+            if large is None:
+                writes.extend(_statements(lines, block, blocks_of))
+            else:
+                alias, attr = large.name.split(".")
+                big.append(AttributeWrite(alias, attr, large.value, block.first))
             sensitive.append((block.first, block.last))
         elif header.startswith("class "):
             name = header[6:].split("(")[0].split(":")[0].strip()
@@ -201,7 +207,9 @@ def _fast_index(source: str, tree: ast.Module | None) -> ModuleIndex:
             raise _LayoutSurprise(line)
         imports.extend(_import_line(line))
     _with_imports(index, ast.Module(body=imports, type_ignores=[]))
-    index.attribute_writes = attribute_writes(writes, lines)
+    index.attribute_writes = tuple(
+        sorted([*attribute_writes(writes, lines), *big], key=lambda write: write.line)
+    )
     index.constant_sources = _module_constants(constants, lines)
     index.class_sources = BlockTexts(page, class_blocks)
     index.function_sources = BlockTexts(page, function_blocks)
@@ -275,18 +283,21 @@ def _callers_of(
     return tuple(callers)
 
 
-def _large_binding(page: layout.Layout, block: layout.Block) -> _Unparsed | None:
-    """``NAME = value`` over :data:`LARGE_BINDING` characters, split without a parser."""
+def _large_binding(
+    page: layout.Layout, block: layout.Block, binding: re.Pattern[str] | None = None
+) -> _Unparsed | None:
+    """``NAME = value`` (``binding``: another target's pattern, ``config.NAME``) over
+    :data:`LARGE_BINDING` characters, split without a parser."""
     if sum(len(line) for line in page.lines[block.first - 1 : block.last]) < LARGE_BINDING:
         return None
     text = page.text(block)
-    match = _SIMPLE_BINDING.match(text)
+    match = (binding or _SIMPLE_BINDING).match(text)
     if match is None:
         return None
     value = text[match.end() :].strip()
     if _CHAINED.match(value):  # ``A = B = ...``: let the parser say what is bound
         return None
-    return _Unparsed(match.group(1), value)
+    return _Unparsed(match.group(1) if binding is None else match.group().rstrip(" \t="), value)
 
 
 class _BlocksOfTree:

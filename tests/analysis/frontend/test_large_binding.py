@@ -38,3 +38,15 @@ def test_later_small_binding_of_the_same_name_wins() -> None:
 def test_chained_large_binding_is_parsed_as_before() -> None:
     index = build_index("A = " + TABLE)
     assert index.constant_sources["A"].startswith("[") and index.constant_sources["TABLE"].startswith("[")
+
+
+def test_a_large_table_set_on_another_module_is_kept_as_its_text_in_order() -> None:
+    written = "import config\nconfig.TILE = 8\n" + "config." + TABLE + "config.N = 4\n"
+    index = build_index(written)
+    assert [(w.alias, w.attr, w.line) for w in index.attribute_writes] == [
+        ("config", "TILE", 2),
+        ("config", "TABLE", 3),
+        ("config", "N", written.count("\n")),
+    ]
+    table = index.attribute_writes[1].value
+    assert table.startswith("[\n    1, 2,") and table.endswith("9, 10,\n]")
