@@ -96,10 +96,12 @@ def load_order(
     text: str | None = None,
 ) -> ImportOrder:
     """The order of the program of the kernel at ``path`` (``index``, ``text``): read off
-    the modules' texts alone, once for the analysis and its other builds."""
+    the modules' texts alone, once for the analysis and its other builds (each time
+    without the kernel's text)."""
+    if text is None:
+        return import_order(index, path, resolver)
     return state.syntactic_fact(
-        (import_order, path, text if text is not None else id(index)),
-        lambda: import_order(index, path, resolver),
+        (import_order, path, text), lambda: import_order(index, path, resolver)
     )
 
 

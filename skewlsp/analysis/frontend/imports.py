@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # (it makes its modules' constants with imported_lookup)
 
 _T = TypeVar("_T")
 
+
 class _Relay:
     """The resolver of a shared module's own imports: it asks the resolver of the analysis
     running now (with that analysis's kernel path), and remembers each answer so that
