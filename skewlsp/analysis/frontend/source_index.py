@@ -207,8 +207,10 @@ def _fast_index(source: str, tree: ast.Module | None) -> ModuleIndex:
             raise _LayoutSurprise(line)
         imports.extend(_import_line(line))
     _with_imports(index, ast.Module(body=imports, type_ignores=[]))
+    # (``x = config.X = 1`` is a constant's block: its writes are read there too)
+    parsed = [*writes, *(stmt for stmt in constants if isinstance(stmt, ast.stmt))]
     index.attribute_writes = tuple(
-        sorted([*attribute_writes(writes, lines), *big], key=lambda write: write.line)
+        sorted([*attribute_writes(parsed, lines), *big], key=lambda write: write.line)
     )
     index.constant_sources = _module_constants(constants, lines)
     index.class_sources = BlockTexts(page, class_blocks)

@@ -7,7 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from skewlsp.analysis.frontend.source_index import build_index, imported_module_index
+from skewlsp.analysis.frontend.source_index import (
+    build_exact_index,
+    build_index,
+    imported_module_index,
+)
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 KERNELS = sorted(p for p in FIXTURES.rglob("*.py") if "pipeline" in p.read_text())
@@ -63,3 +67,25 @@ def test_an_imported_module_is_indexed_once_per_text() -> None:
     first = imported_module_index(text)
     assert imported_module_index(text) is first
     assert first.constant_sources == {"N": "4"}
+
+
+WRITES = '''\
+import config
+config.TILE = 64
+x = config.ROWS = 8
+config.A = config.B = 2
+config.W += 1
+'''
+
+
+@pytest.mark.parametrize("tree", [True, False], ids=["from the tree", "parsing blocks"])
+def test_the_index_holds_the_module_attributes_set_at_the_top_level_in_order(tree: bool) -> None:
+    index = build_index(WRITES, ast.parse(WRITES)) if tree else build_index(WRITES)
+    assert [(w.alias, w.attr, w.value, w.line) for w in index.attribute_writes] == [
+        ("config", "TILE", "64", 2),
+        ("config", "ROWS", "8", 3),
+        ("config", "A", "2", 4),
+        ("config", "B", "2", 4),
+    ]
+    assert index.attribute_writes == build_exact_index(WRITES).attribute_writes
+    assert index.modules["config"].line == 1
