@@ -141,17 +141,15 @@ def finding_span(report: LoopReport) -> Span:
 
 def _loops(reports: Sequence[LoopReport]) -> list[list[LoopReport]]:
     """The reports grouped by loop: the copies Python builds of one loop (an inline
-    helper's calls, a builder's calls, a module-level ``for``) together, in source order,
-    with the helper's loop decided alone where it is also decided at calls in other
-    modules (a program that sets a module attribute first); every other report alone."""
+    helper's calls, a builder's calls, a module-level ``for``) together, in source order;
+    every other report alone."""
     groups: list[list[LoopReport]] = []
     by_loop: dict[tuple[str | None, Span], list[LoopReport]] = {}
-    copied = {(r.path, r.span) for r in reports if r.instance is not None}
     for report in reports:
-        key = (report.path, report.span)
-        if report.instance is None and key not in copied:
+        if report.instance is None:
             groups.append([report])
             continue
+        key = (report.path, report.span)
         if key not in by_loop:
             by_loop[key] = []
             groups.append(by_loop[key])

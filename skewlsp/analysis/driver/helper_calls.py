@@ -19,16 +19,12 @@ from collections.abc import Callable, Collection
 from dataclasses import replace
 
 from skewlsp.analysis.driver.loop_decision import LoopModel
-from skewlsp.analysis.driver.unit_run import load_order, module_context, run_walk
+from skewlsp.analysis.driver.unit_run import module_context, run_walk
 from skewlsp.analysis.driver.unit_walk import UnitWalk
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import ModuleConstants
 from skewlsp.analysis.frontend.import_order import Origin
-from skewlsp.analysis.frontend.source_index import (
-    ModuleIndex,
-    imported_module_index,
-    is_inline_helper_unit,
-)
+from skewlsp.analysis.frontend.source_index import ModuleIndex, imported_module_index
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.passes.inline_functions.imported_helpers import (
     ImportedHelper,
@@ -111,11 +107,9 @@ def external_calls(
     resolver: Resolver | None,
     helpers: Collection[str],
     state: AnalysisState,
-    written: bool = False,
 ) -> list[tuple[str, LoopModel]]:
     """(helper, copy) for every call of ``helpers`` (inline helpers of this module) made in
-    another module (``written``: only in a module whose program sets a module attribute
-    while it loads, :mod:`skewlsp.analysis.frontend.import_order`).
+    another module.
 
     Each caller is read as its own analysis reads it (its constants, its scopes around
     the call), so the copy here is the one reported at the call there; it is located at
@@ -131,16 +125,10 @@ def external_calls(
             imported.name in names for imported in caller.imported.values()
         ):
             continue
-        if written and not load_order(caller, caller_path, resolver, state, caller_text).writes:
-            continue  # (its copies read this module's own sizes: decided here already)
         constants, aliases = module_context(caller, caller_path, resolver, state, text=caller_text)
         for helper in imported_helpers(caller, caller_path, resolver, only=names):
             if helper.text != source or not _may_be(path, caller_path, helper.origin):
                 continue  # an import of another module (another copy of this one's text)
-            if written:
-                helper = _called_by_kernels(helper)
-                if not helper.unit.callers:
-                    continue
             copies = helper_copies(helper, caller_path, resolver, constants, state, aliases)
             for model in copies:
                 report = at_the_loop(model.report, path, caller_path)
@@ -150,14 +138,6 @@ def external_calls(
                 # so the copy has the preview its caller's values give it.
                 found.append((helper.unit.qualname, replace(model, report=report)))
     return found
-
-
-def _called_by_kernels(helper: ImportedHelper) -> ImportedHelper:
-    """``helper`` with only its callers that are not inline helpers themselves: a helper
-    calling it takes its values from its own callers, which its own analysis follows (the
-    copy decided at it alone would read its parameters as unknown)."""
-    callers = tuple(unit for unit in helper.unit.callers if not is_inline_helper_unit(unit))
-    return replace(helper, unit=replace(helper.unit, callers=callers))
 
 
 def _may_be(path: str | None, caller_path: str, origin: Origin) -> bool:

@@ -127,31 +127,26 @@ def analyse_units(
     it, or the fast split of the module was wrong).
 
     With ``importers``, a helper of this module without a caller here whose verdict waits
-    for one (SKW050) is decided at each call in another module instead; and every helper
-    is decided too at each call in another module whose program sets a module attribute
-    while it loads (its copy there may read other sizes than this module's own).
+    for one (SKW050) is decided at each call in another module instead.
     """
     models: list[LoopModel] = []
     broken = False
     waiting: dict[str, list[LoopModel]] = {}
-    helpers: list[str] = []
     for unit in index.units:
         unit_models = stage(unit)
         if unit_models is None:
             broken = True
             continue
         models.extend(unit_models)
-        if importers is None or not is_inline_helper_unit(unit):
-            continue
-        helpers.append(unit.qualname)
-        if not unit.callers and any(m.report.code == UNKNOWN for m in unit_models):
+        if (
+            importers is not None
+            and not unit.callers
+            and is_inline_helper_unit(unit)
+            and any(m.report.code == UNKNOWN for m in unit_models)
+        ):
             waiting[unit.qualname] = unit_models
     if waiting and importers is not None:
         models = _with_external_copies(source, path, importers, resolver, models, waiting, state)
-    others = [name for name in helpers if name not in waiting]
-    if others and importers is not None:
-        copies = external_calls(source, path, importers, resolver, others, state, written=True)
-        models.extend(model for _, model in copies)
     models.extend(imported_calls(index, path, resolver, constants, state, helper_stage))
     return models, broken
 
