@@ -27,9 +27,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
+from skewlsp.analysis.frontend.constants import Assigned, ModuleConstants
 from skewlsp.analysis.frontend.source_index import ModuleIndex, imported_module_index
 from skewlsp.analysis.frontend.top_level import AttributeWrite, ImportedModule, ImportedName
+from skewlsp.analysis.frontend.values import Folded
 from skewlsp.contract import Resolver
 
 MAX_IMPORT_DEPTH = 8  # modules followed from a kernel through `from m import NAME` chains
@@ -139,6 +142,25 @@ class ImportOrder:
 
 
 NOTHING_WRITTEN = ImportOrder()
+
+
+class Program(Protocol):
+    """What an import of a program that writes module attributes asks of the program
+    (:class:`.program_modules.ProgramModules`; named here so that :mod:`.imports`, which
+    makes that program's modules, need not import it back)."""
+
+    @property
+    def order(self) -> ImportOrder: ...
+
+    def constants(self, module: Request) -> ModuleConstants | None: ...
+
+    def bound(self, reader: Request | None, imported: ImportedName) -> Folded | None: ...
+
+    def assignment(self, reader: Request | None, imported: ImportedName) -> Assigned | None: ...
+
+    def module_object(
+        self, reader: Request | None, module: ImportedModule | None
+    ) -> Folded | None: ...
 
 
 def import_order(index: ModuleIndex, path: str | None, resolver: Resolver | None) -> ImportOrder:

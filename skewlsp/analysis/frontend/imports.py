@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TypeVar, cast
 
 from skewlsp.analysis.frontend.assumed import Build
 from skewlsp.analysis.frontend.constants import Assigned, ModuleConstants
@@ -16,6 +16,7 @@ from skewlsp.analysis.frontend.declared_choices import ScannedTexts
 from skewlsp.analysis.frontend.import_order import (
     MAX_IMPORT_DEPTH,
     Origin,
+    Program,
     Request,
     as_seen_from_the_kernel,
     origin_of,
@@ -23,9 +24,6 @@ from skewlsp.analysis.frontend.import_order import (
 from skewlsp.analysis.frontend.source_index import ModuleIndex, imported_module_index
 from skewlsp.analysis.frontend.values import Folded, Opaque
 from skewlsp.contract import Assumptions, Resolver
-
-if TYPE_CHECKING:  # (it makes its modules' constants with imported_lookup)
-    from skewlsp.analysis.frontend.program_modules import ProgramModules
 
 _T = TypeVar("_T")
 
@@ -177,7 +175,7 @@ def imported_lookup(
     origin: Origin | None = None,
     shared: SharedModules | None = None,
     build: Build | None = None,
-    program: ProgramModules | None = None,
+    program: Program | None = None,
 ) -> ImportedNames:
     """Names imported from sibling modules, read through the caller's resolver.
 
@@ -249,7 +247,7 @@ def _load(
     depth: int,
     shared: SharedModules | None,
     build: Build,
-    program: ProgramModules | None,
+    program: Program | None,
 ) -> ModuleConstants | None:
     """The constants of the module ``request`` names (None: not found), reached at
     ``depth``: the program's, the batch's shared ones, or this analysis's own."""
