@@ -90,37 +90,23 @@ def test_a_stage_fix_on_a_deployment_constant_is_unsafe_and_names_the_constant(
     )
 
 
-WRITTEN = """\
-\"\"\"Quantise the prefill tokens: the program sets config.T before it imports it.\"\"\"
-
-import config
-
-config.T = config.DECODE_BATCH * 4
-
-import pypto.language as pl
-
-from config import T, TOKEN_TILE
-
-
-@pl.program
-class Quant:
-    @pl.function(type=pl.FunctionType.AIV)
-    def quant(self, x: pl.Tensor[[8, 16], pl.FP32]):
-        for qt in pl.pipeline(0, T, TOKEN_TILE, stage=2):
-            t: pl.Tile[[8, 16], pl.FP32] = pl.tile.load(x, [qt, 0], [8, 16])
-            pl.tile.store(t, [qt, 0], x)
-"""
+# quant.py sets config.T (line 6) before its `from config import T`.
+WRITTEN = QUANT.replace(
+    "from .config import T, TOKEN_TILE",
+    "import config\nconfig.T = config.DECODE_BATCH * 4\nfrom config import T, TOKEN_TILE",
+)
 
 
 def test_a_constant_the_program_sets_before_importing_it_is_named_where_it_is_set(
     run: Run, tmp_path: Path
 ) -> None:
-    # quant.py sets config.T (config's own T is DECODE_BATCH * DECODE_SEQ) before its
-    # `from config import T`: the value baked in, and the place named, are the write's.
+    # config's own T is DECODE_BATCH * DECODE_SEQ: the value baked in, and the place
+    # named, are the write's.
+    assert WRITTEN != QUANT
     _package(tmp_path, WRITTEN)
     result = run("--no-cache", ".")
     assert (
-        "T = config.DECODE_BATCH * 4 (quant.py:5) = 8, TOKEN_TILE (config.py:6) = 8: stage=1 "
+        "T = config.DECODE_BATCH * 4 (quant.py:6) = 8, TOKEN_TILE (config.py:6) = 8: stage=1 "
         "bakes this deployment's trip into the kernel\n"
     ) in result.out
 
