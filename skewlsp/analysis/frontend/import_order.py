@@ -12,7 +12,7 @@ kernel's, and within it each module's at its first import, depth first.
 resolver, as every import is: :mod:`.imports`) and records each write
 (:class:`Write`) and, for each import statement, how many writes Python had made when
 it bound its names (:class:`ImportOrder`). The values are folded where they are used
-(:class:`.imports.ProgramModules`): a write's value in the module that wrote it, as
+(:class:`.program_modules.ProgramModules`): a write's value in the module that wrote it, as
 that module stands when it writes.
 
 What is not followed: an import inside a function or a branch (only top-level
@@ -132,13 +132,6 @@ class ImportOrder:
         """How many writes ``module``'s own top level sees last (every write, for a module
         whose top level was not followed)."""
         return self.ended.get(module, len(self.writes))
-
-    @property
-    def key(self) -> tuple[object, ...]:
-        """What the values a module's imports bind depend on (empty: nothing is written)."""
-        if not self.writes:
-            return ()
-        return (self.writes, tuple(self.bound.items()))
 
 
 NOTHING_WRITTEN = ImportOrder()
