@@ -184,7 +184,7 @@ class _Loader:
         self, me: Request | None, origin: Origin | None, index: ModuleIndex, depth: int
     ) -> None:
         """Run ``index``'s module (``me``, reached as ``origin``) at ``depth`` imports deep."""
-        for event in _events(index):
+        for event in load_events(index):
             if isinstance(event, AttributeWrite):
                 module = index.modules.get(event.alias)
                 target = (
@@ -237,8 +237,10 @@ def _followed(imported: ImportedName | ImportedModule, index: ModuleIndex) -> bo
     )
 
 
-def _events(index: ModuleIndex) -> list[ImportedName | ImportedModule | AttributeWrite]:
-    """The module's top-level imports (one per statement) and writes, in line order."""
+def load_events(index: ModuleIndex) -> list[ImportedName | ImportedModule | AttributeWrite]:
+    """The module's top-level imports (one per statement) and attribute writes, in the
+    order Python runs them (what a module's program order is read from; the unit cache
+    digests it too)."""
     found: dict[tuple[int, str, int], ImportedName | ImportedModule | AttributeWrite] = {}
     imports: list[ImportedName | ImportedModule] = [
         *index.imported.values(),

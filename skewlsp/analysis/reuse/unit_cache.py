@@ -22,8 +22,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from skewlsp.analysis.frontend.assumed import AssumedRead, Build
+from skewlsp.analysis.frontend.import_order import load_events
 from skewlsp.analysis.frontend.reads import ModuleRead, still_current
 from skewlsp.analysis.frontend.source_index import ModuleIndex
+from skewlsp.analysis.frontend.top_level import AttributeWrite, ImportedModule, ImportedName
 from skewlsp.analysis.lower_pipeline.loop_facts import LoopFacts
 from skewlsp.analysis.lower_pipeline.lowering import Lowered
 from skewlsp.analysis.memory.core_function import CoreFunction
@@ -257,16 +259,24 @@ def context_fingerprint(index: ModuleIndex) -> str:
 
 
 def _load_order(index: ModuleIndex) -> list[str]:
-    """The module's top-level imports and attribute writes, in order, without their lines
-    (a line added above them moves every one): a module it imports may write what an
-    import after it binds, so the order counts even where this module writes nothing."""
-    events = [(w.line, f"write {w.alias}.{w.attr} = {w.value}") for w in index.attribute_writes]
-    events += [(m.line, f"import {m.module} as {name}") for name, m in index.modules.items()]
-    events += [
-        (i.line, f"from {'.' * i.level}{i.module} import {i.name} as {name}")
-        for name, i in index.imported.items()
-    ]
-    return [text for _, text in sorted(events)]
+    """The module's top-level imports and attribute writes in the order Python runs them
+    (``import_order.load_events``), each import with the names it binds, without their
+    lines (a line added above them moves every one): a module it imports may write what
+    an import after it binds, so the order counts even where this module writes nothing."""
+    found = []
+    for event in load_events(index):
+        if isinstance(event, AttributeWrite):
+            found.append(f"write {event.alias}.{event.attr} = {event.value}")
+            continue
+        where = (event.line, event.module, event.level)
+        imports: list[tuple[str, ImportedName | ImportedModule]] = [
+            *index.imported.items(),
+            *index.modules.items(),
+        ]
+        bound = " ".join(sorted(n for n, i in imports if (i.line, i.module, i.level) == where))
+        kind = "from" if isinstance(event, ImportedName) else "import"
+        found.append(f"{kind} {'.' * event.level}{event.module}: {bound}")
+    return found
 
 
 def _reached(texts: Iterable[str], index: ModuleIndex) -> list[tuple[str, str]]:
