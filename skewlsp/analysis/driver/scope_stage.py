@@ -41,6 +41,7 @@ from skewlsp.analysis.frontend.scope import (
 from skewlsp.analysis.frontend.source_index import ModuleIndex
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.text_search import mentions_pipeline_loop
+from skewlsp.analysis.memory.core_function import ScopeAlone
 from skewlsp.analysis.memory.function_passes import scope_alone
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import scope_surroundings
 from skewlsp.analysis.passes.op_conversion import scope_tiles_at
@@ -52,7 +53,7 @@ from skewlsp.contract import Span
 
 # What the text of a function opening an InCore scope holds (``pl.at``, ``pl.spmd``, an
 # InCore function's decorator): a function without any is not parsed.
-_SCOPE_WORDS = (".at(", "spmd(", "InCore", "incore")
+SCOPE_WORDS = (".at(", "spmd(", "InCore", "incore")
 # The pl.jit decorators of functions that are not compiled as written.
 _NOT_KERNELS = ("jit.inline", "jit.host", "jit.extern")
 _DEFS = ("def ", "async def ")
@@ -91,9 +92,9 @@ def read_functions(index: ModuleIndex) -> tuple[tuple[str, int, str], ...]:
     read = []
     for name, offset in index.function_offsets.items():
         text = index.function_sources[name]
-        if not _may_be_kernel(text) or not any(word in text for word in _SCOPE_WORDS):
+        if not _may_be_kernel(text) or not any(word in text for word in SCOPE_WORDS):
             continue
-        if (name in units or mentions_pipeline_loop(text, bare)) and not _scope_beside(
+        if (name in units or mentions_pipeline_loop(text, bare)) and not scope_beside(
             text, bare
         ):
             continue
@@ -101,7 +102,7 @@ def read_functions(index: ModuleIndex) -> tuple[tuple[str, int, str], ...]:
     return tuple(read)
 
 
-def _scope_beside(text: str, bare: frozenset[str]) -> bool:
+def scope_beside(text: str, bare: frozenset[str]) -> bool:
     """Whether a statement at the function's top level may open a scope holding no
     pipeline loop, read off the text: each cut from a line at the body's indentation to
     the next (a line opening with a closing bracket, or a comment, stays with the one
@@ -122,7 +123,7 @@ def _scope_beside(text: str, bare: frozenset[str]) -> bool:
     ]
     for first, end in zip(starts, [*starts[1:], len(lines)], strict=True):
         statement = "\n".join(lines[first:end])
-        if any(word in statement for word in _SCOPE_WORDS) and not mentions_pipeline_loop(
+        if any(word in statement for word in SCOPE_WORDS) and not mentions_pipeline_loop(
             statement, bare
         ):
             return True
@@ -145,6 +146,28 @@ def _function_scopes(
     """The reports of the function's top-level scopes. ``beside``: the function holds a
     pipeline loop (the names ``pipeline`` is imported as), and a scope whose text mentions
     one is the loop's business, not laid out here."""
+    models = []
+    for header, memory in scope_memories(text, offset, constants, state, beside, kernel=True):
+        report = scope_report(path, name, header, memory)
+        if report is not None:
+            models.append(LoopModel(report))
+    return models
+
+
+def scope_memories(
+    text: str,
+    offset: int,
+    constants: ModuleConstants,
+    state: AnalysisState,
+    beside: frozenset[str] | None,
+    *,
+    kernel: bool,
+) -> list[tuple[Span, ScopeAlone]]:
+    """What the memory passes make of each InCore scope at the top level of the function
+    ``text`` (at ``offset`` in its file, folded with ``constants``): its header and
+    memory, where every Vec tile is known. ``kernel``: only a kernel the compiler compiles
+    as written is read (an inline helper's scopes are its callers', read with theirs:
+    :mod:`.helper_scopes`)."""
     if not text.endswith("\n"):
         text += "\n"
     tree = check_parseable(text, state.parses, offset)
@@ -154,7 +177,7 @@ def _function_scopes(
     if module is None or len(module.body) != 1 or not isinstance(module.body[0], cst.FunctionDef):
         return []
     fn = module.body[0]
-    if not _kernel(fn):
+    if not (_kernel(fn) if kernel else dsl.jit_decorated(fn, "inline")):
         return []
     made = state.made
     positions = LoopPositions(module, tree.tree, text, offset, tree.shift, made=made.holds(module))
@@ -165,8 +188,8 @@ def _function_scopes(
     ]
     if not scopes:
         return []
-    folds = _top_level_folds(fn, constants, made)
-    models = []
+    folds = _top_level_folds(fn, constants, made, {id(s.opened_by) for s in scopes})
+    found = []
     for around in scopes:
         opened = around.opened_by
         fold = folds.get(id(opened))
@@ -175,12 +198,9 @@ def _function_scopes(
         tiles = scope_tiles_at(opened, around.tensors, fold.fold, _no_loop_span)
         memory = scope_alone(tiles, state.planner)
         header = positions.header_span(opened) if memory is not None else None
-        if memory is None or header is None:
-            continue
-        report = scope_report(path, name, header, memory)
-        if report is not None:
-            models.append(LoopModel(report))
-    return models
+        if memory is not None and header is not None:
+            found.append((header, memory))
+    return found
 
 
 def _holds_no_loop(
@@ -207,11 +227,12 @@ def _kernel(fn: cst.FunctionDef) -> bool:
 
 
 def _top_level_folds(
-    fn: cst.FunctionDef, constants: ModuleConstants, made: MadeTrees
+    fn: cst.FunctionDef, constants: ModuleConstants, made: MadeTrees, wanted: set[int]
 ) -> dict[int, Folder]:
     """How the function's own body (its id) and each statement at its top level fold
     names: the module's constants, pl.jit's literals and the locals bound before it, as
-    the unit walk folds a function's statements."""
+    the unit walk folds a function's statements; up to the last statement ``wanted`` (by
+    id: the locals bound after it are not folded)."""
     params = frozenset(n for n, _ in function_params(fn))
     statements = body_statements(fn.body)
     dsl_names = frozenset(block_defs(statements)) | params
@@ -219,8 +240,12 @@ def _top_level_folds(
     base.specialized = specialized_params(fn, constants, made)
     env: dict[str, Folded] = dict(base.specialized)
     folds = {id(fn): Folder(base.at(env, frozenset()).bound_lookup([]), made)}
+    left = wanted - folds.keys()
     for stmt in statements:
+        if not left:
+            break
         folds[id(stmt)] = Folder(base.at(env, frozenset()).bound_lookup([]), made)
+        left.discard(id(stmt))
         update_locals(stmt, env, constants)
     return folds
 

@@ -233,7 +233,7 @@ def _import_line(line: str) -> tuple[ast.stmt, ...]:
     return tuple(ast.parse(line).body)
 
 
-_INLINE_DECORATOR = re.compile(r"^[ \t]*@[ \t]*[\w.]*\bjit\.inline\b", re.MULTILINE)
+INLINE_DECORATOR = re.compile(r"^[ \t]*@[ \t]*[\w.]*\bjit\.inline\b", re.MULTILINE)
 
 
 def is_inline_helper_unit(unit: Unit) -> bool:
@@ -242,7 +242,7 @@ def is_inline_helper_unit(unit: Unit) -> bool:
     return (
         "." not in unit.qualname
         and not unit.text.startswith("if 1:")
-        and _INLINE_DECORATOR.search(head) is not None
+        and INLINE_DECORATOR.search(head) is not None
     )
 
 

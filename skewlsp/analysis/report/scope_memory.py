@@ -26,17 +26,19 @@ from skewlsp.contract import (
 
 
 def scope_report(
-    path: str | None, function: str, header: Span, memory: ScopeAlone
+    path: str | None, function: str, header: Span, memory: ScopeAlone, place: str = ""
 ) -> LoopReport | None:
     """The scope's report at ``header`` when AllocateMemoryAddr stops the compile on its
-    tiles (None: they are placed)."""
+    tiles (None: they are placed). ``place``: what the message starts with when the
+    report is not at the scope itself (an inline helper's scope, at the kernel's call
+    that splices it in: ``driver.helper_scopes``)."""
     overflow = next(iter(memory.allocation.overflows), None)
     if overflow is None:
         return None
     space = overflow.space
     record = SpaceBuffers(space, 0, 0, None, "overflow", True)
     named = taking(memory.layout, memory.reuse, space)
-    message = (
+    message = place + (
         f"the scope's {space} tiles overflow {space}: {named} are live at once and need "
         f"{overflow.used} B of its {overflow.limit} B; AllocateMemoryAddr stops the compile "
         f'("{overflow.message}")'
