@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from skewlsp.analysis.frontend.reads import ReadLog, digest_of
+from skewlsp.analysis.frontend.text_search import worth_reading
 from skewlsp.analysis.source.lines import source_lines
 from skewlsp.contract import (
     SYNTAX_ERROR,
@@ -60,6 +61,7 @@ __all__ = [
     "previews",
     "rewrite",
     "source_lines",
+    "worth_reading",
 ]
 
 

@@ -201,7 +201,8 @@ class Cache:
 
 
 class PlainFiles:
-    """Files known not to mention ``pipeline``, recognised by their stat signature.
+    """Files known to hold nothing the analysis reports (``api.worth_reading``),
+    recognised by their stat signature.
 
     Most files of a project hold no pipeline loop; a warm run would read every one
     of them again only to find that out. Their (mtime, ctime, size, inode) is

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skewlsp.api import source_lines
+from skewlsp.api import source_lines, worth_reading
 from skewlsp.cli.cache import Cache, DependencyDigests, PlainFiles, cache_key, directory_for
 from skewlsp.cli.own_code import code_digest
 from skewlsp.common.config import Settings
@@ -39,7 +39,6 @@ PARALLEL_THRESHOLD = 8  # below this many files a pool costs more than it saves
 TASKS_PER_WORKER = 32  # at most this many pool tasks per worker (fewer messages)
 LARGEST_TASK_SHARE = 2  # no task holds more than 1/(2 * workers) of the run's bytes
 MAX_SNIPPET_LINES = 200
-PREFILTER = b"pipeline"
 
 # A loop Python builds several times has a preview per copy: keyed by span and copy.
 PreviewKey = tuple[Span, Instance | None]
@@ -286,7 +285,7 @@ def lint_job(
                 data = stream.read()
         except OSError as error:
             return _file_problem(job, selection, error.strerror or str(error))
-    if PREFILTER not in data and b"\0" not in data:  # binary files are reported (SKW902)
+    if not worth_reading(data) and b"\0" not in data:  # binary files are reported (SKW902)
         if plain is not None and status is not None:
             plain.add(job.path or job.filename, status)
         return FileResult(job.filename, (), job.settings.fail_on)

@@ -355,3 +355,22 @@ def test_a_warm_run_prints_each_copys_cores_and_lowering_as_a_cold_one(
     mark_cached(tmp_path / CACHE_DIRNAME)  # and it was the cache that answered
     assert {c["message"] for item in run(*listed, "k.py").json()
             for c in item["copies"]} == {CACHED}
+
+
+MEM_GATE = Path(__file__).resolve().parents[1] / "fixtures" / "memory" / "models" / "mem_gate"
+
+
+def test_a_driver_s_entry_misses_when_a_module_of_the_helpers_it_calls_changes(
+    run: Run, tmp_path: Path
+) -> None:
+    # prefill.py holds no loop: its SKW081 is about the gate's scope, sized by config.py
+    # (both read through the resolver, so both in the entry's dependencies)
+    for module in MEM_GATE.glob("*.py"):
+        shutil.copy(module, tmp_path / module.name)
+    first = run("--output-format", "json", "--select", "SKW081", "prefill.py").json()
+    assert [(d["line"], d["code"]) for d in first] == [(22, "SKW081")]
+    mark_cached(tmp_path / CACHE_DIRNAME)
+    assert [d["message"] for d in run("--output-format", "json", "prefill.py").json()] == [CACHED]
+    config = (tmp_path / "config.py").read_text()
+    write(tmp_path, {"config.py": config.replace("SCORE_PAD = 1088", "SCORE_PAD = 576")})
+    assert run("--output-format", "json", "prefill.py").json() == []

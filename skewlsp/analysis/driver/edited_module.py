@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from skewlsp.analysis.driver.helper_scopes import calling_kernels, helper_scopes
 from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.driver.module_run import (
     analyse_units,
@@ -70,7 +71,7 @@ def analyse_edited_module(
     models, broken = analyse_units(
         source, path, index, reader, importers, constants, state, units.analyse, units.imported
     )
-    models.extend(units.scopes(index))
+    models.extend(units.scopes(index, source))
     units.store(log.record() if log is not None else frozenset())
     return with_syntax_verdict(
         source,
@@ -172,22 +173,28 @@ class CachedUnits:
         self.fresh.append((key, found, assumed))
         return found
 
-    def scopes(self, index: ModuleIndex) -> list[LoopModel]:
+    def scopes(self, index: ModuleIndex, source: str) -> list[LoopModel]:
         """The reports of the module's InCore scopes that hold no pipeline loop
-        (:mod:`.scope_stage`), from the cache or worked out now: they change with the
-        functions the stage reads (``scope_stage.read_functions``: their texts and places)
-        and the module's context, not with an edit of a unit holding loops in all of its
-        scopes (working them out again was two thirds of such an edit)."""
-        assert self.constants is not None
+        (:mod:`.scope_stage`) and of the inline helpers' scopes its kernels splice in
+        (:mod:`.helper_scopes`), from the cache or worked out now: they change with the
+        functions the stages read (``scope_stage.read_functions``, the kernels that call
+        a helper: their texts and places), the modules read on the way and the module's
+        context, not with an edit of a unit holding loops in all of its scopes (working
+        them out again was two thirds of such an edit)."""
+        constants = self.constants
+        assert constants is not None
         build = self.state.build
-        read = read_functions(index)
+        read = (read_functions(index), calling_kernels(index))
         key = ("scopes", self.path, read, self.fingerprint, self.state.planner, build.assumptions)
         cached = self.cache.scopes.get(key, self.resolver, build)
         if cached is not None:
             return [_model(loop) for loop in cached]
         depth = build.open()
         try:
-            found = loopless_scopes(index, self.path, self.constants, self.state)
+            found = loopless_scopes(index, self.path, constants, self.state)
+            found += helper_scopes(
+                index, source, self.path, self.resolver, self.state, lambda: constants
+            )
         finally:
             assumed = build.close(depth)
         self.scopes_found = (key, found, assumed)

@@ -18,6 +18,7 @@ import ast
 from collections.abc import Callable
 
 from skewlsp.analysis.driver.helper_calls import HelperStage, external_calls, imported_calls
+from skewlsp.analysis.driver.helper_scopes import helper_scopes
 from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.driver.scope_stage import loopless_scopes
 from skewlsp.analysis.driver.unit_run import analyse_unit, module_context
@@ -79,6 +80,7 @@ def analyse_module(
         lambda unit: analyse_unit(unit, path, aliases, constants, state),
     )
     models.extend(loopless_scopes(index, path, constants, state))
+    models.extend(helper_scopes(index, source, path, resolver, state, lambda: constants))
 
     def whole_file_problem() -> SyntaxProblem | None:
         if whole is not None:  # what syntax_problem(source) says, from the parse done above
@@ -100,14 +102,22 @@ def without_units(
 ) -> list[LoopModel]:
     """A module where no function holds a pipeline loop (nor mentions "pipeline").
 
-    Calls of imported inline helpers are reported only in a file that mentions
-    "pipeline", as the linter reads no other (so that the editor and CI agree).
+    The loops of imported inline helpers are reported at their calls only in a file that
+    mentions "pipeline"; an inline helper's scope that overflows, at the calls of every
+    kernel (:mod:`.helper_scopes`): the linter reads the files that mention either.
     """
+    made: list[ModuleConstants] = []
+
+    def constants() -> ModuleConstants:
+        if not made:
+            made.append(module_context(index, path, resolver, state, text=source)[0])
+        return made[0]
+
+    models = helper_scopes(index, source, path, resolver, state, constants)
     if not index.imported or "pipeline" not in source:
-        return never_silent(source, path, index, [])
-    constants, _ = module_context(index, path, resolver, state, text=source)
-    calls = imported_calls(index, path, resolver, constants, state, helper_stage)
-    return never_silent(source, path, index, calls)
+        return never_silent(source, path, index, models)
+    calls = imported_calls(index, path, resolver, constants(), state, helper_stage)
+    return never_silent(source, path, index, calls + models)
 
 
 def analyse_units(
@@ -222,7 +232,7 @@ def never_silent(
     source: str, path: str | None, index: ModuleIndex, models: list[LoopModel]
 ) -> list[LoopModel]:
     """The models, plus an honest report for any pipeline loop the walk did not reach."""
-    reported = {model.report.span.line for model in models}
+    reported = {m.report.span.line for m in models if not m.report.scope_only}
     missed = unreported_loops(source, path, reported, index.pl_aliases | {"pl"})
     models.extend(LoopModel(report) for report in missed)
     models.sort(key=lambda m: (m.report.span.line, m.report.span.column))

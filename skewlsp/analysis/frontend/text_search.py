@@ -12,6 +12,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+# A line setting a module attribute (``config.TOKENS = 128``), at the top level.
+_SETS_AN_ATTRIBUTE = re.compile(rb"^[A-Za-z_]\w*\.[A-Za-z_]\w*[ \t]*=[^=]", re.MULTILINE)
+
+
+def worth_reading(data: bytes) -> bool:
+    """Whether a file's bytes may hold something the analysis reports: a pipeline loop,
+    or a kernel in a module that sets a module attribute while it loads (the inline
+    helpers it calls may be compiled with sizes their own modules do not give them:
+    ``driver.helper_scopes``). A linter reads no other file (and the editor reports
+    nothing else), so that both agree."""
+    if b"pipeline" in data:
+        return True
+    return b"jit" in data and _SETS_AN_ATTRIBUTE.search(data) is not None
+
 
 def called_names(names: tuple[str, ...], text: str) -> frozenset[str]:
     """Which of ``names`` ``text`` calls: ``name(`` with no word character or dot right

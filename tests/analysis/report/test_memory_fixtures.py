@@ -417,3 +417,25 @@ def test_a_memory_finding_about_a_helper_s_copy_names_its_call_first(run: Run) -
         "called from `project` (line 33): PH-MR-001: only 1 of 2 stage buffers fit in Right "
         "on the AIC core (space-pressure, 32768 B per stage)"
     )
+
+
+MEM_GATE = MEM_LLM.parent / "mem_gate"
+
+
+def test_a_driver_with_no_loop_that_sizes_a_helper_s_scope_past_vec_is_linted(run: Run) -> None:
+    # prefill.py holds no pipeline loop; it sets config.TOKENS = 48 and calls the layer
+    # helper, which calls the gate's: the gate's pad scope, [48, 1024] FP32. The compiler
+    # stops `prefill_gate` in AllocateMemoryAddr: "Vec buffer usage (196608 bytes) exceeds
+    # platform limit (188416 bytes)"; decode.py and gate.py's own kernel compile.
+    items = lint_package(run, MEM_GATE)
+    scope = items["prefill.py", 22, "scope"]
+    assert (scope["code"], scope["compiler_id"], scope["function"]) == (
+        "SKW081",
+        "AllocateMemoryAddr",
+        "prefill_gate",
+    )
+    assert scope["memory"] == [
+        {"space": "Vec", "stage_bytes": 0, "requested": 0, "achieved": None,
+         "cause": "overflow", "known": True, "reason": None}
+    ]
+    assert sorted(key for key in items if key[2] != "loop") == [("prefill.py", 22, "scope")]
