@@ -23,7 +23,8 @@ def assumed_lines(report: LoopReport) -> list[str]:
     if not report.assumes:
         return []
     lines = ["; ".join(a.text for a in report.assumes)]
-    lines += [f"with {v.label}: {v.code} {v.message}" for v in report.variants]
+    for v in report.variants:  # (a variant without a code: a scope with no overflow there)
+        lines.append(f"with {v.label}: " + " ".join(part for part in (v.code, v.message) if part))
     return lines
 
 

@@ -82,7 +82,7 @@ def assumed_builds(
             if alternative.assumed not in assumes:
                 assumes.append(alternative.assumed)
             if other is None or _shown(other) != _shown(report):
-                variants.append(_variant(alternative, other))
+                variants.append(_variant(alternative, report, other))
         found.append(Assumed(tuple(assumes), tuple(variants)) if assumes else NOT_ASSUMED)
     return found
 
@@ -124,8 +124,13 @@ def _key(report: LoopReport) -> tuple[Span, Instance | None]:
     return report.span, replace(instance, shown=None) if instance is not None else None
 
 
-def _variant(alternative: Alternative, other: LoopReport | None) -> Variant:
+def _variant(alternative: Alternative, report: LoopReport, other: LoopReport | None) -> Variant:
     variable, value = alternative.assumed.variable, alternative.value
+    if other is None and report.scope_only:
+        # (a scope is reported only where its tiles overflow: no report is no overflow
+        # found, not a scope left unbuilt)
+        message = "no overflow is found here (the tiles fit, or are not all known)"
+        return Variant(variable, value, "unknown", "", message)
     if other is None:
         unbuilt = Variant(variable, value, "not_compiled", NOT_COMPILED, "").label
         message = f"this copy of the loop is not built with {unbuilt}"

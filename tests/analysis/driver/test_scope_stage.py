@@ -17,6 +17,7 @@ from pathlib import Path
 from skewlsp.analysis.driver import analyze, analyze_models
 from skewlsp.analysis.reuse.unit_cache import UnitCache
 from skewlsp.common.resolver import RecordingResolver
+from skewlsp.common.wording import assumed_lines
 from skewlsp.contract import Span, loop_at
 
 MEM_LLM = Path(__file__).resolve().parents[2] / "fixtures" / "memory" / "models" / "mem_llm"
@@ -252,3 +253,56 @@ def test_a_language_server_s_edit_of_the_loop_less_scope_beside_a_loop_decides_i
     assert scopes(narrow) == []
     assert scopes(text) == [(27, "SKW081")]
 
+
+
+PADDED_CONFIG = """import os
+
+# Switch with PAD_MODE={prefill,decode}; prefill is the default.
+PAD_MODE = os.environ.get("PAD_MODE", "prefill").lower()
+ROWS = 16 if PAD_MODE == "decode" else 48
+"""
+PADDED = """import pypto.language as pl
+
+from config import ROWS
+
+WIDTH = 1024
+
+
+@pl.jit
+def pad(out: pl.Out[pl.Tensor[[ROWS, WIDTH], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="pad"):
+        out[:, :] = pl.full([ROWS, WIDTH], dtype=pl.FP32, value=0.0)
+    return out
+
+
+@pl.jit
+def rows(x: pl.Tensor[[4 * ROWS, 64], pl.FP32], out: pl.Out[pl.Tensor[[4 * ROWS, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="rows"):
+        for i in pl.pipeline(4, stage=2):
+            t = x[i * ROWS : i * ROWS + ROWS, :]
+            out[i * ROWS : i * ROWS + ROWS, :] = pl.add(t, t)
+    return out
+"""
+
+
+def test_a_build_under_which_the_scope_fits_is_named_as_no_overflow_not_as_unbuilt(
+    tmp_path: Path,
+) -> None:
+    # 48 rows of 1024 FP32 (196608 B) overflow Vec; with PAD_MODE=decode, 16
+    # rows (65536 B) fit and the scope has no report: that build says so, not that the
+    # scope is not built under it. (A kernel's scopes are read in a file with a loop.)
+    (tmp_path / "config.py").write_text(PADDED_CONFIG)
+    path = tmp_path / "pad.py"
+    path.write_text(PADDED)
+    reports = analyze(PADDED, str(path), resolver=RecordingResolver((tmp_path,)))
+    [report] = [r for r in reports if r.scope_only]
+    assert (report.code, report.scope_only) == ("SKW081", True)
+    [variant] = report.variants
+    assert (variant.verdict, variant.code, variant.message) == (
+        "unknown",
+        "",
+        "no overflow is found here (the tiles fit, or are not all known)",
+    )
+    assert assumed_lines(report)[1] == (
+        f"with {variant.label}: no overflow is found here (the tiles fit, or are not all known)"
+    )
