@@ -4,7 +4,8 @@
         [--callers] PATH...
 
 For every file under PATH with a ``pl.pipeline`` loop (with ``--callers``, and every file
-there importing such a file's module: an inline helper's callers), ``compiler_probe.py``
+there importing such a file's module, or a module that does: an inline helper's callers,
+through other helpers), ``compiler_probe.py``
 compiles its programs and jit entries with pypto in PYTHON (a subprocess per file: compiling imports
 the kernel, which skewlint never does) through SkewCrossCorePipeline,
 LowerPipelineToSlots, LowerPipelineLoops, MemoryReuse and AllocateMemoryAddr, and dumps
@@ -105,24 +106,35 @@ def pipeline_files(paths: list[Path]) -> dict[Path, set[int]]:
 
 def caller_files(paths: list[Path], loop_files: Collection[Path]) -> list[Path]:
     """The ``*.py`` files under ``paths`` without a pipeline loop that import the module
-    of a file in ``loop_files`` (by its last name, from the same directory): where an
-    inline helper's loop is spliced into a caller in another file."""
+    of a file in ``loop_files`` or of a file found so (by its last name, from the same
+    directory): where an inline helper's loop or scope is spliced into a caller in another
+    file, through any number of helpers (a driver that calls the MoE layer helper, which
+    calls the gate's)."""
     stems: dict[Path, set[str]] = {}
     for path in loop_files:
         stems.setdefault(path.parent, set()).add(path.stem)
-    found = []
+    imported: dict[Path, set[str]] = {}
     for root in paths:
         for path in sorted(root.rglob("*.py")) if root.is_dir() else [root]:
             path = path.resolve()
-            if path in loop_files or path.parent not in stems:
+            if path in loop_files:
                 continue
             try:
-                tree = ast.parse(path.read_bytes())
+                imported[path] = _imported_modules(ast.parse(path.read_bytes()))
             except (SyntaxError, ValueError, OSError):
                 continue
-            if _imported_modules(tree) & stems[path.parent]:
-                found.append(path)
-    return found
+    found: list[Path] = []
+    while True:
+        more = [
+            path
+            for path, names in imported.items()
+            if path not in found and names & stems.get(path.parent, set())
+        ]
+        if not more:
+            return sorted(found)
+        found += more
+        for path in more:
+            stems.setdefault(path.parent, set()).add(path.stem)
 
 
 def _imported_modules(tree: ast.Module) -> set[str]:
@@ -454,7 +466,7 @@ def main(argv: list[str] | None = None) -> int:
         dumped[planner] = [r.__dict__ for r in results]
     titles = {
         "disagree": "disagreements:",
-        "compiler": "the compiler also said (skewlint does not model this yet):",
+        "compiler": "the compiler also said (the memory lines compare what skewlint models):",
         "unknown": "unknown, and what did not compile:",
         "memory": "the memory passes, per pipeline stage group (--json: every record):",
     }

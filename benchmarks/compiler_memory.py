@@ -492,6 +492,19 @@ def _entries(item: Mapping[str, Any]) -> set[str]:
     return {name.rsplit(".", 1)[-1] for name in names}
 
 
+def _same_stops(errors: list[Mapping[str, Any]], stopped: set[int]) -> set[int]:
+    """The stops of other entries of a file that are one a finding predicts: the same
+    error on the same outlined functions, bytes and tiles (``over``). A host entry
+    (``l3_prefill_fwd``) compiles the kernels it calls (``prefill_fwd``), and stops where
+    they do; skewlint names the kernel."""
+    seen = [(errors[n]["file"], errors[n]["error"], errors[n].get("over")) for n in stopped]
+    return {
+        n
+        for n, e in enumerate(errors)
+        if e.get("over") and (e["file"], e["error"], e.get("over")) in seen
+    }
+
+
 def memory_predictions(
     findings: Iterable[Mapping[str, Any]], report: Mapping[str, list[Any]]
 ) -> Predictions:
@@ -548,6 +561,7 @@ def memory_predictions(
                 fell.update(hits)
             if not hits:
                 wrong.append(f"{where}: {item['code']} {claim['space']} has no counterpart")
+    stopped |= _same_stops(report["errors"], stopped)
     counts = len(hinted), len(predicted), len(report["errors"]), len(stopped)
     missed = [
         f"{g['loop']}: PH-MR-001 {g['space']} {g['hint']['requested']} -> "

@@ -168,3 +168,22 @@ def test_the_files_calling_a_loop_file_s_helpers_are_found_by_their_imports(tmp_
         (pkg / "attn.py").resolve(),
         (pkg / "mlp.py").resolve(),
     ]
+
+
+def test_a_file_calling_a_helper_through_another_helper_s_module_is_a_caller_too(tmp_path):
+    # a driver imports the layer, whose helper calls the gate's (the file with the loop):
+    # the gate's scope and loop are compiled in the driver's program
+    from benchmarks.compiler_check import caller_files, pipeline_files
+
+    (tmp_path / "gate.py").write_text(
+        "import pypto.language as pl\n\n@pl.jit.inline\ndef gate(x):\n"
+        "    for i in pl.pipeline(0, 4, 1, stage=2):\n        pass\n"
+    )
+    (tmp_path / "layer.py").write_text("from gate import gate\n")
+    (tmp_path / "driver.py").write_text("import config\nfrom layer import moe\n")
+    (tmp_path / "unrelated.py").write_text("from config import TILE\n")
+    loops = pipeline_files([tmp_path])
+    assert caller_files([tmp_path], loops) == [
+        (tmp_path / "driver.py").resolve(),
+        (tmp_path / "layer.py").resolve(),
+    ]

@@ -333,3 +333,19 @@ def test_a_scope_s_overflow_and_warning_said_at_its_with_are_predicted():
         "memory: 0 hints, 0 predicted, 0 predicted wrongly; 1 overflows, 1 predicted; "
         "1 fallbacks, 1 predicted"
     )
+
+
+def test_a_host_entry_stopping_on_the_kernel_it_calls_is_predicted_with_the_kernel():
+    # pypto-lib's prefill_fwd.py: `l3_prefill_fwd` (@pl.jit.host) compiles `prefill_fwd`,
+    # and both stop on the same outlined function; skewlint names the kernel
+    report = memory_report(probed(), sorted(MEM_LLM.glob("*.py")))
+    (error,) = report["errors"]
+    report["errors"].append(dict(error, entry="l3_four_stages"))
+    other = dict(error, entry="elsewhere", over=[{"function": "wide", "bytes": 1, "lines": []}])
+    report["errors"].append(other)  # another function over the limit: another stop
+    overflow = finding("SKW081", "vector.py", 25, "Vec", 4, None, "four_stages_of_wide_rows")
+    found = memory_predictions([overflow], report)
+    assert (found.overflows, found.predicted_overflows) == (3, 2)
+    assert [m.rsplit("/", 1)[-1].split(":")[1] for m in found.missed if "buffer usage" in m] == [
+        " elsewhere"
+    ]
