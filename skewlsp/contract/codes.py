@@ -479,7 +479,11 @@ _CODES = [
         "of its Vec tiles is known and, packed by MemoryReuse, they do not fit, skewlsp "
         "reports the scope itself at its header (the `with` line, or the `def`), naming "
         "the tiles that take the space; such a report is of no loop (no loop fields, no "
-        "preview).",
+        "preview). An inline helper's such scope is spliced into each kernel that calls "
+        "it: where the kernel's file sets a module attribute the helper reads before it "
+        "imports it (`config.TOKENS = config.PREFILL_TOKENS`), the scope is laid out with "
+        "those sizes and reported at the kernel's call when it overflows, through any "
+        "number of helpers.",
         "for i in pl.pipeline(4, stage=2):  # two 64 KB loads per stage: 256 KB at once\n"
         "    qi = q[i * 16 : i * 16 + 16, :]\n"
         "    ki = k[i * 16 : i * 16 + 16, :]",
