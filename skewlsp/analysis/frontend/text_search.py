@@ -12,8 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-# A line setting a module attribute (``config.TOKENS = 128``), at the top level.
-_SETS_AN_ATTRIBUTE = re.compile(rb"^[A-Za-z_]\w*\.[A-Za-z_]\w*[ \t]*=[^=]", re.MULTILINE)
+# A top-level line that may set a module attribute (``config.TOKENS = 128``, ``x =
+# config.X = 1``): a superset of the writes the module index reads (``top_level``), so
+# that the linter reads every file whose writes the editor's analysis sees.
+_SETS_AN_ATTRIBUTE = re.compile(
+    rb"^(?=[A-Za-z_])[^\n#]*?\b[A-Za-z_]\w*\.[A-Za-z_]\w*[ \t]*=(?!=)", re.MULTILINE
+)
 
 
 def worth_reading(data: bytes) -> bool:

@@ -16,6 +16,10 @@ def test_a_kernel_module_that_sets_a_module_attribute_at_its_top_level_is_read()
     assert worth_reading(text)
 
 
+def test_a_chained_write_is_read_as_the_module_index_reads_it() -> None:
+    assert worth_reading(b"import config\nx = config.TOKENS = 48\n\n@pl.jit\ndef k(x):\n    pass\n")
+
+
 def test_a_kernel_module_that_sets_nothing_is_not_read() -> None:
     assert not worth_reading(b"import config\n\n@pl.jit\ndef k(x):\n    return x\n")
 
@@ -27,3 +31,4 @@ def test_a_module_setting_an_attribute_without_a_kernel_is_not_read() -> None:
 def test_a_comparison_or_an_indented_write_is_no_top_level_write() -> None:
     assert not worth_reading(b"@pl.jit\ndef k(x):\n    config.TOKENS = 48\n")
     assert not worth_reading(b"@pl.jit\ndef k(x):\n    pass\nconfig.TOKENS == 48\n")
+    assert not worth_reading(b"@pl.jit\ndef k(x=config.TOKENS):\n    pass\nok = a.b <= 4\n")
