@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -190,3 +192,28 @@ async def test_typing_and_deleting_a_suppression_comment_hides_and_shows_the_loo
     await session.diagnostics(uri, lambda d: codes(d) == [])
     session.change(uri, (FOR_LINE, end + 4), (FOR_LINE, end + 5), "")  # "skewlint" -> "kewlint"
     await session.diagnostics(uri, lambda d: codes(d) == ["SKW020"])
+
+
+MEM_GATE = Path(__file__).resolve().parents[1] / "fixtures" / "memory" / "models" / "mem_gate"
+
+
+async def test_a_driver_that_sizes_a_helper_s_scope_past_vec_gets_the_error_at_its_call(
+    client: LanguageClient,
+):
+    # mem_gate/prefill.py: no pipeline loop; it sets config.TOKENS = 48, then its kernel
+    # calls the layer helper, which calls the gate's; pypto e2d0f78ae stops the compile
+    # in AllocateMemoryAddr on the gate's pad scope (196608 B of 188416 B)
+    session = client.session
+    for module in sorted(MEM_GATE.glob("*.py")):
+        if module.name != "prefill.py":
+            session.path_uri(module.name, module.read_text(encoding="utf-8"))
+    text = (MEM_GATE / "prefill.py").read_text(encoding="utf-8")
+    uri = session.open("prefill.py", text)
+    (diagnostic,) = await session.diagnostics(uri, lambda d: bool(d))
+    assert (diagnostic.code, diagnostic.severity) == ("SKW081", types.DiagnosticSeverity.Error)
+    assert diagnostic.range == types.Range(types.Position(21, 11), types.Position(21, 14))
+    assert diagnostic.message.startswith(
+        "the InCore scope of `gate` from `gate` (its line 20) inlined here through `moe`: "
+    )
+    hover = await session.hover(uri, 21, 12)
+    assert hover is not None and "196608 B" in str(hover.contents)
