@@ -19,7 +19,6 @@ Models: ``src/ir/transforms/inline_functions_pass.cpp``.
 from __future__ import annotations
 
 import ast
-import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -55,11 +54,10 @@ class HelperModule:
     origin: Origin | None
     name: str
 
-    @functools.cached_property
+    @property
     def callable_names(self) -> tuple[str, ...]:
         """The names a function of the module may call a helper by: its own inline
-        helpers and the names it imports (read once per module: a kernel reaches a
-        module's helpers one by one)."""
+        helpers and the names it imports."""
         local = {n for n, t in self.index.function_sources.items() if inline_function(t)}
         return tuple(sorted(local | set(self.index.imported)))
 
