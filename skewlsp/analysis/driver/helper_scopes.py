@@ -88,8 +88,8 @@ def helper_scopes(
 ) -> list[LoopModel]:
     """A report at each call in a kernel of the module that splices in an inline helper
     with an InCore scope whose tiles overflow a space, where the module sets a module
-    attribute the helper's module imports (``constants``: the module's, made when first
-    needed: they make the program)."""
+    attribute the helper reads (:func:`_reads_what_is_set`; ``constants``: the module's,
+    made when first needed: they make the program the helpers' modules are folded in)."""
     if state.planner != "pypto":
         return []  # (ptoas places the buffers: MemoryReuse and AllocateMemoryAddr do not run)
     kernels = calling_kernels(index)
