@@ -372,7 +372,7 @@ class ModuleConstants:
             for arg in call.args[1:]:
                 if arg.keyword is None:
                     return None
-                fields[arg.keyword.value] = code_of(arg.value, folder.made)
+                fields[arg.keyword.value] = _evaluated(arg.value, folder)
             return Record(base.type_name, fields, self, base.properties)
         if not isinstance(func, cst.Name):
             return None
@@ -481,6 +481,17 @@ class ModuleConstants:
         if self._imported is not None:
             return self._imported(name)
         return None
+
+
+def _evaluated(node: cst.BaseExpression, folder: Folder) -> str:
+    """A ``replace(record, field=...)`` argument as the new record's field text: the number
+    it folds to where it folds to one, as Python evaluates it when ``replace`` runs (a
+    module that sets ``config.M = replace(config.M, n=config.M.n // 8)`` reads the record as
+    it stood before), else its own text, folded where the record is read."""
+    value = folder.fold(node)
+    if isinstance(value, Const):
+        return str(value.value)
+    return code_of(node, folder.made)
 
 
 def _is_dynamic_dimension(call: cst.Call, made: MadeTrees | None) -> bool:

@@ -135,3 +135,35 @@ def test_a_program_that_writes_nothing_reads_no_module_it_did_not_read_before(
     assert trips(text, path, resolver) == [4]
     assert import_order(build_index(text), path, resolver).writes == ()
     assert [module for module, _level, _digest in resolver.fingerprint] == ["config"]
+
+
+RECORD_CONFIG = """\
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Model:
+    experts: int
+    hidden: int
+
+
+ACTIVE = Model(experts=64, hidden=256)
+"""
+
+
+def test_a_record_a_module_rewrites_in_terms_of_itself_reads_its_old_fields(
+    tmp_path: Path,
+) -> None:
+    # pypto-lib's moe.py (pull/948): config.PRO_KERNEL = dataclasses.replace(
+    # config.PRO_KERNEL, n_routed_experts=config.PRO_KERNEL.n_routed_experts // 8 * EP).
+    # Python evaluates the argument when replace runs: 64 // 8 * 2 = 16 experts.
+    moe = (
+        "import dataclasses\nimport config\nEP = 2\n"
+        "config.ACTIVE = dataclasses.replace(\n"
+        "    config.ACTIVE, experts=config.ACTIVE.experts // 8 * EP\n)\n"
+        "from config import ACTIVE\nEXPERTS = ACTIVE.experts\n"
+    )
+    driver = kernel(
+        PRODUCER, "pl.pipeline(0, EXPERTS, 1, stage=2)", prelude="from moe import EXPERTS"
+    )
+    assert trips(*project(tmp_path, driver, config=RECORD_CONFIG, moe=moe)) == [16]
