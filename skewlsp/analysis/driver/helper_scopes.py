@@ -36,7 +36,12 @@ from skewlsp.analysis.driver.loop_decision import LoopModel
 from skewlsp.analysis.driver.scope_stage import SCOPE_WORDS, scope_beside, scope_memories
 from skewlsp.analysis.driver.unit_run import module_context
 from skewlsp.analysis.frontend.constants import ModuleConstants
-from skewlsp.analysis.frontend.import_order import Origin, Request, as_seen_from_the_kernel
+from skewlsp.analysis.frontend.import_order import (
+    Origin,
+    Request,
+    as_seen_from_the_kernel,
+    write_target,
+)
 from skewlsp.analysis.frontend.source_index import ModuleIndex
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.frontend.text_search import called_names, mentions_pipeline_loop
@@ -44,8 +49,8 @@ from skewlsp.analysis.memory.core_function import ScopeAlone
 from skewlsp.analysis.passes.inline_functions.reached_helpers import (
     HelperModule,
     ReachedHelper,
+    callable_names,
     calls_outside_scopes,
-    inline_function,
     kernel_callees,
 )
 from skewlsp.analysis.report.scope_memory import scope_report
@@ -68,8 +73,7 @@ def calling_kernels(index: ModuleIndex) -> tuple[tuple[str, str], ...]:
     through the resolver, and so recorded)."""
     if not index.attribute_writes:
         return ()
-    local = {name for name, text in index.function_sources.items() if inline_function(text)}
-    names = tuple(sorted(local | set(index.imported)))
+    names = callable_names(index)
     found = []
     for name, text in index.function_sources.items():
         head = text[: text.find("def ")]
@@ -121,9 +125,9 @@ def _set_by_the_kernel(index: ModuleIndex) -> frozenset[tuple[Request, str]]:
     kernel imports it, the attribute), as ``import_order`` reads them."""
     found = set()
     for write in index.attribute_writes:
-        module = index.modules.get(write.alias)
-        if module is not None:
-            found.add(((module.module, module.level), write.attr))
+        target = write_target(index, write, None)
+        if target is not None:
+            found.add((target, write.attr))
     return frozenset(found)
 
 

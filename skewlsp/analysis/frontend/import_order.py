@@ -186,12 +186,7 @@ class _Loader:
         """Run ``index``'s module (``me``, reached as ``origin``) at ``depth`` imports deep."""
         for event in load_events(index):
             if isinstance(event, AttributeWrite):
-                module = index.modules.get(event.alias)
-                target = (
-                    as_seen_from_the_kernel(origin, module.module, module.level)
-                    if module is not None
-                    else None
-                )
+                target = write_target(index, event, origin)
                 if target is not None:
                     made = len(self.writes)
                     self.writes.append(
@@ -235,6 +230,18 @@ def _followed(imported: ImportedName | ImportedModule, index: ModuleIndex) -> bo
     return any(
         index.modules.get(write.alias) is imported for write in index.attribute_writes
     )
+
+
+def write_target(
+    index: ModuleIndex, write: AttributeWrite, origin: Origin | None
+) -> Request | None:
+    """The module ``write`` (``config.X = ...``, in the module ``index`` reached as
+    ``origin``; None: the kernel's) sets, as the kernel would import it (None: its alias
+    names no module the module imports)."""
+    module = index.modules.get(write.alias)
+    if module is None:
+        return None
+    return as_seen_from_the_kernel(origin, module.module, module.level)
 
 
 def load_events(index: ModuleIndex) -> list[ImportedName | ImportedModule | AttributeWrite]:

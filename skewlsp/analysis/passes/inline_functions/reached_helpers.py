@@ -54,12 +54,6 @@ class HelperModule:
     origin: Origin | None
     name: str
 
-    @property
-    def callable_names(self) -> tuple[str, ...]:
-        """The names a function of the module may call a helper by: its own inline
-        helpers and the names it imports."""
-        local = {n for n, t in self.index.function_sources.items() if inline_function(t)}
-        return tuple(sorted(local | set(self.index.imported)))
 
 
 @dataclass(frozen=True)
@@ -111,7 +105,7 @@ def _helpers_called(
     module and that module."""
     index = module.index
     found: dict[str, tuple[str, HelperModule]] = {}
-    for name in called_names(module.callable_names, text):
+    for name in called_names(callable_names(index), text):
         imported = index.imported.get(name)
         if imported is None:  # (one of the module's own helpers)
             found[name] = (name, module)
@@ -141,6 +135,13 @@ def _read(
     if index.syntax_problem is not None:
         return None
     return HelperModule(index, text, origin_of(request, text, index, resolver, path), name)
+
+
+def callable_names(index: ModuleIndex) -> tuple[str, ...]:
+    """The names a function of the module ``index`` may call an inline helper by: its own
+    inline helpers and the names it imports."""
+    local = {n for n, t in index.function_sources.items() if inline_function(t)}
+    return tuple(sorted(local | set(index.imported)))
 
 
 def inline_function(text: str) -> bool:
