@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 
@@ -124,6 +125,23 @@ class Depths:
         ]
 
 
+def finding_loop(item: Mapping[str, Any]) -> str:
+    """``file:line`` of the loop a finding is about (``filename`` absolute): its own, or,
+    for an imported helper's copy listed at its call (``instance.helper_loop``), the
+    helper's loop in the module the import names, looked for where Python would find it
+    from the caller's file: in its folder, then the folders above (a script's folder is
+    on the path; a package climbs from there)."""
+    helper = (item.get("instance") or {}).get("helper_loop")
+    if helper:
+        parts = helper["module"].split(".")
+        for folder in Path(item["filename"]).parents:
+            for candidate in (folder.joinpath(*parts).with_suffix(".py"),
+                              folder.joinpath(*parts, "__init__.py")):  # fmt: skip
+                if candidate.is_file():
+                    return f"{candidate}:{helper['line']}"
+    return f"{item['filename']}:{(item.get('loop') or item)['line']}"
+
+
 def memory_records(
     findings: Iterable[Mapping[str, Any]],
 ) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
@@ -134,7 +152,7 @@ def memory_records(
     for item in findings:
         if item.get("kind") != "loop" or not item.get("loop"):
             continue
-        loop = f"{item['filename']}:{item['loop']['line']}"
+        loop = finding_loop(item)
         for unit in item.get("copies") or [item]:
             places = [("", unit.get("memory") or [], 1)]
             places += [

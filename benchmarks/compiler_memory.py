@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from benchmarks.compiler_depths import finding_loop
 from benchmarks.compiler_verdicts import CORES
 
 # "[perf_hint PH-MR-001] MemoryReuse: software pipelining requested depth 2 for pipeline
@@ -523,7 +524,7 @@ def memory_predictions(
         if item["code"] not in CODE_CAUSE:
             continue
         # (a scope without a pipeline loop: its report's line, the scope's header)
-        where = f"{item['filename']}:{(item['loop'] or item)['line']}"
+        where = finding_loop(item)
         if item["filename"] in not_loaded:
             unchecked += 1  # (the compiler could not load the file: nothing to compare)
             continue

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from benchmarks.compiler_depths import finding_loop
+
 SKEW, SLOTS, LOWER = "SkewCrossCorePipeline", "LowerPipelineToSlots", "LowerPipelineLoops"
 BEFORE_SKEW = "NormalizeReturnOrder"
 # pypto's function types -> skewlint's core names ("" for a function neither AIC nor AIV).
@@ -555,10 +557,14 @@ def compare(
     was compiled too (it is among ``entries_by_file``: ``compiler_check.py --callers``).
     """
     seen: dict[tuple[str, int], list[Observation]] = {}
-    for entries in entries_by_file.values():
+    # (the file compiled, the loop's file and line): an imported helper's copy at its call
+    seen_in: dict[tuple[str, str, int], list[Observation]] = {}
+    for compiled, entries in entries_by_file.items():
         for entry in entries:
             for obs in observations(entry):
-                seen.setdefault((str(Path(obs.file).resolve()), obs.line), []).append(obs)
+                loop = (str(Path(obs.file).resolve()), obs.line)
+                seen.setdefault(loop, []).append(obs)
+                seen_in.setdefault((compiled, *loop), []).append(obs)
 
     def is_compiled(filename: str) -> bool:
         return str((root / filename).resolve()) in entries_by_file
@@ -571,13 +577,20 @@ def compare(
             continue  # a scope without a pipeline loop (its memory finding): no loop to compare
         path = str((root / record["filename"]).resolve())
         key = (path, record["line"])
-        reported.add(key)
         entries = entries_by_file.get(path, [])
         incomplete = _incomplete(entries, record, is_compiled)
         under_unroll = record["line"] in (unrolled or {}).get(path, set())
         claims = skewlint_claims(record, built_once=not under_unroll, planner=planner)
+        observed = seen.get(key, [])
+        if (record.get("instance") or {}).get("helper_loop"):
+            # an imported helper's copy listed at its call: the helper's loop as this file
+            # compiles it (its own record compares every copy at the loop)
+            loop_file, loop_line = finding_loop(dict(record, filename=path)).rsplit(":", 1)
+            observed = seen_in.get((path, loop_file, int(loop_line)), [])
+        else:
+            reported.add(key)
         results.append(
-            compare_loop(record["filename"], record["line"], claims, seen.get(key, []), incomplete)
+            compare_loop(record["filename"], record["line"], claims, observed, incomplete)
         )
     for (path, line), observed in sorted(seen.items()):
         if path not in entries_by_file or (path, line) in reported:

@@ -63,8 +63,19 @@ def without_call(report: LoopReport) -> str | None:
     if report.instance is None:
         return None
     if not report.cores and report.lowering is None:
-        return report.own_message if report.instance.caller else None
-    return _what(report)
+        own = report.own_message if report.instance.caller else None
+        return f"{_which_loop(report)}{own}" if own is not None else None
+    return f"{_which_loop(report)}{_what(report)}"
+
+
+def _which_loop(report: LoopReport) -> str:
+    """``gate line 180: ``: the imported helper's loop a copy reported at its call
+    is, in a short line (a call splices in each of the helper's loops); "" elsewhere."""
+    instance = report.instance
+    loop = instance.helper_loop if instance is not None else None
+    if loop is None or instance is None or instance.call != report.span:
+        return ""
+    return f"`{loop.name}` line {loop.line}: "
 
 
 def hint_headline(hint: Finding, report: LoopReport) -> str | None:
@@ -100,8 +111,8 @@ def hint_terse(hint: Finding, report: LoopReport) -> str | None:
         return f"MemoryReuse fits {found.space} at no depth: it falls back to legacy packing"
     lane = " of the second lane" if found.lane == 2 else ""
     return (
-        f"PH-MR-001: only {found.achieved} of {found.requested} stage buffers fit in "
-        f"{found.space}{lane} ({found.cause})"
+        f"{_which_loop(report)}PH-MR-001: only {found.achieved} of {found.requested} stage "
+        f"buffers fit in {found.space}{lane} ({found.cause})"
     )
 
 
@@ -145,6 +156,9 @@ def _where(report: LoopReport, copies: Sequence[LoopReport]) -> str:
     instance = report.instance
     if instance is None:
         return ""
+    loop = instance.helper_loop
+    if loop is not None and instance.call == report.span:  # (a copy at its call: which loop)
+        return f"the loop of `{loop.name}` from `{loop.module}` (its line {loop.line}) inlined here"
     if not instance.caller:
         values = ", ".join(f"{name} = {value}" for name, value in instance.shown_bindings)
         return f"with {values}" if values else ""

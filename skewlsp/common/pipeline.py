@@ -14,7 +14,14 @@ from skewlsp.common.diagnostic import Diagnostic
 from skewlsp.common.headline import headline, hint_headline, hint_terse, without_call
 from skewlsp.common.select import Selection
 from skewlsp.common.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
-from skewlsp.contract import SEVERITY_RANK, UNUSED_SUPPRESSION, LoopReport, Related, Span
+from skewlsp.contract import (
+    SEVERITY_RANK,
+    UNUSED_SUPPRESSION,
+    HelperLoop,
+    LoopReport,
+    Related,
+    Span,
+)
 
 Snippet = tuple[tuple[int, str], ...]
 
@@ -35,13 +42,16 @@ def flatten(
     copy's code and severity, listing each copy's verdict, with the calls as related
     places. The remark each copy makes at its call (in this file, or in the caller's
     file for an imported helper) is a second place for the same finding: an editor shows
-    it as a hint there (``call_hints``), a linter does not list it again.
+    it as a hint there (``call_hints``), a linter does not list it again. A copy of an
+    imported helper that this file sizes (``HelperLoop.sized_by_caller``) is no other
+    file's finding: it is listed at its call, as a loop is, by both.
     """
     found: list[Diagnostic] = []
     for report in reports:
-        if _copy_at_its_call(report) and call_hints:
+        if _copy_at_its_call(report) and call_hints and not _sized_here(report):
             found.append(_call_hint(filename, report))
-    for copies in _loops([r for r in reports if not _copy_at_its_call(r)]):
+    listed = [r for r in reports if not _copy_at_its_call(r) or _sized_here(r)]
+    for copies in _loops(listed):
         # The strictest copy first (the first of them in call order on a tie).
         ordered = sorted(copies, key=lambda r: -SEVERITY_RANK.get(loop_severity(r, selection), 0))
         report = ordered[0]
@@ -67,6 +77,7 @@ def flatten(
         for copy in copies:
             for hint in copy.hints:
                 at_call = copy.instance is not None and hint.span == copy.instance.call
+                at_call = at_call and not _sized_here(copy)  # (a listed copy's hints are its own)
                 key = (hint.code, hint.span, hint.message)
                 if (at_call and not call_hints) or key in seen:
                     continue
@@ -110,6 +121,18 @@ def _copy_at_its_call(report: LoopReport) -> bool:
     return report.instance is not None and report.instance.call == report.span
 
 
+def _sized_here(report: LoopReport) -> bool:
+    """A copy of an imported helper's loop, reported at its call in a file that sets what
+    the helper reads (``HelperLoop.sized_by_caller``): listed there as a finding."""
+    instance = report.instance
+    return (
+        instance is not None
+        and instance.helper_loop is not None
+        and instance.helper_loop.sized_by_caller
+        and instance.call == report.span
+    )
+
+
 def _call_hint(filename: str, report: LoopReport) -> Diagnostic:
     return Diagnostic(
         filename,
@@ -144,12 +167,13 @@ def _loops(reports: Sequence[LoopReport]) -> list[list[LoopReport]]:
     helper's calls, a builder's calls, a module-level ``for``) together, in source order;
     every other report alone."""
     groups: list[list[LoopReport]] = []
-    by_loop: dict[tuple[str | None, Span], list[LoopReport]] = {}
+    by_loop: dict[tuple[str | None, Span, HelperLoop | None], list[LoopReport]] = {}
     for report in reports:
         if report.instance is None:
             groups.append([report])
             continue
-        key = (report.path, report.span)
+        # (the loops of an imported helper are reported at one call: which loop tells them apart)
+        key = (report.path, report.span, report.instance.helper_loop)
         if key not in by_loop:
             by_loop[key] = []
             groups.append(by_loop[key])

@@ -363,6 +363,25 @@ class CoreResult:
 
 
 @dataclass(frozen=True)
+class HelperLoop:
+    """The loop an imported inline helper's copy is, for a copy reported at its call in
+    the caller's file: the helper's name in its module, the module as the import names it
+    and the loop's line in that module's file.
+
+    ``sized_by_caller``: the caller's file sets, while it loads, a module attribute the
+    helper reads (itself or through its module's constants), so the caller's program may
+    give the copy sizes no analysis of the helper's module sees (it decides the copies
+    its own module's callers make): a linter lists such a copy at its call; any other
+    copy at a call is the helper module's finding, shown at the call only as a hint.
+    """
+
+    name: str
+    module: str
+    line: int
+    sized_by_caller: bool = False
+
+
+@dataclass(frozen=True)
 class Instance:
     """Which of several compiled copies of one loop a report is about.
 
@@ -379,6 +398,8 @@ class Instance:
     # The names of ``bindings`` that can change the loop's bounds, stage or branches (and
     # whose value is not their own name): what messages quote. None: all of them.
     shown: tuple[str, ...] | None = None
+    # A copy of an imported helper's loop reported at its call: which loop it is.
+    helper_loop: HelperLoop | None = None
 
     @property
     def shown_bindings(self) -> tuple[tuple[str, str], ...]:
@@ -483,7 +504,12 @@ class LoopReport:
 
 def has_preview(report: LoopReport) -> bool:
     """Whether the compiler rewrites the loop, so that a preview can show it: the skew
-    pass skews or demotes it, or the lowering passes replicate, rotate or empty it."""
+    pass skews or demotes it, or the lowering passes replicate, rotate or empty it; not
+    a copy of an imported helper's loop reported at its call (the loop is in another
+    file: a preview is made there, of that module's copies)."""
+    instance = report.instance
+    if instance is not None and instance.helper_loop is not None and instance.call == report.span:
+        return False
     if report.verdict in ("skewed", "demoted"):
         return True
     lowering = report.lowering

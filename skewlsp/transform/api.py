@@ -77,8 +77,17 @@ def _refuse_unless_rewritten(model: LoopModel) -> None:
     verdict = model.report.verdict
     instance = model.report.instance
     if model.node is None and instance is not None and instance.call == model.report.span:
-        raise PreviewUnavailable(  # a call of an imported inline helper
-            "the loop spliced in at this call is written in another module: preview it there"
+        loop = instance.helper_loop  # a call of an imported inline helper
+        where = f" (`{loop.module}`, line {loop.line})" if loop is not None else ""
+        if loop is not None and loop.sized_by_caller:
+            raise PreviewUnavailable(
+                f"the loop spliced in at this call is written in another module{where}, "
+                "with the sizes this file sets: no preview of this copy is made (the "
+                "preview there shows its own module's copies)"
+            )
+        raise PreviewUnavailable(
+            f"the loop spliced in at this call is written in another module{where}: "
+            "preview it there"
         )
     if model.node is None and verdict in ("skewed", "demoted"):
         raise PreviewUnavailable("this loop was not analysed from this text; no rewrite is shown")

@@ -9,7 +9,9 @@ per stage, keeps every stage apart unless a PH-MR-001 hint says fewer.
 
 from __future__ import annotations
 
-from benchmarks.compiler_depths import Stated, compare_depths, stated_depths
+from pathlib import Path
+
+from benchmarks.compiler_depths import Stated, compare_depths, finding_loop, stated_depths
 
 LOOP = "/k/attn.py:20"
 
@@ -267,3 +269,21 @@ def test_an_overflow_at_any_depth_states_no_depth_and_is_counted_apart():
         "no depth: /k/attn.py:20 aiv Vec: skewlint no depth of 4, 65536 B per stage; "
         "compiler 4 of 4, 65536 B per stage [attn/kernel_aiv group 0]; the IR's depth 4"
     ]
+
+
+def test_a_copy_listed_at_its_call_is_about_the_helper_s_loop_where_python_finds_its_module(
+    tmp_path: Path,
+):
+    (tmp_path / "layers").mkdir()
+    (tmp_path / "scale.py").write_text("# a module next to the package\n")
+    caller = tmp_path / "layers" / "prefill.py"
+    item = {
+        "filename": str(caller),
+        "loop": {"line": 19},
+        "instance": {"helper_loop": {"name": "scale_rows", "module": "scale", "line": 15}},
+    }
+    assert finding_loop(item) == f"{tmp_path / 'scale.py'}:15"
+    # a module next to the caller comes first
+    (tmp_path / "layers" / "scale.py").write_text("# the sibling\n")
+    assert finding_loop(item) == f"{tmp_path / 'layers' / 'scale.py'}:15"
+    assert finding_loop({**item, "instance": None}) == f"{caller}:19"

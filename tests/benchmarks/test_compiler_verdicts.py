@@ -615,3 +615,50 @@ def test_a_helper_s_copies_called_from_another_file_are_compared_once_that_file_
     ]  # fmt: skip
     both = compare([record], {helper: [own], caller: [called]}, root, {helper: {40}})
     assert [r.status for r in both] == ["agree"]
+
+
+def test_an_imported_helper_s_copy_at_its_call_is_compared_with_that_file_s_compile_of_the_loop(
+    tmp_path: Path,
+):
+    # prefill.py calls scale.py's helper (its loop at line 15): the compiler holds the loop
+    # in prefill.py's entry at scale.py:15, replicated with a main loop of 2 iterations in
+    # that entry and left untouched in scale.py's own (another copy, other sizes).
+    (tmp_path / "scale.py").write_text("# the helper\n")
+    (tmp_path / "prefill.py").write_text("# the caller\n")
+    helper, caller = str(tmp_path / "scale.py"), str(tmp_path / "prefill.py")
+
+    def compiled_at(stop: int, stage: int, main: dict) -> EntryResult:
+        pre = {**loop("Pipeline", 0, stop, 1, stage, "k", "AIV", 15), "file": helper}
+        after = {**main, "file": helper}
+        return entry(
+            {
+                "NormalizeReturnOrder": [pre],
+                "SkewCrossCorePipeline": [pre],
+                "LowerPipelineToSlots": [pre],
+                "LowerPipelineLoops": [after],
+            }
+        )
+
+    replicated = loop("Pipeline", 0, 4, 2, 1, "k", "AIV", 15)
+    untouched = loop("Pipeline", 0, 4, 1, 1, "k", "AIV", 15)
+    compiled = {caller: [compiled_at(4, 2, replicated)], helper: [compiled_at(4, 1, untouched)]}
+    at_call = {
+        **left("SKW011", 2),
+        "filename": "prefill.py",
+        "line": 19,
+        "instance": {
+            "caller": "prefill_scaled",
+            "helper_loop": {"name": "scale_rows", "module": "scale", "line": 15},
+        },
+    }
+    results = compare([at_call], compiled, tmp_path, {helper: {15}})
+    (result,) = [r for r in results if r.file == "prefill.py"]
+    assert (result.line, result.status) == (19, "agree")
+    # (the helper's loop is its own record's: absent here, the check says so at the loop)
+    assert [(r.file, r.line, r.status) for r in results if r is not result] == [
+        ("scale.py", 15, "disagree")
+    ]
+    # the same claim against the helper's own compile (stage 1, untouched) disagrees
+    at_loop = {**at_call, "filename": "scale.py", "line": 15, "instance": None}
+    [mismatch] = compare([at_loop], {helper: compiled[helper]}, tmp_path, {helper: {15}})
+    assert mismatch.status == "disagree"

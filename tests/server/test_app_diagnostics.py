@@ -217,3 +217,37 @@ async def test_a_driver_that_sizes_a_helper_s_scope_past_vec_gets_the_error_at_i
     )
     hover = await session.hover(uri, 21, 12)
     assert hover is not None and "196608 B" in str(hover.contents)
+
+
+MEM_MOE = MEM_GATE.parent / "mem_moe"
+
+
+async def test_a_helper_s_copy_the_open_file_sizes_is_a_warning_at_the_call_with_no_preview(
+    client: LanguageClient,
+):
+    # mem_moe/prefill.py sets config.TOKENS = 48, which scale.py's helper reads: the copy
+    # `prefill_scaled` compiles keeps 1 of 2 buffers (pypto e2d0f78ae: PH-MR-001). The CLI
+    # lists it at the call; so does the editor, as a warning, not a hint.
+    session = client.session
+    for module in sorted(MEM_MOE.glob("*.py")):
+        if module.name != "prefill.py":
+            session.path_uri(module.name, module.read_text(encoding="utf-8"))
+    text = (MEM_MOE / "prefill.py").read_text(encoding="utf-8")
+    uri = session.open("prefill.py", text)
+    found = await session.diagnostics(uri, lambda d: len(d) >= 2)
+    at_call = {str(d.code): d for d in found if d.range.start.line == 18}
+    assert {code: d.severity for code, d in at_call.items()} == {
+        "SKW011": types.DiagnosticSeverity.Hint,  # (the loop's verdict: replicated)
+        "SKW080": types.DiagnosticSeverity.Warning,
+    }
+    assert at_call["SKW080"].message.startswith(
+        "the loop of `scale_rows` from `scale` (its line 15) inlined here: PH-MR-001"
+    )
+    hover = await session.hover(uri, 18, 14)
+    assert hover is not None and "49152 B" in str(hover.contents)
+    # the loop is in scale.py: its lens here explains the code, it opens no preview
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(types.TextDocumentIdentifier(uri))
+    )
+    (lens,) = [lens for lens in lenses or [] if lens.range.start.line == 18]
+    assert lens.command is not None and "Preview" not in lens.command.title

@@ -23,7 +23,7 @@ from skewlsp.analysis.driver.unit_run import module_context, run_walk
 from skewlsp.analysis.driver.unit_walk import UnitWalk
 from skewlsp.analysis.frontend import dsl
 from skewlsp.analysis.frontend.constants import ModuleConstants
-from skewlsp.analysis.frontend.import_order import Origin
+from skewlsp.analysis.frontend.import_order import Origin, attributes_set, reads_what_is_set
 from skewlsp.analysis.frontend.source_index import ModuleIndex, imported_module_index
 from skewlsp.analysis.frontend.state import AnalysisState
 from skewlsp.analysis.passes.inline_functions.imported_helpers import (
@@ -46,13 +46,19 @@ def imported_calls(
     state: AnalysisState,
     stage: HelperStage | None = None,
 ) -> list[LoopModel]:
-    """A report at each call of an imported inline helper: its loops, as spliced there."""
+    """A report at each call of an imported inline helper: its loops, as spliced there;
+    marked sized by this file where it sets a module attribute the helper reads
+    (``contract.HelperLoop``: a linter lists those copies here, the helper's module cannot)."""
     models: list[LoopModel] = []
     aliases = dsl.Aliases(index.pl_aliases, index.pipeline_names)
+    set_here = attributes_set(index)
     for helper in imported_helpers(index, path, resolver):
+        sized = bool(set_here) and reads_what_is_set(
+            helper.index, helper.origin, helper.unit.text, set_here
+        )
 
-        def decide(helper: ImportedHelper = helper) -> list[LoopModel]:
-            return _at_calls(helper, path, resolver, constants, state, aliases)
+        def decide(helper: ImportedHelper = helper, sized: bool = sized) -> list[LoopModel]:
+            return _at_calls(helper, path, resolver, constants, state, aliases, sized)
 
         models.extend(decide() if stage is None else stage(helper, decide))
     return models
@@ -65,10 +71,12 @@ def _at_calls(
     constants: ModuleConstants,
     state: AnalysisState,
     aliases: dsl.Aliases,
+    sized_by_caller: bool,
 ) -> list[LoopModel]:
     models: list[LoopModel] = []
     for model in helper_copies(helper, path, resolver, constants, state, aliases):
-        report = at_the_call(model.report, helper.unit.qualname, helper.module, path)
+        name, module = helper.unit.qualname, helper.module
+        report = at_the_call(model.report, name, module, path, sized_by_caller)
         if report is not None:
             models.append(LoopModel(report, facts=model.facts, lowered=model.lowered))
     return models

@@ -37,10 +37,10 @@ from skewlsp.analysis.driver.scope_stage import SCOPE_WORDS, scope_beside, scope
 from skewlsp.analysis.driver.unit_run import module_context
 from skewlsp.analysis.frontend.constants import ModuleConstants
 from skewlsp.analysis.frontend.import_order import (
+    AttributesSet,
     Origin,
-    Request,
-    as_seen_from_the_kernel,
-    write_target,
+    attributes_set,
+    reads_what_is_set,
 )
 from skewlsp.analysis.frontend.source_index import ModuleIndex
 from skewlsp.analysis.frontend.state import AnalysisState
@@ -62,8 +62,6 @@ from skewlsp.contract import Resolver, Span
 _PLAIN_KERNEL = re.compile(r"^[ \t]*@[ \t]*[\w.]*\bjit[ \t]*(\(|$|#)", re.MULTILINE)
 
 Scopes = list[tuple[Span, ScopeAlone]]
-# A name, or a name and one attribute of it (``config.TOKENS``).
-_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
 
 
 def calling_kernels(index: ModuleIndex) -> tuple[tuple[str, str], ...]:
@@ -92,12 +90,12 @@ def helper_scopes(
 ) -> list[LoopModel]:
     """A report at each call in a kernel of the module that splices in an inline helper
     with an InCore scope whose tiles overflow a space, where the module sets a module
-    attribute the helper reads (:func:`_reads_what_is_set`; ``constants``: the module's,
+    attribute the helper reads (``import_order.reads_what_is_set``; ``constants``: the module's,
     made when first needed: they make the program the helpers' modules are folded in)."""
     if state.planner != "pypto":
         return []  # (ptoas places the buffers: MemoryReuse and AllocateMemoryAddr do not run)
     kernels = calling_kernels(index)
-    set_here = _set_by_the_kernel(index)
+    set_here = attributes_set(index)
     if not kernels or not set_here:
         return []
     own = HelperModule(index, source, None, "")
@@ -120,52 +118,9 @@ def helper_scopes(
     return models
 
 
-def _set_by_the_kernel(index: ModuleIndex) -> frozenset[tuple[Request, str]]:
-    """The module attributes the kernel's own file sets while it loads (the module as the
-    kernel imports it, the attribute), as ``import_order`` reads them."""
-    found = set()
-    for write in index.attribute_writes:
-        target = write_target(index, write, None)
-        if target is not None:
-            found.add((target, write.attr))
-    return frozenset(found)
-
-
-def _reads_what_is_set(
-    helper: ReachedHelper, text: str, set_here: frozenset[tuple[Request, str]]
-) -> bool:
-    """Whether the helper's ``text`` names, itself or through its module's constants, an
-    attribute the kernel's file sets: imported by name (``from config import TOKENS``) or
-    read off the module (``config.TOKENS``). Read off the texts: where the kernel's
-    program may give the helper other sizes than its module's own."""
-    index, origin = helper.module.index, helper.module.origin
-    names = set()
-    for local, imported in index.imported.items():
-        if (as_seen_from_the_kernel(origin, imported.module, imported.level), imported.name) in (
-            set_here
-        ):
-            names.add(local)
-    for alias, module in index.modules.items():
-        request = as_seen_from_the_kernel(origin, module.module, module.level)
-        names.update(f"{alias}.{attr}" for target, attr in set_here if target == request)
-    if not names:
-        return False
-    seen: set[str] = set()
-    texts = [text]
-    while texts:
-        for word in _NAME.findall(texts.pop()):
-            if word in names or word.split(".")[0] in names:
-                return True
-            first = word.split(".")[0]
-            if first not in seen and first in index.constant_sources:
-                seen.add(first)
-                texts.append(index.constant_sources[first])
-    return False
-
-
 def _overflowing(
     helper: ReachedHelper,
-    set_here: frozenset[tuple[Request, str]],
+    set_here: AttributesSet,
     path: str | None,
     resolver: Resolver | None,
     state: AnalysisState,
@@ -173,12 +128,14 @@ def _overflowing(
 ) -> Scopes:
     """The helper's top-level scopes (beside no pipeline loop) whose tiles overflow a
     space, folded with its module's constants in the kernel's program; none read where
-    it reads nothing the kernel's file sets (:func:`_reads_what_is_set`)."""
+    it reads nothing the kernel's file sets (``import_order.reads_what_is_set``)."""
     module = helper.module
     text = module.index.function_sources[helper.name]
     if not any(word in text for word in SCOPE_WORDS):
         return []
-    if module.origin is None or not _reads_what_is_set(helper, text, set_here):
+    if module.origin is None or not reads_what_is_set(
+        module.index, module.origin, text, set_here
+    ):
         return []  # (the kernel's own module's helpers see the values they see everywhere)
     bare = module.index.pipeline_names
     beside = bare if mentions_pipeline_loop(text, bare) else None

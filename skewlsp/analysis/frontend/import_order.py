@@ -24,6 +24,7 @@ are imported from, and those written to, are read.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -242,6 +243,55 @@ def write_target(
     if module is None:
         return None
     return as_seen_from_the_kernel(origin, module.module, module.level)
+
+
+# An attribute a module's text may read: a name, or a name and one attribute of it
+# (``config.TOKENS``).
+_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?")
+# (module, attribute) pairs a file sets while it loads, the module as the kernel imports it.
+AttributesSet = frozenset[tuple[Request, str]]
+
+
+def attributes_set(index: ModuleIndex) -> AttributesSet:
+    """The module attributes the kernel's own file sets while it loads (the module as the
+    kernel imports it, the attribute), as :func:`import_order` reads them."""
+    found = set()
+    for write in index.attribute_writes:
+        target = write_target(index, write, None)
+        if target is not None:
+            found.add((target, write.attr))
+    return frozenset(found)
+
+
+def reads_what_is_set(
+    index: ModuleIndex, origin: Origin | None, text: str, set_here: AttributesSet
+) -> bool:
+    """Whether ``text`` (a function of the module ``index``, reached as ``origin``) names,
+    itself or through its module's constants, an attribute in ``set_here``: imported by
+    name (``from config import TOKENS``) or read off the module (``config.TOKENS``). Read
+    off the texts: where the kernel's program may give the function other sizes than
+    its module's own."""
+    names = set()
+    for local, imported in index.imported.items():
+        request = as_seen_from_the_kernel(origin, imported.module, imported.level)
+        if (request, imported.name) in set_here:
+            names.add(local)
+    for alias, module in index.modules.items():
+        request = as_seen_from_the_kernel(origin, module.module, module.level)
+        names.update(f"{alias}.{attr}" for target, attr in set_here if target == request)
+    if not names:
+        return False
+    seen: set[str] = set()
+    texts = [text]
+    while texts:
+        for word in _NAME.findall(texts.pop()):
+            first = word.split(".")[0]
+            if word in names or first in names:
+                return True
+            if first not in seen and first in index.constant_sources:
+                seen.add(first)
+                texts.append(index.constant_sources[first])
+    return False
 
 
 def load_events(index: ModuleIndex) -> list[ImportedName | ImportedModule | AttributeWrite]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from skewlsp.contract import LoopReport, Span
+from skewlsp.contract import HelperLoop, LoopReport, Span
 
 
 def labelled(report: LoopReport) -> bool:
@@ -25,7 +25,7 @@ def labelled(report: LoopReport) -> bool:
 
 
 def at_the_call(
-    report: LoopReport, helper: str, module: str, path: str | None
+    report: LoopReport, helper: str, module: str, path: str | None, sized_by_caller: bool = False
 ) -> LoopReport | None:
     """One spliced copy of the helper's loop, as a report located at its call in this file.
 
@@ -34,12 +34,15 @@ def at_the_call(
     ``helper``: the helper's qualified name, ``module``: its module as the import names
     it. (``report`` is the copy as its walk left it: what the lowering passes decided of
     it travels beside it, and joins it where it is finished, :mod:`.finish`.)
+    ``sized_by_caller``: this file sets what the helper reads (:class:`HelperLoop`).
     """
     instance = report.instance
     if instance is None or instance.call is None:
         return None
-    where = f"`{helper}` from `{module}`"
     call: Span = instance.call
+    loop = HelperLoop(helper, module, report.span.line, sized_by_caller)
+    instance = replace(instance, helper_loop=loop)
+    where = f"`{helper}` from `{module}`"
     return LoopReport(
         path,
         call,

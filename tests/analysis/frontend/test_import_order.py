@@ -12,7 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from skewlsp.analysis import analyze
-from skewlsp.analysis.frontend.import_order import import_order
+from skewlsp.analysis.frontend.import_order import (
+    attributes_set,
+    import_order,
+    reads_what_is_set,
+)
 from skewlsp.analysis.frontend.source_index import build_index
 from skewlsp.common.resolver import RecordingResolver
 from tests.kernels import PRODUCER, kernel
@@ -167,3 +171,37 @@ def test_a_record_a_module_rewrites_in_terms_of_itself_reads_its_old_fields(
         PRODUCER, "pl.pipeline(0, EXPERTS, 1, stage=2)", prelude="from moe import EXPERTS"
     )
     assert trips(*project(tmp_path, driver, config=RECORD_CONFIG, moe=moe)) == [16]
+
+
+def test_a_file_sets_the_attributes_it_writes_on_the_modules_it_imports() -> None:
+    driver = build_index(
+        "import config\nimport config as cfg\nconfig.TOKENS = 48\ncfg.RECV = 2\nother.X = 1\n"
+    )
+    # (``other`` is no module the file imports: its write sets nothing a kernel reads)
+    assert attributes_set(driver) == {(("config", 0), "TOKENS"), (("config", 0), "RECV")}
+
+
+HELPER_MODULE = """\
+import config
+from config import TOKENS as ROWS, WIDTH
+BLOCK = ROWS * 2
+def by_name(x):
+    return x[0:BLOCK]
+def off_the_module(x):
+    return x[0:config.TOKENS]
+def untouched(x):
+    return x[0:WIDTH]
+"""
+
+
+def test_a_function_reads_what_is_set_by_name_off_the_module_or_through_a_constant() -> None:
+    helper = build_index(HELPER_MODULE)
+    written = frozenset({(("config", 0), "TOKENS")})
+    read = {
+        name: reads_what_is_set(helper, ("helpers", 0, False), text, written)
+        for name, text in helper.function_sources.items()
+    }
+    assert read == {"by_name": True, "off_the_module": True, "untouched": False}
+    # a write of another module's attribute is not what the helper reads
+    other = frozenset({(("settings", 0), "TOKENS")})
+    assert not reads_what_is_set(helper, ("helpers", 0, False), "ROWS + config.TOKENS", other)

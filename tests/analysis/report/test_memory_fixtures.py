@@ -392,8 +392,8 @@ def test_a_helper_s_copy_at_a_call_in_a_program_that_set_its_size_first_reads_th
     # scale.py's helper froze TOKENS when Python first imported it: 48 rows in prefill.py's
     # program, which set config.TOKENS before importing it. The compiler: PH-MR-001 1 of 2
     # (49152 B) in `prefill_scaled` (2 of 2, 16384 B, in `scale` and `early_scaled`). The
-    # copy is decided at the call in prefill.py (the editor shows it there); the linter
-    # lists at scale.py:15 only the copies scale.py's own callers make.
+    # copy is decided at the call in prefill.py (scale.py:15 lists the copies scale.py's
+    # own callers make).
     path = MEM_MOE / "prefill.py"
     text = path.read_text(encoding="utf-8")
     reports = analyze(text, str(path), resolver=RecordingResolver([MEM_MOE]))
@@ -407,6 +407,48 @@ def test_a_helper_s_copy_at_a_call_in_a_program_that_set_its_size_first_reads_th
         1,
     )
     assert [hint.code for hint in copy.hints] == ["SKW080"]
+
+
+def test_a_helper_s_copy_sized_by_the_file_that_calls_it_is_listed_at_the_call(run: Run) -> None:
+    # prefill.py sets config.TOKENS, which scale_rows reads: no analysis of scale.py sees
+    # the copy prefill_scaled compiles, so the lint lists it where the compile is, at the
+    # call, with the compiler's PH-MR-001 (1 of 2, 49152 B per stage).
+    items = lint_package(run, MEM_MOE)
+    loop, hint = items["prefill.py", 19, "loop"], items["prefill.py", 19, "hint"]
+    assert loop["instance"]["helper_loop"] == {
+        "name": "scale_rows",
+        "module": "scale",
+        "line": 15,
+        "sized_by_caller": True,
+    }
+    assert loop["cores"][0]["memory"] == [buffers("Vec", 49152, 2, 1, "space-pressure")]
+    assert (hint["code"], hint["severity"], hint["compiler_id"]) == (
+        "SKW080",
+        "warning",
+        "PH-MR-001",
+    )
+    assert hint["headline"] == (
+        "the loop of `scale_rows` from `scale` (its line 15) inlined here: PH-MR-001: only 1 "
+        "of 2 stage buffers fit in Vec on the AIV core (space-pressure, 49152 B per stage)"
+    )
+    assert (loop["fix_edit"], hint["fix_edit"]) == (None, None)  # (the loop is in scale.py)
+    # early.py sets TOKENS too, after importing scale: its copy froze 16 rows (the
+    # compiler: 2 of 2, 16384 B), as does the copy scale.py's own kernel makes.
+    assert items["early.py", 21, "loop"]["cores"][0]["memory"] == [kept("Vec", 16384, 2)]
+    assert items["scale.py", 15, "loop"]["cores"][0]["memory"] == [kept("Vec", 16384, 2)]
+
+
+def test_a_helper_s_copy_in_a_file_that_sets_nothing_stays_the_helper_module_s_finding(
+    run: Run,
+) -> None:
+    # vector.py calls helpers.py's `scaled_rows` and sets no module attribute: its copy has
+    # the sizes helpers.py's loop has anywhere (the compiler: PH-MR-001 Vec 4 -> 2 in
+    # `beside_a_resident_row`), the finding helpers.py:18 lists; the call shows no second one.
+    items = lint_package(run, MEM_LLM)
+    assert ("vector.py", 37, "loop") not in items
+    assert ("vector.py", 37, "hint") not in items
+    hint = items["helpers.py", 18, "hint"]
+    assert (hint["code"], hint["instance"]) == ("SKW080", None)
 
 
 def test_a_memory_finding_about_a_helper_s_copy_names_its_call_first(run: Run) -> None:
@@ -439,3 +481,15 @@ def test_a_driver_with_no_loop_that_sizes_a_helper_s_scope_past_vec_is_linted(ru
          "cause": "overflow", "known": True, "reason": None}
     ]
     assert sorted(key for key in items if key[2] != "loop") == [("prefill.py", 22, "scope")]
+
+
+def test_a_preview_at_the_call_of_a_copy_the_caller_sizes_says_none_is_made(run: Run) -> None:
+    # the loop is written in scale.py, whose preview shows its own module's copies (16
+    # rows): sending the user there for this copy (48 rows) would show another one.
+    result = run("preview", str(MEM_MOE / "prefill.py") + ":19")
+    assert result.exit_code == 2
+    assert result.err.strip().endswith(
+        "the loop spliced in at this call is written in another module (`scale`, line 15), "
+        "with the sizes this file sets: no preview of this copy is made (the preview there "
+        "shows its own module's copies)"
+    )
