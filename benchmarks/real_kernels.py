@@ -46,7 +46,11 @@ LOWERED = ("SKW011", "SKW012", "SKW013", "SKW014", "SKW015", "SKW016", "SKW017")
 
 
 def previewed(item: dict) -> bool:
-    """Whether a loop's report promises a preview: skewed, demoted, or lowered."""
+    """Whether a loop's report promises a preview: skewed, demoted, or lowered; not an
+    imported helper's copy listed at its call (its loop is in another file, where the
+    preview is: ``contract.has_preview``)."""
+    if (item.get("instance") or {}).get("helper_loop"):
+        return False
     return item.get("verdict") in REWRITTEN or item.get("code") in LOWERED
 
 
