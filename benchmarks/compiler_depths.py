@@ -75,6 +75,7 @@ class DepthCheck:
     status: str
     ir: str
     compiler: tuple[Kept, ...]
+    own_entries: bool = False  # compared with the groups of the entries its copies are in
 
     def to_json(self) -> dict[str, Any]:
         """The check as ``--json`` writes it."""
@@ -105,8 +106,10 @@ class Depths:
         """``depths: N stated known, A agree ...``."""
         status = Counter(c.status for c in self.checks)
         ir = Counter(c.ir for c in self.checks if c.compiler and c.stated.achieved)
+        own = sum(c.own_entries for c in self.checks)
         return (
-            f"depths: {len(self.checks)} stated known, {status['agree']} agree with "
+            f"depths: {len(self.checks)} stated known ({own} against the groups of the "
+            f"entries their copies are compiled in), {status['agree']} agree with "
             f"MemoryReuse (hint or full), {status['differ']} differ, {status['unmatched']} "
             f"match no compiler group of their loop, {status['not compiled']} at loops "
             f"not compiled, {status['no depth']} with no depth (the loads overflow the "
@@ -148,12 +151,16 @@ def memory_records(
     """(loop, core, record) for every memory record of skewlint's loop findings
     (``filename`` absolute; ``loop`` its ``file:line``; ``core`` "" for the loop's own):
     each copy's (a loop Python builds more than once; ``copies`` holds the headline's
-    too), else the finding's own, on each core or on the loop."""
+    too), else the finding's own, on each core or on the loop. Each record carries the
+    function it is compiled in (``entry``: the caller of a helper's copy, else the
+    finding's function; a jit kernel's entry has its name)."""
     for item in findings:
         if item.get("kind") != "loop" or not item.get("loop"):
             continue
         loop = finding_loop(item)
         for unit in item.get("copies") or [item]:
+            caller = (unit.get("instance") or {}).get("caller")
+            entry = (caller or item.get("function") or "").rsplit(".", 1)[-1]
             places = [("", unit.get("memory") or [], 1)]
             places += [
                 (c["core"], c.get("memory") or [], c.get("copies", 1))
@@ -161,12 +168,18 @@ def memory_records(
             ]
             for core, records, lanes in places:
                 for rec in records:
-                    yield loop, core, {**rec, "lanes": lanes}
+                    yield loop, core, {**rec, "lanes": lanes, "entry": entry}
 
 
 def stated_depths(findings: Iterable[Mapping[str, Any]]) -> list[Stated]:
     """The distinct known records of skewlint's loop findings (:func:`memory_records`)."""
-    found: dict[Stated, None] = {}
+    return list(stated_entries(findings))
+
+
+def stated_entries(findings: Iterable[Mapping[str, Any]]) -> dict[Stated, set[str]]:
+    """The distinct known records of skewlint's loop findings, each with the functions
+    its copies are compiled in (:func:`memory_records`)."""
+    found: dict[Stated, set[str]] = {}
     for loop, core, rec in memory_records(findings):
         if rec.get("known"):
             said = Stated(
@@ -180,8 +193,8 @@ def stated_depths(findings: Iterable[Mapping[str, Any]]) -> list[Stated]:
                 rec.get("lanes", 1),
                 rec.get("lane") == 2,
             )
-            found[said] = None
-    return list(found)
+            found.setdefault(said, set()).add(rec["entry"])
+    return found
 
 
 def main_groups(groups: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str], list[Kept]]:
@@ -242,10 +255,10 @@ def compare_depths(
     groups = list(groups)
     kept = main_groups(groups)
     compiled = {g["loop"] for g in groups if g["loop"]}
-    stated = stated_depths(findings)
+    stated = stated_entries(findings)
     per_key = Counter((s.loop, s.core, s.space) for s in stated)
     checks = []
-    for said in stated:
+    for said, entries in stated.items():
         if said.core:
             mine = kept.get((said.loop, said.core, said.space), [])
             if said.lanes == 2:  # (the second lane's groups, numbered after the first's)
@@ -257,8 +270,13 @@ def compare_depths(
                 for k in ks
                 if (loop, space) == (said.loop, said.space)
             ]
+        # (the groups of the entries the statement's copies are compiled in, where the
+        # compile names them: a helper's copies at two callers may keep other depths)
+        own = [k for k in mine if k.where.split("/")[0] in entries]
+        mine = own or mine
+        by_entry = bool(own)
         if said.achieved is None:  # an overflow at any depth: the memory line's SKW081
-            checks.append(DepthCheck(said, "no depth", "unmeasured", tuple(mine)))
+            checks.append(DepthCheck(said, "no depth", "unmeasured", tuple(mine), by_entry))
             continue
         if not mine:
             status = "unmatched" if said.loop in compiled else "not compiled"
@@ -266,7 +284,6 @@ def compare_depths(
             continue
         alone = per_key[(said.loop, said.core, said.space)] == 1
         agree = all(_same(said, k) for k in mine) if alone else any(_same(said, k) for k in mine)
-        checks.append(
-            DepthCheck(said, "agree" if agree else "differ", _ir(said, mine), tuple(mine))
-        )
+        status = "agree" if agree else "differ"
+        checks.append(DepthCheck(said, status, _ir(said, mine), tuple(mine), by_entry))
     return Depths(tuple(checks))

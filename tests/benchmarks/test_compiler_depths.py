@@ -85,7 +85,8 @@ def test_a_full_depth_where_memoryreuse_gives_no_hint_agrees():
     )
     assert [c.status for c in found.checks] == ["agree"]
     assert found.line() == (
-        "depths: 1 stated known, 1 agree with MemoryReuse (hint or full), 0 differ, 0 match "
+        "depths: 1 stated known (0 against the groups of the entries their copies are "
+        "compiled in), 1 agree with MemoryReuse (hint or full), 0 differ, 0 match "
         "no compiler group of their loop, 0 at loops not compiled, 0 with no depth (the "
         "loads overflow the space: compared as overflows); the IR's buffers equal in 1, "
         "more in 0, fewer in 0, not measured in 0"
@@ -167,7 +168,9 @@ def test_a_vector_copy_on_both_lanes_is_compared_with_the_first_lanes_group():
     # the second lane's record (``lane`` 2) is compared with the second lane's group
     both = finding(("aiv", [space("Vec", 4, 1, 32768), {**space("Vec", 4, 2, 32768), "lane": 2}]))
     both["cores"][0]["copies"] = 2
-    swapped = finding(("aiv", [space("Vec", 4, 2, 32768), {**space("Vec", 4, 1, 32768), "lane": 2}]))
+    swapped = finding(
+        ("aiv", [space("Vec", 4, 2, 32768), {**space("Vec", 4, 1, 32768), "lane": 2}])
+    )
     swapped["cores"][0]["copies"] = 2
     assert [c.status for c in compare_depths([both], compiled).checks] == ["agree", "agree"]
     assert [c.status for c in compare_depths([swapped], compiled).checks] == ["differ", "differ"]
@@ -287,3 +290,27 @@ def test_a_copy_listed_at_its_call_is_about_the_helper_s_loop_where_python_finds
     (tmp_path / "layers" / "scale.py").write_text("# the sibling\n")
     assert finding_loop(item) == f"{tmp_path / 'layers' / 'scale.py'}:15"
     assert finding_loop({**item, "instance": None}) == f"{caller}:19"
+
+
+def test_each_copy_of_a_helper_s_loop_is_compared_with_the_groups_of_its_own_entry():
+    # scale_rows's loop, spliced into `decode` (16 rows: 2 of 2) and `prefill` (48 rows:
+    # 1 of 2, the IR's depth 1), each a jit entry of its own name.
+    def copy(caller: str, achieved: int, stage_bytes: int) -> dict:
+        memory = [space("Vec", 2, achieved, stage_bytes)]
+        return {"instance": {"caller": caller}, "cores": [{"core": "aiv", "memory": memory}]}
+
+    item = finding(copies=[copy("decode", 2, 16384), copy("prefill", 1, 49152)])
+    decode = {**group("Vec", 2, 16384), "entry": "decode"}
+    prefill = {**group("Vec", 2, 49152, hint=(2, 1), seen=1), "entry": "prefill"}
+    found = compare_depths([item], [decode, prefill])
+    assert [(c.stated.achieved, c.status, c.ir) for c in found.checks] == [
+        (2, "agree", "equal"),
+        (1, "agree", "equal"),
+    ]
+    assert [[k.where for k in c.compiler] for c in found.checks] == [
+        ["decode/kernel_aiv group 0"],
+        ["prefill/kernel_aiv group 0"],
+    ]
+    assert found.line().startswith(
+        "depths: 2 stated known (2 against the groups of the entries their copies are "
+    )
