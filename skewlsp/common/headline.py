@@ -26,6 +26,7 @@ from skewlsp.contract import (
     LoopReport,
     Lowering,
     SpaceBuffers,
+    helper_loop_at_call,
 )
 
 # The values a copy was built with stay in the headline of a loop built once up to this
@@ -71,11 +72,8 @@ def without_call(report: LoopReport) -> str | None:
 def _which_loop(report: LoopReport) -> str:
     """``gate line 180: ``: the imported helper's loop a copy reported at its call
     is, in a short line (a call splices in each of the helper's loops); "" elsewhere."""
-    instance = report.instance
-    loop = instance.helper_loop if instance is not None else None
-    if loop is None or instance is None or instance.call != report.span:
-        return ""
-    return f"`{loop.name}` line {loop.line}: "
+    loop = helper_loop_at_call(report)
+    return f"`{loop.name}` line {loop.line}: " if loop is not None else ""
 
 
 def hint_headline(hint: Finding, report: LoopReport) -> str | None:
@@ -156,8 +154,8 @@ def _where(report: LoopReport, copies: Sequence[LoopReport]) -> str:
     instance = report.instance
     if instance is None:
         return ""
-    loop = instance.helper_loop
-    if loop is not None and instance.call == report.span:  # (a copy at its call: which loop)
+    loop = helper_loop_at_call(report)
+    if loop is not None:  # (a copy at its call: which loop)
         return f"the loop of `{loop.name}` from `{loop.module}` (its line {loop.line}) inlined here"
     if not instance.caller:
         values = ", ".join(f"{name} = {value}" for name, value in instance.shown_bindings)

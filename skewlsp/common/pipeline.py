@@ -21,6 +21,7 @@ from skewlsp.contract import (
     LoopReport,
     Related,
     Span,
+    helper_loop_at_call,
 )
 
 Snippet = tuple[tuple[int, str], ...]
@@ -124,13 +125,8 @@ def _copy_at_its_call(report: LoopReport) -> bool:
 def _sized_here(report: LoopReport) -> bool:
     """A copy of an imported helper's loop, reported at its call in a file that sets what
     the helper reads (``HelperLoop.sized_by_caller``): listed there as a finding."""
-    instance = report.instance
-    return (
-        instance is not None
-        and instance.helper_loop is not None
-        and instance.helper_loop.sized_by_caller
-        and instance.call == report.span
-    )
+    loop = helper_loop_at_call(report)
+    return loop is not None and loop.sized_by_caller
 
 
 def _call_hint(filename: str, report: LoopReport) -> Diagnostic:

@@ -502,13 +502,21 @@ class LoopReport:
         return self.span.column
 
 
+def helper_loop_at_call(report: LoopReport) -> HelperLoop | None:
+    """The imported inline helper's loop ``report`` is a copy of, when the copy is reported
+    at its call in the caller's file; None for every other report."""
+    instance = report.instance
+    if instance is None or instance.call != report.span:
+        return None
+    return instance.helper_loop
+
+
 def has_preview(report: LoopReport) -> bool:
     """Whether the compiler rewrites the loop, so that a preview can show it: the skew
     pass skews or demotes it, or the lowering passes replicate, rotate or empty it; not
     a copy of an imported helper's loop reported at its call (the loop is in another
     file: a preview is made there, of that module's copies)."""
-    instance = report.instance
-    if instance is not None and instance.helper_loop is not None and instance.call == report.span:
+    if helper_loop_at_call(report) is not None:
         return False
     if report.verdict in ("skewed", "demoted"):
         return True
