@@ -554,7 +554,9 @@ def compare(
     any other line is one it made itself (AutoTileMatmulL0 tiles a matmul's K into a
     ``stage=2`` loop at the matmul's line): status "made", outside skewlint's scope.
     An inline helper's copy spliced at a call in another file is compared when that file
-    was compiled too (it is among ``entries_by_file``: ``compiler_check.py --callers``).
+    was compiled too (it is among ``entries_by_file``: ``compiler_check.py --callers``);
+    a copy skewlint lists at its call (``instance.helper_loop``) is compared with the
+    helper's loop as the calling file's entries compile it.
     """
     seen: dict[tuple[str, int], list[Observation]] = {}
     # (the file compiled, the loop's file and line): an imported helper's copy at its call

@@ -448,9 +448,9 @@ _CODES = [
         "guard keeps one: beside its depth in the message that names it, and on the "
         "loop's Left or Right record (`k_loops` in JSON). An imported inline helper's loop "
         "is decided at each call with the caller's values; where the caller's file sets a "
-        "module attribute the helper reads (`config.TOKENS = 48` before `from scale import "
-        "scale_rows`), that copy is reported at the call, since no analysis of the "
-        "helper's module sees it.",
+        "module attribute the helper reads (`config.TOKENS = 48` in a file that calls "
+        "`scale_rows`, which reads TOKENS), that copy is reported at the call, since no "
+        "analysis of the helper's module sees it.",
         "BLOCKS = 3\n"
         "for i in pl.pipeline(BLOCKS, stage=4):  # three 64 KB copies: Vec holds two\n"
         "    t = a[i * 16 : i * 16 + 16, :]  # [16, 1024] FP32",
