@@ -137,6 +137,32 @@ def caller_files(paths: list[Path], loop_files: Collection[Path]) -> list[Path]:
             stems.setdefault(path.parent, set()).add(path.stem)
 
 
+def kernel_files(paths: list[Path], compiled: Collection[Path]) -> list[Path]:
+    """The ``*.py`` files under ``paths`` not in ``compiled`` that define a function with a
+    ``jit`` decorator (``@pl.jit``, ``@pl.jit.inline``, ...): kernels with no pipeline loop
+    that no loop file's module reaches, whose InCore scopes AllocateMemoryAddr places too
+    (a stop there is an overflow skewlint should predict)."""
+    found = []
+    for root in paths:
+        for path in sorted(root.rglob("*.py")) if root.is_dir() else [root]:
+            path = path.resolve()
+            if path in compiled:
+                continue
+            try:
+                tree = ast.parse(path.read_bytes())
+            except (SyntaxError, ValueError, OSError):
+                continue
+            if any(_jit_decorated(node) for node in ast.walk(tree)):
+                found.append(path)
+    return found
+
+
+def _jit_decorated(node: ast.AST) -> bool:
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return any("jit" in ast.unparse(decorator) for decorator in node.decorator_list)
+
+
 def _imported_modules(tree: ast.Module) -> set[str]:
     """The last name of every module ``tree`` imports (``from a.b import c``: ``b``)."""
     names = set()
@@ -419,6 +445,12 @@ def main(argv: list[str] | None = None) -> int:
         help="also compile and lint the files that import a loop file's module (an inline "
         "helper's callers in other files), so that the copies spliced there are compared",
     )
+    parser.add_argument(
+        "--kernels",
+        action="store_true",
+        help="also compile and lint every other file defining a jit function (kernels with "
+        "no pipeline loop), so that their AllocateMemoryAddr stops are counted",
+    )
     args = parser.parse_args(argv)
 
     python = "(kept dumps)"
@@ -429,6 +461,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
     files = pipeline_files(args.paths)
     callers = caller_files(args.paths, files) if args.callers else []
+    if args.kernels:
+        callers += kernel_files(args.paths, {*files, *callers})
     cwd = Path.cwd()
     started = time.monotonic()
     sections: dict[str, list[str]] = {"disagree": [], "compiler": [], "unknown": [], "memory": []}

@@ -187,3 +187,24 @@ def test_a_file_calling_a_helper_through_another_helper_s_module_is_a_caller_too
         (tmp_path / "driver.py").resolve(),
         (tmp_path / "layer.py").resolve(),
     ]
+
+
+def test_the_other_kernels_are_the_files_defining_a_jit_function_not_compiled_otherwise(tmp_path):
+    # --kernels compiles them too: a kernel with no pipeline loop whose InCore scope
+    # AllocateMemoryAddr cannot place stops the compile as well
+    from benchmarks.compiler_check import caller_files, kernel_files, pipeline_files
+
+    (tmp_path / "gate.py").write_text(
+        "import pypto.language as pl\n\n@pl.jit.inline\ndef gate(x):\n"
+        "    for i in pl.pipeline(0, 4, 1, stage=2):\n        pass\n"
+    )
+    (tmp_path / "driver.py").write_text("from gate import gate\n\n@pl.jit\ndef run(x):\n    pass\n")
+    (tmp_path / "sample.py").write_text("import pypto.language as pl\n\n@pl.jit\ndef top(x):\n    pass\n")
+    (tmp_path / "host.py").write_text("@pl.jit.host\ndef host(x):\n    pass\n")
+    (tmp_path / "plain.py").write_text("def jit_like(x):  # a jit in a name is not a kernel\n    pass\n")
+    loops = pipeline_files([tmp_path])
+    callers = caller_files([tmp_path], loops)
+    assert kernel_files([tmp_path], {*loops, *callers}) == [
+        (tmp_path / "host.py").resolve(),
+        (tmp_path / "sample.py").resolve(),
+    ]
