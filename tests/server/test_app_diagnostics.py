@@ -251,3 +251,15 @@ async def test_a_helper_s_copy_the_open_file_sizes_is_a_warning_at_the_call_with
     )
     (lens,) = [lens for lens in lenses or [] if lens.range.start.line == 18]
     assert lens.command is not None and "Preview" not in lens.command.title
+    # no preview or fix there (they would be the helper's, in scale.py): a suppression,
+    # whose comment goes on the call's line
+    actions = {a.title: a for a in await session.actions(uri, 18)}
+    assert sorted(actions) == ["Suppress SKW011 for this loop", "Suppress SKW080 for this loop"]
+    resolved = await client.code_action_resolve_async(actions["Suppress SKW080 for this loop"])
+    assert resolved.edit is not None
+    changes = resolved.edit.changes or {}
+    edits = [*changes.get(uri, [])]
+    for change in resolved.edit.document_changes or ():
+        edits += change.edits  # type: ignore[union-attr]
+    (edit,) = edits
+    assert edit.range.start.line == 18 and "ignore[SKW080]" in edit.new_text
