@@ -11,7 +11,7 @@ the kernel, which skewlint never does) through SkewCrossCorePipeline,
 LowerPipelineToSlots, LowerPipelineLoops, MemoryReuse and AllocateMemoryAddr, and dumps
 every loop after the passes skewlsp models. ``skewlint --select ALL --output-format json``
 runs on the same files with the same ``memory-planner``. ``compiler_verdicts.py`` brings
-both to one vocabulary and compares them per loop and per core.
+both to one vocabulary and ``compiler_compare.py`` compares them per loop and per core.
 
 Prints one summary line per planner (agree / disagree / unknown), then every
 disagreement, every unknown with its reason (``--verbose``) and the memory passes'
@@ -44,6 +44,11 @@ HERE = Path(__file__).resolve().parent
 if __package__ in (None, ""):  # run as a script: the checkout makes `benchmarks` importable
     sys.path.insert(0, str(HERE.parent))
 
+from benchmarks.compiler_compare import (  # noqa: E402
+    Comparison,
+    compare,
+    summarise_diagnostics,
+)
 from benchmarks.compiler_depths import compare_depths  # noqa: E402
 from benchmarks.compiler_k_loops import compare_k_loops  # noqa: E402
 from benchmarks.compiler_memory import (  # noqa: E402
@@ -54,12 +59,7 @@ from benchmarks.compiler_memory import (  # noqa: E402
     sizes,
     space_footprints,
 )
-from benchmarks.compiler_verdicts import (  # noqa: E402
-    Comparison,
-    EntryResult,
-    compare,
-    summarise_diagnostics,
-)
+from benchmarks.compiler_verdicts import EntryResult  # noqa: E402
 from skewlsp.analysis.memory.init_memref import allocation_bytes  # noqa: E402
 
 PLANNERS = ("pypto", "ptoas")
