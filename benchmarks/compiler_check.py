@@ -36,7 +36,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,16 +92,27 @@ def pipeline_files(paths: list[Path]) -> dict[Path, set[int]]:
     """The ``*.py`` files under ``paths`` holding a ``for ... in <x>.pipeline(...)``, and
     the lines of those ``for`` statements."""
     found = {}
+    for path, tree in _parsed_files(paths):
+        lines = {node.lineno for node in ast.walk(tree) if _is_pipeline_for(node)}
+        if lines:
+            found[path] = lines
+    return found
+
+
+def _parsed_files(
+    paths: list[Path], skipped: Collection[Path] = ()
+) -> Iterator[tuple[Path, ast.Module]]:
+    """Each ``*.py`` file under ``paths`` (resolved; not in ``skipped``) that Python parses,
+    with its tree."""
     for root in paths:
         for path in sorted(root.rglob("*.py")) if root.is_dir() else [root]:
+            path = path.resolve()
+            if path in skipped:
+                continue
             try:
-                tree = ast.parse(path.read_bytes())
+                yield path, ast.parse(path.read_bytes())
             except (SyntaxError, ValueError, OSError):
                 continue
-            lines = {node.lineno for node in ast.walk(tree) if _is_pipeline_for(node)}
-            if lines:
-                found[path.resolve()] = lines
-    return found
 
 
 def caller_files(paths: list[Path], loop_files: Collection[Path]) -> list[Path]:
@@ -113,16 +124,9 @@ def caller_files(paths: list[Path], loop_files: Collection[Path]) -> list[Path]:
     stems: dict[Path, set[str]] = {}
     for path in loop_files:
         stems.setdefault(path.parent, set()).add(path.stem)
-    imported: dict[Path, set[str]] = {}
-    for root in paths:
-        for path in sorted(root.rglob("*.py")) if root.is_dir() else [root]:
-            path = path.resolve()
-            if path in loop_files:
-                continue
-            try:
-                imported[path] = _imported_modules(ast.parse(path.read_bytes()))
-            except (SyntaxError, ValueError, OSError):
-                continue
+    imported = {
+        path: _imported_modules(tree) for path, tree in _parsed_files(paths, loop_files)
+    }
     found: list[Path] = []
     while True:
         more = [
@@ -142,19 +146,11 @@ def kernel_files(paths: list[Path], compiled: Collection[Path]) -> list[Path]:
     ``jit`` decorator (``@pl.jit``, ``@pl.jit.inline``, ...): kernels with no pipeline loop
     that no loop file's module reaches, whose InCore scopes AllocateMemoryAddr places too
     (a stop there is an overflow skewlint should predict)."""
-    found = []
-    for root in paths:
-        for path in sorted(root.rglob("*.py")) if root.is_dir() else [root]:
-            path = path.resolve()
-            if path in compiled:
-                continue
-            try:
-                tree = ast.parse(path.read_bytes())
-            except (SyntaxError, ValueError, OSError):
-                continue
-            if any(_jit_decorated(node) for node in ast.walk(tree)):
-                found.append(path)
-    return found
+    return [
+        path
+        for path, tree in _parsed_files(paths, compiled)
+        if any(_jit_decorated(node) for node in ast.walk(tree))
+    ]
 
 
 def _jit_decorated(node: ast.AST) -> bool:
