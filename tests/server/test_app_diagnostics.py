@@ -197,6 +197,15 @@ async def test_typing_and_deleting_a_suppression_comment_hides_and_shows_the_loo
 MEM_GATE = Path(__file__).resolve().parents[1] / "fixtures" / "memory" / "models" / "mem_gate"
 
 
+def open_in_package(session, package: Path, name: str) -> str:
+    """Open ``package``'s module ``name`` with its sibling modules on disk next to it (the
+    modules its imports resolve to); its uri."""
+    for module in sorted(package.glob("*.py")):
+        if module.name != name:
+            session.path_uri(module.name, module.read_text(encoding="utf-8"))
+    return session.open(name, (package / name).read_text(encoding="utf-8"))
+
+
 async def test_a_driver_that_sizes_a_helper_s_scope_past_vec_gets_the_error_at_its_call(
     client: LanguageClient,
 ):
@@ -204,11 +213,7 @@ async def test_a_driver_that_sizes_a_helper_s_scope_past_vec_gets_the_error_at_i
     # calls the layer helper, which calls the gate's; pypto e2d0f78ae stops the compile
     # in AllocateMemoryAddr on the gate's pad scope (196608 B of 188416 B)
     session = client.session
-    for module in sorted(MEM_GATE.glob("*.py")):
-        if module.name != "prefill.py":
-            session.path_uri(module.name, module.read_text(encoding="utf-8"))
-    text = (MEM_GATE / "prefill.py").read_text(encoding="utf-8")
-    uri = session.open("prefill.py", text)
+    uri = open_in_package(session, MEM_GATE, "prefill.py")
     (diagnostic,) = await session.diagnostics(uri, lambda d: bool(d))
     assert (diagnostic.code, diagnostic.severity) == ("SKW081", types.DiagnosticSeverity.Error)
     assert diagnostic.range == types.Range(types.Position(21, 11), types.Position(21, 14))
@@ -229,11 +234,7 @@ async def test_a_helper_s_copy_the_open_file_sizes_is_a_warning_at_the_call_with
     # `prefill_scaled` compiles keeps 1 of 2 buffers (pypto e2d0f78ae: PH-MR-001). The CLI
     # lists it at the call; so does the editor, as a warning, not a hint.
     session = client.session
-    for module in sorted(MEM_MOE.glob("*.py")):
-        if module.name != "prefill.py":
-            session.path_uri(module.name, module.read_text(encoding="utf-8"))
-    text = (MEM_MOE / "prefill.py").read_text(encoding="utf-8")
-    uri = session.open("prefill.py", text)
+    uri = open_in_package(session, MEM_MOE, "prefill.py")
     found = await session.diagnostics(uri, lambda d: len(d) >= 2)
     at_call = {str(d.code): d for d in found if d.range.start.line == 18}
     assert {code: d.severity for code, d in at_call.items()} == {
