@@ -258,6 +258,10 @@ class SpaceBuffers:
     fits it at no depth and falls back to its legacy packing), else None;
     ``known``: whether it is decided; ``reason``: what is not known.
 
+    In Acc (L0C) a record is made only where the loop's own accumulators (one per stage
+    for each matmul AutoTileMatmulL0 splits into a K loop) exceed the space: slot-bound,
+    ``achieved`` the most they allow.
+
     Whole-function models: in Left and Right (L0A, L0B) the tiles are the L0 tiles of
     the function's matmuls (``analysis/memory/l0_tiles.py``); in Vec, where every tile
     of the function is known, all of them (``analysis/memory/canonicalize_io_order.py``'s

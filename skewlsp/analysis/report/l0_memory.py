@@ -23,11 +23,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
+from skewlsp.analysis.memory.init_memref import allocation_bytes
 from skewlsp.analysis.memory.l0_tiles import (
     L0_SPACES,
     L0Group,
     L0Memory,
     L0Tiles,
+    accumulator_dtype,
     l0_tiles,
     restaged,
 )
@@ -154,6 +156,48 @@ def _alone(
         message = _message(hint, tiles, reuse, (0, ()), on)
         findings.append(Finding(DEPTH_REDUCED, message, where, buffers=spaces[-1]))
     return spaces, findings
+
+
+def acc_space(
+    l0: L0Memory | None, stages: int, where: Span, on: str
+) -> tuple[list[SpaceBuffers], list[Finding]]:
+    """Acc (L0C) of a replicated loop's main group, where its own accumulators decide it.
+
+    A ``pl.matmul`` of the body that AutoTileMatmulL0 splits into a K loop accumulates
+    into a fresh ``[M, N]`` accumulator in every clone, a tile of the user loop's stage
+    group (not of the K loop's); one it leaves whole puts none in the group (checked
+    against the compiler: of 64 cube loops, every one with a K loop had an Acc group,
+    sized by that accumulator, and no other had one). So the group's slot is the largest
+    such accumulator, and MemoryReuse keeps at most ``Acc // slot`` of its ``stages``
+    apart whatever else the function holds: SKW080, slot-bound, said only then. Acc's
+    other tiles are not modelled, so a depth that fits alone says nothing; nor is a body
+    with a ``pl.matmul_acc`` (its accumulator may come from outside the clone) or one
+    whose matmuls' tilings are not known (an output AutoTileMatmulL0 splits)."""
+    tiles = l0.tiles or l0.alone if l0 is not None else None
+    tilings = tiles.tilings.get(l0.loop) if tiles is not None and l0 is not None else None
+    if stages < 2 or not tilings or any(t.site.op != "matmul" for t in tilings):
+        return [], []
+    sizes = [
+        allocation_bytes((t.whole[0], t.whole[1]), accumulator_dtype(t), "Acc")
+        for t in tilings
+        if t.k_trip > 1
+    ]
+    if not sizes:
+        return [], []
+    if any(size is None for size in sizes):
+        return [], []
+    slot = DEFAULT_CHIP.align(max(size for size in sizes if size is not None))
+    capacity = DEFAULT_CHIP.capacity("Acc")
+    fits = capacity // slot
+    if fits >= stages or fits < 1:
+        return [], []  # (an accumulator larger than Acc is AutoTileMatmulL0's to split)
+    found = SpaceBuffers("Acc", slot, stages, fits, "slot-bound", True)
+    message = (
+        f"PH-MR-001: MemoryReuse keeps at most {fits} of the {stages} stages' buffers apart "
+        f"in Acc{on} ({slot} B per stage, slot-bound): {stages} x {slot} B of the loop's "
+        f"accumulators is more than its {capacity} B, whatever else the function holds"
+    )
+    return [found], [Finding(DEPTH_REDUCED, message, where, buffers=found)]
 
 
 def _slot(tiles: L0Tiles, space: str, group: int) -> int:

@@ -62,7 +62,7 @@ from skewlsp.analysis.memory.memory_reuse import (
 )
 from skewlsp.analysis.memory.reserve_buffer import reserved
 from skewlsp.analysis.report.buffers import buffer_assignment
-from skewlsp.analysis.report.l0_memory import kept_apart, l0_spaces
+from skewlsp.analysis.report.l0_memory import acc_space, kept_apart, l0_spaces
 from skewlsp.contract import (
     DEPTH_REDUCED,
     LEGACY_FALLBACK,
@@ -176,7 +176,12 @@ def _l0(
     if lowering is None and skew is not None:
         requested = skew.depth  # a skewed copy: its clones' stages
     lines = [loop.span.line for loop in function.loops]
-    return l0_spaces(memory.l0, requested, lines, where, on)
+    spaces, findings = l0_spaces(memory.l0, requested, lines, where, on)
+    replicated = lowering is not None and lowering.verdict == "replicated"
+    if replicated and lowering is not None and lowering.main_trip and lowering.stage:
+        acc, acc_findings = acc_space(memory.l0, lowering.stage, where, on)
+        spaces, findings = spaces + acc, findings + acc_findings
+    return spaces, findings
 
 
 def _loop_memory(span: Span, function: CoreFunction) -> LoopMemory | None:
@@ -214,8 +219,11 @@ def _spaces(
             message = legacy_words(fallback, basis, on)
             findings.append(Finding(LEGACY_FALLBACK, message, where, buffers=legacy))
         legacy_overflow = _legacy_overflow(memory, space, on) if fallback is not None else None
-        if space in overflows:
-            overflow = overflows[space]
+        overflow = overflows.get(space)
+        # The loads alone are what to change where they need what the whole function
+        # does, or its other tiles are not all known; else the whole function's numbers.
+        whole_needs = legacy_overflow[0] if legacy_overflow is not None else None
+        if overflow is not None and whole_needs in (None, overflow.used):
             count = len(first)
             spaces.append(SpaceBuffers(space, slot, requested, None, "overflow", True))
             findings.append(
@@ -229,11 +237,13 @@ def _spaces(
                     buffers=spaces[-1],
                 ),
             )
-        elif legacy_overflow is not None:
+        elif legacy_overflow is not None:  # (the function's other tiles add to the loads')
+            whole_slot = _group_slot(memory, space) or slot  # (its widened copies too)
             spaces.append(
-                SpaceBuffers(space, slot, requested, None, "overflow", True, LEGACY_OVERFLOW)
+                SpaceBuffers(space, whole_slot, requested, None, "overflow", True, LEGACY_OVERFLOW)
             )
-            findings.append(Finding(MEMORY_OVERFLOW, legacy_overflow, where, buffers=spaces[-1]))
+            message = legacy_overflow[1]
+            findings.append(Finding(MEMORY_OVERFLOW, message, where, buffers=spaces[-1]))
         elif fallback is not None:
             spaces.append(legacy)
         elif hint is not None and hint.cause == "slot-bound":
@@ -289,19 +299,35 @@ def _fallback(memory: LoopMemory, space: str) -> tuple[LegacyFallback | None, st
     the whole function's tiles there, every one known, do not."""
     alone = memory.reuse.fallbacks if memory.reuse is not None else ()
     found = next((f for f in alone if f.space == space), None)
-    if found is not None:
-        return found, "the loop's loads alone"
     vec = memory.vec
-    if vec is None or vec.space != space or vec.reuse is None or vec.layout is None:
-        return None, ""
-    found = next((f for f in vec.reuse.fallbacks if f.space == space), None)
-    return found, f"the function's {space} tiles packed together"
+    whole = None
+    if vec is not None and vec.space == space and vec.reuse is not None and vec.layout is not None:
+        whole = next((f for f in vec.reuse.fallbacks if f.space == space), None)
+    if found is not None:
+        if whole is not None:
+            # Whether MemoryReuse warns is the whole function's legacy packing's: one of
+            # its buffers larger than the space (a widened copy of a load, a resident
+            # tile) silences the warning, however the loads alone would pack.
+            found = replace(found, warned=whole.warned)
+        return found, "the loop's loads alone"
+    return whole, f"the function's {space} tiles packed together"
 
 
-def _legacy_overflow(memory: LoopMemory, space: str, on: str) -> str | None:
-    """SKW081's message where the function's tiles in ``space``, every one known and
-    packed the legacy way, overflow it (AllocateMemoryAddr's placement of them); None
-    where they fit or are not known."""
+def _group_slot(memory: LoopMemory, space: str) -> int | None:
+    """The slot of the loop's first stage group in ``space`` among the whole function's
+    tiles there (its largest member, aligned), where every one is known."""
+    vec = memory.vec
+    if vec is None or vec.space != space or vec.layout is None or not vec.groups:
+        return None
+    tiles, group = vec.layout.tiles, vec.groups[0]
+    sizes = [t.bytes for t in tiles if any(g == group for g, _ in t.membership)]
+    return DEFAULT_CHIP.align(max(sizes)) if sizes else None
+
+
+def _legacy_overflow(memory: LoopMemory, space: str, on: str) -> tuple[int, str] | None:
+    """The bytes AllocateMemoryAddr finds used and SKW081's message, where the function's
+    tiles in ``space``, every one known and packed the legacy way, overflow it (its
+    placement of them); None where they fit or are not known."""
     vec = memory.vec
     if vec is None or vec.space != space or vec.allocation is None:
         return None
@@ -309,7 +335,7 @@ def _legacy_overflow(memory: LoopMemory, space: str, on: str) -> str | None:
     if vec.layout is None or vec.reuse is None or overflow is None:
         return None
     count = len(vec.reuse.buffers.get(space, ()))
-    return (
+    return overflow.used, (
         f"{LEGACY_OVERFLOW} {space}{on}: its {count} buffers (each named by its largest tile: "
         f"{taking(vec.layout, vec.reuse, space)}) need {overflow.used} B of its "
         f'{overflow.limit} B; AllocateMemoryAddr stops the compile ("{overflow.message}")'

@@ -493,3 +493,48 @@ def test_a_preview_at_the_call_of_a_copy_the_caller_sizes_says_none_is_made(run:
         "with the sizes this file sets: no preview of this copy is made (the preview there "
         "shows its own module's copies)"
     )
+
+
+def test_k_loop_accumulators_larger_than_a_third_of_acc_keep_two_of_three_stages(run: Run) -> None:
+    # accumulators.py:26. AutoTileMatmulL0 splits K = 256 into a K loop, whose [64, 256]
+    # FP32 accumulator (64 KB) each clone of the user loop makes afresh. The compiler:
+    # PH-MR-001 "requested depth 3 ... in Acc, but only 2 of 3 buffers fit (65536 B per
+    # stage, 131072 B free)", slot-bound; and 1 of 3 in Right, as before.
+    loop, hints = at(lint(run, "accumulators.py"), 26)
+    memory = loop["cores"][0]["memory"]
+    assert [m for m in memory if m["space"] == "Acc"] == [
+        buffers("Acc", 65536, 3, 2, "slot-bound")
+    ]
+    (acc,) = [h for h in hints if "in Acc" in h["message"]]
+    assert (acc["code"], acc["compiler_id"]) == ("SKW080", "PH-MR-001")
+    assert "at most 2 of the 3 stages' buffers apart in Acc on the AIC core" in acc["message"]
+    assert "3 x 65536 B of the loop's accumulators is more than its 131072 B" in acc["message"]
+
+
+def test_accumulators_that_fit_or_a_matmul_left_whole_claim_nothing_in_acc(run: Run) -> None:
+    # accumulators.py:40: four 8 KB accumulators fit (the compiler: Acc 4 of 4, no hint).
+    # accumulators.py:54: K = 128, no K loop: the compiler puts the 64 KB result of each
+    # stage in no stage group of Acc (no record, no hint), whatever stage= asks.
+    items = lint(run, "accumulators.py")
+    for line in (40, 54):
+        loop, hints = at(items, line)
+        assert {m["space"] for m in loop["cores"][0]["memory"]} == {"Mat", "Left", "Right"}
+        assert [h for h in hints if "Acc" in h["message"]] == []
+
+
+def test_a_widened_copy_larger_than_vec_stops_the_compile_with_no_fallback_warning(
+    run: Run,
+) -> None:
+    # accumulators.py:66. Each 96 KB FP16 load is widened to a 192 KB FP32 copy, larger
+    # than Vec alone. The compiler falls back to the legacy packing without a warning (a
+    # buffer larger than the space is not a depth lost) and stops in AllocateMemoryAddr
+    # with "Vec buffer usage (393216 bytes) exceeds platform limit (188416 bytes)".
+    loop, found = at(lint(run, "accumulators.py"), 66)
+    (error,) = found
+    assert (error["code"], error["compiler_id"]) == ("SKW081", "AllocateMemoryAddr")
+    assert "`cast` 196608 B) need 393216 B of its 188416 B" in error["message"]
+    assert error["message"].endswith(
+        '("Vec buffer usage (393216 bytes) exceeds platform limit (188416 bytes)")'
+    )
+    reason = "the function's tiles, packed the legacy way, overflow"
+    assert loop["cores"][0]["memory"] == [buffers("Vec", 196608, 2, None, "overflow", reason)]
