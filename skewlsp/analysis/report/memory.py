@@ -44,7 +44,7 @@ from dataclasses import dataclass, replace
 
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
 from skewlsp.analysis.lower_pipeline.lowering import Lowered, copy_lowerings
-from skewlsp.analysis.memory.allocate_memory_addr import allocate_memory_addr
+from skewlsp.analysis.memory.allocate_memory_addr import SpaceOverflow, allocate_memory_addr
 from skewlsp.analysis.memory.canonicalize_io_order import (
     ReplicatedLoop,
     ScopeLayout,
@@ -55,14 +55,20 @@ from skewlsp.analysis.memory.core_function import CoreFunction, LoopMemory, Scop
 from skewlsp.analysis.memory.mat_tiles import MatMemory
 from skewlsp.analysis.memory.memory_reuse import (
     DepthHint,
-    LegacyFallback,
-    ReuseResult,
     buffers_depth,
     memory_reuse,
 )
 from skewlsp.analysis.memory.reserve_buffer import reserved
 from skewlsp.analysis.report.buffers import buffer_assignment
 from skewlsp.analysis.report.l0_memory import acc_space, kept_apart, l0_spaces
+from skewlsp.analysis.report.legacy_packing import (
+    CO_RESIDENTS,
+    LEGACY_OVERFLOW,
+    certain_fallback,
+    group_slot,
+    legacy_overflow,
+    legacy_words,
+)
 from skewlsp.contract import (
     DEPTH_REDUCED,
     LEGACY_FALLBACK,
@@ -76,9 +82,6 @@ from skewlsp.contract import (
 )
 
 FITS_ALONE = "fits alone; other tiles of the function not modelled"
-# An overflow record's reason where not the loads alone overflow the space (SKW081).
-LEGACY_OVERFLOW = "the function's tiles, packed the legacy way, overflow"
-CO_RESIDENTS = 4  # the co-resident tiles a space-pressure finding names, largest first
 
 
 @dataclass(frozen=True)
@@ -197,70 +200,106 @@ def _spaces(
     """Per space of the loop's first stage group: its buffers, and the certain findings."""
     if memory is None:
         return (), []
-    if memory.tiles is None or memory.reuse is None:
-        # not modelled alone (a loop nested in a replicated one): the whole function's Vec
-        whole = _wholes(memory, "Vec", on, where) if _laid_out(memory.vec) else None
-        if whole is None or whole[0][0].requested < 2:
-            return (), []
-        return tuple(whole[0]), whole[1]
-    tiles, reuse = memory.tiles.tiles, memory.reuse
-    overflows = {o.space: o for o in (memory.allocation.overflows if memory.allocation else ())}
     spaces: list[SpaceBuffers] = []
     findings: list[Finding] = []
-    for (space, group), requested in sorted(reuse.requested.items()):
-        if group != 0 or requested < 2:
-            continue
-        first = [t for t in tiles if t.space == space and any(g == 0 for g, _ in t.membership)]
-        slot = DEFAULT_CHIP.align(max(t.bytes for t in first))
-        hint = next((h for h in reuse.hints if (h.space, h.group) == (space, 0)), None)
-        fallback, basis = _fallback(memory, space)
-        legacy = SpaceBuffers(space, slot, requested, None, "legacy", True)
-        if fallback is not None and fallback.warned:
-            message = legacy_words(fallback, basis, on)
-            findings.append(Finding(LEGACY_FALLBACK, message, where, buffers=legacy))
-        legacy_overflow = _legacy_overflow(memory, space, on) if fallback is not None else None
-        overflow = overflows.get(space)
-        # The loads alone are what to change where they need what the whole function
-        # does, or its other tiles are not all known; else the whole function's numbers.
-        whole_needs = legacy_overflow[0] if legacy_overflow is not None else None
-        if overflow is not None and whole_needs in (None, overflow.used):
-            count = len(first)
-            spaces.append(SpaceBuffers(space, slot, requested, None, "overflow", True))
-            findings.append(
-                Finding(
-                    MEMORY_OVERFLOW,
-                    f"the loop's loads alone overflow {space}{on}: the {count} loads of its "
-                    f"{requested} stages are live at once and need {overflow.used} B of its "
-                    f"{overflow.limit} B; AllocateMemoryAddr stops the compile "
-                    f"(\"{overflow.message}\")",
-                    where,
-                    buffers=spaces[-1],
-                ),
-            )
-        elif legacy_overflow is not None:  # (the function's other tiles add to the loads')
-            whole_slot = _group_slot(memory, space) or slot  # (its widened copies too)
-            spaces.append(
-                SpaceBuffers(space, whole_slot, requested, None, "overflow", True, LEGACY_OVERFLOW)
-            )
-            message = legacy_overflow[1]
-            findings.append(Finding(MEMORY_OVERFLOW, message, where, buffers=spaces[-1]))
-        elif fallback is not None:
-            spaces.append(legacy)
-        elif hint is not None and hint.cause == "slot-bound":
-            spaces.append(
-                SpaceBuffers(space, slot, requested, hint.achieved, "slot-bound", True)
-            )
-            message = _slot_bound(hint, on, memory)
-            findings.append(Finding(DEPTH_REDUCED, message, where, buffers=spaces[-1]))
-        elif (whole := _wholes(memory, space, on, where)) is not None:
-            spaces.extend(whole[0])
-            findings.extend(whole[1])
-        elif space == "Mat" and memory.mat is not None and memory.mat.fits:
-            # every Mat tile of the function fits in a buffer of its own: no depth shed
-            spaces.append(SpaceBuffers(space, memory.mat.slot, requested, requested, None, True))
-        else:
-            spaces.append(SpaceBuffers(space, slot, requested, reason=_fits_alone(memory, space)))
+    if memory.tiles is not None and memory.reuse is not None:
+        tiles, reuse = memory.tiles.tiles, memory.reuse
+        allocated = memory.allocation.overflows if memory.allocation else ()
+        overflows = {o.space: o for o in allocated}
+        for (space, group), requested in sorted(reuse.requested.items()):
+            if group != 0 or requested < 2:
+                continue
+            first = [t for t in tiles if t.space == space and any(g == 0 for g, _ in t.membership)]
+            slot = DEFAULT_CHIP.align(max(t.bytes for t in first))
+            hint = next((h for h in reuse.hints if (h.space, h.group) == (space, 0)), None)
+            alone = (len(first), overflows.get(space), hint)
+            more, found = _space(memory, (space, requested, slot), alone, where, on)
+            spaces += more
+            findings += found
+    vec = memory.vec
+    if _laid_out(vec) and vec is not None and all(s.space != vec.space for s in spaces):
+        # (no load of the loop's own lands there, or the loop is not modelled alone: a
+        # loop nested in a replicated one): the whole function's tiles decide
+        more, found = _whole_only(memory, where, on)
+        spaces += more
+        findings += found
     return tuple(spaces), findings
+
+
+# What the loop's loads alone give a space: how many are in its first stage group, the
+# overflow AllocateMemoryAddr finds placing them, MemoryReuse's hint packing them.
+_Alone = tuple[int, SpaceOverflow | None, DepthHint | None]
+
+
+def _whole_only(
+    memory: LoopMemory, where: Span, on: str
+) -> tuple[list[SpaceBuffers], list[Finding]]:
+    """The space of the whole function's laid-out tiles, where no load of the loop's own
+    says anything: the function's packing alone decides."""
+    vec = memory.vec
+    if vec is None or vec.reuse is None or not vec.groups:
+        return [], []
+    requested = vec.reuse.requested.get((vec.space, vec.groups[0]))
+    slot = group_slot(memory, vec.space)
+    if requested is None or requested < 2 or slot is None:
+        return [], []
+    return _space(memory, (vec.space, requested, slot), (0, None, None), where, on)
+
+
+def _space(
+    memory: LoopMemory, asked: tuple[str, int, int], alone: _Alone, where: Span, on: str
+) -> tuple[list[SpaceBuffers], list[Finding]]:
+    """One space of the loop's first stage group (``asked``: the space, the stages asking,
+    their slot): its record and the certain findings, from the loop's loads alone
+    (``alone``) and, where known, the whole function's tiles there."""
+    space, requested, slot = asked
+    count, overflow, hint = alone
+    spaces: list[SpaceBuffers] = []
+    findings: list[Finding] = []
+    fallback, basis = certain_fallback(memory, space)
+    legacy = SpaceBuffers(space, slot, requested, None, "legacy", True)
+    if fallback is not None and fallback.warned:
+        message = legacy_words(fallback, basis, on)
+        findings.append(Finding(LEGACY_FALLBACK, message, where, buffers=legacy))
+    whole_overflow = legacy_overflow(memory, space, on) if fallback is not None else None
+    # The loads alone are what to change where they need what the whole function
+    # does, or its other tiles are not all known; else the whole function's numbers.
+    whole_needs = whole_overflow[0] if whole_overflow is not None else None
+    if overflow is not None and whole_needs in (None, overflow.used):
+        spaces.append(SpaceBuffers(space, slot, requested, None, "overflow", True))
+        findings.append(
+            Finding(
+                MEMORY_OVERFLOW,
+                f"the loop's loads alone overflow {space}{on}: the {count} loads of its "
+                f"{requested} stages are live at once and need {overflow.used} B of its "
+                f"{overflow.limit} B; AllocateMemoryAddr stops the compile "
+                f"(\"{overflow.message}\")",
+                where,
+                buffers=spaces[-1],
+            ),
+        )
+    elif whole_overflow is not None:  # (the function's other tiles add to the loads')
+        whole_slot = group_slot(memory, space) or slot  # (its widened copies too)
+        spaces.append(
+            SpaceBuffers(space, whole_slot, requested, None, "overflow", True, LEGACY_OVERFLOW)
+        )
+        message = whole_overflow[1]
+        findings.append(Finding(MEMORY_OVERFLOW, message, where, buffers=spaces[-1]))
+    elif fallback is not None:
+        spaces.append(legacy)
+    elif hint is not None and hint.cause == "slot-bound":
+        spaces.append(SpaceBuffers(space, slot, requested, hint.achieved, "slot-bound", True))
+        message = _slot_bound(hint, on, memory)
+        findings.append(Finding(DEPTH_REDUCED, message, where, buffers=spaces[-1]))
+    elif (whole := _wholes(memory, space, on, where)) is not None:
+        spaces.extend(whole[0])
+        findings.extend(whole[1])
+    elif space == "Mat" and memory.mat is not None and memory.mat.fits:
+        # every Mat tile of the function fits in a buffer of its own: no depth shed
+        spaces.append(SpaceBuffers(space, memory.mat.slot, requested, requested, None, True))
+    elif count:
+        spaces.append(SpaceBuffers(space, slot, requested, reason=_fits_alone(memory, space)))
+    return spaces, findings
 
 
 def _fits_alone(memory: LoopMemory, space: str) -> str:
@@ -290,86 +329,6 @@ def _mat_not_known(mat: MatMemory) -> str:
         f"{apart}, and packed with their lifetimes they keep fewer of the loop's stages "
         "apart than it asks: a depth lost in Mat is not told (not checked against the "
         "compiler)"
-    )
-
-
-def _fallback(memory: LoopMemory, space: str) -> tuple[LegacyFallback | None, str]:
-    """MemoryReuse's legacy fallback in ``space`` where it is certain, and what makes it
-    so: the loop's loads alone fit at no depth (the whole function cannot either), or
-    the whole function's tiles there, every one known, do not."""
-    alone = memory.reuse.fallbacks if memory.reuse is not None else ()
-    found = next((f for f in alone if f.space == space), None)
-    vec = memory.vec
-    whole = None
-    if vec is not None and vec.space == space and vec.reuse is not None and vec.layout is not None:
-        whole = next((f for f in vec.reuse.fallbacks if f.space == space), None)
-    if found is not None:
-        if whole is not None:
-            # Whether MemoryReuse warns is the whole function's legacy packing's: one of
-            # its buffers larger than the space (a widened copy of a load, a resident
-            # tile) silences the warning, however the loads alone would pack.
-            found = replace(found, warned=whole.warned)
-        return found, "the loop's loads alone"
-    return whole, f"the function's {space} tiles packed together"
-
-
-def _group_slot(memory: LoopMemory, space: str) -> int | None:
-    """The slot of the loop's first stage group in ``space`` among the whole function's
-    tiles there (its largest member, aligned), where every one is known."""
-    vec = memory.vec
-    if vec is None or vec.space != space or vec.layout is None or not vec.groups:
-        return None
-    tiles, group = vec.layout.tiles, vec.groups[0]
-    sizes = [t.bytes for t in tiles if any(g == group for g, _ in t.membership)]
-    return DEFAULT_CHIP.align(max(sizes)) if sizes else None
-
-
-def _legacy_overflow(memory: LoopMemory, space: str, on: str) -> tuple[int, str] | None:
-    """The bytes AllocateMemoryAddr finds used and SKW081's message, where the function's
-    tiles in ``space``, every one known and packed the legacy way, overflow it (its
-    placement of them); None where they fit or are not known."""
-    vec = memory.vec
-    if vec is None or vec.space != space or vec.allocation is None:
-        return None
-    overflow = next((o for o in vec.allocation.overflows if o.space == space), None)
-    if vec.layout is None or vec.reuse is None or overflow is None:
-        return None
-    count = len(vec.reuse.buffers.get(space, ()))
-    return overflow.used, (
-        f"{LEGACY_OVERFLOW} {space}{on}: its {count} buffers (each named by its largest tile: "
-        f"{taking(vec.layout, vec.reuse, space)}) need {overflow.used} B of its "
-        f'{overflow.limit} B; AllocateMemoryAddr stops the compile ("{overflow.message}")'
-    )
-
-
-def taking(layout: ScopeLayout, reuse: ReuseResult, space: str) -> str:
-    """The tiles that take ``space``: each buffer's largest (its size), in the buffers'
-    order, the first few named and the rest counted."""
-    tiles, labels = layout.tiles, layout.labels
-    named = []
-    for members in reuse.buffers.get(space, ()):
-        largest = max(members, key=lambda n: tiles[n].bytes)
-        named.append(f"{labels[largest]} {tiles[largest].bytes} B")
-    shown = ", ".join(named[:CO_RESIDENTS])
-    more = len(named) - CO_RESIDENTS
-    return f"{shown} and {more} more" if more > 0 else shown
-
-
-def legacy_words(fallback: LegacyFallback, basis: str, on: str) -> str:
-    """SKW082's message: the compiler's own warning, and what skewlsp knows it from."""
-    why = "at any double-buffering depth" if fallback.within_budget else (
-        "within the shed-repack budget"
-    )
-    also = (
-        " (which also overflows — reduce tile size or stage count)"
-        if fallback.still_overflows
-        else ""
-    )
-    return (
-        f"MemoryReuse fits {fallback.space}{on} at no depth ({basis} overflow it at every "
-        f"depth it tries) and falls back to its legacy packing: "
-        f'"capacity-gated reuse could not fit memory space {fallback.space} {why}; fell '
-        f'back to the legacy packing{also}."'
     )
 
 

@@ -14,7 +14,7 @@ scope is known (``memory.function_passes.scope_alone``); otherwise nothing is sa
 from __future__ import annotations
 
 from skewlsp.analysis.memory.core_function import ScopeAlone
-from skewlsp.analysis.report.memory import legacy_words, taking
+from skewlsp.analysis.report.legacy_packing import legacy_words, taking
 from skewlsp.contract import (
     LEGACY_FALLBACK,
     MEMORY_OVERFLOW,

@@ -538,3 +538,25 @@ def test_a_widened_copy_larger_than_vec_stops_the_compile_with_no_fallback_warni
     )
     reason = "the function's tiles, packed the legacy way, overflow"
     assert loop["cores"][0]["memory"] == [buffers("Vec", 196608, 2, None, "overflow", reason)]
+
+
+def test_scores_the_vector_reads_from_the_cube_overflow_vec_above_the_ring(run: Run) -> None:
+    # accumulators.py:79. The vector core loads nothing itself: it reads each stage's
+    # [64, 256] FP32 scores (64 KB) from the cube -> vector ring, which reserves 2 slots of
+    # them (131072 B) at the bottom of Vec, and writes their exp. The compiler falls back
+    # to the legacy packing (warning) and stops: "Vec buffer usage (196608 bytes) exceeds
+    # platform limit (188416 bytes). The first 131072 bytes of that space are reserved by
+    # system.reserve_buffer ...".
+    loop, found = at(lint(run, "accumulators.py"), 79)
+    by_code = {item["code"]: item for item in found}
+    error, warning = by_code["SKW081"], by_code["SKW082"]
+    assert "above the 131072 B the cube -> vector ring reserves, needs 196608 B" in (
+        error["message"]
+    )
+    assert error["message"].endswith(
+        '("Vec buffer usage (196608 bytes) exceeds platform limit (188416 bytes)")'
+    )
+    assert warning["compiler_id"] == "MemoryReuse"
+    (aiv,) = [core for core in loop["cores"] if core["core"] == "aiv"]
+    reason = "the function's tiles, packed the legacy way, overflow"
+    assert aiv["memory"] == [buffers("Vec", 65536, 2, None, "overflow", reason)]

@@ -1,0 +1,112 @@
+"""MemoryReuse's legacy fallback and AllocateMemoryAddr's overflow of a loop's space, said
+(issue #41): SKW082 where MemoryReuse fits a space at no depth and falls back to its
+legacy packing (its own warning, which a buffer larger than the whole space silences),
+SKW081 where that packing, every tile of the function known, overflows it (the buffers
+that take the space, above the cube -> vector ring where one is reserved). The loop's
+report puts them together in :mod:`.memory`; an InCore scope without a pipeline loop
+says them in :mod:`.scope_memory`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
+from skewlsp.analysis.memory.canonicalize_io_order import ScopeLayout
+from skewlsp.analysis.memory.core_function import LoopMemory
+from skewlsp.analysis.memory.memory_reuse import LegacyFallback, ReuseResult
+from skewlsp.analysis.memory.reserve_buffer import reserved
+
+# An overflow record's reason where not the loads alone overflow the space (SKW081).
+LEGACY_OVERFLOW = "the function's tiles, packed the legacy way, overflow"
+CO_RESIDENTS = 4  # the tiles a finding names of those taking a space, largest first
+
+
+def certain_fallback(memory: LoopMemory, space: str) -> tuple[LegacyFallback | None, str]:
+    """MemoryReuse's legacy fallback in ``space`` where it is certain, and what makes it
+    so: the loop's loads alone fit at no depth (the whole function cannot either), or
+    the whole function's tiles there, every one known, do not."""
+    alone = memory.reuse.fallbacks if memory.reuse is not None else ()
+    found = next((f for f in alone if f.space == space), None)
+    vec = memory.vec
+    whole = None
+    if vec is not None and vec.space == space and vec.reuse is not None and vec.layout is not None:
+        whole = next((f for f in vec.reuse.fallbacks if f.space == space), None)
+    if found is not None:
+        if whole is not None:
+            # Whether MemoryReuse warns is the whole function's legacy packing's: one of
+            # its buffers larger than the space (a widened copy of a load, a resident
+            # tile) silences the warning, however the loads alone would pack.
+            found = replace(found, warned=whole.warned)
+        return found, "the loop's loads alone"
+    return whole, f"the function's {space} tiles packed together"
+
+
+def group_slot(memory: LoopMemory, space: str) -> int | None:
+    """The slot of the loop's first stage group in ``space`` among the whole function's
+    tiles there (its largest member, aligned), where every one is known."""
+    vec = memory.vec
+    if vec is None or vec.space != space or vec.layout is None or not vec.groups:
+        return None
+    tiles, group = vec.layout.tiles, vec.groups[0]
+    sizes = [t.bytes for t in tiles if any(g == group for g, _ in t.membership)]
+    return DEFAULT_CHIP.align(max(sizes)) if sizes else None
+
+
+def legacy_overflow(memory: LoopMemory, space: str, on: str) -> tuple[int, str] | None:
+    """The bytes AllocateMemoryAddr finds used and SKW081's message, where the function's
+    tiles in ``space``, every one known and packed the legacy way, overflow it (its
+    placement of them); None where they fit or are not known."""
+    vec = memory.vec
+    if vec is None or vec.space != space or vec.allocation is None:
+        return None
+    overflow = next((o for o in vec.allocation.overflows if o.space == space), None)
+    if vec.layout is None or vec.reuse is None or overflow is None:
+        return None
+    count = len(vec.reuse.buffers.get(space, ()))
+    buffers = (
+        "its buffer (named by its largest tile: "
+        if count == 1
+        else (f"its {count} buffers (each named by its largest tile: ")
+    )
+    ring = reserved(vec.scope).get(space, 0)
+    above = f", above the {ring} B the cube -> vector ring reserves," if ring else ""
+    return overflow.used, (
+        f"{LEGACY_OVERFLOW} {space}{on}: {buffers}{taking(vec.layout, vec.reuse, space)})"
+        f"{above} {'needs' if count == 1 else 'need'} {overflow.used} B of its "
+        f"{overflow.limit} B; AllocateMemoryAddr "
+        f'stops the compile ("{overflow.message}")'
+    )
+
+
+def taking(layout: ScopeLayout, reuse: ReuseResult, space: str) -> str:
+    """The tiles that take ``space``: each buffer's largest (its size), in the buffers'
+    order, the first few named and the rest counted."""
+    tiles, labels = layout.tiles, layout.labels
+    named = []
+    for members in reuse.buffers.get(space, ()):
+        largest = max(members, key=lambda n: tiles[n].bytes)
+        named.append(f"{labels[largest]} {tiles[largest].bytes} B")
+    shown = ", ".join(named[:CO_RESIDENTS])
+    more = len(named) - CO_RESIDENTS
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
+def legacy_words(fallback: LegacyFallback, basis: str, on: str) -> str:
+    """SKW082's message: the compiler's own warning, and what skewlsp knows it from."""
+    why = (
+        "at any double-buffering depth"
+        if fallback.within_budget
+        else ("within the shed-repack budget")
+    )
+    also = (
+        " (which also overflows — reduce tile size or stage count)"
+        if fallback.still_overflows
+        else ""
+    )
+    return (
+        f"MemoryReuse fits {fallback.space}{on} at no depth ({basis} overflow it at every "
+        f"depth it tries) and falls back to its legacy packing: "
+        f'"capacity-gated reuse could not fit memory space {fallback.space} {why}; fell '
+        f'back to the legacy packing{also}."'
+    )
