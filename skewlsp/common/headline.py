@@ -109,9 +109,15 @@ def hint_terse(hint: Finding, report: LoopReport) -> str | None:
         return f"MemoryReuse fits {found.space} at no depth: it falls back to legacy packing"
     lane = " of the second lane" if found.lane == 2 else ""
     return (
-        f"{_which_loop(report)}PH-MR-001: only {found.achieved} of {found.requested} stage "
-        f"buffers fit in {found.space}{lane} ({found.cause})"
+        f"{_which_loop(report)}PH-MR-001: only {found.achieved} of {found.requested} "
+        f"{_copies(found)} buffers fit in {found.space}{lane} ({found.cause})"
     )
+
+
+def _copies(found: SpaceBuffers) -> str:
+    """What the buffers are kept apart for: the main loop's stages, or the remainder's
+    copies after it."""
+    return "remainder copies'" if found.remainder else "stage"
 
 
 def _memory_headline(hint: Finding, report: LoopReport) -> str | None:
@@ -129,8 +135,9 @@ def _memory_headline(hint: Finding, report: LoopReport) -> str | None:
         )
     else:
         what = (
-            f"PH-MR-001: only {found.achieved} of {found.requested} stage buffers fit in "
-            f"{found.space}{on} ({found.cause}, {found.stage_bytes} B per stage)"
+            f"PH-MR-001: only {found.achieved} of {found.requested} {_copies(found)} "
+            f"buffers fit in {found.space}{on} ({found.cause}, {found.stage_bytes} B per "
+            f"{'copy' if found.remainder else 'stage'})"
         )
     caller = report.instance.caller if report.instance is not None else None
     return f"{_where(report, ())}: {what}" if caller else what

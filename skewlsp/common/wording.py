@@ -47,8 +47,11 @@ def _k_loop_text(k_loop: KLoopBuffers) -> str:
 
 
 def _space_text(found: SpaceBuffers) -> str:
-    """:func:`buffers_text` of the space alone (a second lane's: ``Vec (second lane):``)."""
+    """:func:`buffers_text` of the space alone (a second lane's: ``Vec (second lane):``;
+    the remainder's: ``Right (remainder):``)."""
     label = f"{found.space} (second lane)" if found.lane == 2 else found.space
+    if found.remainder:
+        label = f"{label} (remainder)"
     asked = f"{found.stage_bytes} B per stage"
     if not found.stage_bytes:  # (a slot not known: the reason says why)
         return f"{label}: {found.requested} buffers per stage asked: {found.reason}"

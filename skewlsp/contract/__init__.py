@@ -283,6 +283,10 @@ class SpaceBuffers:
     (SplitVectorKernel's dual dispatch: the AIV function holds the body once per lane,
     and MemoryReuse may shed the two lanes' loops to different depths), beside the
     first lane's record; None otherwise.
+
+    ``remainder``: the record of the copies LowerPipelineLoops writes after the main loop
+    (a stage group of their own, ``requested`` of them), beside the main loop's, made
+    only where MemoryReuse keeps fewer of them apart (its PH-MR-001 for that group).
     """
 
     space: str
@@ -295,6 +299,7 @@ class SpaceBuffers:
     ir_depth: int | None = None
     k_loops: tuple[KLoopBuffers, ...] = ()
     lane: int | None = None
+    remainder: bool = False
 
 
 @dataclass(frozen=True)

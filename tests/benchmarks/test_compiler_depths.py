@@ -130,6 +130,14 @@ def test_the_main_group_is_compared_not_the_remainders_nor_a_loop_the_compiler_m
     assert [k.where for k in found.checks[0].compiler] == ["attn/kernel_aiv group 0"]
 
 
+def test_a_remainder_s_record_is_left_to_the_memory_line_not_compared_as_a_depth():
+    # (its PH-MR-001 is compared with the compiler's hints; the main groups are not its)
+    main, after = space("Right", 3, 1, 32768), {**space("Right", 2, 1, 32768), "remainder": True}
+    compiled = [group("Right", 3, 32768, hint=(3, 1), seen=1, core="aic", number=0)]
+    found = compare_depths([finding(("aic", [main, after]))], compiled)
+    assert [(c.stated.requested, c.status) for c in found.checks] == [(3, "agree")]
+
+
 def test_every_function_holding_the_loop_must_keep_the_stated_depth():
     compiled = [
         group("Vec", 2, 16384, function="lane_a"),

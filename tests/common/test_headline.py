@@ -77,3 +77,26 @@ def test_a_memory_finding_s_terse_line_leaves_the_core_and_bytes_to_the_details(
         "32768 B per stage)"
     )
     assert hint_terse(hint, loop) == "PH-MR-001: only 1 of 2 stage buffers fit in Right (space-pressure)"
+
+
+def test_a_remainder_s_memory_finding_says_it_is_about_the_copies_after_the_main_loop() -> None:
+    # tests/fixtures/memory/models/mem_llm/accumulators.py:96: eight blocks at stage=3;
+    # the two copies after the main loop keep 1 of 2 buffers in Right.
+    from skewlsp.common.headline import hint_headline, hint_terse
+    from skewlsp.common.wording import buffers_text
+    from skewlsp.contract import CoreResult, Finding, SpaceBuffers
+
+    main = SpaceBuffers("Right", 32768, 3, 1, "slot-bound", True)
+    after = SpaceBuffers("Right", 32768, 2, 1, "space-pressure", True, remainder=True)
+    core = CoreResult("aic", "left", "SKW012", "no boundary crossing", memory=(main, after))
+    span = Span(96, 9, 99, 1)
+    loop = LoopReport("a.py", span, span, "left", "SKW012", "left", cores=(core,))
+    hint = Finding("SKW080", "PH-MR-001: ...", Span(96, 41, 96, 48), buffers=after)
+    assert hint_headline(hint, loop) == (
+        "PH-MR-001: only 1 of 2 remainder copies' buffers fit in Right on the AIC core "
+        "(space-pressure, 32768 B per copy)"
+    )
+    assert hint_terse(hint, loop) == (
+        "PH-MR-001: only 1 of 2 remainder copies' buffers fit in Right (space-pressure)"
+    )
+    assert buffers_text(after).startswith("Right (remainder): ")

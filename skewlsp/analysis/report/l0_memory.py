@@ -85,6 +85,19 @@ def l0_spaces(
         kept = kept_apart(found, _largest(tiles.tiles, space, group))
         message = _message(hint, tiles, reuse, (l0.loop, lines), on, l0, (kept, deeper))
         findings.append(Finding(DEPTH_REDUCED, message, where, buffers=found))
+    tail = [n for n, g in enumerate(tiles.groups) if g.loop == l0.loop and g.kind == "tail"]
+    for space in L0_SPACES if tail else ():
+        hint = _hint(reuse, space, tail[0])
+        if hint is None:
+            continue  # (a remainder kept whole says nothing beside the main loop's record)
+        found = SpaceBuffers(
+            space, _slot(tiles, space, hint.group), hint.requested, hint.achieved, hint.cause,
+            True, remainder=True,
+        )  # fmt: skip
+        spaces.append(found)
+        after = "remainder copies"
+        message = _message(hint, tiles, reuse, (l0.loop, lines), on, copies=after)
+        findings.append(Finding(DEPTH_REDUCED, message, where, buffers=found))
     return spaces, findings
 
 
@@ -159,9 +172,10 @@ def _alone(
 
 
 def acc_space(
-    l0: L0Memory | None, stages: int, where: Span, on: str
+    l0: L0Memory | None, asked: tuple[int, int], where: Span, on: str
 ) -> tuple[list[SpaceBuffers], list[Finding]]:
-    """Acc (L0C) of a replicated loop's main group, where its own accumulators decide it.
+    """Acc (L0C) of a replicated loop's main group and remainder (``asked``: the stages
+    of its main loop, the copies after it), where its own accumulators decide it.
 
     A ``pl.matmul`` of the body that AutoTileMatmulL0 splits into a K loop accumulates
     into a fresh ``[M, N]`` accumulator in every clone, a tile of the user loop's stage
@@ -175,7 +189,8 @@ def acc_space(
     whose matmuls' tilings are not known (an output AutoTileMatmulL0 splits)."""
     tiles = l0.tiles or l0.alone if l0 is not None else None
     tilings = tiles.tilings.get(l0.loop) if tiles is not None and l0 is not None else None
-    if stages < 2 or not tilings or any(t.site.op != "matmul" for t in tilings):
+    stages, tail = asked
+    if max(stages, tail) < 2 or not tilings or any(t.site.op != "matmul" for t in tilings):
         return [], []
     sizes = [
         allocation_bytes((t.whole[0], t.whole[1]), accumulator_dtype(t), "Acc")
@@ -189,15 +204,22 @@ def acc_space(
     slot = DEFAULT_CHIP.align(max(size for size in sizes if size is not None))
     capacity = DEFAULT_CHIP.capacity("Acc")
     fits = capacity // slot
-    if fits >= stages or fits < 1:
-        return [], []  # (an accumulator larger than Acc is AutoTileMatmulL0's to split)
-    found = SpaceBuffers("Acc", slot, stages, fits, "slot-bound", True)
-    message = (
-        f"PH-MR-001: MemoryReuse keeps at most {fits} of the {stages} stages' buffers apart "
-        f"in Acc{on} ({slot} B per stage, slot-bound): {stages} x {slot} B of the loop's "
-        f"accumulators is more than its {capacity} B, whatever else the function holds"
-    )
-    return [found], [Finding(DEPTH_REDUCED, message, where, buffers=found)]
+    spaces: list[SpaceBuffers] = []
+    findings: list[Finding] = []
+    for count, copies in ((stages, "stages"), (tail, "remainder copies")):
+        if not 1 <= fits < count:  # (an accumulator larger than Acc: AutoTileMatmulL0's)
+            continue
+        after = copies != "stages"
+        found = SpaceBuffers("Acc", slot, count, fits, "slot-bound", True, remainder=after)
+        message = (
+            f"PH-MR-001: MemoryReuse keeps at most {fits} of the {count} {copies}' buffers "
+            f"apart in Acc{on} ({slot} B per stage, slot-bound): {count} x {slot} B of the "
+            f"loop's accumulators is more than its {capacity} B, whatever else the function "
+            "holds"
+        )
+        spaces.append(found)
+        findings.append(Finding(DEPTH_REDUCED, message, where, buffers=found))
+    return spaces, findings
 
 
 def _slot(tiles: L0Tiles, space: str, group: int) -> int:
@@ -222,16 +244,19 @@ def _message(
     on: str,
     l0: L0Memory | None = None,
     apart: tuple[str, Mapping[int, int]] | None = None,
+    copies: str = "stages",
 ) -> str:
     """SKW080's message for an L0 space: the compiler's numbers, and for space pressure
     the groups that share the space and the ``stage=`` that keeps every stage apart,
     decided again (``l0``: what the tiles were laid out from; ``apart``: what the
     packing keeps apart beyond the guard's depth, :func:`kept_apart`, and the IR's depth
-    of each other group where it exceeds its hint's, ``L0Memory.ir_depths``)."""
+    of each other group where it exceeds its hint's, ``L0Memory.ir_depths``; ``copies``:
+    what the group's buffers are kept apart for, the main loop's stages or the remainder's
+    copies)."""
     kept, deeper = apart or ("", {})
     head = (
-        f"PH-MR-001: MemoryReuse keeps only {hint.achieved} of the {hint.requested} stages' "
-        f"buffers apart in {hint.space}{on} ({hint.slot} B per stage, {hint.cause})"
+        f"PH-MR-001: MemoryReuse keeps only {hint.achieved} of the {hint.requested} "
+        f"{copies}' buffers apart in {hint.space}{on} ({hint.slot} B per stage, {hint.cause})"
     )
     if hint.cause == "slot-bound":
         return (

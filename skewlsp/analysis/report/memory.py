@@ -182,7 +182,7 @@ def _l0(
     spaces, findings = l0_spaces(memory.l0, requested, lines, where, on)
     replicated = lowering is not None and lowering.verdict == "replicated"
     if replicated and lowering is not None and lowering.main_trip and lowering.stage:
-        acc, acc_findings = acc_space(memory.l0, lowering.stage, where, on)
+        acc, acc_findings = acc_space(memory.l0, (lowering.stage, lowering.tail), where, on)
         spaces, findings = spaces + acc, findings + acc_findings
     return spaces, findings
 
@@ -346,38 +346,45 @@ def _wholes(
 ) -> tuple[list[SpaceBuffers], list[Finding]] | None:
     """:func:`_whole` of the loop, and of its second lane's copy where the vector
     function runs on both lanes (its own record and PH-MR-001: MemoryReuse may shed the
-    two lanes' loops to different depths)."""
+    two lanes' loops to different depths), and of its remainder where MemoryReuse keeps
+    fewer of its copies apart."""
     first = _whole(memory, space, on, where)
     if first is None:
         return None
     found, findings = [first[0]], list(first[1])
-    second = _whole(memory, space, on, where, second_lane=True)
-    if second is not None:
-        found.append(second[0])
-        findings += second[1]
+    for more in (_whole(memory, space, on, where, True), _whole(memory, space, on, where, which=1)):
+        if more is not None:
+            found.append(more[0])
+            findings += more[1]
     return found, findings
 
 
 def _whole(
-    memory: LoopMemory, space: str, on: str, where: Span, second_lane: bool = False
+    memory: LoopMemory,
+    space: str,
+    on: str,
+    where: Span,
+    second_lane: bool = False,
+    which: int = 0,
 ) -> tuple[SpaceBuffers, list[Finding]] | None:
     """The loop's first stage group in ``space`` as MemoryReuse packs the whole
     function's tiles there (every one known), and its PH-MR-001 at the loop: SKW080,
     slot-bound, or space-pressure naming the co-resident tiles (``second_lane``: of the
-    second lane's copy of the loop, None where there is none). None
+    second lane's copy of the loop, None where there is none; ``which`` 1: of its
+    remainder, the copies after the main loop, only where it has a hint). None
     when the space's tiles are not all known, or MemoryReuse falls back to its legacy
-    packing there (its warning is not reported yet)."""
+    packing there (SKW082's, :mod:`.legacy_packing`)."""
     vec = memory.vec
     if vec is None or vec.space != space or vec.layout is None or vec.reuse is None:
         return None
     if second_lane and vec.second_loop < 0:
         return None
     groups = vec.layout.groups[vec.second_loop] if second_lane else vec.groups
-    if not groups or any(f.space == space for f in vec.reuse.fallbacks):
+    if len(groups) <= which or any(f.space == space for f in vec.reuse.fallbacks):
         return None
     lane = 2 if second_lane else None
     on = f"{on}'s second lane" if second_lane else on
-    group, reuse, tiles = groups[0], vec.reuse, vec.layout.tiles
+    group, reuse, tiles = groups[which], vec.reuse, vec.layout.tiles
     requested = reuse.requested.get((space, group))
     if requested is None:
         return None
@@ -386,30 +393,34 @@ def _whole(
     achieved = reuse.achieved[(space, group)]
     hint = next((h for h in reuse.hints if (h.space, h.group) == (space, group)), None)
     if hint is None:
+        if which:
+            return None  # (a remainder kept whole says nothing beside the main loop's record)
         return SpaceBuffers(space, slot, requested, achieved, None, True, lane=lane), []
     depth = buffers_depth(reuse, tiles, space, group)
     deeper = depth if depth is not None and depth > hint.achieved else None
     found = SpaceBuffers(
-        space, slot, requested, hint.achieved, hint.cause, True, ir_depth=deeper, lane=lane
-    )
+        space, slot, requested, hint.achieved, hint.cause, True, ir_depth=deeper, lane=lane,
+        remainder=which > 0,
+    )  # fmt: skip
     kept = _kept_apart(found, members, vec.layout, group)
+    copies = "remainder copies" if which else "stages"
     if hint.cause == "slot-bound":
         message = (
             f"PH-MR-001: MemoryReuse keeps at most {hint.achieved} of the {hint.requested} "
-            f"stages' buffers apart in {space}{on}: {hint.requested} x {hint.slot} B per "
+            f"{copies}' buffers apart in {space}{on}: {hint.requested} x {hint.slot} B per "
             f"stage is more than its {hint.free} B{_above_ring(hint)}, whatever else the "
             f"function holds{kept}"
         )
         return found, [Finding(DEPTH_REDUCED, message, where, buffers=found)]
     message = (
-        f"PH-MR-001: MemoryReuse keeps only {hint.achieved} of the {hint.requested} stages' "
+        f"PH-MR-001: MemoryReuse keeps only {hint.achieved} of the {hint.requested} {copies}' "
         f"buffers apart in {space}{on}: the function's {space} tiles packed together fit "
         f"no greater depth in its {hint.free} B{_above_ring(hint)} ({hint.slot} B per "
         f"stage); co-resident: "
         f"{_co_residents(members, vec.layout)}; stages {hint.achieved} apart share storage "
         f"and serialize{kept}"
     )
-    stage = _stage_that_fits(vec, hint.achieved)
+    stage = _stage_that_fits(vec, hint.achieved) if not which else None
     if stage is not None:
         message += f"; stage={stage} keeps all {stage}"
     return found, [Finding(DEPTH_REDUCED, message, where, buffers=found)]

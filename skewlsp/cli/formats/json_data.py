@@ -125,7 +125,8 @@ def memory_data(memory: Sequence[SpaceBuffers]) -> list[dict[str, Any]]:
     """What MemoryReuse and AllocateMemoryAddr give a loop's loads, per memory space
     (``ir_depth`` only where it is said: the IR keeps more stages apart than
     ``achieved``; ``k_loops`` only where a K loop's two depths are said, each K loop's
-    ``buffers`` a record of the same form; ``lane`` only on a second lane's record)."""
+    ``buffers`` a record of the same form; ``lane`` only on a second lane's record,
+    ``remainder`` only on the record of the copies after the main loop)."""
     return [_space_data(plain_data(space)) for space in memory]
 
 
@@ -135,6 +136,8 @@ def _space_data(data: dict[str, Any]) -> dict[str, Any]:
         del data["ir_depth"]
     if data["lane"] is None:
         del data["lane"]
+    if not data["remainder"]:
+        del data["remainder"]
     if data["k_loops"]:
         data["k_loops"] = [
             dict(k_loop, buffers=_space_data(k_loop["buffers"])) for k_loop in data["k_loops"]
