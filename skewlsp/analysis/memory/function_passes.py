@@ -258,7 +258,8 @@ def reuse_memory(function: CoreFunction, packings: Packings | None = None) -> Co
 
 def allocate_memory(function: CoreFunction) -> CoreFunction:
     """34 AllocateMemoryAddr: each packed loop's buffers placed, its overflows found; a
-    known scope's Vec tiles placed where MemoryReuse packed them the legacy way."""
+    known scope's Vec tiles, and a cube function's Mat tiles, placed where MemoryReuse
+    packed them the legacy way."""
     placed = []
     for found in function.memory:
         vec = found.vec
@@ -269,8 +270,23 @@ def allocate_memory(function: CoreFunction) -> CoreFunction:
         if found.tiles is not None and found.reuse is not None:
             slots = _slots(found.tiles.tiles, found.reuse)
             found = replace(found, allocation=allocate_memory_addr(slots, DEFAULT_CHIP))
+        mat = _placed_mat(found.mat)
+        if mat is not found.mat:
+            found = replace(found, mat=mat)
         placed.append(found)
     return replace(function, memory=tuple(placed))
+
+
+def _placed_mat(mat: MatMemory | None) -> MatMemory | None:
+    """A cube function's Mat tiles placed where MemoryReuse packed them the legacy way
+    (``mat`` as it is elsewhere)."""
+    packing = mat.packing if mat is not None else None
+    if mat is None or packing is None or packing.layout is None or packing.reuse is None:
+        return mat
+    if not packing.reuse.fallbacks:
+        return mat
+    slots = _slots(packing.layout.tiles, packing.reuse)
+    return replace(mat, allocation=allocate_memory_addr(slots, DEFAULT_CHIP))
 
 
 def _slots(tiles: Sequence[ReuseTile], reuse: ReuseResult) -> dict[str, list[int]]:

@@ -22,8 +22,12 @@ order with their lifetimes (:func:`.canonicalize_io_order.scope_layout`, the lay
 whole-function Vec tiles use: each clone's loads ahead of the clones' reads in a main
 loop, a tile read in a loop live to its end) and packed as MemoryReuse packs them
 (:func:`.memory_reuse.memory_reuse`); a loop whose first group keeps every stage apart
-there, with no fallback, is known. A packing that sheds depth in Mat is not told (none has
-been checked against the compiler: pypto-lib gives no PH-MR-001 in Mat), nor is a layout
+there, with no fallback, is known, and a packing that falls back to the legacy one is
+(``MatMemory.packing``, placed by 34 AllocateMemoryAddr: ``allocation``; checked against
+the compiler on random kernels and tests/fixtures/memory/models/mem_llm/accumulators.py:
+its warning, and its stop where the legacy packing overflows L1). A packing that sheds
+depth in Mat is not told (none has been checked against the compiler: pypto-lib and the
+random kernels give no PH-MR-001 in Mat), nor is a layout
 the model cannot make (a loop nested two deep in the scope, a Mat tile of one branch of an
 ``if`` read after it, a ``pl.unroll`` loop loading into Mat): the record says why.
 
@@ -53,6 +57,7 @@ from skewlsp.analysis.frontend.op_registry import CUBE_OPS, PYTHON_BUILTINS, op_
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
 from skewlsp.analysis.lower_pipeline.loop_facts import MatLoad, ScopeMat, SlotLoad
 from skewlsp.analysis.lower_pipeline.slot_loads import UsesOf, calls_of, statement_loads_each
+from skewlsp.analysis.memory.allocate_memory_addr import Allocation
 from skewlsp.analysis.memory.canonicalize_io_order import (
     LoopLowering,
     ScopeLayout,
@@ -99,6 +104,10 @@ class MatMemory:
     slot: int = 0
     fits: bool = False
     why: str | None = None
+    # where the total does not fit: MemoryReuse's packing of the tiles laid out (its
+    # legacy fallback, if it falls back) and 34 AllocateMemoryAddr's placement of it
+    packing: MatPacking | None = None
+    allocation: Allocation | None = None
 
 
 class _NotModelled(Exception):
@@ -409,7 +418,8 @@ def mat_memory(
     slot = chip.align(max(sizes))
     if packing.total <= chip.capacity("Mat"):
         return MatMemory(packing.total, slot, True)
-    return MatMemory(packing.total, slot, _packed_full(scope, packing, loop), packing.unlaid)
+    full = _packed_full(scope, packing, loop)
+    return MatMemory(packing.total, slot, full, packing.unlaid, packing)
 
 
 def _packed_full(scope: ScopeMat, packing: MatPacking, loop: Span) -> bool:

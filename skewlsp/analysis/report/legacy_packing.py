@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
+from skewlsp.analysis.memory.allocate_memory_addr import Allocation
 from skewlsp.analysis.memory.canonicalize_io_order import ScopeLayout
 from skewlsp.analysis.memory.core_function import LoopMemory
 from skewlsp.analysis.memory.memory_reuse import LegacyFallback, ReuseResult
@@ -22,16 +23,33 @@ LEGACY_OVERFLOW = "the function's tiles, packed the legacy way, overflow"
 CO_RESIDENTS = 4  # the tiles a finding names of those taking a space, largest first
 
 
+# The whole function's tiles of a space, every one known: their layout, MemoryReuse's
+# packing of them, AllocateMemoryAddr's placement where it fell back, the ring's bytes.
+_Whole = tuple[ScopeLayout, ReuseResult, Allocation | None, int]
+
+
+def _whole_packing(memory: LoopMemory, space: str) -> _Whole | None:
+    """The whole function's packing of ``space`` where every tile there is known: Vec's
+    (the scope's tiles), or Mat's of a cube function whose Mat tiles do not fit apart."""
+    vec, mat = memory.vec, memory.mat
+    if vec is not None and vec.space == space and vec.layout is not None and vec.reuse:
+        return vec.layout, vec.reuse, vec.allocation, reserved(vec.scope).get(space, 0)
+    packing = mat.packing if mat is not None and space == "Mat" else None
+    if packing is not None and packing.layout is not None and packing.reuse is not None:
+        return packing.layout, packing.reuse, mat.allocation if mat else None, 0
+    return None
+
+
 def certain_fallback(memory: LoopMemory, space: str) -> tuple[LegacyFallback | None, str]:
     """MemoryReuse's legacy fallback in ``space`` where it is certain, and what makes it
     so: the loop's loads alone fit at no depth (the whole function cannot either), or
     the whole function's tiles there, every one known, do not."""
     alone = memory.reuse.fallbacks if memory.reuse is not None else ()
     found = next((f for f in alone if f.space == space), None)
-    vec = memory.vec
+    packed = _whole_packing(memory, space)
     whole = None
-    if vec is not None and vec.space == space and vec.reuse is not None and vec.layout is not None:
-        whole = next((f for f in vec.reuse.fallbacks if f.space == space), None)
+    if packed is not None:
+        whole = next((f for f in packed[1].fallbacks if f.space == space), None)
     if found is not None:
         if whole is not None:
             # Whether MemoryReuse warns is the whole function's legacy packing's: one of
@@ -45,6 +63,8 @@ def certain_fallback(memory: LoopMemory, space: str) -> tuple[LegacyFallback | N
 def group_slot(memory: LoopMemory, space: str) -> int | None:
     """The slot of the loop's first stage group in ``space`` among the whole function's
     tiles there (its largest member, aligned), where every one is known."""
+    if space == "Mat" and memory.mat is not None and memory.mat.slot:
+        return memory.mat.slot
     vec = memory.vec
     if vec is None or vec.space != space or vec.layout is None or not vec.groups:
         return None
@@ -57,22 +77,23 @@ def legacy_overflow(memory: LoopMemory, space: str, on: str) -> tuple[int, str] 
     """The bytes AllocateMemoryAddr finds used and SKW081's message, where the function's
     tiles in ``space``, every one known and packed the legacy way, overflow it (its
     placement of them); None where they fit or are not known."""
-    vec = memory.vec
-    if vec is None or vec.space != space or vec.allocation is None:
+    packed = _whole_packing(memory, space)
+    if packed is None:
         return None
-    overflow = next((o for o in vec.allocation.overflows if o.space == space), None)
-    if vec.layout is None or vec.reuse is None or overflow is None:
+    layout, reuse, allocation, ring = packed
+    overflows = allocation.overflows if allocation is not None else ()
+    overflow = next((o for o in overflows if o.space == space), None)
+    if overflow is None:
         return None
-    count = len(vec.reuse.buffers.get(space, ()))
+    count = len(reuse.buffers.get(space, ()))
     buffers = (
         "its buffer (named by its largest tile: "
         if count == 1
         else (f"its {count} buffers (each named by its largest tile: ")
     )
-    ring = reserved(vec.scope).get(space, 0)
     above = f", above the {ring} B the cube -> vector ring reserves," if ring else ""
     return overflow.used, (
-        f"{LEGACY_OVERFLOW} {space}{on}: {buffers}{taking(vec.layout, vec.reuse, space)})"
+        f"{LEGACY_OVERFLOW} {space}{on}: {buffers}{taking(layout, reuse, space)})"
         f"{above} {'needs' if count == 1 else 'need'} {overflow.used} B of its "
         f"{overflow.limit} B; AllocateMemoryAddr "
         f'stops the compile ("{overflow.message}")'

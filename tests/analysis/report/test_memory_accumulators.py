@@ -110,3 +110,22 @@ def test_the_copies_after_the_main_loop_get_their_own_record_where_fewer_are_kep
         "keeps only 1 of the 2 remainder copies' buffers apart in Vec"
         in (tail["message"])
     )
+
+
+def test_two_weights_a_stage_at_four_stages_overflow_l1_and_stop_the_compile(run: Run) -> None:
+    # accumulators.py:127: a [16, 128] activation and, per stage, two [128, 256] FP16
+    # weights (64 KB each), all loaded ahead of the clones' matmuls: 9 tiles live at once.
+    # The compiler: "capacity-gated reuse could not fit memory space Mat at any
+    # double-buffering depth; fell back to the legacy packing (which also overflows", then
+    # "Mat buffer usage (528384 bytes) exceeds platform limit (524288 bytes)".
+    loop, found = at(lint(run, "accumulators.py"), 127)
+    by_code = {item["code"]: item for item in found if "Mat" in item["message"]}
+    error, warning = by_code["SKW081"], by_code["SKW082"]
+    assert "overflow Mat on the AIC core: its 9 buffers" in error["message"]
+    assert error["message"].endswith(
+        '("Mat buffer usage (528384 bytes) exceeds platform limit (524288 bytes)")'
+    )
+    assert "(which also overflows" in warning["message"]
+    reason = "the function's tiles, packed the legacy way, overflow"
+    mat = [m for m in loop["cores"][0]["memory"] if m["space"] == "Mat"]
+    assert mat == [buffers("Mat", 65536, 4, None, "overflow", reason)]
