@@ -444,7 +444,8 @@ class Predictions:
     the legacy-packing warnings, those an SKW082 predicts (same entry, same space),
     every SKW08x with no such counterpart (a false positive), and the SKW08x findings in
     files the compiler could not load or (SKW080) at loops no entry it compiled holds (not
-    compared)."""
+    compared); ``masked``: the SKW081 of a space in an entry AllocateMemoryAddr stopped at
+    another space first (it raises at the first space over its limit: not compared)."""
 
     hints: int
     predicted: int
@@ -455,10 +456,13 @@ class Predictions:
     fallbacks: int = 0  # the legacy-packing warnings
     predicted_fallbacks: int = 0
     missed: tuple[str, ...] = ()  # each hint, stop and warning no finding predicts
+    masked: int = 0  # overflows claimed behind the compile's stop at another space
 
     def line(self) -> str:
         """The harness' summary line."""
         unchecked = f"; {self.unchecked} at loops not compiled" if self.unchecked else ""
+        if self.masked:
+            unchecked += f"; {self.masked} overflows behind another space's stop"
         return (
             f"memory: {self.hints} hints, {self.predicted} predicted, {len(self.wrong)} "
             f"predicted wrongly; {self.overflows} overflows, {self.predicted_overflows} "
@@ -519,7 +523,7 @@ def memory_predictions(
     stopped: set[int] = set()
     fell: set[int] = set()  # the legacy-packing warnings an SKW082 predicts
     wrong = []
-    unchecked = 0
+    unchecked = masked = 0
     for item in findings:
         if item["code"] not in CODE_CAUSE:
             continue
@@ -551,6 +555,9 @@ def memory_predictions(
                     and f"{claim['space']} buffer usage" in e["error"]
                 ]
                 stopped.update(hits)
+                if not hits and _stopped_first(report["errors"], item):
+                    masked += 1
+                    continue
             else:
                 hits = [
                     n
@@ -581,5 +588,16 @@ def memory_predictions(
         if n not in fell
     ]
     return Predictions(
-        *counts, tuple(wrong), unchecked, len(report["fallbacks"]), len(fell), tuple(missed)
+        *counts, tuple(wrong), unchecked, len(report["fallbacks"]), len(fell), tuple(missed),
+        masked,
+    )  # fmt: skip
+
+
+def _stopped_first(errors: list[Mapping[str, Any]], item: Mapping[str, Any]) -> bool:
+    """Whether AllocateMemoryAddr stopped the entry of ``item``'s loop at some space's
+    overflow (then a later space's is never placed, nor said)."""
+    entries = _entries(item)
+    return any(
+        e["file"] == item["filename"] and e["entry"] in entries and "buffer usage" in e["error"]
+        for e in errors
     )

@@ -272,6 +272,19 @@ def test_an_overflow_claimed_in_another_entry_of_the_file_is_wrong():
     assert [w.rsplit("/", 1)[-1] for w in found.wrong] == ["vector.py:16: SKW081 Vec has no counterpart"]
 
 
+def test_an_overflow_of_a_space_the_stopped_compile_never_placed_is_not_compared():
+    # four_stages_of_wide_rows stopped at Vec's overflow: AllocateMemoryAddr raises at the
+    # first space over its limit, so a Mat overflow claimed in that entry is neither
+    # confirmed nor refuted; claimed in an entry that compiled, it is wrong.
+    report = memory_report(probed(), sorted(MEM_LLM.glob("*.py")))
+    behind = finding("SKW081", "vector.py", 25, "Mat", 4, None, "four_stages_of_wide_rows")
+    elsewhere = finding("SKW081", "vector.py", 16, "Mat", 2, None, "two_stages_fit")
+    found = memory_predictions([behind, elsewhere], report)
+    assert (found.masked, found.predicted_overflows) == (1, 0)
+    assert [w.rsplit("/", 1)[-1] for w in found.wrong] == ["vector.py:16: SKW081 Mat has no counterpart"]
+    assert found.line().endswith("; 1 overflows behind another space's stop")
+
+
 def test_a_space_pressure_claim_in_right_predicts_the_compilers_hint_there():
     # cube.py:45: the compiler hints 1 of 2 in Right, space-pressure (its K loop's
     # slices and the loop's stages share L0B).
