@@ -7,7 +7,9 @@ from a seed: vector loops (loads of every float type, widened, combined with til
 before the loop, sometimes a second loop beside them), cube loops (K loops or whole
 matmuls, one or two per stage, FP16, BF16 and INT8) and mixed loops (a matmul whose
 result the vector core reads), with rows, columns and ``stage=`` around the capacities
-of Vec, Mat, Left, Right and Acc. Then ``compiler_check.py`` compiles and compares them::
+of Vec, Mat, Left, Right and Acc (``--family skewed``: loops the cube and the vector
+exchange tiles in both ways, which the skew pass rewrites). Then ``compiler_check.py``
+compiles and compares them::
 
     python benchmarks/random_kernels.py /tmp/random/models/rk --seed 2
     python benchmarks/compiler_check.py --python <pypto venv>/bin/python /tmp/random/models/rk
@@ -122,11 +124,43 @@ def mixed_kernel(rng: random.Random, name: str) -> str:
     return _kernel(name, params, body, "out")
 
 
-def write_kernels(folder: Path, seed: int, files: int, kernels: int) -> list[Path]:
-    """Write the modules (``rk<seed>_<n>.py``) into ``folder``; the paths written."""
+def skewed_kernel(rng: random.Random, name: str) -> str:
+    """A row loop the cube and the vector core exchange tiles in, both ways (scores from
+    the cube, their activation back to it): SkewCrossCorePipeline skews the cube's copy
+    and demotes the vector's."""
+    m, k, n = rng.choice([16, 32, 64]), rng.choice([64, 128]), rng.choice([64, 128, 256])
+    d, stage, steps = rng.choice([64, 128]), rng.choice([2, 3, 4]), rng.choice([4, 8])
+    made = rng.choice(["pl.exp(s)", "pl.maximum(s, 0.0)"])
+    params = [
+        f"x: pl.Tensor[[{steps} * {m}, {k}], pl.BF16]",
+        f"w: pl.Tensor[[{k}, {n}], pl.BF16]",
+        f"v: pl.Tensor[[{n}, {d}], pl.BF16]",
+        f"out: pl.Out[pl.Tensor[[{steps} * {m}, {d}], pl.FP32]]",
+    ]
+    body = [
+        f"        for i in pl.pipeline({steps}, stage={stage}):",
+        f"            xi = x[i * {m} : i * {m} + {m}, :]",
+        "            s = pl.matmul(xi, w, out_dtype=pl.FP32)",
+        f'            p = pl.cast({made}, target_type=pl.BF16, mode="rint")',
+        f"            out[i * {m} : i * {m} + {m}, :] = pl.matmul(p, v, out_dtype=pl.FP32)",
+    ]
+    return _kernel(name, params, body, "out")
+
+
+FAMILIES = {
+    "memory": (vector_kernel, vector_kernel, cube_kernel, mixed_kernel),
+    "skewed": (skewed_kernel,),
+}
+
+
+def write_kernels(
+    folder: Path, seed: int, files: int, kernels: int, family: str = "memory"
+) -> list[Path]:
+    """Write the modules (``rk<seed>_<n>.py``) into ``folder``; the paths written
+    (``family``: which kernels, :data:`FAMILIES`)."""
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
-    makers = (vector_kernel, vector_kernel, cube_kernel, mixed_kernel)
+    makers = FAMILIES[family]
     written = []
     number = 0
     for file in range(files):
@@ -146,8 +180,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--files", type=int, default=8)
     parser.add_argument("--kernels", type=int, default=6, help="kernels per module (6)")
+    parser.add_argument(
+        "--family", choices=sorted(FAMILIES), default="memory",
+        help="memory: vector, cube and mixed loops around the capacities (default); "
+        "skewed: loops the cube and the vector exchange tiles in, both ways",
+    )  # fmt: skip
     args = parser.parse_args(argv)
-    written = write_kernels(args.folder, args.seed, args.files, args.kernels)
+    written = write_kernels(args.folder, args.seed, args.files, args.kernels, args.family)
     print(f"{len(written)} modules, {len(written) * args.kernels} kernels in {args.folder}")
     return 0
 

@@ -52,3 +52,11 @@ def test_the_linter_decides_every_loop_and_finds_memory_at_the_capacities(
     assert [i for i in items if i["code"] in ("SKW050", "SKW900", "SKW902")] == []
     codes = {i["code"] for i in items if i["kind"] == "hint"}
     assert {"SKW080", "SKW081"} <= codes
+
+
+def test_the_skewed_family_writes_loops_the_skew_pass_rewrites(run: Run, tmp_path: Path) -> None:
+    write_kernels(tmp_path / "models" / "rk", seed=1, files=1, kernels=4, family="skewed")
+    result = run("--output-format", "json", "--exit-zero", "--no-cache", "--select", "ALL",
+                 str(tmp_path / "models"))  # fmt: skip
+    loops = [i for i in json.loads(result.out) if i["kind"] == "loop"]
+    assert [i["verdict"] for i in loops] == ["skewed"] * 4
