@@ -259,16 +259,6 @@ def _matrix(load: SlotLoad, transposed: bool) -> tuple[int, int] | None:
     return (extents[-1], rows) if transposed else (rows, extents[-1])
 
 
-def accumulator_dtype(tiling: L0Tiling) -> str:
-    """The element type of a tiled matmul's accumulator in Acc (L0C)."""
-    return _accumulator(tiling.site, tiling.dtypes[0])
-
-
-def _accumulator(site: MatmulSite, lhs: str) -> str:
-    """``out_dtype``, else the operands' default: INT32 for 8-bit operands, else FP32."""
-    return site.out_dtype or ("INT32" if DTYPE_BYTES[lhs] == 1 else "FP32")
-
-
 def _tiling(
     site: MatmulSite, lhs: SlotLoad | None, rhs: SlotLoad | None, chip: Chip
 ) -> L0Tiling | str:
@@ -287,7 +277,7 @@ def _tiling(
     dtypes = (lhs.dtype, rhs.dtype)
     if k != k_right:
         return f"the operands of `{site.op}` do not agree on K"
-    acc = _accumulator(site, lhs.dtype)
+    acc = site.accumulator_dtype(DTYPE_BYTES[lhs.dtype])
     if k % L0_FRACTAL or min(m, n, k) < L0_FRACTAL or acc not in ("INT32", "FP32"):
         return L0Tiling(site, whole, whole, dtypes)  # PH-AT-007 / the chooser's own refusal
     config = chip.l0_tile_config(

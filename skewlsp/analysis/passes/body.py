@@ -233,6 +233,11 @@ class MatmulSite:
     out_dtype: str | None = None
     transposed: tuple[bool, bool] = (False, False)
 
+    def accumulator_dtype(self, operand_bytes: int) -> str:
+        """The accumulator's element type: ``out_dtype``, else the operands' default
+        (INT32 for 8-bit operands, else FP32; ``operand_bytes``: the left operand's)."""
+        return self.out_dtype or ("INT32" if operand_bytes == 1 else "FP32")
+
 
 @dataclass(frozen=True)
 class SiteBlock:

@@ -22,14 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
+from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, DTYPE_BYTES
 from skewlsp.analysis.memory.init_memref import allocation_bytes
 from skewlsp.analysis.memory.l0_tiles import (
     L0_SPACES,
     L0Group,
     L0Memory,
     L0Tiles,
-    accumulator_dtype,
     l0_tiles,
     restaged,
 )
@@ -193,11 +192,11 @@ def acc_space(
     stages, tail = asked
     if max(stages, tail) < 2 or not tilings or any(t.site.op != "matmul" for t in tilings):
         return [], []
-    sizes = [
-        allocation_bytes((t.whole[0], t.whole[1]), accumulator_dtype(t), "Acc")
-        for t in tilings
-        if t.k_trip > 1
-    ]
+    sizes = []
+    for t in tilings:
+        if t.k_trip > 1:  # (a K loop: its accumulator is the clone's)
+            acc = t.site.accumulator_dtype(DTYPE_BYTES[t.dtypes[0]])
+            sizes.append(allocation_bytes((t.whole[0], t.whole[1]), acc, "Acc"))
     if not sizes:
         return [], []
     if any(size is None for size in sizes):

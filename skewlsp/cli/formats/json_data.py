@@ -17,7 +17,6 @@ from skewlsp.contract import (
     CoreResult,
     FifoHazard,
     FifoMessage,
-    HelperLoop,
     Instance,
     LoopReport,
     Lowering,
@@ -65,19 +64,8 @@ def instance_data(instance: Instance | None) -> dict[str, Any] | None:
         "caller": instance.caller or None,
         "call": span_data(instance.call),
         "call_path": instance.call_path,
-        "helper_loop": helper_loop_data(instance.helper_loop),
-    }
-
-
-def helper_loop_data(loop: HelperLoop | None) -> dict[str, Any] | None:
-    """The imported helper's loop a copy reported at its call is (``null`` elsewhere)."""
-    if loop is None:
-        return None
-    return {
-        "name": loop.name,
-        "module": loop.module,
-        "line": loop.line,
-        "sized_by_caller": loop.sized_by_caller,
+        # (the imported helper's loop a copy reported at its call is; ``null`` elsewhere)
+        "helper_loop": plain_data(instance.helper_loop) if instance.helper_loop else None,
     }
 
 
