@@ -179,10 +179,12 @@ def stated_depths(findings: Iterable[Mapping[str, Any]]) -> list[Stated]:
 def stated_entries(findings: Iterable[Mapping[str, Any]]) -> dict[Stated, set[str]]:
     """The distinct known records of skewlint's loop findings, each with the functions
     its copies are compiled in (:func:`memory_records`); a remainder's record is not
-    among them (it is made only with its PH-MR-001, which the memory line compares)."""
+    among them (it is made only with its PH-MR-001, which the memory line compares), nor
+    a copy's that asks for no stages (the vector copy a skew demotes: its fallback and
+    overflow are the memory line's)."""
     found: dict[Stated, set[str]] = {}
     for loop, core, rec in memory_records(findings):
-        if rec.get("known") and not rec.get("remainder"):
+        if rec.get("known") and not rec.get("remainder") and rec["requested"]:
             said = Stated(
                 loop,
                 core,

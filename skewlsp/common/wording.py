@@ -53,6 +53,8 @@ def _space_text(found: SpaceBuffers) -> str:
     if found.remainder:
         label = f"{label} (remainder)"
     asked = f"{found.stage_bytes} B per stage"
+    if not found.requested and found.cause in ("overflow", "legacy"):
+        return _unstaged_text(label, found)
     if not found.stage_bytes:  # (a slot not known: the reason says why)
         return f"{label}: {found.requested} buffers per stage asked: {found.reason}"
     if found.cause == "overflow":
@@ -83,6 +85,18 @@ def _space_text(found: SpaceBuffers) -> str:
         )
     why = f": {found.reason}" if found.reason else ""
     return f"{label}: {found.requested} buffers per load asked ({asked}){why}"
+
+
+def _unstaged_text(label: str, found: SpaceBuffers) -> str:
+    """A copy that asks for no stage buffers (the vector copy a skew demotes runs as a
+    sequential loop), whose function's tiles MemoryReuse fits at no depth."""
+    if found.cause == "overflow":
+        what = found.reason or "the function's tiles overflow"
+        return f"{label}: no stage buffers of its own; {what} it: the compile stops"
+    return (
+        f"{label}: no stage buffers of its own; MemoryReuse fits the function's tiles at "
+        "no depth and falls back to its legacy packing"
+    )
 
 
 def _ir_depth(found: SpaceBuffers) -> str:

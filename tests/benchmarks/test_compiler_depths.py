@@ -138,6 +138,17 @@ def test_a_remainder_s_record_is_left_to_the_memory_line_not_compared_as_a_depth
     assert [(c.stated.requested, c.status) for c in found.checks] == [(3, "agree")]
 
 
+def test_a_copy_that_asks_for_no_stages_is_left_to_the_memory_line():
+    # The vector copy a skew demotes runs as a sequential loop: its record says only that
+    # its function overflows Vec (SKW081 and SKW082, compared as the compiler's stop and
+    # warning), and no group of the compiler's is its.
+    demoted = {**space("Vec", 0, None, 0), "cause": "overflow"}
+    compiled = [group("Right", 2, 32768, hint=(2, 1), seen=1, core="aic", number=0)]
+    cores = [("aic", [space("Right", 2, 1, 32768)]), ("aiv", [demoted])]
+    found = compare_depths([finding(*cores)], compiled)
+    assert [(c.stated.space, c.status) for c in found.checks] == [("Right", "agree")]
+
+
 def test_every_function_holding_the_loop_must_keep_the_stated_depth():
     compiled = [
         group("Vec", 2, 16384, function="lane_a"),

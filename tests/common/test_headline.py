@@ -100,3 +100,22 @@ def test_a_remainder_s_memory_finding_says_it_is_about_the_copies_after_the_main
         "PH-MR-001: only 1 of 2 remainder copies' buffers fit in Right (space-pressure)"
     )
     assert buffers_text(after).startswith("Right (remainder): ")
+
+
+def test_a_copy_that_asks_for_no_stages_says_so_beside_its_function_s_fallback_or_stop():
+    # tests/fixtures/memory/models/mem_llm/skewed_scores.py:26: the vector copy the skew
+    # demotes runs as a sequential loop in a function whose Vec tiles overflow.
+    from skewlsp.common.wording import buffers_text
+    from skewlsp.contract import SpaceBuffers
+
+    reason = "the function's tiles, packed the legacy way, overflow"
+    stop = SpaceBuffers("Vec", 0, 0, None, "overflow", True, reason)
+    assert buffers_text(stop) == (
+        "Vec: no stage buffers of its own; the function's tiles, packed the legacy way, "
+        "overflow it: the compile stops"
+    )
+    legacy = SpaceBuffers("Vec", 0, 0, None, "legacy", True)
+    assert buffers_text(legacy) == (
+        "Vec: no stage buffers of its own; MemoryReuse fits the function's tiles at no "
+        "depth and falls back to its legacy packing"
+    )

@@ -133,13 +133,6 @@ class LoopLoads:
             slot_loads, loop, inputs, asked,
             lambda: slot_loads(loop, around.tensors, fold, self._uses(body, around.tensors)),
         )  # fmt: skip
-        if not lowered and facts.skew is not None:
-            # a skewed cube copy's matmuls read the body's loads in every clone
-            opened = around.opened_by
-            scope_of = (opened, fold) if opened is not None else None
-            made = computed_loads(loop, matmuls, loads, scope_of, around.tensors)
-            skew = replace(facts.skew, computed=made)
-            return replace(facts, slot_loads=loads, slot_scope=around.scope, skew=skew)
         # 10 ConvertTensorToTileOps' Vec tiles of the whole scope, folded as this loop's
         # extents are (a helper's copies at two calls fold them apart)
         # (a function's own body is a scope only when the function is an InCore one)
@@ -151,6 +144,21 @@ class LoopLoads:
         )  # fmt: skip
         span = span_of(loop)
         at = next((n for n, found in enumerate(tiles.loops) if found.span == span), -1)
+        if not lowered and facts.skew is not None:
+            # a skewed cube copy's matmuls read the body's loads in every clone; the
+            # vector copy the skew demotes runs in the scope's tiles as written
+            opened = around.opened_by
+            scope_of = (opened, fold) if opened is not None else None
+            made = computed_loads(loop, matmuls, loads, scope_of, around.tensors)
+            skew = replace(facts.skew, computed=made)
+            return replace(
+                facts,
+                slot_loads=loads,
+                slot_scope=around.scope,
+                skew=skew,
+                scope_tiles=tiles,
+                scope_loop=at,
+            )
         operands = mat = None
         if matmuls.sites:  # (15's operands, for the L0 tiles; the scope's Mat loads)
             operands = body_operands(

@@ -201,7 +201,9 @@ def _mat_memory(function: CoreFunction) -> list[MatMemory | None]:
 
 def _lowerings(function: CoreFunction, scope: ScopeTiles) -> list[LoopLowering | str]:
     """Each loop of ``scope`` as the layout reads it: a pipeline loop as this core's
-    lowering left it (a string: why not known), a sequential loop as written."""
+    lowering left it (a string: why not known), a sequential loop as written, and so
+    the copy of a skewed loop the skew demotes on this core (a ``pl.range``: the
+    vector copy of a loop whose cube half runs ahead)."""
     found: list[LoopLowering | str] = []
     for number, at in enumerate(scope.loops):
         if not at.pipeline:
@@ -215,6 +217,9 @@ def _lowerings(function: CoreFunction, scope: ScopeTiles) -> list[LoopLowering |
             ),
             None,
         )
+        if loop is not None and loop.verdict == "demoted" and loop.facts.skew is not None:
+            found.append(LoopLowering(()))
+            continue
         nested_here = scope.enclosing_loop(number) >= 0
         found.append(lowering_of(loop.lowering if loop is not None else None, nested_here))
     return found

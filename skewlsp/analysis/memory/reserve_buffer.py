@@ -7,9 +7,11 @@ ExpandMixedKernel builds the ring of a mixed function (``BuildAutomaticPipeSetup
 ``src/ir/transforms/utils/cross_core_pipe.cpp``): each direction's buffer is reserved on
 its consumer, the cube -> vector one in the vector core's Vec, ``slot_num`` slots of the
 largest tile crossing (``slot_num=`` of the scope, else ``kDefaultAutoPipeSlotNum``, 2).
-skewlsp sees the cube -> vector direction only (a vector tile the cube reads leaves the
-scope not known, :mod:`skewlsp.analysis.passes.op_conversion`), so the slot is the
-largest tile the vector pops, and the cube core keeps nothing in Mat.
+Both directions share one slot size, the largest tile crossing either way
+(``GetCommonSlotSizeBytes``): the tiles the vector pops and those it pushes
+(:mod:`skewlsp.analysis.passes.op_conversion`). The cube's reserve in Mat for the
+vector -> cube direction is not modelled (a scope whose cube reads a vector tile has
+its Mat tiles not known: :mod:`.mat_tiles`).
 """
 
 from __future__ import annotations
@@ -26,4 +28,4 @@ def reserved(scope: ScopeTiles | None, chip: Chip = DEFAULT_CHIP) -> dict[str, i
     if scope is None or not scope.popped:
         return {}
     slots = scope.slot_num if scope.slot_num is not None else DEFAULT_SLOT_NUM
-    return {"Vec": chip.align(slots * max(scope.popped))}
+    return {"Vec": chip.align(slots * max(scope.popped + scope.pushed))}

@@ -1,12 +1,15 @@
 """ExpandMixedKernel's split of an InCore scope's values (``expand_mixed_kernel_pass.cpp``),
 as the Vec model (:mod:`.op_conversion`) needs it: which names only the cube's matmuls
 read, which values are data movement that goes where its readers run, and the shape of
-a value the cube makes (what the vector pops of it fills a ring slot of its bytes)."""
+a value the cube makes (what the vector pops of it fills a ring slot of its bytes), and
+the tiles crossing the cross-core ring either way (:class:`Crossings`)."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -19,7 +22,7 @@ from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
     dtype_of,
     subscript_extents,
 )
-from skewlsp.analysis.passes.op_tables import MATMUL_OPS
+from skewlsp.analysis.passes.op_tables import ELEMENT_BITS, MATMUL_OPS
 from skewlsp.analysis.passes.scope_blocks import NotModelled, static_extents
 from skewlsp.analysis.passes.scope_tile_ops import TileShape
 from skewlsp.analysis.source.walk import nodes_of
@@ -96,3 +99,36 @@ def cube_value_shape(
     rows = a.extents[1] if dsl.is_true(dsl.keyword(node, "a_trans")) else a.extents[0]
     columns = b.extents[0] if dsl.is_true(dsl.keyword(node, "b_trans")) else b.extents[1]
     return TileShape((rows, columns), dtype)
+
+
+@dataclass
+class Crossings:
+    """The tiles of a scope crossing the cross-core ring, each a slot of its bytes
+    (``TryGetTileSlotSizeBytes``): those the vector pops from the cube (``popped``,
+    ``tile.tpop_from_aic``) and those it pushes to the cube's matmuls (``pushed``, by
+    name, and their bytes: ``tile.tpush_to_aic``). The ring's slot is the largest tile
+    crossing either way (``GetCommonSlotSizeBytes``)."""
+
+    popped: list[int] = field(default_factory=list)
+    pushed: dict[str, TileShape] = field(default_factory=dict)
+    pushed_bytes: list[int] = field(default_factory=list)
+
+    def pop(self, shape: TileShape | None) -> TileShape:
+        """A tile of ``shape`` popped (its shape, now known to be)."""
+        if shape is None:
+            raise NotModelled("a tile popped from the cube whose shape is not known")
+        self.popped.append(_slot_bytes(shape, "a tile popped from the cube"))
+        return shape
+
+    def push(self, name: str, shape: TileShape) -> None:
+        if name in self.pushed:
+            raise NotModelled(f"the vector tile `{name}` two matmuls read")
+        self.pushed[name] = shape
+        self.pushed_bytes.append(_slot_bytes(shape, "a tile pushed to the cube"))
+
+
+def _slot_bytes(shape: TileShape, what: str) -> int:
+    bits = ELEMENT_BITS.get(shape.dtype)
+    if bits is None:
+        raise NotModelled(f"{what} whose shape is not known")
+    return (math.prod(shape.extents) * bits + 7) // 8

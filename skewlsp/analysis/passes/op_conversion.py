@@ -39,13 +39,16 @@ Vec tile. The vector core pops the matmul's result from the cube -> vector ring 
 vector op first reads it: the popped tile lives in the ring's slot, which InitMemRef
 gives no buffer (``init_memref.cpp``), so it makes no tile either; its bytes are the
 slot's (``ScopeTiles.popped``, ``cross_core_pipe.cpp``'s ``TryGetTileSlotSizeBytes``).
-A result the cube stores itself is never popped.
+A result the cube stores itself is never popped. A vector tile a matmul reads goes the
+other way: the vector pushes it to the cube (``tile.tpush_to_aic``), which reads it in
+its Vec buffer, and its bytes are a slot of the ring too (``ScopeTiles.pushed``: the
+ring's slot is the largest tile crossing either way).
 
 The scope's loops and ``if`` statements are walked as :mod:`.scope_blocks` says: an
 ``if`` Simplify proves is the branch that runs; any other keeps its branches as blocks of
 their own, whose tiles are not read after the ``if``.
 
-Anything else (another op, a matmul of a vector tile or with no ``out_dtype``, a view
+Anything else (another op, a matmul with no ``out_dtype``, a view
 of a popped tile, a tile an ``if`` makes a phi of, a shape not
 static, a cast the Ascend910B has no single instruction for, which LegalizeTileCast
 makes a chain) leaves the scope not known, with the reason: the memory passes then keep
@@ -76,10 +79,9 @@ from skewlsp.analysis.passes.convert_tensor_to_tile_ops import (
     subscript_extents,
     window_extents,
 )
-from skewlsp.analysis.passes.cube_side import cube_only, cube_value_shape, moved
+from skewlsp.analysis.passes.cube_side import Crossings, cube_only, cube_value_shape, moved
 from skewlsp.analysis.passes.op_tables import (
     CAST_BITS,
-    ELEMENT_BITS,
     ELEMENTWISE_OPS,
     EXPAND_OPS,
     MASK_PATTERN_STRIDES,
@@ -107,7 +109,7 @@ class _Convert(ScopeBlocks):
     temps: int = 0
     cube_only: frozenset[str] = frozenset()  # names only matmuls read
     cube: dict[str, TileShape | None] = field(default_factory=dict)  # the cube's values
-    popped: list[int] = field(default_factory=list)  # the ring's slots, in bytes
+    ring: Crossings = field(default_factory=Crossings)  # the tiles crossing either way
 
     def is_tile(self, name: str) -> bool:
         return name in self.shapes or name in self.cube
@@ -128,6 +130,7 @@ class _Convert(ScopeBlocks):
         if not isinstance(target, cst.Name):
             raise NotModelled("an assignment to several names")
         self.cube.pop(target.value, None)
+        self.ring.pushed.pop(target.value, None)
         if target.value in self.cube_only and moved(value):
             self.cube[target.value] = self._cube_value(value)
             self.shapes.pop(target.value, None)
@@ -189,6 +192,9 @@ class _Convert(ScopeBlocks):
     def _store(self, value: cst.BaseExpression, what: str) -> None:
         if isinstance(value, cst.Name) and value.value in self.cube:
             return  # (the cube writes its own value out)
+        if type(value) is cst.Call and op_leaf(value) == "matmul":
+            self._cube_value(value)  # (a matmul's result stored: the cube stores it)
+            return
         read = self.value(value, None)
         if read is None:
             raise NotModelled(f"{what} of no tile")
@@ -513,17 +519,22 @@ class _Convert(ScopeBlocks):
         return out
 
     def _cube_value(self, node: cst.BaseExpression) -> TileShape | None:
-        return cube_value_shape(node, self.cube, self.shapes, self.tensors, self.fold)
+        if type(node) is cst.Call and op_leaf(node) == "matmul":
+            for arg in dsl.positional(node)[:2]:
+                read = arg.value.value if type(arg.value) is cst.Name else None
+                if read is not None and read in self.shapes and read not in self.cube:
+                    # a vector tile a matmul reads: pushed to the cube, read by the push
+                    # in its Vec buffer (``tile.tpush_to_aic``)
+                    self.ring.push(read, self.shapes[read])
+                    self._emit(None, (read,), None, f"{read} (push to the cube)")
+        pushed = self.ring.pushed
+        cube = {**self.cube, **pushed} if pushed else self.cube
+        return cube_value_shape(node, cube, self.shapes, self.tensors, self.fold)
 
     def _pop(self, name: str) -> str:
         """The vector's first read of the cube's value ``name``: popped into a ring slot
         of its bytes (``tile.tpop_from_aic``: no buffer of its own)."""
-        shape = self.cube[name]
-        bits = ELEMENT_BITS.get(shape.dtype) if shape is not None else None
-        if shape is None or bits is None:
-            raise NotModelled("a tile popped from the cube whose shape is not known")
-        self.shapes[name] = shape
-        self.popped.append((math.prod(shape.extents) * bits + 7) // 8)
+        self.shapes[name] = self.ring.pop(self.cube[name])
         return name
 
     def _tile(self, node: cst.BaseExpression, op: str | None) -> str:
@@ -553,7 +564,12 @@ def scope_tiles(
         walk.block(statements)
     except NotModelled as reason:
         return ScopeTiles(unknown=str(reason))
-    return ScopeTiles(tuple(walk.ops), tuple(walk.loops), popped=tuple(walk.popped))
+    return ScopeTiles(
+        tuple(walk.ops),
+        tuple(walk.loops),
+        popped=tuple(walk.ring.popped),
+        pushed=tuple(walk.ring.pushed_bytes),
+    )
 
 
 def scope_tiles_at(

@@ -63,13 +63,16 @@ class ScopeTiles:
     """An InCore scope's Vec tile statements in program order (a loop's body's together,
     marked with their loop), its loops, or why they are not known (``unknown``).
     ``popped``: the bytes of each tile the vector pops from the cube (the cross-core
-    ring's slots); ``slot_num``: the ring's depth the scope asks for
-    (``slot_num=`` of ``pl.split`` or ``pl.cross_core_slot``; None: not written)."""
+    ring's slots); ``pushed``: those of each tile it pushes to the cube (a matmul reads
+    it: the ring's other direction, whose slots are as large); ``slot_num``: the ring's
+    depth the scope asks for (``slot_num=`` of ``pl.split`` or ``pl.cross_core_slot``;
+    None: not written)."""
 
     ops: tuple[TileOp, ...] = ()
     loops: tuple[ScopeLoop, ...] = ()
     unknown: str | None = None
     popped: tuple[int, ...] = ()
+    pushed: tuple[int, ...] = ()
     slot_num: int | None = None
     halved: bool = False  # a split mode: SplitVectorKernel halves each vector tile
 

@@ -17,6 +17,7 @@ from skewlsp.analysis.memory.canonicalize_io_order import ScopeLayout
 from skewlsp.analysis.memory.core_function import LoopMemory
 from skewlsp.analysis.memory.memory_reuse import LegacyFallback, ReuseResult
 from skewlsp.analysis.memory.reserve_buffer import reserved
+from skewlsp.contract import LEGACY_FALLBACK, MEMORY_OVERFLOW, Finding, SpaceBuffers, Span
 
 # An overflow record's reason where not the loads alone overflow the space (SKW081).
 LEGACY_OVERFLOW = "the function's tiles, packed the legacy way, overflow"
@@ -98,6 +99,35 @@ def legacy_overflow(memory: LoopMemory, space: str, on: str) -> tuple[int, str] 
         f"{overflow.limit} B; AllocateMemoryAddr "
         f'stops the compile ("{overflow.message}")'
     )
+
+
+def unstaged_copy(
+    memory: LoopMemory, where: Span, on: str
+) -> tuple[list[SpaceBuffers], list[Finding]]:
+    """A loop copy with no stage group among the whole function's tiles of its space
+    (the vector copy a skew demotes to a sequential loop): it asks for no buffers of its
+    own, but its function is packed and placed as every function is. MemoryReuse's
+    legacy fallback (SKW082) and AllocateMemoryAddr's stop (SKW081), where the whole
+    function's tiles, every one known, make them certain; a record with no stages
+    (``requested`` 0) says which. Nothing where they fit."""
+    vec = memory.vec
+    if vec is None or vec.layout is None or vec.reuse is None:
+        return [], []
+    space = vec.space
+    fallback, basis = certain_fallback(memory, space)
+    if fallback is None:
+        return [], []
+    legacy = SpaceBuffers(space, 0, 0, None, "legacy", True)
+    findings = []
+    if fallback.warned:
+        words = legacy_words(fallback, basis, on)
+        findings.append(Finding(LEGACY_FALLBACK, words, where, buffers=legacy))
+    overflow = legacy_overflow(memory, space, on)
+    if overflow is None:
+        return [legacy], findings
+    record = SpaceBuffers(space, 0, 0, None, "overflow", True, LEGACY_OVERFLOW)
+    findings.append(Finding(MEMORY_OVERFLOW, overflow[1], where, buffers=record))
+    return [record], findings
 
 
 def taking(layout: ScopeLayout, reuse: ReuseResult, space: str) -> str:

@@ -46,6 +46,7 @@ from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP
 from skewlsp.analysis.lower_pipeline.lowering import Lowered, copy_lowerings
 from skewlsp.analysis.memory.allocate_memory_addr import SpaceOverflow, allocate_memory_addr
 from skewlsp.analysis.memory.canonicalize_io_order import (
+    LoopLowering,
     ReplicatedLoop,
     ScopeLayout,
     function_tiles,
@@ -68,6 +69,7 @@ from skewlsp.analysis.report.legacy_packing import (
     group_slot,
     legacy_overflow,
     legacy_words,
+    unstaged_copy,
 )
 from skewlsp.contract import (
     DEPTH_REDUCED,
@@ -118,7 +120,12 @@ def memory_said(
     lowerings = copy_lowerings(report, lowered)
     if not any(
         memory is not None
-        and (memory.tiles is not None or memory.l0 is not None or _laid_out(memory.vec))
+        and (
+            memory.tiles is not None
+            or memory.l0 is not None
+            or _laid_out(memory.vec)
+            or _runs_as_written(memory.vec)
+        )
         for memory in found
     ):
         return MemorySaid(
@@ -221,6 +228,10 @@ def _spaces(
         # (no load of the loop's own lands there, or the loop is not modelled alone: a
         # loop nested in a replicated one): the whole function's tiles decide
         more, found = _whole_only(memory, where, on)
+        spaces += more
+        findings += found
+    elif _runs_as_written(vec):  # (a copy with no stages: its function's tiles decide)
+        more, found = unstaged_copy(memory, where, on)
         spaces += more
         findings += found
     return tuple(spaces), findings
@@ -335,6 +346,15 @@ def _mat_not_known(mat: MatMemory) -> str:
 def _laid_out(vec: ScopeMemory | None) -> bool:
     """Whether the whole function's tiles of the space are laid out for the loop."""
     return vec is not None and vec.layout is not None and bool(vec.groups)
+
+
+def _runs_as_written(vec: ScopeMemory | None) -> bool:
+    """Whether the loop's copy is a sequential loop among the whole function's tiles (the
+    vector copy a skew demotes): laid out, with no stage group of its own."""
+    if vec is None or vec.layout is None or not 0 <= vec.loop < len(vec.lowerings):
+        return False
+    lowering = vec.lowerings[vec.loop]
+    return isinstance(lowering, LoopLowering) and lowering.plain
 
 
 def vec_space(vec: ScopeMemory | None) -> str | None:

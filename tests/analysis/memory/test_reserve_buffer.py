@@ -14,6 +14,15 @@ def test_the_ring_is_slot_num_slots_of_the_largest_popped_tile():
     assert reserved(ScopeTiles(popped=(32768,), slot_num=3)) == {"Vec": 98304}
 
 
+def test_a_slot_is_as_large_as_the_largest_tile_crossing_either_way():
+    # skewed_scores.py's `sent_rows`: 8 KB popped, 64 KB pushed to the cube; the compiler
+    # reserves 131072 B ("slot_size=65536, slot_num=2")
+    assert reserved(ScopeTiles(popped=(8192,), pushed=(65536,))) == {"Vec": 131072}
+    # (a ring only the vector -> cube direction uses reserves nothing in Vec: the
+    # cube keeps that buffer)
+    assert reserved(ScopeTiles(pushed=(65536,))) == {}
+
+
 def test_a_scope_that_writes_no_slot_num_gets_two_slots():
     assert reserved(ScopeTiles(popped=(32768,))) == {"Vec": 65536}
 

@@ -293,12 +293,28 @@ def test_a_matmul_s_result_read_by_the_vector_is_popped_from_the_ring_and_makes_
     assert found.ops[1].shape == ((128, 64), "FP32") and found.ops[1].reads == ()
 
 
-def test_a_matmul_of_a_vector_tile_or_its_result_stored_by_the_cube_pops_nothing():
+def test_a_vector_tile_a_matmul_reads_is_pushed_to_the_cube_and_sizes_the_ring_s_slot():
+    # tests/fixtures/memory/models/mem_llm/skewed_scores.py's vector functions after
+    # InitMemRef: the tile the cube's matmul reads keeps its Vec buffer up to
+    # tile.tpush_to_aic; the ring's slot is the largest tile crossing either way
+    # (slot_size=65536 for 8 KB popped and 64 KB pushed in `sent_rows`).
     pushed = tiles_of_all(
         "a = pl.cast(keys[0:128, :], target_type=pl.FP16)\n"
         "raw = pl.matmul(a, query[:, :], out_dtype=pl.FP32, b_trans=True)\n"
+        "out[:, 0:64] = pl.matmul(a, query[:, :], out_dtype=pl.FP32, b_trans=True)\n"
     )
-    assert pushed.unknown == "a vector tile the cube reads (the vector -> cube ring)"
+    assert pushed.unknown == "the vector tile `a` two matmuls read"
+    once = tiles_of_all(
+        "a = pl.cast(keys[0:128, :], target_type=pl.FP16)\n"
+        "keys[0:128, 0:64] = pl.matmul(a, query[:, :], out_dtype=pl.INT32, b_trans=True)\n"
+    )
+    assert once.unknown is None
+    assert [op.label for op in once.ops] == ["keys (load)", "a (cast)", "a (push to the cube)"]
+    assert once.ops[2].reads == ("a",) and once.ops[2].shape is None
+    assert (once.popped, once.pushed) == ((), (32768,))
+
+
+def test_a_matmul_s_result_the_cube_stores_itself_pops_nothing():
     stored = tiles_of_all(
         "raw = pl.matmul(keys[0:128, :], query[:, :], out_dtype=pl.INT32, b_trans=True)\n"
         "out[:, 0:64] = pl.reshape(raw, [1, 64])\n"

@@ -1,0 +1,84 @@
+"""tests/fixtures/memory/models/mem_llm/skewed_scores.py, each kernel decided by the
+compiler first (pypto e2d0f78ae, default planner, Ascend910B, read with
+``benchmarks/compiler_check.py``), and what skewlint says at each loop through the CLI's
+JSON: SkewCrossCorePipeline runs the cube half ahead and demotes the vector half to a
+sequential loop, which keeps no stage buffers but runs in a function whose Vec tiles sit
+above the cube -> vector ring. The case was first found by
+``benchmarks/random_kernels.py --family skewed``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.analysis.report.test_memory_fixtures import MEM_LLM, at, buffers, lint
+from tests.cli.conftest import Run, run, user_cache
+
+__all__ = ["run", "user_cache"]  # the CLI, run in-process (fixtures)
+
+OVERFLOW = "the function's tiles, packed the legacy way, overflow"
+STOP = '("Vec buffer usage (196608 bytes) exceeds platform limit (188416 bytes)")'
+
+
+def vector_copy(loop: dict[str, Any]) -> dict[str, Any]:
+    (aiv,) = [core for core in loop["cores"] if core["core"] == "aiv"]
+    return aiv
+
+
+def test_the_demoted_vector_copy_of_wide_scores_overflows_vec_above_the_ring(run: Run) -> None:
+    # skewed_scores.py:26. The vector pops [64, 256] FP32 scores (64 KB) and sends their
+    # BF16 exp back: a ring of 2 x 64 KB, then the exp and its cast in one 64 KB buffer.
+    # The compiler: the legacy-packing warning, then "Vec buffer usage (196608 bytes)
+    # exceeds platform limit (188416 bytes). The first 131072 bytes of that space are
+    # reserved by system.reserve_buffer ...".
+    loop, found = at(lint(run, "skewed_scores.py"), 26)
+    assert [c["verdict"] for c in loop["cores"]] == ["skewed", "demoted"]
+    by_code = {item["code"]: item for item in found if "Vec" in item["message"]}
+    assert sorted(by_code) == ["SKW081", "SKW082"]
+    error, warning = by_code["SKW081"], by_code["SKW082"]
+    assert error["compiler_id"] == "AllocateMemoryAddr" and error["severity"] == "error"
+    assert error["message"].startswith(f"{OVERFLOW} Vec on the AIV core: its buffer")
+    assert (
+        "above the 131072 B the cube -> vector ring reserves, needs 196608 B" in (error["message"])
+    )
+    assert error["message"].endswith(STOP)
+    assert warning["compiler_id"] == "MemoryReuse"
+    assert "could not fit memory space Vec at any double-buffering depth" in warning["message"]
+    assert vector_copy(loop)["memory"] == [buffers("Vec", 0, 0, None, "overflow", OVERFLOW)]
+
+
+def test_a_tile_the_vector_sends_the_cube_sizes_the_ring_s_slots(run: Run) -> None:
+    # skewed_scores.py:114. The vector pops 8 KB of scores but pushes [128, 256] BF16
+    # rows (64 KB) to the cube's matmul: both directions share one slot size, the largest
+    # (the compiler: slot_size=65536, a 131072 B ring, and the same stop at 196608 B).
+    loop, found = at(lint(run, "skewed_scores.py"), 114)
+    (error,) = [item for item in found if item["code"] == "SKW081"]
+    assert (
+        "above the 131072 B the cube -> vector ring reserves, needs 196608 B" in (error["message"])
+    )
+    assert error["message"].endswith(STOP)
+    assert sorted(item["code"] for item in found if "Vec" in item["message"]) == [
+        "SKW081",
+        "SKW082",
+    ]
+
+
+def test_vector_copies_whose_function_fits_claim_nothing(run: Run) -> None:
+    # skewed_scores.py:45 (one 64 KB slot: 131072 B in all), :60 (32 KB scores), :75 (a
+    # softmax's reductions), :95 (a bias read before the loop): the compiler places them
+    # all, with no warning in Vec (PH-MR-001 in Right on the cube only).
+    items = lint(run, "skewed_scores.py")
+    for line in (45, 60, 75, 95):
+        loop, found = at(items, line)
+        assert [item["code"] for item in found] == ["SKW080"], line
+        assert "in Right on the AIC core" in found[0]["message"]
+        assert vector_copy(loop)["memory"] == [], line
+
+
+def test_the_full_format_says_the_vector_copy_keeps_no_stage_buffers(run: Run) -> None:
+    result = run("--output-format", "full", "--exit-zero", "--no-cache", "--select", "ALL",
+                 str(MEM_LLM / "skewed_scores.py"))  # fmt: skip
+    assert (
+        "memory (aiv): Vec: no stage buffers of its own; the function's tiles, packed the "
+        "legacy way, overflow it: the compile stops"
+    ) in result.out
