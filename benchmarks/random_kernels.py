@@ -8,7 +8,8 @@ before the loop, sometimes a second loop beside them), cube loops (K loops or wh
 matmuls, one or two per stage, FP16, BF16 and INT8) and mixed loops (a matmul whose
 result the vector core reads), with rows, columns and ``stage=`` around the capacities
 of Vec, Mat, Left, Right and Acc (``--family skewed``: loops the cube and the vector
-exchange tiles in both ways, which the skew pass rewrites). Then ``compiler_check.py``
+exchange tiles in both ways, which the skew pass rewrites; ``--family attention``: the
+same with what attention computes between the two matmuls). Then ``compiler_check.py``
 compiles and compares them::
 
     python benchmarks/random_kernels.py /tmp/random/models/rk --seed 2
@@ -29,11 +30,15 @@ FLOATS = ("pl.FP32", "pl.BF16", "pl.FP16")
 VECTOR_OPS = ("add", "mul", "exp", "maximum", "sub")
 
 
-def _kernel(name: str, params: Sequence[str], body: Sequence[str], returned: str) -> str:
-    """One ``@pl.jit`` kernel whose body is one InCore scope."""
+def _kernel(
+    name: str, params: Sequence[str], body: Sequence[str], returned: str, options: str = ""
+) -> str:
+    """One ``@pl.jit`` kernel whose body is one InCore scope (``options``: more of its
+    header's keywords, e.g. ``optimizations=[...]``)."""
+    more = f", {options}" if options else ""
     return (
         f"@pl.jit\ndef {name}(\n    " + ",\n    ".join(params) + ",\n):\n"
-        f'    with pl.at(level=pl.Level.CORE_GROUP, name_hint="{name}"):\n'
+        f'    with pl.at(level=pl.Level.CORE_GROUP, name_hint="{name}"{more}):\n'
         + "\n".join(body)
         + f"\n    return {returned}\n"
     )
@@ -147,9 +152,59 @@ def skewed_kernel(rng: random.Random, name: str) -> str:
     return _kernel(name, params, body, "out")
 
 
+# What the vector core makes of the scores in :func:`attention_kernel` (``b``: a bias
+# read before the loop, ``side``: a second output the vector writes).
+ACTIVATIONS = {
+    "exp": ["            a = pl.exp(s)"],
+    "softmax": [
+        "            mx = pl.row_max(s)",
+        "            e = pl.exp(pl.row_expand_sub(s, mx))",
+        "            a = pl.row_expand_div(e, pl.row_sum(e))",
+    ],
+    "biased": ["            a = pl.exp(pl.add(s, b))"],
+    "stored": [
+        "            a = pl.exp(s)",
+        "            side[i * {m} : i * {m} + {m}, :] = a",
+    ],
+}
+
+
+def attention_kernel(rng: random.Random, name: str) -> str:
+    """:func:`skewed_kernel`'s loop with what attention does between the two matmuls: an
+    activation, a softmax (row reductions), a bias read before the loop, or the
+    activation also written out; sometimes a ring depth (``pl.cross_core_slot``)."""
+    m, k, n = rng.choice([16, 32, 64]), rng.choice([64, 128]), rng.choice([64, 128, 256, 512])
+    d, stage, steps = rng.choice([64, 128]), rng.choice([2, 3, 4]), rng.choice([4, 8])
+    activation, slots = rng.choice(sorted(ACTIVATIONS)), rng.choice([None, None, 1, 3])
+    params = [
+        f"x: pl.Tensor[[{steps} * {m}, {k}], pl.BF16]",
+        f"w: pl.Tensor[[{k}, {n}], pl.BF16]",
+        f"v: pl.Tensor[[{n}, {d}], pl.BF16]",
+        f"out: pl.Out[pl.Tensor[[{steps} * {m}, {d}], pl.FP32]]",
+    ]
+    body, returned = [], "out"
+    if activation == "biased":
+        params.insert(3, f"bias: pl.Tensor[[{m}, {n}], pl.FP32]")
+        body.append("        b = bias[:, :]")
+    if activation == "stored":
+        params.append(f"side: pl.Out[pl.Tensor[[{steps} * {m}, {n}], pl.FP32]]")
+        returned = "out, side"
+    body += [
+        f"        for i in pl.pipeline({steps}, stage={stage}):",
+        f"            xi = x[i * {m} : i * {m} + {m}, :]",
+        "            s = pl.matmul(xi, w, out_dtype=pl.FP32)",
+        *(line.format(m=m) for line in ACTIVATIONS[activation]),
+        '            p = pl.cast(a, target_type=pl.BF16, mode="rint")',
+        f"            out[i * {m} : i * {m} + {m}, :] = pl.matmul(p, v, out_dtype=pl.FP32)",
+    ]
+    ring = f"optimizations=[pl.cross_core_slot(slot_num={slots})]" if slots else ""
+    return _kernel(name, params, body, returned, ring)
+
+
 FAMILIES = {
     "memory": (vector_kernel, vector_kernel, cube_kernel, mixed_kernel),
     "skewed": (skewed_kernel,),
+    "attention": (attention_kernel,),
 }
 
 
@@ -183,7 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--family", choices=sorted(FAMILIES), default="memory",
         help="memory: vector, cube and mixed loops around the capacities (default); "
-        "skewed: loops the cube and the vector exchange tiles in, both ways",
+        "skewed: loops the cube and the vector exchange tiles in, both ways; attention: "
+        "the same with a softmax, a bias or a second output between the matmuls",
     )  # fmt: skip
     args = parser.parse_args(argv)
     written = write_kernels(args.folder, args.seed, args.files, args.kernels, args.family)

@@ -259,8 +259,12 @@ class SpaceBuffers:
     ``known``: whether it is decided; ``reason``: what is not known.
 
     In Acc (L0C) a record is made only where the loop's own accumulators (one per stage
-    for each matmul AutoTileMatmulL0 splits into a K loop) exceed the space: slot-bound,
-    ``achieved`` the most they allow.
+    for each matmul AutoTileMatmulL0 splits into a K loop; for each matmul of a skewed
+    loop's clones) exceed the space: slot-bound, ``achieved`` the most they allow.
+
+    ``requested`` 0: a core copy that asks for no stage buffers (the vector copy a skew
+    demotes to a sequential loop) in a function whose tiles MemoryReuse fits at no depth
+    there: ``cause`` "legacy" or "overflow", ``stage_bytes`` 0.
 
     Whole-function models: in Left and Right (L0A, L0B) the tiles are the L0 tiles of
     the function's matmuls (``analysis/memory/l0_tiles.py``); in Vec, where every tile

@@ -422,7 +422,8 @@ _CODES = [
         "even where the function's other L0 tiles are not known; in Acc (L0C) of a "
         "replicated loop's cube copy, the accumulators of the matmuls AutoTileMatmulL0 "
         "splits into K loops (one per stage; a matmul left whole puts none in the loop's "
-        "stage group). The copies LowerPipelineLoops writes after a main loop are a stage "
+        "stage group), and of a skewed loop's cube copy, every matmul's result. The "
+        "copies LowerPipelineLoops writes after a main loop are a stage "
         "group of their own: where fewer of them are kept apart, they get a finding of "
         "their own. Space-pressure, where "
         "skewlsp models every tile of the "
@@ -484,7 +485,11 @@ _CODES = [
         "every Vec tile of the function is known (above the cube -> vector ring a mixed "
         "function reserves), or every Mat tile of a cube function, and MemoryReuse, packing "
         "them together, finds no depth that fits and its legacy packing does not fit "
-        "either, the loop gets this error too, naming the buffers that take the space. An "
+        "either, the loop gets this error too, naming the buffers that take the space. So "
+        "does a skewed loop whose vector copy (demoted to a sequential loop: no stage "
+        "buffers of its own) runs in a function whose tiles overflow Vec above the ring, "
+        "two slots of the largest tile crossing either way (the scores the vector pops, or "
+        "the tile it sends the cube's matmul). An "
         "InCore scope that holds no pipeline loop (a `with pl.at(...)` at a `@pl.jit` "
         "kernel's top level, an InCore function) is compiled the same way: where every one "
         "of its Vec tiles is known and, packed by MemoryReuse, they do not fit, skewlsp "
@@ -499,8 +504,9 @@ _CODES = [
         "    qi = q[i * 16 : i * 16 + 16, :]\n"
         "    ki = k[i * 16 : i * 16 + 16, :]",
         "Lower the stage, or load smaller tiles (in a scope without a loop: smaller tiles, "
-        "or fewer of them live at once): the message gives the bytes needed and the "
-        "space's capacity.",
+        "or fewer of them live at once; above the cross-core ring: a smaller tile crossing "
+        "it, or fewer slots, `optimizations=[pl.cross_core_slot(slot_num=N)]` on the "
+        "scope): the message gives the bytes needed and the space's capacity.",
         compiler_id="AllocateMemoryAddr",
     ),
     ReasonCode(
@@ -519,7 +525,7 @@ _CODES = [
         "the warning on the function after a full compile; skewlsp says it at each "
         "replicated loop of the space, where it is certain: the loop's own loads fit at no "
         "depth, or, in Vec and Mat, every tile of the function there is known and packed "
-        "together; and "
+        "together (in Vec also at a skewed loop whose demoted vector copy runs there); and "
         "at the header of an InCore scope with no pipeline loop whose Vec tiles, every one "
         "known, overflow the space (beside its SKW081). It "
         "says nothing when one buffer alone is larger than the space (the compiler does "

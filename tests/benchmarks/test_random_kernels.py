@@ -60,3 +60,18 @@ def test_the_skewed_family_writes_loops_the_skew_pass_rewrites(run: Run, tmp_pat
                  str(tmp_path / "models"))  # fmt: skip
     loops = [i for i in json.loads(result.out) if i["kind"] == "loop"]
     assert [i["verdict"] for i in loops] == ["skewed"] * 4
+
+
+def test_the_attention_family_computes_between_the_matmuls_and_may_set_the_ring_s_depth(
+    run: Run, tmp_path: Path
+) -> None:
+    paths = write_kernels(
+        tmp_path / "models" / "rk", seed=1, files=2, kernels=6, family="attention"
+    )
+    text = "".join(path.read_text() for path in paths)
+    assert "pl.row_max(s)" in text and "cross_core_slot(slot_num=" in text
+    assert "b = bias[:, :]" in text and "side[i * " in text
+    result = run("--output-format", "json", "--exit-zero", "--no-cache", "--select", "ALL",
+                 str(tmp_path / "models"))  # fmt: skip
+    loops = [i for i in json.loads(result.out) if i["kind"] == "loop"]
+    assert [i["verdict"] for i in loops] == ["skewed"] * 12

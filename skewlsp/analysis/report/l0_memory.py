@@ -171,18 +171,26 @@ def _alone(
 
 
 def acc_space(
-    l0: L0Memory | None, asked: tuple[int, int], where: Span, on: str
+    l0: L0Memory | None,
+    asked: tuple[int, int],
+    where: Span,
+    on: str,
+    skewed: bool = False,
 ) -> tuple[list[SpaceBuffers], list[Finding]]:
     """Acc (L0C) of a replicated loop's main group and remainder (``asked``: the stages
-    of its main loop, the copies after it), where its own accumulators decide it.
+    of its main loop, the copies after it), or of a skewed loop's clones on the cube
+    (``skewed``: ``asked`` is its depth and no remainder), where its own accumulators
+    decide it.
 
     A ``pl.matmul`` of the body that AutoTileMatmulL0 splits into a K loop accumulates
     into a fresh ``[M, N]`` accumulator in every clone, a tile of the user loop's stage
     group (not of the K loop's); one it leaves whole puts none in the group (checked
     against the compiler: of the 176 cube loops of ``benchmarks/random_kernels.py``'s
     seeds 1-7, every one with a K loop had an Acc group, sized by that accumulator, and
-    no other had one). So the group's slot is the largest
-    such accumulator, and MemoryReuse keeps at most ``Acc // slot`` of its ``stages``
+    no other had one). The skew's clones put every matmul's result in theirs (240 of
+    240 skewed cube copies of its ``--family skewed`` and ``attention`` kernels had an
+    Acc group whose slot is the largest matmul's ``[M, N]``). So the group's slot is the
+    largest such accumulator, and MemoryReuse keeps at most ``Acc // slot`` of its ``stages``
     apart whatever else the function holds: SKW080, slot-bound, said only then. Acc's
     other tiles are not modelled, so a depth that fits alone says nothing; nor is a body
     with a ``pl.matmul_acc`` (its accumulator may come from outside the clone) or one
@@ -194,7 +202,7 @@ def acc_space(
         return [], []
     sizes = []
     for t in tilings:
-        if t.k_trip > 1:  # (a K loop: its accumulator is the clone's)
+        if skewed or t.k_trip > 1:  # (a K loop: its accumulator is the clone's)
             acc = t.site.accumulator_dtype(DTYPE_BYTES[t.dtypes[0]])
             sizes.append(allocation_bytes((t.whole[0], t.whole[1]), acc, "Acc"))
     if not sizes:

@@ -188,9 +188,12 @@ def _l0(
     lines = [loop.span.line for loop in function.loops]
     spaces, findings = l0_spaces(memory.l0, requested, lines, where, on)
     replicated = lowering is not None and lowering.verdict == "replicated"
+    acc: tuple[list[SpaceBuffers], list[Finding]] = ([], [])
     if replicated and lowering is not None and lowering.main_trip and lowering.stage:
-        acc, acc_findings = acc_space(memory.l0, (lowering.stage, lowering.tail), where, on)
-        spaces, findings = spaces + acc, findings + acc_findings
+        acc = acc_space(memory.l0, (lowering.stage, lowering.tail), where, on)
+    elif lowering is None and skew is not None and requested:
+        acc = acc_space(memory.l0, (requested, 0), where, on, skewed=True)
+    spaces, findings = spaces + acc[0], findings + acc[1]
     return spaces, findings
 
 

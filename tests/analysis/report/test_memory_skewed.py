@@ -82,3 +82,20 @@ def test_the_full_format_says_the_vector_copy_keeps_no_stage_buffers(run: Run) -
         "memory (aiv): Vec: no stage buffers of its own; the function's tiles, packed the "
         "legacy way, overflow it: the compile stops"
     ) in result.out
+
+
+def test_a_skewed_clone_s_matmul_result_larger_than_half_of_acc_keeps_one_of_two(
+    run: Run,
+) -> None:
+    # skewed_scores.py:133. The skew's clones put each matmul's result in their stage
+    # group, a K loop or not: the [128, 256] FP32 result of `matmul(p, v)` is 128 KB, all
+    # of Acc. The compiler: PH-MR-001 "requested depth 2 ... in Acc, but only 1 of 2
+    # buffers fit (131072 B per stage, 131072 B free)".
+    loop, found = at(lint(run, "skewed_scores.py"), 133)
+    (aic,) = [core for core in loop["cores"] if core["core"] == "aic"]
+    assert [m for m in aic["memory"] if m["space"] == "Acc"] == [
+        buffers("Acc", 131072, 2, 1, "slot-bound")
+    ]
+    (acc,) = [item for item in found if "in Acc" in item["message"]]
+    assert (acc["code"], acc["compiler_id"]) == ("SKW080", "PH-MR-001")
+    assert "at most 1 of the 2 stages' buffers apart in Acc on the AIC core" in acc["message"]
