@@ -84,6 +84,12 @@ from skewlsp.contract import (
 )
 
 FITS_ALONE = "fits alone; other tiles of the function not modelled"
+# A skewed loop's cube copy in Mat: its clones' loads there (the skew's prologue, steady
+# loop and epilogue) are not laid out, nor the vector -> cube ring's buffer in Mat.
+SKEWED_MAT = (
+    "not known: the skewed loop's clones are not laid out in Mat, nor the buffer the "
+    "vector -> cube ring reserves there"
+)
 
 
 @dataclass(frozen=True)
@@ -193,6 +199,8 @@ def _l0(
         acc = acc_space(memory.l0, (lowering.stage, lowering.tail), where, on)
     elif lowering is None and skew is not None and requested:
         acc = acc_space(memory.l0, (requested, 0), where, on, skewed=True)
+        if requested > 1:  # (said, not left out: issue #41's honest conditional)
+            spaces.insert(0, SpaceBuffers("Mat", 0, requested, reason=SKEWED_MAT))
     spaces, findings = spaces + acc[0], findings + acc[1]
     return spaces, findings
 
