@@ -3,8 +3,9 @@
 legacy packing (its own warning, which a buffer larger than the whole space silences),
 SKW081 where that packing, every tile of the function known, overflows it (the buffers
 that take the space, above the cube -> vector ring where one is reserved). The loop's
-report puts them together in :mod:`.memory`; an InCore scope without a pipeline loop
-says them in :mod:`.scope_memory`.
+report puts them together in :mod:`.memory`, a loop copy that asks for no stage buffers
+through :func:`unstaged_copy`; an InCore scope without a pipeline loop says them in
+:mod:`.scope_memory`.
 """
 
 from __future__ import annotations

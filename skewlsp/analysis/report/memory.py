@@ -19,6 +19,10 @@ what is modelled makes the fact certain:
   (the compiler's warning), where the loads alone, or the whole function's Vec tiles,
   make it certain.
 
+A core copy that asks for no stage buffers but runs in a function whose Vec tiles are
+laid out (the vector copy a skew demotes to a sequential loop) gets the last two where
+the whole function makes them certain, and a record with no stages that says so.
+
 Where every Vec tile of the function is known (:class:`~skewlsp.analysis.memory.
 core_function.ScopeMemory`: the tiles the body computes and the tiles outside the loops
 too), the loop's depth in Vec is the whole function's packing's, exactly: SKW080
@@ -360,8 +364,9 @@ def _laid_out(vec: ScopeMemory | None) -> bool:
 
 
 def _runs_as_written(vec: ScopeMemory | None) -> bool:
-    """Whether the loop's copy is a sequential loop among the whole function's tiles (the
-    vector copy a skew demotes): laid out, with no stage group of its own."""
+    """Whether the loop's copy runs as written among the whole function's tiles (the
+    vector copy a skew demotes, a pipeline loop LowerPipelineLoops leaves untouched):
+    laid out, with no stage group of its own."""
     if vec is None or vec.layout is None or not 0 <= vec.loop < len(vec.lowerings):
         return False
     lowering = vec.lowerings[vec.loop]
