@@ -57,6 +57,7 @@ from benchmarks.compiler_memory import (  # noqa: E402
     memory_predictions,
     over_capacity,
     sizes,
+    skew_taken,
     space_footprints,
 )
 from benchmarks.compiler_verdicts import EntryResult  # noqa: E402
@@ -210,7 +211,10 @@ def memory_report(probed: list[dict[str, Any]], files: list[Path]) -> dict[str, 
         for entry in rec["entries"]:
             memory = entry.get("memory") or {}
             where = {"file": rec["path"], "entry": entry["entry"]}
-            groups = group_records(entry["entry"], memory, entry["diagnostics"], ranges, every)
+            taken = skew_taken(entry.get("snapshots") or {})
+            groups = group_records(
+                entry["entry"], memory, entry["diagnostics"], ranges, every, taken
+            )
             report["groups"] += [dict(where, **g.to_json()) for g in groups]
             report["fallbacks"] += [
                 dict(where, **f.__dict__) for f in fallbacks(memory, entry["diagnostics"])

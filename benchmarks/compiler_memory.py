@@ -172,23 +172,42 @@ def _position(tile: Mapping[str, Any], ranges: LoopRanges) -> tuple[str, int] | 
     return None
 
 
+def skew_taken(snapshots: Mapping[str, list[Mapping[str, Any]]]) -> set[tuple[str, str, int]]:
+    """The pipeline loops SkewCrossCorePipeline rewrote in an entry, by (function, file,
+    ``for`` line): a pipeline loop before it, a sequential one after (skewed, or demoted
+    on that core). LowerPipelineLoops gives them no group of their own."""
+
+    def pipelines(name: str) -> set[tuple[str, str, int]]:
+        loops = snapshots.get(name) or []
+        return {(x["function"], x["file"], x["line"]) for x in loops if x["kind"] == "Pipeline"}
+
+    return pipelines("NormalizeReturnOrder") - pipelines("SkewCrossCorePipeline")
+
+
 def _position_in(
-    tile: Mapping[str, Any], group: int, ranges: LoopRanges
+    tile: Mapping[str, Any],
+    group: int,
+    ranges: LoopRanges,
+    taken: set[tuple[str, str, int]] | None = None,
 ) -> tuple[str, int] | None:
     """Where a tile sits for one of its groups: for the n-th of its LowerPipelineLoops
     groups, the ``for`` line of the n-th pipeline loop around it, innermost first (the
     pass lowers an inner loop before the outer one and appends each group to the tile's
     membership: ``VisitStmt(op->body_)`` before ``PipelineMembershipTagger`` in
     ``lower_pipeline_loops_pass.cpp``), so an outer loop whose body is only an inner one
-    is its groups' loop; else (a skew's group, a count that does not match) its own
-    position."""
+    is its groups' loop, and a loop the skew rewrote in the tile's function (``taken``:
+    :func:`skew_taken`) is not counted; else (a skew's group, a count that does not
+    match) its own position."""
     position = _position(tile, ranges)
     if position is None or group >= SKEW_GROUP_BASE:
         return position
     stamps = [g for g, _ in memberships(tile.get("membership"))]
     file, line = position
+    skipped = taken or set()
     around = sorted(
-        (end - start, start) for start, end in ranges.get(file, {}).items() if start <= line <= end
+        (end - start, start)
+        for start, end in ranges.get(file, {}).items()
+        if start <= line <= end and (tile.get("function"), file, start) not in skipped
     )
     if any(g >= SKEW_GROUP_BASE for g in stamps) or len(around) != len(stamps):
         return position
@@ -261,13 +280,15 @@ def group_records(
     diagnostics: Iterable[str],
     ranges: LoopRanges,
     for_lines: LoopRanges | None = None,
+    taken: set[tuple[str, str, int]] | None = None,
 ) -> list[GroupRecord]:
     """One record per (function, group, space) of an entry's stamped tiles.
 
     ``memory``: the probe's snapshots (``InitMemRef``, ``MemoryReuse``); ``ranges``:
     each file's user ``pl.pipeline`` loops (``for`` line -> last line); ``for_lines``:
     every ``for`` statement of each file (default: those loops), to tell a loop the
-    compiler made from a user's.
+    compiler made from a user's; ``taken``: the loops the skew rewrote
+    (:func:`skew_taken`), whose tiles' groups are a loop's around them.
     """
     init = memory.get("InitMemRef", {}).get("tiles", [])
     reused = {
@@ -297,7 +318,7 @@ def group_records(
     for (function, group, space), tiles in sorted(groups.items()):
         slot = max(tile["bytes"] for tile, _, _ in tiles)
         members = [tile for tile, _, _ in tiles]
-        found = (_position_in(t, group, ranges) for t in members)
+        found = (_position_in(t, group, ranges, taken) for t in members)
         positions = [p for p in found if p is not None]
         loop = _innermost_loop(positions, ranges) if len(positions) == len(members) else None
         records.append(

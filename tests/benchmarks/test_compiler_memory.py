@@ -25,6 +25,7 @@ from benchmarks.compiler_memory import (
     memberships,
     memory_predictions,
     parse_hint,
+    skew_taken,
     space_footprints,
 )
 
@@ -187,6 +188,27 @@ def test_an_outer_loop_whose_body_is_only_an_inner_one_owns_its_outer_groups():
     memory = {"InitMemRef": {"tiles": init}, "MemoryReuse": {"tiles": init}}
     found = group_records("e", memory, [], {"/repo/k.py": {10: 14, 11: 13}})
     assert {g.group: g.loop for g in found} == {0: "/repo/k.py:11", 2: "/repo/k.py:10"}
+
+
+def test_an_inner_loop_the_skew_rewrote_leaves_its_tiles_group_to_the_loop_around_it():
+    # mixed_llm/nested.py's vector function as pypto e2d0f78ae stamped it: the inner loop
+    # (11) is skewed on the cube and demoted here (a sequential loop after
+    # SkewCrossCorePipeline), the outer one (10) replicated: its two clones' tiles, in
+    # the inner loop's lines, carry the outer loop's group only.
+    init = [stamped("t", 0, "mem_vec_0", "0:0"), stamped("t", 1, "mem_vec_1", "0:1")]
+    memory = {"InitMemRef": {"tiles": init}, "MemoryReuse": {"tiles": init}}
+    ranges = {"/repo/k.py": {10: 14, 11: 13}}
+    loops = [
+        {"function": "k", "file": "/repo/k.py", "line": line, "kind": "Pipeline"}
+        for line in (10, 11)
+    ]
+    after = [loops[0], {**loops[1], "kind": "Sequential"}]
+    taken = skew_taken({"NormalizeReturnOrder": loops, "SkewCrossCorePipeline": after})
+    assert taken == {("k", "/repo/k.py", 11)}
+    (group,) = group_records("e", memory, [], ranges, None, taken)
+    assert group.loop == "/repo/k.py:10"
+    (unseen,) = group_records("e", memory, [], ranges)
+    assert unseen.loop == "/repo/k.py:11"  # (what the harness said before it read the skew)
 
 
 def finding(
