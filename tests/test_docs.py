@@ -51,7 +51,8 @@ USERS_FILES = {
     *("qwen3_14b/decode_fwd.py", "deepseek_v4_pro/decode_indexer.py", "gate.py"),
     *("qkv_proj_rope.py", "lm_head.py", "decode_4d.py", "expert_routed.py", "mtp_projection.py"),
     *("moe.py", "decode_fwd_mtp.py", "decode_layer.py", "prefill_layer.py", "decode_o_proj.py"),
-    *("qwen3_14b/contract.py", "decode_hca.py", "decode_swa.py"),
+    *("qwen3_14b/contract.py", "decode_hca.py", "decode_swa.py", "prefill_hca.py"),
+    "prefill_swa.py",
 }
 OUR_TREES = ("skewlsp", "tests", "examples", "benchmarks", "editors")
 

@@ -78,9 +78,9 @@ def core_functions(models: Sequence[LoopModel], planner: str = "pypto") -> dict[
         report, lowered = model.report, model.lowered
         if not is_loop(report):
             continue
-        for core, verdict, code, lowering, copies in _copies(report, lowered):
+        for core, verdict, code, lowering, copies, depth in _copies(report, lowered):
             key = (report.path, report.function, report.instance, core)
-            loop = FunctionLoop(report.span, verdict, code, lowering, model.facts, copies)
+            loop = FunctionLoop(report.span, verdict, code, lowering, model.facts, copies, depth)
             loops.setdefault(key, []).append(loop)
     return {
         key: CoreFunction(key[0], key[1], key[2], key[3], tuple(found), planner)
@@ -90,20 +90,20 @@ def core_functions(models: Sequence[LoopModel], planner: str = "pypto") -> dict[
 
 def _copies(
     report: LoopReport, lowered: Lowered | None
-) -> list[tuple[Core | None, Verdict, str, Lowering | None, int]]:
+) -> list[tuple[Core | None, Verdict, str, Lowering | None, int, int]]:
     """Each core copy of the loop (the loop itself when it is not split): its core,
-    verdict, code, lowering once lowered (``lowered``: the lowering passes' record) and
-    how many times its body runs there (2: dual AIV dispatch)."""
+    verdict, code, lowering once lowered (``lowered``: the lowering passes' record), how
+    many times its body runs there (2: dual AIV dispatch) and its skew depth (0: none)."""
     lowerings = copy_lowerings(report, lowered)
     if report.cores:
         return [
-            (c.core, c.verdict, c.code, lowering, c.copies)
+            (c.core, c.verdict, c.code, lowering, c.copies, c.depth or 0)
             for c, lowering in zip(report.cores, lowerings, strict=True)
         ]
     if lowered is None:
-        return [(report.core, report.verdict, report.code, None, 1)]
+        return [(report.core, report.verdict, report.code, None, 1, report.depth or 0)]
     verdict, code = lowered.verdict_of(report.verdict), lowered.code_of(report.code)
-    return [(report.core, verdict, code, lowerings[0], 1)]
+    return [(report.core, verdict, code, lowerings[0], 1, 0)]
 
 
 def _keys(model: LoopModel) -> list[_Key]:

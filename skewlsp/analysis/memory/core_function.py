@@ -35,7 +35,8 @@ class FunctionLoop:
     """One loop of a core function: its verdict and lowering on that core (a split
     loop's core copy's), and what the lowering read of the loop (its loads, the outlined
     scope they are charged to). ``copies``: 2 where the vector copy runs on both lanes
-    (SplitVectorKernel's dual dispatch: the AIV function's body once per lane)."""
+    (SplitVectorKernel's dual dispatch: the AIV function's body once per lane);
+    ``depth``: a skewed copy's depth, its clones' stages (0: not skewed)."""
 
     span: Span
     verdict: str
@@ -43,6 +44,7 @@ class FunctionLoop:
     lowering: Lowering | None
     facts: LoopFacts
     copies: int = 1
+    depth: int = 0
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,8 @@ from skewlsp.contract import (
 )
 
 FITS_ALONE = "fits alone; other tiles of the function not modelled"
+# A skewed loop's vector copy in Vec, where the vector runs ahead (the cube's demoted).
+SKEWED_VECTOR = "not known: the skewed vector copy's clones are not laid out in Vec"
 # A skewed loop's cube copy in Mat: its clones' loads there (the skew's prologue, steady
 # loop and epilogue) are not laid out, nor the vector -> cube ring's buffer in Mat.
 SKEWED_MAT = (
@@ -140,7 +142,7 @@ def memory_said(
     ):
         return MemorySaid(
             tuple(
-                CopyMemory(_not_known(memory, function, lowering), buffers)
+                CopyMemory(_not_known(memory, function, lowering, report.span), buffers)
                 for memory, function, lowering, buffers in zip(
                     found, functions, lowerings, assigned, strict=True
                 )
@@ -155,19 +157,22 @@ def memory_said(
     ):
         spaces, findings = _spaces(memory, where, on)
         more, l0_findings = _l0(memory, function, lowering, where, on)
-        spaces = spaces or _not_known(memory, function, lowering)
+        spaces = spaces or _not_known(memory, function, lowering, report.span)
         copies.append(CopyMemory(spaces + tuple(more), buffers))
         hints += findings + l0_findings
     return MemorySaid(tuple(copies), tuple(hints))
 
 
 def _not_known(
-    memory: LoopMemory | None, function: CoreFunction, lowering: Lowering | None
+    memory: LoopMemory | None, function: CoreFunction, lowering: Lowering | None, span: Span
 ) -> tuple[SpaceBuffers, ...]:
     """A loop LowerPipelineLoops replicates on the vector core whose Vec buffers skewlsp
-    cannot lay out, its loads alone or with the function's other tiles: the stages it
-    asks for and why their buffers are not known, said rather than left out (issue #41:
-    an honest conditional, never silence or a guess)."""
+    cannot lay out, its loads alone or with the function's other tiles, or a vector
+    copy the skew runs ahead (its clones are not laid out): the stages it asks for and
+    why their buffers are not known, said rather than left out (issue #41: an honest
+    conditional, never silence or a guess)."""
+    if function.core == "aiv" and lowering is None:
+        return _skewed_vector(span, function)
     if memory is None or function.core != "aiv" or lowering is None:
         return ()
     if lowering.verdict != "replicated" or lowering.buffers < 2:
@@ -178,6 +183,15 @@ def _not_known(
     if memory.vec is not None and memory.vec.why not in (None, memory.why):
         why += f"; the function's other Vec tiles are not known: {memory.vec.why}"
     return (SpaceBuffers("Vec", 0, lowering.buffers, reason=why),)
+
+
+def _skewed_vector(span: Span, function: CoreFunction) -> tuple[SpaceBuffers, ...]:
+    """The vector copy of a loop the skew runs ahead on the vector core (at ``span``):
+    its clones carry the skew's group in Vec, which skewlsp does not lay out."""
+    loop = next((loop for loop in function.loops if loop.span == span), None)
+    if loop is None or loop.verdict != "skewed" or loop.depth < 2:
+        return ()
+    return (SpaceBuffers("Vec", 0, loop.depth, reason=SKEWED_VECTOR),)
 
 
 def _l0(

@@ -9,6 +9,7 @@ above the cube -> vector ring. The case was first found by
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tests.analysis.report.test_memory_fixtures import MEM_LLM, at, buffers, lint
@@ -113,3 +114,21 @@ def test_the_cube_copy_says_its_mat_buffers_are_not_known(run: Run) -> None:
         "vector -> cube ring reserves there"
     )
     assert aic["memory"][0] == buffers("Mat", 0, 2, reason=reason)
+
+
+def test_a_vector_copy_the_skew_runs_ahead_says_its_vec_buffers_are_not_known(
+    run: Run,
+) -> None:
+    # tests/fixtures/mixed/models/mixed_llm/vector_first.py:17: the vector leads, the
+    # cube's copy is demoted; the vector's clones (the skew's group in Vec) are not laid
+    # out, so its record says so rather than nothing.
+    path = MEM_LLM.parents[2] / "mixed" / "models" / "mixed_llm" / "vector_first.py"
+    result = run("--output-format", "json", "--exit-zero", "--no-cache", "--select", "ALL",
+                 str(path))  # fmt: skip
+    loop, _ = at(json.loads(result.out), 17)
+    assert [(c["core"], c["verdict"]) for c in loop["cores"]] == [
+        ("aic", "demoted"),
+        ("aiv", "skewed"),
+    ]
+    reason = "not known: the skewed vector copy's clones are not laid out in Vec"
+    assert vector_copy(loop)["memory"] == [buffers("Vec", 0, 2, reason=reason)]
