@@ -171,8 +171,8 @@ def _not_known(
     copy the skew runs ahead (its clones are not laid out): the stages it asks for and
     why their buffers are not known, said rather than left out (issue #41: an honest
     conditional, never silence or a guess)."""
-    if function.core == "aiv" and lowering is None:
-        return _skewed_vector(span, function)
+    if function.core == "aiv" and lowering is None and function.planner == "pypto":
+        return _skewed_vector(span, function)  # (ptoas places the buffers itself)
     if memory is None or function.core != "aiv" or lowering is None:
         return ()
     if lowering.verdict != "replicated" or lowering.buffers < 2:
