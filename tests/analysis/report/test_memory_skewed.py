@@ -10,6 +10,7 @@ above the cube -> vector ring. The case was first found by
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from tests.analysis.report.test_memory_fixtures import MEM_LLM, at, buffers, lint
@@ -117,7 +118,7 @@ def test_the_cube_copy_says_its_mat_buffers_are_not_known(run: Run) -> None:
 
 
 def test_a_vector_copy_the_skew_runs_ahead_says_its_vec_buffers_are_not_known(
-    run: Run,
+    run: Run, tmp_path: Path
 ) -> None:
     # tests/fixtures/mixed/models/mixed_llm/vector_first.py:17: the vector leads, the
     # cube's copy is demoted; the vector's clones (the skew's group in Vec) are not laid
@@ -132,3 +133,10 @@ def test_a_vector_copy_the_skew_runs_ahead_says_its_vec_buffers_are_not_known(
     ]
     reason = "not known: the skewed vector copy's clones are not laid out in Vec"
     assert vector_copy(loop)["memory"] == [buffers("Vec", 0, 2, reason=reason)]
+    # (under the ptoas planner MemoryReuse and AllocateMemoryAddr leave it to ptoas)
+    config = tmp_path / "ptoas.toml"
+    config.write_text('memory-planner = "ptoas"\n')
+    result = run("--output-format", "json", "--exit-zero", "--no-cache", "--select", "ALL",
+                 "--config", str(config), str(path))  # fmt: skip
+    loop, _ = at(json.loads(result.out), 17)
+    assert vector_copy(loop)["memory"] == []
