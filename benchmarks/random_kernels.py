@@ -9,7 +9,8 @@ matmuls, one or two per stage, FP16, BF16 and INT8) and mixed loops (a matmul wh
 result the vector core reads), with rows, columns and ``stage=`` around the capacities
 of Vec, Mat, Left, Right and Acc (``--family skewed``: loops the cube and the vector
 exchange tiles in both ways, which the skew pass rewrites; ``--family attention``: the
-same with what attention computes between the two matmuls). Then ``compiler_check.py``
+same with what attention computes between the two matmuls; ``--family pushed``: loops
+whose vector core computes the cube's operand, one direction only). Then ``compiler_check.py``
 compiles and compares them::
 
     python benchmarks/random_kernels.py /tmp/random/models/rk --seed 2
@@ -201,10 +202,39 @@ def attention_kernel(rng: random.Random, name: str) -> str:
     return _kernel(name, params, body, returned, ring)
 
 
+def pushed_kernel(rng: random.Random, name: str) -> str:
+    """A row loop whose vector core computes the cube's left operand from its own load
+    (one direction only, vector -> cube: LowerPipelineLoops replicates both copies)."""
+    m, k, n = rng.choice([16, 32, 64, 128]), rng.choice([128, 256, 512]), rng.choice([64, 128])
+    dtype, stage, steps = rng.choice(FLOATS), rng.choice([2, 3, 4]), rng.choice([4, 8])
+    widened = dtype != "pl.FP32" and rng.random() < 0.5
+    operand = "pl.BF16" if widened or dtype == "pl.FP32" else dtype  # (the matmul's)
+    params = [
+        f"x: pl.Tensor[[{steps} * {m}, {k}], {dtype}]",
+        f"w: pl.Tensor[[{k}, {n}], {operand}]",
+        f"out: pl.Out[pl.Tensor[[{steps} * {m}, {n}], pl.FP32]]",
+    ]
+    body = [
+        f"        for i in pl.pipeline({steps}, stage={stage}):",
+        f"            xi = x[i * {m} : i * {m} + {m}, :]",
+    ]
+    if widened:
+        body += ["            t = pl.exp(pl.cast(xi, target_type=pl.FP32))"]
+    else:
+        body += [f"            t = pl.{rng.choice(['add', 'mul'])}(xi, xi)"]
+    if widened or dtype == "pl.FP32":
+        body += ['            a = pl.cast(t, target_type=pl.BF16, mode="rint")']
+    else:
+        body += ["            a = pl.exp(t)"]
+    body += [f"            out[i * {m} : i * {m} + {m}, :] = pl.matmul(a, w, out_dtype=pl.FP32)"]
+    return _kernel(name, params, body, "out")
+
+
 FAMILIES = {
     "memory": (vector_kernel, vector_kernel, cube_kernel, mixed_kernel),
     "skewed": (skewed_kernel,),
     "attention": (attention_kernel,),
+    "pushed": (pushed_kernel,),
 }
 
 
@@ -239,7 +269,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--family", choices=sorted(FAMILIES), default="memory",
         help="memory: vector, cube and mixed loops around the capacities (default); "
         "skewed: loops the cube and the vector exchange tiles in, both ways; attention: "
-        "the same with a softmax, a bias or a second output between the matmuls",
+        "the same with a softmax, a bias or a second output between the matmuls; pushed: "
+        "loops whose vector computes the cube's operand",
     )  # fmt: skip
     args = parser.parse_args(argv)
     written = write_kernels(args.folder, args.seed, args.files, args.kernels, args.family)
