@@ -500,7 +500,10 @@ CODE_CAUSE = {
 
 
 def _claims(item: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The per-space records of a finding's loop whose cause is the finding's."""
+    """The finding's own space record, where its JSON names it (``record``); else the
+    per-space records of its loop whose cause is the finding's."""
+    if item.get("record"):
+        return [item["record"]]
     causes = CODE_CAUSE[item["code"]]
     every = list(item.get("memory") or [])
     for core in item.get("cores") or []:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from skewlsp.contract import Applicability, Edit, LoopReport, Related, Span
+from skewlsp.contract import Applicability, Edit, LoopReport, Related, SpaceBuffers, Span
 
 Kind = Literal["loop", "scope", "hint", "suppression", "file"]
 # (module, level, importing path) of an import an analysis resolved; the importing path is
@@ -50,6 +50,9 @@ class Diagnostic:
     # its core and bytes), for a terminal line the headline would take over
     # ``headline.CONCISE_WIDTH`` (None: it has no shorter form).
     terse_message: str | None = None
+    # A memory finding's own space record (SKW080-SKW082: one of the report's or its
+    # cores' ``memory``), so a reader knows which space it is about without the message.
+    record: SpaceBuffers | None = None
 
     @property
     def headline(self) -> str:

@@ -98,6 +98,7 @@ def flatten(
                         applicability="safe" if hint.fix is not None else None,
                         short_message=hint_headline(hint, copy),
                         terse_message=hint_terse(hint, copy),
+                        record=hint.buffers,
                     )
                 )
     return found

@@ -329,6 +329,22 @@ def test_a_legacy_fallback_claim_predicts_the_compiler_s_warning_in_that_entry()
     assert found.line().endswith("; 1 overflows, 0 predicted; 1 fallbacks, 1 predicted")
 
 
+def test_a_finding_that_names_its_own_record_is_compared_in_that_space_only():
+    # A loop whose Mat overflows (the compiler's warning) and whose Vec loads alone are
+    # larger than Vec (no warning: one buffer larger than the space): the SKW082 is the
+    # Mat record's, named by its JSON ``record``, not every record of its cause.
+    report = memory_report(probed(), sorted(MEM_LLM.glob("*.py")))
+    claim = finding("SKW082", "vector.py", 25, "Vec", 4, None, "four_stages_of_wide_rows")
+    other = {**claim["cores"][0]["memory"][0], "space": "Mat"}
+    claim["cores"][0]["memory"].append(other)
+    unnamed = memory_predictions([claim], report)
+    assert [w.rsplit("/", 1)[-1] for w in unnamed.wrong] == [
+        "vector.py:25: SKW082 Mat has no counterpart"
+    ]
+    named = memory_predictions([{**claim, "record": claim["cores"][0]["memory"][0]}], report)
+    assert (named.predicted_fallbacks, named.wrong) == (1, ())
+
+
 def test_a_group_names_the_core_its_function_runs_on_as_skewlint_does():
     assert records("wide_right_operand")[(1, "Right")].core == "aic"
     assert records("beside_a_resident_row")[(0, "Vec")].core == "aiv"

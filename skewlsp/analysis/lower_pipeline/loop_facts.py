@@ -85,7 +85,9 @@ class ScopeMat:
     nested in: -1 none), the matmul operands read transposed in a pipeline loop (its
     index, the name), the Mat tiles and what reads them in program order for their
     lifetimes (``ordered``: every loop of the scope among its loops; its ``unknown``: why
-    they cannot be laid out), or why the loads are not all known (``unknown``)."""
+    they cannot be laid out), or why the loads are not all known (``unknown``).
+    ``popped``: the matmul operands that are no load but a tile the scope computes (one
+    the vector pushes to the cube is popped into the ring's buffer in Mat: no tile)."""
 
     loads: tuple[MatLoad, ...] = ()
     loops: tuple[Span, ...] = ()
@@ -93,6 +95,7 @@ class ScopeMat:
     views: tuple[tuple[int, str], ...] = ()
     ordered: ScopeTiles = ScopeTiles(unknown="not laid out")
     unknown: str | None = None
+    popped: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,13 @@ from skewlsp.analysis.memory.core_function import (
     ScopeMemory,
 )
 from skewlsp.analysis.memory.l0_tiles import L0Memory, L0Tiles, l0_alone, l0_tiles
-from skewlsp.analysis.memory.mat_tiles import MatMemory, MatPacking, mat_memory, mat_packing
+from skewlsp.analysis.memory.mat_tiles import (
+    MatMemory,
+    MatPacking,
+    cube_ring,
+    mat_memory,
+    mat_packing,
+)
 from skewlsp.analysis.memory.memory_reuse import (
     ReuseResult,
     ReuseTile,
@@ -194,7 +200,8 @@ def _mat_memory(function: CoreFunction) -> list[MatMemory | None]:
             found.append(None)
             continue
         if scope not in packed:
-            packed[scope] = mat_packing(scope, lowerings, DEFAULT_CHIP)
+            held = cube_ring(scope, loop.facts.scope_tiles)
+            packed[scope] = mat_packing(scope, lowerings, DEFAULT_CHIP, held)
         found.append(mat_memory(scope, packed[scope], loop.span, DEFAULT_CHIP))
     return found
 
@@ -291,7 +298,8 @@ def _placed_mat(mat: MatMemory | None) -> MatMemory | None:
     if not packing.reuse.fallbacks:
         return mat
     slots = _slots(packing.layout.tiles, packing.reuse)
-    return replace(mat, allocation=allocate_memory_addr(slots, DEFAULT_CHIP))
+    held = {"Mat": packing.reserved} if packing.reserved else None
+    return replace(mat, allocation=allocate_memory_addr(slots, DEFAULT_CHIP, held))
 
 
 def _slots(tiles: Sequence[ReuseTile], reuse: ReuseResult) -> dict[str, list[int]]:

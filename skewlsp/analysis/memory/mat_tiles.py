@@ -31,10 +31,18 @@ random kernels give no PH-MR-001 in Mat), nor is a layout
 the model cannot make (a loop nested two deep in the scope, a Mat tile of one branch of an
 ``if`` read after it, a ``pl.unroll`` loop loading into Mat): the record says why.
 
+A matmul operand the vector computes and pushes to the cube (``ScopeMat.popped``, each
+one the vector's walk pushes: :func:`cube_ring`) is popped into the vector -> cube ring's
+buffer, which the cube reserves at the bottom of Mat: no tile of its own, and every Mat
+tile is packed and placed above that region (checked against the compiler on
+``random_kernels.py --family pushed``: its stops in Mat, "the first N bytes of that
+space are reserved by system.reserve_buffer", and on the fixture
+tests/fixtures/memory/models/mem_llm/sent_operands.py).
+
 Not modelled, and said so (the function's Mat tiles are then not known): an op that may
 make a Mat tile of its own (a pop from the vector, ``create_l1``, a gather, a move, ...),
-a call whose ops are not seen (an inline helper), a matmul operand that is not a load
-into Mat of the scope (a tile the vector computes reaches the cube by a pop), a load of
+a call whose ops are not seen (an inline helper), a matmul operand that is neither a
+load into Mat of the scope nor a tile the vector is seen to push, a load of
 no static size, a statement the walk does not read (``with``, ``while``, ...), a loop
 whose lowering on this core is not known (a skewed loop's clones).
 """
@@ -65,6 +73,7 @@ from skewlsp.analysis.memory.canonicalize_io_order import (
     scope_layout,
 )
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, memory_reuse
+from skewlsp.analysis.memory.reserve_buffer import reserved_on_cube
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Fold, Tensor
 from skewlsp.analysis.passes.op_tables import ELEMENTWISE_OPS, REDUCTION_OPS, SCALAR_CALLS
 from skewlsp.analysis.passes.scope_tile_ops import ScopeLoop, ScopeTiles, TileOp
@@ -137,6 +146,7 @@ class _Walk:
     bound: set[str] = field(default_factory=set)  # names bound to a Mat tile now
     poisoned: set[str] = field(default_factory=set)  # names whose Mat tile is not one
     cube_made: set[str] = field(default_factory=set)  # names bound by a cube op now
+    defined: set[str] = field(default_factory=set)  # every name the scope binds
     temps: int = 0
     why: str | None = None
 
@@ -204,6 +214,7 @@ class _Walk:
         elif temps or reads:
             self.ops.append(TileOp(None, (*temps, *reads), None, "a read", loop=self.at_loop))
         made = isinstance(value, cst.Call) and op_leaf(value) in CUBE_MADE_OPS
+        self.defined |= defs
         for name in defs:
             self.poisoned.discard(name)
             (self.bound.add if name in outs else self.bound.discard)(name)
@@ -336,13 +347,30 @@ def scope_mat(
     except _NotModelled as reason:
         return ScopeMat(unknown=str(reason))
     mat = {load.name for load in found.loads}
-    stray = next((n for n in found.operands if n not in mat and n not in tensors), None)
+    strays = [n for n in dict.fromkeys(found.operands) if n not in mat and n not in tensors]
+    stray = next((n for n in strays if n not in found.defined), None)
     if stray is not None:
         return ScopeMat(unknown=f"the matmul operand `{stray}` is not a load into Mat")
     ordered = ScopeTiles(tuple(found.ops), tuple(found.all_loops), found.why)
     return ScopeMat(
-        tuple(found.loads), tuple(found.loops), tuple(found.parents), tuple(found.views), ordered
+        tuple(found.loads),
+        tuple(found.loops),
+        tuple(found.parents),
+        tuple(found.views),
+        ordered,
+        popped=tuple(strays),
     )
+
+
+def cube_ring(mat: ScopeMat, vec: ScopeTiles | None) -> dict[str, int] | str:
+    """Where the cube's reserved region of Mat ends (the vector -> cube ring's buffer,
+    :func:`.reserve_buffer.reserved_on_cube`) when the scope's matmuls read tiles the
+    vector pushes (``mat.popped``, each one the vector's walk of the scope, ``vec``,
+    pushes); why the Mat tiles are not known where one is not."""
+    missing = next((n for n in mat.popped if vec is None or n not in vec.sent), None)
+    if missing is not None:
+        return f"the matmul operand `{missing}` is not a load into Mat"
+    return reserved_on_cube(vec) if mat.popped else {}
 
 
 @dataclass(frozen=True)
@@ -358,16 +386,25 @@ class MatPacking:
     reuse: ReuseResult | None = None
     unlaid: str | None = None
     why: str | None = None
+    reserved: int = 0  # the vector -> cube ring's buffer at the bottom of Mat
 
 
 def mat_packing(
-    scope: ScopeMat, lowerings: Mapping[Span, Lowering | None], chip: Chip = DEFAULT_CHIP
+    scope: ScopeMat,
+    lowerings: Mapping[Span, Lowering | None],
+    chip: Chip = DEFAULT_CHIP,
+    held: Mapping[str, int] | str | None = None,
 ) -> MatPacking:
     """The function's Mat tiles (``scope``'s, each pipeline loop's as ``lowerings``, by
     its span, has it on this core): their bytes, and, when they do not all fit apart,
-    MemoryReuse's packing of them laid out with their lifetimes."""
+    MemoryReuse's packing of them laid out with their lifetimes, above the region the
+    cross-core ring reserves at the bottom of Mat (``held``: per space, where it ends;
+    a string: why that is not known)."""
     if scope.unknown is not None:
         return MatPacking(why=scope.unknown)
+    if isinstance(held, str):
+        return MatPacking(why=held)
+    reserved = (held or {}).get("Mat", 0)
     copies = []
     for span in scope.loops:
         lowering = lowerings.get(span)
@@ -378,8 +415,8 @@ def mat_packing(
         chip.align(load.bytes) * (copies[load.loop] if load.loop >= 0 else 1)
         for load in scope.loads
     )
-    if total <= chip.capacity("Mat"):
-        return MatPacking(total)
+    if total + reserved <= chip.capacity("Mat"):
+        return MatPacking(total, reserved=reserved)
     ordered = scope.ordered
     laid_from: list[LoopLowering | str] = [
         lowering_of(lowerings.get(at.span), at.parent >= 0)
@@ -389,8 +426,9 @@ def mat_packing(
     ]
     layout = scope_layout(ordered, laid_from, "Mat")
     if isinstance(layout, str):
-        return MatPacking(total, unlaid=layout)
-    return MatPacking(total, layout, memory_reuse(layout.tiles, chip))
+        return MatPacking(total, unlaid=layout, reserved=reserved)
+    reuse = memory_reuse(layout.tiles, chip, {"Mat": reserved} if reserved else None)
+    return MatPacking(total, layout, reuse, reserved=reserved)
 
 
 def mat_memory(
@@ -416,7 +454,7 @@ def mat_memory(
     if not sizes:
         return MatMemory(why="the loop loads nothing into Mat")
     slot = chip.align(max(sizes))
-    if packing.total <= chip.capacity("Mat"):
+    if packing.total + packing.reserved <= chip.capacity("Mat"):
         return MatMemory(packing.total, slot, True)
     full = _packed_full(scope, packing, loop)
     return MatMemory(packing.total, slot, full, packing.unlaid, packing)
@@ -442,4 +480,3 @@ def _subtree(loop: int, parents: Sequence[int]) -> Iterator[int]:
     for child, parent in enumerate(parents):
         if parent == loop:
             yield from _subtree(child, parents)
-

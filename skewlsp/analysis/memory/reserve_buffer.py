@@ -9,9 +9,8 @@ its consumer, the cube -> vector one in the vector core's Vec, ``slot_num`` slot
 largest tile crossing (``slot_num=`` of the scope, else ``kDefaultAutoPipeSlotNum``, 2).
 Both directions share one slot size, the largest tile crossing either way
 (``GetCommonSlotSizeBytes``): the tiles the vector pops and those it pushes
-(:mod:`skewlsp.analysis.passes.op_conversion`). The cube's reserve in Mat for the
-vector -> cube direction is not modelled (a scope whose cube reads a vector tile has
-its Mat tiles not known: :mod:`.mat_tiles`).
+(:mod:`skewlsp.analysis.passes.op_conversion`). The vector -> cube buffer is the cube
+core's, in Mat, as large (:func:`reserved_on_cube`).
 """
 
 from __future__ import annotations
@@ -29,3 +28,13 @@ def reserved(scope: ScopeTiles | None, chip: Chip = DEFAULT_CHIP) -> dict[str, i
         return {}
     slots = scope.slot_num if scope.slot_num is not None else DEFAULT_SLOT_NUM
     return {"Vec": chip.align(slots * max(scope.popped + scope.pushed))}
+
+
+def reserved_on_cube(scope: ScopeTiles | None, chip: Chip = DEFAULT_CHIP) -> dict[str, int]:
+    """Per space, where the cube core's reserved region of ``scope``'s function ends: the
+    vector -> cube buffer in Mat, where the vector pushes a tile to the cube (empty:
+    none is pushed)."""
+    if scope is None or not scope.pushed:
+        return {}
+    slots = scope.slot_num if scope.slot_num is not None else DEFAULT_SLOT_NUM
+    return {"Mat": chip.align(slots * max(scope.popped + scope.pushed))}

@@ -112,6 +112,7 @@ class Crossings:
     popped: list[int] = field(default_factory=list)
     pushed: dict[str, TileShape] = field(default_factory=dict)
     pushed_bytes: list[int] = field(default_factory=list)
+    sent: list[str] = field(default_factory=list)  # every name pushed, in order
 
     def pop(self, shape: TileShape | None) -> TileShape:
         """A tile of ``shape`` popped (its shape, now known to be)."""
@@ -125,6 +126,7 @@ class Crossings:
             raise NotModelled(f"the vector tile `{name}` two matmuls read")
         self.pushed[name] = shape
         self.pushed_bytes.append(_slot_bytes(shape, "a tile pushed to the cube"))
+        self.sent.append(name)
 
 
 def _slot_bytes(shape: TileShape, what: str) -> int:

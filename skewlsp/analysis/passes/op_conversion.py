@@ -569,6 +569,7 @@ def scope_tiles(
         tuple(walk.loops),
         popped=tuple(walk.ring.popped),
         pushed=tuple(walk.ring.pushed_bytes),
+        sent=tuple(walk.ring.sent),
     )
 
 

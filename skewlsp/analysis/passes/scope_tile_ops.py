@@ -73,6 +73,7 @@ class ScopeTiles:
     unknown: str | None = None
     popped: tuple[int, ...] = ()
     pushed: tuple[int, ...] = ()
+    sent: tuple[str, ...] = ()  # the names of the tiles pushed, in program order
     slot_num: int | None = None
     halved: bool = False  # a split mode: SplitVectorKernel halves each vector tile
 

@@ -38,7 +38,7 @@ def _whole_packing(memory: LoopMemory, space: str) -> _Whole | None:
         return vec.layout, vec.reuse, vec.allocation, reserved(vec.scope).get(space, 0)
     packing = mat.packing if mat is not None and space == "Mat" else None
     if packing is not None and packing.layout is not None and packing.reuse is not None:
-        return packing.layout, packing.reuse, mat.allocation if mat else None, 0
+        return packing.layout, packing.reuse, mat.allocation if mat else None, packing.reserved
     return None
 
 
@@ -93,7 +93,8 @@ def legacy_overflow(memory: LoopMemory, space: str, on: str) -> tuple[int, str] 
         if count == 1
         else (f"its {count} buffers (each named by its largest tile: ")
     )
-    above = f", above the {ring} B the cube -> vector ring reserves," if ring else ""
+    way = "vector -> cube" if space == "Mat" else "cube -> vector"  # (the space's owner)
+    above = f", above the {ring} B the {way} ring reserves," if ring else ""
     return overflow.used, (
         f"{LEGACY_OVERFLOW} {space}{on}: {buffers}{taking(layout, reuse, space)})"
         f"{above} {'needs' if count == 1 else 'need'} {overflow.used} B of its "

@@ -214,6 +214,8 @@ def diagnostic_data(
         "memory": memory_data(report.memory if report else ()),
         "buffers": buffers_data(report.buffers if report else None),
         "compiler_id": CODES[diagnostic.code].compiler_id if diagnostic.code in CODES else None,
+        # a memory finding's own space record (one of ``memory``'s or its cores')
+        "record": memory_data((diagnostic.record,))[0] if diagnostic.record else None,
         "related": [
             {"message": r.message, **(span_data(r.span) or {})} for r in diagnostic.related
         ],

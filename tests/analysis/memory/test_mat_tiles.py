@@ -5,6 +5,7 @@ PH-MR-001 hint."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import libcst as cst
@@ -13,8 +14,15 @@ from skewlsp.analysis.driver import analyze_models
 from skewlsp.analysis.frontend.constants import Const
 from skewlsp.analysis.lower_pipeline.loop_facts import MatLoad, ScopeMat
 from skewlsp.analysis.memory.allocate_memory_addr import footprint
-from skewlsp.analysis.memory.mat_tiles import MatMemory, mat_memory, mat_packing, scope_mat
+from skewlsp.analysis.memory.mat_tiles import (
+    MatMemory,
+    cube_ring,
+    mat_memory,
+    mat_packing,
+    scope_mat,
+)
 from skewlsp.analysis.passes.convert_tensor_to_tile_ops import Tensor
+from skewlsp.analysis.passes.scope_tile_ops import ScopeTiles
 from skewlsp.common.resolver import RecordingResolver
 from skewlsp.contract import LoopReport, Lowering, SpaceBuffers, Span
 
@@ -209,7 +217,29 @@ def test_a_load_of_a_branch_a_matmul_after_the_if_reads_is_not_told_to_be_in_mat
         "            wj = w[128:256, 0:128]\n"
         "        out[0:16, 0:128] = pl.matmul(x[0:16, 0:128], wj, out_dtype=pl.FP32)\n"
     )
-    assert scope.unknown == "the matmul operand `wj` is not a load into Mat"
+    # (a tile the scope binds, not loaded into Mat by one statement: popped from the
+    # vector where the vector pushes it, else not known)
+    assert scope.unknown is None and scope.popped == ("wj",)
+    assert cube_ring(scope, None) == "the matmul operand `wj` is not a load into Mat"
+
+
+def test_a_tile_the_vector_pushes_is_popped_into_the_ring_s_buffer_at_the_bottom_of_mat():
+    # random_kernels.py --family pushed, seed 3, k8: the vector sends [128, 512] BF16 rows
+    # (128 KB) to the cube's matmul; pypto e2d0f78ae: "Mat buffer usage (655360 bytes)
+    # exceeds platform limit (524288 bytes). The first 262144 bytes of that space are
+    # reserved by system.reserve_buffer"
+    scope = walked(
+        "    for j in pl.pipeline(4, stage=3):\n"
+        "        a = pl.cast(x[0:128, 0:512], target_type=pl.BF16)\n"
+        "        out[0:128, 0:128] = pl.matmul(a, w[0:512, 0:128], out_dtype=pl.FP32)\n"
+    )
+    assert scope.popped == ("a",)
+    vector = ScopeTiles(pushed=(131072,), sent=("a",), slot_num=None)
+    assert cube_ring(scope, vector) == {"Mat": 262144}  # (2 slots unless the scope says)
+    assert cube_ring(scope, replace(vector, slot_num=1)) == {"Mat": 131072}
+    assert cube_ring(scope, ScopeTiles(pushed=(131072,), sent=("b",))) == (
+        "the matmul operand `a` is not a load into Mat"
+    )
 
 
 def test_another_name_for_a_mat_tile_is_its_buffer_and_its_reads_keep_the_tile_alive():
