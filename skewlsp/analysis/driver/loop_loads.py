@@ -144,21 +144,16 @@ class LoopLoads:
         )  # fmt: skip
         span = span_of(loop)
         at = next((n for n, found in enumerate(tiles.loops) if found.span == span), -1)
+        facts = replace(
+            facts, slot_loads=loads, slot_scope=around.scope, scope_tiles=tiles, scope_loop=at
+        )
         if not lowered and facts.skew is not None:
             # a skewed cube copy's matmuls read the body's loads in every clone; the
             # vector copy the skew demotes runs in the scope's tiles as written
             opened = around.opened_by
             scope_of = (opened, fold) if opened is not None else None
             made = computed_loads(loop, matmuls, loads, scope_of, around.tensors)
-            skew = replace(facts.skew, computed=made)
-            return replace(
-                facts,
-                slot_loads=loads,
-                slot_scope=around.scope,
-                skew=skew,
-                scope_tiles=tiles,
-                scope_loop=at,
-            )
+            return replace(facts, skew=replace(facts.skew, computed=made))
         operands = mat = None
         if matmuls.sites:  # (15's operands, for the L0 tiles; the scope's Mat loads)
             operands = body_operands(
@@ -170,15 +165,7 @@ class LoopLoads:
                 lambda: scope_mat(opened_by, around.tensors, fold, asked.span_of, self._uses),
             )  # fmt: skip
             self.mat_scopes[(*key, around.scope)] = mat
-        return replace(
-            facts,
-            slot_loads=loads,
-            slot_scope=around.scope,
-            scope_tiles=tiles,
-            scope_loop=at,
-            matmul_operands=operands,
-            scope_mat=mat,
-        )
+        return replace(facts, matmul_operands=operands, scope_mat=mat)
 
     def _uses(self, statements: Sequence[cst.CSTNode], tensors: Collection[str]) -> BodyUses:
         """How ``statements`` use their names (:func:`body_uses`), made once for the
