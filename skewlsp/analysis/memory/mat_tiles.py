@@ -350,7 +350,7 @@ def scope_mat(
     strays = [n for n in dict.fromkeys(found.operands) if n not in mat and n not in tensors]
     stray = next((n for n in strays if n not in found.defined), None)
     if stray is not None:
-        return ScopeMat(unknown=f"the matmul operand `{stray}` is not a load into Mat")
+        return ScopeMat(unknown=_not_a_load(stray))
     ordered = ScopeTiles(tuple(found.ops), tuple(found.all_loops), found.why)
     return ScopeMat(
         tuple(found.loads),
@@ -369,8 +369,14 @@ def cube_ring(mat: ScopeMat, vec: ScopeTiles | None) -> dict[str, int] | str:
     pushes); why the Mat tiles are not known where one is not."""
     missing = next((n for n in mat.popped if vec is None or n not in vec.sent), None)
     if missing is not None:
-        return f"the matmul operand `{missing}` is not a load into Mat"
+        return _not_a_load(missing)
     return reserved_on_cube(vec) if mat.popped else {}
+
+
+def _not_a_load(name: str) -> str:
+    """Why the Mat tiles are not known: a matmul reads ``name``, which is neither a load
+    into Mat nor a tile the vector is seen to push."""
+    return f"the matmul operand `{name}` is not a load into Mat"
 
 
 @dataclass(frozen=True)

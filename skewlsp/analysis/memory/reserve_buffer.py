@@ -26,8 +26,7 @@ def reserved(scope: ScopeTiles | None, chip: Chip = DEFAULT_CHIP) -> dict[str, i
     (empty: nothing is reserved, no tile crosses from the cube)."""
     if scope is None or not scope.popped:
         return {}
-    slots = scope.slot_num if scope.slot_num is not None else DEFAULT_SLOT_NUM
-    return {"Vec": chip.align(slots * max(scope.popped + scope.pushed))}
+    return {"Vec": _ring_buffer(scope, chip)}
 
 
 def reserved_on_cube(scope: ScopeTiles | None, chip: Chip = DEFAULT_CHIP) -> dict[str, int]:
@@ -36,5 +35,11 @@ def reserved_on_cube(scope: ScopeTiles | None, chip: Chip = DEFAULT_CHIP) -> dic
     none is pushed)."""
     if scope is None or not scope.pushed:
         return {}
+    return {"Mat": _ring_buffer(scope, chip)}
+
+
+def _ring_buffer(scope: ScopeTiles, chip: Chip) -> int:
+    """Either direction's buffer: ``slot_num`` slots of the largest tile crossing either
+    way (``BuildAutomaticPipeSetup``'s ``buffer_size``), aligned."""
     slots = scope.slot_num if scope.slot_num is not None else DEFAULT_SLOT_NUM
-    return {"Mat": chip.align(slots * max(scope.popped + scope.pushed))}
+    return chip.align(slots * max(scope.popped + scope.pushed))
