@@ -40,6 +40,9 @@ class Stated:
     ir_depth: int | None = None
     lanes: int = 1  # 2: the vector copy runs on both lanes
     second_lane: bool = False  # the record of the second lane's copy of the loop
+    # a copy a module-level ``for`` builds before its last iteration: the name it binds is
+    # bound again, so the compile of the module's entries sees only the last copy
+    earlier_build: bool = False
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,9 @@ class DepthCheck:
     ``status``: "agree" (every group the compiler compiled there keeps the stated depth
     with the stated slot; with several statements for one key, a group that does),
     "differ", "unmatched" (the loop has stage groups, none on that core in that space),
-    "not compiled" (no entry compiled holds a stage group of the loop), or "no depth"
+    "not compiled" (no entry compiled holds a stage group of the loop), "earlier build"
+    (one of the first three, of a copy a module-level ``for`` builds before its last
+    iteration: not the copy compiled), or "no depth"
     (``achieved`` None: the loads overflow the space at any depth, an SKW081 the
     overflow count compares; the compiler's groups are kept to be shown). ``ir``: the IR's
     depth against the stated one: "equal", "more", "fewer", "unmeasured"."""
@@ -112,7 +117,8 @@ class Depths:
             f"entries their copies are compiled in), {status['agree']} agree with "
             f"MemoryReuse (hint or full), {status['differ']} differ, {status['unmatched']} "
             f"match no compiler group of their loop, {status['not compiled']} at loops "
-            f"not compiled, {status['no depth']} with no depth (the loads overflow the "
+            f"not compiled, {status['earlier build']} of copies a module-level for builds "
+            f"before the one compiled, {status['no depth']} with no depth (the loads overflow the "
             f"space: compared as overflows); the IR's buffers equal in {ir['equal']}, "
             f"more in {ir['more']}, fewer in {ir['fewer']}, not measured in "
             f"{ir['unmeasured']}"
@@ -158,9 +164,12 @@ def memory_records(
         if item.get("kind") != "loop" or not item.get("loop"):
             continue
         loop = finding_loop(item)
-        for unit in item.get("copies") or [item]:
+        units = item.get("copies") or [item]
+        built = [n for n, unit in enumerate(units) if _built_by_a_for(unit)]
+        for number, unit in enumerate(units):
             caller = (unit.get("instance") or {}).get("caller")
             entry = (caller or item.get("function") or "").rsplit(".", 1)[-1]
+            earlier = number in built[:-1]
             places = [("", unit.get("memory") or [], 1)]
             places += [
                 (c["core"], c.get("memory") or [], c.get("copies", 1))
@@ -168,7 +177,13 @@ def memory_records(
             ]
             for core, records, lanes in places:
                 for rec in records:
-                    yield loop, core, {**rec, "lanes": lanes, "entry": entry}
+                    yield loop, core, {**rec, "lanes": lanes, "entry": entry, "earlier": earlier}
+
+
+def _built_by_a_for(unit: Mapping[str, Any]) -> bool:
+    """Whether a copy is one a module-level ``for`` builds (bound values, no caller)."""
+    instance = unit.get("instance") or {}
+    return bool(instance.get("bindings")) and not instance.get("caller")
 
 
 def stated_depths(findings: Iterable[Mapping[str, Any]]) -> list[Stated]:
@@ -195,6 +210,7 @@ def stated_entries(findings: Iterable[Mapping[str, Any]]) -> dict[Stated, set[st
                 rec.get("ir_depth"),
                 rec.get("lanes", 1),
                 rec.get("lane") == 2,
+                bool(rec.get("earlier")),
             )
             found.setdefault(said, set()).add(rec["entry"])
     return found
@@ -283,10 +299,12 @@ def compare_depths(
             continue
         if not mine:
             status = "unmatched" if said.loop in compiled else "not compiled"
+            status = "earlier build" if said.earlier_build else status
             checks.append(DepthCheck(said, status, "unmeasured", ()))
             continue
         alone = per_key[(said.loop, said.core, said.space)] == 1
         agree = all(_same(said, k) for k in mine) if alone else any(_same(said, k) for k in mine)
-        status = "agree" if agree else "differ"
-        checks.append(DepthCheck(said, status, _ir(said, mine), tuple(mine), by_entry))
+        status = "agree" if agree else "earlier build" if said.earlier_build else "differ"
+        ir = _ir(said, mine) if status != "earlier build" else "unmeasured"
+        checks.append(DepthCheck(said, status, ir, tuple(mine), by_entry))
     return Depths(tuple(checks))

@@ -87,7 +87,8 @@ def test_a_full_depth_where_memoryreuse_gives_no_hint_agrees():
     assert found.line() == (
         "depths: 1 stated known (0 against the groups of the entries their copies are "
         "compiled in), 1 agree with MemoryReuse (hint or full), 0 differ, 0 match "
-        "no compiler group of their loop, 0 at loops not compiled, 0 with no depth (the "
+        "no compiler group of their loop, 0 at loops not compiled, 0 of copies a "
+        "module-level for builds before the one compiled, 0 with no depth (the "
         "loads overflow the space: compared as overflows); the IR's buffers equal in 1, "
         "more in 0, fewer in 0, not measured in 0"
     )
@@ -170,6 +171,28 @@ def test_copies_stating_different_depths_each_need_a_group_that_keeps_theirs():
     ]
     found = compare_depths([finding(copies=copies)], compiled)
     assert [c.status for c in found.checks] == ["agree", "agree"]
+
+
+def test_a_copy_a_module_level_for_builds_before_the_last_is_not_the_one_compiled():
+    # `for name, stage in (("shallow", 2), ("deep", 4)): @pl.program class Staged`: the
+    # module binds the class again at each iteration, so compiling the module's entries
+    # compiles the last copy only; an earlier copy's depth is counted apart, not wrong.
+    def built(value: str, depth: int) -> dict:
+        records = [space("Mat", depth, depth, 8192)]
+        return {
+            "instance": {"bindings": {"stage": value}, "caller": None},
+            "memory": [],
+            "cores": [{"core": "aic", "memory": records}],
+        }
+
+    compiled = [group("Mat", 3, 8192, core="aic", function="staged_aic")]
+    found = compare_depths([finding(copies=[built("2", 2), built("4", 3)])], compiled)
+    assert [c.status for c in found.checks] == ["earlier build", "agree"]
+    assert "1 of copies a module-level for builds before the one compiled" in found.line()
+    # the last copy is the one compiled: a depth it states the compiler does not keep
+    # differs
+    found = compare_depths([finding(copies=[built("4", 3), built("2", 2)])], compiled)
+    assert [c.status for c in found.checks] == ["agree", "differ"]
 
 
 def test_a_vector_copy_on_both_lanes_is_compared_with_the_first_lanes_group():

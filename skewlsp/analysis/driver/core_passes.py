@@ -105,8 +105,8 @@ def split_and_skew(
     if unknown:
         return per_core.unknown_split(tuple(c for c, _ in results), unknown, stmts)
     chosen, summary = per_core.summarise(results)
-    produce = next((_skewed_matmuls(lists[c.core], d) for c, d in results if c.core == "aic"), None)
-    return per_core.PerCore(tuple(c for c, _ in results), summary, lists[chosen], across, produce)
+    skew = next((_cube_skew(lists[c.core], d) for c, d in results if c.core == "aic"), None)
+    return per_core.PerCore(tuple(c for c, _ in results), summary, lists[chosen], across, skew)
 
 
 @dataclass(frozen=True)
@@ -173,22 +173,25 @@ def kept_split(
     return split
 
 
-def _skewed_matmuls(
-    stmts: Sequence[Stmt], decision: Decision
-) -> tuple[int, tuple[bool, ...]] | None:
-    """Each matmul of a skewed copy, in program order: whether the skew pass clones it
-    into the producer half (the backward slice of its lead push) or the consumer half;
-    the memory passes lay out the clones of each half apart (prologue, steady body,
-    epilogue), with its effective depth. None when the copy is not skewed."""
+def _cube_skew(stmts: Sequence[Stmt], decision: Decision) -> per_core.CubeSkew | None:
+    """What the skew pass clones of a skewed copy: each matmul, in program order, and
+    each statement: whether it clones it into the producer half (the backward slice of
+    its lead push) or the consumer half (a recomputed address scalar: both); the memory
+    passes lay out the clones of each half apart (prologue, steady body, epilogue), with
+    its effective depth. None when the copy is not skewed."""
     if decision.verdict != "skewed" or decision.depth is None:
         return None
-    produce = set(decision.produce)
-    return decision.depth, tuple(
+    produce, again = set(decision.produce), set(decision.recompute)
+    matmuls = tuple(
         k in produce
         for k, stmt in enumerate(stmts)
         for node in walk(stmt.node)
         if type(node) is cst.Call and op_leaf(node) in op_registry.CUBE_OPS
     )
+    located = tuple(
+        (stmt.located, None if k in again else k in produce) for k, stmt in enumerate(stmts)
+    )
+    return per_core.CubeSkew(decision.depth, matmuls, located)
 
 
 def _split(body: list[Stmt], live_out: Sequence[str], function: OutlinedFunction) -> Split:

@@ -292,7 +292,9 @@ class LoopDecisions:
         facts = LoopFacts(load_time_bound=opaque[0] if opaque else None)
         # 10 ConvertTensorToTileOps: the loads LowerPipelineToSlots (27) will see
         if split is not None and split.cube_skew is not None:  # 26's clones, for 33
-            facts = replace(facts, skew=SkewClones(*split.cube_skew))
+            cube = split.cube_skew
+            halves = per_core.statement_halves(body_statements(loop.body), cube.located)
+            facts = replace(facts, skew=SkewClones(cube.depth, cube.matmuls, statements=halves))
         where = (self.functions[-1] if self.functions else None, self._function_incore)
         facts = self.loads.of_loop(
             facts, report, loop, ctx, (*where, self.call_caller), scope.module.function_sources,

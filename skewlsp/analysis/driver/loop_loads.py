@@ -147,24 +147,26 @@ class LoopLoads:
         facts = replace(
             facts, slot_loads=loads, slot_scope=around.scope, scope_tiles=tiles, scope_loop=at
         )
-        if not lowered and facts.skew is not None:
-            # a skewed cube copy's matmuls read the body's loads in every clone; the
-            # vector copy the skew demotes runs in the scope's tiles as written
-            opened = around.opened_by
-            scope_of = (opened, fold) if opened is not None else None
-            made = computed_loads(loop, matmuls, loads, scope_of, around.tensors)
-            return replace(facts, skew=replace(facts.skew, computed=made))
-        operands = mat = None
-        if matmuls.sites:  # (15's operands, for the L0 tiles; the scope's Mat loads)
-            operands = body_operands(
-                loop, matmuls, around.tensors, fold, loads, opened_by, self._uses
-            )
+        mat = None
+        if matmuls.sites:  # (the scope's Mat loads)
             mat = self.mat_scopes.get((*key, around.scope))
             mat = mat or self._replayed(
                 scope_mat, opened_by, inputs, asked,
                 lambda: scope_mat(opened_by, around.tensors, fold, asked.span_of, self._uses),
             )  # fmt: skip
             self.mat_scopes[(*key, around.scope)] = mat
+        if not lowered and facts.skew is not None:
+            # a skewed cube copy's matmuls read the body's loads in every clone; the
+            # vector copy the skew demotes runs in the scope's tiles as written
+            opened = around.opened_by
+            scope_of = (opened, fold) if opened is not None else None
+            made = computed_loads(loop, matmuls, loads, scope_of, around.tensors)
+            return replace(facts, skew=replace(facts.skew, computed=made), scope_mat=mat)
+        operands = None
+        if matmuls.sites:  # (15's operands, for the L0 tiles)
+            operands = body_operands(
+                loop, matmuls, around.tensors, fold, loads, opened_by, self._uses
+            )
         return replace(facts, matmul_operands=operands, scope_mat=mat)
 
     def _uses(self, statements: Sequence[cst.CSTNode], tensors: Collection[str]) -> BodyUses:

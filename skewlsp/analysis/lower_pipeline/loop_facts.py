@@ -104,11 +104,13 @@ class SkewClones:
     its effective depth D (D producer clones in the prologue, D of each half in the
     steady body, D consumer clones in the epilogue, clone i of either half in stage i of
     the skew's own pipeline group) and, per matmul of the body in program order, whether
-    it is in the producer half."""
+    it is in the producer half; per top-level statement of the body, the half it is in
+    (``statements``: True the producer's, False the consumer's, None neither or both)."""
 
     depth: int
     produce: tuple[bool, ...]
     computed: tuple[SlotLoad, ...] = ()  # operands the body computes (a popped tile), in Mat
+    statements: tuple[bool | None, ...] = ()
 
 
 @dataclass(frozen=True)

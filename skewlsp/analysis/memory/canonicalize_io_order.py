@@ -33,7 +33,10 @@ replication around it copies its tiles, stamps and all). A branch of an ``if`` i
 out once where it stands, in the copy it is in: the ``if`` is one statement of the body,
 so its loads are not lifted above the other clones' compute, only to the top of the
 branch's own statements (CanonicalizeIOOrder reorders each statement list apart). A
-load with no static size makes the whole function unknown (None, or the reason).
+loop SkewCrossCorePipeline skews on this core is laid out as it clones it: its producer
+half ahead, a sequential steady loop, its consumer half after it, in one stage group of
+the skew's own (:meth:`_Layout.skewed`). A load with no static size makes the whole
+function unknown (None, or the reason).
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from skewlsp.analysis.lower_pipeline.loop_facts import SlotLoad
+from skewlsp.analysis.lower_pipeline.loop_facts import SkewClones, SlotLoad
 from skewlsp.analysis.lower_pipeline.lower_pipeline_loops import replicated_regions
 from skewlsp.analysis.memory.init_memref import allocation_bytes
 from skewlsp.analysis.memory.memory_reuse import ReuseTile
@@ -132,10 +135,13 @@ class LoopLowering:
     """How LowerPipelineLoops leaves one loop of a scope: ``clones`` per replicated
     region (the main loop's ``stage`` clones, then the remainder's copies, as
     :func:`_regions` finds them), ``plain`` for a loop run as written (a ``pl.range``,
-    an untouched pipeline)."""
+    an untouched pipeline). A loop SkewCrossCorePipeline skews on this core is one
+    ``skew`` region of its depth's clones per half, ``halves`` telling which half each
+    top-level statement of its body is cloned into (:func:`skewed_lowering`)."""
 
     regions: tuple[tuple[str, int], ...]
     trip: int | None = None  # a replicated loop's iterations (main loop's and remainder's)
+    halves: tuple[bool | None, ...] | None = None  # a skewed loop's (True: the producer's)
 
     @property
     def plain(self) -> bool:
@@ -189,6 +195,7 @@ class _Layout:
     at: int = 0
     group: int = 0
     groups: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    skews: int = 0  # the skewed loops' groups numbered so far
 
     def place(self, op: TileOp, env: dict[str, int], member: tuple[tuple[int, int], ...]) -> None:
         for read in op.reads:
@@ -214,6 +221,8 @@ class _Layout:
         program order; ``env``: the values bound around it; ``outer``: the stage of the
         loop around it this copy is in); its stage groups."""
         lowering = self.lowering(number)
+        if lowering.halves is not None:
+            return self.skewed(number, body, env, outer, lowering.halves)
         carried, outer_reads = _carried(body, env)
         if carried and len(lowering.regions) > 1:
             raise _Unknown("a value carried through a loop with a remainder")
@@ -261,6 +270,49 @@ class _Layout:
             family.last = max(family.last, end)
         self.at += 1
         return groups
+
+    def skewed(
+        self,
+        number: int,
+        body: Sequence[TileOp],
+        env: dict[str, int],
+        outer: Member,
+        halves: tuple[bool | None, ...],
+    ) -> tuple[int, ...]:
+        """Lay out the clones SkewCrossCorePipeline makes of loop ``number``
+        (``skew_cross_core_pipeline_pass.cpp``): the prologue's D producer clones, a
+        sequential steady loop of D producer then D consumer clones, the epilogue's D
+        consumer clones; clone i of either half in stage i of the skew's one group (its
+        ``MembershipTagger``). Each clone keeps its statements' order: the steady loop is
+        no pipeline loop, so CanonicalizeIOOrder lifts no load in it."""
+        items = _items(body, number, self.blocks)
+        if any(isinstance(item, int) for item in items):
+            raise _Unknown("a block nested in a skewed loop")
+        ops = [item for item in items if isinstance(item, TileOp)]
+        if any(not 0 <= op.statement < len(halves) or halves[op.statement] is None for op in ops):
+            raise _Unknown("a tile of a skewed loop in neither half of its clones")
+        carried, outer_reads = _carried(body, env)
+        if carried:
+            raise _Unknown("a value carried through a skewed loop")
+        (group,) = self.own_groups(number)
+        depth = self.lowering(number).regions[0][1]
+
+        def clones(produce: bool) -> None:
+            for clone in range(depth):
+                mine, member = dict(env), ((group, clone), *outer)
+                for op in ops:
+                    if halves[op.statement] is produce:
+                        self.place(op, mine, member)
+
+        clones(True)  # the prologue
+        clones(True)  # the steady loop: a value read in it lives to its end
+        clones(False)
+        for name in outer_reads:
+            tile = self.tiles[env[name]]
+            tile.last = max(tile.last, self.at)
+        self.at += 1
+        clones(False)  # the epilogue
+        return (group,)
 
     def nested(
         self,
@@ -318,6 +370,10 @@ class _Layout:
     def own_groups(self, number: int) -> tuple[int, ...]:
         """Loop ``number``'s stage groups (one per replicated region), numbered the first
         time they are asked for: every copy of a nested loop shares them."""
+        if number not in self.groups and self.lowering(number).halves is not None:
+            # (the skew numbers its groups after every one LowerPipelineLoops numbers)
+            self.groups[number] = (SKEW_GROUP_BASE + self.skews,)
+            self.skews += 1
         if number not in self.groups:
             regions = [r for r, _ in self.lowering(number).regions if r != "plain"]
             self.groups[number] = tuple(range(self.group, self.group + len(regions)))
@@ -326,6 +382,13 @@ class _Layout:
 
 
 Member = tuple[tuple[int, int], ...]
+# SkewCrossCorePipeline's first group id (``kSkewGroupBase``): above LowerPipelineLoops'.
+SKEW_GROUP_BASE = 1 << 20
+
+
+def skewed_lowering(skew: SkewClones) -> LoopLowering:
+    """A skewed copy of a loop as the layout reads it: D clones of each half."""
+    return LoopLowering((("skew", skew.depth),), halves=skew.statements)
 
 
 def _items(body: Sequence[TileOp], number: int, blocks: Sequence[ScopeLoop]) -> list[TileOp | int]:

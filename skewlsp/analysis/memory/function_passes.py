@@ -192,6 +192,11 @@ def _mat_memory(function: CoreFunction) -> list[MatMemory | None]:
     if function.core != "aic":
         return [None] * len(function.loops)
     lowerings = {loop.span: loop.lowering for loop in function.loops}
+    skews = {
+        loop.span: loop.facts.skew
+        for loop in function.loops
+        if loop.facts.skew is not None and loop.verdict == "skewed"
+    }
     packed: dict[ScopeMat, MatPacking] = {}
     found: list[MatMemory | None] = []
     for loop in function.loops:
@@ -201,7 +206,7 @@ def _mat_memory(function: CoreFunction) -> list[MatMemory | None]:
             continue
         if scope not in packed:
             held = cube_ring(scope, loop.facts.scope_tiles)
-            packed[scope] = mat_packing(scope, lowerings, DEFAULT_CHIP, held)
+            packed[scope] = mat_packing(scope, lowerings, DEFAULT_CHIP, held, skews)
         found.append(mat_memory(scope, packed[scope], loop.span, DEFAULT_CHIP))
     return found
 

@@ -25,9 +25,14 @@ loop, a tile read in a loop live to its end) and packed as MemoryReuse packs the
 there, with no fallback, is known, and a packing that falls back to the legacy one is
 (``MatMemory.packing``, placed by 34 AllocateMemoryAddr: ``allocation``; checked against
 the compiler on random kernels and tests/fixtures/memory/models/mem_llm/accumulators.py:
-its warning, and its stop where the legacy packing overflows L1). A packing that sheds
-depth in Mat is not told (none has been checked against the compiler: pypto-lib and the
-random kernels give no PH-MR-001 in Mat), nor is a layout
+its warning, and its stop where the legacy packing overflows L1). A skewed loop's
+cube copy is laid out as SkewCrossCorePipeline clones it (``SkewClones``: its depth and
+which half each top-level statement of its body is in, each op told by its statement:
+:meth:`.canonicalize_io_order._Layout.skewed`), and the depth MemoryReuse sheds from the
+skew's group in Mat is told too (checked against the compiler on ``random_kernels.py
+--family attention`` and tests/fixtures/memory/models/mem_llm/skewed_weights.py:
+slot-bound, space-pressure, the fallback and the stop). A packing that sheds a replicated
+loop's depth in Mat is not told (none has been seen from the compiler), nor is a layout
 the model cannot make (a loop nested two deep in the scope, a Mat tile of one branch of an
 ``if`` read after it, a ``pl.unroll`` loop loading into Mat): the record says why.
 
@@ -44,7 +49,7 @@ make a Mat tile of its own (a pop from the vector, ``create_l1``, a gather, a mo
 a call whose ops are not seen (an inline helper), a matmul operand that is neither a
 load into Mat of the scope nor a tile the vector is seen to push, a load of
 no static size, a statement the walk does not read (``with``, ``while``, ...), a loop
-whose lowering on this core is not known (a skewed loop's clones).
+whose lowering on this core is not known (a loop the skew demotes on the cube).
 """
 
 from __future__ import annotations
@@ -63,7 +68,7 @@ from skewlsp.analysis.frontend.names import (
 )
 from skewlsp.analysis.frontend.op_registry import CUBE_OPS, PYTHON_BUILTINS, op_leaf
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
-from skewlsp.analysis.lower_pipeline.loop_facts import MatLoad, ScopeMat, SlotLoad
+from skewlsp.analysis.lower_pipeline.loop_facts import MatLoad, ScopeMat, SkewClones, SlotLoad
 from skewlsp.analysis.lower_pipeline.slot_loads import UsesOf, calls_of, statement_loads_each
 from skewlsp.analysis.memory.allocate_memory_addr import Allocation
 from skewlsp.analysis.memory.canonicalize_io_order import (
@@ -71,6 +76,7 @@ from skewlsp.analysis.memory.canonicalize_io_order import (
     ScopeLayout,
     lowering_of,
     scope_layout,
+    skewed_lowering,
 )
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, memory_reuse
 from skewlsp.analysis.memory.reserve_buffer import reserved_on_cube
@@ -117,6 +123,7 @@ class MatMemory:
     # legacy fallback, if it falls back) and 34 AllocateMemoryAddr's placement of it
     packing: MatPacking | None = None
     allocation: Allocation | None = None
+    group: int | None = None  # the loop's first stage group in the packing's layout
 
 
 class _NotModelled(Exception):
@@ -143,6 +150,7 @@ class _Walk:
     ops: list[TileOp] = field(default_factory=list)
     all_loops: list[ScopeLoop] = field(default_factory=list)
     at_loop: int = -1  # the loop of ``all_loops`` the walk is in
+    statement: int = -1  # the top-level statement of that loop's body the walk is in
     bound: set[str] = field(default_factory=set)  # names bound to a Mat tile now
     poisoned: set[str] = field(default_factory=set)  # names whose Mat tile is not one
     cube_made: set[str] = field(default_factory=set)  # names bound by a cube op now
@@ -150,14 +158,18 @@ class _Walk:
     temps: int = 0
     why: str | None = None
 
-    def block(self, statements: Sequence[cst.CSTNode], loop: int) -> None:
+    def block(self, statements: Sequence[cst.CSTNode], loop: int, top: bool = True) -> None:
+        """Walk a block's statements (``top``: a loop's or the scope's body, each of
+        whose statements its ops are told by; else a branch's, in its ``if``'s)."""
         each = statement_loads_each(statements, self.tensors, self.fold, self.uses_of)
         for load in (load for loads in each for load in loads):
             if load.space == "Mat" and load.size is None:
                 raise _NotModelled(f"the load of `{load.name}` into Mat has no static size")
             if load.space == "Mat" and load.size is not None:
                 self.loads.append(MatLoad(load.name, load.size, loop))
-        for stmt, mine in zip(statements, each, strict=True):
+        around = self.statement
+        for index, (stmt, mine) in enumerate(zip(statements, each, strict=True)):
+            self.statement = index if top else around
             if isinstance(stmt, cst.SimpleStatementLine):
                 self._calls(stmt, loop)
                 if len(stmt.body) == 1:
@@ -176,6 +188,7 @@ class _Walk:
                 self.bound -= changed
             else:
                 raise _NotModelled(f"a `{type(stmt).__name__}` statement")
+        self.statement = around
 
     def _unlaid(self, why: str) -> None:
         if self.why is None:
@@ -194,7 +207,9 @@ class _Walk:
             named = load.name in defs and isinstance(target, cst.Name)
             out = load.name if named else self._temp()
             shape = (tuple(load.extents), load.dtype)
-            self.ops.append(TileOp(out, (), shape, f"{load.name} (load)", None, True, self.at_loop))
+            label = f"{load.name} (load)"
+            loaded = TileOp(out, (), shape, label, None, True, self.at_loop, (), self.statement)
+            self.ops.append(loaded)
             (outs.add if named else temps.append)(out)
         if value is None:
             names = reads_of(small)
@@ -208,11 +223,18 @@ class _Walk:
         if isinstance(target, cst.Name) and viewed in self.bound and not temps:
             # `b = a`, a view of `a` (a reshape, a slice, a transposed view): `b` is
             # `a`'s buffer, whose lifetime its reads extend (InitMemRef shares it)
-            view = TileOp(target.value, tuple(reads), None, "a view", viewed, loop=self.at_loop)
+            view = TileOp(
+                target.value, tuple(reads), None, "a view", viewed, loop=self.at_loop,
+                statement=self.statement,
+            )  # fmt: skip
             self.ops.append(view)
             outs.add(target.value)
         elif temps or reads:
-            self.ops.append(TileOp(None, (*temps, *reads), None, "a read", loop=self.at_loop))
+            reading = TileOp(
+                None, (*temps, *reads), None, "a read", loop=self.at_loop,
+                statement=self.statement,
+            )  # fmt: skip
+            self.ops.append(reading)
         made = isinstance(value, cst.Call) and op_leaf(value) in CUBE_MADE_OPS
         self.defined |= defs
         for name in defs:
@@ -228,12 +250,12 @@ class _Walk:
         self._calls(stmt.test, loop)
         if any(name in self.bound or name in self.poisoned for name in reads_of(stmt.test)):
             self._unlaid("an `if` reads a Mat tile")
-        self.block(body_statements(stmt.body), loop)
+        self.block(body_statements(stmt.body), loop, top=False)
         other = stmt.orelse
         if isinstance(other, cst.If):
             self._branch(other, loop)
         elif isinstance(other, cst.Else):
-            self.block(body_statements(other.body), loop)
+            self.block(body_statements(other.body), loop, top=False)
 
     def _loop(self, stmt: cst.For, loop: int) -> None:
         call = stmt.iter
@@ -367,6 +389,11 @@ def cube_ring(mat: ScopeMat, vec: ScopeTiles | None) -> dict[str, int] | str:
     :func:`.reserve_buffer.reserved_on_cube`) when the scope's matmuls read tiles the
     vector pushes (``mat.popped``, each one the vector's walk of the scope, ``vec``,
     pushes); why the Mat tiles are not known where one is not."""
+    if mat.popped and vec is not None and vec.unknown is not None:
+        return (
+            f"the matmul operand `{mat.popped[0]}` comes from the vector, whose tiles are "
+            f"not known: {vec.unknown}"
+        )
     missing = next((n for n in mat.popped if vec is None or n not in vec.sent), None)
     if missing is not None:
         return _not_a_load(missing)
@@ -400,20 +427,25 @@ def mat_packing(
     lowerings: Mapping[Span, Lowering | None],
     chip: Chip = DEFAULT_CHIP,
     held: Mapping[str, int] | str | None = None,
+    skews: Mapping[Span, SkewClones] | None = None,
 ) -> MatPacking:
     """The function's Mat tiles (``scope``'s, each pipeline loop's as ``lowerings``, by
-    its span, has it on this core): their bytes, and, when they do not all fit apart,
-    MemoryReuse's packing of them laid out with their lifetimes, above the region the
-    cross-core ring reserves at the bottom of Mat (``held``: per space, where it ends;
-    a string: why that is not known)."""
+    its span, has it on this core, or as ``skews`` has its skewed copy's clones): their
+    bytes, and, when they do not all fit apart, MemoryReuse's packing of them laid out
+    with their lifetimes, above the region the cross-core ring reserves at the bottom of
+    Mat (``held``: per space, where it ends; a string: why that is not known)."""
     if scope.unknown is not None:
         return MatPacking(why=scope.unknown)
     if isinstance(held, str):
         return MatPacking(why=held)
     reserved = (held or {}).get("Mat", 0)
+    skews = skews or {}
     copies = []
     for span in scope.loops:
         lowering = lowerings.get(span)
+        if span in skews:
+            copies.append(2 * skews[span].depth)  # (each half cloned D times twice)
+            continue
         if lowering is None or lowering.verdict not in ("replicated", "untouched", "empty"):
             return MatPacking(why=f"the copies of the loop at line {span.line} are not known")
         copies.append(lowering.copies)
@@ -425,9 +457,11 @@ def mat_packing(
         return MatPacking(total, reserved=reserved)
     ordered = scope.ordered
     laid_from: list[LoopLowering | str] = [
-        lowering_of(lowerings.get(at.span), at.parent >= 0)
-        if at.pipeline and at.span is not None
-        else LoopLowering(())
+        LoopLowering(())
+        if not at.pipeline or at.span is None
+        else skewed_lowering(skews[at.span])
+        if at.span in skews
+        else lowering_of(lowerings.get(at.span), at.parent >= 0)
         for at in ordered.loops
     ]
     layout = scope_layout(ordered, laid_from, "Mat")
@@ -462,22 +496,29 @@ def mat_memory(
     slot = chip.align(max(sizes))
     if packing.total + packing.reserved <= chip.capacity("Mat"):
         return MatMemory(packing.total, slot, True)
-    full = _packed_full(scope, packing, loop)
-    return MatMemory(packing.total, slot, full, packing.unlaid, packing)
+    group = _loop_group(scope, packing, loop)
+    full = group is not None and _packed_full(packing, group)
+    return MatMemory(packing.total, slot, full, packing.unlaid, packing, group=group)
 
 
-def _packed_full(scope: ScopeMat, packing: MatPacking, loop: Span) -> bool:
-    """Whether MemoryReuse's packing keeps every stage of the loop's first group apart
-    in Mat, with no fallback to its legacy packing there."""
-    layout, reuse = packing.layout, packing.reuse
-    if layout is None or reuse is None or any(f.space == "Mat" for f in reuse.fallbacks):
-        return False
+def _loop_group(scope: ScopeMat, packing: MatPacking, loop: Span) -> int | None:
+    """The loop's first stage group in the layout of the function's Mat tiles (None:
+    not laid out, or the loop has none there)."""
+    layout = packing.layout
     where = [n for n, at in enumerate(scope.ordered.loops) if at.span == loop]
-    if len(where) != 1 or not layout.groups[where[0]]:
+    if layout is None or len(where) != 1 or not layout.groups[where[0]]:
+        return None
+    return layout.groups[where[0]][0]
+
+
+def _packed_full(packing: MatPacking, group: int) -> bool:
+    """Whether MemoryReuse's packing keeps every stage of ``group`` apart in Mat, with
+    no fallback to its legacy packing there."""
+    reuse = packing.reuse
+    if reuse is None or any(f.space == "Mat" for f in reuse.fallbacks):
         return False
-    key = ("Mat", layout.groups[where[0]][0])
-    requested = reuse.requested.get(key)
-    return requested is not None and reuse.achieved.get(key) == requested
+    requested = reuse.requested.get(("Mat", group))
+    return requested is not None and reuse.achieved.get(("Mat", group)) == requested
 
 
 def _subtree(loop: int, parents: Sequence[int]) -> Iterator[int]:

@@ -28,7 +28,8 @@ class TileOp:
     -1 outside the loops). ``forbid``: the values whose buffer the op's output must not
     take (``forbid_output_alias`` and ``not_inplace_safe`` in the op registry,
     ``src/ir/op/tile_ops/*.cpp``; a widening ``tile.cast``: MemoryReuse's
-    ForbidAliasCollector)."""
+    ForbidAliasCollector). ``statement``: which top-level statement of its loop's body
+    the op comes from (-1: not told; the Mat walk tells it, for a skewed loop's halves)."""
 
     out: str | None
     reads: tuple[str, ...]
@@ -38,6 +39,7 @@ class TileOp:
     load: bool = False
     loop: int = -1
     forbid: tuple[str, ...] = ()
+    statement: int = -1
 
 
 @dataclass(frozen=True)

@@ -93,14 +93,19 @@ def legacy_overflow(memory: LoopMemory, space: str, on: str) -> tuple[int, str] 
         if count == 1
         else (f"its {count} buffers (each named by its largest tile: ")
     )
-    way = "vector -> cube" if space == "Mat" else "cube -> vector"  # (the space's owner)
-    above = f", above the {ring} B the {way} ring reserves," if ring else ""
+    above = f", above the {ring} B the {ring_way(space)} ring reserves," if ring else ""
     return overflow.used, (
         f"{LEGACY_OVERFLOW} {space}{on}: {buffers}{taking(layout, reuse, space)})"
         f"{above} {'needs' if count == 1 else 'need'} {overflow.used} B of its "
         f"{overflow.limit} B; AllocateMemoryAddr "
         f'stops the compile ("{overflow.message}")'
     )
+
+
+def ring_way(space: str) -> str:
+    """Which way the cross-core ring whose buffer ``space``'s core reserves carries tiles:
+    the cube reserves the vector -> cube ring's in Mat, the vector the other's in Vec."""
+    return "vector -> cube" if space == "Mat" else "cube -> vector"
 
 
 def unstaged_copy(

@@ -37,7 +37,9 @@ either cause there as well, and the same two depths).
 In Mat of a cube function, where the function's Mat tiles are known
 (:mod:`skewlsp.analysis.memory.mat_tiles`) and keep every stage of the loop apart (all in
 buffers of their own within L1, or packed with their lifetimes), the depth is known and
-full. Elsewhere (Mat where that is not known, a function with a tile not modelled) a loop
+full; of a skewed loop's cube copy, its clones' group there is said by :mod:`.mat_memory`
+(SKW080 where MemoryReuse sheds it, SKW082 and SKW081 where no depth fits). Elsewhere
+(Mat where that is not known, a function with a tile not modelled) a loop
 whose loads fit says so ("fits alone") and why the rest is not known.
 """
 
@@ -52,7 +54,6 @@ from skewlsp.analysis.memory.allocate_memory_addr import SpaceOverflow, allocate
 from skewlsp.analysis.memory.canonicalize_io_order import (
     LoopLowering,
     ReplicatedLoop,
-    ScopeLayout,
     function_tiles,
     scope_layout,
 )
@@ -65,9 +66,8 @@ from skewlsp.analysis.memory.memory_reuse import (
 )
 from skewlsp.analysis.memory.reserve_buffer import reserved
 from skewlsp.analysis.report.buffers import buffer_assignment
-from skewlsp.analysis.report.l0_memory import acc_space, kept_apart, l0_spaces
+from skewlsp.analysis.report.l0_memory import acc_space, l0_spaces
 from skewlsp.analysis.report.legacy_packing import (
-    CO_RESIDENTS,
     LEGACY_OVERFLOW,
     certain_fallback,
     group_slot,
@@ -75,6 +75,8 @@ from skewlsp.analysis.report.legacy_packing import (
     legacy_words,
     unstaged_copy,
 )
+from skewlsp.analysis.report.mat_memory import skewed_mat
+from skewlsp.analysis.report.shed_words import shed_words
 from skewlsp.contract import (
     DEPTH_REDUCED,
     LEGACY_FALLBACK,
@@ -90,12 +92,6 @@ from skewlsp.contract import (
 FITS_ALONE = "fits alone; other tiles of the function not modelled"
 # A skewed loop's vector copy in Vec, where the vector runs ahead (the cube's demoted).
 SKEWED_VECTOR = "not known: the skewed vector copy's clones are not laid out in Vec"
-# A skewed loop's cube copy in Mat: its clones' loads there (the skew's prologue, steady
-# loop and epilogue) are not laid out, nor the vector -> cube ring's buffer in Mat.
-SKEWED_MAT = (
-    "not known: the skewed loop's clones are not laid out in Mat, nor the buffer the "
-    "vector -> cube ring reserves there"
-)
 
 
 @dataclass(frozen=True)
@@ -217,8 +213,9 @@ def _l0(
         acc = acc_space(memory.l0, (lowering.stage, lowering.tail), where, on)
     elif lowering is None and skew is not None and requested:
         acc = acc_space(memory.l0, (requested, 0), where, on, skewed=True)
-        if requested > 1:  # (said, not left out: issue #41's honest conditional)
-            spaces.insert(0, SpaceBuffers("Mat", 0, requested, reason=SKEWED_MAT))
+        if requested > 1:  # (its clones' stage group in Mat)
+            mat = skewed_mat(memory, requested, where, on)
+            spaces, findings = mat[0] + spaces, mat[1] + findings
     spaces, findings = spaces + acc[0], findings + acc[1]
     return spaces, findings
 
@@ -452,53 +449,14 @@ def _whole(
         space, slot, requested, hint.achieved, hint.cause, True, ir_depth=deeper, lane=lane,
         remainder=which > 0,
     )  # fmt: skip
-    kept = _kept_apart(found, members, vec.layout, group)
     copies = "remainder copies" if which else "stages"
+    message = shed_words(hint, found, (members, vec.layout), on, copies)
     if hint.cause == "slot-bound":
-        message = (
-            f"PH-MR-001: MemoryReuse keeps at most {hint.achieved} of the {hint.requested} "
-            f"{copies}' buffers apart in {space}{on}: {hint.requested} x {hint.slot} B per "
-            f"stage is more than its {hint.free} B{_above_ring(hint)}, whatever else the "
-            f"function holds{kept}"
-        )
         return found, [Finding(DEPTH_REDUCED, message, where, buffers=found)]
-    message = (
-        f"PH-MR-001: MemoryReuse keeps only {hint.achieved} of the {hint.requested} {copies}' "
-        f"buffers apart in {space}{on}: the function's {space} tiles packed together fit "
-        f"no greater depth in its {hint.free} B{_above_ring(hint)} ({hint.slot} B per "
-        f"stage); co-resident: "
-        f"{_co_residents(members, vec.layout)}; stages {hint.achieved} apart share storage "
-        f"and serialize{kept}"
-    )
     stage = _stage_that_fits(vec, hint.achieved) if not which else None
     if stage is not None:
         message += f"; stage={stage} keeps all {stage}"
     return found, [Finding(DEPTH_REDUCED, message, where, buffers=found)]
-
-
-def _kept_apart(
-    found: SpaceBuffers, members: Sequence[int], layout: ScopeLayout, group: int
-) -> str:
-    """:func:`.l0_memory.kept_apart` for the whole function's Vec tiles, naming the tiles
-    of the group's first stage of its largest size."""
-    if found.ir_depth is None:
-        return ""
-    tiles = layout.tiles
-    size = max(tiles[n].bytes for n in members)
-    first = min(s for n in members for g, s in tiles[n].membership if g == group)
-    names = dict.fromkeys(
-        layout.labels[n]
-        for n in members
-        if tiles[n].bytes == size and (group, first) in tiles[n].membership
-    )
-    return kept_apart(found, size, tuple(names))
-
-
-def _above_ring(hint: DepthHint) -> str:
-    """Where the space's free bytes start when the cross-core ring reserves its bottom."""
-    if not hint.reserved:
-        return ""
-    return f" (above the {hint.reserved} B the cube -> vector ring reserves)"
 
 
 def _stage_that_fits(vec: ScopeMemory, most: int) -> int | None:
@@ -529,20 +487,6 @@ def _stage_that_fits(vec: ScopeMemory, most: int) -> int | None:
         if all(reuse.requested.get(k) == stage == reuse.achieved.get(k) for k in keys):
             return stage
     return None
-
-
-def _co_residents(members: Sequence[int], layout: ScopeLayout) -> str:
-    """The largest distinct tiles live while the group is (its own computed tiles, the
-    tiles around the loop read in it, other groups' that overlap), largest first."""
-    tiles = layout.tiles
-    start = min(tiles[n].live[0] for n in members)
-    end = max(tiles[n].live[1] for n in members)
-    seen: dict[str, int] = {}
-    for tile, label in zip(tiles, layout.labels, strict=True):
-        if tile.live[0] < end and start < tile.live[1]:
-            seen[label] = max(seen.get(label, 0), tile.bytes)
-    ranked = sorted(seen.items(), key=lambda item: -item[1])[:CO_RESIDENTS]
-    return ", ".join(f"{label} {size} B" for label, size in ranked)
 
 
 def _slot_bound(hint: DepthHint, on: str, memory: LoopMemory) -> str:

@@ -25,6 +25,7 @@ from skewlsp.analysis.passes.expand_mixed_kernel.core_split import ScalarAcross,
 from skewlsp.analysis.skew_cross_core_pipeline.decide import Decision
 from skewlsp.analysis.source.positions import shown_by_first_line
 from skewlsp.analysis.source.tree_text import MadeTrees
+from skewlsp.analysis.source.walk import walk
 from skewlsp.contract import CONSUMER, CORE_NAMES, CoreResult
 
 _NO_CROSSING = "no boundary crossing at the top level"
@@ -55,9 +56,44 @@ class PerCore:
     summary: Decision | None  # None: keep the decision of the unsplit body
     stmts: list[Stmt]  # the statement list the summary's indices refer to
     scalars_across: tuple[ScalarAcross, ...] = ()  # SKW061
-    # The cube copy's skew depth and its matmuls in program order, each True when the
-    # skew pass puts it in the producer half (None: not skewed); for the memory passes.
-    cube_skew: tuple[int, tuple[bool, ...]] | None = None
+    # The cube copy's skew (None: not skewed), for the memory passes.
+    cube_skew: CubeSkew | None = None
+
+
+# Which half of a skewed copy a statement is cloned into: True the producer's, False the
+# consumer's, None both (a recomputed address scalar) or neither (not on this core).
+Half = bool | None
+
+
+@dataclass(frozen=True)
+class CubeSkew:
+    """What the skew pass clones of the cube's copy of a loop: its effective ``depth``,
+    its matmuls in program order (each True when it is in the producer half: the
+    backward slice of the lead push), and the node each statement of the copy stands at
+    with the half it is in (:func:`statement_halves` finds the source statement)."""
+
+    depth: int
+    matmuls: tuple[bool, ...]
+    located: tuple[tuple[cst.CSTNode, Half], ...]
+
+
+def statement_halves(
+    body: Sequence[cst.CSTNode], located: Sequence[tuple[cst.CSTNode, Half]]
+) -> tuple[Half, ...]:
+    """Per top-level statement of the loop's ``body``, the half of the skewed copy its
+    statements are in (:class:`CubeSkew`'s ``located``): the producer's, the consumer's,
+    or None where that is not one half (both, or no statement of the copy stands there:
+    a statement of the other core)."""
+    where: dict[int, int] = {}
+    for index, statement in enumerate(body):
+        for node in walk(statement):
+            where.setdefault(id(node), index)
+    found: list[set[Half]] = [set() for _ in body]
+    for node, half in located:
+        at = where.get(id(node))
+        if at is not None:
+            found[at].add(half)
+    return tuple(next(iter(halves)) if len(halves) == 1 else None for halves in found)
 
 
 def left_cores(

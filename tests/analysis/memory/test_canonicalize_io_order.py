@@ -253,3 +253,64 @@ def test_run_time_bounds_at_stage_2_are_the_main_clones_then_one_branch_copy_in_
     assert lowering_of(deeper) == (
         "a pipeline loop of the function whose trip is known only at run time"
     )
+
+
+def skewed_cube_copy() -> ScopeTiles:
+    """The Mat tiles of a cube copy the skew runs ahead (the random attention kernels'
+    k17): statement 0 loads the rows, statement 1 the weights its matmul reads (both
+    the producer half's), statement 2 the values the consumer half's matmul reads."""
+    body = (
+        TileOp("xi", (), ((32, 384), "BF16"), "xi (load)", load=True, loop=0, statement=0),
+        TileOp("%1", (), ((384, 256), "BF16"), "w (load)", load=True, loop=0, statement=1),
+        TileOp(None, ("%1", "xi"), None, "a read", loop=0, statement=1),
+        TileOp("%2", (), ((256, 128), "BF16"), "v (load)", load=True, loop=0, statement=2),
+        TileOp(None, ("%2",), None, "a read", loop=0, statement=2),
+    )
+    return ScopeTiles(body, (ScopeLoop(Span(1, 1, 1, 1), True),))
+
+
+def test_a_skewed_copy_is_its_producers_ahead_then_a_steady_loop_then_its_consumers():
+    # SkewCrossCorePipeline at depth 2: the producer half twice, a steady loop of the
+    # producer half twice then the consumer half twice, the consumer half twice; clone i
+    # of either half in stage i of the skew's one group (numbered from 1 << 20), each
+    # clone in its statements' order (the steady loop is sequential: nothing is lifted).
+    lowering = LoopLowering((("skew", 2),), halves=(True, True, False))
+    laid = scope_layout(skewed_cube_copy(), [lowering], "Mat")
+    assert isinstance(laid, ScopeLayout)
+    group = 1 << 20
+    rows, weights, values = "xi (load)", "w (load)", "v (load)"
+    tiles = zip(laid.labels, laid.tiles, strict=True)
+    assert [(label, t.live, t.membership) for label, t in tiles] == [
+        (rows, (0, 2), ((group, 0),)),
+        (weights, (1, 2), ((group, 0),)),
+        (rows, (3, 5), ((group, 1),)),
+        (weights, (4, 5), ((group, 1),)),
+        (rows, (6, 8), ((group, 0),)),
+        (weights, (7, 8), ((group, 0),)),
+        (rows, (9, 11), ((group, 1),)),
+        (weights, (10, 11), ((group, 1),)),
+        (values, (12, 13), ((group, 0),)),
+        (values, (14, 15), ((group, 1),)),
+        (values, (17, 18), ((group, 0),)),
+        (values, (19, 20), ((group, 1),)),
+    ]
+    assert laid.groups == ((group,),)
+
+
+def test_the_skews_group_in_mat_sheds_as_the_compiler_sheds_it():
+    # skewed_weights.py:29 (compiled): 24 KB of rows and 192 KB of weights a stage above
+    # a 3 x 32 KB ring; "only 1 of 2 buffers fit (196608 B per stage, 425984 B free after
+    # 98304 B reserved)", space-pressure.
+    lowering = LoopLowering((("skew", 2),), halves=(True, True, False))
+    laid = scope_layout(skewed_cube_copy(), [lowering], "Mat")
+    assert isinstance(laid, ScopeLayout)
+    reuse = memory_reuse(laid.tiles, reserved={"Mat": 98304})
+    (hint,) = reuse.hints
+    assert (hint.space, hint.group, hint.requested, hint.achieved) == ("Mat", 1 << 20, 2, 1)
+    assert (hint.slot, hint.free, hint.cause) == (196608, 425984, "space-pressure")
+
+
+def test_a_tile_of_a_skewed_loop_in_neither_half_leaves_the_scope_not_laid_out():
+    lowering = LoopLowering((("skew", 2),), halves=(True, None, False))
+    why = "a tile of a skewed loop in neither half of its clones"
+    assert scope_layout(skewed_cube_copy(), [lowering], "Mat") == why

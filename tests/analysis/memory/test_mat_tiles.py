@@ -170,6 +170,21 @@ def test_the_loads_a_matmul_reads_are_the_scope_s_mat_tiles_each_in_its_pipeline
     ]
 
 
+def test_each_op_is_told_by_the_top_level_statement_of_its_loop_it_comes_from():
+    # (which half of a skewed copy holds it: SkewCrossCorePipeline splits a loop's body
+    # by its top-level statements); an `if`'s branch is in the `if`'s statement
+    scope = walked(
+        "    for j in pl.pipeline(4, stage=2):\n"
+        "        wj = w[0:128, 0:128]\n"
+        "        if j > 0:\n"
+        "            xt = x[0:16, 0:128]\n"
+        "            out[0:16, 0:128] = pl.matmul(xt, wj, out_dtype=pl.FP32)\n"
+    )
+    assert scope.unknown is None
+    ops = scope.ordered.ops
+    assert [(op.out, op.statement) for op in ops] == [("wj", 0), ("xt", 1), (None, 1)]
+
+
 def test_an_accumulator_the_vector_makes_is_pushed_to_the_cube_and_is_not_modelled():
     scope = walked(
         "    acc = pl.full([16, 128], dtype=pl.FP32, value=0.0)\n"

@@ -6,6 +6,7 @@ import textwrap
 
 import libcst as cst
 
+from skewlsp.analysis.skew_cross_core_pipeline.per_core import statement_halves
 from skewlsp.contract import LoopReport
 from tests.kernels import ATTENTION, ATTENTION_STORES, only_loop
 
@@ -277,3 +278,23 @@ def test_output_tensor_parameters_live_in_gm_like_any_tensor() -> None:
         "    pass\n"
     )
     assert param_sides(fn) == {"a": GM, "o": GM, "w": GM, "t": VECTOR}
+
+
+def test_each_statement_of_a_skewed_body_is_in_the_half_its_copy_s_statements_are() -> None:
+    # The cube copy's statements stand at source nodes (an implicit push at the statement
+    # it follows); a statement with none of them, or with one of each half, is in none.
+    body = cst.parse_module(
+        textwrap.dedent(
+            """\
+            xi = x[0:16, :]
+            s = pl.matmul(xi, w)
+            a = pl.exp(s)
+            o = pl.matmul(p, v)
+            """
+        )
+    ).body
+    rows, scores, vector, out = body
+    scores_call = scores.body[0].value  # type: ignore[attr-defined]
+    located = ((rows, True), (scores_call, True), (out, False), (out, False))
+    assert statement_halves(body, located) == (True, True, None, False)
+    assert statement_halves(body, ((rows, True), (rows, False))) == (None, None, None, None)
