@@ -40,9 +40,11 @@ class Stated:
     ir_depth: int | None = None
     lanes: int = 1  # 2: the vector copy runs on both lanes
     second_lane: bool = False  # the record of the second lane's copy of the loop
-    # a copy a module-level ``for`` builds before its last iteration: the name it binds is
-    # bound again, so the compile of the module's entries sees only the last copy
+    # of the copies Python builds with bound values (a module-level ``for``, a builder's
+    # calls: ``builds`` of them), one before the last: where the name it binds is bound
+    # again (a ``for``), the compile of the module's entries sees only the last copy
     earlier_build: bool = False
+    builds: int = 0
 
 
 @dataclass(frozen=True)
@@ -70,8 +72,9 @@ class DepthCheck:
     with the stated slot; with several statements for one key, a group that does),
     "differ", "unmatched" (the loop has stage groups, none on that core in that space),
     "not compiled" (no entry compiled holds a stage group of the loop), "earlier build"
-    (one of the first three, of a copy a module-level ``for`` builds before its last
-    iteration: not the copy compiled), or "no depth"
+    (one of the first three, of a copy built before the last where the compile holds the
+    loop in fewer entries than Python builds copies of it: a module-level ``for`` binds
+    one name again, and the module keeps its last copy), or "no depth"
     (``achieved`` None: the loads overflow the space at any depth, an SKW081 the
     overflow count compares; the compiler's groups are kept to be shown). ``ir``: the IR's
     depth against the stated one: "equal", "more", "fewer", "unmeasured"."""
@@ -177,7 +180,10 @@ def memory_records(
             ]
             for core, records, lanes in places:
                 for rec in records:
-                    yield loop, core, {**rec, "lanes": lanes, "entry": entry, "earlier": earlier}
+                    yield loop, core, {
+                        **rec, "lanes": lanes, "entry": entry, "earlier": earlier,
+                        "builds": len(built),
+                    }  # fmt: skip
 
 
 def _built_by_a_for(unit: Mapping[str, Any]) -> bool:
@@ -211,6 +217,7 @@ def stated_entries(findings: Iterable[Mapping[str, Any]]) -> dict[Stated, set[st
                 rec.get("lanes", 1),
                 rec.get("lane") == 2,
                 bool(rec.get("earlier")),
+                rec.get("builds", 0),
             )
             found.setdefault(said, set()).add(rec["entry"])
     return found
@@ -241,6 +248,14 @@ def main_groups(groups: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str
             kept = Kept(requested, achieved, g["slot"], g["depth_seen"], where, first)
             found.setdefault((loop, core, space), []).append(kept)
     return found
+
+
+def _earlier_build(said: Stated, mine: list[Kept]) -> bool:
+    """Whether a stated copy is one the compile does not see: built before the last of
+    its loop's copies, and the compile holds the loop in fewer entries than there are
+    copies (a module-level ``for`` binds one name again; a builder's calls, each bound to
+    its own name, are each an entry)."""
+    return said.earlier_build and len({k.where.split("/")[0] for k in mine}) < said.builds
 
 
 def _same(said: Stated, kept: Kept) -> bool:
@@ -299,12 +314,14 @@ def compare_depths(
             continue
         if not mine:
             status = "unmatched" if said.loop in compiled else "not compiled"
-            status = "earlier build" if said.earlier_build else status
+            status = "earlier build" if _earlier_build(said, mine) else status
             checks.append(DepthCheck(said, status, "unmeasured", ()))
             continue
         alone = per_key[(said.loop, said.core, said.space)] == 1
         agree = all(_same(said, k) for k in mine) if alone else any(_same(said, k) for k in mine)
-        status = "agree" if agree else "earlier build" if said.earlier_build else "differ"
-        ir = _ir(said, mine) if status != "earlier build" else "unmeasured"
+        status = "agree" if agree else "earlier build" if _earlier_build(said, mine) else "differ"
+        # (several copies' records at one key: the IR of the groups that keep this one's)
+        matched = [k for k in mine if _same(said, k)] if not alone else mine
+        ir = _ir(said, matched or mine) if status != "earlier build" else "unmeasured"
         checks.append(DepthCheck(said, status, ir, tuple(mine), by_entry))
     return Depths(tuple(checks))

@@ -51,10 +51,11 @@ def group(
     made: bool = False,
     function: str = "kernel_aiv",
     loop: str | None = LOOP,
+    entry: str = "attn",
 ) -> dict:
     return {
         "file": "/k/attn.py",
-        "entry": "attn",
+        "entry": entry,
         "function": function,
         "group": number,
         "space": space_,
@@ -193,6 +194,29 @@ def test_a_copy_a_module_level_for_builds_before_the_last_is_not_the_one_compile
     # differs
     found = compare_depths([finding(copies=[built("4", 3), built("2", 2)])], compiled)
     assert [c.status for c in found.checks] == ["agree", "differ"]
+    # a builder's calls bound each to a name of its own are each compiled: an earlier
+    # copy's depth the compiler does not keep differs
+    compiled = [
+        group("Mat", 3, 8192, core="aic", function="staged_aic", entry="shallow"),
+        group("Mat", 3, 8192, core="aic", function="staged_aic", entry="deep"),
+    ]
+    found = compare_depths([finding(copies=[built("2", 2), built("4", 3)])], compiled)
+    assert [c.status for c in found.checks] == ["differ", "agree"]
+
+
+def test_each_copy_s_irs_depth_is_read_off_the_groups_that_keep_its_depth():
+    # a builder's two kernels (vector_ahead.py): 16 KB rows keep both stages (the IR
+    # too), 24 KB rows one (the IR one): neither copy's IR is the other's
+    copies = [
+        {"memory": [], "cores": [{"core": "aiv", "memory": [space("Vec", 2, 2, 16384)]}]},
+        {"memory": [], "cores": [{"core": "aiv", "memory": [space("Vec", 2, 1, 24576)]}]},
+    ]
+    compiled = [
+        group("Vec", 2, 16384, entry="narrow_rows"),
+        group("Vec", 2, 24576, hint=(2, 1), seen=1, entry="wide_rows"),
+    ]
+    found = compare_depths([finding(copies=copies)], compiled)
+    assert [(c.status, c.ir) for c in found.checks] == [("agree", "equal"), ("agree", "equal")]
 
 
 def test_a_vector_copy_on_both_lanes_is_compared_with_the_first_lanes_group():

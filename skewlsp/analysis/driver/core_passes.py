@@ -105,8 +105,11 @@ def split_and_skew(
     if unknown:
         return per_core.unknown_split(tuple(c for c, _ in results), unknown, stmts)
     chosen, summary = per_core.summarise(results)
-    skew = next((_cube_skew(lists[c.core], d) for c, d in results if c.core == "aic"), None)
-    return per_core.PerCore(tuple(c for c, _ in results), summary, lists[chosen], across, skew)
+    skews = {c.core: _core_skew(lists[c.core], d) for c, d in results}
+    return per_core.PerCore(
+        tuple(c for c, _ in results), summary, lists[chosen], across,
+        skews.get("aic"), skews.get("aiv"),
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -173,7 +176,7 @@ def kept_split(
     return split
 
 
-def _cube_skew(stmts: Sequence[Stmt], decision: Decision) -> per_core.CubeSkew | None:
+def _core_skew(stmts: Sequence[Stmt], decision: Decision) -> per_core.CoreSkew | None:
     """What the skew pass clones of a skewed copy: each matmul, in program order, and
     each statement: whether it clones it into the producer half (the backward slice of
     its lead push) or the consumer half (a recomputed address scalar: both); the memory
@@ -191,7 +194,7 @@ def _cube_skew(stmts: Sequence[Stmt], decision: Decision) -> per_core.CubeSkew |
     located = tuple(
         (stmt.located, None if k in again else k in produce) for k, stmt in enumerate(stmts)
     )
-    return per_core.CubeSkew(decision.depth, matmuls, located)
+    return per_core.CoreSkew(decision.depth, matmuls, located)
 
 
 def _split(body: list[Stmt], live_out: Sequence[str], function: OutlinedFunction) -> Split:

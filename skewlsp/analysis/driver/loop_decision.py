@@ -291,10 +291,9 @@ class LoopDecisions:
         opaque = [v.symbol for v in bounds if isinstance(v, Opaque)]
         facts = LoopFacts(load_time_bound=opaque[0] if opaque else None)
         # 10 ConvertTensorToTileOps: the loads LowerPipelineToSlots (27) will see
-        if split is not None and split.cube_skew is not None:  # 26's clones, for 33
-            cube = split.cube_skew
-            halves = per_core.statement_halves(body_statements(loop.body), cube.located)
-            facts = replace(facts, skew=SkewClones(cube.depth, cube.matmuls, statements=halves))
+        if split is not None:  # 26's clones, for 33
+            facts = replace(facts, skew=_clones(split.cube_skew, loop))
+            facts = replace(facts, vector_skew=_clones(split.vector_skew, loop))
         where = (self.functions[-1] if self.functions else None, self._function_incore)
         facts = self.loads.of_loop(
             facts, report, loop, ctx, (*where, self.call_caller), scope.module.function_sources,
@@ -539,6 +538,15 @@ class LoopDecisions:
         if found is None:
             found = self.syntax.lane_regions[id(scope)] = opens_lane_regions(scope)
         return found
+
+
+def _clones(skew: per_core.CoreSkew | None, loop: cst.For) -> SkewClones | None:
+    """What the memory passes read of a core copy's skew: its depth, which half each
+    matmul and each top-level statement of the loop's body is cloned into."""
+    if skew is None:
+        return None
+    halves = per_core.statement_halves(body_statements(loop.body), skew.located)
+    return SkewClones(skew.depth, skew.matmuls, statements=halves)
 
 
 def _unroll_count_unknown(decision: Decision, unknowns: Sequence[str]) -> Decision:

@@ -126,7 +126,8 @@ class LoopLoads:
             scope = kept or cube_scope(around, fold, self._uses)
             self.cube_scopes[(*key, around.scope)] = scope
         facts = replace(facts, matmuls=matmuls, scope_matmuls=scope)
-        if not lowered and (facts.skew is None or not matmuls.sites):
+        skewed = facts.skew is not None or facts.vector_skew is not None
+        if not lowered and (not skewed or not matmuls.sites):
             return facts
         body = body_statements(loop.body)
         loads = self._replayed(
@@ -147,6 +148,8 @@ class LoopLoads:
         facts = replace(
             facts, slot_loads=loads, slot_scope=around.scope, scope_tiles=tiles, scope_loop=at
         )
+        if not lowered and facts.skew is None:
+            return facts  # (the vector copy the skew runs ahead: its scope's Vec tiles)
         mat = None
         if matmuls.sites:  # (the scope's Mat loads)
             mat = self.mat_scopes.get((*key, around.scope))

@@ -100,7 +100,7 @@ class ScopeMat:
 
 @dataclass(frozen=True)
 class SkewClones:
-    """What SkewCrossCorePipeline clones of a skewed cube copy, for the memory passes:
+    """What SkewCrossCorePipeline clones of a skewed core copy, for the memory passes:
     its effective depth D (D producer clones in the prologue, D of each half in the
     steady body, D consumer clones in the epilogue, clone i of either half in stage i of
     the skew's own pipeline group) and, per matmul of the body in program order, whether
@@ -136,6 +136,8 @@ class LoopFacts:
     scope_tiles: ScopeTiles | None = None
     scope_loop: int = -1
     skew: SkewClones | None = None
+    # the vector copy's skew (None: that copy is not skewed), for its Vec tiles
+    vector_skew: SkewClones | None = None
     # the loads each of ``matmuls``' sites reads, in order (None: read by name off
     # ``slot_loads``): a branch of an ``if`` may load its own
     matmul_operands: tuple[tuple[SlotLoad | None, SlotLoad | None], ...] | None = None

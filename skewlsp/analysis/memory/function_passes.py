@@ -41,6 +41,7 @@ from skewlsp.analysis.memory.canonicalize_io_order import (
     function_tiles,
     lowering_of,
     scope_layout,
+    skewed_lowering,
 )
 from skewlsp.analysis.memory.core_function import (
     CoreFunction,
@@ -214,23 +215,24 @@ def _mat_memory(function: CoreFunction) -> list[MatMemory | None]:
 def _lowerings(function: CoreFunction, scope: ScopeTiles) -> list[LoopLowering | str]:
     """Each loop of ``scope`` as the layout reads it: a pipeline loop as this core's
     lowering left it (a string: why not known), a sequential loop as written, and so
-    the copy of a skewed loop the skew demotes on this core (a ``pl.range``: the
-    vector copy of a loop whose cube half runs ahead)."""
+    a copy the skew pass demotes on this core (a ``pl.range``: the vector copy of a loop
+    whose cube half runs ahead, a loop demoted on both cores); the copy the skew runs
+    ahead as its clones."""
     found: list[LoopLowering | str] = []
     for number, at in enumerate(scope.loops):
         if not at.pipeline:
             found.append(LoopLowering(()))
             continue
-        loop = next(
-            (
-                f
-                for f in function.loops
-                if f.facts.scope_loop == number and f.facts.scope_tiles == scope
-            ),
-            None,
-        )
-        if loop is not None and loop.verdict == "demoted" and loop.facts.skew is not None:
+        mine = [f for f in function.loops if f.facts.scope_tiles == scope]
+        loop = next((f for f in mine if f.facts.scope_loop == number), None)
+        if loop is None and at.span is not None:  # (a copy that read no scope: demoted)
+            loop = next((f for f in function.loops if f.span == at.span), None)
+        if loop is not None and loop.verdict == "demoted":
             found.append(LoopLowering(()))
+            continue
+        vector_skew = loop.facts.vector_skew if loop is not None else None
+        if loop is not None and loop.verdict == "skewed" and vector_skew is not None:
+            found.append(skewed_lowering(vector_skew))  # (the vector copy runs ahead)
             continue
         nested_here = scope.enclosing_loop(number) >= 0
         found.append(lowering_of(loop.lowering if loop is not None else None, nested_here))

@@ -214,7 +214,8 @@ class _Convert(ScopeBlocks):
         ring = set(self.cube)  # (a popped tile is read in the ring's slot: no buffer)
         reads = tuple(r for r in reads if r not in ring)
         forbid = tuple(r for r in forbid if r not in ring)
-        self.ops.append(TileOp(out, reads, made, label, view_of, load, self.loop, forbid))
+        at = (self.loop, forbid, self.statement)
+        self.ops.append(TileOp(out, reads, made, label, view_of, load, *at))
 
     def _temp(self) -> str:
         self.temps += 1

@@ -55,6 +55,7 @@ class ScopeBlocks:
     span_of: Callable[[cst.For], Span]
     loops: list[ScopeLoop] = field(default_factory=list)
     loop: int = -1
+    statement: int = -1  # the top-level statement of the block's list being walked
     bound: set[str] | None = None  # the names the branch being walked binds (None: none)
     poisoned: set[str] = field(default_factory=set)  # tiles bound in a branch, after it
     ranges: dict[str, Interval] = field(default_factory=dict)  # the loops' variables
@@ -81,8 +82,12 @@ class ScopeBlocks:
                 )
             self.bound.add(bound.value)
 
-    def block(self, statements: Sequence[cst.CSTNode]) -> None:
-        for stmt in statements:
+    def block(self, statements: Sequence[cst.CSTNode], top: bool = True) -> None:
+        """Walk ``statements`` (``top``: a block's own list, each statement of which its
+        ops are told by; else the branch Simplify keeps of an ``if``, in the ``if``'s)."""
+        around = self.statement
+        for index, stmt in enumerate(statements):
+            self.statement = index if top else around
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     self.small(small)
@@ -92,6 +97,7 @@ class ScopeBlocks:
                 self.branches(stmt)
             else:
                 raise NotModelled(f"a `{type(stmt).__name__}` statement")
+        self.statement = around
 
     def enter(self, loop: cst.For) -> None:
         kind = dsl.dotted(loop.iter.func) if isinstance(loop.iter, cst.Call) else None
@@ -135,13 +141,13 @@ class ScopeBlocks:
         self._check_reads(stmt.test)
         known = evaluate_condition(stmt.test, self.ranges, self._lookup)
         if known:
-            self.block(body_statements(stmt.body))
+            self.block(body_statements(stmt.body), top=False)
             return
         if known is not None:
             if isinstance(stmt.orelse, cst.If):
                 self.branches(stmt.orelse)
             elif stmt.orelse is not None:
-                self.block(body_statements(stmt.orelse.body))
+                self.block(body_statements(stmt.orelse.body), top=False)
             return
         self._branch(body_statements(stmt.body))
         if isinstance(stmt.orelse, cst.If):

@@ -28,8 +28,9 @@ class TileOp:
     -1 outside the loops). ``forbid``: the values whose buffer the op's output must not
     take (``forbid_output_alias`` and ``not_inplace_safe`` in the op registry,
     ``src/ir/op/tile_ops/*.cpp``; a widening ``tile.cast``: MemoryReuse's
-    ForbidAliasCollector). ``statement``: which top-level statement of its loop's body
-    the op comes from (-1: not told; the Mat walk tells it, for a skewed loop's halves)."""
+    ForbidAliasCollector). ``statement``: which top-level statement of its block's body
+    the op comes from (-1: outside the scope's statements; a skewed loop's halves are
+    told by it)."""
 
     out: str | None
     reads: tuple[str, ...]

@@ -21,7 +21,9 @@ what is modelled makes the fact certain:
 
 A core copy that asks for no stage buffers but runs in a function whose Vec tiles are
 laid out (the vector copy a skew demotes to a sequential loop) gets the last two where
-the whole function makes them certain, and a record with no stages that says so.
+the whole function makes them certain, and a record with no stages that says so. The
+vector copy the skew runs ahead (the cube's demoted) has its clones laid out with the
+function's Vec tiles, its group the skew's: it is said as a replicated loop's is.
 
 Where every Vec tile of the function is known (:class:`~skewlsp.analysis.memory.
 core_function.ScopeMemory`: the tiles the body computes and the tiles outside the loops
@@ -168,7 +170,7 @@ def _not_known(
     why their buffers are not known, said rather than left out (issue #41: an honest
     conditional, never silence or a guess)."""
     if function.core == "aiv" and lowering is None and function.planner == "pypto":
-        return _skewed_vector(span, function)  # (ptoas places the buffers itself)
+        return _skewed_vector(span, function, memory)  # (ptoas places the buffers itself)
     if memory is None or function.core != "aiv" or lowering is None:
         return ()
     if lowering.verdict != "replicated" or lowering.buffers < 2:
@@ -181,13 +183,18 @@ def _not_known(
     return (SpaceBuffers("Vec", 0, lowering.buffers, reason=why),)
 
 
-def _skewed_vector(span: Span, function: CoreFunction) -> tuple[SpaceBuffers, ...]:
-    """The vector copy of a loop the skew runs ahead on the vector core (at ``span``):
-    its clones carry the skew's group in Vec, which skewlsp does not lay out."""
+def _skewed_vector(
+    span: Span, function: CoreFunction, memory: LoopMemory | None
+) -> tuple[SpaceBuffers, ...]:
+    """The vector copy of a loop the skew runs ahead on the vector core (at ``span``)
+    whose clones, the skew's group in Vec, are not laid out with the function's other
+    tiles: why."""
     loop = next((loop for loop in function.loops if loop.span == span), None)
     if loop is None or loop.verdict != "skewed" or loop.depth < 2:
         return ()
-    return (SpaceBuffers("Vec", 0, loop.depth, reason=SKEWED_VECTOR),)
+    why = memory.vec.why if memory is not None and memory.vec is not None else None
+    reason = f"{SKEWED_VECTOR}: {why}" if why else SKEWED_VECTOR
+    return (SpaceBuffers("Vec", 0, loop.depth, reason=reason),)
 
 
 def _l0(

@@ -56,8 +56,9 @@ class PerCore:
     summary: Decision | None  # None: keep the decision of the unsplit body
     stmts: list[Stmt]  # the statement list the summary's indices refer to
     scalars_across: tuple[ScalarAcross, ...] = ()  # SKW061
-    # The cube copy's skew (None: not skewed), for the memory passes.
-    cube_skew: CubeSkew | None = None
+    # Each core copy's skew (None: not skewed), for the memory passes.
+    cube_skew: CoreSkew | None = None
+    vector_skew: CoreSkew | None = None
 
 
 # Which half of a skewed copy a statement is cloned into: True the producer's, False the
@@ -66,8 +67,8 @@ Half = bool | None
 
 
 @dataclass(frozen=True)
-class CubeSkew:
-    """What the skew pass clones of the cube's copy of a loop: its effective ``depth``,
+class CoreSkew:
+    """What the skew pass clones of one core's copy of a loop: its effective ``depth``,
     its matmuls in program order (each True when it is in the producer half: the
     backward slice of the lead push), and the node each statement of the copy stands at
     with the half it is in (:func:`statement_halves` finds the source statement)."""
@@ -81,7 +82,7 @@ def statement_halves(
     body: Sequence[cst.CSTNode], located: Sequence[tuple[cst.CSTNode, Half]]
 ) -> tuple[Half, ...]:
     """Per top-level statement of the loop's ``body``, the half of the skewed copy its
-    statements are in (:class:`CubeSkew`'s ``located``): the producer's, the consumer's,
+    statements are in (:class:`CoreSkew`'s ``located``): the producer's, the consumer's,
     or None where that is not one half (both, or no statement of the copy stands there:
     a statement of the other core)."""
     where: dict[int, int] = {}

@@ -112,16 +112,53 @@ def test_the_cube_copy_keeps_its_mat_stages_apart_where_its_clones_fit(run: Run)
     assert aic["memory"][0] == {**buffers("Mat", 65536, 2, 2), "known": True}
 
 
-def test_a_vector_copy_the_skew_runs_ahead_says_its_vec_buffers_are_not_known(
+def test_a_vector_copy_the_skew_runs_ahead_keeps_its_clones_stages_in_vec(run: Run) -> None:
+    # vector_ahead.py:27, built twice (compiled first): the vector normalises 16 KB of
+    # rows a stage and sends them to the cube, which the skew demotes; its clones are the
+    # skew's group on each lane (1048576 and 1048577), every stage kept apart.
+    (loop,) = [i for i in lint(run, "vector_ahead.py") if i["kind"] == "loop"]
+    narrow, _ = loop["copies"]
+    assert narrow["instance"]["bindings"] == {"hidden": "256"}
+    assert [(c["core"], c["verdict"]) for c in narrow["cores"]] == [
+        ("aic", "demoted"),
+        ("aiv", "skewed"),
+    ]
+    kept = {**buffers("Vec", 16384, 2, 2), "known": True}
+    assert vector_copy(narrow)["memory"] == [kept, {**kept, "lane": 2}]
+
+
+def test_wider_rows_crowd_vec_above_the_ring_and_each_lane_keeps_one_stage(run: Run) -> None:
+    # vector_ahead.py:27 for 384 columns: the compiler, for each lane's group, "only 1 of
+    # 2 buffers fit (24576 B per stage, 139264 B free after 49152 B reserved)".
+    found = lint(run, "vector_ahead.py")
+    (loop,) = [i for i in found if i["kind"] == "loop"]
+    _, wide = loop["copies"]
+    pressed = buffers("Vec", 24576, 2, 1, "space-pressure")
+    assert vector_copy(wide)["memory"] == [pressed, {**pressed, "lane": 2}]
+    hints = [i for i in found if i["kind"] == "hint" and i["code"] == "SKW080"]
+    assert [(h["compiler_id"], h["line"]) for h in hints] == [("PH-MR-001", 27)] * 2
+    first, second = (h["message"] for h in hints)
+    assert first.startswith(
+        "PH-MR-001: MemoryReuse keeps only 1 of the 2 stages' buffers apart in Vec on the "
+        "AIV core: the function's Vec tiles packed together fit no greater depth in its "
+        "139264 B (above the 49152 B the cube -> vector ring reserves) (24576 B per stage)"
+    )
+    assert second.startswith(
+        "PH-MR-001: MemoryReuse keeps only 1 of the 2 stages' buffers apart in Vec on the "
+        "AIV core's second lane"
+    )
+
+
+def test_a_vector_copy_the_skew_runs_ahead_with_an_inner_skew_says_it_is_not_known(
     run: Run, tmp_path: Path
 ) -> None:
-    # tests/fixtures/mixed/models/mixed_llm/vector_first.py:17: the vector leads, the
-    # cube's copy is demoted; the vector's clones (the skew's group in Vec) are not laid
-    # out, so its record says so rather than nothing.
-    path = MEM_LLM.parents[2] / "mixed" / "models" / "mixed_llm" / "vector_first.py"
+    # tests/fixtures/mixed/models/mixed_llm/nested_both_ways.py:20: the vector leads the
+    # outer loop, the cube an inner one; the vector's clones of a loop holding another
+    # are not laid out, so its record says so rather than nothing.
+    path = MEM_LLM.parents[2] / "mixed" / "models" / "mixed_llm" / "nested_both_ways.py"
     result = run("--output-format", "json", "--exit-zero", "--no-cache", "--select", "ALL",
                  str(path))  # fmt: skip
-    loop, _ = at(json.loads(result.out), 17)
+    loop, _ = at(json.loads(result.out), 20)
     assert [(c["core"], c["verdict"]) for c in loop["cores"]] == [
         ("aic", "demoted"),
         ("aiv", "skewed"),
@@ -133,5 +170,5 @@ def test_a_vector_copy_the_skew_runs_ahead_says_its_vec_buffers_are_not_known(
     config.write_text('memory-planner = "ptoas"\n')
     result = run("--output-format", "json", "--exit-zero", "--no-cache", "--select", "ALL",
                  "--config", str(config), str(path))  # fmt: skip
-    loop, _ = at(json.loads(result.out), 17)
+    loop, _ = at(json.loads(result.out), 20)
     assert vector_copy(loop)["memory"] == []
