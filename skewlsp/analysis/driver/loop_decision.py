@@ -295,9 +295,10 @@ class LoopDecisions:
             facts = replace(facts, skew=_clones(split.cube_skew, loop))
             facts = replace(facts, vector_skew=_clones(split.vector_skew, loop))
         where = (self.functions[-1] if self.functions else None, self._function_incore)
+        copy = (self.copy[0].bindings if self.copy else (), self.deciding_copy)
         facts = self.loads.of_loop(
             facts, report, loop, ctx, (*where, self.call_caller), scope.module.function_sources,
-            self._span, scope.module.function_text,
+            self._span, scope.module.function_text, copy,
         )
         if where[0] is not None and facts.matmuls is not None and len(facts.matmuls.sites) == 2:
             # 15 AutoTileMatmulL0 may write the loop once per output tile (read off the tree)

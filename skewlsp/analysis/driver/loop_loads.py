@@ -24,7 +24,7 @@ what one step of it reads of the function around the loop.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import replace
 from typing import TypeVar
 
@@ -61,6 +61,8 @@ from skewlsp.contract import LoopReport, Span
 # A function of the walk: its identity, whether its body is InCore, the caller of the
 # inline helper's copy decided (None: not a copy).
 _FunctionKey = tuple[int, bool, str | None]
+# ... and an outlined scope of it (its line) in one copy the walk decides apart.
+_ScopeKey = tuple[int, bool, str | None, int, Hashable]
 _T = TypeVar("_T")
 
 
@@ -77,8 +79,8 @@ class LoopLoads:
     def __init__(self, state: AnalysisState) -> None:
         self.state = state
         self.surroundings: dict[_FunctionKey, dict[int, LoopSurroundings]] = {}
-        self.cube_scopes: dict[tuple[int, bool, str | None, int], CubeScope] = {}
-        self.mat_scopes: dict[tuple[int, bool, str | None, int], ScopeMat] = {}
+        self.cube_scopes: dict[_ScopeKey, CubeScope] = {}
+        self.mat_scopes: dict[_ScopeKey, ScopeMat] = {}
 
     def of_loop(
         self,
@@ -90,6 +92,7 @@ class LoopLoads:
         helpers: Mapping[str, str],
         span_of: Callable[[cst.CSTNode], Span],
         function_text: Callable[[str], str | None] | None = None,
+        copy: Hashable = (),
     ) -> LoopFacts:
         """``facts`` with the body's loads as LowerPipelineToSlots sees them (the tensors
         in scope, ConvertTensorToTileOps', read off the function holding the loop, the
@@ -97,7 +100,9 @@ class LoopLoads:
         ``helpers``, the module's functions' texts; the extern kernels it calls:
         ``function_text``, the text of a function the module defines or imports).
         ``where``: that function (None: none), whether its body is already InCore, and
-        the caller of the helper copy decided (None: not a copy)."""
+        the caller of the helper copy decided (None: not a copy); ``copy``: which copy of
+        the walk's (a module-level ``for``'s, a builder's call's: their bound values fold
+        the scope's extents apart) the loop is decided in."""
         fn, function_incore, caller = where
         lowered = report.verdict == "left" or any(c.verdict == "left" for c in report.cores)
         if fn is None:
@@ -122,9 +127,9 @@ class LoopLoads:
         )
         scope = CubeScope(around.scope)
         if matmuls.sites or matmuls.unknown:
-            kept = self.cube_scopes.get((*key, around.scope))
+            kept = self.cube_scopes.get((*key, around.scope, copy))
             scope = kept or cube_scope(around, fold, self._uses)
-            self.cube_scopes[(*key, around.scope)] = scope
+            self.cube_scopes[(*key, around.scope, copy)] = scope
         facts = replace(facts, matmuls=matmuls, scope_matmuls=scope)
         skewed = facts.skew is not None or facts.vector_skew is not None
         if not lowered and (not skewed or not matmuls.sites):
@@ -148,16 +153,18 @@ class LoopLoads:
         facts = replace(
             facts, slot_loads=loads, slot_scope=around.scope, scope_tiles=tiles, scope_loop=at
         )
-        if not lowered and facts.skew is None:
-            return facts  # (the vector copy the skew runs ahead: its scope's Vec tiles)
         mat = None
         if matmuls.sites:  # (the scope's Mat loads)
-            mat = self.mat_scopes.get((*key, around.scope))
+            mat = self.mat_scopes.get((*key, around.scope, copy))
             mat = mat or self._replayed(
                 scope_mat, opened_by, inputs, asked,
                 lambda: scope_mat(opened_by, around.tensors, fold, asked.span_of, self._uses),
             )  # fmt: skip
-            self.mat_scopes[(*key, around.scope)] = mat
+            self.mat_scopes[(*key, around.scope, copy)] = mat
+        if not lowered and facts.skew is None:
+            # the vector copy the skew runs ahead, in its scope's Vec tiles; the cube's
+            # copy it demotes, in its scope's Mat tiles
+            return replace(facts, scope_mat=mat)
         if not lowered and facts.skew is not None:
             # a skewed cube copy's matmuls read the body's loads in every clone; the
             # vector copy the skew demotes runs in the scope's tiles as written

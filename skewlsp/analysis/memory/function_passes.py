@@ -68,6 +68,7 @@ from skewlsp.analysis.memory.reserve_buffer import reserved
 from skewlsp.analysis.passes.scope_options import SPLIT_HALVES
 from skewlsp.analysis.passes.scope_tile_ops import ScopeTiles
 from skewlsp.analysis.passes.split_vector_kernel import replayed_per_lane
+from skewlsp.contract import Span
 
 
 class Packings(Protocol):
@@ -193,11 +194,12 @@ def _mat_memory(function: CoreFunction) -> list[MatMemory | None]:
     if function.core != "aic":
         return [None] * len(function.loops)
     lowerings = {loop.span: loop.lowering for loop in function.loops}
-    skews = {
-        loop.span: loop.facts.skew
-        for loop in function.loops
-        if loop.facts.skew is not None and loop.verdict == "skewed"
-    }
+    rewritten: dict[Span, LoopLowering] = {}  # (SkewCrossCorePipeline's loops on the cube)
+    for loop in function.loops:
+        if loop.verdict == "skewed" and loop.facts.skew is not None:
+            rewritten[loop.span] = skewed_lowering(loop.facts.skew)
+        elif loop.verdict == "demoted":  # (run as a sequential loop)
+            rewritten[loop.span] = LoopLowering(())
     packed: dict[ScopeMat, MatPacking] = {}
     found: list[MatMemory | None] = []
     for loop in function.loops:
@@ -207,7 +209,7 @@ def _mat_memory(function: CoreFunction) -> list[MatMemory | None]:
             continue
         if scope not in packed:
             held = cube_ring(scope, loop.facts.scope_tiles)
-            packed[scope] = mat_packing(scope, lowerings, DEFAULT_CHIP, held, skews)
+            packed[scope] = mat_packing(scope, lowerings, DEFAULT_CHIP, held, rewritten)
         found.append(mat_memory(scope, packed[scope], loop.span, DEFAULT_CHIP))
     return found
 

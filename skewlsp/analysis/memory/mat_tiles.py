@@ -28,10 +28,11 @@ the compiler on random kernels and tests/fixtures/memory/models/mem_llm/accumula
 its warning, and its stop where the legacy packing overflows L1). A skewed loop's
 cube copy is laid out as SkewCrossCorePipeline clones it (``SkewClones``: its depth and
 which half each top-level statement of its body is in, each op told by its statement:
-:meth:`.canonicalize_io_order._Layout.skewed`), and the depth MemoryReuse sheds from the
-skew's group in Mat is told too (checked against the compiler on ``random_kernels.py
---family attention`` and tests/fixtures/memory/models/mem_llm/skewed_weights.py:
-slot-bound, space-pressure, the fallback and the stop). A packing that sheds a replicated
+:meth:`.canonicalize_io_order._Layout.skewed`), a copy it demotes as a sequential loop,
+and the depth MemoryReuse sheds from the skew's group in Mat is told too (checked
+against the compiler on ``random_kernels.py --family attention`` and
+tests/fixtures/memory/models/mem_llm/skewed_weights.py: slot-bound, space-pressure, the
+fallback and the stop; a demoted copy's stop: vector_ahead.py). A packing that sheds a replicated
 loop's depth in Mat is not told (none has been seen from the compiler), nor is a layout
 the model cannot make (a loop nested two deep in the scope, a Mat tile of one branch of an
 ``if`` read after it, a ``pl.unroll`` loop loading into Mat): the record says why.
@@ -49,7 +50,7 @@ make a Mat tile of its own (a pop from the vector, ``create_l1``, a gather, a mo
 a call whose ops are not seen (an inline helper), a matmul operand that is neither a
 load into Mat of the scope nor a tile the vector is seen to push, a load of
 no static size, a statement the walk does not read (``with``, ``while``, ...), a loop
-whose lowering on this core is not known (a loop the skew demotes on the cube).
+whose lowering on this core is not known (a remainder chain of run-time bounds, ...).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ from skewlsp.analysis.frontend.names import (
 )
 from skewlsp.analysis.frontend.op_registry import CUBE_OPS, PYTHON_BUILTINS, op_leaf
 from skewlsp.analysis.lower_pipeline.chip import DEFAULT_CHIP, Chip
-from skewlsp.analysis.lower_pipeline.loop_facts import MatLoad, ScopeMat, SkewClones, SlotLoad
+from skewlsp.analysis.lower_pipeline.loop_facts import MatLoad, ScopeMat, SlotLoad
 from skewlsp.analysis.lower_pipeline.slot_loads import UsesOf, calls_of, statement_loads_each
 from skewlsp.analysis.memory.allocate_memory_addr import Allocation
 from skewlsp.analysis.memory.canonicalize_io_order import (
@@ -76,7 +77,6 @@ from skewlsp.analysis.memory.canonicalize_io_order import (
     ScopeLayout,
     lowering_of,
     scope_layout,
-    skewed_lowering,
 )
 from skewlsp.analysis.memory.memory_reuse import ReuseResult, memory_reuse
 from skewlsp.analysis.memory.reserve_buffer import reserved_on_cube
@@ -427,10 +427,11 @@ def mat_packing(
     lowerings: Mapping[Span, Lowering | None],
     chip: Chip = DEFAULT_CHIP,
     held: Mapping[str, int] | str | None = None,
-    skews: Mapping[Span, SkewClones] | None = None,
+    rewritten: Mapping[Span, LoopLowering] | None = None,
 ) -> MatPacking:
     """The function's Mat tiles (``scope``'s, each pipeline loop's as ``lowerings``, by
-    its span, has it on this core, or as ``skews`` has its skewed copy's clones): their
+    its span, has it on this core, or as ``rewritten`` has what the skew pass makes of
+    it: a skewed copy's clones, a demoted copy run as written): their
     bytes, and, when they do not all fit apart, MemoryReuse's packing of them laid out
     with their lifetimes, above the region the cross-core ring reserves at the bottom of
     Mat (``held``: per space, where it ends; a string: why that is not known)."""
@@ -439,12 +440,13 @@ def mat_packing(
     if isinstance(held, str):
         return MatPacking(why=held)
     reserved = (held or {}).get("Mat", 0)
-    skews = skews or {}
+    rewritten = rewritten or {}
     copies = []
     for span in scope.loops:
         lowering = lowerings.get(span)
-        if span in skews:
-            copies.append(2 * skews[span].depth)  # (each half cloned D times twice)
+        if span in rewritten:  # (a skew clones each half D times twice)
+            laid = rewritten[span]
+            copies.append(2 * laid.regions[0][1] if laid.halves is not None else 1)
             continue
         if lowering is None or lowering.verdict not in ("replicated", "untouched", "empty"):
             return MatPacking(why=f"the copies of the loop at line {span.line} are not known")
@@ -459,8 +461,8 @@ def mat_packing(
     laid_from: list[LoopLowering | str] = [
         LoopLowering(())
         if not at.pipeline or at.span is None
-        else skewed_lowering(skews[at.span])
-        if at.span in skews
+        else rewritten[at.span]
+        if at.span in rewritten
         else lowering_of(lowerings.get(at.span), at.parent >= 0)
         for at in ordered.loops
     ]

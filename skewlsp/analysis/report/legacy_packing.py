@@ -109,18 +109,16 @@ def ring_way(space: str) -> str:
 
 
 def unstaged_copy(
-    memory: LoopMemory, where: Span, on: str
+    memory: LoopMemory, space: str, where: Span, on: str
 ) -> tuple[list[SpaceBuffers], list[Finding]]:
-    """A loop copy with no stage group among the whole function's tiles of its space
-    (the vector copy a skew demotes to a sequential loop): it asks for no buffers of its
-    own, but its function is packed and placed as every function is. MemoryReuse's
-    legacy fallback (SKW082) and AllocateMemoryAddr's stop (SKW081), where the whole
-    function's tiles, every one known, make them certain; a record with no stages
-    (``requested`` 0) says which. Nothing where they fit."""
-    vec = memory.vec
-    if vec is None or vec.layout is None or vec.reuse is None:
+    """A loop copy with no stage group among the whole function's tiles of ``space``
+    (a copy a skew demotes to a sequential loop: the vector's in Vec, the cube's in Mat):
+    it asks for no buffers of its own, but its function is packed and placed as every
+    function is. MemoryReuse's legacy fallback (SKW082) and AllocateMemoryAddr's stop
+    (SKW081), where the whole function's tiles, every one known, make them certain; a
+    record with no stages (``requested`` 0) says which. Nothing where they fit."""
+    if _whole_packing(memory, space) is None:
         return [], []
-    space = vec.space
     fallback, basis = certain_fallback(memory, space)
     if fallback is None:
         return [], []

@@ -59,7 +59,12 @@ from skewlsp.analysis.memory.canonicalize_io_order import (
     function_tiles,
     scope_layout,
 )
-from skewlsp.analysis.memory.core_function import CoreFunction, LoopMemory, ScopeMemory
+from skewlsp.analysis.memory.core_function import (
+    CoreFunction,
+    FunctionLoop,
+    LoopMemory,
+    ScopeMemory,
+)
 from skewlsp.analysis.memory.mat_tiles import MatMemory
 from skewlsp.analysis.memory.memory_reuse import (
     DepthHint,
@@ -223,8 +228,16 @@ def _l0(
         if requested > 1:  # (its clones' stage group in Mat)
             mat = skewed_mat(memory, requested, where, on)
             spaces, findings = mat[0] + spaces, mat[1] + findings
+    elif lowering is None and _demoted(memory.l0.loop, loops):  # (its function's Mat tiles)
+        mat = unstaged_copy(memory, "Mat", where, on)
+        spaces, findings = mat[0] + spaces, mat[1] + findings
     spaces, findings = spaces + acc[0], findings + acc[1]
     return spaces, findings
+
+
+def _demoted(number: int, loops: Sequence[FunctionLoop]) -> bool:
+    """Whether loop ``number`` of the function is a copy the skew pass demotes."""
+    return number < len(loops) and loops[number].verdict == "demoted"
 
 
 def _loop_memory(span: Span, function: CoreFunction) -> LoopMemory | None:
@@ -264,7 +277,7 @@ def _spaces(
         spaces += more
         findings += found
     elif _runs_as_written(vec):  # (a copy with no stages: its function's tiles decide)
-        more, found = unstaged_copy(memory, where, on)
+        more, found = unstaged_copy(memory, "Vec", where, on)
         spaces += more
         findings += found
     return tuple(spaces), findings

@@ -113,10 +113,10 @@ def test_the_cube_copy_keeps_its_mat_stages_apart_where_its_clones_fit(run: Run)
 
 
 def test_a_vector_copy_the_skew_runs_ahead_keeps_its_clones_stages_in_vec(run: Run) -> None:
-    # vector_ahead.py:27, built twice (compiled first): the vector normalises 16 KB of
+    # vector_ahead.py:28, built twice (compiled first): the vector normalises 16 KB of
     # rows a stage and sends them to the cube, which the skew demotes; its clones are the
     # skew's group on each lane (1048576 and 1048577), every stage kept apart.
-    (loop,) = [i for i in lint(run, "vector_ahead.py") if i["kind"] == "loop"]
+    loop, _ = at(lint(run, "vector_ahead.py"), 28)
     narrow, _ = loop["copies"]
     assert narrow["instance"]["bindings"] == {"hidden": "256"}
     assert [(c["core"], c["verdict"]) for c in narrow["cores"]] == [
@@ -128,15 +128,14 @@ def test_a_vector_copy_the_skew_runs_ahead_keeps_its_clones_stages_in_vec(run: R
 
 
 def test_wider_rows_crowd_vec_above_the_ring_and_each_lane_keeps_one_stage(run: Run) -> None:
-    # vector_ahead.py:27 for 384 columns: the compiler, for each lane's group, "only 1 of
+    # vector_ahead.py:28 for 384 columns: the compiler, for each lane's group, "only 1 of
     # 2 buffers fit (24576 B per stage, 139264 B free after 49152 B reserved)".
-    found = lint(run, "vector_ahead.py")
-    (loop,) = [i for i in found if i["kind"] == "loop"]
+    loop, found = at(lint(run, "vector_ahead.py"), 28)
     _, wide = loop["copies"]
     pressed = buffers("Vec", 24576, 2, 1, "space-pressure")
     assert vector_copy(wide)["memory"] == [pressed, {**pressed, "lane": 2}]
-    hints = [i for i in found if i["kind"] == "hint" and i["code"] == "SKW080"]
-    assert [(h["compiler_id"], h["line"]) for h in hints] == [("PH-MR-001", 27)] * 2
+    hints = [i for i in found if i["code"] == "SKW080"]
+    assert [h["compiler_id"] for h in hints] == ["PH-MR-001"] * 2
     first, second = (h["message"] for h in hints)
     assert first.startswith(
         "PH-MR-001: MemoryReuse keeps only 1 of the 2 stages' buffers apart in Vec on the "
@@ -147,6 +146,24 @@ def test_wider_rows_crowd_vec_above_the_ring_and_each_lane_keeps_one_stage(run: 
         "PH-MR-001: MemoryReuse keeps only 1 of the 2 stages' buffers apart in Vec on the "
         "AIV core's second lane"
     )
+
+
+def test_the_cube_copy_the_skew_demotes_overflows_l1_with_a_whole_weight(run: Run) -> None:
+    # vector_ahead.py:55, 512 columns: the cube's demoted copy loads the [512, 512] BF16
+    # weight (512 KB) above the 2 x 32 KB vector -> cube ring. The compiler: the
+    # legacy-packing warning for Mat, then "Mat buffer usage (589824 bytes) exceeds
+    # platform limit (524288 bytes)".
+    loop, found = at(lint(run, "vector_ahead.py"), 55)
+    (aic,) = [core for core in loop["cores"] if core["core"] == "aic"]
+    assert aic["verdict"] == "demoted"
+    assert aic["memory"] == [buffers("Mat", 0, 0, None, "overflow", OVERFLOW)]
+    (error,) = [i for i in found if i["code"] == "SKW081"]
+    assert error["message"].startswith(f"{OVERFLOW} Mat on the AIC core: its buffer")
+    assert "above the 65536 B the vector -> cube ring reserves, needs 589824 B" in (
+        error["message"]
+    )
+    (warning,) = [i for i in found if i["code"] == "SKW082"]
+    assert "could not fit memory space Mat at any double-buffering depth" in warning["message"]
 
 
 def test_a_vector_copy_the_skew_runs_ahead_with_an_inner_skew_says_it_is_not_known(

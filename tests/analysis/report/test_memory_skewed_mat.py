@@ -109,3 +109,15 @@ def test_a_cube_copy_whose_vector_tiles_are_not_known_says_why(run: Run) -> None
         "from the vector, whose tiles are not known: the op `matmul_acc`"
     )
     assert cube_mat(loop) == [buffers("Mat", 0, 2, reason=reason)]
+
+
+def test_each_copy_a_builder_makes_has_its_own_mat_tiles(run: Run) -> None:
+    # skewed_weights.py:100, built for 128 and 512 value columns (compiled first): 64 KB
+    # of values a stage keep both stages in Mat; 256 KB of values a stage keep one
+    # ("only 1 of 2 buffers fit (262144 B per stage, 458752 B free after 65536 B
+    # reserved)", slot-bound). Each copy's Mat tiles are its own folding's.
+    loop, _ = at(lint(run, FIXTURE), 100)
+    narrow, wide = loop["copies"]
+    assert narrow["instance"]["bindings"] == {"columns": "128"}
+    assert cube_mat(narrow) == [{**buffers("Mat", 65536, 2, 2), "known": True}]
+    assert cube_mat(wide) == [buffers("Mat", 262144, 2, 1, "slot-bound")]
