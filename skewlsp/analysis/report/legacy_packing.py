@@ -119,10 +119,21 @@ def unstaged_copy(
     record with no stages (``requested`` 0) says which. Nothing where they fit."""
     if _whole_packing(memory, space) is None:
         return [], []
+    return whole_fallback(memory, (space, 0, 0), where, on) or ([], [])
+
+
+def whole_fallback(
+    memory: LoopMemory, asked: tuple[str, int, int], where: Span, on: str
+) -> tuple[list[SpaceBuffers], list[Finding]] | None:
+    """SKW082 and SKW081 where MemoryReuse's fallback in a space is certain (``asked``:
+    the space, the record's bytes per stage and the stages asking), with the record that
+    says which: "legacy", or "overflow" where that packing does not fit either; None
+    where there is no certain fallback."""
+    space, stage_bytes, requested = asked
     fallback, basis = certain_fallback(memory, space)
     if fallback is None:
-        return [], []
-    legacy = SpaceBuffers(space, 0, 0, None, "legacy", True)
+        return None
+    legacy = SpaceBuffers(space, stage_bytes, requested, None, "legacy", True)
     findings = []
     if fallback.warned:
         words = legacy_words(fallback, basis, on)
@@ -130,7 +141,7 @@ def unstaged_copy(
     overflow = legacy_overflow(memory, space, on)
     if overflow is None:
         return [legacy], findings
-    record = SpaceBuffers(space, 0, 0, None, "overflow", True, LEGACY_OVERFLOW)
+    record = SpaceBuffers(space, stage_bytes, requested, None, "overflow", True, LEGACY_OVERFLOW)
     findings.append(Finding(MEMORY_OVERFLOW, overflow[1], where, buffers=record))
     return [record], findings
 

@@ -20,21 +20,9 @@ from __future__ import annotations
 from skewlsp.analysis.memory.core_function import LoopMemory
 from skewlsp.analysis.memory.mat_tiles import MatMemory
 from skewlsp.analysis.memory.memory_reuse import buffers_depth
-from skewlsp.analysis.report.legacy_packing import (
-    LEGACY_OVERFLOW,
-    certain_fallback,
-    legacy_overflow,
-    legacy_words,
-)
+from skewlsp.analysis.report.legacy_packing import whole_fallback
 from skewlsp.analysis.report.shed_words import shed_words
-from skewlsp.contract import (
-    DEPTH_REDUCED,
-    LEGACY_FALLBACK,
-    MEMORY_OVERFLOW,
-    Finding,
-    SpaceBuffers,
-    Span,
-)
+from skewlsp.contract import DEPTH_REDUCED, Finding, SpaceBuffers, Span
 
 MAT = "Mat"
 
@@ -52,20 +40,8 @@ def skewed_mat(
         return [_not_known(depth, f"the function's Mat tiles are not known: {mat.why}")], []
     if mat.fits:  # (every stage kept apart: in buffers of their own, or packed)
         return [SpaceBuffers(MAT, mat.slot, depth, depth, None, True)], []
-    fallback, basis = certain_fallback(memory, MAT)
-    if fallback is not None:
-        legacy = SpaceBuffers(MAT, mat.slot, depth, None, "legacy", True)
-        findings = []
-        if fallback.warned:
-            message = legacy_words(fallback, basis, on)
-            findings.append(Finding(LEGACY_FALLBACK, message, where, buffers=legacy))
-        overflow = legacy_overflow(memory, MAT, on)
-        if overflow is None:
-            return [legacy], findings
-        record = SpaceBuffers(MAT, mat.slot, depth, None, "overflow", True, LEGACY_OVERFLOW)
-        findings.append(Finding(MEMORY_OVERFLOW, overflow[1], where, buffers=record))
-        return [record], findings
-    return _shed(mat, depth, where, on)
+    fallen = whole_fallback(memory, (MAT, mat.slot, depth), where, on)
+    return fallen if fallen is not None else _shed(mat, depth, where, on)
 
 
 def _shed(
