@@ -10,7 +10,9 @@ result the vector core reads), with rows, columns and ``stage=`` around the capa
 of Vec, Mat, Left, Right and Acc (``--family skewed``: loops the cube and the vector
 exchange tiles in both ways, which the skew pass rewrites; ``--family attention``: the
 same with what attention computes between the two matmuls; ``--family pushed``: loops
-whose vector core computes the cube's operand, one direction only). Then ``compiler_check.py``
+whose vector core computes the cube's operand, one direction only; ``--family ahead``:
+the vector sends the cube its operand and takes the product back, so the skew runs the
+vector's copy ahead). Then ``compiler_check.py``
 compiles and compares them::
 
     python benchmarks/random_kernels.py /tmp/random/models/rk --seed 2
@@ -230,11 +232,49 @@ def pushed_kernel(rng: random.Random, name: str) -> str:
     return _kernel(name, params, body, "out")
 
 
+def ahead_kernel(rng: random.Random, name: str) -> str:
+    """A row loop whose vector core sends the cube its operand first and takes the
+    product back (vector -> cube -> vector: the skew runs the vector's copy ahead and
+    demotes the cube's), with a norm or an activation before, a residual or one after."""
+    m, k = rng.choice([16, 32, 64]), rng.choice([128, 256, 384, 512])
+    n, stage, steps = rng.choice([64, 128, 256, 512]), rng.choice([2, 3, 4]), rng.choice([4, 8])
+    slots = rng.choice([0, 0, 1, 3])
+    params = [
+        f"x: pl.Tensor[[{steps} * {m}, {k}], pl.FP32]",
+        f"w: pl.Tensor[[{k}, {n}], pl.BF16]",
+        f"res: pl.Tensor[[{steps} * {m}, {n}], pl.FP32]",
+        f"y: pl.Out[pl.Tensor[[{steps} * {m}, {n}], pl.FP32]]",
+    ]
+    rows = f"i * {m} : i * {m} + {m}"
+    body = [
+        f"        for i in pl.pipeline({steps}, stage={stage}):",
+        f"            xi = x[{rows}, :]",
+    ]
+    if rng.random() < 0.5:
+        body += [
+            "            inv = pl.rsqrt(pl.row_sum(pl.mul(xi, xi)))",
+            "            t = pl.row_expand_mul(xi, inv)",
+        ]
+    else:
+        body += ["            t = pl.exp(xi)"]
+    body += [
+        '            a = pl.cast(t, target_type=pl.BF16, mode="rint")',
+        "            proj = pl.matmul(a, w, out_dtype=pl.FP32)",
+    ]
+    if rng.random() < 0.5:
+        body += [f"            y[{rows}, :] = pl.add(proj, res[{rows}, :])"]
+    else:
+        body += [f"            y[{rows}, :] = pl.exp(proj)"]
+    ring = f"optimizations=[pl.cross_core_slot(slot_num={slots})]" if slots else ""
+    return _kernel(name, params, body, "y", ring)
+
+
 FAMILIES = {
     "memory": (vector_kernel, vector_kernel, cube_kernel, mixed_kernel),
     "skewed": (skewed_kernel,),
     "attention": (attention_kernel,),
     "pushed": (pushed_kernel,),
+    "ahead": (ahead_kernel,),
 }
 
 
@@ -270,7 +310,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="memory: vector, cube and mixed loops around the capacities (default); "
         "skewed: loops the cube and the vector exchange tiles in, both ways; attention: "
         "the same with a softmax, a bias or a second output between the matmuls; pushed: "
-        "loops whose vector computes the cube's operand",
+        "loops whose vector computes the cube's operand; ahead: loops whose vector sends "
+        "the cube its operand and takes the product back (the vector's copy runs ahead)",
     )  # fmt: skip
     args = parser.parse_args(argv)
     written = write_kernels(args.folder, args.seed, args.files, args.kernels, args.family)

@@ -75,3 +75,16 @@ def test_the_attention_family_computes_between_the_matmuls_and_may_set_the_ring_
                  str(tmp_path / "models"))  # fmt: skip
     loops = [i for i in json.loads(result.out) if i["kind"] == "loop"]
     assert [i["verdict"] for i in loops] == ["skewed"] * 12
+
+
+def test_the_ahead_family_writes_loops_whose_vector_copy_the_skew_runs_ahead(
+    run: Run, tmp_path: Path
+) -> None:
+    paths = write_kernels(tmp_path / "models" / "rk", seed=1, files=1, kernels=6, family="ahead")
+    text = "".join(path.read_text() for path in paths)
+    assert "pl.rsqrt(pl.row_sum(pl.mul(xi, xi)))" in text and "pl.exp(proj)" in text
+    result = run("--output-format", "json", "--exit-zero", "--no-cache", "--select", "ALL",
+                 str(tmp_path / "models"))  # fmt: skip
+    loops = [i for i in json.loads(result.out) if i["kind"] == "loop"]
+    cores = [[(c["core"], c["verdict"]) for c in i["cores"]] for i in loops]
+    assert cores == [[("aic", "demoted"), ("aiv", "skewed")]] * 6
