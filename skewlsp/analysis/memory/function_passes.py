@@ -221,11 +221,11 @@ def _lowerings(function: CoreFunction, scope: ScopeTiles) -> list[LoopLowering |
     whose cube half runs ahead, a loop demoted on both cores); the copy the skew runs
     ahead as its clones."""
     found: list[LoopLowering | str] = []
+    mine = [f for f in function.loops if f.facts.scope_tiles == scope]
     for number, at in enumerate(scope.loops):
         if not at.pipeline:
             found.append(LoopLowering(()))
             continue
-        mine = [f for f in function.loops if f.facts.scope_tiles == scope]
         loop = next((f for f in mine if f.facts.scope_loop == number), None)
         if loop is None and at.span is not None:  # (a copy that read no scope: demoted)
             loop = next((f for f in function.loops if f.span == at.span), None)
