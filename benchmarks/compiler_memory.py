@@ -543,6 +543,12 @@ def memory_predictions(
     hinted = [g for g in report["groups"] if g["hint"] and not g["made"] and g["loop"]]
     not_loaded = set(report.get("not_loaded") or ())
     compiled_loops = {g["loop"] for g in report["groups"] if g["loop"]}
+    # the entries that compile each loop (a builder's kernel is an entry of the name the
+    # module binds it to, which a finding does not name)
+    compiling: dict[str, set[str]] = {}
+    for g in report["groups"]:
+        if g["loop"]:
+            compiling.setdefault(g["loop"], set()).add(g["entry"])
     predicted: set[int] = set()
     stopped: set[int] = set()
     fell: set[int] = set()  # the legacy-packing warnings an SKW082 predicts
@@ -559,6 +565,7 @@ def memory_predictions(
         if item["code"] == "SKW080" and where not in compiled_loops:
             unchecked += 1  # (no entry compiled the loop through MemoryReuse)
             continue
+        entries = _entries(item) | compiling.get(where, set())
         for claim in _claims(item):
             if item["code"] == "SKW080":
                 hits = [
@@ -575,11 +582,11 @@ def memory_predictions(
                     n
                     for n, e in enumerate(report["errors"])
                     if e["file"] == item["filename"]
-                    and e["entry"] in _entries(item)
+                    and e["entry"] in entries
                     and f"{claim['space']} buffer usage" in e["error"]
                 ]
                 stopped.update(hits)
-                if not hits and _stopped_first(report["errors"], item):
+                if not hits and _stopped_first(report["errors"], item, entries):
                     masked += 1
                     continue
             else:
@@ -587,7 +594,7 @@ def memory_predictions(
                     n
                     for n, f in enumerate(report["fallbacks"])
                     if f["file"] == item["filename"]
-                    and f["entry"] in _entries(item)
+                    and f["entry"] in entries
                     and f["space"] == claim["space"]
                 ]
                 fell.update(hits)
@@ -617,10 +624,11 @@ def memory_predictions(
     )  # fmt: skip
 
 
-def _stopped_first(errors: list[Mapping[str, Any]], item: Mapping[str, Any]) -> bool:
-    """Whether AllocateMemoryAddr stopped the entry of ``item``'s loop at some space's
-    overflow (then a later space's is never placed, nor said)."""
-    entries = _entries(item)
+def _stopped_first(
+    errors: list[Mapping[str, Any]], item: Mapping[str, Any], entries: set[str]
+) -> bool:
+    """Whether AllocateMemoryAddr stopped an entry of ``item``'s loop (``entries``) at
+    some space's overflow (then a later space's is never placed, nor said)."""
     return any(
         e["file"] == item["filename"] and e["entry"] in entries and "buffer usage" in e["error"]
         for e in errors

@@ -236,6 +236,16 @@ def test_an_overflow_at_the_entry_the_compiler_stopped_is_predicted():
     )
 
 
+def test_an_overflow_of_a_builders_copy_is_matched_by_the_entry_compiling_its_loop():
+    # a builder's kernel is compiled as the name the module binds it to, which the
+    # finding does not name (its function is the builder's inner one): the entries whose
+    # groups are at the loop stand for it
+    report = memory_report(probed(), sorted(MEM_LLM.glob("*.py")))
+    built = finding("SKW081", "vector.py", 25, "Vec", 4, None, "make_rows.kernel")
+    found = memory_predictions([built], report)
+    assert (found.overflows, found.predicted_overflows, found.wrong) == (1, 1, ())
+
+
 def test_a_slot_bound_claim_needs_the_compiler_s_hint_at_that_loop_with_the_same_depths():
     report = memory_report(probed(), sorted(MEM_LLM.glob("*.py")))
     # vector.py:61: the compiler hints 1 of 4 in Vec; helpers.py:18: 2 of 4.
