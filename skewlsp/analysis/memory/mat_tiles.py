@@ -35,7 +35,9 @@ tests/fixtures/memory/models/mem_llm/skewed_weights.py: slot-bound, space-pressu
 fallback and the stop; a demoted copy's stop: vector_ahead.py). A packing that sheds a replicated
 loop's depth in Mat is not told (none has been seen from the compiler), nor is a layout
 the model cannot make (a loop nested two deep in the scope, a Mat tile of one branch of an
-``if`` read after it, a ``pl.unroll`` loop loading into Mat): the record says why.
+``if`` read after it, a ``pl.unroll`` loop loading into Mat): the record says why. A
+``pl.split_aiv`` region (LowerAutoVectorSplit's lanes) is vector code and holds no Mat
+tile; one with a matmul is not modelled.
 
 A matmul operand the vector computes and pushes to the cube (``ScopeMat.popped``, each
 one the vector's walk pushes: :func:`cube_ring`) is popped into the vector -> cube ring's
@@ -270,6 +272,10 @@ class _Walk:
                         self._unlaid("a `pl.unroll` loop reading a Mat tile")
                 else:
                     raise _NotModelled("a compound statement in a `pl.unroll` loop")
+            return
+        if leaf == "split_aiv":  # (LowerAutoVectorSplit's lane regions: vector code alone)
+            if any(op_leaf(c) in CUBE_OPS for c in calls_of(self.fold)(stmt)):
+                raise _NotModelled("a matmul in a `pl.split_aiv` region")
             return
         if leaf not in LOOP_OPS:
             raise _NotModelled("a loop that is not `pl.pipeline`, `pl.range` or `pl.unroll`")

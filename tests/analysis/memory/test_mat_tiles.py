@@ -185,6 +185,26 @@ def test_each_op_is_told_by_the_top_level_statement_of_its_loop_it_comes_from():
     assert [(op.out, op.statement) for op in ops] == [("wj", 0), ("xt", 1), (None, 1)]
 
 
+def test_a_split_aiv_region_is_the_vector_s_alone_and_holds_no_mat_tile():
+    # LowerAutoVectorSplit's lane regions run on the vector; the cube's function holds
+    # the loop's loads alone (tests/fixtures/mixed/models/mixed_llm/regions.py:24,
+    # compiled: both stages kept in Mat)
+    scope = walked(
+        "    for j in pl.pipeline(4, stage=2):\n"
+        "        wj = w[0:128, 0:128]\n"
+        "        out[0:16, 0:128] = pl.matmul(x[0:16, 0:128], wj, out_dtype=pl.FP32)\n"
+        "    for lane in pl.split_aiv(2, mode=pl.SplitMode.NONE):\n"
+        "        out[0:16, 0:128] = pl.exp(out[0:16, 0:128])\n"
+    )
+    assert scope.unknown is None
+    assert [load.name for load in scope.loads] == ["wj", "x[...]"]
+    with_matmul = walked(
+        "    for lane in pl.split_aiv(2, mode=pl.SplitMode.NONE):\n"
+        "        out[0:16, 0:128] = pl.matmul(x[0:16, 0:128], w[0:128, 0:128])\n"
+    )
+    assert with_matmul.unknown == "a matmul in a `pl.split_aiv` region"
+
+
 def test_an_accumulator_the_vector_makes_is_pushed_to_the_cube_and_is_not_modelled():
     scope = walked(
         "    acc = pl.full([16, 128], dtype=pl.FP32, value=0.0)\n"
