@@ -19,9 +19,8 @@ from __future__ import annotations
 
 from skewlsp.analysis.memory.core_function import LoopMemory
 from skewlsp.analysis.memory.mat_tiles import MatMemory
-from skewlsp.analysis.memory.memory_reuse import buffers_depth
 from skewlsp.analysis.report.legacy_packing import whole_fallback
-from skewlsp.analysis.report.shed_words import shed_words
+from skewlsp.analysis.report.shed_words import group_members, ir_depth_beyond, shed_words
 from skewlsp.contract import DEPTH_REDUCED, Finding, SpaceBuffers, Span
 
 MAT = "Mat"
@@ -57,9 +56,8 @@ def _shed(
     hint = next((h for h in reuse.hints if (h.space, h.group) == (MAT, group)), None)
     if hint is None:
         return [_not_known(depth, "the skew's group has no stage in Mat")], []
-    members = [n for n, t in enumerate(layout.tiles) if any(g == group for g, _ in t.membership)]
-    kept = buffers_depth(reuse, layout.tiles, MAT, group)
-    deeper = kept if kept is not None and kept > hint.achieved else None
+    members = group_members(layout.tiles, group)
+    deeper = ir_depth_beyond(hint, reuse, layout.tiles)
     found = SpaceBuffers(
         MAT, mat.slot, hint.requested, hint.achieved, hint.cause, True, ir_depth=deeper
     )

@@ -68,7 +68,6 @@ from skewlsp.analysis.memory.core_function import (
 from skewlsp.analysis.memory.mat_tiles import MatMemory
 from skewlsp.analysis.memory.memory_reuse import (
     DepthHint,
-    buffers_depth,
     memory_reuse,
 )
 from skewlsp.analysis.memory.reserve_buffer import reserved
@@ -83,7 +82,7 @@ from skewlsp.analysis.report.legacy_packing import (
     unstaged_copy,
 )
 from skewlsp.analysis.report.mat_memory import skewed_mat
-from skewlsp.analysis.report.shed_words import shed_words
+from skewlsp.analysis.report.shed_words import group_members, ir_depth_beyond, shed_words
 from skewlsp.contract import (
     DEPTH_REDUCED,
     LEGACY_FALLBACK,
@@ -455,7 +454,7 @@ def _whole(
     requested = reuse.requested.get((space, group))
     if requested is None:
         return None
-    members = [n for n, t in enumerate(tiles) if any(g == group for g, _ in t.membership)]
+    members = group_members(tiles, group)
     slot = DEFAULT_CHIP.align(max(tiles[n].bytes for n in members))
     achieved = reuse.achieved[(space, group)]
     hint = next((h for h in reuse.hints if (h.space, h.group) == (space, group)), None)
@@ -463,8 +462,7 @@ def _whole(
         if which:
             return None  # (a remainder kept whole says nothing beside the main loop's record)
         return SpaceBuffers(space, slot, requested, achieved, None, True, lane=lane), []
-    depth = buffers_depth(reuse, tiles, space, group)
-    deeper = depth if depth is not None and depth > hint.achieved else None
+    deeper = ir_depth_beyond(hint, reuse, tiles)
     found = SpaceBuffers(
         space, slot, requested, hint.achieved, hint.cause, True, ir_depth=deeper, lane=lane,
         remainder=which > 0,

@@ -8,10 +8,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from skewlsp.analysis.memory.canonicalize_io_order import ScopeLayout
-from skewlsp.analysis.memory.memory_reuse import DepthHint
+from skewlsp.analysis.memory.memory_reuse import (
+    DepthHint,
+    ReuseResult,
+    ReuseTile,
+    buffers_depth,
+)
 from skewlsp.analysis.report.l0_memory import kept_apart
 from skewlsp.analysis.report.legacy_packing import CO_RESIDENTS, ring_way
 from skewlsp.contract import SpaceBuffers
+
+
+def group_members(tiles: Sequence[ReuseTile], group: int) -> list[int]:
+    """The tiles of a stage group (any of its stages), by index."""
+    return [n for n, t in enumerate(tiles) if any(g == group for g, _ in t.membership)]
+
+
+def ir_depth_beyond(hint: DepthHint, reuse: ReuseResult, tiles: Sequence[ReuseTile]) -> int | None:
+    """The depth the IR keeps for the hint's group where the packing keeps its stages
+    further apart than the hint's depth (:func:`.memory_reuse.buffers_depth`), else None."""
+    depth = buffers_depth(reuse, tiles, hint.space, hint.group)
+    return depth if depth is not None and depth > hint.achieved else None
 
 
 def above_ring(hint: DepthHint) -> str:
