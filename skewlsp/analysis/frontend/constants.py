@@ -26,6 +26,8 @@ from skewlsp.analysis.frontend.values import (
     NameLookup,
     Nothing,
     Opaque,
+    Real,
+    RealConstant,
     Record,
     Rejected,
     Symbolic,
@@ -49,6 +51,8 @@ __all__ = [
     "NameLookup",
     "Nothing",
     "Opaque",
+    "Real",
+    "RealConstant",
     "Record",
     "Rejected",
     "Symbolic",
@@ -139,6 +143,9 @@ class Folder:
 
     def _unary(self, node: cst.UnaryOperation) -> Folded:
         inner = self._fold(node.expression)
+        if isinstance(inner, Real) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+            sign = -1.0 if isinstance(node.operator, cst.Minus) else 1.0
+            return Real(inner.reason, sign * inner.value)  # (refused where an int is wanted)
         if not isinstance(inner, Const):
             return inner
         if isinstance(node.operator, cst.Minus):
@@ -156,7 +163,9 @@ class Folder:
             built = self._owner.construct(node, self)
             if built is not None:
                 return built
-        if isinstance(node, (cst.Float, cst.Imaginary)):
+        if isinstance(node, cst.Float):
+            return Real(f"`{code_of(node, self.made)}` is not an integer", float(node.value))
+        if isinstance(node, cst.Imaginary):
             return Rejected(f"`{code_of(node, self.made)}` is not an integer")
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
             return Rejected(f"`{code_of(node, self.made)}` is not an integer")
@@ -474,9 +483,10 @@ class ModuleConstants:
             if isinstance(folded, (Dynamic, Opaque)) or (
                 isinstance(folded, Rejected) and not isinstance(expr, cst.Name)
             ):
-                return Opaque(
-                    name, f"`{name}` = `{text.strip()[:40]}` is computed when the module loads"
-                )
+                reason = f"`{name}` = `{text.strip()[:40]}` is computed when the module loads"
+                if isinstance(folded, Real):
+                    return RealConstant(name, reason, folded.value)
+                return Opaque(name, reason)
             return folded
         if self._imported is not None:
             return self._imported(name)

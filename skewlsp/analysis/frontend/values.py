@@ -79,6 +79,25 @@ class Opaque:
 
 
 @dataclass(frozen=True)
+class Real(Rejected):
+    """A float literal (``10.0``, a record's field ``limit=10.0``): the DSL parser refuses
+    it where it wants an integer (a loop bound, a shape), but an ``if`` comparing two
+    floats is a constant the compiler folds (``FoldCompare`` in
+    ``include/pypto/ir/arith/const_fold.h``), so its ``value`` is kept."""
+
+    value: float
+
+
+@dataclass(frozen=True)
+class RealConstant(Opaque):
+    """A module's name bound to a float (``SWIGLU_LIMIT = M.swiglu_limit``): no integer,
+    as any value Python computes that is not one, with its ``value`` for an ``if`` that
+    compares it with another float (:class:`Real`)."""
+
+    value: float
+
+
+@dataclass(frozen=True)
 class CallSiteValue(Opaque):
     """A parameter of an ``@pl.jit.inline`` helper analysed without a caller: InlineFunctions
     splices each caller's argument in its place, so the verdict depends on the call site."""

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from skewlsp.analysis.frontend import dsl
-from skewlsp.analysis.frontend.constants import Const, Dynamic, Folded, Opaque
+from skewlsp.analysis.frontend.constants import Const, Dynamic, Folded, Opaque, Real, RealConstant
 from skewlsp.analysis.frontend.names import body_statements
 from skewlsp.analysis.frontend.values import Interval, full_code
 from skewlsp.analysis.passes.body import Block, BodyContext, Stmt, compound, const_trip
@@ -87,11 +87,48 @@ def _truth(node: cst.BaseExpression, ranges: Mapping[str, Interval], lookup: Loo
         left_range = interval_of(node.left, ranges, lookup)
         right_range = interval_of(node.comparisons[0].comparator, ranges, lookup)
         if left_range is None or right_range is None:
-            return None
+            return _compare_reals(node, lookup)
         return _compare(node.comparisons[0].operator, left_range, right_range)
     value = interval_of(node, ranges, lookup)
     if value is not None and value.lo == value.hi:
         return value.lo != 0
+    return None
+
+
+_REAL_COMPARISONS: dict[type[cst.BaseCompOp], Callable[[float, float], bool]] = {
+    cst.LessThan: lambda a, b: a < b,
+    cst.LessThanEqual: lambda a, b: a <= b,
+    cst.GreaterThan: lambda a, b: a > b,
+    cst.GreaterThanEqual: lambda a, b: a >= b,
+    cst.Equal: lambda a, b: a == b,
+    cst.NotEqual: lambda a, b: a != b,
+}
+
+
+def _compare_reals(node: cst.Comparison, lookup: Lookup) -> bool | None:
+    """A comparison of two float constants (``SWIGLU_LIMIT > 0.0``), which the constant
+    folder decides (``FoldCompare``: both operands ``ConstFloat``). A float against an
+    integer is no constant: the DSL parser refuses the comparison (``Operator 'gt'
+    requires same numeric dtype category``), so it is not decided here."""
+    compare = _REAL_COMPARISONS.get(type(node.comparisons[0].operator))
+    left = _real(node.left, lookup)
+    right = _real(node.comparisons[0].comparator, lookup)
+    if compare is None or left is None or right is None:
+        return None
+    return compare(left, right)
+
+
+def _real(node: cst.BaseExpression, lookup: Lookup) -> float | None:
+    """The value of a float literal or of a name bound to a float constant, signed."""
+    if isinstance(node, cst.Float):
+        return float(node.value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        inner = _real(node.expression, lookup)
+        sign = -1.0 if isinstance(node.operator, cst.Minus) else 1.0
+        return None if inner is None else sign * inner
+    if isinstance(node, cst.Name):
+        found = lookup(node.value)
+        return found.value if isinstance(found, (Real, RealConstant)) else None
     return None
 
 

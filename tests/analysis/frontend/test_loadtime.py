@@ -11,6 +11,7 @@ from skewlsp.analysis.frontend.constants import (
     ModuleConstants,
     Nothing,
     Opaque,
+    RealConstant,
     Rejected,
     Text,
 )
@@ -27,6 +28,7 @@ class Model:
     name: str
     heads: int
     tile: int = 32
+    limit: float = 10.0
 
     @property
     def blocks(self) -> int:
@@ -72,6 +74,8 @@ SWITCH_IS_TRUE = FUSED is True
 SWITCH_IS_NOT_NONE = FUSED is not None
 AS_BOOL = bool(0)
 RAW_IS_NONE = RAW is None
+LIMIT = ACTIVE.limit
+HALF = 0.5
 '''
 
 
@@ -142,3 +146,13 @@ def test_identity_and_bool_fold_as_python_runs_them() -> None:
     assert values("SWITCH_IS_NOT_NONE") == Const(1)
     assert values("AS_BOOL") == Flag(False)
     assert isinstance(values("RAW_IS_NONE"), Opaque)  # RAW is unknown: so is its identity
+
+
+def test_a_float_is_no_integer_but_keeps_its_value_for_a_comparison_of_floats() -> None:
+    values = constants()
+    limit, half = values("LIMIT"), values("HALF")
+    assert isinstance(limit, RealConstant) and isinstance(half, RealConstant)
+    assert (limit.value, half.value) == (10.0, 0.5)
+    # as any value Python computes that is not an integer: unknown where one is wanted
+    assert isinstance(limit, Opaque)
+    assert limit.reason == "`LIMIT` = `ACTIVE.limit` is computed when the module loads"

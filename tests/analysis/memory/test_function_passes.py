@@ -177,6 +177,30 @@ def test_an_if_simplify_proves_is_folded_before_the_tiles_are_counted():
     assert [(o.space, o.used) for o in memory.allocation.overflows] == [("Vec", 196608)]
 
 
+def test_a_clamp_under_an_if_on_two_float_constants_is_in_the_loop_or_not_as_folded():
+    # The compiler (pypto e2d0f78ae) on clamped.py folds `if LIMIT > 0.0` (10.0) and
+    # `if -LIMIT < 0.0` to their bodies and `if FLOOR > 0.0` (0.0) away: clamped_gate
+    # keeps both stages apart; floored_gate and clamped_wide_gate fit at no depth, fall
+    # back to the legacy packing and stop in AllocateMemoryAddr at 196608 B of Vec.
+    (clamped,) = memory_at("clamped.py", 36)
+    assert clamped.vec is not None and clamped.vec.reuse is not None
+    (group,) = clamped.vec.groups
+    assert (clamped.vec.reuse.achieved[("Vec", group)], clamped.vec.reuse.hints) == (2, ())
+    assert clamped.vec.scope is not None
+    clamp = ["t (load)", "g (mul)", "g (minimum)", "`add`", "a store"]
+    assert [op.label for op in clamped.vec.scope.ops] == clamp
+    (floored,) = memory_at("clamped.py", 51)
+    assert floored.vec is not None and floored.vec.scope is not None
+    assert [op.label for op in floored.vec.scope.ops] == ["t (load)", "g (mul)", "`add`", "a store"]
+    (wide,) = memory_at("clamped.py", 66)
+    assert wide.vec is not None and wide.vec.scope is not None
+    both = ["t (load)", "g (mul)", "`minimum`", "g (maximum)", "`add`", "a store"]
+    assert [op.label for op in wide.vec.scope.ops] == both
+    for memory in (floored, wide):
+        assert memory.vec is not None and memory.vec.allocation is not None
+        assert [(o.space, o.used) for o in memory.vec.allocation.overflows] == [("Vec", 196608)]
+
+
 def test_gathered_tiles_and_a_tensor_read_whole_are_packed_as_the_compiler_packs_them():
     # The compiler on gathered.py: norm_4d's row sums of 4-D slices keep 1 of 4 stages
     # apart (PH-MR-001, 32768 B per stage, 188416 B free); rotated_rows and

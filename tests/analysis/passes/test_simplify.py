@@ -20,10 +20,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skewlsp.analysis.frontend.constants import Const, Dynamic, Folded, Folder, Opaque, Symbolic
+from skewlsp.analysis.frontend.constants import (
+    Const,
+    Dynamic,
+    Folded,
+    Folder,
+    Opaque,
+    RealConstant,
+    Symbolic,
+)
 from skewlsp.analysis.passes.simplify import (
     IntegerForm,
     IntegerForms,
+    evaluate_condition,
     folded_branches,
     simplified,
     simplified_difference,
@@ -226,3 +235,39 @@ def test_an_if_simplify_folds_on_a_tree_made_from_the_stdlib_s_is_worded_from_th
     kept, removed, why = folded
     assert (len(kept), len(removed)) == (1, 1)
     assert why == "Simplify folds `if TP_SIZE  ==  2` to true: its `else` never runs"
+
+
+FLOATS: Mapping[str, Folded] = {
+    "LIMIT": RealConstant(
+        "LIMIT", "`LIMIT` = `M.swiglu_limit` is computed when the module loads", 10.0
+    ),
+    "FLOOR": RealConstant("FLOOR", "`FLOOR` = `M.floor` is computed when the module loads", 0.0),
+    "K": Const(64),
+}
+
+
+@pytest.mark.parametrize(
+    ("test", "known"),
+    [
+        ("LIMIT > 0.0", True),
+        ("FLOOR > 0.0", False),
+        ("-LIMIT < 0.0", True),
+        ("LIMIT == 10.0", True),
+        ("LIMIT != 10.0", False),
+        ("0.5 <= FLOOR", False),
+        ("LIMIT >= FLOOR", True),
+    ],
+)
+def test_a_comparison_of_two_float_constants_is_folded_as_the_constant_folder_folds_it(
+    test: str, known: bool
+) -> None:
+    # pypto e2d0f78ae drops `if SWIGLU_LIMIT > 0.0:` (10.0 in the build) before the skew
+    # pass and keeps its body (tests/fixtures/memory/models/mem_llm/clamped.py)
+    assert evaluate_condition(expr(test), {}, FLOATS.get) is known
+
+
+@pytest.mark.parametrize("test", ["LIMIT > 0", "K > 0.5", "UNSEEN > 0.0", "LIMIT * 2.0 > 1.0"])
+def test_a_float_against_an_integer_or_an_unknown_value_is_not_decided(test: str) -> None:
+    # The DSL parser refuses `LIMIT > 0` ("Operator 'gt' requires same numeric dtype
+    # category, got fp32 and index"); the rest are not constants this fold reads
+    assert evaluate_condition(expr(test), {}, FLOATS.get) is None
