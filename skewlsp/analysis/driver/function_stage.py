@@ -79,8 +79,10 @@ def core_functions(models: Sequence[LoopModel], planner: str = "pypto") -> dict[
         if not is_loop(report):
             continue
         for core, verdict, code, lowering, copies, depth in _copies(report, lowered):
-            key = (report.path, report.function, report.instance, core)
-            loop = FunctionLoop(report.span, verdict, code, lowering, model.facts, copies, depth)
+            key = (report.path, report.function, _spliced(report.instance), core)
+            loop = FunctionLoop(
+                report.span, verdict, code, lowering, model.facts, copies, depth, _line(report)
+            )
             loops.setdefault(key, []).append(loop)
     return {
         key: CoreFunction(key[0], key[1], key[2], key[3], tuple(found), planner)
@@ -112,4 +114,20 @@ def _keys(model: LoopModel) -> list[_Key]:
     if not is_loop(report):
         return []
     cores: list[Core | None] = [c.core for c in report.cores] or [report.core]
-    return [(report.path, report.function, report.instance, core) for core in cores]
+    instance = _spliced(report.instance)
+    return [(report.path, report.function, instance, core) for core in cores]
+
+
+def _spliced(instance: Instance | None) -> Instance | None:
+    """The copy of a function ``instance`` is in: an imported helper's loops reported at
+    one call are one copy of the helper, spliced there (InlineFunctions), whose outlined
+    scopes hold all of them, each told apart by its line in the helper's module."""
+    if instance is None or instance.helper_loop is None:
+        return instance
+    return replace(instance, helper_loop=replace(instance.helper_loop, line=0))
+
+
+def _line(report: LoopReport) -> int:
+    """The line of an imported helper's loop in its module (0: the loop is this file's)."""
+    instance = report.instance
+    return instance.helper_loop.line if instance and instance.helper_loop else 0

@@ -36,7 +36,10 @@ class FunctionLoop:
     loop's core copy's), and what the lowering read of the loop (its loads, the outlined
     scope they are charged to). ``copies``: 2 where the vector copy runs on both lanes
     (SplitVectorKernel's dual dispatch: the AIV function's body once per lane);
-    ``depth``: a skewed copy's depth, its clones' stages (0: not skewed)."""
+    ``depth``: a skewed copy's depth, its clones' stages (0: not skewed);
+    ``helper_line``: an imported helper's loop reported at its call (``span``, the call,
+    is every spliced loop's): its line in the helper's module (0: the loop is the
+    file's own)."""
 
     span: Span
     verdict: str
@@ -45,6 +48,17 @@ class FunctionLoop:
     facts: LoopFacts
     copies: int = 1
     depth: int = 0
+    helper_line: int = 0
+
+    @property
+    def own_span(self) -> Span:
+        """Where the loop stands in its scope as the walks of the scope met it: its span,
+        or for an imported helper's loop its span in the helper's module, the one at its
+        line among the scope's Mat loops (else the call's: the loop read no scope)."""
+        mat = self.facts.scope_mat
+        if self.helper_line and mat is not None:
+            return next((at for at in mat.loops if at.line == self.helper_line), self.span)
+        return self.span
 
 
 @dataclass(frozen=True)

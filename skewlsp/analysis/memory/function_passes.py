@@ -193,13 +193,13 @@ def _mat_memory(function: CoreFunction) -> list[MatMemory | None]:
     lowering writes them, the tiles packed once per scope."""
     if function.core != "aic":
         return [None] * len(function.loops)
-    lowerings = {loop.span: loop.lowering for loop in function.loops}
+    lowerings = {loop.own_span: loop.lowering for loop in function.loops}
     rewritten: dict[Span, LoopLowering] = {}  # (SkewCrossCorePipeline's loops on the cube)
     for loop in function.loops:
         if loop.verdict == "skewed" and loop.facts.skew is not None:
-            rewritten[loop.span] = skewed_lowering(loop.facts.skew)
+            rewritten[loop.own_span] = skewed_lowering(loop.facts.skew)
         elif loop.verdict == "demoted":  # (run as a sequential loop)
-            rewritten[loop.span] = LoopLowering(())
+            rewritten[loop.own_span] = LoopLowering(())
     packed: dict[ScopeMat, MatPacking] = {}
     found: list[MatMemory | None] = []
     for loop in function.loops:
@@ -210,7 +210,7 @@ def _mat_memory(function: CoreFunction) -> list[MatMemory | None]:
         if scope not in packed:
             held = cube_ring(scope, loop.facts.scope_tiles)
             packed[scope] = mat_packing(scope, lowerings, DEFAULT_CHIP, held, rewritten)
-        found.append(mat_memory(scope, packed[scope], loop.span, DEFAULT_CHIP))
+        found.append(mat_memory(scope, packed[scope], loop.own_span, DEFAULT_CHIP))
     return found
 
 

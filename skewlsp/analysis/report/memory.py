@@ -126,7 +126,7 @@ def memory_said(
     """What the memory passes give ``report``'s loop on each core copy (the records of
     ``functions``, one per copy, in the report's cores' order; ``lowered``: what the
     lowering passes decided of it, the report as the walk left it)."""
-    found = [_loop_memory(report.span, function) for function in functions]
+    found = [_loop_memory(report, function) for function in functions]
     assigned = [
         buffer_assignment(memory, function.planner)
         for memory, function in zip(found, functions, strict=True)
@@ -144,7 +144,7 @@ def memory_said(
     ):
         return MemorySaid(
             tuple(
-                CopyMemory(_not_known(memory, function, lowering, report.span), buffers)
+                CopyMemory(_not_known(memory, function, lowering, report), buffers)
                 for memory, function, lowering, buffers in zip(
                     found, functions, lowerings, assigned, strict=True
                 )
@@ -159,14 +159,17 @@ def memory_said(
     ):
         spaces, findings = _spaces(memory, where, on)
         more, l0_findings = _l0(memory, function, lowering, where, on)
-        spaces = spaces or _not_known(memory, function, lowering, report.span)
+        spaces = spaces or _not_known(memory, function, lowering, report)
         copies.append(CopyMemory(spaces + tuple(more), buffers))
         hints += findings + l0_findings
     return MemorySaid(tuple(copies), tuple(hints))
 
 
 def _not_known(
-    memory: LoopMemory | None, function: CoreFunction, lowering: Lowering | None, span: Span
+    memory: LoopMemory | None,
+    function: CoreFunction,
+    lowering: Lowering | None,
+    report: LoopReport,
 ) -> tuple[SpaceBuffers, ...]:
     """A loop LowerPipelineLoops replicates on the vector core whose Vec buffers skewlsp
     cannot lay out, its loads alone or with the function's other tiles, or a vector
@@ -174,7 +177,7 @@ def _not_known(
     why their buffers are not known, said rather than left out (issue #41: an honest
     conditional, never silence or a guess)."""
     if function.core == "aiv" and lowering is None and function.planner == "pypto":
-        return _skewed_vector(span, function, memory)  # (ptoas places the buffers itself)
+        return _skewed_vector(report, function, memory)  # (ptoas places the buffers itself)
     if memory is None or function.core != "aiv" or lowering is None:
         return ()
     if lowering.verdict != "replicated" or lowering.buffers < 2:
@@ -188,12 +191,13 @@ def _not_known(
 
 
 def _skewed_vector(
-    span: Span, function: CoreFunction, memory: LoopMemory | None
+    report: LoopReport, function: CoreFunction, memory: LoopMemory | None
 ) -> tuple[SpaceBuffers, ...]:
-    """The vector copy of a loop the skew runs ahead on the vector core (at ``span``)
+    """The vector copy of a loop the skew runs ahead on the vector core (``report``'s)
     whose clones, the skew's group in Vec, are not laid out with the function's other
     tiles: why."""
-    loop = next((loop for loop in function.loops if loop.span == span), None)
+    number = _loop_number(report, function)
+    loop = function.loops[number] if number is not None else None
     if loop is None or loop.verdict != "skewed" or loop.depth < 2:
         return ()
     why = memory.vec.why if memory is not None and memory.vec is not None else None
@@ -239,11 +243,25 @@ def _demoted(number: int, loops: Sequence[FunctionLoop]) -> bool:
     return number < len(loops) and loops[number].verdict == "demoted"
 
 
-def _loop_memory(span: Span, function: CoreFunction) -> LoopMemory | None:
-    for loop, memory in zip(function.loops, function.memory, strict=False):
-        if loop.span == span:
-            return memory
-    return None
+def _loop_memory(report: LoopReport, function: CoreFunction) -> LoopMemory | None:
+    number = _loop_number(report, function)
+    return function.memory[number] if number is not None and number < len(function.memory) else None
+
+
+def _loop_number(report: LoopReport, function: CoreFunction) -> int | None:
+    """Which of ``function``'s loops ``report``'s is: by its span, and the line in the
+    helper's module of an imported helper's loop (every one spliced at a call is
+    reported there)."""
+    instance = report.instance
+    line = instance.helper_loop.line if instance and instance.helper_loop else 0
+    return next(
+        (
+            number
+            for number, loop in enumerate(function.loops)
+            if loop.span == report.span and loop.helper_line == line
+        ),
+        None,
+    )
 
 
 def _spaces(

@@ -493,3 +493,31 @@ def test_a_preview_at_the_call_of_a_copy_the_caller_sizes_says_none_is_made(run:
         "with the sizes this file sets: no preview of this copy is made (the preview there "
         "shows its own module's copies)"
     )
+
+
+def test_an_imported_helper_s_loops_spliced_at_one_call_share_their_scopes_buffers(run: Run):
+    # The compiler on layer_driver.py, whose driver sets 32 token rows before importing
+    # the parts: its `layer` keeps both stages apart in every group of the parts' loops
+    # spliced there (Mat 32768 B, Vec 16384 B per stage, each loop of the vector scope
+    # beside the other). Each loop's copy is listed at its call, and its records, laid
+    # out with the scope's other loops (the copies spliced at that call), say the same.
+    items = lint(run, "layer_driver.py")
+    found = {
+        (item["instance"]["helper_loop"]["line"], core["core"], memory["space"]): (
+            memory["known"],
+            memory["achieved"],
+            memory["requested"],
+            memory["stage_bytes"],
+        )
+        for item in items
+        if item["kind"] == "loop" and (item.get("instance") or {}).get("helper_loop")
+        for core in item["cores"]
+        for memory in core["memory"]
+    }
+    assert found == {
+        (22, "aic", "Mat"): (True, 2, 2, 32768),
+        (22, "aic", "Left"): (True, 2, 2, 8192),
+        (22, "aic", "Right"): (True, 2, 2, 32768),
+        (34, "aiv", "Vec"): (True, 2, 2, 16384),
+        (37, "aiv", "Vec"): (True, 2, 2, 16384),
+    }
