@@ -182,7 +182,7 @@ def memory_records(
                 for rec in records:
                     yield loop, core, {
                         **rec, "lanes": lanes, "entry": entry, "earlier": earlier,
-                        "builds": len(built),
+                        "builds": len(built), "file": item["filename"],
                     }  # fmt: skip
 
 
@@ -197,13 +197,14 @@ def stated_depths(findings: Iterable[Mapping[str, Any]]) -> list[Stated]:
     return list(stated_entries(findings))
 
 
-def stated_entries(findings: Iterable[Mapping[str, Any]]) -> dict[Stated, set[str]]:
+def stated_entries(findings: Iterable[Mapping[str, Any]]) -> dict[Stated, set[tuple[str, str]]]:
     """The distinct known records of skewlint's loop findings, each with the functions
-    its copies are compiled in (:func:`memory_records`); a remainder's record is not
+    its copies are compiled in, by the file the finding is in (:func:`memory_records`:
+    the file, the function); a remainder's record is not
     among them (it is made only with its PH-MR-001, which the memory line compares), nor
     a copy's that asks for no stages (the vector copy a skew demotes: its fallback and
     overflow are the memory line's)."""
-    found: dict[Stated, set[str]] = {}
+    found: dict[Stated, set[tuple[str, str]]] = {}
     for loop, core, rec in memory_records(findings):
         if rec.get("known") and not rec.get("remainder") and rec["requested"]:
             said = Stated(
@@ -219,7 +220,19 @@ def stated_entries(findings: Iterable[Mapping[str, Any]]) -> dict[Stated, set[st
                 bool(rec.get("earlier")),
                 rec.get("builds", 0),
             )
-            found.setdefault(said, set()).add(rec["entry"])
+            found.setdefault(said, set()).add((rec["file"], rec["entry"]))
+    return found
+
+
+def compiled_entries(entries: set[tuple[str, str]], compiled: Mapping[str, set[str]]) -> set[str]:
+    """The entries ``entries`` (file, function) are compiled in: the function, where the
+    compile of its file has it as an entry; else (an inline helper calling the copy's
+    helper: ``moe`` splices ``gate``) every entry compiled from that file, which splice
+    it in."""
+    found: set[str] = set()
+    for file, entry in entries:
+        in_file = compiled.get(file, set())
+        found |= {entry} if entry in in_file else in_file
     return found
 
 
@@ -289,7 +302,13 @@ def compare_depths(
     groups = list(groups)
     kept = main_groups(groups)
     compiled = {g["loop"] for g in groups if g["loop"]}
-    stated = stated_entries(findings)
+    by_file: dict[str, set[str]] = {}
+    for g in groups:
+        by_file.setdefault(g["file"], set()).add(g["entry"])
+    stated = {
+        said: compiled_entries(entries, by_file)
+        for said, entries in stated_entries(findings).items()
+    }
     per_key = Counter((s.loop, s.core, s.space) for s in stated)
     checks = []
     for said, entries in stated.items():

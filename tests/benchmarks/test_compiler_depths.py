@@ -86,7 +86,7 @@ def test_a_full_depth_where_memoryreuse_gives_no_hint_agrees():
     )
     assert [c.status for c in found.checks] == ["agree"]
     assert found.line() == (
-        "depths: 1 stated known (0 against the groups of the entries their copies are "
+        "depths: 1 stated known (1 against the groups of the entries their copies are "
         "compiled in), 1 agree with MemoryReuse (hint or full), 0 differ, 0 match "
         "no compiler group of their loop, 0 at loops not compiled, 0 of copies a "
         "module-level for builds before the one compiled, 0 with no depth (the "
@@ -94,6 +94,24 @@ def test_a_full_depth_where_memoryreuse_gives_no_hint_agrees():
         "more in 0, fewer in 0, not measured in 0"
     )
     assert found.listed() == []
+
+
+def test_a_copy_spliced_by_an_inline_helper_is_compared_where_its_file_compiles_it(
+    tmp_path: Path,
+):
+    # moe.py's inline `moe` splices gate's loop (gate.py:20); the compile of moe.py has
+    # it in `moe_test` (2 of 2 at 32768 B), gate.py's own test kernel in `gate_test` at
+    # other sizes (1 of 2 at 65536 B): the copy is compared with moe_test's groups only
+    (tmp_path / "gate.py").write_text("")
+    moe, loop = str(tmp_path / "moe.py"), f"{tmp_path / 'gate.py'}:20"
+    copy = finding(("aic", [space("Mat", 2, 2, 32768)]))
+    copy["filename"] = moe
+    copy["instance"] = {"caller": "moe", "helper_loop": {"module": "gate", "line": 20}}
+    moe_test = group("Mat", 2, 32768, core="aic", entry="moe_test", loop=loop)
+    gate_test = group("Mat", 2, 65536, core="aic", hint=(2, 1), entry="gate_test", loop=loop)
+    found = compare_depths([copy], [dict(moe_test, file=moe), gate_test])
+    assert [(c.status, c.own_entries) for c in found.checks] == [("agree", True)]
+    assert [k.where for k in found.checks[0].compiler] == ["moe_test/kernel_aiv group 0"]
 
 
 def test_a_full_depth_where_the_compiler_hints_a_reduced_one_differs_and_is_listed():
