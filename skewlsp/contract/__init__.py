@@ -514,6 +514,14 @@ class LoopReport:
     def column(self) -> int:
         return self.span.column
 
+    @property
+    def helper_line(self) -> int:
+        """A copy of an imported helper's loop reported at its call: the loop's line in
+        the helper's module (the loops spliced at one call share its span); 0 for every
+        other report."""
+        loop = helper_loop_at_call(self)
+        return loop.line if loop is not None else 0
+
 
 def helper_loop_at_call(report: LoopReport) -> HelperLoop | None:
     """The imported inline helper's loop ``report`` is a copy of, when the copy is reported

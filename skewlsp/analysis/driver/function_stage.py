@@ -81,7 +81,7 @@ def core_functions(models: Sequence[LoopModel], planner: str = "pypto") -> dict[
         for core, verdict, code, lowering, copies, depth in _copies(report, lowered):
             key = (report.path, report.function, _spliced(report.instance), core)
             loop = FunctionLoop(
-                report.span, verdict, code, lowering, model.facts, copies, depth, _line(report)
+                report.span, verdict, code, lowering, model.facts, copies, depth, report.helper_line
             )
             loops.setdefault(key, []).append(loop)
     return {
@@ -125,9 +125,3 @@ def _spliced(instance: Instance | None) -> Instance | None:
     if instance is None or instance.helper_loop is None:
         return instance
     return replace(instance, helper_loop=replace(instance.helper_loop, line=0))
-
-
-def _line(report: LoopReport) -> int:
-    """The line of an imported helper's loop in its module (0: the loop is this file's)."""
-    instance = report.instance
-    return instance.helper_loop.line if instance and instance.helper_loop else 0

@@ -252,13 +252,11 @@ def _loop_number(report: LoopReport, function: CoreFunction) -> int | None:
     """Which of ``function``'s loops ``report``'s is: by its span, and the line in the
     helper's module of an imported helper's loop (every one spliced at a call is
     reported there)."""
-    instance = report.instance
-    line = instance.helper_loop.line if instance and instance.helper_loop else 0
     return next(
         (
             number
             for number, loop in enumerate(function.loops)
-            if loop.span == report.span and loop.helper_line == line
+            if loop.span == report.span and loop.helper_line == report.helper_line
         ),
         None,
     )
