@@ -34,8 +34,10 @@ against the compiler on ``random_kernels.py --family attention`` and
 tests/fixtures/memory/models/mem_llm/skewed_weights.py: slot-bound, space-pressure, the
 fallback and the stop; a demoted copy's stop: vector_ahead.py). A packing that sheds a replicated
 loop's depth in Mat is not told (none has been seen from the compiler), nor is a layout
-the model cannot make (a loop nested two deep in the scope, a Mat tile of one branch of an
-``if`` read after it, a ``pl.unroll`` loop loading into Mat): the record says why. A
+the model cannot make (a Mat tile of one branch of an ``if`` read after it, a
+``pl.unroll`` loop loading into Mat): the record says why. Loops nest to any depth (a K
+loop in two ``pl.range`` loops, as LM heads tile the vocabulary: checked against the
+compiler on tests/fixtures/memory/models/mem_llm/vocab_tiles.py and pypto-lib). A
 ``pl.split_aiv`` region (LowerAutoVectorSplit's lanes) is vector code and holds no Mat
 tile; one with a matmul is not modelled.
 
@@ -281,8 +283,6 @@ class _Walk:
             raise _NotModelled("a loop that is not `pl.pipeline`, `pl.range` or `pl.unroll`")
         assert isinstance(call, cst.Call)
         self._calls(call, loop)
-        if self.at_loop >= 0 and self.all_loops[self.at_loop].parent >= 0:
-            self._unlaid("a loop nested two deep in the scope")
         outer = self.at_loop
         span = self.span_of(stmt)
         self.all_loops.append(ScopeLoop(span, leaf == "pipeline", outer))

@@ -521,3 +521,29 @@ def test_an_imported_helper_s_loops_spliced_at_one_call_share_their_scopes_buffe
         (34, "aiv", "Vec"): (True, 2, 2, 16384),
         (37, "aiv", "Vec"): (True, 2, 2, 16384),
     }
+
+
+def test_a_k_loop_nested_two_loops_deep_has_its_mat_stages_laid_out_as_compiled(run: Run):
+    # The compiler on vocab_tiles.py, whose K loops sit in two `pl.range` loops of the
+    # scope: narrow_vocab and middle_vocab keep both Mat stages apart (their tiles,
+    # 557056 B and 819200 B in buffers of their own, share buffers over their
+    # lifetimes); wide_vocab's two stages of 256 KB weights overflow L1, it falls back
+    # to the legacy packing and stops at 540672 B.
+    items = lint(run, "vocab_tiles.py")
+    mat = {
+        item["line"]: (mem["known"], mem["achieved"], mem["requested"], mem["stage_bytes"])
+        for item in items
+        if item["kind"] == "loop"
+        for core in item["cores"]
+        for mem in core["memory"]
+        if mem["space"] == "Mat"
+    }
+    assert mat == {
+        34: (True, 2, 2, 131072),
+        57: (True, 2, 2, 196608),
+        82: (True, None, 2, 262144),
+    }
+    stops = [
+        (f["line"], f["code"], f["compiler_id"]) for f in items if f["code"] in ("SKW081", "SKW082")
+    ]
+    assert sorted(stops) == [(83, "SKW081", "AllocateMemoryAddr"), (83, "SKW082", "MemoryReuse")]
