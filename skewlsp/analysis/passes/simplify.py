@@ -32,6 +32,7 @@ skew pass, and the integer expressions its ``SimplifyExpr`` folds), through
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
@@ -96,12 +97,12 @@ def _truth(node: cst.BaseExpression, ranges: Mapping[str, Interval], lookup: Loo
 
 
 _REAL_COMPARISONS: dict[type[cst.BaseCompOp], Callable[[float, float], bool]] = {
-    cst.LessThan: lambda a, b: a < b,
-    cst.LessThanEqual: lambda a, b: a <= b,
-    cst.GreaterThan: lambda a, b: a > b,
-    cst.GreaterThanEqual: lambda a, b: a >= b,
-    cst.Equal: lambda a, b: a == b,
-    cst.NotEqual: lambda a, b: a != b,
+    cst.LessThan: operator.lt,
+    cst.LessThanEqual: operator.le,
+    cst.GreaterThan: operator.gt,
+    cst.GreaterThanEqual: operator.ge,
+    cst.Equal: operator.eq,
+    cst.NotEqual: operator.ne,
 }
 
 
